@@ -1,0 +1,62 @@
+# cellpath — build, test, demo, install.  Run `sudo make demo` and `sudo make test` first.
+SHELL := /bin/bash
+PREFIX ?= /usr/local
+DESTDIR ?=
+CONFIGURATION ?= release
+
+# `sudo` resets PATH: find the toolchain ourselves.
+SWIFT ?= $(or $(shell command -v swift 2>/dev/null),$(wildcard /opt/swift/usr/bin/swift),swift)
+BIN_DIR = $(shell $(SWIFT) build -c $(CONFIGURATION) --show-bin-path 2>/dev/null)
+CELLPATH = $(BIN_DIR)/cellpath
+
+# Every Debian package that the build, the tests and the simulator need.
+DEB_PACKAGES := pkg-config libglib2.0-dev libmbim-glib-dev libqmi-glib-dev \
+	libcurl4-openssl-dev libc-ares-dev libmicrohttpd-dev libnl-3-dev libnl-route-3-dev \
+	libphonenumber-dev libprotobuf-dev libicu-dev \
+	libmbim-utils libqmi-utils iproute2 dnsmasq-base openssl curl tcpdump ca-certificates
+
+.PHONY: all deps build test demo bench install uninstall clean
+
+all: build
+
+## deps: install the Debian packages above (idempotent; quick when all are present)
+deps:
+	@missing=$$(dpkg-query -W -f='$${db:Status-Abbrev} $${binary:Package}\n' $(DEB_PACKAGES) 2>/dev/null \
+		| awk '$$1 == "ii" { sub(/:.*/, "", $$2); print $$2 }' | sort -u \
+		| comm -13 - <(printf '%s\n' $(DEB_PACKAGES) | sort -u)); \
+	if [ -n "$$missing" ]; then \
+		echo "deps: installing" $$missing; \
+		if [ "$$(id -u)" != 0 ]; then echo "deps: run as root (sudo make deps) to install them" >&2; exit 77; fi; \
+		export DEBIAN_FRONTEND=noninteractive; \
+		apt-get update -qq && apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
+	fi
+
+## build: compile cellpath (release by default; CONFIGURATION=debug for a debug build)
+build:
+	$(SWIFT) build -c $(CONFIGURATION)
+
+## test: unit, end-to-end and (as root) simulator tests
+test: deps
+	$(SWIFT) build
+	CELLPATH_BIN=$$($(SWIFT) build --show-bin-path)/cellpath $(SWIFT) test --no-parallel
+
+## demo: the main job, end to end, on the built-in simulator
+demo: deps build
+	@CELLPATH=$(CELLPATH) ./scripts/demo.sh
+
+## bench: benchmarks against peers, as tables of ratios
+bench: deps build
+	@CELLPATH=$(CELLPATH) ./scripts/bench.sh
+
+## install: binary, udev rules and man page under PREFIX
+install: build
+	install -D -m 0755 $(CELLPATH) $(DESTDIR)$(PREFIX)/bin/cellpath
+	install -D -m 0644 udev/77-cellpath.rules $(DESTDIR)$(PREFIX)/lib/udev/rules.d/77-cellpath.rules
+	install -D -m 0644 docs/cellpath.1 $(DESTDIR)$(PREFIX)/share/man/man1/cellpath.1
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/cellpath $(DESTDIR)$(PREFIX)/lib/udev/rules.d/77-cellpath.rules \
+		$(DESTDIR)$(PREFIX)/share/man/man1/cellpath.1
+
+clean:
+	rm -rf .build

@@ -1,0 +1,35 @@
+/// Where cellular traffic must go: the modem's network interface, the bearer's own
+/// addresses and the bearer's DNS servers. The HTTP engine binds every socket to it.
+public struct CellularPath: Sendable, Equatable, Codable {
+    /// Network interface of the bearer, e.g. `wwan0`.
+    public var interfaceName: String
+    /// The bearer's IPv4 address (no prefix), if it has one.
+    public var ipv4Address: String?
+    /// The bearer's IPv6 address (no prefix), if it has one.
+    public var ipv6Address: String?
+    /// DNS servers announced by the bearer, as numeric addresses.
+    public var dnsServers: [String]
+    /// MTU announced by the bearer, if any.
+    public var mtu: Int?
+    /// Operator of the serving network as MCC-MNC (e.g. `001-01`), for `x-tru-ops`.
+    public var operatorID: String?
+
+    public init(interfaceName: String, ipv4Address: String? = nil, ipv6Address: String? = nil,
+                dnsServers: [String], mtu: Int? = nil, operatorID: String? = nil) {
+        self.interfaceName = interfaceName
+        self.ipv4Address = ipv4Address
+        self.ipv6Address = ipv6Address
+        self.dnsServers = dnsServers
+        self.mtu = mtu
+        self.operatorID = operatorID
+    }
+}
+
+/// Supplies the cellular path for a run. The modem layer implements it; the workflow engine
+/// and the HTTP engine only see this protocol.
+public protocol CellularPathProvider: Sendable {
+    /// Returns a usable cellular path, bringing a bearer up when needed.
+    func cellularPath() async throws -> CellularPath
+    /// Releases what `cellularPath()` brought up (a bearer this run connected), if anything.
+    func release() async
+}
