@@ -25,7 +25,8 @@ let package = Package(
 
         // MARK: Swift modules (dependencies point down, see docs/architecture.md)
         .target(name: "CellpathCore"),
-        .target(name: "Simulator", dependencies: ["CellpathCore"]),
+        .target(name: "CShims"),
+        .target(name: "Simulator", dependencies: ["CellpathCore", "CShims"]),
         .target(name: "CellpathCLI", dependencies: ["CellpathCore", "Simulator"]),
         .executableTarget(name: "cellpath", dependencies: ["CellpathCLI"]),
 
@@ -33,6 +34,9 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["CellpathCore"], path: "Tests/TestSupport"),
         .testTarget(name: "CellpathCLITests", dependencies: ["CellpathCLI", "TestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["TestSupport"]),
+        // Runs the simulator daemon for SimulatorWorldTests (cellpath's own `sim` command is wired by the CLI).
+        .executableTarget(name: "SimulatorDaemonHost", dependencies: ["Simulator"], path: "Tests/SimulatorDaemonHost"),
+        .testTarget(name: "SimulatorWorldTests", dependencies: ["Simulator", "CShims", "TestSupport", "SimulatorDaemonHost"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,5 +1,6 @@
 import CellpathCore
 import FoundationEssentials
+import Glibc
 
 /// A simulated world: its modems (each with a SIM and a data path), the path delays, and the
 /// faults of the fake API and the carrier. Loaded from JSON (docs/simulator.md); every field
@@ -26,9 +27,10 @@ public struct Scenario: Sendable, Equatable, Codable {
     /// 40 ms one-way on the cellular path, 5 ms on Wi-Fi.
     public static let builtIn = Scenario()
 
-    enum CodingKeys: String, CodingKey { case modems, cellularPath, wifiPath, api, carrier }
+    enum CodingKeys: String, CodingKey, CaseIterable { case modems, cellularPath, wifiPath, api, carrier }
 
     public init(from decoder: any Decoder) throws {
+        try rejectUnknownKeys(decoder, CodingKeys.self)
         let c = try decoder.container(keyedBy: CodingKeys.self)
         modems = try c.decodeIfPresent([SimulatedModem].self, forKey: .modems) ?? [SimulatedModem()]
         cellularPath = try c.decodeIfPresent(PathConditions.self, forKey: .cellularPath) ?? PathConditions(delayMs: 40)
@@ -69,10 +71,11 @@ public struct SimulatedModem: Sendable, Equatable, Codable {
         self.faults = faults
     }
 
-    enum CodingKeys: String, CodingKey { case `protocol`, imei, manufacturer, model, firmware, sim, network, apn, faults }
+    enum CodingKeys: String, CodingKey, CaseIterable { case `protocol`, imei, manufacturer, model, firmware, sim, network, apn, faults }
 
     public init(from decoder: any Decoder) throws {
         let d = SimulatedModem()
+        try rejectUnknownKeys(decoder, CodingKeys.self)
         let c = try decoder.container(keyedBy: CodingKeys.self)
         `protocol` = try c.decodeIfPresent(ModemProtocol.self, forKey: .protocol) ?? d.protocol
         imei = try c.decodeIfPresent(String.self, forKey: .imei) ?? d.imei
@@ -112,10 +115,11 @@ public struct SimulatedSIM: Sendable, Equatable, Codable {
         self.simChangedMinutesAgo = simChangedMinutesAgo
     }
 
-    enum CodingKeys: String, CodingKey { case iccid, imsi, msisdn, pinLocked, pin, pinAttemptsLeft, simChangedMinutesAgo }
+    enum CodingKeys: String, CodingKey, CaseIterable { case iccid, imsi, msisdn, pinLocked, pin, pinAttemptsLeft, simChangedMinutesAgo }
 
     public init(from decoder: any Decoder) throws {
         let d = SimulatedSIM()
+        try rejectUnknownKeys(decoder, CodingKeys.self)
         let c = try decoder.container(keyedBy: CodingKeys.self)
         iccid = try c.decodeIfPresent(String.self, forKey: .iccid) ?? d.iccid
         imsi = try c.decodeIfPresent(String.self, forKey: .imsi) ?? d.imsi
@@ -148,10 +152,11 @@ public struct SimulatedNetwork: Sendable, Equatable, Codable {
     /// MCC-MNC as the tru.ID SDKs send it in `x-tru-ops`, e.g. `001-01`.
     public var operatorID: String { "\(mcc)-\(mnc)" }
 
-    enum CodingKeys: String, CodingKey { case mcc, mnc, operatorName, roaming, rssiDbm }
+    enum CodingKeys: String, CodingKey, CaseIterable { case mcc, mnc, operatorName, roaming, rssiDbm }
 
     public init(from decoder: any Decoder) throws {
         let d = SimulatedNetwork()
+        try rejectUnknownKeys(decoder, CodingKeys.self)
         let c = try decoder.container(keyedBy: CodingKeys.self)
         mcc = try c.decodeIfPresent(String.self, forKey: .mcc) ?? d.mcc
         mnc = try c.decodeIfPresent(String.self, forKey: .mnc) ?? d.mnc
@@ -173,9 +178,10 @@ public struct PathConditions: Sendable, Equatable, Codable {
         self.lossPercent = lossPercent
     }
 
-    enum CodingKeys: String, CodingKey { case delayMs, jitterMs, lossPercent }
+    enum CodingKeys: String, CodingKey, CaseIterable { case delayMs, jitterMs, lossPercent }
 
     public init(from decoder: any Decoder) throws {
+        try rejectUnknownKeys(decoder, CodingKeys.self)
         let c = try decoder.container(keyedBy: CodingKeys.self)
         delayMs = try c.decodeIfPresent(Int.self, forKey: .delayMs) ?? 0
         jitterMs = try c.decodeIfPresent(Int.self, forKey: .jitterMs) ?? 0
@@ -198,9 +204,10 @@ public struct ModemFaults: Sendable, Equatable, Codable {
     public var garbageFrames: Int = 0
     public init() {}
 
-    enum CodingKeys: String, CodingKey { case radioOff, registration, connectRejectCode, dropBearerAfterSeconds, responseDelayMs, garbageFrames }
+    enum CodingKeys: String, CodingKey, CaseIterable { case radioOff, registration, connectRejectCode, dropBearerAfterSeconds, responseDelayMs, garbageFrames }
 
     public init(from decoder: any Decoder) throws {
+        try rejectUnknownKeys(decoder, CodingKeys.self)
         let c = try decoder.container(keyedBy: CodingKeys.self)
         radioOff = try c.decodeIfPresent(Bool.self, forKey: .radioOff) ?? false
         registration = try c.decodeIfPresent(String.self, forKey: .registration) ?? "registered"
@@ -223,9 +230,10 @@ public struct APIFaults: Sendable, Equatable, Codable {
     public var rateLimitRetryAfter: Int? = nil
     public init() {}
 
-    enum CodingKeys: String, CodingKey { case serverErrorStatus, slowMs, malformedJSON, rateLimitRetryAfter }
+    enum CodingKeys: String, CodingKey, CaseIterable { case serverErrorStatus, slowMs, malformedJSON, rateLimitRetryAfter }
 
     public init(from decoder: any Decoder) throws {
+        try rejectUnknownKeys(decoder, CodingKeys.self)
         let c = try decoder.container(keyedBy: CodingKeys.self)
         serverErrorStatus = try c.decodeIfPresent(Int.self, forKey: .serverErrorStatus)
         slowMs = try c.decodeIfPresent(Int.self, forKey: .slowMs) ?? 0
@@ -250,9 +258,10 @@ public struct CarrierFaults: Sendable, Equatable, Codable {
     public var httpsDowngrade: Bool = false
     public init() {}
 
-    enum CodingKeys: String, CodingKey { case timeout, requireCookies, relativeLocation, extraHops, redirectLoop, httpsDowngrade }
+    enum CodingKeys: String, CodingKey, CaseIterable { case timeout, requireCookies, relativeLocation, extraHops, redirectLoop, httpsDowngrade }
 
     public init(from decoder: any Decoder) throws {
+        try rejectUnknownKeys(decoder, CodingKeys.self)
         let c = try decoder.container(keyedBy: CodingKeys.self)
         timeout = try c.decodeIfPresent(Bool.self, forKey: .timeout) ?? false
         requireCookies = try c.decodeIfPresent(Bool.self, forKey: .requireCookies) ?? false
@@ -272,4 +281,169 @@ public protocol SubscriberDirectory: Sendable {
     func subscriber(msisdn: String) -> SimulatedSIM?
     /// The network of the modem holding `address` (for coverage `device_ip`), or nil.
     func network(holding address: String) -> SimulatedNetwork?
+}
+
+// MARK: - Loading and validation
+
+extension Scenario {
+    /// Decodes and validates a scenario from JSON; errors name the offending field (`.dataError`).
+    public static func decode(_ data: [UInt8], source: String = "scenario") throws -> Scenario {
+        let scenario: Scenario
+        do {
+            scenario = try JSONDecoder().decode(Scenario.self, from: Data(data))
+        } catch let error as DecodingError {
+            throw CellpathError(.dataError, "\(source): \(Self.describe(error))",
+                                hint: "see docs/simulator.md for the scenario file format")
+        }
+        try scenario.validate(source: source)
+        return scenario
+    }
+
+    /// Reads, decodes and validates the scenario file at `path`.
+    public static func load(path: String) throws -> Scenario {
+        guard let fd = Optional(open(path, O_RDONLY | O_CLOEXEC)), fd >= 0 else {
+            let reason = String(cString: strerror(errno))
+            throw CellpathError(errno == ENOENT ? .dataError : .unavailable,
+                                "cannot read scenario file \(path): \(reason)")
+        }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = read(fd, &buffer, buffer.count)
+            if n < 0 && errno == EINTR { continue }
+            if n < 0 { throw CellpathError(.unavailable, "cannot read scenario file \(path): \(String(cString: strerror(errno)))") }
+            if n == 0 { break }
+            bytes.append(contentsOf: buffer[0..<n])
+            if bytes.count > 1 << 20 { throw CellpathError(.dataError, "\(path): scenario file larger than 1 MiB") }
+        }
+        return try decode(bytes, source: path)
+    }
+
+    /// The scenario as pretty JSON (all fields, defaults included).
+    public func encoded() -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        return Array((try? encoder.encode(self)) ?? Data())
+    }
+
+    /// Largest number of modems one world holds (bearer addresses 100.64.23.10 … .41).
+    public static let maximumModems = 32
+
+    /// Checks every field's range and format; throws `.dataError` naming the first bad field.
+    public func validate(source: String = "scenario") throws {
+        func bad(_ field: String, _ problem: String) -> CellpathError {
+            CellpathError(.dataError, "\(source): \(field): \(problem)",
+                          hint: "see docs/simulator.md for the scenario file format")
+        }
+        if modems.isEmpty { throw bad("modems", "at least one modem is required") }
+        if modems.count > Self.maximumModems { throw bad("modems", "at most \(Self.maximumModems) modems are supported, got \(modems.count)") }
+        var msisdns: Set<String> = []
+        for (i, modem) in modems.enumerated() {
+            let m = "modems[\(i)]"
+            if !Self.isDigits(modem.imei, count: 15...15) { throw bad("\(m).imei", "must be 15 digits") }
+            if modem.apn.isEmpty || modem.apn.count > 100 { throw bad("\(m).apn", "must be 1 to 100 characters") }
+            for (name, value) in [("manufacturer", modem.manufacturer), ("model", modem.model), ("firmware", modem.firmware)]
+            where value.isEmpty || value.count > 64 || value.contains(where: { $0.isNewline }) {
+                throw bad("\(m).\(name)", "must be 1 to 64 characters on one line")
+            }
+            if let sim = modem.sim {
+                let s = "\(m).sim"
+                if !Self.isDigits(sim.iccid, count: 18...20) { throw bad("\(s).iccid", "must be 18 to 20 digits") }
+                if !Self.isDigits(sim.imsi, count: 6...15) { throw bad("\(s).imsi", "must be 6 to 15 digits") }
+                if !sim.msisdn.hasPrefix("+") || !Self.isDigits(String(sim.msisdn.dropFirst()), count: 7...15) {
+                    throw bad("\(s).msisdn", "must be E.164 with a leading '+', e.g. +447940448591")
+                }
+                if !msisdns.insert(sim.msisdn).inserted { throw bad("\(s).msisdn", "\(sim.msisdn) is used by two SIMs") }
+                if !Self.isDigits(sim.pin, count: 4...8) { throw bad("\(s).pin", "must be 4 to 8 digits") }
+                if !(0...3).contains(sim.pinAttemptsLeft) { throw bad("\(s).pinAttemptsLeft", "must be 0 to 3") }
+                if let minutes = sim.simChangedMinutesAgo, minutes < 0 { throw bad("\(s).simChangedMinutesAgo", "must not be negative") }
+            }
+            let n = "\(m).network"
+            if !Self.isDigits(modem.network.mcc, count: 3...3) { throw bad("\(n).mcc", "must be 3 digits") }
+            if !Self.isDigits(modem.network.mnc, count: 2...3) { throw bad("\(n).mnc", "must be 2 or 3 digits") }
+            if modem.network.operatorName.isEmpty || modem.network.operatorName.count > 64 { throw bad("\(n).operatorName", "must be 1 to 64 characters") }
+            if !(-130 ... -20).contains(modem.network.rssiDbm) { throw bad("\(n).rssiDbm", "must be between -130 and -20 dBm") }
+            let f = "\(m).faults"
+            let registrations = ["registered", "searching", "denied", "deregistered"]
+            if !registrations.contains(modem.faults.registration) {
+                throw bad("\(f).registration", "must be one of \(registrations.joined(separator: ", "))")
+            }
+            if let code = modem.faults.connectRejectCode, code < 0 { throw bad("\(f).connectRejectCode", "must not be negative") }
+            if let after = modem.faults.dropBearerAfterSeconds, after < 1 { throw bad("\(f).dropBearerAfterSeconds", "must be at least 1") }
+            if !(0...60_000).contains(modem.faults.responseDelayMs) { throw bad("\(f).responseDelayMs", "must be 0 to 60000") }
+            if !(0...100).contains(modem.faults.garbageFrames) { throw bad("\(f).garbageFrames", "must be 0 to 100") }
+        }
+        for (name, path) in [("cellularPath", cellularPath), ("wifiPath", wifiPath)] {
+            if !(0...10_000).contains(path.delayMs) { throw bad("\(name).delayMs", "must be 0 to 10000") }
+            if !(0...10_000).contains(path.jitterMs) { throw bad("\(name).jitterMs", "must be 0 to 10000") }
+            if !(0...100).contains(path.lossPercent) || path.lossPercent.isNaN { throw bad("\(name).lossPercent", "must be 0 to 100") }
+        }
+        if let status = api.serverErrorStatus, !(500...599).contains(status) { throw bad("api.serverErrorStatus", "must be a 5xx status") }
+        if !(0...600_000).contains(api.slowMs) { throw bad("api.slowMs", "must be 0 to 600000") }
+        if let after = api.rateLimitRetryAfter, !(0...86_400).contains(after) { throw bad("api.rateLimitRetryAfter", "must be 0 to 86400 seconds") }
+        if !(0...50).contains(carrier.extraHops) { throw bad("carrier.extraHops", "must be 0 to 50") }
+    }
+
+    private static func isDigits(_ value: String, count: ClosedRange<Int>) -> Bool {
+        count.contains(value.utf8.count) && value.utf8.allSatisfy { $0 >= 0x30 && $0 <= 0x39 }
+    }
+
+    /// Turns a decoding error into "field.path: problem".
+    private static func describe(_ error: DecodingError) -> String {
+        func path(_ keys: [any CodingKey]) -> String {
+            var out = ""
+            for key in keys {
+                if let index = key.intValue { out += "[\(index)]" } else { out += out.isEmpty ? key.stringValue : ".\(key.stringValue)" }
+            }
+            return out.isEmpty ? "(top level)" : out
+        }
+        switch error {
+        case .typeMismatch(let type, let context):
+            return "\(path(context.codingPath)): expected \(Self.typeName(type))"
+        case .valueNotFound(let type, let context):
+            return "\(path(context.codingPath)): expected \(Self.typeName(type)), found null"
+        case .keyNotFound(let key, let context):
+            return "\(path(context.codingPath + [key])): missing"
+        case .dataCorrupted(let context):
+            if context.codingPath.isEmpty { return "not valid JSON" }
+            if context.debugDescription == "unknown field" { return "\(path(context.codingPath)): unknown field" }
+            return "\(path(context.codingPath)): invalid value"
+        @unknown default:
+            return "invalid scenario"
+        }
+    }
+
+    private static func typeName(_ type: Any.Type) -> String {
+        switch type {
+        case is String.Type: return "a string"
+        case is Int.Type: return "an integer"
+        case is Double.Type: return "a number"
+        case is Bool.Type: return "true or false"
+        default:
+            let name = String(describing: type)
+            if name.hasPrefix("Array") { return "an array" }
+            if name.hasPrefix("Dictionary") { return "an object" }
+            return name == "ModemProtocol" ? "\"mbim\" or \"qmi\"" : "an object"
+        }
+    }
+}
+
+/// Any JSON object key, to list the keys a scenario object actually has.
+private struct AnyKey: CodingKey {
+    var stringValue: String
+    var intValue: Int? { nil }
+    init(stringValue: String) { self.stringValue = stringValue }
+    init?(intValue: Int) { nil }
+}
+
+/// Rejects keys that are not fields of the object being decoded (a typo would otherwise be
+/// silently ignored and the default used).
+private func rejectUnknownKeys<K: CodingKey & CaseIterable>(_ decoder: any Decoder, _: K.Type) throws {
+    let container = try decoder.container(keyedBy: AnyKey.self)
+    let allowed = Set(K.allCases.map(\.stringValue))
+    for key in container.allKeys where !allowed.contains(key.stringValue) {
+        throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath + [key],
+                                                debugDescription: "unknown field"))
+    }
 }

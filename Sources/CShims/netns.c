@@ -1,0 +1,95 @@
+#define _GNU_SOURCE
+#include "cshims_netns.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/if.h>
+#include <linux/if_tun.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+enum job_kind { JOB_TUN, JOB_SOCKET };
+
+struct netns_job {
+    enum job_kind kind;
+    const char *netns_path;
+    const char *ifname;
+    int domain, type, protocol;
+    int result;
+    char *error;
+    size_t error_size;
+};
+
+static void fail(struct netns_job *job, const char *what, int err) {
+    snprintf(job->error, job->error_size, "%s: %s", what, strerror(err));
+    job->result = -1;
+}
+
+static void *netns_thread(void *arg) {
+    struct netns_job *job = arg;
+    int ns = open(job->netns_path, O_RDONLY | O_CLOEXEC);
+    if (ns < 0) { fail(job, job->netns_path, errno); return NULL; }
+    if (setns(ns, CLONE_NEWNET) != 0) { int e = errno; close(ns); fail(job, "setns", e); return NULL; }
+    close(ns);
+    if (job->kind == JOB_SOCKET) {
+        int fd = socket(job->domain, job->type | SOCK_CLOEXEC, job->protocol);
+        if (fd < 0) { fail(job, "socket", errno); return NULL; }
+        job->result = fd;
+        return NULL;
+    }
+    int fd = open("/dev/net/tun", O_RDWR | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0) { fail(job, "/dev/net/tun", errno); return NULL; }
+    struct ifreq ifr;
+    memset(&ifr, 0, sizeof ifr);
+    ifr.ifr_flags = IFF_TUN | IFF_NO_PI;
+    strncpy(ifr.ifr_name, job->ifname, IFNAMSIZ - 1);
+    if (ioctl(fd, TUNSETIFF, &ifr) != 0) { int e = errno; close(fd); fail(job, "TUNSETIFF", e); return NULL; }
+    job->result = fd;
+    return NULL;
+}
+
+static int run_job(struct netns_job *job) {
+    pthread_t thread;
+    job->result = -1;
+    if (job->error_size > 0) job->error[0] = 0;
+    int rc = pthread_create(&thread, NULL, netns_thread, job);
+    if (rc != 0) { fail(job, "pthread_create", rc); return -1; }
+    pthread_join(thread, NULL);
+    return job->result;
+}
+
+int cshims_tun_open_in_netns(const char *netns_path, const char *ifname, char *error, size_t error_size) {
+    if (strlen(ifname) >= IFNAMSIZ) {
+        snprintf(error, error_size, "interface name too long: %s", ifname);
+        return -1;
+    }
+    struct netns_job job = { .kind = JOB_TUN, .netns_path = netns_path, .ifname = ifname,
+                             .error = error, .error_size = error_size };
+    return run_job(&job);
+}
+
+int cshims_socket_in_netns(const char *netns_path, int domain, int type, int protocol,
+                           char *error, size_t error_size) {
+    struct netns_job job = { .kind = JOB_SOCKET, .netns_path = netns_path, .domain = domain,
+                             .type = type, .protocol = protocol, .error = error, .error_size = error_size };
+    return run_job(&job);
+}
+
+int cshims_bind_to_device(int fd, const char *ifname, char *error, size_t error_size) {
+    if (setsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, ifname, (socklen_t)strlen(ifname)) != 0) {
+        snprintf(error, error_size, "SO_BINDTODEVICE %s: %s", ifname, strerror(errno));
+        return -1;
+    }
+    char bound[IFNAMSIZ] = {0};
+    socklen_t len = sizeof bound;
+    if (getsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, bound, &len) != 0 || strncmp(bound, ifname, IFNAMSIZ) != 0) {
+        snprintf(error, error_size, "SO_BINDTODEVICE %s did not stick", ifname);
+        return -1;
+    }
+    return 0;
+}

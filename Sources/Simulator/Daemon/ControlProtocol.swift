@@ -1,0 +1,103 @@
+import CellpathCore
+import FoundationEssentials
+import Glibc
+
+/// One request on the daemon's control socket: a JSON object on one line.
+struct ControlRequest: Codable, Sendable, Equatable {
+    enum Command: String, Codable, Sendable { case status, connect, disconnect, stop }
+    var command: Command
+    /// The modem index for `connect` / `disconnect`.
+    var modem: Int?
+}
+
+/// The daemon's answer: one JSON object on one line, then the connection closes.
+struct ControlResponse: Codable, Sendable {
+    var ok: Bool
+    var status: SimulatorStatus?
+    /// The bearer address after `connect`.
+    var address: String?
+    var error: String?
+    var errorKind: FailureKind?
+}
+
+/// Client side of the control socket (`sim status`, `sim bearer …`). Blocking; any thread.
+enum ControlClient {
+    /// Sends `request` to the daemon listening at `socketPath` and returns its response;
+    /// throws `.unavailable` when nobody answers.
+    static func send(_ request: ControlRequest, to socketPath: String, timeoutSeconds: Int = 15) throws -> ControlResponse {
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw CellpathError(.unavailable, "socket: \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        guard UnixSocketAddress.connect(fd, path: socketPath) == 0 else {
+            throw CellpathError(.unavailable, "the simulator daemon does not answer on \(socketPath): \(String(cString: strerror(errno)))",
+                                hint: "is the world up? (cellpath sim status)")
+        }
+        var line = Array(try JSONEncoder().encode(request))
+        line.append(0x0a)
+        guard LineIO.writeAll(fd, line) else { throw CellpathError(.unavailable, "cannot talk to the simulator daemon") }
+        guard let answer = LineIO.readLine(fd, limit: 1 << 20) else {
+            throw CellpathError(.unavailable, "the simulator daemon closed the control connection without answering")
+        }
+        do {
+            return try JSONDecoder().decode(ControlResponse.self, from: Data(answer))
+        } catch {
+            throw CellpathError(.internalError, "unreadable answer from the simulator daemon: \(error)")
+        }
+    }
+}
+
+/// sockaddr_un handling. Any thread.
+enum UnixSocketAddress {
+    /// Calls `connect` (or `bind` when `bind` is true) on `fd` with the unix socket `path`.
+    static func connect(_ fd: Int32, path: String, bind: Bool = false) -> Int32 {
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { errno = ENAMETOOLONG; return -1 }
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            raw.copyBytes(from: bytes)
+            raw[bytes.count] = 0
+        }
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind ? Glibc.bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+                     : Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+    }
+}
+
+/// Whole-line reads and whole writes on blocking sockets. Any thread.
+enum LineIO {
+    static func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { return false }
+            offset += n
+        }
+        return true
+    }
+
+    /// Reads up to the first newline (excluded) or the end; nil on error or an empty stream.
+    static func readLine(_ fd: Int32, limit: Int) -> [UInt8]? {
+        var line: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while line.count < limit {
+            let n = recv(fd, &buffer, buffer.count, 0)
+            if n < 0 && errno == EINTR { continue }
+            if n < 0 { return nil }
+            if n == 0 { return line.isEmpty ? nil : line }
+            if let newline = buffer[0..<n].firstIndex(of: 0x0a) {
+                line.append(contentsOf: buffer[0..<newline])
+                return line
+            }
+            line.append(contentsOf: buffer[0..<n])
+        }
+        return nil
+    }
+}

@@ -1,0 +1,297 @@
+import CellpathCore
+import FoundationEssentials
+import Glibc
+
+/// How to run the simulator daemon: which world (prefix) and which scenario.
+public struct DaemonOptions: Sendable, Equatable {
+    public var prefix: String
+    /// A scenario file; nil = the built-in default world.
+    public var scenarioPath: String?
+
+    public init(prefix: String = WorldTopology.defaultPrefix, scenarioPath: String? = nil) {
+        self.prefix = prefix
+        self.scenarioPath = scenarioPath
+    }
+
+    /// The cellpath arguments that run this daemon in the foreground (what a detached
+    /// `sim up` re-executes): `sim up --foreground --prefix P [--scenario FILE]`.
+    public var foregroundArguments: [String] {
+        ["sim", "up", "--foreground", "--prefix", prefix] + (scenarioPath.map { ["--scenario", $0] } ?? [])
+    }
+
+    /// The argv marker that identifies a running daemon in /proc/PID/cmdline.
+    static let processMarkers = ["--foreground"]
+}
+
+/// The simulator daemon: builds the world, runs the data path, DNS and the hosted services,
+/// answers the control socket, and tears everything down on SIGTERM/SIGINT/SIGHUP or `stop`.
+public enum SimulatorDaemon {
+    /// Runs the daemon in the calling process until it is told to stop; returns after the
+    /// world is torn down. Must run on the main thread of a process that does nothing else
+    /// (it installs signal handlers). Throws when the world cannot be built (after undoing it).
+    public static func run(_ options: DaemonOptions, services: [any SimulatorService] = []) throws {
+        try SimulatedWorld.requireRoot()
+        try WorldTopology.validate(prefix: options.prefix)
+        let scenario = try options.scenarioPath.map { try Scenario.load(path: $0) } ?? .builtIn
+        let run = RunDirectory(prefix: options.prefix)
+        if let pid = SimulatedWorld.liveDaemon(run), pid != getpid() {
+            throw CellpathError(.unavailable, "the simulated world \(options.prefix) is already up (daemon pid \(pid))",
+                                hint: "cellpath sim down --prefix \(options.prefix)")
+        }
+        // Leftovers of a daemon that was killed: stop its children and delete its namespaces.
+        SimulatedWorld.removeLeftovers(prefix: options.prefix, removeFiles: false)
+        try Files.makeDirectory(run.path, mode: 0o755)
+        try Files.write("\(getpid())\n", to: run.daemonPIDFile)
+        let signals = try SignalPipe()
+        let world = RunningWorld(scenario: scenario, topology: WorldTopology(prefix: options.prefix, modemCount: scenario.modems.count),
+                                 run: run, services: services)
+        defer { world.tearDown(); signals.close() }
+        do {
+            try world.bringUp()
+        } catch {
+            DaemonLog.write("[\(options.prefix)] error: \(error)")
+            throw error
+        }
+        DaemonLog.write("[\(options.prefix)] world up: daemon pid \(getpid()), \(scenario.modems.count) modem(s), control socket \(run.controlSocket)")
+        world.serve(signals: signals)
+        DaemonLog.write("[\(options.prefix)] stopping")
+    }
+}
+
+/// The daemon's world while it runs. Main thread only.
+final class RunningWorld {
+    let scenario: Scenario
+    let topology: WorldTopology
+    let run: RunDirectory
+    let services: [any SimulatorService]
+    private var builder: WorldBuilder { WorldBuilder(topology: topology) }
+    private var dataPath: DataPath?
+    private var dns: [(server: DNSServer, pid: pid_t, running: Bool)] = []
+    private var startedServices: [any SimulatorService] = []
+    private var controlFD: Int32 = -1
+    private var stopRequested = false
+
+    init(scenario: Scenario, topology: WorldTopology, run: RunDirectory, services: [any SimulatorService]) {
+        self.scenario = scenario
+        self.topology = topology
+        self.run = run
+        self.services = services
+    }
+
+    /// Builds the world in order: namespaces, TUN devices + relay, links and routes, TLS,
+    /// DNS, services, control socket. On error the caller calls `tearDown()`.
+    func bringUp() throws {
+        try Files.write(scenario.encoded(), to: run.scenarioFile)
+        try builder.createNamespaces()
+        let dataPath = try DataPath(topology: topology, scenario: scenario)
+        self.dataPath = dataPath
+        try builder.configureLinks()
+        try TestCertificates.make(in: run)
+        for server in DNSServer.all(topology) {
+            let pid = try server.start(run: run, logFD: 2)
+            dns.append((server, pid, true))
+        }
+        let context = SimulatorContext(scenario: scenario, topology: topology, run: run,
+                                       subscribers: WorldDirectory(scenario: scenario, dataPath: dataPath),
+                                       dataPath: dataPath)
+        for service in services {
+            startedServices.append(service)
+            try service.start(context)
+            context.log("service \(service.name) started")
+        }
+        try openControlSocket()
+    }
+
+    /// Answers control requests until a signal or `stop` arrives; reaps dnsmasq children.
+    func serve(signals: SignalPipe) {
+        while !stopRequested {
+            var fds = [pollfd(fd: signals.readFD, events: Int16(POLLIN), revents: 0),
+                       pollfd(fd: controlFD, events: Int16(POLLIN), revents: 0)]
+            let ready = poll(&fds, 2, 1000)
+            reapChildren()
+            if ready < 0 { continue }
+            if fds[0].revents != 0, let signal = signals.take() {
+                DaemonLog.write("[\(topology.prefix)] received signal \(signal)")
+                return
+            }
+            if fds[1].revents != 0 { acceptOne() }
+        }
+    }
+
+    /// Undoes whatever `bringUp` did, in reverse order; leaves only daemon.log. Idempotent.
+    func tearDown() {
+        if controlFD >= 0 { close(controlFD); controlFD = -1 }
+        unlink(run.controlSocket)
+        for service in startedServices.reversed() { service.stop() }
+        startedServices = []
+        for entry in dns where entry.running {
+            kill(entry.pid, SIGTERM)
+            if !Processes.waitGone(entry.pid, seconds: 3) { kill(entry.pid, SIGKILL); _ = Subprocess.wait(entry.pid) }
+        }
+        dns = []
+        dataPath?.stop()
+        dataPath = nil
+        WorldBuilder.destroy(topology)
+        SimulatedWorld.removeRunFiles(run, keepLog: true)
+    }
+
+    private func openControlSocket() throws {
+        unlink(run.controlSocket)
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0, UnixSocketAddress.connect(fd, path: run.controlSocket, bind: true) == 0, listen(fd, 16) == 0 else {
+            let reason = String(cString: strerror(errno))
+            if fd >= 0 { close(fd) }
+            throw CellpathError(.unavailable, "cannot listen on \(run.controlSocket): \(reason)")
+        }
+        chmod(run.controlSocket, 0o600)
+        controlFD = fd
+    }
+
+    private func acceptOne() {
+        let client = accept(controlFD, nil, nil)
+        guard client >= 0 else { return }
+        _ = fcntl(client, F_SETFD, FD_CLOEXEC)
+        defer { close(client) }
+        var timeout = timeval(tv_sec: 5, tv_usec: 0)
+        setsockopt(client, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        setsockopt(client, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        guard let line = LineIO.readLine(client, limit: 65536) else { return }
+        let response: ControlResponse
+        do {
+            let request = try JSONDecoder().decode(ControlRequest.self, from: Data(line))
+            response = try handle(request)
+        } catch let error as CellpathError {
+            response = ControlResponse(ok: false, error: error.message, errorKind: error.kind)
+        } catch {
+            response = ControlResponse(ok: false, error: "bad control request: \(error)", errorKind: .usage)
+        }
+        guard var bytes = try? JSONEncoder().encode(response) else { return }
+        bytes.append(0x0a)
+        _ = LineIO.writeAll(client, Array(bytes))
+    }
+
+    private func handle(_ request: ControlRequest) throws -> ControlResponse {
+        guard let dataPath else { throw CellpathError(.unavailable, "the world is not up") }
+        switch request.command {
+        case .status:
+            return ControlResponse(ok: true, status: status())
+        case .connect:
+            let n = request.modem ?? 0
+            let address = try dataPath.connect(n)
+            do {
+                try builder.configureBearer(n)
+            } catch {
+                try? dataPath.disconnect(n)
+                throw error
+            }
+            DaemonLog.write("[\(topology.prefix)] modem \(n): bearer connected, \(address)")
+            return ControlResponse(ok: true, status: status(), address: address)
+        case .disconnect:
+            let n = request.modem ?? 0
+            try dataPath.disconnect(n)
+            try builder.deconfigureBearer(n)
+            DaemonLog.write("[\(topology.prefix)] modem \(n): bearer disconnected")
+            return ControlResponse(ok: true, status: status())
+        case .stop:
+            stopRequested = true
+            return ControlResponse(ok: true)
+        }
+    }
+
+    /// The live status, with full personal data (the client redacts it).
+    private func status() -> SimulatorStatus {
+        let existing = Set(WorldBuilder.listNamespaces())
+        var modems: [ModemStatus] = []
+        for (n, modem) in scenario.modems.enumerated() {
+            let connected = dataPath?.isConnected(n) ?? false
+            modems.append(ModemStatus(
+                index: n, protocol: modem.protocol, imei: modem.imei, interface: topology.modemInterface(n),
+                radioInterface: topology.radioInterface(n),
+                sim: modem.sim.map { SIMStatus(iccid: $0.iccid, imsi: $0.imsi, msisdn: $0.msisdn) },
+                operatorID: modem.network.operatorID, operatorName: modem.network.operatorName,
+                bearer: connected ? .connected : .disconnected, address: connected ? topology.bearerAddress(n) : nil,
+                counters: dataPath?.counters(n) ?? LinkCounters()))
+        }
+        var services = dns.map {
+            ServiceStatus(name: "dns-\($0.server.name)", running: $0.running, pid: $0.pid,
+                          detail: "\($0.server.listenAddress):53 in \($0.server.namespace)")
+        }
+        services += startedServices.map { ServiceStatus(name: $0.name, running: true) }
+        return SimulatorStatus(prefix: topology.prefix, state: .up, daemonPID: getpid(), runDirectory: run.path,
+                               namespaces: topology.namespaces.filter { existing.contains($0) }, modems: modems,
+                               wifi: dataPath?.wifiCounters, services: services)
+    }
+
+    /// Notes dnsmasq children that exited (they are not restarted: the log tells why).
+    private func reapChildren() {
+        for i in dns.indices where dns[i].running {
+            var status: Int32 = 0
+            if waitpid(dns[i].pid, &status, WNOHANG) == dns[i].pid {
+                dns[i].running = false
+                DaemonLog.write("[\(topology.prefix)] dnsmasq (\(dns[i].server.name) DNS) exited with status \(Subprocess.exitStatus(status))")
+            }
+        }
+    }
+}
+
+/// The subscriber directory of a running world: a SIM holds the bearer address of its modem
+/// while that modem's bearer is connected. Thread-safe.
+struct WorldDirectory: SubscriberDirectory {
+    let scenario: Scenario
+    let dataPath: DataPath
+
+    func subscriber(holding address: String) -> SimulatedSIM? {
+        dataPath.modem(holding: address).flatMap { scenario.modems[$0].sim }
+    }
+
+    func subscriber(msisdn: String) -> SimulatedSIM? {
+        scenario.modems.lazy.compactMap(\.sim).first { $0.msisdn == msisdn }
+    }
+
+    func network(holding address: String) -> SimulatedNetwork? {
+        dataPath.modem(holding: address).map { scenario.modems[$0].network }
+    }
+}
+
+/// SIGTERM, SIGINT and SIGHUP turned into bytes on a pipe (the self-pipe trick), so the
+/// daemon's poll loop sees them; SIGPIPE is ignored. Install once per process.
+final class SignalPipe {
+    let readFD: Int32
+    private let writeFD: Int32
+
+    init() throws {
+        var fds: [Int32] = [0, 0]
+        guard makePipe(&fds, nonBlocking: true) else {
+            throw CellpathError(.internalError, "pipe: \(String(cString: strerror(errno)))")
+        }
+        readFD = fds[0]
+        writeFD = fds[1]
+        signalPipeWriteFD = fds[1]
+        var action = sigaction()
+        action.__sigaction_handler.sa_handler = { signal in
+            var byte = UInt8(truncatingIfNeeded: signal)
+            _ = write(signalPipeWriteFD, &byte, 1)
+        }
+        sigemptyset(&action.sa_mask)
+        action.sa_flags = SA_RESTART
+        for signal in [SIGTERM, SIGINT, SIGHUP] { sigaction(signal, &action, nil) }
+        Glibc.signal(SIGPIPE, SIG_IGN)
+    }
+
+    /// The next signal number received, if any.
+    func take() -> Int32? {
+        var byte: UInt8 = 0
+        return read(readFD, &byte, 1) == 1 ? Int32(byte) : nil
+    }
+
+    /// Restores default signal handling and closes the pipe.
+    func close() {
+        for signal in [SIGTERM, SIGINT, SIGHUP] { Glibc.signal(signal, SIG_DFL) }
+        signalPipeWriteFD = -1
+        Glibc.close(readFD)
+        Glibc.close(writeFD)
+    }
+}
+
+/// The write end of the signal pipe, read by the async-signal-safe handler.
+nonisolated(unsafe) private var signalPipeWriteFD: Int32 = -1

@@ -1,0 +1,75 @@
+import CellpathCore
+import CShims
+import Glibc
+
+/// A part of the simulated world that the daemon hosts besides the data path and DNS: the
+/// fake tru.ID API, the carrier's identification endpoint, the simulated modems.
+/// `start` and `stop` are called on the daemon's main thread; a service runs its own threads.
+public protocol SimulatorService: AnyObject, Sendable {
+    /// Short name for logs and `sim status`, e.g. `api`.
+    var name: String { get }
+    /// Starts serving; the world (namespaces, links, DNS, TLS files) is up.
+    func start(_ context: SimulatorContext) throws
+    /// Stops serving and releases everything `start` took. Called once, also after a failed start.
+    func stop()
+}
+
+/// What a service gets from the daemon: the scenario, the topology, the run directory's files,
+/// the live subscriber directory and the data path. Sendable; any thread.
+public struct SimulatorContext: Sendable {
+    public let scenario: Scenario
+    public let topology: WorldTopology
+    public let run: RunDirectory
+    /// Which SIM holds which bearer address right now.
+    public let subscribers: any SubscriberDirectory
+    /// The bearers' data path (a modem simulator opens and closes it on connect/disconnect).
+    public let dataPath: DataPath
+
+    /// Returns a listening TCP socket (close-on-exec, SO_REUSEADDR, backlog 64) bound to
+    /// `address`:`port` inside `namespace`, e.g. the fake API on 203.0.113.10:443 in the
+    /// internet namespace; hand it to the HTTP server (MHD_OPTION_LISTEN_SOCKET). The caller owns it.
+    public func listeningSocket(namespace: String, address: String, port: UInt16) throws -> Int32 {
+        var error = [CChar](repeating: 0, count: 256)
+        let fd = cshims_socket_in_netns("/run/netns/\(namespace)", AF_INET, Int32(SOCK_STREAM.rawValue), 0, &error, error.count)
+        guard fd >= 0 else {
+            let message = String(decoding: error.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            throw CellpathError(.unavailable, "cannot create a socket in \(namespace): \(message)")
+        }
+        var one: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+        var sin = sockaddr_in()
+        sin.sin_family = sa_family_t(AF_INET)
+        sin.sin_port = port.bigEndian
+        guard inet_pton(AF_INET, address, &sin.sin_addr) == 1 else {
+            close(fd)
+            throw CellpathError(.internalError, "not an IPv4 address: \(address)")
+        }
+        let bound = withUnsafePointer(to: &sin) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0, listen(fd, 64) == 0 else {
+            let reason = String(cString: strerror(errno))
+            close(fd)
+            throw CellpathError(.unavailable, "cannot listen on \(address):\(port) in \(namespace): \(reason)")
+        }
+        return fd
+    }
+
+    /// Appends one line to the daemon's log (stderr), prefixed with the world's prefix.
+    public func log(_ message: String) { DaemonLog.write("[\(topology.prefix)] \(message)") }
+}
+
+/// The daemon's log: stderr, which is the log file of a detached daemon. Any thread.
+enum DaemonLog {
+    static func write(_ line: String) {
+        var ts = timespec()
+        clock_gettime(CLOCK_REALTIME, &ts)
+        var tm = tm()
+        var seconds = ts.tv_sec
+        gmtime_r(&seconds, &tm)
+        func two(_ v: Int32) -> String { String(v).leftPadded(2) }
+        let stamp = "\(Int(tm.tm_year) + 1900)-\(two(tm.tm_mon + 1))-\(two(tm.tm_mday))T\(two(tm.tm_hour)):\(two(tm.tm_min)):\(two(tm.tm_sec))Z"
+        let bytes = Array("\(stamp) \(line)\n".utf8)
+        bytes.withUnsafeBytes { _ = Glibc.write(2, $0.baseAddress, $0.count) }
+    }
+}

@@ -1,0 +1,252 @@
+import CellpathCore
+import FoundationEssentials
+import Glibc
+
+/// The `cellpath sim` commands as a library: each function does one command's work and
+/// returns values for the CLI to render. Blocking; call from a plain thread (or the main
+/// thread), not from Swift's cooperative pool. All but `environment` need root.
+public enum SimulatedWorld {
+    /// What `sim down` did.
+    public struct DownReport: Sendable, Equatable, Codable {
+        public var prefix: String
+        /// Whether a running daemon was stopped.
+        public var stoppedDaemon: Bool
+        /// Leftover processes (dnsmasq of a killed daemon) stopped, namespaces and the run directory removed.
+        public var stoppedProcesses: [Int32]
+        public var removedNamespaces: [String]
+        public var removedRunDirectory: Bool
+        /// True when nothing of the world existed.
+        public var wasAlreadyDown: Bool { !stoppedDaemon && stoppedProcesses.isEmpty && removedNamespaces.isEmpty && !removedRunDirectory }
+    }
+
+    /// `sim up` (detached): validates the scenario, starts `daemonCommand` (default: this
+    /// executable with `sim up --foreground …`) in a new session with its output in the log,
+    /// and waits until the daemon answers; returns the world's status.
+    public static func up(_ options: DaemonOptions, daemonCommand: [String]? = nil,
+                          timeoutSeconds: Double = 60) throws -> SimulatorStatus {
+        try requireRoot()
+        try WorldTopology.validate(prefix: options.prefix)
+        let scenario = try options.scenarioPath.map { try Scenario.load(path: $0) } ?? .builtIn
+        let run = RunDirectory(prefix: options.prefix)
+        if let pid = liveDaemon(run) {
+            throw CellpathError(.unavailable, "the simulated world \(options.prefix) is already up (daemon pid \(pid))",
+                                hint: "cellpath sim down --prefix \(options.prefix)")
+        }
+        removeLeftovers(prefix: options.prefix, removeFiles: true)
+        try Files.makeDirectory(run.path, mode: 0o755)
+        // The daemon reads the effective scenario from the run directory.
+        try Files.write(scenario.encoded(), to: run.scenarioFile)
+        var daemonOptions = options
+        daemonOptions.scenarioPath = run.scenarioFile
+        let command = daemonCommand ?? [selfExecutable()] + daemonOptions.foregroundArguments
+        let log = open(run.logFile, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
+        guard log >= 0 else { throw CellpathError(.unavailable, "cannot create \(run.logFile): \(String(cString: strerror(errno)))") }
+        let pid: pid_t
+        do {
+            pid = try Subprocess.spawn(command, stdout: log, stderr: log, newSession: true)
+        } catch {
+            close(log)
+            Files.removeTree(run.path)
+            throw error
+        }
+        close(log)
+        let deadline = Clock.now + timeoutSeconds
+        while Clock.now < deadline {
+            var status: Int32 = 0
+            if waitpid(pid, &status, WNOHANG) == pid {
+                let tail = logTail(run, lines: 12)
+                removeLeftovers(prefix: options.prefix, removeFiles: true)
+                throw CellpathError(.unavailable, "the simulator daemon exited during start-up (status \(Subprocess.exitStatus(status)))\(tail.isEmpty ? "" : ":\n\(tail)")")
+            }
+            if Files.exists(run.controlSocket),
+               let response = try? ControlClient.send(ControlRequest(command: .status), to: run.controlSocket, timeoutSeconds: 5),
+               response.ok, let status = response.status {
+                return status
+            }
+            usleep(50_000)
+        }
+        kill(pid, SIGTERM)
+        _ = Processes.waitGone(pid, seconds: 10)
+        removeLeftovers(prefix: options.prefix, removeFiles: true)
+        throw CellpathError(.temporary, "the simulator daemon did not come up within \(Int(timeoutSeconds)) s")
+    }
+
+    /// `sim down`: stops the daemon (SIGTERM, then SIGKILL), then whatever is left of the
+    /// world (dnsmasq of a killed daemon, namespaces, the run directory). Idempotent.
+    public static func down(prefix: String) throws -> DownReport {
+        try requireRoot()
+        try WorldTopology.validate(prefix: prefix)
+        let run = RunDirectory(prefix: prefix)
+        var stoppedDaemon = false
+        if let pid = liveDaemon(run) {
+            Processes.stop(pid, markers: DaemonOptions.processMarkers, grace: 15)
+            stoppedDaemon = true
+        }
+        let topology = WorldTopology(prefix: prefix, modemCount: 0)
+        let namespacesBefore = Set(WorldBuilder.listNamespaces())
+        let hadFiles = Files.exists(run.path)
+        let stopped = removeLeftovers(prefix: prefix, removeFiles: true)
+        return DownReport(prefix: prefix, stoppedDaemon: stoppedDaemon, stoppedProcesses: stopped,
+                          removedNamespaces: topology.namespaces.filter { namespacesBefore.contains($0) },
+                          removedRunDirectory: hadFiles)
+    }
+
+    /// `sim status`: the daemon's live status when it answers, otherwise what exists of the world.
+    public static func status(prefix: String) throws -> SimulatorStatus {
+        try WorldTopology.validate(prefix: prefix)
+        let run = RunDirectory(prefix: prefix)
+        if let pid = liveDaemon(run) {
+            if let response = try? ControlClient.send(ControlRequest(command: .status), to: run.controlSocket),
+               response.ok, let status = response.status {
+                return status
+            }
+            return SimulatorStatus(prefix: prefix, state: .stale, daemonPID: pid, runDirectory: run.path,
+                                   namespaces: existingNamespaces(prefix))
+        }
+        let namespaces = existingNamespaces(prefix)
+        let state: SimulatorStatus.State = namespaces.isEmpty && !Files.exists(run.path) ? .down : .stale
+        return SimulatorStatus(prefix: prefix, state: state, runDirectory: run.path, namespaces: namespaces)
+    }
+
+    /// `sim bearer connect|disconnect`: opens or closes modem `modem`'s data path and
+    /// configures wwanN in the device namespace; returns the status afterwards.
+    public static func bearer(connect: Bool, modem: Int = 0, prefix: String) throws -> SimulatorStatus {
+        let response = try control(ControlRequest(command: connect ? .connect : .disconnect, modem: modem), prefix: prefix)
+        guard let status = response.status else { throw CellpathError(.internalError, "the simulator daemon sent no status") }
+        return status
+    }
+
+    /// `sim env`: the variables that point cellpath and curl at this world (CA, run directory,
+    /// namespace), in a stable order. Does not check that the world is up.
+    public static func environment(prefix: String) -> [(name: String, value: String)] {
+        let run = RunDirectory(prefix: prefix)
+        let topology = WorldTopology(prefix: prefix, modemCount: 0)
+        return [
+            ("CELLPATH_SIM_PREFIX", prefix),
+            ("CELLPATH_SIM_RUN_DIR", run.path),
+            ("CELLPATH_SIM_NETNS", topology.ueNamespace),
+            ("CELLPATH_SIM_API_URL", "https://\(WorldTopology.apiHost)"),
+            ("CELLPATH_CA_FILE", run.caCertificate),
+            ("CURL_CA_BUNDLE", run.caCertificate),
+        ]
+    }
+
+    /// `sim exec -- CMD…`: runs `command` in the device namespace with `environment(prefix:)`
+    /// added, stdin/stdout/stderr inherited; returns its exit status (128+signal if killed).
+    public static func exec(prefix: String, command: [String]) throws -> Int32 {
+        try requireRoot()
+        guard !command.isEmpty else { throw CellpathError(.usage, "sim exec needs a command after --") }
+        let topology = WorldTopology(prefix: prefix, modemCount: 0)
+        guard existingNamespaces(prefix).contains(topology.ueNamespace) else {
+            throw CellpathError(.unavailable, "the simulated world \(prefix) is not up", hint: "cellpath sim up --prefix \(prefix)")
+        }
+        var env = Subprocess.currentEnvironment()
+        for (name, value) in environment(prefix: prefix) { env[name] = value }
+        let pid = try Subprocess.spawn(["ip", "netns", "exec", topology.ueNamespace] + command, environment: env, inheritStdin: true)
+        return Subprocess.wait(pid)
+    }
+
+    /// `sim log`: the request log of the fake API and the carrier (one JSON object per line).
+    public static func requestLog(prefix: String) throws -> [String] {
+        try WorldTopology.validate(prefix: prefix)
+        let run = RunDirectory(prefix: prefix)
+        guard let text = Files.readText(run.requestLog) else {
+            if !Files.exists(run.path) {
+                throw CellpathError(.unavailable, "the simulated world \(prefix) is not up", hint: "cellpath sim up --prefix \(prefix)")
+            }
+            return []
+        }
+        return text.split(separator: "\n").map(String.init)
+    }
+
+    /// How to use a world that is up: the lines `sim up` prints.
+    public static func instructions(prefix: String) -> [String] {
+        let topology = WorldTopology(prefix: prefix, modemCount: 0)
+        let option = prefix == WorldTopology.defaultPrefix ? "" : " --prefix \(prefix)"
+        return [
+            "simulated world \(prefix) is up: namespaces \(topology.namespaces.joined(separator: ", "))",
+            "run commands on the device:    cellpath sim exec\(option) -- CMD…   (or: ip netns exec \(topology.ueNamespace) CMD…)",
+            "environment for your shell:    eval \"$(cellpath sim env\(option))\"",
+            "connect the cellular bearer:   cellpath sim bearer connect\(option)",
+            "API requests:                  cellpath sim log\(option)",
+            "state and counters:            cellpath sim status\(option)",
+            "tear it all down:              cellpath sim down\(option)",
+        ]
+    }
+
+    // MARK: - Shared with the daemon
+
+    /// Throws `.permission` unless running as root (namespaces and links need CAP_NET_ADMIN).
+    static func requireRoot() throws {
+        if geteuid() != 0 {
+            throw CellpathError(.permission, "the simulator needs root (network namespaces and TUN devices need CAP_NET_ADMIN)",
+                                hint: "run it with sudo")
+        }
+    }
+
+    /// The pid of the daemon of `run` if it is alive (pid file + command line check).
+    static func liveDaemon(_ run: RunDirectory) -> pid_t? {
+        guard let pid = Files.readPID(run.daemonPIDFile), Processes.isRunning(pid, markers: DaemonOptions.processMarkers) else { return nil }
+        return pid
+    }
+
+    /// Stops dnsmasq children recorded in pid files and deletes the namespaces; with
+    /// `removeFiles` also the run directory. Returns the pids it stopped. Never throws.
+    @discardableResult
+    static func removeLeftovers(prefix: String, removeFiles: Bool) -> [Int32] {
+        let run = RunDirectory(prefix: prefix)
+        let topology = WorldTopology(prefix: prefix, modemCount: 0)
+        var stopped: [Int32] = []
+        for server in DNSServer.all(topology) {
+            if let pid = Files.readPID(run.dnsPIDFile(server.name)), Processes.isRunning(pid, markers: server.markers) {
+                Processes.stop(pid, markers: server.markers)
+                stopped.append(pid)
+            }
+            unlink(run.dnsPIDFile(server.name))
+        }
+        WorldBuilder.destroy(topology)
+        if removeFiles {
+            Files.removeTree(run.path)
+            rmdir(RunDirectory.root)  // only when no other world uses it
+        }
+        return stopped
+    }
+
+    /// Removes the run directory's files; keeps daemon.log (and the directory) when asked.
+    static func removeRunFiles(_ run: RunDirectory, keepLog: Bool) {
+        guard keepLog, Files.exists(run.logFile) else { Files.removeTree(run.path); return }
+        for file in [run.daemonPIDFile, run.controlSocket, run.requestLog, run.scenarioFile,
+                     run.dnsPIDFile("carrier"), run.dnsPIDFile("wifi")] { unlink(file) }
+        Files.removeTree("\(run.path)/tls")
+    }
+
+    private static func control(_ request: ControlRequest, prefix: String) throws -> ControlResponse {
+        try WorldTopology.validate(prefix: prefix)
+        let run = RunDirectory(prefix: prefix)
+        guard liveDaemon(run) != nil else {
+            throw CellpathError(.unavailable, "the simulated world \(prefix) is not up", hint: "cellpath sim up --prefix \(prefix)")
+        }
+        let response = try ControlClient.send(request, to: run.controlSocket)
+        if !response.ok {
+            throw CellpathError(response.errorKind ?? .internalError, response.error ?? "the simulator daemon refused the request")
+        }
+        return response
+    }
+
+    private static func existingNamespaces(_ prefix: String) -> [String] {
+        let existing = Set(WorldBuilder.listNamespaces())
+        return WorldTopology(prefix: prefix, modemCount: 0).namespaces.filter { existing.contains($0) }
+    }
+
+    private static func logTail(_ run: RunDirectory, lines: Int) -> String {
+        guard let text = Files.readText(run.logFile) else { return "" }
+        return text.split(separator: "\n").suffix(lines).joined(separator: "\n")
+    }
+
+    /// The path of the running executable (/proc/self/exe resolved).
+    private static func selfExecutable() -> String {
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        let n = buffer.withUnsafeMutableBytes { readlink("/proc/self/exe", $0.baseAddress!.assumingMemoryBound(to: CChar.self), 4095) }
+        return n > 0 ? String(decoding: buffer[0..<n], as: UTF8.self) : "/proc/self/exe"
+    }
+}

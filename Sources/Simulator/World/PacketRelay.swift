@@ -1,0 +1,190 @@
+import CellpathCore
+import CShims
+import Glibc
+import Synchronization
+
+/// Packet counters of one direction of a relayed link.
+public struct DirectionCounters: Sendable, Equatable, Codable {
+    /// Packets and bytes delivered to the other side.
+    public var relayedPackets: Int = 0
+    public var relayedBytes: Int = 0
+    /// Packets dropped, by reason: `bearerDisconnected`, `wrongSource`, `wrongDestination`,
+    /// `notIPv4`, `loss`, `writeFailed`.
+    public var dropped: [String: Int] = [:]
+
+    public init() {}
+
+    /// All dropped packets, whatever the reason.
+    public var droppedPackets: Int { dropped.values.reduce(0, +) }
+}
+
+/// Counters of a relayed link: uplink = device → network, downlink = network → device.
+public struct LinkCounters: Sendable, Equatable, Codable {
+    public var uplink = DirectionCounters()
+    public var downlink = DirectionCounters()
+    public init() {}
+}
+
+/// Opens a TUN queue for `name` inside namespace `namespace` (the device is created when it
+/// does not exist, and disappears when the last queue closes). Any thread.
+func openTUN(namespace: String, name: String) throws -> Int32 {
+    var error = [CChar](repeating: 0, count: 256)
+    let fd = cshims_tun_open_in_netns("/run/netns/\(namespace)", name, &error, error.count)
+    guard fd >= 0 else {
+        let message = String(decoding: error.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        throw CellpathError(.unavailable, "cannot create TUN device \(name) in \(namespace): \(message)")
+    }
+    return fd
+}
+
+/// Relays IP packets between two TUN queues, one thread per direction, applying the path
+/// conditions; for a cellular link only while the bearer is connected and only packets of
+/// the assigned address (as a PGW does). Thread-safe.
+final class PacketRelay: Sendable {
+    /// The link's mutable state, shared by both relay threads and the control thread.
+    struct State {
+        /// Whether packets pass at all (a cellular bearer is connected; Wi-Fi always).
+        var open: Bool
+        /// When set, uplink packets must come from and downlink packets go to this IPv4 address.
+        var address: [UInt8]?
+        var counters = LinkCounters()
+    }
+
+    let name: String
+    private let deviceFD: Int32
+    private let networkFD: Int32
+    private let uplinkConditions: PathConditions
+    private let downlinkConditions: PathConditions
+    private let state: Mutex<State>
+    private let stopped = Atomic<Bool>(false)
+    private let threads = Mutex<[pthread_t]>([])
+
+    /// Takes ownership of both descriptors (closed by `stop()`).
+    init(name: String, deviceFD: Int32, networkFD: Int32, conditions: PathConditions, open: Bool) {
+        self.name = name
+        self.deviceFD = deviceFD
+        self.networkFD = networkFD
+        uplinkConditions = conditions
+        downlinkConditions = conditions
+        state = Mutex(State(open: open, address: nil))
+    }
+
+    /// Starts both relay threads.
+    func start() throws {
+        for uplink in [true, false] {
+            guard let thread = startThread({ [self] in self.relay(uplink: uplink) }) else {
+                throw CellpathError(.internalError, "cannot start relay thread for \(name)")
+            }
+            threads.withLock { $0.append(thread) }
+        }
+    }
+
+    /// Opens the link for `address` (dotted IPv4; nil = no address filtering).
+    func open(address: String?) {
+        let bytes = address.flatMap(Self.parseIPv4)
+        state.withLock { $0.open = true; $0.address = bytes }
+    }
+
+    /// Closes the link: every packet is dropped as `bearerDisconnected` from now on.
+    func close() {
+        state.withLock { $0.open = false; $0.address = nil }
+    }
+
+    var isOpen: Bool { state.withLock { $0.open } }
+    var counters: LinkCounters { state.withLock { $0.counters } }
+
+    /// Stops and joins the threads and closes both descriptors. Call once.
+    func stop() {
+        stopped.store(true, ordering: .relaxed)
+        for thread in threads.withLock({ $0 }) { pthread_join(thread, nil) }
+        Glibc.close(deviceFD)
+        Glibc.close(networkFD)
+    }
+
+    /// One direction's loop: read what arrives, decide, queue with its delay, deliver what is due.
+    private func relay(uplink: Bool) {
+        let source = uplink ? deviceFD : networkFD
+        let destination = uplink ? networkFD : deviceFD
+        let conditions = uplink ? uplinkConditions : downlinkConditions
+        var queue: [(due: Double, packet: [UInt8])] = []
+        var head = 0
+        var lastDue = 0.0
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        var generator = SystemRandomNumberGenerator()
+        while !stopped.load(ordering: .relaxed) {
+            var timeout: Int32 = 100
+            if head < queue.count {
+                let wait = (queue[head].due - Clock.now) * 1000
+                timeout = max(0, min(100, Int32(wait.rounded(.up))))
+            }
+            var pfd = pollfd(fd: source, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&pfd, 1, timeout)
+            if ready > 0 {
+                for _ in 0..<256 {
+                    let n = read(source, &buffer, buffer.count)
+                    if n <= 0 { break }
+                    let packet = Array(buffer[0..<n])
+                    if let reason = verdict(packet, uplink: uplink, conditions: conditions, generator: &generator) {
+                        count(uplink: uplink) { $0.dropped[reason, default: 0] += 1 }
+                        continue
+                    }
+                    var delay = Double(conditions.delayMs)
+                    if conditions.jitterMs > 0 {
+                        delay += Double(Int.random(in: -conditions.jitterMs...conditions.jitterMs, using: &generator))
+                    }
+                    // Never reorder: a packet is due no earlier than the one before it.
+                    let due = max(Clock.now + max(0, delay) / 1000, lastDue)
+                    lastDue = due
+                    queue.append((due, packet))
+                }
+            }
+            let now = Clock.now
+            while head < queue.count, queue[head].due <= now {
+                let packet = queue[head].packet
+                head += 1
+                guard isOpen else {
+                    count(uplink: uplink) { $0.dropped["bearerDisconnected", default: 0] += 1 }
+                    continue
+                }
+                let written = packet.withUnsafeBytes { write(destination, $0.baseAddress, $0.count) }
+                count(uplink: uplink) {
+                    if written == packet.count {
+                        $0.relayedPackets += 1
+                        $0.relayedBytes += packet.count
+                    } else {
+                        $0.dropped["writeFailed", default: 0] += 1
+                    }
+                }
+            }
+            if head > 1024 || head == queue.count { queue.removeFirst(head); head = 0 }
+        }
+    }
+
+    /// Why `packet` must be dropped, or nil to relay it.
+    private func verdict(_ packet: [UInt8], uplink: Bool, conditions: PathConditions,
+                         generator: inout SystemRandomNumberGenerator) -> String? {
+        let (open, address) = state.withLock { ($0.open, $0.address) }
+        if !open { return "bearerDisconnected" }
+        if let address {
+            guard packet.count >= 20, packet[0] >> 4 == 4 else { return "notIPv4" }
+            let field = uplink ? packet[12..<16] : packet[16..<20]
+            if !field.elementsEqual(address) { return uplink ? "wrongSource" : "wrongDestination" }
+        }
+        if conditions.lossPercent > 0 && Double.random(in: 0..<100, using: &generator) < conditions.lossPercent {
+            return "loss"
+        }
+        return nil
+    }
+
+    private func count(uplink: Bool, _ update: (inout DirectionCounters) -> Void) {
+        state.withLock { uplink ? update(&$0.counters.uplink) : update(&$0.counters.downlink) }
+    }
+
+    /// Parses dotted-quad IPv4 into 4 bytes.
+    static func parseIPv4(_ text: String) -> [UInt8]? {
+        let parts = text.split(separator: ".")
+        guard parts.count == 4 else { return nil }
+        let bytes = parts.compactMap { UInt8($0) }
+        return bytes.count == 4 ? bytes : nil
+    }
+}

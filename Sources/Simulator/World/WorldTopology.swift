@@ -1,0 +1,76 @@
+import CellpathCore
+
+/// The names and addresses of one simulated world (docs/simulator.md "Topology"): three
+/// namespaces named after a prefix, one TUN pair per modem, a TUN pair for Wi-Fi and a veth
+/// between carrier and internet. Pure values; building the world is `WorldBuilder`'s job.
+public struct WorldTopology: Sendable, Equatable, Codable {
+    /// The namespace prefix, e.g. `cp-`.
+    public var prefix: String
+    /// How many modems (TUN pairs wwanN/radioN) the world has.
+    public var modemCount: Int
+
+    public init(prefix: String, modemCount: Int) {
+        self.prefix = prefix
+        self.modemCount = modemCount
+    }
+
+    /// The default namespace prefix.
+    public static let defaultPrefix = "cp-"
+
+    /// Checks that `prefix` makes valid namespace and directory names: 1 to 12 characters
+    /// from a-z, 0-9, '-' and '_', starting with a letter.
+    public static func validate(prefix: String) throws {
+        let ok = (1...12).contains(prefix.utf8.count)
+            && prefix.utf8.first.map { $0 >= 0x61 && $0 <= 0x7a } == true
+            && prefix.utf8.allSatisfy { ($0 >= 0x61 && $0 <= 0x7a) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2d || $0 == 0x5f }
+        if !ok {
+            throw CellpathError(.usage, "invalid prefix '\(prefix)': use 1 to 12 characters a-z, 0-9, '-', '_', starting with a letter")
+        }
+    }
+
+    /// The device namespace, where cellpath runs (`cp-ue`).
+    public var ueNamespace: String { prefix + "ue" }
+    /// The operator core namespace (`cp-carrier`).
+    public var carrierNamespace: String { prefix + "carrier" }
+    /// The internet namespace with the fake API and the Wi-Fi gateway (`cp-inet`).
+    public var inetNamespace: String { prefix + "inet" }
+    /// All three namespaces, device first.
+    public var namespaces: [String] { [ueNamespace, carrierNamespace, inetNamespace] }
+
+    /// The TUN device of modem `n` in the device namespace (`wwanN`).
+    public func modemInterface(_ n: Int) -> String { "wwan\(n)" }
+    /// The carrier-side TUN peer of modem `n` (`radioN`).
+    public func radioInterface(_ n: Int) -> String { "radio\(n)" }
+    /// The IPv4 address the carrier assigns to modem `n`'s bearer: 100.64.23.(10+n).
+    public func bearerAddress(_ n: Int) -> String { "100.64.23.\(10 + n)" }
+    /// Route metric of modem `n`'s default route (above Wi-Fi's, as NetworkManager does).
+    public func bearerRouteMetric(_ n: Int) -> Int { 700 + n }
+
+    /// The device's Wi-Fi interface (a TUN, so the relay can add the Wi-Fi delay).
+    public static let wlanInterface = "wlan0"
+    /// The Wi-Fi access point's side of the Wi-Fi TUN pair, in the internet namespace.
+    public static let wifiPeerInterface = "wifi0"
+    /// The device's Wi-Fi address.
+    public static let wlanAddress = "192.0.2.23"
+    /// Wi-Fi gateway and Wi-Fi DNS server (in the internet namespace).
+    public static let wifiGateway = "192.0.2.1"
+    /// Route metric of the Wi-Fi default route.
+    public static let wlanRouteMetric = 600
+    /// The carrier's subscriber-identification endpoint (`mno.carrier.test`).
+    public static let carrierEndpointAddress = "100.64.0.1"
+    /// The carrier DNS server handed out with every bearer.
+    public static let carrierDNSAddress = "100.64.0.53"
+    /// The veth between carrier and internet: its carrier-side name and address.
+    public static let carrierVethInterface = "inet0"
+    public static let carrierVethAddress = "198.51.100.1"
+    /// The veth's internet-side name and address.
+    public static let inetVethInterface = "carrier0"
+    public static let inetVethAddress = "198.51.100.2"
+    /// The fake tru.ID API's address (`api.truid.test`).
+    public static let apiAddress = "203.0.113.10"
+    /// Host names served by the simulated DNS.
+    public static let apiHost = "api.truid.test"
+    public static let carrierHost = "mno.carrier.test"
+    /// The range of bearer addresses, routed from the internet to the carrier.
+    public static let bearerNetwork = "100.64.0.0/16"
+}
