@@ -1,0 +1,89 @@
+import CellpathCore
+import Glibc
+import Simulator
+import Testing
+
+@Suite struct ScenarioValidationTests {
+    /// Decodes `json` and returns the error message, or nil when it is accepted.
+    private func failure(_ json: String) -> CellpathError? {
+        do {
+            _ = try Scenario.decode(Array(json.utf8))
+            return nil
+        } catch let error as CellpathError {
+            return error
+        } catch {
+            Issue.record("unexpected error type: \(error)")
+            return nil
+        }
+    }
+
+    @Test func emptyObjectIsTheBuiltInWorld() throws {
+        let scenario = try Scenario.decode(Array("{}".utf8))
+        #expect(scenario == Scenario.builtIn)
+        #expect(scenario.modems.count == 1)
+        #expect(scenario.cellularPath.delayMs == 40)
+        #expect(scenario.wifiPath.delayMs == 5)
+        #expect(scenario.modems[0].network.operatorID == "001-01")
+    }
+
+    @Test func encodedScenarioDecodesToTheSameValue() throws {
+        var scenario = Scenario.builtIn
+        scenario.modems.append(SimulatedModem(protocol: .qmi, imei: "351234567890124",
+                                              sim: SimulatedSIM(iccid: "8900101234567890124", imsi: "001010123456780",
+                                                                msisdn: "+447940448592", simChangedMinutesAgo: 30)))
+        scenario.cellularPath = PathConditions(delayMs: 60, jitterMs: 5, lossPercent: 1.5)
+        scenario.api.rateLimitRetryAfter = 3
+        #expect(try Scenario.decode(scenario.encoded()) == scenario)
+    }
+
+    @Test(arguments: [
+        (#"{"modems": []}"#, "modems: at least one modem"),
+        (#"{"modems": [{"imei": "12"}]}"#, "modems[0].imei: must be 15 digits"),
+        (#"{"modems": [{}, {"sim": {"msisdn": "447940448591"}}]}"#, "modems[1].sim.msisdn"),
+        (#"{"modems": [{}, {}]}"#, "modems[1].sim.msisdn: +447940448591 is used by two SIMs"),
+        (#"{"modems": [{"network": {"mnc": "1"}}]}"#, "modems[0].network.mnc"),
+        (#"{"modems": [{"faults": {"registration": "roaming"}}]}"#, "modems[0].faults.registration"),
+        (#"{"modems": [{"protocol": "at"}]}"#, "modems[0].protocol"),
+        (#"{"cellularPath": {"lossPercent": 101}}"#, "cellularPath.lossPercent"),
+        (#"{"wifiPath": {"delayMs": "5"}}"#, "wifiPath.delayMs: expected an integer"),
+        (#"{"cellularpath": {"delayMs": 5}}"#, "cellularpath: unknown field"),
+        (#"{"modems": [{"sim": {"msisdn": "+447940448591", "pin_code": "1"}}]}"#, "modems[0].sim.pin_code: unknown field"),
+        (#"{"api": {"serverErrorStatus": 404}}"#, "api.serverErrorStatus"),
+        (#"{"carrier": {"extraHops": -1}}"#, "carrier.extraHops"),
+        ("{", "not valid JSON"),
+    ])
+    func invalidScenariosNameTheField(json: String, expected: String) throws {
+        let error = try #require(failure(json))
+        #expect(error.kind == .dataError)
+        #expect(error.message.contains(expected), "\(error.message)")
+    }
+
+    @Test func loadReadsAFileAndNamesItInErrors() throws {
+        var template = Array("/tmp/cellpath-scenario-XXXXXX".utf8CString)
+        let fd = mkstemp(&template)
+        try #require(fd >= 0)
+        let path = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        defer { unlink(path) }
+        let json = Array(#"{"cellularPath": {"delayMs": 25}, "wifiPath": {"jitterMs": -1}}"#.utf8)
+        _ = json.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        close(fd)
+        let error = #expect(throws: CellpathError.self) { try Scenario.load(path: path) }
+        #expect(error?.kind == .dataError)
+        #expect(error?.message.hasPrefix(path) == true)
+        #expect(error?.message.contains("wifiPath.jitterMs") == true)
+        #expect(throws: CellpathError.self) { try Scenario.load(path: path + ".missing") }
+    }
+
+    @Test func topologyNamesFollowThePrefix() throws {
+        let topology = WorldTopology(prefix: "cp-", modemCount: 3)
+        #expect(topology.namespaces == ["cp-ue", "cp-carrier", "cp-inet"])
+        #expect(topology.modemInterface(2) == "wwan2")
+        #expect(topology.radioInterface(2) == "radio2")
+        #expect(topology.bearerAddress(0) == "100.64.23.10")
+        #expect(topology.bearerAddress(2) == "100.64.23.12")
+        try WorldTopology.validate(prefix: "cpt12ab-")
+        for bad in ["", "-cp", "CP-", "cp/x", "averyverylongprefix-", "cp ue"] {
+            #expect(throws: CellpathError.self) { try WorldTopology.validate(prefix: bad) }
+        }
+    }
+}

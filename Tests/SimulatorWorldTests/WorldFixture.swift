@@ -1,0 +1,158 @@
+import CellpathCore
+import CShims
+import Glibc
+import Simulator
+import TestSupport
+
+/// Brings test worlds up and down with a unique prefix (never the user's `cp-`), through
+/// the SimulatorDaemonHost executable, which runs the daemon as `cellpath sim up --foreground` does.
+enum WorldFixture {
+    /// The daemon host built next to the test bundle.
+    static var daemonHost: String {
+        var parts = CellpathBinary.path.split(separator: "/", omittingEmptySubsequences: false)
+        parts[parts.count - 1] = "SimulatorDaemonHost"
+        return parts.joined(separator: "/")
+    }
+
+    /// A fresh prefix like `cpt4k2x9-`.
+    static func uniquePrefix() -> String {
+        let alphabet = Array("abcdefghijklmnopqrstuvwxyz0123456789")
+        return "cpt" + String((0..<5).map { _ in alphabet.randomElement()! }) + "-"
+    }
+
+    /// Starts a detached world with `scenario` (written to a temporary file) and returns its status.
+    static func up(prefix: String, scenario: Scenario? = nil) throws -> SimulatorStatus {
+        var options = DaemonOptions(prefix: prefix)
+        var file: String?
+        if let scenario {
+            let path = "/tmp/\(prefix)scenario.json"
+            let bytes = scenario.encoded()
+            let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+            _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            close(fd)
+            options.scenarioPath = path
+            file = path
+        }
+        defer { if let file { unlink(file) } }
+        var hostOptions = options
+        hostOptions.scenarioPath = RunDirectory(prefix: prefix).scenarioFile
+        return try SimulatedWorld.up(options, daemonCommand: [daemonHost] + hostOptions.foregroundArguments)
+    }
+
+    /// Runs `body` with a world that is up, and always takes it down afterwards.
+    static func withWorld<T>(scenario: Scenario? = nil, _ body: (String) throws -> T) throws -> T {
+        let prefix = uniquePrefix()
+        defer { _ = try? SimulatedWorld.down(prefix: prefix) }
+        _ = try up(prefix: prefix, scenario: scenario)
+        return try body(prefix)
+    }
+
+    /// Runs a command and returns its stdout; records nothing, throws on spawn failure.
+    static func output(_ arguments: [String]) throws -> ProcessResult {
+        try ProcessRunner.run(arguments, environment: ["PATH": "/usr/sbin:/usr/bin:/sbin:/bin"])
+    }
+}
+
+/// A UDP socket living in a test world's namespace (created there by the C helper).
+final class NamespaceSocket {
+    let fd: Int32
+
+    init(namespace: String) throws {
+        var error = [CChar](repeating: 0, count: 256)
+        fd = cshims_socket_in_netns("/run/netns/\(namespace)", AF_INET, Int32(SOCK_DGRAM.rawValue), 0, &error, error.count)
+        if fd < 0 { throw CellpathError(.unavailable, "socket in \(namespace): \(cText(error))") }
+    }
+
+    deinit { close(fd) }
+
+    func bind(_ address: String, port: UInt16 = 0) throws {
+        var sin = Self.address(address, port)
+        let rc = withUnsafePointer(to: &sin) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        if rc != 0 { throw CellpathError(.unavailable, "bind \(address):\(port): \(String(cString: strerror(errno)))") }
+    }
+
+    func bindToDevice(_ name: String) throws {
+        var error = [CChar](repeating: 0, count: 256)
+        if cshims_bind_to_device(fd, name, &error, error.count) != 0 {
+            throw CellpathError(.unavailable, cText(error))
+        }
+    }
+
+    /// The bound port.
+    var port: UInt16 {
+        var sin = sockaddr_in()
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &sin) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
+        return UInt16(bigEndian: sin.sin_port)
+    }
+
+    /// Sends `bytes`; returns false (with errno) when the kernel refuses.
+    @discardableResult
+    func send(_ bytes: [UInt8], to address: String, port: UInt16) -> Bool {
+        var sin = Self.address(address, port)
+        let n = withUnsafePointer(to: &sin) { p in
+            p.withMemoryRebound(to: sockaddr.self, capacity: 1) { sa in
+                bytes.withUnsafeBytes { sendto(fd, $0.baseAddress, $0.count, 0, sa, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+        }
+        return n == bytes.count
+    }
+
+    /// The next datagram and its source, or nil after `timeoutMs`.
+    func receive(timeoutMs: Int32) -> (bytes: [UInt8], address: String, port: UInt16)? {
+        var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        guard poll(&pfd, 1, timeoutMs) == 1 else { return nil }
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        var sin = sockaddr_in()
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let n = withUnsafeMutablePointer(to: &sin) { p in
+            p.withMemoryRebound(to: sockaddr.self, capacity: 1) { recvfrom(fd, &buffer, buffer.count, 0, $0, &length) }
+        }
+        guard n >= 0 else { return nil }
+        var text = [CChar](repeating: 0, count: 32)
+        inet_ntop(AF_INET, &sin.sin_addr, &text, 32)
+        return (Array(buffer[0..<n]), cText(text), UInt16(bigEndian: sin.sin_port))
+    }
+
+    private static func address(_ text: String, _ port: UInt16) -> sockaddr_in {
+        var sin = sockaddr_in()
+        sin.sin_family = sa_family_t(AF_INET)
+        sin.sin_port = port.bigEndian
+        inet_pton(AF_INET, text, &sin.sin_addr)
+        return sin
+    }
+}
+
+/// Monotonic milliseconds.
+func nowMs() -> Double {
+    var ts = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return Double(ts.tv_sec) * 1000 + Double(ts.tv_nsec) / 1e6
+}
+
+/// A minimal DNS A query for `name`.
+func dnsQuery(_ name: String, id: UInt16) -> [UInt8] {
+    var packet: [UInt8] = [UInt8(id >> 8), UInt8(id & 0xff), 0x01, 0x00, 0, 1, 0, 0, 0, 0, 0, 0]
+    for label in name.split(separator: ".") {
+        packet.append(UInt8(label.utf8.count))
+        packet.append(contentsOf: label.utf8)
+    }
+    packet += [0, 0, 1, 0, 1]
+    return packet
+}
+
+/// The rcode and, when there is exactly one answer of type A, its address.
+func dnsAnswer(_ response: [UInt8]) -> (rcode: Int, address: String?) {
+    guard response.count >= 12 else { return (-1, nil) }
+    let rcode = Int(response[3] & 0x0f)
+    let answers = Int(response[6]) << 8 | Int(response[7])
+    guard answers == 1, response.count >= 16 else { return (rcode, nil) }
+    return (rcode, response.suffix(4).map(String.init).joined(separator: "."))
+}
+
+/// A NUL-terminated C buffer as a String.
+func cText(_ buffer: [CChar]) -> String {
+    String(decoding: buffer.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+}
