@@ -31,7 +31,10 @@ import Testing
         scenario.modems.append(SimulatedModem(protocol: .qmi, imei: "351234567890124",
                                               sim: SimulatedSIM(iccid: "8900101234567890124", imsi: "001010123456780",
                                                                 msisdn: "+447940448592", simChangedMinutesAgo: 30)))
-        scenario.cellularPath = PathConditions(delayMs: 60, jitterMs: 5, lossPercent: 1.5)
+        scenario.cellularPath = PathConditions(delayMs: 60, jitterMs: 5, lossPercent: 1.5,
+                                               downlink: DirectionOverride(delayMs: 80))
+        #expect(scenario.cellularPath.direction(uplink: false) == PathConditions(delayMs: 80, jitterMs: 5, lossPercent: 1.5))
+        #expect(scenario.cellularPath.direction(uplink: true) == PathConditions(delayMs: 60, jitterMs: 5, lossPercent: 1.5))
         scenario.api.rateLimitRetryAfter = 3
         #expect(try Scenario.decode(scenario.encoded()) == scenario)
     }
@@ -46,6 +49,8 @@ import Testing
         (#"{"modems": [{"protocol": "at"}]}"#, "modems[0].protocol"),
         (#"{"cellularPath": {"lossPercent": 101}}"#, "cellularPath.lossPercent"),
         (#"{"wifiPath": {"delayMs": "5"}}"#, "wifiPath.delayMs: expected an integer"),
+        (#"{"cellularPath": {"uplink": {"lossPercent": 200}}}"#, "cellularPath.uplink.lossPercent"),
+        (#"{"cellularPath": {"downlink": {"delay": 5}}}"#, "cellularPath.downlink.delay: unknown field"),
         (#"{"cellularpath": {"delayMs": 5}}"#, "cellularpath: unknown field"),
         (#"{"modems": [{"sim": {"msisdn": "+447940448591", "pin_code": "1"}}]}"#, "modems[0].sim.pin_code: unknown field"),
         (#"{"api": {"serverErrorStatus": 404}}"#, "api.serverErrorStatus"),

@@ -129,6 +129,29 @@ struct WorldTests {
         }
     }
 
+    @Test func eachDirectionHasItsOwnDelayAndLoss() throws {
+        var scenario = Scenario.builtIn
+        scenario.cellularPath = PathConditions(delayMs: 0, uplink: DirectionOverride(delayMs: 60),
+                                               downlink: DirectionOverride(lossPercent: 100))
+        try WorldFixture.withWorld(scenario: scenario) { prefix in
+            _ = try SimulatedWorld.bearer(connect: true, modem: 0, prefix: prefix)
+            let server = try NamespaceSocket(namespace: prefix + "inet")
+            try server.bind("203.0.113.10")
+            let client = try NamespaceSocket(namespace: prefix + "ue")
+            try client.bindToDevice("wwan0")
+            let start = nowMs()
+            #expect(client.send([1], to: "203.0.113.10", port: server.port))
+            let request = try #require(server.receive(timeoutMs: 2000))
+            let oneWay = nowMs() - start
+            #expect(oneWay >= 59 && oneWay < 110, "uplink one-way \(oneWay) ms, expected ≈ 60")
+            #expect(server.send([2], to: request.address, port: request.port))
+            #expect(client.receive(timeoutMs: 500) == nil)
+            let counters = try SimulatedWorld.status(prefix: prefix).modems[0].counters
+            #expect(counters.downlink.dropped["loss"] == 1)
+            #expect(counters.uplink.relayedPackets == 1)
+        }
+    }
+
     @Test func aDisconnectedBearerBlackholesBoundTraffic() throws {
         try WorldFixture.withWorld { prefix in
             let server = try NamespaceSocket(namespace: prefix + "inet")
@@ -202,6 +225,15 @@ struct WorldTests {
             let untrusted = try SimulatedWorld.exec(prefix: prefix, command: [
                 "curl", "-s", "-o", "/dev/null", "--cacert", "/etc/ssl/certs/ca-certificates.crt", "https://api.truid.test:4433/"])
             #expect(untrusted == 60)  // CURLE_PEER_FAILED_VERIFICATION
+            // curl --interface wwan0 (SO_BINDTODEVICE) takes the cellular path once the bearer is up.
+            _ = try SimulatedWorld.bearer(connect: true, modem: 0, prefix: prefix)
+            let before = try SimulatedWorld.status(prefix: prefix).modems[0].counters.uplink.relayedPackets
+            let cellular = try SimulatedWorld.exec(prefix: prefix, command: [
+                "curl", "-sf", "-o", "/dev/null", "--interface", "wwan0", "--cacert", run.caCertificate,
+                "--resolve", "api.truid.test:4433:203.0.113.10", "https://api.truid.test:4433/"])
+            #expect(cellular == 0)
+            let after = try SimulatedWorld.status(prefix: prefix).modems[0].counters.uplink.relayedPackets
+            #expect(after >= before + 3)  // at least SYN, ACK, ClientHello
         }
     }
 

@@ -254,7 +254,7 @@ struct WorldDirectory: SubscriberDirectory {
 }
 
 /// SIGTERM, SIGINT and SIGHUP turned into bytes on a pipe (the self-pipe trick), so the
-/// daemon's poll loop sees them; SIGPIPE is ignored. Install once per process.
+/// daemon's poll loop sees them; SIGPIPE is ignored. Install once per process, on the main thread.
 final class SignalPipe {
     let readFD: Int32
     private let writeFD: Int32
@@ -274,7 +274,14 @@ final class SignalPipe {
         }
         sigemptyset(&action.sa_mask)
         action.sa_flags = SA_RESTART
-        for signal in [SIGTERM, SIGINT, SIGHUP] { sigaction(signal, &action, nil) }
+        var handled = sigset_t()
+        sigemptyset(&handled)
+        for signal in [SIGTERM, SIGINT, SIGHUP] {
+            sigaction(signal, &action, nil)
+            sigaddset(&handled, signal)
+        }
+        // A parent may have blocked them (test runners do); this thread takes them.
+        pthread_sigmask(SIG_UNBLOCK, &handled, nil)
         Glibc.signal(SIGPIPE, SIG_IGN)
     }
 

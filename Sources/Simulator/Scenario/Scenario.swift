@@ -166,13 +166,56 @@ public struct SimulatedNetwork: Sendable, Equatable, Codable {
     }
 }
 
-/// One direction-symmetric link condition applied by the simulator's relay.
+/// The conditions of one path (cellular or Wi-Fi), applied by the simulator's relay to each
+/// direction on its own: one-way delay, jitter and loss, with optional per-direction overrides.
 public struct PathConditions: Sendable, Equatable, Codable {
+    /// One-way delay in milliseconds (a round trip takes twice this).
     public var delayMs: Int
+    /// Each packet's delay varies uniformly within ±jitterMs (packets are never reordered).
     public var jitterMs: Int
+    /// Share of packets dropped, 0…100.
     public var lossPercent: Double
+    /// Overrides for device → network packets only.
+    public var uplink: DirectionOverride?
+    /// Overrides for network → device packets only.
+    public var downlink: DirectionOverride?
 
-    public init(delayMs: Int = 0, jitterMs: Int = 0, lossPercent: Double = 0) {
+    public init(delayMs: Int = 0, jitterMs: Int = 0, lossPercent: Double = 0,
+                uplink: DirectionOverride? = nil, downlink: DirectionOverride? = nil) {
+        self.delayMs = delayMs
+        self.jitterMs = jitterMs
+        self.lossPercent = lossPercent
+        self.uplink = uplink
+        self.downlink = downlink
+    }
+
+    /// The effective conditions of one direction: the path's values with that direction's overrides.
+    public func direction(uplink isUplink: Bool) -> PathConditions {
+        let override = isUplink ? uplink : downlink
+        return PathConditions(delayMs: override?.delayMs ?? delayMs, jitterMs: override?.jitterMs ?? jitterMs,
+                              lossPercent: override?.lossPercent ?? lossPercent)
+    }
+
+    enum CodingKeys: String, CodingKey, CaseIterable { case delayMs, jitterMs, lossPercent, uplink, downlink }
+
+    public init(from decoder: any Decoder) throws {
+        try rejectUnknownKeys(decoder, CodingKeys.self)
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        delayMs = try c.decodeIfPresent(Int.self, forKey: .delayMs) ?? 0
+        jitterMs = try c.decodeIfPresent(Int.self, forKey: .jitterMs) ?? 0
+        lossPercent = try c.decodeIfPresent(Double.self, forKey: .lossPercent) ?? 0
+        uplink = try c.decodeIfPresent(DirectionOverride.self, forKey: .uplink)
+        downlink = try c.decodeIfPresent(DirectionOverride.self, forKey: .downlink)
+    }
+}
+
+/// Per-direction values that replace a path's own; absent fields keep the path's value.
+public struct DirectionOverride: Sendable, Equatable, Codable {
+    public var delayMs: Int?
+    public var jitterMs: Int?
+    public var lossPercent: Double?
+
+    public init(delayMs: Int? = nil, jitterMs: Int? = nil, lossPercent: Double? = nil) {
         self.delayMs = delayMs
         self.jitterMs = jitterMs
         self.lossPercent = lossPercent
@@ -183,9 +226,9 @@ public struct PathConditions: Sendable, Equatable, Codable {
     public init(from decoder: any Decoder) throws {
         try rejectUnknownKeys(decoder, CodingKeys.self)
         let c = try decoder.container(keyedBy: CodingKeys.self)
-        delayMs = try c.decodeIfPresent(Int.self, forKey: .delayMs) ?? 0
-        jitterMs = try c.decodeIfPresent(Int.self, forKey: .jitterMs) ?? 0
-        lossPercent = try c.decodeIfPresent(Double.self, forKey: .lossPercent) ?? 0
+        delayMs = try c.decodeIfPresent(Int.self, forKey: .delayMs)
+        jitterMs = try c.decodeIfPresent(Int.self, forKey: .jitterMs)
+        lossPercent = try c.decodeIfPresent(Double.self, forKey: .lossPercent)
     }
 }
 
@@ -375,9 +418,13 @@ extension Scenario {
             if !(0...100).contains(modem.faults.garbageFrames) { throw bad("\(f).garbageFrames", "must be 0 to 100") }
         }
         for (name, path) in [("cellularPath", cellularPath), ("wifiPath", wifiPath)] {
-            if !(0...10_000).contains(path.delayMs) { throw bad("\(name).delayMs", "must be 0 to 10000") }
-            if !(0...10_000).contains(path.jitterMs) { throw bad("\(name).jitterMs", "must be 0 to 10000") }
-            if !(0...100).contains(path.lossPercent) || path.lossPercent.isNaN { throw bad("\(name).lossPercent", "must be 0 to 100") }
+            for (suffix, values) in [("", DirectionOverride(delayMs: path.delayMs, jitterMs: path.jitterMs, lossPercent: path.lossPercent)),
+                                     (".uplink", path.uplink), (".downlink", path.downlink)] {
+                guard let values else { continue }
+                if let v = values.delayMs, !(0...10_000).contains(v) { throw bad("\(name)\(suffix).delayMs", "must be 0 to 10000") }
+                if let v = values.jitterMs, !(0...10_000).contains(v) { throw bad("\(name)\(suffix).jitterMs", "must be 0 to 10000") }
+                if let v = values.lossPercent, !(0...100).contains(v) || v.isNaN { throw bad("\(name)\(suffix).lossPercent", "must be 0 to 100") }
+            }
         }
         if let status = api.serverErrorStatus, !(500...599).contains(status) { throw bad("api.serverErrorStatus", "must be a 5xx status") }
         if !(0...600_000).contains(api.slowMs) { throw bad("api.slowMs", "must be 0 to 600000") }

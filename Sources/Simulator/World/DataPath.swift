@@ -44,9 +44,10 @@ public final class DataPath: Sendable {
         }
     }
 
-    /// Opens modem `n`'s data path for its bearer address and returns that address.
+    /// Opens modem `n`'s data path for its bearer address and returns that address (what a
+    /// simulated modem does when its bearer connects; configuring wwanN is the host's job).
     @discardableResult
-    func connect(_ n: Int) throws -> String {
+    public func connect(_ n: Int) throws -> String {
         try checkIndex(n)
         let address = topology.bearerAddress(n)
         modems[n].open(address: address)
@@ -54,24 +55,24 @@ public final class DataPath: Sendable {
     }
 
     /// Closes modem `n`'s data path: everything it carries is dropped from now on.
-    func disconnect(_ n: Int) throws {
+    public func disconnect(_ n: Int) throws {
         try checkIndex(n)
         modems[n].close()
     }
 
     /// Whether modem `n`'s bearer is connected.
-    func isConnected(_ n: Int) -> Bool { modems.indices.contains(n) && modems[n].isOpen }
+    public func isConnected(_ n: Int) -> Bool { modems.indices.contains(n) && modems[n].isOpen }
 
     /// The modem whose connected bearer holds `address`, if any.
-    func modem(holding address: String) -> Int? {
+    public func modem(holding address: String) -> Int? {
         modems.indices.first { isConnected($0) && topology.bearerAddress($0) == address }
     }
 
     /// Counters of modem `n`'s link.
-    func counters(_ n: Int) -> LinkCounters { modems[n].counters }
+    public func counters(_ n: Int) -> LinkCounters { modems[n].counters }
 
     /// Counters of the Wi-Fi link.
-    var wifiCounters: LinkCounters { wifi.counters }
+    public var wifiCounters: LinkCounters { wifi.counters }
 
     /// Stops every relay and closes the TUN devices (which deletes them). Call once.
     func stop() {

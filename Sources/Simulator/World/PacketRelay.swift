@@ -64,8 +64,8 @@ final class PacketRelay: Sendable {
         self.name = name
         self.deviceFD = deviceFD
         self.networkFD = networkFD
-        uplinkConditions = conditions
-        downlinkConditions = conditions
+        uplinkConditions = conditions.direction(uplink: true)
+        downlinkConditions = conditions.direction(uplink: false)
         state = Mutex(State(open: open, address: nil))
     }
 
