@@ -65,6 +65,8 @@ struct CommandSpec: Sendable {
     var arguments: [ArgumentSpec] = []
     var options: [OptionSpec] = []
     var subcommands: [CommandSpec] = []
+    /// Left out of help listings (tooling commands such as `generate-docs`).
+    var hidden = false
     var action: CommandAction? = nil
 
     func subcommand(named name: String) -> CommandSpec? {

@@ -24,8 +24,7 @@ struct HelpFormatter {
             parts.append("[--\(text)]" + (option.repeatable ? " ..." : ""))
         }
         for argument in node.arguments {
-            var text = "<\(argument.name)>" + (argument.variadic ? " ..." : "")
-            if argument.variadic { text = "[--] " + text }
+            let text = "<\(argument.name)>" + (argument.variadic ? " ..." : "")
             parts.append(argument.optional ? "[\(text)]" : text)
         }
         if path.count == 1 { parts.insert("[<options>]", at: 1) }
@@ -55,7 +54,7 @@ struct HelpFormatter {
         }
         if !node.subcommands.isEmpty {
             out += "\nSUBCOMMANDS:\n"
-            for sub in node.subcommands { out += row(sub.name, sub.abstract) }
+            for sub in node.subcommands where !sub.hidden { out += row(sub.name, sub.abstract) }
             out += "\n  See '\(root.name) help \((path.dropFirst() + ["<subcommand>"]).joined(separator: " "))' for detailed help.\n"
         }
         if isRoot {

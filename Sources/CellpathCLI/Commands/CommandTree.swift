@@ -1,6 +1,6 @@
 /// The whole command tree of cellpath; each command lives in its own file.
 enum CommandTree {
-    static let root = CommandSpec(
+    static let root: CommandSpec = CommandSpec(
         name: "cellpath",
         abstract: "SIM-based mobile authentication (tru.ID SubscriberCheck style) from a Linux machine's cellular modem.",
         discussion: """
@@ -9,6 +9,15 @@ enum CommandTree {
             `cellpath sim` provides a complete simulated cellular world for trying it without hardware.
             """,
         options: GlobalOptions.specs,
-        subcommands: []
+        subcommands: [
+            help,
+            GenerateDocsCommand.spec,
+        ]
     )
+
+    /// Listed in help; the parser answers `help <command>` itself.
+    static let help: CommandSpec = CommandSpec(
+        name: "help", abstract: "Show help for a command.",
+        arguments: [ArgumentSpec(name: "command", help: "The command (and subcommand) to explain.",
+                                 optional: true, variadic: true)])
 }
