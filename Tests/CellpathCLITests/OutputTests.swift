@@ -28,9 +28,46 @@ import Testing
             region:       -
             ratio:        1.5
             hops:
-              - status: 302
-                url:    https://api.truid.test/a
+              STATUS  URL
+              302     https://api.truid.test/a
             names:        a, b
+
+            """)
+    }
+
+    @Test func mixedRecordsRenderAsAList() {
+        var first = Record()
+        first.add("status", 302)
+        first.add("location", "/b")
+        var second = Record()
+        second.add("status", 200)
+        var record = Record()
+        record.add("hops", .list([.record(first), .record(second)]))
+        #expect(Renderer(json: false, color: false).render(Output(record)) == """
+            hops:
+              - status:   302
+                location: /b
+              - status: 200
+
+            """)
+    }
+
+    @Test func uniformRecordsRenderAsATable() {
+        func row(_ key: String, _ value: String, _ source: Value) -> Value {
+            var record = Record()
+            record.add("key", .string(key))
+            record.add("value", .string(value))
+            record.add("source", source)
+            return .record(record)
+        }
+        var record = Record()
+        record.add("settings", .list([row("general.region", "GB", "flag --region"),
+                                      row("http.hop_timeout", "5", .null)]))
+        #expect(Renderer(json: false, color: false).render(Output(record)) == """
+            settings:
+              KEY               VALUE  SOURCE
+              general.region    GB     flag --region
+              http.hop_timeout  5      -
 
             """)
     }

@@ -50,6 +50,14 @@ extension Value: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, Expres
     init(integerLiteral value: Int) { self = .int(value) }
     init(booleanLiteral value: Bool) { self = .bool(value) }
 
+    /// True for lists and records.
+    var isCompound: Bool {
+        switch self {
+        case .list, .record: true
+        default: false
+        }
+    }
+
     /// `.string` or `.null` from an optional.
     static func optional(_ text: String?) -> Value { text.map(Value.string) ?? .null }
 }

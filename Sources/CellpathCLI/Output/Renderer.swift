@@ -24,6 +24,9 @@ struct Renderer: Sendable {
             case .record(let nested):
                 lines.append(pad + field.label + ":")
                 lines += human(nested, indent: indent + 2)
+            case .list(let items) where table(items) != nil:
+                lines.append(pad + field.label + ":")
+                lines += table(items)!.map { pad + "  " + $0 }
             case .list(let items) where items.contains(where: { if case .record = $0 { true } else { false } }):
                 lines.append(pad + field.label + ":")
                 for item in items {
@@ -42,6 +45,30 @@ struct Renderer: Sendable {
             }
         }
         return lines
+    }
+
+    /// Rows of records with the same labels and only scalar values, as an aligned table with
+    /// a header; nil when `items` is not such a list.
+    private func table(_ items: [Value]) -> [String]? {
+        let records = items.compactMap { item -> Record? in
+            guard case .record(let record) = item else { return nil }
+            return record
+        }
+        guard records.count == items.count, let first = records.first,
+              records.allSatisfy({ $0.fields.map(\.label) == first.fields.map(\.label) }),
+              records.allSatisfy({ $0.fields.allSatisfy { !$0.value.isCompound } })
+        else { return nil }
+        let header = first.fields.map { $0.label.uppercased() }
+        let rows = records.map { $0.fields.map { scalar($0.value) } }
+        let widths = header.indices.map { column in ([header] + rows).map { $0[column].count }.max() ?? 0 }
+        func line(_ cells: [String]) -> String {
+            var text = ""
+            for (column, cell) in cells.enumerated() {
+                text += column == cells.count - 1 ? cell : cell + String(repeating: " ", count: widths[column] - cell.count + 2)
+            }
+            return text
+        }
+        return [Style.dim.apply(line(header), enabled: color)] + rows.map(line)
     }
 
     /// A single value as human text.
