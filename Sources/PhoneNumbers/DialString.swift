@@ -4,7 +4,8 @@ import CellpathCore
 /// libphonenumber sees it.
 ///
 /// Reading is strict so that nothing is guessed: only digits, one leading '+', spaces and the
-/// visual separators `- . ( ) /` are allowed, or a `tel:` URI (RFC 3966). Control and
+/// visual separators `- . ( ) /` (and Unicode spaces and dashes) are allowed, or a `tel:` URI
+/// (RFC 3966); other digit scripts (fullwidth "０") are refused, not converted. Control and
 /// invisible formatting characters (CR, LF, NUL, tab, bidi marks) are refused. Digits are
 /// never removed or reordered: a "00" inside a number always stays.
 struct DialString: Equatable {
@@ -154,7 +155,7 @@ struct DialString: Equatable {
         let code = String(scalar.value, radix: 16, uppercase: true)
         let padded = "U+" + String(repeating: "0", count: max(0, 4 - code.count)) + code
         switch scalar.properties.generalCategory {
-        case .control, .format, .lineSeparator, .paragraphSeparator, .spaceSeparator:
+        case .control, .format, .lineSeparator, .paragraphSeparator:
             let name = controlNames[scalar.value] ?? scalar.properties.nameAlias ?? scalar.properties.name
             return name.map { "\(padded) \($0)" } ?? padded
         default:
