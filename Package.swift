@@ -22,17 +22,24 @@ let package = Package(
         systemLibrary("CAres", pkgConfig: "libcares", apt: "libc-ares-dev"),
         systemLibrary("CMicroHTTPD", pkgConfig: "libmicrohttpd", apt: "libmicrohttpd-dev"),
         systemLibrary("CNetlink", pkgConfig: "libnl-route-3.0", apt: "libnl-route-3-dev"),
+        // libphonenumber has no pkg-config file: a C++ target with a plain C header links it.
+        .target(
+            name: "CPhoneNumber",
+            linkerSettings: [.linkedLibrary("phonenumber"), .linkedLibrary("protobuf")]
+        ),
 
         // MARK: Swift modules (dependencies point down, see docs/architecture.md)
         .target(name: "CellpathCore"),
+        .target(name: "PhoneNumbers", dependencies: ["CPhoneNumber", "CellpathCore"]),
         .target(name: "Simulator", dependencies: ["CellpathCore"]),
-        .target(name: "CellpathCLI", dependencies: ["CellpathCore", "Simulator"]),
+        .target(name: "CellpathCLI", dependencies: ["CellpathCore", "Simulator", "PhoneNumbers"]),
         .executableTarget(name: "cellpath", dependencies: ["CellpathCLI"]),
 
         // MARK: Tests
         .target(name: "TestSupport", dependencies: ["CellpathCore"], path: "Tests/TestSupport"),
         .testTarget(name: "CellpathCLITests", dependencies: ["CellpathCLI", "TestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["TestSupport"]),
+        .testTarget(name: "PhoneNumbersTests", dependencies: ["PhoneNumbers"]),
     ],
     swiftLanguageModes: [.v6]
 )
