@@ -26,13 +26,15 @@ let package = Package(
         // MARK: Swift modules (dependencies point down, see docs/architecture.md)
         .target(name: "CellpathCore"),
         .target(name: "Simulator", dependencies: ["CellpathCore"]),
-        .target(name: "CellpathCLI", dependencies: ["CellpathCore", "Simulator"]),
+        .target(name: "Configuration", dependencies: ["CGLib", "CellpathCore"]),
+        .target(name: "CellpathCLI", dependencies: ["CellpathCore", "Simulator", "Configuration"]),
         .executableTarget(name: "cellpath", dependencies: ["CellpathCLI"]),
 
         // MARK: Tests
         .target(name: "TestSupport", dependencies: ["CellpathCore"], path: "Tests/TestSupport"),
         .testTarget(name: "CellpathCLITests", dependencies: ["CellpathCLI", "TestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["TestSupport"]),
+        .testTarget(name: "ConfigurationTests", dependencies: ["Configuration", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )
