@@ -85,4 +85,10 @@ public struct ConfigurationFile: Sendable, Equatable {
     public var path: String
     public var role: Role
     public var status: Status
+
+    public init(path: String, role: Role, status: Status) {
+        self.path = path
+        self.role = role
+        self.status = status
+    }
 }
