@@ -37,7 +37,7 @@ enum KeyFile {
                 return .unreadable(message)
             }
             throw CellpathError(.configuration, "\(path): \(message)",
-                                hint: "Fix the syntax of \(path) (INI: [group] lines and key=value lines).")
+                                hint: "\(path) must be an INI file: [group] lines and key=value lines.")
         }
 
         var groups: [KeyFileGroup] = []

@@ -1,5 +1,6 @@
 import CellpathCore
 import Configuration
+import Glibc
 import Testing
 
 @Suite("Configuration validation, warnings and profiles")
@@ -75,6 +76,15 @@ struct ValidationTests {
         #expect(error?.message.hasPrefix("\(fixture.systemPath): ") == true)
         fixture.system("region=GB\n")
         #expect(throws: CellpathError.self) { try fixture.load() }
+    }
+
+    @Test("a configuration path that is not a regular file is an error naming it")
+    func directoryAsFile() throws {
+        let fixture = Fixture()
+        mkdir(fixture.systemPath, 0o755)
+        let error = #expect(throws: CellpathError.self) { try fixture.load() }
+        #expect(error?.kind == .configuration)
+        #expect(error?.message == "\(fixture.systemPath): Not a regular file")
     }
 
     @Test("values are normalised: region upper case, residency lower case, URL without trailing '/'")
