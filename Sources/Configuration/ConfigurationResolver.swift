@@ -2,10 +2,8 @@ import CellpathCore
 import Glibc
 
 /// A source of configuration values, lowest precedence first.
-enum Layer: Int, Comparable {
+enum Layer: Int {
     case builtIn, system, user, environment, flag
-
-    static func < (a: Layer, b: Layer) -> Bool { a.rawValue < b.rawValue }
 }
 
 /// One value offered for a setting by one source.
