@@ -32,7 +32,8 @@ let package = Package(
         .target(name: "CellpathCore"),
         .target(name: "PhoneNumbers", dependencies: ["CPhoneNumber", "CellpathCore"]),
         .target(name: "Simulator", dependencies: ["CellpathCore"]),
-        .target(name: "CellpathCLI", dependencies: ["CellpathCore", "Simulator", "PhoneNumbers"]),
+        .target(name: "Configuration", dependencies: ["CGLib", "CellpathCore"]),
+        .target(name: "CellpathCLI", dependencies: ["CellpathCore", "Simulator", "PhoneNumbers", "Configuration"]),
         .executableTarget(name: "cellpath", dependencies: ["CellpathCLI"]),
 
         // MARK: Tests
@@ -40,6 +41,7 @@ let package = Package(
         .testTarget(name: "CellpathCLITests", dependencies: ["CellpathCLI", "TestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["TestSupport"]),
         .testTarget(name: "PhoneNumbersTests", dependencies: ["PhoneNumbers"]),
+        .testTarget(name: "ConfigurationTests", dependencies: ["Configuration"]),
     ],
     swiftLanguageModes: [.v6]
 )
