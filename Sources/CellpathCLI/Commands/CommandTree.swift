@@ -10,6 +10,8 @@ enum CommandTree {
             """,
         options: GlobalOptions.specs,
         subcommands: [
+            NumberCommand.spec,
+            ConfigCommand.spec,
             help,
             GenerateDocsCommand.spec,
         ]

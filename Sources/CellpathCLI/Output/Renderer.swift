@@ -79,7 +79,7 @@ struct Renderer: Sendable {
         case .double(let number): return String(number)
         case .bool(let flag): return flag ? "yes" : "no"
         case .null: return "-"
-        case .list(let items): return items.map(scalar).joined(separator: ", ")
+        case .list(let items): return items.isEmpty ? "-" : items.map(scalar).joined(separator: ", ")
         case .record(let record): return record.fields.map { "\($0.key)=\(scalar($0.value))" }.joined(separator: " ")
         }
     }
