@@ -24,8 +24,10 @@ let package = Package(
         systemLibrary("CNetlink", pkgConfig: "libnl-route-3.0", apt: "libnl-route-3-dev"),
 
         // MARK: Swift modules (dependencies point down, see docs/architecture.md)
+        .target(name: "CShims"),
         .target(name: "CellpathCore"),
-        .target(name: "Simulator", dependencies: ["CellpathCore"]),
+        .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "CellpathCore"]),
+        .target(name: "Simulator", dependencies: ["CellpathCore", "HTTPServer"]),
         .target(name: "CellpathCLI", dependencies: ["CellpathCore", "Simulator"]),
         .executableTarget(name: "cellpath", dependencies: ["CellpathCLI"]),
 
@@ -33,6 +35,8 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["CellpathCore"], path: "Tests/TestSupport"),
         .testTarget(name: "CellpathCLITests", dependencies: ["CellpathCLI", "TestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["TestSupport"]),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "CShims", "TestSupport"]),
+        .testTarget(name: "SimulatorAPITests", dependencies: ["Simulator", "HTTPServer", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )
