@@ -36,7 +36,7 @@ let package = Package(
         .testTarget(name: "CellpathCLITests", dependencies: ["CellpathCLI", "TestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["TestSupport"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "CShims", "TestSupport"]),
-        .testTarget(name: "SimulatorAPITests", dependencies: ["Simulator", "HTTPServer", "TestSupport"]),
+        .testTarget(name: "SimulatorAPITests", dependencies: ["Simulator", "HTTPServer", "CShims", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )
