@@ -20,7 +20,7 @@ final class ServedWorld: Sendable {
     let namespace = "cptest-api-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
     let directory: String
     let log = LineCollector()
-    let servers = Mutex<[HTTPServer]>([])
+    let services = Mutex<SimulatedWebServices?>(nil)
 
     init(carrierFaults: CarrierFaults = CarrierFaults()) throws {
         directory = String(cString: mkdtemp(strdup("/tmp/cptest-api-XXXXXX")))
@@ -34,17 +34,15 @@ final class ServedWorld: Sendable {
                     "-out", "\(directory)/cert.pem", "-days", "1", "-subj", "/CN=api.truid.test",
                     "-addext", "subjectAltName=DNS:api.truid.test"])
             let subscribers = FakeDirectory(byAddress: ["100.64.23.2": (SimulatedSIM(msisdn: TestWorld.msisdn), SimulatedNetwork())])
-            let ledger = SubscriberAssertionLedger()
-            let api = FakeTruAPI(configuration: FakeTruAPIConfiguration(clientID: TestWorld.clientID,
-                                                                        clientSecret: TestWorld.clientSecret),
-                                 directory: subscribers, ledger: ledger)
-            let carrier = CarrierIdentificationEndpoint(directory: subscribers, faults: carrierFaults, ledger: ledger)
-            let log: @Sendable (String) -> Void = { [self] line in self.log.append(line) }
+            let log: @Sendable (String) -> Void = { [collector = self.log] line in collector.append(line) }
             let tls = try HTTPServer.TLSIdentity.files(certificate: "\(directory)/cert.pem", privateKey: "\(directory)/key.pem")
-            let apiServer = try api.serve(on: .socket(try socket("203.0.113.10", 443)), tls: tls, namespace: "cp-inet", log: log)
-            let plainAPI = try api.serve(on: .socket(try socket("203.0.113.10", 80)), namespace: "cp-inet", log: log)
-            let carrierServer = try carrier.serve(on: .socket(try socket("100.64.0.1", 80)), namespace: "cp-carrier", log: log)
-            servers.withLock { $0 = [apiServer, plainAPI, carrierServer] }
+            let sockets = SimulatedWebServices.Sockets(apiTLS: try socket("203.0.113.10", 443), apiPlain: try socket("203.0.113.10", 80),
+                                                       carrier: try socket("100.64.0.1", 80))
+            let configuration = FakeTruAPIConfiguration(clientID: TestWorld.clientID, clientSecret: TestWorld.clientSecret)
+            let started = try SimulatedWebServices(configuration: configuration, carrierFaults: carrierFaults, subscribers: subscribers,
+                                                   tls: tls, sockets: sockets, apiNamespace: "cp-inet",
+                                                   carrierNamespace: "cp-carrier", log: log)
+            services.withLock { $0 = started }
         } catch {
             tearDown()
             throw error
@@ -52,7 +50,7 @@ final class ServedWorld: Sendable {
     }
 
     func tearDown() {
-        servers.withLock { all in all.forEach { $0.stop() }; all = [] }
+        services.withLock { $0?.stop(); $0 = nil }
         _ = try? ProcessRunner.run(["ip", "netns", "delete", namespace])
         _ = try? ProcessRunner.run(["rm", "-rf", directory])
     }
