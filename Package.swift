@@ -28,11 +28,15 @@ let package = Package(
             linkerSettings: [.linkedLibrary("phonenumber"), .linkedLibrary("protobuf")]
         ),
 
+        // libc-only helpers: namespace switches on private threads, TUN, socket binding.
+        .target(name: "CShims"),
+
         // MARK: Swift modules (dependencies point down, see docs/architecture.md)
         .target(name: "CellpathCore"),
         .target(name: "PhoneNumbers", dependencies: ["CPhoneNumber", "CellpathCore"]),
-        .target(name: "Simulator", dependencies: ["CellpathCore"]),
         .target(name: "Configuration", dependencies: ["CGLib", "CellpathCore"]),
+        .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "CellpathCore"]),
+        .target(name: "Simulator", dependencies: ["CellpathCore", "HTTPServer"]),
         .target(name: "CellpathCLI", dependencies: ["CellpathCore", "Simulator", "PhoneNumbers", "Configuration"]),
         .executableTarget(name: "cellpath", dependencies: ["CellpathCLI"]),
 
@@ -42,6 +46,8 @@ let package = Package(
         .testTarget(name: "EndToEndTests", dependencies: ["TestSupport"]),
         .testTarget(name: "PhoneNumbersTests", dependencies: ["PhoneNumbers"]),
         .testTarget(name: "ConfigurationTests", dependencies: ["Configuration"]),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "CShims", "TestSupport"]),
+        .testTarget(name: "SimulatorAPITests", dependencies: ["Simulator", "HTTPServer", "CShims", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )
