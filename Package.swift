@@ -22,9 +22,12 @@ let package = Package(
         systemLibrary("CAres", pkgConfig: "libcares", apt: "libc-ares-dev"),
         systemLibrary("CMicroHTTPD", pkgConfig: "libmicrohttpd", apt: "libmicrohttpd-dev"),
         systemLibrary("CNetlink", pkgConfig: "libnl-route-3.0", apt: "libnl-route-3-dev"),
+        .target(name: "CShims"),
 
         // MARK: Swift modules (dependencies point down, see docs/architecture.md)
         .target(name: "CellpathCore"),
+        .target(name: "CellularHTTP", dependencies: ["CellpathCore", "CCurl", "CAres", "CShims"]),
+        .executableTarget(name: "cellpath-fetch-probe", dependencies: ["CellularHTTP"]),
         .target(name: "Simulator", dependencies: ["CellpathCore"]),
         .target(name: "CellpathCLI", dependencies: ["CellpathCore", "Simulator"]),
         .executableTarget(name: "cellpath", dependencies: ["CellpathCLI"]),
@@ -33,6 +36,8 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["CellpathCore"], path: "Tests/TestSupport"),
         .testTarget(name: "CellpathCLITests", dependencies: ["CellpathCLI", "TestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["TestSupport"]),
+        .testTarget(name: "CellularHTTPTests", dependencies: ["CellularHTTP", "TestSupport"],
+                    exclude: ["Fixtures"]),
     ],
     swiftLanguageModes: [.v6]
 )
