@@ -59,6 +59,15 @@ public struct CheckCallback: Sendable, Equatable, Codable {
     public var referenceID: String?
     public var error: String?
     public var errorDescription: String?
+
+    public init(checkID: String, code: String? = nil, referenceID: String? = nil, error: String? = nil,
+                errorDescription: String? = nil) {
+        self.checkID = checkID
+        self.code = code
+        self.referenceID = referenceID
+        self.error = error
+        self.errorDescription = errorDescription
+    }
 }
 
 /// A chain that completed: its final response, or where it stopped at `stopAtPrefix`.

@@ -1,11 +1,11 @@
-// Test helper: runs one fetch through `--interface NAME --dns ADDR[,ADDR]` and prints the
+// Test helper: runs one fetch through `--interface NAME [--ipv4 ADDR] --dns ADDR[,ADDR]` and prints the
 // report as JSON (stdout). Stands in for `cellpath fetch` until the CLI wires the library.
 import CellpathCore
 import CellularHTTP
 import Glibc
 
 var args = Array(CommandLine.arguments.dropFirst())
-var interface = "wwan0", dns: [String] = [], url = "", har: String?
+var interface = "wwan0", dns: [String] = [], url = "", har: String?, ipv4: String?
 var request = FetchRequest(url: "")
 var disclosure = Disclosure.redacted
 while !args.isEmpty {
@@ -13,6 +13,7 @@ while !args.isEmpty {
     func value() -> String { args.isEmpty ? "" : args.removeFirst() }
     switch a {
     case "--interface": interface = value()
+    case "--ipv4": ipv4 = value()
     case "--dns": dns = value().split(separator: ",").map(String.init)
     case "--max-hops": request.maxHops = Int(value()) ?? 10
     case "--hop-timeout": request.hopTimeout = .milliseconds(Int((Double(value()) ?? 5) * 1000))
@@ -35,8 +36,13 @@ while !args.isEmpty {
 request.url = url
 
 let report: FetchReport
-do {
-    let path = try InterfacePath.discover(interface: interface, dnsServers: dns)
+do throws(CellpathError) {
+    var path: CellularPath
+    if let ipv4 {
+        path = CellularPath(interfaceName: interface, ipv4Address: ipv4, dnsServers: dns)
+    } else {
+        path = try InterfacePath.discover(interface: interface, dnsServers: dns)
+    }
     report = await CellularHTTPClient(path: path).trace(request)
 } catch {
     report = FetchReport(interfaceName: interface, localAddresses: [], dnsServers: dns, hops: [], result: nil,

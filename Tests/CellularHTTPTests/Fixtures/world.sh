@@ -3,8 +3,9 @@
 #   world.sh up PREFIX WORKDIR   create namespaces PREFIX{ue,car,wifi}, DNS, test servers
 #   world.sh down PREFIX WORKDIR stop the servers started here (by pid) and delete the namespaces
 # PREFIXue:   wlan0 192.0.2.23/24 (default route via 192.0.2.1), wwan0 100.64.23.5/32 (no route),
-#             wwan1 up without address. IPv6 off, so any packet on wlan0 is a leak.
-# PREFIXcar:  radio0/radio1 (peers of wwan0/wwan1); on lo: 100.64.0.1 (mno.carrier.test, http :80
+#             wwan1 100.64.23.6/32 and wwan3 100.64.23.7/32 (for tests that remove them),
+#             wwan2 up without address. IPv6 off, so any packet on wlan0 is a leak.
+# PREFIXcar:  radio0..radio3 (peers of wwan0..wwan3); on lo: 100.64.0.1 (mno.carrier.test, http :80
 #             and other.carrier.test :8080), 203.0.113.10 (api.truid.test, https :443),
 #             100.64.0.53 (carrier DNS, dnsmasq), 100.64.0.54 (no DNS listening).
 # PREFIXwifi: 192.0.2.1, the Wi-Fi side; nothing answers there.
@@ -34,19 +35,21 @@ up() {
     ip netns exec "$WIFI" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
 
     ip -n "$UE" link add wlan0 type veth peer name wl0 netns "$WIFI"
-    ip -n "$UE" link add wwan0 type veth peer name radio0 netns "$CAR"
-    ip -n "$UE" link add wwan1 type veth peer name radio1 netns "$CAR"
+    for i in 0 1 2 3; do
+        ip -n "$UE" link add "wwan$i" type veth peer name "radio$i" netns "$CAR"
+        ip -n "$CAR" link set "radio$i" up
+    done
     ip -n "$UE" addr add 192.0.2.23/24 dev wlan0
-    ip -n "$UE" addr add 100.64.23.5/32 dev wwan0
-    for l in wlan0 wwan0 wwan1; do ip -n "$UE" link set "$l" up; done
+    for l in wlan0 wwan0 wwan1 wwan2 wwan3; do ip -n "$UE" link set "$l" up; done
     ip -n "$UE" route add default via 192.0.2.1 dev wlan0
     ip -n "$WIFI" addr add 192.0.2.1/24 dev wl0
     ip -n "$WIFI" link set wl0 up
 
     for a in 100.64.0.1 100.64.0.53 100.64.0.54 203.0.113.10; do ip -n "$CAR" addr add "$a/32" dev lo; done
-    ip -n "$CAR" link set radio0 up
-    ip -n "$CAR" link set radio1 up
-    ip -n "$CAR" route add 100.64.23.5/32 dev radio0
+    for i in 0 1 3; do
+        ip -n "$UE" addr add "100.64.23.$((5 + (i == 0 ? 0 : i == 1 ? 1 : 2)))/32" dev "wwan$i"
+        ip -n "$CAR" route add "100.64.23.$((5 + (i == 0 ? 0 : i == 1 ? 1 : 2)))/32" dev "radio$i"
+    done
     ip netns exec "$CAR" sysctl -qw net.ipv4.conf.all.rp_filter=0 net.ipv4.conf.default.rp_filter=0
 
     # Certificates: a CA that signed api.truid.test, and an unrelated CA for the wrong-CA test.
