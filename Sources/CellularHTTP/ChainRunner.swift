@@ -50,9 +50,9 @@ final class ChainRunner {
 
     private func chain() throws(FetchFailure) -> FetchResult {
         try validate()
-        try path.verify(for: request.ipType, hop: nil)
         var url = try CurlURL.parse(request.url).get()
         try checkScheme(url, hop: nil)
+        try path.verify(for: request.ipType, hop: nil)
         let firstOrigin = url.origin
 
         guard let easy = curl_easy_init() else { throw FetchFailure(.internalError, "couldn't create a curl handle") }

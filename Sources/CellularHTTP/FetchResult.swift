@@ -12,6 +12,14 @@ public struct HopTimings: Sendable, Equatable, Codable {
     public var firstByteMs: Double
     /// The whole hop, DNS included.
     public var totalMs: Double
+
+    public init(dnsMs: Double, connectMs: Double?, tlsMs: Double?, firstByteMs: Double, totalMs: Double) {
+        self.dnsMs = dnsMs
+        self.connectMs = connectMs
+        self.tlsMs = tlsMs
+        self.firstByteMs = firstByteMs
+        self.totalMs = totalMs
+    }
 }
 
 /// What happened on one request of the chain.
@@ -49,6 +57,29 @@ public struct HopTrace: Sendable, Equatable, Codable {
     public var downgrade: Bool
     /// Wall-clock start of the hop (seconds since 1970), for HAR.
     public var startedAt: Double
+
+    public init(index: Int, method: String, url: String, status: Int, location: String?, remoteAddress: String, remotePort: Int, localAddress: String, localPort: Int, connectionReused: Bool, tlsVersion: String?, httpVersion: String, timings: HopTimings, dnsAnswers: [String]?, responseHeaders: [HTTPHeader], requestHeaders: [HTTPHeader], bodyBytes: Int, headerBytes: Int, downgrade: Bool, startedAt: Double) {
+        self.index = index
+        self.method = method
+        self.url = url
+        self.status = status
+        self.location = location
+        self.remoteAddress = remoteAddress
+        self.remotePort = remotePort
+        self.localAddress = localAddress
+        self.localPort = localPort
+        self.connectionReused = connectionReused
+        self.tlsVersion = tlsVersion
+        self.httpVersion = httpVersion
+        self.timings = timings
+        self.dnsAnswers = dnsAnswers
+        self.responseHeaders = responseHeaders
+        self.requestHeaders = requestHeaders
+        self.bodyBytes = bodyBytes
+        self.headerBytes = headerBytes
+        self.downgrade = downgrade
+        self.startedAt = startedAt
+    }
 }
 
 /// The v0.2 callback a check chain ends with: `{check_id, code, reference_id}` or
@@ -85,6 +116,17 @@ public struct FetchResult: Sendable, Equatable, Codable {
     public var callback: CheckCallback?
     /// The redirect target matching `stopAtPrefix`, query and fragment kept.
     public var stoppedAt: String?
+
+    public init(finalStatus: Int, finalURL: String, finalBody: String, finalBodyTruncated: Bool, finalContentType: String?, json: JSONValue?, callback: CheckCallback?, stoppedAt: String?) {
+        self.finalStatus = finalStatus
+        self.finalURL = finalURL
+        self.finalBody = finalBody
+        self.finalBodyTruncated = finalBodyTruncated
+        self.finalContentType = finalContentType
+        self.json = json
+        self.callback = callback
+        self.stoppedAt = stoppedAt
+    }
 }
 
 /// Why a fetch failed; each has its own message and maps to one `FailureKind`.

@@ -5,7 +5,7 @@ import CellularHTTP
 import Glibc
 
 var args = Array(CommandLine.arguments.dropFirst())
-var interface = "wwan0", dns: [String] = [], url = "", har: String?, ipv4: String?
+var interface = "wwan0", dns: [String] = [], url = "", har: String?, ipv4: String?, cancelAfterMs: Int?
 var request = FetchRequest(url: "")
 var disclosure = Disclosure.redacted
 while !args.isEmpty {
@@ -30,6 +30,7 @@ while !args.isEmpty {
         request.headers.append(HTTPHeader(name, String(h.dropFirst(name.count + 1).drop { $0 == " " })))
     case "--har": har = value()
     case "--full": disclosure = .full
+    case "--cancel-after": cancelAfterMs = Int(value())
     default: url = a
     }
 }
@@ -43,7 +44,12 @@ do throws(CellpathError) {
     } else {
         path = try InterfacePath.discover(interface: interface, dnsServers: dns)
     }
-    report = await CellularHTTPClient(path: path).trace(request)
+    let client = CellularHTTPClient(path: path), fixed = request
+    let task = Task { await client.trace(fixed) }
+    if let cancelAfterMs {
+        Task { try await Task.sleep(for: .milliseconds(cancelAfterMs)); task.cancel() }
+    }
+    report = await task.value
 } catch {
     report = FetchReport(interfaceName: interface, localAddresses: [], dnsServers: dns, hops: [], result: nil,
                          failure: FetchFailure(.noAddress, error.message), totalMs: 0)

@@ -41,6 +41,22 @@ struct CellularChainTests {
         #expect(dns.contains("query[A] other.carrier.test from 100.64.23.5"))
     }
 
+    @Test func captureFilterForBadInputSeesARealFetch() throws {
+        // Control for badInputRejectedBeforeAnyPacket: the same filter sees a valid fetch's DNS and SYN.
+        let w = try world
+        let (_, packets) = try w.capture(on: "wwan0", filter: "src host 100.64.23.5 and (udp or tcp[tcpflags] & tcp-syn != 0)") {
+            try w.fetchOnCellular("http://mno.carrier.test/final")
+        }
+        #expect(packets.contains { $0.contains("100.64.0.53.53") } && packets.contains { $0.contains("100.64.0.1.80: Flags [S]") })
+    }
+
+    @Test func cancellationStopsAHangingHop() throws {
+        let t0 = ContinuousClock.now
+        let out = try world.fetchOnCellular("http://mno.carrier.test/slow?s=4", ["--cancel-after", "300"])
+        #expect(out.report.failure?.reason == .cancelled)
+        #expect(ContinuousClock.now - t0 < .milliseconds(2500))
+    }
+
     // MARK: fail-closed matrix
 
     /// Runs the probe with a capture on wlan0 and checks the failure reason and silence.

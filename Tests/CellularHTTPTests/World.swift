@@ -90,7 +90,7 @@ final class World: Sendable {
     func capture<T>(on interface: String = "wlan0", filter: String = "", _ body: () throws -> T) throws -> (value: T, packets: [String]) {
         let file = "\(workdir)/cap-\(interface)-\(UInt32.random(in: 0...UInt32.max)).pcap"
         let log = file + ".log"
-        let pid = try Background.spawn(["ip", "netns", "exec", ue, "tcpdump", "-i", interface, "-n", "-U", "-w", file]
+        let pid = try Background.spawn(["ip", "netns", "exec", ue, "tcpdump", "--immediate-mode", "-i", interface, "-n", "-U", "-w", file]
                                        + (filter.isEmpty ? [] : [filter]),
                                        output: log)
         defer { Background.stop(pid) }
@@ -138,8 +138,20 @@ enum Background {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         let argv = args.map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
+        // The test runner may block or ignore SIGINT; give the child default signal handling.
+        var attr = posix_spawnattr_t()
+        posix_spawnattr_init(&attr)
+        defer { posix_spawnattr_destroy(&attr) }
+        var none = sigset_t(), defaults = sigset_t()
+        sigemptyset(&none)
+        sigemptyset(&defaults)
+        sigaddset(&defaults, SIGINT)
+        sigaddset(&defaults, SIGTERM)
+        posix_spawnattr_setsigmask(&attr, &none)
+        posix_spawnattr_setsigdefault(&attr, &defaults)
+        posix_spawnattr_setflags(&attr, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         var pid: pid_t = 0
-        let rc = posix_spawnp(&pid, args[0], &actions, nil, argv, environ)
+        let rc = posix_spawnp(&pid, args[0], &actions, &attr, argv, environ)
         guard rc == 0 else { throw WorldError("cannot start \(args[0])") }
         return pid
     }
