@@ -101,6 +101,20 @@ struct CellularChainTests {
         #expect(r.hops.count == 1)
     }
 
+    @Test func interfaceDown() throws {
+        let w = try world
+        try w.ueRun(["ip", "link", "set", "wwan1", "down"])
+        defer { _ = try? w.ueRun(["ip", "link", "set", "wwan1", "up"]) }
+        _ = try expectFailure(.interfaceDown, ["--interface", "wwan1", "--ipv4", "100.64.23.6", "--dns", "100.64.0.53",
+                                               "http://mno.carrier.test/final"])
+    }
+
+    @Test func dnsServerOnTheWiFiSideIsStillAskedOnlyThroughWwan0() throws {
+        // 192.0.2.1 is reachable only through wlan0; the bound DNS socket must not get there.
+        _ = try expectFailure(.dnsUnreachable, ["--interface", "wwan0", "--dns", "192.0.2.1", "--hop-timeout", "2",
+                                                "http://mno.carrier.test/final"])
+    }
+
     @Test func carrierDNSUnreachable() throws {
         _ = try expectFailure(.dnsUnreachable, ["--interface", "wwan0", "--dns", "100.64.0.54", "--hop-timeout", "2",
                                                 "http://mno.carrier.test/final"])
@@ -142,9 +156,13 @@ struct CellularChainTests {
         guard let f = fopen(src, "w") else { throw WorldError("cannot write \(src)") }
         fputs(code, f)
         fclose(f)
-        let r = try ProcessRunner.run(["cc", "-shared", "-fPIC", "-o", lib, src, "-ldl"])
-        guard r.status == 0 else { throw WorldError("cc failed: \(r.stderr)") }
-        return lib
+        var errors = ""
+        for compiler in ["cc", "clang", "/opt/swift/usr/bin/clang"] {
+            guard let r = try? ProcessRunner.run([compiler, "-shared", "-fPIC", "-o", lib, src, "-ldl"]) else { continue }
+            if r.status == 0 { return lib }
+            errors += r.stderr
+        }
+        throw WorldError("couldn't build the LD_PRELOAD shim: \(errors)")
     }
 
     // MARK: redirect conformance
