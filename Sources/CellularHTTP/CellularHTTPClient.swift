@@ -15,9 +15,9 @@ public final class CellularHTTPClient: Sendable {
     /// Callable from any context: the blocking libcurl work runs on a dedicated thread;
     /// cancelling the task aborts the running hop.
     public func trace(_ request: FetchRequest) async -> FetchReport {
-        let context = TransferContext(interfaceName: path.interfaceName,
-                                      ipv4: path.bindAddresses(for: request.ipType).ipv4,
-                                      ipv6: path.bindAddresses(for: request.ipType).ipv6)
+        // Sockets bind to the path's address of their own family: the DNS servers' family may
+        // differ from `ipType`, which limits the answers asked for and pinned.
+        let context = TransferContext(interfaceName: path.interfaceName, ipv4: path.ipv4Address, ipv6: path.ipv6Address)
         let runner = UncheckedBox(ChainRunner(path: path, request: request, context: context, share: share))
         return await withTaskCancellationHandler {
             await runOnDedicatedThread { runner.value.run() }

@@ -216,6 +216,9 @@ final class ChainRunner {
         var answers: [String]?
         var dnsMs = 0.0
         let literal = isAddressLiteral(host)
+        if literal, (request.ipType == .ipv4 && host.contains(":")) || (request.ipType == .ipv6 && !host.contains(":")) {
+            throw FetchFailure(.noAddress, "\(host) is not an \(request.ipType == .ipv4 ? "IPv4" : "IPv6") address (ip type \(request.ipType.rawValue))", hop: index)
+        }
         context.allowCurlResolve = literal
         if !literal {
             if let cached = dnsCache[host] {

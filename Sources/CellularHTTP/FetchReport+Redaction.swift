@@ -121,7 +121,8 @@ extension FetchReport {
         for hop in r.hops {
             var line = "[hop \(hop.index)] \(hop.method) \(hop.url) → \(hop.status == 0 ? "no response" : String(hop.status))"
             if let location = hop.location { line += " → \(location)" }
-            line += " (\(hop.localAddress):\(hop.localPort) → \(hop.remoteAddress):\(hop.remotePort)"
+            line += hop.remoteAddress.isEmpty ? " (no connection"
+                : " (\(hop.localAddress):\(hop.localPort) → \(hop.remoteAddress):\(hop.remotePort)"
             line += hop.connectionReused ? ", reused" : ", new"
             if let tls = hop.tlsVersion { line += ", \(tls)" }
             if hop.downgrade { line += ", DOWNGRADE https→http" }

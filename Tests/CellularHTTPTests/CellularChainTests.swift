@@ -299,6 +299,21 @@ struct CellularChainTests {
         #expect(!text.contains("c0de-s3cret"))
     }
 
+    @Test func ipTypeSelectsTheBearerAddressFamily() throws {
+        let w = try world
+        let mark = try w.serverLogMark()
+        let v6 = try w.fetchOnCellular("http://v6.carrier.test/final", ["--ip-type", "ipv6"])
+        #expect(v6.report.result?.finalStatus == 200)
+        #expect(v6.report.hops.first?.localAddress == "fd00:64::5" && v6.report.hops.first?.remoteAddress == "fd00:64::1")
+        let v4 = try w.fetchOnCellular("http://dual.carrier.test/final", ["--ip-type", "ipv4"])
+        #expect(v4.report.hops.first?.localAddress == "100.64.23.5" && v4.report.hops.first?.dnsAnswers == ["100.64.0.1"])
+        #expect(try w.serverRequests(since: mark).map { $0["client"] } == [.string("fd00:64::5"), .string("100.64.23.5")])
+        let none = try w.fetchOnCellular("http://mno.carrier.test/final", ["--ip-type", "ipv6"])
+        #expect(none.report.failure?.reason == .dnsNoAnswer)
+        let literal = try w.fetchOnCellular("http://100.64.0.1/final", ["--ip-type", "ipv6"])
+        #expect(literal.report.failure?.reason == .noAddress && literal.report.hops.isEmpty)
+    }
+
     // MARK: bad input
 
     @Test(arguments: [

@@ -5,7 +5,7 @@ Usage: chain_server.py --log FILE --hooks DIR [--http ADDR:PORT]... [--https ADD
 Each request is logged as one JSON line (client address and port, method, path, headers, body).
 Standard library only.
 """
-import argparse, json, os, ssl, subprocess, sys, threading, time
+import argparse, json, os, socket, ssl, subprocess, threading, time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import urlsplit, parse_qs
 
@@ -127,8 +127,15 @@ class Handler(BaseHTTPRequestHandler):
     do_GET = do_POST = do_PUT = do_DELETE = do_HEAD = do_PATCH = handle_any
 
 
+class Server6(ThreadingHTTPServer):
+    address_family = socket.AF_INET6
+
+
 def serve(addr, port, context=None):
-    httpd = ThreadingHTTPServer((addr, port), Handler)
+    if addr.startswith("["):
+        httpd = Server6((addr.strip("[]"), port), Handler)
+    else:
+        httpd = ThreadingHTTPServer((addr, port), Handler)
     httpd.daemon_threads = True
     if context:
         httpd.socket = context.wrap_socket(httpd.socket, server_side=True)
