@@ -347,9 +347,9 @@ final class ChainRunner {
         do throws(FetchFailure) { try path.verify(for: request.ipType, hop: index) } catch { return error }
         var connectTime: curl_off_t = 0
         cp_curl_getinfo_offset(easy, CURLINFO_CONNECT_TIME_T, &connectTime)
-        var connects = 0
-        cp_curl_getinfo_long(easy, CURLINFO_NUM_CONNECTS, &connects)
-        let connected = connectTime > 0 || connects == 0
+        var primary: UnsafeMutablePointer<CChar>?
+        cp_curl_getinfo_string(easy, CURLINFO_PRIMARY_IP, &primary)
+        let connected = connectTime > 0 || (primary.map { $0.pointee != 0 } ?? false)
         switch rc {
         case CURLE_OPERATION_TIMEDOUT where totalBound:
             return FetchFailure(.totalTimeout, "the chain took longer than \(seconds(request.totalTimeout)) (at \(where_))", hop: index)

@@ -38,7 +38,7 @@ func redactedHeader(_ h: HTTPHeader, _ disclosure: Disclosure) -> HTTPHeader {
         return HTTPHeader(h.name, h.value.contains(" ") ? "\(scheme) \(disclosure.reveal(h.value, as: .token))" : disclosure.reveal(h.value, as: .token))
     case "cookie":
         let parts = h.value.split(separator: ";").map { part -> String in
-            let p = part.trimmingPrefix(while: { $0 == " " })
+            let p = part.drop { $0 == " " }
             guard let eq = p.firstIndex(of: "=") else { return String(p) }
             return "\(p[..<eq])=\(disclosure.reveal(String(p[p.index(after: eq)...]), as: .cookie))"
         }

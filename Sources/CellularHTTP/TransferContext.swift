@@ -146,8 +146,8 @@ let curlHeaderCallback: cp_curl_data_callback = { data, size, count, userdata in
         ctx.headers = []
     } else if let colon = line.firstIndex(of: ":") {
         let name = String(line[..<colon])
-        let value = String(line[line.index(after: colon)...]).trimmingPrefix(while: { $0 == " " || $0 == "\t" })
-        ctx.headers.append(HTTPHeader(name, value))
+        let value = line[line.index(after: colon)...].drop { $0 == " " || $0 == "\t" }
+        ctx.headers.append(HTTPHeader(name, String(value)))
     }
     return n
 }
@@ -165,7 +165,7 @@ let curlDebugCallback: curl_debug_callback = { _, type, data, size, userdata in
         let text = String(decoding: UnsafeRawBufferPointer(start: data, count: size), as: UTF8.self)
         for line in text.split(separator: "\r\n").dropFirst() {
             guard let colon = line.firstIndex(of: ":") else { continue }
-            let value = line[line.index(after: colon)...].trimmingPrefix(while: { $0 == " " })
+            let value = line[line.index(after: colon)...].drop { $0 == " " }
             ctx.requestHeaders.append(HTTPHeader(String(line[..<colon]), String(value)))
         }
     }
@@ -179,14 +179,4 @@ extension String {
         while let last = s.last, predicate(last) { s.removeLast() }
         return String(s)
     }
-
-    /// The string without leading characters matching `predicate`.
-    func trimmingPrefix(while predicate: (Character) -> Bool) -> String {
-        String(drop(while: predicate))
-    }
-}
-
-extension Substring {
-    /// The substring without leading characters matching `predicate`.
-    func trimmingPrefix(while predicate: (Character) -> Bool) -> Substring { drop(while: predicate) }
 }

@@ -266,6 +266,15 @@ struct CellularChainTests {
         #expect(ContinuousClock.now - t0 < .seconds(4))
     }
 
+    @Test func connectRefusedAndConnectTimeoutAreTold() throws {
+        let w = try world
+        let refused = try w.fetchOnCellular("http://100.64.0.1:81/final")
+        #expect(refused.report.failure?.reason == .connectFailed)
+        // Nobody holds 100.64.0.99 in the carrier: the connection never completes.
+        let silent = try w.fetchOnCellular("http://100.64.0.99/final", ["--hop-timeout", "1"])
+        #expect(silent.report.failure?.reason == .connectTimeout)
+    }
+
     @Test func tlsFailsWithWrongCA() throws {
         let w = try world
         let out = try w.fetch(["--interface", "wwan0", "--dns", "100.64.0.53", "--cacert", w.workdir + "/wrong-ca.pem",
