@@ -268,7 +268,7 @@ final class ChainRunner {
         cp_curl_setopt_long(easy, CURLOPT_TIMEOUT_MS, leftMs)
         cp_curl_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, leftMs)
 
-        let rc = curl_easy_perform(easy)
+        let rc = transfer(easy)
         var trace = collect(easy, url: url, method: method, index: index, downgrade: downgrade, answers: answers,
                             dnsMs: dnsMs, wallStart: wallStart, hopStart: hopStart)
         if rc != CURLE_OK {
@@ -277,6 +277,25 @@ final class ChainRunner {
         }
         trace.location = nil
         return trace
+    }
+
+    /// Runs one transfer on the chain's multi handle (connections stay cached there between
+    /// hops); returns early with CURLE_ABORTED_BY_CALLBACK when the chain is cancelled.
+    private func transfer(_ easy: UnsafeMutableRawPointer) -> CURLcode {
+        guard let multi = context.multi, curl_multi_add_handle(multi, easy) == CURLM_OK else { return CURLE_FAILED_INIT }
+        defer { curl_multi_remove_handle(multi, easy) }
+        var running: Int32 = 1
+        while true {
+            guard curl_multi_perform(multi, &running) == CURLM_OK else { return CURLE_FAILED_INIT }
+            if running == 0 { break }
+            if context.isCancelled { return CURLE_ABORTED_BY_CALLBACK }
+            guard curl_multi_poll(multi, nil, 0, 1000, nil) == CURLM_OK else { return CURLE_FAILED_INIT }
+        }
+        var left: Int32 = 0
+        while let message = curl_multi_info_read(multi, &left) {
+            if message.pointee.msg == CURLMSG_DONE { return message.pointee.data.result }
+        }
+        return CURLE_FAILED_INIT
     }
 
     private func collect(_ easy: UnsafeMutableRawPointer, url: CurlURL, method: String, index: Int, downgrade: Bool,

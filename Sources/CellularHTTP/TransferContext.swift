@@ -13,6 +13,8 @@ final class TransferContext: @unchecked Sendable {
     }
 
     private let flag = Atomic<Bool>(false)
+    /// The chain's multi handle: it owns the connection cache, and `cancel()` wakes it up.
+    let multi: UnsafeMutableRawPointer?
     let interfaceName: UnsafeMutablePointer<CChar>
     let ipv4: UnsafeMutablePointer<CChar>?
     let ipv6: UnsafeMutablePointer<CChar>?
@@ -32,16 +34,21 @@ final class TransferContext: @unchecked Sendable {
         self.interfaceName = strdup(interfaceName)
         self.ipv4 = ipv4.map { strdup($0) }
         self.ipv6 = ipv6.map { strdup($0) }
+        self.multi = curl_multi_init()
     }
 
     deinit {
+        if let multi { curl_multi_cleanup(multi) }
         free(interfaceName)
         free(ipv4)
         free(ipv6)
     }
 
     /// Asks the running transfer or lookup to stop; safe from any thread.
-    func cancel() { flag.store(true, ordering: .relaxed) }
+    func cancel() {
+        flag.store(true, ordering: .relaxed)
+        if let multi { curl_multi_wakeup(multi) }
+    }
 
     var isCancelled: Bool { flag.load(ordering: .relaxed) }
 

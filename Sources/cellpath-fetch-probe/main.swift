@@ -5,7 +5,7 @@ import CellularHTTP
 import Glibc
 
 var args = Array(CommandLine.arguments.dropFirst())
-var interface = "wwan0", dns: [String] = [], url = "", har: String?, ipv4: String?, cancelAfterMs: Int?
+var interface = "wwan0", dns: [String] = [], url = "", har: String?, ipv4: String?, cancelAfterMs: Int?, operatorID: String?
 var request = FetchRequest(url: "")
 var disclosure = Disclosure.redacted
 while !args.isEmpty {
@@ -31,6 +31,7 @@ while !args.isEmpty {
     case "--har": har = value()
     case "--full": disclosure = .full
     case "--cancel-after": cancelAfterMs = Int(value())
+    case "--operator": operatorID = value(); request.sendOperatorHeader = true
     default: url = a
     }
 }
@@ -42,7 +43,7 @@ do throws(CellpathError) {
     if let ipv4 {
         path = CellularPath(interfaceName: interface, ipv4Address: ipv4, dnsServers: dns)
     } else {
-        path = try InterfacePath.discover(interface: interface, dnsServers: dns)
+        path = try InterfacePath.discover(interface: interface, dnsServers: dns, operatorID: operatorID)
     }
     let client = CellularHTTPClient(path: path), fixed = request
     let task = Task { await client.trace(fixed) }
