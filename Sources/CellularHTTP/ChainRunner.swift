@@ -269,13 +269,12 @@ final class ChainRunner {
         cp_curl_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, leftMs)
 
         let rc = transfer(easy)
-        var trace = collect(easy, url: url, method: method, index: index, downgrade: downgrade, answers: answers,
+        let trace = collect(easy, url: url, method: method, index: index, downgrade: downgrade, answers: answers,
                             dnsMs: dnsMs, wallStart: wallStart, hopStart: hopStart)
         if rc != CURLE_OK {
             hops.append(trace)
             throw failure(rc, easy, url: url, index: index, budget: budget, totalBound: totalBound)
         }
-        trace.location = nil
         return trace
     }
 

@@ -257,6 +257,12 @@ struct CellularChainTests {
         #expect(chunked.report.hops[0].responseHeaders.contains(HTTPHeader("Transfer-Encoding", "chunked")))
     }
 
+    @Test func bigBodyReadWholeButKeptCapped() throws {
+        let out = try world.fetchOnCellular("http://mno.carrier.test/big?bytes=3000000")
+        #expect(out.report.result?.finalStatus == 200 && out.report.hops[0].bodyBytes == 3_000_000)
+        #expect(out.report.result?.finalBodyTruncated == true && out.report.result?.finalBody.utf8.count == 1 << 20)
+    }
+
     @Test func slowHopTimesOut() throws {
         let w = try world
         let t0 = ContinuousClock.now
