@@ -225,7 +225,10 @@ final class ChainRunner {
                 answers = cached
             } else {
                 let t0 = ContinuousClock.now
-                let found = try resolver.resolve(host, ipType: request.ipType, budgetMs: max(1, Int(milliseconds(budget))),
+                // Ask only for families the path can bind: a v6 answer on a v4-only bearer would abort the hop.
+                let family: IPType = request.ipType != .any ? request.ipType
+                    : path.ipv4Address == nil ? .ipv6 : path.ipv6Address == nil ? .ipv4 : .any
+                let found = try resolver.resolve(host, ipType: family, budgetMs: max(1, Int(milliseconds(budget))),
                                                  totalBound: totalBound, hop: index)
                 dnsMs = milliseconds(ContinuousClock.now - t0)
                 dnsCache[host] = found

@@ -342,6 +342,9 @@ struct CellularChainTests {
         let v4 = try w.fetchOnCellular("http://dual.carrier.test/final", ["--ip-type", "ipv4"])
         #expect(v4.report.hops.first?.localAddress == "100.64.23.5" && v4.report.hops.first?.dnsAnswers == ["100.64.0.1"])
         #expect(try w.serverRequests(since: mark).map { $0["client"] } == [.string("fd00:64::5"), .string("100.64.23.5")])
+        // A dual-stack name on a v4-only bearer (wwan1): only the A record is used.
+        let v4only = try w.fetch(["--interface", "wwan1", "--dns", "100.64.0.53", "http://dual.carrier.test/final"])
+        #expect(v4only.report.result?.finalStatus == 200 && v4only.report.hops.first?.dnsAnswers == ["100.64.0.1"])
         let none = try w.fetchOnCellular("http://mno.carrier.test/final", ["--ip-type", "ipv6"])
         #expect(none.report.failure?.reason == .dnsNoAnswer)
         let literal = try w.fetchOnCellular("http://100.64.0.1/final", ["--ip-type", "ipv6"])
