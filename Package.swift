@@ -35,9 +35,12 @@ let package = Package(
         .target(name: "CellpathCore"),
         .target(name: "PhoneNumbers", dependencies: ["CPhoneNumber", "CellpathCore"]),
         .target(name: "Configuration", dependencies: ["CGLib", "CellpathCore"]),
+        .target(name: "CellularHTTP", dependencies: ["CellpathCore", "CCurl", "CAres", "CShims"]),
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "CellpathCore"]),
         .target(name: "Simulator", dependencies: ["CellpathCore", "HTTPServer"]),
-        .target(name: "CellpathCLI", dependencies: ["CellpathCore", "Simulator", "PhoneNumbers", "Configuration"]),
+        .target(name: "CellpathCLI", dependencies: ["CellpathCore", "Simulator", "CellularHTTP", "PhoneNumbers", "Configuration"]),
+        /// Test-only: runs one fetch with low-level knobs (a forced source address, a timed cancel).
+        .executableTarget(name: "cellpath-fetch-probe", dependencies: ["CellularHTTP"]),
         .executableTarget(name: "cellpath", dependencies: ["CellpathCLI"]),
 
         // MARK: Tests
@@ -48,6 +51,8 @@ let package = Package(
         .testTarget(name: "ConfigurationTests", dependencies: ["Configuration"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "CShims", "TestSupport"]),
         .testTarget(name: "SimulatorAPITests", dependencies: ["Simulator", "HTTPServer", "CShims", "TestSupport"]),
+        .testTarget(name: "CellularHTTPTests", dependencies: ["CellularHTTP", "TestSupport"],
+                    exclude: ["Fixtures"]),
     ],
     swiftLanguageModes: [.v6]
 )
