@@ -23,9 +23,11 @@ let package = Package(
         systemLibrary("CMicroHTTPD", pkgConfig: "libmicrohttpd", apt: "libmicrohttpd-dev"),
         systemLibrary("CNetlink", pkgConfig: "libnl-route-3.0", apt: "libnl-route-3-dev"),
 
+        .target(name: "CShims"),
+
         // MARK: Swift modules (dependencies point down, see docs/architecture.md)
         .target(name: "CellpathCore"),
-        .target(name: "Simulator", dependencies: ["CellpathCore"]),
+        .target(name: "Simulator", dependencies: ["CellpathCore", "CShims"]),
         .target(name: "CellpathCLI", dependencies: ["CellpathCore", "Simulator"]),
         .executableTarget(name: "cellpath", dependencies: ["CellpathCLI"]),
 
@@ -33,6 +35,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["CellpathCore"], path: "Tests/TestSupport"),
         .testTarget(name: "CellpathCLITests", dependencies: ["CellpathCLI", "TestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["TestSupport"]),
+        .testTarget(name: "SimulatorModemTests", dependencies: ["Simulator", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )
