@@ -35,13 +35,16 @@ final class ModemHarness {
     }
 }
 
-/// The value printed on the line `label: 'value'` in a qmicli/mbimcli output, if any.
+/// The value printed on the line `label: 'value'` (or `label: value`) in a qmicli/mbimcli
+/// output, if any.
 func field(_ label: String, in output: String) -> String? {
     for line in output.split(separator: "\n") {
         let trimmed = line.trimmingPrefix(while: { $0 == " " || $0 == "\t" })
         guard trimmed.hasPrefix(label + ":") else { continue }
         let rest = trimmed.dropFirst(label.count + 1)
-        guard let open = rest.firstIndex(of: "'"), let close = rest.lastIndex(of: "'"), open < close else { continue }
+        guard let open = rest.firstIndex(of: "'"), let close = rest.lastIndex(of: "'"), open < close else {
+            return String(rest.trimmingPrefix(while: { $0 == " " }))
+        }
         return String(rest[rest.index(after: open)..<close])
     }
     return nil
