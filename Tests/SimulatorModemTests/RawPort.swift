@@ -84,3 +84,51 @@ enum MBIMTestFrames {
         return command(tid: tid, cid: 12, set: true, info: info + apn)
     }
 }
+
+/// QMUX frames for raw QMI tests.
+enum QMITestFrames {
+    static func ctl(tid: UInt8, message: UInt16, tlvs: [(UInt8, [UInt8])] = []) -> [UInt8] {
+        let body = tlvs.flatMap { [$0.0] + le16(UInt16($0.1.count)) + $0.1 }
+        let sdu: [UInt8] = [0x00, tid] + le16(message) + le16(UInt16(body.count)) + body
+        return [0x01] + le16(UInt16(5 + sdu.count)) + [0x00, 0x00, 0x00] + sdu
+    }
+    static func service(_ service: UInt8, cid: UInt8, tid: UInt16, message: UInt16, tlvs: [(UInt8, [UInt8])] = []) -> [UInt8] {
+        let body = tlvs.flatMap { [$0.0] + le16(UInt16($0.1.count)) + $0.1 }
+        let sdu: [UInt8] = [0x00] + le16(tid) + le16(message) + le16(UInt16(body.count)) + body
+        return [0x01] + le16(UInt16(5 + sdu.count)) + [0x00, service, cid] + sdu
+    }
+}
+
+/// A parsed QMUX frame from the modem.
+struct QMIFrame {
+    var service: UInt8, clientID: UInt8, flags: UInt8, messageID: UInt16
+    var tlvs: [UInt8: [UInt8]]
+    /// The result TLV's error code (0 = success), if present.
+    var error: UInt16? { tlvs[0x02].map { readLE16($0, 2) } }
+}
+
+/// Splits a byte stream of QMUX frames.
+func qmiFrames(_ bytes: [UInt8]) -> [QMIFrame] {
+    var out: [QMIFrame] = []
+    var o = 0
+    while o + 3 <= bytes.count, bytes[o] == 0x01 {
+        let n = Int(readLE16(bytes, o + 1)) + 1
+        guard o + n <= bytes.count else { break }
+        let f = Array(bytes[o..<(o + n)])
+        let ctl = f[4] == 0
+        let header = ctl ? 12 : 13
+        if f.count >= header {
+            var tlvs: [UInt8: [UInt8]] = [:]
+            var p = header
+            while p + 3 <= f.count {
+                let len = Int(readLE16(f, p + 1))
+                guard p + 3 + len <= f.count else { break }
+                tlvs[f[p]] = Array(f[(p + 3)..<(p + 3 + len)])
+                p += 3 + len
+            }
+            out.append(QMIFrame(service: f[4], clientID: f[5], flags: f[6], messageID: readLE16(f, ctl ? 8 : 9), tlvs: tlvs))
+        }
+        o += n
+    }
+    return out
+}
