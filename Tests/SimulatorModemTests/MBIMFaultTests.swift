@@ -177,6 +177,7 @@ struct MBIMFaultTests {
         let r = try h.mbimcli("--query-subscriber-ready-status")
         #expect(r.status == 0, "\(r.stderr)")
         #expect(field("Ready state", in: r.stdout) == "initialized")
+        #expect(r.stderr.contains("Message type unknown"))
     }
 
     @Test func unplugRemovesPortAndSysfs() throws {

@@ -146,16 +146,18 @@ struct QMIFaultTests {
         #expect(ModemServerClock.now() - start >= 0.9)  // allocate, request, release: 300 ms each
     }
 
-    @Test func garbageFramesAfterVersionInfo() throws {
+    @Test func garbageFramesAfterCTLResponses() throws {
         let h = try ModemHarness(Self.modem { $0.faults.garbageFrames = 4 })
         let port = try RawPort(h.path)
         port.send(QMITestFrames.ctl(tid: 1, message: 0x21))
         let frames = qmiFrames(port.receive())
         #expect(frames.count == 5)
         #expect(frames.dropFirst().allSatisfy { $0.service == 0xee })
+        // qmicli gets junk after its client allocation and carries on.
         let r = try h.qmicli("--dms-get-ids")
         #expect(r.status == 0, "\(r.stderr)")
         #expect(field("IMEI", in: r.stdout) == "351234567890123")
+        #expect(r.stderr.contains("invalid message received"))
     }
 
     @Test func unplugRemovesPortAndSysfs() throws {

@@ -21,9 +21,11 @@ public final class SimulatedModemDevice: Sendable {
         var commands: [Command] = []
         var terminalPath: String?
         var bearerConnected = false
+        /// Set by `stop()` once it has taken the thread out; the server exits on its next turn.
+        var stopping = false
     }
 
-    enum Command: Sendable { case stop, dropBearer, registration(String), radio(Bool) }
+    enum Command: Sendable { case dropBearer, registration(String), radio(Bool) }
 
     /// The device node clients open: `<run dir>/dev/cdc-wdmN` (a symlink to the pty slave).
     public var devicePath: String { "\(runDirectory)/dev/\(controlPortName)" }
@@ -31,7 +33,7 @@ public final class SimulatedModemDevice: Sendable {
     public var sysfsRoot: String { "\(runDirectory)/sys" }
     /// The pty slave behind `devicePath` while running.
     public var terminalPath: String? { control.withLock { $0.terminalPath } }
-    public var isRunning: Bool { control.withLock { $0.thread != nil } }
+    public var isRunning: Bool { control.withLock { $0.thread != nil || $0.stopping } }
     /// Whether a bearer is connected (as of the server thread's last turn).
     public var isBearerConnected: Bool { control.withLock { $0.bearerConnected } }
 
@@ -98,20 +100,20 @@ public final class SimulatedModemDevice: Sendable {
 
     /// Stops serving: the bearer goes down, the pty closes, the device link and sysfs entries
     /// are removed. Idempotent.
+    /// Must not race with `start()` on the same device.
     public func stop() {
-        let thread: pthread_t? = control.withLock { c in
+        let handle: (thread: pthread_t, wake: Int32)? = control.withLock { c in
             guard let t = c.thread else { return nil }
-            c.commands.append(.stop)
+            c.thread = nil
+            c.stopping = true
             wake(c.wakeWrite)
-            return t
+            return (t, c.wakeWrite)
         }
-        guard let thread else { return }
-        pthread_join(thread, nil)
-        control.withLock { c in
-            close(c.wakeWrite)
-            c = Control()
-        }
+        guard let handle else { return }
+        pthread_join(handle.thread, nil)
+        close(handle.wake)
         removeEntries()
+        control.withLock { $0 = Control() }
     }
 
     /// The modem is unplugged: clients lose the port (their reads fail), its device node and
@@ -131,7 +133,7 @@ public final class SimulatedModemDevice: Sendable {
 
     private func send(_ command: Command) {
         control.withLock { c in
-            guard c.thread != nil else { return }
+            guard c.thread != nil, !c.stopping else { return }
             c.commands.append(command)
             wake(c.wakeWrite)
         }
@@ -142,11 +144,11 @@ public final class SimulatedModemDevice: Sendable {
         _ = write(fd, &one, 1)
     }
 
-    /// Called on the server thread: takes the pending commands.
-    func takeCommands() -> [Command] {
+    /// Called on the server thread: takes the pending commands, and whether to stop.
+    func takeCommands() -> (commands: [Command], stop: Bool) {
         control.withLock { c in
             defer { c.commands = [] }
-            return c.commands
+            return (c.commands, c.stopping)
         }
     }
 
@@ -207,9 +209,10 @@ final class ModemServer {
             if rc < 0 && errno != EINTR { break }
             if fds[1].revents != 0 {
                 while read(wakeRead, &buffer, buffer.count) > 0 {}
-                for command in device.takeCommands() {
+                let (commands, stop) = device.takeCommands()
+                if stop { running = false }
+                for command in commands where running {
                     switch command {
-                    case .stop: running = false
                     case .dropBearer: enqueue(function.bearerDropped(cause: Self.dropCause), delay: 0)
                     case .registration(let r):
                         state.registrationFault = r

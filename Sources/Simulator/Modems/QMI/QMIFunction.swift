@@ -73,7 +73,8 @@ final class QMIFunction: ControlFunction {
                    messageID: request.messageID, tlvs: tlvs)
     }
 
-    /// The garbage-frames fault: QMUX frames for a service that does not exist.
+    /// The garbage-frames fault (after version info, client allocation and sync): QMUX frames
+    /// for a service that does not exist.
     private func garbage() -> [[UInt8]] {
         (0..<state.modem.faults.garbageFrames).map { _ in
             garbageSent += 1
@@ -104,7 +105,7 @@ final class QMIFunction: ControlFunction {
                 return [reply(request, [QMUX.result(.invalidServiceType)])]
             }
             guard let cid = allocate(known.rawValue) else { return [reply(request, [QMUX.result(.clientIDsExhausted)])] }
-            return [reply(request, [QMUX.result(.none), QMITLV(0x01, [service, cid])])]
+            return [reply(request, [QMUX.result(.none), QMITLV(0x01, [service, cid])])] + garbage()
         case 0x0023:    // release CID
             guard let info = request.tlvs[0x01], info.count == 2 else { return [reply(request, [QMUX.result(.missingArgument)])] }
             guard clients[info[0]]?.remove(info[1]) != nil else { return [reply(request, [QMUX.result(.invalidClientID)])] }
