@@ -81,8 +81,8 @@ final class ModemState {
         return home.mcc == network.mcc && home.mnc == network.mnc ? network.operatorName : home.mcc + home.mnc
     }
 
-    /// RSSI in dBm while registered, nil without service.
-    var rssiDbm: Int? { isRegistered ? network.rssiDbm : nil }
+    /// RSSI in dBm (clamped to -150…0) while registered, nil without service.
+    var rssiDbm: Int? { isRegistered ? min(0, max(-150, network.rssiDbm)) : nil }
 
     /// Tries a PIN1 entry; returns whether it matched. Wrong entries use up attempts.
     func verifyPIN(_ pin: String) -> Bool {

@@ -109,6 +109,10 @@ final class MBIMFunction: ControlFunction {
             }
             partial.data += chunk
             partial.next += 1
+            guard partial.data.count <= Self.maxInboundMessage else {
+                reassembly = nil
+                return [functionError(.lengthMismatch, tid: tid)]
+            }
             if partial.next < partial.total { reassembly = partial; return [] }
             reassembly = nil
             payload = partial.data
@@ -133,7 +137,7 @@ final class MBIMFunction: ControlFunction {
 
     func bearerDropped(cause: Int) -> [[UInt8]] {
         state.disconnect()
-        return indication(cid: .connect, connectInfo(session: 0, activated: false, nwError: UInt32(cause)))
+        return indication(cid: .connect, connectInfo(session: 0, activated: false, nwError: UInt32(truncatingIfNeeded: cause)))
     }
 
     func registrationChanged() -> [[UInt8]] {
@@ -230,9 +234,9 @@ final class MBIMFunction: ControlFunction {
         if state.pinAttemptsLeft <= 0 && state.pinEnabled && !state.pinVerified {
             b.u32(11); b.u32(1); b.u32(10)      // PUK1 locked, 10 attempts
         } else if state.simStatus == .pinLocked {
-            b.u32(2); b.u32(1); b.u32(UInt32(state.pinAttemptsLeft))   // PIN1 locked
+            b.u32(2); b.u32(1); b.u32(UInt32(clamping: state.pinAttemptsLeft))   // PIN1 locked
         } else {
-            b.u32(0); b.u32(0); b.u32(UInt32(max(state.pinAttemptsLeft, 0)))  // none, unlocked
+            b.u32(0); b.u32(0); b.u32(UInt32(clamping: state.pinAttemptsLeft))  // none, unlocked
         }
         return b.build()
     }
@@ -367,7 +371,7 @@ final class MBIMFunction: ControlFunction {
         let gateway = ipv4Bytes(a.gateway)
         let dns = a.dnsServers.compactMap(ipv4Bytes)
         var element = ByteWriter()
-        element.u32(UInt32(a.prefixLength))
+        element.u32(UInt32(clamping: a.prefixLength))
         element.append(address)
         var b = MBIMInfoBuilder()
         b.u32(session)
@@ -379,7 +383,7 @@ final class MBIMFunction: ControlFunction {
         b.offset(to: [])
         b.u32(UInt32(dns.count)); b.offset(to: dns.flatMap { $0 })
         b.u32(0); b.offset(to: [])
-        b.u32(UInt32(a.mtu))
+        b.u32(UInt32(clamping: a.mtu))
         b.u32(0)
         return (.success, b.build())
     }

@@ -345,7 +345,7 @@ final class QMIFunction: ControlFunction {
             if let t = QMITLV(0x20, ipv4: a.gateway) { tlvs.append(t) }
             let mask = ipv4Netmask(prefixLength: a.prefixLength)
             tlvs.append(QMITLV(0x21, [mask[3], mask[2], mask[1], mask[0]]))
-            tlvs.append(QMITLV(0x29, u32: UInt32(a.mtu)))
+            tlvs.append(QMITLV(0x29, u32: UInt32(clamping: a.mtu)))
             tlvs.append(QMITLV(0x2B, u8: 4))
             return [reply(request, tlvs)]
         default:

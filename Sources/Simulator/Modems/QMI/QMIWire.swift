@@ -41,14 +41,19 @@ struct QMIRequest {
 /// Builds and parses QMUX frames (marker 0x01, length, control flags, service, client id, then
 /// the service's SDU header: CTL has an 8-bit transaction id, other services a 16-bit one).
 enum QMUX {
+    /// Longest TLV value the simulator sends.
+    static let maxTLVValue = 2048
+
     /// A response (or, with `indication`, an indication) from `service` to `clientID`.
     static func frame(service: UInt8, clientID: UInt8, transactionID: UInt16, messageID: UInt16,
                       tlvs: [QMITLV], indication: Bool = false) -> [UInt8] {
         var body = ByteWriter()
         for tlv in tlvs {
+            // Scenario strings are not bounded: keep every TLV, and so the frame, representable.
+            let value = tlv.value.prefix(Self.maxTLVValue)
             body.u8(tlv.type)
-            body.u16(UInt16(tlv.value.count))
-            body.append(tlv.value)
+            body.u16(UInt16(value.count))
+            body.append(Array(value))
         }
         var sdu = ByteWriter()
         if service == QMIService.ctl.rawValue {
