@@ -1,3 +1,4 @@
+import CellpathCore
 import Glibc
 import Simulator
 import Testing
@@ -8,7 +9,7 @@ import TestSupport
 struct FleetAndSysfsTests {
     static func temporaryDirectory() throws -> String {
         var template = Array("/tmp/cellpath-fleet-XXXXXX".utf8CString)
-        guard let dir = mkdtemp(&template) else { throw ModemDeviceError.system("mkdtemp", errno) }
+        guard let dir = mkdtemp(&template) else { throw CellpathError(.unavailable, "mkdtemp failed") }
         return String(cString: dir)
     }
 
@@ -73,7 +74,8 @@ struct FleetAndSysfsTests {
         let device = SimulatedModemDevice(modem: SimulatedModem(), index: 0, runDirectory: run, dataPath: StaticBearerDataPath())
         try device.start()
         defer { device.stop() }
-        #expect(throws: ModemDeviceError.alreadyStarted) { try device.start() }
+        let error = #expect(throws: CellpathError.self) { try device.start() }
+        #expect(error?.kind == .internalError)
         #expect(device.terminalPath?.hasPrefix("/dev/pts/") == true)
     }
 

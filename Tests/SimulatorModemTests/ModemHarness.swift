@@ -1,3 +1,4 @@
+import CellpathCore
 import Glibc
 import Simulator
 import TestSupport
@@ -10,7 +11,7 @@ final class ModemHarness {
 
     init(_ modem: SimulatedModem, index: Int = 0, dataPath: StaticBearerDataPath = StaticBearerDataPath()) throws {
         var template = Array("/tmp/cellpath-modem-XXXXXX".utf8CString)
-        guard let dir = mkdtemp(&template) else { throw ModemDeviceError.system("mkdtemp", errno) }
+        guard let dir = mkdtemp(&template) else { throw CellpathError(.unavailable, "mkdtemp failed") }
         runDirectory = String(cString: dir)
         self.dataPath = dataPath
         device = SimulatedModemDevice(modem: modem, index: index, runDirectory: runDirectory, dataPath: dataPath)

@@ -1,3 +1,4 @@
+import CellpathCore
 import Synchronization
 
 /// What the network assigns to a connected bearer (IPv4 only for now).
@@ -37,7 +38,7 @@ public final class StaticBearerDataPath: BearerDataPath {
     public init(failing: Bool = false) { self.failing = failing }
 
     public func connect(modemIndex: Int) throws -> BearerAssignment {
-        if failing { throw StaticBearerDataPathError.relayUnavailable }
+        if failing { throw CellpathError(.unavailable, "simulated data path: relay unavailable") }
         connected.withLock { _ = $0.insert(modemIndex) }
         return BearerAssignment(ipv4Address: "100.64.23.\(10 + modemIndex)", prefixLength: 32,
                                 gateway: "100.64.0.1", dnsServers: ["100.64.0.53"], mtu: 1500)
@@ -52,6 +53,3 @@ public final class StaticBearerDataPath: BearerDataPath {
         connected.withLock { $0.contains(modemIndex) }
     }
 }
-
-/// The failure `StaticBearerDataPath(failing: true)` reports.
-public enum StaticBearerDataPathError: Error { case relayUnavailable }

@@ -1,3 +1,4 @@
+import CellpathCore
 import CShims
 import Glibc
 
@@ -6,7 +7,7 @@ import Glibc
 /// open so the master never sees a hang-up between clients.
 final class PseudoTerminal {
     let master: Int32
-    private(set) var slave: Int32
+    let slave: Int32
     let slavePath: String
 
     init() throws(ModemDeviceError) {
@@ -19,23 +20,26 @@ final class PseudoTerminal {
         slavePath = String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
-    /// Discards bytes written towards clients that nobody read (a client that went away).
-    func flushUnread() { _ = tcflush(slave, TCIFLUSH) }
-
     func close() {
         Glibc.close(master)
         Glibc.close(slave)
     }
 }
 
-/// Failures setting up or serving a simulated modem device.
-public enum ModemDeviceError: Error, Equatable, CustomStringConvertible {
+/// Failures setting up a simulated modem device; they leave the module as `CellpathError`.
+enum ModemDeviceError: Error, Equatable {
     case system(String, Int32)
     case alreadyStarted
-    public var description: String {
+
+    var cellpathError: CellpathError {
         switch self {
-        case .system(let what, let e): return "\(what): \(String(cString: strerror(e)))"
-        case .alreadyStarted: return "the simulated modem is already running"
+        case .system(let what, let e):
+            let message = "simulated modem: \(what): \(String(cString: strerror(e)))"
+            return e == EACCES || e == EPERM
+                ? CellpathError(.permission, message, hint: "run the simulator as root or give it a writable run directory")
+                : CellpathError(.unavailable, message)
+        case .alreadyStarted:
+            return CellpathError(.internalError, "simulated modem: already running")
         }
     }
 }

@@ -1,3 +1,4 @@
+import CellpathCore
 import Glibc
 import Synchronization
 
@@ -53,7 +54,15 @@ public final class SimulatedModemDevice: Sendable {
 
     /// Opens the pty, creates the device link and sysfs entries and starts serving
     /// (also after `unplug`, as a re-plug with fresh state).
-    public func start() throws(ModemDeviceError) {
+    public func start() throws(CellpathError) {
+        do {
+            try startServing()
+        } catch {
+            throw error.cellpathError
+        }
+    }
+
+    private func startServing() throws(ModemDeviceError) {
         guard !isRunning else { throw .alreadyStarted }
         for dir in [runDirectory, "\(runDirectory)/dev", sysfsRoot] {
             if mkdir(dir, 0o755) != 0 && errno != EEXIST { throw .system("mkdir \(dir)", errno) }

@@ -1,3 +1,5 @@
+import CellpathCore
+
 /// All the modems of a scenario, each on its own pty and thread: modem `i` is
 /// `<run dir>/dev/cdc-wdm<i>` with network interface `wwan<i>`. Thread-safe.
 public final class SimulatedModemFleet: Sendable {
@@ -11,7 +13,7 @@ public final class SimulatedModemFleet: Sendable {
     }
 
     /// Starts every device; if one fails, those already started are stopped again.
-    public func start() throws(ModemDeviceError) {
+    public func start() throws(CellpathError) {
         for (i, device) in devices.enumerated() {
             do {
                 try device.start()

@@ -18,7 +18,6 @@ struct ByteWriter {
 struct ByteReader {
     let bytes: [UInt8]
     init(_ bytes: [UInt8]) { self.bytes = bytes }
-    init(_ slice: ArraySlice<UInt8>) { self.bytes = Array(slice) }
 
     func u8(at o: Int) -> UInt8? { o >= 0 && o < bytes.count ? bytes[o] : nil }
     func u16(at o: Int) -> UInt16? {
