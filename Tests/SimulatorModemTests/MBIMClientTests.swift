@@ -131,3 +131,32 @@ struct MBIMClientTests {
         #expect(!h.dataPath.isConnected(modemIndex: 0))
     }
 }
+
+/// Messages beyond the list that real clients (ModemManager, cellpath) send.
+@Suite("MBIM modem extras", .serialized)
+struct MBIMExtraTests {
+    @Test func deviceServices() throws {
+        let h = try ModemHarness(SimulatedModem(protocol: .mbim))
+        let r = try h.mbimcli("--query-device-services")
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.contains("basic-connect"))
+        #expect(r.stdout.contains("ip-configuration"))
+    }
+
+    @Test func pinUnlockIndicatesReadinessAndRegistration() throws {
+        var modem = SimulatedModem(protocol: .mbim)
+        modem.sim?.pinLocked = true
+        let h = try ModemHarness(modem)
+        let port = try RawPort(h.path)
+        port.send(MBIMTestFrames.open(tid: 1))
+        _ = port.receive()
+        let pin: [UInt8] = Array("1234".utf16).flatMap { [UInt8($0), 0] }
+        port.send(MBIMTestFrames.command(tid: 2, cid: 4, set: true, info: le32(2) + le32(0) + le32(24) + le32(8) + le32(0) + le32(0) + pin))
+        let messages = mbimMessages(port.receive())
+        #expect(messages.first.map { readLE32($0, 40) } == 0)              // COMMAND_DONE success
+        let indicated = messages.filter { readLE32($0, 0) == 0x8000_0007 }.map { readLE32($0, 36) }
+        #expect(indicated == [2, 9, 10])                                   // ready status, register, packet service
+        let registerState = try #require(messages.first { readLE32($0, 0) == 0x8000_0007 && readLE32($0, 36) == 9 })
+        #expect(readLE32(Array(registerState[44...]), 4) == 3)             // home
+    }
+}

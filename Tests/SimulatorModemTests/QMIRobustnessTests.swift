@@ -83,3 +83,32 @@ struct QMIRobustnessTests {
         }
     }
 }
+
+/// CTL and state-change behaviour beyond qmicli's defaults.
+@Suite("QMI modem extras", .serialized)
+struct QMIExtraTests {
+    @Test func ctlSetDataFormatEchoesTheProtocol() throws {
+        let h = try ModemHarness(SimulatedModem(protocol: .qmi))
+        let port = try RawPort(h.path)
+        port.send(QMITestFrames.ctl(tid: 3, message: 0x26, tlvs: [(0x01, [1]), (0x10, le16(2))]))
+        let reply = try #require(qmiFrames(port.receive()).first)
+        #expect(reply.error == 0)
+        #expect(reply.tlvs[0x10] == le16(2))
+    }
+
+    @Test func lowPowerModeEndsTheCallWithIndications() throws {
+        let h = try ModemHarness(SimulatedModem(protocol: .qmi))
+        let port = try RawPort(h.path)
+        port.send(QMITestFrames.ctl(tid: 1, message: 0x22, tlvs: [(0x01, [0x02])]))
+        let dms = try #require(qmiFrames(port.receive()).first?.tlvs[0x01]).last!
+        port.send(QMITestFrames.ctl(tid: 2, message: 0x22, tlvs: [(0x01, [0x03])]))
+        let nas = try #require(qmiFrames(port.receive()).first?.tlvs[0x01]).last!
+        _ = try QMIFaultTests.startNetwork(port)
+        port.send(QMITestFrames.service(0x02, cid: dms, tid: 9, message: 0x2E, tlvs: [(0x01, [1])]))
+        let frames = qmiFrames(port.receive())
+        #expect(frames.first?.messageID == 0x2E && frames.first?.error == 0)
+        #expect(frames.contains { $0.service == 0x01 && $0.flags == 0x04 && $0.tlvs[0x01]?.first == 1 && $0.tlvs[0x10] == le16(3) })
+        #expect(frames.contains { $0.service == 0x03 && $0.clientID == nas && $0.messageID == 0x24 && $0.tlvs[0x01]?.first == 0 })
+        #expect(!h.dataPath.isConnected(modemIndex: 0))
+    }
+}

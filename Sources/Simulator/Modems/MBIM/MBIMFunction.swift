@@ -11,6 +11,8 @@ final class MBIMFunction: ControlFunction {
     private var inbox: [UInt8] = []
     private var reassembly: (tid: UInt32, total: UInt32, next: UInt32, data: [UInt8])?
     private var garbageSent = 0
+    /// Indications a request caused, sent right after its COMMAND_DONE.
+    private var pendingIndications: [[UInt8]] = []
 
     init(state: ModemState) { self.state = state }
 
@@ -125,8 +127,10 @@ final class MBIMFunction: ControlFunction {
         let (status, response) = service == MBIMUUID.basicConnect
             ? basicConnect(cid: cid, set: kind == 1, info: info, now: now)
             : (.noDeviceSupport, [])
+        defer { pendingIndications = [] }
         return MBIMFramer.fragmented(.commandDone, tid: tid, service: service, cid: cid,
                                      status: status.rawValue, info: response, maxTransfer: maxTransfer)
+            + pendingIndications
     }
 
     private func indication(cid: MBIMBasicConnectCID, _ info: [UInt8]) -> [[UInt8]] {
@@ -174,6 +178,7 @@ final class MBIMFunction: ControlFunction {
         case (.connect, true): return setConnect(info, now: now)
         case (.connect, false): return queryConnect(info)
         case (.ipConfiguration, false): return ipConfiguration(info)
+        case (.deviceServices, false): return (.success, deviceServicesInfo())
         case (.deviceServiceSubscribeList, true): return (.success, info)
         default: return (.noDeviceSupport, [])
         }
@@ -195,6 +200,31 @@ final class MBIMFunction: ControlFunction {
         b.string(m.firmware)
         b.string(m.model)
         return b.build()
+    }
+
+    /// The services and CIDs this function implements (Basic Connect only).
+    private func deviceServicesInfo() -> [UInt8] {
+        let cids: [MBIMBasicConnectCID] = [.deviceCaps, .subscriberReadyStatus, .radioState, .pin, .homeProvider,
+                                           .registerState, .packetService, .signalState, .connect,
+                                           .ipConfiguration, .deviceServices, .deviceServiceSubscribeList]
+        var element = ByteWriter()
+        element.append(MBIMUUID.basicConnect)
+        element.u32(0)                      // DSS payload: none
+        element.u32(0)                      // max DSS instances
+        element.u32(UInt32(cids.count))
+        for cid in cids { element.u32(cid.rawValue) }
+        var b = MBIMInfoBuilder()
+        b.u32(1)
+        b.u32(0)                            // max DSS sessions
+        b.structure(element.bytes)
+        return b.build()
+    }
+
+    /// Queues the indications a real function sends when the SIM or the radio changed.
+    private func indicateStateChange(subscriber: Bool) {
+        if subscriber { pendingIndications += indication(cid: .subscriberReadyStatus, subscriberReadyInfo()) }
+        pendingIndications += indication(cid: .registerState, registerStateInfo())
+        pendingIndications += indication(cid: .packetService, packetServiceInfo())
     }
 
     private func subscriberReadyInfo() -> [UInt8] {
@@ -224,8 +254,14 @@ final class MBIMFunction: ControlFunction {
 
     private func setRadioState(_ info: [UInt8]) -> (MBIMStatus, [UInt8]) {
         guard let requested = MBIMInfoReader(info).u32(at: 0), requested <= 1 else { return (.invalidParameters, []) }
+        let wasOn = state.radioOn
         state.radioOn = requested == 1
-        if !state.radioOn { state.disconnect() }
+        if wasOn != state.radioOn {
+            if !state.radioOn, state.disconnect() {
+                pendingIndications += indication(cid: .connect, connectInfo(session: 0, activated: false, nwError: 0))
+            }
+            indicateStateChange(subscriber: false)
+        }
         return (.success, radioStateInfo())
     }
 
@@ -253,7 +289,9 @@ final class MBIMFunction: ControlFunction {
         }
         guard type == 2, operation == 0 else { return (.operationNotAllowed, pinInfo()) }  // PIN1 enter only
         guard state.simStatus == .pinLocked else { return (.pinDisabled, pinInfo()) }
-        return state.verifyPIN(pin) ? (.success, pinInfo()) : (.failure, pinInfo())
+        guard state.verifyPIN(pin) else { return (.failure, pinInfo()) }
+        indicateStateChange(subscriber: true)
+        return (.success, pinInfo())
     }
 
     private func homeProvider() -> (MBIMStatus, [UInt8]) {

@@ -54,6 +54,9 @@ struct MBIMInfoBuilder {
         reference(data, withLength: true)
     }
 
+    /// An (offset, length) reference to a struct (one element of a ref-struct-array).
+    mutating func structure(_ data: [UInt8]) { reference(data, withLength: true) }
+
     /// An offset-only reference (ref-ipv4, struct-array, ipv4-array); empty data is offset 0.
     mutating func offset(to data: [UInt8]) { reference(data, withLength: false) }
 

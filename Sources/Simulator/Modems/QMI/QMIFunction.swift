@@ -59,6 +59,10 @@ final class QMIFunction: ControlFunction {
         }
         let tlvs: [QMITLV]
         switch QMIService(rawValue: request.service) {
+        case .dms where request.messageID == 0x002E:    // set operating mode, then its consequences
+            let wasOn = state.radioOn
+            let response = reply(request, dms(request))
+            return [response] + (wasOn != state.radioOn ? registrationChanged() : [])
         case .dms: tlvs = dms(request)
         case .nas: tlvs = nas(request)
         case .wds: return wds(request, now: now)
@@ -111,6 +115,10 @@ final class QMIFunction: ControlFunction {
             guard clients[info[0]]?.remove(info[1]) != nil else { return [reply(request, [QMUX.result(.invalidClientID)])] }
             if info[0] == QMIService.wds.rawValue, call?.clientID == info[1] { call?.clientID = 0 }
             return [reply(request, [QMUX.result(.none), QMITLV(0x01, info)])]
+        case 0x0026:    // set data format (QMUX framing of the data port): echo the protocol
+            let requested = request.tlvs[0x10].flatMap { ByteReader($0).u16(at: 0) } ?? 1
+            guard requested == 1 || requested == 2 else { return [reply(request, [QMUX.result(.invalidQMICommand)])] }
+            return [reply(request, [QMUX.result(.none), QMITLV(0x10, u16: requested)])]
         case 0x0027:    // sync: every client id is released
             clients.removeAll()
             return [reply(request, [QMUX.result(.none)])] + garbage()
@@ -172,7 +180,7 @@ final class QMIFunction: ControlFunction {
             guard let mode = request.tlvs[0x01]?.first else { return [QMUX.result(.missingArgument)] }
             switch mode {
             case 0: state.radioOn = true
-            case 1, 3, 6, 7: state.radioOn = false; stopCall()
+            case 1, 3, 6, 7: state.radioOn = false
             default: return [QMUX.result(.invalidQMICommand)]
             }
             return [QMUX.result(.none)]
@@ -384,7 +392,12 @@ final class QMIFunction: ControlFunction {
 
     func registrationChanged() -> [[UInt8]] {
         var out: [[UInt8]] = []
-        if !state.isRegistered, call != nil { out += bearerDropped(cause: 0) }
+        if !state.isRegistered, let current = call {
+            stopCall()
+            if current.clientID != 0 {
+                out.append(packetStatusIndication(to: current.clientID, connected: false, endReason: 3, cause: nil))
+            }
+        }
         for cid in clients[QMIService.nas.rawValue] ?? [] {
             out.append(QMUX.frame(service: QMIService.nas.rawValue, clientID: cid, transactionID: 0,
                                   messageID: 0x0024, tlvs: servingSystemTLVs(), indication: true))
