@@ -24,6 +24,8 @@ public final class SimulatedModemDevice: Sendable {
         var bearerConnected = false
         /// Set by `stop()` once it has taken the thread out; the server exits on its next turn.
         var stopping = false
+        /// Set by `start()` while it sets up, so that a concurrent `start()` is refused.
+        var starting = false
     }
 
     enum Command: Sendable { case dropBearer, registration(String), radio(Bool) }
@@ -34,7 +36,7 @@ public final class SimulatedModemDevice: Sendable {
     public var sysfsRoot: String { "\(runDirectory)/sys" }
     /// The pty slave behind `devicePath` while running.
     public var terminalPath: String? { control.withLock { $0.terminalPath } }
-    public var isRunning: Bool { control.withLock { $0.thread != nil || $0.stopping } }
+    public var isRunning: Bool { control.withLock { $0.thread != nil || $0.stopping || $0.starting } }
     /// Whether a bearer is connected (as of the server thread's last turn).
     public var isBearerConnected: Bool { control.withLock { $0.bearerConnected } }
 
@@ -63,7 +65,21 @@ public final class SimulatedModemDevice: Sendable {
     }
 
     private func startServing() throws(ModemDeviceError) {
-        guard !isRunning else { throw .alreadyStarted }
+        let reserved = control.withLock { c in
+            guard c.thread == nil, !c.stopping, !c.starting else { return false }
+            c.starting = true
+            return true
+        }
+        guard reserved else { throw .alreadyStarted }
+        do {
+            try launch()
+        } catch {
+            control.withLock { $0.starting = false }
+            throw error
+        }
+    }
+
+    private func launch() throws(ModemDeviceError) {
         for dir in [runDirectory, "\(runDirectory)/dev", sysfsRoot] {
             if mkdir(dir, 0o755) != 0 && errno != EEXIST { throw .system("mkdir \(dir)", errno) }
         }
@@ -104,12 +120,12 @@ public final class SimulatedModemDevice: Sendable {
             $0.wakeWrite = wake[1]
             $0.terminalPath = pty.slavePath
             $0.commands = []
+            $0.starting = false
         }
     }
 
     /// Stops serving: the bearer goes down, the pty closes, the device link and sysfs entries
-    /// are removed. Idempotent.
-    /// Must not race with `start()` on the same device.
+    /// are removed. Idempotent; blocks until the server thread has exited.
     public func stop() {
         let handle: (thread: pthread_t, wake: Int32)? = control.withLock { c in
             guard let t = c.thread else { return nil }
