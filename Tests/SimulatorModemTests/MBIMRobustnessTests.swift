@@ -100,6 +100,33 @@ struct MBIMRobustnessTests {
         #expect(readLE32(error, 12) == 2)
     }
 
+    @Test func responsesForAVanishedClientAreNotDeliveredToTheNext() throws {
+        var modem = SimulatedModem(protocol: .mbim)
+        modem.faults.responseDelayMs = 300
+        let h = try ModemHarness(modem)
+        do {
+            let port = try RawPort(h.path)
+            port.send(MBIMTestFrames.open(tid: 1) + MBIMTestFrames.command(tid: 2, cid: 1))
+            usleep(50_000)
+        }
+        let next = try RawPort(h.path)
+        #expect(next.receive(timeout: 1.0).isEmpty)
+    }
+
+    @Test func halfSentFrameOfAVanishedClientIsDroppedAtOnce() throws {
+        let h = try ModemHarness(SimulatedModem(protocol: .mbim))
+        do {
+            let port = try RawPort(h.path)
+            port.send(Array(MBIMTestFrames.open(tid: 1).prefix(9)))
+            usleep(50_000)
+        }
+        let next = try RawPort(h.path)
+        next.send(MBIMTestFrames.open(tid: 5))
+        let reply = mbimMessages(next.receive(timeout: 0.3))
+        #expect(reply.first.map { readLE32($0, 0) } == 0x8000_0001)
+        #expect(reply.first.map { readLE32($0, 8) } == 5)
+    }
+
     @Test func repeatedOpenCloseByManyClients() throws {
         let h = try ModemHarness(SimulatedModem(protocol: .mbim))
         for _ in 0..<15 {

@@ -206,6 +206,7 @@ final class ModemServer {
     private let wakeRead: Int32
     private let state: ModemState
     private let function: any ControlFunction
+    private let watch: ClientWatch
     private var outbox: [(due: Double, bytes: [UInt8])] = []
     private var lastInput = 0.0
 
@@ -215,6 +216,7 @@ final class ModemServer {
         self.wakeRead = wakeRead
         self.state = state
         self.function = function
+        watch = ClientWatch(path: pty.slavePath)
     }
 
     static func now() -> Double {
@@ -229,9 +231,12 @@ final class ModemServer {
         while running {
             let now = Self.now()
             var fds = [pollfd(fd: pty.master, events: Int16(POLLIN) | (outbox.first.map { $0.due <= now } == true ? Int16(POLLOUT) : 0), revents: 0),
-                       pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
-            let rc = poll(&fds, 2, timeoutMs(now: now))
+                       pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0),
+                       pollfd(fd: watch.fd, events: Int16(POLLIN), revents: 0)]
+            let rc = poll(&fds, nfds_t(fds.count), timeoutMs(now: now))
             if rc < 0 && errno != EINTR { break }
+            // Opens and closes first: a client's open always precedes the bytes it writes.
+            if watch.drain() { clientsLeft() }
             if fds[1].revents != 0 {
                 while read(wakeRead, &buffer, buffer.count) > 0 {}
                 let (commands, stop) = device.takeCommands()
@@ -269,6 +274,7 @@ final class ModemServer {
         }
         function.shutdown()
         device.publish(bearerConnected: false)
+        watch.close()
         pty.close()
         close(wakeRead)
     }
@@ -289,8 +295,21 @@ final class ModemServer {
         for frame in frames where !frame.isEmpty { outbox.append((due, frame)) }
     }
 
-    /// Writes the frames that are due; a full pty keeps the rest for the next POLLOUT.
+    /// The last client closed the port: what it left half-sent or unread goes with it.
+    private func clientsLeft() {
+        function.discardPartialInput()
+        outbox.removeAll()
+        _ = tcflush(pty.slave, TCIFLUSH)
+    }
+
+    /// Writes the frames that are due; a full pty keeps the rest for the next POLLOUT. With
+    /// nobody listening they are dropped, as the cdc-wdm driver drops them for a closed port.
     private func flush(now: Double) {
+        if watch.drain() { clientsLeft() }
+        if watch.nobodyListening {
+            outbox.removeAll { $0.due <= now }
+            return
+        }
         while let first = outbox.first, first.due <= now {
             let n = first.bytes.withUnsafeBytes { write(pty.master, $0.baseAddress, $0.count) }
             if n < 0 { return }  // EAGAIN: nobody is reading; retry later
