@@ -94,3 +94,32 @@ extension String {
         return s
     }
 }
+
+/// The controls the world's daemon uses while modems run.
+@Suite("Simulated modem controls", .serialized)
+struct ModemControlTests {
+    @Test func setRadioOffAndOn() throws {
+        let h = try ModemHarness(SimulatedModem(protocol: .mbim))
+        h.device.setRadio(on: false)
+        usleep(100_000)
+        let off = try h.mbimcli("--query-radio-state")
+        #expect(field("Software radio state", in: off.stdout) == "off")
+        h.device.setRadio(on: true)
+        usleep(100_000)
+        let on = try h.mbimcli("--query-registration-state")
+        #expect(field("Register state", in: on.stdout) == "home")
+    }
+
+    @Test func dropBearerNow() throws {
+        let h = try ModemHarness(SimulatedModem(protocol: .qmi))
+        let start = try h.qmicli("--wds-start-network=apn=internet,ip-type=4", "--client-no-release-cid")
+        #expect(start.status == 0, "\(start.stderr)")
+        #expect(h.device.isBearerConnected)
+        h.device.dropBearer()
+        usleep(200_000)
+        #expect(!h.device.isBearerConnected)
+        #expect(!h.dataPath.isConnected(modemIndex: 0))
+        let status = try h.qmicli("--wds-get-packet-service-status")
+        #expect(status.stdout.contains("'disconnected'"))
+    }
+}
