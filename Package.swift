@@ -31,13 +31,15 @@ let package = Package(
         // libc-only helpers: namespace switches on private threads, TUN, socket binding.
         .target(name: "CShims"),
 
+        .target(name: "CShims"),
+
         // MARK: Swift modules (dependencies point down, see docs/architecture.md)
         .target(name: "CellpathCore"),
         .target(name: "PhoneNumbers", dependencies: ["CPhoneNumber", "CellpathCore"]),
         .target(name: "Configuration", dependencies: ["CGLib", "CellpathCore"]),
         .target(name: "CellularHTTP", dependencies: ["CellpathCore", "CCurl", "CAres", "CShims"]),
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "CellpathCore"]),
-        .target(name: "Simulator", dependencies: ["CellpathCore", "HTTPServer"]),
+        .target(name: "Simulator", dependencies: ["CellpathCore", "HTTPServer", "CShims"]),
         .target(name: "CellpathCLI", dependencies: ["CellpathCore", "Simulator", "CellularHTTP", "PhoneNumbers", "Configuration"]),
         /// Test-only: runs one fetch with low-level knobs (a forced source address, a timed cancel).
         .executableTarget(name: "cellpath-fetch-probe", dependencies: ["CellularHTTP"]),
@@ -53,6 +55,7 @@ let package = Package(
         .testTarget(name: "SimulatorAPITests", dependencies: ["Simulator", "HTTPServer", "CShims", "TestSupport"]),
         .testTarget(name: "CellularHTTPTests", dependencies: ["CellularHTTP", "TestSupport"],
                     exclude: ["Fixtures"]),
+        .testTarget(name: "SimulatorModemTests", dependencies: ["Simulator", "CellpathCore", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )
