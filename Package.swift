@@ -31,7 +31,6 @@ let package = Package(
         // libc-only helpers: namespace switches on private threads, TUN, socket binding.
         .target(name: "CShims"),
 
-        .target(name: "CShims"),
 
         // MARK: Swift modules (dependencies point down, see docs/architecture.md)
         .target(name: "CellpathCore"),

@@ -49,9 +49,8 @@ final class ChainRunner {
     // MARK: the chain
 
     private func chain() throws(FetchFailure) -> FetchResult {
-        try validate()
+        try request.validate()
         var url = try CurlURL.parse(request.url).get()
-        try checkScheme(url, hop: nil)
         try path.verify(for: request.ipType, hop: nil)
         let firstOrigin = url.origin
 
@@ -115,31 +114,8 @@ final class ChainRunner {
         throw FetchFailure(.internalError, "unreachable")
     }
 
-    /// Rejects bad input before any packet: CR/LF or controls in the URL, headers, method.
-    private func validate() throws(FetchFailure) {
-        if request.url.utf8.contains(where: { $0 < 0x20 || $0 == 0x7f }) {
-            throw FetchFailure(.malformedURL, "the URL contains control characters (CR/LF/NUL)")
-        }
-        let tokenChars = Set("!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ".utf8)
-        if request.method.isEmpty || !request.method.utf8.allSatisfy(tokenChars.contains) {
-            throw FetchFailure(.invalidHeader, "invalid HTTP method")
-        }
-        for h in request.headers {
-            if h.name.isEmpty || !h.name.utf8.allSatisfy(tokenChars.contains) {
-                throw FetchFailure(.invalidHeader, "invalid header name \"\(h.name.filter { !$0.isNewline })\"")
-            }
-            if h.value.utf8.contains(where: { $0 == 0x0d || $0 == 0x0a || $0 == 0 }) {
-                throw FetchFailure(.invalidHeader, "header \(h.name) contains CR, LF or NUL")
-            }
-        }
-        if request.maxHops < 1 { throw FetchFailure(.malformedURL, "max hops must be at least 1") }
-    }
-
     private func checkScheme(_ url: CurlURL, hop: Int?) throws(FetchFailure) {
-        guard url.scheme == "http" || url.scheme == "https" else {
-            let what = hop == nil ? "the URL" : "a redirect"
-            throw FetchFailure(.nonHTTPScheme, "\(what) uses the \(url.scheme): scheme; only http and https are allowed", hop: hop)
-        }
+        try FetchRequest.checkScheme(url, hop: hop)
     }
 
     /// Identifies a request state: same method, URL, body and cookie jar twice means a loop.

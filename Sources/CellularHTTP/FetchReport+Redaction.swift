@@ -114,7 +114,8 @@ extension FetchReport {
         return (try? Array(encoder.encode(self))) ?? []
     }
 
-    /// Human-readable lines: one per hop, then the outcome. Redacts per `disclosure`.
+    /// Human-readable lines: one per hop, then the result (a failure is the caller's to report).
+    /// Redacts per `disclosure`.
     public func humanLines(_ disclosure: Disclosure) -> [String] {
         let r = redacted(disclosure)
         var lines: [String] = []
@@ -129,9 +130,7 @@ extension FetchReport {
             line += ", \(formatMs(hop.timings.totalMs)))"
             lines.append(line)
         }
-        if let failure = r.failure {
-            lines.append("error: couldn't fetch: \(failure.message)")
-        } else if let result = r.result {
+        if let result = r.result {
             var line = "[fetch] \(result.finalStatus) after \(r.hops.count) hop\(r.hops.count == 1 ? "" : "s") in \(formatMs(r.totalMs)) via \(r.interfaceName)"
             if let stop = result.stoppedAt { line += "; stopped at \(stop)" }
             lines.append(line)

@@ -9,7 +9,7 @@ public enum ConfigurationFlag: String, Sendable, CaseIterable {
     case serverURL = "server-url"
     case truJSON = "tru-json"
     case dataResidency = "data-residency"
-    case caFile = "ca-file"
+    case caFile = "cacert"
     case simPrefix = "sim-prefix"
     case hopTimeout = "hop-timeout"
     case timeout

@@ -62,4 +62,5 @@ if let har {
 let out = report.redacted(disclosure).jsonData() + [10]
 _ = out.withUnsafeBytes { write(1, $0.baseAddress, $0.count) }
 for line in report.humanLines(disclosure) { _ = (line + "\n").withCString { write(2, $0, strlen($0)) } }
+if let failure = report.failure { _ = "error: couldn't fetch: \(failure.message)\n".withCString { write(2, $0, strlen($0)) } }
 exit(report.failure == nil ? 0 : 1)

@@ -172,3 +172,48 @@ import Testing
         #expect(Disclosure.full.reveal("+447940448591", as: .msisdn) == "+447940448591")
     }
 }
+
+@Suite struct ValueEncoderTests {
+    struct Hop: Encodable { var status: Int; var location: String?; var reused: Bool }
+    struct Report: Encodable {
+        var zeta = "last letter first"
+        var alpha = 1.5
+        var hops = [Hop(status: 302, location: "/b", reused: false), Hop(status: 200, location: nil, reused: true)]
+        var tags: [String] = []
+        enum Kind: String, Encodable { case redirect }
+        var kind = Kind.redirect
+
+        enum CodingKeys: String, CodingKey { case zeta, alpha, hops, tags, kind }
+        func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(zeta, forKey: .zeta)
+            try c.encode(alpha, forKey: .alpha)
+            try c.encode(hops, forKey: .hops)
+            try c.encode(tags, forKey: .tags)
+            try c.encode(kind, forKey: .kind)
+        }
+    }
+
+    @Test func keepsKeyOrderAndTypes() throws {
+        let value = try ValueEncoder.encode(Report())
+        #expect(JSONWriter.string(value) == """
+            {
+              "zeta": "last letter first",
+              "alpha": 1.5,
+              "hops": [
+                {
+                  "status": 302,
+                  "location": "/b",
+                  "reused": false
+                },
+                {
+                  "status": 200,
+                  "reused": true
+                }
+              ],
+              "tags": [],
+              "kind": "redirect"
+            }
+            """)
+    }
+}

@@ -19,9 +19,13 @@ struct HelpFormatter {
         var parts = [path.joined(separator: " ")]
         if node.action == nil, !node.subcommands.isEmpty { parts.append("<subcommand>") }
         if node.action != nil, !node.subcommands.isEmpty { parts.append("[<subcommand>]") }
-        for option in node.options where path.count > 1 {
-            let text = option.long + (option.valueName.map { " <\($0)>" } ?? "")
-            parts.append("[--\(text)]" + (option.repeatable ? " ..." : ""))
+        if path.count > 1, node.options.count > 4 {
+            parts.append("[<options>]")
+        } else if path.count > 1 {
+            for option in node.options {
+                let text = option.long + (option.valueName.map { " <\($0)>" } ?? "")
+                parts.append("[--\(text)]" + (option.repeatable ? " ..." : ""))
+            }
         }
         for argument in node.arguments {
             let text = "<\(argument.name)>" + (argument.variadic ? " ..." : "")

@@ -10,6 +10,7 @@ enum CommandTree {
             """,
         options: GlobalOptions.specs,
         subcommands: [
+            FetchCommand.spec,
             NumberCommand.spec,
             ConfigCommand.spec,
             help,

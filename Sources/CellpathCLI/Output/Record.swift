@@ -37,11 +37,15 @@ struct Output: Sendable, Equatable {
     var record: Record
     /// Lines printed after the record in human output (e.g. warnings that belong to the result).
     var notes: [String] = []
+    /// Human output written by the command itself (e.g. one line per hop), shown instead of
+    /// the record's fields; JSON output is always the record.
+    var humanLines: [String]?
 
-    init(title: String? = nil, _ record: Record, notes: [String] = []) {
+    init(title: String? = nil, _ record: Record, notes: [String] = [], humanLines: [String]? = nil) {
         self.title = title
         self.record = record
         self.notes = notes
+        self.humanLines = humanLines
     }
 }
 

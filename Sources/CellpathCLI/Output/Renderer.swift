@@ -9,7 +9,7 @@ struct Renderer: Sendable {
         if json { return JSONWriter.string(.record(output.record)) + "\n" }
         var lines: [String] = []
         if let title = output.title { lines.append(Style.bold.apply(title, enabled: color)) }
-        lines += human(output.record, indent: 0)
+        lines += output.humanLines ?? human(output.record, indent: 0)
         lines += output.notes
         return lines.map { $0 + "\n" }.joined()
     }
