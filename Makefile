@@ -13,9 +13,9 @@ CELLPATH = $(BIN_DIR)/cellpath
 DEB_PACKAGES := pkg-config libglib2.0-dev libmbim-glib-dev libqmi-glib-dev \
 	libcurl4-openssl-dev libc-ares-dev libmicrohttpd-dev libnl-3-dev libnl-route-3-dev \
 	libphonenumber-dev libprotobuf-dev libicu-dev \
-	libmbim-utils libqmi-utils iproute2 dnsmasq-base openssl curl tcpdump ca-certificates
+	libmbim-utils libqmi-utils iproute2 dnsmasq-base openssl curl tcpdump ca-certificates python3
 
-.PHONY: all deps build test demo bench install uninstall clean
+.PHONY: all deps build test demo bench docs install uninstall clean
 
 all: build
 
@@ -47,6 +47,12 @@ demo: deps build
 ## bench: benchmarks against peers, as tables of ratios
 bench: deps build
 	@CELLPATH=$(CELLPATH) ./scripts/bench.sh
+
+## docs: regenerate docs/usage.md and the man page from the commands' --help
+docs:
+	$(SWIFT) build
+	$$($(SWIFT) build --show-bin-path)/cellpath generate-docs --format markdown > docs/usage.md
+	$$($(SWIFT) build --show-bin-path)/cellpath generate-docs --format man > docs/cellpath.1
 
 ## install: binary, udev rules and man page under PREFIX
 install: build

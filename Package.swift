@@ -22,18 +22,39 @@ let package = Package(
         systemLibrary("CAres", pkgConfig: "libcares", apt: "libc-ares-dev"),
         systemLibrary("CMicroHTTPD", pkgConfig: "libmicrohttpd", apt: "libmicrohttpd-dev"),
         systemLibrary("CNetlink", pkgConfig: "libnl-route-3.0", apt: "libnl-route-3-dev"),
+        // libphonenumber has no pkg-config file: a C++ target with a plain C header links it.
+        .target(
+            name: "CPhoneNumber",
+            linkerSettings: [.linkedLibrary("phonenumber"), .linkedLibrary("protobuf")]
+        ),
+
+        // libc-only helpers: namespace switches on private threads, TUN, socket binding.
+        .target(name: "CShims"),
+
 
         // MARK: Swift modules (dependencies point down, see docs/architecture.md)
         .target(name: "CellpathCore"),
-        .target(name: "CShims"),
-        .target(name: "Simulator", dependencies: ["CellpathCore", "CShims"]),
-        .target(name: "CellpathCLI", dependencies: ["CellpathCore", "Simulator"]),
+        .target(name: "PhoneNumbers", dependencies: ["CPhoneNumber", "CellpathCore"]),
+        .target(name: "Configuration", dependencies: ["CGLib", "CellpathCore"]),
+        .target(name: "CellularHTTP", dependencies: ["CellpathCore", "CCurl", "CAres", "CShims"]),
+        .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "CellpathCore"]),
+        .target(name: "Simulator", dependencies: ["CellpathCore", "HTTPServer", "CShims"]),
+        .target(name: "CellpathCLI", dependencies: ["CellpathCore", "Simulator", "CellularHTTP", "PhoneNumbers", "Configuration"]),
+        /// Test-only: runs one fetch with low-level knobs (a forced source address, a timed cancel).
+        .executableTarget(name: "cellpath-fetch-probe", dependencies: ["CellularHTTP"]),
         .executableTarget(name: "cellpath", dependencies: ["CellpathCLI"]),
 
         // MARK: Tests
         .target(name: "TestSupport", dependencies: ["CellpathCore"], path: "Tests/TestSupport"),
         .testTarget(name: "CellpathCLITests", dependencies: ["CellpathCLI", "TestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["TestSupport"]),
+        .testTarget(name: "PhoneNumbersTests", dependencies: ["PhoneNumbers"]),
+        .testTarget(name: "ConfigurationTests", dependencies: ["Configuration"]),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "CShims", "TestSupport"]),
+        .testTarget(name: "SimulatorAPITests", dependencies: ["Simulator", "HTTPServer", "CShims", "TestSupport"]),
+        .testTarget(name: "CellularHTTPTests", dependencies: ["CellularHTTP", "TestSupport"],
+                    exclude: ["Fixtures"]),
+        .testTarget(name: "SimulatorModemTests", dependencies: ["Simulator", "CellpathCore", "TestSupport"]),
         // Runs the simulator daemon for SimulatorWorldTests (cellpath's own `sim` command is wired by the CLI).
         .executableTarget(name: "SimulatorDaemonHost", dependencies: ["Simulator"], path: "Tests/SimulatorDaemonHost"),
         .testTarget(name: "SimulatorWorldTests", dependencies: ["Simulator", "CShims", "TestSupport", "SimulatorDaemonHost"]),

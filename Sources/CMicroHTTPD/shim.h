@@ -1,2 +1,36 @@
 #pragma once
 #include <microhttpd.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+/// Starts a daemon on an already-listening socket `listen_fd` (MHD takes ownership of it), one
+/// thread per connection, optionally with TLS from PEM strings (both non-NULL), calling
+/// `handler` for each request and `completed` when a request ends. Returns NULL on failure.
+static inline struct MHD_Daemon *cp_mhd_start(int listen_fd,
+                                              const char *cert_pem, const char *key_pem,
+                                              MHD_AccessHandlerCallback handler, void *handler_cls,
+                                              MHD_RequestCompletedCallback completed, void *completed_cls)
+{
+    unsigned int flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD;
+    if (cert_pem != NULL && key_pem != NULL) {
+        return MHD_start_daemon(flags | MHD_USE_TLS, 0, NULL, NULL, handler, handler_cls,
+                                MHD_OPTION_LISTEN_SOCKET, (MHD_socket) listen_fd,
+                                MHD_OPTION_HTTPS_MEM_CERT, cert_pem,
+                                MHD_OPTION_HTTPS_MEM_KEY, key_pem,
+                                MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls,
+                                MHD_OPTION_END);
+    }
+    return MHD_start_daemon(flags, 0, NULL, NULL, handler, handler_cls,
+                            MHD_OPTION_LISTEN_SOCKET, (MHD_socket) listen_fd,
+                            MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls,
+                            MHD_OPTION_END);
+}
+
+/// The peer address of a connection (struct sockaddr_in or sockaddr_in6), or NULL.
+static inline const struct sockaddr *cp_mhd_client_address(struct MHD_Connection *connection)
+{
+    const union MHD_ConnectionInfo *info =
+        MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    return info != NULL ? info->client_addr : NULL;
+}

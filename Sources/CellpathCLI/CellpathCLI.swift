@@ -1,1 +1,97 @@
 import CellpathCore
+import Glibc
+
+/// The command-line program: parses argv, runs the command with cancellation on
+/// SIGINT/SIGTERM, renders its output and maps any error to the exit code.
+public enum CellpathCLI {
+    /// Runs cellpath with `arguments` (without the program name) and returns the exit code.
+    public static func main(_ arguments: [String], environment: [String: String]) async -> Int32 {
+        let root = CommandTree.root
+        let help = HelpFormatter(root: root)
+        let parser = CommandLineParser(root: root)
+
+        let result: ParseResult
+        do {
+            result = try parser.parse(arguments)
+        } catch {
+            Terminal.writeErr(help.usageError(error))
+            return ExitCode.usage.rawValue
+        }
+
+        switch result {
+        case .help(let path):
+            Terminal.writeOut(help.help(for: path))
+            return ExitCode.success.rawValue
+        case .version:
+            Terminal.writeOut("cellpath \(CellpathVersion.current)\n")
+            return ExitCode.success.rawValue
+        case .run(let command, let parsed):
+            return await run(command, parsed, environment: environment, help: help)
+        }
+    }
+
+    private static func run(_ command: CommandSpec, _ parsed: ParsedCommand,
+                            environment: [String: String], help: HelpFormatter) async -> Int32 {
+        let global: GlobalOptions
+        do {
+            global = try GlobalOptions(parsed)
+        } catch {
+            Terminal.writeErr(help.usageError(error))
+            return ExitCode.usage.rawValue
+        }
+        let colorErr = global.color.enabled(isTTY: Terminal.stderrIsTTY, environment: environment)
+        let context = CommandContext(
+            global: global, environment: environment,
+            logger: Logger(threshold: global.logThreshold, disclosure: global.disclosure),
+            progress: Progress(enabled: Terminal.stderrIsTTY && !global.quiet))
+        let renderer = Renderer(json: global.json,
+                                color: global.color.enabled(isTTY: Terminal.stdoutIsTTY, environment: environment))
+
+        let task = Task { try await command.action!(parsed, context) }
+        let signals = SignalHandling { task.cancel() }
+        defer { withExtendedLifetime(signals) {} }
+
+        do {
+            let outcome = try await task.value
+            if let output = outcome.output { Terminal.writeOut(renderer.render(output)) }
+            return outcome.exitCode.rawValue
+        } catch let error as UsageError {
+            Terminal.writeErr(help.usageError(error))
+            return ExitCode.usage.rawValue
+        } catch {
+            let code = ExitCode.forError(error)
+            report(error, code: code, json: global.json, color: colorErr)
+            return code.rawValue
+        }
+    }
+
+    /// Prints a failure: `error: …` (and its hint) on stderr; with `--json` also an error object on stdout.
+    private static func report(_ error: any Error, code: ExitCode, json: Bool, color: Bool) {
+        let message: String
+        var hint: String?
+        var kind: String
+        switch error {
+        case let error as CellpathError:
+            message = error.message
+            hint = error.hint
+            kind = error.kind.rawValue
+        case is CancellationError:
+            message = "cancelled"
+            kind = FailureKind.cancelled.rawValue
+        default:
+            message = "internal error: \(error)"
+            kind = FailureKind.internalError.rawValue
+        }
+        var text = Style.red.apply("error:", enabled: color) + " " + message + "\n"
+        if let hint { text += "hint: " + hint + "\n" }
+        Terminal.writeErr(text)
+        if json {
+            var record = Record()
+            record.add("kind", .string(kind))
+            record.add("message", .string(message))
+            record.add("hint", .optional(hint))
+            record.add("exit_code", .int(Int(code.rawValue)))
+            Terminal.writeOut(JSONWriter.string(.record(Record([Field(key: "error", label: "error", value: .record(record))]))) + "\n")
+        }
+    }
+}

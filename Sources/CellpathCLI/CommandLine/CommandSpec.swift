@@ -1,0 +1,75 @@
+import CellpathCore
+
+/// One option of a command: a flag (`--json`) or an option with a value (`--region GB`).
+struct OptionSpec: Sendable {
+    var long: String
+    var short: Character?
+    /// Placeholder of the value (`cc` → `--region <cc>`); nil for a flag.
+    var valueName: String?
+    var help: String
+    /// Allowed values, checked while parsing (`--color auto|always|never`).
+    var choices: [String]?
+    /// The option may be given several times; every value is kept.
+    var repeatable: Bool
+
+    /// A flag that takes no value.
+    static func flag(_ long: String, short: Character? = nil, help: String) -> OptionSpec {
+        OptionSpec(long: long, short: short, valueName: nil, help: help, choices: nil, repeatable: false)
+    }
+
+    /// An option that takes a value.
+    static func value(_ long: String, short: Character? = nil, _ valueName: String, help: String,
+                      choices: [String]? = nil, repeatable: Bool = false) -> OptionSpec {
+        OptionSpec(long: long, short: short, valueName: valueName, help: help, choices: choices,
+                   repeatable: repeatable)
+    }
+
+    var takesValue: Bool { valueName != nil }
+
+    /// `-r, --region <cc>` as shown in help.
+    var synopsis: String {
+        var text = short.map { "-\($0), " } ?? ""
+        text += "--\(long)"
+        if let valueName { text += " <\(valueName)>" }
+        return text
+    }
+}
+
+/// A positional argument of a command.
+struct ArgumentSpec: Sendable {
+    var name: String
+    var help: String
+    var optional: Bool = false
+    /// Takes every remaining positional (e.g. `sim exec -- CMD…`).
+    var variadic: Bool = false
+}
+
+/// What a command produced: records for the renderer, and the exit code it chose.
+struct CommandOutcome: Sendable {
+    var output: Output?
+    var exitCode: ExitCode
+
+    init(_ output: Output? = nil, exitCode: ExitCode = .success) {
+        self.output = output
+        self.exitCode = exitCode
+    }
+}
+
+typealias CommandAction = @Sendable (ParsedCommand, CommandContext) async throws -> CommandOutcome
+
+/// A node of the command tree: a runnable command, a group of subcommands, or both.
+struct CommandSpec: Sendable {
+    var name: String
+    var abstract: String
+    var discussion: String? = nil
+    var arguments: [ArgumentSpec] = []
+    var options: [OptionSpec] = []
+    var subcommands: [CommandSpec] = []
+    /// Left out of help listings (tooling commands such as `generate-docs`).
+    var hidden = false
+    var action: CommandAction? = nil
+
+    func subcommand(named name: String) -> CommandSpec? {
+        subcommands.first { $0.name == name }
+    }
+}

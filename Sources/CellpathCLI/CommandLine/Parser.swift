@@ -1,0 +1,179 @@
+/// What the command line asks for.
+enum ParseResult: Sendable {
+    /// Run this command with these values.
+    case run(CommandSpec, ParsedCommand)
+    /// Show help for the command at this path (`-h`, `--help`, `help <command>`, a bare group).
+    case help([String])
+    /// Show the version (`cellpath --version`).
+    case version
+}
+
+/// Parses argv against the command tree: `--opt value`, `--opt=value`, `-o value`, `-ovalue`,
+/// clustered short flags (`-vq`), `--` to end options. Options of the root are global and
+/// accepted at every level; `--version` only at the root.
+struct CommandLineParser {
+    let root: CommandSpec
+
+    static let helpOption = OptionSpec.flag("help", short: "h", help: "Show help information.")
+    static let versionOption = "version"
+
+    func parse(_ arguments: [String]) throws(UsageError) -> ParseResult {
+        var node = root
+        var parsed = ParsedCommand(path: [root.name])
+        var positionals: [String] = []
+        var index = 0
+        var optionsEnded = false
+
+        while index < arguments.count {
+            let argument = arguments[index]
+            index += 1
+            if optionsEnded {
+                positionals.append(argument)
+                continue
+            }
+            if argument == "--" {
+                optionsEnded = true
+            } else if argument == "--help" || argument == "-h" {
+                return .help(parsed.path)
+            } else if argument.hasPrefix("--") {
+                let body = argument.dropFirst(2)
+                let name = String(body.prefix { $0 != "=" })
+                let inline = body.contains("=") ? String(body.drop { $0 != "=" }.dropFirst()) : nil
+                guard let option = lookup(long: name, in: node, isRoot: parsed.path.count == 1) else {
+                    throw unknownOption("--\(name)", in: node, path: parsed.path)
+                }
+                if option.takesValue {
+                    var value = inline
+                    if value == nil {
+                        guard index < arguments.count else {
+                            throw UsageError("missing value for '--\(name) <\(option.valueName!)>'", command: parsed.path)
+                        }
+                        value = arguments[index]
+                        index += 1
+                    }
+                    try record(option, value: value!, into: &parsed)
+                } else {
+                    guard inline == nil else {
+                        throw UsageError("option '--\(name)' takes no value", command: parsed.path)
+                    }
+                    parsed.options[name] = [""]
+                }
+            } else if argument.hasPrefix("-"), argument.count > 1 {
+                var letters = Substring(argument.dropFirst())
+                while let letter = letters.first {
+                    letters = letters.dropFirst()
+                    if letter == "h" { return .help(parsed.path) }
+                    guard let option = lookup(short: letter, in: node, isRoot: parsed.path.count == 1) else {
+                        throw unknownOption("-\(letter)", in: node, path: parsed.path)
+                    }
+                    if option.takesValue {
+                        var value = letters.isEmpty ? nil : String(letters)
+                        if value == nil {
+                            guard index < arguments.count else {
+                                throw UsageError("missing value for '-\(letter) <\(option.valueName!)>'", command: parsed.path)
+                            }
+                            value = arguments[index]
+                            index += 1
+                        }
+                        try record(option, value: value!, into: &parsed)
+                        break
+                    }
+                    parsed.options[option.long] = [""]
+                }
+            } else if !node.subcommands.isEmpty, positionals.isEmpty, node.arguments.isEmpty {
+                if parsed.path.count == 1, argument == "help" {
+                    return .help(try helpPath(Array(arguments[index...])))
+                }
+                guard let next = node.subcommand(named: argument) else {
+                    var message = "unknown command '\(argument)'"
+                    if let near = Suggestions.nearest(to: argument, in: node.subcommands.map(\.name)) {
+                        message += ". Did you mean '\(near)'?"
+                    }
+                    throw UsageError(message, command: parsed.path)
+                }
+                node = next
+                parsed.path.append(argument)
+            } else {
+                positionals.append(argument)
+            }
+        }
+
+        if parsed.path.count == 1, parsed.flag(Self.versionOption) { return .version }
+        guard node.action != nil else { return .help(parsed.path) }
+        try bind(positionals, to: node, into: &parsed)
+        return .run(node, parsed)
+    }
+
+    /// Resolves `help sim up` to the command path, rejecting unknown names.
+    private func helpPath(_ names: [String]) throws(UsageError) -> [String] {
+        var node = root
+        var path = [root.name]
+        for name in names where !name.hasPrefix("-") {
+            guard let next = node.subcommand(named: name) else {
+                var message = "unknown command '\(name)'"
+                if let near = Suggestions.nearest(to: name, in: node.subcommands.map(\.name)) {
+                    message += ". Did you mean '\(near)'?"
+                }
+                throw UsageError(message, command: path)
+            }
+            node = next
+            path.append(name)
+        }
+        return path
+    }
+
+    private func lookup(long name: String, in node: CommandSpec, isRoot: Bool) -> OptionSpec? {
+        availableOptions(for: node, isRoot: isRoot).first { $0.long == name }
+    }
+
+    private func lookup(short letter: Character, in node: CommandSpec, isRoot: Bool) -> OptionSpec? {
+        availableOptions(for: node, isRoot: isRoot).first { $0.short == letter }
+    }
+
+    /// Every long option valid for `node`, for suggestions and help.
+    func availableOptions(for node: CommandSpec, isRoot: Bool) -> [OptionSpec] {
+        node.options + (isRoot ? [] : root.options.filter { $0.long != Self.versionOption })
+            + [Self.helpOption]
+    }
+
+    private func unknownOption(_ spelled: String, in node: CommandSpec, path: [String]) -> UsageError {
+        var message = "unknown option '\(spelled)'"
+        let candidates = availableOptions(for: node, isRoot: path.count == 1).map { "--\($0.long)" }
+        if spelled.hasPrefix("--"), let near = Suggestions.nearest(to: spelled, in: candidates) {
+            message += ". Did you mean '\(near)'?"
+        }
+        return UsageError(message, command: path)
+    }
+
+    private func record(_ option: OptionSpec, value: String, into parsed: inout ParsedCommand) throws(UsageError) {
+        if let choices = option.choices, !choices.contains(value) {
+            throw UsageError("invalid value '\(value)' for '--\(option.long)': expected one of \(choices.joined(separator: ", "))", command: parsed.path)
+        }
+        if option.repeatable {
+            parsed.options[option.long, default: []].append(value)
+        } else {
+            parsed.options[option.long] = [value]
+        }
+    }
+
+    private func bind(_ positionals: [String], to node: CommandSpec, into parsed: inout ParsedCommand) throws(UsageError) {
+        var remaining = positionals[...]
+        for argument in node.arguments {
+            if argument.variadic {
+                if remaining.isEmpty, !argument.optional {
+                    throw UsageError("missing expected argument '<\(argument.name)>'", command: parsed.path)
+                }
+                parsed.arguments[argument.name] = Array(remaining)
+                remaining = []
+            } else if let value = remaining.first {
+                parsed.arguments[argument.name] = [value]
+                remaining = remaining.dropFirst()
+            } else if !argument.optional {
+                throw UsageError("missing expected argument '<\(argument.name)>'", command: parsed.path)
+            }
+        }
+        if let extra = remaining.first {
+            throw UsageError("unexpected argument '\(extra)'", command: parsed.path)
+        }
+    }
+}

@@ -1,0 +1,58 @@
+/// Serialises `Value`s as JSON with keys in field order and two-space indentation, so
+/// output is stable across runs (docs/json.md).
+enum JSONWriter {
+    static func string(_ value: Value, indent: Int = 0) -> String {
+        var out = ""
+        write(value, indent: indent, into: &out)
+        return out
+    }
+
+    private static func write(_ value: Value, indent: Int, into out: inout String) {
+        switch value {
+        case .string(let text): out += quoted(text)
+        case .int(let number): out += String(number)
+        case .double(let number): out += number.isFinite ? String(number) : "null"
+        case .bool(let flag): out += flag ? "true" : "false"
+        case .null: out += "null"
+        case .list(let items):
+            if items.isEmpty { out += "[]"; return }
+            out += "[\n"
+            for (i, item) in items.enumerated() {
+                out += pad(indent + 1)
+                write(item, indent: indent + 1, into: &out)
+                out += i == items.count - 1 ? "\n" : ",\n"
+            }
+            out += pad(indent) + "]"
+        case .record(let record):
+            if record.fields.isEmpty { out += "{}"; return }
+            out += "{\n"
+            for (i, field) in record.fields.enumerated() {
+                out += pad(indent + 1) + quoted(field.key) + ": "
+                write(field.value, indent: indent + 1, into: &out)
+                out += i == record.fields.count - 1 ? "\n" : ",\n"
+            }
+            out += pad(indent) + "}"
+        }
+    }
+
+    private static func pad(_ level: Int) -> String { String(repeating: "  ", count: level) }
+
+    /// A JSON string literal: quotes, backslashes and control characters escaped.
+    static func quoted(_ text: String) -> String {
+        var out = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where scalar.value < 0x20 || scalar.value == 0x7f:
+                let hex = String(scalar.value, radix: 16)
+                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
+}

@@ -1,0 +1,73 @@
+/// A value in a command's output, rendered as human text or JSON by the one renderer.
+indirect enum Value: Sendable, Equatable {
+    case string(String)
+    case int(Int)
+    case double(Double)
+    case bool(Bool)
+    case null
+    case list([Value])
+    case record(Record)
+}
+
+/// One named field: `key` is the stable JSON key (snake_case), `label` the human label.
+struct Field: Sendable, Equatable {
+    var key: String
+    var label: String
+    var value: Value
+}
+
+/// An ordered set of fields: what a command produces. Field order is kept in both outputs.
+struct Record: Sendable, Equatable {
+    var fields: [Field] = []
+
+    init(_ fields: [Field] = []) { self.fields = fields }
+
+    /// Appends a field; the human label defaults to the key with spaces.
+    mutating func add(_ key: String, _ value: Value, label: String? = nil) {
+        fields.append(Field(key: key, label: label ?? key.replacingUnderscores(), value: value))
+    }
+
+    subscript(key: String) -> Value? { fields.first { $0.key == key }?.value }
+}
+
+/// What a command prints on stdout: a title for human output and the record.
+struct Output: Sendable, Equatable {
+    /// First line of human output, e.g. `+447940448591: valid mobile number`; not in JSON.
+    var title: String?
+    var record: Record
+    /// Lines printed after the record in human output (e.g. warnings that belong to the result).
+    var notes: [String] = []
+    /// Human output written by the command itself (e.g. one line per hop), shown instead of
+    /// the record's fields; JSON output is always the record.
+    var humanLines: [String]?
+
+    init(title: String? = nil, _ record: Record, notes: [String] = [], humanLines: [String]? = nil) {
+        self.title = title
+        self.record = record
+        self.notes = notes
+        self.humanLines = humanLines
+    }
+}
+
+extension Value: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByBooleanLiteral {
+    init(stringLiteral value: String) { self = .string(value) }
+    init(integerLiteral value: Int) { self = .int(value) }
+    init(booleanLiteral value: Bool) { self = .bool(value) }
+
+    /// True for lists and records.
+    var isCompound: Bool {
+        switch self {
+        case .list, .record: true
+        default: false
+        }
+    }
+
+    /// `.string` or `.null` from an optional.
+    static func optional(_ text: String?) -> Value { text.map(Value.string) ?? .null }
+}
+
+extension String {
+    func replacingUnderscores() -> String {
+        String(map { $0 == "_" ? " " : $0 })
+    }
+}

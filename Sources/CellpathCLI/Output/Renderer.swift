@@ -1,0 +1,86 @@
+/// The one place where command output becomes text: human (aligned labels, colour only
+/// when enabled) or JSON (docs/json.md).
+struct Renderer: Sendable {
+    var json: Bool
+    var color: Bool
+
+    /// The text for stdout, ending in a newline.
+    func render(_ output: Output) -> String {
+        if json { return JSONWriter.string(.record(output.record)) + "\n" }
+        var lines: [String] = []
+        if let title = output.title { lines.append(Style.bold.apply(title, enabled: color)) }
+        lines += output.humanLines ?? human(output.record, indent: 0)
+        lines += output.notes
+        return lines.map { $0 + "\n" }.joined()
+    }
+
+    private func human(_ record: Record, indent: Int) -> [String] {
+        let width = record.fields.map(\.label.count).max() ?? 0
+        let pad = String(repeating: " ", count: indent)
+        var lines: [String] = []
+        for field in record.fields {
+            let label = field.label + ":" + String(repeating: " ", count: width - field.label.count + 1)
+            switch field.value {
+            case .record(let nested):
+                lines.append(pad + field.label + ":")
+                lines += human(nested, indent: indent + 2)
+            case .list(let items) where table(items) != nil:
+                lines.append(pad + field.label + ":")
+                lines += table(items)!.map { pad + "  " + $0 }
+            case .list(let items) where items.contains(where: { if case .record = $0 { true } else { false } }):
+                lines.append(pad + field.label + ":")
+                for item in items {
+                    if case .record(let nested) = item {
+                        var itemLines = human(nested, indent: indent + 4)
+                        if !itemLines.isEmpty {
+                            itemLines[0] = pad + "  - " + itemLines[0].dropFirst(indent + 4)
+                        }
+                        lines += itemLines
+                    } else {
+                        lines.append(pad + "  - " + scalar(item))
+                    }
+                }
+            default:
+                lines.append(pad + Style.dim.apply(label, enabled: color) + scalar(field.value))
+            }
+        }
+        return lines
+    }
+
+    /// Rows of records with the same labels and only scalar values, as an aligned table with
+    /// a header; nil when `items` is not such a list.
+    private func table(_ items: [Value]) -> [String]? {
+        let records = items.compactMap { item -> Record? in
+            guard case .record(let record) = item else { return nil }
+            return record
+        }
+        guard records.count == items.count, let first = records.first,
+              records.allSatisfy({ $0.fields.map(\.label) == first.fields.map(\.label) }),
+              records.allSatisfy({ $0.fields.allSatisfy { !$0.value.isCompound } })
+        else { return nil }
+        let header = first.fields.map { $0.label.uppercased() }
+        let rows = records.map { $0.fields.map { scalar($0.value) } }
+        let widths = header.indices.map { column in ([header] + rows).map { $0[column].count }.max() ?? 0 }
+        func line(_ cells: [String]) -> String {
+            var text = ""
+            for (column, cell) in cells.enumerated() {
+                text += column == cells.count - 1 ? cell : cell + String(repeating: " ", count: widths[column] - cell.count + 2)
+            }
+            return text
+        }
+        return [Style.dim.apply(line(header), enabled: color)] + rows.map(line)
+    }
+
+    /// A single value as human text.
+    func scalar(_ value: Value) -> String {
+        switch value {
+        case .string(let text): return text
+        case .int(let number): return String(number)
+        case .double(let number): return String(number)
+        case .bool(let flag): return flag ? "yes" : "no"
+        case .null: return "-"
+        case .list(let items): return items.isEmpty ? "-" : items.map(scalar).joined(separator: ", ")
+        case .record(let record): return record.fields.map { "\($0.key)=\(scalar($0.value))" }.joined(separator: " ")
+        }
+    }
+}

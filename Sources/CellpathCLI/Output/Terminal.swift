@@ -1,0 +1,46 @@
+import Glibc
+
+/// Standard output and standard error: whole-buffer writes (Glibc's `stdout`/`stderr`
+/// globals are not concurrency-safe in Swift 6) and TTY detection.
+enum Terminal {
+    static func writeOut(_ text: String) { writeAll(1, text) }
+    static func writeErr(_ text: String) { writeAll(2, text) }
+
+    static var stdoutIsTTY: Bool { isatty(1) == 1 }
+    static var stderrIsTTY: Bool { isatty(2) == 1 }
+
+    private static func writeAll(_ fd: Int32, _ text: String) {
+        let bytes = Array(text.utf8)
+        bytes.withUnsafeBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let n = write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+                if n <= 0 { if errno == EINTR { continue } else { return } }
+                offset += n
+            }
+        }
+    }
+}
+
+/// `--color auto|always|never`.
+enum ColorMode: String, Sendable, CaseIterable {
+    case auto, always, never
+
+    /// Whether to colour a stream, given whether it is a terminal and `NO_COLOR`.
+    func enabled(isTTY: Bool, environment: [String: String]) -> Bool {
+        switch self {
+        case .always: return true
+        case .never: return false
+        case .auto: return isTTY && environment["NO_COLOR"] == nil && environment["TERM"] != "dumb"
+        }
+    }
+}
+
+/// ANSI styles used by the human renderer.
+enum Style: String {
+    case bold = "1", dim = "2", red = "31", green = "32", yellow = "33", cyan = "36"
+
+    func apply(_ text: String, enabled: Bool) -> String {
+        enabled ? "\u{1B}[\(rawValue)m\(text)\u{1B}[0m" : text
+    }
+}

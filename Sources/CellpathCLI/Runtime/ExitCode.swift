@@ -1,0 +1,60 @@
+import CellpathCore
+
+/// cellpath's exit codes (sysexits-style above 63). Documented in the README and in `--help`.
+enum ExitCode: Int32, Sendable, CaseIterable {
+    /// Success; for checks: the number is verified.
+    case success = 0
+    /// Checked, not verified (the SIM's number does not match).
+    case notVerified = 1
+    /// Verified, but the SIM changed within the period.
+    case simChanged = 2
+    case usage = 64
+    case dataError = 65
+    case unavailable = 69
+    case internalError = 70
+    case temporaryFailure = 75
+    case permissionDenied = 77
+    case configuration = 78
+    /// Interrupted by SIGINT/SIGTERM after clean-up (128 + SIGINT).
+    case cancelled = 130
+
+    /// One line per code for `--help` and the README.
+    var meaning: String {
+        switch self {
+        case .success: "verified (or the command succeeded)"
+        case .notVerified: "checked, not verified"
+        case .simChanged: "verified, but the SIM changed within the period"
+        case .usage: "usage error (unknown option, missing argument)"
+        case .dataError: "bad input data (e.g. an invalid phone number or scenario file)"
+        case .unavailable: "unavailable: no modem, no bearer, operator not supported"
+        case .internalError: "internal error"
+        case .temporaryFailure: "temporary failure: timeout, rate limit; retry later"
+        case .permissionDenied: "permission denied (run as root or join the device group)"
+        case .configuration: "configuration error (a config file or setting is wrong)"
+        case .cancelled: "cancelled by SIGINT/SIGTERM"
+        }
+    }
+
+    /// The one mapping from errors to exit codes.
+    static func forError(_ error: any Error) -> ExitCode {
+        switch error {
+        case is UsageError: return .usage
+        case let error as CellpathError: return forKind(error.kind)
+        case is CancellationError: return .cancelled
+        default: return .internalError
+        }
+    }
+
+    static func forKind(_ kind: FailureKind) -> ExitCode {
+        switch kind {
+        case .usage: .usage
+        case .dataError: .dataError
+        case .unavailable: .unavailable
+        case .internalError: .internalError
+        case .temporary: .temporaryFailure
+        case .permission: .permissionDenied
+        case .configuration: .configuration
+        case .cancelled: .cancelled
+        }
+    }
+}

@@ -1,0 +1,35 @@
+import CellpathCore
+import Glibc
+
+/// Shows the steps of a long operation with elapsed time on stderr (`[ 0.42s] connecting…`),
+/// only when stderr is a terminal and not `--quiet`; prints nothing otherwise. Safe from any thread.
+struct Progress: Sendable {
+    let enabled: Bool
+    let start: timespec
+
+    init(enabled: Bool) {
+        self.enabled = enabled
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        start = now
+    }
+
+    /// Seconds since the operation started.
+    var elapsed: Double {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return Double(now.tv_sec - start.tv_sec) + Double(now.tv_nsec - start.tv_nsec) / 1e9
+    }
+
+    /// Announces a step.
+    func step(_ text: String) {
+        guard enabled else { return }
+        let seconds = (elapsed * 100).rounded() / 100
+        var stamp = String(seconds)
+        if let dot = stamp.firstIndex(of: ".") {
+            let decimals = stamp.distance(from: dot, to: stamp.endIndex) - 1
+            stamp += String(repeating: "0", count: max(0, 2 - decimals))
+        }
+        Terminal.writeErr("[\(String(repeating: " ", count: max(0, 6 - stamp.count)))\(stamp)s] \(text)\n")
+    }
+}

@@ -1,0 +1,84 @@
+import Glibc
+
+/// Severity of a log line; a logger prints lines at or above its threshold.
+public enum LogLevel: Int, Sendable, Comparable, CaseIterable {
+    case debug, info, warning, error
+
+    public static func < (a: LogLevel, b: LogLevel) -> Bool { a.rawValue < b.rawValue }
+
+    var label: String {
+        switch self {
+        case .debug: "debug"
+        case .info: "info"
+        case .warning: "warning"
+        case .error: "error"
+        }
+    }
+}
+
+/// Where log lines go. The default writes whole lines to stderr with one `write(2)` each,
+/// so lines from several threads never interleave.
+public protocol LogSink: Sendable {
+    func write(line: String)
+}
+
+/// Writes each line to standard error.
+public struct StandardErrorSink: LogSink {
+    public init() {}
+    public func write(line: String) {
+        let bytes = Array((line + "\n").utf8)
+        bytes.withUnsafeBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let n = Glibc.write(2, buffer.baseAddress! + offset, buffer.count - offset)
+                if n <= 0 { if errno == EINTR { continue } else { return } }
+                offset += n
+            }
+        }
+    }
+}
+
+/// A leveled logger with an object prefix (`[modem0/bearer] …`) that masks personal data
+/// unless its disclosure is `.full`. Value type: scoping returns a new logger; safe from any thread.
+public struct Logger: Sendable {
+    public let threshold: LogLevel
+    public let disclosure: Disclosure
+    public let scope: String?
+    let sink: any LogSink
+
+    public init(threshold: LogLevel = .warning, disclosure: Disclosure = .redacted,
+                scope: String? = nil, sink: any LogSink = StandardErrorSink()) {
+        self.threshold = threshold
+        self.disclosure = disclosure
+        self.scope = scope
+        self.sink = sink
+    }
+
+    /// A logger for a sub-object: `logger.scoped("bearer")` under `modem0` prints `[modem0/bearer]`.
+    public func scoped(_ name: String) -> Logger {
+        Logger(threshold: threshold, disclosure: disclosure,
+               scope: scope.map { "\($0)/\(name)" } ?? name, sink: sink)
+    }
+
+    /// True when lines at `level` are printed (to skip building expensive messages).
+    public func enabled(_ level: LogLevel) -> Bool { level >= threshold }
+
+    public func log(_ level: LogLevel, _ message: LogMessage) {
+        guard enabled(level) else { return }
+        let prefix = scope.map { "[\($0)] " } ?? ""
+        sink.write(line: "\(level.label): \(prefix)\(message.rendered(disclosure))")
+    }
+
+    public func debug(_ message: LogMessage) { log(.debug, message) }
+    public func info(_ message: LogMessage) { log(.info, message) }
+    public func warning(_ message: LogMessage) { log(.warning, message) }
+    public func error(_ message: LogMessage) { log(.error, message) }
+
+    /// A logger that prints nothing.
+    public static let silent = Logger(threshold: .error, sink: NullSink())
+}
+
+/// Discards every line.
+struct NullSink: LogSink {
+    func write(line: String) {}
+}

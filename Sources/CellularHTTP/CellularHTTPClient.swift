@@ -1,0 +1,65 @@
+import CellpathCore
+import Glibc
+
+/// The cellular HTTP engine: fetches a URL and its whole redirect chain, DNS included, through
+/// one `CellularPath`, failing closed. Safe to share; chains run on their own threads.
+public final class CellularHTTPClient: Sendable {
+    public let path: CellularPath
+    private let share = CurlShare()
+
+    public init(path: CellularPath) {
+        self.path = path
+    }
+
+    /// Runs the chain and returns every hop with either the result or the failure.
+    /// Callable from any context: the blocking libcurl work runs on a dedicated thread;
+    /// cancelling the task aborts the running hop.
+    public func trace(_ request: FetchRequest) async -> FetchReport {
+        // Sockets bind to the path's address of their own family: the DNS servers' family may
+        // differ from `ipType`, which limits the answers asked for and pinned.
+        let context = TransferContext(interfaceName: path.interfaceName, ipv4: path.ipv4Address, ipv6: path.ipv6Address)
+        let runner = UncheckedBox(ChainRunner(path: path, request: request, context: context, share: share))
+        return await withTaskCancellationHandler {
+            await runOnDedicatedThread { runner.value.run() }
+        } onCancel: {
+            context.cancel()
+        }
+    }
+
+    /// Runs the chain and returns its result, or throws the failure as a `CellpathError`.
+    public func fetch(_ request: FetchRequest) async throws(CellpathError) -> FetchResult {
+        let report = await trace(request)
+        if let failure = report.failure { throw failure.cellpathError }
+        guard let result = report.result else { throw CellpathError(.internalError, "fetch ended without a result") }
+        return result
+    }
+}
+
+/// Hands a non-Sendable value to exactly one other thread.
+struct UncheckedBox<T>: @unchecked Sendable {
+    let value: T
+    init(_ value: T) { self.value = value }
+}
+
+/// Runs blocking `body` on a new detached pthread and resumes with its value, so blocking
+/// libcurl/c-ares calls never occupy a thread of Swift's cooperative pool.
+func runOnDedicatedThread<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+    await withCheckedContinuation { (continuation: CheckedContinuation<T, Never>) in
+        let job = Unmanaged.passRetained(ThreadJob { continuation.resume(returning: body()) })
+        var thread = pthread_t()
+        if pthread_create(&thread, nil, { arg in
+            Unmanaged<ThreadJob>.fromOpaque(arg!).takeRetainedValue().run()
+            return nil
+        }, job.toOpaque()) == 0 {
+            pthread_detach(thread)
+        } else {
+            job.takeRetainedValue().run()
+        }
+    }
+}
+
+/// The work handed to a dedicated thread.
+private final class ThreadJob {
+    let run: () -> Void
+    init(_ run: @escaping () -> Void) { self.run = run }
+}

@@ -1,0 +1,36 @@
+import CCurl
+import Glibc
+
+/// A libcurl share handle holding the TLS session cache of one client, so chains resume
+/// sessions instead of full handshakes. Locked per data kind; usable from any thread.
+final class CurlShare: @unchecked Sendable {
+    let handle: UnsafeMutableRawPointer?
+    private let locks: UnsafeMutablePointer<pthread_mutex_t>
+    private static let lockCount = 16
+
+    private static let ready: Bool = curl_global_init(Int(CURL_GLOBAL_DEFAULT)) == CURLE_OK
+
+    init() {
+        _ = Self.ready
+        locks = .allocate(capacity: Self.lockCount)
+        for i in 0..<Self.lockCount { pthread_mutex_init(locks + i, nil) }
+        handle = curl_share_init()
+        guard let handle else { return }
+        cp_curl_share_setopt_pointer(handle, CURLSHOPT_USERDATA, UnsafeMutableRawPointer(locks))
+        cp_curl_share_setopt_lock(handle) { _, data, _, user in
+            let locks = user!.assumingMemoryBound(to: pthread_mutex_t.self)
+            pthread_mutex_lock(locks + Int(data.rawValue) % CurlShare.lockCount)
+        }
+        cp_curl_share_setopt_unlock(handle) { _, data, user in
+            let locks = user!.assumingMemoryBound(to: pthread_mutex_t.self)
+            pthread_mutex_unlock(locks + Int(data.rawValue) % CurlShare.lockCount)
+        }
+        cp_curl_share_setopt_long(handle, CURLSHOPT_SHARE, Int(CURL_LOCK_DATA_SSL_SESSION.rawValue))
+    }
+
+    deinit {
+        if let handle { curl_share_cleanup(handle) }
+        for i in 0..<Self.lockCount { pthread_mutex_destroy(locks + i) }
+        locks.deallocate()
+    }
+}

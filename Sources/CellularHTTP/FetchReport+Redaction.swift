@@ -1,0 +1,153 @@
+import CellpathCore
+import FoundationEssentials
+
+/// Query and JSON keys whose values are secrets (codes, tokens).
+private let secretKeys: Set<String> = ["code", "token", "access_token", "id_token", "refresh_token",
+                                       "password", "secret", "client_secret"]
+
+/// `url` with the values of secret query/fragment parameters (code, token, …) masked.
+func redactedURL(_ url: String, _ disclosure: Disclosure = .redacted) -> String {
+    guard disclosure != .full else { return url }
+    var out = ""
+    var i = url.startIndex
+    var inParams = false
+    while i < url.endIndex {
+        let c = url[i]
+        out.append(c)
+        i = url.index(after: i)
+        if c == "?" || c == "#" { inParams = true }
+        guard inParams, c == "?" || c == "#" || c == "&" else { continue }
+        let end = url[i...].firstIndex { $0 == "&" || $0 == "#" } ?? url.endIndex
+        let pair = url[i..<end]
+        if let eq = pair.firstIndex(of: "="), secretKeys.contains(pair[..<eq].lowercased()) {
+            out += pair[...eq] + disclosure.reveal(String(pair[pair.index(after: eq)...]), as: .code)
+        } else {
+            out += pair
+        }
+        i = end
+    }
+    return out
+}
+
+/// A header with secrets masked: Authorization keeps its scheme, cookies keep their names.
+func redactedHeader(_ h: HTTPHeader, _ disclosure: Disclosure) -> HTTPHeader {
+    guard disclosure != .full else { return h }
+    switch h.name.lowercased() {
+    case "authorization", "proxy-authorization":
+        let scheme = h.value.split(separator: " ").first.map(String.init) ?? ""
+        return HTTPHeader(h.name, h.value.contains(" ") ? "\(scheme) \(disclosure.reveal(h.value, as: .token))" : disclosure.reveal(h.value, as: .token))
+    case "cookie":
+        let parts = h.value.split(separator: ";").map { part -> String in
+            let p = part.drop { $0 == " " }
+            guard let eq = p.firstIndex(of: "=") else { return String(p) }
+            return "\(p[..<eq])=\(disclosure.reveal(String(p[p.index(after: eq)...]), as: .cookie))"
+        }
+        return HTTPHeader(h.name, parts.joined(separator: "; "))
+    case "set-cookie":
+        let first = h.value.prefix { $0 != ";" }
+        let rest = h.value.dropFirst(first.count)
+        guard let eq = first.firstIndex(of: "=") else { return h }
+        return HTTPHeader(h.name, "\(first[..<eq])=\(disclosure.reveal(String(first[first.index(after: eq)...]), as: .cookie))\(rest)")
+    case "location":
+        return HTTPHeader(h.name, redactedURL(h.value, disclosure))
+    default:
+        return h
+    }
+}
+
+extension JSONValue {
+    /// The value with secret keys' string values masked, recursively.
+    func redacted(_ disclosure: Disclosure) -> JSONValue {
+        guard disclosure != .full else { return self }
+        switch self {
+        case .object(let o):
+            var out: [String: JSONValue] = [:]
+            for (k, v) in o {
+                if secretKeys.contains(k.lowercased()), case .string(let s) = v {
+                    out[k] = .string(disclosure.reveal(s, as: .code))
+                } else {
+                    out[k] = v.redacted(disclosure)
+                }
+            }
+            return .object(out)
+        case .array(let a): return .array(a.map { $0.redacted(disclosure) })
+        default: return self
+        }
+    }
+
+    /// Parses JSON bytes; nil when they are not JSON.
+    static func parse(_ bytes: [UInt8]) -> JSONValue? {
+        try? JSONDecoder().decode(JSONValue.self, from: Data(bytes))
+    }
+}
+
+extension FetchReport {
+    /// A copy safe to print or store: tokens, codes and cookies masked unless `.full`.
+    public func redacted(_ disclosure: Disclosure) -> FetchReport {
+        guard disclosure != .full else { return self }
+        var copy = self
+        copy.hops = hops.map { hop in
+            var h = hop
+            h.url = redactedURL(h.url, disclosure)
+            h.location = h.location.map { redactedURL($0, disclosure) }
+            h.requestHeaders = h.requestHeaders.map { redactedHeader($0, disclosure) }
+            h.responseHeaders = h.responseHeaders.map { redactedHeader($0, disclosure) }
+            return h
+        }
+        if var r = result {
+            r.finalURL = redactedURL(r.finalURL, disclosure)
+            r.stoppedAt = r.stoppedAt.map { redactedURL($0, disclosure) }
+            if let json = r.json {
+                r.json = json.redacted(disclosure)
+                if let data = try? JSONEncoder().encode(r.json) { r.finalBody = String(decoding: data, as: UTF8.self) }
+            }
+            if let code = r.callback?.code { r.callback?.code = disclosure.reveal(code, as: .code) }
+            copy.result = r
+        }
+        return copy
+    }
+
+    /// JSON of the (already redacted) report, keys sorted.
+    public func jsonData(pretty: Bool = true) -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = pretty ? [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
+        return (try? Array(encoder.encode(self))) ?? []
+    }
+
+    /// Human-readable lines: one per hop, then the result (a failure is the caller's to report).
+    /// Redacts per `disclosure`.
+    public func humanLines(_ disclosure: Disclosure) -> [String] {
+        let r = redacted(disclosure)
+        var lines: [String] = []
+        for hop in r.hops {
+            var line = "[hop \(hop.index)] \(hop.method) \(hop.url) → \(hop.status == 0 ? "no response" : String(hop.status))"
+            if let location = hop.location { line += " → \(location)" }
+            line += hop.remoteAddress.isEmpty ? " (no connection"
+                : " (\(hop.localAddress):\(hop.localPort) → \(hop.remoteAddress):\(hop.remotePort)"
+            line += hop.connectionReused ? ", reused" : ", new"
+            if let tls = hop.tlsVersion { line += ", \(tls)" }
+            if hop.downgrade { line += ", DOWNGRADE https→http" }
+            line += ", \(formatMs(hop.timings.totalMs)))"
+            lines.append(line)
+        }
+        if let result = r.result {
+            var line = "[fetch] \(result.finalStatus) after \(r.hops.count) hop\(r.hops.count == 1 ? "" : "s") in \(formatMs(r.totalMs)) via \(r.interfaceName)"
+            if let stop = result.stoppedAt { line += "; stopped at \(stop)" }
+            lines.append(line)
+            if let cb = result.callback {
+                var s = "[fetch] check_id=\(cb.checkID)"
+                if let code = cb.code { s += " code=\(code)" }
+                if let ref = cb.referenceID { s += " reference_id=\(ref)" }
+                if let e = cb.error { s += " error=\(e)" }
+                lines.append(s)
+            }
+        }
+        return lines
+    }
+}
+
+/// `12.3 ms`.
+func formatMs(_ ms: Double) -> String {
+    let tenths = (ms * 10).rounded() / 10
+    return "\(tenths) ms"
+}

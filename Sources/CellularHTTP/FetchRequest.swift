@@ -1,0 +1,66 @@
+import CellpathCore
+
+/// One HTTP header as sent or received.
+public struct HTTPHeader: Sendable, Equatable, Codable {
+    public var name: String
+    public var value: String
+
+    public init(_ name: String, _ value: String) {
+        self.name = name
+        self.value = value
+    }
+}
+
+/// Which address family the chain may use on the cellular path.
+public enum IPType: String, Sendable, Codable, CaseIterable {
+    case ipv4, ipv6, any
+}
+
+/// What to fetch through the cellular path, and the rules for its redirect chain.
+public struct FetchRequest: Sendable {
+    /// Absolute http or https URL of the first hop (e.g. a `check_url`).
+    public var url: String
+    /// Method of the first hop; redirects change it by the 301/302/303/307/308 rules.
+    public var method: String
+    /// Extra request headers (validated: token names, no CR/LF/NUL in values).
+    public var headers: [HTTPHeader]
+    /// Request body of the first hop, if any.
+    public var body: [UInt8]?
+    /// Most requests the chain may make; a chain that ends at request `maxHops` succeeds.
+    public var maxHops: Int
+    /// Budget of one hop: DNS, connect, TLS, request and the whole response.
+    public var hopTimeout: Duration
+    /// Budget of the whole chain.
+    public var totalTimeout: Duration
+    /// Address family used on the cellular path.
+    public var ipType: IPType
+    /// Stop at the first redirect whose Location starts with this prefix (e.g. a redirect_url).
+    public var stopAtPrefix: String?
+    /// Refuse an https→http downgrade instead of only reporting it.
+    public var strict: Bool
+    /// Extra CA bundle (PEM) trusted besides the system store; verification is never off.
+    public var caFile: String?
+    /// Send the SDKs' `x-tru-ops: <MCC-MNC>` header (needs `CellularPath.operatorID`).
+    public var sendOperatorHeader: Bool
+    /// Bytes of each response body kept in memory; the rest is read and counted, not kept.
+    public var maxBodyBytes: Int
+
+    public init(url: String, method: String = "GET", headers: [HTTPHeader] = [], body: [UInt8]? = nil,
+                maxHops: Int = 10, hopTimeout: Duration = .seconds(5), totalTimeout: Duration = .seconds(30),
+                ipType: IPType = .any, stopAtPrefix: String? = nil, strict: Bool = false,
+                caFile: String? = nil, sendOperatorHeader: Bool = false, maxBodyBytes: Int = 1 << 20) {
+        self.url = url
+        self.method = method
+        self.headers = headers
+        self.body = body
+        self.maxHops = maxHops
+        self.hopTimeout = hopTimeout
+        self.totalTimeout = totalTimeout
+        self.ipType = ipType
+        self.stopAtPrefix = stopAtPrefix
+        self.strict = strict
+        self.caFile = caFile
+        self.sendOperatorHeader = sendOperatorHeader
+        self.maxBodyBytes = maxBodyBytes
+    }
+}

@@ -1,0 +1,234 @@
+import CellpathCore
+
+/// Durations of one hop's phases, in milliseconds (nil when the phase did not happen).
+public struct HopTimings: Sendable, Equatable, Codable {
+    /// c-ares lookup through the cellular path (0 when answered from the chain's cache).
+    public var dnsMs: Double
+    /// TCP connect (nil on a reused connection).
+    public var connectMs: Double?
+    /// TLS handshake (nil for http or a reused connection).
+    public var tlsMs: Double?
+    /// From the request being sent to the first response byte.
+    public var firstByteMs: Double
+    /// The whole hop, DNS included.
+    public var totalMs: Double
+
+    public init(dnsMs: Double, connectMs: Double?, tlsMs: Double?, firstByteMs: Double, totalMs: Double) {
+        self.dnsMs = dnsMs
+        self.connectMs = connectMs
+        self.tlsMs = tlsMs
+        self.firstByteMs = firstByteMs
+        self.totalMs = totalMs
+    }
+}
+
+/// What happened on one request of the chain.
+public struct HopTrace: Sendable, Equatable, Codable {
+    /// 1-based position in the chain.
+    public var index: Int
+    public var method: String
+    public var url: String
+    /// HTTP status, 0 when no response arrived.
+    public var status: Int
+    /// Absolute URL of the redirect target, resolved from the Location header.
+    public var location: String?
+    public var remoteAddress: String
+    public var remotePort: Int
+    public var localAddress: String
+    public var localPort: Int
+    /// True when the hop went over a connection opened by an earlier hop.
+    public var connectionReused: Bool
+    /// e.g. `TLSv1.3`; nil for plain http.
+    public var tlsVersion: String?
+    /// e.g. `HTTP/1.1`.
+    public var httpVersion: String
+    public var timings: HopTimings
+    /// Addresses the cellular DNS returned for this hop's host (nil for an address literal).
+    public var dnsAnswers: [String]?
+    /// Selected response headers (Location, Content-Type, Set-Cookie, …).
+    public var responseHeaders: [HTTPHeader]
+    /// Request headers as sent on the wire.
+    public var requestHeaders: [HTTPHeader]
+    /// Response body bytes received (all of them, also beyond the kept cap).
+    public var bodyBytes: Int
+    /// Response header bytes received.
+    public var headerBytes: Int
+    /// True when this hop is plain http after an https hop.
+    public var downgrade: Bool
+    /// Wall-clock start of the hop (seconds since 1970), for HAR.
+    public var startedAt: Double
+
+    public init(index: Int, method: String, url: String, status: Int, location: String?, remoteAddress: String, remotePort: Int, localAddress: String, localPort: Int, connectionReused: Bool, tlsVersion: String?, httpVersion: String, timings: HopTimings, dnsAnswers: [String]?, responseHeaders: [HTTPHeader], requestHeaders: [HTTPHeader], bodyBytes: Int, headerBytes: Int, downgrade: Bool, startedAt: Double) {
+        self.index = index
+        self.method = method
+        self.url = url
+        self.status = status
+        self.location = location
+        self.remoteAddress = remoteAddress
+        self.remotePort = remotePort
+        self.localAddress = localAddress
+        self.localPort = localPort
+        self.connectionReused = connectionReused
+        self.tlsVersion = tlsVersion
+        self.httpVersion = httpVersion
+        self.timings = timings
+        self.dnsAnswers = dnsAnswers
+        self.responseHeaders = responseHeaders
+        self.requestHeaders = requestHeaders
+        self.bodyBytes = bodyBytes
+        self.headerBytes = headerBytes
+        self.downgrade = downgrade
+        self.startedAt = startedAt
+    }
+}
+
+/// The v0.2 callback a check chain ends with: `{check_id, code, reference_id}` or
+/// `{check_id, error, error_description}`.
+public struct CheckCallback: Sendable, Equatable, Codable {
+    public var checkID: String
+    public var code: String?
+    public var referenceID: String?
+    public var error: String?
+    public var errorDescription: String?
+
+    public init(checkID: String, code: String? = nil, referenceID: String? = nil, error: String? = nil,
+                errorDescription: String? = nil) {
+        self.checkID = checkID
+        self.code = code
+        self.referenceID = referenceID
+        self.error = error
+        self.errorDescription = errorDescription
+    }
+}
+
+/// A chain that completed: its final response, or where it stopped at `stopAtPrefix`.
+public struct FetchResult: Sendable, Equatable, Codable {
+    public var finalStatus: Int
+    public var finalURL: String
+    /// The kept part of the final body, decoded as UTF-8 (lossy).
+    public var finalBody: String
+    /// True when the final body was longer than `maxBodyBytes`.
+    public var finalBodyTruncated: Bool
+    public var finalContentType: String?
+    /// The final body when it is JSON.
+    public var json: JSONValue?
+    /// The v0.2 `{check_id, code, reference_id}` when the final body is one.
+    public var callback: CheckCallback?
+    /// The redirect target matching `stopAtPrefix`, query and fragment kept.
+    public var stoppedAt: String?
+
+    public init(finalStatus: Int, finalURL: String, finalBody: String, finalBodyTruncated: Bool, finalContentType: String?, json: JSONValue?, callback: CheckCallback?, stoppedAt: String?) {
+        self.finalStatus = finalStatus
+        self.finalURL = finalURL
+        self.finalBody = finalBody
+        self.finalBodyTruncated = finalBodyTruncated
+        self.finalContentType = finalContentType
+        self.json = json
+        self.callback = callback
+        self.stoppedAt = stoppedAt
+    }
+}
+
+/// Why a fetch failed; each has its own message and maps to one `FailureKind`.
+public enum FetchFailureReason: String, Sendable, Codable, CaseIterable {
+    case malformedURL, invalidHeader, nonHTTPScheme
+    case noSuchInterface, interfaceDown, noAddress, addressGone, bindRefused
+    case dnsUnreachable, dnsNoAnswer, dnsFailure
+    case connectFailed, connectTimeout, hopTimeout, totalTimeout, transportError
+    case tooManyHops, redirectLoop, downgradeRefused, tlsFailure
+    case cancelled, internalError
+
+    /// The category (and so the exit code) of this reason.
+    public var kind: FailureKind {
+        switch self {
+        case .malformedURL, .invalidHeader, .nonHTTPScheme: return .dataError
+        case .noSuchInterface, .interfaceDown, .noAddress, .addressGone: return .unavailable
+        case .bindRefused: return .permission
+        case .dnsUnreachable, .dnsFailure, .connectTimeout, .hopTimeout, .totalTimeout,
+             .transportError: return .temporary
+        case .dnsNoAnswer, .connectFailed, .tlsFailure: return .unavailable
+        case .tooManyHops, .redirectLoop, .downgradeRefused: return .dataError
+        case .cancelled: return .cancelled
+        case .internalError: return .internalError
+        }
+    }
+}
+
+/// A failed fetch: the reason, a message for the user and the hop it happened on.
+public struct FetchFailure: Error, Sendable, Equatable, Codable {
+    public var reason: FetchFailureReason
+    public var message: String
+    public var hint: String?
+    /// 1-based hop the failure belongs to; nil when it happened before the first request.
+    public var hop: Int?
+
+    public init(_ reason: FetchFailureReason, _ message: String, hint: String? = nil, hop: Int? = nil) {
+        self.reason = reason
+        self.message = message
+        self.hint = hint
+        self.hop = hop
+    }
+
+    /// The failure as the error type that crosses module boundaries.
+    public var cellpathError: CellpathError { CellpathError(reason.kind, message, hint: hint) }
+}
+
+/// Everything a fetch produced: the path used, each hop, and either a result or a failure.
+public struct FetchReport: Sendable, Equatable, Codable {
+    public var interfaceName: String
+    public var localAddresses: [String]
+    public var dnsServers: [String]
+    public var hops: [HopTrace]
+    public var result: FetchResult?
+    public var failure: FetchFailure?
+    public var totalMs: Double
+
+    public init(interfaceName: String, localAddresses: [String], dnsServers: [String], hops: [HopTrace],
+                result: FetchResult?, failure: FetchFailure?, totalMs: Double) {
+        self.interfaceName = interfaceName
+        self.localAddresses = localAddresses
+        self.dnsServers = dnsServers
+        self.hops = hops
+        self.result = result
+        self.failure = failure
+        self.totalMs = totalMs
+    }
+}
+
+/// A JSON value, for final bodies of any shape.
+public enum JSONValue: Sendable, Equatable, Codable {
+    case null
+    case bool(Bool)
+    case number(Double)
+    case string(String)
+    case array([JSONValue])
+    case object([String: JSONValue])
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.singleValueContainer()
+        if c.decodeNil() { self = .null }
+        else if let b = try? c.decode(Bool.self) { self = .bool(b) }
+        else if let n = try? c.decode(Double.self) { self = .number(n) }
+        else if let s = try? c.decode(String.self) { self = .string(s) }
+        else if let a = try? c.decode([JSONValue].self) { self = .array(a) }
+        else { self = .object(try c.decode([String: JSONValue].self)) }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.singleValueContainer()
+        switch self {
+        case .null: try c.encodeNil()
+        case .bool(let b): try c.encode(b)
+        case .number(let n): try c.encode(n)
+        case .string(let s): try c.encode(s)
+        case .array(let a): try c.encode(a)
+        case .object(let o): try c.encode(o)
+        }
+    }
+
+    /// The string value of `key` when this is an object holding a string there.
+    public subscript(string key: String) -> String? {
+        if case .object(let o) = self, case .string(let s)? = o[key] { return s }
+        return nil
+    }
+}

@@ -1,0 +1,131 @@
+import CAres
+import Glibc
+
+/// Resolves names with c-ares against the bearer's DNS servers, over sockets bound to the
+/// cellular path exactly like curl's (device, verified, bearer address); never falls back.
+/// Runs on the chain's thread; blocks until an answer, a failure or the deadline.
+struct PinnedResolver {
+    let servers: [String]
+    let context: TransferContext
+
+    private static let libraryReady: Bool = ares_library_init(ARES_LIB_INIT_ALL) == ARES_SUCCESS
+
+    /// State of one lookup, filled by the c-ares callback.
+    private final class Lookup {
+        var done = false
+        var status: Int32 = 0
+        var addresses: [String] = []
+    }
+
+    /// Returns the addresses of `host` of the families `ipType` allows, or the failure.
+    /// `budgetMs` bounds the whole lookup; `totalBound` says whether that budget is the chain's.
+    func resolve(_ host: String, ipType: IPType, budgetMs: Int, totalBound: Bool, hop: Int) throws(FetchFailure) -> [String] {
+        guard Self.libraryReady else { throw FetchFailure(.internalError, "couldn't initialise c-ares", hop: hop) }
+        guard !servers.isEmpty else {
+            throw FetchFailure(.dnsUnreachable, "no DNS server for the cellular path to resolve \(host)",
+                               hint: "pass the bearer's DNS servers (--dns)", hop: hop)
+        }
+        var channel: ares_channel?
+        guard cp_ares_init(&channel, 1000, 2) == ARES_SUCCESS, let channel else {
+            throw FetchFailure(.internalError, "couldn't create a c-ares channel", hop: hop)
+        }
+        defer { ares_destroy(channel) }
+        guard ares_set_servers_ports_csv(channel, servers.joined(separator: ",")) == ARES_SUCCESS else {
+            throw FetchFailure(.dnsUnreachable, "invalid DNS server list \(servers.joined(separator: ","))", hop: hop)
+        }
+        ares_set_socket_configure_callback(channel, { fd, _, data in
+            TransferContext.from(data).bind(fd) ? 0 : -1
+        }, context.unmanaged)
+
+        var hints = ares_addrinfo_hints()
+        hints.ai_flags = ARES_AI_NOSORT
+        switch ipType {
+        case .ipv4: hints.ai_family = AF_INET
+        case .ipv6: hints.ai_family = AF_INET6
+        case .any: hints.ai_family = AF_UNSPEC
+        }
+        let lookup = Lookup()
+        let box = Unmanaged.passRetained(lookup)
+        ares_getaddrinfo(channel, host, nil, &hints, { arg, status, _, result in
+            let lookup = Unmanaged<Lookup>.fromOpaque(arg!).takeRetainedValue()
+            lookup.done = true
+            lookup.status = status
+            guard let result else { return }
+            var node = result.pointee.nodes
+            while let n = node {
+                if let sa = n.pointee.ai_addr, let text = numericHost(sa) { lookup.addresses.append(text) }
+                node = n.pointee.ai_next
+            }
+            ares_freeaddrinfo(result)
+        }, box.toOpaque())
+
+        let deadline = ContinuousClock.now + .milliseconds(budgetMs)
+        while !lookup.done {
+            if context.isCancelled || ContinuousClock.now >= deadline {
+                ares_cancel(channel)
+                break
+            }
+            let left = deadline - ContinuousClock.now
+            let ms = max(1, min(200, Int(left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000)))
+            cp_ares_step(channel, Int32(ms))
+        }
+        if !lookup.done { ares_cancel(channel) }
+
+        if context.isCancelled { throw FetchFailure(.cancelled, "cancelled while resolving \(host)", hop: hop) }
+        if let bind = context.bindFailure { throw bind.failure(interface: String(cString: context.interfaceName), hop: hop) }
+        let status = lookup.status
+        if status == ARES_SUCCESS {
+            let unique = lookup.addresses.reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
+            if unique.isEmpty { throw FetchFailure(.dnsNoAnswer, "the cellular DNS has no \(ipType.recordName) record for \(host)", hop: hop) }
+            return unique
+        }
+        let list = servers.joined(separator: ", ")
+        switch status {
+        case ARES_ENOTFOUND, ARES_ENODATA, ARES_ENONAME:
+            throw FetchFailure(.dnsNoAnswer, "the cellular DNS (\(list)) has no \(ipType.recordName) record for \(host)", hop: hop)
+        case ARES_ECANCELLED where totalBound:
+            throw FetchFailure(.totalTimeout, "the chain's time ran out while resolving \(host)", hop: hop)
+        case ARES_ECANCELLED, ARES_ETIMEOUT, ARES_ECONNREFUSED:
+            throw FetchFailure(.dnsUnreachable, "no answer from the cellular DNS (\(list)) for \(host)",
+                               hint: "check the bearer's DNS servers and that the bearer is connected", hop: hop)
+        default:
+            throw FetchFailure(.dnsFailure, "the cellular DNS (\(list)) failed to resolve \(host): \(String(cString: ares_strerror(status)))", hop: hop)
+        }
+    }
+}
+
+extension IPType {
+    /// The DNS record type(s) this family asks for, for messages.
+    var recordName: String {
+        switch self {
+        case .ipv4: return "A"
+        case .ipv6: return "AAAA"
+        case .any: return "A or AAAA"
+        }
+    }
+}
+
+/// The numeric text of an IPv4 or IPv6 socket address.
+func numericHost(_ sa: UnsafePointer<sockaddr>) -> String? {
+    var buffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN) + 1)
+    switch Int32(sa.pointee.sa_family) {
+    case AF_INET:
+        return sa.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { p in
+            var a = p.pointee.sin_addr
+            return inet_ntop(AF_INET, &a, &buffer, socklen_t(buffer.count)).map { _ in cString(buffer) }
+        }
+    case AF_INET6:
+        return sa.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { p in
+            var a = p.pointee.sin6_addr
+            return inet_ntop(AF_INET6, &a, &buffer, socklen_t(buffer.count)).map { _ in cString(buffer) }
+        }
+    default:
+        return nil
+    }
+}
+
+/// A Swift string from a NUL-terminated C buffer.
+func cString(_ buffer: [CChar]) -> String {
+    let bytes = buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
+    return String(decoding: bytes, as: UTF8.self)
+}

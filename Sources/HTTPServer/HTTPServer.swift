@@ -1,0 +1,202 @@
+import CMicroHTTPD
+import CellpathCore
+import Glibc
+import Synchronization
+
+/// A small HTTP/HTTPS server over libmicrohttpd: one thread per connection, so a handler
+/// that delays or never answers holds up only its own connection.
+///
+/// The handler runs on the connection's own thread (never on the Swift concurrency pool)
+/// and may be called concurrently for different connections.
+public final class HTTPServer: Sendable {
+    /// Where the server listens.
+    public enum Listener: Sendable, Equatable {
+        /// A numeric IPv4 or IPv6 address and a port (0 picks a free port).
+        case address(String, port: Int)
+        /// A socket that is already bound and listening; the server takes ownership of it
+        /// and closes it when it stops (or fails to start).
+        case socket(Int32)
+    }
+
+    /// A certificate chain and its private key, both PEM.
+    public struct TLSIdentity: Sendable, Equatable {
+        public var certificatePEM: String
+        public var privateKeyPEM: String
+
+        public init(certificatePEM: String, privateKeyPEM: String) {
+            self.certificatePEM = certificatePEM
+            self.privateKeyPEM = privateKeyPEM
+        }
+
+        /// Reads the certificate chain and key from PEM files.
+        public static func files(certificate: String, privateKey: String) throws -> TLSIdentity {
+            TLSIdentity(certificatePEM: try readTextFile(certificate, what: "TLS certificate"),
+                        privateKeyPEM: try readTextFile(privateKey, what: "TLS private key"))
+        }
+    }
+
+    /// Computes the response to one request; runs on the connection's thread.
+    public typealias Handler = @Sendable (HTTPRequest) -> HTTPResponse
+
+    /// The local port the server listens on.
+    public let port: Int
+    /// Whether the server speaks TLS.
+    public let isTLS: Bool
+    private let context: ServerContext
+    private let daemon: Mutex<OpaquePointer?>
+
+    /// Starts serving on `listener`, with TLS when `tls` is given.
+    public init(listener: Listener, tls: TLSIdentity? = nil, handler: @escaping Handler) throws {
+        let fd: Int32
+        switch listener {
+        case .address(let address, let port): fd = try listeningSocket(address: address, port: port)
+        case .socket(let given): fd = given
+        }
+        guard let localPort = boundPort(of: fd) else {
+            close(fd)
+            throw CellpathError(.internalError, "HTTP server socket \(fd) is not a bound socket")
+        }
+        let context = ServerContext(handler: handler, isTLS: tls != nil)
+        let cls = Unmanaged.passUnretained(context).toOpaque()
+        let started: OpaquePointer?
+        if let tls {
+            started = tls.certificatePEM.withCString { cert in
+                tls.privateKeyPEM.withCString { key in
+                    cp_mhd_start(fd, cert, key, accessHandler, cls, requestCompleted, nil)
+                }
+            }
+        } else {
+            started = cp_mhd_start(fd, nil, nil, accessHandler, cls, requestCompleted, nil)
+        }
+        guard let started else {
+            close(fd)
+            throw CellpathError(.unavailable, "cannot start the HTTP server on port \(localPort)",
+                                hint: tls == nil ? nil : "check that the TLS certificate and key are valid PEM and match")
+        }
+        self.port = localPort
+        self.isTLS = tls != nil
+        self.context = context
+        self.daemon = Mutex(started)
+    }
+
+    /// Stops accepting, wakes delayed and unanswered requests (their connections are closed),
+    /// waits for every connection thread and closes the listening socket. Idempotent.
+    public func stop() {
+        let running = daemon.withLock { current -> OpaquePointer? in
+            let value = current
+            current = nil
+            return value
+        }
+        guard let running else { return }
+        context.stopSignal.fire()
+        MHD_stop_daemon(running)
+    }
+
+    deinit { stop() }
+}
+
+/// Shared between the server object and libmicrohttpd's threads.
+private final class ServerContext: Sendable {
+    let handler: HTTPServer.Handler
+    let isTLS: Bool
+    let stopSignal = StopSignal()
+
+    init(handler: @escaping HTTPServer.Handler, isTLS: Bool) {
+        self.handler = handler
+        self.isTLS = isTLS
+    }
+}
+
+/// The body bytes of one request as they arrive; owned by libmicrohttpd's per-request pointer.
+private final class RequestState {
+    var body: [UInt8] = []
+}
+
+/// Collects the key/value pairs libmicrohttpd iterates over.
+private final class FieldCollector {
+    var fields: [(name: String, value: String?)] = []
+}
+
+private func collectField(_ cls: UnsafeMutableRawPointer?, _ kind: MHD_ValueKind,
+                          _ key: UnsafePointer<CChar>?, _ value: UnsafePointer<CChar>?) -> MHD_Result {
+    guard let cls, let key else { return .YES }
+    let collector = Unmanaged<FieldCollector>.fromOpaque(cls).takeUnretainedValue()
+    collector.fields.append((name: String(cString: key), value: value.map { String(cString: $0) }))
+    return .YES
+}
+
+private func connectionValues(_ connection: OpaquePointer, _ kind: MHD_ValueKind) -> [(name: String, value: String?)] {
+    let collector = FieldCollector()
+    withExtendedLifetime(collector) {
+        _ = MHD_get_connection_values(connection, kind, collectField, Unmanaged.passUnretained(collector).toOpaque())
+    }
+    return collector.fields
+}
+
+/// libmicrohttpd's access handler: accumulates the upload, then calls the Swift handler
+/// once the request is complete. Runs on the connection's thread.
+private func accessHandler(_ cls: UnsafeMutableRawPointer?, _ connection: OpaquePointer?,
+                           _ url: UnsafePointer<CChar>?, _ method: UnsafePointer<CChar>?,
+                           _ version: UnsafePointer<CChar>?, _ uploadData: UnsafePointer<CChar>?,
+                           _ uploadSize: UnsafeMutablePointer<Int>?,
+                           _ perRequest: UnsafeMutablePointer<UnsafeMutableRawPointer?>?) -> MHD_Result {
+    guard let cls, let connection, let perRequest else { return .NO }
+    guard let stored = perRequest.pointee else {
+        perRequest.pointee = Unmanaged.passRetained(RequestState()).toOpaque()
+        return .YES
+    }
+    let state = Unmanaged<RequestState>.fromOpaque(stored).takeUnretainedValue()
+    if let uploadSize, uploadSize.pointee > 0 {
+        if let uploadData {
+            uploadData.withMemoryRebound(to: UInt8.self, capacity: uploadSize.pointee) {
+                state.body.append(contentsOf: UnsafeBufferPointer(start: $0, count: uploadSize.pointee))
+            }
+        }
+        uploadSize.pointee = 0
+        return .YES
+    }
+    let context = Unmanaged<ServerContext>.fromOpaque(cls).takeUnretainedValue()
+    let headers = connectionValues(connection, MHD_ValueKind.HEADER_KIND).map { (name: $0.name, value: $0.value ?? "") }
+    let query = connectionValues(connection, MHD_ValueKind.GET_ARGUMENT_KIND).map { HTTPQueryItem(name: $0.name, value: $0.value) }
+    let (address, port) = peer(of: connection)
+    let request = HTTPRequest(method: method.map { String(cString: $0) } ?? "GET",
+                              path: url.map { String(cString: $0) } ?? "/",
+                              queryItems: query, headers: HTTPHeaders(headers), body: state.body,
+                              remoteAddress: address, remotePort: port, isTLS: context.isTLS)
+    let response = context.handler(request)
+    switch response.delivery {
+    case .immediately: break
+    case .after(let delay): if context.stopSignal.wait(for: delay) { return .NO }
+    case .never:
+        context.stopSignal.waitForever()
+        return .NO
+    }
+    return send(response, on: connection)
+}
+
+private func send(_ response: HTTPResponse, on connection: OpaquePointer) -> MHD_Result {
+    let made: OpaquePointer? = response.body.withUnsafeBytes { bytes in
+        MHD_create_response_from_buffer(bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress),
+                                        MHD_ResponseMemoryMode.RESPMEM_MUST_COPY)
+    }
+    guard let made else { return .NO }
+    defer { MHD_destroy_response(made) }
+    for field in response.headers where field.name.lowercased() != "content-length" {
+        guard MHD_add_response_header(made, field.name, field.value) == .YES else { return .NO }
+    }
+    return MHD_queue_response(connection, UInt32(response.status), made)
+}
+
+/// Frees the per-request state; called by libmicrohttpd when a request ends in any way.
+private func requestCompleted(_ cls: UnsafeMutableRawPointer?, _ connection: OpaquePointer?,
+                              _ perRequest: UnsafeMutablePointer<UnsafeMutableRawPointer?>?,
+                              _ reason: MHD_RequestTerminationCode) {
+    guard let perRequest, let stored = perRequest.pointee else { return }
+    Unmanaged<RequestState>.fromOpaque(stored).release()
+    perRequest.pointee = nil
+}
+
+private func peer(of connection: OpaquePointer) -> (String, Int) {
+    guard let address = cp_mhd_client_address(connection) else { return ("", 0) }
+    return socketAddressText(address)
+}

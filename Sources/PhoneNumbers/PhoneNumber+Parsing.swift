@@ -1,0 +1,132 @@
+import CPhoneNumber
+import CellpathCore
+
+extension PhoneNumber {
+    /// Parses a phone number written by a person: "+44 7940 448591", "0044 7940 448591",
+    /// "07940 448591" with `defaultRegion` "GB", or a `tel:` URI ("tel:+44-7940-448591").
+    ///
+    /// `defaultRegion` (ISO 3166 alpha-2, any case) is used only for numbers written without
+    /// '+'; with it, that region's national and international prefixes apply (libphonenumber).
+    /// Without it, a leading "00" is read as '+' (the ITU international prefix) and any other
+    /// number without '+' is refused. Digits are never dropped: "+44 7700 900123" keeps its "00".
+    /// Throws `.dataError` saying why unless the number is valid; with `allowInvalid`, a number
+    /// of plausible shape that is not valid is returned with `isValid == false` instead.
+    /// Safe to call from any thread; after the first call (metadata load) it takes microseconds.
+    public static func parse(
+        _ input: String, defaultRegion: String?, allowInvalid: Bool = false
+    ) throws(CellpathError) -> PhoneNumber {
+        let region = try defaultRegion.map { region throws(CellpathError) in try normalizedRegion(region) }
+        let dial = try DialString.read(input)
+        let text: String
+        if dial.hasPlus {
+            text = "+" + dial.digits
+        } else if region != nil {
+            text = dial.digits
+        } else if dial.digits.hasPrefix("00") {
+            text = "+" + dial.digits.dropFirst(2)
+        } else {
+            throw CellpathError(
+                .dataError, "the phone number has no country code, and no region was given to read it in",
+                hint: "give it in international form (+44…) or pass --region")
+        }
+        var parsed = cpn_number()
+        let status = cpn_parse(text, region, &parsed)
+        guard status == CPN_PARSE_OK else {
+            throw parseFailure(status, dial: dial, region: region)
+        }
+        let number = PhoneNumber(parsed)
+        if !number.isValid && !allowInvalid {
+            throw invalidity(parsed, dial: dial, region: region)
+        }
+        return number
+    }
+
+    /// A number from the C result.
+    private init(_ parsed: cpn_number) {
+        e164 = Self.string(parsed.e164)
+        countryCode = Int(parsed.country_code)
+        nationalNumber = Self.string(parsed.national_significant_number)
+        regionCode = Self.string(parsed.region)
+        type = PhoneNumberType(parsed.type)
+        isValid = parsed.is_valid
+        internationalFormat = Self.string(parsed.international)
+    }
+
+    /// The error for a number libphonenumber could not parse at all.
+    private static func parseFailure(_ status: cpn_parse_status, dial: DialString, region: String?) -> CellpathError {
+        switch status {
+        case CPN_PARSE_INVALID_COUNTRY_CODE:
+            return CellpathError(
+                .dataError, "the phone number does not begin with a known country calling code",
+                hint: dial.hasPlus ? "check the digits after '+'" : "give it in international form (+44…)")
+        case CPN_PARSE_NOT_A_NUMBER:
+            return CellpathError(.dataError, "this is not a phone number")
+        case CPN_PARSE_TOO_SHORT_AFTER_IDD:
+            return CellpathError(.dataError, "the phone number is too short after its international prefix")
+        case CPN_PARSE_TOO_SHORT_NSN:
+            return CellpathError(.dataError, "the phone number is too short")
+        case CPN_PARSE_TOO_LONG_NSN:
+            return CellpathError(.dataError, "the phone number is too long")
+        default:
+            return CellpathError(.internalError, "libphonenumber failed to parse the number (status \(status.rawValue))")
+        }
+    }
+
+    /// The error for a parsed number that is not valid in its country, saying why.
+    private static func invalidity(_ parsed: cpn_number, dial: DialString, region: String?) -> CellpathError {
+        let country = string(parsed.country_region)
+        let readAsNational = !dial.hasPlus && region != nil
+        let place = country == "ZZ" ? "+\(parsed.country_code)" : country
+        let hint: String? =
+            if readAsNational && dial.digits.hasPrefix("00") {
+                "in \(region ?? place) \"00\" is not the international prefix: write '+' and the country code instead"
+            } else if readAsNational {
+                "it was read as a national number of \(region ?? place); if it belongs to another country, give it in international form (+44…)"
+            } else {
+                nil
+            }
+        let reason: String
+        switch parsed.possibility {
+        case CPN_POSSIBLE_INVALID_COUNTRY_CODE:
+            reason = "+\(parsed.country_code) is not a country calling code in use"
+        case CPN_POSSIBLE_TOO_SHORT:
+            reason = "it is too short for a \(place) number"
+        case CPN_POSSIBLE_TOO_LONG:
+            reason = "it is too long for a \(place) number"
+        case CPN_POSSIBLE_INVALID_LENGTH:
+            reason = "no \(place) number has that many digits"
+        case CPN_POSSIBLE_LOCAL_ONLY:
+            reason = "it is a local \(place) number without its area code"
+        default:
+            reason = "no \(place) number begins with these digits"
+        }
+        return CellpathError(.dataError, "the phone number is not valid: \(reason)", hint: hint)
+    }
+
+    /// The NUL-terminated UTF-8 text in a fixed-size C array.
+    private static func string<Buffer>(_ buffer: Buffer) -> String {
+        withUnsafeBytes(of: buffer) { bytes in
+            String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
+        }
+    }
+}
+
+extension PhoneNumberType {
+    /// The Swift case for a libphonenumber number type.
+    fileprivate init(_ type: cpn_number_type) {
+        switch type {
+        case CPN_TYPE_MOBILE: self = .mobile
+        case CPN_TYPE_FIXED_LINE: self = .fixedLine
+        case CPN_TYPE_FIXED_LINE_OR_MOBILE: self = .fixedLineOrMobile
+        case CPN_TYPE_TOLL_FREE: self = .tollFree
+        case CPN_TYPE_PREMIUM_RATE: self = .premiumRate
+        case CPN_TYPE_SHARED_COST: self = .sharedCost
+        case CPN_TYPE_VOIP: self = .voip
+        case CPN_TYPE_PERSONAL_NUMBER: self = .personalNumber
+        case CPN_TYPE_PAGER: self = .pager
+        case CPN_TYPE_UAN: self = .uan
+        case CPN_TYPE_VOICEMAIL: self = .voicemail
+        default: self = .unknown
+        }
+    }
+}

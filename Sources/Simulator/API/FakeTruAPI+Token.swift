@@ -1,0 +1,89 @@
+import FoundationEssentials
+import HTTPServer
+
+extension FakeTruAPI {
+    /// `POST /oauth2/v1/token`: client credentials in Basic auth, form body with
+    /// `grant_type=client_credentials` and a space-separated `scope`.
+    func issueToken(_ request: HTTPRequest) -> HTTPResponse {
+        guard let (id, secret) = basicCredentials(request.headers["Authorization"]),
+              id == configuration.clientID, secret == configuration.clientSecret else {
+            return ProblemDetails.response(401, "unauthorized", "Unauthorized", "Invalid client credentials",
+                                           headers: ["WWW-Authenticate": "Basic realm=\"tru.ID\""])
+        }
+        guard request.headers["Content-Type"]?.lowercased().hasPrefix("application/x-www-form-urlencoded") == true,
+              let form = WebEncoding.formFields(request.body) else {
+            return ProblemDetails.badRequest("The body must be application/x-www-form-urlencoded")
+        }
+        guard form["grant_type"] == "client_credentials" else {
+            return ProblemDetails.response(400, "unsupported_grant_type", "Bad Request",
+                                           "grant_type must be client_credentials")
+        }
+        let requested = (form["scope"] ?? "").split(separator: " ").map(String.init)
+        guard !requested.isEmpty else {
+            return ProblemDetails.response(400, "invalid_scope", "Bad Request", "At least one scope is required")
+        }
+        if let unknown = requested.first(where: { !FakeTruAPI.scopes.contains($0) }) {
+            return ProblemDetails.response(400, "invalid_scope", "Bad Request", "Unknown scope '\(unknown)'")
+        }
+        let token = RandomToken.hex(bytes: 32)
+        let now = clock.now()
+        state.withLock {
+            $0.tokens[token] = TokenRecord(clientID: id, scopes: Set(requested),
+                                           expiresAt: now.addingTimeInterval(Double(configuration.tokenLifetime)))
+        }
+        return .json(200, .object([("access_token", .string(token)), ("token_type", .string("bearer")),
+                                   ("expires_in", .int(configuration.tokenLifetime)),
+                                   ("scope", .string(requested.joined(separator: " ")))]),
+                     headers: ["Cache-Control": "no-store"])
+    }
+
+    /// Checks the Bearer token and its `scope`, counts the request against the client's
+    /// hourly limit, then runs `body` with the client id and adds the `X-RateLimit-*` headers.
+    func withToken(_ request: HTTPRequest, scope: String, _ body: (String) -> HTTPResponse) -> HTTPResponse {
+        let unauthorized = { (detail: String) in
+            ProblemDetails.response(401, "unauthorized", "Unauthorized", detail,
+                                    headers: ["WWW-Authenticate": "Bearer realm=\"tru.ID\", error=\"invalid_token\""])
+        }
+        guard let header = request.headers["Authorization"], header.lowercased().hasPrefix("bearer ") else {
+            return unauthorized("Missing Bearer access token")
+        }
+        let token = String(header.dropFirst("bearer ".count)).trimmedSpaces
+        let now = clock.now()
+        guard let record = state.withLock({ $0.tokens[token] }) else { return unauthorized("Invalid access token") }
+        guard now < record.expiresAt else { return unauthorized("Access token expired") }
+        guard record.scopes.contains(scope) else {
+            return ProblemDetails.response(403, "forbidden", "Forbidden", "The access token lacks the scope '\(scope)'")
+        }
+        let limit = configuration.rateLimitPerHour
+        let window = state.withLock { state -> RateWindow in
+            var window = state.rates[record.clientID] ?? RateWindow(start: now, count: 0)
+            if now.timeIntervalSince(window.start) >= 3600 { window = RateWindow(start: now, count: 0) }
+            window.count += 1
+            state.rates[record.clientID] = window
+            return window
+        }
+        var response: HTTPResponse
+        if window.count > limit {
+            let retry = max(1, Int((window.start.addingTimeInterval(3600).timeIntervalSince(now)).rounded(.up)))
+            response = ProblemDetails.response(429, "too_many_requests", "Too Many Requests",
+                                               "Rate limit of \(limit) requests per hour exceeded",
+                                               headers: ["Retry-After": String(retry)])
+        } else {
+            response = body(record.clientID)
+        }
+        response.headers.set("X-RateLimit-Limit", String(limit))
+        response.headers.set("X-RateLimit-Remaining", String(max(0, limit - window.count)))
+        return response
+    }
+
+    /// Decodes `Basic base64(id:secret)`.
+    private func basicCredentials(_ header: String?) -> (String, String)? {
+        guard let header, header.lowercased().hasPrefix("basic "),
+              let data = Data(base64Encoded: String(header.dropFirst("basic ".count)).trimmedSpaces) else {
+            return nil
+        }
+        let text = String(decoding: data, as: UTF8.self)
+        guard let colon = text.firstIndex(of: ":") else { return nil }
+        return (String(text[..<colon]), String(text[text.index(after: colon)...]))
+    }
+}

@@ -1,0 +1,190 @@
+import FoundationEssentials
+import HTTPServer
+import Synchronization
+
+/// Settings of the fake tru.ID API.
+public struct FakeTruAPIConfiguration: Sendable {
+    /// The one project's client credentials (from the daemon configuration).
+    public var clientID: String
+    public var clientSecret: String
+    /// The API's own base URL, used in `_links` and `check_url`.
+    public var baseURL: String
+    /// The carrier's identification endpoint that `check_url` redirects to.
+    public var carrierURL: String
+    public var faults: APIFaults
+    /// Requests per client and hour before 429 (reported in `X-RateLimit-*`).
+    public var rateLimitPerHour: Int
+    /// Seconds a check lives before it is EXPIRED.
+    public var checkTTL: Int
+    /// Seconds an access token is valid.
+    public var tokenLifetime: Int
+
+    public init(clientID: String, clientSecret: String, baseURL: String = "https://api.truid.test",
+                carrierURL: String = "http://mno.carrier.test", faults: APIFaults = APIFaults(),
+                rateLimitPerHour: Int = 1000, checkTTL: Int = 120, tokenLifetime: Int = 3600) {
+        self.clientID = clientID
+        self.clientSecret = clientSecret
+        self.baseURL = baseURL
+        self.carrierURL = carrierURL
+        self.faults = faults
+        self.rateLimitPerHour = rateLimitPerHour
+        self.checkTTL = checkTTL
+        self.tokenLifetime = tokenLifetime
+    }
+}
+
+/// The fake tru.ID REST API (https://api.truid.test): OAuth2 tokens, SubscriberCheck and
+/// PhoneCheck v0.1/v0.2 with their check_url chain, SIMCheck and coverage, following the
+/// contracts of tru-ID/api-definitions. Safe to call from any thread.
+public final class FakeTruAPI: SimulatedHTTPEndpoint {
+    /// The access-token scopes the API knows.
+    public static let scopes: Set<String> = ["phone_check", "subscriber_check", "sim_check", "coverage"]
+
+    let configuration: FakeTruAPIConfiguration
+    let directory: any SubscriberDirectory
+    let ledger: SubscriberAssertionLedger
+    let clock: SimulatorClock
+    let state = Mutex(APIState())
+
+    public init(configuration: FakeTruAPIConfiguration, directory: any SubscriberDirectory,
+                ledger: SubscriberAssertionLedger, clock: SimulatorClock = .system) {
+        self.configuration = configuration
+        self.directory = directory
+        self.ledger = ledger
+        self.clock = clock
+    }
+
+    public func handle(_ request: HTTPRequest) -> HTTPResponse {
+        var response = route(request)
+        if configuration.faults.slowMs > 0 && response.delivery == .immediately {
+            response.delivery = .after(.milliseconds(configuration.faults.slowMs))
+        }
+        return response
+    }
+
+    private func route(_ request: HTTPRequest) -> HTTPResponse {
+        if let status = configuration.faults.serverErrorStatus {
+            return ProblemDetails.response(status, "server_error", "Internal Server Error",
+                                           "Simulated server failure (scenario fault)")
+        }
+        let parts = request.path.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map(String.init)
+        switch parts.count {
+        case 3 where parts == ["oauth2", "v1", "token"]:
+            return only(["POST"], request) { issueToken(request) }
+        case 3 where parts[0] == "coverage" && parts[1] == "v0.1" && parts[2] == "device_ip":
+            return only(["GET"], request) { withToken(request, scope: "coverage") { _ in coverage(request, address: request.remoteAddress) } }
+        case 4 where parts[0] == "coverage" && parts[1] == "v0.1" && parts[2] == "device_ip":
+            return only(["GET"], request) { withToken(request, scope: "coverage") { _ in coverage(request, address: parts[3]) } }
+        default:
+            break
+        }
+        guard parts.count >= 3, parts[2] == "checks", let kind = CheckKind(product: parts[0], version: parts[1]) else {
+            return ProblemDetails.notFound(request.path)
+        }
+        switch parts.count {
+        case 3:
+            return only(["POST"], request) {
+                withToken(request, scope: kind.product.scope) { client in createCheck(kind, request, client: client) }
+            }
+        case 4:
+            let id = parts[3]
+            let methods = kind.hasCodeFlow ? ["GET", "PATCH"] : ["GET"]
+            return only(methods, request) {
+                withToken(request, scope: kind.product.scope) { client in
+                    request.method == "PATCH" ? patchCheck(kind, id: id, request, client: client)
+                                              : getCheck(kind, id: id, client: client)
+                }
+            }
+        case 5 where parts[4] == "redirect" && kind.product != .simCheck:
+            return only(["GET"], request) { openCheckURL(kind, id: parts[3], request) }
+        case 5 where parts[4] == "callback" && kind.product != .simCheck:
+            return only(["GET"], request) { carrierReturn(kind, id: parts[3], request) }
+        default:
+            return ProblemDetails.notFound(request.path)
+        }
+    }
+
+    private func only(_ methods: [String], _ request: HTTPRequest, _ body: () -> HTTPResponse) -> HTTPResponse {
+        methods.contains(request.method) ? body() : ProblemDetails.methodNotAllowed(methods)
+    }
+}
+
+/// The products with checks, by their URL path segment.
+enum CheckProduct: String, Sendable {
+    case subscriberCheck = "subscriber_check"
+    case phoneCheck = "phone_check"
+    case simCheck = "sim_check"
+
+    /// The access-token scope the product needs.
+    var scope: String { rawValue }
+    /// Whether the product reports SIM-change fields.
+    var reportsSimChange: Bool { self != .phoneCheck }
+}
+
+/// A product at an API version, e.g. SubscriberCheck v0.2.
+struct CheckKind: Sendable, Equatable {
+    var product: CheckProduct
+    var version: String
+
+    init?(product: String, version: String) {
+        guard let product = CheckProduct(rawValue: product) else { return nil }
+        switch (product, version) {
+        case (.subscriberCheck, "v0.1"), (.subscriberCheck, "v0.2"), (.phoneCheck, "v0.1"), (.phoneCheck, "v0.2"),
+             (.simCheck, "v0.1"):
+            self.product = product
+            self.version = version
+        default:
+            return nil
+        }
+    }
+
+    /// v0.2 checks end with a code the backend PATCHes; v0.1 complete at the last hop.
+    var hasCodeFlow: Bool { version == "v0.2" }
+    var pathPrefix: String { "/\(product.rawValue)/\(version)/checks" }
+}
+
+/// The lifecycle states of a check.
+enum CheckStatus: String, Sendable {
+    case accepted = "ACCEPTED", pending = "PENDING", completed = "COMPLETED", expired = "EXPIRED", error = "ERROR"
+    var isOpen: Bool { self == .accepted || self == .pending }
+}
+
+/// One check as the API stores it.
+struct CheckRecord: Sendable {
+    var id: String
+    var kind: CheckKind
+    var clientID: String
+    var phoneNumber: String
+    var referenceID: String?
+    var redirectURL: String?
+    var period: Int
+    var createdAt: Date
+    var updatedAt: Date
+    var status: CheckStatus
+    /// The v0.2 code issued at the last hop, and whether it was exchanged.
+    var code: String?
+    var match: Bool?
+    var simChange: SimChangeWindow?
+    var networkID: String?
+    var errorCode: String?
+}
+
+/// An issued access token.
+struct TokenRecord: Sendable {
+    var clientID: String
+    var scopes: Set<String>
+    var expiresAt: Date
+}
+
+/// A client's request count in the current hour.
+struct RateWindow: Sendable {
+    var start: Date
+    var count: Int
+}
+
+/// Everything the API remembers, guarded by one mutex.
+struct APIState: Sendable {
+    var tokens: [String: TokenRecord] = [:]
+    var checks: [String: CheckRecord] = [:]
+    var rates: [String: RateWindow] = [:]
+}

@@ -1,0 +1,134 @@
+/// Whether a simulated modem's SIM can be used.
+enum SIMStatus: Equatable { case absent, pinLocked, ready }
+
+/// Where a simulated modem stands with its network.
+enum RegistrationStatus: Equatable { case radioOff, deregistered, searching, denied, home, roaming }
+
+/// Why a bearer connect was refused; each protocol maps it onto its own status codes.
+enum ConnectRefusal: Error, Equatable {
+    case noSIM, pinRequired, radioOff, notRegistered
+    /// Rejected by the network with this 3GPP cause (24.008 §10.5.6.6).
+    case network(cause: Int)
+    /// The world could not open the data path.
+    case dataPathFailed
+}
+
+/// A connected bearer.
+struct ActiveBearer {
+    var assignment: BearerAssignment
+    var apn: String
+    /// Monotonic seconds when the bearer came up.
+    var since: Double
+}
+
+/// The protocol-neutral state of one simulated modem: radio, SIM PIN, registration and bearer.
+/// Confined to the modem's server thread.
+final class ModemState {
+    let index: Int
+    let modem: SimulatedModem
+    let dataPath: any BearerDataPath
+    var radioOn: Bool
+    var pinVerified = false
+    var pinAttemptsLeft: Int
+    /// The registration fault in force (`registered`, `searching`, `denied`, `deregistered`).
+    var registrationFault: String
+    private(set) var bearer: ActiveBearer?
+
+    init(index: Int, modem: SimulatedModem, dataPath: any BearerDataPath) {
+        self.index = index
+        self.modem = modem
+        self.dataPath = dataPath
+        radioOn = !modem.faults.radioOff
+        pinAttemptsLeft = modem.sim?.pinAttemptsLeft ?? 0
+        registrationFault = modem.faults.registration
+    }
+
+    var sim: SimulatedSIM? { modem.sim }
+    var network: SimulatedNetwork { modem.network }
+
+    var simStatus: SIMStatus {
+        guard let sim = modem.sim else { return .absent }
+        return sim.pinLocked && !pinVerified ? .pinLocked : .ready
+    }
+
+    /// PIN1 is enabled on the card (it asks for the PIN at power-up).
+    var pinEnabled: Bool { modem.sim?.pinLocked ?? false }
+
+    var registration: RegistrationStatus {
+        guard radioOn else { return .radioOff }
+        guard simStatus == .ready else { return .deregistered }
+        switch registrationFault {
+        case "searching": return .searching
+        case "denied": return .denied
+        case "deregistered": return .deregistered
+        default: return network.roaming ? .roaming : .home
+        }
+    }
+
+    var isRegistered: Bool { registration == .home || registration == .roaming }
+
+    /// The SIM's home PLMN (from the IMSI), as MCC and MNC digits.
+    var homePLMN: (mcc: String, mnc: String) {
+        let imsi = Array(modem.sim?.imsi ?? "")
+        let mncLength = network.mnc.count == 3 ? 3 : 2
+        guard imsi.count >= 3 + mncLength else { return (network.mcc, network.mnc) }
+        return (String(imsi[0..<3]), String(imsi[3..<(3 + mncLength)]))
+    }
+
+    /// The home operator's name: the serving network's when at home, else the PLMN digits.
+    var homeOperatorName: String {
+        let home = homePLMN
+        return home.mcc == network.mcc && home.mnc == network.mnc ? network.operatorName : home.mcc + home.mnc
+    }
+
+    /// RSSI in dBm (clamped to -150…0) while registered, nil without service.
+    var rssiDbm: Int? { isRegistered ? min(0, max(-150, network.rssiDbm)) : nil }
+
+    /// Tries a PIN1 entry; returns whether it matched. Wrong entries use up attempts.
+    func verifyPIN(_ pin: String) -> Bool {
+        guard let sim = modem.sim, pinAttemptsLeft > 0 else { return false }
+        if pin == sim.pin {
+            pinVerified = true
+            pinAttemptsLeft = sim.pinAttemptsLeft
+            return true
+        }
+        pinAttemptsLeft -= 1
+        return false
+    }
+
+    /// Brings the bearer up on `apn` (IPv4), or says why not. Idempotent while connected.
+    func connect(apn: String, ipv4Allowed: Bool, now: Double) -> Result<ActiveBearer, ConnectRefusal> {
+        if let bearer { return .success(bearer) }
+        switch simStatus {
+        case .absent: return .failure(.noSIM)
+        case .pinLocked: return .failure(.pinRequired)
+        case .ready: break
+        }
+        if !radioOn { return .failure(.radioOff) }
+        if !isRegistered { return .failure(.notRegistered) }
+        if let code = modem.faults.connectRejectCode { return .failure(.network(cause: code)) }
+        if !modem.apn.isEmpty && apn.lowercased() != modem.apn.lowercased() {
+            return .failure(.network(cause: 27)) // missing or unknown APN
+        }
+        if !ipv4Allowed { return .failure(.network(cause: 50)) } // PDP type IPv4 only allowed
+        guard let assignment = try? dataPath.connect(modemIndex: index) else { return .failure(.dataPathFailed) }
+        let active = ActiveBearer(assignment: assignment, apn: apn.isEmpty ? modem.apn : apn, since: now)
+        bearer = active
+        return .success(active)
+    }
+
+    /// Takes the bearer down (closing the data path); returns whether one was up.
+    @discardableResult
+    func disconnect() -> Bool {
+        guard bearer != nil else { return false }
+        bearer = nil
+        dataPath.disconnect(modemIndex: index)
+        return true
+    }
+
+    /// When a connected bearer is due to be dropped by the network fault, if any.
+    var bearerDropDeadline: Double? {
+        guard let bearer, let after = modem.faults.dropBearerAfterSeconds else { return nil }
+        return bearer.since + Double(after)
+    }
+}

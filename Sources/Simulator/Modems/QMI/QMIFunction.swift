@@ -1,0 +1,412 @@
+/// The QMI function of a simulated modem: QMUX framing with resynchronisation, CTL (version
+/// info, client ids, sync) and the DMS, NAS, WDS and WDA services. Confined to the modem's
+/// server thread.
+final class QMIFunction: ControlFunction {
+    /// Largest QMUX frame accepted; longer claims are treated as garbage.
+    static let maxFrame = 16 * 1024
+    static let versions: [(QMIService, UInt16, UInt16)] = [
+        (.ctl, 1, 5), (.wds, 1, 67), (.dms, 1, 14), (.nas, 1, 25), (.uim, 1, 46), (.wda, 1, 16),
+    ]
+
+    private let state: ModemState
+    private var inbox: [UInt8] = []
+    private var clients: [UInt8: Set<UInt8>] = [:]
+    private var nextClientID: [UInt8: UInt8] = [:]
+    private var garbageSent = 0
+    /// The packet data handle and owning WDS client of the connected bearer.
+    private var call: (handle: UInt32, clientID: UInt8)?
+    private var callCounter: UInt32 = 0
+    private var linkLayerProtocol: UInt32 = 2   // raw-ip
+
+    init(state: ModemState) { self.state = state }
+
+    var hasPartialInput: Bool { !inbox.isEmpty }
+    func discardPartialInput() { inbox.removeAll() }
+
+    func receive(_ bytes: [UInt8], now: Double) -> [[UInt8]] {
+        inbox.append(contentsOf: bytes)
+        var out: [[UInt8]] = []
+        while !inbox.isEmpty {
+            guard let marker = inbox.firstIndex(of: 0x01) else { inbox.removeAll(); break }
+            if marker > 0 { inbox.removeFirst(marker) }
+            guard inbox.count >= 3 else { break }
+            let length = Int(inbox[1]) | Int(inbox[2]) << 8
+            guard length >= 11, length + 1 <= Self.maxFrame, inbox.count < 4 || inbox[3] == 0x00 else {
+                inbox.removeFirst()   // not a frame start: resynchronise on the next marker
+                continue
+            }
+            guard inbox.count >= length + 1 else { break }
+            let frame = Array(inbox[0...length])
+            inbox.removeFirst(length + 1)
+            out += handle(frame, now: now)
+        }
+        return out
+    }
+
+    private func handle(_ frame: [UInt8], now: Double) -> [[UInt8]] {
+        guard let request = QMUX.parse(frame) else {
+            // Answer what can be identified; otherwise drop the frame.
+            let r = ByteReader(frame)
+            guard let service = r.u8(at: 4), let cid = r.u8(at: 5) else { return [] }
+            let ctl = service == 0
+            guard let tid = ctl ? r.u8(at: 7).map(UInt16.init) : r.u16(at: 7), let message = r.u16(at: ctl ? 8 : 9) else { return [] }
+            return [QMUX.frame(service: service, clientID: cid, transactionID: tid, messageID: message,
+                               tlvs: [QMUX.result(.malformedMessage)])]
+        }
+        if request.service == QMIService.ctl.rawValue { return ctl(request) }
+        guard clients[request.service]?.contains(request.clientID) == true else {
+            return [reply(request, [QMUX.result(.invalidClientID)])]
+        }
+        let tlvs: [QMITLV]
+        switch QMIService(rawValue: request.service) {
+        case .dms where request.messageID == 0x002E:    // set operating mode, then its consequences
+            let wasOn = state.radioOn
+            let response = reply(request, dms(request))
+            return [response] + (wasOn != state.radioOn ? registrationChanged() : [])
+        case .dms: tlvs = dms(request)
+        case .nas: tlvs = nas(request)
+        case .wds: return wds(request, now: now)
+        case .wda: tlvs = wda(request)
+        default: tlvs = [QMUX.result(.invalidQMICommand)]
+        }
+        return [reply(request, tlvs)]
+    }
+
+    private func reply(_ request: QMIRequest, _ tlvs: [QMITLV]) -> [UInt8] {
+        QMUX.frame(service: request.service, clientID: request.clientID, transactionID: request.transactionID,
+                   messageID: request.messageID, tlvs: tlvs)
+    }
+
+    /// The garbage-frames fault (after version info, client allocation and sync): QMUX frames
+    /// for a service that does not exist.
+    private func garbage() -> [[UInt8]] {
+        (0..<state.modem.faults.garbageFrames).map { _ in
+            garbageSent += 1
+            let junk = garbageBytes(count: 8 + (garbageSent * 5) % 32, seed: garbageSent)
+            var w = ByteWriter()
+            w.u8(0x01)
+            w.u16(UInt16(5 + junk.count))
+            w.u8(0x80)
+            w.u8(0xee)
+            w.u8(UInt8(truncatingIfNeeded: garbageSent))
+            w.append(junk)
+            return w.bytes
+        }
+    }
+
+    // MARK: CTL
+
+    private func ctl(_ request: QMIRequest) -> [[UInt8]] {
+        switch request.messageID {
+        case 0x0021:    // get version info
+            var list = ByteWriter()
+            list.u8(UInt8(Self.versions.count))
+            for (service, major, minor) in Self.versions { list.u8(service.rawValue); list.u16(major); list.u16(minor) }
+            return [reply(request, [QMUX.result(.none), QMITLV(0x01, list.bytes)])] + garbage()
+        case 0x0022:    // allocate CID
+            guard let service = request.tlvs[0x01]?.first else { return [reply(request, [QMUX.result(.missingArgument)])] }
+            guard let known = QMIService(rawValue: service), known != .ctl else {
+                return [reply(request, [QMUX.result(.invalidServiceType)])]
+            }
+            guard let cid = allocate(known.rawValue) else { return [reply(request, [QMUX.result(.clientIDsExhausted)])] }
+            return [reply(request, [QMUX.result(.none), QMITLV(0x01, [service, cid])])] + garbage()
+        case 0x0023:    // release CID
+            guard let info = request.tlvs[0x01], info.count == 2 else { return [reply(request, [QMUX.result(.missingArgument)])] }
+            guard clients[info[0]]?.remove(info[1]) != nil else { return [reply(request, [QMUX.result(.invalidClientID)])] }
+            if info[0] == QMIService.wds.rawValue, call?.clientID == info[1] { call?.clientID = 0 }
+            return [reply(request, [QMUX.result(.none), QMITLV(0x01, info)])]
+        case 0x0026:    // set data format (QMUX framing of the data port): echo the protocol
+            let requested = request.tlvs[0x10].flatMap { ByteReader($0).u16(at: 0) } ?? 1
+            guard requested == 1 || requested == 2 else { return [reply(request, [QMUX.result(.invalidQMICommand)])] }
+            return [reply(request, [QMUX.result(.none), QMITLV(0x10, u16: requested)])]
+        case 0x0027:    // sync: every client id is released
+            clients.removeAll()
+            return [reply(request, [QMUX.result(.none)])] + garbage()
+        default:
+            return [reply(request, [QMUX.result(.invalidQMICommand)])]
+        }
+    }
+
+    private func allocate(_ service: UInt8) -> UInt8? {
+        var used = clients[service] ?? []
+        var candidate = nextClientID[service] ?? 1
+        for _ in 0..<254 {
+            if candidate == 0 || candidate == 0xff { candidate = 1 }
+            if !used.contains(candidate) {
+                used.insert(candidate)
+                clients[service] = used
+                nextClientID[service] = candidate &+ 1
+                return candidate
+            }
+            candidate &+= 1
+        }
+        return nil
+    }
+
+    // MARK: DMS
+
+    /// The error for a request that needs a usable SIM, or nil when it is ready.
+    private func simError(pinNeeded: Bool) -> QMIError? {
+        switch state.simStatus {
+        case .absent: return .uimUninitialized
+        case .pinLocked: return pinNeeded ? .pinRestriction : nil
+        case .ready: return nil
+        }
+    }
+
+    private func dms(_ request: QMIRequest) -> [QMITLV] {
+        let m = state.modem
+        switch request.messageID {
+        case 0x0021: return [QMUX.result(.none), QMITLV(0x01, string: m.manufacturer)]
+        case 0x0022: return [QMUX.result(.none), QMITLV(0x01, string: m.model)]
+        case 0x0023: return [QMUX.result(.none), QMITLV(0x01, string: m.firmware)]
+        case 0x0024:    // get MSISDN
+            if let e = simError(pinNeeded: true) { return [QMUX.result(e)] }
+            return [QMUX.result(.none), QMITLV(0x01, string: state.sim!.msisdn)]
+        case 0x0025:    // get IDs
+            return [QMUX.result(.none), QMITLV(0x10, string: "0"), QMITLV(0x11, string: m.imei)]
+        case 0x0028:    // UIM verify PIN
+            return verifyPIN(request)
+        case 0x002B:    // UIM get PIN status
+            if let e = simError(pinNeeded: false) { return [QMUX.result(e)] }
+            let pin1: UInt8 = !state.pinEnabled ? 3 : state.pinAttemptsLeft <= 0 && !state.pinVerified ? 4
+                : state.pinVerified ? 2 : 1
+            return [QMUX.result(.none),
+                    QMITLV(0x11, [pin1, UInt8(clamping: max(0, state.pinAttemptsLeft)), 10]),
+                    QMITLV(0x12, [1, 3, 10])]
+        case 0x002D:    // get operating mode
+            return [QMUX.result(.none), QMITLV(0x01, u8: state.radioOn ? 0 : 1), QMITLV(0x11, u8: 0)]
+        case 0x002E:    // set operating mode
+            guard let mode = request.tlvs[0x01]?.first else { return [QMUX.result(.missingArgument)] }
+            switch mode {
+            case 0: state.radioOn = true
+            case 1, 3, 6, 7: state.radioOn = false
+            default: return [QMUX.result(.invalidQMICommand)]
+            }
+            return [QMUX.result(.none)]
+        case 0x003C:    // UIM get ICCID
+            if let e = simError(pinNeeded: false) { return [QMUX.result(e)] }
+            return [QMUX.result(.none), QMITLV(0x01, string: state.sim!.iccid)]
+        case 0x0043:    // UIM get IMSI
+            if let e = simError(pinNeeded: true) { return [QMUX.result(e)] }
+            return [QMUX.result(.none), QMITLV(0x01, string: state.sim!.imsi)]
+        default:
+            return [QMUX.result(.invalidQMICommand)]
+        }
+    }
+
+    private func verifyPIN(_ request: QMIRequest) -> [QMITLV] {
+        guard let info = request.tlvs[0x01], info.count >= 2, Int(info[1]) + 2 <= info.count else {
+            return [QMUX.result(.missingArgument)]
+        }
+        if let e = simError(pinNeeded: false) { return [QMUX.result(e)] }
+        guard info[0] == 1 else { return [QMUX.result(.invalidPinID)] }
+        let pin = String(decoding: info[2..<(2 + Int(info[1]))], as: UTF8.self)
+        if !state.pinEnabled || state.pinVerified { return [QMUX.result(.noEffect)] }
+        if state.pinAttemptsLeft <= 0 { return [QMUX.result(.pinBlocked), QMITLV(0x10, [0, 10])] }
+        let ok = state.verifyPIN(pin)
+        let retries = QMITLV(0x10, [UInt8(clamping: max(0, state.pinAttemptsLeft)), 10])
+        if ok { return [QMUX.result(.none), retries] }
+        return [QMUX.result(state.pinAttemptsLeft <= 0 ? .pinBlocked : .incorrectPin), retries]
+    }
+
+    // MARK: NAS
+
+    private func plmn(mcc: String, mnc: String, name: String) -> [UInt8] {
+        var w = ByteWriter()
+        w.u16(UInt16(mcc) ?? 0)
+        w.u16(UInt16(mnc) ?? 0)
+        let text = Array(name.utf8.prefix(255))
+        w.u8(UInt8(text.count))
+        w.append(text)
+        return w.bytes
+    }
+
+    private func servingSystemTLVs() -> [QMITLV] {
+        let network = state.network
+        var tlvs: [QMITLV]
+        switch state.registration {
+        case .home, .roaming:
+            tlvs = [QMITLV(0x01, [1, 1, 1, 2, 1, 8]),       // registered, CS+PS attached, 3GPP, [LTE]
+                    QMITLV(0x10, u8: state.registration == .roaming ? 0 : 1),
+                    QMITLV(0x11, [1, 11]),                    // data capability: LTE
+                    QMITLV(0x12, plmn(mcc: network.mcc, mnc: network.mnc, name: network.operatorName)),
+                    QMITLV(0x1D, u32: 0x01A2_D001), QMITLV(0x24, u16: 0x2A11)]
+            var pcs = ByteWriter()
+            pcs.u16(UInt16(network.mcc) ?? 0); pcs.u16(UInt16(network.mnc) ?? 0); pcs.u8(network.mnc.count == 3 ? 1 : 0)
+            tlvs.append(QMITLV(0x27, pcs.bytes))
+        case .denied:
+            tlvs = [QMITLV(0x01, [3, 2, 2, 2, 0])]
+        case .searching:
+            tlvs = [QMITLV(0x01, [2, 2, 2, 0, 0])]
+        case .deregistered, .radioOff:
+            tlvs = [QMITLV(0x01, [0, 2, 2, 0, 0])]
+        }
+        return tlvs
+    }
+
+    private func nas(_ request: QMIRequest) -> [QMITLV] {
+        switch request.messageID {
+        case 0x0002, 0x0003:    // set event report, register indications
+            return [QMUX.result(.none)]
+        case 0x0020:    // get signal strength
+            guard let dbm = state.rssiDbm else { return [QMUX.result(.noNetworkFound)] }
+            let strength = Int8(clamping: dbm)
+            var rssiList = ByteWriter()
+            rssiList.u16(1); rssiList.u8(UInt8(clamping: -dbm)); rssiList.u8(8)
+            var snr = ByteWriter(); snr.u16(UInt16(bitPattern: 130))
+            var rsrp = ByteWriter(); rsrp.u16(UInt16(bitPattern: Int16(clamping: dbm - 24)))
+            return [QMUX.result(.none),
+                    QMITLV(0x01, [UInt8(bitPattern: strength), 8]),
+                    QMITLV(0x11, rssiList.bytes),
+                    QMITLV(0x16, [UInt8(bitPattern: -9), 8]),
+                    QMITLV(0x17, snr.bytes),
+                    QMITLV(0x18, rsrp.bytes)]
+        case 0x0024:    // get serving system
+            return [QMUX.result(.none)] + servingSystemTLVs()
+        case 0x0025:    // get home network
+            if let e = simError(pinNeeded: true) { return [QMUX.result(e)] }
+            let home = state.homePLMN
+            return [QMUX.result(.none), QMITLV(0x01, plmn(mcc: home.mcc, mnc: home.mnc, name: state.homeOperatorName))]
+        default:
+            return [QMUX.result(.invalidQMICommand)]
+        }
+    }
+
+    // MARK: WDS
+
+    private func callFailed(_ reason: UInt16, verboseType: UInt16, verboseReason: Int) -> [QMITLV] {
+        var verbose = ByteWriter()
+        verbose.u16(verboseType)
+        verbose.u16(UInt16(bitPattern: Int16(clamping: verboseReason)))
+        return [QMUX.result(.callFailed), QMITLV(0x10, u16: reason), QMITLV(0x11, verbose.bytes)]
+    }
+
+    private func packetStatusIndication(to clientID: UInt8, connected: Bool, endReason: UInt16?, cause: Int?) -> [UInt8] {
+        var tlvs = [QMITLV(0x01, [connected ? 2 : 1, 0])]
+        if let endReason { tlvs.append(QMITLV(0x10, u16: endReason)) }
+        if let cause {
+            var verbose = ByteWriter()
+            verbose.u16(6)
+            verbose.u16(UInt16(bitPattern: Int16(clamping: cause)))
+            tlvs.append(QMITLV(0x11, verbose.bytes))
+        }
+        tlvs.append(QMITLV(0x12, u8: 4))
+        return QMUX.frame(service: QMIService.wds.rawValue, clientID: clientID, transactionID: 0,
+                          messageID: 0x0022, tlvs: tlvs, indication: true)
+    }
+
+    private func stopCall() {
+        call = nil
+        state.disconnect()
+    }
+
+    private func wds(_ request: QMIRequest, now: Double) -> [[UInt8]] {
+        switch request.messageID {
+        case 0x0001, 0x004D, 0x00A2:    // set event report, set IP family, bind mux data port
+            return [reply(request, [QMUX.result(.none)])]
+        case 0x0020:    // start network
+            let apn = request.tlvs[0x14].map { String(decoding: $0, as: UTF8.self) } ?? ""
+            let family = request.tlvs[0x19]?.first ?? 4
+            if let call {
+                return [reply(request, [QMUX.result(.noEffect), QMITLV(0x01, u32: call.handle)])]
+            }
+            switch state.connect(apn: apn, ipv4Allowed: family != 6, now: now) {
+            case .success:
+                callCounter += 1
+                let handle = 0x3C00_0000 | (UInt32(state.index) << 16) | (callCounter & 0xffff)
+                call = (handle, request.clientID)
+                return [reply(request, [QMUX.result(.none), QMITLV(0x01, u32: handle)]),
+                        packetStatusIndication(to: request.clientID, connected: true, endReason: nil, cause: nil)]
+            case .failure(let refusal):
+                let tlvs: [QMITLV] = switch refusal {
+                case .noSIM, .pinRequired, .radioOff, .notRegistered:
+                    callFailed(3, verboseType: 3, verboseReason: 2001)          // no service
+                case .network(let cause):
+                    callFailed(1, verboseType: 6, verboseReason: cause)         // 3GPP cause
+                case .dataPathFailed:
+                    callFailed(11, verboseType: 2, verboseReason: 201)          // internal error
+                }
+                return [reply(request, tlvs)]
+            }
+        case 0x0021:    // stop network
+            guard let value = request.tlvs[0x01], value.count == 4, let handle = ByteReader(value).u32(at: 0) else {
+                return [reply(request, [QMUX.result(.missingArgument)])]
+            }
+            if handle == 0xFFFF_FFFF { return [reply(request, [QMUX.result(.none)])] }   // global: autoconnect only
+            guard let current = call, current.handle == handle else { return [reply(request, [QMUX.result(.invalidHandle)])] }
+            stopCall()
+            var out = [reply(request, [QMUX.result(.none)])]
+            if current.clientID != 0 {
+                out.append(packetStatusIndication(to: current.clientID, connected: false, endReason: 2, cause: nil))
+            }
+            return out
+        case 0x0022:    // get packet service status
+            return [reply(request, [QMUX.result(.none), QMITLV(0x01, u8: state.bearer != nil ? 2 : 1)])]
+        case 0x002D:    // get current settings
+            guard let bearer = state.bearer else { return [reply(request, [QMUX.result(.outOfCall)])] }
+            let a = bearer.assignment
+            var tlvs = [QMUX.result(.none), QMITLV(0x11, u8: 0), QMITLV(0x14, string: bearer.apn)]
+            if let dns = a.dnsServers.first, let t = QMITLV(0x15, ipv4: dns) { tlvs.append(t) }
+            if a.dnsServers.count > 1, let t = QMITLV(0x16, ipv4: a.dnsServers[1]) { tlvs.append(t) }
+            if let t = QMITLV(0x1E, ipv4: a.ipv4Address) { tlvs.append(t) }
+            if let t = QMITLV(0x20, ipv4: a.gateway) { tlvs.append(t) }
+            let mask = ipv4Netmask(prefixLength: a.prefixLength)
+            tlvs.append(QMITLV(0x21, [mask[3], mask[2], mask[1], mask[0]]))
+            tlvs.append(QMITLV(0x29, u32: UInt32(clamping: a.mtu)))
+            tlvs.append(QMITLV(0x2B, u8: 4))
+            return [reply(request, tlvs)]
+        default:
+            return [reply(request, [QMUX.result(.invalidQMICommand)])]
+        }
+    }
+
+    // MARK: WDA
+
+    private func dataFormat() -> [QMITLV] {
+        [QMUX.result(.none), QMITLV(0x10, u8: 0), QMITLV(0x11, u32: linkLayerProtocol),
+         QMITLV(0x12, u32: 0), QMITLV(0x13, u32: 0)]
+    }
+
+    private func wda(_ request: QMIRequest) -> [QMITLV] {
+        switch request.messageID {
+        case 0x0020:    // set data format
+            if let v = request.tlvs[0x11], v.count == 4, let p = ByteReader(v).u32(at: 0) {
+                guard p == 1 || p == 2 else { return [QMUX.result(.invalidQMICommand)] }
+                linkLayerProtocol = p
+            }
+            return dataFormat()
+        case 0x0021: return dataFormat()
+        default: return [QMUX.result(.invalidQMICommand)]
+        }
+    }
+
+    // MARK: Events
+
+    func bearerDropped(cause: Int) -> [[UInt8]] {
+        guard let current = call else { state.disconnect(); return [] }
+        stopCall()
+        guard current.clientID != 0 else { return [] }
+        return [packetStatusIndication(to: current.clientID, connected: false, endReason: 1, cause: cause)]
+    }
+
+    func registrationChanged() -> [[UInt8]] {
+        var out: [[UInt8]] = []
+        if !state.isRegistered, let current = call {
+            stopCall()
+            if current.clientID != 0 {
+                out.append(packetStatusIndication(to: current.clientID, connected: false, endReason: 3, cause: nil))
+            }
+        }
+        for cid in clients[QMIService.nas.rawValue] ?? [] {
+            out.append(QMUX.frame(service: QMIService.nas.rawValue, clientID: cid, transactionID: 0,
+                                  messageID: 0x0024, tlvs: servingSystemTLVs(), indication: true))
+        }
+        return out
+    }
+
+    func shutdown() {
+        stopCall()
+        clients.removeAll()
+    }
+}

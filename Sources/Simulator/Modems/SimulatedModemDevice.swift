@@ -1,0 +1,323 @@
+import CellpathCore
+import Glibc
+import Synchronization
+
+/// One simulated modem: a pseudo-terminal speaking MBIM or QMI, exposed as
+/// `<run dir>/dev/cdc-wdmN`, with its fake sysfs tree under `<run dir>/sys`, served by its own
+/// thread. Connecting a bearer calls the world's `BearerDataPath`. Thread-safe.
+public final class SimulatedModemDevice: Sendable {
+    public let index: Int
+    public let modem: SimulatedModem
+    /// The control port's kernel name, `cdc-wdmN`.
+    public let controlPortName: String
+    /// The network interface this modem's bearer uses, `wwanN` by default.
+    public let interfaceName: String
+    public let runDirectory: String
+    private let dataPath: any BearerDataPath
+    private let control = Mutex<Control>(Control())
+
+    private struct Control: @unchecked Sendable {
+        var thread: pthread_t?
+        var wakeWrite: Int32 = -1
+        var commands: [Command] = []
+        var terminalPath: String?
+        var bearerConnected = false
+        /// Set by `stop()` once it has taken the thread out; the server exits on its next turn.
+        var stopping = false
+        /// Set by `start()` while it sets up, so that a concurrent `start()` is refused.
+        var starting = false
+    }
+
+    enum Command: Sendable { case dropBearer, registration(String), radio(Bool) }
+
+    /// The device node clients open: `<run dir>/dev/cdc-wdmN` (a symlink to the pty slave).
+    public var devicePath: String { "\(runDirectory)/dev/\(controlPortName)" }
+    /// The root of the simulated sysfs: `<run dir>/sys`.
+    public var sysfsRoot: String { "\(runDirectory)/sys" }
+    /// The pty slave behind `devicePath` while running.
+    public var terminalPath: String? { control.withLock { $0.terminalPath } }
+    public var isRunning: Bool { control.withLock { $0.thread != nil || $0.stopping || $0.starting } }
+    /// Whether a bearer is connected (as of the server thread's last turn).
+    public var isBearerConnected: Bool { control.withLock { $0.bearerConnected } }
+
+    public init(modem: SimulatedModem, index: Int, runDirectory: String, dataPath: any BearerDataPath,
+                interfaceName: String? = nil) {
+        self.modem = modem
+        self.index = index
+        self.runDirectory = runDirectory
+        self.dataPath = dataPath
+        controlPortName = "cdc-wdm\(index)"
+        self.interfaceName = interfaceName ?? "wwan\(index)"
+    }
+
+    private var sysfs: FakeSysfs {
+        FakeSysfs(root: sysfsRoot, index: index, modem: modem, controlPort: controlPortName, interfaceName: interfaceName)
+    }
+
+    /// Opens the pty, creates the device link and sysfs entries and starts serving
+    /// (also after `unplug`, as a re-plug with fresh state).
+    public func start() throws(CellpathError) {
+        do {
+            try startServing()
+        } catch {
+            throw error.cellpathError
+        }
+    }
+
+    private func startServing() throws(ModemDeviceError) {
+        let reserved = control.withLock { c in
+            guard c.thread == nil, !c.stopping, !c.starting else { return false }
+            c.starting = true
+            return true
+        }
+        guard reserved else { throw .alreadyStarted }
+        do {
+            try launch()
+        } catch {
+            control.withLock { $0.starting = false }
+            throw error
+        }
+    }
+
+    private func launch() throws(ModemDeviceError) {
+        for dir in [runDirectory, "\(runDirectory)/dev", sysfsRoot] {
+            if mkdir(dir, 0o755) != 0 && errno != EEXIST { throw .system("mkdir \(dir)", errno) }
+        }
+        let pty = try PseudoTerminal()
+        var wake: [Int32] = [-1, -1]
+        guard pipe(&wake) == 0 else {
+            pty.close()
+            throw .system("pipe", errno)
+        }
+        for fd in wake { _ = fcntl(fd, F_SETFD, FD_CLOEXEC); _ = fcntl(fd, F_SETFL, O_NONBLOCK) }
+        do {
+            try sysfs.create()
+            try link(devicePath, to: pty.slavePath)
+            if let port = sysfs.wwanPort { try link("\(runDirectory)/dev/\(port)", to: pty.slavePath) }
+        } catch {
+            pty.close(); close(wake[0]); close(wake[1])
+            removeEntries()
+            throw error
+        }
+        let state = ModemState(index: index, modem: modem, dataPath: dataPath)
+        let function: any ControlFunction = modem.protocol == .mbim ? MBIMFunction(state: state) : QMIFunction(state: state)
+        let server = ModemServer(device: self, pty: pty, wakeRead: wake[0], state: state, function: function)
+        let box = Unmanaged.passRetained(server).toOpaque()
+        var thread = pthread_t()
+        let rc = pthread_create(&thread, nil, { raw in
+            let server = Unmanaged<ModemServer>.fromOpaque(raw!).takeRetainedValue()
+            server.run()
+            return nil
+        }, box)
+        guard rc == 0 else {
+            Unmanaged<ModemServer>.fromOpaque(box).release()
+            pty.close(); close(wake[0]); close(wake[1])
+            removeEntries()
+            throw .system("pthread_create", rc)
+        }
+        control.withLock {
+            $0.thread = thread
+            $0.wakeWrite = wake[1]
+            $0.terminalPath = pty.slavePath
+            $0.commands = []
+            $0.starting = false
+        }
+    }
+
+    /// Stops serving: the bearer goes down, the pty closes, the device link and sysfs entries
+    /// are removed. Idempotent; blocks until the server thread has exited.
+    public func stop() {
+        let handle: (thread: pthread_t, wake: Int32)? = control.withLock { c in
+            guard let t = c.thread else { return nil }
+            c.thread = nil
+            c.stopping = true
+            wake(c.wakeWrite)
+            return (t, c.wakeWrite)
+        }
+        guard let handle else { return }
+        pthread_join(handle.thread, nil)
+        close(handle.wake)
+        removeEntries()
+        control.withLock { $0 = Control() }
+    }
+
+    /// The modem is unplugged: clients lose the port (their reads fail), its device node and
+    /// sysfs entries disappear, the bearer's data path closes. `start()` plugs it back.
+    public func unplug() { stop() }
+
+    /// The network drops the connected bearer now (with its indication), as the
+    /// `dropBearerAfterSeconds` fault does on a timer.
+    public func dropBearer() { send(.dropBearer) }
+
+    /// Changes the registration (`registered`, `searching`, `denied`, `deregistered`) and sends
+    /// the indications a real modem would.
+    public func setRegistration(_ registration: String) { send(.registration(registration)) }
+
+    /// Switches the radio on or off (as a user's rfkill would), with its indications.
+    public func setRadio(on: Bool) { send(.radio(on)) }
+
+    private func send(_ command: Command) {
+        control.withLock { c in
+            guard c.thread != nil, !c.stopping else { return }
+            c.commands.append(command)
+            wake(c.wakeWrite)
+        }
+    }
+
+    private func wake(_ fd: Int32) {
+        var one: UInt8 = 1
+        _ = write(fd, &one, 1)
+    }
+
+    /// Called on the server thread: takes the pending commands, and whether to stop.
+    func takeCommands() -> (commands: [Command], stop: Bool) {
+        control.withLock { c in
+            defer { c.commands = [] }
+            return (c.commands, c.stopping)
+        }
+    }
+
+    /// Called on the server thread after each turn.
+    func publish(bearerConnected: Bool) {
+        control.withLock { $0.bearerConnected = bearerConnected }
+    }
+
+    private func link(_ path: String, to target: String) throws(ModemDeviceError) {
+        unlink(path)
+        guard symlink(target, path) == 0 else { throw .system("symlink \(path)", errno) }
+    }
+
+    private func removeEntries() {
+        unlink(devicePath)
+        if let port = sysfs.wwanPort { unlink("\(runDirectory)/dev/\(port)") }
+        sysfs.remove()
+    }
+}
+
+/// The poll loop of one simulated modem; lives on its own thread.
+final class ModemServer {
+    /// An incomplete frame older than this is dropped: its sender went away.
+    static let partialInputTimeout = 0.5
+    /// 3GPP cause sent when the network drops a bearer: regular deactivation.
+    static let dropCause = 36
+
+    private let device: SimulatedModemDevice
+    private let pty: PseudoTerminal
+    private let wakeRead: Int32
+    private let state: ModemState
+    private let function: any ControlFunction
+    private let watch: ClientWatch
+    private var outbox: [(due: Double, bytes: [UInt8])] = []
+    private var lastInput = 0.0
+
+    init(device: SimulatedModemDevice, pty: PseudoTerminal, wakeRead: Int32, state: ModemState, function: any ControlFunction) {
+        self.device = device
+        self.pty = pty
+        self.wakeRead = wakeRead
+        self.state = state
+        self.function = function
+        watch = ClientWatch(path: pty.slavePath)
+    }
+
+    static func now() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+    }
+
+    func run() {
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        var running = true
+        while running {
+            let now = Self.now()
+            var fds = [pollfd(fd: pty.master, events: Int16(POLLIN) | (outbox.first.map { $0.due <= now } == true ? Int16(POLLOUT) : 0), revents: 0),
+                       pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0),
+                       pollfd(fd: watch.fd, events: Int16(POLLIN), revents: 0)]
+            let rc = poll(&fds, nfds_t(fds.count), timeoutMs(now: now))
+            if rc < 0 && errno != EINTR { break }
+            // Opens and closes first: a client's open always precedes the bytes it writes.
+            if watch.drain() { clientsLeft() }
+            if fds[1].revents != 0 {
+                while read(wakeRead, &buffer, buffer.count) > 0 {}
+                let (commands, stop) = device.takeCommands()
+                if stop { running = false }
+                for command in commands where running {
+                    switch command {
+                    case .dropBearer: enqueue(function.bearerDropped(cause: Self.dropCause), delay: 0)
+                    case .registration(let r):
+                        state.registrationFault = r
+                        enqueue(function.registrationChanged(), delay: 0)
+                    case .radio(let on):
+                        state.radioOn = on
+                        enqueue(function.registrationChanged(), delay: 0)
+                    }
+                }
+            }
+            if !running { break }
+            if fds[0].revents & Int16(POLLIN) != 0 {
+                let n = read(pty.master, &buffer, buffer.count)
+                if n > 0 {
+                    let t = Self.now()
+                    if function.hasPartialInput && t - lastInput > Self.partialInputTimeout { function.discardPartialInput() }
+                    lastInput = t
+                    let delay = Double(max(0, state.modem.faults.responseDelayMs)) / 1000
+                    enqueue(function.receive(Array(buffer[0..<n]), now: t), delay: delay)
+                }
+            }
+            let t = Self.now()
+            if function.hasPartialInput && t - lastInput > Self.partialInputTimeout { function.discardPartialInput() }
+            if let deadline = state.bearerDropDeadline, t >= deadline {
+                enqueue(function.bearerDropped(cause: Self.dropCause), delay: 0)
+            }
+            flush(now: t)
+            device.publish(bearerConnected: state.bearer != nil)
+        }
+        function.shutdown()
+        device.publish(bearerConnected: false)
+        watch.close()
+        pty.close()
+        close(wakeRead)
+    }
+
+    private func timeoutMs(now: Double) -> Int32 {
+        var next = Double.infinity
+        if let first = outbox.first { next = min(next, first.due) }
+        if let deadline = state.bearerDropDeadline { next = min(next, deadline) }
+        if function.hasPartialInput { next = min(next, lastInput + Self.partialInputTimeout + 0.01) }
+        if next == .infinity { return -1 }
+        return Int32(max(0, min(60_000, ((next - now) * 1000).rounded(.up))))
+    }
+
+    /// Queues frames `delay` seconds from now, never ahead of frames already queued.
+    private func enqueue(_ frames: [[UInt8]], delay: Double) {
+        var due = Self.now() + delay
+        if let last = outbox.last { due = max(due, last.due) }
+        for frame in frames where !frame.isEmpty { outbox.append((due, frame)) }
+    }
+
+    /// The last client closed the port: what it left half-sent or unread goes with it.
+    private func clientsLeft() {
+        function.discardPartialInput()
+        outbox.removeAll()
+        _ = tcflush(pty.slave, TCIFLUSH)
+    }
+
+    /// Writes the frames that are due; a full pty keeps the rest for the next POLLOUT. With
+    /// nobody listening they are dropped, as the cdc-wdm driver drops them for a closed port.
+    private func flush(now: Double) {
+        if watch.drain() { clientsLeft() }
+        if watch.nobodyListening {
+            outbox.removeAll { $0.due <= now }
+            return
+        }
+        while let first = outbox.first, first.due <= now {
+            let n = first.bytes.withUnsafeBytes { write(pty.master, $0.baseAddress, $0.count) }
+            if n < 0 { return }  // EAGAIN: nobody is reading; retry later
+            if n < first.bytes.count {
+                outbox[0].bytes.removeFirst(n)
+                return
+            }
+            outbox.removeFirst()
+        }
+    }
+}

@@ -1,0 +1,36 @@
+import CellpathCore
+
+/// All the modems of a scenario, each on its own pty and thread: modem `i` is
+/// `<run dir>/dev/cdc-wdm<i>` with network interface `wwan<i>`. Thread-safe.
+public final class SimulatedModemFleet: Sendable {
+    public let devices: [SimulatedModemDevice]
+
+    /// Creates (without starting) one device per scenario modem, all sharing `dataPath`.
+    public init(scenario: Scenario, runDirectory: String, dataPath: any BearerDataPath) {
+        devices = scenario.modems.enumerated().map { index, modem in
+            SimulatedModemDevice(modem: modem, index: index, runDirectory: runDirectory, dataPath: dataPath)
+        }
+    }
+
+    /// Starts every device; if one fails, those already started are stopped again.
+    public func start() throws(CellpathError) {
+        for (i, device) in devices.enumerated() {
+            do {
+                try device.start()
+            } catch {
+                for started in devices[..<i] { started.stop() }
+                throw error
+            }
+        }
+    }
+
+    /// Stops every device (bearers down, ptys closed, device links and sysfs entries removed).
+    public func stop() {
+        for device in devices { device.stop() }
+    }
+
+    /// The device whose control port is `name` (`cdc-wdm0`…), if any.
+    public func device(controlPort name: String) -> SimulatedModemDevice? {
+        devices.first { $0.controlPortName == name }
+    }
+}

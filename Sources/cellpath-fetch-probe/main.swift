@@ -1,0 +1,66 @@
+// Test helper: runs one fetch through `--interface NAME [--ipv4 ADDR] --dns ADDR[,ADDR]` and prints the
+// report as JSON (stdout). Stands in for `cellpath fetch` until the CLI wires the library.
+import CellpathCore
+import CellularHTTP
+import Glibc
+
+var args = Array(CommandLine.arguments.dropFirst())
+var interface = "wwan0", dns: [String] = [], url = "", har: String?, ipv4: String?, cancelAfterMs: Int?, operatorID: String?
+var request = FetchRequest(url: "")
+var disclosure = Disclosure.redacted
+while !args.isEmpty {
+    let a = args.removeFirst()
+    func value() -> String { args.isEmpty ? "" : args.removeFirst() }
+    switch a {
+    case "--interface": interface = value()
+    case "--ipv4": ipv4 = value()
+    case "--dns": dns = value().split(separator: ",").map(String.init)
+    case "--max-hops": request.maxHops = Int(value()) ?? 10
+    case "--hop-timeout": request.hopTimeout = .milliseconds(Int((Double(value()) ?? 5) * 1000))
+    case "--timeout": request.totalTimeout = .milliseconds(Int((Double(value()) ?? 30) * 1000))
+    case "--ip-type": request.ipType = IPType(rawValue: value()) ?? .any
+    case "--stop-at": request.stopAtPrefix = value()
+    case "--strict": request.strict = true
+    case "--cacert": request.caFile = value()
+    case "--method": request.method = value()
+    case "--data": request.body = Array(value().utf8)
+    case "--header":
+        let h = value()
+        let name = String(h.prefix { $0 != ":" })
+        request.headers.append(HTTPHeader(name, String(h.dropFirst(name.count + 1).drop { $0 == " " })))
+    case "--har": har = value()
+    case "--full": disclosure = .full
+    case "--cancel-after": cancelAfterMs = Int(value())
+    case "--operator": operatorID = value(); request.sendOperatorHeader = true
+    default: url = a
+    }
+}
+request.url = url
+
+let report: FetchReport
+do throws(CellpathError) {
+    var path: CellularPath
+    if let ipv4 {
+        path = CellularPath(interfaceName: interface, ipv4Address: ipv4, dnsServers: dns)
+    } else {
+        path = try InterfacePath.discover(interface: interface, dnsServers: dns, operatorID: operatorID)
+    }
+    let client = CellularHTTPClient(path: path), fixed = request
+    let task = Task { await client.trace(fixed) }
+    if let cancelAfterMs {
+        Task { try await Task.sleep(for: .milliseconds(cancelAfterMs)); task.cancel() }
+    }
+    report = await task.value
+} catch {
+    report = FetchReport(interfaceName: interface, localAddresses: [], dnsServers: dns, hops: [], result: nil,
+                         failure: FetchFailure(.noAddress, error.message), totalMs: 0)
+}
+if let har {
+    let bytes = HARWriter.har(report, disclosure: disclosure)
+    if let f = fopen(har, "w") { fwrite(bytes, 1, bytes.count, f); fclose(f) }
+}
+let out = report.redacted(disclosure).jsonData() + [10]
+_ = out.withUnsafeBytes { write(1, $0.baseAddress, $0.count) }
+for line in report.humanLines(disclosure) { _ = (line + "\n").withCString { write(2, $0, strlen($0)) } }
+if let failure = report.failure { _ = "error: couldn't fetch: \(failure.message)\n".withCString { write(2, $0, strlen($0)) } }
+exit(report.failure == nil ? 0 : 1)

@@ -1,0 +1,219 @@
+@testable import CellpathCLI
+import CellpathCore
+import Testing
+
+@Suite struct RendererTests {
+    private var sample: Output {
+        var hop = Record()
+        hop.add("status", 302)
+        hop.add("url", "https://api.truid.test/a")
+        var record = Record()
+        record.add("e164", "+447940448591", label: "E.164")
+        record.add("valid", true)
+        record.add("country_code", 44)
+        record.add("region", .null)
+        record.add("ratio", .double(1.5))
+        record.add("hops", .list([.record(hop)]))
+        record.add("names", .list(["a", "b"]))
+        return Output(title: "+447940448591", record)
+    }
+
+    @Test func humanOutputIsAligned() {
+        let text = Renderer(json: false, color: false).render(sample)
+        #expect(text == """
+            +447940448591
+            E.164:        +447940448591
+            valid:        yes
+            country code: 44
+            region:       -
+            ratio:        1.5
+            hops:
+              STATUS  URL
+              302     https://api.truid.test/a
+            names:        a, b
+
+            """)
+    }
+
+    @Test func mixedRecordsRenderAsAList() {
+        var first = Record()
+        first.add("status", 302)
+        first.add("location", "/b")
+        var second = Record()
+        second.add("status", 200)
+        var record = Record()
+        record.add("hops", .list([.record(first), .record(second)]))
+        #expect(Renderer(json: false, color: false).render(Output(record)) == """
+            hops:
+              - status:   302
+                location: /b
+              - status: 200
+
+            """)
+    }
+
+    @Test func uniformRecordsRenderAsATable() {
+        func row(_ key: String, _ value: String, _ source: Value) -> Value {
+            var record = Record()
+            record.add("key", .string(key))
+            record.add("value", .string(value))
+            record.add("source", source)
+            return .record(record)
+        }
+        var record = Record()
+        record.add("settings", .list([row("general.region", "GB", "flag --region"),
+                                      row("http.hop_timeout", "5", .null)]))
+        #expect(Renderer(json: false, color: false).render(Output(record)) == """
+            settings:
+              KEY               VALUE  SOURCE
+              general.region    GB     flag --region
+              http.hop_timeout  5      -
+
+            """)
+    }
+
+    @Test func humanOutputHasNoEscapesWithoutColor() {
+        #expect(!Renderer(json: false, color: false).render(sample).contains("\u{1B}"))
+        #expect(Renderer(json: false, color: true).render(sample).contains("\u{1B}[1m"))
+    }
+
+    @Test func jsonOutputKeepsFieldOrderAndTypes() {
+        let text = Renderer(json: true, color: true).render(sample)
+        #expect(text == """
+            {
+              "e164": "+447940448591",
+              "valid": true,
+              "country_code": 44,
+              "region": null,
+              "ratio": 1.5,
+              "hops": [
+                {
+                  "status": 302,
+                  "url": "https://api.truid.test/a"
+                }
+              ],
+              "names": [
+                "a",
+                "b"
+              ]
+            }
+
+            """)
+    }
+
+    @Test func jsonEscapesControlCharacters() {
+        #expect(JSONWriter.quoted("a\"b\\c\n\r\t\u{01}\u{7f}é") == "\"a\\\"b\\\\c\\n\\r\\t\\u0001\\u007fé\"")
+        #expect(JSONWriter.string(.list([])) == "[]")
+        #expect(JSONWriter.string(.record(Record())) == "{}")
+        #expect(JSONWriter.string(.double(.infinity)) == "null")
+    }
+
+    @Test func colorModes() {
+        #expect(ColorMode.auto.enabled(isTTY: true, environment: [:]))
+        #expect(!ColorMode.auto.enabled(isTTY: false, environment: [:]))
+        #expect(!ColorMode.auto.enabled(isTTY: true, environment: ["NO_COLOR": "1"]))
+        #expect(ColorMode.always.enabled(isTTY: false, environment: ["NO_COLOR": "1"]))
+        #expect(!ColorMode.never.enabled(isTTY: true, environment: [:]))
+    }
+}
+
+@Suite struct ExitCodeTests {
+    @Test(arguments: [
+        (FailureKind.usage, Int32(64)), (.dataError, 65), (.unavailable, 69), (.internalError, 70),
+        (.temporary, 75), (.permission, 77), (.configuration, 78), (.cancelled, 130),
+    ] as [(FailureKind, Int32)])
+    func kindsMapToDocumentedCodes(kind: FailureKind, code: Int32) {
+        #expect(ExitCode.forError(CellpathError(kind, "x")).rawValue == code)
+    }
+
+    @Test func otherErrors() {
+        struct Unexpected: Error {}
+        #expect(ExitCode.forError(UsageError("x", command: [])) == .usage)
+        #expect(ExitCode.forError(CancellationError()) == .cancelled)
+        #expect(ExitCode.forError(Unexpected()) == .internalError)
+    }
+
+    @Test func verdictCodes() {
+        #expect(ExitCode.success.rawValue == 0)
+        #expect(ExitCode.notVerified.rawValue == 1)
+        #expect(ExitCode.simChanged.rawValue == 2)
+    }
+}
+
+@Suite struct LoggingTests {
+    final class Lines: LogSink, @unchecked Sendable {
+        var lines: [String] = []
+        func write(line: String) { lines.append(line) }
+    }
+
+    @Test func personalDataIsMaskedUnlessFull() {
+        let imsi = "001010123456789"
+        let sink = Lines()
+        Logger(threshold: .debug, scope: "modem0", sink: sink).scoped("sim")
+            .info("IMSI \(imsi, as: .imsi) token \("abc.def", as: .token)")
+        #expect(sink.lines == ["info: [modem0/sim] IMSI ••••89 token [redacted]"])
+        let full = Lines()
+        Logger(threshold: .debug, disclosure: .full, sink: full).info("IMSI \(imsi, as: .imsi)")
+        #expect(full.lines == ["info: IMSI 001010123456789"])
+    }
+
+    @Test func thresholdFiltersLevels() {
+        let sink = Lines()
+        let logger = Logger(threshold: .warning, sink: sink)
+        logger.debug("d")
+        logger.info("i")
+        logger.warning("w")
+        logger.error("e")
+        #expect(sink.lines == ["warning: w", "error: e"])
+    }
+
+    @Test func msisdnMaskKeepsThePlus() {
+        #expect(Disclosure.redacted.reveal("+447940448591", as: .msisdn) == "+••••91")
+        #expect(Disclosure.full.reveal("+447940448591", as: .msisdn) == "+447940448591")
+    }
+}
+
+@Suite struct ValueEncoderTests {
+    struct Hop: Encodable { var status: Int; var location: String?; var reused: Bool }
+    struct Report: Encodable {
+        var zeta = "last letter first"
+        var alpha = 1.5
+        var hops = [Hop(status: 302, location: "/b", reused: false), Hop(status: 200, location: nil, reused: true)]
+        var tags: [String] = []
+        enum Kind: String, Encodable { case redirect }
+        var kind = Kind.redirect
+
+        enum CodingKeys: String, CodingKey { case zeta, alpha, hops, tags, kind }
+        func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(zeta, forKey: .zeta)
+            try c.encode(alpha, forKey: .alpha)
+            try c.encode(hops, forKey: .hops)
+            try c.encode(tags, forKey: .tags)
+            try c.encode(kind, forKey: .kind)
+        }
+    }
+
+    @Test func keepsKeyOrderAndTypes() throws {
+        let value = try ValueEncoder.encode(Report())
+        #expect(JSONWriter.string(value) == """
+            {
+              "zeta": "last letter first",
+              "alpha": 1.5,
+              "hops": [
+                {
+                  "status": 302,
+                  "location": "/b",
+                  "reused": false
+                },
+                {
+                  "status": 200,
+                  "reused": true
+                }
+              ],
+              "tags": [],
+              "kind": "redirect"
+            }
+            """)
+    }
+}

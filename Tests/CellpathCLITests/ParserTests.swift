@@ -1,0 +1,189 @@
+@testable import CellpathCLI
+import Testing
+
+/// A small tree with every kind of option and argument, independent of cellpath's real commands.
+private let tree = CommandSpec(
+    name: "tool", abstract: "A test tool.",
+    options: GlobalOptions.specs,
+    subcommands: [
+        CommandSpec(name: "number", abstract: "Parse a number.",
+                    arguments: [ArgumentSpec(name: "phone", help: "The number.")],
+                    options: [.value("region", short: "r", "cc", help: "Region."),
+                              .flag("allow-non-mobile", help: "Allow.")],
+                    action: { _, _ in CommandOutcome() }),
+        CommandSpec(name: "fetch", abstract: "Fetch.",
+                    arguments: [ArgumentSpec(name: "url", help: "URL.")],
+                    options: [.value("header", short: "H", "header", help: "Header.", repeatable: true),
+                              .value("ip-type", "type", help: "IP type.", choices: ["ipv4", "ipv6", "any"]),
+                              .value("max-hops", "n", help: "Hops.")],
+                    action: { _, _ in CommandOutcome() }),
+        CommandSpec(name: "sim", abstract: "Simulator.", subcommands: [
+            CommandSpec(name: "up", abstract: "Start.", options: [.flag("foreground", help: "Stay.")],
+                        action: { _, _ in CommandOutcome() }),
+            CommandSpec(name: "exec", abstract: "Run.",
+                        arguments: [ArgumentSpec(name: "command", help: "Command.", variadic: true)],
+                        action: { _, _ in CommandOutcome() }),
+        ]),
+    ])
+
+private func parse(_ arguments: [String]) throws(UsageError) -> ParseResult {
+    try CommandLineParser(root: tree).parse(arguments)
+}
+
+private func run(_ arguments: [String]) throws -> ParsedCommand {
+    guard case .run(_, let parsed) = try parse(arguments) else {
+        Issue.record("expected a command to run for \(arguments)")
+        throw UsageError("not a run", command: [])
+    }
+    return parsed
+}
+
+private func usageError(_ arguments: [String]) -> UsageError? {
+    do {
+        _ = try parse(arguments)
+        return nil
+    } catch {
+        return error
+    }
+}
+
+@Suite struct ParserTests {
+    @Test func optionWithSeparateValue() throws {
+        let parsed = try run(["number", "--region", "GB", "07940 448591"])
+        #expect(parsed.path == ["tool", "number"])
+        #expect(parsed.value("region") == "GB")
+        #expect(parsed.argument("phone") == "07940 448591")
+    }
+
+    @Test func optionWithEqualsValue() throws {
+        #expect(try run(["number", "--region=GB", "1"]).value("region") == "GB")
+        #expect(try run(["number", "--region=", "1"]).value("region") == "")
+        #expect(try run(["fetch", "--header=X-A: b=c", "u"]).values("header") == ["X-A: b=c"])
+    }
+
+    @Test func shortOptionForms() throws {
+        #expect(try run(["number", "-r", "GB", "1"]).value("region") == "GB")
+        #expect(try run(["number", "-rGB", "1"]).value("region") == "GB")
+        let parsed = try run(["number", "-vq", "1"])
+        #expect(parsed.flag("verbose") && parsed.flag("quiet"))
+    }
+
+    @Test func doubleDashEndsOptions() throws {
+        let parsed = try run(["number", "--", "-44"])
+        #expect(parsed.argument("phone") == "-44")
+        let exec = try run(["sim", "exec", "--", "ip", "-4", "addr", "--help"])
+        #expect(exec.argumentValues("command") == ["ip", "-4", "addr", "--help"])
+    }
+
+    @Test func globalOptionsBeforeAndAfterSubcommand() throws {
+        #expect(try run(["--json", "number", "1"]).flag("json"))
+        #expect(try run(["number", "1", "--json"]).flag("json"))
+        #expect(try run(["sim", "--verbose", "up"]).flag("verbose"))
+        #expect(try run(["number", "1", "--color", "never"]).value("color") == "never")
+    }
+
+    @Test func repeatableOptionKeepsEveryValue() throws {
+        #expect(try run(["fetch", "-H", "A: 1", "--header", "B: 2", "u"]).values("header") == ["A: 1", "B: 2"])
+    }
+
+    @Test func nonRepeatableOptionKeepsTheLastValue() throws {
+        #expect(try run(["number", "--region", "GB", "--region", "US", "1"]).value("region") == "US")
+    }
+
+    @Test func choicesAreChecked() throws {
+        #expect(try run(["fetch", "--ip-type", "ipv6", "u"]).value("ip-type") == "ipv6")
+        let error = usageError(["fetch", "--ip-type", "ipv5", "u"])
+        #expect(error?.message == "invalid value 'ipv5' for '--ip-type': expected one of ipv4, ipv6, any")
+        #expect(usageError(["--color", "sometimes", "number", "1"])?.message
+                == "invalid value 'sometimes' for '--color': expected one of auto, always, never")
+    }
+
+    @Test(arguments: [
+        (["number", "--regoin", "GB", "1"], "unknown option '--regoin'. Did you mean '--region'?"),
+        (["number", "--jsno", "1"], "unknown option '--jsno'. Did you mean '--json'?"),
+        (["number", "--allow-non-mobil", "1"], "unknown option '--allow-non-mobil'. Did you mean '--allow-non-mobile'?"),
+        (["number", "--zzzzzz", "1"], "unknown option '--zzzzzz'"),
+        (["number", "-x", "1"], "unknown option '-x'"),
+        (["numbr", "1"], "unknown command 'numbr'. Did you mean 'number'?"),
+        (["sim", "dwn"], "unknown command 'dwn'"),
+        (["sim", "uo"], "unknown command 'uo'. Did you mean 'up'?"),
+        (["frobnicate"], "unknown command 'frobnicate'"),
+        (["number"], "missing expected argument '<phone>'"),
+        (["number", "1", "2"], "unexpected argument '2'"),
+        (["number", "1", "--region"], "missing value for '--region <cc>'"),
+        (["number", "1", "-r"], "missing value for '-r <cc>'"),
+        (["number", "--json=yes", "1"], "option '--json' takes no value"),
+        (["sim", "exec"], "missing expected argument '<command>'"),
+        (["number", "1", "--version"], "unknown option '--version'"),
+    ] as [([String], String)])
+    func usageErrors(arguments: [String], message: String) {
+        #expect(usageError(arguments)?.message == message)
+    }
+
+    @Test func usageErrorNamesTheCommand() {
+        #expect(usageError(["sim", "up", "--bogus"])?.command == ["tool", "sim", "up"])
+    }
+
+    @Test func helpRequests() throws {
+        for (arguments, path) in [
+            (["--help"], ["tool"]), (["-h"], ["tool"]), ([], ["tool"]),
+            (["number", "--help"], ["tool", "number"]), (["number", "1", "-h"], ["tool", "number"]),
+            (["sim"], ["tool", "sim"]), (["sim", "up", "--help"], ["tool", "sim", "up"]),
+            (["help"], ["tool"]), (["help", "sim", "up"], ["tool", "sim", "up"]),
+            (["number", "-vh"], ["tool", "number"]),
+        ] as [([String], [String])] {
+            guard case .help(let shown) = try parse(arguments) else {
+                Issue.record("expected help for \(arguments)")
+                continue
+            }
+            #expect(shown == path, "\(arguments)")
+        }
+        #expect(usageError(["help", "nope"])?.message == "unknown command 'nope'")
+    }
+
+    @Test func helpAfterDoubleDashIsAnArgument() throws {
+        #expect(try run(["number", "--", "--help"]).argument("phone") == "--help")
+    }
+
+    @Test func version() throws {
+        guard case .version = try parse(["--version"]) else {
+            Issue.record("expected version")
+            return
+        }
+    }
+
+    @Test func integerAndDurationValues() throws {
+        let parsed = try run(["fetch", "--max-hops", "10", "u"])
+        #expect(try parsed.integer("max-hops", in: 1...50) == 10)
+        let bad = try run(["fetch", "--max-hops", "ten", "u"])
+        #expect(throws: UsageError.self) { try bad.integer("max-hops", in: 1...50) }
+        let outOfRange = try run(["fetch", "--max-hops", "0", "u"])
+        #expect(throws: UsageError.self) { try outOfRange.integer("max-hops", in: 1...50) }
+        let ms = try run(["fetch", "--max-hops", "500ms", "u"])
+        #expect(try ms.seconds("max-hops") == 0.5)
+        #expect(try run(["fetch", "--max-hops", "2.5", "u"]).seconds("max-hops") == 2.5)
+        #expect(throws: UsageError.self) { try run(["fetch", "--max-hops", "-1", "u"]).seconds("max-hops") }
+    }
+
+    @Test func globalOptionsInterpretation() throws {
+        let full = try GlobalOptions(try run(["number", "1", "--verbose-full"]))
+        #expect(full.verbose && full.disclosure == .full)
+        let plain = try GlobalOptions(try run(["number", "1"]))
+        #expect(!plain.verbose && plain.disclosure == .redacted && plain.color == .auto)
+        #expect(throws: UsageError.self) { try GlobalOptions(try run(["number", "1", "-q", "-v"])) }
+    }
+}
+
+@Suite struct SuggestionTests {
+    @Test func editDistance() {
+        #expect(Suggestions.editDistance("region", "region") == 0)
+        #expect(Suggestions.editDistance("regoin", "region") == 1)
+        #expect(Suggestions.editDistance("", "abc") == 3)
+        #expect(Suggestions.editDistance("kitten", "sitting") == 3)
+    }
+
+    @Test func nearestPicksTheClosest() {
+        #expect(Suggestions.nearest(to: "--jsn", in: ["--json", "--region"]) == "--json")
+        #expect(Suggestions.nearest(to: "--xyzzy", in: ["--json", "--region"]) == nil)
+    }
+}

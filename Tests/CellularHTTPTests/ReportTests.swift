@@ -1,0 +1,116 @@
+import CellpathCore
+import CellularHTTP
+import FoundationEssentials
+import Testing
+
+/// Redaction, rendering, HAR and input validation: no network, no root.
+struct ReportTests {
+    static func sampleReport() -> FetchReport {
+        let hop = HopTrace(index: 1, method: "GET", url: "https://api.truid.test/cb?check_id=c1&code=SECRET1&x=2", status: 302,
+                           location: "https://app.test/done?code=SECRET2#f", remoteAddress: "203.0.113.10", remotePort: 443,
+                           localAddress: "100.64.23.5", localPort: 40000, connectionReused: false, tlsVersion: "TLSv1.3",
+                           httpVersion: "HTTP/1.1",
+                           timings: HopTimings(dnsMs: 1, connectMs: 2, tlsMs: 3, firstByteMs: 4, totalMs: 12),
+                           dnsAnswers: ["203.0.113.10"],
+                           responseHeaders: [HTTPHeader("Set-Cookie", "sid=COOKIE1; Path=/"), HTTPHeader("Location", "/done?code=SECRET2")],
+                           requestHeaders: [HTTPHeader("Authorization", "Bearer TOKEN1"), HTTPHeader("Cookie", "a=COOKIE2; b=COOKIE3")],
+                           bodyBytes: 10, headerBytes: 100, downgrade: false, startedAt: 1_700_000_000)
+        let body = #"{"check_id":"c1","code":"SECRET3","reference_id":"r1"}"#
+        let result = FetchResult(finalStatus: 200, finalURL: "https://api.truid.test/cb?code=SECRET1", finalBody: body,
+                                 finalBodyTruncated: false, finalContentType: "application/json",
+                                 json: .object(["check_id": .string("c1"), "code": .string("SECRET3"), "reference_id": .string("r1")]),
+                                 callback: CheckCallback(checkID: "c1", code: "SECRET3", referenceID: "r1"), stoppedAt: nil)
+        return FetchReport(interfaceName: "wwan0", localAddresses: ["100.64.23.5"], dnsServers: ["100.64.0.53"],
+                           hops: [hop], result: result, failure: nil, totalMs: 12)
+    }
+
+    static let secrets = ["SECRET1", "SECRET2", "SECRET3", "TOKEN1", "COOKIE1", "COOKIE2", "COOKIE3"]
+
+    @Test func redactedReportHidesSecretsKeepsTheRest() throws {
+        let r = Self.sampleReport().redacted(.redacted)
+        let json = String(decoding: r.jsonData(), as: UTF8.self)
+        for s in Self.secrets { #expect(!json.contains(s), "\(s) leaked") }
+        #expect(r.hops[0].url == "https://api.truid.test/cb?check_id=c1&code=[redacted]&x=2")
+        #expect(r.hops[0].location == "https://app.test/done?code=[redacted]#f")
+        #expect(r.hops[0].requestHeaders == [HTTPHeader("Authorization", "Bearer [redacted]"),
+                                             HTTPHeader("Cookie", "a=[redacted]; b=[redacted]")])
+        #expect(r.hops[0].responseHeaders[0] == HTTPHeader("Set-Cookie", "sid=[redacted]; Path=/"))
+        #expect(r.result?.callback?.checkID == "c1" && r.result?.callback?.referenceID == "r1")
+        #expect(r.result?.callback?.code == "[redacted]")
+    }
+
+    @Test func fullDisclosureKeepsEverything() {
+        let report = Self.sampleReport()
+        #expect(report.redacted(.full) == report)
+        let lines = report.humanLines(.full).joined(separator: "\n")
+        #expect(lines.contains("SECRET3"))
+    }
+
+    @Test func humanLinesAreRedacted() {
+        let lines = Self.sampleReport().humanLines(.redacted)
+        #expect(lines.count == 3)
+        #expect(lines[0].hasPrefix("[hop 1] GET https://api.truid.test/cb?check_id=c1&code=[redacted]&x=2 → 302"))
+        #expect(lines[2] == "[fetch] check_id=c1 code=[redacted] reference_id=r1")
+        for s in Self.secrets { #expect(!lines.joined().contains(s)) }
+    }
+
+    @Test func harIsVersion12AndRedacted() throws {
+        let bytes = HARWriter.har(Self.sampleReport(), disclosure: .redacted)
+        let text = String(decoding: bytes, as: UTF8.self)
+        for s in Self.secrets { #expect(!text.contains(s)) }
+        let doc = try JSONDecoder().decode(JSONValue.self, from: Data(bytes))
+        guard case .object(let root) = doc, case .object(let log)? = root["log"], case .array(let entries)? = log["entries"],
+              case .object(let entry)? = entries.first else {
+            Issue.record("no log.entries in \(text)")
+            return
+        }
+        #expect(log["version"] == .string("1.2"))
+        #expect(entry["serverIPAddress"] == .string("203.0.113.10"))
+        #expect(entry["startedDateTime"].map { if case .string(let s) = $0 { return s.hasPrefix("2023-11-14T22:13:20") } else { return false } } == true)
+    }
+
+    // MARK: validation before anything touches the network
+
+    /// A path on an interface that does not exist: nothing can be sent through it.
+    static let nowhere = CellularPath(interfaceName: "cpnone0", ipv4Address: "192.0.2.99", dnsServers: ["192.0.2.53"])
+
+    @Test(arguments: [
+        ("http://api.truid.test/a\r\nX: y", FetchFailureReason.malformedURL),
+        ("http://api.truid.test/a\u{0}", .malformedURL),
+        ("not a url", .malformedURL),
+        ("http://exa mple.test/", .malformedURL),
+        ("ftp://api.truid.test/", .nonHTTPScheme),
+        ("file:///etc/passwd", .nonHTTPScheme),
+        ("http://api.truid.test/", .noSuchInterface),
+    ])
+    func inputIsCheckedFirst(url: String, reason: FetchFailureReason) async {
+        let report = await CellularHTTPClient(path: Self.nowhere).trace(FetchRequest(url: url))
+        #expect(report.failure?.reason == reason, "\(String(describing: report.failure))")
+        #expect(report.hops.isEmpty)
+    }
+
+    @Test(arguments: [HTTPHeader("X-A", "b\r\nX-Evil: 1"), HTTPHeader("X-A", "b\nc"), HTTPHeader("Bad Name", "v"),
+                      HTTPHeader("", "v"), HTTPHeader("X-A\r\n", "v")])
+    func headersWithCRLFOrBadNamesAreRejected(header: HTTPHeader) async {
+        let report = await CellularHTTPClient(path: Self.nowhere)
+            .trace(FetchRequest(url: "http://api.truid.test/", headers: [header]))
+        #expect(report.failure?.reason == .invalidHeader)
+    }
+
+    @Test func fetchThrowsACellpathErrorOfTheReasonsKind() async {
+        do {
+            _ = try await CellularHTTPClient(path: Self.nowhere).fetch(FetchRequest(url: "gopher://x/"))
+            Issue.record("fetch succeeded")
+        } catch {
+            #expect(error.kind == .dataError)
+            #expect(error.message.contains("gopher"))
+        }
+    }
+
+    @Test func badInputIsADataErrorPathProblemsAreUnavailable() {
+        for r in [FetchFailureReason.malformedURL, .invalidHeader, .nonHTTPScheme] { #expect(r.kind == .dataError) }
+        for r in [FetchFailureReason.noSuchInterface, .noAddress, .addressGone] { #expect(r.kind == .unavailable) }
+        #expect(FetchFailureReason.bindRefused.kind == .permission)
+        #expect(FetchFailureReason.hopTimeout.kind == .temporary)
+    }
+}

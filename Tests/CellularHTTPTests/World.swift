@@ -1,0 +1,171 @@
+import CellularHTTP
+import FoundationEssentials
+import Glibc
+import Testing
+import TestSupport
+
+/// The netns world of Fixtures/world.sh, set up once per suite by the `.world` trait.
+final class World: Sendable {
+    @TaskLocal static var current: World?
+
+    let prefix: String
+    let workdir: String
+    var ue: String { prefix + "ue" }
+    static let fixtures: String = {
+        var parts = #filePath.split(separator: "/", omittingEmptySubsequences: false)
+        parts.removeLast()
+        return parts.joined(separator: "/") + "/Fixtures"
+    }()
+    static let probe: String = {
+        if let env = getenv("CELLPATH_FETCH_PROBE") { return String(cString: env) }
+        var dir = CellpathBinary.path.split(separator: "/", omittingEmptySubsequences: false)
+        dir.removeLast()
+        return dir.joined(separator: "/") + "/cellpath-fetch-probe"
+    }()
+
+    init() throws {
+        prefix = "cht\(getpid() % 100000)-"
+        workdir = "/tmp/\(prefix)work"
+        let r = try ProcessRunner.run(["/bin/bash", World.fixtures + "/world.sh", "up", prefix, workdir])
+        if r.status != 0 {
+            _ = try? ProcessRunner.run(["/bin/bash", World.fixtures + "/world.sh", "down", prefix, workdir])
+            throw WorldError("world.sh up failed: \(r.stderr)")
+        }
+    }
+
+    /// Stops the servers and deletes the namespaces.
+    func down() {
+        _ = try? ProcessRunner.run(["/bin/bash", World.fixtures + "/world.sh", "down", prefix, workdir])
+        _ = try? ProcessRunner.run(["rm", "-rf", workdir])
+    }
+
+    /// Runs a command inside the client namespace.
+    @discardableResult
+    func ueRun(_ args: [String], environment: [String: String]? = nil) throws -> ProcessResult {
+        try ProcessRunner.run(["ip", "netns", "exec", ue] + args, environment: environment)
+    }
+
+    /// Runs the probe in the client namespace; returns its decoded report and raw output.
+    func fetch(_ args: [String], preload: String? = nil) throws -> (report: FetchReport, status: Int32, stderr: String) {
+        var env = ["PATH": "/usr/sbin:/usr/bin:/sbin:/bin"]
+        if let preload { env["LD_PRELOAD"] = preload }
+        let r = try ueRun([World.probe] + args, environment: env)
+        guard let report = try? JSONDecoder().decode(FetchReport.self, from: Data(r.stdout.utf8)) else {
+            throw WorldError("probe output is not a report (status \(r.status)): \(r.stdout) \(r.stderr)")
+        }
+        return (report, r.status, r.stderr)
+    }
+
+    /// Standard probe arguments on wwan0 with the carrier DNS, the test CA and `url`.
+    func fetchOnCellular(_ url: String, _ extra: [String] = [], preload: String? = nil) throws -> (report: FetchReport, status: Int32, stderr: String) {
+        try fetch(["--interface", "wwan0", "--dns", "100.64.0.53", "--cacert", workdir + "/ca.pem"] + extra + [url], preload: preload)
+    }
+
+    /// Requests the test server logged since `mark` (a line count from `serverLogMark()`).
+    func serverRequests(since mark: Int) throws -> [[String: JSONValue]] {
+        let text = try ProcessRunner.run(["cat", workdir + "/server.log"]).stdout
+        return text.split(separator: "\n").dropFirst(mark).compactMap { line in
+            if case .object(let o)? = try? JSONDecoder().decode(JSONValue.self, from: Data(line.utf8)) { return o }
+            return nil
+        }
+    }
+
+    func serverLogMark() throws -> Int {
+        try ProcessRunner.run(["cat", workdir + "/server.log"]).stdout.split(separator: "\n").count
+    }
+
+    /// Lines dnsmasq logged (queries include the client address).
+    func dnsLog() throws -> String { try ProcessRunner.run(["cat", workdir + "/dnsmasq.log"]).stdout }
+
+    /// Writes a hook the server runs (in the carrier namespace) on `GET /hook?name=NAME`.
+    func writeHook(_ name: String, _ shell: String) throws {
+        let path = "\(workdir)/hooks/\(name).sh"
+        guard let f = fopen(path, "w") else { throw WorldError("cannot write \(path)") }
+        fputs(shell + "\n", f)
+        fclose(f)
+    }
+
+    /// Captures packets on `interface` in the client namespace while `body` runs; returns them.
+    /// `filter` is a pcap filter expression (empty: every packet).
+    func capture<T>(on interface: String = "wlan0", filter: String = "", _ body: () throws -> T) throws -> (value: T, packets: [String]) {
+        let file = "\(workdir)/cap-\(interface)-\(UInt32.random(in: 0...UInt32.max)).pcap"
+        let log = file + ".log"
+        let pid = try Background.spawn(["ip", "netns", "exec", ue, "tcpdump", "--immediate-mode", "-i", interface, "-n", "-U", "-w", file]
+                                       + (filter.isEmpty ? [] : [filter]),
+                                       output: log)
+        defer { Background.stop(pid) }
+        for _ in 0..<100 {
+            if (try? ProcessRunner.run(["cat", log]).stdout.contains("listening on")) == true { break }
+            usleep(50_000)
+        }
+        let value = try body()
+        usleep(300_000)
+        Background.stop(pid)
+        let dump = try ProcessRunner.run(["tcpdump", "-r", file, "-n"])
+        return (value, dump.stdout.split(separator: "\n").map(String.init))
+    }
+}
+
+struct WorldError: Error, CustomStringConvertible {
+    let description: String
+    init(_ d: String) { description = d }
+}
+
+/// Sets up the world once around a whole suite and always tears it down.
+struct WorldTrait: SuiteTrait, TestScoping {
+    var isRecursive: Bool { false }
+
+    func provideScope(for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void) async throws {
+        let world = try World()
+        defer { world.down() }
+        try await World.$current.withValue(world) { try await function() }
+    }
+}
+
+extension Trait where Self == WorldTrait {
+    static var world: Self { Self() }
+}
+
+/// Background children (tcpdump) started and stopped by pid.
+enum Background {
+    /// Starts `args` with stdout and stderr appended to `output`.
+    static func spawn(_ args: [String], output: String) throws -> pid_t {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_APPEND, 0o644)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        let argv = args.map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        // The test runner may block or ignore SIGINT; give the child default signal handling.
+        var attr = posix_spawnattr_t()
+        posix_spawnattr_init(&attr)
+        defer { posix_spawnattr_destroy(&attr) }
+        var none = sigset_t(), defaults = sigset_t()
+        sigemptyset(&none)
+        sigemptyset(&defaults)
+        sigaddset(&defaults, SIGINT)
+        sigaddset(&defaults, SIGTERM)
+        posix_spawnattr_setsigmask(&attr, &none)
+        posix_spawnattr_setsigdefault(&attr, &defaults)
+        posix_spawnattr_setflags(&attr, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        var pid: pid_t = 0
+        let rc = posix_spawnp(&pid, args[0], &actions, &attr, argv, environ)
+        guard rc == 0 else { throw WorldError("cannot start \(args[0])") }
+        return pid
+    }
+
+    /// Sends SIGINT (tcpdump flushes) and reaps the child; idempotent.
+    static func stop(_ pid: pid_t) {
+        guard kill(pid, 0) == 0 else { return }
+        kill(pid, SIGINT)
+        var status: Int32 = 0
+        for _ in 0..<50 {
+            if waitpid(pid, &status, WNOHANG) == pid { return }
+            usleep(50_000)
+        }
+        kill(pid, SIGKILL)
+        waitpid(pid, &status, 0)
+    }
+}

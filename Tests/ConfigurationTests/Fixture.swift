@@ -1,0 +1,83 @@
+import Configuration
+import CellpathCore
+import Glibc
+
+/// A private temporary directory with the system file, the user file and tru.json files of one
+/// test; removed (with everything in it) on `deinit`.
+final class Fixture {
+    let directory: String
+    var systemPath: String { directory + "/system.conf" }
+    var userPath: String { directory + "/user/cellpath.conf" }
+
+    init() {
+        var template = Array("/tmp/cellpath-config-XXXXXX".utf8CString)
+        let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
+        precondition(made != nil, "mkdtemp failed")
+        directory = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+        mkdir(directory + "/user", 0o700)
+    }
+
+    deinit { Self.remove(directory) }
+
+    /// Writes `text` to `path` (relative to the directory unless absolute) with `mode`; returns the path.
+    @discardableResult
+    func write(_ path: String, _ text: String, mode: mode_t = 0o600) -> String {
+        let full = path.hasPrefix("/") ? path : directory + "/" + path
+        let fd = open(full, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        precondition(fd >= 0, "cannot create \(full)")
+        let bytes = Array(text.utf8)
+        precondition(bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) } == bytes.count)
+        close(fd)
+        chmod(full, mode)
+        return full
+    }
+
+    /// Writes the system file.
+    func system(_ text: String, mode: mode_t = 0o644) { write(systemPath, text, mode: mode) }
+    /// Writes the user file.
+    func user(_ text: String, mode: mode_t = 0o600) { write(userPath, text, mode: mode) }
+
+    /// Writes a tru.json as `tru projects:create` does; returns its path.
+    @discardableResult
+    func truJSON(_ name: String = "tru.json", id: String = "id-from-tru-json",
+                 secret: String = "S3cr3t-from-tru-json", residency: String? = "eu",
+                 mode: mode_t = 0o600) -> String {
+        let residencyField = residency.map { #", "data_residency": "\#($0)""# } ?? ""
+        return write(name, #"""
+            {"project_id": "c69bc0e6-a429-11ea-bb37-0242ac130002", "name": "cellpath test",
+             "created_at": "2026-11-30T00:00:00+0000",
+             "credentials": [{"client_id": "\#(id)", "client_secret": "\#(secret)",
+                              "scopes": ["subscriber_check", "phone_check"],
+                              "created_at": "2026-11-30T00:00:00+0000"}]\#(residencyField),
+             "_links": {"self": {"href": "https://eu.api.tru.id/console/v0.1/projects/c69bc0e6"}}}
+            """#, mode: mode)
+    }
+
+    /// A loader over this fixture's files with `environment` and `flags`.
+    func loader(environment: [String: String] = [:], flags: [String: String] = [:]) -> ConfigurationLoader {
+        ConfigurationLoader(environment: environment, flags: flags, systemPath: systemPath, userPath: userPath)
+    }
+
+    /// Loads with `environment` and `flags`.
+    func load(environment: [String: String] = [:], flags: [String: String] = [:])
+        throws(CellpathError) -> EffectiveConfiguration
+    {
+        try loader(environment: environment, flags: flags).load()
+    }
+
+    private static func remove(_ path: String) {
+        if let dir = opendir(path) {
+            while let entry = readdir(dir) {
+                let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                    String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+                }
+                if name == "." || name == ".." { continue }
+                remove(path + "/" + name)
+            }
+            closedir(dir)
+            rmdir(path)
+        } else {
+            unlink(path)
+        }
+    }
+}

@@ -1,0 +1,189 @@
+import CellpathCore
+import Configuration
+import Glibc
+import Testing
+
+@Suite("Configuration validation, warnings and profiles")
+struct ValidationTests {
+    @Test("an invalid value in a file is a configuration error naming file, group and key", arguments: [
+        ("general", "region", "GBR", "expected a two-letter ISO 3166 region code such as GB"),
+        ("general", "region", "4X", "expected a two-letter ISO 3166 region code such as GB"),
+        ("general", "profile", "has space", "expected a profile name of at most 32 letters, digits, '-' or '_'"),
+        ("server", "development", "ftp://example.com", "expected an http:// or https:// base URL such as https://example.com/api"),
+        ("server", "production", "not a url", "expected an http:// or https:// base URL such as https://example.com/api"),
+        ("server", "development", "https://user:pw@example.com", "a base URL must not hold a user name or password"),
+        ("server", "development", "https://example.com/?x=1", "a base URL has no query ('?') or fragment ('#')"),
+        ("truid", "data_residency", "asia", "expected one of eu, in, us"),
+        ("truid", "client_id", "a:b", "a client id contains no ':' and no spaces"),
+        ("sim", "prefix", "way-too-long-", "expected at most 8 letters, digits, '-' or '_' (it prefixes namespace and link names)"),
+        ("http", "timeout", "soon", "expected a number of seconds greater than 0 and at most 3600"),
+        ("http", "hop_timeout", "0", "expected a number of seconds greater than 0 and at most 3600"),
+        ("http", "hop_timeout", "-3", "expected a number of seconds greater than 0 and at most 3600"),
+        ("http", "timeout", "nan", "expected a number of seconds greater than 0 and at most 3600"),
+        ("http", "timeout", "7200", "expected a number of seconds greater than 0 and at most 3600"),
+    ])
+    func invalidFileValue(_ group: String, _ key: String, _ value: String, _ problem: String) throws {
+        let fixture = Fixture()
+        fixture.user("[general]\nprofile=production\n[\(group)]\n\(key)=\(value)\n")
+        let error = #expect(throws: CellpathError.self) { try fixture.load() }
+        #expect(error?.kind == .configuration)
+        #expect(error?.message == "\(fixture.userPath) [\(group)] \(key): invalid value '\(value)': \(problem)")
+        #expect(error?.hint == "Fix or remove '\(key)' in [\(group)] of \(fixture.userPath).")
+    }
+
+    @Test("an invalid environment variable names the variable")
+    func invalidEnvironment() throws {
+        let fixture = Fixture()
+        let error = #expect(throws: CellpathError.self) { try fixture.load(environment: ["CELLPATH_TIMEOUT": "30s"]) }
+        #expect(error?.kind == .configuration)
+        #expect(error?.message == "environment CELLPATH_TIMEOUT: invalid value '30s': expected a number of seconds greater than 0 and at most 3600")
+        #expect(error?.hint == "Fix or unset CELLPATH_TIMEOUT.")
+    }
+
+    @Test("an invalid flag value is a usage error naming the flag")
+    func invalidFlag() throws {
+        let fixture = Fixture()
+        var error = #expect(throws: CellpathError.self) { try fixture.load(flags: ["region": "United Kingdom"]) }
+        #expect(error?.kind == .usage)
+        #expect(error?.message == "flag --region: invalid value 'United Kingdom': expected a two-letter ISO 3166 region code such as GB")
+        error = #expect(throws: CellpathError.self) { try fixture.load(flags: ["timeout": ""]) }
+        #expect(error?.message == "flag --timeout: invalid value '': is empty")
+    }
+
+    @Test("an unknown flag name is a programming error")
+    func unknownFlag() throws {
+        let fixture = Fixture()
+        let error = #expect(throws: CellpathError.self) { try fixture.load(flags: ["colour": "never"]) }
+        #expect(error?.kind == .internalError)
+    }
+
+    @Test("control characters (GKeyFile escapes included) are rejected")
+    func controlCharacters() throws {
+        let fixture = Fixture()
+        fixture.user("[general]\nregion=G\\nB\n")
+        let error = #expect(throws: CellpathError.self) { try fixture.load() }
+        #expect(error?.message == "\(fixture.userPath) [general] region: invalid value 'G\nB': contains control characters")
+        let envError = #expect(throws: CellpathError.self) { try fixture.load(environment: ["CELLPATH_PROFILE": "a\r\nb"]) }
+        #expect(envError?.kind == .configuration)
+    }
+
+    @Test("a syntax error names the file")
+    func syntaxError() throws {
+        let fixture = Fixture()
+        fixture.system("[general\nregion=GB\n")
+        let error = #expect(throws: CellpathError.self) { try fixture.load() }
+        #expect(error?.kind == .configuration)
+        #expect(error?.message.hasPrefix("\(fixture.systemPath): ") == true)
+        fixture.system("region=GB\n")
+        #expect(throws: CellpathError.self) { try fixture.load() }
+    }
+
+    @Test("a configuration path that is not a regular file is an error naming it")
+    func directoryAsFile() throws {
+        let fixture = Fixture()
+        mkdir(fixture.systemPath, 0o755)
+        let error = #expect(throws: CellpathError.self) { try fixture.load() }
+        #expect(error?.kind == .configuration)
+        #expect(error?.message == "\(fixture.systemPath): Not a regular file")
+    }
+
+    @Test("values are normalised: region upper case, residency lower case, URL without trailing '/'")
+    func normalisation() throws {
+        let fixture = Fixture()
+        fixture.user("[general]\nregion = gb \n[truid]\ndata_residency=US\n[server]\ndevelopment=https://dev.example.com/base/\n")
+        let config = try fixture.load()
+        #expect(config.region == "GB")
+        #expect(config.dataResidency == .us)
+        #expect(config.serverBaseURL == "https://dev.example.com/base")
+    }
+
+    @Test("unknown groups and keys are warned about, with the nearest name, and ignored")
+    func unknownKeys() throws {
+        let fixture = Fixture()
+        fixture.user("[generl]\nregion=FR\n[general]\nregoin=DE\nfoo=1\n[http]\ncacert=/ca.pem\n[plugins]\nx=y\n")
+        let config = try fixture.load()
+        #expect(config.region == nil)
+        #expect(config.caFile == "/ca.pem")
+        #expect(config.warnings == [
+            "\(fixture.userPath): unknown group [generl] ignored; did you mean [general]?",
+            "\(fixture.userPath): unknown key 'regoin' in [general] ignored; did you mean 'region'?",
+            "\(fixture.userPath): unknown key 'foo' in [general] ignored",
+            "\(fixture.userPath): unknown group [plugins] ignored",
+        ])
+    }
+
+    @Test("a misspelt CELLPATH_ variable is warned about; unrelated ones are not")
+    func environmentTypos() throws {
+        let fixture = Fixture()
+        let config = try fixture.load(environment: ["CELLPATH_REGOIN": "GB", "CELLPATH_REQUIRE_ROOT_TESTS": "1",
+                                                    "CELLPATH_BIN": "/x", "CELLPATH_SYSTEM_CONFIG": "/nonexistent"])
+        #expect(config.warnings == ["environment CELLPATH_REGOIN is not a cellpath setting; did you mean CELLPATH_REGION?"])
+    }
+
+    @Test("an invalid value overridden by a higher layer is a warning, not an error")
+    func overriddenInvalid() throws {
+        let fixture = Fixture()
+        fixture.system("[general]\nregion=XYZ\n")
+        let config = try fixture.load(environment: ["CELLPATH_REGION": "SE"])
+        #expect(config.region == "SE")
+        #expect(config.warnings == ["\(fixture.systemPath) [general] region: invalid value 'XYZ': expected a two-letter ISO 3166 region code such as GB (overridden by environment CELLPATH_REGION)"])
+    }
+
+    @Test("a hop timeout above the overall timeout is warned about")
+    func hopAboveTotal() throws {
+        let fixture = Fixture()
+        let config = try fixture.load(flags: ["hop-timeout": "40"])
+        #expect(config.warnings.count == 1)
+        #expect(config.warnings.first?.hasPrefix("http.hop_timeout 40 s (flag --hop-timeout) is longer than http.timeout 30 s") == true)
+    }
+
+    @Test("profiles: one server URL each, chosen by profile; the override applies to the active one only")
+    func profiles() throws {
+        let fixture = Fixture()
+        fixture.system("[server]\ndevelopment=http://localhost:8080\nproduction=https://api.example.com\n")
+        var config = try fixture.load()
+        #expect(config.profile == "development")
+        #expect(config.profiles == ["development", "production"])
+        #expect(config.serverBaseURL == "http://localhost:8080")
+        #expect(try config.requireServerBaseURL() == "http://localhost:8080")
+        #expect(config.serverBaseURL(for: "production") == "https://api.example.com")
+        #expect(config.entries.map(\.key).prefix(4) == ["general.region", "general.profile", "server.development", "server.production"])
+
+        config = try fixture.load(flags: ["profile": "production"])
+        #expect(config.serverBaseURL == "https://api.example.com")
+        #expect(config.origin(of: "server.production") == .file(path: fixture.systemPath, group: "server", key: "production"))
+
+        config = try fixture.load(environment: ["CELLPATH_PROFILE": "production",
+                                                "CELLPATH_SERVER_URL": "https://override.example.com/"])
+        #expect(config.serverBaseURL == "https://override.example.com")
+        #expect(config.origin(of: "server.production") == .environment("CELLPATH_SERVER_URL"))
+        #expect(config.serverBaseURL(for: "development") == "http://localhost:8080")
+
+        config = try fixture.load(environment: ["CELLPATH_SERVER_URL": "https://env.example.com"],
+                                  flags: ["server-url": "https://flag.example.com"])
+        #expect(config.serverBaseURL == "https://flag.example.com")
+        #expect(config.origin(of: "server.development") == .flag("server-url"))
+    }
+
+    @Test("a chosen profile without a server URL is warned about and required access fails")
+    func profileWithoutURL() throws {
+        let fixture = Fixture()
+        fixture.user("[server]\ndevelopment=http://localhost:8080\n")
+        let config = try fixture.load(flags: ["profile": "staging"])
+        #expect(config.serverBaseURL == nil)
+        #expect(config.warnings == ["profile 'staging' (flag --profile) has no server URL; set [server] staging=https://…"])
+        let error = #expect(throws: CellpathError.self) { try config.requireServerBaseURL() }
+        #expect(error?.kind == .configuration)
+        #expect(error?.message == "no server URL for profile 'staging'")
+    }
+
+    @Test("a [server] key that cannot be a profile name is warned about")
+    func badProfileKey() throws {
+        let fixture = Fixture()
+        fixture.user("[server]\nmy.profile=https://x.example.com\n")
+        let config = try fixture.load()
+        #expect(config.profiles.isEmpty)
+        #expect(config.warnings.count == 1)
+        #expect(config.warnings.first?.hasPrefix("\(fixture.userPath): [server] my.profile ignored") == true)
+    }
+}

@@ -1,0 +1,55 @@
+import Testing
+import TestSupport
+
+/// Runs the built binary and compares exact stdout, stderr and exit code.
+@Suite struct CommandLineEndToEndTests {
+    @Test func version() throws {
+        let result = try CellpathBinary.run(["--version"])
+        #expect(result.status == 0)
+        #expect(result.stdout == "cellpath 0.1.0\n")
+        #expect(result.stderr == "")
+    }
+
+    @Test func rootHelpGoesToStdoutWithExitZero() throws {
+        for arguments in [["--help"], ["-h"], ["help"], []] {
+            let result = try CellpathBinary.run(arguments)
+            #expect(result.status == 0, "\(arguments)")
+            #expect(result.stderr == "", "\(arguments)")
+            #expect(result.stdout.hasPrefix("OVERVIEW: SIM-based mobile authentication"), "\(arguments)")
+            for section in ["\nUSAGE: cellpath [<options>] <subcommand>\n", "\nOPTIONS:\n", "\nSUBCOMMANDS:\n",
+                            "\nEXIT CODES:\n", "  65    bad input data", "  -h, --help"] {
+                #expect(result.stdout.contains(section), "\(arguments): \(section)")
+            }
+        }
+    }
+
+    @Test func unknownOptionSuggestsTheNearest() throws {
+        let result = try CellpathBinary.run(["--verison"])
+        #expect(result.status == 64)
+        #expect(result.stdout == "")
+        #expect(result.stderr == """
+            Error: unknown option '--verison'. Did you mean '--version'?
+            Usage: cellpath [<options>] <subcommand>
+              See 'cellpath --help' for more information.
+
+            """)
+    }
+
+    @Test func unknownCommand() throws {
+        let result = try CellpathBinary.run(["numbr", "+447940448591"])
+        #expect(result.status == 64)
+        #expect(result.stdout == "")
+        #expect(result.stderr == """
+            Error: unknown command 'numbr'. Did you mean 'number'?
+            Usage: cellpath [<options>] <subcommand>
+              See 'cellpath --help' for more information.
+
+            """)
+    }
+
+    @Test func invalidChoiceForAGlobalOption() throws {
+        let result = try CellpathBinary.run(["--color", "pink", "number", "+447940448591"])
+        #expect(result.status == 64)
+        #expect(result.stderr.hasPrefix("Error: invalid value 'pink' for '--color': expected one of auto, always, never\n"))
+    }
+}

@@ -1,0 +1,52 @@
+import CellpathCore
+import Glibc
+import Simulator
+import TestSupport
+
+/// A simulated modem on a pty in a private run directory, removed when the test ends.
+final class ModemHarness {
+    let runDirectory: String
+    let device: SimulatedModemDevice
+    let dataPath: StaticBearerDataPath
+
+    init(_ modem: SimulatedModem, index: Int = 0, dataPath: StaticBearerDataPath = StaticBearerDataPath()) throws {
+        var template = Array("/tmp/cellpath-modem-XXXXXX".utf8CString)
+        guard let dir = mkdtemp(&template) else { throw CellpathError(.unavailable, "mkdtemp failed") }
+        runDirectory = String(cString: dir)
+        self.dataPath = dataPath
+        device = SimulatedModemDevice(modem: modem, index: index, runDirectory: runDirectory, dataPath: dataPath)
+        try device.start()
+    }
+
+    deinit {
+        device.stop()
+        _ = try? ProcessRunner.run(["rm", "-rf", runDirectory])
+    }
+
+    var path: String { device.devicePath }
+
+    /// Runs mbimcli against the device.
+    func mbimcli(_ arguments: String...) throws -> ProcessResult {
+        try ProcessRunner.run(["mbimcli", "-d", path] + arguments)
+    }
+
+    /// Runs qmicli against the device in QMI mode.
+    func qmicli(_ arguments: String...) throws -> ProcessResult {
+        try ProcessRunner.run(["qmicli", "-d", path, "--device-open-qmi"] + arguments)
+    }
+}
+
+/// The value printed on the line `label: 'value'` (or `label: value`) in a qmicli/mbimcli
+/// output, if any.
+func field(_ label: String, in output: String) -> String? {
+    for line in output.split(separator: "\n") {
+        let trimmed = line.trimmingPrefix(while: { $0 == " " || $0 == "\t" })
+        guard trimmed.hasPrefix(label + ":") else { continue }
+        let rest = trimmed.dropFirst(label.count + 1)
+        guard let open = rest.firstIndex(of: "'"), let close = rest.lastIndex(of: "'"), open < close else {
+            return String(rest.trimmingPrefix(while: { $0 == " " }))
+        }
+        return String(rest[rest.index(after: open)..<close])
+    }
+    return nil
+}
