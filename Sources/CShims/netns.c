@@ -79,17 +79,3 @@ int cshims_socket_in_netns(const char *netns_path, int domain, int type, int pro
                              .type = type, .protocol = protocol, .error = error, .error_size = error_size };
     return run_job(&job);
 }
-
-int cshims_bind_to_device(int fd, const char *ifname, char *error, size_t error_size) {
-    if (setsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, ifname, (socklen_t)strlen(ifname)) != 0) {
-        snprintf(error, error_size, "SO_BINDTODEVICE %s: %s", ifname, strerror(errno));
-        return -1;
-    }
-    char bound[IFNAMSIZ] = {0};
-    socklen_t len = sizeof bound;
-    if (getsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, bound, &len) != 0 || strncmp(bound, ifname, IFNAMSIZ) != 0) {
-        snprintf(error, error_size, "SO_BINDTODEVICE %s did not stick", ifname);
-        return -1;
-    }
-    return 0;
-}

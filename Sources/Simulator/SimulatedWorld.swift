@@ -117,11 +117,12 @@ public enum SimulatedWorld {
     }
 
     /// `sim env`: the variables that point cellpath and curl at this world (CA, run directory,
-    /// namespace), in a stable order. Does not check that the world is up.
+    /// namespace, the fake API's credentials once it is up), in a stable order. Needs read
+    /// access to the run directory for the credentials; does not check that the world is up.
     public static func environment(prefix: String) -> [(name: String, value: String)] {
         let run = RunDirectory(prefix: prefix)
         let topology = WorldTopology(prefix: prefix, modemCount: 0)
-        return [
+        var variables: [(name: String, value: String)] = [
             ("CELLPATH_SIM_PREFIX", prefix),
             ("CELLPATH_SIM_RUN_DIR", run.path),
             ("CELLPATH_SIM_NETNS", topology.ueNamespace),
@@ -129,6 +130,11 @@ public enum SimulatedWorld {
             ("CELLPATH_CA_FILE", run.caCertificate),
             ("CURL_CA_BUNDLE", run.caCertificate),
         ]
+        if let credentials = SimulatorCredentials.load(run) {
+            variables += [("CELLPATH_CLIENT_ID", credentials.clientID), ("CELLPATH_CLIENT_SECRET", credentials.clientSecret),
+                          ("CELLPATH_SIM_CLIENT_ID", credentials.clientID), ("CELLPATH_SIM_CLIENT_SECRET", credentials.clientSecret)]
+        }
+        return variables
     }
 
     /// `sim exec -- CMD…`: runs `command` in the device namespace with `environment(prefix:)`
@@ -215,7 +221,7 @@ public enum SimulatedWorld {
     /// Removes the run directory's files; keeps daemon.log (and the directory) when asked.
     static func removeRunFiles(_ run: RunDirectory, keepLog: Bool) {
         guard keepLog, Files.exists(run.logFile) else { Files.removeTree(run.path); return }
-        for file in [run.daemonPIDFile, run.controlSocket, run.requestLog, run.scenarioFile,
+        for file in [run.daemonPIDFile, run.controlSocket, run.requestLog, run.scenarioFile, run.credentialsFile,
                      run.dnsPIDFile("carrier"), run.dnsPIDFile("wifi")] { unlink(file) }
         Files.removeTree("\(run.path)/tls")
     }

@@ -86,8 +86,9 @@ import Testing
         #expect(topology.radioInterface(2) == "radio2")
         #expect(topology.bearerAddress(0) == "100.64.23.10")
         #expect(topology.bearerAddress(2) == "100.64.23.12")
-        try WorldTopology.validate(prefix: "cpt12ab-")
-        for bad in ["", "-cp", "CP-", "cp/x", "averyverylongprefix-", "cp ue"] {
+        try WorldTopology.validate(prefix: "ct12ab-_")
+        try WorldTopology.validate(prefix: "Lab1")
+        for bad in ["", "-cp", "cp/x", "cp.x", "ninechar-", "cp ue"] {
             #expect(throws: CellpathError.self) { try WorldTopology.validate(prefix: bad) }
         }
     }

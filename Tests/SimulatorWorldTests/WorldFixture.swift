@@ -14,10 +14,10 @@ enum WorldFixture {
         return parts.joined(separator: "/")
     }
 
-    /// A fresh prefix like `cpt4k2x9-`.
+    /// A fresh prefix like `ct4k2x9-` (8 characters, the longest allowed).
     static func uniquePrefix() -> String {
         let alphabet = Array("abcdefghijklmnopqrstuvwxyz0123456789")
-        return "cpt" + String((0..<5).map { _ in alphabet.randomElement()! }) + "-"
+        return "ct" + String((0..<5).map { _ in alphabet.randomElement()! }) + "-"
     }
 
     /// Starts a detached world with `scenario` (written to a temporary file) and returns its status.
@@ -74,10 +74,8 @@ final class NamespaceSocket {
     }
 
     func bindToDevice(_ name: String) throws {
-        var error = [CChar](repeating: 0, count: 256)
-        if cshims_bind_to_device(fd, name, &error, error.count) != 0 {
-            throw CellpathError(.unavailable, cText(error))
-        }
+        let rc = name.withCString { setsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, $0, socklen_t(strlen($0))) }
+        if rc != 0 { throw CellpathError(.unavailable, "SO_BINDTODEVICE \(name): \(String(cString: strerror(errno)))") }
     }
 
     /// The bound port.

@@ -17,7 +17,4 @@ int cshims_tun_open_in_netns(const char *netns_path, const char *ifname, char *e
 int cshims_socket_in_netns(const char *netns_path, int domain, int type, int protocol,
                            char *error, size_t error_size);
 
-/// Binds `fd` to network device `ifname` with SO_BINDTODEVICE and reads it back; 0 on success.
-int cshims_bind_to_device(int fd, const char *ifname, char *error, size_t error_size);
-
 #endif

@@ -26,10 +26,16 @@ public struct DaemonOptions: Sendable, Equatable {
 /// The simulator daemon: builds the world, runs the data path, DNS and the hosted services,
 /// answers the control socket, and tears everything down on SIGTERM/SIGINT/SIGHUP or `stop`.
 public enum SimulatorDaemon {
-    /// Runs the daemon in the calling process until it is told to stop; returns after the
+    /// What a world hosts besides data path and DNS: the fake API with the carrier endpoint,
+    /// and the simulated modems.
+    public static func standardServices() -> [any SimulatorService] {
+        [WebServicesService(), ModemFleetService()]
+    }
+
+    /// Runs the daemon (with `services`, default `standardServices()`) in the calling process until it is told to stop; returns after the
     /// world is torn down. Must run on the main thread of a process that does nothing else
     /// (it installs signal handlers). Throws when the world cannot be built (after undoing it).
-    public static func run(_ options: DaemonOptions, services: [any SimulatorService] = []) throws {
+    public static func run(_ options: DaemonOptions, services: [any SimulatorService]? = nil) throws {
         try SimulatedWorld.requireRoot()
         try WorldTopology.validate(prefix: options.prefix)
         let scenario = try options.scenarioPath.map { try Scenario.load(path: $0) } ?? .builtIn
@@ -44,7 +50,7 @@ public enum SimulatorDaemon {
         try Files.write("\(getpid())\n", to: run.daemonPIDFile)
         let signals = try SignalPipe()
         let world = RunningWorld(scenario: scenario, topology: WorldTopology(prefix: options.prefix, modemCount: scenario.modems.count),
-                                 run: run, services: services)
+                                 run: run, services: services ?? standardServices())
         defer { world.tearDown(); signals.close() }
         do {
             try world.bringUp()
@@ -207,8 +213,9 @@ final class RunningWorld {
             modems.append(ModemStatus(
                 index: n, protocol: modem.protocol, imei: modem.imei, interface: topology.modemInterface(n),
                 radioInterface: topology.radioInterface(n),
-                sim: modem.sim.map { SIMStatus(iccid: $0.iccid, imsi: $0.imsi, msisdn: $0.msisdn) },
+                sim: modem.sim.map { SIMIdentity(iccid: $0.iccid, imsi: $0.imsi, msisdn: $0.msisdn) },
                 operatorID: modem.network.operatorID, operatorName: modem.network.operatorName,
+                controlPort: "\(run.path)/dev/cdc-wdm\(n)",
                 bearer: connected ? .connected : .disconnected, address: connected ? topology.bearerAddress(n) : nil,
                 counters: dataPath?.counters(n) ?? LinkCounters()))
         }

@@ -25,32 +25,12 @@ public struct SimulatorContext: Sendable {
     /// The bearers' data path (a modem simulator opens and closes it on connect/disconnect).
     public let dataPath: DataPath
 
-    /// Returns a listening TCP socket (close-on-exec, SO_REUSEADDR, backlog 64) bound to
-    /// `address`:`port` inside `namespace`, e.g. the fake API on 203.0.113.10:443 in the
-    /// internet namespace; hand it to the HTTP server (MHD_OPTION_LISTEN_SOCKET). The caller owns it.
+    /// Returns a listening TCP socket bound to `address`:`port` inside `namespace` (for an
+    /// HTTP server's `.socket` listener). The caller owns it.
     public func listeningSocket(namespace: String, address: String, port: UInt16) throws -> Int32 {
-        var error = [CChar](repeating: 0, count: 256)
-        let fd = cshims_socket_in_netns("/run/netns/\(namespace)", AF_INET, Int32(SOCK_STREAM.rawValue), 0, &error, error.count)
+        let fd = cshims_netns_listen_socket("/run/netns/\(namespace)", address, port)
         guard fd >= 0 else {
-            let message = String(decoding: error.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            throw CellpathError(.unavailable, "cannot create a socket in \(namespace): \(message)")
-        }
-        var one: Int32 = 1
-        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
-        var sin = sockaddr_in()
-        sin.sin_family = sa_family_t(AF_INET)
-        sin.sin_port = port.bigEndian
-        guard inet_pton(AF_INET, address, &sin.sin_addr) == 1 else {
-            close(fd)
-            throw CellpathError(.internalError, "not an IPv4 address: \(address)")
-        }
-        let bound = withUnsafePointer(to: &sin) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard bound == 0, listen(fd, 64) == 0 else {
-            let reason = String(cString: strerror(errno))
-            close(fd)
-            throw CellpathError(.unavailable, "cannot listen on \(address):\(port) in \(namespace): \(reason)")
+            throw CellpathError(.unavailable, "cannot listen on \(address):\(port) in \(namespace): \(String(cString: strerror(errno)))")
         }
         return fd
     }

@@ -45,7 +45,7 @@ public struct SimulatorStatus: Sendable, Equatable, Codable {
             var m = modem
             m.imei = disclosure.reveal(modem.imei, as: .imei)
             m.sim = modem.sim.map {
-                SIMStatus(iccid: disclosure.reveal($0.iccid, as: .iccid), imsi: disclosure.reveal($0.imsi, as: .imsi),
+                SIMIdentity(iccid: disclosure.reveal($0.iccid, as: .iccid), imsi: disclosure.reveal($0.imsi, as: .imsi),
                           msisdn: disclosure.reveal($0.msisdn, as: .msisdn))
             }
             return m
@@ -62,18 +62,20 @@ public struct ModemStatus: Sendable, Equatable, Codable {
     /// The device-side interface (`wwanN`) and its carrier-side peer (`radioN`).
     public var interface: String
     public var radioInterface: String
-    public var sim: SIMStatus?
+    public var sim: SIMIdentity?
     /// Serving network as MCC-MNC, and its name.
     public var operatorID: String
     public var operatorName: String
+    /// The modem's control port (a pty symlink, like /dev/cdc-wdmN) for mbimcli/qmicli/cellpath.
+    public var controlPort: String
     public var bearer: BearerState
     /// The bearer address (set while connected).
     public var address: String?
     public var counters: LinkCounters
 }
 
-/// A SIM's identities.
-public struct SIMStatus: Sendable, Equatable, Codable {
+/// A SIM's identities as `sim status` shows them.
+public struct SIMIdentity: Sendable, Equatable, Codable {
     public var iccid: String
     public var imsi: String
     public var msisdn: String

@@ -85,3 +85,19 @@ public final class DataPath: Sendable {
         }
     }
 }
+
+extension DataPath: BearerDataPath {
+    /// Opens modem `modemIndex`'s relay and returns what the carrier assigns: its bearer
+    /// address as a /32, the carrier's endpoint as gateway, the carrier DNS, MTU 1500.
+    /// Called on a simulated modem's thread.
+    public func connect(modemIndex: Int) throws -> BearerAssignment {
+        let address = try connect(modemIndex)
+        return BearerAssignment(ipv4Address: address, prefixLength: 32, gateway: WorldTopology.carrierEndpointAddress,
+                                dnsServers: [WorldTopology.carrierDNSAddress], mtu: 1500)
+    }
+
+    /// Closes modem `modemIndex`'s relay (idempotent; unknown indexes are ignored).
+    public func disconnect(modemIndex: Int) {
+        try? disconnect(modemIndex)
+    }
+}

@@ -20,6 +20,8 @@ public struct RunDirectory: Sendable, Equatable {
     public var controlSocket: String { "\(path)/control.sock" }
     /// One JSON line per request served by the fake API and the carrier endpoint (`sim log`).
     public var requestLog: String { "\(path)/requests.log" }
+    /// The fake API's project credentials (`SimulatorCredentials`).
+    public var credentialsFile: String { "\(path)/credentials.json" }
     /// The effective scenario (validated, defaults filled in).
     public var scenarioFile: String { "\(path)/scenario.json" }
     /// The test CA certificate that clients trust (`CELLPATH_CA_FILE`).

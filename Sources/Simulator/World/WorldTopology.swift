@@ -17,14 +17,15 @@ public struct WorldTopology: Sendable, Equatable, Codable {
     /// The default namespace prefix.
     public static let defaultPrefix = "cp-"
 
-    /// Checks that `prefix` makes valid namespace and directory names: 1 to 12 characters
-    /// from a-z, 0-9, '-' and '_', starting with a letter.
+    /// Checks that `prefix` makes valid namespace and directory names (the `sim.prefix`
+    /// setting's rule): 1 to 8 letters, digits, '-' and '_', starting with a letter or digit.
     public static func validate(prefix: String) throws {
-        let ok = (1...12).contains(prefix.utf8.count)
-            && prefix.utf8.first.map { $0 >= 0x61 && $0 <= 0x7a } == true
-            && prefix.utf8.allSatisfy { ($0 >= 0x61 && $0 <= 0x7a) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2d || $0 == 0x5f }
+        func isAlphanumeric(_ c: UInt8) -> Bool { (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || (c >= 0x30 && c <= 0x39) }
+        let ok = (1...8).contains(prefix.utf8.count)
+            && prefix.utf8.first.map(isAlphanumeric) == true
+            && prefix.utf8.allSatisfy { isAlphanumeric($0) || $0 == 0x2d || $0 == 0x5f }
         if !ok {
-            throw CellpathError(.usage, "invalid prefix '\(prefix)': use 1 to 12 characters a-z, 0-9, '-', '_', starting with a letter")
+            throw CellpathError(.usage, "invalid simulator prefix '\(prefix)': use 1 to 8 letters, digits, '-' or '_', starting with a letter or digit")
         }
     }
 

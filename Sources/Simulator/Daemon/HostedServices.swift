@@ -1,0 +1,111 @@
+import CellpathCore
+import FoundationEssentials
+import Glibc
+import HTTPServer
+import Synchronization
+
+/// The project credentials of a world's fake API, made at `sim up` and kept in the run
+/// directory (`credentials.json`, mode 0600); `sim env` prints them.
+public struct SimulatorCredentials: Sendable, Equatable, Codable {
+    public var clientID: String
+    public var clientSecret: String
+
+    /// Fresh random credentials.
+    static func random() -> SimulatorCredentials {
+        var generator = SystemRandomNumberGenerator()
+        func hex(_ bytes: Int) -> String {
+            (0..<bytes).map { _ in String(UInt8.random(in: 0...255, using: &generator), radix: 16).leftPadded(2) }.joined()
+        }
+        return SimulatorCredentials(clientID: "sim-\(hex(8))", clientSecret: hex(24))
+    }
+
+    /// Reads the credentials of the world in `run`, or nil when it has none.
+    public static func load(_ run: RunDirectory) -> SimulatorCredentials? {
+        guard let bytes = Files.read(run.credentialsFile) else { return nil }
+        return try? JSONDecoder().decode(SimulatorCredentials.self, from: Data(bytes))
+    }
+
+    func save(_ run: RunDirectory) throws {
+        try Files.write(Array(try JSONEncoder().encode(self)), to: run.credentialsFile, mode: 0o600)
+    }
+}
+
+/// Hosts the fake tru.ID API (203.0.113.10:443 in the internet namespace, and :80 with the
+/// `httpsDowngrade` fault) and the carrier's identification endpoint (100.64.0.1:80 in the
+/// carrier namespace); every request is appended to the run directory's request log.
+final class WebServicesService: SimulatorService {
+    let name = "api"
+    private let services = Mutex<SimulatedWebServices?>(nil)
+
+    func start(_ context: SimulatorContext) throws {
+        let run = context.run, topology = context.topology
+        let credentials = SimulatorCredentials.random()
+        try credentials.save(run)
+        let tls = try HTTPServer.TLSIdentity.files(certificate: run.serverCertificate, privateKey: run.serverKey)
+        let log = try RequestLogFile(path: run.requestLog)
+        var sockets: [Int32] = []
+        var handedOver = false
+        do {
+            let apiTLS = try context.listeningSocket(namespace: topology.inetNamespace, address: WorldTopology.apiAddress, port: 443)
+            sockets.append(apiTLS)
+            let apiPlain = context.scenario.carrier.httpsDowngrade
+                ? try context.listeningSocket(namespace: topology.inetNamespace, address: WorldTopology.apiAddress, port: 80) : nil
+            if let apiPlain { sockets.append(apiPlain) }
+            let carrier = try context.listeningSocket(namespace: topology.carrierNamespace,
+                                                      address: WorldTopology.carrierEndpointAddress, port: 80)
+            sockets.append(carrier)
+            let configuration = FakeTruAPIConfiguration(clientID: credentials.clientID, clientSecret: credentials.clientSecret,
+                                                        faults: context.scenario.api)
+            handedOver = true
+            let web = try SimulatedWebServices(
+                configuration: configuration, carrierFaults: context.scenario.carrier, subscribers: context.subscribers,
+                tls: tls, sockets: .init(apiTLS: apiTLS, apiPlain: apiPlain, carrier: carrier),
+                apiNamespace: topology.inetNamespace, carrierNamespace: topology.carrierNamespace,
+                log: { log.append($0) })
+            services.withLock { $0 = web }
+        } catch {
+            // Once handed over, SimulatedWebServices closes the sockets itself when it fails.
+            if !handedOver { sockets.forEach { close($0) } }
+            throw error
+        }
+    }
+
+    func stop() {
+        services.withLock { $0?.stop(); $0 = nil }
+    }
+}
+
+/// Hosts the simulated MBIM/QMI modems on pseudo-terminals under the run directory, their
+/// bearers wired to the world's data path.
+final class ModemFleetService: SimulatorService {
+    let name = "modems"
+    private let fleet = Mutex<SimulatedModemFleet?>(nil)
+
+    func start(_ context: SimulatorContext) throws {
+        let modems = SimulatedModemFleet(scenario: context.scenario, runDirectory: context.run.path, dataPath: context.dataPath)
+        try modems.start()
+        fleet.withLock { $0 = modems }
+    }
+
+    func stop() {
+        fleet.withLock { $0?.stop(); $0 = nil }
+    }
+}
+
+/// The request log: one line per request, appended from server threads. Thread-safe.
+final class RequestLogFile: Sendable {
+    private let fd: Int32
+    private let lock = Mutex(())
+
+    init(path: String) throws {
+        fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw CellpathError(.unavailable, "cannot open \(path): \(String(cString: strerror(errno)))") }
+    }
+
+    deinit { close(fd) }
+
+    func append(_ line: String) {
+        let bytes = Array((line.hasSuffix("\n") ? line : line + "\n").utf8)
+        lock.withLock { _ in _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) } }
+    }
+}
