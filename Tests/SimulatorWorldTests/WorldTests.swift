@@ -181,6 +181,31 @@ struct WorldTests {
         }
     }
 
+    @Test func theSimulatedModemsBearerDrivesTheDataPath() throws {
+        try WorldFixture.withWorld { prefix in
+            let port = try SimulatedWorld.status(prefix: prefix).modems[0].controlPort
+            let connect = try WorldFixture.output(["mbimcli", "-d", port, "--connect=apn=internet", "--no-close"])
+            #expect(connect.status == 0, "\(connect.stderr)")
+            #expect(connect.stdout.contains("100.64.23.10/32"))
+            #expect(try SimulatedWorld.status(prefix: prefix).modems[0].bearer == .connected)
+            // Apply the IP configuration as the modem layer does; then bound traffic flows.
+            _ = try ip(prefix + "ue", "addr", "add", "100.64.23.10/32", "dev", "wwan0")
+            _ = try ip(prefix + "ue", "link", "set", "wwan0", "up")
+            let server = try NamespaceSocket(namespace: prefix + "inet")
+            try server.bind("203.0.113.10")
+            let client = try NamespaceSocket(namespace: prefix + "ue")
+            try client.bindToDevice("wwan0")
+            #expect(client.send([1], to: "203.0.113.10", port: server.port))
+            #expect(server.receive(timeoutMs: 2000)?.address == "100.64.23.10")
+            // A session without --no-close ends with CLOSE, which deactivates the context.
+            let query = try WorldFixture.output(["mbimcli", "-d", port, "--query-device-caps"])
+            #expect(query.status == 0, "\(query.stderr)")
+            #expect(try SimulatedWorld.status(prefix: prefix).modems[0].bearer == .disconnected)
+            #expect(client.send([2], to: "203.0.113.10", port: server.port))
+            #expect(server.receive(timeoutMs: 500) == nil)
+        }
+    }
+
     @Test func dnsAnswersDependOnTheNetwork() throws {
         try WorldFixture.withWorld { prefix in
             _ = try SimulatedWorld.bearer(connect: true, modem: 0, prefix: prefix)
