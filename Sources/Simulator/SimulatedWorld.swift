@@ -93,6 +93,7 @@ public enum SimulatedWorld {
 
     /// `sim status`: the daemon's live status when it answers, otherwise what exists of the world.
     public static func status(prefix: String) throws -> SimulatorStatus {
+        try requireRoot()
         try WorldTopology.validate(prefix: prefix)
         let run = RunDirectory(prefix: prefix)
         if let pid = liveDaemon(run) {

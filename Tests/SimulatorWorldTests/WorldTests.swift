@@ -152,6 +152,33 @@ struct WorldTests {
         }
     }
 
+    @Test func jitterSpreadsTheDelayWithoutReordering() throws {
+        var scenario = Scenario.builtIn
+        scenario.cellularPath = PathConditions(delayMs: 0, uplink: DirectionOverride(delayMs: 50, jitterMs: 30))
+        try WorldFixture.withWorld(scenario: scenario) { prefix in
+            _ = try SimulatedWorld.bearer(connect: true, modem: 0, prefix: prefix)
+            let server = try NamespaceSocket(namespace: prefix + "inet")
+            try server.bind("203.0.113.10")
+            let client = try NamespaceSocket(namespace: prefix + "ue")
+            try client.bindToDevice("wwan0")
+            var oneWay: [Double] = []
+            for i in 0..<12 {
+                let start = nowMs()
+                #expect(client.send([UInt8(i)], to: "203.0.113.10", port: server.port))
+                let received = try #require(server.receive(timeoutMs: 2000))
+                #expect(received.bytes == [UInt8(i)])
+                oneWay.append(nowMs() - start)
+            }
+            #expect(oneWay.allSatisfy { $0 >= 19 && $0 < 120 }, "\(oneWay)")
+            #expect(oneWay.max()! - oneWay.min()! > 10, "no jitter in \(oneWay)")
+            // A burst keeps its order even though each packet draws its own delay.
+            for i in 0..<20 { client.send([UInt8(i)], to: "203.0.113.10", port: server.port) }
+            var order: [UInt8] = []
+            while order.count < 20, let packet = server.receive(timeoutMs: 1000) { order += packet.bytes }
+            #expect(order == (0..<20).map { UInt8($0) })
+        }
+    }
+
     @Test func aDisconnectedBearerBlackholesBoundTraffic() throws {
         try WorldFixture.withWorld { prefix in
             let server = try NamespaceSocket(namespace: prefix + "inet")
