@@ -2,18 +2,13 @@ import CellpathCore
 import Glibc
 
 /// One dnsmasq instance of the world: which namespace, which address, which names.
-struct DNSServer: Sendable, Equatable {
+struct DNSServer: Sendable {
     /// `carrier` or `wifi`; names the pid file.
     var name: String
     var namespace: String
     var listenAddress: String
     /// Host records: name → IPv4 address.
     var records: [(String, String)]
-
-    static func == (a: DNSServer, b: DNSServer) -> Bool {
-        a.name == b.name && a.namespace == b.namespace && a.listenAddress == b.listenAddress
-            && a.records.elementsEqual(b.records, by: { $0 == $1 })
-    }
 
     /// The carrier DNS (handed out with bearers) and the Wi-Fi DNS of `topology`.
     static func all(_ topology: WorldTopology) -> [DNSServer] {
