@@ -5,6 +5,8 @@ import Glibc
 /// SIGINT/SIGTERM, renders its output and maps any error to the exit code.
 public enum CellpathCLI {
     /// Runs cellpath with `arguments` (without the program name) and returns the exit code.
+    /// Must be called on the main actor (from main.swift): blocking commands run on the main thread.
+    @MainActor
     public static func main(_ arguments: [String], environment: [String: String]) async -> Int32 {
         let root = CommandTree.root
         let help = HelpFormatter(root: root)
@@ -30,6 +32,7 @@ public enum CellpathCLI {
         }
     }
 
+    @MainActor
     private static func run(_ command: CommandSpec, _ parsed: ParsedCommand,
                             environment: [String: String], help: HelpFormatter) async -> Int32 {
         let global: GlobalOptions
@@ -47,14 +50,19 @@ public enum CellpathCLI {
         let renderer = Renderer(json: global.json,
                                 color: global.color.enabled(isTTY: Terminal.stdoutIsTTY, environment: environment))
 
-        let task = Task { try await command.action!(parsed, context) }
-        let signals = SignalHandling { task.cancel() }
-        defer { withExtendedLifetime(signals) {} }
-
         do {
-            let outcome = try await task.value
+            let outcome: CommandOutcome
+            switch command.action! {
+            case .blocking(let action):
+                outcome = try action(parsed, context)
+            case .async(let action):
+                let task = Task.detached { try await action(parsed, context) }
+                let signals = SignalHandling { task.cancel() }
+                defer { withExtendedLifetime(signals) {} }
+                outcome = try await task.value
+            }
             if let output = outcome.output { Terminal.writeOut(renderer.render(output)) }
-            return outcome.exitCode.rawValue
+            return outcome.exitStatus
         } catch let error as UsageError {
             Terminal.writeErr(help.usageError(error))
             return ExitCode.usage.rawValue

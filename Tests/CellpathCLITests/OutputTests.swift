@@ -194,6 +194,12 @@ import Testing
         }
     }
 
+    @Test(arguments: [("checkID", "check_id"), ("tlsVersion", "tls_version"), ("ipv4Address", "ipv4_address"),
+                      ("daemonPID", "daemon_pid"), ("URLPath", "url_path"), ("status", "status"), ("firstByteMs", "first_byte_ms")])
+    func snakeCaseKeys(key: String, expected: String) {
+        #expect(ValueEncoder.snakeCase(key) == expected)
+    }
+
     @Test func keepsKeyOrderAndTypes() throws {
         let value = try ValueEncoder.encode(Report())
         #expect(JSONWriter.string(value) == """

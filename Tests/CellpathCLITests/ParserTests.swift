@@ -10,19 +10,19 @@ private let tree = CommandSpec(
                     arguments: [ArgumentSpec(name: "phone", help: "The number.")],
                     options: [.value("region", short: "r", "cc", help: "Region."),
                               .flag("allow-non-mobile", help: "Allow.")],
-                    action: { _, _ in CommandOutcome() }),
+                    action: .async { _, _ in CommandOutcome() }),
         CommandSpec(name: "fetch", abstract: "Fetch.",
                     arguments: [ArgumentSpec(name: "url", help: "URL.")],
                     options: [.value("header", short: "H", "header", help: "Header.", repeatable: true),
                               .value("ip-type", "type", help: "IP type.", choices: ["ipv4", "ipv6", "any"]),
                               .value("max-hops", "n", help: "Hops.")],
-                    action: { _, _ in CommandOutcome() }),
+                    action: .async { _, _ in CommandOutcome() }),
         CommandSpec(name: "sim", abstract: "Simulator.", subcommands: [
             CommandSpec(name: "up", abstract: "Start.", options: [.flag("foreground", help: "Stay.")],
-                        action: { _, _ in CommandOutcome() }),
+                        action: .async { _, _ in CommandOutcome() }),
             CommandSpec(name: "exec", abstract: "Run.",
                         arguments: [ArgumentSpec(name: "command", help: "Command.", variadic: true)],
-                        action: { _, _ in CommandOutcome() }),
+                        action: .async { _, _ in CommandOutcome() }),
         ]),
     ])
 

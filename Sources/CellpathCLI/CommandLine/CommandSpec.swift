@@ -44,18 +44,31 @@ struct ArgumentSpec: Sendable {
     var variadic: Bool = false
 }
 
-/// What a command produced: records for the renderer, and the exit code it chose.
+/// What a command produced: records for the renderer, and the exit status it chose.
 struct CommandOutcome: Sendable {
     var output: Output?
-    var exitCode: ExitCode
+    /// Usually an `ExitCode`; `sim exec` passes on its child's status.
+    var exitStatus: Int32
 
     init(_ output: Output? = nil, exitCode: ExitCode = .success) {
         self.output = output
-        self.exitCode = exitCode
+        self.exitStatus = exitCode.rawValue
+    }
+
+    init(_ output: Output? = nil, exitStatus: Int32) {
+        self.output = output
+        self.exitStatus = exitStatus
     }
 }
 
-typealias CommandAction = @Sendable (ParsedCommand, CommandContext) async throws -> CommandOutcome
+/// How a command runs.
+enum CommandAction: Sendable {
+    /// A task on Swift's pool; the first SIGINT/SIGTERM cancels it.
+    case async(@Sendable (ParsedCommand, CommandContext) async throws -> CommandOutcome)
+    /// Synchronously on the main thread, with default signal handling: for blocking library
+    /// calls that must stay off Swift's pool or own the process's signals (the simulator daemon).
+    case blocking(@Sendable (ParsedCommand, CommandContext) throws -> CommandOutcome)
+}
 
 /// A node of the command tree: a runnable command, a group of subcommands, or both.
 struct CommandSpec: Sendable {

@@ -13,6 +13,7 @@ enum CommandTree {
             FetchCommand.spec,
             NumberCommand.spec,
             ConfigCommand.spec,
+            SimCommand.spec,
             help,
             GenerateDocsCommand.spec,
         ]

@@ -32,7 +32,7 @@ enum FetchCommand {
             ConfigurationOptions.caFile,
             .value("har", "file", help: "Also write the trace as HAR 1.2 to this file."),
         ],
-        action: run)
+        action: .async(run))
 
     static func run(_ parsed: ParsedCommand, _ context: CommandContext) async throws -> CommandOutcome {
         let request = try makeRequest(parsed, context)

@@ -6,7 +6,7 @@ enum GenerateDocsCommand {
         abstract: "Print the help of every command as Markdown or as a man page.",
         options: [.value("format", "format", help: "markdown or man (default: markdown).", choices: ["markdown", "man"])],
         hidden: true,
-        action: { parsed, _ in
+        action: .blocking { parsed, _ in
             let formatter = HelpFormatter(root: CommandTree.root)
             let text = parsed.value("format") == "man" ? manPage(formatter) : markdown(formatter)
             Terminal.writeOut(text)

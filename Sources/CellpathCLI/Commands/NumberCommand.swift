@@ -14,7 +14,7 @@ enum NumberCommand {
             """,
         arguments: [ArgumentSpec(name: "phone", help: "The phone number, in international or national form, or a tel: URI.")],
         options: [ConfigurationOptions.region],
-        action: run)
+        action: .async(run))
 
     static func run(_ parsed: ParsedCommand, _ context: CommandContext) async throws -> CommandOutcome {
         let input = parsed.argument("phone")!

@@ -1,12 +1,32 @@
 import CellpathCore
 
 /// Turns any `Encodable` (a library's report type) into a `Value`, keeping the order in which
-/// the type encodes its keys, so that its JSON output is stable and goes through the one renderer.
+/// the type encodes its keys and turning them into snake_case (`daemonPID` → `daemon_pid`), so
+/// that its JSON output is stable, follows docs/json.md and goes through the one renderer.
 enum ValueEncoder {
     static func encode(_ value: some Encodable) throws -> Value {
         let box = Box()
         try value.encode(to: Encoding(box: box, codingPath: []))
         return box.value
+    }
+
+    /// `checkID` → `check_id`, `tlsVersion` → `tls_version`, `ipv4Address` → `ipv4_address`:
+    /// a word starts at an upper-case letter after a lower-case letter or digit, and at the last
+    /// capital of an acronym followed by lower case (`URLPath` → `url_path`).
+    static func snakeCase(_ key: String) -> String {
+        let characters = Array(key)
+        var out = ""
+        for (i, c) in characters.enumerated() {
+            if c.isUppercase, i > 0 {
+                let previous = characters[i - 1]
+                let nextIsLower = i + 1 < characters.count && characters[i + 1].isLowercase
+                if previous.isLowercase || previous.isNumber || (previous.isUppercase && nextIsLower) {
+                    out.append("_")
+                }
+            }
+            out += c.lowercased()
+        }
+        return out
     }
 
     /// The fields of a value that encodes as an object.
@@ -26,7 +46,10 @@ enum ValueEncoder {
             switch content {
             case .single(let value): return value
             case .keyed(let fields):
-                return .record(Record(fields.map { Field(key: $0.0, label: $0.0.replacingUnderscores(), value: $0.1.value) }))
+                return .record(Record(fields.map {
+                    let key = ValueEncoder.snakeCase($0.0)
+                    return Field(key: key, label: key.replacingUnderscores(), value: $0.1.value)
+                }))
             case .unkeyed(let items): return .list(items.map(\.value))
             }
         }

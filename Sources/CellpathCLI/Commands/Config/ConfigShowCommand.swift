@@ -6,7 +6,7 @@ enum ConfigShowCommand {
         name: "show",
         abstract: "Show the effective configuration, where each value came from, and the files read.",
         options: ConfigurationOptions.all,
-        action: run)
+        action: .async(run))
 
     static func run(_ parsed: ParsedCommand, _ context: CommandContext) async throws -> CommandOutcome {
         let configuration = try ConfigurationOptions.load(parsed, context)

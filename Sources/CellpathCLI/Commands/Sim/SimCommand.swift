@@ -1,0 +1,26 @@
+import CellpathCore
+import Configuration
+import Simulator
+
+/// `cellpath sim`: the simulated cellular world (modems, carrier, tru.ID API) in network namespaces.
+enum SimCommand {
+    static let spec: CommandSpec = CommandSpec(
+        name: "sim",
+        abstract: "Run a simulated cellular world: modems, carrier and tru.ID API in network namespaces.",
+        discussion: """
+            Three namespaces (<prefix>ue, <prefix>carrier, <prefix>inet) hold the device with its Wi-Fi
+            and cellular interfaces, the operator's core with its DNS and subscriber identification, and
+            the internet with a fake tru.ID API. Nothing leaves them. Needs root. See docs/simulator.md.
+            """,
+        subcommands: [SimUpCommand.spec, SimDownCommand.spec, SimStatusCommand.spec, SimBearerCommand.spec,
+                      SimExecCommand.spec, SimEnvCommand.spec, SimLogCommand.spec])
+
+    static let prefixOption = OptionSpec.value(
+        "prefix", "prefix", help: "Name prefix of the world's namespaces (default: the config's sim prefix, cp-).")
+
+    /// The world's prefix: `--prefix`, else the configuration's `[sim] prefix`.
+    static func prefix(_ parsed: ParsedCommand, _ context: CommandContext) throws -> String {
+        if let prefix = parsed.value("prefix") { return prefix }
+        return try ConfigurationOptions.load(parsed, context).simPrefix
+    }
+}

@@ -1,0 +1,22 @@
+import Simulator
+
+/// `cellpath sim exec -- CMD…`: runs a command on the simulated device.
+enum SimExecCommand {
+    static let spec: CommandSpec = CommandSpec(
+        name: "exec",
+        abstract: "Run a command on the simulated device (<prefix>ue) with the world's environment.",
+        discussion: """
+            The environment points cellpath and curl at the world's CA and API (see 'cellpath sim env').
+            Put '--' before the command so that its options are not read as cellpath's. The exit
+            status is the command's.
+            """,
+        arguments: [ArgumentSpec(name: "command", help: "The command and its arguments.", variadic: true)],
+        options: [SimCommand.prefixOption],
+        action: .blocking(run))
+
+    static func run(_ parsed: ParsedCommand, _ context: CommandContext) throws -> CommandOutcome {
+        let status = try SimulatedWorld.exec(prefix: try SimCommand.prefix(parsed, context),
+                                             command: parsed.argumentValues("command"))
+        return CommandOutcome(exitStatus: status)
+    }
+}

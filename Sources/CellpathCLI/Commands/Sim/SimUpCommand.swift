@@ -1,0 +1,32 @@
+import CellpathCore
+import Simulator
+
+/// `cellpath sim up`: builds the world and starts its daemon (detached, or in the foreground).
+enum SimUpCommand {
+    static let spec: CommandSpec = CommandSpec(
+        name: "up",
+        abstract: "Create the simulated world and start its daemon.",
+        discussion: """
+            Creates the namespaces, links and routes, starts DNS, the fake tru.ID API, the carrier and
+            the simulated MBIM/QMI modems, then prints how to use the world. The daemon runs detached
+            (pid file and log under /run/cellpath-sim/<prefix>/) unless --foreground.
+            """,
+        options: [
+            .value("scenario", "file", help: "Scenario file (JSON, docs/simulator.md); default: the built-in world."),
+            SimCommand.prefixOption,
+            .flag("foreground", help: "Run the daemon in this process until SIGINT/SIGTERM."),
+        ],
+        action: .blocking(run))
+
+    static func run(_ parsed: ParsedCommand, _ context: CommandContext) throws -> CommandOutcome {
+        let options = DaemonOptions(prefix: try SimCommand.prefix(parsed, context), scenarioPath: parsed.value("scenario"))
+        if parsed.flag("foreground") {
+            try SimulatorDaemon.run(options)
+            return CommandOutcome()
+        }
+        context.progress.step("starting the simulated world \(options.prefix)")
+        let status = try SimulatedWorld.up(options)
+        return CommandOutcome(Output(title: "simulated world \(status.prefix) is up", try SimStatusCommand.record(status, context),
+                                     notes: [""] + SimulatedWorld.instructions(prefix: status.prefix).dropFirst()))
+    }
+}
