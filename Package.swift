@@ -55,9 +55,7 @@ let package = Package(
         .testTarget(name: "CellularHTTPTests", dependencies: ["CellularHTTP", "TestSupport"],
                     exclude: ["Fixtures"]),
         .testTarget(name: "SimulatorModemTests", dependencies: ["Simulator", "CellpathCore", "TestSupport"]),
-        // Runs the simulator daemon for SimulatorWorldTests (cellpath's own `sim` command is wired by the CLI).
-        .executableTarget(name: "SimulatorDaemonHost", dependencies: ["Simulator"], path: "Tests/SimulatorDaemonHost"),
-        .testTarget(name: "SimulatorWorldTests", dependencies: ["Simulator", "CShims", "TestSupport", "SimulatorDaemonHost"]),
+        .testTarget(name: "SimulatorWorldTests", dependencies: ["Simulator", "CShims", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

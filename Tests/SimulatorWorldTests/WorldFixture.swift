@@ -4,16 +4,9 @@ import Glibc
 import Simulator
 import TestSupport
 
-/// Brings test worlds up and down with a unique prefix (never the user's `cp-`), through
-/// the SimulatorDaemonHost executable, which runs the daemon as `cellpath sim up --foreground` does.
+/// Brings test worlds up and down with a unique prefix (never the user's `cp-`), with the
+/// built `cellpath` binary running the daemon (`cellpath sim up --foreground`).
 enum WorldFixture {
-    /// The daemon host built next to the test bundle.
-    static var daemonHost: String {
-        var parts = CellpathBinary.path.split(separator: "/", omittingEmptySubsequences: false)
-        parts[parts.count - 1] = "SimulatorDaemonHost"
-        return parts.joined(separator: "/")
-    }
-
     /// A fresh prefix like `ct4k2x9-` (8 characters, the longest allowed).
     static func uniquePrefix() -> String {
         let alphabet = Array("abcdefghijklmnopqrstuvwxyz0123456789")
@@ -36,7 +29,7 @@ enum WorldFixture {
         defer { if let file { unlink(file) } }
         var hostOptions = options
         hostOptions.scenarioPath = RunDirectory(prefix: prefix).scenarioFile
-        return try SimulatedWorld.up(options, daemonCommand: [daemonHost] + hostOptions.foregroundArguments)
+        return try SimulatedWorld.up(options, daemonCommand: [CellpathBinary.path] + hostOptions.foregroundArguments)
     }
 
     /// Runs `body` with a world that is up, and always takes it down afterwards.
