@@ -21,7 +21,8 @@ enum SimBearerCommand {
                 let state = status.modems.first { $0.index == modem }
                 var title = "modem \(modem): bearer \(connect ? "connected" : "disconnected")"
                 if let state, let address = state.address { title += " on \(state.interface) with \(address)" }
-                return CommandOutcome(Output(title: title, try SimStatusCommand.record(status, context)))
+                return CommandOutcome(Output(title: title, try SimStatusCommand.record(status, context),
+                                             humanLines: SimStatusCommand.modemTable(status, context)))
             })
     }
 }

@@ -26,7 +26,8 @@ enum SimUpCommand {
         }
         context.progress.step("starting the simulated world \(options.prefix)")
         let status = try SimulatedWorld.up(options)
+        let human = SimStatusCommand.modemTable(status, context) + [""] + SimulatedWorld.instructions(prefix: status.prefix).dropFirst()
         return CommandOutcome(Output(title: "simulated world \(status.prefix) is up", try SimStatusCommand.record(status, context),
-                                     notes: [""] + SimulatedWorld.instructions(prefix: status.prefix).dropFirst()))
+                                     humanLines: human))
     }
 }
