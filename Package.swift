@@ -42,7 +42,7 @@ let package = Package(
         .target(name: "CellpathCLI", dependencies: ["CellpathCore", "Simulator", "CellularHTTP", "PhoneNumbers", "Configuration"]),
         /// Test-only: runs one fetch with low-level knobs (a forced source address, a timed cancel).
         .executableTarget(name: "cellpath-fetch-probe", dependencies: ["CellularHTTP"]),
-        .executableTarget(name: "cellpath", dependencies: ["CellpathCLI"]),
+        .executableTarget(name: "cellpath", dependencies: ["CellpathCLI", "CellpathCore"]),
 
         // MARK: Tests
         .target(name: "TestSupport", dependencies: ["CellpathCore"], path: "Tests/TestSupport"),

@@ -47,20 +47,6 @@ public struct ConfigurationLoader: Sendable {
         return nil
     }
 
-    /// The environment of this process, for `init(environment:)`.
-    public static func processEnvironment() -> [String: String] {
-        var result: [String: String] = [:]
-        var entry = environ
-        while let pointer = entry.pointee {
-            let text = String(cString: pointer)
-            if let equals = text.firstIndex(of: "=") {
-                result[String(text[..<equals])] = String(text[text.index(after: equals)...])
-            }
-            entry += 1
-        }
-        return result
-    }
-
     /// Reads every source and returns the effective configuration with its warnings.
     /// Throws `.configuration` for an invalid file, variable or tru.json, `.usage` for an
     /// invalid flag value or a flag that would carry a secret, `.permission` for an

@@ -147,7 +147,7 @@ public enum SimulatedWorld {
         guard existingNamespaces(prefix).contains(topology.ueNamespace) else {
             throw CellpathError(.unavailable, "the simulated world \(prefix) is not up", hint: "cellpath sim up --prefix \(prefix)")
         }
-        var env = Subprocess.currentEnvironment()
+        var env = ProcessEnvironment.current()
         for (name, value) in environment(prefix: prefix) { env[name] = value }
         let pid = try Subprocess.spawn(["ip", "netns", "exec", topology.ueNamespace] + command, environment: env, inheritStdin: true)
         return Subprocess.wait(pid)

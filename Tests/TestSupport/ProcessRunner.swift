@@ -1,3 +1,4 @@
+import CellpathCore
 import Glibc
 
 /// The outcome of running a child process to completion.
@@ -26,14 +27,9 @@ public enum ProcessRunner {
         posix_spawn_file_actions_adddup2(&actions, errPipe[1], 2)
         for fd in inPipe + outPipe + errPipe { posix_spawn_file_actions_addclose(&actions, fd) }
 
-        var env = environment.map { $0.map { "\($0.key)=\($0.value)" } }
-        if env == nil {
-            env = []
-            var p = environ
-            while let entry = p.pointee { env!.append(String(cString: entry)); p += 1 }
-        }
+        let env = (environment ?? ProcessEnvironment.current()).map { "\($0.key)=\($0.value)" }
         let argv = arguments.map { strdup($0) } + [nil]
-        let envp = env!.map { strdup($0) } + [nil]
+        let envp = env.map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) }; envp.forEach { free($0) } }
 
         var pid: pid_t = 0

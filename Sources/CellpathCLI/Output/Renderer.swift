@@ -21,6 +21,8 @@ struct Renderer: Sendable {
         for field in record.fields {
             let label = field.label + ":" + String(repeating: " ", count: width - field.label.count + 1)
             switch field.value {
+            case .record(let nested) where nested.fields.isEmpty:
+                lines.append(pad + Style.dim.apply(label, enabled: color) + "-")
             case .record(let nested):
                 lines.append(pad + field.label + ":")
                 lines += human(nested, indent: indent + 2)

@@ -75,7 +75,7 @@ enum Subprocess {
         if newSession { flags |= 0x80 }
         posix_spawnattr_setflags(&attributes, Int16(flags))
 
-        var env = environment ?? currentEnvironment()
+        var env = environment ?? ProcessEnvironment.current()
         env["PATH"] = env["PATH"].map { $0 + ":" + searchPath } ?? searchPath
         let argv = arguments.map { strdup($0) } + [nil]
         let envp = env.map { strdup("\($0.key)=\($0.value)") } + [nil]
@@ -101,17 +101,6 @@ enum Subprocess {
         (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
     }
 
-    /// The process environment as a dictionary.
-    static func currentEnvironment() -> [String: String] {
-        var env: [String: String] = [:]
-        var p = environ
-        while let entry = p.pointee {
-            let s = String(cString: entry)
-            if let eq = s.firstIndex(of: "=") { env[String(s[..<eq])] = String(s[s.index(after: eq)...]) }
-            p += 1
-        }
-        return env
-    }
 
     /// Finds `name` in `path` (names with a '/' are used as they are).
     static func resolve(_ name: String, path: String) -> String {
