@@ -1,4 +1,5 @@
 import CellpathCore
+import Dispatch
 import Glibc
 
 /// The outcome of running a child process to completion.
@@ -11,9 +12,11 @@ public struct ProcessResult: Sendable {
 /// Runs external programs for tests: the built `cellpath` binary, `ip`, `curl`, peers.
 public enum ProcessRunner {
     /// Runs `arguments[0]` (searched in PATH) with the rest as arguments, feeding `stdin`,
-    /// and waits for it; output is captured whole.
+    /// and waits for it; output is captured whole. `signals` are sent to the child at the given
+    /// seconds after its start. The child starts with no blocked signals and default handlers
+    /// (test runners block some in their own threads).
     public static func run(_ arguments: [String], environment: [String: String]? = nil,
-                           stdin: String = "") throws -> ProcessResult {
+                           stdin: String = "", signals: [(after: Double, signal: Int32)] = []) throws -> ProcessResult {
         precondition(!arguments.isEmpty)
         var outPipe: [Int32] = [0, 0], errPipe: [Int32] = [0, 0], inPipe: [Int32] = [0, 0]
         guard pipe(&outPipe) == 0, pipe(&errPipe) == 0, pipe(&inPipe) == 0 else {
@@ -32,12 +35,27 @@ public enum ProcessRunner {
         let envp = env.map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) }; envp.forEach { free($0) } }
 
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var empty = sigset_t(), defaults = sigset_t()
+        sigemptyset(&empty)
+        sigemptyset(&defaults)
+        for number in [SIGINT, SIGTERM, SIGPIPE, SIGCHLD] { sigaddset(&defaults, number) }
+        posix_spawnattr_setsigmask(&attributes, &empty)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+
         var pid: pid_t = 0
-        let rc = posix_spawnp(&pid, arguments[0], &actions, nil, argv, envp)
+        let rc = posix_spawnp(&pid, arguments[0], &actions, &attributes, argv, envp)
         close(inPipe[0]); close(outPipe[1]); close(errPipe[1])
         guard rc == 0 else {
             close(inPipe[1]); close(outPipe[0]); close(errPipe[0])
             throw ProcessError.spawn(arguments[0], rc)
+        }
+        for (after, number) in signals {
+            let child = pid
+            DispatchQueue.global().asyncAfter(deadline: .now() + after) { kill(child, number) }
         }
         let input = Array(stdin.utf8)
         input.withUnsafeBytes { buffer in

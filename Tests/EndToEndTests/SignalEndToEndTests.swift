@@ -1,0 +1,54 @@
+import Glibc
+import Testing
+import TestSupport
+
+/// SIGINT/SIGTERM: the first cancels the running command (which cleans up and exits 130), a
+/// second exits at once. A fetch whose DNS server never answers stands for a long operation,
+/// inside a network namespace the test creates.
+@Suite(.serialized, .enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)))
+struct SignalEndToEndTests {
+    /// Runs `body` with a namespace whose loopback has a UDP "DNS server" that reads and never answers.
+    private func withSilentDNS(_ body: (String) throws -> Void) throws {
+        let namespace = "cpsig\(getpid())"
+        _ = try ProcessRunner.run(["ip", "netns", "add", namespace])
+        defer { _ = try? ProcessRunner.run(["ip", "netns", "delete", namespace]) }
+        #expect(try ProcessRunner.run(["ip", "-n", namespace, "link", "set", "lo", "up"]).status == 0)
+        try body(namespace)
+    }
+
+    private func fetch(_ namespace: String, signals: [(after: Double, signal: Int32)]) throws -> ProcessResult {
+        // The silent server lives as long as the fetch: both run under one shell in the namespace.
+        let script = """
+            python3 -c 'import socket,time; s=socket.socket(socket.AF_INET,socket.SOCK_DGRAM); s.bind(("127.0.0.1",53)); time.sleep(60)' &
+            server=$!; sleep 0.3
+            "$0" fetch --interface lo --dns 127.0.0.1 --hop-timeout 30 --timeout 60 http://slow.test/ & fetch=$!
+            trap 'kill -INT $fetch' INT; trap 'kill -TERM $fetch' TERM
+            wait $fetch; status=$?; while kill -0 $fetch 2>/dev/null; do wait $fetch; status=$?; done
+            kill $server; exit $status
+            """
+        return try ProcessRunner.run(["ip", "netns", "exec", namespace, "bash", "-c", script, CellpathBinary.path],
+                                     environment: ["PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "HOME": "/nonexistent"],
+                                     signals: signals)
+    }
+
+    @Test func firstSignalCancelsAndExits130() throws {
+        try withSilentDNS { namespace in
+            var start = timespec(), end = timespec()
+            clock_gettime(CLOCK_MONOTONIC, &start)
+            let result = try fetch(namespace, signals: [(after: 1.0, signal: SIGINT)])
+            clock_gettime(CLOCK_MONOTONIC, &end)
+            #expect(result.status == 130, "\(result.stderr)")
+            #expect(result.stderr.contains("cancelling… (press Ctrl-C again to exit now)"))
+            #expect(result.stderr.contains("error: cancelled"))
+            #expect(end.tv_sec - start.tv_sec < 25, "cancellation must not wait for the hop timeout")
+        }
+    }
+
+    @Test func sigtermCancelsToo() throws {
+        try withSilentDNS { namespace in
+            let result = try fetch(namespace, signals: [(after: 1.0, signal: SIGTERM)])
+            #expect(result.status == 130, "\(result.stderr)")
+            #expect(result.stderr.contains("cancelling…"))
+        }
+    }
+}
