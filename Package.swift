@@ -40,11 +40,11 @@ let package = Package(
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "CellpathCore"]),
         .target(name: "Simulator", dependencies: ["CellpathCore", "HTTPServer", "CShims"]),
         .target(name: "CellpathCLI", dependencies: ["CellpathCore", "Simulator", "CellularHTTP", "PhoneNumbers", "Configuration"]),
-        /// Test-only: runs one fetch with low-level knobs (a forced source address, a timed cancel).
-        .executableTarget(name: "cellpath-fetch-probe", dependencies: ["CellularHTTP"]),
         .executableTarget(name: "cellpath", dependencies: ["CellpathCLI", "CellpathCore"]),
 
         // MARK: Tests
+        // Runs one fetch with knobs the CLI does not offer (a forced source address, a timed cancel).
+        .executableTarget(name: "cellpath-fetch-probe", dependencies: ["CellularHTTP"], path: "Tests/FetchProbe"),
         .target(name: "TestSupport", dependencies: ["CellpathCore"], path: "Tests/TestSupport"),
         .testTarget(name: "CellpathCLITests", dependencies: ["CellpathCLI", "TestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["TestSupport"]),
