@@ -150,18 +150,20 @@ if [ "${1:-}" = "--inside" ]; then
         done
     done
 
-    # Per-process start-up cost, no network (median of 11).
+    # Per-process start-up cost (median of 11): no network, and one round trip (a refused connection).
     : > "$work/startup.tsv"
     startup() {
         local label=$1; shift
         for _ in $(seq 1 11); do
-            t0=$EPOCHREALTIME; "$@" >/dev/null 2>&1; t1=$EPOCHREALTIME
+            t0=$EPOCHREALTIME; "$@" >/dev/null 2>&1 || true; t1=$EPOCHREALTIME
             printf '%s\t%s\n' "$label" "$(awk -v a="${t0/./}" -v b="${t1/./}" 'BEGIN { printf "%.1f", (b - a) / 1000 }')"
         done >> "$work/startup.tsv"
     }
     startup 'cellpath --version' "$CELLPATH" --version
     startup 'cellpath number +447940448591' "$CELLPATH" number +447940448591
     startup 'curl --version' curl --version
+    startup "cellpath fetch … http://$CARRIER_ADDR:9/ (refused after 1 RTT)" "$CELLPATH" fetch --interface wwan0 --dns "$CARRIER_DNS" "http://$CARRIER_ADDR:9/"
+    startup "curl --interface wwan0 http://$CARRIER_ADDR:9/ (refused after 1 RTT)" curl -s --interface wwan0 "http://$CARRIER_ADDR:9/"
     startup 'python3 (SDK-style client imports)' "$PY" -c 'import socket, ssl, struct; from urllib.parse import urljoin; ssl.create_default_context()'
     exit 0
 fi
@@ -260,11 +262,11 @@ echo "- cellpath / curl with pinned names = $(ratio "$c_med" "$cp_med"): $(verdi
 echo "- cellpath / SDK-style (DNS via the bearer) = $(ratio "$c_med" "$(stat sdk-dns median)"): $(verdict "$c_med < $(stat sdk-dns median)")"
 echo "- cellpath / SDK-style (pinned) = $(ratio "$c_med" "$(stat sdk-pinned median)"): $(verdict "$c_med < $(stat sdk-pinned median)")"
 echo
-echo "### Per-process start-up (no network, median of 11)"
+echo "### Per-process fixed cost (median of 11; the last two include one RTT of $rtt ms)"
 echo
 echo "| command | median ms |"
 echo "|---|---:|"
-for label in 'cellpath --version' 'cellpath number +447940448591' 'curl --version' 'python3 (SDK-style client imports)'; do
+cut -f1 "$work/startup.tsv" | uniq | while IFS= read -r label; do
     med=$(awk -F'\t' -v l="$label" '$1 == l { print $2 }' "$work/startup.tsv" | sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }')
     echo "| \`$label\` | $med |"
 done
