@@ -52,6 +52,10 @@ public final class HTTPServer: Sendable {
         case .address(let address, let port): fd = try listeningSocket(address: address, port: port)
         case .socket(let given): fd = given
         }
+        // Accepted connections inherit TCP_NODELAY (Linux): without it Nagle holds GnuTLS's second
+        // handshake record until the client's ACK, one extra round trip per TLS handshake.
+        var on: Int32 = 1
+        _ = setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
         guard let localPort = boundPort(of: fd) else {
             close(fd)
             throw CellpathError(.internalError, "HTTP server socket \(fd) is not a bound socket")
