@@ -63,10 +63,12 @@ final class ChainRunner {
         var headers = request.headers
         var seen: Set<String> = []
         var previousScheme = url.scheme
+        var httpsHosts: Set<String> = []
 
         for index in 1... {
             if context.isCancelled { throw FetchFailure(.cancelled, "cancelled", hop: index) }
-            let downgrade = previousScheme == "https" && url.scheme == "http"
+            // Plain http right after https, or to a host this chain already reached over https.
+            let downgrade = url.scheme == "http" && (previousScheme == "https" || httpsHosts.contains(url.host))
             if downgrade && request.strict {
                 throw FetchFailure(.downgradeRefused, "refused an https→http downgrade to \(url.host) (strict)", hop: index)
             }
@@ -109,6 +111,7 @@ final class ChainRunner {
                 throw FetchFailure(.tooManyHops, "the chain needs more than \(request.maxHops) requests", hint: "raise --max-hops", hop: index)
             }
             previousScheme = url.scheme
+            if url.scheme == "https" { httpsHosts.insert(url.host) }
             url = next
         }
         throw FetchFailure(.internalError, "unreachable")
