@@ -40,10 +40,12 @@ final class ChainRunner {
         } catch {
             failure = error
         }
+        let finished = ContinuousClock.now
+        context.closeConnections()
         let (v4, v6) = path.bindAddresses(for: request.ipType)
         return FetchReport(interfaceName: path.interfaceName, localAddresses: [v4, v6].compactMap { $0 },
                            dnsServers: path.dnsServers, hops: hops, result: result, failure: failure,
-                           totalMs: milliseconds(ContinuousClock.now - started))
+                           totalMs: milliseconds(finished - started))
     }
 
     // MARK: the chain
@@ -147,6 +149,8 @@ final class ChainRunner {
         check(cp_curl_setopt_long(easy, CURLOPT_NOSIGNAL, 1))
         check(cp_curl_setopt_sockopt(easy, curlSockoptCallback))
         check(cp_curl_setopt_pointer(easy, CURLOPT_SOCKOPTDATA, ctx))
+        check(cp_curl_setopt_closesocket(easy, curlCloseSocketCallback))
+        check(cp_curl_setopt_pointer(easy, CURLOPT_CLOSESOCKETDATA, UnsafeMutableRawPointer(context.closingSockets)))
         check(cp_curl_setopt_resolver_start(easy, curlResolverStartCallback))
         check(cp_curl_setopt_pointer(easy, CURLOPT_RESOLVER_START_DATA, ctx))
         check(cp_curl_setopt_write(easy, curlWriteCallback))

@@ -60,7 +60,7 @@ struct FailClosedTests {
         try SimulatedDevice.with(scenario) { device in
             let check = try device.subscriberCheckURL()
             let started = nowMs()
-            let (fetch, packets) = try device.capture(on: ["wlan0"]) { try device.fetch([check.url, "--hop-timeout", "2"]) }
+            let (fetch, packets) = try device.capture(on: ["wlan0", "wwan0"]) { try device.fetch([check.url, "--hop-timeout", "2"]) }
             let elapsed = nowMs() - started
             #expect(fetch.status == 75, "\(fetch.stderr)")
             #expect(fetch.json.failureReason == "hopTimeout")
