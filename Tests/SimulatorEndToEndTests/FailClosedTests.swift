@@ -54,6 +54,37 @@ struct FailClosedTests {
         }
     }
 
+    @Test func bearerDroppedByTheNetworkDuringTheChain() throws {
+        // The modem (connected by mbimcli) loses its bearer mid-chain; the host still has wwan0
+        // configured, so nothing tells the fetch but silence: it times out and sends nothing elsewhere.
+        var scenario = Scenario.builtIn
+        scenario.api.slowMs = 1500
+        scenario.modems[0].faults.dropBearerAfterSeconds = 2
+        try SimulatedDevice.with(scenario, connect: false) { device in
+            let check = try device.subscriberCheckURL()   // over Wi-Fi, before the bearer exists
+            let port = try #require(try device.status()["modems"]?.array?[0]["control_port"]?.string)
+            let connect = try ProcessRunner.run(["mbimcli", "-d", port, "--connect=apn=internet", "--no-close"],
+                                                environment: SimulatedDevice.path)
+            #expect(connect.status == 0, "\(connect.stderr)")
+            for arguments in [["addr", "add", "100.64.23.10/32", "dev", "wwan0"], ["link", "set", "wwan0", "up"],
+                              ["route", "replace", "default", "dev", "wwan0", "metric", "700"]] {
+                #expect(try ProcessRunner.run(["ip", "-n", device.ue] + arguments, environment: SimulatedDevice.path).status == 0)
+            }
+            func uplinkDrops() throws -> Int {
+                try device.status()["modems"]?.array?[0]["counters"]?["uplink"]?["dropped"]?["bearer_disconnected"]?.int ?? 0
+            }
+            let dropsBefore = try uplinkDrops()
+            let (fetch, packets) = try device.capture(on: ["wlan0"]) { try device.fetch([check.url, "--hop-timeout", "3"]) }
+            #expect(fetch.status == 75, "\(fetch.stderr)")
+            #expect(fetch.json.failureReason == "hopTimeout")
+            #expect(fetch.json["result"]?.isNull ?? true)
+            #expect(packets["wlan0"] == [], "\(packets)")
+            #expect(try device.status()["modems"]?.array?[0]["bearer"]?.string == "disconnected")
+            // What the device still sent into wwan0 after the drop was discarded by the modem.
+            #expect(try uplinkDrops() > dropsBefore)
+        }
+    }
+
     @Test func carrierHopThatNeverAnswersIsAHopTimeout() throws {
         var scenario = Scenario.builtIn
         scenario.carrier.timeout = true
