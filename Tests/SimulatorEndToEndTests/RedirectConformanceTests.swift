@@ -108,6 +108,50 @@ struct RedirectConformanceTests {
         }
     }
 
+    @Test func theRedirectURLEndsTheChainWithItsQuery() throws {
+        try SimulatedDevice.with { device in
+            let token = try device.token("subscriber_check")
+            let check = try device.curlJSON(["-H", "Authorization: Bearer \(token)", "-H", "Content-Type: application/json",
+                                             "-d", #"{"phone_number":"+447940448591","redirect_url":"https://app.example.test/done"}"#,
+                                             "https://api.truid.test/subscriber_check/v0.2/checks"])
+            let id = try #require(check["check_id"]?.string)
+            let url = try #require(check["_links"]?["check_url"]?["href"]?.string)
+            let mark = try device.requestLog().count
+            let fetch = try device.fetch([url, "--stop-at", "https://app.example.test/", "--verbose-full"])
+            #expect(fetch.status == 0, "\(fetch.stderr)")
+            #expect(fetch.json.hops.count == 3)
+            #expect(fetch.json.hops.last?["status"]?.int == 302)
+            let stopped = try #require(fetch.json["result"]?["stopped_at"]?.string)
+            #expect(stopped.hasPrefix("https://app.example.test/done?"))
+            #expect(stopped.contains("check_id=\(id)"))
+            let code = try #require(stopped.split(separator: "?").last?.split(separator: "&")
+                .first { $0.hasPrefix("code=") }.map { String($0.dropFirst("code=".count)) })
+            #expect(!code.isEmpty)
+            // The redirect_url itself was never requested; the code completes the check.
+            #expect(try device.requestLog().count == mark + 3)
+            let patched = try device.curlJSON(["-X", "PATCH", "-H", "Authorization: Bearer \(token)",
+                                               "-H", "Content-Type: application/json-patch+json",
+                                               "-d", #"[{"op":"add","path":"/code","value":"\#(code)"}]"#,
+                                               "https://api.truid.test/subscriber_check/v0.2/checks/\(id)"])
+            #expect(patched["match"]?.bool == true)
+        }
+    }
+
+    @Test func anUntrustedCertificateIsATLSFailure() throws {
+        try SimulatedDevice.with { device in
+            let check = try device.subscriberCheckURL()
+            let mark = try device.requestLog().count
+            // The system trust store only: the world's test CA is not in it.
+            let (fetch, packets) = try device.capture(on: ["wlan0"]) {
+                try device.fetch([check.url, "--cacert", "/etc/ssl/certs/ca-certificates.crt"])
+            }
+            #expect(fetch.status == 69, "\(fetch.stderr)")
+            #expect(fetch.json.failureReason == "tlsFailure")
+            #expect(packets["wlan0"] == [], "\(packets)")
+            #expect(try device.requestLog().count == mark)
+        }
+    }
+
     @Test func anHTTPSToHTTPDowngradeIsReportedAndRefusedWhenStrict() throws {
         try withCarrier({ $0.httpsDowngrade = true }) { device in
             let check = try device.subscriberCheckURL()
