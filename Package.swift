@@ -45,7 +45,7 @@ let package = Package(
         // MARK: Tests
         // Runs one fetch with knobs the CLI does not offer (a forced source address, a timed cancel).
         .executableTarget(name: "cellpath-fetch-probe", dependencies: ["CellularHTTP"], path: "Tests/FetchProbe"),
-        .target(name: "TestSupport", dependencies: ["CellpathCore"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["CellpathCore", "Simulator"], path: "Tests/TestSupport"),
         .testTarget(name: "CellpathCLITests", dependencies: ["CellpathCLI", "TestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["TestSupport"]),
         .testTarget(name: "PhoneNumbersTests", dependencies: ["PhoneNumbers"]),
@@ -56,6 +56,7 @@ let package = Package(
                     exclude: ["Fixtures"]),
         .testTarget(name: "SimulatorModemTests", dependencies: ["Simulator", "CellpathCore", "TestSupport"]),
         .testTarget(name: "SimulatorWorldTests", dependencies: ["Simulator", "CShims", "TestSupport"]),
+        .testTarget(name: "SimulatorEndToEndTests", dependencies: ["Simulator", "CellpathCore", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

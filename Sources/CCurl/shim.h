@@ -16,6 +16,7 @@ typedef size_t (*cp_curl_data_callback)(char *data, size_t size, size_t nmemb, v
 static inline CURLcode cp_curl_setopt_write(CURL *h, cp_curl_data_callback f) { return curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, f); }
 static inline CURLcode cp_curl_setopt_header(CURL *h, cp_curl_data_callback f) { return curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, f); }
 static inline CURLcode cp_curl_setopt_sockopt(CURL *h, curl_sockopt_callback f) { return curl_easy_setopt(h, CURLOPT_SOCKOPTFUNCTION, f); }
+static inline CURLcode cp_curl_setopt_closesocket(CURL *h, curl_closesocket_callback f) { return curl_easy_setopt(h, CURLOPT_CLOSESOCKETFUNCTION, f); }
 static inline CURLcode cp_curl_setopt_xferinfo(CURL *h, curl_xferinfo_callback f) { return curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, f); }
 static inline CURLcode cp_curl_setopt_debug(CURL *h, curl_debug_callback f) { return curl_easy_setopt(h, CURLOPT_DEBUGFUNCTION, f); }
 static inline CURLcode cp_curl_setopt_resolver_start(CURL *h, curl_resolver_start_callback f) { return curl_easy_setopt(h, CURLOPT_RESOLVER_START_FUNCTION, f); }

@@ -40,10 +40,12 @@ final class ChainRunner {
         } catch {
             failure = error
         }
+        let finished = ContinuousClock.now
+        context.closeConnections()
         let (v4, v6) = path.bindAddresses(for: request.ipType)
         return FetchReport(interfaceName: path.interfaceName, localAddresses: [v4, v6].compactMap { $0 },
                            dnsServers: path.dnsServers, hops: hops, result: result, failure: failure,
-                           totalMs: milliseconds(ContinuousClock.now - started))
+                           totalMs: milliseconds(finished - started))
     }
 
     // MARK: the chain
@@ -63,10 +65,12 @@ final class ChainRunner {
         var headers = request.headers
         var seen: Set<String> = []
         var previousScheme = url.scheme
+        var httpsHosts: Set<String> = []
 
         for index in 1... {
             if context.isCancelled { throw FetchFailure(.cancelled, "cancelled", hop: index) }
-            let downgrade = previousScheme == "https" && url.scheme == "http"
+            // Plain http right after https, or to a host this chain already reached over https.
+            let downgrade = url.scheme == "http" && (previousScheme == "https" || httpsHosts.contains(url.host))
             if downgrade && request.strict {
                 throw FetchFailure(.downgradeRefused, "refused an https→http downgrade to \(url.host) (strict)", hop: index)
             }
@@ -109,6 +113,7 @@ final class ChainRunner {
                 throw FetchFailure(.tooManyHops, "the chain needs more than \(request.maxHops) requests", hint: "raise --max-hops", hop: index)
             }
             previousScheme = url.scheme
+            if url.scheme == "https" { httpsHosts.insert(url.host) }
             url = next
         }
         throw FetchFailure(.internalError, "unreachable")
@@ -144,6 +149,8 @@ final class ChainRunner {
         check(cp_curl_setopt_long(easy, CURLOPT_NOSIGNAL, 1))
         check(cp_curl_setopt_sockopt(easy, curlSockoptCallback))
         check(cp_curl_setopt_pointer(easy, CURLOPT_SOCKOPTDATA, ctx))
+        check(cp_curl_setopt_closesocket(easy, curlCloseSocketCallback))
+        check(cp_curl_setopt_pointer(easy, CURLOPT_CLOSESOCKETDATA, UnsafeMutableRawPointer(context.closingSockets)))
         check(cp_curl_setopt_resolver_start(easy, curlResolverStartCallback))
         check(cp_curl_setopt_pointer(easy, CURLOPT_RESOLVER_START_DATA, ctx))
         check(cp_curl_setopt_write(easy, curlWriteCallback))

@@ -15,6 +15,10 @@ final class TransferContext: @unchecked Sendable {
     private let flag = Atomic<Bool>(false)
     /// The chain's multi handle: it owns the connection cache, and `cancel()` wakes it up.
     let multi: UnsafeMutableRawPointer?
+    /// True once `closeConnections()` released the multi handle; guards `cancel()` against it.
+    private let released = Mutex<Bool>(false)
+    /// Sockets curl is done with, closed in order by `closeConnections()` (CURLOPT_CLOSESOCKETDATA).
+    let closingSockets: UnsafeMutablePointer<[Int32]>
     let interfaceName: UnsafeMutablePointer<CChar>
     let ipv4: UnsafeMutablePointer<CChar>?
     let ipv6: UnsafeMutablePointer<CChar>?
@@ -35,10 +39,14 @@ final class TransferContext: @unchecked Sendable {
         self.ipv4 = ipv4.map { strdup($0) }
         self.ipv6 = ipv6.map { strdup($0) }
         self.multi = curl_multi_init()
+        closingSockets = .allocate(capacity: 1)
+        closingSockets.initialize(to: [])
     }
 
     deinit {
-        if let multi { curl_multi_cleanup(multi) }
+        closeConnections()
+        closingSockets.deinitialize(count: 1)
+        closingSockets.deallocate()
         free(interfaceName)
         free(ipv4)
         free(ipv6)
@@ -47,7 +55,23 @@ final class TransferContext: @unchecked Sendable {
     /// Asks the running transfer or lookup to stop; safe from any thread.
     func cancel() {
         flag.store(true, ordering: .relaxed)
-        if let multi { curl_multi_wakeup(multi) }
+        released.withLock { released in
+            if !released, let multi { curl_multi_wakeup(multi) }
+        }
+    }
+
+    /// Closes every connection of the chain in order (see `cshims_close_draining`, at most
+    /// 500 ms for all together) and releases the multi handle. Call on the chain's thread once
+    /// the chain is over, so that the process cannot exit before the peers have closed.
+    func closeConnections() {
+        released.withLock { released in
+            guard !released else { return }
+            if let multi { curl_multi_cleanup(multi) }
+            released = true
+        }
+        let fds = closingSockets.pointee
+        closingSockets.pointee = []
+        fds.withUnsafeBufferPointer { cshims_close_draining($0.baseAddress, Int32($0.count), 500) }
     }
 
     var isCancelled: Bool { flag.load(ordering: .relaxed) }
@@ -110,6 +134,14 @@ extension TransferContext.BindFailure {
 /// CURLOPT_SOCKOPTFUNCTION: binds every socket curl opens; any failure aborts the transfer.
 let curlSockoptCallback: curl_sockopt_callback = { clientp, fd, _ in
     TransferContext.from(clientp).bind(fd) ? Int32(CURL_SOCKOPT_OK) : Int32(CURL_SOCKOPT_ERROR)
+}
+
+/// CURLOPT_CLOSESOCKETFUNCTION: keeps the socket for `TransferContext.closeConnections()`, which
+/// closes all of them in order. Closing at once would let the peer's TLS close_notify reach a closed
+/// socket, and the kernel's RST for it loses the device binding and leaves through Wi-Fi.
+let curlCloseSocketCallback: curl_closesocket_callback = { clientp, fd in
+    clientp!.assumingMemoryBound(to: [Int32].self).pointee.append(fd)
+    return 0
 }
 
 /// CURLOPT_RESOLVER_START_FUNCTION: curl may only resolve address literals itself; a name not

@@ -69,22 +69,3 @@ struct SubscriberCheckWalkthroughTests {
         }
     }
 }
-
-/// Just enough JSON to read the API's answers.
-enum JSONAny: Decodable {
-    case string(String), number(Double), bool(Bool), object([String: JSONAny]), array([JSONAny]), null
-
-    init(from decoder: any Decoder) throws {
-        let c = try decoder.singleValueContainer()
-        if c.decodeNil() { self = .null }
-        else if let v = try? c.decode(Bool.self) { self = .bool(v) }
-        else if let v = try? c.decode(Double.self) { self = .number(v) }
-        else if let v = try? c.decode(String.self) { self = .string(v) }
-        else if let v = try? c.decode([JSONAny].self) { self = .array(v) }
-        else { self = .object(try c.decode([String: JSONAny].self)) }
-    }
-
-    var string: String? { if case .string(let v) = self { v } else { nil } }
-    var bool: Bool? { if case .bool(let v) = self { v } else { nil } }
-    var object: [String: JSONAny]? { if case .object(let v) = self { v } else { nil } }
-}

@@ -1,0 +1,53 @@
+import Glibc
+import Testing
+import TestSupport
+
+/// Issue 5 leak test in the simulated world: the real check_url chain run by `cellpath fetch`
+/// sends nothing through Wi-Fi, DNS included, and every hop reaches the servers from the bearer.
+@Suite(.serialized, .enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)))
+struct LeakTests {
+    @Test func theCheckURLChainSendsNothingThroughWiFi() throws {
+        try SimulatedDevice.with { device in
+            let check = try device.subscriberCheckURL()   // backend leg, over Wi-Fi, before the capture
+            let logMark = try device.requestLog().count
+            let (fetch, packets) = try device.capture(on: ["wlan0", "wwan0"]) {
+                try device.fetch([check.url])
+            }
+            #expect(fetch.status == 0, "\(fetch.stderr)")
+            #expect(packets["wlan0"] == [], "packets on wlan0 during the chain: \(packets["wlan0"] ?? [])")
+            // The capture did run: the chain's DNS and TCP went out through wwan0.
+            let cellular = packets["wwan0"] ?? []
+            #expect(cellular.contains { $0.contains("100.64.23.10") && $0.contains("100.64.0.53.53:") })
+            #expect(cellular.contains { $0.contains("100.64.23.10") && $0.contains("> 203.0.113.10.443:") })
+            #expect(cellular.contains { $0.contains("100.64.23.10") && $0.contains("> 100.64.0.1.80:") })
+
+            // The whole chain, as the servers saw it: api → carrier → api, all from the bearer.
+            let hops = fetch.json.hops
+            #expect(hops.count == 3)
+            #expect(hops.allSatisfy { $0["local_address"]?.string == "100.64.23.10" })
+            #expect(hops.map { $0["remote_address"]?.string } == ["203.0.113.10", "100.64.0.1", "203.0.113.10"])
+            #expect(fetch.json["result"]?["callback"]?["check_id"]?.string == check.id)
+            let chain = try Array(device.requestLog().dropFirst(logMark))
+            #expect(chain.count == 3)
+            #expect(chain.map { $0["namespace"]?.string } == [device.prefix + "inet", device.prefix + "carrier", device.prefix + "inet"])
+            for request in chain {
+                #expect(request["source"]?.string == "100.64.23.10", "\(request)")
+            }
+            #expect(chain.first?["path"]?.string?.hasSuffix("/checks/\(check.id)/redirect") == true)
+            #expect(chain.last?["path"]?.string?.contains("/callback?assertion=") == true)
+        }
+    }
+
+    @Test func theCaptureSeesTrafficThatDoesUseWiFi() throws {
+        // Control for the leak tests: the same capture records an unbound request's DNS and TCP.
+        try SimulatedDevice.with { device in
+            let (result, packets) = try device.capture(on: ["wlan0"]) {
+                try device.curl(["-o", "/dev/null", "https://api.truid.test/"])
+            }
+            #expect(result.status == 0, "\(result.stderr)")
+            let wifi = packets["wlan0"] ?? []
+            #expect(wifi.contains { $0.contains("192.0.2.23") && $0.contains("192.0.2.1.53:") }, "\(packets)")
+            #expect(wifi.contains { $0.contains("192.0.2.23") && $0.contains("> 203.0.113.10.443:") })
+        }
+    }
+}
