@@ -1,0 +1,7 @@
+/// The libc-only helpers of cellpath, one header per concern.
+#pragma once
+#include "cshims_bind.h"
+#include "cshims_close.h"
+#include "cshims_netns.h"
+#include "cshims_netns_socket.h"
+#include "cshims_pty.h"
