@@ -60,24 +60,16 @@ extension JSONValue {
     func redacted(_ disclosure: Disclosure) -> JSONValue {
         guard disclosure != .full else { return self }
         switch self {
-        case .object(let o):
-            var out: [String: JSONValue] = [:]
-            for (k, v) in o {
-                if secretKeys.contains(k.lowercased()), case .string(let s) = v {
-                    out[k] = .string(disclosure.reveal(s, as: .code))
-                } else {
-                    out[k] = v.redacted(disclosure)
+        case .object(let members):
+            return .object(members.map { key, value in
+                if secretKeys.contains(key.lowercased()), case .string(let text) = value {
+                    return (key, .string(disclosure.reveal(text, as: .code)))
                 }
-            }
-            return .object(out)
+                return (key, value.redacted(disclosure))
+            })
         case .array(let a): return .array(a.map { $0.redacted(disclosure) })
         default: return self
         }
-    }
-
-    /// Parses JSON bytes; nil when they are not JSON.
-    static func parse(_ bytes: [UInt8]) -> JSONValue? {
-        try? JSONDecoder().decode(JSONValue.self, from: Data(bytes))
     }
 }
 

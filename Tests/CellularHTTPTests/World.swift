@@ -1,3 +1,4 @@
+import CellpathCore
 import CellularHTTP
 import FoundationEssentials
 import Glibc
@@ -62,12 +63,9 @@ final class World: Sendable {
     }
 
     /// Requests the test server logged since `mark` (a line count from `serverLogMark()`).
-    func serverRequests(since mark: Int) throws -> [[String: JSONValue]] {
+    func serverRequests(since mark: Int) throws -> [JSONValue] {
         let text = try ProcessRunner.run(["cat", workdir + "/server.log"]).stdout
-        return text.split(separator: "\n").dropFirst(mark).compactMap { line in
-            if case .object(let o)? = try? JSONDecoder().decode(JSONValue.self, from: Data(line.utf8)) { return o }
-            return nil
-        }
+        return text.split(separator: "\n").dropFirst(mark).compactMap { JSONValue.parse(Array($0.utf8)) }
     }
 
     func serverLogMark() throws -> Int {

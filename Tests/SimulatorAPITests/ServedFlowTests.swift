@@ -1,3 +1,4 @@
+import CellpathCore
 import CShims
 import FoundationEssentials
 import Glibc

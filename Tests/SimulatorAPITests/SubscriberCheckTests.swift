@@ -1,3 +1,4 @@
+import CellpathCore
 import FoundationEssentials
 import HTTPServer
 import Simulator

@@ -51,3 +51,18 @@ struct LeakTests {
         }
     }
 }
+
+/// The capture filter itself: it may only drop the tail of connections opened before the capture.
+@Suite struct CaptureFilterTests {
+    @Test func dropsOnlyTheTailOfEarlierWiFiConnections() {
+        let lines = [
+            "02:26:09.950418 IP 203.0.113.10.443 > 192.0.2.23.37202: Flags [FP.], seq 1:25, ack 1, length 24",
+            "02:26:09.950466 IP 192.0.2.23.37202 > 203.0.113.10.443: Flags [R], seq 1, win 0, length 0",
+            "02:26:10.000001 IP 192.0.2.23.40000 > 203.0.113.10.443: Flags [S], seq 7, win 64240, length 0",
+            "02:26:10.010001 IP 203.0.113.10.443 > 192.0.2.23.40000: Flags [S.], seq 9, ack 8, length 0",
+            "02:26:10.020001 IP 100.64.23.10.5555 > 203.0.113.10.443: Flags [R], seq 1, win 0, length 0",
+            "02:26:10.030001 IP 192.0.2.23.53124 > 192.0.2.1.53: 1234+ A? api.truid.test. (32)",
+        ]
+        #expect(SimulatedDevice.withoutEarlierWiFiConnections(lines) == Array(lines[2...]))
+    }
+}

@@ -1,3 +1,4 @@
+import CellpathCore
 import Simulator
 import Testing
 import TestSupport
@@ -41,7 +42,7 @@ struct ModemDataPathTests {
 
     /// curl bound to `interface` to the carrier's endpoint; returns curl's exit status and the
     /// log lines the carrier wrote for it.
-    private func reachCarrier(_ device: SimulatedDevice, through interface: String) throws -> (status: Int32, logged: [JSONAny]) {
+    private func reachCarrier(_ device: SimulatedDevice, through interface: String) throws -> (status: Int32, logged: [JSONValue]) {
         let mark = try device.requestLog().count
         let result = try device.run(["curl", "-sS", "-o", "/dev/null", "--max-time", "3", "--interface", interface,
                                      "http://100.64.0.1/"])

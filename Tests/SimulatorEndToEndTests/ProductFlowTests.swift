@@ -1,3 +1,4 @@
+import CellpathCore
 import Simulator
 import Testing
 import TestSupport
@@ -19,12 +20,12 @@ struct ProductFlowTests {
     }
 
     /// GET an API resource over Wi-Fi with `token`.
-    private func get(_ device: SimulatedDevice, _ path: String, token: String) throws -> JSONAny {
+    private func get(_ device: SimulatedDevice, _ path: String, token: String) throws -> JSONValue {
         try device.curlJSON(["-H", "Authorization: Bearer \(token)", "https://api.truid.test/\(path)"])
     }
 
     /// PATCH the v0.2 code over Wi-Fi.
-    private func patchCode(_ device: SimulatedDevice, _ product: String, _ id: String, code: String, token: String) throws -> JSONAny {
+    private func patchCode(_ device: SimulatedDevice, _ product: String, _ id: String, code: String, token: String) throws -> JSONValue {
         try device.curlJSON(["-X", "PATCH", "-H", "Authorization: Bearer \(token)", "-H", "Content-Type: application/json-patch+json",
                              "-d", #"[{"op":"add","path":"/code","value":"\#(code)"}]"#,
                              "https://api.truid.test/\(product)/checks/\(id)"])
@@ -35,7 +36,7 @@ struct ProductFlowTests {
         let check = try device.createCheck(product, token: token)
         let answer = try open(device, check.url, throughBearer: false)
         #expect(answer.status == 412)
-        #expect(try JSONAny.parse(answer.body)["type"]?.string?.hasSuffix("#not_mobile_ip") == true)
+        #expect(try JSONValue.parse(answer.body)["type"]?.string?.hasSuffix("#not_mobile_ip") == true)
         let after = try get(device, "\(product)/checks/\(check.id)", token: token)
         #expect(after["status"]?.string == "ERROR")
         #expect(after["error_code"]?.string == "not_mobile_ip")
@@ -48,7 +49,7 @@ struct ProductFlowTests {
             let check = try device.createCheck("subscriber_check/v0.1", token: token)
             let chain = try open(device, check.url, throughBearer: true)
             #expect(chain.status == 200)
-            #expect(try JSONAny.parse(chain.body)["check_id"]?.string == check.id)
+            #expect(try JSONValue.parse(chain.body)["check_id"]?.string == check.id)
             let result = try get(device, "subscriber_check/v0.1/checks/\(check.id)", token: token)
             #expect(result["status"]?.string == "COMPLETED")
             #expect(result["match"]?.bool == true)
@@ -72,7 +73,7 @@ struct ProductFlowTests {
             let v2 = try device.createCheck("phone_check/v0.2", token: token)
             let chain = try open(device, v2.url, throughBearer: true)
             #expect(chain.status == 200)
-            let code = try #require(try JSONAny.parse(chain.body)["code"]?.string)
+            let code = try #require(try JSONValue.parse(chain.body)["code"]?.string)
             let v2Result = try patchCode(device, "phone_check/v0.2", v2.id, code: code, token: token)
             #expect(v2Result["status"]?.string == "COMPLETED")
             #expect(v2Result["match"]?.bool == true)
@@ -103,7 +104,7 @@ struct ProductFlowTests {
                                            "--resolve", "api.truid.test:443:203.0.113.10", "https://api.truid.test/coverage/v0.1/device_ip"])
             let lines = through.stdout.split(separator: "\n")
             #expect(lines.last == "200")
-            let coverage = try JSONAny.parse(String(lines.first ?? ""))
+            let coverage = try JSONValue.parse(String(lines.first ?? ""))
             #expect(coverage["network_id"]?.string == "00101")
             #expect(coverage["network_name"]?.string == "cellpath sim")
             #expect(coverage["mobile_data_ip"]?.string == "100.64.23.10")
@@ -121,11 +122,11 @@ struct ProductFlowTests {
         scenario.modems[0].sim?.simChangedMinutesAgo = 30
         try SimulatedDevice.with(scenario) { device in
             let token = try device.token("subscriber_check+sim_check")
-            func subscriberCheck(_ number: String) throws -> JSONAny {
+            func subscriberCheck(_ number: String) throws -> JSONValue {
                 let check = try device.createCheck("subscriber_check/v0.2", token: token, number: number)
                 let chain = try open(device, check.url, throughBearer: true)
                 #expect(chain.status == 200)
-                let code = try #require(try JSONAny.parse(chain.body)["code"]?.string)
+                let code = try #require(try JSONValue.parse(chain.body)["code"]?.string)
                 return try patchCode(device, "subscriber_check/v0.2", check.id, code: code, token: token)
             }
             let other = try subscriberCheck("+447940448592")

@@ -1,3 +1,4 @@
+import CellpathCore
 import Simulator
 import Testing
 import TestSupport
@@ -14,7 +15,7 @@ struct RedirectConformanceTests {
     }
 
     /// The log lines written since `mark`.
-    private func requests(_ device: SimulatedDevice, since mark: Int) throws -> [JSONAny] {
+    private func requests(_ device: SimulatedDevice, since mark: Int) throws -> [JSONValue] {
         Array(try device.requestLog().dropFirst(mark))
     }
 

@@ -46,13 +46,13 @@ struct SimulatedDevice {
     }
 
     /// The request log (`cellpath sim log`), one object per line.
-    func requestLog() throws -> [JSONAny] {
-        try sim("log").stdout.split(separator: "\n").map { try JSONAny.parse(String($0)) }
+    func requestLog() throws -> [JSONValue] {
+        try sim("log").stdout.split(separator: "\n").map { try JSONValue.parse(String($0)) }
     }
 
     /// `cellpath sim status --json`.
-    func status() throws -> JSONAny {
-        try JSONAny.parse(CellpathBinary.run(["sim", "status", "--prefix", prefix, "--json"]).stdout)
+    func status() throws -> JSONValue {
+        try JSONValue.parse(CellpathBinary.run(["sim", "status", "--prefix", prefix, "--json"]).stdout)
     }
 
     /// Runs `cellpath ARGS…` on the device (`cellpath sim exec`), returns exit status and output.
@@ -61,9 +61,9 @@ struct SimulatedDevice {
     }
 
     /// `cellpath fetch --interface wwan0 --dns 100.64.0.53 ARGS… --json` on the device.
-    func fetch(_ arguments: [String]) throws -> (status: Int32, json: JSONAny, stderr: String) {
+    func fetch(_ arguments: [String]) throws -> (status: Int32, json: JSONValue, stderr: String) {
         let result = try cellpath(["fetch", "--interface", "wwan0", "--dns", "100.64.0.53"] + arguments + ["--json"])
-        let json = try JSONAny.parse(result.stdout)
+        let json = try JSONValue.parse(result.stdout)
         return (result.status, json, result.stderr)
     }
 
@@ -81,10 +81,10 @@ struct SimulatedDevice {
     }
 
     /// curl that must succeed; its stdout parsed as JSON.
-    func curlJSON(_ arguments: [String]) throws -> JSONAny {
+    func curlJSON(_ arguments: [String]) throws -> JSONValue {
         let result = try curl(arguments)
         #expect(result.status == 0, "curl \(arguments): \(result.stderr)")
-        return try JSONAny.parse(result.stdout)
+        return try JSONValue.parse(result.stdout)
     }
 
     /// An access token from the fake API for `scope`, fetched over Wi-Fi (the backend leg).
@@ -110,7 +110,9 @@ struct SimulatedDevice {
     }
 
     /// Runs `body` while tcpdump captures on `interfaces` in the device namespace; returns what
-    /// `body` returned and the captured packets per interface (one `tcpdump -r` line each).
+    /// `body` returned and the captured packets per interface (one `tcpdump -r` line each),
+    /// without the tail of Wi-Fi connections that the test's backend leg opened before the
+    /// capture (see `withoutEarlierWiFiConnections`).
     func capture<T>(on interfaces: [String], _ body: () throws -> T) throws -> (T, [String: [String]]) {
         var captures: [(String, String, BackgroundProcess)] = []
         defer { for (_, file, process) in captures { process.stop(); unlink(file) } }
@@ -132,9 +134,34 @@ struct SimulatedDevice {
             process.stop()
             let read = try ProcessRunner.run(["tcpdump", "-r", file, "-n"], environment: Self.path)
             #expect(read.status == 0, "tcpdump -r: \(read.stderr)")
-            packets[name] = read.stdout.split(separator: "\n").map(String.init)
+            packets[name] = Self.withoutEarlierWiFiConnections(read.stdout.split(separator: "\n").map(String.init))
         }
         return (value, packets)
+    }
+
+    /// Drops TCP packets of connections from the device's Wi-Fi address (192.0.2.23) whose SYN
+    /// is not in the capture: the closing packets (close_notify, FIN, RST) of the backend leg's
+    /// curl, which ran just before. Everything a leak could be stays: any packet that carries a
+    /// bearer address (100.64.x.x), any new connection (its SYN is captured), UDP (DNS), ICMP.
+    static func withoutEarlierWiFiConnections(_ lines: [String]) -> [String] {
+        let wifi = "192.0.2.23."
+        /// `TIME IP A > B: …` → (A, B).
+        func endpoints(_ line: String) -> (String, String)? {
+            let words = line.split(separator: " ")
+            guard let ip = words.firstIndex(of: "IP"), ip + 3 < words.count, words[ip + 2] == ">",
+                  words[ip + 3].hasSuffix(":") else { return nil }
+            return (String(words[ip + 1]), String(words[ip + 3].dropLast()))
+        }
+        func connection(_ a: String, _ b: String) -> String { a < b ? "\(a) \(b)" : "\(b) \(a)" }
+        var opened = Set<String>()
+        for line in lines where line.contains("Flags [S") {
+            if let (a, b) = endpoints(line) { opened.insert(connection(a, b)) }
+        }
+        return lines.filter { line in
+            guard line.contains(" Flags ["), let (a, b) = endpoints(line),
+                  a.hasPrefix(wifi) || b.hasPrefix(wifi), !line.contains("100.64.") else { return true }
+            return opened.contains(connection(a, b))
+        }
     }
 
     private func fileSize(_ file: String) -> Int {
@@ -201,11 +228,11 @@ final class BackgroundProcess {
     deinit { stop() }
 }
 
-extension JSONAny {
+extension JSONValue {
     /// The failure reason of a `cellpath fetch --json` report, if it failed.
     var failureReason: String? { self["failure"]?["reason"]?.string }
     /// The hops of a `cellpath fetch --json` report.
-    var hops: [JSONAny] { self["hops"]?.array ?? [] }
+    var hops: [JSONValue] { self["hops"]?.array ?? [] }
 }
 
 extension Substring {

@@ -1,3 +1,5 @@
+import CellpathCore
+
 /// Serialises `Value`s as JSON with keys in field order and two-space indentation, so
 /// output is stable across runs (docs/json.md).
 enum JSONWriter {
@@ -38,21 +40,5 @@ enum JSONWriter {
     private static func pad(_ level: Int) -> String { String(repeating: "  ", count: level) }
 
     /// A JSON string literal: quotes, backslashes and control characters escaped.
-    static func quoted(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20 || scalar.value == 0x7f:
-                let hex = String(scalar.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
-    }
+    static func quoted(_ text: String) -> String { JSONValue.quoted(text) }
 }

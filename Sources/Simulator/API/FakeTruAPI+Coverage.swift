@@ -1,3 +1,4 @@
+import CellpathCore
 import HTTPServer
 
 extension FakeTruAPI {

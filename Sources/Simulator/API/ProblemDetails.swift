@@ -1,3 +1,4 @@
+import CellpathCore
 import HTTPServer
 
 /// RFC 7807 `application/problem+json` responses with the tru.ID API's problem types.

@@ -1,8 +1,9 @@
 import FoundationEssentials
 
-/// A JSON document as the fake services read and write it; objects keep their key order
-/// so that responses are deterministic.
-public enum JSONValue: Sendable, Equatable, Decodable {
+/// A JSON document of any shape (API bodies, final hops of a chain, logs). Objects keep the
+/// order in which they were built, so that what cellpath writes is deterministic; decoding
+/// keeps the decoder's order.
+public enum JSONValue: Sendable, Equatable, Codable {
     case null
     case bool(Bool)
     case int(Int)
@@ -21,6 +22,9 @@ public enum JSONValue: Sendable, Equatable, Decodable {
         guard case .object(let members) = self else { return nil }
         return members.first { $0.0 == key }?.1
     }
+
+    /// The string member `key` of an object, or nil.
+    public subscript(string key: String) -> String? { self[key]?.stringValue }
 
     public var stringValue: String? { if case .string(let s) = self { s } else { nil } }
     public var intValue: Int? { if case .int(let i) = self { i } else { nil } }
@@ -61,6 +65,13 @@ public enum JSONValue: Sendable, Equatable, Decodable {
         }
     }
 
+    /// `s` as a JSON string literal: quotes, backslashes and control characters escaped.
+    public static func quoted(_ s: String) -> String {
+        var out = ""
+        writeString(s, to: &out)
+        return out
+    }
+
     private static func writeString(_ s: String, to out: inout String) {
         out += "\""
         for scalar in s.unicodeScalars {
@@ -70,7 +81,7 @@ public enum JSONValue: Sendable, Equatable, Decodable {
             case "\n": out += "\\n"
             case "\r": out += "\\r"
             case "\t": out += "\\t"
-            case _ where scalar.value < 0x20:
+            case _ where scalar.value < 0x20 || scalar.value == 0x7f:
                 let hex = String(scalar.value, radix: 16)
                 out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
             default: out.unicodeScalars.append(scalar)
@@ -84,6 +95,33 @@ public enum JSONValue: Sendable, Equatable, Decodable {
         var intValue: Int? { nil }
         init(stringValue: String) { self.stringValue = stringValue }
         init?(intValue: Int) { nil }
+    }
+
+    /// Encodes objects member by member in their order.
+    public func encode(to encoder: any Encoder) throws {
+        switch self {
+        case .object(let members):
+            var keyed = encoder.container(keyedBy: AnyKey.self)
+            for (key, value) in members { try keyed.encode(value, forKey: AnyKey(stringValue: key)) }
+        case .array(let items):
+            var unkeyed = encoder.unkeyedContainer()
+            for item in items { try unkeyed.encode(item) }
+        case .null:
+            var single = encoder.singleValueContainer()
+            try single.encodeNil()
+        case .bool(let b):
+            var single = encoder.singleValueContainer()
+            try single.encode(b)
+        case .int(let i):
+            var single = encoder.singleValueContainer()
+            try single.encode(i)
+        case .double(let d):
+            var single = encoder.singleValueContainer()
+            try single.encode(d)
+        case .string(let text):
+            var single = encoder.singleValueContainer()
+            try single.encode(text)
+        }
     }
 
     public init(from decoder: any Decoder) throws {
