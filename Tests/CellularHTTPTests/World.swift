@@ -88,17 +88,17 @@ final class World: Sendable {
     func capture<T>(on interface: String = "wlan0", filter: String = "", _ body: () throws -> T) throws -> (value: T, packets: [String]) {
         let file = "\(workdir)/cap-\(interface)-\(UInt32.random(in: 0...UInt32.max)).pcap"
         let log = file + ".log"
-        let pid = try Background.spawn(["ip", "netns", "exec", ue, "tcpdump", "--immediate-mode", "-i", interface, "-n", "-U", "-w", file]
-                                       + (filter.isEmpty ? [] : [filter]),
-                                       output: log)
-        defer { Background.stop(pid) }
+        let tcpdump = try BackgroundProcess(["ip", "netns", "exec", ue, "tcpdump", "--immediate-mode", "-i", interface, "-n", "-U", "-w", file]
+                                            + (filter.isEmpty ? [] : [filter]),
+                                            output: log)
+        defer { tcpdump.stop() }
         for _ in 0..<100 {
             if (try? ProcessRunner.run(["cat", log]).stdout.contains("listening on")) == true { break }
             usleep(50_000)
         }
         let value = try body()
         usleep(300_000)
-        Background.stop(pid)
+        tcpdump.stop()
         let dump = try ProcessRunner.run(["tcpdump", "-r", file, "-n"])
         return (value, dump.stdout.split(separator: "\n").map(String.init))
     }
@@ -124,46 +124,3 @@ extension Trait where Self == WorldTrait {
     static var world: Self { Self() }
 }
 
-/// Background children (tcpdump) started and stopped by pid.
-enum Background {
-    /// Starts `args` with stdout and stderr appended to `output`.
-    static func spawn(_ args: [String], output: String) throws -> pid_t {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_APPEND, 0o644)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        let argv = args.map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        // The test runner may block or ignore SIGINT; give the child default signal handling.
-        var attr = posix_spawnattr_t()
-        posix_spawnattr_init(&attr)
-        defer { posix_spawnattr_destroy(&attr) }
-        var none = sigset_t(), defaults = sigset_t()
-        sigemptyset(&none)
-        sigemptyset(&defaults)
-        sigaddset(&defaults, SIGINT)
-        sigaddset(&defaults, SIGTERM)
-        posix_spawnattr_setsigmask(&attr, &none)
-        posix_spawnattr_setsigdefault(&attr, &defaults)
-        posix_spawnattr_setflags(&attr, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-        var pid: pid_t = 0
-        let rc = posix_spawnp(&pid, args[0], &actions, &attr, argv, environ)
-        guard rc == 0 else { throw WorldError("cannot start \(args[0])") }
-        return pid
-    }
-
-    /// Sends SIGINT (tcpdump flushes) and reaps the child; idempotent.
-    static func stop(_ pid: pid_t) {
-        guard kill(pid, 0) == 0 else { return }
-        kill(pid, SIGINT)
-        var status: Int32 = 0
-        for _ in 0..<50 {
-            if waitpid(pid, &status, WNOHANG) == pid { return }
-            usleep(50_000)
-        }
-        kill(pid, SIGKILL)
-        waitpid(pid, &status, 0)
-    }
-}

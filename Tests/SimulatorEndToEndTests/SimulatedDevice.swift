@@ -119,7 +119,8 @@ struct SimulatedDevice {
         for name in interfaces {
             let file = "/tmp/\(prefix)\(name)-\(getpid()).pcap"
             unlink(file)
-            let process = try BackgroundProcess(["ip", "netns", "exec", ue, "tcpdump", "-i", name, "-n", "--immediate-mode", "-U", "-w", file])
+            let process = try BackgroundProcess(["ip", "netns", "exec", ue, "tcpdump", "-i", name, "-n", "--immediate-mode", "-U", "-w", file],
+                                                environment: Self.path)
             captures.append((name, file, process))
             // tcpdump writes the pcap file header once the capture is open.
             var waited = 0
@@ -168,64 +169,6 @@ struct SimulatedDevice {
         var info = stat()
         return stat(file, &info) == 0 ? Int(info.st_size) : 0
     }
-}
-
-/// A child left running while a test works (tcpdump, a delayed command); spawned with default
-/// signal dispositions and an empty signal mask, so that SIGINT reaches it.
-final class BackgroundProcess {
-    let pid: pid_t
-    private var reaped = false
-
-    init(_ arguments: [String]) throws {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var empty = sigset_t(), defaults = sigset_t()
-        sigemptyset(&empty)
-        sigemptyset(&defaults)
-        for signal in [SIGINT, SIGTERM, SIGPIPE] { sigaddset(&defaults, signal) }
-        posix_spawnattr_setsigmask(&attributes, &empty)
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-        let argv = arguments.map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        let env = SimulatedDevice.path.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { env.forEach { free($0) } }
-        var pid: pid_t = 0
-        let rc = posix_spawnp(&pid, arguments[0], &actions, &attributes, argv, env)
-        guard rc == 0 else { throw CellpathError(.unavailable, "cannot start \(arguments[0]): \(String(cString: strerror(rc)))") }
-        self.pid = pid
-    }
-
-    /// Waits up to `timeoutMs` for the child to exit; true when it did.
-    func wait(timeoutMs: Int) -> Bool {
-        if reaped { return true }
-        var status: Int32 = 0
-        for _ in 0..<(max(timeoutMs, 0) / 20 + 1) {
-            if waitpid(pid, &status, WNOHANG) == pid { reaped = true; return true }
-            usleep(20_000)
-        }
-        return false
-    }
-
-    /// SIGINT (tcpdump flushes and closes its file), then SIGKILL after 3 s; reaps the child.
-    func stop() {
-        guard !reaped else { return }
-        kill(pid, SIGINT)
-        if wait(timeoutMs: 3000) { return }
-        kill(pid, SIGKILL)
-        var status: Int32 = 0
-        _ = waitpid(pid, &status, 0)
-        reaped = true
-    }
-
-    deinit { stop() }
 }
 
 extension JSONValue {

@@ -262,7 +262,7 @@ struct WorldTests {
             #expect(env["CELLPATH_CA_FILE"] == run.caCertificate)
             // A TLS server with the world's certificate on the API address; curl in the
             // device namespace resolves the name through Wi-Fi DNS and trusts the test CA.
-            let server = try ProcessRunnerBackground.start(["ip", "netns", "exec", prefix + "inet", "openssl", "s_server",
+            let server = try BackgroundProcess(["ip", "netns", "exec", prefix + "inet", "openssl", "s_server",
                                                             "-accept", "203.0.113.10:4433", "-cert", run.serverCertificate,
                                                             "-key", run.serverKey, "-www", "-quiet"])
             defer { server.stop() }
@@ -340,29 +340,3 @@ func processIsGone(_ pid: Int32) -> Bool {
     return read(fd, &byte, 1) <= 0
 }
 
-/// A child process left running while a test talks to it.
-struct ProcessRunnerBackground {
-    let pid: pid_t
-
-    static func start(_ arguments: [String]) throws -> ProcessRunnerBackground {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-        let argv = arguments.map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        var pid: pid_t = 0
-        let rc = posix_spawnp(&pid, arguments[0], &actions, nil, argv, environ)
-        guard rc == 0 else { throw CellpathError(.unavailable, "cannot start \(arguments[0])") }
-        return ProcessRunnerBackground(pid: pid)
-    }
-
-    /// SIGKILL: the test runner's blocked signals are inherited, so SIGTERM may never arrive.
-    func stop() {
-        kill(pid, SIGKILL)
-        var status: Int32 = 0
-        _ = waitpid(pid, &status, 0)
-    }
-}

@@ -17,7 +17,6 @@ public enum ProcessRunner {
     /// (test runners block some in their own threads).
     public static func run(_ arguments: [String], environment: [String: String]? = nil,
                            stdin: String = "", signals: [(after: Double, signal: Int32)] = []) throws -> ProcessResult {
-        precondition(!arguments.isEmpty)
         var outPipe: [Int32] = [0, 0], errPipe: [Int32] = [0, 0], inPipe: [Int32] = [0, 0]
         guard pipe(&outPipe) == 0, pipe(&errPipe) == 0, pipe(&inPipe) == 0 else {
             throw ProcessError.spawn(arguments[0], errno)
@@ -30,29 +29,14 @@ public enum ProcessRunner {
         posix_spawn_file_actions_adddup2(&actions, errPipe[1], 2)
         for fd in inPipe + outPipe + errPipe { posix_spawn_file_actions_addclose(&actions, fd) }
 
-        let env = (environment ?? ProcessEnvironment.current()).map { "\($0.key)=\($0.value)" }
-        let argv = arguments.map { strdup($0) } + [nil]
-        let envp = env.map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) }; envp.forEach { free($0) } }
-
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var empty = sigset_t(), defaults = sigset_t()
-        sigemptyset(&empty)
-        sigemptyset(&defaults)
-        for number in [SIGINT, SIGTERM, SIGPIPE, SIGCHLD] { sigaddset(&defaults, number) }
-        posix_spawnattr_setsigmask(&attributes, &empty)
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-
-        var pid: pid_t = 0
-        let rc = posix_spawnp(&pid, arguments[0], &actions, &attributes, argv, envp)
-        close(inPipe[0]); close(outPipe[1]); close(errPipe[1])
-        guard rc == 0 else {
-            close(inPipe[1]); close(outPipe[0]); close(errPipe[0])
-            throw ProcessError.spawn(arguments[0], rc)
+        let pid: pid_t
+        do {
+            pid = try Spawn.start(arguments, actions: &actions, environment: environment)
+        } catch {
+            for fd in inPipe + outPipe + errPipe { close(fd) }
+            throw error
         }
+        close(inPipe[0]); close(outPipe[1]); close(errPipe[1])
         for (after, number) in signals {
             let child = pid
             DispatchQueue.global().asyncAfter(deadline: .now() + after) { kill(child, number) }
