@@ -43,15 +43,10 @@ struct CommandLineParser {
                     throw unknownOption("--\(name)", in: node, path: parsed.path)
                 }
                 if option.takesValue {
-                    var value = inline
-                    if value == nil {
-                        guard index < arguments.count else {
-                            throw UsageError("missing value for '--\(name) <\(option.valueName!)>'", command: parsed.path)
-                        }
-                        value = arguments[index]
-                        index += 1
+                    let value = if let inline { inline } else {
+                        try nextValue(for: "--\(name)", option, arguments, &index, parsed.path)
                     }
-                    try record(option, value: value!, into: &parsed)
+                    try record(option, value: value, into: &parsed)
                 } else {
                     guard inline == nil else {
                         throw UsageError("option '--\(name)' takes no value", command: parsed.path)
@@ -67,15 +62,9 @@ struct CommandLineParser {
                         throw unknownOption("-\(letter)", in: node, path: parsed.path)
                     }
                     if option.takesValue {
-                        var value = letters.isEmpty ? nil : String(letters)
-                        if value == nil {
-                            guard index < arguments.count else {
-                                throw UsageError("missing value for '-\(letter) <\(option.valueName!)>'", command: parsed.path)
-                            }
-                            value = arguments[index]
-                            index += 1
-                        }
-                        try record(option, value: value!, into: &parsed)
+                        let value = letters.isEmpty
+                            ? try nextValue(for: "-\(letter)", option, arguments, &index, parsed.path) : String(letters)
+                        try record(option, value: value, into: &parsed)
                         break
                     }
                     parsed.options[option.long] = [""]
@@ -102,6 +91,16 @@ struct CommandLineParser {
         guard node.action != nil else { return .help(parsed.path) }
         try bind(positionals, to: node, into: &parsed)
         return .run(node, parsed)
+    }
+
+    /// The argument after an option as its value (`--region GB`, `-r GB`).
+    private func nextValue(for spelled: String, _ option: OptionSpec, _ arguments: [String], _ index: inout Int,
+                           _ path: [String]) throws(UsageError) -> String {
+        guard index < arguments.count else {
+            throw UsageError("missing value for '\(spelled) <\(option.valueName!)>'", command: path)
+        }
+        index += 1
+        return arguments[index - 1]
     }
 
     /// Resolves `help sim up` to the command path, rejecting unknown names.
