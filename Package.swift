@@ -36,7 +36,7 @@ let package = Package(
         .target(name: "CellpathCore"),
         .target(name: "PhoneNumbers", dependencies: ["CPhoneNumber", "CellpathCore"]),
         .target(name: "Configuration", dependencies: ["CGLib", "CellpathCore"]),
-        .target(name: "CellularHTTP", dependencies: ["CellpathCore", "CCurl", "CAres", "CShims"]),
+        .target(name: "CellularHTTP", dependencies: ["CellpathCore", "CCurl", "CAres", "CNetlink", "CShims"]),
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "CellpathCore"]),
         .target(name: "Simulator", dependencies: ["CellpathCore", "HTTPServer", "CShims"]),
         .target(name: "CellpathCLI", dependencies: ["CellpathCore", "Simulator", "CellularHTTP", "PhoneNumbers", "Configuration"]),

@@ -60,18 +60,23 @@ final class TransferContext: @unchecked Sendable {
         }
     }
 
-    /// Closes every connection of the chain in order (see `cshims_close_draining`, at most
-    /// 500 ms for all together) and releases the multi handle. Call on the chain's thread once
-    /// the chain is over, so that the process cannot exit before the peers have closed.
+    /// Closes every connection of the chain without a leak and releases the multi handle: at
+    /// once where the kernel's own replies follow the bearer (`KernelRoute`), otherwise in order
+    /// (see `cshims_close_draining`, one round trip, at most 500 ms for all together). Call on the
+    /// chain's thread once the chain is over, so that the process cannot exit before the peers
+    /// have closed.
     func closeConnections() {
         released.withLock { released in
             guard !released else { return }
             if let multi { curl_multi_cleanup(multi) }
             released = true
         }
-        let fds = closingSockets.pointee
+        var draining: [Int32] = []
+        for fd in closingSockets.pointee {
+            if KernelRoute.repliesFollowBinding(of: fd) { close(fd) } else { draining.append(fd) }
+        }
         closingSockets.pointee = []
-        fds.withUnsafeBufferPointer { cshims_close_draining($0.baseAddress, Int32($0.count), 500) }
+        draining.withUnsafeBufferPointer { cshims_close_draining($0.baseAddress, Int32($0.count), 500) }
     }
 
     var isCancelled: Bool { flag.load(ordering: .relaxed) }

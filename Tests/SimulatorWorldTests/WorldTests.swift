@@ -55,8 +55,12 @@ struct WorldTests {
             #expect(status.modems[0].bearer == .disconnected)
             #expect(try addresses(ue, "wwan1") == ["100.64.23.11/32"])
             #expect(try routes(ue).contains("default dev wwan1 scope link metric 701"))
-            // Wi-Fi keeps the better default route.
+            // Wi-Fi keeps the better default route; what comes from the bearer address (the
+            // kernel's own resets included) follows the bearer.
             #expect(try ip(ue, "route", "get", "203.0.113.10").contains("dev wlan0"))
+            #expect(try ip(ue, "route", "get", "203.0.113.10", "from", "100.64.23.11").contains("dev wwan1"))
+            _ = try SimulatedWorld.bearer(connect: false, modem: 1, prefix: prefix)
+            #expect(try !ip(ue, "rule", "show").contains("100.64.23.11"))
         }
     }
 

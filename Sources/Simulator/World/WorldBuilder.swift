@@ -68,17 +68,25 @@ struct WorldBuilder {
 
     /// Gives modem `n`'s wwan interface its bearer address and a default route with a metric
     /// above Wi-Fi's, then sets it up: unbound traffic keeps using wlan0, sockets bound to
-    /// the interface use it (what NetworkManager does for a WWAN connection).
+    /// the interface use it (what NetworkManager does for a WWAN connection). A source-address
+    /// rule sends every packet from the bearer address through the interface, the kernel's own
+    /// replies (TCP resets) included, as a careful bearer set-up does.
     func configureBearer(_ n: Int) throws {
         let ue = topology.ueNamespace, dev = topology.modemInterface(n)
-        try ip(ue, "addr", "replace", "\(topology.bearerAddress(n))/32", "dev", dev)
+        let address = topology.bearerAddress(n), table = "\(topology.bearerRouteTable(n))"
+        try ip(ue, "addr", "replace", "\(address)/32", "dev", dev)
         try ip(ue, "link", "set", dev, "up")
         try ip(ue, "route", "replace", "default", "dev", dev, "metric", "\(topology.bearerRouteMetric(n))")
+        try ip(ue, "route", "replace", "default", "dev", dev, "table", table)
+        _ = try? ip(ue, "rule", "del", "from", address, "table", table)
+        try ip(ue, "rule", "add", "from", address, "table", table, "priority", table)
     }
 
-    /// Removes modem `n`'s address and route and sets its wwan interface down.
+    /// Removes modem `n`'s address, routes and rule and sets its wwan interface down.
     func deconfigureBearer(_ n: Int) throws {
         let ue = topology.ueNamespace, dev = topology.modemInterface(n)
+        let address = topology.bearerAddress(n), table = "\(topology.bearerRouteTable(n))"
+        _ = try? ip(ue, "rule", "del", "from", address, "table", table)
         try ip(ue, "addr", "flush", "dev", dev)
         try ip(ue, "link", "set", dev, "down")
     }

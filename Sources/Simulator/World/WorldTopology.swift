@@ -47,6 +47,9 @@ public struct WorldTopology: Sendable, Equatable, Codable {
     /// Route metric of modem `n`'s default route (above Wi-Fi's, as NetworkManager does).
     public func bearerRouteMetric(_ n: Int) -> Int { 700 + n }
 
+    /// Routing table (and rule priority) of modem `n`'s source-address rule.
+    public func bearerRouteTable(_ n: Int) -> Int { 1000 + n }
+
     /// The device's Wi-Fi interface (a TUN, so the relay can add the Wi-Fi delay).
     public static let wlanInterface = "wlan0"
     /// The Wi-Fi access point's side of the Wi-Fi TUN pair, in the internet namespace.
