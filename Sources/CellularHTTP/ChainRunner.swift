@@ -393,8 +393,14 @@ func isAddressLiteral(_ host: String) -> Bool {
     return inet_pton(AF_INET, host, &v4) == 1 || inet_pton(AF_INET6, host, &v6) == 1
 }
 
+/// A duration in milliseconds, to the microsecond.
 func milliseconds(_ d: Duration) -> Double {
-    Double(d.components.seconds) * 1000 + Double(d.components.attoseconds) / 1e15
+    microseconds(Double(d.components.seconds) * 1000 + Double(d.components.attoseconds) / 1e15)
+}
+
+/// Milliseconds rounded to the microsecond, so that traces print `80.914`, not `80.91399999999996`.
+func microseconds(_ ms: Double) -> Double {
+    (ms * 1000).rounded() / 1000
 }
 
 func seconds(_ d: Duration) -> String {

@@ -13,12 +13,13 @@ public struct HopTimings: Sendable, Equatable, Codable {
     /// The whole hop, DNS included.
     public var totalMs: Double
 
+    /// Values are kept to the microsecond (what curl and the clock resolve).
     public init(dnsMs: Double, connectMs: Double?, tlsMs: Double?, firstByteMs: Double, totalMs: Double) {
-        self.dnsMs = dnsMs
-        self.connectMs = connectMs
-        self.tlsMs = tlsMs
-        self.firstByteMs = firstByteMs
-        self.totalMs = totalMs
+        self.dnsMs = microseconds(dnsMs)
+        self.connectMs = connectMs.map(microseconds)
+        self.tlsMs = tlsMs.map(microseconds)
+        self.firstByteMs = microseconds(firstByteMs)
+        self.totalMs = microseconds(totalMs)
     }
 }
 
