@@ -6,6 +6,8 @@
 #include <linux/if.h>
 #include <linux/if_tun.h>
 #include <pthread.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
@@ -21,12 +23,14 @@ struct netns_job {
     const char *ifname;
     int domain, type, protocol;
     int result;
+    int errnum;  /* the errno of the failure, for the caller's thread */
     char *error;
     size_t error_size;
 };
 
 static void fail(struct netns_job *job, const char *what, int err) {
     snprintf(job->error, job->error_size, "%s: %s", what, strerror(err));
+    job->errnum = err;
     job->result = -1;
 }
 
@@ -58,8 +62,9 @@ static int run_job(struct netns_job *job) {
     job->result = -1;
     if (job->error_size > 0) job->error[0] = 0;
     int rc = pthread_create(&thread, NULL, netns_thread, job);
-    if (rc != 0) { fail(job, "pthread_create", rc); return -1; }
-    pthread_join(thread, NULL);
+    if (rc != 0) { fail(job, "pthread_create", rc); }
+    else { pthread_join(thread, NULL); }
+    if (job->result < 0) { errno = job->errnum; }
     return job->result;
 }
 
@@ -78,4 +83,37 @@ int cshims_socket_in_netns(const char *netns_path, int domain, int type, int pro
     struct netns_job job = { .kind = JOB_SOCKET, .netns_path = netns_path, .domain = domain,
                              .type = type, .protocol = protocol, .error = error, .error_size = error_size };
     return run_job(&job);
+}
+
+int cshims_netns_listen_socket(const char *netns_path, const char *address, uint16_t port) {
+    struct sockaddr_storage storage;
+    memset(&storage, 0, sizeof storage);
+    socklen_t length;
+    struct sockaddr_in *v4 = (struct sockaddr_in *) &storage;
+    struct sockaddr_in6 *v6 = (struct sockaddr_in6 *) &storage;
+    if (inet_pton(AF_INET, address, &v4->sin_addr) == 1) {
+        v4->sin_family = AF_INET;
+        v4->sin_port = htons(port);
+        length = sizeof *v4;
+    } else if (inet_pton(AF_INET6, address, &v6->sin6_addr) == 1) {
+        v6->sin6_family = AF_INET6;
+        v6->sin6_port = htons(port);
+        length = sizeof *v6;
+    } else {
+        errno = EINVAL;
+        return -1;
+    }
+    char error[128];
+    int fd = cshims_socket_in_netns(netns_path, storage.ss_family, SOCK_STREAM, 0, error, sizeof error);
+    if (fd < 0) return -1;
+    /* The socket belongs to the namespace it was created in: bind and listen need no switch. */
+    int on = 1;
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof on);
+    if (bind(fd, (struct sockaddr *) &storage, length) != 0 || listen(fd, 64) != 0) {
+        int err = errno;
+        close(fd);
+        errno = err;
+        return -1;
+    }
+    return fd;
 }

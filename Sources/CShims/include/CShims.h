@@ -3,5 +3,4 @@
 #include "cshims_bind.h"
 #include "cshims_close.h"
 #include "cshims_netns.h"
-#include "cshims_netns_socket.h"
 #include "cshims_pty.h"
