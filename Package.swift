@@ -38,25 +38,31 @@ let package = Package(
         .target(name: "Configuration", dependencies: ["CGLib", "CellpathCore"]),
         .target(name: "CellularHTTP", dependencies: ["CellpathCore", "CCurl", "CAres", "CNetlink", "CShims"]),
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "CellpathCore"]),
-        .target(name: "Simulator", dependencies: ["CellpathCore", "HTTPServer", "CShims"]),
+        // The simulated world, in three layers: scenario model → modems / web services → world.
+        .target(name: "SimulatorScenario", dependencies: ["CellpathCore"]),
+        .target(name: "SimulatedModems", dependencies: ["SimulatorScenario", "CellpathCore", "CShims"]),
+        .target(name: "SimulatedServices", dependencies: ["SimulatorScenario", "CellpathCore", "HTTPServer"]),
+        .target(name: "Simulator", dependencies: ["SimulatedModems", "SimulatedServices", "SimulatorScenario",
+                                                  "CellpathCore", "HTTPServer", "CShims"]),
         .target(name: "CellpathCLI", dependencies: ["CellpathCore", "Simulator", "CellularHTTP", "PhoneNumbers", "Configuration"]),
         .executableTarget(name: "cellpath", dependencies: ["CellpathCLI", "CellpathCore"]),
 
         // MARK: Tests
         // Runs one fetch with knobs the CLI does not offer (a forced source address, a timed cancel).
         .executableTarget(name: "cellpath-fetch-probe", dependencies: ["CellularHTTP"], path: "Tests/FetchProbe"),
-        .target(name: "TestSupport", dependencies: ["CellpathCore", "Simulator"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["CellpathCore", "Simulator", "SimulatorScenario"], path: "Tests/TestSupport"),
         .testTarget(name: "CellpathCLITests", dependencies: ["CellpathCLI", "TestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["TestSupport"]),
         .testTarget(name: "PhoneNumbersTests", dependencies: ["PhoneNumbers"]),
         .testTarget(name: "ConfigurationTests", dependencies: ["Configuration"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "CShims", "TestSupport"]),
-        .testTarget(name: "SimulatorAPITests", dependencies: ["Simulator", "HTTPServer", "CShims", "TestSupport"]),
         .testTarget(name: "CellularHTTPTests", dependencies: ["CellularHTTP", "TestSupport"],
                     exclude: ["Fixtures"]),
-        .testTarget(name: "SimulatorModemTests", dependencies: ["Simulator", "CellpathCore", "TestSupport"]),
-        .testTarget(name: "SimulatorWorldTests", dependencies: ["Simulator", "CShims", "TestSupport"]),
-        .testTarget(name: "SimulatorEndToEndTests", dependencies: ["Simulator", "CellpathCore", "TestSupport"]),
+        .testTarget(name: "SimulatorScenarioTests", dependencies: ["SimulatorScenario", "CellpathCore"]),
+        .testTarget(name: "SimulatedModemsTests", dependencies: ["SimulatedModems", "SimulatorScenario", "CellpathCore", "TestSupport"]),
+        .testTarget(name: "SimulatedServicesTests", dependencies: ["SimulatedServices", "SimulatorScenario", "HTTPServer", "CShims", "TestSupport"]),
+        .testTarget(name: "SimulatorTests", dependencies: ["Simulator", "SimulatorScenario", "CShims", "TestSupport"]),
+        .testTarget(name: "SimulatorEndToEndTests", dependencies: ["Simulator", "SimulatorScenario", "CellpathCore", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

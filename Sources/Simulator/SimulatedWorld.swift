@@ -1,3 +1,4 @@
+import SimulatorScenario
 import CellpathCore
 import FoundationEssentials
 import Glibc

@@ -1,3 +1,5 @@
+import SimulatedModems
+import SimulatedServices
 import CellpathCore
 import FoundationEssentials
 import Glibc

@@ -1,3 +1,4 @@
+import SimulatorScenario
 import CellpathCore
 import CShims
 import Glibc

@@ -1,3 +1,4 @@
+import SimulatorScenario
 import CellpathCore
 
 /// What `sim status` reports about one world. Personal data is full inside the daemon;

@@ -1,3 +1,5 @@
+import SimulatedModems
+import SimulatorScenario
 import CellpathCore
 import Glibc
 

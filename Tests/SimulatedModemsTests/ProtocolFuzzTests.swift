@@ -1,4 +1,5 @@
-@testable import Simulator
+@testable import SimulatedModems
+import SimulatorScenario
 import Testing
 
 /// The MBIM and QMI state machines fed with random and mutated frames: they must never trap,

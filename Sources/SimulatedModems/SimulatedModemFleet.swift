@@ -1,3 +1,4 @@
+import SimulatorScenario
 import CellpathCore
 
 /// All the modems of a scenario, each on its own pty and thread: modem `i` is

@@ -1,6 +1,6 @@
 import FoundationEssentials
 import HTTPServer
-import Simulator
+import SimulatedServices
 import Testing
 
 @Suite struct TokenTests {

@@ -1,3 +1,4 @@
+import SimulatorScenario
 import Synchronization
 
 /// What the carrier vouches for after identifying a subscriber by source address: the SIM

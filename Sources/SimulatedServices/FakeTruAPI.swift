@@ -1,3 +1,4 @@
+import SimulatorScenario
 import FoundationEssentials
 import HTTPServer
 import Synchronization

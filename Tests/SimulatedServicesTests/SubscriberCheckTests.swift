@@ -1,7 +1,8 @@
 import CellpathCore
 import FoundationEssentials
 import HTTPServer
-import Simulator
+import SimulatedServices
+import SimulatorScenario
 import Testing
 
 /// Creates a check and returns (check_id, check_url).

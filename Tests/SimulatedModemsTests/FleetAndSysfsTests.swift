@@ -1,6 +1,7 @@
 import CellpathCore
 import Glibc
-import Simulator
+import SimulatedModems
+import SimulatorScenario
 import Testing
 import TestSupport
 

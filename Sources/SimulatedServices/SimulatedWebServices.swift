@@ -1,3 +1,4 @@
+import SimulatorScenario
 import Glibc
 import HTTPServer
 import Synchronization

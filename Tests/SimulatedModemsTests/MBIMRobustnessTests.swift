@@ -1,5 +1,6 @@
 import Glibc
-import Simulator
+import SimulatedModems
+import SimulatorScenario
 import Testing
 import TestSupport
 

@@ -1,3 +1,4 @@
+import SimulatorScenario
 import HTTPServer
 import Synchronization
 

@@ -1,6 +1,6 @@
 import CellpathCore
 import Glibc
-import Simulator
+import SimulatorScenario
 import Testing
 
 @Suite struct ScenarioValidationTests {
@@ -77,19 +77,5 @@ import Testing
         #expect(error?.message.hasPrefix(path) == true)
         #expect(error?.message.contains("wifiPath.jitterMs") == true)
         #expect(throws: CellpathError.self) { try Scenario.load(path: path + ".missing") }
-    }
-
-    @Test func topologyNamesFollowThePrefix() throws {
-        let topology = WorldTopology(prefix: "cp-", modemCount: 3)
-        #expect(topology.namespaces == ["cp-ue", "cp-carrier", "cp-inet"])
-        #expect(topology.modemInterface(2) == "wwan2")
-        #expect(topology.radioInterface(2) == "radio2")
-        #expect(topology.bearerAddress(0) == "100.64.23.10")
-        #expect(topology.bearerAddress(2) == "100.64.23.12")
-        try WorldTopology.validate(prefix: "ct12ab-_")
-        try WorldTopology.validate(prefix: "Lab1")
-        for bad in ["", "-cp", "cp/x", "cp.x", "ninechar-", "cp ue"] {
-            #expect(throws: CellpathError.self) { try WorldTopology.validate(prefix: bad) }
-        }
     }
 }

@@ -1,3 +1,4 @@
+import SimulatorScenario
 import Glibc
 
 /// The sysfs entries the kernel would create for one simulated modem, under `<run dir>/sys`:

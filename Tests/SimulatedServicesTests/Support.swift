@@ -1,7 +1,8 @@
 import CellpathCore
 import FoundationEssentials
 import HTTPServer
-import Simulator
+import SimulatedServices
+import SimulatorScenario
 import Synchronization
 
 /// A subscriber directory with fixed bearer addresses.

@@ -1,6 +1,7 @@
 import CellpathCore
 import Glibc
-import Simulator
+import SimulatedModems
+import SimulatorScenario
 import TestSupport
 
 /// A simulated modem on a pty in a private run directory, removed when the test ends.

@@ -3,7 +3,8 @@ import CShims
 import FoundationEssentials
 import Glibc
 import HTTPServer
-import Simulator
+import SimulatedServices
+import SimulatorScenario
 import Synchronization
 import Testing
 import TestSupport

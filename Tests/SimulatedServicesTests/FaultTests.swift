@@ -1,7 +1,8 @@
 import CellpathCore
 import FoundationEssentials
 import HTTPServer
-import Simulator
+import SimulatedServices
+import SimulatorScenario
 import Testing
 
 @Suite struct APIFaultTests {

@@ -1,3 +1,5 @@
+import SimulatorScenario
+
 /// Whether a simulated modem's SIM can be used.
 enum SIMStatus: Equatable { case absent, pinLocked, ready }
 
