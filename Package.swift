@@ -34,6 +34,8 @@ let package = Package(
 
         // MARK: Swift modules (dependencies point down, see docs/architecture.md)
         .target(name: "CellpathCore"),
+        // One set of POSIX helpers: descriptors, errno errors, I/O, threads, spawn, signals.
+        .target(name: "SystemSupport", dependencies: ["CellpathCore", "CShims"]),
         .target(name: "PhoneNumbers", dependencies: ["CPhoneNumber", "CellpathCore"]),
         .target(name: "Configuration", dependencies: ["CGLib", "CellpathCore"]),
         .target(name: "CellularHTTP", dependencies: ["CellpathCore", "CCurl", "CAres", "CNetlink", "CShims"]),
@@ -60,7 +62,7 @@ let package = Package(
                     exclude: ["Fixtures"]),
         .testTarget(name: "SimulatorScenarioTests", dependencies: ["SimulatorScenario", "CellpathCore"]),
         .testTarget(name: "SimulatedModemsTests", dependencies: ["SimulatedModems", "SimulatorScenario", "CellpathCore", "TestSupport"]),
-        .testTarget(name: "SimulatedServicesTests", dependencies: ["SimulatedServices", "SimulatorScenario", "HTTPServer", "CShims", "TestSupport"]),
+        .testTarget(name: "SimulatedServicesTests", dependencies: ["SimulatedServices", "Simulator", "SimulatorScenario", "HTTPServer", "CShims", "TestSupport"]),
         .testTarget(name: "SimulatorTests", dependencies: ["Simulator", "SimulatorScenario", "CShims", "TestSupport"]),
         .testTarget(name: "SimulatorEndToEndTests", dependencies: ["Simulator", "SimulatorScenario", "CellpathCore", "TestSupport"]),
     ],

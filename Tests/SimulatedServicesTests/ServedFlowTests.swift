@@ -4,6 +4,7 @@ import FoundationEssentials
 import Glibc
 import HTTPServer
 import SimulatedServices
+import Simulator
 import SimulatorScenario
 import Synchronization
 import Testing

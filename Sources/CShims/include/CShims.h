@@ -2,5 +2,7 @@
 #pragma once
 #include "cshims_bind.h"
 #include "cshims_close.h"
+#include "cshims_fd.h"
 #include "cshims_netns.h"
 #include "cshims_pty.h"
+#include "cshims_spawn.h"

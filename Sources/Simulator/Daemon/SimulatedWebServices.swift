@@ -1,5 +1,7 @@
 import SimulatorScenario
 import Glibc
+import SimulatedServices
+import SimulatorScenario
 import HTTPServer
 import Synchronization
 

@@ -1,0 +1,139 @@
+import Glibc
+import Synchronization
+
+/// The one signal-handling scheme of cellpath's processes (the CLI, the simulator daemon, the
+/// server): an async-signal-safe handler writes the signal number to a pipe, and the process
+/// reads it either in its own poll loop (`readFD`, `take()`) or on a watcher thread that calls
+/// a handler with the signal and how many have arrived (`SignalWatcher(signals:handler:)`).
+/// The policy of the interactive commands: the first SIGINT/SIGTERM cancels and cleans up,
+/// the second runs the last-resort clean-ups (`EmergencyExit`) and exits.
+/// One watcher per process at a time; any thread.
+public final class SignalWatcher: Sendable {
+    /// SIGINT and SIGTERM.
+    public static let termination: [Int32] = [SIGINT, SIGTERM]
+
+    /// Readable when a signal is pending; for poll loops (`take()` reads it).
+    public var readFD: Int32 { pipe.read.rawValue }
+    private let pipe: (read: FileDescriptor, write: FileDescriptor)
+    private let signals: [Int32]
+    private let watcher: Mutex<pthread_t?>
+    private let stopped = StopFlag()
+
+    /// Installs handlers for `signals`; signals are then read with `take()` (poll mode).
+    public convenience init(signals: [Int32] = termination) throws(SystemError) {
+        try self.init(signals: signals, watcher: nil)
+    }
+
+    /// Installs handlers for `signals` and calls `handler(signal, count)` on a watcher thread
+    /// for each one, `count` being 1 for the first signal, 2 for the second, and so on.
+    public convenience init(signals: [Int32] = termination,
+                            handler: @escaping @Sendable (_ signal: Int32, _ count: Int) -> Void) throws(SystemError) {
+        try self.init(signals: signals, watcher: handler)
+    }
+
+    private init(signals: [Int32], watcher handler: (@Sendable (Int32, Int) -> Void)?) throws(SystemError) {
+        pipe = try FileDescriptor.pipe(nonBlocking: true)
+        self.signals = signals
+        watcher = Mutex(nil)
+        guard signalWriteFD.compareExchange(expected: -1, desired: pipe.write.rawValue, ordering: .acquiringAndReleasing).exchanged else {
+            throw SystemError("a signal watcher is already installed", code: EBUSY)
+        }
+        var action = sigaction()
+        action.__sigaction_handler.sa_handler = { signal in
+            let saved = errno
+            var byte = UInt8(truncatingIfNeeded: signal)
+            _ = write(signalWriteFD.load(ordering: .relaxed), &byte, 1)
+            errno = saved
+        }
+        sigemptyset(&action.sa_mask)
+        action.sa_flags = SA_RESTART
+        var handled = sigset_t()
+        sigemptyset(&handled)
+        for signal in signals {
+            sigaction(signal, &action, nil)
+            sigaddset(&handled, signal)
+        }
+        // A parent may have blocked them (test runners do); this thread takes them.
+        pthread_sigmask(SIG_UNBLOCK, &handled, nil)
+        Glibc.signal(SIGPIPE, SIG_IGN)
+        if let handler {
+            let readFD = pipe.read.rawValue, stopped = self.stopped
+            let thread = try Threads.start {
+                var count = 0
+                while !stopped.isSet {
+                    var fds = [pollfd(fd: readFD, events: Int16(POLLIN), revents: 0)]
+                    guard poll(&fds, 1, 200) > 0 else { continue }
+                    var byte: UInt8 = 0
+                    while read(readFD, &byte, 1) == 1 {
+                        count += 1
+                        handler(Int32(byte), count)
+                    }
+                }
+            }
+            watcher.withLock { $0 = thread }
+        }
+    }
+
+    /// The next pending signal, if any (poll mode).
+    public func take() -> Int32? {
+        var byte: UInt8 = 0
+        return read(pipe.read.rawValue, &byte, 1) == 1 ? Int32(byte) : nil
+    }
+
+    /// Restores the default dispositions, stops the watcher thread and closes the pipe. Idempotent.
+    public func stop() {
+        guard stopped.set() else { return }
+        for signal in signals { Glibc.signal(signal, SIG_DFL) }
+        signalWriteFD.store(-1, ordering: .releasing)
+        if let thread = watcher.withLock({ $0 }), !pthread_equal(thread, pthread_self()).isTrue {
+            Threads.join(thread)
+        }
+        pipe.read.close()
+        pipe.write.close()
+    }
+
+    deinit { stop() }
+}
+
+/// The write end of the installed watcher's pipe, read by the signal handler.
+private let signalWriteFD = Atomic<Int32>(-1)
+
+/// A flag shared with the watcher thread.
+private final class StopFlag: Sendable {
+    private let value = Atomic<Bool>(false)
+    var isSet: Bool { value.load(ordering: .acquiring) }
+    /// Sets the flag; true for the call that set it.
+    func set() -> Bool { !value.exchange(true, ordering: .acquiringAndReleasing) }
+}
+
+private extension Int32 {
+    var isTrue: Bool { self != 0 }
+}
+
+/// Last-resort clean-ups that must run even when the user insists on exiting at once (the
+/// second Ctrl-C): e.g. the HTTP engine's abortive close of bearer-bound sockets, so that no
+/// segment of theirs is answered later through another route. Hooks must be quick and must not
+/// block; they run on the signal watcher thread. Any thread.
+public enum EmergencyExit {
+    private static let hooks = Mutex<[Int: @Sendable () -> Void]>([:])
+    private static let nextID = Atomic<Int>(0)
+
+    /// Registers `hook`; returns a token for `unregister`.
+    public static func register(_ hook: @escaping @Sendable () -> Void) -> Int {
+        let id = nextID.add(1, ordering: .relaxed).newValue
+        hooks.withLock { $0[id] = hook }
+        return id
+    }
+
+    /// Removes the hook registered under `token`.
+    public static func unregister(_ token: Int) {
+        _ = hooks.withLock { $0.removeValue(forKey: token) }
+    }
+
+    /// Runs every registered hook, then exits the process at once with `status`.
+    public static func exit(_ status: Int32) -> Never {
+        let all = hooks.withLock { Array($0.values) }
+        for hook in all { hook() }
+        _exit(status)
+    }
+}

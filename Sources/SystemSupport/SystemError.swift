@@ -1,0 +1,27 @@
+import Glibc
+
+/// A failed system call: the operation and its `errno`.
+public struct SystemError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// What was attempted, e.g. `open /run/x` or `pthread_create`.
+    public var operation: String
+    /// The `errno` value (or a returned error number, as pthread functions give).
+    public var code: Int32
+
+    public init(_ operation: String, code: Int32 = errno) {
+        self.operation = operation
+        self.code = code
+    }
+
+    /// The C library's text for `code`, e.g. "No such file or directory".
+    public var reason: String { Self.text(code) }
+
+    public var description: String { "\(operation): \(reason)" }
+
+    /// The C library's text for an errno value.
+    public static func text(_ code: Int32) -> String {
+        // The XSI strerror_r (what Swift sees) fills `buffer`; thread-safe, unlike strerror.
+        var buffer = [CChar](repeating: 0, count: 256)
+        guard strerror_r(code, &buffer, buffer.count) == 0 else { return "error \(code)" }
+        return buffer.withUnsafeBufferPointer { String(validatingCString: $0.baseAddress!) } ?? "error \(code)"
+    }
+}
