@@ -41,12 +41,12 @@ let package = Package(
         .target(name: "CellularHTTP", dependencies: ["CellpathCore", "CCurl", "CAres", "CNetlink", "CShims"]),
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "CellpathCore"]),
         // The simulated world, in three layers: scenario model → modems / web services → world.
-        .target(name: "SimulatorScenario", dependencies: ["CellpathCore"]),
-        .target(name: "SimulatedModems", dependencies: ["SimulatorScenario", "CellpathCore", "CShims"]),
-        .target(name: "SimulatedServices", dependencies: ["SimulatorScenario", "CellpathCore", "HTTPServer"]),
+        .target(name: "SimulatorScenario", dependencies: ["CellpathCore", "SystemSupport"]),
+        .target(name: "SimulatedModems", dependencies: ["SimulatorScenario", "CellpathCore", "SystemSupport", "CShims"]),
+        .target(name: "SimulatedServices", dependencies: ["SimulatorScenario", "CellpathCore", "SystemSupport", "HTTPServer"]),
         .target(name: "Simulator", dependencies: ["SimulatedModems", "SimulatedServices", "SimulatorScenario",
-                                                  "CellpathCore", "HTTPServer", "CShims"]),
-        .target(name: "CellpathCLI", dependencies: ["CellpathCore", "Simulator", "CellularHTTP", "PhoneNumbers", "Configuration"]),
+                                                  "CellpathCore", "SystemSupport", "HTTPServer", "CShims"]),
+        .target(name: "CellpathCLI", dependencies: ["CellpathCore", "SystemSupport", "Simulator", "CellularHTTP", "PhoneNumbers", "Configuration"]),
         .executableTarget(name: "cellpath", dependencies: ["CellpathCLI", "CellpathCore"]),
 
         // MARK: Tests

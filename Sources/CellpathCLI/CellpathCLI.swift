@@ -57,8 +57,8 @@ public enum CellpathCLI {
                 outcome = try action(parsed, context)
             case .async(let action):
                 let task = Task.detached { try await action(parsed, context) }
-                let signals = SignalHandling { task.cancel() }
-                defer { withExtendedLifetime(signals) {} }
+                let signals = SignalHandling.install { task.cancel() }
+                defer { signals?.stop() }
                 outcome = try await task.value
             }
             if let output = outcome.output { Terminal.writeOut(renderer.render(output)) }

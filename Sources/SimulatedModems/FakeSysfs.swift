@@ -1,5 +1,6 @@
-import SimulatorScenario
 import Glibc
+import SimulatorScenario
+import SystemSupport
 
 /// The sysfs entries the kernel would create for one simulated modem, under `<run dir>/sys`:
 /// a USB device with one interface bound to `cdc_mbim` or `qmi_wwan`, its control port
@@ -51,14 +52,14 @@ struct FakeSysfs {
         var paths = ["class/usbmisc/\(controlPort)", "class/net/\(interfaceName)"]
         if let port = wwanPort { paths.append("class/wwan/\(port)") }
         for p in paths { unlink("\(root)/\(p)") }
-        removeTree("\(root)/\(usbDevice)")
+        FileSystem.removeTree("\(root)/\(usbDevice)")
     }
 
     private func makeDirectory(_ relative: String) throws(ModemDeviceError) {
-        var path = root
-        for component in relative.split(separator: "/") {
-            path += "/\(component)"
-            if mkdir(path, 0o755) != 0 && errno != EEXIST { throw .system("mkdir \(path)", errno) }
+        do {
+            try FileSystem.makeDirectories("\(root)/\(relative)")
+        } catch {
+            throw .system(error.operation, error.code)
         }
     }
 
@@ -66,11 +67,11 @@ struct FakeSysfs {
         let parts = relative.split(separator: "/")
         try makeDirectory(parts.dropLast().joined(separator: "/"))
         let path = "\(root)/\(relative)"
-        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw .system("open \(path)", errno) }
-        defer { close(fd) }
-        let bytes = Array((content + "\n").utf8)
-        guard Glibc.write(fd, bytes, bytes.count) == bytes.count else { throw .system("write \(path)", errno) }
+        do {
+            try FileSystem.write(content + "\n", to: path)
+        } catch {
+            throw .system("write \(path)", error.code)
+        }
     }
 
     private func link(_ relative: String, to target: String) throws(ModemDeviceError) {
@@ -79,27 +80,5 @@ struct FakeSysfs {
         let path = "\(root)/\(relative)"
         unlink(path)
         guard symlink(target, path) == 0 else { throw .system("symlink \(path)", errno) }
-    }
-}
-
-/// Removes a directory tree without following symlinks.
-func removeTree(_ path: String) {
-    var st = stat()
-    guard lstat(path, &st) == 0 else { return }
-    if (st.st_mode & S_IFMT) == S_IFDIR {
-        if let dir = opendir(path) {
-            var names: [String] = []
-            while let entry = readdir(dir) {
-                let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                    String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-                }
-                if name != "." && name != ".." { names.append(name) }
-            }
-            closedir(dir)
-            for name in names { removeTree("\(path)/\(name)") }
-        }
-        rmdir(path)
-    } else {
-        unlink(path)
     }
 }

@@ -1,11 +1,12 @@
 import CellpathCore
 import CShims
 import Glibc
+import SystemSupport
 
 /// A pseudo-terminal pair in raw mode standing in for a cdc-wdm control port: the simulator
 /// serves on the master, clients open the slave path, and the simulator keeps its own slave fd
 /// open so the master never sees a hang-up between clients.
-final class PseudoTerminal {
+final class PseudoTerminal: Sendable {
     let master: Int32
     let slave: Int32
     let slavePath: String
@@ -34,7 +35,7 @@ enum ModemDeviceError: Error, Equatable {
     var cellpathError: CellpathError {
         switch self {
         case .system(let what, let e):
-            let message = "simulated modem: \(what): \(String(cString: strerror(e)))"
+            let message = "simulated modem: \(what): \(SystemError.text(e))"
             return e == EACCES || e == EPERM
                 ? CellpathError(.permission, message, hint: "run the simulator as root or give it a writable run directory")
                 : CellpathError(.unavailable, message)

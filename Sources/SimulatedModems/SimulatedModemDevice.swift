@@ -1,7 +1,8 @@
-import SimulatorScenario
 import CellpathCore
 import Glibc
+import SimulatorScenario
 import Synchronization
+import SystemSupport
 
 /// One simulated modem: a pseudo-terminal speaking MBIM or QMI, exposed as
 /// `<run dir>/dev/cdc-wdmN`, with its fake sysfs tree under `<run dir>/sys`, served by its own
@@ -85,12 +86,14 @@ public final class SimulatedModemDevice: Sendable {
             if mkdir(dir, 0o755) != 0 && errno != EEXIST { throw .system("mkdir \(dir)", errno) }
         }
         let pty = try PseudoTerminal()
-        var wake: [Int32] = [-1, -1]
-        guard pipe(&wake) == 0 else {
+        let wake: [Int32]
+        do {
+            let pipe = try FileDescriptor.pipe(nonBlocking: true)
+            wake = [pipe.read.release(), pipe.write.release()]
+        } catch {
             pty.close()
-            throw .system("pipe", errno)
+            throw .system("pipe", error.code)
         }
-        for fd in wake { _ = fcntl(fd, F_SETFD, FD_CLOEXEC); _ = fcntl(fd, F_SETFL, O_NONBLOCK) }
         do {
             try sysfs.create()
             try link(devicePath, to: pty.slavePath)
@@ -103,18 +106,13 @@ public final class SimulatedModemDevice: Sendable {
         let state = ModemState(index: index, modem: modem, dataPath: dataPath)
         let function: any ControlFunction = modem.protocol == .mbim ? MBIMFunction(state: state) : QMIFunction(state: state)
         let server = ModemServer(device: self, pty: pty, wakeRead: wake[0], state: state, function: function)
-        let box = Unmanaged.passRetained(server).toOpaque()
-        var thread = pthread_t()
-        let rc = pthread_create(&thread, nil, { raw in
-            let server = Unmanaged<ModemServer>.fromOpaque(raw!).takeRetainedValue()
-            server.run()
-            return nil
-        }, box)
-        guard rc == 0 else {
-            Unmanaged<ModemServer>.fromOpaque(box).release()
+        let thread: pthread_t
+        do {
+            thread = try Threads.start { server.run() }
+        } catch {
             pty.close(); close(wake[0]); close(wake[1])
             removeEntries()
-            throw .system("pthread_create", rc)
+            throw .system("pthread_create", error.code)
         }
         control.withLock {
             $0.thread = thread
@@ -220,11 +218,7 @@ final class ModemServer {
         watch = ClientWatch(path: pty.slavePath)
     }
 
-    static func now() -> Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-    }
+    static func now() -> Double { MonotonicClock.now }
 
     func run() {
         var buffer = [UInt8](repeating: 0, count: 65536)

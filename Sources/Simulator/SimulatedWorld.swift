@@ -1,7 +1,8 @@
-import SimulatorScenario
 import CellpathCore
 import FoundationEssentials
 import Glibc
+import SimulatorScenario
+import SystemSupport
 
 /// The `cellpath sim` commands as a library: each function does one command's work and
 /// returns values for the CLI to render. Blocking; call from a plain thread (or the main
@@ -34,32 +35,32 @@ public enum SimulatedWorld {
                                 hint: "cellpath sim down --prefix \(options.prefix)")
         }
         removeLeftovers(prefix: options.prefix, removeFiles: true)
-        try Files.makeDirectory(run.path, mode: 0o755)
+        try FileSystem.makeDirectories(run.path, mode: 0o755)
         // The daemon reads the effective scenario from the run directory.
-        try Files.write(scenario.encoded(), to: run.scenarioFile)
+        try FileSystem.write(scenario.encoded(), to: run.scenarioFile)
         var daemonOptions = options
         daemonOptions.scenarioPath = run.scenarioFile
         let command = daemonCommand ?? [selfExecutable()] + daemonOptions.foregroundArguments
         let log = open(run.logFile, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
-        guard log >= 0 else { throw CellpathError(.unavailable, "cannot create \(run.logFile): \(String(cString: strerror(errno)))") }
+        guard log >= 0 else { throw CellpathError(.unavailable, "cannot create \(run.logFile): \(SystemError.text(errno))") }
         let pid: pid_t
         do {
-            pid = try Subprocess.spawn(command, stdout: log, stderr: log, newSession: true)
+            pid = try Subprocess.start(command, Spawn.Options(stdout: log, stderr: log, newSession: true))
         } catch {
             close(log)
-            Files.removeTree(run.path)
+            FileSystem.removeTree(run.path)
             throw error
         }
         close(log)
-        let deadline = Clock.now + timeoutSeconds
-        while Clock.now < deadline {
+        let deadline = MonotonicClock.now + timeoutSeconds
+        while MonotonicClock.now < deadline {
             var status: Int32 = 0
             if waitpid(pid, &status, WNOHANG) == pid {
                 let tail = logTail(run, lines: 12)
                 removeLeftovers(prefix: options.prefix, removeFiles: true)
-                throw CellpathError(.unavailable, "the simulator daemon exited during start-up (status \(Subprocess.exitStatus(status)))\(tail.isEmpty ? "" : ":\n\(tail)")")
+                throw CellpathError(.unavailable, "the simulator daemon exited during start-up (status \(Spawn.exitStatus(status)))\(tail.isEmpty ? "" : ":\n\(tail)")")
             }
-            if Files.exists(run.controlSocket),
+            if FileSystem.exists(run.controlSocket),
                let response = try? ControlClient.send(ControlRequest(command: .status), to: run.controlSocket, timeoutSeconds: 5),
                response.ok, let status = response.status {
                 return status
@@ -85,7 +86,7 @@ public enum SimulatedWorld {
         }
         let topology = WorldTopology(prefix: prefix, modemCount: 0)
         let namespacesBefore = Set(WorldBuilder.listNamespaces())
-        let hadFiles = Files.exists(run.path)
+        let hadFiles = FileSystem.exists(run.path)
         let stopped = removeLeftovers(prefix: prefix, removeFiles: true)
         return DownReport(prefix: prefix, stoppedDaemon: stoppedDaemon, stoppedProcesses: stopped,
                           removedNamespaces: topology.namespaces.filter { namespacesBefore.contains($0) },
@@ -106,7 +107,7 @@ public enum SimulatedWorld {
                                    namespaces: existingNamespaces(prefix))
         }
         let namespaces = existingNamespaces(prefix)
-        let state: SimulatorStatus.State = namespaces.isEmpty && !Files.exists(run.path) ? .down : .stale
+        let state: SimulatorStatus.State = namespaces.isEmpty && !FileSystem.exists(run.path) ? .down : .stale
         return SimulatorStatus(prefix: prefix, state: state, runDirectory: run.path, namespaces: namespaces)
     }
 
@@ -150,16 +151,17 @@ public enum SimulatedWorld {
         }
         var env = ProcessEnvironment.current()
         for (name, value) in environment(prefix: prefix) { env[name] = value }
-        let pid = try Subprocess.spawn(["ip", "netns", "exec", topology.ueNamespace] + command, environment: env, inheritStdin: true)
-        return Subprocess.wait(pid)
+        let pid = try Subprocess.start(["ip", "netns", "exec", topology.ueNamespace] + command,
+                                       Spawn.Options(inheritStdin: true, environment: env))
+        return Spawn.wait(pid)
     }
 
     /// `sim log`: the request log of the fake API and the carrier (one JSON object per line).
     public static func requestLog(prefix: String) throws -> [String] {
         try WorldTopology.validate(prefix: prefix)
         let run = RunDirectory(prefix: prefix)
-        guard let text = Files.readText(run.requestLog) else {
-            if !Files.exists(run.path) {
+        guard let text = FileSystem.readText(run.requestLog) else {
+            if !FileSystem.exists(run.path) {
                 throw CellpathError(.unavailable, "the simulated world \(prefix) is not up", hint: "cellpath sim up --prefix \(prefix)")
             }
             return []
@@ -194,7 +196,7 @@ public enum SimulatedWorld {
 
     /// The pid of the daemon of `run` if it is alive (pid file + command line check).
     static func liveDaemon(_ run: RunDirectory) -> pid_t? {
-        guard let pid = Files.readPID(run.daemonPIDFile), Processes.isRunning(pid, markers: DaemonOptions.processMarkers) else { return nil }
+        guard let pid = Processes.readPIDFile(run.daemonPIDFile), Processes.isRunning(pid, markers: DaemonOptions.processMarkers) else { return nil }
         return pid
     }
 
@@ -206,7 +208,7 @@ public enum SimulatedWorld {
         let topology = WorldTopology(prefix: prefix, modemCount: 0)
         var stopped: [Int32] = []
         for server in DNSServer.all(topology) {
-            if let pid = Files.readPID(run.dnsPIDFile(server.name)), Processes.isRunning(pid, markers: server.markers) {
+            if let pid = Processes.readPIDFile(run.dnsPIDFile(server.name)), Processes.isRunning(pid, markers: server.markers) {
                 Processes.stop(pid, markers: server.markers)
                 stopped.append(pid)
             }
@@ -214,7 +216,7 @@ public enum SimulatedWorld {
         }
         WorldBuilder.destroy(topology)
         if removeFiles {
-            Files.removeTree(run.path)
+            FileSystem.removeTree(run.path)
             rmdir(RunDirectory.root)  // only when no other world uses it
         }
         return stopped
@@ -222,10 +224,10 @@ public enum SimulatedWorld {
 
     /// Removes the run directory's files; keeps daemon.log (and the directory) when asked.
     static func removeRunFiles(_ run: RunDirectory, keepLog: Bool) {
-        guard keepLog, Files.exists(run.logFile) else { Files.removeTree(run.path); return }
+        guard keepLog, FileSystem.exists(run.logFile) else { FileSystem.removeTree(run.path); return }
         for file in [run.daemonPIDFile, run.controlSocket, run.requestLog, run.scenarioFile, run.credentialsFile,
                      run.dnsPIDFile("carrier"), run.dnsPIDFile("wifi")] { unlink(file) }
-        Files.removeTree("\(run.path)/tls")
+        FileSystem.removeTree("\(run.path)/tls")
     }
 
     private static func control(_ request: ControlRequest, prefix: String) throws -> ControlResponse {
@@ -247,7 +249,7 @@ public enum SimulatedWorld {
     }
 
     private static func logTail(_ run: RunDirectory, lines: Int) -> String {
-        guard let text = Files.readText(run.logFile) else { return "" }
+        guard let text = FileSystem.readText(run.logFile) else { return "" }
         return text.split(separator: "\n").suffix(lines).joined(separator: "\n")
     }
 

@@ -1,6 +1,7 @@
 import CellpathCore
 import FoundationEssentials
 import Glibc
+import SystemSupport
 
 /// A simulated world: its modems (each with a SIM and a data path), the path delays, and the
 /// faults of the fake API and the carrier. Loaded from JSON (docs/simulator.md); every field
@@ -345,7 +346,7 @@ extension Scenario {
     /// Reads, decodes and validates the scenario file at `path`.
     public static func load(path: String) throws -> Scenario {
         guard let fd = Optional(open(path, O_RDONLY | O_CLOEXEC)), fd >= 0 else {
-            let reason = String(cString: strerror(errno))
+            let reason = SystemError.text(errno)
             throw CellpathError(errno == ENOENT ? .dataError : .unavailable,
                                 "cannot read scenario file \(path): \(reason)")
         }
@@ -355,7 +356,7 @@ extension Scenario {
         while true {
             let n = read(fd, &buffer, buffer.count)
             if n < 0 && errno == EINTR { continue }
-            if n < 0 { throw CellpathError(.unavailable, "cannot read scenario file \(path): \(String(cString: strerror(errno)))") }
+            if n < 0 { throw CellpathError(.unavailable, "cannot read scenario file \(path): \(SystemError.text(errno))") }
             if n == 0 { break }
             bytes.append(contentsOf: buffer[0..<n])
             if bytes.count > 1 << 20 { throw CellpathError(.dataError, "\(path): scenario file larger than 1 MiB") }

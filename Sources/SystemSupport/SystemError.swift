@@ -1,3 +1,4 @@
+import CellpathCore
 import Glibc
 
 /// A failed system call: the operation and its `errno`.
@@ -23,5 +24,13 @@ public struct SystemError: Error, Sendable, Equatable, CustomStringConvertible {
         var buffer = [CChar](repeating: 0, count: 256)
         guard strerror_r(code, &buffer, buffer.count) == 0 else { return "error \(code)" }
         return buffer.withUnsafeBufferPointer { String(validatingCString: $0.baseAddress!) } ?? "error \(code)"
+    }
+}
+
+extension CellpathError {
+    /// A system call failure as a cellpath error: `.permission` for EACCES/EPERM, else `kind`.
+    public init(_ error: SystemError, kind: FailureKind = .unavailable, hint: String? = nil) {
+        let permission = error.code == EACCES || error.code == EPERM
+        self.init(permission ? .permission : kind, error.description, hint: hint)
     }
 }

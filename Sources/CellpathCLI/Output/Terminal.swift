@@ -1,25 +1,16 @@
 import Glibc
+import SystemSupport
 
 /// Standard output and standard error: whole-buffer writes (Glibc's `stdout`/`stderr`
 /// globals are not concurrency-safe in Swift 6) and TTY detection.
 enum Terminal {
-    static func writeOut(_ text: String) { writeAll(1, text) }
-    static func writeErr(_ text: String) { writeAll(2, text) }
+    /// Writes `text` to stdout; a closed or broken stdout is ignored (like `head` closing a pipe).
+    static func writeOut(_ text: String) { try? IO.writeAll(1, text) }
+    /// Writes `text` to stderr.
+    static func writeErr(_ text: String) { try? IO.writeAll(2, text) }
 
     static var stdoutIsTTY: Bool { isatty(1) == 1 }
     static var stderrIsTTY: Bool { isatty(2) == 1 }
-
-    private static func writeAll(_ fd: Int32, _ text: String) {
-        let bytes = Array(text.utf8)
-        bytes.withUnsafeBytes { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let n = write(fd, buffer.baseAddress! + offset, buffer.count - offset)
-                if n <= 0 { if errno == EINTR { continue } else { return } }
-                offset += n
-            }
-        }
-    }
 }
 
 /// `--color auto|always|never`.

@@ -1,4 +1,5 @@
 import CellpathCore
+import SystemSupport
 
 /// cellpath's exit codes (sysexits-style above 63). Documented in the README and in `--help`.
 enum ExitCode: Int32, Sendable, CaseIterable {
@@ -40,6 +41,7 @@ enum ExitCode: Int32, Sendable, CaseIterable {
         switch error {
         case is UsageError: return .usage
         case let error as CellpathError: return forKind(error.kind)
+        case let error as SystemError: return forKind(CellpathError(error).kind)
         case is CancellationError: return .cancelled
         default: return .internalError
         }

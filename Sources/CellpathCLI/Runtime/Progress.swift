@@ -1,25 +1,19 @@
 import CellpathCore
-import Glibc
+import SystemSupport
 
 /// Shows the steps of a long operation with elapsed time on stderr (`[ 0.42s] connecting…`),
 /// only when stderr is a terminal and not `--quiet`; prints nothing otherwise. Safe from any thread.
 struct Progress: Sendable {
     let enabled: Bool
-    let start: timespec
+    let start: Double
 
     init(enabled: Bool) {
         self.enabled = enabled
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        start = now
+        start = MonotonicClock.now
     }
 
     /// Seconds since the operation started.
-    var elapsed: Double {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        return Double(now.tv_sec - start.tv_sec) + Double(now.tv_nsec - start.tv_nsec) / 1e9
-    }
+    var elapsed: Double { MonotonicClock.elapsed(since: start) }
 
     /// Announces a step.
     func step(_ text: String) {

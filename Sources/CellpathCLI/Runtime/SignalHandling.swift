@@ -1,42 +1,21 @@
-import Dispatch
 import Glibc
+import SystemSupport
 
-/// SIGINT/SIGTERM policy: the first signal cancels the running task (whose clean-up then
-/// runs); a second one exits at once with code 130.
-final class SignalHandling: @unchecked Sendable {
-    /// Immutable after init; only cancelled in deinit.
-    private let sources: [any DispatchSourceSignal]
-
-    /// Installs the handlers; `cancel` is called once, on the first signal, from a dispatch queue.
-    init(cancel: @escaping @Sendable () -> Void) {
-        let queue = DispatchQueue(label: "cellpath.signals")
-        let state = SignalCount()
-        sources = [SIGINT, SIGTERM].map { number in
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
-            source.setEventHandler {
-                if state.increment() == 1 {
-                    Terminal.writeErr("\ncancelling… (press Ctrl-C again to exit now)\n")
-                    cancel()
-                } else {
-                    _exit(ExitCode.cancelled.rawValue)
-                }
+/// SIGINT/SIGTERM policy of the commands, on the shared `SignalWatcher`: the first signal
+/// cancels the running task (whose clean-up then runs: the HTTP engine closes its connections
+/// safely, a bearer this run brought up is torn down); a second one runs the `EmergencyExit`
+/// hooks (the HTTP engine's abortive close of bearer-bound sockets) and exits with 130.
+enum SignalHandling {
+    /// Installs the policy; `cancel` is called once, on the first signal, from the watcher thread.
+    /// Stop the returned watcher when the command is over.
+    static func install(cancel: @escaping @Sendable () -> Void) -> SignalWatcher? {
+        try? SignalWatcher { _, count in
+            if count == 1 {
+                Terminal.writeErr("\ncancelling… (press Ctrl-C again to exit now)\n")
+                cancel()
+            } else {
+                EmergencyExit.exit(ExitCode.cancelled.rawValue)
             }
-            source.resume()
-            return source
         }
-    }
-
-    deinit {
-        for source in sources { source.cancel() }
-    }
-}
-
-/// Counts signals; only touched on the signal queue.
-private final class SignalCount: @unchecked Sendable {
-    private var count = 0
-    func increment() -> Int {
-        count += 1
-        return count
     }
 }

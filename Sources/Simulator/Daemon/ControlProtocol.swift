@@ -1,6 +1,7 @@
 import CellpathCore
 import FoundationEssentials
 import Glibc
+import SystemSupport
 
 /// One request on the daemon's control socket: a JSON object on one line.
 struct ControlRequest: Codable, Sendable, Equatable {
@@ -26,13 +27,13 @@ enum ControlClient {
     /// throws `.unavailable` when nobody answers.
     static func send(_ request: ControlRequest, to socketPath: String, timeoutSeconds: Int = 15) throws -> ControlResponse {
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw CellpathError(.unavailable, "socket: \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else { throw CellpathError(.unavailable, "socket: \(SystemError.text(errno))") }
         defer { close(fd) }
         var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         guard UnixSocketAddress.connect(fd, path: socketPath) == 0 else {
-            throw CellpathError(.unavailable, "the simulator daemon does not answer on \(socketPath): \(String(cString: strerror(errno)))",
+            throw CellpathError(.unavailable, "the simulator daemon does not answer on \(socketPath): \(SystemError.text(errno))",
                                 hint: "is the world up? (cellpath sim status)")
         }
         var line = Array(try JSONEncoder().encode(request))

@@ -1,10 +1,11 @@
-import SimulatedModems
-import SimulatedServices
 import CellpathCore
 import FoundationEssentials
 import Glibc
 import HTTPServer
+import SimulatedModems
+import SimulatedServices
 import Synchronization
+import SystemSupport
 
 /// The project credentials of a world's fake API, made at `sim up` and kept in the run
 /// directory (`credentials.json`, mode 0600); `sim env` prints them.
@@ -23,12 +24,12 @@ public struct SimulatorCredentials: Sendable, Equatable, Codable {
 
     /// Reads the credentials of the world in `run`, or nil when it has none.
     public static func load(_ run: RunDirectory) -> SimulatorCredentials? {
-        guard let bytes = Files.read(run.credentialsFile) else { return nil }
+        guard let bytes = try? FileSystem.read(run.credentialsFile) else { return nil }
         return try? JSONDecoder().decode(SimulatorCredentials.self, from: Data(bytes))
     }
 
     func save(_ run: RunDirectory) throws {
-        try Files.write(Array(try JSONEncoder().encode(self)), to: run.credentialsFile, mode: 0o600)
+        try FileSystem.write(Array(try JSONEncoder().encode(self)), to: run.credentialsFile, mode: 0o600)
     }
 }
 
@@ -101,7 +102,7 @@ final class RequestLogFile: Sendable {
 
     init(path: String) throws {
         fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw CellpathError(.unavailable, "cannot open \(path): \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else { throw CellpathError(.unavailable, "cannot open \(path): \(SystemError.text(errno))") }
     }
 
     deinit { close(fd) }

@@ -1,7 +1,8 @@
-import SimulatorScenario
 import CellpathCore
 import FoundationEssentials
 import Glibc
+import SimulatorScenario
+import SystemSupport
 
 /// How to run the simulator daemon: which world (prefix) and which scenario.
 public struct DaemonOptions: Sendable, Equatable {
@@ -47,12 +48,12 @@ public enum SimulatorDaemon {
         }
         // Leftovers of a daemon that was killed: stop its children and delete its namespaces.
         SimulatedWorld.removeLeftovers(prefix: options.prefix, removeFiles: false)
-        try Files.makeDirectory(run.path, mode: 0o755)
-        try Files.write("\(getpid())\n", to: run.daemonPIDFile)
-        let signals = try SignalPipe()
+        try FileSystem.makeDirectories(run.path, mode: 0o755)
+        try FileSystem.write("\(getpid())\n", to: run.daemonPIDFile)
+        let signals = try SignalWatcher(signals: SignalWatcher.termination + [SIGHUP])
         let world = RunningWorld(scenario: scenario, topology: WorldTopology(prefix: options.prefix, modemCount: scenario.modems.count),
                                  run: run, services: services ?? standardServices())
-        defer { world.tearDown(); signals.close() }
+        defer { world.tearDown(); signals.stop() }
         do {
             try world.bringUp()
         } catch {
@@ -88,7 +89,7 @@ final class RunningWorld {
     /// Builds the world in order: namespaces, TUN devices + relay, links and routes, TLS,
     /// DNS, services, control socket. On error the caller calls `tearDown()`.
     func bringUp() throws {
-        try Files.write(scenario.encoded(), to: run.scenarioFile)
+        try FileSystem.write(scenario.encoded(), to: run.scenarioFile)
         try builder.createNamespaces()
         let dataPath = try DataPath(topology: topology, scenario: scenario)
         self.dataPath = dataPath
@@ -110,7 +111,7 @@ final class RunningWorld {
     }
 
     /// Answers control requests until a signal or `stop` arrives; reaps dnsmasq children.
-    func serve(signals: SignalPipe) {
+    func serve(signals: SignalWatcher) {
         while !stopRequested {
             var fds = [pollfd(fd: signals.readFD, events: Int16(POLLIN), revents: 0),
                        pollfd(fd: controlFD, events: Int16(POLLIN), revents: 0)]
@@ -133,7 +134,7 @@ final class RunningWorld {
         startedServices = []
         for entry in dns where entry.running {
             kill(entry.pid, SIGTERM)
-            if !Processes.waitGone(entry.pid, seconds: 3) { kill(entry.pid, SIGKILL); _ = Subprocess.wait(entry.pid) }
+            if !Processes.waitGone(entry.pid, seconds: 3) { kill(entry.pid, SIGKILL); _ = Spawn.wait(entry.pid) }
         }
         dns = []
         dataPath?.stop()
@@ -146,7 +147,7 @@ final class RunningWorld {
         unlink(run.controlSocket)
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0, UnixSocketAddress.connect(fd, path: run.controlSocket, bind: true) == 0, listen(fd, 16) == 0 else {
-            let reason = String(cString: strerror(errno))
+            let reason = SystemError.text(errno)
             if fd >= 0 { close(fd) }
             throw CellpathError(.unavailable, "cannot listen on \(run.controlSocket): \(reason)")
         }
@@ -236,7 +237,7 @@ final class RunningWorld {
             var status: Int32 = 0
             if waitpid(dns[i].pid, &status, WNOHANG) == dns[i].pid {
                 dns[i].running = false
-                DaemonLog.write("[\(topology.prefix)] dnsmasq (\(dns[i].server.name) DNS) exited with status \(Subprocess.exitStatus(status))")
+                DaemonLog.write("[\(topology.prefix)] dnsmasq (\(dns[i].server.name) DNS) exited with status \(Spawn.exitStatus(status))")
             }
         }
     }
@@ -260,53 +261,3 @@ struct WorldDirectory: SubscriberDirectory {
         dataPath.modem(holding: address).map { scenario.modems[$0].network }
     }
 }
-
-/// SIGTERM, SIGINT and SIGHUP turned into bytes on a pipe (the self-pipe trick), so the
-/// daemon's poll loop sees them; SIGPIPE is ignored. Install once per process, on the main thread.
-final class SignalPipe {
-    let readFD: Int32
-    private let writeFD: Int32
-
-    init() throws {
-        var fds: [Int32] = [0, 0]
-        guard makePipe(&fds, nonBlocking: true) else {
-            throw CellpathError(.internalError, "pipe: \(String(cString: strerror(errno)))")
-        }
-        readFD = fds[0]
-        writeFD = fds[1]
-        signalPipeWriteFD = fds[1]
-        var action = sigaction()
-        action.__sigaction_handler.sa_handler = { signal in
-            var byte = UInt8(truncatingIfNeeded: signal)
-            _ = write(signalPipeWriteFD, &byte, 1)
-        }
-        sigemptyset(&action.sa_mask)
-        action.sa_flags = SA_RESTART
-        var handled = sigset_t()
-        sigemptyset(&handled)
-        for signal in [SIGTERM, SIGINT, SIGHUP] {
-            sigaction(signal, &action, nil)
-            sigaddset(&handled, signal)
-        }
-        // A parent may have blocked them (test runners do); this thread takes them.
-        pthread_sigmask(SIG_UNBLOCK, &handled, nil)
-        Glibc.signal(SIGPIPE, SIG_IGN)
-    }
-
-    /// The next signal number received, if any.
-    func take() -> Int32? {
-        var byte: UInt8 = 0
-        return read(readFD, &byte, 1) == 1 ? Int32(byte) : nil
-    }
-
-    /// Restores default signal handling and closes the pipe.
-    func close() {
-        for signal in [SIGTERM, SIGINT, SIGHUP] { Glibc.signal(signal, SIG_DFL) }
-        signalPipeWriteFD = -1
-        Glibc.close(readFD)
-        Glibc.close(writeFD)
-    }
-}
-
-/// The write end of the signal pipe, read by the async-signal-safe handler.
-nonisolated(unsafe) private var signalPipeWriteFD: Int32 = -1

@@ -1,7 +1,8 @@
-import SimulatorScenario
 import CellpathCore
 import CShims
 import Glibc
+import SimulatorScenario
+import SystemSupport
 
 /// A part of the simulated world that the daemon hosts besides the data path and DNS: the
 /// fake tru.ID API, the carrier's identification endpoint, the simulated modems.
@@ -31,7 +32,7 @@ public struct SimulatorContext: Sendable {
     public func listeningSocket(namespace: String, address: String, port: UInt16) throws -> Int32 {
         let fd = cshims_netns_listen_socket("/run/netns/\(namespace)", address, port)
         guard fd >= 0 else {
-            throw CellpathError(.unavailable, "cannot listen on \(address):\(port) in \(namespace): \(String(cString: strerror(errno)))")
+            throw CellpathError(.unavailable, "cannot listen on \(address):\(port) in \(namespace): \(SystemError.text(errno))")
         }
         return fd
     }

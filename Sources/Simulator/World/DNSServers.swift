@@ -1,5 +1,6 @@
 import CellpathCore
 import Glibc
+import SystemSupport
 
 /// One dnsmasq instance of the world: which namespace, which address, which names.
 struct DNSServer: Sendable {
@@ -37,26 +38,26 @@ struct DNSServer: Sendable {
     /// Starts dnsmasq as a child with stdout/stderr on `logFD`, records its pid (`ip netns
     /// exec` execs in place, so the child's pid is dnsmasq's) and waits until it listens.
     func start(run: RunDirectory, logFD: Int32) throws -> pid_t {
-        let pid = try Subprocess.spawn(arguments, stdout: logFD, stderr: logFD)
-        try Files.write("\(pid)\n", to: run.dnsPIDFile(name))
-        let deadline = Clock.now + 5
-        while Clock.now < deadline {
+        let pid = try Subprocess.start(arguments, Spawn.Options(stdout: logFD, stderr: logFD))
+        try FileSystem.write("\(pid)\n", to: run.dnsPIDFile(name))
+        let deadline = MonotonicClock.now + 5
+        while MonotonicClock.now < deadline {
             var status: Int32 = 0
             if waitpid(pid, &status, WNOHANG) == pid {
-                throw CellpathError(.unavailable, "dnsmasq (\(name) DNS) exited with status \(Subprocess.exitStatus(status)); see \(run.logFile)")
+                throw CellpathError(.unavailable, "dnsmasq (\(name) DNS) exited with status \(Spawn.exitStatus(status)); see \(run.logFile)")
             }
             if isListening(pid: pid) { return pid }
             usleep(20_000)
         }
         kill(pid, SIGKILL)
-        _ = Subprocess.wait(pid)
+        _ = Spawn.wait(pid)
         throw CellpathError(.unavailable, "dnsmasq (\(name) DNS) did not start listening on \(listenAddress):53")
     }
 
     /// True once dnsmasq has its UDP socket on the listen address (read from its namespace's
     /// /proc/PID/net/udp, local address in hex, port 0035).
     private func isListening(pid: pid_t) -> Bool {
-        guard let table = Files.readText("/proc/\(pid)/net/udp"), let bytes = PacketRelay.parseIPv4(listenAddress) else { return false }
+        guard let table = FileSystem.readText("/proc/\(pid)/net/udp"), let bytes = PacketRelay.parseIPv4(listenAddress) else { return false }
         let hex = bytes.reversed().map { String($0, radix: 16, uppercase: true).leftPadded(2) }.joined()
         return table.contains("\(hex):0035")
     }

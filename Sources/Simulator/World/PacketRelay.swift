@@ -1,8 +1,9 @@
-import SimulatorScenario
 import CellpathCore
 import CShims
 import Glibc
+import SimulatorScenario
 import Synchronization
+import SystemSupport
 
 /// Packet counters of one direction of a relayed link.
 public struct DirectionCounters: Sendable, Equatable, Codable {
@@ -73,8 +74,11 @@ final class PacketRelay: Sendable {
     /// Starts both relay threads.
     func start() throws {
         for uplink in [true, false] {
-            guard let thread = startThread({ [self] in self.relay(uplink: uplink) }) else {
-                throw CellpathError(.internalError, "cannot start relay thread for \(name)")
+            let thread: pthread_t
+            do {
+                thread = try Threads.start { [self] in self.relay(uplink: uplink) }
+            } catch {
+                throw CellpathError(.internalError, "cannot start relay thread for \(name): \(error)")
             }
             threads.withLock { $0.append(thread) }
         }
@@ -115,7 +119,7 @@ final class PacketRelay: Sendable {
         while !stopped.load(ordering: .relaxed) {
             var timeout: Int32 = 100
             if head < queue.count {
-                let wait = (queue[head].due - Clock.now) * 1000
+                let wait = (queue[head].due - MonotonicClock.now) * 1000
                 timeout = max(0, min(100, Int32(wait.rounded(.up))))
             }
             var pfd = pollfd(fd: source, events: Int16(POLLIN), revents: 0)
@@ -134,12 +138,12 @@ final class PacketRelay: Sendable {
                         delay += Double(Int.random(in: -conditions.jitterMs...conditions.jitterMs, using: &generator))
                     }
                     // Never reorder: a packet is due no earlier than the one before it.
-                    let due = max(Clock.now + max(0, delay) / 1000, lastDue)
+                    let due = max(MonotonicClock.now + max(0, delay) / 1000, lastDue)
                     lastDue = due
                     queue.append((due, packet))
                 }
             }
-            let now = Clock.now
+            let now = MonotonicClock.now
             while head < queue.count, queue[head].due <= now {
                 let packet = queue[head].packet
                 head += 1

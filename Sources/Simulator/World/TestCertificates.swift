@@ -1,5 +1,6 @@
 import CellpathCore
 import Glibc
+import SystemSupport
 
 /// Makes the world's test CA and the fake API's server certificate with the openssl CLI,
 /// under the run directory only (nothing goes into the system trust store). Blocking.
@@ -8,9 +9,9 @@ enum TestCertificates {
     /// `tls/server.key` for api.truid.test (and its address), valid for 30 days.
     static func make(in run: RunDirectory) throws {
         let dir = "\(run.path)/tls"
-        try Files.makeDirectory(dir, mode: 0o700)
+        try FileSystem.makeDirectories(dir, mode: 0o700)
         let ext = "\(dir)/server.ext"
-        try Files.write("""
+        try FileSystem.write("""
             basicConstraints = critical, CA:FALSE
             keyUsage = critical, digitalSignature, keyEncipherment
             extendedKeyUsage = serverAuth
@@ -27,10 +28,10 @@ enum TestCertificates {
             "-keyout", run.serverKey, "-out", csr, "-subj", "/O=cellpath simulator/CN=\(WorldTopology.apiHost)"])
         try Subprocess.check(["openssl", "x509", "-req", "-in", csr, "-CA", run.caCertificate, "-CAkey", run.caKey,
                               "-CAcreateserial", "-out", leaf, "-days", "30", "-sha256", "-extfile", ext])
-        guard let leafPEM = Files.read(leaf), let caPEM = Files.read(run.caCertificate) else {
+        guard let leafPEM = try? FileSystem.read(leaf), let caPEM = try? FileSystem.read(run.caCertificate) else {
             throw CellpathError(.unavailable, "openssl did not write the certificates in \(dir)")
         }
-        try Files.write(leafPEM + caPEM, to: run.serverCertificate)
+        try FileSystem.write(leafPEM + caPEM, to: run.serverCertificate)
         for file in [csr, leaf, ext, "\(dir)/ca.srl"] { unlink(file) }
         chmod(run.caKey, 0o600)
         chmod(run.serverKey, 0o600)

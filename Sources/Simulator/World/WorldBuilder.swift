@@ -1,5 +1,6 @@
 import CellpathCore
 import Glibc
+import SystemSupport
 
 /// Creates and deletes the namespaces, links, addresses and routes of a world with iproute2's
 /// `ip` (docs/simulator.md "Topology"). TUN devices are created by the data path, which owns
@@ -107,15 +108,15 @@ struct WorldBuilder {
     /// The names of all named network namespaces (`ip netns list`).
     static func listNamespaces() -> [String] {
         guard let result = try? Subprocess.run(["ip", "netns", "list"]), result.status == 0 else { return [] }
-        return result.output.split(separator: "\n").compactMap { $0.split(separator: " ").first.map(String.init) }
+        return result.text.split(separator: "\n").compactMap { $0.split(separator: " ").first.map(String.init) }
     }
 
     /// `/etc/netns/<ue>/resolv.conf` points the device at the Wi-Fi DNS: `ip netns exec`
     /// bind-mounts it, so programs run by `sim exec` resolve api.truid.test as on real Wi-Fi.
     private func writeResolvConf() throws {
         let dir = "/etc/netns/\(topology.ueNamespace)"
-        try Files.makeDirectory(dir)
-        try Files.write("# cellpath sim: Wi-Fi DNS of \(topology.prefix)\nnameserver \(WorldTopology.wifiGateway)\n",
+        try FileSystem.makeDirectories(dir)
+        try FileSystem.write("# cellpath sim: Wi-Fi DNS of \(topology.prefix)\nnameserver \(WorldTopology.wifiGateway)\n",
                         to: "\(dir)/resolv.conf")
     }
 
