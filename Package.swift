@@ -37,7 +37,7 @@ let package = Package(
         // One set of POSIX helpers: descriptors, errno errors, I/O, threads, spawn, signals.
         .target(name: "SystemSupport", dependencies: ["CellpathCore", "CShims"]),
         .target(name: "PhoneNumbers", dependencies: ["CPhoneNumber", "CellpathCore"]),
-        .target(name: "Configuration", dependencies: ["CGLib", "CellpathCore"]),
+        .target(name: "Configuration", dependencies: ["CGLib", "CellpathCore", "SystemSupport"]),
         .target(name: "CellularHTTP", dependencies: ["CellpathCore", "CCurl", "CAres", "CNetlink", "CShims"]),
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "CellpathCore"]),
         // The simulated world, in three layers: scenario model → modems / web services → world.

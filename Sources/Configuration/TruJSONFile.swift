@@ -1,6 +1,7 @@
 import CellpathCore
 import FoundationEssentials
 import Glibc
+import SystemSupport
 
 /// The parts of the tru CLI's `tru.json` project file that cellpath uses.
 struct TruJSONFile: Decodable {
@@ -64,17 +65,18 @@ struct TruJSONFile: Decodable {
     /// Reads a small regular file whole, with its permission bits taken from the same open file.
     private static func readSecretFile(_ path: String, namedBy origin: ConfigurationOrigin,
                                        hint: String) throws(CellpathError) -> ([UInt8], UInt32) {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else {
-            let code = errno
-            let reason = String(cString: strerror(code))
+        let file: FileDescriptor
+        do {
+            file = try FileDescriptor.open(path, O_RDONLY)
+        } catch {
+            let code = error.code, reason = error.reason
             if code == EACCES || code == EPERM {
                 throw CellpathError(.permission, "couldn't read \(path) (named by \(origin)): \(reason)",
                                     hint: "Make it readable by the user running cellpath (and by nobody else).")
             }
             throw CellpathError(.configuration, "couldn't read \(path) (named by \(origin)): \(reason)", hint: hint)
         }
-        defer { close(fd) }
+        let fd = file.rawValue
         var info = stat()
         guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
             throw CellpathError(.configuration, "\(path) (named by \(origin)) is not a regular file", hint: hint)
@@ -83,14 +85,9 @@ struct TruJSONFile: Decodable {
         guard info.st_size <= limit else {
             throw CellpathError(.configuration, "\(path) is larger than 1 MiB; not a tru.json file", hint: hint)
         }
-        var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
-        var total = 0
-        while total < bytes.count {
-            let n = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + total, $0.count - total) }
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { break }
-            total += n
+        guard let bytes = try? IO.readAll(fd, limit: limit) else {
+            throw CellpathError(.configuration, "couldn't read \(path) (named by \(origin))", hint: hint)
         }
-        return (Array(bytes[..<total]), UInt32(info.st_mode) & 0o777)
+        return (bytes, UInt32(info.st_mode) & 0o777)
     }
 }

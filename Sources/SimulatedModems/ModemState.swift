@@ -32,8 +32,8 @@ final class ModemState {
     var radioOn: Bool
     var pinVerified = false
     var pinAttemptsLeft: Int
-    /// The registration fault in force (`registered`, `searching`, `denied`, `deregistered`).
-    var registrationFault: String
+    /// The registration fault in force.
+    var registrationFault: RegistrationFault
     private(set) var bearer: ActiveBearer?
 
     init(index: Int, modem: SimulatedModem, dataPath: any BearerDataPath) {
@@ -60,10 +60,10 @@ final class ModemState {
         guard radioOn else { return .radioOff }
         guard simStatus == .ready else { return .deregistered }
         switch registrationFault {
-        case "searching": return .searching
-        case "denied": return .denied
-        case "deregistered": return .deregistered
-        default: return network.roaming ? .roaming : .home
+        case .searching: return .searching
+        case .denied: return .denied
+        case .deregistered: return .deregistered
+        case .registered: return network.roaming ? .roaming : .home
         }
     }
 

@@ -18,7 +18,7 @@ public final class SimulatedModemDevice: Sendable {
     private let dataPath: any BearerDataPath
     private let control = Mutex<Control>(Control())
 
-    private struct Control: @unchecked Sendable {
+    private struct Control: Sendable {
         var thread: pthread_t?
         var wakeWrite: Int32 = -1
         var commands: [Command] = []
@@ -30,7 +30,7 @@ public final class SimulatedModemDevice: Sendable {
         var starting = false
     }
 
-    enum Command: Sendable { case dropBearer, registration(String), radio(Bool) }
+    enum Command: Sendable { case dropBearer, registration(RegistrationFault), radio(Bool) }
 
     /// The device node clients open: `<run dir>/dev/cdc-wdmN` (a symlink to the pty slave).
     public var devicePath: String { "\(runDirectory)/dev/\(controlPortName)" }
@@ -150,7 +150,7 @@ public final class SimulatedModemDevice: Sendable {
 
     /// Changes the registration (`registered`, `searching`, `denied`, `deregistered`) and sends
     /// the indications a real modem would.
-    public func setRegistration(_ registration: String) { send(.registration(registration)) }
+    public func setRegistration(_ registration: RegistrationFault) { send(.registration(registration)) }
 
     /// Switches the radio on or off (as a user's rfkill would), with its indications.
     public func setRadio(on: Bool) { send(.radio(on)) }

@@ -34,18 +34,6 @@ struct ByteReader {
     }
 }
 
-/// Dotted-quad IPv4 text to its four bytes in network order, or nil.
-func ipv4Bytes(_ text: String) -> [UInt8]? {
-    let parts = text.split(separator: ".", omittingEmptySubsequences: false)
-    guard parts.count == 4 else { return nil }
-    var out: [UInt8] = []
-    for p in parts {
-        guard let v = UInt8(p) else { return nil }
-        out.append(v)
-    }
-    return out
-}
-
 /// The IPv4 netmask of a prefix length, in network byte order.
 func ipv4Netmask(prefixLength: Int) -> [UInt8] {
     let p = max(0, min(32, prefixLength))

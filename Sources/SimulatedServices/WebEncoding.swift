@@ -1,16 +1,10 @@
 import FoundationEssentials
+import SystemSupport
 
 /// Random secrets for tokens, codes, cookies and assertion ids.
 enum RandomToken {
     /// `bytes` random bytes as lowercase hex.
-    static func hex(bytes: Int) -> String {
-        var generator = SystemRandomNumberGenerator()
-        return (0..<bytes).map { _ in
-            let byte = UInt8.random(in: 0...255, using: &generator)
-            let digits = String(byte, radix: 16)
-            return byte < 16 ? "0" + digits : digits
-        }.joined()
-    }
+    static func hex(bytes: Int) -> String { RandomBytes.hex(bytes) }
 
     /// A random UUID in lowercase, as tru.ID check ids look.
     static func uuid() -> String { UUID().uuidString.lowercased() }

@@ -233,11 +233,16 @@ public struct DirectionOverride: Sendable, Equatable, Codable {
     }
 }
 
+/// The registration a simulated modem's network grants, as a scenario fault.
+public enum RegistrationFault: String, Sendable, Equatable, Codable, CaseIterable {
+    case registered, searching, denied, deregistered
+}
+
 /// Faults of a simulated modem's control plane (issue: simulated modems).
 public struct ModemFaults: Sendable, Equatable, Codable {
     public var radioOff: Bool = false
-    /// `registered` (default), `searching`, `denied`, `deregistered`.
-    public var registration: String = "registered"
+    /// The network's answer to registration (`registered` by default).
+    public var registration: RegistrationFault = .registered
     /// Reject connect with this MBIM network error / QMI call-end reason (numeric), if set.
     public var connectRejectCode: Int? = nil
     /// Drop a connected bearer after this many seconds, with its indication.
@@ -254,7 +259,13 @@ public struct ModemFaults: Sendable, Equatable, Codable {
         try rejectUnknownKeys(decoder, CodingKeys.self)
         let c = try decoder.container(keyedBy: CodingKeys.self)
         radioOff = try c.decodeIfPresent(Bool.self, forKey: .radioOff) ?? false
-        registration = try c.decodeIfPresent(String.self, forKey: .registration) ?? "registered"
+        if let text = try c.decodeIfPresent(String.self, forKey: .registration) {
+            guard let value = RegistrationFault(rawValue: text) else {
+                throw DecodingError.dataCorruptedError(forKey: .registration, in: c, debugDescription:
+                    "must be one of \(RegistrationFault.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            registration = value
+        }
         connectRejectCode = try c.decodeIfPresent(Int.self, forKey: .connectRejectCode)
         dropBearerAfterSeconds = try c.decodeIfPresent(Int.self, forKey: .dropBearerAfterSeconds)
         responseDelayMs = try c.decodeIfPresent(Int.self, forKey: .responseDelayMs) ?? 0
@@ -409,10 +420,6 @@ extension Scenario {
             if modem.network.operatorName.isEmpty || modem.network.operatorName.count > 64 { throw bad("\(n).operatorName", "must be 1 to 64 characters") }
             if !(-130 ... -20).contains(modem.network.rssiDbm) { throw bad("\(n).rssiDbm", "must be between -130 and -20 dBm") }
             let f = "\(m).faults"
-            let registrations = ["registered", "searching", "denied", "deregistered"]
-            if !registrations.contains(modem.faults.registration) {
-                throw bad("\(f).registration", "must be one of \(registrations.joined(separator: ", "))")
-            }
             if let code = modem.faults.connectRejectCode, code < 0 { throw bad("\(f).connectRejectCode", "must not be negative") }
             if let after = modem.faults.dropBearerAfterSeconds, after < 1 { throw bad("\(f).dropBearerAfterSeconds", "must be at least 1") }
             if !(0...60_000).contains(modem.faults.responseDelayMs) { throw bad("\(f).responseDelayMs", "must be 0 to 60000") }
@@ -455,7 +462,9 @@ extension Scenario {
             return "\(path(context.codingPath + [key])): missing"
         case .dataCorrupted(let context):
             if context.codingPath.isEmpty { return "not valid JSON" }
-            if context.debugDescription == "unknown field" { return "\(path(context.codingPath)): unknown field" }
+            if context.debugDescription == "unknown field" || context.debugDescription.hasPrefix("must be") {
+                return "\(path(context.codingPath)): \(context.debugDescription)"
+            }
             return "\(path(context.codingPath)): invalid value"
         @unknown default:
             return "invalid scenario"

@@ -65,9 +65,9 @@ struct MBIMFaultTests {
         #expect(field("Register state", in: now.stdout) == "home")
     }
 
-    @Test(arguments: [("searching", "searching", "none"), ("deregistered", "deregistered", "none"),
-                      ("denied", "denied", "plmn-not-allowed")])
-    func notRegistered(fault: String, state: String, networkError: String) throws {
+    @Test(arguments: [(RegistrationFault.searching, "searching", "none"), (.deregistered, "deregistered", "none"),
+                      (.denied, "denied", "plmn-not-allowed")])
+    func notRegistered(fault: RegistrationFault, state: String, networkError: String) throws {
         let h = try ModemHarness(Self.modem { $0.faults.registration = fault })
         let r = try h.mbimcli("--query-registration-state")
         #expect(field("Register state", in: r.stdout) == state)
@@ -148,7 +148,7 @@ struct MBIMFaultTests {
         _ = port.receive()
         port.send(MBIMTestFrames.connect(tid: 2))
         _ = port.receive()
-        h.device.setRegistration("denied")
+        h.device.setRegistration(.denied)
         let messages = mbimMessages(port.receive(timeout: 2))
         let cids = messages.filter { readLE32($0, 0) == 0x8000_0007 }.map { readLE32($0, 36) }
         #expect(cids.contains(12))                          // CONNECT deactivated

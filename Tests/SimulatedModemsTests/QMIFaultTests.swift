@@ -58,9 +58,9 @@ struct QMIFaultTests {
         #expect(field("Registration state", in: now.stdout) == "registered")
     }
 
-    @Test(arguments: [("searching", "not-registered-searching"), ("denied", "registration-denied"),
-                      ("deregistered", "not-registered")])
-    func notRegistered(fault: String, state: String) throws {
+    @Test(arguments: [(RegistrationFault.searching, "not-registered-searching"), (.denied, "registration-denied"),
+                      (.deregistered, "not-registered")])
+    func notRegistered(fault: RegistrationFault, state: String) throws {
         let h = try ModemHarness(Self.modem { $0.faults.registration = fault })
         let r = try h.qmicli("--nas-get-serving-system")
         #expect(field("Registration state", in: r.stdout) == state)
@@ -132,7 +132,7 @@ struct QMIFaultTests {
         port.send(QMITestFrames.ctl(tid: 9, message: 0x22, tlvs: [(0x01, [0x03])]))
         _ = port.receive()
         _ = try Self.startNetwork(port)
-        h.device.setRegistration("searching")
+        h.device.setRegistration(.searching)
         let frames = qmiFrames(port.receive(timeout: 2))
         #expect(frames.contains { $0.service == 0x01 && $0.messageID == 0x22 && $0.tlvs[0x01]?.first == 1 })
         #expect(frames.contains { $0.service == 0x03 && $0.messageID == 0x24 && $0.tlvs[0x01]?.first == 2 })

@@ -1,3 +1,5 @@
+import SystemSupport
+
 /// The MBIM function of a simulated modem: OPEN/CLOSE, fragment reassembly and splitting,
 /// FUNCTION_ERROR for malformed or unknown messages, and the Basic Connect service.
 /// Confined to the modem's server thread.
@@ -402,12 +404,12 @@ final class MBIMFunction: ControlFunction {
     private func ipConfiguration(_ info: [UInt8]) -> (MBIMStatus, [UInt8]) {
         let session = MBIMInfoReader(info).u32(at: 0) ?? 0
         guard session == 0 else { return (.invalidParameters, []) }
-        guard let bearer = state.bearer, let address = ipv4Bytes(bearer.assignment.ipv4Address) else {
+        guard let bearer = state.bearer, let address = IPAddress.ipv4Bytes(bearer.assignment.ipv4Address) else {
             return (.contextNotActivated, [])
         }
         let a = bearer.assignment
-        let gateway = ipv4Bytes(a.gateway)
-        let dns = a.dnsServers.compactMap(ipv4Bytes)
+        let gateway = IPAddress.ipv4Bytes(a.gateway)
+        let dns = a.dnsServers.compactMap(IPAddress.ipv4Bytes)
         var element = ByteWriter()
         element.u32(UInt32(clamping: a.prefixLength))
         element.append(address)

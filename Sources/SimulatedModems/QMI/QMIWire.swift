@@ -1,3 +1,5 @@
+import SystemSupport
+
 /// QMI services the simulator serves.
 enum QMIService: UInt8 {
     case ctl = 0x00, wds = 0x01, dms = 0x02, nas = 0x03, uim = 0x0b, wda = 0x1a
@@ -24,7 +26,7 @@ struct QMITLV {
     init(_ type: UInt8, string s: String) { self.init(type, Array(s.utf8)) }
     /// An IPv4 address as QMI carries it: a little-endian u32 of the address's host value.
     init?(_ type: UInt8, ipv4 text: String) {
-        guard let b = ipv4Bytes(text) else { return nil }
+        guard let b = IPAddress.ipv4Bytes(text) else { return nil }
         self.init(type, [b[3], b[2], b[1], b[0]])
     }
 }

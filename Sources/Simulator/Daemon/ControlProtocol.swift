@@ -38,7 +38,7 @@ enum ControlClient {
         }
         var line = Array(try JSONEncoder().encode(request))
         line.append(0x0a)
-        guard LineIO.writeAll(fd, line) else { throw CellpathError(.unavailable, "cannot talk to the simulator daemon") }
+        guard (try? IO.sendAll(fd, line)) != nil else { throw CellpathError(.unavailable, "cannot talk to the simulator daemon") }
         guard let answer = LineIO.readLine(fd, limit: 1 << 20) else {
             throw CellpathError(.unavailable, "the simulator daemon closed the control connection without answering")
         }
@@ -71,19 +71,8 @@ enum UnixSocketAddress {
     }
 }
 
-/// Whole-line reads and whole writes on blocking sockets. Any thread.
+/// Whole-line reads on blocking sockets. Any thread.
 enum LineIO {
-    static func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            if n < 0 && errno == EINTR { continue }
-            if n <= 0 { return false }
-            offset += n
-        }
-        return true
-    }
-
     /// Reads up to the first newline (excluded) or the end; nil on error or an empty stream.
     static func readLine(_ fd: Int32, limit: Int) -> [UInt8]? {
         var line: [UInt8] = []

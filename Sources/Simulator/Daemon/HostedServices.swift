@@ -15,11 +15,7 @@ public struct SimulatorCredentials: Sendable, Equatable, Codable {
 
     /// Fresh random credentials.
     static func random() -> SimulatorCredentials {
-        var generator = SystemRandomNumberGenerator()
-        func hex(_ bytes: Int) -> String {
-            (0..<bytes).map { _ in String(UInt8.random(in: 0...255, using: &generator), radix: 16).leftPadded(2) }.joined()
-        }
-        return SimulatorCredentials(clientID: "sim-\(hex(8))", clientSecret: hex(24))
+        SimulatorCredentials(clientID: "sim-\(RandomBytes.hex(8))", clientSecret: RandomBytes.hex(24))
     }
 
     /// Reads the credentials of the world in `run`, or nil when it has none.
@@ -109,6 +105,6 @@ final class RequestLogFile: Sendable {
 
     func append(_ line: String) {
         let bytes = Array((line.hasSuffix("\n") ? line : line + "\n").utf8)
-        lock.withLock { _ in _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) } }
+        lock.withLock { _ in try? IO.writeAll(fd, bytes) }
     }
 }

@@ -175,7 +175,7 @@ final class RunningWorld {
         }
         guard var bytes = try? JSONEncoder().encode(response) else { return }
         bytes.append(0x0a)
-        _ = LineIO.writeAll(client, Array(bytes))
+        try? IO.sendAll(client, Array(bytes))
     }
 
     private func handle(_ request: ControlRequest) throws -> ControlResponse {

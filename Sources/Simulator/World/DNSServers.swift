@@ -57,7 +57,7 @@ struct DNSServer: Sendable {
     /// True once dnsmasq has its UDP socket on the listen address (read from its namespace's
     /// /proc/PID/net/udp, local address in hex, port 0035).
     private func isListening(pid: pid_t) -> Bool {
-        guard let table = FileSystem.readText("/proc/\(pid)/net/udp"), let bytes = PacketRelay.parseIPv4(listenAddress) else { return false }
+        guard let table = FileSystem.readText("/proc/\(pid)/net/udp"), let bytes = IPAddress.ipv4Bytes(listenAddress) else { return false }
         let hex = bytes.reversed().map { String($0, radix: 16, uppercase: true).leftPadded(2) }.joined()
         return table.contains("\(hex):0035")
     }

@@ -86,7 +86,7 @@ final class PacketRelay: Sendable {
 
     /// Opens the link for `address` (dotted IPv4; nil = no address filtering).
     func open(address: String?) {
-        let bytes = address.flatMap(Self.parseIPv4)
+        let bytes = address.flatMap(IPAddress.ipv4Bytes)
         state.withLock { $0.open = true; $0.address = bytes }
     }
 
@@ -183,13 +183,5 @@ final class PacketRelay: Sendable {
 
     private func count(uplink: Bool, _ update: (inout DirectionCounters) -> Void) {
         state.withLock { uplink ? update(&$0.counters.uplink) : update(&$0.counters.downlink) }
-    }
-
-    /// Parses dotted-quad IPv4 into 4 bytes.
-    static func parseIPv4(_ text: String) -> [UInt8]? {
-        let parts = text.split(separator: ".")
-        guard parts.count == 4 else { return nil }
-        let bytes = parts.compactMap { UInt8($0) }
-        return bytes.count == 4 ? bytes : nil
     }
 }
