@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
+#include <sys/ioctl.h>
 #include <termios.h>
 #include <unistd.h>
 
@@ -41,4 +42,9 @@ int cshims_pty_open(int *master, int *slave, char *name, size_t name_size) {
     *master = m;
     *slave = s;
     return 0;
+}
+
+int cshims_pty_unread(int slave) {
+    int count = 0;
+    return ioctl(slave, FIONREAD, &count) == 0 ? count : -1;
 }

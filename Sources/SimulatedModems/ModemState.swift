@@ -11,8 +11,8 @@ enum ConnectRefusal: Error, Equatable {
     case noSIM, pinRequired, radioOff, notRegistered
     /// Rejected by the network with this 3GPP cause (24.008 §10.5.6.6).
     case network(cause: Int)
-    /// The world could not open the data path.
-    case dataPathFailed
+    /// The world could not open the data plane.
+    case networkRefused
 }
 
 /// A connected bearer.
@@ -28,7 +28,7 @@ struct ActiveBearer {
 final class ModemState {
     let index: Int
     let modem: SimulatedModem
-    let dataPath: any BearerDataPath
+    let bearerNetwork: any BearerNetwork
     var radioOn: Bool
     var pinVerified = false
     var pinAttemptsLeft: Int
@@ -36,10 +36,10 @@ final class ModemState {
     var registrationFault: RegistrationFault
     private(set) var bearer: ActiveBearer?
 
-    init(index: Int, modem: SimulatedModem, dataPath: any BearerDataPath) {
+    init(index: Int, modem: SimulatedModem, bearerNetwork: any BearerNetwork) {
         self.index = index
         self.modem = modem
-        self.dataPath = dataPath
+        self.bearerNetwork = bearerNetwork
         radioOn = !modem.faults.radioOff
         pinAttemptsLeft = modem.sim?.pinAttemptsLeft ?? 0
         registrationFault = modem.faults.registration
@@ -113,18 +113,18 @@ final class ModemState {
             return .failure(.network(cause: 27)) // missing or unknown APN
         }
         if !ipv4Allowed { return .failure(.network(cause: 50)) } // PDP type IPv4 only allowed
-        guard let assignment = try? dataPath.connect(modemIndex: index) else { return .failure(.dataPathFailed) }
+        guard let assignment = try? bearerNetwork.connect(modemIndex: index) else { return .failure(.networkRefused) }
         let active = ActiveBearer(assignment: assignment, apn: apn.isEmpty ? modem.apn : apn, since: now)
         bearer = active
         return .success(active)
     }
 
-    /// Takes the bearer down (closing the data path); returns whether one was up.
+    /// Takes the bearer down (closing its data plane); returns whether one was up.
     @discardableResult
     func disconnect() -> Bool {
         guard bearer != nil else { return false }
         bearer = nil
-        dataPath.disconnect(modemIndex: index)
+        bearerNetwork.disconnect(modemIndex: index)
         return true
     }
 

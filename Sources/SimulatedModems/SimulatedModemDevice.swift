@@ -1,4 +1,5 @@
 import CellpathCore
+import CShims
 import Glibc
 import SimulatorScenario
 import Synchronization
@@ -6,7 +7,7 @@ import SystemSupport
 
 /// One simulated modem: a pseudo-terminal speaking MBIM or QMI, exposed as
 /// `<run dir>/dev/cdc-wdmN`, with its fake sysfs tree under `<run dir>/sys`, served by its own
-/// thread. Connecting a bearer calls the world's `BearerDataPath`. Thread-safe.
+/// thread. Connecting a bearer calls the world's `BearerNetwork`. Thread-safe.
 public final class SimulatedModemDevice: Sendable {
     public let index: Int
     public let modem: SimulatedModem
@@ -15,7 +16,7 @@ public final class SimulatedModemDevice: Sendable {
     /// The network interface this modem's bearer uses, `wwanN` by default.
     public let interfaceName: String
     public let runDirectory: String
-    private let dataPath: any BearerDataPath
+    private let bearerNetwork: any BearerNetwork
     private let control = Mutex<Control>(Control())
 
     private struct Control: Sendable {
@@ -42,12 +43,12 @@ public final class SimulatedModemDevice: Sendable {
     /// Whether a bearer is connected (as of the server thread's last turn).
     public var isBearerConnected: Bool { control.withLock { $0.bearerConnected } }
 
-    public init(modem: SimulatedModem, index: Int, runDirectory: String, dataPath: any BearerDataPath,
+    public init(modem: SimulatedModem, index: Int, runDirectory: String, bearerNetwork: any BearerNetwork,
                 interfaceName: String? = nil) {
         self.modem = modem
         self.index = index
         self.runDirectory = runDirectory
-        self.dataPath = dataPath
+        self.bearerNetwork = bearerNetwork
         controlPortName = "cdc-wdm\(index)"
         self.interfaceName = interfaceName ?? "wwan\(index)"
     }
@@ -103,7 +104,7 @@ public final class SimulatedModemDevice: Sendable {
             removeEntries()
             throw error
         }
-        let state = ModemState(index: index, modem: modem, dataPath: dataPath)
+        let state = ModemState(index: index, modem: modem, bearerNetwork: bearerNetwork)
         let function: any ControlFunction = modem.protocol == .mbim ? MBIMFunction(state: state) : QMIFunction(state: state)
         let server = ModemServer(device: self, pty: pty, wakeRead: wake[0], state: state, function: function)
         let thread: pthread_t
@@ -141,7 +142,7 @@ public final class SimulatedModemDevice: Sendable {
     }
 
     /// The modem is unplugged: clients lose the port (their reads fail), its device node and
-    /// sysfs entries disappear, the bearer's data path closes. `start()` plugs it back.
+    /// sysfs entries disappear, the bearer's data plane closes. `start()` plugs it back.
     public func unplug() { stop() }
 
     /// The network drops the connected bearer now (with its indication), as the
@@ -199,6 +200,9 @@ final class ModemServer {
     static let partialInputTimeout = 0.5
     /// 3GPP cause sent when the network drops a bearer: regular deactivation.
     static let dropCause = 36
+    /// How long a frame waits for the client to read the previous one, and how often it looks.
+    static let readWaitLimit = 1.0
+    static let readPollInterval = 0.002
 
     private let device: SimulatedModemDevice
     private let pty: PseudoTerminal
@@ -208,6 +212,9 @@ final class ModemServer {
     private let watch: ClientWatch
     private var outbox: [(due: Double, bytes: [UInt8])] = []
     private var lastInput = 0.0
+    /// When the last frame was written, and whether the next one waits for it to be read.
+    private var lastWrite = 0.0
+    private var awaitingRead = false
 
     init(device: SimulatedModemDevice, pty: PseudoTerminal, wakeRead: Int32, state: ModemState, function: any ControlFunction) {
         self.device = device
@@ -225,7 +232,8 @@ final class ModemServer {
         var running = true
         while running {
             let now = Self.now()
-            var fds = [pollfd(fd: pty.master, events: Int16(POLLIN) | (outbox.first.map { $0.due <= now } == true ? Int16(POLLOUT) : 0), revents: 0),
+            let writable = !awaitingRead && outbox.first.map { $0.due <= now } == true
+            var fds = [pollfd(fd: pty.master, events: Int16(POLLIN) | (writable ? Int16(POLLOUT) : 0), revents: 0),
                        pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0),
                        pollfd(fd: watch.fd, events: Int16(POLLIN), revents: 0)]
             let rc = poll(&fds, nfds_t(fds.count), timeoutMs(now: now))
@@ -279,6 +287,7 @@ final class ModemServer {
         if let first = outbox.first { next = min(next, first.due) }
         if let deadline = state.bearerDropDeadline { next = min(next, deadline) }
         if function.hasPartialInput { next = min(next, lastInput + Self.partialInputTimeout + 0.01) }
+        if awaitingRead { next = min(next, now + Self.readPollInterval) }
         if next == .infinity { return -1 }
         return Int32(max(0, min(60_000, ((next - now) * 1000).rounded(.up))))
     }
@@ -305,7 +314,15 @@ final class ModemServer {
             outbox.removeAll { $0.due <= now }
             return
         }
+        awaitingRead = false
         while let first = outbox.first, first.due <= now {
+            // cdc-wdm gives a client one message per read; a pty joins the frames a late reader
+            // finds queued, and libmbim drops a whole read that starts with junk. Keep the
+            // boundaries: the next frame goes out once the last one was read (or after a while).
+            if cshims_pty_unread(pty.slave) > 0 && now - lastWrite < Self.readWaitLimit {
+                awaitingRead = true
+                return
+            }
             let n = first.bytes.withUnsafeBytes { write(pty.master, $0.baseAddress, $0.count) }
             if n < 0 { return }  // EAGAIN: nobody is reading; retry later
             if n < first.bytes.count {
@@ -313,6 +330,7 @@ final class ModemServer {
                 return
             }
             outbox.removeFirst()
+            lastWrite = now
         }
     }
 }

@@ -6,10 +6,10 @@ import CellpathCore
 public final class SimulatedModemFleet: Sendable {
     public let devices: [SimulatedModemDevice]
 
-    /// Creates (without starting) one device per scenario modem, all sharing `dataPath`.
-    public init(scenario: Scenario, runDirectory: String, dataPath: any BearerDataPath) {
+    /// Creates (without starting) one device per scenario modem, all sharing `bearerNetwork`.
+    public init(scenario: Scenario, runDirectory: String, bearerNetwork: any BearerNetwork) {
         devices = scenario.modems.enumerated().map { index, modem in
-            SimulatedModemDevice(modem: modem, index: index, runDirectory: runDirectory, dataPath: dataPath)
+            SimulatedModemDevice(modem: modem, index: index, runDirectory: runDirectory, bearerNetwork: bearerNetwork)
         }
     }
 

@@ -8,14 +8,14 @@ import SystemSupport
 /// has a default so that `{}` is the built-in default world.
 public struct Scenario: Sendable, Equatable, Codable {
     public var modems: [SimulatedModem]
-    public var cellularPath: PathConditions
-    public var wifiPath: PathConditions
+    public var cellularPath: LinkConditions
+    public var wifiPath: LinkConditions
     public var api: APIFaults
     public var carrier: CarrierFaults
 
     public init(modems: [SimulatedModem] = [SimulatedModem()],
-                cellularPath: PathConditions = PathConditions(delayMs: 40),
-                wifiPath: PathConditions = PathConditions(delayMs: 5),
+                cellularPath: LinkConditions = LinkConditions(delayMs: 40),
+                wifiPath: LinkConditions = LinkConditions(delayMs: 5),
                 api: APIFaults = APIFaults(), carrier: CarrierFaults = CarrierFaults()) {
         self.modems = modems
         self.cellularPath = cellularPath
@@ -34,8 +34,8 @@ public struct Scenario: Sendable, Equatable, Codable {
         try rejectUnknownKeys(decoder, CodingKeys.self)
         let c = try decoder.container(keyedBy: CodingKeys.self)
         modems = try c.decodeIfPresent([SimulatedModem].self, forKey: .modems) ?? [SimulatedModem()]
-        cellularPath = try c.decodeIfPresent(PathConditions.self, forKey: .cellularPath) ?? PathConditions(delayMs: 40)
-        wifiPath = try c.decodeIfPresent(PathConditions.self, forKey: .wifiPath) ?? PathConditions(delayMs: 5)
+        cellularPath = try c.decodeIfPresent(LinkConditions.self, forKey: .cellularPath) ?? LinkConditions(delayMs: 40)
+        wifiPath = try c.decodeIfPresent(LinkConditions.self, forKey: .wifiPath) ?? LinkConditions(delayMs: 5)
         api = try c.decodeIfPresent(APIFaults.self, forKey: .api) ?? APIFaults()
         carrier = try c.decodeIfPresent(CarrierFaults.self, forKey: .carrier) ?? CarrierFaults()
     }
@@ -169,7 +169,7 @@ public struct SimulatedNetwork: Sendable, Equatable, Codable {
 
 /// The conditions of one path (cellular or Wi-Fi), applied by the simulator's relay to each
 /// direction on its own: one-way delay, jitter and loss, with optional per-direction overrides.
-public struct PathConditions: Sendable, Equatable, Codable {
+public struct LinkConditions: Sendable, Equatable, Codable {
     /// One-way delay in milliseconds (a round trip takes twice this).
     public var delayMs: Int
     /// Each packet's delay varies uniformly within ±jitterMs (packets are never reordered).
@@ -191,9 +191,9 @@ public struct PathConditions: Sendable, Equatable, Codable {
     }
 
     /// The effective conditions of one direction: the path's values with that direction's overrides.
-    public func direction(uplink isUplink: Bool) -> PathConditions {
+    public func direction(uplink isUplink: Bool) -> LinkConditions {
         let override = isUplink ? uplink : downlink
-        return PathConditions(delayMs: override?.delayMs ?? delayMs, jitterMs: override?.jitterMs ?? jitterMs,
+        return LinkConditions(delayMs: override?.delayMs ?? delayMs, jitterMs: override?.jitterMs ?? jitterMs,
                               lossPercent: override?.lossPercent ?? lossPercent)
     }
 

@@ -36,8 +36,8 @@ struct FleetAndSysfsTests {
             SimulatedModem(protocol: .mbim, imei: "351111111111111", sim: SimulatedSIM(imsi: "001010000000001")),
             SimulatedModem(protocol: .qmi, imei: "352222222222222", sim: SimulatedSIM(imsi: "001010000000002")),
         ])
-        let dataPath = StaticBearerDataPath()
-        let fleet = SimulatedModemFleet(scenario: scenario, runDirectory: run, dataPath: dataPath)
+        let bearerNetwork = StaticBearerNetwork()
+        let fleet = SimulatedModemFleet(scenario: scenario, runDirectory: run, bearerNetwork: bearerNetwork)
         try fleet.start()
         defer { fleet.stop() }
 
@@ -49,8 +49,8 @@ struct FleetAndSysfsTests {
         let start = try ProcessRunner.run(["qmicli", "-d", "\(run)/dev/cdc-wdm1", "--device-open-qmi",
                                            "--wds-start-network=apn=internet,ip-type=4", "--client-no-release-cid"])
         #expect(start.status == 0, "\(start.stderr)")
-        #expect(dataPath.isConnected(modemIndex: 1))
-        #expect(!dataPath.isConnected(modemIndex: 0))
+        #expect(bearerNetwork.isConnected(modemIndex: 1))
+        #expect(!bearerNetwork.isConnected(modemIndex: 0))
         #expect(fleet.device(controlPort: "cdc-wdm1")?.interfaceName == "wwan1")
 
         let sys = "\(run)/sys/class/usbmisc"
@@ -64,7 +64,7 @@ struct FleetAndSysfsTests {
         #expect(access("\(run)/sys/class/wwan/wwan1mbim0", F_OK) != 0)
 
         fleet.stop()
-        #expect(!dataPath.isConnected(modemIndex: 1))
+        #expect(!bearerNetwork.isConnected(modemIndex: 1))
         #expect(access("\(sys)/cdc-wdm0", F_OK) != 0)
         #expect(access("\(run)/dev/cdc-wdm1", F_OK) != 0)
     }
@@ -72,7 +72,7 @@ struct FleetAndSysfsTests {
     @Test func startingTwiceIsRefused() throws {
         let run = try Self.temporaryDirectory()
         defer { _ = try? ProcessRunner.run(["rm", "-rf", run]) }
-        let device = SimulatedModemDevice(modem: SimulatedModem(), index: 0, runDirectory: run, dataPath: StaticBearerDataPath())
+        let device = SimulatedModemDevice(modem: SimulatedModem(), index: 0, runDirectory: run, bearerNetwork: StaticBearerNetwork())
         try device.start()
         defer { device.stop() }
         let error = #expect(throws: CellpathError.self) { try device.start() }
@@ -81,7 +81,7 @@ struct FleetAndSysfsTests {
     }
 
     @Test func dataPathFailureRejectsTheConnect() throws {
-        let h = try ModemHarness(SimulatedModem(protocol: .qmi), dataPath: StaticBearerDataPath(failing: true))
+        let h = try ModemHarness(SimulatedModem(protocol: .qmi), bearerNetwork: StaticBearerNetwork(failing: true))
         let r = try h.qmicli("--wds-start-network=apn=internet,ip-type=4")
         #expect(r.status != 0)
         #expect(r.stderr.contains("'CallFailed'"))
@@ -119,7 +119,7 @@ struct ModemControlTests {
         h.device.dropBearer()
         usleep(200_000)
         #expect(!h.device.isBearerConnected)
-        #expect(!h.dataPath.isConnected(modemIndex: 0))
+        #expect(!h.bearerNetwork.isConnected(modemIndex: 0))
         let status = try h.qmicli("--wds-get-packet-service-status")
         #expect(status.stdout.contains("'disconnected'"))
     }

@@ -78,7 +78,7 @@ struct MBIMClientTests {
         let c = try h.mbimcli("--connect=access-string=internet", "--no-close")
         #expect(c.status == 0, "\(c.stderr)")
         #expect(c.stdout.contains("Successfully connected"))
-        #expect(h.dataPath.isConnected(modemIndex: 0))
+        #expect(h.bearerNetwork.isConnected(modemIndex: 0))
         let trid = try #require(field("TRID", in: c.stdout).flatMap { Int($0) })
 
         let ip = try h.mbimcli("--query-ip-configuration", "--no-open=\(trid)", "--no-close")
@@ -93,14 +93,14 @@ struct MBIMClientTests {
         #expect(d.status == 0, "\(d.stderr)")
         #expect(d.stdout.contains("Successfully disconnected"))
         #expect(field("Activation state", in: d.stdout) == "deactivated")
-        #expect(!h.dataPath.isConnected(modemIndex: 0))
+        #expect(!h.bearerNetwork.isConnected(modemIndex: 0))
     }
 
     @Test func closeTakesTheBearerDown() throws {
         let h = try ModemHarness(Self.modem)
         let c = try h.mbimcli("--connect=apn=internet")
         #expect(c.status == 0, "\(c.stderr)")
-        #expect(!h.dataPath.isConnected(modemIndex: 0))
+        #expect(!h.bearerNetwork.isConnected(modemIndex: 0))
         let q = try h.mbimcli("--query-connection-state")
         #expect(field("Activation state", in: q.stdout) == "deactivated")
     }
@@ -129,7 +129,7 @@ struct MBIMClientTests {
         #expect(field("IP [0]", in: ip.stdout) == "100.64.23.10/32")
         let d = try h.mbimcli("-p", "--disconnect")
         #expect(d.status == 0, "\(d.stderr)")
-        #expect(!h.dataPath.isConnected(modemIndex: 0))
+        #expect(!h.bearerNetwork.isConnected(modemIndex: 0))
     }
 }
 

@@ -24,7 +24,7 @@ struct MBIMFaultTests {
         let connect = try h.mbimcli("--connect=access-string=internet")
         #expect(connect.status != 0)
         #expect(connect.stderr.contains("SimNotInserted"))
-        #expect(!h.dataPath.isConnected(modemIndex: 0))
+        #expect(!h.bearerNetwork.isConnected(modemIndex: 0))
     }
 
     @Test func pinLockedThenEntered() throws {
@@ -100,7 +100,7 @@ struct MBIMFaultTests {
         let c = try h.mbimcli("--connect=access-string=internet")
         #expect(c.status != 0)
         #expect(c.stderr.contains("Failure"))
-        #expect(!h.dataPath.isConnected(modemIndex: 0))
+        #expect(!h.bearerNetwork.isConnected(modemIndex: 0))
         // The network error travels in the FAILURE response, as the MBIM spec has it.
         let port = try RawPort(h.path)
         port.send(MBIMTestFrames.open(tid: 1))
@@ -130,14 +130,14 @@ struct MBIMFaultTests {
         port.send(MBIMTestFrames.connect(tid: 2))
         let done = try #require(mbimMessages(port.receive()).first)
         #expect(readLE32(done, 40) == 0)
-        #expect(h.dataPath.isConnected(modemIndex: 0))
+        #expect(h.bearerNetwork.isConnected(modemIndex: 0))
         let indication = try #require(mbimMessages(port.receive(timeout: 3)).first)
         #expect(readLE32(indication, 0) == 0x8000_0007)
         #expect(readLE32(indication, 36) == 12)             // CONNECT
         let info = Array(indication[44...])
         #expect(readLE32(info, 4) == 3)                     // deactivated
         #expect(readLE32(info, 32) == 36)                   // regular deactivation
-        #expect(!h.dataPath.isConnected(modemIndex: 0))
+        #expect(!h.bearerNetwork.isConnected(modemIndex: 0))
         #expect(!h.device.isBearerConnected)
     }
 
@@ -153,7 +153,7 @@ struct MBIMFaultTests {
         let cids = messages.filter { readLE32($0, 0) == 0x8000_0007 }.map { readLE32($0, 36) }
         #expect(cids.contains(12))                          // CONNECT deactivated
         #expect(cids.contains(9))                           // REGISTER_STATE
-        #expect(!h.dataPath.isConnected(modemIndex: 0))
+        #expect(!h.bearerNetwork.isConnected(modemIndex: 0))
         let r = try h.mbimcli("--query-registration-state")
         #expect(field("Register state", in: r.stdout) == "denied")
     }
@@ -188,12 +188,12 @@ struct MBIMFaultTests {
         _ = port.receive()
         port.send(MBIMTestFrames.connect(tid: 2))
         _ = port.receive()
-        #expect(h.dataPath.isConnected(modemIndex: 0))
+        #expect(h.bearerNetwork.isConnected(modemIndex: 0))
         h.device.unplug()
         #expect(port.hungUp())
         #expect(access(h.path, F_OK) != 0)
         #expect(access("\(h.runDirectory)/sys/class/usbmisc/cdc-wdm0", F_OK) != 0)
-        #expect(!h.dataPath.isConnected(modemIndex: 0))
+        #expect(!h.bearerNetwork.isConnected(modemIndex: 0))
         let r = try h.mbimcli("--query-device-caps")
         #expect(r.status != 0)
         // Plugged back: a fresh port, served again.

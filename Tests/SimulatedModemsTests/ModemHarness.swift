@@ -8,14 +8,14 @@ import TestSupport
 final class ModemHarness {
     let runDirectory: String
     let device: SimulatedModemDevice
-    let dataPath: StaticBearerDataPath
+    let bearerNetwork: StaticBearerNetwork
 
-    init(_ modem: SimulatedModem, index: Int = 0, dataPath: StaticBearerDataPath = StaticBearerDataPath()) throws {
+    init(_ modem: SimulatedModem, index: Int = 0, bearerNetwork: StaticBearerNetwork = StaticBearerNetwork()) throws {
         var template = Array("/tmp/cellpath-modem-XXXXXX".utf8CString)
         guard let dir = mkdtemp(&template) else { throw CellpathError(.unavailable, "mkdtemp failed") }
         runDirectory = String(cString: dir)
-        self.dataPath = dataPath
-        device = SimulatedModemDevice(modem: modem, index: index, runDirectory: runDirectory, dataPath: dataPath)
+        self.bearerNetwork = bearerNetwork
+        device = SimulatedModemDevice(modem: modem, index: index, runDirectory: runDirectory, bearerNetwork: bearerNetwork)
         try device.start()
     }
 

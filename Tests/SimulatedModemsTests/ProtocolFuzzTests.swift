@@ -30,7 +30,7 @@ struct ProtocolFuzzTests {
     static func modem(_ p: ModemProtocol) -> ModemState {
         var m = SimulatedModem(protocol: p)
         m.sim?.pinLocked = true
-        return ModemState(index: 0, modem: m, dataPath: StaticBearerDataPath())
+        return ModemState(index: 0, modem: m, bearerNetwork: StaticBearerNetwork())
     }
 
     @Test func mbimSurvivesMutatedTraffic() {

@@ -104,7 +104,7 @@ struct QMIClientTests {
         #expect(start.status == 0, "\(start.stderr)")
         let handle = try #require(field("Packet data handle", in: start.stdout))
         let cid = try #require(field("CID", in: start.stdout))
-        #expect(h.dataPath.isConnected(modemIndex: 0))
+        #expect(h.bearerNetwork.isConnected(modemIndex: 0))
 
         let status = try h.qmicli("--wds-get-packet-service-status", "--client-cid=\(cid)", "--client-no-release-cid")
         #expect(status.stdout.contains("Connection status: 'connected'"))
@@ -120,7 +120,7 @@ struct QMIClientTests {
         let stop = try h.qmicli("--wds-stop-network=\(handle)", "--client-cid=\(cid)")
         #expect(stop.status == 0, "\(stop.stderr)")
         #expect(stop.stdout.contains("Network stopped"))
-        #expect(!h.dataPath.isConnected(modemIndex: 0))
+        #expect(!h.bearerNetwork.isConnected(modemIndex: 0))
         let gone = try h.qmicli("--wds-get-current-settings")
         #expect(gone.status != 0)
         #expect(gone.stderr.contains("OutOfCall"))
@@ -145,6 +145,6 @@ struct QMIClientTests {
         let stop = try ProcessRunner.run(["qmicli", "-p", "-d", h.path, "--device-open-qmi",
                                           "--wds-stop-network=\(handle)", "--client-cid=\(cid)"])
         #expect(stop.status == 0, "\(stop.stderr)")
-        #expect(!h.dataPath.isConnected(modemIndex: 0))
+        #expect(!h.bearerNetwork.isConnected(modemIndex: 0))
     }
 }

@@ -23,7 +23,7 @@ struct QMIFaultTests {
         let start = try h.qmicli("--wds-start-network=apn=internet,ip-type=4")
         #expect(start.stderr.contains("'CallFailed'"))
         #expect(start.stderr.contains("no-service"))
-        #expect(!h.dataPath.isConnected(modemIndex: 0))
+        #expect(!h.bearerNetwork.isConnected(modemIndex: 0))
     }
 
     @Test func pinLockedThenVerified() throws {
@@ -88,7 +88,7 @@ struct QMIFaultTests {
         #expect(r.status != 0)
         #expect(r.stderr.contains("'CallFailed'"))
         #expect(r.stderr.contains("verbose call end reason (6,33): [3gpp] option-unsubscribed"))
-        #expect(!h.dataPath.isConnected(modemIndex: 0))
+        #expect(!h.bearerNetwork.isConnected(modemIndex: 0))
     }
 
     @Test func wrongAPNAndIPv6AreRejected() throws {
@@ -114,14 +114,14 @@ struct QMIFaultTests {
         let h = try ModemHarness(Self.modem { $0.faults.dropBearerAfterSeconds = 1 })
         let port = try RawPort(h.path)
         let cid = try Self.startNetwork(port)
-        #expect(h.dataPath.isConnected(modemIndex: 0))
+        #expect(h.bearerNetwork.isConnected(modemIndex: 0))
         let indication = try #require(qmiFrames(port.receive(timeout: 3)).first)
         #expect(indication.flags == 0x04)
         #expect(indication.clientID == cid)
         #expect(indication.messageID == 0x22)
         #expect(indication.tlvs[0x01]?.first == 1)             // disconnected
         #expect(indication.tlvs[0x11] == [6, 0, 36, 0])        // 3GPP regular deactivation
-        #expect(!h.dataPath.isConnected(modemIndex: 0))
+        #expect(!h.bearerNetwork.isConnected(modemIndex: 0))
         let settings = try h.qmicli("--wds-get-current-settings")
         #expect(settings.stderr.contains("'OutOfCall'"))
     }
@@ -136,7 +136,7 @@ struct QMIFaultTests {
         let frames = qmiFrames(port.receive(timeout: 2))
         #expect(frames.contains { $0.service == 0x01 && $0.messageID == 0x22 && $0.tlvs[0x01]?.first == 1 })
         #expect(frames.contains { $0.service == 0x03 && $0.messageID == 0x24 && $0.tlvs[0x01]?.first == 2 })
-        #expect(!h.dataPath.isConnected(modemIndex: 0))
+        #expect(!h.bearerNetwork.isConnected(modemIndex: 0))
     }
 
     @Test func slowResponses() throws {
@@ -170,6 +170,6 @@ struct QMIFaultTests {
         #expect(port.hungUp())
         #expect(access(h.path, F_OK) != 0)
         #expect(access("\(h.runDirectory)/sys/class/usbmisc/cdc-wdm0", F_OK) != 0)
-        #expect(!h.dataPath.isConnected(modemIndex: 0))
+        #expect(!h.bearerNetwork.isConnected(modemIndex: 0))
     }
 }

@@ -110,6 +110,6 @@ struct QMIExtraTests {
         #expect(frames.first?.messageID == 0x2E && frames.first?.error == 0)
         #expect(frames.contains { $0.service == 0x01 && $0.flags == 0x04 && $0.tlvs[0x01]?.first == 1 && $0.tlvs[0x10] == le16(3) })
         #expect(frames.contains { $0.service == 0x03 && $0.clientID == nas && $0.messageID == 0x24 && $0.tlvs[0x01]?.first == 0 })
-        #expect(!h.dataPath.isConnected(modemIndex: 0))
+        #expect(!h.bearerNetwork.isConnected(modemIndex: 0))
     }
 }

@@ -31,10 +31,10 @@ import Testing
         scenario.modems.append(SimulatedModem(protocol: .qmi, imei: "351234567890124",
                                               sim: SimulatedSIM(iccid: "8900101234567890124", imsi: "001010123456780",
                                                                 msisdn: "+447940448592", simChangedMinutesAgo: 30)))
-        scenario.cellularPath = PathConditions(delayMs: 60, jitterMs: 5, lossPercent: 1.5,
+        scenario.cellularPath = LinkConditions(delayMs: 60, jitterMs: 5, lossPercent: 1.5,
                                                downlink: DirectionOverride(delayMs: 80))
-        #expect(scenario.cellularPath.direction(uplink: false) == PathConditions(delayMs: 80, jitterMs: 5, lossPercent: 1.5))
-        #expect(scenario.cellularPath.direction(uplink: true) == PathConditions(delayMs: 60, jitterMs: 5, lossPercent: 1.5))
+        #expect(scenario.cellularPath.direction(uplink: false) == LinkConditions(delayMs: 80, jitterMs: 5, lossPercent: 1.5))
+        #expect(scenario.cellularPath.direction(uplink: true) == LinkConditions(delayMs: 60, jitterMs: 5, lossPercent: 1.5))
         scenario.api.rateLimitRetryAfter = 3
         #expect(try Scenario.decode(scenario.encoded()) == scenario)
     }

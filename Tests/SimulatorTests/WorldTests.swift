@@ -106,8 +106,8 @@ struct WorldTests {
 
     @Test func theRelayAddsTheConfiguredDelay() throws {
         var scenario = Scenario.builtIn
-        scenario.cellularPath = PathConditions(delayMs: 40)
-        scenario.wifiPath = PathConditions(delayMs: 5)
+        scenario.cellularPath = LinkConditions(delayMs: 40)
+        scenario.wifiPath = LinkConditions(delayMs: 5)
         try WorldFixture.withWorld(scenario: scenario) { prefix in
             _ = try SimulatedWorld.bearer(connect: true, modem: 0, prefix: prefix)
             let server = try NamespaceSocket(namespace: prefix + "inet")
@@ -136,7 +136,7 @@ struct WorldTests {
 
     @Test func eachDirectionHasItsOwnDelayAndLoss() throws {
         var scenario = Scenario.builtIn
-        scenario.cellularPath = PathConditions(delayMs: 0, uplink: DirectionOverride(delayMs: 60),
+        scenario.cellularPath = LinkConditions(delayMs: 0, uplink: DirectionOverride(delayMs: 60),
                                                downlink: DirectionOverride(lossPercent: 100))
         try WorldFixture.withWorld(scenario: scenario) { prefix in
             _ = try SimulatedWorld.bearer(connect: true, modem: 0, prefix: prefix)
@@ -159,7 +159,7 @@ struct WorldTests {
 
     @Test func jitterSpreadsTheDelayWithoutReordering() throws {
         var scenario = Scenario.builtIn
-        scenario.cellularPath = PathConditions(delayMs: 0, uplink: DirectionOverride(delayMs: 50, jitterMs: 30))
+        scenario.cellularPath = LinkConditions(delayMs: 0, uplink: DirectionOverride(delayMs: 50, jitterMs: 30))
         try WorldFixture.withWorld(scenario: scenario) { prefix in
             _ = try SimulatedWorld.bearer(connect: true, modem: 0, prefix: prefix)
             let server = try NamespaceSocket(namespace: prefix + "inet")

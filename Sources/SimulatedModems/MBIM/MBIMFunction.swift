@@ -389,7 +389,7 @@ final class MBIMFunction: ControlFunction {
             case .notRegistered: return (.notRegistered, [])
             case .network(let cause):
                 return (.failure, connectInfo(session: session, activated: false, nwError: UInt32(truncatingIfNeeded: cause)))
-            case .dataPathFailed:
+            case .networkRefused:
                 return (.failure, connectInfo(session: session, activated: false, nwError: 26))
             }
         }

@@ -324,7 +324,7 @@ final class QMIFunction: ControlFunction {
                     callFailed(3, verboseType: 3, verboseReason: 2001)          // no service
                 case .network(let cause):
                     callFailed(1, verboseType: 6, verboseReason: cause)         // 3GPP cause
-                case .dataPathFailed:
+                case .networkRefused:
                     callFailed(11, verboseType: 2, verboseReason: 201)          // internal error
                 }
                 return [reply(request, tlvs)]

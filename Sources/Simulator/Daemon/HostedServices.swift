@@ -81,7 +81,7 @@ final class ModemFleetService: SimulatorService {
     private let fleet = Mutex<SimulatedModemFleet?>(nil)
 
     func start(_ context: SimulatorContext) throws {
-        let modems = SimulatedModemFleet(scenario: context.scenario, runDirectory: context.run.path, dataPath: context.dataPath)
+        let modems = SimulatedModemFleet(scenario: context.scenario, runDirectory: context.run.path, bearerNetwork: context.dataPlane)
         try modems.start()
         fleet.withLock { $0 = modems }
     }

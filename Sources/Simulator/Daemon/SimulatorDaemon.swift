@@ -73,7 +73,7 @@ final class RunningWorld {
     let run: RunDirectory
     let services: [any SimulatorService]
     private var builder: WorldBuilder { WorldBuilder(topology: topology) }
-    private var dataPath: DataPath?
+    private var dataPlane: DataPlane?
     private var dns: [(server: DNSServer, pid: pid_t, running: Bool)] = []
     private var startedServices: [any SimulatorService] = []
     private var controlFD: Int32 = -1
@@ -91,8 +91,8 @@ final class RunningWorld {
     func bringUp() throws {
         try FileSystem.write(scenario.encoded(), to: run.scenarioFile)
         try builder.createNamespaces()
-        let dataPath = try DataPath(topology: topology, scenario: scenario)
-        self.dataPath = dataPath
+        let dataPlane = try DataPlane(topology: topology, scenario: scenario)
+        self.dataPlane = dataPlane
         try builder.configureLinks()
         try TestCertificates.make(in: run)
         for server in DNSServer.all(topology) {
@@ -100,8 +100,8 @@ final class RunningWorld {
             dns.append((server, pid, true))
         }
         let context = SimulatorContext(scenario: scenario, topology: topology, run: run,
-                                       subscribers: WorldDirectory(scenario: scenario, dataPath: dataPath),
-                                       dataPath: dataPath)
+                                       subscribers: WorldDirectory(scenario: scenario, dataPlane: dataPlane),
+                                       dataPlane: dataPlane)
         for service in services {
             startedServices.append(service)
             try service.start(context)
@@ -137,8 +137,8 @@ final class RunningWorld {
             if !Processes.waitGone(entry.pid, seconds: 3) { kill(entry.pid, SIGKILL); _ = Spawn.wait(entry.pid) }
         }
         dns = []
-        dataPath?.stop()
-        dataPath = nil
+        dataPlane?.stop()
+        dataPlane = nil
         WorldBuilder.destroy(topology)
         SimulatedWorld.removeRunFiles(run, keepLog: true)
     }
@@ -179,24 +179,24 @@ final class RunningWorld {
     }
 
     private func handle(_ request: ControlRequest) throws -> ControlResponse {
-        guard let dataPath else { throw CellpathError(.unavailable, "the world is not up") }
+        guard let dataPlane else { throw CellpathError(.unavailable, "the world is not up") }
         switch request.command {
         case .status:
             return ControlResponse(ok: true, status: status())
         case .connect:
             let n = request.modem ?? 0
-            let address = try dataPath.connect(n)
+            let address = try dataPlane.connect(n)
             do {
                 try builder.configureBearer(n)
             } catch {
-                try? dataPath.disconnect(n)
+                try? dataPlane.disconnect(n)
                 throw error
             }
             DaemonLog.write("[\(topology.prefix)] modem \(n): bearer connected, \(address)")
             return ControlResponse(ok: true, status: status(), address: address)
         case .disconnect:
             let n = request.modem ?? 0
-            try dataPath.disconnect(n)
+            try dataPlane.disconnect(n)
             try builder.deconfigureBearer(n)
             DaemonLog.write("[\(topology.prefix)] modem \(n): bearer disconnected")
             return ControlResponse(ok: true, status: status())
@@ -211,7 +211,7 @@ final class RunningWorld {
         let existing = Set(WorldBuilder.listNamespaces())
         var modems: [ModemStatus] = []
         for (n, modem) in scenario.modems.enumerated() {
-            let connected = dataPath?.isConnected(n) ?? false
+            let connected = dataPlane?.isConnected(n) ?? false
             modems.append(ModemStatus(
                 index: n, protocol: modem.protocol, imei: modem.imei, interface: topology.modemInterface(n),
                 radioInterface: topology.radioInterface(n),
@@ -219,7 +219,7 @@ final class RunningWorld {
                 operatorID: modem.network.operatorID, operatorName: modem.network.operatorName,
                 controlPort: "\(run.path)/dev/cdc-wdm\(n)",
                 bearer: connected ? .connected : .disconnected, address: connected ? topology.bearerAddress(n) : nil,
-                counters: dataPath?.counters(n) ?? LinkCounters()))
+                counters: dataPlane?.counters(n) ?? LinkCounters()))
         }
         var services = dns.map {
             ServiceStatus(name: "dns-\($0.server.name)", running: $0.running, pid: $0.pid,
@@ -228,7 +228,7 @@ final class RunningWorld {
         services += startedServices.map { ServiceStatus(name: $0.name, running: true) }
         return SimulatorStatus(prefix: topology.prefix, state: .up, daemonPID: getpid(), runDirectory: run.path,
                                namespaces: topology.namespaces.filter { existing.contains($0) }, modems: modems,
-                               wifi: dataPath?.wifiCounters, services: services)
+                               wifi: dataPlane?.wifiCounters, services: services)
     }
 
     /// Notes dnsmasq children that exited (they are not restarted: the log tells why).
@@ -247,10 +247,10 @@ final class RunningWorld {
 /// while that modem's bearer is connected. Thread-safe.
 struct WorldDirectory: SubscriberDirectory {
     let scenario: Scenario
-    let dataPath: DataPath
+    let dataPlane: DataPlane
 
     func subscriber(holding address: String) -> SimulatedSIM? {
-        dataPath.modem(holding: address).flatMap { scenario.modems[$0].sim }
+        dataPlane.modem(holding: address).flatMap { scenario.modems[$0].sim }
     }
 
     func subscriber(msisdn: String) -> SimulatedSIM? {
@@ -258,6 +258,6 @@ struct WorldDirectory: SubscriberDirectory {
     }
 
     func network(holding address: String) -> SimulatedNetwork? {
-        dataPath.modem(holding: address).map { scenario.modems[$0].network }
+        dataPlane.modem(holding: address).map { scenario.modems[$0].network }
     }
 }

@@ -25,7 +25,7 @@ public struct SimulatorContext: Sendable {
     /// Which SIM holds which bearer address right now.
     public let subscribers: any SubscriberDirectory
     /// The bearers' data path (a modem simulator opens and closes it on connect/disconnect).
-    public let dataPath: DataPath
+    public let dataPlane: DataPlane
 
     /// Returns a listening TCP socket bound to `address`:`port` inside `namespace` (for an
     /// HTTP server's `.socket` listener). The caller owns it.

@@ -55,14 +55,14 @@ final class PacketRelay: Sendable {
     let name: String
     private let deviceFD: Int32
     private let networkFD: Int32
-    private let uplinkConditions: PathConditions
-    private let downlinkConditions: PathConditions
+    private let uplinkConditions: LinkConditions
+    private let downlinkConditions: LinkConditions
     private let state: Mutex<State>
     private let stopped = Atomic<Bool>(false)
     private let threads = Mutex<[pthread_t]>([])
 
     /// Takes ownership of both descriptors (closed by `stop()`).
-    init(name: String, deviceFD: Int32, networkFD: Int32, conditions: PathConditions, open: Bool) {
+    init(name: String, deviceFD: Int32, networkFD: Int32, conditions: LinkConditions, open: Bool) {
         self.name = name
         self.deviceFD = deviceFD
         self.networkFD = networkFD
@@ -166,7 +166,7 @@ final class PacketRelay: Sendable {
     }
 
     /// Why `packet` must be dropped, or nil to relay it.
-    private func verdict(_ packet: [UInt8], uplink: Bool, conditions: PathConditions,
+    private func verdict(_ packet: [UInt8], uplink: Bool, conditions: LinkConditions,
                          generator: inout SystemRandomNumberGenerator) -> String? {
         let (open, address) = state.withLock { ($0.open, $0.address) }
         if !open { return "bearerDisconnected" }

@@ -4,7 +4,7 @@ import SystemSupport
 
 /// Creates and deletes the namespaces, links, addresses and routes of a world with iproute2's
 /// `ip` (docs/simulator.md "Topology"). TUN devices are created by the data path, which owns
-/// them (`DataPath`); `configureLinks` runs after they exist. Blocking; any plain thread.
+/// them (`DataPlane`); `configureLinks` runs after they exist. Blocking; any plain thread.
 struct WorldBuilder {
     var topology: WorldTopology
 

@@ -6,7 +6,7 @@ import Glibc
 /// The world's data plane: one relayed TUN pair per modem (wwanN in the device namespace ↔
 /// radioN in the carrier) and one for Wi-Fi (wlan0 ↔ wifi0 in the internet namespace).
 /// Owns the TUN devices: they exist while it runs and vanish with it. Thread-safe.
-public final class DataPath: Sendable {
+public final class DataPlane: Sendable {
     public let topology: WorldTopology
     private let modems: [PacketRelay]
     private let wifi: PacketRelay
@@ -88,7 +88,7 @@ public final class DataPath: Sendable {
     }
 }
 
-extension DataPath: BearerDataPath {
+extension DataPlane: BearerNetwork {
     /// Opens modem `modemIndex`'s relay and returns what the carrier assigns: its bearer
     /// address as a /32, the carrier's endpoint as gateway, the carrier DNS, MTU 1500.
     /// Called on a simulated modem's thread.

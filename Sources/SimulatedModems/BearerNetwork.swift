@@ -21,16 +21,16 @@ public struct BearerAssignment: Sendable, Equatable {
 /// The data plane behind a simulated modem: connecting a bearer opens the relay and assigns the
 /// address, disconnecting closes it. Implemented by the simulated world; called on the modem's
 /// own server thread, so implementations must be thread-safe and should return quickly.
-public protocol BearerDataPath: Sendable {
-    /// Opens the data path of modem `modemIndex` and returns its assignment; throws to reject.
+public protocol BearerNetwork: Sendable {
+    /// Opens the data plane of modem `modemIndex` and returns its assignment; throws to reject.
     func connect(modemIndex: Int) throws -> BearerAssignment
-    /// Closes the data path of modem `modemIndex` (idempotent).
+    /// Closes the data plane of modem `modemIndex` (idempotent).
     func disconnect(modemIndex: Int)
 }
 
-/// A deterministic data path that opens nothing: every modem gets 100.64.23.(10+index)/32,
+/// A deterministic bearer network that opens nothing: every modem gets 100.64.23.(10+index)/32,
 /// gateway 100.64.0.1, DNS 100.64.0.53, MTU 1500. Records which modems are connected.
-public final class StaticBearerDataPath: BearerDataPath {
+public final class StaticBearerNetwork: BearerNetwork {
     private let connected = Mutex<Set<Int>>([])
     /// When true, `connect` throws (the world could not open the relay).
     private let failing: Bool
@@ -38,7 +38,7 @@ public final class StaticBearerDataPath: BearerDataPath {
     public init(failing: Bool = false) { self.failing = failing }
 
     public func connect(modemIndex: Int) throws -> BearerAssignment {
-        if failing { throw CellpathError(.unavailable, "simulated data path: relay unavailable") }
+        if failing { throw CellpathError(.unavailable, "simulated bearer network: relay unavailable") }
         connected.withLock { _ = $0.insert(modemIndex) }
         return BearerAssignment(ipv4Address: "100.64.23.\(10 + modemIndex)", prefixLength: 32,
                                 gateway: "100.64.0.1", dnsServers: ["100.64.0.53"], mtu: 1500)
@@ -48,7 +48,7 @@ public final class StaticBearerDataPath: BearerDataPath {
         connected.withLock { _ = $0.remove(modemIndex) }
     }
 
-    /// Whether modem `modemIndex` currently holds an open data path.
+    /// Whether modem `modemIndex` currently holds an open data plane.
     public func isConnected(modemIndex: Int) -> Bool {
         connected.withLock { $0.contains(modemIndex) }
     }
