@@ -11,8 +11,9 @@ private enum Keys {
     static let url = ArgumentKey("url", help: "URL.")
     static let header = RepeatableOptionKey<String>("header", short: "H", "header", help: "Header.")
     static let ipType = OptionKey<IPType>("ip-type", "type", help: "IP type.", .choice)
-    static let maxHops = OptionKey<Int>("max-hops", "n", help: "Hops.", .integer(in: 1...50))
+    static let maxHops = OptionKey<Int>("max-hops", short: "n", "n", help: "Hops.", .integer(in: 1...50))
     static let delay = OptionKey<Double>("delay", "seconds", help: "Delay.", .seconds)
+    static let port = RepeatableOptionKey<Int>("port", "n", help: "Port.", .integer(in: 1...65535))
     static let foreground = Flag("foreground", help: "Stay.")
     static let command = VariadicArgumentKey("command", help: "Command.")
 }
@@ -28,7 +29,7 @@ private let tree = CommandSpec(
                     action: .async { _, _ in CommandOutcome() }),
         CommandSpec(name: "fetch", abstract: "Fetch.",
                     arguments: [Keys.url.spec],
-                    options: [Keys.header.spec, Keys.ipType.spec, Keys.maxHops.spec, Keys.delay.spec],
+                    options: [Keys.header.spec, Keys.ipType.spec, Keys.maxHops.spec, Keys.delay.spec, Keys.port.spec],
                     action: .async { _, _ in CommandOutcome() }),
         CommandSpec(name: "sim", abstract: "Simulator.", subcommands: [
             CommandSpec(name: "up", abstract: "Start.", options: [Keys.foreground.spec],
@@ -182,6 +183,74 @@ private func usageError(_ arguments: [String]) -> UsageError? {
         let plain = try GlobalOptions(try run(["number", "1"]))
         #expect(!plain.verbose && plain.disclosure == .redacted && plain.color == .auto)
         #expect(throws: UsageError.self) { try GlobalOptions(try run(["number", "1", "-q", "-v"])) }
+    }
+}
+
+@Suite struct TypedAccessorTests {
+    @Test func valuesComeConverted() throws {
+        let parsed = try run(["fetch", "-n", "7", "--ip-type=ipv4", "--delay", "2s", "--port", "80", "--port=443", "u"])
+        let hops: Int? = parsed[Keys.maxHops]
+        #expect(hops == 7)
+        #expect(parsed[Keys.ipType] == .ipv4)
+        #expect(parsed[Keys.delay] == 2)
+        #expect(parsed[Keys.port] == [80, 443])
+        #expect(try parsed[Keys.url] == "u")
+    }
+
+    @Test func absentOptionsReadAsNothing() throws {
+        let parsed = try run(["fetch", "u"])
+        #expect(parsed[Keys.maxHops] == nil)
+        #expect(parsed[Keys.port] == [])
+        #expect(parsed[Keys.header] == [])
+        #expect(!parsed[GlobalOptions.json])
+        #expect(try run(["sim", "exec", "--", "true"])[Keys.command] == ["true"])
+    }
+
+    @Test(arguments: [
+        (["fetch", "--max-hops", "ten", "u"], "invalid value 'ten' for '--max-hops': expected an integer from 1 to 50"),
+        (["fetch", "--max-hops=51", "u"], "invalid value '51' for '--max-hops': expected an integer from 1 to 50"),
+        (["fetch", "-n", "0", "u"], "invalid value '0' for '--max-hops': expected an integer from 1 to 50"),
+        (["fetch", "-n-3", "u"], "invalid value '-3' for '--max-hops': expected an integer from 1 to 50"),
+        (["fetch", "--delay", "5x", "u"], "invalid duration '5x' for '--delay': expected seconds, e.g. 5, 2.5 or 500ms"),
+        (["fetch", "--delay", "0", "u"], "invalid duration '0' for '--delay': expected seconds, e.g. 5, 2.5 or 500ms"),
+        (["fetch", "--port", "80", "--port", "http", "u"], "invalid value 'http' for '--port': expected an integer from 1 to 65535"),
+        (["fetch", "u", "--ip-type", "IPV4"], "invalid value 'IPV4' for '--ip-type': expected one of ipv4, ipv6, any"),
+    ] as [([String], String)])
+    func conversionErrorsNameTheOption(arguments: [String], message: String) {
+        let error = usageError(arguments)
+        #expect(error?.message == message)
+        #expect(error?.command == ["tool", "fetch"])
+    }
+
+    @Test func aRequiredArgumentMissingFromTheValuesIsAUsageError() {
+        let parsed = ParsedCommand(path: ["tool", "number"])
+        #expect(throws: UsageError("missing expected argument '<phone>'", command: ["tool", "number"])) { try parsed[Keys.phone] }
+    }
+
+    @Test @MainActor func conversionErrorsExitWithUsage() async {
+        for arguments in [["fetch", "--max-hops", "ten", "https://api.truid.test/"],
+                          ["sim", "bearer", "connect", "--modem", "64"],
+                          ["generate-docs", "--format", "pdf"]] {
+            #expect(await CellpathCLI.main(arguments, environment: [:]) == ExitCode.usage.rawValue, "\(arguments)")
+        }
+        #expect(ExitCode.usage.rawValue == 64)
+    }
+
+    @Test func noCommandDeclaresAnOptionNameTwice() {
+        func check(_ node: CommandSpec, _ path: [String]) {
+            let options = node.options + (path.count > 1 ? belowTheRoot(CommandTree.root.options) : [])
+                + [CommandLineParser.helpFlag.spec]
+            let longs = options.map(\.long), shorts = options.compactMap(\.short)
+            #expect(Set(longs).count == longs.count, "\(path): \(longs)")
+            #expect(Set(shorts).count == shorts.count, "\(path): \(shorts)")
+            let arguments = node.arguments.map(\.name)
+            #expect(Set(arguments).count == arguments.count, "\(path): \(arguments)")
+            for sub in node.subcommands { check(sub, path + [sub.name]) }
+        }
+        func belowTheRoot(_ globals: [OptionSpec]) -> [OptionSpec] {
+            globals.filter { $0.long != CommandLineParser.versionFlag.spec.long }
+        }
+        check(CommandTree.root, [CommandTree.root.name])
     }
 }
 
