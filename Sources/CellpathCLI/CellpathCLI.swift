@@ -27,13 +27,13 @@ public enum CellpathCLI {
         case .version:
             Terminal.writeOut("cellpath \(CellpathVersion.current)\n")
             return ExitCode.success.rawValue
-        case .run(let command, let parsed):
-            return await run(command, parsed, environment: environment, help: help)
+        case .run(let action, let parsed):
+            return await run(action, parsed, environment: environment, help: help)
         }
     }
 
     @MainActor
-    private static func run(_ command: CommandSpec, _ parsed: ParsedCommand,
+    private static func run(_ action: CommandAction, _ parsed: ParsedCommand,
                             environment: [String: String], help: HelpFormatter) async -> Int32 {
         let global: GlobalOptions
         do {
@@ -52,11 +52,11 @@ public enum CellpathCLI {
 
         do {
             let outcome: CommandOutcome
-            switch command.action! {
-            case .blocking(let action):
-                outcome = try action(parsed, context)
-            case .async(let action):
-                let task = Task.detached { try await action(parsed, context) }
+            switch action {
+            case .blocking(let body):
+                outcome = try body(parsed, context)
+            case .async(let body):
+                let task = Task.detached { try await body(parsed, context) }
                 let signals = SignalHandling.install { task.cancel() }
                 defer { signals?.stop() }
                 outcome = try await task.value

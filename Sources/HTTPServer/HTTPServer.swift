@@ -6,8 +6,14 @@ import Synchronization
 /// A small HTTP/HTTPS server over libmicrohttpd: one thread per connection, so a handler
 /// that delays or never answers holds up only its own connection.
 ///
-/// The handler runs on the connection's own thread (never on the Swift concurrency pool)
-/// and may be called concurrently for different connections.
+/// A blocking `Handler` runs on the connection's own thread (never on the Swift concurrency
+/// pool) and may be called concurrently for different connections.
+///
+/// An `AsyncHandler` runs as a task on Swift's cooperative pool while the connection's thread
+/// waits for its response. At most `maxRequestsInFlight` such tasks run at once; a request
+/// beyond that bound is answered at once with 503 and `Retry-After: 1`, never queued. Blocking
+/// the connection's thread costs nothing the bound does not already limit, and libmicrohttpd's
+/// suspend/resume is not available in thread-per-connection mode.
 public final class HTTPServer: Sendable {
     /// Where the server listens.
     public enum Listener: Sendable, Equatable {
@@ -38,6 +44,10 @@ public final class HTTPServer: Sendable {
     /// Computes the response to one request; runs on the connection's thread.
     public typealias Handler = @Sendable (HTTPRequest) -> HTTPResponse
 
+    /// Computes the response to one request; runs as a task on Swift's cooperative pool, which
+    /// `stop()` cancels. A thrown error (cancellation included) answers 500.
+    public typealias AsyncHandler = @Sendable (HTTPRequest) async throws -> HTTPResponse
+
     /// The local port the server listens on.
     public let port: Int
     /// Whether the server speaks TLS.
@@ -45,8 +55,26 @@ public final class HTTPServer: Sendable {
     private let context: ServerContext
     private let daemon: Mutex<OpaquePointer?>
 
-    /// Starts serving on `listener`, with TLS when `tls` is given.
-    public init(listener: Listener, tls: TLSIdentity? = nil, handler: @escaping Handler) throws {
+    /// Starts serving on `listener`, with TLS when `tls` is given; `handler` runs on each
+    /// connection's thread.
+    public convenience init(listener: Listener, tls: TLSIdentity? = nil, handler: @escaping Handler) throws {
+        try self.init(listener: listener, tls: tls, responder: .blocking(handler))
+    }
+
+    /// Starts serving on `listener`, with TLS when `tls` is given; `handler` runs on the
+    /// cooperative pool, at most `maxRequestsInFlight` (at least 1) at once, and a request
+    /// beyond that bound gets 503 with `Retry-After: 1`.
+    public convenience init(listener: Listener, tls: TLSIdentity? = nil, maxRequestsInFlight: Int,
+                            handler: @escaping AsyncHandler) throws {
+        guard maxRequestsInFlight >= 1 else {
+            if case .socket(let fd) = listener { close(fd) }
+            throw CellpathError(.configuration, "the HTTP server needs room for at least 1 request in flight, not \(maxRequestsInFlight)")
+        }
+        try self.init(listener: listener, tls: tls,
+                      responder: .async(handler, InFlightRequests(limit: maxRequestsInFlight)))
+    }
+
+    private init(listener: Listener, tls: TLSIdentity?, responder: Responder) throws {
         let fd: Int32
         switch listener {
         case .address(let address, let port): fd = try listeningSocket(address: address, port: port)
@@ -60,7 +88,7 @@ public final class HTTPServer: Sendable {
             close(fd)
             throw CellpathError(.internalError, "HTTP server socket \(fd) is not a bound socket")
         }
-        let context = ServerContext(handler: handler, isTLS: tls != nil)
+        let context = ServerContext(responder: responder, isTLS: tls != nil)
         let cls = Unmanaged.passUnretained(context).toOpaque()
         let started: OpaquePointer?
         if let tls {
@@ -83,8 +111,12 @@ public final class HTTPServer: Sendable {
         self.daemon = Mutex(started)
     }
 
-    /// Stops accepting, wakes delayed and unanswered requests (their connections are closed),
-    /// waits for every connection thread and closes the listening socket. Idempotent.
+    /// Stops accepting, wakes delayed and unanswered requests and cancels async handlers (the
+    /// connections of all these are closed), waits for every connection thread and async
+    /// handler to return and closes the listening socket. Idempotent.
+    ///
+    /// Blocks the calling thread: call it off the cooperative pool when async handlers may be
+    /// in flight, since they need the pool to finish.
     public func stop() {
         let running = daemon.withLock { current -> OpaquePointer? in
             let value = current
@@ -93,20 +125,29 @@ public final class HTTPServer: Sendable {
         }
         guard let running else { return }
         context.stopSignal.fire()
+        if case .async(_, let inFlight) = context.responder { inFlight.cancelAll() }
         MHD_stop_daemon(running)
     }
 
     deinit { stop() }
 }
 
+/// How the server computes its responses.
+private enum Responder: Sendable {
+    /// On the connection's thread.
+    case blocking(HTTPServer.Handler)
+    /// As a task on the cooperative pool, within the bound of `InFlightRequests`.
+    case async(HTTPServer.AsyncHandler, InFlightRequests)
+}
+
 /// Shared between the server object and libmicrohttpd's threads.
 private final class ServerContext: Sendable {
-    let handler: HTTPServer.Handler
+    let responder: Responder
     let isTLS: Bool
     let stopSignal = StopSignal()
 
-    init(handler: @escaping HTTPServer.Handler, isTLS: Bool) {
-        self.handler = handler
+    init(responder: Responder, isTLS: Bool) {
+        self.responder = responder
         self.isTLS = isTLS
     }
 }
@@ -137,7 +178,7 @@ private func connectionValues(_ connection: OpaquePointer, _ kind: MHD_ValueKind
     return collector.fields
 }
 
-/// libmicrohttpd's access handler: accumulates the upload, then calls the Swift handler
+/// libmicrohttpd's access handler: accumulates the upload, then has the Swift handler answer
 /// once the request is complete. Runs on the connection's thread.
 private func accessHandler(_ cls: UnsafeMutableRawPointer?, _ connection: OpaquePointer?,
                            _ url: UnsafePointer<CChar>?, _ method: UnsafePointer<CChar>?,
@@ -167,7 +208,49 @@ private func accessHandler(_ cls: UnsafeMutableRawPointer?, _ connection: Opaque
                               path: url.map { String(cString: $0) } ?? "/",
                               queryItems: query, headers: HTTPHeaders(headers), body: state.body,
                               remoteAddress: address, remotePort: port, isTLS: context.isTLS)
-    let response = context.handler(request)
+    switch context.responder {
+    case .blocking(let handler):
+        return deliver(handler(request), on: connection, context)
+    case .async(let handler, let inFlight):
+        return awaitResponse(from: handler, to: request, within: inFlight, on: connection, context)
+    }
+}
+
+/// Answered when the async handlers in flight are at their bound.
+private let busyResponse = HTTPResponse(status: 503, contentType: "text/plain",
+                                        body: "too many requests in flight, retry later\n", headers: ["Retry-After": "1"])
+
+/// Answered when an async handler throws.
+private let handlerFailedResponse = HTTPResponse(status: 500, contentType: "text/plain", body: "internal server error\n")
+
+/// Runs `handler` as a task and blocks this connection's thread until it returns, or answers
+/// 503 at the in-flight bound. Runs on the connection's thread.
+private func awaitResponse(from handler: @escaping HTTPServer.AsyncHandler, to request: HTTPRequest,
+                           within inFlight: InFlightRequests, on connection: OpaquePointer,
+                           _ context: ServerContext) -> MHD_Result {
+    let pending = PendingResponse()
+    do throws(InFlightRequests.Refusal) {
+        try inFlight.start({
+            do {
+                return try await handler(request)
+            } catch {
+                return handlerFailedResponse
+            }
+        }, completion: pending.deliver)
+    } catch {
+        switch error {
+        case .atLimit: return send(busyResponse, on: connection)
+        case .stopping: return .NO
+        }
+    }
+    let response = pending.wait()
+    if context.stopSignal.hasFired { return .NO }
+    return deliver(response, on: connection, context)
+}
+
+/// Sends `response` when its delivery says so; a stop cuts a delayed or unanswered one off
+/// by closing the connection. Runs on the connection's thread.
+private func deliver(_ response: HTTPResponse, on connection: OpaquePointer, _ context: ServerContext) -> MHD_Result {
     switch response.delivery {
     case .immediately: break
     case .after(let delay): if context.stopSignal.wait(for: delay) { return .NO }

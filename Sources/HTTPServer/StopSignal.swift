@@ -31,6 +31,13 @@ final class StopSignal: @unchecked Sendable {
         pthread_mutex_unlock(mutex)
     }
 
+    /// Whether `fire()` was called.
+    var hasFired: Bool {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return fired
+    }
+
     /// Waits up to `duration`; returns true when the signal fired.
     func wait(for duration: Duration) -> Bool {
         var deadline = timespec()

@@ -1,27 +1,41 @@
 @testable import CellpathCLI
 import Testing
 
+/// The options and arguments of the test tree, one of each kind.
+private enum Keys {
+    enum IPType: String, Sendable, CaseIterable { case ipv4, ipv6, any }
+
+    static let phone = ArgumentKey("phone", help: "The number.")
+    static let region = OptionKey<String>("region", short: "r", "cc", help: "Region.")
+    static let allowNonMobile = Flag("allow-non-mobile", help: "Allow.")
+    static let url = ArgumentKey("url", help: "URL.")
+    static let header = RepeatableOptionKey<String>("header", short: "H", "header", help: "Header.")
+    static let ipType = OptionKey<IPType>("ip-type", "type", help: "IP type.", .choice)
+    static let maxHops = OptionKey<Int>("max-hops", short: "n", "n", help: "Hops.", .integer(in: 1...50))
+    static let delay = OptionKey<Double>("delay", "seconds", help: "Delay.", .seconds)
+    static let port = RepeatableOptionKey<Int>("port", "n", help: "Port.", .integer(in: 1...65535))
+    static let foreground = Flag("foreground", help: "Stay.")
+    static let command = VariadicArgumentKey("command", help: "Command.")
+}
+
 /// A small tree with every kind of option and argument, independent of cellpath's real commands.
 private let tree = CommandSpec(
     name: "tool", abstract: "A test tool.",
     options: GlobalOptions.specs,
     subcommands: [
         CommandSpec(name: "number", abstract: "Parse a number.",
-                    arguments: [ArgumentSpec(name: "phone", help: "The number.")],
-                    options: [.value("region", short: "r", "cc", help: "Region."),
-                              .flag("allow-non-mobile", help: "Allow.")],
+                    arguments: [Keys.phone.spec],
+                    options: [Keys.region.spec, Keys.allowNonMobile.spec],
                     action: .async { _, _ in CommandOutcome() }),
         CommandSpec(name: "fetch", abstract: "Fetch.",
-                    arguments: [ArgumentSpec(name: "url", help: "URL.")],
-                    options: [.value("header", short: "H", "header", help: "Header.", repeatable: true),
-                              .value("ip-type", "type", help: "IP type.", choices: ["ipv4", "ipv6", "any"]),
-                              .value("max-hops", "n", help: "Hops.")],
+                    arguments: [Keys.url.spec],
+                    options: [Keys.header.spec, Keys.ipType.spec, Keys.maxHops.spec, Keys.delay.spec, Keys.port.spec],
                     action: .async { _, _ in CommandOutcome() }),
         CommandSpec(name: "sim", abstract: "Simulator.", subcommands: [
-            CommandSpec(name: "up", abstract: "Start.", options: [.flag("foreground", help: "Stay.")],
+            CommandSpec(name: "up", abstract: "Start.", options: [Keys.foreground.spec],
                         action: .async { _, _ in CommandOutcome() }),
             CommandSpec(name: "exec", abstract: "Run.",
-                        arguments: [ArgumentSpec(name: "command", help: "Command.", variadic: true)],
+                        arguments: [Keys.command.spec],
                         action: .async { _, _ in CommandOutcome() }),
         ]),
     ])
@@ -51,47 +65,47 @@ private func usageError(_ arguments: [String]) -> UsageError? {
     @Test func optionWithSeparateValue() throws {
         let parsed = try run(["number", "--region", "GB", "07940 448591"])
         #expect(parsed.path == ["tool", "number"])
-        #expect(parsed.value("region") == "GB")
-        #expect(parsed.argument("phone") == "07940 448591")
+        #expect(parsed[Keys.region] == "GB")
+        #expect(try parsed[Keys.phone] == "07940 448591")
     }
 
     @Test func optionWithEqualsValue() throws {
-        #expect(try run(["number", "--region=GB", "1"]).value("region") == "GB")
-        #expect(try run(["number", "--region=", "1"]).value("region") == "")
-        #expect(try run(["fetch", "--header=X-A: b=c", "u"]).values("header") == ["X-A: b=c"])
+        #expect(try run(["number", "--region=GB", "1"])[Keys.region] == "GB")
+        #expect(try run(["number", "--region=", "1"])[Keys.region] == "")
+        #expect(try run(["fetch", "--header=X-A: b=c", "u"])[Keys.header] == ["X-A: b=c"])
     }
 
     @Test func shortOptionForms() throws {
-        #expect(try run(["number", "-r", "GB", "1"]).value("region") == "GB")
-        #expect(try run(["number", "-rGB", "1"]).value("region") == "GB")
+        #expect(try run(["number", "-r", "GB", "1"])[Keys.region] == "GB")
+        #expect(try run(["number", "-rGB", "1"])[Keys.region] == "GB")
         let parsed = try run(["number", "-vq", "1"])
-        #expect(parsed.flag("verbose") && parsed.flag("quiet"))
+        #expect(parsed[GlobalOptions.verbose] && parsed[GlobalOptions.quiet])
     }
 
     @Test func doubleDashEndsOptions() throws {
         let parsed = try run(["number", "--", "-44"])
-        #expect(parsed.argument("phone") == "-44")
+        #expect(try parsed[Keys.phone] == "-44")
         let exec = try run(["sim", "exec", "--", "ip", "-4", "addr", "--help"])
-        #expect(exec.argumentValues("command") == ["ip", "-4", "addr", "--help"])
+        #expect(exec[Keys.command] == ["ip", "-4", "addr", "--help"])
     }
 
     @Test func globalOptionsBeforeAndAfterSubcommand() throws {
-        #expect(try run(["--json", "number", "1"]).flag("json"))
-        #expect(try run(["number", "1", "--json"]).flag("json"))
-        #expect(try run(["sim", "--verbose", "up"]).flag("verbose"))
-        #expect(try run(["number", "1", "--color", "never"]).value("color") == "never")
+        #expect(try run(["--json", "number", "1"])[GlobalOptions.json])
+        #expect(try run(["number", "1", "--json"])[GlobalOptions.json])
+        #expect(try run(["sim", "--verbose", "up"])[GlobalOptions.verbose])
+        #expect(try run(["number", "1", "--color", "never"])[GlobalOptions.color] == .never)
     }
 
     @Test func repeatableOptionKeepsEveryValue() throws {
-        #expect(try run(["fetch", "-H", "A: 1", "--header", "B: 2", "u"]).values("header") == ["A: 1", "B: 2"])
+        #expect(try run(["fetch", "-H", "A: 1", "--header", "B: 2", "u"])[Keys.header] == ["A: 1", "B: 2"])
     }
 
     @Test func nonRepeatableOptionKeepsTheLastValue() throws {
-        #expect(try run(["number", "--region", "GB", "--region", "US", "1"]).value("region") == "US")
+        #expect(try run(["number", "--region", "GB", "--region", "US", "1"])[Keys.region] == "US")
     }
 
     @Test func choicesAreChecked() throws {
-        #expect(try run(["fetch", "--ip-type", "ipv6", "u"]).value("ip-type") == "ipv6")
+        #expect(try run(["fetch", "--ip-type", "ipv6", "u"])[Keys.ipType] == .ipv6)
         let error = usageError(["fetch", "--ip-type", "ipv5", "u"])
         #expect(error?.message == "invalid value 'ipv5' for '--ip-type': expected one of ipv4, ipv6, any")
         #expect(usageError(["--color", "sometimes", "number", "1"])?.message
@@ -142,7 +156,7 @@ private func usageError(_ arguments: [String]) -> UsageError? {
     }
 
     @Test func helpAfterDoubleDashIsAnArgument() throws {
-        #expect(try run(["number", "--", "--help"]).argument("phone") == "--help")
+        #expect(try run(["number", "--", "--help"])[Keys.phone] == "--help")
     }
 
     @Test func version() throws {
@@ -154,15 +168,13 @@ private func usageError(_ arguments: [String]) -> UsageError? {
 
     @Test func integerAndDurationValues() throws {
         let parsed = try run(["fetch", "--max-hops", "10", "u"])
-        #expect(try parsed.integer("max-hops", in: 1...50) == 10)
-        let bad = try run(["fetch", "--max-hops", "ten", "u"])
-        #expect(throws: UsageError.self) { try bad.integer("max-hops", in: 1...50) }
-        let outOfRange = try run(["fetch", "--max-hops", "0", "u"])
-        #expect(throws: UsageError.self) { try outOfRange.integer("max-hops", in: 1...50) }
-        let ms = try run(["fetch", "--max-hops", "500ms", "u"])
-        #expect(try ms.seconds("max-hops") == 0.5)
-        #expect(try run(["fetch", "--max-hops", "2.5", "u"]).seconds("max-hops") == 2.5)
-        #expect(throws: UsageError.self) { try run(["fetch", "--max-hops", "-1", "u"]).seconds("max-hops") }
+        #expect(parsed[Keys.maxHops] == 10)
+        #expect(throws: UsageError.self) { try parse(["fetch", "--max-hops", "ten", "u"]) }
+        #expect(throws: UsageError.self) { try parse(["fetch", "--max-hops", "0", "u"]) }
+        let ms = try run(["fetch", "--delay", "500ms", "u"])
+        #expect(ms[Keys.delay] == 0.5)
+        #expect(try run(["fetch", "--delay", "2.5", "u"])[Keys.delay] == 2.5)
+        #expect(throws: UsageError.self) { try parse(["fetch", "--delay", "-1", "u"]) }
     }
 
     @Test func globalOptionsInterpretation() throws {
@@ -171,6 +183,74 @@ private func usageError(_ arguments: [String]) -> UsageError? {
         let plain = try GlobalOptions(try run(["number", "1"]))
         #expect(!plain.verbose && plain.disclosure == .redacted && plain.color == .auto)
         #expect(throws: UsageError.self) { try GlobalOptions(try run(["number", "1", "-q", "-v"])) }
+    }
+}
+
+@Suite struct TypedAccessorTests {
+    @Test func valuesComeConverted() throws {
+        let parsed = try run(["fetch", "-n", "7", "--ip-type=ipv4", "--delay", "2s", "--port", "80", "--port=443", "u"])
+        let hops: Int? = parsed[Keys.maxHops]
+        #expect(hops == 7)
+        #expect(parsed[Keys.ipType] == .ipv4)
+        #expect(parsed[Keys.delay] == 2)
+        #expect(parsed[Keys.port] == [80, 443])
+        #expect(try parsed[Keys.url] == "u")
+    }
+
+    @Test func absentOptionsReadAsNothing() throws {
+        let parsed = try run(["fetch", "u"])
+        #expect(parsed[Keys.maxHops] == nil)
+        #expect(parsed[Keys.port] == [])
+        #expect(parsed[Keys.header] == [])
+        #expect(!parsed[GlobalOptions.json])
+        #expect(try run(["sim", "exec", "--", "true"])[Keys.command] == ["true"])
+    }
+
+    @Test(arguments: [
+        (["fetch", "--max-hops", "ten", "u"], "invalid value 'ten' for '--max-hops': expected an integer from 1 to 50"),
+        (["fetch", "--max-hops=51", "u"], "invalid value '51' for '--max-hops': expected an integer from 1 to 50"),
+        (["fetch", "-n", "0", "u"], "invalid value '0' for '--max-hops': expected an integer from 1 to 50"),
+        (["fetch", "-n-3", "u"], "invalid value '-3' for '--max-hops': expected an integer from 1 to 50"),
+        (["fetch", "--delay", "5x", "u"], "invalid duration '5x' for '--delay': expected seconds, e.g. 5, 2.5 or 500ms"),
+        (["fetch", "--delay", "0", "u"], "invalid duration '0' for '--delay': expected seconds, e.g. 5, 2.5 or 500ms"),
+        (["fetch", "--port", "80", "--port", "http", "u"], "invalid value 'http' for '--port': expected an integer from 1 to 65535"),
+        (["fetch", "u", "--ip-type", "IPV4"], "invalid value 'IPV4' for '--ip-type': expected one of ipv4, ipv6, any"),
+    ] as [([String], String)])
+    func conversionErrorsNameTheOption(arguments: [String], message: String) {
+        let error = usageError(arguments)
+        #expect(error?.message == message)
+        #expect(error?.command == ["tool", "fetch"])
+    }
+
+    @Test func aRequiredArgumentMissingFromTheValuesIsAUsageError() {
+        let parsed = ParsedCommand(path: ["tool", "number"])
+        #expect(throws: UsageError("missing expected argument '<phone>'", command: ["tool", "number"])) { try parsed[Keys.phone] }
+    }
+
+    @Test @MainActor func conversionErrorsExitWithUsage() async {
+        for arguments in [["fetch", "--max-hops", "ten", "https://api.truid.test/"],
+                          ["sim", "bearer", "connect", "--modem", "64"],
+                          ["generate-docs", "--format", "pdf"]] {
+            #expect(await CellpathCLI.main(arguments, environment: [:]) == ExitCode.usage.rawValue, "\(arguments)")
+        }
+        #expect(ExitCode.usage.rawValue == 64)
+    }
+
+    @Test func noCommandDeclaresAnOptionNameTwice() {
+        func check(_ node: CommandSpec, _ path: [String]) {
+            let options = node.options + (path.count > 1 ? belowTheRoot(CommandTree.root.options) : [])
+                + [CommandLineParser.helpFlag.spec]
+            let longs = options.map(\.long), shorts = options.compactMap(\.short)
+            #expect(Set(longs).count == longs.count, "\(path): \(longs)")
+            #expect(Set(shorts).count == shorts.count, "\(path): \(shorts)")
+            let arguments = node.arguments.map(\.name)
+            #expect(Set(arguments).count == arguments.count, "\(path): \(arguments)")
+            for sub in node.subcommands { check(sub, path + [sub.name]) }
+        }
+        func belowTheRoot(_ globals: [OptionSpec]) -> [OptionSpec] {
+            globals.filter { $0.long != CommandLineParser.versionFlag.spec.long }
+        }
+        check(CommandTree.root, [CommandTree.root.name])
     }
 }
 

@@ -1,30 +1,28 @@
 import CellpathCore
 
 /// One option of a command: a flag (`--json`) or an option with a value (`--region GB`).
+/// Declared through a `Flag`, `OptionKey` or `RepeatableOptionKey`, which also read it.
 struct OptionSpec: Sendable {
+    /// Whether the option takes a value, and how that value is read.
+    enum Kind: Sendable {
+        case flag
+        /// `valueName` is the placeholder in help (`--region <cc>`); `convert` makes the typed
+        /// value that `ParsedCommand` keeps.
+        case value(valueName: String, convert: @Sendable (String) throws(InvalidOptionValue) -> any Sendable)
+    }
+
     var long: String
     var short: Character?
-    /// Placeholder of the value (`cc` → `--region <cc>`); nil for a flag.
-    var valueName: String?
+    var kind: Kind
     var help: String
-    /// Allowed values, checked while parsing (`--color auto|always|never`).
-    var choices: [String]?
     /// The option may be given several times; every value is kept.
     var repeatable: Bool
 
-    /// A flag that takes no value.
-    static func flag(_ long: String, short: Character? = nil, help: String) -> OptionSpec {
-        OptionSpec(long: long, short: short, valueName: nil, help: help, choices: nil, repeatable: false)
+    /// Placeholder of the value (`cc` → `--region <cc>`); nil for a flag.
+    var valueName: String? {
+        guard case .value(let valueName, _) = kind else { return nil }
+        return valueName
     }
-
-    /// An option that takes a value.
-    static func value(_ long: String, short: Character? = nil, _ valueName: String, help: String,
-                      choices: [String]? = nil, repeatable: Bool = false) -> OptionSpec {
-        OptionSpec(long: long, short: short, valueName: valueName, help: help, choices: choices,
-                   repeatable: repeatable)
-    }
-
-    var takesValue: Bool { valueName != nil }
 
     /// `-r, --region <cc>` as shown in help.
     var synopsis: String {

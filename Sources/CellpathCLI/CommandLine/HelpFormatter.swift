@@ -49,10 +49,10 @@ struct HelpFormatter {
         let isRoot = path.count == 1
         out += "OPTIONS:\n"
         for option in node.options { out += row(option.synopsis, option.help) }
-        out += row(CommandLineParser.helpOption.synopsis, CommandLineParser.helpOption.help)
+        out += row(CommandLineParser.helpFlag.spec.synopsis, CommandLineParser.helpFlag.spec.help)
         if !isRoot {
             out += "\nGLOBAL OPTIONS:\n"
-            for option in root.options where option.long != CommandLineParser.versionOption {
+            for option in root.options where option.long != CommandLineParser.versionFlag.spec.long {
                 out += row(option.synopsis, option.help)
             }
         }

@@ -1,49 +1,43 @@
 import CellpathCore
 
-/// The result of parsing argv against the command tree: which command, and its values.
+/// The result of parsing argv against the command tree: which command, and its values,
+/// read through the keys that declare them (`parsed[FetchCommand.maxHops]` is an `Int?`).
 struct ParsedCommand: Sendable {
     /// Names from the root, e.g. `["cellpath", "sim", "up"]`.
     var path: [String]
-    var options: [String: [String]] = [:]
+    /// Long names of the flags given.
+    var flags: Set<String> = []
+    /// Converted values of the options given, by long name, in order.
+    var optionValues: [String: [any Sendable]] = [:]
     var arguments: [String: [String]] = [:]
 
-    var commandName: String { path.joined(separator: " ") }
-
     /// True when the flag was given.
-    func flag(_ long: String) -> Bool { options[long] != nil }
+    subscript(flag: Flag) -> Bool { flags.contains(flag.spec.long) }
 
-    /// The last value of an option, if given.
-    func value(_ long: String) -> String? { options[long]?.last }
-
-    /// Every value of a repeatable option, in order.
-    func values(_ long: String) -> [String] { options[long] ?? [] }
-
-    /// The value of a positional argument, if given.
-    func argument(_ name: String) -> String? { arguments[name]?.first }
-
-    /// Every value of a variadic argument.
-    func argumentValues(_ name: String) -> [String] { arguments[name] ?? [] }
-
-    /// An integer option within `range`; a bad value is a usage error naming the option.
-    func integer(_ long: String, in range: ClosedRange<Int>) throws(UsageError) -> Int? {
-        guard let text = value(long) else { return nil }
-        guard let number = Int(text), range.contains(number) else {
-            throw UsageError("invalid value '\(text)' for '--\(long)': expected an integer from \(range.lowerBound) to \(range.upperBound)", command: path)
-        }
-        return number
+    /// The last value of the option, if given.
+    subscript<Value>(option: OptionKey<Value>) -> Value? {
+        optionValues[option.spec.long]?.last as? Value
     }
 
-    /// A duration option in seconds (`5`, `2.5`, `500ms`); a bad value is a usage error.
-    func seconds(_ long: String) throws(UsageError) -> Double? {
-        guard let text = value(long) else { return nil }
-        let number: Double?
-        if text.hasSuffix("ms") { number = Double(text.dropLast(2)).map { $0 / 1000 } }
-        else if text.hasSuffix("s") { number = Double(text.dropLast()) }
-        else { number = Double(text) }
-        guard let number, number > 0, number.isFinite else {
-            throw UsageError("invalid duration '\(text)' for '--\(long)': expected seconds, e.g. 5, 2.5 or 500ms", command: path)
+    /// Every value of the repeatable option, in order.
+    subscript<Value>(option: RepeatableOptionKey<Value>) -> [Value] {
+        optionValues[option.spec.long]?.compactMap { $0 as? Value } ?? []
+    }
+
+    /// The value of the required argument; the parser has already refused a command line
+    /// without it.
+    subscript(argument: ArgumentKey) -> String {
+        get throws(UsageError) {
+            guard let value = arguments[argument.spec.name]?.first else {
+                throw UsageError.missingArgument(argument.spec, command: path)
+            }
+            return value
         }
-        return number
+    }
+
+    /// Every value of the variadic argument, in order.
+    subscript(variadic: VariadicArgumentKey) -> [String] {
+        arguments[variadic.spec.name] ?? []
     }
 }
 
@@ -57,5 +51,16 @@ struct UsageError: Error, Sendable, Equatable {
     init(_ message: String, command: [String]) {
         self.message = message
         self.command = command
+    }
+
+    /// A required positional argument is missing.
+    static func missingArgument(_ argument: ArgumentSpec, command: [String]) -> UsageError {
+        UsageError("missing expected argument '<\(argument.name)>'", command: command)
+    }
+
+    /// An option's value did not convert.
+    static func invalidValue(_ text: String, for option: OptionSpec, _ problem: InvalidOptionValue,
+                             command: [String]) -> UsageError {
+        UsageError("invalid \(problem.noun) '\(text)' for '--\(option.long)': expected \(problem.expectation)", command: command)
     }
 }

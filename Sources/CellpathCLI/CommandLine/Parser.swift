@@ -1,7 +1,7 @@
 /// What the command line asks for.
 enum ParseResult: Sendable {
-    /// Run this command with these values.
-    case run(CommandSpec, ParsedCommand)
+    /// Run this command's action with these values.
+    case run(CommandAction, ParsedCommand)
     /// Show help for the command at this path (`-h`, `--help`, `help <command>`, a bare group).
     case help([String])
     /// Show the version (`cellpath --version`).
@@ -14,8 +14,9 @@ enum ParseResult: Sendable {
 struct CommandLineParser {
     let root: CommandSpec
 
-    static let helpOption = OptionSpec.flag("help", short: "h", help: "Show help information.")
-    static let versionOption = "version"
+    static let helpFlag = Flag("help", short: "h", help: "Show help information.")
+    /// Accepted at the root only; the root's options include it.
+    static let versionFlag = Flag("version", help: "Show the version.")
 
     func parse(_ arguments: [String]) throws(UsageError) -> ParseResult {
         var node = root
@@ -42,16 +43,17 @@ struct CommandLineParser {
                 guard let option = lookup(long: name, in: node, isRoot: parsed.path.count == 1) else {
                     throw unknownOption("--\(name)", in: node, path: parsed.path)
                 }
-                if option.takesValue {
+                switch option.kind {
+                case .value(let valueName, let convert):
                     let value = if let inline { inline } else {
-                        try nextValue(for: "--\(name)", option, arguments, &index, parsed.path)
+                        try nextValue(for: "--\(name) <\(valueName)>", arguments, &index, parsed.path)
                     }
-                    try record(option, value: value, into: &parsed)
-                } else {
+                    try record(option, value: value, convertedBy: convert, into: &parsed)
+                case .flag:
                     guard inline == nil else {
                         throw UsageError("option '--\(name)' takes no value", command: parsed.path)
                     }
-                    parsed.options[name] = [""]
+                    parsed.flags.insert(option.long)
                 }
             } else if argument.hasPrefix("-"), argument.count > 1 {
                 var letters = Substring(argument.dropFirst())
@@ -61,13 +63,13 @@ struct CommandLineParser {
                     guard let option = lookup(short: letter, in: node, isRoot: parsed.path.count == 1) else {
                         throw unknownOption("-\(letter)", in: node, path: parsed.path)
                     }
-                    if option.takesValue {
+                    if case .value(let valueName, let convert) = option.kind {
                         let value = letters.isEmpty
-                            ? try nextValue(for: "-\(letter)", option, arguments, &index, parsed.path) : String(letters)
-                        try record(option, value: value, into: &parsed)
+                            ? try nextValue(for: "-\(letter) <\(valueName)>", arguments, &index, parsed.path) : String(letters)
+                        try record(option, value: value, convertedBy: convert, into: &parsed)
                         break
                     }
-                    parsed.options[option.long] = [""]
+                    parsed.flags.insert(option.long)
                 }
             } else if !node.subcommands.isEmpty, positionals.isEmpty, node.arguments.isEmpty {
                 if parsed.path.count == 1, argument == "help" {
@@ -87,17 +89,18 @@ struct CommandLineParser {
             }
         }
 
-        if parsed.path.count == 1, parsed.flag(Self.versionOption) { return .version }
-        guard node.action != nil else { return .help(parsed.path) }
+        if parsed.path.count == 1, parsed[Self.versionFlag] { return .version }
+        guard let action = node.action else { return .help(parsed.path) }
         try bind(positionals, to: node, into: &parsed)
-        return .run(node, parsed)
+        return .run(action, parsed)
     }
 
-    /// The argument after an option as its value (`--region GB`, `-r GB`).
-    private func nextValue(for spelled: String, _ option: OptionSpec, _ arguments: [String], _ index: inout Int,
+    /// The argument after an option as its value (`--region GB`, `-r GB`); `spelled` is the
+    /// option as given, with its placeholder (`-r <cc>`).
+    private func nextValue(for spelled: String, _ arguments: [String], _ index: inout Int,
                            _ path: [String]) throws(UsageError) -> String {
         guard index < arguments.count else {
-            throw UsageError("missing value for '\(spelled) <\(option.valueName!)>'", command: path)
+            throw UsageError("missing value for '\(spelled)'", command: path)
         }
         index += 1
         return arguments[index - 1]
@@ -131,8 +134,8 @@ struct CommandLineParser {
 
     /// Every long option valid for `node`, for suggestions and help.
     func availableOptions(for node: CommandSpec, isRoot: Bool) -> [OptionSpec] {
-        node.options + (isRoot ? [] : root.options.filter { $0.long != Self.versionOption })
-            + [Self.helpOption]
+        node.options + (isRoot ? [] : root.options.filter { $0.long != Self.versionFlag.spec.long })
+            + [Self.helpFlag.spec]
     }
 
     private func unknownOption(_ spelled: String, in node: CommandSpec, path: [String]) -> UsageError {
@@ -144,14 +147,21 @@ struct CommandLineParser {
         return UsageError(message, command: path)
     }
 
-    private func record(_ option: OptionSpec, value: String, into parsed: inout ParsedCommand) throws(UsageError) {
-        if let choices = option.choices, !choices.contains(value) {
-            throw UsageError("invalid value '\(value)' for '--\(option.long)': expected one of \(choices.joined(separator: ", "))", command: parsed.path)
+    /// Converts an option's value and keeps it; a value that does not convert is a usage
+    /// error naming the option.
+    private func record(_ option: OptionSpec, value: String,
+                        convertedBy convert: @Sendable (String) throws(InvalidOptionValue) -> any Sendable,
+                        into parsed: inout ParsedCommand) throws(UsageError) {
+        let converted: any Sendable
+        do {
+            converted = try convert(value)
+        } catch {
+            throw UsageError.invalidValue(value, for: option, error, command: parsed.path)
         }
         if option.repeatable {
-            parsed.options[option.long, default: []].append(value)
+            parsed.optionValues[option.long, default: []].append(converted)
         } else {
-            parsed.options[option.long] = [value]
+            parsed.optionValues[option.long] = [converted]
         }
     }
 
@@ -160,7 +170,7 @@ struct CommandLineParser {
         for argument in node.arguments {
             if argument.variadic {
                 if remaining.isEmpty, !argument.optional {
-                    throw UsageError("missing expected argument '<\(argument.name)>'", command: parsed.path)
+                    throw UsageError.missingArgument(argument, command: parsed.path)
                 }
                 parsed.arguments[argument.name] = Array(remaining)
                 remaining = []
@@ -168,7 +178,7 @@ struct CommandLineParser {
                 parsed.arguments[argument.name] = [value]
                 remaining = remaining.dropFirst()
             } else if !argument.optional {
-                throw UsageError("missing expected argument '<\(argument.name)>'", command: parsed.path)
+                throw UsageError.missingArgument(argument, command: parsed.path)
             }
         }
         if let extra = remaining.first {

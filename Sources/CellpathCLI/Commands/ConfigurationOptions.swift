@@ -4,35 +4,36 @@ import Configuration
 /// The options that carry configuration values (one spec each, shared by the commands that
 /// take them), and loading the effective configuration with them on top.
 enum ConfigurationOptions {
-    static let region = OptionSpec.value(
+    static let region = OptionKey<String>(
         ConfigurationFlag.region.rawValue, "cc",
         help: "Region for numbers written without a country code (ISO 3166, e.g. GB). Default: the config's region.")
-    static let profile = OptionSpec.value(
+    static let profile = OptionKey<String>(
         ConfigurationFlag.profile.rawValue, "name", help: "Server profile from the config's [server] group (e.g. development).")
-    static let serverURL = OptionSpec.value(
+    static let serverURL = OptionKey<String>(
         ConfigurationFlag.serverURL.rawValue, "url", help: "Backend base URL for the selected profile.")
-    static let truJSON = OptionSpec.value(
+    static let truJSON = OptionKey<String>(
         ConfigurationFlag.truJSON.rawValue, "path", help: "tru.json with the tru.ID credentials (as the tru CLI writes it).")
-    static let dataResidency = OptionSpec.value(
+    static let dataResidency = OptionKey<String>(
         ConfigurationFlag.dataResidency.rawValue, "region", help: "tru.ID data residency: eu, in or us.")
-    static let caFile = OptionSpec.value(
+    static let caFile = OptionKey<String>(
         ConfigurationFlag.caFile.rawValue, "path", help: "Extra CA certificates (PEM) to trust, besides the system store.")
-    static let simPrefix = OptionSpec.value(
+    static let simPrefix = OptionKey<String>(
         ConfigurationFlag.simPrefix.rawValue, "prefix", help: "Name prefix of the simulator's namespaces (default: cp-).")
-    static let hopTimeout = OptionSpec.value(
+    static let hopTimeout = OptionKey<String>(
         ConfigurationFlag.hopTimeout.rawValue, "seconds", help: "Deadline of each HTTP hop, connect and read (default: 5).")
-    static let timeout = OptionSpec.value(
+    static let timeout = OptionKey<String>(
         ConfigurationFlag.timeout.rawValue, "seconds", help: "Deadline of the whole operation (default: 30).")
 
     /// Every configuration option, for `config show`.
     static let all = [region, profile, serverURL, truJSON, dataResidency, caFile, simPrefix, hopTimeout, timeout]
 
     /// Loads the configuration with the configuration flags given on this command line, and
-    /// logs its warnings (e.g. a secrets file readable by others).
+    /// logs its warnings (e.g. a secrets file readable by others). The values stay text:
+    /// the configuration validates them.
     static func load(_ parsed: ParsedCommand, _ context: CommandContext) throws -> EffectiveConfiguration {
         var flags: [String: String] = [:]
-        for flag in ConfigurationFlag.allCases {
-            if let value = parsed.value(flag.rawValue) { flags[flag.rawValue] = value }
+        for option in all {
+            if let value = parsed[option] { flags[option.spec.long] = value }
         }
         let configuration = try ConfigurationLoader(environment: context.environment, flags: flags).load()
         for warning in configuration.warnings { context.logger.warning("\(warning)") }

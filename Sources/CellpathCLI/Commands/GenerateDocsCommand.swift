@@ -4,14 +4,21 @@ enum GenerateDocsCommand {
     static let spec: CommandSpec = CommandSpec(
         name: "generate-docs",
         abstract: "Print the help of every command as Markdown or as a man page.",
-        options: [.value("format", "format", help: "markdown or man (default: markdown).", choices: ["markdown", "man"])],
+        options: [format.spec],
         hidden: true,
         action: .blocking { parsed, _ in
             let formatter = HelpFormatter(root: CommandTree.root)
-            let text = parsed.value("format") == "man" ? manPage(formatter) : markdown(formatter)
+            let text = parsed[Self.format] == .man ? manPage(formatter) : markdown(formatter)
             Terminal.writeOut(text)
             return CommandOutcome()
         })
+
+    /// What the docs are written as.
+    enum DocumentFormat: String, Sendable, CaseIterable {
+        case markdown, man
+    }
+
+    static let format = OptionKey<DocumentFormat>("format", "format", help: "markdown or man (default: markdown).", .choice)
 
     /// Every visible command path, depth first.
     static func paths(_ node: CommandSpec, _ prefix: [String]) -> [[String]] {

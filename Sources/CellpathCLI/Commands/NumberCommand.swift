@@ -12,12 +12,14 @@ enum NumberCommand {
             SubscriberCheck needs a mobile number: a number of another type gets a warning here, and
             checks refuse it unless --allow-non-mobile.
             """,
-        arguments: [ArgumentSpec(name: "phone", help: "The phone number, in international or national form, or a tel: URI.")],
-        options: [ConfigurationOptions.region],
+        arguments: [phone.spec],
+        options: [ConfigurationOptions.region.spec],
         action: .async(run))
 
+    static let phone = ArgumentKey("phone", help: "The phone number, in international or national form, or a tel: URI.")
+
     static func run(_ parsed: ParsedCommand, _ context: CommandContext) async throws -> CommandOutcome {
-        let input = parsed.argument("phone")!
+        let input = try parsed[Self.phone]
         let configuration = try ConfigurationOptions.load(parsed, context)
         let number = try PhoneNumber.parse(input, defaultRegion: configuration.region)
 

@@ -8,27 +8,29 @@ struct GlobalOptions: Sendable, Equatable {
     var json = false
     var color: ColorMode = .auto
 
+    static let verbose = Flag("verbose", short: "v", help: "Print progress details and debug logs (personal data masked).")
+    static let verboseFull = Flag(
+        "verbose-full", help: "Like --verbose, and show personal data and secrets (IMSI, MSISDN, ICCID, tokens, codes).")
+    static let quiet = Flag("quiet", short: "q", help: "Print only results and errors.")
+    static let json = Flag("json", help: "Print results as JSON (see docs/json.md).")
+    static let color = OptionKey<ColorMode>(
+        "color", "when", help: "Colour human output: auto, always or never (default: auto).", .choice)
+
     static let specs: [OptionSpec] = [
-        .flag("verbose", short: "v", help: "Print progress details and debug logs (personal data masked)."),
-        .flag("verbose-full", help: "Like --verbose, and show personal data and secrets (IMSI, MSISDN, ICCID, tokens, codes)."),
-        .flag("quiet", short: "q", help: "Print only results and errors."),
-        .flag("json", help: "Print results as JSON (see docs/json.md)."),
-        .value("color", "when", help: "Colour human output: auto, always or never (default: auto).",
-               choices: ColorMode.allCases.map(\.rawValue)),
-        .flag("version", help: "Show the version."),
+        verbose.spec, verboseFull.spec, quiet.spec, json.spec, color.spec, CommandLineParser.versionFlag.spec,
     ]
 
     init() {}
 
     init(_ parsed: ParsedCommand) throws(UsageError) {
-        verbose = parsed.flag("verbose") || parsed.flag("verbose-full")
-        quiet = parsed.flag("quiet")
+        verbose = parsed[Self.verbose] || parsed[Self.verboseFull]
+        quiet = parsed[Self.quiet]
         if verbose, quiet {
             throw UsageError("'--quiet' cannot be combined with '--verbose'", command: parsed.path)
         }
-        disclosure = parsed.flag("verbose-full") ? .full : .redacted
-        json = parsed.flag("json")
-        color = parsed.value("color").flatMap(ColorMode.init(rawValue:)) ?? .auto
+        disclosure = parsed[Self.verboseFull] ? .full : .redacted
+        json = parsed[Self.json]
+        color = parsed[Self.color] ?? .auto
     }
 
     /// Lowest level printed: errors only with `-q`, debug with `-v`, warnings otherwise.

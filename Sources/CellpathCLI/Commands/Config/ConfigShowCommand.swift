@@ -5,7 +5,7 @@ enum ConfigShowCommand {
     static let spec: CommandSpec = CommandSpec(
         name: "show",
         abstract: "Show the effective configuration, where each value came from, and the files read.",
-        options: ConfigurationOptions.all,
+        options: ConfigurationOptions.all.map(\.spec),
         action: .async(run))
 
     static func run(_ parsed: ParsedCommand, _ context: CommandContext) async throws -> CommandOutcome {

@@ -8,15 +8,17 @@ enum SimBearerCommand {
         abstract: "Connect or disconnect a simulated bearer directly, without MBIM/QMI.",
         subcommands: [command(connect: true), command(connect: false)])
 
+    static let modem = OptionKey<Int>("modem", "index", help: "Modem index in the scenario (default: 0).", .integer(in: 0...63))
+
     static func command(connect: Bool) -> CommandSpec {
         CommandSpec(
             name: connect ? "connect" : "disconnect",
             abstract: connect
                 ? "Open the modem's data path and give its wwan interface the bearer address."
                 : "Close the modem's data path and remove the bearer address.",
-            options: [.value("modem", "index", help: "Modem index in the scenario (default: 0)."), SimCommand.prefixOption],
+            options: [modem.spec, SimCommand.prefixOption.spec],
             action: .blocking { parsed, context in
-                let modem = try parsed.integer("modem", in: 0...63) ?? 0
+                let modem = parsed[Self.modem] ?? 0
                 let status = try SimulatedWorld.bearer(connect: connect, modem: modem, prefix: try SimCommand.prefix(parsed, context))
                 let state = status.modems.first { $0.index == modem }
                 var title = "modem \(modem): bearer \(connect ? "connected" : "disconnected")"

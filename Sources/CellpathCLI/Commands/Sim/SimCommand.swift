@@ -15,12 +15,12 @@ enum SimCommand {
         subcommands: [SimUpCommand.spec, SimDownCommand.spec, SimStatusCommand.spec, SimBearerCommand.spec,
                       SimExecCommand.spec, SimEnvCommand.spec, SimLogCommand.spec])
 
-    static let prefixOption = OptionSpec.value(
+    static let prefixOption = OptionKey<String>(
         "prefix", "prefix", help: "Name prefix of the world's namespaces (default: the config's sim prefix, cp-).")
 
     /// The world's prefix: `--prefix`, else the configuration's `[sim] prefix`.
     static func prefix(_ parsed: ParsedCommand, _ context: CommandContext) throws -> String {
-        if let prefix = parsed.value("prefix") { return prefix }
+        if let prefix = parsed[prefixOption] { return prefix }
         return try ConfigurationOptions.load(parsed, context).simPrefix
     }
 }

@@ -5,7 +5,7 @@ enum SimDownCommand {
     static let spec: CommandSpec = CommandSpec(
         name: "down",
         abstract: "Stop the simulator and delete its namespaces, devices and files (also after a crash).",
-        options: [SimCommand.prefixOption],
+        options: [SimCommand.prefixOption.spec],
         action: .blocking(run))
 
     static func run(_ parsed: ParsedCommand, _ context: CommandContext) throws -> CommandOutcome {

@@ -5,7 +5,7 @@ enum SimEnvCommand {
     static let spec: CommandSpec = CommandSpec(
         name: "env",
         abstract: "Print the variables that point cellpath and curl at the world (eval \"$(cellpath sim env)\").",
-        options: [SimCommand.prefixOption],
+        options: [SimCommand.prefixOption.spec],
         action: .blocking(run))
 
     static func run(_ parsed: ParsedCommand, _ context: CommandContext) throws -> CommandOutcome {

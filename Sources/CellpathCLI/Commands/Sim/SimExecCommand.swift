@@ -10,13 +10,15 @@ enum SimExecCommand {
             Put '--' before the command so that its options are not read as cellpath's. The exit
             status is the command's.
             """,
-        arguments: [ArgumentSpec(name: "command", help: "The command and its arguments.", variadic: true)],
-        options: [SimCommand.prefixOption],
+        arguments: [command.spec],
+        options: [SimCommand.prefixOption.spec],
         action: .blocking(run))
+
+    static let command = VariadicArgumentKey("command", help: "The command and its arguments.")
 
     static func run(_ parsed: ParsedCommand, _ context: CommandContext) throws -> CommandOutcome {
         let status = try SimulatedWorld.exec(prefix: try SimCommand.prefix(parsed, context),
-                                             command: parsed.argumentValues("command"))
+                                             command: parsed[Self.command])
         return CommandOutcome(exitStatus: status)
     }
 }

@@ -5,7 +5,7 @@ enum SimLogCommand {
     static let spec: CommandSpec = CommandSpec(
         name: "log",
         abstract: "Print the request log of the fake tru.ID API and the carrier (one JSON object per line).",
-        options: [SimCommand.prefixOption],
+        options: [SimCommand.prefixOption.spec],
         action: .blocking(run))
 
     static func run(_ parsed: ParsedCommand, _ context: CommandContext) throws -> CommandOutcome {

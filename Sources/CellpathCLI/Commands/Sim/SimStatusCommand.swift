@@ -6,7 +6,7 @@ enum SimStatusCommand {
     static let spec: CommandSpec = CommandSpec(
         name: "status",
         abstract: "Show the world's state, its modems and SIMs, bearers and data-path counters.",
-        options: [SimCommand.prefixOption],
+        options: [SimCommand.prefixOption.spec],
         action: .blocking(run))
 
     static func run(_ parsed: ParsedCommand, _ context: CommandContext) throws -> CommandOutcome {

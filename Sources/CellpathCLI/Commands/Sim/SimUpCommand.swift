@@ -12,16 +12,16 @@ enum SimUpCommand {
             the simulated MBIM/QMI modems, then prints how to use the world. The daemon runs detached
             (pid file and log under /run/cellpath-sim/<prefix>/) unless --foreground.
             """,
-        options: [
-            .value("scenario", "file", help: "Scenario file (JSON, docs/simulator.md); default: the built-in world."),
-            SimCommand.prefixOption,
-            .flag("foreground", help: "Run the daemon in this process until SIGINT/SIGTERM."),
-        ],
+        options: [scenario.spec, SimCommand.prefixOption.spec, foreground.spec],
         action: .blocking(run))
 
+    static let scenario = OptionKey<String>(
+        "scenario", "file", help: "Scenario file (JSON, docs/simulator.md); default: the built-in world.")
+    static let foreground = Flag("foreground", help: "Run the daemon in this process until SIGINT/SIGTERM.")
+
     static func run(_ parsed: ParsedCommand, _ context: CommandContext) throws -> CommandOutcome {
-        let options = DaemonOptions(prefix: try SimCommand.prefix(parsed, context), scenarioPath: parsed.value("scenario"))
-        if parsed.flag("foreground") {
+        let options = DaemonOptions(prefix: try SimCommand.prefix(parsed, context), scenarioPath: parsed[Self.scenario])
+        if parsed[Self.foreground] {
             try SimulatorDaemon.run(options)
             return CommandOutcome()
         }

@@ -1,0 +1,63 @@
+/// A flag, declared once as a static constant beside its command: `spec` goes into the
+/// command's options, and `parsed[flag]` tells whether it was given.
+struct Flag: Sendable {
+    let spec: OptionSpec
+
+    init(_ long: String, short: Character? = nil, help: String) {
+        spec = OptionSpec(long: long, short: short, kind: .flag, help: help, repeatable: false)
+    }
+}
+
+/// An option with a value, declared once as a static constant beside its command: `spec`
+/// goes into the command's options, and `parsed[option]` is its last value, converted.
+struct OptionKey<Value: Sendable>: Sendable {
+    let spec: OptionSpec
+
+    init(_ long: String, short: Character? = nil, _ valueName: String, help: String, _ conversion: ValueConversion<Value>) {
+        spec = OptionSpec(long: long, short: short, kind: .value(valueName: valueName, convert: conversion.convert),
+                          help: help, repeatable: false)
+    }
+}
+
+extension OptionKey where Value == String {
+    /// An option whose value is the text as given.
+    init(_ long: String, short: Character? = nil, _ valueName: String, help: String) {
+        self.init(long, short: short, valueName, help: help, .text)
+    }
+}
+
+/// An option that may be given several times: `parsed[option]` is every value, in order.
+struct RepeatableOptionKey<Value: Sendable>: Sendable {
+    let spec: OptionSpec
+
+    init(_ long: String, short: Character? = nil, _ valueName: String, help: String, _ conversion: ValueConversion<Value>) {
+        spec = OptionSpec(long: long, short: short, kind: .value(valueName: valueName, convert: conversion.convert),
+                          help: help, repeatable: true)
+    }
+}
+
+extension RepeatableOptionKey where Value == String {
+    /// A repeatable option whose values are the texts as given.
+    init(_ long: String, short: Character? = nil, _ valueName: String, help: String) {
+        self.init(long, short: short, valueName, help: help, .text)
+    }
+}
+
+/// A required positional argument: `try parsed[argument]` is its value.
+struct ArgumentKey: Sendable {
+    let spec: ArgumentSpec
+
+    init(_ name: String, help: String) {
+        spec = ArgumentSpec(name: name, help: help)
+    }
+}
+
+/// A positional argument that takes every remaining one (`sim exec -- CMD…`): `parsed[arguments]`
+/// is all of them, in order.
+struct VariadicArgumentKey: Sendable {
+    let spec: ArgumentSpec
+
+    init(_ name: String, help: String) {
+        spec = ArgumentSpec(name: name, help: help, variadic: true)
+    }
+}

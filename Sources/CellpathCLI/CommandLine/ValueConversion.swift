@@ -1,0 +1,59 @@
+/// Why an option's text is not a valid value; the parser reports it as
+/// `invalid <noun> '<text>' for '--<option>': expected <expectation>`.
+struct InvalidOptionValue: Error, Sendable {
+    /// What the value is called: "value" or "duration".
+    var noun = "value"
+    /// What a valid value looks like: "an integer from 1 to 50".
+    var expectation: String
+}
+
+/// How an option's text becomes its typed value: every conversion, and what a bad value is
+/// told, is declared here.
+struct ValueConversion<Value: Sendable>: Sendable {
+    let convert: @Sendable (String) throws(InvalidOptionValue) -> Value
+}
+
+extension ValueConversion where Value == String {
+    /// The text as given.
+    static var text: ValueConversion { ValueConversion { $0 } }
+}
+
+extension ValueConversion where Value == Int {
+    /// A decimal integer within `range`.
+    static func integer(in range: ClosedRange<Int>) -> ValueConversion {
+        ValueConversion { text throws(InvalidOptionValue) in
+            guard let number = Int(text), range.contains(number) else {
+                throw InvalidOptionValue(expectation: "an integer from \(range.lowerBound) to \(range.upperBound)")
+            }
+            return number
+        }
+    }
+}
+
+extension ValueConversion where Value == Double {
+    /// A positive duration in seconds: `5`, `2.5s` or `500ms`.
+    static var seconds: ValueConversion {
+        ValueConversion { text throws(InvalidOptionValue) in
+            let number: Double?
+            if text.hasSuffix("ms") { number = Double(text.dropLast(2)).map { $0 / 1000 } }
+            else if text.hasSuffix("s") { number = Double(text.dropLast()) }
+            else { number = Double(text) }
+            guard let number, number > 0, number.isFinite else {
+                throw InvalidOptionValue(noun: "duration", expectation: "seconds, e.g. 5, 2.5 or 500ms")
+            }
+            return number
+        }
+    }
+}
+
+extension ValueConversion where Value: CaseIterable & RawRepresentable, Value.RawValue == String {
+    /// One of the type's cases, by raw value (`--color auto|always|never`).
+    static var choice: ValueConversion {
+        ValueConversion { text throws(InvalidOptionValue) in
+            guard let value = Value(rawValue: text) else {
+                throw InvalidOptionValue(expectation: "one of " + Value.allCases.map(\.rawValue).joined(separator: ", "))
+            }
+            return value
+        }
+    }
+}
