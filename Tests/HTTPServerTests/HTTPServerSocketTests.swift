@@ -1,5 +1,6 @@
 import CShims
 import Glibc
+import Synchronization
 import HTTPServer
 import Testing
 import TestSupport
@@ -101,24 +102,35 @@ struct HTTPServerSocketTests {
 
     @Test func aDelayedResponseDoesNotHoldUpOthers() async throws {
         let ns = try TestNamespace()
+        let slowArrived = Flag(), slowAnswered = Flag()
         let server = try HTTPServer(listener: .socket(try ns.listeningSocket())) { request in
             var response = HTTPResponse(status: 200, contentType: "text/plain", body: request.path)
-            if request.path == "/slow" { response.delivery = .after(.seconds(3)) }
+            if request.path == "/slow" {
+                response.delivery = .after(.seconds(6))
+                slowArrived.set()
+            }
             return response
         }
         defer { server.stop() }
         let url = "http://127.0.0.1:\(server.port)"
         let start = monotonicSeconds()
-        let slow = Task.detached { (try ns.curl(["\(url)/slow"]), monotonicSeconds()) }
-        try await Task.sleep(for: .milliseconds(200))
+        let slow = Task.detached {
+            let result = try ns.curl(["\(url)/slow"])
+            slowAnswered.set()
+            return (result, monotonicSeconds())
+        }
+        // The slow request must be held by the server before the fast one is sent.
+        while !slowArrived.isSet {
+            try #require(monotonicSeconds() - start < 30, "the slow request never reached the server")
+            try await Task.sleep(for: .milliseconds(10))
+        }
         let fast = try ns.curl(["\(url)/fast"])
-        let fastDone = monotonicSeconds()
-        let (slowResult, slowDone) = try await slow.value
-        #expect(fast.stdout == "/fast")
-        #expect(slowResult.stdout == "/slow")
         // Ordering, not speed: the fast answer arrives while the slow one is still held back.
-        #expect(fastDone < slowDone, "the fast request waited for the slow one")
-        #expect(slowDone - start >= 3)
+        #expect(!slowAnswered.isSet, "the fast request waited for the slow one")
+        #expect(fast.stdout == "/fast")
+        let (slowResult, slowDone) = try await slow.value
+        #expect(slowResult.stdout == "/slow")
+        #expect(slowDone - start >= 6)
     }
 
     @Test func anUnansweredRequestTimesOutAndStopReleasesIt() async throws {
@@ -167,4 +179,11 @@ struct HTTPServerSocketTests {
             _ = try HTTPServer(listener: .socket(try ns.listeningSocket()), tls: identity, handler: echo)
         }
     }
+}
+
+/// A flag set once from any thread.
+final class Flag: Sendable {
+    private let value = Atomic<Bool>(false)
+    var isSet: Bool { value.load(ordering: .acquiring) }
+    func set() { value.store(true, ordering: .releasing) }
 }
