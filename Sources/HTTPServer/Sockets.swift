@@ -1,5 +1,6 @@
 import CellpathCore
 import Glibc
+import SystemSupport
 
 /// Creates a TCP socket bound to numeric `address`:`port` and listening.
 func listeningSocket(address: String, port: Int) throws -> Int32 {
@@ -87,28 +88,14 @@ private func ipv6(_ address: String, port: Int) -> sockaddr_in6? {
 }
 
 private func socketError(_ operation: String) -> CellpathError {
-    let code = errno
-    let kind: FailureKind = (code == EACCES || code == EPERM) ? .permission : .unavailable
-    return CellpathError(kind, "cannot \(operation): \(String(cString: strerror(code)))")
+    CellpathError(SystemError("cannot \(operation)"))
 }
 
 /// Reads a whole text file.
 func readTextFile(_ path: String, what: String) throws -> String {
-    let fd = open(path, O_RDONLY | O_CLOEXEC)
-    guard fd >= 0 else {
-        throw CellpathError(.configuration, "cannot read the \(what) '\(path)': \(String(cString: strerror(errno)))")
+    do {
+        return String(decoding: try FileSystem.read(path), as: UTF8.self)
+    } catch {
+        throw CellpathError(.configuration, "cannot read the \(what) '\(path)': \(error.reason)")
     }
-    defer { close(fd) }
-    var bytes: [UInt8] = []
-    var buffer = [UInt8](repeating: 0, count: 16384)
-    while true {
-        let n = read(fd, &buffer, buffer.count)
-        if n < 0 && errno == EINTR { continue }
-        guard n >= 0 else {
-            throw CellpathError(.configuration, "cannot read the \(what) '\(path)': \(String(cString: strerror(errno)))")
-        }
-        if n == 0 { break }
-        bytes.append(contentsOf: buffer[0..<n])
-    }
-    return String(decoding: bytes, as: UTF8.self)
 }

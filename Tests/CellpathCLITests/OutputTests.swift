@@ -1,5 +1,6 @@
 @testable import CellpathCLI
 import CellpathCore
+import Synchronization
 import Testing
 
 @Suite struct RendererTests {
@@ -141,9 +142,10 @@ import Testing
 }
 
 @Suite struct LoggingTests {
-    final class Lines: LogSink, @unchecked Sendable {
-        var lines: [String] = []
-        func write(line: String) { lines.append(line) }
+    final class Lines: LogSink, Sendable {
+        private let stored = Mutex<[String]>([])
+        var lines: [String] { stored.withLock { $0 } }
+        func write(line: String) { stored.withLock { $0.append(line) } }
     }
 
     @Test func personalDataIsMaskedUnlessFull() {
