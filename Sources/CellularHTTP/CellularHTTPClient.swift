@@ -15,14 +15,14 @@ public final class CellularHTTPClient: Sendable {
     /// Callable from any context: the blocking libcurl work runs on a dedicated thread;
     /// cancelling the task aborts the running hop.
     public func trace(_ request: FetchRequest) async -> FetchReport {
-        // Sockets bind to the path's address of their own family: the DNS servers' family may
-        // differ from `ipType`, which limits the answers asked for and pinned.
-        let context = TransferContext(interfaceName: path.interfaceName, ipv4: path.ipv4Address, ipv6: path.ipv6Address)
-        let runner = UncheckedBox(ChainRunner(path: path, request: request, context: context, share: share))
+        let cancellation = TransferCancellation()
+        let path = path, share = share
         return await withTaskCancellationHandler {
-            await runOnDedicatedThread { runner.value.run() }
+            await runOnDedicatedThread {
+                ChainRunner(path: path, request: request, cancellation: cancellation, share: share).run()
+            }
         } onCancel: {
-            context.cancel()
+            cancellation.cancel()
         }
     }
 
@@ -33,12 +33,6 @@ public final class CellularHTTPClient: Sendable {
         guard let result = report.result else { throw CellpathError(.internalError, "fetch ended without a result") }
         return result
     }
-}
-
-/// Hands a non-Sendable value to exactly one other thread.
-struct UncheckedBox<T>: @unchecked Sendable {
-    let value: T
-    init(_ value: T) { self.value = value }
 }
 
 /// Runs blocking `body` on a new detached pthread and resumes with its value, so blocking
@@ -59,7 +53,7 @@ func runOnDedicatedThread<T: Sendable>(_ body: @escaping @Sendable () -> T) asyn
 }
 
 /// The work handed to a dedicated thread.
-private final class ThreadJob {
-    let run: () -> Void
-    init(_ run: @escaping () -> Void) { self.run = run }
+private final class ThreadJob: Sendable {
+    let run: @Sendable () -> Void
+    init(_ run: @escaping @Sendable () -> Void) { self.run = run }
 }

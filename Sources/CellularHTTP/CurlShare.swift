@@ -3,6 +3,12 @@ import Glibc
 
 /// A libcurl share handle holding the TLS session cache of one client, so chains resume
 /// sessions instead of full handshakes. Locked per data kind; usable from any thread.
+///
+/// `@unchecked Sendable` because the compiler cannot see through the two raw pointers; it is
+/// safe: both are set once in `init` and never reassigned; libcurl reaches the shared data only
+/// between its lock and unlock callbacks, which take the mutex of that data kind; and the share
+/// is cleaned up in `deinit` only, when no transfer holds it any more (each `CurlTransfer`
+/// keeps it until its easy handle has been cleaned up).
 final class CurlShare: @unchecked Sendable {
     let handle: UnsafeMutableRawPointer?
     private let locks: UnsafeMutablePointer<pthread_mutex_t>

@@ -1,54 +1,47 @@
 import CCurl
 
-/// A URL parsed by libcurl's URL API (curl_url); owns its CURLU handle. Chain thread only.
-final class CurlURL {
-    private let handle: OpaquePointer
-
-    private init(handle: OpaquePointer) { self.handle = handle }
-
-    deinit { curl_url_cleanup(handle) }
-
-    /// Parses an absolute URL; nil error when it is accepted (any scheme; callers check it).
-    static func parse(_ text: String) -> Result<CurlURL, FetchFailure> {
-        guard let h = curl_url() else { return .failure(FetchFailure(.internalError, "out of memory")) }
-        let url = CurlURL(handle: h)
-        let rc = curl_url_set(h, CURLUPART_URL, text, UInt32(CURLU_NON_SUPPORT_SCHEME))
-        guard rc == CURLUE_OK else { return .failure(FetchFailure(.malformedURL, "malformed URL: \(describe(rc))")) }
-        return .success(url)
-    }
-
-    /// Resolves `location` (absolute or relative, with query or empty path) against this URL.
-    func resolving(_ location: String) -> Result<CurlURL, FetchFailure> {
-        guard let h = curl_url_dup(handle) else { return .failure(FetchFailure(.internalError, "out of memory")) }
-        let url = CurlURL(handle: h)
-        let rc = curl_url_set(h, CURLUPART_URL, location, UInt32(CURLU_NON_SUPPORT_SCHEME))
-        guard rc == CURLUE_OK else {
-            return .failure(FetchFailure(.malformedURL, "malformed Location header: \(CurlURL.describe(rc))"))
+/// Parses and resolves URLs with libcurl's URL API (curl_url), the parser curl itself uses for
+/// the request. No I/O; callable from any thread.
+enum CurlURL {
+    /// Parses an absolute URL (any scheme; callers check it).
+    static func parse(_ text: String) -> Result<ParsedURL, FetchFailure> {
+        withHandle { handle in
+            let rc = curl_url_set(handle, CURLUPART_URL, text, UInt32(CURLU_NON_SUPPORT_SCHEME))
+            guard rc == CURLUE_OK else { return .failure(FetchFailure(.malformedURL, "malformed URL: \(describe(rc))")) }
+            return .success(parts(of: handle))
         }
-        return .success(url)
     }
 
-    private func part(_ p: CURLUPart, _ flags: Int32 = 0) -> String? {
-        var out: UnsafeMutablePointer<CChar>?
-        guard curl_url_get(handle, p, &out, UInt32(flags)) == CURLUE_OK, let out else { return nil }
-        defer { curl_free(out) }
-        return String(cString: out)
+    /// Resolves `location` (absolute or relative, with query or empty path) against `base`.
+    static func resolve(_ location: String, against base: ParsedURL) -> Result<ParsedURL, FetchFailure> {
+        withHandle { handle in
+            var rc = curl_url_set(handle, CURLUPART_URL, base.text, UInt32(CURLU_NON_SUPPORT_SCHEME))
+            if rc == CURLUE_OK { rc = curl_url_set(handle, CURLUPART_URL, location, UInt32(CURLU_NON_SUPPORT_SCHEME)) }
+            guard rc == CURLUE_OK else {
+                return .failure(FetchFailure(.malformedURL, "malformed Location header: \(describe(rc))"))
+            }
+            return .success(parts(of: handle))
+        }
     }
 
-    /// The normalised full URL.
-    var text: String { part(CURLUPART_URL) ?? "" }
-    /// Lower-case scheme.
-    var scheme: String { (part(CURLUPART_SCHEME) ?? "").lowercased() }
-    /// Host name or address literal, without IPv6 brackets.
-    var host: String {
-        var h = part(CURLUPART_HOST) ?? ""
-        if h.hasPrefix("["), h.hasSuffix("]") { h = String(h.dropFirst().dropLast()) }
-        return h
+    private static func withHandle(_ body: (OpaquePointer) -> Result<ParsedURL, FetchFailure>) -> Result<ParsedURL, FetchFailure> {
+        guard let handle = curl_url() else { return .failure(FetchFailure(.internalError, "out of memory")) }
+        defer { curl_url_cleanup(handle) }
+        return body(handle)
     }
-    /// Port, the scheme's default when the URL has none.
-    var port: Int { Int(part(CURLUPART_PORT, CURLU_DEFAULT_PORT) ?? "") ?? 0 }
-    /// `scheme://host:port`, to tell origins apart.
-    var origin: String { "\(scheme)://\(host):\(port)" }
+
+    private static func parts(of handle: OpaquePointer) -> ParsedURL {
+        func part(_ p: CURLUPart, _ flags: Int32 = 0) -> String? {
+            var out: UnsafeMutablePointer<CChar>?
+            guard curl_url_get(handle, p, &out, UInt32(flags)) == CURLUE_OK, let out else { return nil }
+            defer { curl_free(out) }
+            return String(cString: out)
+        }
+        var host = part(CURLUPART_HOST) ?? ""
+        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        return ParsedURL(text: part(CURLUPART_URL) ?? "", scheme: (part(CURLUPART_SCHEME) ?? "").lowercased(), host: host,
+                         port: Int(part(CURLUPART_PORT, CURLU_DEFAULT_PORT) ?? "") ?? 0)
+    }
 
     private static func describe(_ rc: CURLUcode) -> String {
         guard let s = curl_url_strerror(rc) else { return "error \(rc.rawValue)" }

@@ -3,16 +3,18 @@ import Glibc
 
 /// Resolves names with c-ares against the bearer's DNS servers, over sockets bound to the
 /// cellular path exactly like curl's (device, verified, bearer address); never falls back.
-/// Runs on the chain's thread; blocks until an answer, a failure or the deadline.
+/// Runs on the transfer's thread; blocks until an answer, a failure or the deadline.
 struct PinnedResolver {
     let servers: [String]
-    let context: TransferContext
+    /// The cellular interface, for messages.
+    let interfaceName: String
+    let state: TransferState
 
     private static let libraryReady: Bool = ares_library_init(ARES_LIB_INIT_ALL) == ARES_SUCCESS
 
-    /// State of one lookup, filled by the c-ares callback.
+    /// State of one lookup, filled by its c-ares callback.
     private final class Lookup {
-        var done = false
+        var callbacks = 0
         var status: Int32 = 0
         var addresses: [String] = []
     }
@@ -25,54 +27,13 @@ struct PinnedResolver {
             throw FetchFailure(.dnsUnreachable, "no DNS server for the cellular path to resolve \(host)",
                                hint: "pass the bearer's DNS servers (--dns)", hop: hop)
         }
-        var channel: ares_channel?
-        guard cp_ares_init(&channel, 1000, 2) == ARES_SUCCESS, let channel else {
-            throw FetchFailure(.internalError, "couldn't create a c-ares channel", hop: hop)
-        }
-        defer { ares_destroy(channel) }
-        guard ares_set_servers_ports_csv(channel, servers.joined(separator: ",")) == ARES_SUCCESS else {
-            throw FetchFailure(.dnsUnreachable, "invalid DNS server list \(servers.joined(separator: ","))", hop: hop)
-        }
-        ares_set_socket_configure_callback(channel, { fd, _, data in
-            TransferContext.from(data).bind(fd) ? 0 : -1
-        }, context.unmanaged)
-
-        var hints = ares_addrinfo_hints()
-        hints.ai_flags = ARES_AI_NOSORT
-        switch ipType {
-        case .ipv4: hints.ai_family = AF_INET
-        case .ipv6: hints.ai_family = AF_INET6
-        case .any: hints.ai_family = AF_UNSPEC
-        }
         let lookup = Lookup()
-        let box = Unmanaged.passRetained(lookup)
-        ares_getaddrinfo(channel, host, nil, &hints, { arg, status, _, result in
-            let lookup = Unmanaged<Lookup>.fromOpaque(arg!).takeRetainedValue()
-            lookup.done = true
-            lookup.status = status
-            guard let result else { return }
-            var node = result.pointee.nodes
-            while let n = node {
-                if let sa = n.pointee.ai_addr, let text = numericHost(sa) { lookup.addresses.append(text) }
-                node = n.pointee.ai_next
-            }
-            ares_freeaddrinfo(result)
-        }, box.toOpaque())
+        try run(lookup, host: host, ipType: ipType, budgetMs: budgetMs, hop: hop)
+        // ares_destroy has run: the callback ran exactly once, whatever ended the lookup.
+        assert(lookup.callbacks == 1, "c-ares ran the lookup's callback \(lookup.callbacks) times")
 
-        let deadline = ContinuousClock.now + .milliseconds(budgetMs)
-        while !lookup.done {
-            if context.isCancelled || ContinuousClock.now >= deadline {
-                ares_cancel(channel)
-                break
-            }
-            let left = deadline - ContinuousClock.now
-            let ms = max(1, min(200, Int(left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000)))
-            cp_ares_step(channel, Int32(ms))
-        }
-        if !lookup.done { ares_cancel(channel) }
-
-        if context.isCancelled { throw FetchFailure(.cancelled, "cancelled while resolving \(host)", hop: hop) }
-        if let bind = context.bindFailure { throw bind.failure(interface: String(cString: context.interfaceName), hop: hop) }
+        if state.cancellation.isCancelled { throw FetchFailure(.cancelled, "cancelled while resolving \(host)", hop: hop) }
+        if let bind = state.bindFailure { throw bind.failure(interface: interfaceName, hop: hop) }
         let status = lookup.status
         if status == ARES_SUCCESS {
             let unique = lookup.addresses.reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
@@ -91,6 +52,53 @@ struct PinnedResolver {
         default:
             throw FetchFailure(.dnsFailure, "the cellular DNS (\(list)) failed to resolve \(host): \(String(cString: ares_strerror(status)))", hop: hop)
         }
+    }
+
+    /// Runs one lookup on its own channel until its callback ran, then destroys the channel.
+    /// c-ares holds an unretained pointer to `lookup` until `ares_destroy` (which would run the
+    /// callback of a lookup still pending); the caller's reference keeps it alive past that.
+    private func run(_ lookup: Lookup, host: String, ipType: IPType, budgetMs: Int, hop: Int) throws(FetchFailure) {
+        var channel: ares_channel?
+        guard cp_ares_init(&channel, 1000, 2) == ARES_SUCCESS, let channel else {
+            throw FetchFailure(.internalError, "couldn't create a c-ares channel", hop: hop)
+        }
+        defer { ares_destroy(channel) }
+        guard ares_set_servers_ports_csv(channel, servers.joined(separator: ",")) == ARES_SUCCESS else {
+            throw FetchFailure(.dnsUnreachable, "invalid DNS server list \(servers.joined(separator: ","))", hop: hop)
+        }
+        ares_set_socket_configure_callback(channel, { fd, _, data in
+            TransferState.from(data).bind(fd) ? 0 : -1
+        }, state.unretained)
+
+        var hints = ares_addrinfo_hints()
+        hints.ai_flags = ARES_AI_NOSORT
+        switch ipType {
+        case .ipv4: hints.ai_family = AF_INET
+        case .ipv6: hints.ai_family = AF_INET6
+        case .any: hints.ai_family = AF_UNSPEC
+        }
+        ares_getaddrinfo(channel, host, nil, &hints, { arg, status, _, result in
+            let lookup = Unmanaged<Lookup>.fromOpaque(arg!).takeUnretainedValue()
+            lookup.callbacks += 1
+            lookup.status = status
+            guard let result else { return }
+            var node = result.pointee.nodes
+            while let n = node {
+                if let sa = n.pointee.ai_addr, let text = numericHost(sa) { lookup.addresses.append(text) }
+                node = n.pointee.ai_next
+            }
+            ares_freeaddrinfo(result)
+        }, Unmanaged.passUnretained(lookup).toOpaque())
+
+        let deadline = ContinuousClock.now + .milliseconds(budgetMs)
+        while lookup.callbacks == 0 {
+            if state.cancellation.isCancelled || ContinuousClock.now >= deadline { break }
+            let left = deadline - ContinuousClock.now
+            let ms = max(1, min(200, Int(left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000)))
+            cp_ares_step(channel, Int32(ms))
+        }
+        // Ends a lookup still pending with ARES_ECANCELLED (its callback runs now).
+        if lookup.callbacks == 0 { ares_cancel(channel) }
     }
 }
 

@@ -1,27 +1,22 @@
 import CCurl
 import CShims
 import Glibc
-import Synchronization
 
-/// State shared between one chain and libcurl/c-ares callbacks. Callbacks run on the chain's
-/// thread; only `cancel()` is called from elsewhere.
-final class TransferContext: @unchecked Sendable {
+/// What one transfer's libcurl and c-ares callbacks read and fill in: the socket binding, the
+/// response being received, the sockets curl is done with. Confined to the transfer's thread;
+/// the callbacks reach it through an unretained pointer that its `CurlTransfer` keeps alive.
+final class TransferState {
     /// A socket that could not be bound to the cellular path: the step that failed and errno.
     struct BindFailure: Equatable {
         var step: cshims_bind_result
         var errno: Int32
     }
 
-    private let flag = Atomic<Bool>(false)
-    /// The chain's multi handle: it owns the connection cache, and `cancel()` wakes it up.
-    let multi: UnsafeMutableRawPointer?
-    /// True once `closeConnections()` released the multi handle; guards `cancel()` against it.
-    private let released = Mutex<Bool>(false)
-    /// Sockets curl is done with, closed in order by `closeConnections()` (CURLOPT_CLOSESOCKETDATA).
-    let closingSockets: UnsafeMutablePointer<[Int32]>
-    let interfaceName: UnsafeMutablePointer<CChar>
-    let ipv4: UnsafeMutablePointer<CChar>?
-    let ipv6: UnsafeMutablePointer<CChar>?
+    let cancellation: TransferCancellation
+    /// Device and bearer addresses every socket is bound to; nil on the default network.
+    private let bindInterface: UnsafeMutablePointer<CChar>?
+    private let bindIPv4: UnsafeMutablePointer<CChar>?
+    private let bindIPv6: UnsafeMutablePointer<CChar>?
 
     var bindFailure: BindFailure?
     var resolveAttempted = false
@@ -33,53 +28,28 @@ final class TransferContext: @unchecked Sendable {
     var headers: [HTTPHeader] = []
     var requestHeaders: [HTTPHeader] = []
     var tlsVersion: String?
+    /// Sockets curl is done with (CURLOPT_CLOSESOCKETFUNCTION), closed by `CurlTransfer.close()`.
+    var closedSockets: [Int32] = []
 
-    init(interfaceName: String, ipv4: String?, ipv6: String?) {
-        self.interfaceName = strdup(interfaceName)
-        self.ipv4 = ipv4.map { strdup($0) }
-        self.ipv6 = ipv6.map { strdup($0) }
-        self.multi = curl_multi_init()
-        closingSockets = .allocate(capacity: 1)
-        closingSockets.initialize(to: [])
+    /// State for a transfer on `route`, whose sockets bind to the path's addresses `ipv4`/`ipv6`.
+    init(route: NetworkRoute, ipv4: String?, ipv6: String?, cancellation: TransferCancellation) {
+        self.cancellation = cancellation
+        if case .bound(let path) = route {
+            bindInterface = strdup(path.interfaceName)
+            bindIPv4 = ipv4.map { strdup($0) }
+            bindIPv6 = ipv6.map { strdup($0) }
+        } else {
+            bindInterface = nil
+            bindIPv4 = nil
+            bindIPv6 = nil
+        }
     }
 
     deinit {
-        closeConnections()
-        closingSockets.deinitialize(count: 1)
-        closingSockets.deallocate()
-        free(interfaceName)
-        free(ipv4)
-        free(ipv6)
+        free(bindInterface)
+        free(bindIPv4)
+        free(bindIPv6)
     }
-
-    /// Asks the running transfer or lookup to stop; safe from any thread.
-    func cancel() {
-        flag.store(true, ordering: .relaxed)
-        released.withLock { released in
-            if !released, let multi { curl_multi_wakeup(multi) }
-        }
-    }
-
-    /// Closes every connection of the chain without a leak and releases the multi handle: at
-    /// once where the kernel's own replies follow the bearer (`KernelRoute`), otherwise in order
-    /// (see `cshims_close_draining`, one round trip, at most 500 ms for all together). Call on the
-    /// chain's thread once the chain is over, so that the process cannot exit before the peers
-    /// have closed.
-    func closeConnections() {
-        released.withLock { released in
-            guard !released else { return }
-            if let multi { curl_multi_cleanup(multi) }
-            released = true
-        }
-        var draining: [Int32] = []
-        for fd in closingSockets.pointee {
-            if KernelRoute.repliesFollowBinding(of: fd) { close(fd) } else { draining.append(fd) }
-        }
-        closingSockets.pointee = []
-        draining.withUnsafeBufferPointer { cshims_close_draining($0.baseAddress, Int32($0.count), 500) }
-    }
-
-    var isCancelled: Bool { flag.load(ordering: .relaxed) }
 
     /// Clears what one hop collected.
     func resetHop() {
@@ -94,22 +64,29 @@ final class TransferContext: @unchecked Sendable {
     }
 
     /// Binds `fd` to the cellular path; records the failure and returns false when it fails.
+    /// On the default network there is nothing to bind.
     func bind(_ fd: Int32) -> Bool {
+        guard let bindInterface else { return true }
         var err: Int32 = 0
-        let r = cshims_bind_socket(fd, interfaceName, ipv4, ipv6, &err)
+        let r = cshims_bind_socket(fd, bindInterface, bindIPv4, bindIPv6, &err)
         if r == CSHIMS_BIND_OK { return true }
         bindFailure = BindFailure(step: r, errno: err)
         return false
     }
 
-    var unmanaged: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
+    /// The last response header named `name` (case-insensitive).
+    func header(_ name: String) -> String? {
+        headers.last { $0.name.lowercased() == name }?.value
+    }
 
-    static func from(_ p: UnsafeMutableRawPointer?) -> TransferContext {
-        Unmanaged<TransferContext>.fromOpaque(p!).takeUnretainedValue()
+    var unretained: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
+
+    static func from(_ p: UnsafeMutableRawPointer?) -> TransferState {
+        Unmanaged<TransferState>.fromOpaque(p!).takeUnretainedValue()
     }
 }
 
-extension TransferContext.BindFailure {
+extension TransferState.BindFailure {
     /// The failure as a fetch failure: a refused device bind, a missing interface, a gone address.
     func failure(interface: String, hop: Int?) -> FetchFailure {
         let reason = String(cString: strerror(errno))
@@ -134,38 +111,38 @@ extension TransferContext.BindFailure {
     }
 }
 
-// MARK: libcurl callbacks (run on the chain's thread, inside curl_easy_perform)
+// MARK: libcurl callbacks (run on the transfer's thread, from inside libcurl calls)
 
 /// CURLOPT_SOCKOPTFUNCTION: binds every socket curl opens; any failure aborts the transfer.
 let curlSockoptCallback: curl_sockopt_callback = { clientp, fd, _ in
-    TransferContext.from(clientp).bind(fd) ? Int32(CURL_SOCKOPT_OK) : Int32(CURL_SOCKOPT_ERROR)
+    TransferState.from(clientp).bind(fd) ? Int32(CURL_SOCKOPT_OK) : Int32(CURL_SOCKOPT_ERROR)
 }
 
-/// CURLOPT_CLOSESOCKETFUNCTION: keeps the socket for `TransferContext.closeConnections()`, which
-/// closes all of them in order. Closing at once would let the peer's TLS close_notify reach a closed
-/// socket, and the kernel's RST for it loses the device binding and leaves through Wi-Fi.
+/// CURLOPT_CLOSESOCKETFUNCTION: keeps the socket for `CurlTransfer.close()`, which closes all of
+/// them in order. Closing at once would let the peer's TLS close_notify reach a closed socket, and
+/// the kernel's RST for it loses the device binding and leaves through Wi-Fi.
 let curlCloseSocketCallback: curl_closesocket_callback = { clientp, fd in
-    clientp!.assumingMemoryBound(to: [Int32].self).pointee.append(fd)
+    TransferState.from(clientp).closedSockets.append(fd)
     return 0
 }
 
 /// CURLOPT_RESOLVER_START_FUNCTION: curl may only resolve address literals itself; a name not
 /// pinned with CURLOPT_RESOLVE would go through getaddrinfo and the default route, so abort.
 let curlResolverStartCallback: curl_resolver_start_callback = { _, _, userdata in
-    let ctx = TransferContext.from(userdata)
+    let ctx = TransferState.from(userdata)
     if ctx.allowCurlResolve { return 0 }
     ctx.resolveAttempted = true
     return 1
 }
 
-/// CURLOPT_XFERINFOFUNCTION: aborts the transfer when the chain is cancelled.
+/// CURLOPT_XFERINFOFUNCTION: aborts the transfer when it is cancelled.
 let curlXferinfoCallback: curl_xferinfo_callback = { clientp, _, _, _, _ in
-    TransferContext.from(clientp).isCancelled ? 1 : 0
+    TransferState.from(clientp).cancellation.isCancelled ? 1 : 0
 }
 
 /// CURLOPT_WRITEFUNCTION: keeps up to the cap, counts everything.
 let curlWriteCallback: cp_curl_data_callback = { data, size, count, userdata in
-    let ctx = TransferContext.from(userdata)
+    let ctx = TransferState.from(userdata)
     let n = size * count
     if let data, n > 0 {
         let room = max(0, ctx.bodyCap - ctx.body.count)
@@ -180,7 +157,7 @@ let curlWriteCallback: cp_curl_data_callback = { data, size, count, userdata in
 
 /// CURLOPT_HEADERFUNCTION: collects the last response's status line and headers.
 let curlHeaderCallback: cp_curl_data_callback = { data, size, count, userdata in
-    let ctx = TransferContext.from(userdata)
+    let ctx = TransferState.from(userdata)
     let n = size * count
     guard let data else { return n }
     let line = String(decoding: UnsafeRawBufferPointer(start: data, count: n), as: UTF8.self)
@@ -198,7 +175,7 @@ let curlHeaderCallback: cp_curl_data_callback = { data, size, count, userdata in
 
 /// CURLOPT_DEBUGFUNCTION: the TLS version of new connections and the request headers sent.
 let curlDebugCallback: curl_debug_callback = { _, type, data, size, userdata in
-    let ctx = TransferContext.from(userdata)
+    let ctx = TransferState.from(userdata)
     guard let data else { return 0 }
     if type == CURLINFO_TEXT {
         let text = String(decoding: UnsafeRawBufferPointer(start: data, count: size), as: UTF8.self)

@@ -1,0 +1,393 @@
+import CCurl
+import CellpathCore
+import CShims
+import Glibc
+
+/// One request as `CurlTransfer` sends it.
+struct TransferRequest {
+    /// 1-based position in the chain (1 for a single request).
+    var index: Int
+    var url: ParsedURL
+    var method: String
+    var headers: [HTTPHeader]
+    var body: [UInt8]?
+    var isDowngrade: Bool
+    /// Budget of the whole request: DNS, connect, TLS, request and the whole response.
+    var budget: Duration
+    /// True when `budget` is what is left of the chain's `totalTimeout`.
+    var totalBound: Bool
+    /// The chain's budget, for messages.
+    var totalTimeout: Duration
+}
+
+/// What one request produced: its trace, and the failure when the transfer failed.
+struct TransferOutcome {
+    var trace: HopTrace
+    var failure: FetchFailure?
+}
+
+/// The libcurl mechanics shared by redirect chains and single requests: one easy handle on its
+/// own multi handle (connections kept per origin between requests), sockets bound and names
+/// pinned to the route, timings, and the leak-proof close. Blocking, and confined to the thread
+/// that created it, which must not be one of Swift's cooperative pool.
+final class CurlTransfer {
+    private let route: NetworkRoute
+    private let ipType: IPType
+    private let share: CurlShare
+    private let state: TransferState
+    private let easy: UnsafeMutableRawPointer
+    private let multi: UnsafeMutableRawPointer
+    /// The cellular DNS; nil on the default network, where curl resolves with the system.
+    private let resolver: PinnedResolver?
+    /// DNS answers of the transfer, by host.
+    private var dnsCache: [String: [String]] = [:]
+    /// `host:port` entries already pinned with CURLOPT_RESOLVE.
+    private var pinned: Set<String> = []
+    /// TLS version of each origin's connection, for requests that reuse it.
+    private var tlsByOrigin: [String: String] = [:]
+    /// Every list handed to the easy handle: curl may read them until the handle is cleaned up.
+    private var lists: [UnsafeMutablePointer<curl_slist>] = []
+    private var isClosed = false
+
+    /// Creates and configures the handles; `ipType` limits the addresses used on the route.
+    init(route: NetworkRoute, ipType: IPType, caFile: String?, maxBodyBytes: Int, share: CurlShare,
+         cancellation: TransferCancellation) throws(FetchFailure) {
+        guard let easy = curl_easy_init() else { throw FetchFailure(.internalError, "couldn't create a curl handle") }
+        guard let multi = curl_multi_init() else {
+            curl_easy_cleanup(easy)
+            throw FetchFailure(.internalError, "couldn't create a curl multi handle")
+        }
+        self.route = route
+        self.ipType = ipType
+        self.share = share
+        self.easy = easy
+        self.multi = multi
+        switch route {
+        case .bound(let path):
+            // Sockets bind to the path's address of their own family: the DNS servers' family may
+            // differ from `ipType`, which limits the answers asked for and pinned.
+            state = TransferState(route: route, ipv4: path.ipv4Address, ipv6: path.ipv6Address, cancellation: cancellation)
+            resolver = PinnedResolver(servers: path.dnsServers, interfaceName: path.interfaceName, state: state)
+        case .defaultNetwork:
+            state = TransferState(route: route, ipv4: nil, ipv6: nil, cancellation: cancellation)
+            resolver = nil
+        }
+        state.bodyCap = maxBodyBytes
+        try configure(caFile: caFile)
+    }
+
+    deinit { close() }
+
+    // MARK: set-up
+
+    private func configure(caFile: String?) throws(FetchFailure) {
+        let data = state.unretained
+        var ok = true
+        func check(_ rc: CURLcode) { if rc != CURLE_OK { ok = false } }
+        check(cp_curl_setopt_string(easy, CURLOPT_PROTOCOLS_STR, "http,https"))
+        check(cp_curl_setopt_string(easy, CURLOPT_REDIR_PROTOCOLS_STR, "http,https"))
+        check(cp_curl_setopt_long(easy, CURLOPT_FOLLOWLOCATION, 0))
+        check(cp_curl_setopt_long(easy, CURLOPT_NOSIGNAL, 1))
+        if case .bound = route {
+            check(cp_curl_setopt_sockopt(easy, curlSockoptCallback))
+            check(cp_curl_setopt_pointer(easy, CURLOPT_SOCKOPTDATA, data))
+            check(cp_curl_setopt_closesocket(easy, curlCloseSocketCallback))
+            check(cp_curl_setopt_pointer(easy, CURLOPT_CLOSESOCKETDATA, data))
+            check(cp_curl_setopt_resolver_start(easy, curlResolverStartCallback))
+            check(cp_curl_setopt_pointer(easy, CURLOPT_RESOLVER_START_DATA, data))
+        }
+        check(cp_curl_setopt_write(easy, curlWriteCallback))
+        check(cp_curl_setopt_pointer(easy, CURLOPT_WRITEDATA, data))
+        check(cp_curl_setopt_header(easy, curlHeaderCallback))
+        check(cp_curl_setopt_pointer(easy, CURLOPT_HEADERDATA, data))
+        check(cp_curl_setopt_xferinfo(easy, curlXferinfoCallback))
+        check(cp_curl_setopt_pointer(easy, CURLOPT_XFERINFODATA, data))
+        check(cp_curl_setopt_long(easy, CURLOPT_NOPROGRESS, 0))
+        check(cp_curl_setopt_debug(easy, curlDebugCallback))
+        check(cp_curl_setopt_pointer(easy, CURLOPT_DEBUGDATA, data))
+        check(cp_curl_setopt_long(easy, CURLOPT_VERBOSE, 1))
+        check(cp_curl_setopt_string(easy, CURLOPT_COOKIEFILE, ""))
+        check(cp_curl_setopt_string(easy, CURLOPT_USERAGENT, CellpathVersion.userAgent))
+        check(cp_curl_setopt_long(easy, CURLOPT_SSL_VERIFYPEER, 1))
+        check(cp_curl_setopt_long(easy, CURLOPT_SSL_VERIFYHOST, 2))
+        check(cp_curl_setopt_long(easy, CURLOPT_TCP_KEEPALIVE, 1))
+        check(cp_curl_setopt_long(easy, CURLOPT_TCP_NODELAY, 1))
+        let resolve: Int32 = switch ipType {
+        case .ipv4: CURL_IPRESOLVE_V4
+        case .ipv6: CURL_IPRESOLVE_V6
+        case .any: CURL_IPRESOLVE_WHATEVER
+        }
+        check(cp_curl_setopt_long(easy, CURLOPT_IPRESOLVE, Int(resolve)))
+        if let caFile { check(cp_curl_setopt_string(easy, CURLOPT_CAINFO, caFile)) }
+        if let s = share.handle { check(cp_curl_setopt_share(easy, s)) }
+        guard ok else { throw FetchFailure(.internalError, "couldn't configure libcurl") }
+    }
+
+    /// A curl_slist of `lines`, kept until the easy handle is cleaned up.
+    private func handOver(_ lines: [String]) throws(FetchFailure) -> UnsafeMutablePointer<curl_slist>? {
+        var list: UnsafeMutablePointer<curl_slist>?
+        defer { if let list { lists.append(list) } }
+        for line in lines {
+            guard let longer = curl_slist_append(list, line) else { throw FetchFailure(.internalError, "out of memory") }
+            list = longer
+        }
+        return list
+    }
+
+    // MARK: one request
+
+    /// Sends `request` and reads its whole response (kept up to the body cap). Throws when the
+    /// request could not be sent (path gone, DNS failed, bad address family); a transfer that
+    /// started and failed returns its trace with the failure.
+    func perform(_ request: TransferRequest) throws(FetchFailure) -> TransferOutcome {
+        let hopStart = ContinuousClock.now
+        let wallStart = wallClock()
+        let index = request.index
+        if case .bound(let path) = route { try path.verify(for: ipType, hop: index) }
+        state.resetHop()
+
+        let host = request.url.host
+        let literal = isAddressLiteral(host)
+        if literal, (ipType == .ipv4 && host.contains(":")) || (ipType == .ipv6 && !host.contains(":")) {
+            throw FetchFailure(.noAddress, "\(host) is not an \(ipType == .ipv4 ? "IPv4" : "IPv6") address (ip type \(ipType.rawValue))", hop: index)
+        }
+        state.allowCurlResolve = literal
+        var answers: [String]?
+        // On the default network curl resolves names itself and times the lookup.
+        var dnsMs: Double? = resolver == nil ? nil : 0
+        if !literal, case .bound(let path) = route, let resolver {
+            let pinned = try pinnedAnswers(for: request, path: path, resolver: resolver)
+            answers = pinned.answers
+            dnsMs = pinned.dnsMs
+        }
+
+        // Method, body, headers, deadline.
+        cp_curl_setopt_string(easy, CURLOPT_URL, request.url.text)
+        cp_curl_setopt_string(easy, CURLOPT_CUSTOMREQUEST, nil)
+        cp_curl_setopt_long(easy, CURLOPT_NOBODY, 0)
+        cp_curl_setopt_long(easy, CURLOPT_HTTPGET, 1)
+        let method = request.method
+        if method == "HEAD" {
+            cp_curl_setopt_long(easy, CURLOPT_NOBODY, 1)
+        } else if let body = request.body {
+            cp_curl_setopt_offset(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count))
+            // curl copies the declared size (nothing for an empty body) but needs a real buffer:
+            // a NULL pointer would make it read the body from stdin.
+            var buffer = body.isEmpty ? [0] : body
+            buffer.withUnsafeMutableBytes { raw in
+                _ = cp_curl_setopt_pointer(easy, CURLOPT_COPYPOSTFIELDS, raw.baseAddress)
+            }
+            if method != "POST" { cp_curl_setopt_string(easy, CURLOPT_CUSTOMREQUEST, method) }
+        } else if method != "GET" {
+            cp_curl_setopt_string(easy, CURLOPT_CUSTOMREQUEST, method)
+        }
+        let headerList = try handOver(["Expect:"] + request.headers.map { "\($0.name): \($0.value)" })
+        cp_curl_setopt_slist(easy, CURLOPT_HTTPHEADER, headerList)
+        let left = request.budget - (ContinuousClock.now - hopStart)
+        let leftMs = max(1, Int(milliseconds(left)))
+        cp_curl_setopt_long(easy, CURLOPT_TIMEOUT_MS, leftMs)
+        cp_curl_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, leftMs)
+
+        let rc = transfer()
+        let trace = collect(request, answers: answers, dnsMs: dnsMs, wallStart: wallStart, hopStart: hopStart)
+        return TransferOutcome(trace: trace, failure: rc == CURLE_OK ? nil : failure(rc, request))
+    }
+
+    /// The cellular DNS answers for the request's host (cached for the transfer) and the lookup's
+    /// duration, pinned into curl so that it never resolves the name itself.
+    private func pinnedAnswers(for request: TransferRequest, path: CellularPath,
+                               resolver: PinnedResolver) throws(FetchFailure) -> (answers: [String], dnsMs: Double) {
+        let host = request.url.host
+        var dnsMs = 0.0
+        let answers: [String]
+        if let cached = dnsCache[host] {
+            answers = cached
+        } else {
+            let t0 = ContinuousClock.now
+            // Ask only for families the path can bind: a v6 answer on a v4-only bearer would abort the hop.
+            let family: IPType = ipType != .any ? ipType
+                : path.ipv4Address == nil ? .ipv6 : path.ipv6Address == nil ? .ipv4 : .any
+            answers = try resolver.resolve(host, ipType: family, budgetMs: max(1, Int(milliseconds(request.budget))),
+                                           totalBound: request.totalBound, hop: request.index)
+            dnsMs = milliseconds(ContinuousClock.now - t0)
+            dnsCache[host] = answers
+        }
+        let key = "\(host):\(request.url.port)"
+        if !pinned.contains(key) {
+            let entry = "\(key):\(answers.map { $0.contains(":") ? "[\($0)]" : $0 }.joined(separator: ","))"
+            cp_curl_setopt_slist(easy, CURLOPT_RESOLVE, try handOver([entry]))
+            pinned.insert(key)
+        }
+        return (answers, dnsMs)
+    }
+
+    /// Runs one transfer on the multi handle (connections stay cached there between requests);
+    /// returns early with CURLE_ABORTED_BY_CALLBACK when cancelled.
+    private func transfer() -> CURLcode {
+        guard curl_multi_add_handle(multi, easy) == CURLM_OK else { return CURLE_FAILED_INIT }
+        defer { curl_multi_remove_handle(multi, easy) }
+        var wake = curl_waitfd(fd: state.cancellation.wakeDescriptor, events: Int16(POLLIN), revents: 0)
+        let extraCount: UInt32 = wake.fd >= 0 ? 1 : 0
+        var running: Int32 = 1
+        while true {
+            guard curl_multi_perform(multi, &running) == CURLM_OK else { return CURLE_FAILED_INIT }
+            if running == 0 { break }
+            if state.cancellation.isCancelled { return CURLE_ABORTED_BY_CALLBACK }
+            guard curl_multi_poll(multi, &wake, extraCount, 1000, nil) == CURLM_OK else { return CURLE_FAILED_INIT }
+        }
+        var left: Int32 = 0
+        while let message = curl_multi_info_read(multi, &left) {
+            if message.pointee.msg == CURLMSG_DONE { return message.pointee.data.result }
+        }
+        return CURLE_FAILED_INIT
+    }
+
+    private func collect(_ request: TransferRequest, answers: [String]?, dnsMs: Double?, wallStart: Double,
+                         hopStart: ContinuousClock.Instant) -> HopTrace {
+        func long(_ i: CURLINFO) -> Int { var v = 0; cp_curl_getinfo_long(easy, i, &v); return v }
+        func micros(_ i: CURLINFO) -> Double { var v: curl_off_t = 0; cp_curl_getinfo_offset(easy, i, &v); return Double(v) / 1000 }
+        func string(_ i: CURLINFO) -> String {
+            var p: UnsafeMutablePointer<CChar>?
+            cp_curl_getinfo_string(easy, i, &p)
+            return p.map { String(cString: $0) } ?? ""
+        }
+        let url = request.url
+        let reused = long(CURLINFO_NUM_CONNECTS) == 0 && long(CURLINFO_RESPONSE_CODE) != 0
+        let connect = micros(CURLINFO_CONNECT_TIME_T), app = micros(CURLINFO_APPCONNECT_TIME_T)
+        let lookup = micros(CURLINFO_NAMELOOKUP_TIME_T), pre = micros(CURLINFO_PRETRANSFER_TIME_T)
+        let first = micros(CURLINFO_STARTTRANSFER_TIME_T)
+        var tls = state.tlsVersion
+        if url.scheme == "https" {
+            if let tls { tlsByOrigin[url.origin] = tls } else if reused { tls = tlsByOrigin[url.origin] }
+        }
+        let version: String = switch long(CURLINFO_HTTP_VERSION) {
+        case CURL_HTTP_VERSION_1_0: "HTTP/1.0"
+        case CURL_HTTP_VERSION_1_1: "HTTP/1.1"
+        case CURL_HTTP_VERSION_2_0: "HTTP/2"
+        case CURL_HTTP_VERSION_3: "HTTP/3"
+        default: ""
+        }
+        let keep: Set<String> = ["location", "content-type", "content-length", "transfer-encoding", "set-cookie",
+                                 "server", "connection", "cache-control", "retry-after"]
+        let timings = HopTimings(dnsMs: dnsMs ?? lookup,
+                                 connectMs: reused || connect == 0 ? nil : max(0, connect - lookup),
+                                 tlsMs: reused || app == 0 ? nil : max(0, app - connect),
+                                 firstByteMs: first > 0 ? max(0, first - pre) : 0,
+                                 totalMs: milliseconds(ContinuousClock.now - hopStart))
+        return HopTrace(index: request.index, method: request.method, url: url.text, status: long(CURLINFO_RESPONSE_CODE),
+                        location: nil, remoteAddress: string(CURLINFO_PRIMARY_IP), remotePort: long(CURLINFO_PRIMARY_PORT),
+                        localAddress: string(CURLINFO_LOCAL_IP), localPort: long(CURLINFO_LOCAL_PORT),
+                        connectionReused: reused, tlsVersion: url.scheme == "https" ? tls : nil, httpVersion: version,
+                        timings: timings, dnsAnswers: answers,
+                        responseHeaders: state.headers.filter { keep.contains($0.name.lowercased()) },
+                        requestHeaders: state.requestHeaders, bodyBytes: state.bodyBytes,
+                        headerBytes: long(CURLINFO_HEADER_SIZE), downgrade: request.isDowngrade, startedAt: wallStart)
+    }
+
+    /// Maps a failed transfer to a distinct failure; path problems take precedence.
+    private func failure(_ rc: CURLcode, _ request: TransferRequest) -> FetchFailure {
+        let url = request.url, index = request.index
+        if state.cancellation.isCancelled { return FetchFailure(.cancelled, "cancelled", hop: index) }
+        if case .bound(let path) = route {
+            if let bind = state.bindFailure { return bind.failure(interface: path.interfaceName, hop: index) }
+            if state.resolveAttempted {
+                return FetchFailure(.internalError, "curl tried to resolve \(url.host) itself; refused (the lookup would leave the cellular path)", hop: index)
+            }
+        }
+        let where_ = "\(url.host):\(url.port)"
+        let detail = String(cString: curl_easy_strerror(rc))
+        switch rc {
+        case CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CERTPROBLEM, CURLE_SSL_CIPHER,
+             CURLE_SSL_CACERT_BADFILE, CURLE_SSL_ISSUER_ERROR, CURLE_SSL_PINNEDPUBKEYNOTMATCH, CURLE_SSL_INVALIDCERTSTATUS,
+             CURLE_SSL_ENGINE_INITFAILED, CURLE_USE_SSL_FAILED:
+            return FetchFailure(.tlsFailure, "TLS with \(where_) failed: \(detail)",
+                                hint: "pass the server's CA with --cacert if it is private", hop: index)
+        case CURLE_URL_MALFORMAT:
+            return FetchFailure(.malformedURL, "malformed URL for hop \(index): \(detail)", hop: index)
+        case CURLE_UNSUPPORTED_PROTOCOL:
+            return FetchFailure(.nonHTTPScheme, "the \(url.scheme): scheme is not allowed", hop: index)
+        case CURLE_COULDNT_RESOLVE_HOST:
+            return FetchFailure(.dnsFailure, "couldn't resolve \(url.host) with the system resolver: \(detail)", hop: index)
+        default:
+            break
+        }
+        // A transport problem may be the path going away under the request.
+        var through = ""
+        if case .bound(let path) = route {
+            do throws(FetchFailure) { try path.verify(for: ipType, hop: index) } catch { return error }
+            through = " through \(path.interfaceName)"
+        }
+        var connectTime: curl_off_t = 0
+        cp_curl_getinfo_offset(easy, CURLINFO_CONNECT_TIME_T, &connectTime)
+        var primary: UnsafeMutablePointer<CChar>?
+        cp_curl_getinfo_string(easy, CURLINFO_PRIMARY_IP, &primary)
+        let connected = connectTime > 0 || (primary.map { $0.pointee != 0 } ?? false)
+        switch rc {
+        case CURLE_OPERATION_TIMEDOUT where request.totalBound:
+            return FetchFailure(.totalTimeout, "the chain took longer than \(seconds(request.totalTimeout)) (at \(where_))", hop: index)
+        case CURLE_OPERATION_TIMEDOUT where !connected:
+            return FetchFailure(.connectTimeout, "couldn't connect to \(where_) within \(seconds(request.budget))", hop: index)
+        case CURLE_OPERATION_TIMEDOUT:
+            return FetchFailure(.hopTimeout, "\(where_) did not answer within the hop timeout (\(seconds(request.budget)))",
+                                hint: "raise --hop-timeout", hop: index)
+        case CURLE_COULDNT_CONNECT:
+            return FetchFailure(.connectFailed, "couldn't connect to \(where_)\(through): \(detail)", hop: index)
+        default:
+            return FetchFailure(.transportError, "hop \(index) to \(where_) failed: \(detail)", hop: index)
+        }
+    }
+
+    // MARK: the last response
+
+    /// The last response's headers, all of them, in order.
+    var responseHeaders: [HTTPHeader] { state.headers }
+    /// The last response header named `name` (case-insensitive).
+    func responseHeader(_ name: String) -> String? { state.header(name.lowercased()) }
+    /// The kept part of the last response body.
+    var responseBody: [UInt8] { state.body }
+    /// True when the last response body was longer than the body cap.
+    var responseBodyTruncated: Bool { state.bodyBytes > state.body.count }
+
+    /// The cookie jar as curl holds it now (one Netscape-format line per cookie).
+    func cookieJar() -> [String] {
+        var cookies: UnsafeMutablePointer<curl_slist>?
+        cp_curl_getinfo_slist(easy, CURLINFO_COOKIELIST, &cookies)
+        defer { curl_slist_free_all(cookies) }
+        var jar: [String] = []
+        var node = cookies
+        while let n = node {
+            if let d = n.pointee.data { jar.append(String(cString: d)) }
+            node = n.pointee.next
+        }
+        return jar
+    }
+
+    // MARK: closing
+
+    /// Closes every connection without a leak and releases the handles; idempotent. On the
+    /// bound route, curl's sockets are closed at once where the kernel's own replies follow the
+    /// bearer (`KernelRoute`), otherwise in order (see `cshims_close_draining`, one round trip,
+    /// at most 500 ms for all together), so that the process cannot exit before the peers have
+    /// closed. On the default network curl closes its sockets itself.
+    func close() {
+        guard !isClosed else { return }
+        isClosed = true
+        curl_easy_cleanup(easy)
+        // Closes the cached connections: through curlCloseSocketCallback on the bound route.
+        curl_multi_cleanup(multi)
+        lists.forEach { curl_slist_free_all($0) }
+        lists = []
+        var draining: [Int32] = []
+        for fd in state.closedSockets {
+            if KernelRoute.repliesFollowBinding(of: fd) { Glibc.close(fd) } else { draining.append(fd) }
+        }
+        state.closedSockets = []
+        draining.withUnsafeBufferPointer { cshims_close_draining($0.baseAddress, Int32($0.count), 500) }
+    }
+}
+
+/// True for an IPv4 or IPv6 address literal (no DNS needed).
+func isAddressLiteral(_ host: String) -> Bool {
+    var v4 = in_addr(), v6 = in6_addr()
+    return inet_pton(AF_INET, host, &v4) == 1 || inet_pton(AF_INET6, host, &v6) == 1
+}

@@ -1,0 +1,143 @@
+/// One request of a redirect chain, as the redirect rules shape it.
+struct ChainRequest: Sendable, Equatable {
+    /// 1-based position in the chain.
+    var index: Int
+    var url: ParsedURL
+    var method: String
+    var body: [UInt8]?
+    var headers: [HTTPHeader]
+    /// Plain http right after https, or to a host the chain already reached over https.
+    var isDowngrade: Bool
+}
+
+/// What a response means for the chain.
+enum RedirectDecision: Sendable, Equatable {
+    /// Not a redirect, or one without Location: the chain ends with this response.
+    case final
+    /// A redirect matching `stopAtPrefix`: the chain ends without requesting it.
+    case stop(location: String, stoppedAt: String)
+    /// A redirect to follow: `RedirectPolicy.nextRequest()` returns the request.
+    case follow(location: String)
+    /// A redirect the rules refuse; `location` is the resolved target when there is one.
+    case refuse(FetchFailure, location: String?)
+}
+
+/// The redirect rules of one chain, applied response by response: 301–308 method rules,
+/// Location resolution, the hop limit, loops, https→http downgrades, the stop-at prefix and
+/// which headers survive a change of origin. Pure: no I/O, no curl; URLs are resolved by the
+/// injected `resolve`. A value confined to the chain that owns it.
+struct RedirectPolicy {
+    /// Resolves a Location header against the URL of the request that received it.
+    typealias Resolve = (_ location: String, _ base: ParsedURL) -> Result<ParsedURL, FetchFailure>
+
+    static let redirectStatuses: Set<Int> = [301, 302, 303, 307, 308]
+    /// Headers for the first origin only: dropped once the chain leaves it, and not restored.
+    static let originBoundHeaders: Set<String> = ["authorization", "proxy-authorization", "cookie"]
+
+    let maxHops: Int
+    let stopAtPrefix: String?
+    let strict: Bool
+    private let resolve: Resolve
+    private let firstOrigin: String
+    /// The request to send next; nil once the chain ended or before a redirect was followed.
+    private var pending: ChainRequest?
+    /// The request whose response `decide` judges.
+    private var current: ChainRequest?
+    /// Method, URL, body and cookie jar of every redirected request so far.
+    private var seen: Set<RequestState> = []
+    /// Hosts the chain reached over https.
+    private var httpsHosts: Set<String> = []
+
+    /// A chain that starts with `method` on `url`; `maxHops` counts requests.
+    init(url: ParsedURL, method: String, body: [UInt8]?, headers: [HTTPHeader], maxHops: Int,
+         stopAtPrefix: String?, strict: Bool, resolve: @escaping Resolve) {
+        self.maxHops = maxHops
+        self.stopAtPrefix = stopAtPrefix
+        self.strict = strict
+        self.resolve = resolve
+        firstOrigin = url.origin
+        pending = ChainRequest(index: 1, url: url, method: method, body: body, headers: headers, isDowngrade: false)
+    }
+
+    /// 1-based index of the request `nextRequest()` returns.
+    var nextIndex: Int { (current?.index ?? 0) + 1 }
+
+    /// The next request to send; throws `downgradeRefused` when it is a downgrade under `strict`.
+    /// Call once per request: first at the start, then after each `.follow`.
+    mutating func nextRequest() throws(FetchFailure) -> ChainRequest {
+        guard var request = pending else {
+            throw FetchFailure(.internalError, "the chain has no next request", hop: nextIndex)
+        }
+        pending = nil
+        let previousScheme = current?.url.scheme
+        if let current, previousScheme == "https" { httpsHosts.insert(current.url.host) }
+        request.isDowngrade = request.url.scheme == "http"
+            && (previousScheme == "https" || httpsHosts.contains(request.url.host))
+        if request.isDowngrade && strict {
+            throw FetchFailure(.downgradeRefused, "refused an https→http downgrade to \(request.url.host) (strict)", hop: request.index)
+        }
+        if request.url.origin != firstOrigin {
+            request.headers.removeAll { Self.originBoundHeaders.contains($0.name.lowercased()) }
+        }
+        current = request
+        return request
+    }
+
+    /// Judges the response to the last request: its `status`, its Location header and the
+    /// chain's cookie jar after it (a redirect that sets a cookie is not a loop).
+    mutating func decide(status: Int, location: String?, cookieJar: [String]) -> RedirectDecision {
+        guard let request = current, Self.redirectStatuses.contains(status), let location else { return .final }
+        let index = request.index
+        let next: ParsedURL
+        switch resolve(location, request.url) {
+        case .success(let url): next = url
+        case .failure(var failure):
+            failure.hop = index
+            return .refuse(failure, location: nil)
+        }
+        if let prefix = stopAtPrefix, next.text.hasPrefix(prefix) || location.hasPrefix(prefix) {
+            return .stop(location: next.text, stoppedAt: next.text.hasPrefix(prefix) ? next.text : location)
+        }
+        do throws(FetchFailure) {
+            try next.requireHTTPScheme(hop: index)
+        } catch {
+            return .refuse(error, location: next.text)
+        }
+        let state = RequestState(method: request.method, url: request.url.text, body: request.body, cookies: cookieJar.sorted())
+        guard seen.insert(state).inserted else {
+            let failure = FetchFailure(.redirectLoop, "redirect loop: \(redactedURL(request.url.text)) was requested twice with the same method, body and cookies",
+                                       hop: index)
+            return .refuse(failure, location: next.text)
+        }
+
+        var method = request.method
+        var body = request.body
+        switch status {
+        case 303:
+            if method != "HEAD" { method = "GET" }
+            body = nil
+        case 301 where method == "POST", 302 where method == "POST":
+            method = "GET"
+            body = nil
+        default:
+            break
+        }
+        var headers = request.headers
+        if body == nil { headers.removeAll { $0.name.lowercased() == "content-type" } }
+
+        if index >= maxHops {
+            let failure = FetchFailure(.tooManyHops, "the chain needs more than \(maxHops) requests", hint: "raise --max-hops", hop: index)
+            return .refuse(failure, location: next.text)
+        }
+        pending = ChainRequest(index: index + 1, url: next, method: method, body: body, headers: headers, isDowngrade: false)
+        return .follow(location: next.text)
+    }
+
+    /// What makes two requests the same for loop detection.
+    private struct RequestState: Hashable {
+        var method: String
+        var url: String
+        var body: [UInt8]?
+        var cookies: [String]
+    }
+}
