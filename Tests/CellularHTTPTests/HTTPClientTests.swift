@@ -1,0 +1,274 @@
+import CellpathCore
+@testable import CellularHTTP
+import Glibc
+import Synchronization
+import Testing
+
+/// Single requests over the default network, against a server this test runs on 127.0.0.1.
+/// No root, no namespaces, no traffic beyond loopback.
+struct HTTPClientTests {
+    let client = HTTPClient(route: .defaultNetwork)
+
+    @Test func postsAndReadsAJSONResponse() async throws {
+        let server = try LoopbackServer()
+        let body = Array(#"{"phone_number":"+447940448591"}"#.utf8)
+        async let received = server.serve([LoopbackServer.response(201, "Created", headers: ["Content-Type: application/json"],
+                                                                   body: #"{"check_id":"c1"}"#)])
+        let response = try await client.send(HTTPClientRequest(
+            url: "http://127.0.0.1:\(server.port)/subscriber_check/v0.2/checks?x=1", method: "POST",
+            headers: [HTTPHeader("Authorization", "Bearer tok"), HTTPHeader("Content-Type", "application/json")], body: body))
+        let requests = await received
+        let request = try #require(requests.first)
+        #expect(requests.count == 1)
+        #expect(request.line == "POST /subscriber_check/v0.2/checks?x=1 HTTP/1.1")
+        #expect(request.header("authorization") == "Bearer tok")
+        #expect(request.header("content-type") == "application/json")
+        #expect(request.header("user-agent") == CellpathVersion.userAgent)
+        #expect(request.body == body)
+        #expect(response.status == 201)
+        #expect(response.contentType == "application/json" && response.header("content-type") == "application/json")
+        #expect(response.json?["check_id"] == .string("c1"))
+        #expect(response.body == Array(#"{"check_id":"c1"}"#.utf8) && !response.bodyTruncated)
+        #expect(response.trace.index == 1 && response.trace.method == "POST" && response.trace.status == 201)
+        #expect(response.trace.remoteAddress == "127.0.0.1" && response.trace.remotePort == Int(server.port))
+        #expect(response.trace.dnsAnswers == nil && !response.trace.downgrade)
+    }
+
+    @Test func aRedirectIsReturnedNotFollowed() async throws {
+        let server = try LoopbackServer()
+        async let received = server.serve([LoopbackServer.response(302, "Found", headers: ["Location: /elsewhere"])])
+        let response = try await client.send(HTTPClientRequest(url: "http://127.0.0.1:\(server.port)/start"))
+        #expect(await received.count == 1)
+        #expect(response.status == 302)
+        #expect(response.header("Location") == "/elsewhere")
+        #expect(response.trace.location == nil)
+    }
+
+    @Test func anEmptyBodyIsSentWithContentLengthZero() async throws {
+        let server = try LoopbackServer()
+        async let received = server.serve([LoopbackServer.response(204, "No Content")])
+        let response = try await client.send(HTTPClientRequest(url: "http://127.0.0.1:\(server.port)/empty", method: "POST", body: []))
+        let request = try #require(await received.first)
+        #expect(request.line == "POST /empty HTTP/1.1")
+        #expect(request.header("content-length") == "0")
+        #expect(request.body.isEmpty)
+        #expect(response.status == 204 && response.body.isEmpty)
+    }
+
+    @Test func namesResolveWithTheSystemResolver() async throws {
+        // Unlike the bound route, the default network lets curl resolve names itself (/etc/hosts here).
+        let server = try LoopbackServer()
+        async let received = server.serve([LoopbackServer.response(200, "OK", body: "hello")])
+        let response = try await client.send(HTTPClientRequest(url: "http://localhost:\(server.port)/", ipType: .ipv4))
+        #expect(await received.first?.header("host") == "localhost:\(server.port)")
+        #expect(response.status == 200 && response.body == Array("hello".utf8))
+        #expect(response.trace.remoteAddress == "127.0.0.1")
+    }
+
+    @Test func theBodyIsReadWholeButKeptCapped() async throws {
+        let server = try LoopbackServer()
+        async let received = server.serve([LoopbackServer.response(200, "OK", body: String(repeating: "x", count: 100))])
+        let response = try await client.send(HTTPClientRequest(url: "http://127.0.0.1:\(server.port)/big", maxBodyBytes: 10))
+        _ = await received
+        #expect(response.body == Array(repeating: UInt8(ascii: "x"), count: 10))
+        #expect(response.bodyTruncated && response.trace.bodyBytes == 100)
+    }
+
+    @Test func aRefusedConnectionIsConnectFailed() async throws {
+        let port = try LoopbackServer().port   // closed again: nothing listens there
+        let failure = await failure(of: HTTPClientRequest(url: "http://127.0.0.1:\(port)/"))
+        #expect(failure?.reason == .connectFailed, "\(String(describing: failure))")
+    }
+
+    @Test func aSilentServerIsAHopTimeout() async throws {
+        let server = try LoopbackServer()
+        async let received = server.serve([])
+        let failure = await failure(of: HTTPClientRequest(url: "http://127.0.0.1:\(server.port)/slow", timeout: .milliseconds(300)))
+        #expect(await received.count == 1)
+        #expect(failure?.reason == .hopTimeout, "\(String(describing: failure))")
+    }
+
+    @Test func cancellingTheTaskAbortsTheRequest() async throws {
+        let server = try LoopbackServer()
+        async let received = server.serve([])
+        let client = client
+        let request = HTTPClientRequest(url: "http://127.0.0.1:\(server.port)/hang", timeout: .seconds(10))
+        let task = Task { () -> FetchFailure? in
+            do throws(FetchFailure) {
+                _ = try await client.send(request)
+                return nil
+            } catch {
+                return error
+            }
+        }
+        try await server.waitForRequests(1)   // the transfer is waiting for the answer
+        let cancelled = ContinuousClock.now
+        task.cancel()
+        let failure = await task.value
+        #expect(failure?.reason == .cancelled, "\(String(describing: failure))")
+        #expect(ContinuousClock.now - cancelled < .seconds(1))
+        #expect(await received.count == 1)
+    }
+
+    @Test(arguments: [
+        (HTTPClientRequest(url: "http://127.0.0.1/a\r\nX-Evil: 1"), FetchFailureReason.malformedURL),
+        (HTTPClientRequest(url: "ftp://127.0.0.1/file"), .nonHTTPScheme),
+        (HTTPClientRequest(url: "http://127.0.0.1/", method: "GET /x"), .invalidHeader),
+        (HTTPClientRequest(url: "http://127.0.0.1/", headers: [HTTPHeader("X-A", "b\r\nX-Evil: 1")]), .invalidHeader),
+    ])
+    func badInputIsRefusedBeforeAnyConnection(request: HTTPClientRequest, reason: FetchFailureReason) async throws {
+        let server = try LoopbackServer()
+        var request = request
+        request.url = request.url.replacing("127.0.0.1/", with: "127.0.0.1:\(server.port)/")
+        let failure = await failure(of: request)
+        #expect(failure?.reason == reason, "\(String(describing: failure))")
+        #expect(!server.hasPendingConnection)
+    }
+
+    @Test func theBoundRouteFailsClosed() async throws {
+        // A cellular path whose interface does not exist: refused before any socket is opened.
+        let server = try LoopbackServer()
+        let path = CellularPath(interfaceName: "cpnone0", ipv4Address: "192.0.2.99", dnsServers: ["192.0.2.53"])
+        let failure: FetchFailure?
+        do throws(FetchFailure) {
+            _ = try await HTTPClient(route: .bound(path)).send(HTTPClientRequest(url: "http://127.0.0.1:\(server.port)/"))
+            failure = nil
+        } catch {
+            failure = error
+        }
+        #expect(failure?.reason == .noSuchInterface, "\(String(describing: failure))")
+        #expect(!server.hasPendingConnection)
+    }
+
+    /// The failure `client` reports for `request`; nil when it succeeded.
+    private func failure(of request: HTTPClientRequest) async -> FetchFailure? {
+        do throws(FetchFailure) {
+            _ = try await client.send(request)
+            return nil
+        } catch {
+            return error
+        }
+    }
+}
+
+/// An HTTP/1.1 server on 127.0.0.1 for one test: accepts one connection and answers its requests
+/// with scripted responses, recording what it received. Serves on a dedicated thread.
+final class LoopbackServer: Sendable {
+    /// One request as received.
+    struct Received: Sendable {
+        var line: String
+        var headers: [HTTPHeader]
+        var body: [UInt8]
+
+        func header(_ name: String) -> String? {
+            headers.last { $0.name.lowercased() == name }?.value
+        }
+    }
+
+    let port: UInt16
+    private let listener: Int32
+    private let requestCount = Atomic<Int>(0)
+
+    /// Listens on an ephemeral port of 127.0.0.1.
+    init() throws {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw ServerError("socket: \(errno)") }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        inet_pton(AF_INET, "127.0.0.1", &address.sin_addr)
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                Glibc.bind(fd, $0, length) == 0 && listen(fd, 4) == 0 && getsockname(fd, $0, &length) == 0
+            }
+        }
+        guard bound else {
+            close(fd)
+            throw ServerError("bind/listen on 127.0.0.1: \(errno)")
+        }
+        listener = fd
+        port = UInt16(bigEndian: address.sin_port)
+    }
+
+    deinit { close(listener) }
+
+    /// True when a client is waiting to be accepted.
+    var hasPendingConnection: Bool {
+        var entry = pollfd(fd: listener, events: Int16(POLLIN), revents: 0)
+        return poll(&entry, 1, 0) == 1
+    }
+
+    /// A response with a Content-Length for `body`.
+    static func response(_ status: Int, _ reason: String, headers: [String] = [], body: String = "") -> String {
+        "HTTP/1.1 \(status) \(reason)\r\n" + headers.map { $0 + "\r\n" }.joined() + "Content-Length: \(body.utf8.count)\r\n\r\n" + body
+    }
+
+    /// Accepts one connection and answers its requests with `responses` in order (none left:
+    /// it stays silent); returns what it received once the client closes or after 5 s of silence.
+    func serve(_ responses: [String]) async -> [Received] {
+        await runOnDedicatedThread { self.serveOneConnection(responses) }
+    }
+
+    /// Returns once `count` requests have been received; throws after 5 s.
+    func waitForRequests(_ count: Int) async throws {
+        let deadline = ContinuousClock.now + .seconds(5)
+        while requestCount.load(ordering: .acquiring) < count {
+            guard ContinuousClock.now < deadline else { throw ServerError("no request within 5 s") }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+    }
+
+    /// Blocking: runs on the server's dedicated thread.
+    private func serveOneConnection(_ responses: [String]) -> [Received] {
+        guard Self.waitReadable(listener) else { return [] }
+        let fd = accept(listener, nil, nil)
+        guard fd >= 0 else { return [] }
+        defer { close(fd) }
+        var buffer: [UInt8] = []
+        var received: [Received] = []
+        var pending = responses[...]
+        while true {
+            if let (request, used) = Self.parse(buffer) {
+                buffer.removeFirst(used)
+                received.append(request)
+                requestCount.add(1, ordering: .releasing)
+                if let response = pending.popFirst() {
+                    let bytes = Array(response.utf8)
+                    _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                }
+                continue
+            }
+            guard Self.waitReadable(fd) else { return received }
+            var chunk = [UInt8](repeating: 0, count: 65536)
+            let n = recv(fd, &chunk, chunk.count, 0)
+            if n <= 0 { return received }
+            buffer += chunk[0..<n]
+        }
+    }
+
+    /// A whole request at the start of `buffer` and the bytes it took, or nil when incomplete.
+    private static func parse(_ buffer: [UInt8]) -> (Received, Int)? {
+        let end: [UInt8] = [13, 10, 13, 10]
+        guard let headEnd = buffer.indices.dropLast(3).first(where: { Array(buffer[$0..<$0 + 4]) == end }) else { return nil }
+        let lines = String(decoding: buffer[..<headEnd], as: UTF8.self).split(separator: "\r\n").map(String.init)
+        let headers = lines.dropFirst().compactMap { line -> HTTPHeader? in
+            guard let colon = line.firstIndex(of: ":") else { return nil }
+            return HTTPHeader(String(line[..<colon]), String(line[line.index(after: colon)...].drop { $0 == " " }))
+        }
+        let length = Int(headers.last { $0.name.lowercased() == "content-length" }?.value ?? "0") ?? 0
+        let bodyStart = headEnd + 4
+        guard buffer.count >= bodyStart + length else { return nil }
+        return (Received(line: lines.first ?? "", headers: headers, body: Array(buffer[bodyStart..<bodyStart + length])), bodyStart + length)
+    }
+
+    /// Waits up to 5 s for `fd` to become readable.
+    private static func waitReadable(_ fd: Int32) -> Bool {
+        var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        return poll(&entry, 1, 5000) == 1
+    }
+}
+
+struct ServerError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
