@@ -39,6 +39,7 @@ let package = Package(
         .target(name: "PhoneNumbers", dependencies: ["CPhoneNumber", "CellpathCore"]),
         .target(name: "Configuration", dependencies: ["CGLib", "CellpathCore", "SystemSupport"]),
         .target(name: "CellularHTTP", dependencies: ["CellpathCore", "CCurl", "CAres", "CNetlink", "CShims"]),
+        .target(name: "Workflow", dependencies: ["CellpathCore", "CellularHTTP"]),
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "CellpathCore", "SystemSupport"]),
         // The simulated world, in three layers: scenario model → modems / web services → world.
         .target(name: "SimulatorScenario", dependencies: ["CellpathCore", "SystemSupport"]),
@@ -46,20 +47,21 @@ let package = Package(
         .target(name: "SimulatedServices", dependencies: ["SimulatorScenario", "CellpathCore", "SystemSupport", "HTTPServer"]),
         .target(name: "Simulator", dependencies: ["SimulatedModems", "SimulatedServices", "SimulatorScenario",
                                                   "CellpathCore", "SystemSupport", "HTTPServer", "CShims"]),
-        .target(name: "CellpathCLI", dependencies: ["CellpathCore", "SystemSupport", "Simulator", "CellularHTTP", "PhoneNumbers", "Configuration"]),
+        .target(name: "CellpathCLI", dependencies: ["CellpathCore", "SystemSupport", "Simulator", "CellularHTTP", "Workflow", "PhoneNumbers", "Configuration"]),
         .executableTarget(name: "cellpath", dependencies: ["CellpathCLI", "CellpathCore"]),
 
         // MARK: Tests
         // Runs one fetch with knobs the CLI does not offer (a forced source address, a timed cancel).
-        .executableTarget(name: "cellpath-fetch-probe", dependencies: ["CellularHTTP"], path: "Tests/FetchProbe"),
+        .executableTarget(name: "cellpath-fetch-probe", dependencies: ["CellularHTTP", "Workflow"], path: "Tests/FetchProbe"),
         .target(name: "TestSupport", dependencies: ["CellpathCore", "Simulator", "SimulatorScenario"], path: "Tests/TestSupport"),
         .testTarget(name: "CellpathCLITests", dependencies: ["CellpathCLI", "TestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["TestSupport"]),
         .testTarget(name: "PhoneNumbersTests", dependencies: ["PhoneNumbers"]),
         .testTarget(name: "ConfigurationTests", dependencies: ["Configuration"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "CShims", "TestSupport"]),
-        .testTarget(name: "CellularHTTPTests", dependencies: ["CellularHTTP", "TestSupport"],
+        .testTarget(name: "CellularHTTPTests", dependencies: ["CellularHTTP", "Workflow", "TestSupport"],
                     exclude: ["Fixtures"]),
+        .testTarget(name: "WorkflowTests", dependencies: ["Workflow"]),
         .testTarget(name: "SimulatorScenarioTests", dependencies: ["SimulatorScenario", "CellpathCore"]),
         .testTarget(name: "SimulatedModemsTests", dependencies: ["SimulatedModems", "SimulatorScenario", "CellpathCore", "TestSupport"]),
         .testTarget(name: "SimulatedServicesTests", dependencies: ["SimulatedServices", "Simulator", "SimulatorScenario", "HTTPServer", "CShims", "TestSupport"]),

@@ -51,10 +51,8 @@ final class ChainRunner {
             if cancellation.isCancelled { throw FetchFailure(.cancelled, "cancelled", hop: policy.nextIndex) }
             let next = try policy.nextRequest()
             let (budget, totalBound) = try budget(forHop: next.index)
-            var headers = next.headers
-            if request.sendOperatorHeader, let ops = path.operatorID { headers.append(HTTPHeader("x-tru-ops", ops)) }
             let outcome = try transfer.perform(TransferRequest(index: next.index, url: next.url, method: next.method,
-                                                               headers: headers, body: next.body, isDowngrade: next.isDowngrade,
+                                                               headers: next.headers, body: next.body, isDowngrade: next.isDowngrade,
                                                                budget: budget, totalBound: totalBound, totalTimeout: request.totalTimeout))
             hops.append(outcome.trace)
             if let failure = outcome.failure { throw failure }
@@ -86,15 +84,9 @@ final class ChainRunner {
     private func finalResult(_ transfer: CurlTransfer, url: ParsedURL, stoppedAt: String?) -> FetchResult {
         let contentType = transfer.responseHeader("content-type")
         let body = transfer.responseBody
-        let json = parseJSONBody(body, contentType: contentType)
-        var callback: CheckCallback?
-        if let json, let checkID = json[string: "check_id"], json[string: "code"] != nil || json[string: "error"] != nil {
-            callback = CheckCallback(checkID: checkID, code: json[string: "code"], referenceID: json[string: "reference_id"],
-                                     error: json[string: "error"], errorDescription: json[string: "error_description"])
-        }
         return FetchResult(finalStatus: hops[hops.count - 1].status, finalURL: url.text, finalBody: String(decoding: body, as: UTF8.self),
                            finalBodyTruncated: transfer.responseBodyTruncated, finalContentType: contentType,
-                           json: json, callback: callback, stoppedAt: stoppedAt)
+                           json: parseJSONBody(body, contentType: contentType), stoppedAt: stoppedAt)
     }
 }
 

@@ -93,7 +93,6 @@ extension FetchReport {
                 r.json = json.redacted(disclosure)
                 if let data = try? JSONEncoder().encode(r.json) { r.finalBody = String(decoding: data, as: UTF8.self) }
             }
-            if let code = r.callback?.code { r.callback?.code = disclosure.reveal(code, as: .code) }
             copy.result = r
         }
         return copy
@@ -126,13 +125,6 @@ extension FetchReport {
             var line = "[fetch] \(result.finalStatus) after \(r.hops.count) hop\(r.hops.count == 1 ? "" : "s") in \(formatMs(r.totalMs)) via \(r.interfaceName)"
             if let stop = result.stoppedAt { line += "; stopped at \(stop)" }
             lines.append(line)
-            if let cb = result.callback {
-                var s = "[fetch] check_id=\(cb.checkID)"
-                if let code = cb.code { s += " code=\(code)" }
-                if let ref = cb.referenceID { s += " reference_id=\(ref)" }
-                if let e = cb.error { s += " error=\(e)" }
-                lines.append(s)
-            }
         }
         return lines
     }

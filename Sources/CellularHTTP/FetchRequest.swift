@@ -22,7 +22,8 @@ public struct FetchRequest: Sendable {
     public var url: String
     /// Method of the first hop; redirects change it by the 301/302/303/307/308 rules.
     public var method: String
-    /// Extra request headers (validated: token names, no CR/LF/NUL in values).
+    /// Extra request headers, sent on every hop except Authorization, Proxy-Authorization and
+    /// Cookie once the chain leaves the first origin (validated: token names, no CR/LF/NUL).
     public var headers: [HTTPHeader]
     /// Request body of the first hop, if any.
     public var body: [UInt8]?
@@ -40,15 +41,13 @@ public struct FetchRequest: Sendable {
     public var strict: Bool
     /// Extra CA bundle (PEM) trusted besides the system store; verification is never off.
     public var caFile: String?
-    /// Send the SDKs' `x-tru-ops: <MCC-MNC>` header (needs `CellularPath.operatorID`).
-    public var sendOperatorHeader: Bool
     /// Bytes of each response body kept in memory; the rest is read and counted, not kept.
     public var maxBodyBytes: Int
 
     public init(url: String, method: String = "GET", headers: [HTTPHeader] = [], body: [UInt8]? = nil,
                 maxHops: Int = 10, hopTimeout: Duration = .seconds(5), totalTimeout: Duration = .seconds(30),
                 ipType: IPType = .any, stopAtPrefix: String? = nil, strict: Bool = false,
-                caFile: String? = nil, sendOperatorHeader: Bool = false, maxBodyBytes: Int = 1 << 20) {
+                caFile: String? = nil, maxBodyBytes: Int = 1 << 20) {
         self.url = url
         self.method = method
         self.headers = headers
@@ -60,7 +59,6 @@ public struct FetchRequest: Sendable {
         self.stopAtPrefix = stopAtPrefix
         self.strict = strict
         self.caFile = caFile
-        self.sendOperatorHeader = sendOperatorHeader
         self.maxBodyBytes = maxBodyBytes
     }
 }

@@ -83,25 +83,6 @@ public struct HopTrace: Sendable, Equatable, Codable {
     }
 }
 
-/// The v0.2 callback a check chain ends with: `{check_id, code, reference_id}` or
-/// `{check_id, error, error_description}`.
-public struct CheckCallback: Sendable, Equatable, Codable {
-    public var checkID: String
-    public var code: String?
-    public var referenceID: String?
-    public var error: String?
-    public var errorDescription: String?
-
-    public init(checkID: String, code: String? = nil, referenceID: String? = nil, error: String? = nil,
-                errorDescription: String? = nil) {
-        self.checkID = checkID
-        self.code = code
-        self.referenceID = referenceID
-        self.error = error
-        self.errorDescription = errorDescription
-    }
-}
-
 /// A chain that completed: its final response, or where it stopped at `stopAtPrefix`.
 public struct FetchResult: Sendable, Equatable, Codable {
     public var finalStatus: Int
@@ -113,19 +94,16 @@ public struct FetchResult: Sendable, Equatable, Codable {
     public var finalContentType: String?
     /// The final body when it is JSON.
     public var json: JSONValue?
-    /// The v0.2 `{check_id, code, reference_id}` when the final body is one.
-    public var callback: CheckCallback?
     /// The redirect target matching `stopAtPrefix`, query and fragment kept.
     public var stoppedAt: String?
 
-    public init(finalStatus: Int, finalURL: String, finalBody: String, finalBodyTruncated: Bool, finalContentType: String?, json: JSONValue?, callback: CheckCallback?, stoppedAt: String?) {
+    public init(finalStatus: Int, finalURL: String, finalBody: String, finalBodyTruncated: Bool, finalContentType: String?, json: JSONValue?, stoppedAt: String?) {
         self.finalStatus = finalStatus
         self.finalURL = finalURL
         self.finalBody = finalBody
         self.finalBodyTruncated = finalBodyTruncated
         self.finalContentType = finalContentType
         self.json = json
-        self.callback = callback
         self.stoppedAt = stoppedAt
     }
 }

@@ -4,6 +4,7 @@ import FoundationEssentials
 import Glibc
 import Testing
 import TestSupport
+import Workflow
 
 /// Everything that needs the netns world: leaks, fail-closed matrix, redirect conformance.
 @Suite(.enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)), .serialized, .world)
@@ -214,7 +215,7 @@ struct CellularChainTests {
     @Test func tenHopsSucceedElevenFail() throws {
         let w = try world
         let ok = try w.fetchOnCellular("http://mno.carrier.test/chain?n=10&i=1", ["--max-hops", "10"])
-        #expect(ok.status == 0 && ok.report.hops.count == 10 && ok.report.result?.callback?.checkID == "chk-123")
+        #expect(ok.status == 0 && ok.report.hops.count == 10 && ok.callback?.checkID == "chk-123")
         let mark = try w.serverLogMark()
         let bad = try w.fetchOnCellular("http://mno.carrier.test/chain?n=11&i=1", ["--max-hops", "10"])
         #expect(bad.report.failure?.reason == .tooManyHops && bad.report.hops.count == 10)
@@ -254,7 +255,7 @@ struct CellularChainTests {
         let huge = try w.fetchOnCellular("http://mno.carrier.test/huge")
         #expect(huge.report.result?.finalStatus == 200 && huge.report.hops[0].headerBytes > 60_000)
         let chunked = try w.fetchOnCellular("http://mno.carrier.test/chunked", ["--full"])
-        #expect(chunked.report.result?.callback == CheckCallback(checkID: "chk-123", code: "c0de-s3cret", referenceID: "ref-42"))
+        #expect(chunked.callback == CheckCallback(checkID: "chk-123", code: "c0de-s3cret", referenceID: "ref-42"))
         #expect(chunked.report.hops[0].responseHeaders.contains(HTTPHeader("Transfer-Encoding", "chunked")))
     }
 

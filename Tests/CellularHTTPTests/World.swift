@@ -4,6 +4,7 @@ import FoundationEssentials
 import Glibc
 import Testing
 import TestSupport
+import Workflow
 
 /// The netns world of Fixtures/world.sh, set up once per suite by the `.world` trait.
 final class World: Sendable {
@@ -46,19 +47,27 @@ final class World: Sendable {
         try ProcessRunner.run(["ip", "netns", "exec", ue] + args, environment: environment)
     }
 
+    /// What one probe run printed: the check_url report, split, and the exit status and stderr.
+    struct ProbeRun {
+        var report: FetchReport
+        var callback: CheckCallback?
+        var status: Int32
+        var stderr: String
+    }
+
     /// Runs the probe in the client namespace; returns its decoded report and raw output.
-    func fetch(_ args: [String], preload: String? = nil) throws -> (report: FetchReport, status: Int32, stderr: String) {
+    func fetch(_ args: [String], preload: String? = nil) throws -> ProbeRun {
         var env = ["PATH": "/usr/sbin:/usr/bin:/sbin:/bin"]
         if let preload { env["LD_PRELOAD"] = preload }
         let r = try ueRun([World.probe] + args, environment: env)
-        guard let report = try? JSONDecoder().decode(FetchReport.self, from: Data(r.stdout.utf8)) else {
+        guard let report = try? JSONDecoder().decode(CheckURLReport.self, from: Data(r.stdout.utf8)) else {
             throw WorldError("probe output is not a report (status \(r.status)): \(r.stdout) \(r.stderr)")
         }
-        return (report, r.status, r.stderr)
+        return ProbeRun(report: report.trace, callback: report.callback, status: r.status, stderr: r.stderr)
     }
 
     /// Standard probe arguments on wwan0 with the carrier DNS, the test CA and `url`.
-    func fetchOnCellular(_ url: String, _ extra: [String] = [], preload: String? = nil) throws -> (report: FetchReport, status: Int32, stderr: String) {
+    func fetchOnCellular(_ url: String, _ extra: [String] = [], preload: String? = nil) throws -> ProbeRun {
         try fetch(["--interface", "wwan0", "--dns", "100.64.0.53", "--cacert", workdir + "/ca.pem"] + extra + [url], preload: preload)
     }
 

@@ -1,8 +1,10 @@
-// Test helper: runs one fetch through `--interface NAME [--ipv4 ADDR] --dns ADDR[,ADDR]` and prints the
-// report as JSON (stdout). Stands in for `cellpath fetch` until the CLI wires the library.
+// Test helper: runs one fetch through `--interface NAME [--ipv4 ADDR] --dns ADDR[,ADDR]` as `cellpath fetch`
+// does (the workflow's check_url step over the HTTP engine) and prints the report as JSON (stdout).
 import CellpathCore
 import CellularHTTP
+import FoundationEssentials
 import Glibc
+import Workflow
 
 var args = Array(CommandLine.arguments.dropFirst())
 var interface = "wwan0", dns: [String] = [], url = "", har: String?, ipv4: String?, cancelAfterMs: Int?, operatorID: String?
@@ -31,13 +33,13 @@ while !args.isEmpty {
     case "--har": har = value()
     case "--full": disclosure = .full
     case "--cancel-after": cancelAfterMs = Int(value())
-    case "--operator": operatorID = value(); request.sendOperatorHeader = true
+    case "--operator": operatorID = value()
     default: url = a
     }
 }
 request.url = url
 
-let report: FetchReport
+let report: CheckURLReport
 do throws(CellpathError) {
     var path: CellularPath
     if let ipv4 {
@@ -45,22 +47,25 @@ do throws(CellpathError) {
     } else {
         path = try InterfacePath.discover(interface: interface, dnsServers: dns, operatorID: operatorID)
     }
-    let client = CellularHTTPClient(path: path), fixed = request
-    let task = Task { await client.trace(fixed) }
+    let opener = CheckURLOpener(client: CellularHTTPClient(path: path)), fixed = request
+    let task = Task { await opener.open(fixed, sendOperatorHeader: operatorID != nil) }
     if let cancelAfterMs {
         Task { try await Task.sleep(for: .milliseconds(cancelAfterMs)); task.cancel() }
     }
     report = await task.value
 } catch {
-    report = FetchReport(interfaceName: interface, localAddresses: [], dnsServers: dns, hops: [], result: nil,
-                         failure: FetchFailure(.noAddress, error.message), totalMs: 0)
+    report = CheckURLReport(trace: FetchReport(interfaceName: interface, localAddresses: [], dnsServers: dns, hops: [], result: nil,
+                                               failure: FetchFailure(.noAddress, error.message), totalMs: 0),
+                            callback: nil)
 }
 if let har {
-    let bytes = HARWriter.har(report, disclosure: disclosure)
+    let bytes = HARWriter.har(report.trace, disclosure: disclosure)
     if let f = fopen(har, "w") { fwrite(bytes, 1, bytes.count, f); fclose(f) }
 }
-let out = report.redacted(disclosure).jsonData() + [10]
+let encoder = JSONEncoder()
+encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+let out = ((try? Array(encoder.encode(report.redacted(disclosure)))) ?? []) + [10]
 _ = out.withUnsafeBytes { write(1, $0.baseAddress, $0.count) }
 for line in report.humanLines(disclosure) { _ = (line + "\n").withCString { write(2, $0, strlen($0)) } }
-if let failure = report.failure { _ = "error: couldn't fetch: \(failure.message)\n".withCString { write(2, $0, strlen($0)) } }
-exit(report.failure == nil ? 0 : 1)
+if let failure = report.trace.failure { _ = "error: couldn't fetch: \(failure.message)\n".withCString { write(2, $0, strlen($0)) } }
+exit(report.trace.failure == nil ? 0 : 1)

@@ -1,5 +1,6 @@
 import CellpathCore
 import CellularHTTP
+import Workflow
 
 /// `cellpath fetch URL`: one HTTP(S) request and its whole redirect chain, DNS included,
 /// through the cellular interface only; prints a trace of every hop.
@@ -55,18 +56,30 @@ enum FetchCommand {
         }
         let path = try InterfacePath.discover(interface: interface, dnsServers: dns, operatorID: parsed[Self.operatorID])
         context.progress.step("fetching through \(interface)")
-        let report = await CellularHTTPClient(path: path).trace(request)
+        let opener = CheckURLOpener(client: CellularHTTPClient(path: path))
+        let report = await opener.open(request, sendOperatorHeader: parsed[Self.operatorID] != nil)
         try Task.checkCancellation()
 
         let disclosure = context.global.disclosure
         if let har = parsed[Self.har] {
-            try OutputFile.write(HARWriter.har(report, disclosure: disclosure), to: har)
+            try OutputFile.write(HARWriter.har(report.trace, disclosure: disclosure), to: har)
         }
-        let shown = report.redacted(disclosure)
-        let output = Output(try ValueEncoder.record(shown), humanLines: report.humanLines(disclosure))
-        guard let failure = report.failure else { return CommandOutcome(output) }
+        let output = Output(try record(report.redacted(disclosure)), humanLines: report.humanLines(disclosure))
+        guard let failure = report.trace.failure else { return CommandOutcome(output) }
         context.logger.error("couldn't fetch: \(failure.message)")
         return CommandOutcome(output, exitCode: ExitCode.forKind(failure.reason.kind))
+    }
+
+    /// The report's fields as docs/json.md lists them: the trace, with the recognised callback
+    /// in `result` before `stopped_at`.
+    static func record(_ report: CheckURLReport) throws -> Record {
+        var record = try ValueEncoder.record(report.trace)
+        guard let callback = report.callback, let index = record.fields.firstIndex(where: { $0.key == "result" }),
+              case .record(var result) = record.fields[index].value else { return record }
+        let position = result.fields.firstIndex { $0.key == "stopped_at" } ?? result.fields.count
+        result.fields.insert(Field(key: "callback", label: "callback", value: try ValueEncoder.encode(callback)), at: position)
+        record.fields[index].value = .record(result)
+        return record
     }
 
     /// Builds the request from the options; bad input is refused here, before any packet.
@@ -88,7 +101,6 @@ enum FetchCommand {
         request.stopAtPrefix = parsed[Self.stopAt]
         request.strict = parsed[Self.strict]
         request.caFile = configuration.caFile
-        request.sendOperatorHeader = parsed[Self.operatorID] != nil
         do {
             try request.validate()
         } catch {
