@@ -11,7 +11,7 @@ public struct CellularPath: Sendable, Equatable, Codable {
     public var dnsServers: [String]
     /// MTU announced by the bearer, if any.
     public var mtu: Int?
-    /// Operator of the serving network as MCC-MNC (e.g. `001-01`), for `x-tru-ops`.
+    /// Operator of the serving network as MCC-MNC (e.g. `001-01`); the workflow sends it as `x-tru-ops`.
     public var operatorID: String?
 
     public init(interfaceName: String, ipv4Address: String? = nil, ipv6Address: String? = nil,
@@ -29,7 +29,7 @@ public struct CellularPath: Sendable, Equatable, Codable {
 /// and the HTTP engine only see this protocol.
 public protocol CellularPathProvider: Sendable {
     /// Returns a usable cellular path, bringing a bearer up when needed.
-    func cellularPath() async throws -> CellularPath
+    func cellularPath() async throws(CellpathError) -> CellularPath
     /// Releases what `cellularPath()` brought up (a bearer this run connected), if anything.
     func release() async
 }

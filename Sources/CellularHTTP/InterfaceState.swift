@@ -56,21 +56,3 @@ extension CellularPath {
         }
     }
 }
-
-/// Builds a cellular path from an interface's current addresses, for `--interface NAME --dns …`.
-public enum InterfacePath {
-    /// Reads `interface`'s IPv4 and global IPv6 address; throws `unavailable` when it has none.
-    public static func discover(interface: String, dnsServers: [String], operatorID: String? = nil) throws(CellpathError) -> CellularPath {
-        let state = InterfaceState.read(interface)
-        guard state.exists else {
-            throw CellpathError(.unavailable, "interface \(interface) does not exist", hint: "is the modem connected?")
-        }
-        let v4 = state.addresses.first { $0.contains(".") }
-        let v6 = state.addresses.first { $0.contains(":") && !$0.lowercased().hasPrefix("fe80") }
-        guard v4 != nil || v6 != nil else {
-            throw CellpathError(.unavailable, "interface \(interface) has no address", hint: "connect the bearer first")
-        }
-        return CellularPath(interfaceName: interface, ipv4Address: v4, ipv6Address: v6,
-                            dnsServers: dnsServers, operatorID: operatorID)
-    }
-}

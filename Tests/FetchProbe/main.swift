@@ -45,7 +45,7 @@ do throws(CellpathError) {
     if let ipv4 {
         path = CellularPath(interfaceName: interface, ipv4Address: ipv4, dnsServers: dns)
     } else {
-        path = try InterfacePath.discover(interface: interface, dnsServers: dns, operatorID: operatorID)
+        path = try await InterfacePathProvider(interface: interface, dnsServers: dns, operatorID: operatorID).cellularPath()
     }
     let opener = CheckURLOpener(client: CellularHTTPClient(path: path)), fixed = request
     let task = Task { await opener.open(fixed, sendOperatorHeader: operatorID != nil) }

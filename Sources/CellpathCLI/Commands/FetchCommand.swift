@@ -46,18 +46,12 @@ enum FetchCommand {
 
     static func run(_ parsed: ParsedCommand, _ context: CommandContext) async throws -> CommandOutcome {
         let request = try makeRequest(parsed, context)
-        guard let interface = parsed[Self.interface] else {
-            throw CellpathError(.unavailable, "no cellular path: give the bearer's interface with --interface and its DNS with --dns",
-                                hint: "cellpath never sends a check over the default route")
-        }
-        let dns = parsed[Self.dns].flatMap { $0.split(separator: ",").map(String.init) }
-        guard !dns.isEmpty else {
-            throw UsageError("missing '--dns <address>': names must be resolved by the bearer's DNS servers", command: parsed.path)
-        }
-        let path = try InterfacePath.discover(interface: interface, dnsServers: dns, operatorID: parsed[Self.operatorID])
-        context.progress.step("fetching through \(interface)")
+        let provider = try pathProvider(parsed)
+        let path = try await provider.cellularPath()
+        context.progress.step("fetching through \(path.interfaceName)")
         let opener = CheckURLOpener(client: CellularHTTPClient(path: path))
         let report = await opener.open(request, sendOperatorHeader: parsed[Self.operatorID] != nil)
+        await provider.release()
         try Task.checkCancellation()
 
         let disclosure = context.global.disclosure
@@ -68,6 +62,20 @@ enum FetchCommand {
         guard let failure = report.trace.failure else { return CommandOutcome(output) }
         context.logger.error("couldn't fetch: \(failure.message)")
         return CommandOutcome(output, exitCode: ExitCode.forKind(failure.reason.kind))
+    }
+
+    /// Where the cellular path comes from: today the interface and DNS servers given on the
+    /// command line (the modem layer will provide its own).
+    static func pathProvider(_ parsed: ParsedCommand) throws -> any CellularPathProvider {
+        guard let interface = parsed[Self.interface] else {
+            throw CellpathError(.unavailable, "no cellular path: give the bearer's interface with --interface and its DNS with --dns",
+                                hint: "cellpath never sends a check over the default route")
+        }
+        let dns = parsed[Self.dns].flatMap { $0.split(separator: ",").map(String.init) }
+        guard !dns.isEmpty else {
+            throw UsageError("missing '--dns <address>': names must be resolved by the bearer's DNS servers", command: parsed.path)
+        }
+        return InterfacePathProvider(interface: interface, dnsServers: dns, operatorID: parsed[Self.operatorID])
     }
 
     /// The report's fields as docs/json.md lists them: the trace, with the recognised callback

@@ -1,0 +1,33 @@
+import CellpathCore
+
+/// A cellular path read from an interface's current addresses (`--interface NAME --dns …`):
+/// the bearer was brought up by someone else, so there is nothing to release.
+public struct InterfacePathProvider: CellularPathProvider {
+    public var interface: String
+    public var dnsServers: [String]
+    /// Operator of the serving network as MCC-MNC, when the caller knows it.
+    public var operatorID: String?
+
+    public init(interface: String, dnsServers: [String], operatorID: String? = nil) {
+        self.interface = interface
+        self.dnsServers = dnsServers
+        self.operatorID = operatorID
+    }
+
+    /// Reads the interface's IPv4 and global IPv6 address; throws `unavailable` when it has none.
+    public func cellularPath() async throws(CellpathError) -> CellularPath {
+        let state = InterfaceState.read(interface)
+        guard state.exists else {
+            throw CellpathError(.unavailable, "interface \(interface) does not exist", hint: "is the modem connected?")
+        }
+        let v4 = state.addresses.first { $0.contains(".") }
+        let v6 = state.addresses.first { $0.contains(":") && !$0.lowercased().hasPrefix("fe80") }
+        guard v4 != nil || v6 != nil else {
+            throw CellpathError(.unavailable, "interface \(interface) has no address", hint: "connect the bearer first")
+        }
+        return CellularPath(interfaceName: interface, ipv4Address: v4, ipv6Address: v6,
+                            dnsServers: dnsServers, operatorID: operatorID)
+    }
+
+    public func release() async {}
+}
