@@ -18,7 +18,7 @@ struct CellularChainTests {
         let (_, packets) = try world.capture {
             try world.ueRun(["curl", "-s", "-m", "1", "--interface", "100.64.23.5", "http://100.64.0.1/final"])
         }
-        #expect(!packets.isEmpty)
+        #expect(packets.contains { $0.contains("IP 100.64.23.5.") && $0.contains(" > 100.64.0.1.80: Flags [S]") }, "\(packets)")
     }
 
     @Test func wholeChainAndDNSStayOffWlan0() throws {
@@ -53,10 +53,10 @@ struct CellularChainTests {
     }
 
     @Test func cancellationStopsAHangingHop() throws {
-        let t0 = ContinuousClock.now
         let out = try world.fetchOnCellular("http://mno.carrier.test/slow?s=4", ["--cancel-after", "300"])
         #expect(out.report.failure?.reason == .cancelled)
-        #expect(ContinuousClock.now - t0 < .milliseconds(1000))
+        // The chain's own clock, without the probe's start-up: cancelled at 300 ms, not after the server's 4 s.
+        #expect(out.report.totalMs < 1000, "\(out.report.totalMs) ms")
     }
 
     // MARK: fail-closed matrix
@@ -184,11 +184,14 @@ struct CellularChainTests {
         let mark = try w.serverLogMark()
         let out = try w.fetchOnCellular("http://mno.carrier.test/empty-path")
         #expect(out.report.result?.finalStatus == 200)
-        #expect(out.report.hops[1].url == "http://other.carrier.test:8080/?from=empty")
+        let hops = out.report.hops
+        try #require(hops.count == 3)
+        #expect(hops[1].url == "http://other.carrier.test:8080/?from=empty")
         let reqs = try w.serverRequests(since: mark)
-        #expect(reqs.count == 3 && reqs[1]["path"] == .string("/?from=empty") && reqs[1]["host"] == .string("other.carrier.test:8080"))
+        try #require(reqs.count == 3)
+        #expect(reqs[1]["path"] == .string("/?from=empty") && reqs[1]["host"] == .string("other.carrier.test:8080"))
         // Back to the first origin: its connection is reused.
-        #expect(out.report.hops[2].connectionReused && out.report.hops[2].localPort == out.report.hops[0].localPort)
+        #expect(hops[2].connectionReused && hops[2].localPort == hops[0].localPort)
     }
 
     @Test func cookiesCarriedAndRedacted() throws {
@@ -196,7 +199,9 @@ struct CellularChainTests {
         let mark = try w.serverLogMark()
         let out = try w.fetchOnCellular("http://mno.carrier.test/cookie/set")
         #expect(out.report.result?.finalStatus == 200)
-        #expect(try w.serverRequests(since: mark)[1]["cookie"] == .string("sid=s3cr3t-cookie"))
+        let reqs = try w.serverRequests(since: mark)
+        try #require(reqs.count >= 2)
+        #expect(reqs[1]["cookie"] == .string("sid=s3cr3t-cookie"))
         let json = try w.ueRun([World.probe, "--interface", "wwan0", "--dns", "100.64.0.53", "http://mno.carrier.test/cookie/set"]).stdout
         #expect(!json.contains("s3cr3t-cookie") && json.contains("sid=[redacted]"))
         #expect(!json.contains("c0de-s3cret"))
@@ -239,6 +244,7 @@ struct CellularChainTests {
         let lax = try w.fetchOnCellular("https://api.truid.test/downgrade")
         #expect(lax.report.result?.finalStatus == 200)
         #expect(lax.report.hops.map(\.downgrade) == [false, true])
+        try #require(lax.report.hops.count == 2)
         #expect(lax.report.hops[0].tlsVersion?.hasPrefix("TLSv1.") == true && lax.report.hops[1].tlsVersion == nil)
         #expect(lax.stderr.contains("DOWNGRADE"))
         let strict = try w.fetchOnCellular("https://api.truid.test/downgrade", ["--strict"])
@@ -253,26 +259,32 @@ struct CellularChainTests {
     @Test func hugeHeadersAndChunkedBody() throws {
         let w = try world
         let huge = try w.fetchOnCellular("http://mno.carrier.test/huge")
-        #expect(huge.report.result?.finalStatus == 200 && huge.report.hops[0].headerBytes > 60_000)
+        #expect(huge.report.result?.finalStatus == 200)
+        let hugeHop = try #require(huge.report.hops.first)
+        #expect(hugeHop.headerBytes > 60_000)
         let chunked = try w.fetchOnCellular("http://mno.carrier.test/chunked", ["--full"])
         #expect(chunked.callback == CheckCallback(checkID: "chk-123", code: "c0de-s3cret", referenceID: "ref-42"))
-        #expect(chunked.report.hops[0].responseHeaders.contains(HTTPHeader("Transfer-Encoding", "chunked")))
+        let chunkedHop = try #require(chunked.report.hops.first)
+        #expect(chunkedHop.responseHeaders.contains(HTTPHeader("Transfer-Encoding", "chunked")))
     }
 
     @Test func bigBodyReadWholeButKeptCapped() throws {
         let out = try world.fetchOnCellular("http://mno.carrier.test/big?bytes=3000000")
-        #expect(out.report.result?.finalStatus == 200 && out.report.hops[0].bodyBytes == 3_000_000)
+        #expect(out.report.result?.finalStatus == 200)
+        let hop = try #require(out.report.hops.first)
+        #expect(hop.bodyBytes == 3_000_000)
         #expect(out.report.result?.finalBodyTruncated == true && out.report.result?.finalBody.utf8.count == 1 << 20)
     }
 
     @Test func slowHopTimesOut() throws {
         let w = try world
-        let t0 = ContinuousClock.now
         let hop = try w.fetchOnCellular("http://mno.carrier.test/slow?s=4", ["--hop-timeout", "1"])
         #expect(hop.report.failure?.reason == .hopTimeout)
         let total = try w.fetchOnCellular("http://mno.carrier.test/slow?s=4", ["--hop-timeout", "3", "--timeout", "1"])
         #expect(total.report.failure?.reason == .totalTimeout)
-        #expect(ContinuousClock.now - t0 < .seconds(4))
+        // The chains' own clocks, without the probe's start-up: each ended at its 1 s budget,
+        // long before the server's 4 s.
+        #expect(hop.report.totalMs < 2000 && total.report.totalMs < 2000, "\(hop.report.totalMs) ms, \(total.report.totalMs) ms")
     }
 
     @Test func connectRefusedAndConnectTimeoutAreTold() throws {
@@ -291,6 +303,7 @@ struct CellularChainTests {
                                         ["--header", "Authorization: Bearer tok-SECRET", "--header", "X-Trace: 1", "--operator", "00101"])
         #expect(out.report.result?.finalStatus == 200)
         let reqs = try w.serverRequests(since: mark)
+        try #require(reqs.count == 3)
         func header(_ i: Int, _ name: String) -> JSONValue? {
             reqs[i]["headers"]?[name]
         }
@@ -298,7 +311,7 @@ struct CellularChainTests {
         #expect(header(1, "authorization") == nil && header(2, "authorization") == nil)
         #expect((0..<3).allSatisfy { header($0, "x-tru-ops") == .string("00101") && header($0, "x-trace") == .string("1") })
         #expect((0..<3).allSatisfy { header($0, "user-agent") == .string("cellpath/\(CellpathVersion.current)") })
-        #expect(out.report.hops[0].requestHeaders.contains(HTTPHeader("Authorization", "Bearer [redacted]")))
+        #expect(out.report.hops.first?.requestHeaders.contains(HTTPHeader("Authorization", "Bearer [redacted]")) == true)
     }
 
     @Test func tlsFailsWithWrongCA() throws {
@@ -319,19 +332,28 @@ struct CellularChainTests {
     @Test func oneConnectionAcrossHopsAndHAR() throws {
         let w = try world
         let har = w.workdir + "/chain.har"
-        let out = try w.fetchOnCellular("https://api.truid.test/to-https", ["--har", har])
-        _ = out
+        let tls = try w.fetchOnCellular("https://api.truid.test/to-https", ["--har", har])
+        #expect(tls.status == 0 && tls.report.result?.finalStatus == 200)
+        // The second hop reuses the TLS connection and still reports its TLS version.
+        #expect(tls.report.hops.map(\.connectionReused) == [false, true])
+        #expect(tls.report.hops.allSatisfy { $0.tlsVersion?.hasPrefix("TLSv1.") == true })
+        #expect(try harEntries(har).count == 2)
+
         let chain = try w.fetchOnCellular("http://mno.carrier.test/chain?n=3&i=1", ["--har", har])
         #expect(chain.report.hops.map(\.connectionReused) == [false, true, true])
         #expect(Set(chain.report.hops.map(\.localPort)).count == 1)
         let text = try ProcessRunner.run(["cat", har]).stdout
         let doc = try JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))
-        guard let log = doc["log"], case .array(let entries)? = log["entries"] else {
-            Issue.record("HAR has no log.entries")
-            return
-        }
-        #expect(log["version"] == .string("1.2") && entries.count == 3)
+        let entries = try harEntries(har)
+        #expect(doc["log"]?["version"] == .string("1.2") && entries.count == 3)
         #expect(!text.contains("c0de-s3cret"))
+    }
+
+    /// The entries of a HAR file.
+    private func harEntries(_ path: String) throws -> [JSONValue] {
+        let text = try ProcessRunner.run(["cat", path]).stdout
+        let doc = try JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))
+        return try #require(doc["log"]?["entries"]?.array, "HAR has no log.entries: \(text)")
     }
 
     @Test func ipTypeSelectsTheBearerAddressFamily() throws {

@@ -93,23 +93,48 @@ final class World: Sendable {
     }
 
     /// Captures packets on `interface` in the client namespace while `body` runs; returns them.
-    /// `filter` is a pcap filter expression (empty: every packet).
+    /// `filter` is a pcap filter expression applied to what was captured (empty: every packet).
+    /// The probe exits only once its connections are closed, so every packet of its fetch has
+    /// passed the interface when `body` returns; the capture is read once it holds at least as
+    /// many packets as the interface counted meanwhile, however slowly tcpdump runs.
     func capture<T>(on interface: String = "wlan0", filter: String = "", _ body: () throws -> T) throws -> (value: T, packets: [String]) {
         let file = "\(workdir)/cap-\(interface)-\(UInt32.random(in: 0...UInt32.max)).pcap"
         let log = file + ".log"
-        let tcpdump = try BackgroundProcess(["ip", "netns", "exec", ue, "tcpdump", "--immediate-mode", "-i", interface, "-n", "-U", "-w", file]
-                                            + (filter.isEmpty ? [] : [filter]),
+        let tcpdump = try BackgroundProcess(["ip", "netns", "exec", ue, "tcpdump", "--immediate-mode", "-i", interface, "-n", "-U", "-w", file],
                                             output: log)
         defer { tcpdump.stop() }
-        for _ in 0..<100 {
-            if (try? ProcessRunner.run(["cat", log]).stdout.contains("listening on")) == true { break }
-            usleep(50_000)
-        }
+        try waitUntil("tcpdump listens on \(interface)") { try ProcessRunner.run(["cat", log]).stdout.contains("listening on") }
+        let before = try packetCount(on: interface)
         let value = try body()
-        usleep(300_000)
+        let carried = try packetCount(on: interface) - before
+        try waitUntil("the capture on \(interface) holds the \(carried) packets the interface carried") {
+            try packets(in: file).count >= carried
+        }
         tcpdump.stop()
-        let dump = try ProcessRunner.run(["tcpdump", "-r", file, "-n"])
-        return (value, dump.stdout.split(separator: "\n").map(String.init))
+        return (value, try packets(in: file, filter: filter))
+    }
+
+    /// The packets in a pcap file, one `tcpdump -r` line each (a record still being written is left out).
+    private func packets(in file: String, filter: String = "") throws -> [String] {
+        try ProcessRunner.run(["tcpdump", "-r", file, "-n"] + (filter.isEmpty ? [] : [filter])).stdout
+            .split(separator: "\n").map(String.init)
+    }
+
+    /// Packets the kernel counted on `interface` in the client namespace, both directions.
+    private func packetCount(on interface: String) throws -> Int {
+        let text = try ProcessRunner.run(["ip", "-n", ue, "-j", "-s", "link", "show", "dev", interface]).stdout
+        let stats = try #require(try JSONValue.parse(text).array?.first?["stats64"], "no statistics for \(interface): \(text)")
+        let rx = try #require(stats["rx"]?["packets"]?.int), tx = try #require(stats["tx"]?["packets"]?.int)
+        return rx + tx
+    }
+
+    /// Polls `condition` every 20 ms until it holds; throws when it does not within `timeout`.
+    func waitUntil(_ what: String, timeout: Duration = .seconds(10), _ condition: () throws -> Bool) throws {
+        let deadline = ContinuousClock.now + timeout
+        while try !condition() {
+            guard ContinuousClock.now < deadline else { throw WorldError("timed out waiting until \(what)") }
+            usleep(20_000)
+        }
     }
 }
 
