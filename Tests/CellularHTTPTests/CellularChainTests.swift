@@ -1,3 +1,19 @@
+// One test world for the redirect and fail-closed matrix: this chain-server world (World.swift,
+// Fixtures/world.sh, Fixtures/chain_server.py) is kept, and the simulator-based
+// RedirectConformanceTests and FailClosedTests (SimulatorEndToEndTests) were folded into it.
+// It covers more: it breaks the path in ways the simulated world cannot (SO_BINDTODEVICE refused
+// or silently ignored, a deleted link, a DNS server reachable only over Wi-Fi, IPv6 and
+// dual-stack bearers), serves every redirect shape directly (the five method rules, a
+// self-redirect that sets a cookie, non-http targets, huge headers, chunked and oversized bodies,
+// refused and silent connects, headers across origins, HAR) and drives the engine with knobs the
+// CLI lacks (a timed cancel). What only the simulator suites asserted now lives here: the path
+// breaking while the second hop is in flight (link down, address removed, bearer dropped by the
+// network) with the failing hop's number, a carrier DNS that stops answering, an http hop back to
+// a host reached over https, 11 requests with --max-hops 11, the loop's exact request count, the
+// redirect_url never requested, a control for the cookie test, and Wi-Fi silence for an untrusted
+// certificate. The simulator's own behaviour (carrier faults, modem bearer drops, completing a
+// check with its code) stays in SimulatedServicesTests and SimulatedModemsTests; the product
+// chain's leak test and bad input through the CLI stay in SimulatorEndToEndTests.
 import CellpathCore
 import CellularHTTP
 import FoundationEssentials
@@ -72,6 +88,23 @@ struct CellularChainTests {
         return out.report
     }
 
+    /// Hop 1 redirects to a hook, hop 2, that runs `shell` before the server answers: the answer
+    /// never arrives, and hop 2's failure tells what became of the path. Nothing goes through Wi-Fi.
+    /// Each such test breaks an interface of its own and leaves it broken, so that its half-closed
+    /// connection cannot meet another test's changes (a late segment for it after its address was
+    /// removed would draw a kernel RST that follows the main routing table).
+    private func expectSecondHopFailure(_ reason: FetchFailureReason, interface: String, hook: String, shell: String,
+                                        sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let w = try world
+        try w.writeHook(hook, shell)
+        let r = try expectFailure(reason, ["--interface", interface, "--dns", "100.64.0.53", "--hop-timeout", "2",
+                                           "http://mno.carrier.test/redirect?to=/hook%3Fname%3D\(hook)"],
+                                  sourceLocation: sourceLocation)
+        #expect(r.failure?.hop == 2, sourceLocation: sourceLocation)
+        #expect(r.hops.map(\.status) == [302, 0], sourceLocation: sourceLocation)
+        #expect(r.result == nil, sourceLocation: sourceLocation)
+    }
+
     @Test func interfaceMissing() throws {
         let r = try expectFailure(.noSuchInterface, ["--interface", "wwan9", "--ipv4", "100.64.23.5", "--dns", "100.64.0.53",
                                                      "http://mno.carrier.test/final"])
@@ -83,7 +116,8 @@ struct CellularChainTests {
                                                  "http://mno.carrier.test/final"])
         #expect(r.hops.isEmpty)
         // Discovering the path from an interface without address fails the same way: nothing sent.
-        _ = try expectFailure(.noAddress, ["--interface", "wwan2", "--dns", "100.64.0.53", "http://mno.carrier.test/final"])
+        let discovered = try expectFailure(.noAddress, ["--interface", "wwan2", "--dns", "100.64.0.53", "http://mno.carrier.test/final"])
+        #expect(discovered.failure?.message == "interface wwan2 has no address")
     }
 
     @Test func addressRemovedMidChain() throws {
@@ -111,6 +145,24 @@ struct CellularChainTests {
                                                "http://mno.carrier.test/final"])
     }
 
+    @Test func bearerDisconnectedWhileTheSecondHopIsInFlight() throws {
+        let w = try world
+        try expectSecondHopFailure(.interfaceDown, interface: "wwan5", hook: "linkdown",
+                                   shell: "ip netns exec \(w.ue) ip link set wwan5 down")
+    }
+
+    @Test func bearerAddressRemovedWhileTheSecondHopIsInFlight() throws {
+        let w = try world
+        try expectSecondHopFailure(.addressGone, interface: "wwan6", hook: "deladdr-in-flight",
+                                   shell: "ip netns exec \(w.ue) ip addr del 100.64.23.11/32 dev wwan6")
+    }
+
+    @Test func bearerDroppedByTheNetworkWhileTheSecondHopIsInFlight() throws {
+        // The carrier's end goes away (the hook runs in the carrier); wwan4 keeps its state and
+        // address, so nothing tells the fetch but silence: the hop times out.
+        try expectSecondHopFailure(.hopTimeout, interface: "wwan4", hook: "dropbearer", shell: "ip link set radio4 down")
+    }
+
     @Test func dnsServerOnTheWiFiSideIsStillAskedOnlyThroughWwan0() throws {
         // 192.0.2.1 is reachable only through wlan0; the bound DNS socket must not get there.
         _ = try expectFailure(.dnsUnreachable, ["--interface", "wwan0", "--dns", "192.0.2.1", "--hop-timeout", "2",
@@ -120,6 +172,25 @@ struct CellularChainTests {
     @Test func carrierDNSUnreachable() throws {
         _ = try expectFailure(.dnsUnreachable, ["--interface", "wwan0", "--dns", "100.64.0.54", "--hop-timeout", "2",
                                                 "http://mno.carrier.test/final"])
+    }
+
+    @Test func carrierDNSThatStopsAnsweringIsAskedOnlyThroughTheBearer() throws {
+        let w = try world
+        // The DNS server resumes only after the captures: its late answers would reach closed
+        // sockets, and the kernel's ICMP port-unreachable for them follows the main routing table.
+        let ((out, cellular), wifi) = try w.withCarrierDNSSilent {
+            try w.capture {
+                try w.capture(on: "wwan0", filter: "src host 100.64.23.5 and (udp or tcp[tcpflags] & tcp-syn != 0)") {
+                    try w.fetchOnCellular("http://mno.carrier.test/final", ["--hop-timeout", "2"])
+                }
+            }
+        }
+        #expect(out.report.failure?.reason == .dnsUnreachable, "\(String(describing: out.report.failure))")
+        #expect(out.report.hops.isEmpty)
+        #expect(wifi.isEmpty, "packets on wlan0: \(wifi)")
+        // Queries went to the carrier DNS from the bearer address, and no connection was opened.
+        #expect(!cellular.isEmpty && cellular.allSatisfy { $0.contains("IP 100.64.23.5.") && $0.contains(" > 100.64.0.53.53: ") },
+                "\(cellular)")
     }
 
     @Test func nameUnknownToCarrierDNS() throws {
@@ -177,6 +248,10 @@ struct CellularChainTests {
         #expect(out.report.hops.map(\.url) == ["http://mno.carrier.test/dir/rel", "http://mno.carrier.test/dir/step2?x=1&y=a%20b",
                                                "http://mno.carrier.test/final"])
         #expect(try w.serverRequests(since: mark).map { $0["path"] } == [.string("/dir/rel"), .string("/dir/step2?x=1&y=a%20b"), .string("/final")])
+        // The relative Location as the server sent it, and as the trace resolved it.
+        let first = try #require(out.report.hops.first)
+        #expect(first.responseHeaders.contains(HTTPHeader("Location", "step2?x=1&y=a%20b")))
+        #expect(first.location == "http://mno.carrier.test/dir/step2?x=1&y=a%20b")
     }
 
     @Test func emptyPathAcrossOrigins() throws {
@@ -196,12 +271,20 @@ struct CellularChainTests {
 
     @Test func cookiesCarriedAndRedacted() throws {
         let w = try world
+        // Control: a client without a cookie engine is refused by the cookie check.
+        let plain = try w.ueRun(["curl", "-s", "-L", "-o", "/dev/null", "-w", "%{http_code}", "--interface", "wwan0",
+                                 "--resolve", "mno.carrier.test:80:100.64.0.1", "http://mno.carrier.test/cookie/set"])
+        #expect(plain.stdout == "403")
+
         let mark = try w.serverLogMark()
         let out = try w.fetchOnCellular("http://mno.carrier.test/cookie/set")
         #expect(out.report.result?.finalStatus == 200)
         let reqs = try w.serverRequests(since: mark)
         try #require(reqs.count >= 2)
         #expect(reqs[1]["cookie"] == .string("sid=s3cr3t-cookie"))
+        // The second hop sent it, masked in the trace.
+        let second = try #require(out.report.hops.dropFirst().first)
+        #expect(second.requestHeaders.contains(HTTPHeader("Cookie", "sid=[redacted]")), "\(second.requestHeaders)")
         let json = try w.ueRun([World.probe, "--interface", "wwan0", "--dns", "100.64.0.53", "http://mno.carrier.test/cookie/set"]).stdout
         #expect(!json.contains("s3cr3t-cookie") && json.contains("sid=[redacted]"))
         #expect(!json.contains("c0de-s3cret"))
@@ -224,14 +307,24 @@ struct CellularChainTests {
         let mark = try w.serverLogMark()
         let bad = try w.fetchOnCellular("http://mno.carrier.test/chain?n=11&i=1", ["--max-hops", "10"])
         #expect(bad.report.failure?.reason == .tooManyHops && bad.report.hops.count == 10)
+        #expect(bad.report.failure?.hop == 10)
+        #expect(bad.report.hops.allSatisfy { $0.status == 302 })
         #expect(try w.serverRequests(since: mark).count == 10)
+        // The same chain with one more request allowed completes.
+        let longer = try w.fetchOnCellular("http://mno.carrier.test/chain?n=11&i=1", ["--max-hops", "11"])
+        #expect(longer.status == 0 && longer.report.hops.count == 11 && longer.callback?.checkID == "chk-123")
     }
 
-    @Test(arguments: ["/loop", "/loop-a"])
-    func redirectLoop(path: String) throws {
-        let out = try world.fetchOnCellular("http://mno.carrier.test\(path)")
+    @Test(arguments: [("/loop", 2), ("/loop-a", 3)])
+    func redirectLoop(path: String, requests: Int) throws {
+        let w = try world
+        let mark = try w.serverLogMark()
+        let out = try w.fetchOnCellular("http://mno.carrier.test\(path)")
         #expect(out.report.failure?.reason == .redirectLoop)
         #expect(out.report.hops.count <= 3)
+        // Detected at the first repetition: the repeated request is never sent again.
+        #expect(out.report.hops.count == requests && out.report.failure?.hop == requests)
+        #expect(try w.serverRequests(since: mark).count == requests)
     }
 
     @Test func selfRedirectThatSetsACookieIsNoLoop() throws {
@@ -249,6 +342,25 @@ struct CellularChainTests {
         #expect(lax.stderr.contains("DOWNGRADE"))
         let strict = try w.fetchOnCellular("https://api.truid.test/downgrade", ["--strict"])
         #expect(strict.report.failure?.reason == .downgradeRefused && strict.report.hops.count == 1)
+    }
+
+    @Test func plainHTTPBackToAHostReachedOverHTTPSIsADowngrade() throws {
+        let w = try world
+        let lax = try w.fetchOnCellular("https://api.truid.test/downgrade-back")
+        #expect(lax.status == 0 && lax.report.result?.finalStatus == 200)
+        let hops = lax.report.hops
+        try #require(hops.count == 3)
+        // Hop 2 is plain http right after https; hop 3 returns to api.truid.test, reached over
+        // https before, without TLS: both are reported.
+        #expect(hops.map(\.downgrade) == [false, true, true])
+        #expect(hops[2].url == "http://api.truid.test/final" && hops[2].remotePort == 80 && hops[2].tlsVersion == nil)
+
+        let mark = try w.serverLogMark()
+        let strict = try w.fetchOnCellular("https://api.truid.test/downgrade-back", ["--strict"])
+        #expect(strict.report.failure?.reason == .downgradeRefused && strict.report.failure?.hop == 2)
+        // Nothing went over plain http: the server saw the first request only, over TLS.
+        let sent = try w.serverRequests(since: mark)
+        #expect(sent.count == 1 && sent.first?["tls"] == .bool(true), "\(sent)")
     }
 
     @Test func nonHTTPRedirectRefused() throws {
@@ -287,6 +399,20 @@ struct CellularChainTests {
         #expect(hop.report.totalMs < 2000 && total.report.totalMs < 2000, "\(hop.report.totalMs) ms, \(total.report.totalMs) ms")
     }
 
+    @Test func secondHopThatNeverAnswersIsAHopTimeout() throws {
+        let w = try world
+        let mark = try w.serverLogMark()
+        let (out, wifi) = try w.capture {
+            try w.fetchOnCellular("http://mno.carrier.test/redirect?to=/slow%3Fs%3D4", ["--hop-timeout", "1"])
+        }
+        #expect(out.report.failure?.reason == .hopTimeout && out.report.failure?.hop == 2)
+        #expect(out.report.hops.first?.status == 302)
+        #expect(out.report.totalMs < 3000, "\(out.report.totalMs) ms")
+        #expect(wifi.isEmpty, "packets on wlan0: \(wifi)")
+        // Both requests reached the carrier from the bearer address.
+        #expect(try w.serverRequests(since: mark).map { $0["client"] } == [.string("100.64.23.5"), .string("100.64.23.5")])
+    }
+
     @Test func connectRefusedAndConnectTimeoutAreTold() throws {
         let w = try world
         let refused = try w.fetchOnCellular("http://100.64.0.1:81/final")
@@ -316,16 +442,26 @@ struct CellularChainTests {
 
     @Test func tlsFailsWithWrongCA() throws {
         let w = try world
-        let out = try w.fetch(["--interface", "wwan0", "--dns", "100.64.0.53", "--cacert", w.workdir + "/wrong-ca.pem",
-                               "https://api.truid.test/final"])
-        #expect(out.report.failure?.reason == .tlsFailure)
+        let mark = try w.serverLogMark()
+        let r = try expectFailure(.tlsFailure, ["--interface", "wwan0", "--dns", "100.64.0.53", "--cacert", w.workdir + "/wrong-ca.pem",
+                                                "https://api.truid.test/final"])
+        // The handshake failed before any request was sent.
+        #expect(r.hops.map(\.status) == [0])
+        #expect(try w.serverRequests(since: mark).isEmpty)
     }
 
     @Test func stopAtRedirectURLKeepsQueryAndFragment() throws {
-        let out = try world.fetchOnCellular("http://mno.carrier.test/stop", ["--stop-at", "https://app.example.test/", "--full"])
+        let w = try world
+        let mark = try w.serverLogMark()
+        let out = try w.fetchOnCellular("http://mno.carrier.test/stop", ["--stop-at", "https://app.example.test/", "--full"])
         #expect(out.status == 0 && out.report.hops.count == 1)
+        #expect(out.report.hops.first?.status == 302)
         #expect(out.report.result?.stoppedAt == "https://app.example.test/callback?check_id=chk-123&code=c0de-s3cret#frag")
-        let redacted = try world.fetchOnCellular("http://mno.carrier.test/stop", ["--stop-at", "https://app.example.test/"])
+        // The redirect_url itself was never requested, nor even looked up.
+        #expect(try w.serverRequests(since: mark).count == 1)
+        let dns = try w.dnsLog()
+        #expect(!dns.contains("app.example.test"))
+        let redacted = try w.fetchOnCellular("http://mno.carrier.test/stop", ["--stop-at", "https://app.example.test/"])
         #expect(redacted.report.result?.stoppedAt == "https://app.example.test/callback?check_id=chk-123&code=[redacted]#frag")
     }
 

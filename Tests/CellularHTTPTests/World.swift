@@ -92,6 +92,15 @@ final class World: Sendable {
         fclose(f)
     }
 
+    /// Stops the carrier DNS server (SIGSTOP) while `body` runs: it is there but never answers.
+    func withCarrierDNSSilent<T>(_ body: () throws -> T) throws -> T {
+        let text = try ProcessRunner.run(["cat", workdir + "/dnsmasq.pid"]).stdout
+        let pid = try #require(pid_t(text.filter { !$0.isWhitespace }), "no dnsmasq pid in \(workdir)")
+        kill(pid, SIGSTOP)
+        defer { kill(pid, SIGCONT) }
+        return try body()
+    }
+
     /// Captures packets on `interface` in the client namespace while `body` runs; returns them.
     /// `filter` is a pcap filter expression applied to what was captured (empty: every packet).
     /// The probe exits only once its connections are closed, so every packet of its fetch has

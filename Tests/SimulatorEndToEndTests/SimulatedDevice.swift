@@ -173,8 +173,6 @@ struct SimulatedDevice {
 }
 
 extension JSONValue {
-    /// The failure reason of a `cellpath fetch --json` report, if it failed.
-    var failureReason: String? { self["failure"]?["reason"]?.string }
     /// The hops of a `cellpath fetch --json` report.
     var hops: [JSONValue] { self["hops"]?.array ?? [] }
 }

@@ -62,6 +62,8 @@ class Handler(BaseHTTPRequestHandler):
             return self.redirect(f"/chain?n={n}&i={i + 1}") if i < n else self.json(CALLBACK)
         if p == "/final":
             return self.json(CALLBACK)
+        if p == "/redirect":
+            return self.redirect(q["to"])
         if p == "/dir/rel":
             return self.redirect("step2?x=1&y=a%20b")
         if p == "/dir/step2":
@@ -91,6 +93,10 @@ class Handler(BaseHTTPRequestHandler):
             return self.redirect("/self-cookie", headers=[("Set-Cookie", "visited=1; Path=/")])
         if p == "/downgrade":
             return self.redirect("http://mno.carrier.test/final")
+        if p == "/downgrade-back":
+            return self.redirect("http://mno.carrier.test/back-to-api")
+        if p == "/back-to-api":
+            return self.redirect("http://api.truid.test/final")
         if p == "/to-https":
             return self.redirect("https://api.truid.test/final")
         if p == "/scheme":

@@ -4,11 +4,13 @@
 #   world.sh down PREFIX WORKDIR stop the servers started here (by pid) and delete the namespaces
 # PREFIXue:   wlan0 192.0.2.23/24 (default route via 192.0.2.1), wwan0 100.64.23.5/32 (no route),
 #             wwan1 100.64.23.6/32 and wwan3 100.64.23.7/32 (for tests that remove them),
-#             wwan2 up without address. IPv6 only on wwan0 (fd00:64::5, fd00:64::/64 on-link),
-#             off elsewhere, so any packet on wlan0 is a leak.
-# PREFIXcar:  radio0..radio3 (peers of wwan0..wwan3); fd00:64::1 on radio0 (v6.carrier.test,
+#             wwan4 100.64.23.8/32, wwan5 100.64.23.10/32 and wwan6 100.64.23.11/32 (one each for the
+#             tests that break the path while a hop is in flight), wwan2 up without address.
+#             IPv6 only on wwan0 (fd00:64::5, fd00:64::/64 on-link), off elsewhere, so any packet
+#             on wlan0 is a leak.
+# PREFIXcar:  radio0..radio6 (peers of wwan0..wwan6); fd00:64::1 on radio0 (v6.carrier.test,
 #             dual.carrier.test also 100.64.0.1, http :80); on lo: 100.64.0.1 (mno.carrier.test, http :80
-#             and other.carrier.test :8080), 203.0.113.10 (api.truid.test, https :443),
+#             and other.carrier.test :8080), 203.0.113.10 (api.truid.test, https :443 and http :80),
 #             100.64.0.53 (carrier DNS, dnsmasq), 100.64.0.54 (no DNS listening).
 # PREFIXwifi: 192.0.2.1, the Wi-Fi side; nothing answers there.
 set -euo pipefail
@@ -36,7 +38,7 @@ up() {
     ip netns exec "$WIFI" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
 
     ip -n "$UE" link add wlan0 type veth peer name wl0 netns "$WIFI"
-    for i in 0 1 2 3; do
+    for i in 0 1 2 3 4 5 6; do
         ip -n "$UE" link add "wwan$i" type veth peer name "radio$i" netns "$CAR"
         ip -n "$CAR" link set "radio$i" up
     done
@@ -44,16 +46,17 @@ up() {
     # IPv6 only on the bearer: wwan0 fd00:64::5 with its on-link prefix, like a v6 bearer.
     ip netns exec "$UE" sysctl -qw net.ipv6.conf.wwan0.disable_ipv6=0
     ip -n "$UE" addr add fd00:64::5/128 dev wwan0 nodad
-    for l in wlan0 wwan0 wwan1 wwan2 wwan3; do ip -n "$UE" link set "$l" up; done
+    for l in wlan0 wwan0 wwan1 wwan2 wwan3 wwan4 wwan5 wwan6; do ip -n "$UE" link set "$l" up; done
     ip -n "$UE" -6 route add fd00:64::/64 dev wwan0
     ip -n "$UE" route add default via 192.0.2.1 dev wlan0
     ip -n "$WIFI" addr add 192.0.2.1/24 dev wl0
     ip -n "$WIFI" link set wl0 up
 
     for a in 100.64.0.1 100.64.0.53 100.64.0.54 203.0.113.10; do ip -n "$CAR" addr add "$a/32" dev lo; done
-    for i in 0 1 3; do
-        ip -n "$UE" addr add "100.64.23.$((5 + (i == 0 ? 0 : i == 1 ? 1 : 2)))/32" dev "wwan$i"
-        ip -n "$CAR" route add "100.64.23.$((5 + (i == 0 ? 0 : i == 1 ? 1 : 2)))/32" dev "radio$i"
+    for link_host in 0:5 1:6 3:7 4:8 5:10 6:11; do
+        i=${link_host%:*} host=${link_host#*:}
+        ip -n "$UE" addr add "100.64.23.$host/32" dev "wwan$i"
+        ip -n "$CAR" route add "100.64.23.$host/32" dev "radio$i"
     done
     ip netns exec "$CAR" sysctl -qw net.ipv4.conf.all.rp_filter=0 net.ipv4.conf.default.rp_filter=0
     ip -n "$CAR" addr add fd00:64::1/128 dev radio0 nodad
@@ -79,7 +82,7 @@ up() {
 
     : >"$W/server.log"
     ip netns exec "$CAR" "${PYTHON:-/usr/bin/python3}" "$here/chain_server.py" --log "$W/server.log" --hooks "$W/hooks" \
-        --http 100.64.0.1:80 --http 100.64.0.1:8080 --http [fd00:64::1]:80 --https 203.0.113.10:443 \
+        --http 100.64.0.1:80 --http 100.64.0.1:8080 --http [fd00:64::1]:80 --http 203.0.113.10:80 --https 203.0.113.10:443 \
         --cert "$W/server.pem" --key "$W/server.key" >"$W/server.out" 2>&1 &
     echo $! >"$W/server.pid"
 
