@@ -38,7 +38,7 @@ let package = Package(
         .target(name: "SystemSupport", dependencies: ["CellpathCore", "CShims"]),
         .target(name: "PhoneNumbers", dependencies: ["CPhoneNumber", "CellpathCore"]),
         .target(name: "Configuration", dependencies: ["CGLib", "CellpathCore", "SystemSupport"]),
-        .target(name: "CellularHTTP", dependencies: ["CellpathCore", "CCurl", "CAres", "CNetlink", "CShims"]),
+        .target(name: "CellularHTTP", dependencies: ["CellpathCore", "SystemSupport", "CCurl", "CAres", "CNetlink", "CShims"]),
         .target(name: "Workflow", dependencies: ["CellpathCore", "CellularHTTP"]),
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "CellpathCore", "SystemSupport"]),
         // The simulated world, in three layers: scenario model → modems / web services → world.

@@ -1,5 +1,5 @@
 import CellpathCore
-import Glibc
+import SystemSupport
 
 /// The cellular HTTP engine: fetches a URL and its whole redirect chain, DNS included, through
 /// one `CellularPath`, failing closed. Safe to share; chains run on their own threads.
@@ -39,21 +39,10 @@ public final class CellularHTTPClient: Sendable {
 /// libcurl/c-ares calls never occupy a thread of Swift's cooperative pool.
 func runOnDedicatedThread<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
     await withCheckedContinuation { (continuation: CheckedContinuation<T, Never>) in
-        let job = Unmanaged.passRetained(ThreadJob { continuation.resume(returning: body()) })
-        var thread = pthread_t()
-        if pthread_create(&thread, nil, { arg in
-            Unmanaged<ThreadJob>.fromOpaque(arg!).takeRetainedValue().run()
-            return nil
-        }, job.toOpaque()) == 0 {
-            pthread_detach(thread)
-        } else {
-            job.takeRetainedValue().run()
+        do throws(SystemError) {
+            try Threads.detach { continuation.resume(returning: body()) }
+        } catch {
+            continuation.resume(returning: body())  // no thread to be had: run here rather than never
         }
     }
-}
-
-/// The work handed to a dedicated thread.
-private final class ThreadJob: Sendable {
-    let run: @Sendable () -> Void
-    init(_ run: @escaping @Sendable () -> Void) { self.run = run }
 }
