@@ -2,6 +2,7 @@ import CCurl
 import CellpathCore
 import CShims
 import Glibc
+import SystemSupport
 
 /// One request as `CurlTransfer` sends it.
 struct TransferRequest {
@@ -141,13 +142,13 @@ final class CurlTransfer {
     /// started and failed returns its trace with the failure.
     func perform(_ request: TransferRequest) throws(FetchFailure) -> TransferOutcome {
         let hopStart = ContinuousClock.now
-        let wallStart = wallClock()
+        let wallStart = WallClock.now
         let index = request.index
         if case .bound(let path) = route { try path.verify(for: ipType, hop: index) }
         state.resetHop()
 
         let host = request.url.host
-        let literal = isAddressLiteral(host)
+        let literal = IPAddress.isNumeric(host)
         if literal, (ipType == .ipv4 && host.contains(":")) || (ipType == .ipv6 && !host.contains(":")) {
             throw FetchFailure(.noAddress, "\(host) is not an \(ipType == .ipv4 ? "IPv4" : "IPv6") address (ip type \(ipType.rawValue))", hop: index)
         }
@@ -379,15 +380,10 @@ final class CurlTransfer {
         lists = []
         var draining: [Int32] = []
         for fd in state.closedSockets {
+            BoundSockets.remove(fd)
             if KernelRoute.repliesFollowBinding(of: fd) { Glibc.close(fd) } else { draining.append(fd) }
         }
         state.closedSockets = []
         draining.withUnsafeBufferPointer { cshims_close_draining($0.baseAddress, Int32($0.count), 500) }
     }
-}
-
-/// True for an IPv4 or IPv6 address literal (no DNS needed).
-func isAddressLiteral(_ host: String) -> Bool {
-    var v4 = in_addr(), v6 = in6_addr()
-    return inet_pton(AF_INET, host, &v4) == 1 || inet_pton(AF_INET6, host, &v6) == 1
 }

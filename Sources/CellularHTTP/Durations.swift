@@ -1,5 +1,3 @@
-import Glibc
-
 /// A duration in milliseconds, to the microsecond.
 func milliseconds(_ d: Duration) -> Double {
     microseconds(Double(d.components.seconds) * 1000 + Double(d.components.attoseconds) / 1e15)
@@ -14,11 +12,4 @@ func microseconds(_ ms: Double) -> Double {
 func seconds(_ d: Duration) -> String {
     let ms = milliseconds(d)
     return ms.truncatingRemainder(dividingBy: 1000) == 0 ? "\(Int(ms / 1000)) s" : "\(ms / 1000) s"
-}
-
-/// Seconds since 1970, for HAR start times.
-func wallClock() -> Double {
-    var ts = timespec()
-    clock_gettime(CLOCK_REALTIME, &ts)
-    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
 }

@@ -1,6 +1,7 @@
 import CCurl
 import CShims
 import Glibc
+import SystemSupport
 
 /// What one transfer's libcurl and c-ares callbacks read and fill in: the socket binding, the
 /// response being received, the sockets curl is done with. Confined to the transfer's thread;
@@ -69,7 +70,10 @@ final class TransferState {
         guard let bindInterface else { return true }
         var err: Int32 = 0
         let r = cshims_bind_socket(fd, bindInterface, bindIPv4, bindIPv6, &err)
-        if r == CSHIMS_BIND_OK { return true }
+        if r == CSHIMS_BIND_OK {
+            BoundSockets.add(fd)
+            return true
+        }
         bindFailure = BindFailure(step: r, errno: err)
         return false
     }
@@ -89,7 +93,7 @@ final class TransferState {
 extension TransferState.BindFailure {
     /// The failure as a fetch failure: a refused device bind, a missing interface, a gone address.
     func failure(interface: String, hop: Int?) -> FetchFailure {
-        let reason = String(cString: strerror(errno))
+        let reason = SystemError.text(errno)
         switch step {
         case CSHIMS_BIND_DEVICE_FAILED where errno == ENODEV:
             return FetchFailure(.noSuchInterface, "interface \(interface) does not exist (SO_BINDTODEVICE: \(reason))", hop: hop)

@@ -36,6 +36,7 @@ public final class SignalWatcher: Sendable {
         self.signals = signals
         watcher = Mutex(nil)
         guard signalWriteFD.compareExchange(expected: -1, desired: pipe.write.rawValue, ordering: .acquiringAndReleasing).exchanged else {
+            _ = stopped.set()  // nothing of ours to undo: the installed watcher stays as it is
             throw SystemError("a signal watcher is already installed", code: EBUSY)
         }
         var action = sigaction()

@@ -52,6 +52,6 @@ enum DaemonLog {
         func two(_ v: Int32) -> String { String(v).leftPadded(2) }
         let stamp = "\(Int(tm.tm_year) + 1900)-\(two(tm.tm_mon + 1))-\(two(tm.tm_mday))T\(two(tm.tm_hour)):\(two(tm.tm_min)):\(two(tm.tm_sec))Z"
         let bytes = Array("\(stamp) \(line)\n".utf8)
-        bytes.withUnsafeBytes { _ = Glibc.write(2, $0.baseAddress, $0.count) }
+        try? IO.writeAll(2, bytes)
     }
 }

@@ -1,0 +1,123 @@
+import Glibc
+import Synchronization
+import SystemSupport
+import Testing
+
+@Suite struct SystemSupportTests {
+    private func temporaryDirectory() throws -> String {
+        var template = Array("/tmp/cellpath-system-XXXXXX".utf8CString)
+        let path = try #require(template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) })
+        return String(cString: path)
+    }
+
+    @Test func errnoTextIsTheCLibrarys() {
+        #expect(SystemError.text(ENOENT) == "No such file or directory")
+        #expect(SystemError("open /x", code: EACCES).description == "open /x: Permission denied")
+    }
+
+    @Test func filesAreWrittenAtomicallyReadWholeAndRemovedAsATree() throws {
+        let dir = try temporaryDirectory()
+        defer { FileSystem.removeTree(dir) }
+        try FileSystem.makeDirectories("\(dir)/a/b/c")
+        let big = (0..<200_000).map { UInt8(truncatingIfNeeded: $0) }
+        try FileSystem.write(big, to: "\(dir)/a/b/c/data", mode: 0o600)
+        #expect(try FileSystem.read("\(dir)/a/b/c/data") == big)
+        var info = stat()
+        #expect(stat("\(dir)/a/b/c/data", &info) == 0 && info.st_mode & 0o777 == 0o600)
+        // No temporary file is left beside it.
+        #expect(!FileSystem.exists("\(dir)/a/b/c/data.tmp\(getpid())"))
+        #expect(throws: SystemError.self) { try FileSystem.read("\(dir)/a/b/c/data", limit: 1000) }
+        #expect(symlink("/", "\(dir)/a/root") == 0)
+        FileSystem.removeTree(dir)
+        #expect(!FileSystem.exists(dir))
+        #expect(FileSystem.exists("/etc"))
+    }
+
+    @Test func readingAMissingFileNamesIt() {
+        let error = #expect(throws: SystemError.self) { try FileSystem.read("/nonexistent/cellpath") }
+        #expect(error?.code == ENOENT)
+        #expect(error?.operation.contains("/nonexistent/cellpath") == true)
+    }
+
+    @Test func spawnCapturesOutputAndStatus() throws {
+        let ok = try Spawn.run(["sh", "-c", "echo out; echo err >&2; exit 3"])
+        #expect(ok.status == 3)
+        #expect(ok.text == "out\nerr\n")
+        let killed = try Spawn.run(["sh", "-c", "kill -TERM $$"])
+        #expect(killed.status == 128 + SIGTERM)
+        #expect(throws: SystemError.self) { try Spawn.run(["/nonexistent/program"]) }
+    }
+
+    @Test func childrenInheritNoDescriptorOfOurs() throws {
+        // A descriptor opened without close-on-exec, as a C library might.
+        var fds: [Int32] = [-1, -1]
+        try #require(pipe(&fds) == 0)
+        defer { close(fds[0]); close(fds[1]) }
+        let listing = try Spawn.run(["ls", "/proc/self/fd"])
+        let open = Set(listing.text.split(separator: "\n").compactMap { Int32($0) })
+        #expect(!open.contains(fds[0]) && !open.contains(fds[1]), "inherited: \(open.sorted())")
+        #expect(open.isSuperset(of: [0, 1, 2]))
+    }
+
+    @Test func pipesAreCloseOnExec() throws {
+        let pipe = try FileDescriptor.pipe(nonBlocking: true)
+        for fd in [pipe.read.rawValue, pipe.write.rawValue] {
+            #expect(fcntl(fd, F_GETFD) & FD_CLOEXEC != 0)
+            #expect(fcntl(fd, F_GETFL) & O_NONBLOCK != 0)
+        }
+        let raw = pipe.read.rawValue
+        pipe.read.close()
+        pipe.read.close()
+        #expect(pipe.read.rawValue == -1)
+        #expect(fcntl(raw, F_GETFD) == -1 || raw == pipe.write.rawValue)
+    }
+
+    @Test func ioWritesAndReadsWholeBuffers() throws {
+        let pipe = try FileDescriptor.pipe()
+        let payload = Array(repeating: UInt8(0x41), count: 50_000)
+        let writer = try Threads.start { [write = pipe.write] in
+            try? IO.writeAll(write.rawValue, payload)
+            write.close()
+        }
+        let read = try IO.readAll(pipe.read.rawValue)
+        Threads.join(writer)
+        #expect(read == payload)
+    }
+
+    @Test func signalsReachTheWatcherInOrderWithTheirCount() throws {
+        let seen = Mutex<[(Int32, Int)]>([])
+        let delivered = WaitableValue(0)
+        let watcher = try SignalWatcher(signals: [SIGUSR1, SIGUSR2]) { signal, count in
+            seen.withLock { $0.append((signal, count)) }
+            delivered.update { $0 += 1 }
+        }
+        defer { watcher.stop() }
+        // Only one watcher at a time.
+        #expect(throws: SystemError.self) { try SignalWatcher(signals: [SIGUSR1]) }
+        kill(getpid(), SIGUSR1)
+        #expect(delivered.wait(until: { $0 >= 1 }, timeout: .seconds(10)) == 1)
+        kill(getpid(), SIGUSR2)
+        #expect(delivered.wait(until: { $0 >= 2 }, timeout: .seconds(10)) == 2)
+        let events = seen.withLock { $0 }
+        #expect(events.map(\.0) == [SIGUSR1, SIGUSR2])
+        #expect(events.map(\.1) == [1, 2])
+    }
+
+    @Test func aWaitTimesOutWithTheCurrentValue() {
+        let value = WaitableValue(1)
+        #expect(value.wait(until: { $0 == 2 }, timeout: .milliseconds(20)) == 1)
+        value.update { $0 = 2 }
+        #expect(value.wait { $0 == 2 } == 2)
+    }
+
+    @Test func randomHexAndAddresses() {
+        let hex = RandomBytes.hex(16)
+        #expect(hex.count == 32 && hex.allSatisfy { "0123456789abcdef".contains($0) })
+        #expect(RandomBytes.hex(16) != hex)
+        #expect(IPAddress.ipv4Bytes("100.64.23.10") == [100, 64, 23, 10])
+        #expect(IPAddress.ipv4Bytes("100.64.23") == nil)
+        #expect(IPAddress.ipv4Bytes("256.1.1.1") == nil)
+        #expect(IPAddress.ipv6Bytes("2001:db8::1")?.count == 16)
+        #expect(IPAddress.isNumeric("::1") && !IPAddress.isNumeric("api.truid.test"))
+    }
+}
