@@ -37,6 +37,32 @@ struct CellularChainTests {
         #expect(packets.contains { $0.contains("IP 100.64.23.5.") && $0.contains(" > 100.64.0.1.80: Flags [S]") }, "\(packets)")
     }
 
+    @Test func aSecondCtrlCExitsAtOnceAndLeavesNothingOnWlan0() throws {
+        // wwan0 has no source-address rule here, so a segment answered from a closed socket would
+        // leave through wlan0. The first SIGINT cancels (the orderly close drains for up to 500 ms:
+        // the server is asleep in its handler); the second arrives during the drain and exits at
+        // once. The server then wakes and answers over TLS to the connection we left. This guards
+        // the behaviour (exit 130, nothing on wlan0); it passes with or without the SO_LINGER reset
+        // of `EmergencyExit`, because the kernel keeps an orphaned socket bound to its device.
+        let w = try world
+        let script = """
+            "$0" fetch --interface wwan0 --dns 100.64.0.53 --cacert "$1" --hop-timeout 30 --timeout 60 "$2" & fetch=$!
+            trap 'kill -INT $fetch' INT
+            wait $fetch; status=$?; while kill -0 $fetch 2>/dev/null; do wait $fetch; status=$?; done
+            sleep 4
+            exit $status
+            """
+        let (result, packets) = try w.capture {
+            try ProcessRunner.run(["ip", "netns", "exec", w.ue, "bash", "-c", script, CellpathBinary.path,
+                                   w.workdir + "/ca.pem", "https://api.truid.test/slow?s=3"],
+                                  environment: ["PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "HOME": "/nonexistent"],
+                                  signals: [(after: 1.0, signal: SIGINT), (after: 1.2, signal: SIGINT)])
+        }
+        #expect(result.status == 130, "\(result.stderr)")
+        #expect(result.stderr.contains("cancelling…"))
+        #expect(packets.isEmpty, "\(packets)")
+    }
+
     @Test func wholeChainAndDNSStayOffWlan0() throws {
         let w = try world
         let mark = try w.serverLogMark()
