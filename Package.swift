@@ -53,14 +53,14 @@ let package = Package(
         // MARK: Tests
         // Runs one fetch with knobs the CLI does not offer (a forced source address, a timed cancel).
         .executableTarget(name: "cellpath-fetch-probe", dependencies: ["CellularHTTP", "Workflow"], path: "Tests/FetchProbe"),
-        .target(name: "TestSupport", dependencies: ["CellpathCore", "Simulator", "SimulatorScenario"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["CellpathCore", "SystemSupport", "Simulator", "SimulatorScenario"], path: "Tests/TestSupport"),
         .testTarget(name: "CellpathCLITests", dependencies: ["CellpathCLI", "TestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["TestSupport"]),
         .testTarget(name: "SystemSupportTests", dependencies: ["SystemSupport"]),
         .testTarget(name: "PhoneNumbersTests", dependencies: ["PhoneNumbers"]),
         .testTarget(name: "ConfigurationTests", dependencies: ["Configuration"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "CShims", "TestSupport"]),
-        .testTarget(name: "CellularHTTPTests", dependencies: ["CellularHTTP", "Workflow", "TestSupport"],
+        .testTarget(name: "CellularHTTPTests", dependencies: ["CellularHTTP", "Workflow", "SystemSupport", "TestSupport"],
                     exclude: ["Fixtures"]),
         .testTarget(name: "WorkflowTests", dependencies: ["Workflow"]),
         .testTarget(name: "SimulatorScenarioTests", dependencies: ["SimulatorScenario", "CellpathCore"]),

@@ -11,6 +11,8 @@ public enum Spawn {
 
     /// How to start a program.
     public struct Options: Sendable {
+        /// Descriptor for the child's stdin (nil: /dev/null, or ours with `inheritStdin`).
+        public var stdin: Int32?
         /// Descriptor for the child's stdout (nil: inherit).
         public var stdout: Int32?
         /// Descriptor for the child's stderr (nil: inherit).
@@ -22,8 +24,9 @@ public enum Spawn {
         /// Start the child in a new session (detached from our terminal and process group).
         public var newSession = false
 
-        public init(stdout: Int32? = nil, stderr: Int32? = nil, inheritStdin: Bool = false,
+        public init(stdin: Int32? = nil, stdout: Int32? = nil, stderr: Int32? = nil, inheritStdin: Bool = false,
                     environment: [String: String]? = nil, newSession: Bool = false) {
+            self.stdin = stdin
             self.stdout = stdout
             self.stderr = stderr
             self.inheritStdin = inheritStdin
@@ -46,7 +49,11 @@ public enum Spawn {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        if !options.inheritStdin { posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0) }
+        if let fd = options.stdin {
+            posix_spawn_file_actions_adddup2(&actions, fd, 0)
+        } else if !options.inheritStdin {
+            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        }
         if let fd = options.stdout { posix_spawn_file_actions_adddup2(&actions, fd, 1) }
         if let fd = options.stderr { posix_spawn_file_actions_adddup2(&actions, fd, 2) }
         // Descriptors opened without O_CLOEXEC elsewhere (by a C library) must not leak either.

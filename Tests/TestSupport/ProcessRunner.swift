@@ -1,6 +1,7 @@
 import CellpathCore
 import Dispatch
 import Glibc
+import SystemSupport
 
 /// The outcome of running a child process to completion.
 public struct ProcessResult: Sendable {
@@ -17,45 +18,19 @@ public enum ProcessRunner {
     /// (test runners block some in their own threads).
     public static func run(_ arguments: [String], environment: [String: String]? = nil,
                            stdin: String = "", signals: [(after: Double, signal: Int32)] = []) throws -> ProcessResult {
-        var outPipe: [Int32] = [0, 0], errPipe: [Int32] = [0, 0], inPipe: [Int32] = [0, 0]
-        guard pipe(&outPipe) == 0, pipe(&errPipe) == 0, pipe(&inPipe) == 0 else {
-            throw ProcessError.spawn(arguments[0], errno)
-        }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, inPipe[0], 0)
-        posix_spawn_file_actions_adddup2(&actions, outPipe[1], 1)
-        posix_spawn_file_actions_adddup2(&actions, errPipe[1], 2)
-        for fd in inPipe + outPipe + errPipe { posix_spawn_file_actions_addclose(&actions, fd) }
-
-        let pid: pid_t
-        do {
-            pid = try Spawn.start(arguments, actions: &actions, environment: environment)
-        } catch {
-            for fd in inPipe + outPipe + errPipe { close(fd) }
-            throw error
-        }
-        close(inPipe[0]); close(outPipe[1]); close(errPipe[1])
+        let input = try FileDescriptor.pipe(), output = try FileDescriptor.pipe(), errors = try FileDescriptor.pipe()
+        let pid = try Spawn.start(arguments, Spawn.Options(stdin: input.read.rawValue, stdout: output.write.rawValue,
+                                                           stderr: errors.write.rawValue, environment: environment))
+        input.read.close(); output.write.close(); errors.write.close()
         for (after, number) in signals {
             let child = pid
             DispatchQueue.global().asyncAfter(deadline: .now() + after) { kill(child, number) }
         }
-        let input = Array(stdin.utf8)
-        input.withUnsafeBytes { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let n = write(inPipe[1], buffer.baseAddress! + offset, buffer.count - offset)
-                if n <= 0 { break }
-                offset += n
-            }
-        }
-        close(inPipe[1])
-        let (out, err) = readBoth(outPipe[0], errPipe[0])
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        let exit = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
-        return ProcessResult(status: exit, stdout: out, stderr: err)
+        // A child that does not read its stdin must not block us: a closed pipe is fine.
+        try? IO.writeAll(input.write.rawValue, Array(stdin.utf8))
+        input.write.close()
+        let (out, err) = readBoth(output.read.release(), errors.read.release())
+        return ProcessResult(status: Spawn.wait(pid), stdout: out, stderr: err)
     }
 
     /// Reads two pipes to their end without deadlocking on either.
@@ -78,9 +53,10 @@ public enum ProcessRunner {
     }
 }
 
+/// A test's system call or helper command that failed.
 public enum ProcessError: Error, CustomStringConvertible {
     case spawn(String, Int32)
     public var description: String {
-        switch self { case .spawn(let p, let e): return "cannot start \(p): \(String(cString: strerror(e)))" }
+        switch self { case .spawn(let what, let code): return "cannot start \(what): \(SystemError.text(code))" }
     }
 }
