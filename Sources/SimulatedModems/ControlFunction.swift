@@ -13,6 +13,8 @@ protocol ControlFunction: AnyObject {
     func registrationChanged() -> [[UInt8]]
     /// The control port goes away (unplug, stop): take down what the function owns.
     func shutdown()
+    /// True for a frame of the garbage-frames fault.
+    func isJunk(_ frame: [UInt8]) -> Bool
 }
 
 /// Deterministic junk for the garbage-frames fault: a sequence seeded by the frame number.

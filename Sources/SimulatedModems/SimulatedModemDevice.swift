@@ -203,6 +203,8 @@ final class ModemServer {
     /// How long a frame waits for the client to read the previous one, and how often it looks.
     static let readWaitLimit = 1.0
     static let readPollInterval = 0.002
+    /// How long a junk frame gets to reach the reader's queue before the next frame is written.
+    static let junkSettleTime = 0.1
 
     private let device: SimulatedModemDevice
     private let pty: PseudoTerminal
@@ -214,6 +216,7 @@ final class ModemServer {
     private var lastInput = 0.0
     /// When the last frame was written, and whether the next one waits for it to be read.
     private var lastWrite = 0.0
+    private var lastWasJunk = false
     private var awaitingRead = false
 
     init(device: SimulatedModemDevice, pty: PseudoTerminal, wakeRead: Int32, state: ModemState, function: any ControlFunction) {
@@ -319,7 +322,11 @@ final class ModemServer {
             // cdc-wdm gives a client one message per read; a pty joins the frames a late reader
             // finds queued, and libmbim drops a whole read that starts with junk. Keep the
             // boundaries: the next frame goes out once the last one was read (or after a while).
-            if cshims_pty_unread(pty.slave) > 0 && now - lastWrite < Self.readWaitLimit {
+            // Junk also gets time to reach the reader's queue first: the kernel moves bytes
+            // written to a pty master there from a worker thread, so "nothing unread" can come
+            // before the bytes have even arrived.
+            let settling = lastWasJunk && now - lastWrite < Self.junkSettleTime
+            if (settling || cshims_pty_unread(pty.slave) > 0) && now - lastWrite < Self.readWaitLimit {
                 awaitingRead = true
                 return
             }
@@ -329,6 +336,7 @@ final class ModemServer {
                 outbox[0].bytes.removeFirst(n)
                 return
             }
+            lastWasJunk = function.isJunk(first.bytes)
             outbox.removeFirst()
             lastWrite = now
         }

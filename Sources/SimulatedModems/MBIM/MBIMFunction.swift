@@ -78,13 +78,18 @@ final class MBIMFunction: ControlFunction {
         }
     }
 
+    /// The message type of the garbage-frames fault's messages.
+    static let junkType: UInt32 = 0x8000_00ee
+
+    func isJunk(_ frame: [UInt8]) -> Bool { ByteReader(frame).u32(at: 0) == Self.junkType }
+
     /// The garbage-frames fault: well-framed messages of an unknown type with random content.
     private func garbage() -> [[UInt8]] {
         (0..<state.modem.faults.garbageFrames).map { _ in
             garbageSent += 1
             let junk = garbageBytes(count: 4 + (garbageSent * 7) % 40, seed: garbageSent)
             var w = ByteWriter()
-            w.u32(0x8000_00ee)
+            w.u32(Self.junkType)
             w.u32(UInt32(12 + junk.count))
             w.u32(0xdead_0000 | UInt32(garbageSent & 0xffff))
             w.append(junk)

@@ -77,6 +77,11 @@ final class QMIFunction: ControlFunction {
                    messageID: request.messageID, tlvs: tlvs)
     }
 
+    /// The service number of the garbage-frames fault's QMUX frames (one that does not exist).
+    static let junkService: UInt8 = 0xee
+
+    func isJunk(_ frame: [UInt8]) -> Bool { frame.count > 4 && frame[0] == 0x01 && frame[4] == Self.junkService }
+
     /// The garbage-frames fault (after version info, client allocation and sync): QMUX frames
     /// for a service that does not exist.
     private func garbage() -> [[UInt8]] {
@@ -87,7 +92,7 @@ final class QMIFunction: ControlFunction {
             w.u8(0x01)
             w.u16(UInt16(5 + junk.count))
             w.u8(0x80)
-            w.u8(0xee)
+            w.u8(Self.junkService)
             w.u8(UInt8(truncatingIfNeeded: garbageSent))
             w.append(junk)
             return w.bytes
