@@ -43,24 +43,24 @@ struct ArgumentSpec: Sendable {
 }
 
 /// What a command produced: records for the renderer, and the exit status it chose.
-struct CommandOutcome: Sendable {
+package struct CommandOutcome: Sendable {
     var output: Output?
     /// Usually an `ExitCode`; `sim exec` passes on its child's status.
     var exitStatus: Int32
 
-    init(_ output: Output? = nil, exitCode: ExitCode = .success) {
+    package init(_ output: Output? = nil, exitCode: ExitCode = .success) {
         self.output = output
         self.exitStatus = exitCode.rawValue
     }
 
-    init(_ output: Output? = nil, exitStatus: Int32) {
+    package init(_ output: Output? = nil, exitStatus: Int32) {
         self.output = output
         self.exitStatus = exitStatus
     }
 }
 
 /// How a command runs.
-enum CommandAction: Sendable {
+package enum CommandAction: Sendable {
     /// A task on Swift's pool; the first SIGINT/SIGTERM cancels it.
     case async(@Sendable (ParsedCommand, CommandContext) async throws -> CommandOutcome)
     /// Synchronously on the main thread, with default signal handling: for blocking library

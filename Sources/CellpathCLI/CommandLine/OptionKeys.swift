@@ -1,6 +1,6 @@
 /// A flag, declared once as a static constant beside its command: `spec` goes into the
 /// command's options, and `parsed[flag]` tells whether it was given.
-struct Flag: Sendable {
+package struct Flag: Sendable {
     let spec: OptionSpec
 
     init(_ long: String, short: Character? = nil, help: String) {
@@ -10,7 +10,7 @@ struct Flag: Sendable {
 
 /// An option with a value, declared once as a static constant beside its command: `spec`
 /// goes into the command's options, and `parsed[option]` is its last value, converted.
-struct OptionKey<Value: Sendable>: Sendable {
+package struct OptionKey<Value: Sendable>: Sendable {
     let spec: OptionSpec
 
     init(_ long: String, short: Character? = nil, _ valueName: String, help: String, _ conversion: ValueConversion<Value>) {
@@ -27,7 +27,7 @@ extension OptionKey where Value == String {
 }
 
 /// An option that may be given several times: `parsed[option]` is every value, in order.
-struct RepeatableOptionKey<Value: Sendable>: Sendable {
+package struct RepeatableOptionKey<Value: Sendable>: Sendable {
     let spec: OptionSpec
 
     init(_ long: String, short: Character? = nil, _ valueName: String, help: String, _ conversion: ValueConversion<Value>) {
@@ -44,7 +44,7 @@ extension RepeatableOptionKey where Value == String {
 }
 
 /// A required positional argument: `try parsed[argument]` is its value.
-struct ArgumentKey: Sendable {
+package struct ArgumentKey: Sendable {
     let spec: ArgumentSpec
 
     init(_ name: String, help: String) {
@@ -54,7 +54,7 @@ struct ArgumentKey: Sendable {
 
 /// A positional argument that takes every remaining one (`sim exec -- CMD…`): `parsed[arguments]`
 /// is all of them, in order.
-struct VariadicArgumentKey: Sendable {
+package struct VariadicArgumentKey: Sendable {
     let spec: ArgumentSpec
 
     init(_ name: String, help: String) {

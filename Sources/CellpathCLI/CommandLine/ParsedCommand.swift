@@ -2,7 +2,7 @@ import CellpathCore
 
 /// The result of parsing argv against the command tree: which command, and its values,
 /// read through the keys that declare them (`parsed[FetchCommand.maxHops]` is an `Int?`).
-struct ParsedCommand: Sendable {
+package struct ParsedCommand: Sendable {
     /// Names from the root, e.g. `["cellpath", "sim", "up"]`.
     var path: [String]
     /// Long names of the flags given.
@@ -12,21 +12,21 @@ struct ParsedCommand: Sendable {
     var arguments: [String: [String]] = [:]
 
     /// True when the flag was given.
-    subscript(flag: Flag) -> Bool { flags.contains(flag.spec.long) }
+    package subscript(flag: Flag) -> Bool { flags.contains(flag.spec.long) }
 
     /// The last value of the option, if given.
-    subscript<Value>(option: OptionKey<Value>) -> Value? {
+    package subscript<Value>(option: OptionKey<Value>) -> Value? {
         optionValues[option.spec.long]?.last as? Value
     }
 
     /// Every value of the repeatable option, in order.
-    subscript<Value>(option: RepeatableOptionKey<Value>) -> [Value] {
+    package subscript<Value>(option: RepeatableOptionKey<Value>) -> [Value] {
         optionValues[option.spec.long]?.compactMap { $0 as? Value } ?? []
     }
 
     /// The value of the required argument; the parser has already refused a command line
     /// without it.
-    subscript(argument: ArgumentKey) -> String {
+    package subscript(argument: ArgumentKey) -> String {
         get throws(UsageError) {
             guard let value = arguments[argument.spec.name]?.first else {
                 throw UsageError.missingArgument(argument.spec, command: path)
@@ -36,14 +36,14 @@ struct ParsedCommand: Sendable {
     }
 
     /// Every value of the variadic argument, in order.
-    subscript(variadic: VariadicArgumentKey) -> [String] {
+    package subscript(variadic: VariadicArgumentKey) -> [String] {
         arguments[variadic.spec.name] ?? []
     }
 }
 
 /// A mistake in the command line: printed as `Error: …`, the usage line and a pointer to
 /// `--help`, with exit code 64.
-struct UsageError: Error, Sendable, Equatable {
+package struct UsageError: Error, Sendable, Equatable {
     var message: String
     /// The command whose usage line is shown.
     var command: [String]

@@ -3,7 +3,7 @@ import Configuration
 
 /// The options that carry configuration values (one spec each, shared by the commands that
 /// take them), and loading the effective configuration with them on top.
-enum ConfigurationOptions {
+package enum ConfigurationOptions {
     static let region = OptionKey<String>(
         ConfigurationFlag.region.rawValue, "cc",
         help: "Region for numbers written without a country code (ISO 3166, e.g. GB). Default: the config's region.")
@@ -30,7 +30,7 @@ enum ConfigurationOptions {
     /// Loads the configuration with the configuration flags given on this command line, and
     /// logs its warnings (e.g. a secrets file readable by others). The values stay text:
     /// the configuration validates them.
-    static func load(_ parsed: ParsedCommand, _ context: CommandContext) throws -> EffectiveConfiguration {
+    package static func load(_ parsed: ParsedCommand, _ context: CommandContext) throws -> EffectiveConfiguration {
         var flags: [String: String] = [:]
         for option in all {
             if let value = parsed[option] { flags[option.spec.long] = value }

@@ -1,5 +1,5 @@
 /// A value in a command's output, rendered as human text or JSON by the one renderer.
-indirect enum Value: Sendable, Equatable {
+package indirect enum Value: Sendable, Equatable {
     case string(String)
     case int(Int)
     case double(Double)
@@ -10,20 +10,20 @@ indirect enum Value: Sendable, Equatable {
 }
 
 /// One named field: `key` is the stable JSON key (snake_case), `label` the human label.
-struct Field: Sendable, Equatable {
+package struct Field: Sendable, Equatable {
     var key: String
     var label: String
     var value: Value
 }
 
 /// An ordered set of fields: what a command produces. Field order is kept in both outputs.
-struct Record: Sendable, Equatable {
+package struct Record: Sendable, Equatable {
     var fields: [Field] = []
 
-    init(_ fields: [Field] = []) { self.fields = fields }
+    package init(_ fields: [Field] = []) { self.fields = fields }
 
     /// Appends a field; the human label defaults to the key with spaces.
-    mutating func add(_ key: String, _ value: Value, label: String? = nil) {
+    package mutating func add(_ key: String, _ value: Value, label: String? = nil) {
         fields.append(Field(key: key, label: label ?? key.replacingUnderscores(), value: value))
     }
 
@@ -31,7 +31,7 @@ struct Record: Sendable, Equatable {
 }
 
 /// What a command prints on stdout: a title for human output and the record.
-struct Output: Sendable, Equatable {
+package struct Output: Sendable, Equatable {
     /// First line of human output, e.g. `+447940448591: valid mobile number`; not in JSON.
     var title: String?
     var record: Record
@@ -41,7 +41,7 @@ struct Output: Sendable, Equatable {
     /// the record's fields; JSON output is always the record.
     var humanLines: [String]?
 
-    init(title: String? = nil, _ record: Record, notes: [String] = [], humanLines: [String]? = nil) {
+    package init(title: String? = nil, _ record: Record, notes: [String] = [], humanLines: [String]? = nil) {
         self.title = title
         self.record = record
         self.notes = notes
@@ -50,9 +50,9 @@ struct Output: Sendable, Equatable {
 }
 
 extension Value: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByBooleanLiteral {
-    init(stringLiteral value: String) { self = .string(value) }
-    init(integerLiteral value: Int) { self = .int(value) }
-    init(booleanLiteral value: Bool) { self = .bool(value) }
+    package init(stringLiteral value: String) { self = .string(value) }
+    package init(integerLiteral value: Int) { self = .int(value) }
+    package init(booleanLiteral value: Bool) { self = .bool(value) }
 
     /// True for lists and records.
     var isCompound: Bool {
@@ -63,7 +63,7 @@ extension Value: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, Expres
     }
 
     /// `.string` or `.null` from an optional.
-    static func optional(_ text: String?) -> Value { text.map(Value.string) ?? .null }
+    package static func optional(_ text: String?) -> Value { text.map(Value.string) ?? .null }
 }
 
 extension String {

@@ -1,11 +1,16 @@
 /// The one place where command output becomes text: human (aligned labels, colour only
 /// when enabled) or JSON (docs/json.md).
-struct Renderer: Sendable {
+package struct Renderer: Sendable {
     var json: Bool
     var color: Bool
 
+    package init(json: Bool, color: Bool) {
+        self.json = json
+        self.color = color
+    }
+
     /// The text for stdout, ending in a newline.
-    func render(_ output: Output) -> String {
+    package func render(_ output: Output) -> String {
         if json { return JSONWriter.string(.record(output.record)) + "\n" }
         var lines: [String] = []
         if let title = output.title { lines.append(Style.bold.apply(title, enabled: color)) }

@@ -3,9 +3,9 @@ import SystemSupport
 
 /// Standard output and standard error: whole-buffer writes (Glibc's `stdout`/`stderr`
 /// globals are not concurrency-safe in Swift 6) and TTY detection.
-enum Terminal {
+package enum Terminal {
     /// Writes `text` to stdout; a closed or broken stdout is ignored (like `head` closing a pipe).
-    static func writeOut(_ text: String) { try? IO.writeAll(1, text) }
+    package static func writeOut(_ text: String) { try? IO.writeAll(1, text) }
     /// Writes `text` to stderr.
     static func writeErr(_ text: String) { try? IO.writeAll(2, text) }
 

@@ -3,7 +3,7 @@ import CellpathCore
 /// Turns any `Encodable` (a library's report type) into a `Value`, keeping the order in which
 /// the type encodes its keys and turning them into snake_case (`daemonPID` → `daemon_pid`), so
 /// that its JSON output is stable, follows docs/json.md and goes through the one renderer.
-enum ValueEncoder {
+package enum ValueEncoder {
     static func encode(_ value: some Encodable) throws -> Value {
         let box = Box()
         try value.encode(to: Encoding(box: box, codingPath: []))
@@ -30,7 +30,7 @@ enum ValueEncoder {
     }
 
     /// The fields of a value that encodes as an object.
-    static func record(_ value: some Encodable) throws -> Record {
+    package static func record(_ value: some Encodable) throws -> Record {
         guard case .record(let record) = try encode(value) else {
             throw CellpathError(.internalError, "\(type(of: value)) does not encode as an object")
         }

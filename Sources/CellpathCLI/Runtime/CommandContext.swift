@@ -2,9 +2,9 @@ import CellpathCore
 
 /// What a running command may use: global options, the environment, the logger and the
 /// progress reporter. Created once per invocation.
-struct CommandContext: Sendable {
-    var global: GlobalOptions
+package struct CommandContext: Sendable {
+    package var global: GlobalOptions
     var environment: [String: String]
-    var logger: Logger
-    var progress: Progress
+    package var logger: Logger
+    package var progress: Progress
 }

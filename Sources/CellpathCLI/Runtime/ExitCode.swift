@@ -2,7 +2,7 @@ import CellpathCore
 import SystemSupport
 
 /// cellpath's exit codes (sysexits-style above 63). Documented in the README and in `--help`.
-enum ExitCode: Int32, Sendable, CaseIterable {
+package enum ExitCode: Int32, Sendable, CaseIterable {
     /// Success; for checks: the number is verified.
     case success = 0
     /// Checked, not verified (the SIM's number does not match).

@@ -1,10 +1,10 @@
 import CellpathCore
 
 /// Options accepted by every command, before or after the subcommand.
-struct GlobalOptions: Sendable, Equatable {
+package struct GlobalOptions: Sendable, Equatable {
     var verbose = false
     var quiet = false
-    var disclosure: Disclosure = .redacted
+    package var disclosure: Disclosure = .redacted
     var json = false
     var color: ColorMode = .auto
 

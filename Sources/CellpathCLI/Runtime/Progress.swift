@@ -3,7 +3,7 @@ import SystemSupport
 
 /// Shows the steps of a long operation with elapsed time on stderr (`[ 0.42s] connecting…`),
 /// only when stderr is a terminal and not `--quiet`; prints nothing otherwise. Safe from any thread.
-struct Progress: Sendable {
+package struct Progress: Sendable {
     let enabled: Bool
     let start: Double
 
@@ -16,7 +16,7 @@ struct Progress: Sendable {
     var elapsed: Double { MonotonicClock.elapsed(since: start) }
 
     /// Announces a step.
-    func step(_ text: String) {
+    package func step(_ text: String) {
         guard enabled else { return }
         let seconds = (elapsed * 100).rounded() / 100
         var stamp = String(seconds)
