@@ -10,8 +10,12 @@ func systemLibrary(_ name: String, pkgConfig: String, apt: String) -> Target {
 
 let package = Package(
     name: "cellpath",
+    // One front and the executables it hands commands to, so that no command loads another's
+    // C libraries at start-up (docs/architecture.md, Executables).
     products: [
         .executable(name: "cellpath", targets: ["cellpath"]),
+        .executable(name: "cellpath-sim", targets: ["cellpath-sim"]),
+        .executable(name: "cellpath-number", targets: ["cellpath-number"]),
     ],
     targets: [
         // MARK: C libraries
@@ -47,8 +51,10 @@ let package = Package(
         .target(name: "SimulatedServices", dependencies: ["SimulatorScenario", "CellpathCore", "SystemSupport", "HTTPServer"]),
         .target(name: "Simulator", dependencies: ["SimulatedModems", "SimulatedServices", "SimulatorScenario",
                                                   "CellpathCore", "SystemSupport", "HTTPServer", "CShims"]),
-        .target(name: "CellpathCLI", dependencies: ["CellpathCore", "SystemSupport", "Simulator", "CellularHTTP", "Workflow", "PhoneNumbers", "Configuration"]),
+        .target(name: "CellpathCLI", dependencies: ["CellpathCore", "SystemSupport", "CellularHTTP", "Workflow", "Configuration"]),
         .executableTarget(name: "cellpath", dependencies: ["CellpathCLI", "CellpathCore"]),
+        .executableTarget(name: "cellpath-sim", dependencies: ["CellpathCLI", "CellpathCore", "Simulator", "SimulatorScenario"]),
+        .executableTarget(name: "cellpath-number", dependencies: ["CellpathCLI", "CellpathCore", "PhoneNumbers"]),
 
         // MARK: Tests
         // Runs one fetch with knobs the CLI does not offer (a forced source address, a timed cancel).

@@ -5,9 +5,12 @@ import Glibc
 /// SIGINT/SIGTERM, renders its output and maps any error to the exit code.
 public enum CellpathCLI {
     /// Runs cellpath with `arguments` (without the program name) and returns the exit code.
+    /// `program` is the executable that calls this; `implementations` are the commands that the
+    /// tree assigns to it, by command name (`cellpath sim up`). Commands of another program exec it.
     /// Must be called on the main actor (from main.swift): blocking commands run on the main thread.
     @MainActor
-    public static func main(_ arguments: [String], environment: [String: String]) async -> Int32 {
+    package static func main(_ arguments: [String], environment: [String: String], program: Program,
+                             implementations: [String: CommandAction] = [:]) async -> Int32 {
         let root = CommandTree.root
         let help = HelpFormatter(root: root)
         let parser = CommandLineParser(root: root)
@@ -28,13 +31,15 @@ public enum CellpathCLI {
             Terminal.writeOut("cellpath \(CellpathVersion.current)\n")
             return ExitCode.success.rawValue
         case .run(let action, let parsed):
-            return await run(action, parsed, environment: environment, help: help)
+            return await run(action, parsed, arguments: arguments, program: program, implementations: implementations,
+                             environment: environment, help: help)
         }
     }
 
     @MainActor
-    private static func run(_ action: CommandAction, _ parsed: ParsedCommand,
-                            environment: [String: String], help: HelpFormatter) async -> Int32 {
+    private static func run(_ action: CommandAction, _ parsed: ParsedCommand, arguments: [String], program: Program,
+                            implementations: [String: CommandAction], environment: [String: String],
+                            help: HelpFormatter) async -> Int32 {
         let global: GlobalOptions
         do {
             global = try GlobalOptions(parsed)
@@ -53,13 +58,15 @@ public enum CellpathCLI {
         do {
             let outcome: CommandOutcome
             switch action {
-            case .blocking(let body):
-                outcome = try body(parsed, context)
-            case .async(let body):
-                let task = Task.detached { try await body(parsed, context) }
-                let signals = SignalHandling.install { task.cancel() }
-                defer { signals?.stop() }
-                outcome = try await task.value
+            case .program(let other) where other != program:
+                throw other.exec(arguments)
+            case .program:
+                guard let implementation = implementations[parsed.commandName] else {
+                    throw CellpathError(.internalError, "\(program.rawValue) lacks the implementation of '\(parsed.commandName)'")
+                }
+                outcome = try await perform(implementation, parsed, context)
+            case let action:
+                outcome = try await perform(action, parsed, context)
             }
             if let output = outcome.output { Terminal.writeOut(renderer.render(output)) }
             return outcome.exitStatus
@@ -70,6 +77,24 @@ public enum CellpathCLI {
             let code = ExitCode.forError(error)
             report(error, code: code, json: global.json, color: colorErr)
             return code.rawValue
+        }
+    }
+
+    /// Runs a command's implementation: blocking on the main thread, or as a task that the first
+    /// SIGINT/SIGTERM cancels.
+    @MainActor
+    private static func perform(_ action: CommandAction, _ parsed: ParsedCommand,
+                                _ context: CommandContext) async throws -> CommandOutcome {
+        switch action {
+        case .blocking(let action):
+            return try action(parsed, context)
+        case .async(let action):
+            let task = Task.detached { try await action(parsed, context) }
+            let signals = SignalHandling.install { task.cancel() }
+            defer { signals?.stop() }
+            return try await task.value
+        case .program(let other):
+            throw CellpathError(.internalError, "an implementation cannot hand '\(parsed.commandName)' over to \(other.rawValue)")
         }
     }
 

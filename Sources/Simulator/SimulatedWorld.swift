@@ -40,7 +40,7 @@ public enum SimulatedWorld {
         try FileSystem.write(scenario.encoded(), to: run.scenarioFile)
         var daemonOptions = options
         daemonOptions.scenarioPath = run.scenarioFile
-        let command = daemonCommand ?? [selfExecutable()] + daemonOptions.foregroundArguments
+        let command = daemonCommand ?? [FileSystem.runningExecutable ?? "/proc/self/exe"] + daemonOptions.foregroundArguments
         let log = open(run.logFile, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
         guard log >= 0 else { throw CellpathError(.unavailable, "cannot create \(run.logFile): \(SystemError.text(errno))") }
         let pid: pid_t
@@ -251,12 +251,5 @@ public enum SimulatedWorld {
     private static func logTail(_ run: RunDirectory, lines: Int) -> String {
         guard let text = FileSystem.readText(run.logFile) else { return "" }
         return text.split(separator: "\n").suffix(lines).joined(separator: "\n")
-    }
-
-    /// The path of the running executable (/proc/self/exe resolved).
-    private static func selfExecutable() -> String {
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        let n = buffer.withUnsafeMutableBytes { readlink("/proc/self/exe", $0.baseAddress!.assumingMemoryBound(to: CChar.self), 4095) }
-        return n > 0 ? String(decoding: buffer[0..<n], as: UTF8.self) : "/proc/self/exe"
     }
 }

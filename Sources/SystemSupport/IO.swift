@@ -60,6 +60,15 @@ public enum FileSystem {
     /// True when something exists at `path`.
     public static func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
 
+    /// The path of the running executable (/proc/self/exe resolved), or nil when unreadable.
+    public static var runningExecutable: String? {
+        var buffer = [UInt8](repeating: 0, count: Int(PATH_MAX) + 1)
+        let n = buffer.withUnsafeMutableBytes {
+            readlink("/proc/self/exe", $0.baseAddress!.assumingMemoryBound(to: CChar.self), $0.count - 1)
+        }
+        return n > 0 ? String(decoding: buffer[0..<n], as: UTF8.self) : nil
+    }
+
     /// The whole content of the file at `path` (at most `limit` bytes).
     public static func read(_ path: String, limit: Int = 64 << 20) throws(SystemError) -> [UInt8] {
         let fd = try FileDescriptor.open(path, O_RDONLY)

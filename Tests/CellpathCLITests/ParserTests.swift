@@ -231,7 +231,7 @@ private func usageError(_ arguments: [String]) -> UsageError? {
         for arguments in [["fetch", "--max-hops", "ten", "https://api.truid.test/"],
                           ["sim", "bearer", "connect", "--modem", "64"],
                           ["generate-docs", "--format", "pdf"]] {
-            #expect(await CellpathCLI.main(arguments, environment: [:]) == ExitCode.usage.rawValue, "\(arguments)")
+            #expect(await CellpathCLI.main(arguments, environment: [:], program: .front) == ExitCode.usage.rawValue, "\(arguments)")
         }
         #expect(ExitCode.usage.rawValue == 64)
     }

@@ -39,6 +39,14 @@ import Testing
         #expect(error?.operation.contains("/nonexistent/cellpath") == true)
     }
 
+    @Test func theRunningExecutableIsTheResolvedProcSelfExe() throws {
+        let path = try #require(FileSystem.runningExecutable)
+        #expect(path.hasPrefix("/"))
+        var info = stat(), viaProc = stat()
+        #expect(stat(path, &info) == 0 && stat("/proc/self/exe", &viaProc) == 0)
+        #expect(info.st_ino == viaProc.st_ino && info.st_dev == viaProc.st_dev)
+    }
+
     @Test func spawnCapturesOutputAndStatus() throws {
         let ok = try Spawn.run(["sh", "-c", "echo out; echo err >&2; exit 3"])
         #expect(ok.status == 3)

@@ -66,6 +66,9 @@ package enum CommandAction: Sendable {
     /// Synchronously on the main thread, with default signal handling: for blocking library
     /// calls that must stay off Swift's pool or own the process's signals (the simulator daemon).
     case blocking(@Sendable (ParsedCommand, CommandContext) throws -> CommandOutcome)
+    /// Implemented by another executable, which passes the implementation to `CellpathCLI.main`;
+    /// the others exec it (`Program`).
+    case program(Program)
 }
 
 /// A node of the command tree: a runnable command, a group of subcommands, or both.

@@ -11,6 +11,9 @@ package struct ParsedCommand: Sendable {
     var optionValues: [String: [any Sendable]] = [:]
     var arguments: [String: [String]] = [:]
 
+    /// The command's name as the implementations of a program know it: `cellpath sim up`.
+    var commandName: String { path.joined(separator: " ") }
+
     /// True when the flag was given.
     package subscript(flag: Flag) -> Bool { flags.contains(flag.spec.long) }
 

@@ -1,9 +1,6 @@
-import CellpathCore
-import Configuration
-import Simulator
-
 /// `cellpath sim`: the simulated cellular world (modems, carrier, tru.ID API) in network namespaces.
-enum SimCommand {
+/// Its commands run in `cellpath-sim` (Sources/cellpath-sim), the executable that links the simulator.
+package enum SimCommand {
     static let spec: CommandSpec = CommandSpec(
         name: "sim",
         abstract: "Run a simulated cellular world: modems, carrier and tru.ID API in network namespaces.",
@@ -15,12 +12,6 @@ enum SimCommand {
         subcommands: [SimUpCommand.spec, SimDownCommand.spec, SimStatusCommand.spec, SimBearerCommand.spec,
                       SimExecCommand.spec, SimEnvCommand.spec, SimLogCommand.spec])
 
-    static let prefixOption = OptionKey<String>(
+    package static let prefixOption = OptionKey<String>(
         "prefix", "prefix", help: "Name prefix of the world's namespaces (default: the config's sim prefix, cp-).")
-
-    /// The world's prefix: `--prefix`, else the configuration's `[sim] prefix`.
-    static func prefix(_ parsed: ParsedCommand, _ context: CommandContext) throws -> String {
-        if let prefix = parsed[prefixOption] { return prefix }
-        return try ConfigurationOptions.load(parsed, context).simPrefix
-    }
 }

@@ -1,23 +1,8 @@
-import Simulator
-
 /// `cellpath sim env`: shell assignments that point cellpath and curl at the world.
-enum SimEnvCommand {
+package enum SimEnvCommand {
     static let spec: CommandSpec = CommandSpec(
         name: "env",
         abstract: "Print the variables that point cellpath and curl at the world (eval \"$(cellpath sim env)\").",
         options: [SimCommand.prefixOption.spec],
-        action: .blocking(run))
-
-    static func run(_ parsed: ParsedCommand, _ context: CommandContext) throws -> CommandOutcome {
-        let variables = SimulatedWorld.environment(prefix: try SimCommand.prefix(parsed, context))
-        var record = Record()
-        for variable in variables { record.add(variable.name, .string(variable.value), label: variable.name) }
-        let lines = variables.map { "export \($0.name)=\(shellQuoted($0.value))" }
-        return CommandOutcome(Output(record, humanLines: lines))
-    }
-
-    /// Single-quoted for POSIX shells.
-    static func shellQuoted(_ value: String) -> String {
-        "'" + value.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "'\\''") + "'"
-    }
+        action: .program(.simulator))
 }

@@ -1,7 +1,5 @@
-import Simulator
-
 /// `cellpath sim exec -- CMD…`: runs a command on the simulated device.
-enum SimExecCommand {
+package enum SimExecCommand {
     static let spec: CommandSpec = CommandSpec(
         name: "exec",
         abstract: "Run a command on the simulated device (<prefix>ue) with the world's environment.",
@@ -12,13 +10,7 @@ enum SimExecCommand {
             """,
         arguments: [command.spec],
         options: [SimCommand.prefixOption.spec],
-        action: .blocking(run))
+        action: .program(.simulator))
 
-    static let command = VariadicArgumentKey("command", help: "The command and its arguments.")
-
-    static func run(_ parsed: ParsedCommand, _ context: CommandContext) throws -> CommandOutcome {
-        let status = try SimulatedWorld.exec(prefix: try SimCommand.prefix(parsed, context),
-                                             command: parsed[Self.command])
-        return CommandOutcome(exitStatus: status)
-    }
+    package static let command = VariadicArgumentKey("command", help: "The command and its arguments.")
 }

@@ -1,9 +1,5 @@
-import SimulatorScenario
-import CellpathCore
-import Simulator
-
 /// `cellpath sim up`: builds the world and starts its daemon (detached, or in the foreground).
-enum SimUpCommand {
+package enum SimUpCommand {
     static let spec: CommandSpec = CommandSpec(
         name: "up",
         abstract: "Create the simulated world and start its daemon.",
@@ -13,22 +9,9 @@ enum SimUpCommand {
             (pid file and log under /run/cellpath-sim/<prefix>/) unless --foreground.
             """,
         options: [scenario.spec, SimCommand.prefixOption.spec, foreground.spec],
-        action: .blocking(run))
+        action: .program(.simulator))
 
-    static let scenario = OptionKey<String>(
+    package static let scenario = OptionKey<String>(
         "scenario", "file", help: "Scenario file (JSON, docs/simulator.md); default: the built-in world.")
-    static let foreground = Flag("foreground", help: "Run the daemon in this process until SIGINT/SIGTERM.")
-
-    static func run(_ parsed: ParsedCommand, _ context: CommandContext) throws -> CommandOutcome {
-        let options = DaemonOptions(prefix: try SimCommand.prefix(parsed, context), scenarioPath: parsed[Self.scenario])
-        if parsed[Self.foreground] {
-            try SimulatorDaemon.run(options)
-            return CommandOutcome()
-        }
-        context.progress.step("starting the simulated world \(options.prefix)")
-        let status = try SimulatedWorld.up(options)
-        let human = SimStatusCommand.modemTable(status, context) + [""] + SimulatedWorld.instructions(prefix: status.prefix).dropFirst()
-        return CommandOutcome(Output(title: "simulated world \(status.prefix) is up", try SimStatusCommand.record(status, context),
-                                     humanLines: human))
-    }
+    package static let foreground = Flag("foreground", help: "Run the daemon in this process until SIGINT/SIGTERM.")
 }
