@@ -6,8 +6,15 @@ CONFIGURATION ?= release
 
 # `sudo` resets PATH: find the toolchain ourselves.
 SWIFT ?= $(or $(shell command -v swift 2>/dev/null),$(wildcard /opt/swift/usr/bin/swift),swift)
+# Release builds link the Swift runtime statically: loading its shared libraries was a third of
+# cellpath's start-up (docs/benchmarks.md). Debug builds (make test) keep it shared: they link faster.
+SWIFT_BUILD_FLAGS = $(if $(filter release,$(CONFIGURATION)),--static-swift-stdlib)
 BIN_DIR = $(shell $(SWIFT) build -c $(CONFIGURATION) --show-bin-path 2>/dev/null)
 CELLPATH = $(BIN_DIR)/cellpath
+# The executables that the front `cellpath` hands commands to (docs/architecture.md, Executables):
+# next to it in the build directory, in PREFIX/libexec/cellpath once installed.
+HELPERS := cellpath-sim cellpath-number
+LIBEXEC_DIR = $(PREFIX)/libexec/cellpath
 
 # Every Debian package that the build, the tests and the simulator need.
 DEB_PACKAGES := pkg-config libglib2.0-dev libmbim-glib-dev libqmi-glib-dev \
@@ -32,9 +39,9 @@ deps:
 		apt-get update -qq && apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
 	fi
 
-## build: compile cellpath (release by default; CONFIGURATION=debug for a debug build)
+## build: compile cellpath and its helpers (release by default; CONFIGURATION=debug for a debug build)
 build:
-	$(SWIFT) build -c $(CONFIGURATION)
+	$(SWIFT) build -c $(CONFIGURATION) $(SWIFT_BUILD_FLAGS)
 
 ## test: unit, end-to-end and (as root) simulator tests
 test: deps
@@ -55,15 +62,17 @@ docs:
 	$$($(SWIFT) build --show-bin-path)/cellpath generate-docs --format markdown > docs/usage.md
 	$$($(SWIFT) build --show-bin-path)/cellpath generate-docs --format man > docs/cellpath.1
 
-## install: binary, udev rules and man page under PREFIX
+## install: binaries, udev rules and man page under PREFIX
 install: build
 	install -D -m 0755 $(CELLPATH) $(DESTDIR)$(PREFIX)/bin/cellpath
+	for helper in $(HELPERS); do install -D -m 0755 $(BIN_DIR)/$$helper $(DESTDIR)$(LIBEXEC_DIR)/$$helper || exit; done
 	install -D -m 0644 udev/77-cellpath.rules $(DESTDIR)$(PREFIX)/lib/udev/rules.d/77-cellpath.rules
 	install -D -m 0644 docs/cellpath.1 $(DESTDIR)$(PREFIX)/share/man/man1/cellpath.1
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/cellpath $(DESTDIR)$(PREFIX)/lib/udev/rules.d/77-cellpath.rules \
-		$(DESTDIR)$(PREFIX)/share/man/man1/cellpath.1
+		$(DESTDIR)$(PREFIX)/share/man/man1/cellpath.1 $(addprefix $(DESTDIR)$(LIBEXEC_DIR)/,$(HELPERS))
+	rmdir $(DESTDIR)$(LIBEXEC_DIR) 2>/dev/null || true
 
 clean:
 	rm -rf .build
