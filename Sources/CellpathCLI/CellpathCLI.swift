@@ -7,10 +7,11 @@ public enum CellpathCLI {
     /// Runs cellpath with `arguments` (without the program name) and returns the exit code.
     /// `program` is the executable that calls this; `implementations` are the commands that the
     /// tree assigns to it, by command name (`cellpath sim up`). Commands of another program exec it.
-    /// Must be called on the main actor (from main.swift): blocking commands run on the main thread.
+    /// Must be called from main.swift's synchronous top level: blocking commands run on the main
+    /// thread, which otherwise waits for the command's task.
     @MainActor
     package static func main(_ arguments: [String], environment: [String: String], program: Program,
-                             implementations: [String: CommandAction] = [:]) async -> Int32 {
+                             implementations: [String: CommandAction] = [:]) -> Int32 {
         let root = CommandTree.root
         let help = HelpFormatter(root: root)
         let parser = CommandLineParser(root: root)
@@ -31,7 +32,7 @@ public enum CellpathCLI {
             Terminal.writeOut("cellpath \(CellpathVersion.current)\n")
             return ExitCode.success.rawValue
         case .run(let action, let parsed):
-            return await run(action, parsed, arguments: arguments, program: program, implementations: implementations,
+            return run(action, parsed, arguments: arguments, program: program, implementations: implementations,
                              environment: environment, help: help)
         }
     }
@@ -39,7 +40,7 @@ public enum CellpathCLI {
     @MainActor
     private static func run(_ action: CommandAction, _ parsed: ParsedCommand, arguments: [String], program: Program,
                             implementations: [String: CommandAction], environment: [String: String],
-                            help: HelpFormatter) async -> Int32 {
+                            help: HelpFormatter) -> Int32 {
         let global: GlobalOptions
         do {
             global = try GlobalOptions(parsed)
@@ -64,9 +65,9 @@ public enum CellpathCLI {
                 guard let implementation = implementations[parsed.commandName] else {
                     throw CellpathError(.internalError, "\(program.rawValue) lacks the implementation of '\(parsed.commandName)'")
                 }
-                outcome = try await perform(implementation, parsed, context)
+                outcome = try perform(implementation, parsed, context)
             case let action:
-                outcome = try await perform(action, parsed, context)
+                outcome = try perform(action, parsed, context)
             }
             if let output = outcome.output { Terminal.writeOut(renderer.render(output)) }
             return outcome.exitStatus
@@ -81,18 +82,19 @@ public enum CellpathCLI {
     }
 
     /// Runs a command's implementation: blocking on the main thread, or as a task that the first
-    /// SIGINT/SIGTERM cancels.
+    /// SIGINT/SIGTERM cancels while the main thread waits for it.
     @MainActor
     private static func perform(_ action: CommandAction, _ parsed: ParsedCommand,
-                                _ context: CommandContext) async throws -> CommandOutcome {
+                                _ context: CommandContext) throws -> CommandOutcome {
         switch action {
         case .blocking(let action):
             return try action(parsed, context)
         case .async(let action):
-            let task = Task.detached { try await action(parsed, context) }
+            let completion = Completion<CommandOutcome>()
+            let task = Task.detached { await completion.finish { try await action(parsed, context) } }
             let signals = SignalHandling.install { task.cancel() }
             defer { signals?.stop() }
-            return try await task.value
+            return try completion.wait()
         case .program(let other):
             throw CellpathError(.internalError, "an implementation cannot hand '\(parsed.commandName)' over to \(other.rawValue)")
         }

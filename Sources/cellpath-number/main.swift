@@ -4,6 +4,6 @@ import Glibc
 
 // `cellpath number` runs here, in the executable that links libphonenumber (with protobuf,
 // abseil and ICU); the front `cellpath` parses the same command line and execs this one for it.
-let code = await CellpathCLI.main(Array(CommandLine.arguments.dropFirst()), environment: ProcessEnvironment.current(),
-                                  program: .phoneNumbers, implementations: ["cellpath number": .async(NumberCommand.run)])
+let code = CellpathCLI.main(Array(CommandLine.arguments.dropFirst()), environment: ProcessEnvironment.current(),
+                            program: .phoneNumbers, implementations: ["cellpath number": .async(NumberCommand.run)])
 exit(code)

@@ -4,6 +4,6 @@ import Glibc
 
 // The executable is only this: everything else lives in the libraries. This front runs the
 // client commands and hands the others to their executables (docs/architecture.md, Executables).
-let code = await CellpathCLI.main(Array(CommandLine.arguments.dropFirst()), environment: ProcessEnvironment.current(),
-                                  program: .front)
+let code = CellpathCLI.main(Array(CommandLine.arguments.dropFirst()), environment: ProcessEnvironment.current(),
+                            program: .front)
 exit(code)

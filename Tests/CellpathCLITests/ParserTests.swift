@@ -227,11 +227,11 @@ private func usageError(_ arguments: [String]) -> UsageError? {
         #expect(throws: UsageError("missing expected argument '<phone>'", command: ["tool", "number"])) { try parsed[Keys.phone] }
     }
 
-    @Test @MainActor func conversionErrorsExitWithUsage() async {
+    @Test @MainActor func conversionErrorsExitWithUsage() {
         for arguments in [["fetch", "--max-hops", "ten", "https://api.truid.test/"],
                           ["sim", "bearer", "connect", "--modem", "64"],
                           ["generate-docs", "--format", "pdf"]] {
-            #expect(await CellpathCLI.main(arguments, environment: [:], program: .front) == ExitCode.usage.rawValue, "\(arguments)")
+            #expect(CellpathCLI.main(arguments, environment: [:], program: .front) == ExitCode.usage.rawValue, "\(arguments)")
         }
         #expect(ExitCode.usage.rawValue == 64)
     }

@@ -61,7 +61,8 @@ package struct CommandOutcome: Sendable {
 
 /// How a command runs.
 package enum CommandAction: Sendable {
-    /// A task on Swift's pool; the first SIGINT/SIGTERM cancels it.
+    /// A task on Swift's pool, which the main thread waits for (so it must not need the main
+    /// actor); the first SIGINT/SIGTERM cancels it.
     case async(@Sendable (ParsedCommand, CommandContext) async throws -> CommandOutcome)
     /// Synchronously on the main thread, with default signal handling: for blocking library
     /// calls that must stay off Swift's pool or own the process's signals (the simulator daemon).
