@@ -8,7 +8,10 @@ CONFIGURATION ?= release
 SWIFT ?= $(or $(shell command -v swift 2>/dev/null),$(wildcard /opt/swift/usr/bin/swift),swift)
 # Release builds link the Swift runtime statically: loading its shared libraries was a third of
 # cellpath's start-up (docs/benchmarks.md). Debug builds (make test) keep it shared: they link faster.
-SWIFT_BUILD_FLAGS = $(if $(filter release,$(CONFIGURATION)),--static-swift-stdlib)
+# lld packs the relative relocations of the static runtime (DT_RELR, glibc >= 2.36): 0.8 MB less
+# to read at start-up than gold's table.
+SWIFT_BUILD_FLAGS = $(if $(filter release,$(CONFIGURATION)),$(RELEASE_FLAGS))
+RELEASE_FLAGS := --static-swift-stdlib -Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs
 BIN_DIR = $(shell $(SWIFT) build -c $(CONFIGURATION) --show-bin-path 2>/dev/null)
 CELLPATH = $(BIN_DIR)/cellpath
 # The executables that the front `cellpath` hands commands to (docs/architecture.md, Executables):
