@@ -1,0 +1,55 @@
+import Glibc
+import Testing
+import TestSupport
+
+/// The front `cellpath` and the executables it hands commands to (docs/architecture.md,
+/// Executables): what the front loads, and where it finds the others.
+@Suite struct ExecutablesEndToEndTests {
+    @Test func theFrontLoadsNoServerPhoneNumberOrModemLibrary() throws {
+        let libraries = try ProcessRunner.run(["ldd", CellpathBinary.path]).stdout
+        #expect(libraries.contains("libcurl"))
+        for name in ["libmicrohttpd", "libphonenumber", "libprotobuf", "libicu", "libabsl", "libmbim", "libqmi"] {
+            #expect(!libraries.contains(name), "\(name) is on the start-up path of every command")
+        }
+    }
+
+    @Test func installedTheFrontFindsTheOthersInLibexec() throws {
+        try withDirectory("installed") { root in
+            try shell("mkdir -p \(root)/bin \(root)/libexec/cellpath && cp \(CellpathBinary.path) \(root)/bin/ && "
+                      + "ln -s \(CellpathBinary.path)-number \(root)/libexec/cellpath/")
+            let result = try ProcessRunner.run(["\(root)/bin/cellpath", "number", "+447940448591", "--json"])
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stdout.contains(#""e164": "+447940448591""#))
+        }
+    }
+
+    @Test func aMissingExecutableIsAnInternalErrorAndHelpStillWorks() throws {
+        try withDirectory("alone") { root in
+            try shell("cp \(CellpathBinary.path) \(root)/")
+            let result = try ProcessRunner.run(["\(root)/cellpath", "number", "+447940448591"])
+            #expect(result.status == 70)
+            #expect(result.stdout == "")
+            #expect(result.stderr == """
+                error: cellpath-number is missing (looked for \(root)/cellpath-number and \(root)/../libexec/cellpath/cellpath-number)
+                hint: build every executable (swift build, make build) or reinstall (make install)
+
+                """)
+            let help = try ProcessRunner.run(["\(root)/cellpath", "help", "number"])
+            #expect(help.status == 0)
+            #expect(help.stdout == (try CellpathBinary.run(["number", "--help"])).stdout)
+        }
+    }
+
+    /// Runs `body` with a new empty directory, removed afterwards.
+    private func withDirectory(_ name: String, _ body: (String) throws -> Void) throws {
+        let root = "/tmp/cellpath-executables-\(getpid())-\(name)"
+        try shell("rm -rf \(root) && mkdir \(root)")
+        defer { _ = try? shell("rm -rf \(root)") }
+        try body(root)
+    }
+
+    private func shell(_ script: String) throws {
+        let result = try ProcessRunner.run(["sh", "-c", script])
+        #expect(result.status == 0, "\(script): \(result.stderr)")
+    }
+}
