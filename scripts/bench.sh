@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # `make bench`: the tru.ID check_url chain in the simulated world (default scenario: 40 ms one-way
 # on the cellular path), timed for cellpath, curl and SDK-style clients in the same run, against
-# the floor (round trips the chain needs × RTT measured with ping). Prints Markdown tables.
+# the floor (round trips the chain needs × RTT measured with ping); then cellpath's start-up and
+# memory against curl's, with the targets of issue 8. Prints Markdown tables.
 # Method and results: docs/benchmarks.md. Needs root (the simulator does).
 #
 #   CELLPATH   the cellpath binary (default: cellpath on PATH)
 #   ROUNDS     rounds; each round runs every client once, in a rotating order (default: 10)
+#   STARTUPS   alternating runs of `cellpath --version` and `curl --version` (default: 51)
 #   PREFIX     simulator prefix of the benchmark's own world (default: cpb-)
 #   SCENARIO   scenario file for `sim up` (default: the built-in scenario)
 #   KEEP_DIR   directory to keep the raw samples in (default: a temporary one, removed)
@@ -127,6 +129,14 @@ if [ "${1:-}" = "--inside" ]; then
     jq -e '.result.final_status == 200 and (.result.callback.code | length > 0)' "$work/trace.json" >/dev/null \
         || { echo "bench: the traced cellpath run did not complete the chain" >&2; exit 1; }
 
+    # The run counts only if the chain completed: the API's final answer names this check and carries a code.
+    completed() { # client name, check id, its output file
+        local body
+        if [ "$1" = cellpath ]; then body=$(jq -c .result.json "$3"); else body=$(cat "$3"); fi
+        jq -e --arg id "$2" '.check_id == $id and (.code | length > 0) and (has("error") | not)' <<<"$body" >/dev/null \
+            || { echo "bench: $1 did not complete the chain: $body" >&2; return 1; }
+    }
+
     # Timed runs: a fresh check per run, then the client opens check_url through wwan0.
     : > "$work/samples.tsv"
     for round in $(seq 1 "$ROUNDS"); do
@@ -141,15 +151,8 @@ if [ "${1:-}" = "--inside" ]; then
                 echo "bench: $name failed in round $round:" >&2; cat "$work/err" >&2; exit 1
             fi
             t1=$EPOCHREALTIME
-            # The run counts only if the chain completed: the API's final answer names this check and carries a code.
-            if [ "$name" = cellpath ]; then
-                body=$(jq -c .result.json "$work/out")
-                printf 'cellpath-chain\t%s\t%s\n' "$round" "$(jq .total_ms "$work/out")" >> "$work/samples.tsv"
-            else
-                body=$(cat "$work/out")
-            fi
-            jq -e --arg id "$id" '.check_id == $id and (.code | length > 0) and (has("error") | not)' <<<"$body" >/dev/null \
-                || { echo "bench: $name did not complete the chain in round $round: $body" >&2; exit 1; }
+            completed "$name" "$id" "$work/out" || exit 1
+            [ "$name" != cellpath ] || printf 'cellpath-chain\t%s\t%s\n' "$round" "$(jq .total_ms "$work/out")" >> "$work/samples.tsv"
             printf '%s\t%s\t%s\n' "$name" "$round" "$(awk -v a="${t0/./}" -v b="${t1/./}" 'BEGIN { printf "%.1f", (b - a) / 1000 }')" \
                 >> "$work/samples.tsv"
         done
@@ -170,15 +173,36 @@ if [ "${1:-}" = "--inside" ]; then
     startup "cellpath fetch … http://$CARRIER_ADDR:9/ (refused after 1 RTT)" "$CELLPATH" fetch --interface wwan0 --dns "$CARRIER_DNS" "http://$CARRIER_ADDR:9/"
     startup "curl --interface wwan0 http://$CARRIER_ADDR:9/ (refused after 1 RTT)" curl -s --interface wwan0 "http://$CARRIER_ADDR:9/"
     startup 'python3 (SDK-style client imports)' "$PY" -c 'import socket, ssl, struct; from urllib.parse import urljoin; ssl.create_default_context()'
+
+    # Start-up and memory against curl (issue 8): `--version` of both, alternating so that both see
+    # the same load; the peak RSS (GNU time's %M, KiB) of whole check_url fetches, 5 each.
+    : > "$work/footprint.tsv"
+    for _ in $(seq 1 "$STARTUPS"); do
+        for name in cellpath curl; do
+            command=$([ "$name" = cellpath ] && echo "$CELLPATH" || echo curl)
+            t0=$EPOCHREALTIME; "$command" --version >/dev/null; t1=$EPOCHREALTIME
+            printf 'startup-%s\t%s\n' "$name" "$(awk -v a="${t0/./}" -v b="${t1/./}" 'BEGIN { printf "%.2f", (b - a) / 1000 }')"
+        done
+    done >> "$work/footprint.tsv"
+    for _ in 1 2 3 4 5; do
+        for name in cellpath curl; do
+            check=$(new_check)
+            client_cmd "$name"
+            /usr/bin/time -f %M -o "$work/rss" "${cmd[@]}" "$(jq -er ._links.check_url.href <<<"$check")" > "$work/out" \
+                || { echo "bench: $name failed while measuring its memory" >&2; exit 1; }
+            completed "$name" "$(jq -er .check_id <<<"$check")" "$work/out" || exit 1
+            printf 'rss-%s\t%s\n' "$name" "$(cat "$work/rss")" >> "$work/footprint.tsv"
+        done
+    done
     exit 0
 fi
 
 # ---------------------------------------------------------------------------------------------
 # Outside: the world's lifecycle, then the tables.
 CELLPATH=$(command -v "${CELLPATH:-cellpath}") || { echo "bench: cellpath not found (set CELLPATH)" >&2; exit 69; }
-ROUNDS=${ROUNDS:-10} PREFIX=${PREFIX:-cpb-}
+ROUNDS=${ROUNDS:-10} STARTUPS=${STARTUPS:-51} PREFIX=${PREFIX:-cpb-}
 [ "$(id -u)" = 0 ] || { echo "bench: needs root (the simulator builds namespaces): sudo make bench" >&2; exit 77; }
-for tool in curl jq ping /usr/bin/python3 awk; do
+for tool in curl jq ping /usr/bin/python3 /usr/bin/time awk; do
     command -v "$tool" >/dev/null || { echo "bench: $tool is missing (sudo make deps)" >&2; exit 69; }
 done
 if "$CELLPATH" sim status --prefix "$PREFIX" 2>/dev/null | grep -q '^state: *up'; then
@@ -200,7 +224,7 @@ echo "bench: building the simulated world ($PREFIX)…" >&2
 "$CELLPATH" sim up --prefix "$PREFIX" ${SCENARIO:+--scenario "$SCENARIO"} >/dev/null
 "$CELLPATH" sim bearer connect --prefix "$PREFIX" >/dev/null
 eval "$("$CELLPATH" sim env --prefix "$PREFIX")"
-export CELLPATH ROUNDS BENCH_WORK=$work CELLPATH_CA_FILE CELLPATH_CLIENT_ID CELLPATH_CLIENT_SECRET
+export CELLPATH ROUNDS STARTUPS BENCH_WORK=$work CELLPATH_CA_FILE CELLPATH_CLIENT_ID CELLPATH_CLIENT_SECRET
 delay=$(jq -r '.cellularPath.delayMs' "$CELLPATH_SIM_RUN_DIR/scenario.json")
 # For curl without --resolve: the bearer's DNS server reachable by unbound sockets (through wwan0,
 # as on a phone whose only network is cellular); the inner part points its resolv.conf at it.
@@ -277,6 +301,21 @@ cut -f1 "$work/startup.tsv" | uniq | while IFS= read -r label; do
     med=$(awk -F'\t' -v l="$label" '$1 == l { print $2 }' "$work/startup.tsv" | sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }')
     echo "| \`$label\` | $med |"
 done
+echo
+median() { # footprint.tsv key → its median
+    awk -F'\t' -v k="$1" '$1 == k { print $2 }' "$work/footprint.tsv" | sort -n \
+        | awk '{ a[NR] = $1 } END { printf "%.2f", (NR % 2 ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2) }'
+}
+s_cellpath=$(median startup-cellpath) s_curl=$(median startup-curl)
+m_cellpath=$(awk -v k="$(median rss-cellpath)" 'BEGIN { printf "%.1f", k / 1000 }')
+m_curl=$(awk -v k="$(median rss-curl)" 'BEGIN { printf "%.1f", k / 1000 }')
+s_ratio=$(ratio "$s_cellpath" "$s_curl")
+echo "### Start-up and memory against curl (issue 8)"
+echo
+echo "| measure | cellpath | curl | cellpath / curl | target | met? |"
+echo "|---|---:|---:|---:|---|---|"
+echo "| start-up: \`--version\`, median of $STARTUPS alternating runs (ms) | $s_cellpath | $s_curl | $s_ratio | ≤ 1.2 × curl | $(verdict "$s_ratio <= 1.2") |"
+echo "| peak RSS of a check_url fetch (\`cellpath fetch\`, \`curl -L --resolve …\`), median of 5 (MB) | $m_cellpath | $m_curl | $(ratio "$m_cellpath" "$m_curl") | ≤ 20 MB | $(verdict "$m_cellpath <= 20") |"
 echo
 echo "Hop timings of the traced cellpath run (ms):"
 echo
