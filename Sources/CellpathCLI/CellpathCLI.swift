@@ -33,7 +33,7 @@ public enum CellpathCLI {
             return ExitCode.success.rawValue
         case .run(let action, let parsed):
             return run(action, parsed, arguments: arguments, program: program, implementations: implementations,
-                             environment: environment, help: help)
+                       environment: environment, help: help)
         }
     }
 

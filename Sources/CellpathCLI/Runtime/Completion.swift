@@ -1,9 +1,10 @@
 import SystemSupport
 
-/// The result of a task, for a thread that blocks until it is there. The main thread waits so
-/// rather than in `dispatch_main`, which an async main enters at its first suspension: that
-/// ends the main thread with `pthread_exit` (a forced unwind through `.eh_frame`) and starts
-/// another one for the main queue, which costs start-up time and memory (docs/benchmarks.md).
+/// The result of a task, for a thread that blocks until it is there. The main thread waits here
+/// for an async command rather than in `dispatch_main`, which an async main enters at its first
+/// suspension: that ends the main thread with `pthread_exit` (a forced unwind through
+/// `.eh_frame`) and starts another one for the main queue, at a cost in start-up time and memory
+/// (docs/benchmarks.md).
 final class Completion<Value: Sendable>: Sendable {
     /// Nil until the task is done.
     private let result = WaitableValue<Result<Value, any Error>?>(nil)
