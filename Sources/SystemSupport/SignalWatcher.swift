@@ -11,6 +11,8 @@ import Synchronization
 public final class SignalWatcher: Sendable {
     /// SIGINT and SIGTERM.
     public static let termination: [Int32] = [SIGINT, SIGTERM]
+    /// Written to the pipe by `stop()` to end the watcher thread.
+    private static let stopByte: UInt8 = 0
 
     /// Readable when a signal is pending; for poll loops (`take()` reads it).
     public var readFD: Int32 { pipe.read.rawValue }
@@ -63,9 +65,10 @@ public final class SignalWatcher: Sendable {
                 var count = 0
                 while !stopped.isSet {
                     var fds = [pollfd(fd: readFD, events: Int16(POLLIN), revents: 0)]
-                    guard poll(&fds, 1, 200) > 0 else { continue }
+                    guard poll(&fds, 1, -1) > 0 else { continue }
                     var byte: UInt8 = 0
                     while read(readFD, &byte, 1) == 1 {
+                        if byte == SignalWatcher.stopByte { return }
                         count += 1
                         handler(Int32(byte), count)
                     }
@@ -87,6 +90,9 @@ public final class SignalWatcher: Sendable {
         for signal in signals { Glibc.signal(signal, SIG_DFL) }
         signalWriteFD.store(-1, ordering: .releasing)
         if let thread = watcher.withLock({ $0 }), !pthread_equal(thread, pthread_self()).isTrue {
+            // Wakes the watcher at once: it returns on this byte (no signal has number 0).
+            var byte = Self.stopByte
+            _ = write(pipe.write.rawValue, &byte, 1)
             Threads.join(thread)
         }
         pipe.read.close()
