@@ -225,11 +225,11 @@ final class LoopbackServer: Sendable {
         }
     }
 
-    /// Returns once `count` requests have been received; throws after 5 s.
+    /// Returns once `count` requests have been received; throws after 30 s.
     func waitForRequests(_ count: Int) async throws {
-        let deadline = ContinuousClock.now + .seconds(5)
+        let deadline = ContinuousClock.now + .seconds(30)
         while requestCount.load(ordering: .acquiring) < count {
-            guard ContinuousClock.now < deadline else { throw ServerError("no request within 5 s") }
+            guard ContinuousClock.now < deadline else { throw ServerError("no request within 30 s") }
             try await Task.sleep(for: .milliseconds(10))
         }
     }
