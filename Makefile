@@ -26,7 +26,7 @@ DEB_PACKAGES := pkg-config libglib2.0-dev libmbim-glib-dev libqmi-glib-dev \
 	libmbim-utils libqmi-utils iproute2 dnsmasq-base openssl curl tcpdump ca-certificates python3 \
 	jq iputils-ping time
 
-.PHONY: all deps build test demo bench docs install uninstall clean
+.PHONY: all deps build test demo bench order-file docs install uninstall clean
 
 all: build
 
@@ -58,6 +58,13 @@ demo: deps build
 ## bench: benchmarks against peers, as tables of ratios
 bench: deps build
 	@CELLPATH=$(CELLPATH) ./scripts/bench.sh
+
+## order-file: lay out the front's functions as a fetch runs them (link/cellpath.order; root, valgrind)
+order-file: deps build
+	@command -v valgrind >/dev/null || { export DEBIAN_FRONTEND=noninteractive; apt-get install -y -qq --no-install-recommends valgrind >/dev/null; }
+	@CELLPATH=$(CELLPATH) ./scripts/order-file.sh
+	rm -f $(CELLPATH)   # SwiftPM does not see the order file change: link the front again
+	$(SWIFT) build -c $(CONFIGURATION) $(SWIFT_BUILD_FLAGS)
 
 ## docs: regenerate docs/usage.md and the man page from the commands' --help
 docs:

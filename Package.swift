@@ -8,6 +8,21 @@ func systemLibrary(_ name: String, pkgConfig: String, apt: String) -> Target {
     .systemLibrary(name: name, path: "Sources/\(name)", pkgConfig: pkgConfig, providers: [.apt([apt])])
 }
 
+/// The directory of this manifest: the package's root.
+let packageRoot = String(#filePath.dropLast("/Package.swift".count))
+
+/// How the front `cellpath` is linked in release builds, so that a fetch maps as little as it can
+/// (docs/benchmarks.md, "Start-up and memory"): with lld; libstdc++ linked statically (a linker
+/// script in link/static-libstdc++ sends `-lstdc++` to the toolchain's `libstdc++.a`: the front
+/// loads no other C++ library); and its functions laid out in the order a fetch runs them
+/// (link/cellpath.order, made by `make order-file`; symbols it no longer finds are ignored).
+let frontReleaseLinking: [LinkerSetting] = [
+    .unsafeFlags(["-use-ld=lld", "-L\(packageRoot)/link/static-libstdc++",
+                  "-Xlinker", "--symbol-ordering-file=\(packageRoot)/link/cellpath.order",
+                  "-Xlinker", "--no-warn-symbol-ordering"],
+                 .when(configuration: .release)),
+]
+
 let package = Package(
     name: "cellpath",
     // One front and the executables it hands commands to, so that no command loads another's
@@ -52,7 +67,7 @@ let package = Package(
         .target(name: "Simulator", dependencies: ["SimulatedModems", "SimulatedServices", "SimulatorScenario",
                                                   "CellpathCore", "SystemSupport", "HTTPServer", "CShims"]),
         .target(name: "CellpathCLI", dependencies: ["CellpathCore", "SystemSupport", "CellularHTTP", "Workflow", "Configuration"]),
-        .executableTarget(name: "cellpath", dependencies: ["CellpathCLI", "CellpathCore"]),
+        .executableTarget(name: "cellpath", dependencies: ["CellpathCLI", "CellpathCore"], linkerSettings: frontReleaseLinking),
         .executableTarget(name: "cellpath-sim", dependencies: ["CellpathCLI", "CellpathCore", "Simulator", "SimulatorScenario"]),
         .executableTarget(name: "cellpath-number", dependencies: ["CellpathCLI", "CellpathCore", "PhoneNumbers"]),
 
