@@ -44,7 +44,8 @@ final class ChainRunner {
         let transfer = try CurlTransfer(route: .bound(path), ipType: request.ipType, caFile: request.caFile,
                                         maxBodyBytes: request.maxBodyBytes, share: share, cancellation: cancellation)
         self.transfer = transfer
-        var policy = RedirectPolicy(url: url, method: request.method.uppercased(), body: request.body, headers: request.headers,
+        var policy = RedirectPolicy(url: url, method: request.method.uppercased(), body: request.body,
+                                    headers: request.headers, firstRequestHeaders: request.firstRequestHeaders,
                                     maxHops: request.maxHops, stopAtPrefix: request.stopAtPrefix, strict: request.strict,
                                     resolve: CurlURL.resolve)
         while true {

@@ -4,7 +4,7 @@ extension FetchRequest {
     /// Rejects bad input before any packet: CR/LF or controls in the URL, headers, method; a
     /// malformed URL; a scheme other than http and https.
     public func validate() throws(FetchFailure) {
-        try RequestInput.check(url: url, method: method, headers: headers)
+        try RequestInput.check(url: url, method: method, headers: headers + firstRequestHeaders)
         if maxHops < 1 { throw FetchFailure(.malformedURL, "max hops must be at least 1") }
         _ = try RequestInput.parseHTTPURL(url)
     }

@@ -25,6 +25,8 @@ public struct FetchRequest: Sendable {
     /// Extra request headers, sent on every hop except Authorization, Proxy-Authorization and
     /// Cookie once the chain leaves the first origin (validated: token names, no CR/LF/NUL).
     public var headers: [HTTPHeader]
+    /// Headers sent with the first request only, not with any redirect (validated likewise).
+    public var firstRequestHeaders: [HTTPHeader] = []
     /// Request body of the first hop, if any.
     public var body: [UInt8]?
     /// Most requests the chain may make; a chain that ends at request `maxHops` succeeds.

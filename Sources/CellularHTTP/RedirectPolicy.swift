@@ -39,6 +39,8 @@ struct RedirectPolicy {
     let strict: Bool
     private let resolve: Resolve
     private let firstOrigin: String
+    /// Names (lowercased) of the headers that only the first request carries.
+    private let firstRequestOnly: Set<String>
     /// The request to send next; nil once the chain ended or before a redirect was followed.
     private var pending: ChainRequest?
     /// The request whose response `decide` judges.
@@ -48,15 +50,18 @@ struct RedirectPolicy {
     /// Hosts the chain reached over https.
     private var httpsHosts: Set<String> = []
 
-    /// A chain that starts with `method` on `url`; `maxHops` counts requests.
-    init(url: ParsedURL, method: String, body: [UInt8]?, headers: [HTTPHeader], maxHops: Int,
-         stopAtPrefix: String?, strict: Bool, resolve: @escaping Resolve) {
+    /// A chain that starts with `method` on `url`, sending `headers` on every request (within
+    /// the origin rules) and `firstRequestHeaders` on the first only; `maxHops` counts requests.
+    init(url: ParsedURL, method: String, body: [UInt8]?, headers: [HTTPHeader], firstRequestHeaders: [HTTPHeader] = [],
+         maxHops: Int, stopAtPrefix: String?, strict: Bool, resolve: @escaping Resolve) {
         self.maxHops = maxHops
         self.stopAtPrefix = stopAtPrefix
         self.strict = strict
         self.resolve = resolve
         firstOrigin = url.origin
-        pending = ChainRequest(index: 1, url: url, method: method, body: body, headers: headers, isDowngrade: false)
+        firstRequestOnly = Set(firstRequestHeaders.map { $0.name.lowercased() })
+        pending = ChainRequest(index: 1, url: url, method: method, body: body, headers: headers + firstRequestHeaders,
+                               isDowngrade: false)
     }
 
     /// 1-based index of the request `nextRequest()` returns.
@@ -123,6 +128,7 @@ struct RedirectPolicy {
             break
         }
         var headers = request.headers
+        headers.removeAll { firstRequestOnly.contains($0.name.lowercased()) }
         if body == nil { headers.removeAll { $0.name.lowercased() == "content-type" } }
 
         if index >= maxHops {

@@ -4,7 +4,7 @@ import CellularHTTP
 /// The device leg of a check: opens `check_url` and its redirect chain through the cellular
 /// path as the tru.ID SDKs do, and recognises the v0.2 callback the chain ends with.
 public struct CheckURLOpener: Sendable {
-    /// The SDKs' header naming the serving network's operator (MCC-MNC).
+    /// The SDKs' header naming the networks of the device's SIMs (`OperatorIDs`).
     public static let operatorHeaderName = "x-tru-ops"
 
     public let client: CellularHTTPClient
@@ -13,13 +13,22 @@ public struct CheckURLOpener: Sendable {
         self.client = client
     }
 
-    /// Follows `request`'s chain; with `sendOperatorHeader`, every hop also carries
-    /// `x-tru-ops: <MCC-MNC>` when the path knows its operator. Never throws: the report holds
-    /// the failure. Callable from any context; cancelling the task aborts the chain.
+    /// Follows `request`'s chain; with `sendOperatorHeader`, the first request also carries
+    /// `x-tru-ops` (`00101`, as the SDKs send it) when the path knows its operator. Never throws:
+    /// the report holds the failure (an operator that is not MCC-MNC fails before any packet).
+    /// Callable from any context; cancelling the task aborts the chain.
     public func open(_ request: FetchRequest, sendOperatorHeader: Bool) async -> CheckURLReport {
         var request = request
         if sendOperatorHeader, let operatorID = client.path.operatorID {
-            request.headers.append(HTTPHeader(Self.operatorHeaderName, operatorID))
+            do {
+                let operators = try OperatorIDs(parsing: operatorID)
+                request.firstRequestHeaders.append(HTTPHeader(Self.operatorHeaderName, operators.headerValue))
+            } catch {
+                let failure = FetchFailure(.invalidHeader, error.message, hint: error.hint, hop: 1)
+                let trace = FetchReport(interfaceName: client.path.interfaceName, localAddresses: [], dnsServers: client.path.dnsServers,
+                                        hops: [], result: nil, failure: failure, totalMs: 0)
+                return CheckURLReport(trace: trace, callback: nil)
+            }
         }
         let trace = await client.trace(request)
         return CheckURLReport(trace: trace, callback: CheckCallback(recognizing: trace.result?.json))

@@ -280,4 +280,15 @@ struct RedirectPolicyTests {
         #expect(chain.requests.map(\.headers.count) == [4, 4, 1, 1])
         #expect(chain.requests.last?.headers == [HTTPHeader("X-Trace", "1")])
     }
+
+    @Test func firstRequestHeadersGoWithTheFirstRequestOnly() throws {
+        let policy = RedirectPolicy(url: try Self.parse("http://mno.test/a"), method: "GET", body: nil,
+                                    headers: [HTTPHeader("X-Trace", "1")], firstRequestHeaders: [HTTPHeader("x-tru-ops", "00101")],
+                                    maxHops: 10, stopAtPrefix: nil, strict: false, resolve: CurlURL.resolve)
+        let chain = try Self.walk(policy, [.redirect(to: "/same-origin"), .redirect(to: "http://other.test/"), .ok])
+        try #require(chain.requests.count == 3)
+        #expect(chain.requests[0].headers == [HTTPHeader("X-Trace", "1"), HTTPHeader("x-tru-ops", "00101")])
+        #expect(chain.requests[1].headers == [HTTPHeader("X-Trace", "1")])
+        #expect(chain.requests[2].headers == [HTTPHeader("X-Trace", "1")])
+    }
 }

@@ -35,6 +35,17 @@ import TestSupport
             """)
     }
 
+    @Test(arguments: ["001-01\r\nX-Inj: 1", "0010", "001-01;x", "twenty"])
+    func anOperatorThatIsNotMCCMNCIsRefusedBeforeAnything(value: String) throws {
+        // Exit 65 before any interface, DNS or packet: the interface here does not even exist.
+        let result = try CellpathBinary.run(["fetch", "--interface", "cpnone0", "--dns", "192.0.2.53",
+                                             "--operator", value, "http://api.truid.test/"])
+        #expect(result.status == 65, "\(result.stderr)")
+        #expect(result.stderr.hasPrefix("error: invalid operator '"), "\(result.stderr)")
+        #expect(!result.stderr.contains("\r") && result.stderr.split(separator: "\n").count == 2, "\(result.stderr)")
+        #expect(result.stdout == "")
+    }
+
     @Test func unknownCommand() throws {
         let result = try CellpathBinary.run(["numbr", "+447940448591"])
         #expect(result.status == 64)

@@ -59,15 +59,32 @@ struct CheckURLTests {
         CellularPath(interfaceName: "cpnone0", ipv4Address: "192.0.2.99", dnsServers: ["192.0.2.53"], operatorID: operatorID)
     }
 
-    @Test func theOperatorHeaderIsAnInputTheEngineValidates() async {
+    @Test func anOperatorThatIsNotMCCMNCIsRefusedBeforeAnyPacket() async {
         // A CR/LF in the operator would inject a header: refused before any packet.
         let opener = CheckURLOpener(client: CellularHTTPClient(path: Self.nowhere(operatorID: "001-01\r\nX-Evil: 1")))
         let sent = await opener.open(FetchRequest(url: "http://api.truid.test/"), sendOperatorHeader: true)
         #expect(sent.trace.failure?.reason == .invalidHeader)
-        #expect(sent.trace.failure?.message == "header x-tru-ops contains CR, LF or NUL")
+        #expect(sent.trace.failure?.message.hasPrefix("invalid operator '001-01\\u{d}\\u{a}X-Evil: 1'") == true,
+                "\(String(describing: sent.trace.failure))")
+        #expect(sent.trace.hops.isEmpty)
         // Not asked for: the header is not added, and the chain fails on the missing interface.
         let unsent = await opener.open(FetchRequest(url: "http://api.truid.test/"), sendOperatorHeader: false)
         #expect(unsent.trace.failure?.reason == .noSuchInterface)
         #expect(unsent.callback == nil)
     }
+
+    @Test(arguments: [("001-01", "00101"), ("00101", "00101"), ("234-15,234-030", "23415,234030"),
+                      ("310260", "310260")])
+    func operatorsAreSentAsTheSDKsSendThem(input: String, header: String) throws {
+        #expect(try OperatorIDs(parsing: input).headerValue == header)
+    }
+
+    @Test(arguments: ["", "001", "001-1", "001-0001", "0010", "0010001", "00a-01", "001-01,", ",001-01", "001--01",
+                      "001-01\r\nX-Inj: 1", "001 01", "٠٠١-٠١", "001-01\u{0}"])
+    func operatorsThatAreNotMCCMNCAreDataErrors(input: String) {
+        let error = #expect(throws: CellpathError.self) { try OperatorIDs(parsing: input) }
+        #expect(error?.kind == .dataError)
+        #expect(error?.message.contains("\r") == false && error?.message.contains("\n") == false)
+    }
 }
+

@@ -41,10 +41,12 @@ enum FetchCommand {
     static let header = RepeatableOptionKey<String>(
         "header", short: "H", "header", help: "Extra request header 'Name: value' (repeatable).")
     static let operatorID = OptionKey<String>(
-        "operator", "mcc-mnc", help: "Send the SDKs' x-tru-ops header with this operator (e.g. 001-01).")
+        "operator", "mcc-mnc",
+        help: "Send the SDKs' x-tru-ops header on the first request: MCC-MNC, several separated by commas (e.g. 234-15).")
     static let har = OptionKey<String>("har", "file", help: "Also write the trace as HAR 1.2 to this file.")
 
     static func run(_ parsed: ParsedCommand, _ context: CommandContext) async throws -> CommandOutcome {
+        if let operators = parsed[Self.operatorID] { _ = try OperatorIDs(parsing: operators) }
         let request = try makeRequest(parsed, context)
         let provider = try pathProvider(parsed)
         let path = try await provider.cellularPath()
