@@ -102,11 +102,13 @@ final class World: Sendable {
     }
 
     /// Captures packets on `interface` in the client namespace while `body` runs; returns them.
-    /// `filter` is a pcap filter expression applied to what was captured (empty: every packet).
+    /// `filter` is a pcap filter expression applied to what was captured; by default every packet
+    /// but ARP: the kernel re-validates the Wi-Fi gateway's neighbour entry on its own schedule
+    /// after an earlier test's Wi-Fi traffic, and an ARP probe carries nothing of a fetch.
     /// The probe exits only once its connections are closed, so every packet of its fetch has
     /// passed the interface when `body` returns; the capture is read once it holds at least as
     /// many packets as the interface counted meanwhile, however slowly tcpdump runs.
-    func capture<T>(on interface: String = "wlan0", filter: String = "", _ body: () throws -> T) throws -> (value: T, packets: [String]) {
+    func capture<T>(on interface: String = "wlan0", filter: String = "not arp", _ body: () throws -> T) throws -> (value: T, packets: [String]) {
         let file = "\(workdir)/cap-\(interface)-\(UInt32.random(in: 0...UInt32.max)).pcap"
         let log = file + ".log"
         let tcpdump = try BackgroundProcess(["ip", "netns", "exec", ue, "tcpdump", "--immediate-mode", "-i", interface, "-n", "-U", "-w", file],
