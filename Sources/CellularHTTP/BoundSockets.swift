@@ -9,12 +9,13 @@ import SystemSupport
 /// socket through the main routing table (Wi-Fi). Any thread.
 enum BoundSockets {
     private static let open = Mutex<Set<Int32>>([])
-    private static let hook = Mutex<Int?>(nil)
+    private static let hookRegistered = Mutex(false)
 
     /// Records `fd` as bound (from the sockopt callback, once the bind succeeded).
     static func add(_ fd: Int32) {
-        hook.withLock { token in
-            if token == nil { token = EmergencyExit.register { BoundSockets.resetOnExit() } }
+        hookRegistered.withLock { registered in
+            if !registered { EmergencyExit.register { BoundSockets.resetOnExit() } }
+            registered = true
         }
         _ = open.withLock { $0.insert(fd) }
     }

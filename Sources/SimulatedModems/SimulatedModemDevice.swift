@@ -83,8 +83,12 @@ public final class SimulatedModemDevice: Sendable {
     }
 
     private func launch() throws(ModemDeviceError) {
-        for dir in [runDirectory, "\(runDirectory)/dev", sysfsRoot] {
-            if mkdir(dir, 0o755) != 0 && errno != EEXIST { throw .system("mkdir \(dir)", errno) }
+        for dir in ["\(runDirectory)/dev", sysfsRoot] {
+            do {
+                try FileSystem.makeDirectories(dir)
+            } catch {
+                throw .system(error.operation, error.code)
+            }
         }
         let pty = try PseudoTerminal()
         let wake: [Int32]

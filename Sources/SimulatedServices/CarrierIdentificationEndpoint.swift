@@ -1,6 +1,7 @@
 import SimulatorScenario
 import HTTPServer
 import Synchronization
+import SystemSupport
 
 /// The carrier's subscriber-identification endpoint (http://mno.carrier.test, 100.64.0.1,
 /// reachable only through the carrier): identifies the subscriber by the request's SOURCE
@@ -47,7 +48,7 @@ public final class CarrierIdentificationEndpoint: SimulatedHTTPEndpoint {
         var headers: HTTPHeaders = [:]
         if faults.requireCookies {
             if hop == 0 {
-                let session = RandomToken.hex(bytes: 16)
+                let session = RandomBytes.hex(16)
                 sessions.withLock { _ = $0.insert(session) }
                 headers.add("Set-Cookie", "\(Self.sessionCookie)=\(session); Path=/; HttpOnly")
                 headers.add("Set-Cookie", "mno_affinity=\(checkID.prefix(8)); Path=/v1")

@@ -1,6 +1,7 @@
 import CellpathCore
 import FoundationEssentials
 import HTTPServer
+import SystemSupport
 
 extension FakeTruAPI {
     /// `POST /{product}/{version}/checks`: validates the payload and stores the check;
@@ -41,7 +42,7 @@ extension FakeTruAPI {
             period = minutes
         }
         let now = clock.now()
-        var record = CheckRecord(id: RandomToken.uuid(), kind: kind, clientID: client, phoneNumber: number,
+        var record = CheckRecord(id: UUID().uuidString.lowercased(), kind: kind, clientID: client, phoneNumber: number,
                                  referenceID: referenceID, redirectURL: redirectURL, period: period,
                                  createdAt: now, updatedAt: now, status: .accepted)
         if kind.product == .simCheck {
@@ -156,7 +157,7 @@ extension FakeTruAPI {
         guard let assertion = request.query("assertion").flatMap(ledger.redeem) else {
             return fail("mno_response_error", "The mobile network operator's response is missing or invalid")
         }
-        let code = kind.hasCodeFlow ? RandomToken.hex(bytes: 16) : nil
+        let code = kind.hasCodeFlow ? RandomBytes.hex(16) : nil
         let updated = update(id) {
             $0.match = PhoneNumberFormat.e164(assertion.sim.msisdn) == $0.phoneNumber
             $0.simChange = SimChangeWindow(minutesAgo: assertion.sim.simChangedMinutesAgo, period: $0.period)

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import HTTPServer
+import SystemSupport
 
 extension FakeTruAPI {
     /// `POST /oauth2/v1/token`: client credentials in Basic auth, form body with
@@ -25,7 +26,7 @@ extension FakeTruAPI {
         if let unknown = requested.first(where: { !FakeTruAPI.scopes.contains($0) }) {
             return ProblemDetails.response(400, "invalid_scope", "Bad Request", "Unknown scope '\(unknown)'")
         }
-        let token = RandomToken.hex(bytes: 32)
+        let token = RandomBytes.hex(32)
         let now = clock.now()
         state.withLock {
             $0.tokens[token] = TokenRecord(clientID: id, scopes: Set(requested),

@@ -10,7 +10,7 @@ public struct SimulatorClock: Sendable {
     public static let system = SimulatorClock { Date() }
 
     /// RFC 3339 / ISO 8601 UTC text with seconds, as the tru.ID API writes `created_at`.
-    static func timestamp(_ date: Date) -> String {
+    public static func timestamp(_ date: Date) -> String {
         date.formatted(Date.ISO8601FormatStyle(timeZone: .gmt))
     }
 

@@ -1,5 +1,6 @@
 import SimulatorScenario
 import Synchronization
+import SystemSupport
 
 /// What the carrier vouches for after identifying a subscriber by source address: the SIM
 /// and the network it is attached to.
@@ -18,7 +19,7 @@ public final class SubscriberAssertionLedger: Sendable {
 
     /// Stores an assertion and returns its id.
     public func issue(_ assertion: SubscriberAssertion) -> String {
-        let id = RandomToken.hex(bytes: 16)
+        let id = RandomBytes.hex(16)
         assertions.withLock { $0[id] = assertion }
         return id
     }

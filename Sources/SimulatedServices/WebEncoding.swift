@@ -1,14 +1,4 @@
 import FoundationEssentials
-import SystemSupport
-
-/// Random secrets for tokens, codes, cookies and assertion ids.
-enum RandomToken {
-    /// `bytes` random bytes as lowercase hex.
-    static func hex(bytes: Int) -> String { RandomBytes.hex(bytes) }
-
-    /// A random UUID in lowercase, as tru.ID check ids look.
-    static func uuid() -> String { UUID().uuidString.lowercased() }
-}
 
 /// Percent-encoding and form decoding for URLs the fake services build and read.
 enum WebEncoding {

@@ -18,7 +18,8 @@ public final class SignalWatcher: Sendable {
     public var readFD: Int32 { pipe.read.rawValue }
     private let pipe: (read: FileDescriptor, write: FileDescriptor)
     private let signals: [Int32]
-    private let watcher: Mutex<pthread_t?>
+    /// The thread that calls the handler, in callback mode.
+    private let watcher: pthread_t?
     private let stopped = StopFlag()
 
     /// Installs handlers for `signals`; signals are then read with `take()` (poll mode).
@@ -36,9 +37,8 @@ public final class SignalWatcher: Sendable {
     private init(signals: [Int32], watcher handler: (@Sendable (Int32, Int) -> Void)?) throws(SystemError) {
         pipe = try FileDescriptor.pipe(nonBlocking: true)
         self.signals = signals
-        watcher = Mutex(nil)
         guard signalWriteFD.compareExchange(expected: -1, desired: pipe.write.rawValue, ordering: .acquiringAndReleasing).exchanged else {
-            _ = stopped.set()  // nothing of ours to undo: the installed watcher stays as it is
+            // Not fully initialised: no deinit runs, and the installed watcher stays as it is.
             throw SystemError("a signal watcher is already installed", code: EBUSY)
         }
         var action = sigaction()
@@ -59,11 +59,15 @@ public final class SignalWatcher: Sendable {
         // A parent may have blocked them (test runners do); this thread takes them.
         pthread_sigmask(SIG_UNBLOCK, &handled, nil)
         Glibc.signal(SIGPIPE, SIG_IGN)
-        if let handler {
-            let readFD = pipe.read.rawValue, stopped = self.stopped
-            let thread = try Threads.start {
+        guard let handler else {
+            watcher = nil
+            return
+        }
+        let readFD = pipe.read.rawValue
+        do {
+            watcher = try Threads.start {
                 var count = 0
-                while !stopped.isSet {
+                while true {
                     var fds = [pollfd(fd: readFD, events: Int16(POLLIN), revents: 0)]
                     guard poll(&fds, 1, -1) > 0 else { continue }
                     var byte: UInt8 = 0
@@ -74,7 +78,10 @@ public final class SignalWatcher: Sendable {
                     }
                 }
             }
-            watcher.withLock { $0 = thread }
+        } catch {
+            signalWriteFD.store(-1, ordering: .releasing)
+            for signal in signals { Glibc.signal(signal, SIG_DFL) }
+            throw error
         }
     }
 
@@ -89,7 +96,7 @@ public final class SignalWatcher: Sendable {
         guard stopped.set() else { return }
         for signal in signals { Glibc.signal(signal, SIG_DFL) }
         signalWriteFD.store(-1, ordering: .releasing)
-        if let thread = watcher.withLock({ $0 }), !pthread_equal(thread, pthread_self()).isTrue {
+        if let thread = watcher, pthread_equal(thread, pthread_self()) == 0 {
             // Wakes the watcher at once: it returns on this byte (no signal has number 0).
             var byte = Self.stopByte
             _ = write(pipe.write.rawValue, &byte, 1)
@@ -113,33 +120,21 @@ private final class StopFlag: Sendable {
     func set() -> Bool { !value.exchange(true, ordering: .acquiringAndReleasing) }
 }
 
-private extension Int32 {
-    var isTrue: Bool { self != 0 }
-}
-
 /// Last-resort clean-ups that must run even when the user insists on exiting at once (the
 /// second Ctrl-C): e.g. the HTTP engine's abortive close of bearer-bound sockets, so that no
 /// segment of theirs is answered later through another route. Hooks must be quick and must not
 /// block; they run on the signal watcher thread. Any thread.
 public enum EmergencyExit {
-    private static let hooks = Mutex<[Int: @Sendable () -> Void]>([:])
-    private static let nextID = Atomic<Int>(0)
+    private static let hooks = Mutex<[@Sendable () -> Void]>([])
 
-    /// Registers `hook`; returns a token for `unregister`.
-    public static func register(_ hook: @escaping @Sendable () -> Void) -> Int {
-        let id = nextID.add(1, ordering: .relaxed).newValue
-        hooks.withLock { $0[id] = hook }
-        return id
-    }
-
-    /// Removes the hook registered under `token`.
-    public static func unregister(_ token: Int) {
-        _ = hooks.withLock { $0.removeValue(forKey: token) }
+    /// Registers `hook` for the rest of the process's life.
+    public static func register(_ hook: @escaping @Sendable () -> Void) {
+        hooks.withLock { $0.append(hook) }
     }
 
     /// Runs every registered hook, then exits the process at once with `status`.
     public static func exit(_ status: Int32) -> Never {
-        let all = hooks.withLock { Array($0.values) }
+        let all = hooks.withLock { $0 }
         for hook in all { hook() }
         _exit(status)
     }

@@ -210,8 +210,11 @@ final class LoopbackServer: Sendable {
     /// silent); what it received is ready once the client closes or after 5 s of silence.
     func serve(_ responses: [String]) -> Served {
         let served = Served()
-        let thread = try? Threads.start { served.finish(self.serveOneConnection(responses)) }
-        if let thread { pthread_detach(thread) } else { served.finish([]) }
+        do {
+            try Threads.detach { served.finish(self.serveOneConnection(responses)) }
+        } catch {
+            served.finish([])
+        }
         return served
     }
 

@@ -156,10 +156,9 @@ final class RunningWorld {
     }
 
     private func acceptOne() {
-        let client = accept(controlFD, nil, nil)
-        guard client >= 0 else { return }
-        _ = fcntl(client, F_SETFD, FD_CLOEXEC)
-        defer { close(client) }
+        guard let connection = try? FileDescriptor.accept(controlFD) else { return }
+        defer { connection.close() }
+        let client = connection.rawValue
         var timeout = timeval(tv_sec: 5, tv_usec: 0)
         setsockopt(client, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         setsockopt(client, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))

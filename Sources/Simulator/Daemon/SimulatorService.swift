@@ -1,6 +1,8 @@
 import CellpathCore
 import CShims
+import FoundationEssentials
 import Glibc
+import SimulatedServices
 import SimulatorScenario
 import SystemSupport
 
@@ -44,14 +46,6 @@ public struct SimulatorContext: Sendable {
 /// The daemon's log: stderr, which is the log file of a detached daemon. Any thread.
 enum DaemonLog {
     static func write(_ line: String) {
-        var ts = timespec()
-        clock_gettime(CLOCK_REALTIME, &ts)
-        var tm = tm()
-        var seconds = ts.tv_sec
-        gmtime_r(&seconds, &tm)
-        func two(_ v: Int32) -> String { String(v).leftPadded(2) }
-        let stamp = "\(Int(tm.tm_year) + 1900)-\(two(tm.tm_mon + 1))-\(two(tm.tm_mday))T\(two(tm.tm_hour)):\(two(tm.tm_min)):\(two(tm.tm_sec))Z"
-        let bytes = Array("\(stamp) \(line)\n".utf8)
-        try? IO.writeAll(2, bytes)
+        try? IO.writeAll(2, "\(SimulatorClock.timestamp(Date())) \(line)\n")
     }
 }
