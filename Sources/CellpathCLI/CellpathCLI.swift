@@ -1,5 +1,6 @@
 import CellpathCore
 import Glibc
+import SystemSupport
 
 /// The command-line program: parses argv, runs the command with cancellation on
 /// SIGINT/SIGTERM, renders its output and maps any error to the exit code.
@@ -20,8 +21,7 @@ public enum CellpathCLI {
         do {
             result = try parser.parse(arguments)
         } catch {
-            Terminal.writeErr(help.usageError(error))
-            return ExitCode.usage.rawValue
+            return fail(error, help: help, json: wantsJSON(arguments), warnings: [], color: false)
         }
 
         switch result {
@@ -45,13 +45,13 @@ public enum CellpathCLI {
         do {
             global = try GlobalOptions(parsed)
         } catch {
-            Terminal.writeErr(help.usageError(error))
-            return ExitCode.usage.rawValue
+            return fail(error, help: help, json: wantsJSON(arguments), warnings: [], color: false)
         }
         let colorErr = global.color.enabled(isTTY: Terminal.stderrIsTTY, environment: environment)
         let context = CommandContext(
             global: global, environment: environment,
-            logger: Logger(threshold: global.logThreshold, disclosure: global.disclosure),
+            logger: Logger(threshold: global.logThreshold, disclosure: global.disclosure, sink: TerminalLogSink(),
+                           warnings: WarningRecorder()),
             progress: Progress(enabled: Terminal.stderrIsTTY && !global.quiet))
         let renderer = Renderer(json: global.json,
                                 color: global.color.enabled(isTTY: Terminal.stdoutIsTTY, environment: environment))
@@ -69,16 +69,29 @@ public enum CellpathCLI {
             case let action:
                 outcome = try perform(action, parsed, context)
             }
-            if let output = outcome.output { Terminal.writeOut(renderer.render(output)) }
+            finish(outcome, renderer: renderer, warnings: context.logger.warnings?.all ?? [], colorErr: colorErr)
             return outcome.exitStatus
-        } catch let error as UsageError {
-            Terminal.writeErr(help.usageError(error))
-            return ExitCode.usage.rawValue
         } catch {
-            let code = ExitCode.forError(error)
-            report(error, code: code, json: global.json, color: colorErr)
-            return code.rawValue
+            return fail(error, help: help, path: parsed.path, json: global.json, warnings: context.logger.warnings?.all ?? [],
+                        color: colorErr)
         }
+    }
+
+    /// Prints a command's outcome: its output on stdout (with `warnings`, and with the `error`
+    /// object first when it failed, in JSON) and its failure on stderr.
+    private static func finish(_ outcome: CommandOutcome, renderer: Renderer, warnings: [String], colorErr: Bool) {
+        defer { ProgressLine.end() }
+        if var output = outcome.output {
+            if renderer.json {
+                if let failure = outcome.failure {
+                    output.record.fields.insert(errorField(failure.error, code: ExitCode.forKind(failure.error.kind),
+                                                           details: failure.details), at: 0)
+                }
+                if output.record["warnings"] == nil { output.record.add("warnings", .list(warnings.map(Value.string))) }
+            }
+            Terminal.writeOut(renderer.render(output))
+        }
+        if let failure = outcome.failure { Terminal.writeErr(errorText(failure.error, color: colorErr)) }
     }
 
     /// Runs a command's implementation: blocking on the main thread, or as a task that the first
@@ -100,33 +113,58 @@ public enum CellpathCLI {
         }
     }
 
-    /// Prints a failure: `error: …` (and its hint) on stderr; with `--json` also an error object on stdout.
-    private static func report(_ error: any Error, code: ExitCode, json: Bool, color: Bool) {
-        let message: String
-        var hint: String?
-        var kind: String
+    /// Prints a failure and returns its exit code: `error: …` and its hint on stderr (usage errors
+    /// with the command's usage line); with `--json` also `{"error": {…}, "warnings": […]}` on stdout.
+    private static func fail(_ error: any Error, help: HelpFormatter, path: [String] = [], json: Bool, warnings: [String],
+                             color: Bool) -> Int32 {
+        ProgressLine.end()
+        let code = ExitCode.forError(error)
+        let failure: CellpathError
         switch error {
+        case let error as UsageError:
+            Terminal.writeErr(help.usageError(error))
+            failure = CellpathError(.usage, error.message)
+        case let error as CellpathError where error.kind == .usage:
+            Terminal.writeErr(help.usageError(UsageError(error.message, command: path)) + (error.hint.map { "hint: \($0.terminalSafe)\n" } ?? ""))
+            failure = error
         case let error as CellpathError:
-            message = error.message
-            hint = error.hint
-            kind = error.kind.rawValue
+            failure = error
+        case let error as SystemError:
+            failure = CellpathError(error)
         case is CancellationError:
-            message = "cancelled"
-            kind = FailureKind.cancelled.rawValue
+            failure = CellpathError(.cancelled, "cancelled")
         default:
-            message = "internal error: \(error)"
-            kind = FailureKind.internalError.rawValue
+            failure = CellpathError(.internalError, "internal error: \(error)")
         }
-        var text = Style.red.apply("error:", enabled: color) + " " + message + "\n"
-        if let hint { text += "hint: " + hint + "\n" }
-        Terminal.writeErr(text)
+        if failure.kind != .usage { Terminal.writeErr(errorText(failure, color: color)) }
         if json {
-            var record = Record()
-            record.add("kind", .string(kind))
-            record.add("message", .string(message))
-            record.add("hint", .optional(hint))
-            record.add("exit_code", .int(Int(code.rawValue)))
-            Terminal.writeOut(JSONWriter.string(.record(Record([Field(key: "error", label: "error", value: .record(record))]))) + "\n")
+            let record = Record([errorField(failure, code: code), Field(key: "warnings", label: "warnings", value: .list(warnings.map(Value.string)))])
+            Terminal.writeOut(JSONWriter.string(.record(record)) + "\n")
         }
+        return code.rawValue
+    }
+
+    /// `error: MESSAGE` and `hint: HINT` lines for stderr.
+    private static func errorText(_ error: CellpathError, color: Bool) -> String {
+        var text = Style.red.apply("error:", enabled: color) + " " + error.message.terminalSafe + "\n"
+        if let hint = error.hint { text += "hint: " + hint.terminalSafe + "\n" }
+        return text
+    }
+
+    /// The JSON `error` object (docs/json.md, Errors): kind, message, hint, exit code, then `details`.
+    private static func errorField(_ error: CellpathError, code: ExitCode, details: Record = Record()) -> Field {
+        var record = Record()
+        record.add("kind", .string(error.kind.rawValue))
+        record.add("message", .string(error.message))
+        record.add("hint", .optional(error.hint))
+        record.add("exit_code", .int(Int(code.rawValue)))
+        record.fields += details.fields
+        return Field(key: "error", label: "error", value: .record(record))
+    }
+
+    /// Whether `--json` was given, for errors found before the options are parsed: any
+    /// `--json` before a `--`.
+    private static func wantsJSON(_ arguments: [String]) -> Bool {
+        arguments.prefix { $0 != "--" }.contains("--json")
     }
 }

@@ -4,12 +4,16 @@ public enum FailureKind: String, Sendable, Codable, CaseIterable {
     case usage
     /// Input data is malformed or invalid (a phone number, a scenario file, a URL).
     case dataError
+    /// An input file cannot be read (missing, unreadable).
+    case noInput
     /// A needed resource is missing: no modem, no bearer, operator not supported.
     case unavailable
     /// A bug or an impossible state inside cellpath.
     case internalError
     /// Transient: a timeout, a busy server; retrying later may succeed.
     case temporary
+    /// An output file cannot be created or written.
+    case cannotCreate
     /// The caller lacks a permission (root, device group, file mode).
     case permission
     /// A configuration file or setting is wrong.

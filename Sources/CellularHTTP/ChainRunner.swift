@@ -46,7 +46,8 @@ final class ChainRunner {
         self.transfer = transfer
         var policy = RedirectPolicy(url: url, method: request.method.uppercased(), body: request.body,
                                     headers: request.headers, firstRequestHeaders: request.firstRequestHeaders,
-                                    maxHops: request.maxHops, stopAtPrefix: request.stopAtPrefix, strict: request.strict,
+                                    maxHops: request.maxHops, stopAtPrefix: request.stopAtPrefix, stopAt: request.stopAtRedirect,
+                                    strict: request.strict,
                                     resolve: CurlURL.resolve)
         while true {
             if cancellation.isCancelled { throw FetchFailure(.cancelled, "cancelled", hop: policy.nextIndex) }

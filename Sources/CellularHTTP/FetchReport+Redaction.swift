@@ -1,15 +1,26 @@
 import CellpathCore
 import FoundationEssentials
 
-/// Query and JSON keys whose values are secrets (codes, tokens).
-private let secretKeys: Set<String> = ["code", "token", "access_token", "id_token", "refresh_token",
-                                       "password", "secret", "client_secret"]
-
-/// `url` with the values of secret query/fragment parameters (code, token, …) masked.
+/// `url` with its password (`user:…@`) and the values of its credential query and fragment
+/// parameters (`Credentials`) masked.
 func redactedURL(_ url: String, _ disclosure: Disclosure = .redacted) -> String {
     guard disclosure != .full else { return url }
     var out = ""
     var i = url.startIndex
+    let schemeEnd = url.prefix { $0 != "/" && $0 != "?" && $0 != "#" }.endIndex
+    if url[..<schemeEnd].hasSuffix(":"), url[schemeEnd...].hasPrefix("//") {
+        let authorityStart = url.index(schemeEnd, offsetBy: 2)
+        let authorityEnd = url[authorityStart...].firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? url.endIndex
+        let authority = url[authorityStart..<authorityEnd]
+        out += url[..<authorityStart]
+        if let at = authority.lastIndex(of: "@"), let colon = authority[..<at].firstIndex(of: ":") {
+            out += authority[..<colon] + ":" + disclosure.reveal(String(authority[authority.index(after: colon)..<at]), as: .secret)
+            out += authority[at...]
+        } else {
+            out += authority
+        }
+        i = authorityEnd
+    }
     var inParams = false
     while i < url.endIndex {
         let c = url[i]
@@ -19,7 +30,7 @@ func redactedURL(_ url: String, _ disclosure: Disclosure = .redacted) -> String 
         guard inParams, c == "?" || c == "#" || c == "&" else { continue }
         let end = url[i...].firstIndex { $0 == "&" || $0 == "#" } ?? url.endIndex
         let pair = url[i..<end]
-        if let eq = pair.firstIndex(of: "="), secretKeys.contains(pair[..<eq].lowercased()) {
+        if let eq = pair.firstIndex(of: "="), Credentials.isCredential(String(pair[..<eq])) {
             out += pair[...eq] + disclosure.reveal(String(pair[pair.index(after: eq)...]), as: .code)
         } else {
             out += pair
@@ -48,10 +59,10 @@ func redactedHeader(_ h: HTTPHeader, _ disclosure: Disclosure) -> HTTPHeader {
         let rest = h.value.dropFirst(first.count)
         guard let eq = first.firstIndex(of: "=") else { return h }
         return HTTPHeader(h.name, "\(first[..<eq])=\(disclosure.reveal(String(first[first.index(after: eq)...]), as: .cookie))\(rest)")
-    case "location":
+    case "location", "content-location", "referer", "refresh":
         return HTTPHeader(h.name, redactedURL(h.value, disclosure))
     default:
-        return h
+        return Credentials.isCredential(h.name) ? HTTPHeader(h.name, disclosure.reveal(h.value, as: .secret)) : h
     }
 }
 
@@ -62,8 +73,13 @@ extension JSONValue {
         switch self {
         case .object(let members):
             return .object(members.map { key, value in
-                if secretKeys.contains(key.lowercased()), case .string(let text) = value {
+                switch value {
+                case .string(let text) where Credentials.isCredential(key):
                     return (key, .string(disclosure.reveal(text, as: .code)))
+                case .int, .double, .bool where Credentials.isCredential(key):
+                    return (key, .string(disclosure.reveal(value.serialized, as: .code)))
+                default:
+                    break
                 }
                 return (key, value.redacted(disclosure))
             })
@@ -91,7 +107,7 @@ extension FetchReport {
             r.stoppedAt = r.stoppedAt.map { redactedURL($0, disclosure) }
             if let json = r.json {
                 r.json = json.redacted(disclosure)
-                if let data = try? JSONEncoder().encode(r.json) { r.finalBody = String(decoding: data, as: UTF8.self) }
+                r.finalBody = r.json?.serialized ?? r.finalBody
             }
             copy.result = r
         }
@@ -105,19 +121,25 @@ extension FetchReport {
         return (try? Array(encoder.encode(self))) ?? []
     }
 
-    /// Human-readable lines: one per hop, then the result (a failure is the caller's to report).
-    /// Redacts per `disclosure`.
-    public func humanLines(_ disclosure: Disclosure) -> [String] {
+    /// Human-readable lines: one per hop (unless `hops` is false), then the result (a failure is
+    /// the caller's to report). Redacts per `disclosure`.
+    public func humanLines(_ disclosure: Disclosure, hops showHops: Bool = true) -> [String] {
         let r = redacted(disclosure)
         var lines: [String] = []
-        for hop in r.hops {
+        var sawHTTPS = false
+        for hop in r.hops where showHops {
             var line = "[hop \(hop.index)] \(hop.method) \(hop.url) → \(hop.status == 0 ? "no response" : String(hop.status))"
             if let location = hop.location { line += " → \(location)" }
             line += hop.remoteAddress.isEmpty ? " (no connection"
                 : " (\(hop.localAddress):\(hop.localPort) → \(hop.remoteAddress):\(hop.remotePort)"
             line += hop.connectionReused ? ", reused" : ", new"
             if let tls = hop.tlsVersion { line += ", \(tls)" }
-            if hop.downgrade { line += ", DOWNGRADE https→http" }
+            if hop.downgrade {
+                line += ", DOWNGRADE to plain http"
+            } else if sawHTTPS, hop.url.hasPrefix("http:") {
+                line += ", plain http: carrier leg"
+            }
+            sawHTTPS = sawHTTPS || hop.url.hasPrefix("https:")
             line += ", \(formatMs(hop.timings.totalMs)))"
             lines.append(line)
         }

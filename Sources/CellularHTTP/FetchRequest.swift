@@ -39,7 +39,10 @@ public struct FetchRequest: Sendable {
     public var ipType: IPType
     /// Stop at the first redirect whose Location starts with this prefix (e.g. a redirect_url).
     public var stopAtPrefix: String?
-    /// Refuse an https→http downgrade instead of only reporting it.
+    /// Also stop at the first redirect whose resolved target this returns true for (the
+    /// workflow stops at a redirect_url carrying a check's result).
+    public var stopAtRedirect: (@Sendable (String) -> Bool)?
+    /// Refuse a downgrade to plain http (`HopTrace.downgrade`) instead of only reporting it.
     public var strict: Bool
     /// Extra CA bundle (PEM) trusted besides the system store; verification is never off.
     public var caFile: String?

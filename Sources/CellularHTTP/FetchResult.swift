@@ -54,9 +54,10 @@ public struct HopTrace: Sendable, Equatable, Codable {
     public var bodyBytes: Int
     /// Response header bytes received.
     public var headerBytes: Int
-    /// True when this hop is plain http after an https hop.
+    /// True when this hop is a downgrade: plain http to a host the chain reached over https, or
+    /// plain http carrying a credential after https (not the carrier's plain-http leg to a new host).
     public var downgrade: Bool
-    /// Wall-clock start of the hop (seconds since 1970), for HAR.
+    /// Wall-clock start of the hop (seconds since 1970, to the microsecond).
     public var startedAt: Double
 
     public init(index: Int, method: String, url: String, status: Int, location: String?, remoteAddress: String, remotePort: Int, localAddress: String, localPort: Int, connectionReused: Bool, tlsVersion: String?, httpVersion: String, timings: HopTimings, dnsAnswers: [String]?, responseHeaders: [HTTPHeader], requestHeaders: [HTTPHeader], bodyBytes: Int, headerBytes: Int, downgrade: Bool, startedAt: Double) {
@@ -94,7 +95,7 @@ public struct FetchResult: Sendable, Equatable, Codable {
     public var finalContentType: String?
     /// The final body when it is JSON.
     public var json: JSONValue?
-    /// The redirect target matching `stopAtPrefix`, query and fragment kept.
+    /// The redirect target the chain stopped at (`stopAtPrefix`, `stopAtRedirect`), query and fragment kept.
     public var stoppedAt: String?
 
     public init(finalStatus: Int, finalURL: String, finalBody: String, finalBodyTruncated: Bool, finalContentType: String?, json: JSONValue?, stoppedAt: String?) {

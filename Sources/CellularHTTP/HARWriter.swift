@@ -77,7 +77,7 @@ public enum HARWriter {
                                  receive: max(0, t.totalMs - t.dnsMs - max(0, connect) - t.firstByteMs),
                                  ssl: t.tlsMs ?? -1),
                 serverIPAddress: hop.remoteAddress, connection: "\(hop.localAddress):\(hop.localPort)",
-                comment: "via \(r.interfaceName)\(hop.connectionReused ? ", reused connection" : "")\(hop.downgrade ? ", https→http downgrade" : "")")
+                comment: "via \(r.interfaceName)\(hop.connectionReused ? ", reused connection" : "")\(hop.downgrade ? ", downgrade to plain http" : "")")
         }
         let log = Log(log: Body(creator: NameVersion(name: "cellpath", version: CellpathVersion.current), entries: entries))
         let encoder = JSONEncoder()

@@ -6,7 +6,9 @@ struct ChainRequest: Sendable, Equatable {
     var method: String
     var body: [UInt8]?
     var headers: [HTTPHeader]
-    /// Plain http right after https, or to a host the chain already reached over https.
+    /// Plain http to a host the chain already reached over https, or plain http carrying a
+    /// credential (`Credentials`: a code, an assertion) after https. A plain-http hop to a new host
+    /// (the carrier's header-enrichment leg) is not one.
     var isDowngrade: Bool
 }
 
@@ -14,7 +16,7 @@ struct ChainRequest: Sendable, Equatable {
 enum RedirectDecision: Sendable, Equatable {
     /// Not a redirect, or one without Location: the chain ends with this response.
     case final
-    /// A redirect matching `stopAtPrefix`: the chain ends without requesting it.
+    /// A redirect matching `stopAtPrefix` or `stopAt`: the chain ends without requesting it.
     case stop(location: String, stoppedAt: String)
     /// A redirect to follow: `RedirectPolicy.nextRequest()` returns the request.
     case follow(location: String)
@@ -23,7 +25,7 @@ enum RedirectDecision: Sendable, Equatable {
 }
 
 /// The redirect rules of one chain, applied response by response: 301–308 method rules,
-/// Location resolution, the hop limit, loops, https→http downgrades, the stop-at prefix and
+/// Location resolution, the hop limit, loops, https→http downgrades, where to stop and
 /// which headers survive a change of origin. Pure: no I/O, no curl; URLs are resolved by the
 /// injected `resolve`. A value confined to the chain that owns it.
 struct RedirectPolicy {
@@ -36,6 +38,8 @@ struct RedirectPolicy {
 
     let maxHops: Int
     let stopAtPrefix: String?
+    /// Also stop at a redirect whose resolved target this returns true for.
+    let stopAt: (@Sendable (String) -> Bool)?
     let strict: Bool
     private let resolve: Resolve
     private let firstOrigin: String
@@ -53,9 +57,11 @@ struct RedirectPolicy {
     /// A chain that starts with `method` on `url`, sending `headers` on every request (within
     /// the origin rules) and `firstRequestHeaders` on the first only; `maxHops` counts requests.
     init(url: ParsedURL, method: String, body: [UInt8]?, headers: [HTTPHeader], firstRequestHeaders: [HTTPHeader] = [],
-         maxHops: Int, stopAtPrefix: String?, strict: Bool, resolve: @escaping Resolve) {
+         maxHops: Int, stopAtPrefix: String?, stopAt: (@Sendable (String) -> Bool)? = nil, strict: Bool,
+         resolve: @escaping Resolve) {
         self.maxHops = maxHops
         self.stopAtPrefix = stopAtPrefix
+        self.stopAt = stopAt
         self.strict = strict
         self.resolve = resolve
         firstOrigin = url.origin
@@ -76,10 +82,14 @@ struct RedirectPolicy {
         pending = nil
         let previousScheme = current?.url.scheme
         if let current, previousScheme == "https" { httpsHosts.insert(current.url.host) }
-        request.isDowngrade = request.url.scheme == "http"
-            && (previousScheme == "https" || httpsHosts.contains(request.url.host))
-        if request.isDowngrade && strict {
-            throw FetchFailure(.downgradeRefused, "refused an https→http downgrade to \(request.url.host) (strict)", hop: request.index)
+        if request.url.scheme == "http", !httpsHosts.isEmpty {
+            let carriesCredential = Credentials.queryItems(of: request.url.text).contains { Credentials.isCredential($0.name) }
+            request.isDowngrade = httpsHosts.contains(request.url.host) || carriesCredential
+            if request.isDowngrade && strict {
+                let why = httpsHosts.contains(request.url.host) ? "\(request.url.host) was reached over https before"
+                    : "it would carry a credential (a code or an assertion) without TLS"
+                throw FetchFailure(.downgradeRefused, "refused a downgrade to plain http: \(why) (--strict)", hop: request.index)
+            }
         }
         if request.url.origin != firstOrigin {
             request.headers.removeAll { Self.originBoundHeaders.contains($0.name.lowercased()) }
@@ -102,6 +112,9 @@ struct RedirectPolicy {
         }
         if let prefix = stopAtPrefix, next.text.hasPrefix(prefix) || location.hasPrefix(prefix) {
             return .stop(location: next.text, stoppedAt: next.text.hasPrefix(prefix) ? next.text : location)
+        }
+        if let stopAt, stopAt(next.text) {
+            return .stop(location: next.text, stoppedAt: next.text)
         }
         do throws(FetchFailure) {
             try next.requireHTTPScheme(hop: index)

@@ -358,16 +358,17 @@ struct CellularChainTests {
         #expect(out.report.result?.finalStatus == 200 && out.report.hops.count == 2)
     }
 
-    @Test func downgradeReportedAndRefusedWhenStrict() throws {
+    @Test func thePlainHTTPCarrierLegIsLabelledAndPassesStrict() throws {
         let w = try world
-        let lax = try w.fetchOnCellular("https://api.truid.test/downgrade")
-        #expect(lax.report.result?.finalStatus == 200)
-        #expect(lax.report.hops.map(\.downgrade) == [false, true])
-        try #require(lax.report.hops.count == 2)
-        #expect(lax.report.hops[0].tlsVersion?.hasPrefix("TLSv1.") == true && lax.report.hops[1].tlsVersion == nil)
-        #expect(lax.stderr.contains("DOWNGRADE"))
-        let strict = try w.fetchOnCellular("https://api.truid.test/downgrade", ["--strict"])
-        #expect(strict.report.failure?.reason == .downgradeRefused && strict.report.hops.count == 1)
+        for options in [[], ["--strict"]] {
+            let out = try w.fetchOnCellular("https://api.truid.test/downgrade", options)
+            #expect(out.report.result?.finalStatus == 200 && out.status == 0, "\(options): \(out.stderr)")
+            #expect(out.report.hops.map(\.downgrade) == [false, false])
+            try #require(out.report.hops.count == 2)
+            #expect(out.report.hops[0].tlsVersion?.hasPrefix("TLSv1.") == true && out.report.hops[1].tlsVersion == nil)
+            // The probe prints the human lines on stderr.
+            #expect(out.stderr.contains("plain http: carrier leg") && !out.stderr.contains("DOWNGRADE"), "\(out.stderr)")
+        }
     }
 
     @Test func plainHTTPBackToAHostReachedOverHTTPSIsADowngrade() throws {
@@ -376,17 +377,17 @@ struct CellularChainTests {
         #expect(lax.status == 0 && lax.report.result?.finalStatus == 200)
         let hops = lax.report.hops
         try #require(hops.count == 3)
-        // Hop 2 is plain http right after https; hop 3 returns to api.truid.test, reached over
-        // https before, without TLS: both are reported.
-        #expect(hops.map(\.downgrade) == [false, true, true])
+        // Hop 2 is the carrier's plain-http leg; hop 3 returns to api.truid.test, reached over
+        // https before, without TLS: that one is reported.
+        #expect(hops.map(\.downgrade) == [false, false, true])
         #expect(hops[2].url == "http://api.truid.test/final" && hops[2].remotePort == 80 && hops[2].tlsVersion == nil)
 
         let mark = try w.serverLogMark()
         let strict = try w.fetchOnCellular("https://api.truid.test/downgrade-back", ["--strict"])
-        #expect(strict.report.failure?.reason == .downgradeRefused && strict.report.failure?.hop == 2)
-        // Nothing went over plain http: the server saw the first request only, over TLS.
+        #expect(strict.report.failure?.reason == .downgradeRefused && strict.report.failure?.hop == 3)
+        // Nothing went back to the API over plain http: the server saw the https request and the carrier leg.
         let sent = try w.serverRequests(since: mark)
-        #expect(sent.count == 1 && sent.first?["tls"] == .bool(true), "\(sent)")
+        #expect(sent.count == 2 && sent.first?["tls"] == .bool(true), "\(sent)")
     }
 
     @Test func nonHTTPRedirectRefused() throws {

@@ -221,9 +221,10 @@ struct RedirectPolicyTests {
 
     // MARK: downgrades
 
-    @Test func plainHTTPRightAfterHTTPSIsADowngrade() throws {
-        let chain = try Self.walk(try Self.policy("https://api.test/a"), [.redirect(to: "http://api.test/b"), .ok])
-        #expect(chain.requests.map(\.isDowngrade) == [false, true])
+    @Test func thePlainHTTPCarrierLegToANewHostIsNoDowngrade() throws {
+        // The carrier's header-enrichment leg: https at the API, plain http to the operator.
+        let chain = try Self.walk(try Self.policy("https://api.test/a", strict: true), [.redirect(to: "http://carrier.test/b"), .ok])
+        #expect(chain.requests.map(\.isDowngrade) == [false, false])
         #expect(chain.last == .final)
     }
 
@@ -231,21 +232,29 @@ struct RedirectPolicyTests {
         let chain = try Self.walk(try Self.policy("https://api.test/a"),
                                   [.redirect(to: "http://carrier.test/b"), .redirect(to: "http://other.test/c"),
                                    .redirect(to: "http://api.test:8080/d"), .ok])
-        // carrier.test: right after https; other.test: never reached over https; api.test: was, on any port.
-        #expect(chain.requests.map(\.isDowngrade) == [false, true, false, true])
+        // carrier.test and other.test: never reached over https; api.test: was, on any port.
+        #expect(chain.requests.map(\.isDowngrade) == [false, false, false, true])
+    }
+
+    @Test(arguments: ["http://carrier.test/cb?check_id=c&code=k", "http://carrier.test/cb?assertion=a", "http://app.test/cb#%63ode=k"])
+    func plainHTTPCarryingACredentialAfterHTTPSIsADowngrade(target: String) throws {
+        let chain = try Self.walk(try Self.policy("https://api.test/a"), [.redirect(to: target), .ok])
+        #expect(chain.requests.map(\.isDowngrade) == [false, true])
     }
 
     @Test func httpsAndPlainHTTPChainsAreNoDowngrade() throws {
         let secure = try Self.walk(try Self.policy("https://a.test/"), [.redirect(to: "https://b.test/"), .ok])
-        let plain = try Self.walk(try Self.policy("http://a.test/"), [.redirect(to: "http://b.test/"), .redirect(to: "https://a.test/"), .ok])
+        let plain = try Self.walk(try Self.policy("http://a.test/?code=1"), [.redirect(to: "http://b.test/?code=2"), .redirect(to: "https://a.test/"), .ok])
         #expect(secure.requests.map(\.isDowngrade) == [false, false])
         #expect(plain.requests.map(\.isDowngrade) == [false, false, false])
     }
 
     @Test func strictRefusesTheDowngradeBeforeSendingIt() throws {
-        let chain = try Self.walk(try Self.policy("https://api.test/a", strict: true), [.redirect(to: "http://carrier.test/b"), .ok])
-        #expect(chain.requests.count == 1)
-        #expect(chain.refused == FetchFailure(.downgradeRefused, "refused an https→http downgrade to carrier.test (strict)", hop: 2))
+        let back = try Self.walk(try Self.policy("https://api.test/a", strict: true), [.redirect(to: "http://api.test/b"), .ok])
+        #expect(back.requests.count == 1)
+        #expect(back.refused == FetchFailure(.downgradeRefused, "refused a downgrade to plain http: api.test was reached over https before (--strict)", hop: 2))
+        let code = try Self.walk(try Self.policy("https://api.test/a", strict: true), [.redirect(to: "http://app.test/cb?code=k"), .ok])
+        #expect(code.requests.count == 1 && code.refused?.reason == .downgradeRefused)
     }
 
     // MARK: stop-at
@@ -267,6 +276,14 @@ struct RedirectPolicyTests {
     @Test func theStopPrefixAlsoMatchesTheLocationAsSent() throws {
         let chain = try Self.walk(try Self.policy("http://h/a", stopAt: "/done"), [.redirect(to: "/done?x=1")])
         #expect(chain.last == .stop(location: "http://h/done?x=1", stoppedAt: "/done?x=1"))
+    }
+
+    @Test func theStopRuleEndsTheChainAtTheTargetItAccepts() throws {
+        let policy = RedirectPolicy(url: try Self.parse("http://h/a"), method: "GET", body: nil, headers: [], maxHops: 10,
+                                    stopAtPrefix: nil, stopAt: { $0.contains("check_id=") }, strict: false, resolve: CurlURL.resolve)
+        let chain = try Self.walk(policy, [.redirect(to: "http://carrier.test/id"), .redirect(to: "https://app.test/cb?check_id=c&code=k")])
+        #expect(chain.requests.count == 2)
+        #expect(chain.last == .stop(location: "https://app.test/cb?check_id=c&code=k", stoppedAt: "https://app.test/cb?check_id=c&code=k"))
     }
 
     // MARK: headers across origins

@@ -39,6 +39,56 @@ struct ReportTests {
         #expect(r.result?.json?["code"] == .string("[redacted]"))
     }
 
+    /// A chain whose every part carries a credential that the first masks did not know.
+    static func credentialReport() -> FetchReport {
+        let hop = HopTrace(index: 1, method: "GET", url: "https://user:PASS1@carrier.test/id?assertion=ASSERT1&%63ode=CODE1&session=SESS1",
+                           status: 302, location: "http://u:PASS2@app.test/cb?check_id=c1&Auth-Code=CODE2&JSESSIONID=SESS2",
+                           remoteAddress: "203.0.113.10", remotePort: 443, localAddress: "100.64.23.5", localPort: 40000,
+                           connectionReused: false, tlsVersion: nil, httpVersion: "HTTP/1.1",
+                           timings: HopTimings(dnsMs: 1, connectMs: 2, tlsMs: nil, firstByteMs: 4, totalMs: 12), dnsAnswers: nil,
+                           responseHeaders: [HTTPHeader("Refresh", "0; url=/x?token=TOKEN2")],
+                           requestHeaders: [HTTPHeader("X-Api-Key", "KEY1"), HTTPHeader("Accept", "*/*")],
+                           bodyBytes: 10, headerBytes: 100, downgrade: false, startedAt: 1_700_000_000)
+        let json = JSONValue.object([("check_id", .string("c1")), ("code", .int(123456)), ("nested", .object([("access_token", .string("TOKEN3"))]))])
+        let result = FetchResult(finalStatus: 200, finalURL: "https://app.test/cb", finalBody: json.serialized, finalBodyTruncated: false,
+                                 finalContentType: "application/json", json: json, stoppedAt: "https://app.test/cb?code=CODE4")
+        return FetchReport(interfaceName: "wwan0", localAddresses: [], dnsServers: [], hops: [hop], result: result, failure: nil, totalMs: 12)
+    }
+
+    @Test func passwordsAssertionsSessionsEncodedNamesAndNumericCodesAreMasked() throws {
+        let report = Self.credentialReport()
+        let r = report.redacted(.redacted)
+        let outputs = [String(decoding: r.jsonData(), as: UTF8.self), report.humanLines(.redacted).joined(separator: "\n"),
+                       String(decoding: HARWriter.har(report, disclosure: .redacted), as: UTF8.self)]
+        for output in outputs {
+            for secret in ["PASS1", "PASS2", "ASSERT1", "CODE1", "SESS1", "CODE2", "SESS2", "TOKEN2", "KEY1", "TOKEN3", "123456", "CODE4"] {
+                #expect(!output.contains(secret), "\(secret) leaked")
+            }
+        }
+        #expect(r.hops[0].url == "https://user:[redacted]@carrier.test/id?assertion=[redacted]&%63ode=[redacted]&session=[redacted]")
+        #expect(r.hops[0].location == "http://u:[redacted]@app.test/cb?check_id=c1&Auth-Code=[redacted]&JSESSIONID=[redacted]")
+        #expect(r.hops[0].requestHeaders == [HTTPHeader("X-Api-Key", "[redacted]"), HTTPHeader("Accept", "*/*")])
+        #expect(r.result?.json?["check_id"] == .string("c1"))
+        #expect(report.redacted(.full) == report)
+    }
+
+    @Test(arguments: ["code", "CODE", "%63ode", "%63%6F%64%65", "assertion", "session", "access_token", "client_secret", "x-api-key",
+                      "password", "jsessionid"])
+    func credentialNamesAreRecognised(name: String) {
+        #expect(Credentials.isCredential(name))
+    }
+
+    @Test(arguments: ["check_id", "reference_id", "country_code", "error", "error_description", "redirect_url", "state", "x-tru-ops"])
+    func otherNamesAreNotCredentials(name: String) {
+        #expect(!Credentials.isCredential(name))
+    }
+
+    @Test func queryItemsArePercentDecoded() {
+        let items = Credentials.queryItems(of: "https://a.test/cb?check_id=c%201&%63ode=a+b&flag#error=x")
+        #expect(items.map(\.name) == ["check_id", "code", "flag", "error"])
+        #expect(items.map(\.value) == ["c 1", "a b", "", "x"])
+    }
+
     @Test func fullDisclosureKeepsEverything() {
         let report = Self.sampleReport()
         #expect(report.redacted(.full) == report)

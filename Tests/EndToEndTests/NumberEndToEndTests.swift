@@ -36,7 +36,8 @@ import TestSupport
               "region": "GB",
               "type": "mobile",
               "valid": true,
-              "mobile": true
+              "mobile": true,
+              "warnings": []
             }
 
             """)
@@ -69,7 +70,8 @@ import TestSupport
                 "message": "this is not a phone number: it has no digits",
                 "hint": "use digits, one leading '+', spaces and - . ( ) /, or a tel: URI",
                 "exit_code": 65
-              }
+              },
+              "warnings": []
             }
 
             """)

@@ -47,6 +47,9 @@ package struct CommandOutcome: Sendable {
     var output: Output?
     /// Usually an `ExitCode`; `sim exec` passes on its child's status.
     var exitStatus: Int32
+    /// Why the command failed after producing output (a fetch's trace up to its failure): printed
+    /// as `error:` on stderr, and as the `error` object of the JSON output.
+    var failure: CommandFailure?
 
     package init(_ output: Output? = nil, exitCode: ExitCode = .success) {
         self.output = output
@@ -56,6 +59,25 @@ package struct CommandOutcome: Sendable {
     package init(_ output: Output? = nil, exitStatus: Int32) {
         self.output = output
         self.exitStatus = exitStatus
+    }
+
+    /// A failure that comes with output; the exit code follows the error's kind.
+    package init(_ output: Output, failure: CommandFailure) {
+        self.output = output
+        self.failure = failure
+        exitStatus = ExitCode.forKind(failure.error.kind).rawValue
+    }
+}
+
+/// A command's failure: the error, and fields that the JSON error object carries after `kind`,
+/// `message`, `hint` and `exit_code` (e.g. a fetch's `reason`, `hop`, `status`).
+package struct CommandFailure: Sendable {
+    var error: CellpathError
+    var details: Record
+
+    package init(_ error: CellpathError, details: Record = Record()) {
+        self.error = error
+        self.details = details
     }
 }
 

@@ -74,7 +74,7 @@ struct HelpFormatter {
     /// The text printed on stderr for a usage error.
     func usageError(_ error: UsageError) -> String {
         let path = command(at: error.command) == nil ? [root.name] : error.command
-        return "Error: \(error.message)\nUsage: \(usage(for: path))\n  See '\(path.joined(separator: " ")) --help' for more information.\n"
+        return "Error: \(error.message.terminalSafe)\nUsage: \(usage(for: path))\n  See '\(path.joined(separator: " ")) --help' for more information.\n"
     }
 
     /// One aligned row: name in a 24-column gutter, then the help text.

@@ -1,5 +1,6 @@
 import CellpathCore
 import CellularHTTP
+import SystemSupport
 import Workflow
 
 /// `cellpath fetch URL`: one HTTP(S) request and its whole redirect chain, DNS included,
@@ -23,7 +24,7 @@ enum FetchCommand {
             ConfigurationOptions.timeout.spec,
             stopAt.spec, strict.spec, method.spec, data.spec, header.spec, operatorID.spec,
             ConfigurationOptions.caFile.spec,
-            har.spec,
+            har.spec, printField.spec,
         ],
         action: .async(run))
 
@@ -45,10 +46,24 @@ enum FetchCommand {
         help: "Send the SDKs' x-tru-ops header on the first request: MCC-MNC, several separated by commas (e.g. 234-15).")
     static let har = OptionKey<String>("har", "file", help: "Also write the trace as HAR 1.2 to this file.")
 
+    static let printField = OptionKey<PrintField>(
+        "print", "field",
+        help: "Print only this field of the result on stdout: code, check-id, reference-id or status (the code is a secret: it is printed as it is).",
+        .choice)
+
+    /// What `--print` prints.
+    enum PrintField: String, Sendable, CaseIterable {
+        case code, checkID = "check-id", referenceID = "reference-id", status
+    }
+
     static func run(_ parsed: ParsedCommand, _ context: CommandContext) async throws -> CommandOutcome {
         if let operators = parsed[Self.operatorID] { _ = try OperatorIDs(parsing: operators) }
+        if parsed[Self.printField] != nil, context.global.json {
+            throw UsageError("'--print' cannot be combined with '--json'", command: parsed.path)
+        }
         let request = try makeRequest(parsed, context)
         let provider = try pathProvider(parsed)
+        if let har = parsed[Self.har] { try OutputFile.checkWritable(har, option: "--har") }
         let path = try await provider.cellularPath()
         context.progress.step("fetching through \(path.interfaceName)")
         let opener = CheckURLOpener(client: CellularHTTPClient(path: path))
@@ -57,21 +72,64 @@ enum FetchCommand {
         try Task.checkCancellation()
 
         let disclosure = context.global.disclosure
+        logDetails(report.trace.redacted(disclosure), interface: path.interfaceName, context.logger)
         if let har = parsed[Self.har] {
             try OutputFile.write(HARWriter.har(report.trace, disclosure: disclosure), to: har)
         }
-        let output = Output(try record(report.redacted(disclosure)), humanLines: report.humanLines(disclosure))
-        guard let failure = report.trace.failure else { return CommandOutcome(output) }
-        context.logger.error("couldn't fetch: \(failure.message)")
-        return CommandOutcome(output, exitCode: ExitCode.forKind(failure.reason.kind))
+        let summaryOnly = context.global.quiet || parsed[Self.printField] != nil
+        let lines = report.humanLines(disclosure, hops: !summaryOnly)
+        if let field = parsed[Self.printField] {
+            if !context.global.quiet { for line in report.humanLines(disclosure) { context.logger.info("\(line)") } }
+            return try printOnly(field, of: report)
+        }
+        let output = Output(try record(report, disclosure), humanLines: lines)
+        guard let failure = report.failure else { return CommandOutcome(output) }
+        return CommandOutcome(output, failure: CommandFailure(failure.cellpathError, details: try details(of: failure)))
+    }
+
+    /// `--print FIELD`: that field alone on stdout; a failure, or a result without it, is an error.
+    static func printOnly(_ field: PrintField, of report: CheckURLReport) throws -> CommandOutcome {
+        if let failure = report.failure { throw failure.cellpathError }
+        let value: String? = switch field {
+        case .code: report.callback?.code
+        case .checkID: report.callback?.checkID
+        case .referenceID: report.callback?.referenceID
+        case .status: report.trace.result.map { String($0.finalStatus) }
+        }
+        guard let value else {
+            throw CellpathError(.dataError, "the chain ended without a \(field.rawValue): it has no v0.2 callback with one",
+                                hint: "without --print, the trace shows how the chain ended")
+        }
+        return CommandOutcome(Output(Record([Field(key: field.rawValue, label: field.rawValue, value: .string(value))]),
+                                     humanLines: [value]))
+    }
+
+    /// `-v`: what each hop did, from the (redacted) trace: the request, DNS, the bound socket, timings.
+    static func logDetails(_ trace: FetchReport, interface: String, _ logger: Logger) {
+        guard logger.enabled(.debug) else { return }
+        logger.debug("path: \(interface), bound to \(trace.localAddresses.joined(separator: ", ")), DNS \(trace.dnsServers.joined(separator: ", "))")
+        for hop in trace.hops {
+            let scope = logger.scoped("hop \(hop.index)")
+            scope.debug("\(hop.method) \(hop.url) \(hop.httpVersion)")
+            for header in hop.requestHeaders { scope.debug("> \(header.name): \(header.value)") }
+            if let answers = hop.dnsAnswers {
+                scope.debug("DNS answers \(answers.joined(separator: ", ")) in \(hop.timings.dnsMs) ms, asked through \(interface)")
+            }
+            if !hop.localAddress.isEmpty {
+                scope.debug("socket \(hop.localAddress):\(hop.localPort) → \(hop.remoteAddress):\(hop.remotePort) bound to \(interface) (SO_BINDTODEVICE read back), \(hop.connectionReused ? "reused" : "new")\(hop.tlsVersion.map { ", " + $0 } ?? "")")
+            }
+            for header in hop.responseHeaders { scope.debug("< \(header.name): \(header.value)") }
+            let timings = hop.timings
+            scope.debug("status \(hop.status): connect \(timings.connectMs.map { "\($0) ms" } ?? "-"), TLS \(timings.tlsMs.map { "\($0) ms" } ?? "-"), first byte \(timings.firstByteMs) ms, total \(timings.totalMs) ms, \(hop.bodyBytes) body bytes")
+        }
     }
 
     /// Where the cellular path comes from: today the interface and DNS servers given on the
     /// command line (the modem layer will provide its own).
     static func pathProvider(_ parsed: ParsedCommand) throws -> any CellularPathProvider {
         guard let interface = parsed[Self.interface] else {
-            throw CellpathError(.unavailable, "no cellular path: give the bearer's interface with --interface and its DNS with --dns",
-                                hint: "cellpath never sends a check over the default route")
+            throw UsageError("missing '--interface <name>': a check is sent through the bearer's interface only, never the default route",
+                             command: parsed.path)
         }
         let dns = parsed[Self.dns].flatMap { $0.split(separator: ",").map(String.init) }
         guard !dns.isEmpty else {
@@ -80,16 +138,30 @@ enum FetchCommand {
         return InterfacePathProvider(interface: interface, dnsServers: dns, operatorID: parsed[Self.operatorID])
     }
 
-    /// The report's fields as docs/json.md lists them: the trace, with the recognised callback
-    /// in `result` before `stopped_at`.
-    static func record(_ report: CheckURLReport) throws -> Record {
-        var record = try ValueEncoder.record(report.trace)
-        guard let callback = report.callback, let index = record.fields.firstIndex(where: { $0.key == "result" }),
+    /// The report's fields as docs/json.md lists them: the (redacted) trace, with the callback
+    /// in `result` before `stopped_at`, null when there is none. The callback's code is the
+    /// code itself: it is what the device hands to the backend.
+    static func record(_ report: CheckURLReport, _ disclosure: Disclosure) throws -> Record {
+        var record = try ValueEncoder.record(report.trace.redacted(disclosure))
+        record.fields.removeAll { $0.key == "failure" }
+        guard let index = record.fields.firstIndex(where: { $0.key == "result" }),
               case .record(var result) = record.fields[index].value else { return record }
         let position = result.fields.firstIndex { $0.key == "stopped_at" } ?? result.fields.count
-        result.fields.insert(Field(key: "callback", label: "callback", value: try ValueEncoder.encode(callback)), at: position)
+        let callback = try report.callback.map { try ValueEncoder.encode($0) } ?? .null
+        result.fields.insert(Field(key: "callback", label: "callback", value: callback), at: position)
         record.fields[index].value = .record(result)
         return record
+    }
+
+    /// The JSON error object's fields beyond kind, message, hint and exit code.
+    static func details(of failure: CheckURLFailure) throws -> Record {
+        var details = Record()
+        details.add("reason", .string(failure.reason))
+        details.add("hop", failure.hop.map(Value.int) ?? .null)
+        details.add("status", failure.status.map(Value.int) ?? .null)
+        details.add("problem", try failure.problem.map { try ValueEncoder.encode($0) } ?? .null)
+        details.add("retry_after", .optional(failure.retryAfter))
+        return details
     }
 
     /// Builds the request from the options; bad input is refused here, before any packet.
@@ -110,12 +182,26 @@ enum FetchCommand {
         request.ipType = parsed[Self.ipType] ?? .any
         request.stopAtPrefix = parsed[Self.stopAt]
         request.strict = parsed[Self.strict]
-        request.caFile = configuration.caFile
+        request.caFile = try configuration.caFile.map { path throws(CellpathError) in try checkCABundle(path); return path }
         do {
             try request.validate()
         } catch {
             throw error.cellpathError
         }
         return request
+    }
+
+    /// Refuses a CA bundle that cannot be read (66) or holds no PEM certificate (65), before any packet.
+    static func checkCABundle(_ path: String) throws(CellpathError) {
+        let text: String
+        do {
+            text = String(decoding: try FileSystem.read(path, limit: 16 << 20), as: UTF8.self)
+        } catch {
+            throw CellpathError(.noInput, "couldn't read the CA bundle \(path): \(error.reason)", hint: "--cacert takes a PEM file of CA certificates")
+        }
+        guard text.contains("-----BEGIN CERTIFICATE-----") else {
+            throw CellpathError(.dataError, "the CA bundle \(path) holds no PEM certificate ('-----BEGIN CERTIFICATE-----')",
+                                hint: "--cacert takes a PEM file of CA certificates")
+        }
     }
 }

@@ -1,5 +1,5 @@
 /// The one place where command output becomes text: human (aligned labels, colour only
-/// when enabled) or JSON (docs/json.md).
+/// when enabled, text escaped so that no value can drive the terminal) or JSON (docs/json.md).
 package struct Renderer: Sendable {
     var json: Bool
     var color: Bool
@@ -13,29 +13,30 @@ package struct Renderer: Sendable {
     package func render(_ output: Output) -> String {
         if json { return JSONWriter.string(.record(output.record)) + "\n" }
         var lines: [String] = []
-        if let title = output.title { lines.append(Style.bold.apply(title, enabled: color)) }
-        lines += output.humanLines ?? human(output.record, indent: 0)
-        lines += output.notes
+        if let title = output.title { lines.append(Style.bold.apply(title.terminalSafe, enabled: color)) }
+        lines += output.humanLines.map { $0.map(\.terminalSafe) } ?? human(output.record, indent: 0)
+        lines += output.notes.map(\.terminalSafe)
         return lines.map { $0 + "\n" }.joined()
     }
 
     private func human(_ record: Record, indent: Int) -> [String] {
-        let width = record.fields.map(\.label.count).max() ?? 0
+        let width = record.fields.map(\.label.terminalSafe.count).max() ?? 0
         let pad = String(repeating: " ", count: indent)
         var lines: [String] = []
         for field in record.fields {
-            let label = field.label + ":" + String(repeating: " ", count: width - field.label.count + 1)
+            let name = field.label.terminalSafe
+            let label = name + ":" + String(repeating: " ", count: width - name.count + 1)
             switch field.value {
             case .record(let nested) where nested.fields.isEmpty:
                 lines.append(pad + Style.dim.apply(label, enabled: color) + "-")
             case .record(let nested):
-                lines.append(pad + field.label + ":")
+                lines.append(pad + name + ":")
                 lines += human(nested, indent: indent + 2)
             case .list(let items) where table(items) != nil:
-                lines.append(pad + field.label + ":")
+                lines.append(pad + name + ":")
                 lines += table(items)!.map { pad + "  " + $0 }
             case .list(let items) where items.contains(where: { if case .record = $0 { true } else { false } }):
-                lines.append(pad + field.label + ":")
+                lines.append(pad + name + ":")
                 for item in items {
                     if case .record(let nested) = item {
                         var itemLines = human(nested, indent: indent + 4)
@@ -65,7 +66,7 @@ package struct Renderer: Sendable {
               records.allSatisfy({ $0.fields.map(\.label) == first.fields.map(\.label) }),
               records.allSatisfy({ $0.fields.allSatisfy { !$0.value.isCompound } })
         else { return nil }
-        let header = first.fields.map { $0.label.uppercased() }
+        let header = first.fields.map { $0.label.uppercased().terminalSafe }
         let rows = records.map { $0.fields.map { scalar($0.value) } }
         let widths = header.indices.map { column in ([header] + rows).map { $0[column].count }.max() ?? 0 }
         func line(_ cells: [String]) -> String {
@@ -81,7 +82,7 @@ package struct Renderer: Sendable {
     /// A single value as human text.
     func scalar(_ value: Value) -> String {
         switch value {
-        case .string(let text): return text
+        case .string(let text): return text.terminalSafe
         case .int(let number): return String(number)
         case .double(let number): return String(number)
         case .bool(let flag): return flag ? "yes" : "no"

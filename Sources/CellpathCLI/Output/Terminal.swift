@@ -1,3 +1,4 @@
+import CellpathCore
 import Glibc
 import SystemSupport
 
@@ -5,9 +6,17 @@ import SystemSupport
 /// globals are not concurrency-safe in Swift 6) and TTY detection.
 package enum Terminal {
     /// Writes `text` to stdout; a closed or broken stdout is ignored (like `head` closing a pipe).
-    package static func writeOut(_ text: String) { try? IO.writeAll(1, text) }
-    /// Writes `text` to stderr.
-    static func writeErr(_ text: String) { try? IO.writeAll(2, text) }
+    /// A progress line on the same terminal is ended first.
+    package static func writeOut(_ text: String) {
+        if stdoutIsTTY { ProgressLine.end() }
+        try? IO.writeAll(1, text)
+    }
+
+    /// Writes `text` to stderr, after ending the progress line.
+    static func writeErr(_ text: String) {
+        ProgressLine.end()
+        try? IO.writeAll(2, text)
+    }
 
     static var stdoutIsTTY: Bool { isatty(1) == 1 }
     static var stderrIsTTY: Bool { isatty(2) == 1 }
@@ -25,6 +34,11 @@ enum ColorMode: String, Sendable, CaseIterable {
         case .auto: return isTTY && environment["NO_COLOR"] == nil && environment["TERM"] != "dumb"
         }
     }
+}
+
+/// The CLI's log lines: on stderr, after ending the progress line.
+struct TerminalLogSink: LogSink {
+    func write(line: String) { Terminal.writeErr(line + "\n") }
 }
 
 /// ANSI styles used by the human renderer.

@@ -101,6 +101,20 @@ package enum ValueEncoder {
         }
     }
 
+    /// A JSON document from outside (a server's body) as it is: its keys neither renamed nor
+    /// reordered, repeated keys kept.
+    static func value(_ json: JSONValue) -> Value {
+        switch json {
+        case .null: .null
+        case .bool(let flag): .bool(flag)
+        case .int(let number): .int(number)
+        case .double(let number): .double(number)
+        case .string(let text): .string(text)
+        case .array(let items): .list(items.map(value))
+        case .object(let members): .record(Record(members.map { Field(key: $0.0, label: $0.0, value: value($0.1)) }))
+        }
+    }
+
     /// Encodes a leaf or nested value into `box`.
     static func put(_ value: some Encodable, into box: Box, codingPath: [any CodingKey]) throws {
         switch value {
@@ -113,6 +127,7 @@ package enum ValueEncoder {
         case let number as UInt32: box.content = .single(.int(Int(number)))
         case let number as UInt64: box.content = .single(.int(Int(number)))
         case let number as Double: box.content = .single(.double(number))
+        case let json as JSONValue: box.content = .single(ValueEncoder.value(json))
         default: try value.encode(to: Encoding(box: box, codingPath: codingPath))
         }
     }

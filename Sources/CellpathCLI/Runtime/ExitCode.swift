@@ -11,8 +11,10 @@ package enum ExitCode: Int32, Sendable, CaseIterable {
     case simChanged = 2
     case usage = 64
     case dataError = 65
+    case noInput = 66
     case unavailable = 69
     case internalError = 70
+    case cannotCreate = 73
     case temporaryFailure = 75
     case permissionDenied = 77
     case configuration = 78
@@ -27,8 +29,10 @@ package enum ExitCode: Int32, Sendable, CaseIterable {
         case .simChanged: "verified, but the SIM changed within the period"
         case .usage: "usage error (unknown option, missing argument)"
         case .dataError: "bad input data (e.g. an invalid phone number or scenario file)"
+        case .noInput: "an input file cannot be read (e.g. --cacert)"
         case .unavailable: "unavailable: no modem, no bearer, operator not supported"
         case .internalError: "internal error"
+        case .cannotCreate: "an output file cannot be written (e.g. --har)"
         case .temporaryFailure: "temporary failure: timeout, rate limit; retry later"
         case .permissionDenied: "permission denied (run as root or join the device group)"
         case .configuration: "configuration error (a config file or setting is wrong)"
@@ -51,8 +55,10 @@ package enum ExitCode: Int32, Sendable, CaseIterable {
         switch kind {
         case .usage: .usage
         case .dataError: .dataError
+        case .noInput: .noInput
         case .unavailable: .unavailable
         case .internalError: .internalError
+        case .cannotCreate: .cannotCreate
         case .temporary: .temporaryFailure
         case .permission: .permissionDenied
         case .configuration: .configuration

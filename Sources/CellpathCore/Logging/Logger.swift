@@ -1,4 +1,5 @@
 import Glibc
+import Synchronization
 
 /// Severity of a log line; a logger prints lines at or above its threshold.
 public enum LogLevel: Int, Sendable, Comparable, CaseIterable {
@@ -39,34 +40,38 @@ public struct StandardErrorSink: LogSink {
 }
 
 /// A leveled logger with an object prefix (`[modem0/bearer] …`) that masks personal data
-/// unless its disclosure is `.full`. Value type: scoping returns a new logger; safe from any thread.
+/// unless its disclosure is `.full`, and escapes control characters (one line per message). Value type: scoping returns a new logger; safe from any thread.
 public struct Logger: Sendable {
     public let threshold: LogLevel
     public let disclosure: Disclosure
     public let scope: String?
     let sink: any LogSink
+    /// Keeps every warning, printed or not (`--quiet`), for a command's JSON output.
+    public let warnings: WarningRecorder?
 
     public init(threshold: LogLevel = .warning, disclosure: Disclosure = .redacted,
-                scope: String? = nil, sink: any LogSink = StandardErrorSink()) {
+                scope: String? = nil, sink: any LogSink = StandardErrorSink(), warnings: WarningRecorder? = nil) {
         self.threshold = threshold
         self.disclosure = disclosure
         self.scope = scope
         self.sink = sink
+        self.warnings = warnings
     }
 
     /// A logger for a sub-object: `logger.scoped("bearer")` under `modem0` prints `[modem0/bearer]`.
     public func scoped(_ name: String) -> Logger {
         Logger(threshold: threshold, disclosure: disclosure,
-               scope: scope.map { "\($0)/\(name)" } ?? name, sink: sink)
+               scope: scope.map { "\($0)/\(name)" } ?? name, sink: sink, warnings: warnings)
     }
 
     /// True when lines at `level` are printed (to skip building expensive messages).
     public func enabled(_ level: LogLevel) -> Bool { level >= threshold }
 
     public func log(_ level: LogLevel, _ message: LogMessage) {
+        if level == .warning, let warnings { warnings.record(message.rendered(disclosure)) }
         guard enabled(level) else { return }
         let prefix = scope.map { "[\($0)] " } ?? ""
-        sink.write(line: "\(level.label): \(prefix)\(message.rendered(disclosure))")
+        sink.write(line: "\(level.label): \(prefix)\(message.rendered(disclosure).terminalSafe)")
     }
 
     public func debug(_ message: LogMessage) { log(.debug, message) }
@@ -76,6 +81,17 @@ public struct Logger: Sendable {
 
     /// A logger that prints nothing.
     public static let silent = Logger(threshold: .error, sink: NullSink())
+}
+
+/// The warnings logged during one command, in order; safe from any thread.
+public final class WarningRecorder: Sendable {
+    private let recorded = Mutex<[String]>([])
+
+    public init() {}
+
+    func record(_ warning: String) { recorded.withLock { $0.append(warning) } }
+
+    public var all: [String] { recorded.withLock { $0 } }
 }
 
 /// Discards every line.
