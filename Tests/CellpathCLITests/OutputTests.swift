@@ -109,6 +109,20 @@ import Testing
         #expect(JSONWriter.string(.double(.infinity)) == "null")
     }
 
+    @Test func serverTextCannotDriveTheTerminal() {
+        var record = Record()
+        record.add("check_id", "c1\u{1B}[2J\u{1B}]0;owned\u{07}")
+        record.add("detail", "line\r\nX-Fake: 1\u{202E}txt")
+        let text = Renderer(json: false, color: false).render(Output(title: "t\u{1B}[31m", record, notes: ["n\u{9B}1"],
+                                                                   humanLines: nil))
+        #expect(!text.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x07 || $0.value == 0x9B || $0.value == 0x202E || $0 == "\r" })
+        #expect(text.contains("c1\\x1b[2J\\x1b]0;owned\\x07") && text.contains("line\\r\\nX-Fake: 1\\u{202e}txt"))
+        let lines = Renderer(json: false, color: true).render(Output(record, humanLines: ["[hop 1] \u{1B}[8mhidden"]))
+        #expect(lines == "[hop 1] \\x1b[8mhidden\n")
+        // JSON keeps the text as it is (escaped by JSON's own rules).
+        #expect(Renderer(json: true, color: false).render(Output(record)).contains(#""c1\u001b[2J"#))
+    }
+
     @Test func colorModes() {
         #expect(ColorMode.auto.enabled(isTTY: true, environment: [:]))
         #expect(!ColorMode.auto.enabled(isTTY: false, environment: [:]))
@@ -169,6 +183,18 @@ import Testing
         #expect(sink.lines == ["warning: w", "error: e"])
     }
 
+    @Test func controlCharactersInMessagesAreEscapedAndWarningsRecorded() {
+        let sink = Lines()
+        let warnings = WarningRecorder()
+        let logger = Logger(threshold: .error, sink: sink, warnings: warnings)
+        logger.warning("Location \("x\u{1B}[2Jy")")
+        logger.error("bad \("a\nb")")
+        #expect(sink.lines == ["error: bad a\\nb"])
+        #expect(warnings.all == ["Location x\u{1B}[2Jy"])
+        logger.scoped("hop 1").warning("second")
+        #expect(warnings.all.count == 2)
+    }
+
     @Test func msisdnMaskKeepsThePlus() {
         #expect(Disclosure.redacted.reveal("+447940448591", as: .msisdn) == "+••••91")
         #expect(Disclosure.full.reveal("+447940448591", as: .msisdn) == "+447940448591")
@@ -200,6 +226,15 @@ import Testing
                       ("daemonPID", "daemon_pid"), ("URLPath", "url_path"), ("status", "status"), ("firstByteMs", "first_byte_ms")])
     func snakeCaseKeys(key: String, expected: String) {
         #expect(ValueEncoder.snakeCase(key) == expected)
+    }
+
+    @Test func serverJSONKeepsItsKeysAndOrder() throws {
+        let json = JSONValue.object([("zeta", .int(1)), ("checkId", .string("c")), ("alpha", .array([.null, .bool(true)]))])
+        #expect(ValueEncoder.value(json) == .record(Record([Field(key: "zeta", label: "zeta", value: 1),
+                                                           Field(key: "checkId", label: "checkId", value: "c"),
+                                                           Field(key: "alpha", label: "alpha", value: .list([.null, true]))])))
+        struct Wrapper: Encodable { var json: JSONValue }
+        #expect(try ValueEncoder.record(Wrapper(json: json))["json"] == ValueEncoder.value(json))
     }
 
     @Test func keepsKeyOrderAndTypes() throws {

@@ -1,3 +1,4 @@
+import CellpathCore
 import Testing
 import TestSupport
 
@@ -62,5 +63,57 @@ import TestSupport
         let result = try CellpathBinary.run(["--color", "pink", "number", "+447940448591"])
         #expect(result.status == 64)
         #expect(result.stderr.hasPrefix("Error: invalid value 'pink' for '--color': expected one of auto, always, never\n"))
+    }
+
+    /// `cellpath fetch` on an interface that does not exist: what is checked before it is reached.
+    static func fetch(_ options: [String], json: Bool = false) throws -> ProcessResult {
+        try CellpathBinary.run(["fetch", "--interface", "cpnone0", "--dns", "192.0.2.53"] + options + ["http://api.truid.test/"]
+                               + (json ? ["--json"] : []))
+    }
+
+    @Test func unreadableOrInvalidCABundlesAreRefusedBeforeAnyPacket() throws {
+        let missing = try Self.fetch(["--cacert", "/nonexistent/ca.pem"])
+        #expect(missing.status == 66, "\(missing.stderr)")
+        #expect(missing.stderr.hasPrefix("error: couldn't read the CA bundle /nonexistent/ca.pem: No such file or directory\n"))
+        let notPEM = try Self.fetch(["--cacert", "/etc/hostname"])
+        #expect(notPEM.status == 65 && notPEM.stderr.contains("/etc/hostname holds no PEM certificate"), "\(notPEM.stderr)")
+    }
+
+    @Test func anUnwritableHARPathIsRefusedBeforeAnyPacket() throws {
+        for path in ["/nonexistent/trace.har", "/tmp"] {
+            let result = try Self.fetch(["--har", path])
+            #expect(result.status == 73, "\(path): \(result.stderr)")
+            #expect(result.stderr.hasPrefix("error: couldn't write --har \(path): "), "\(result.stderr)")
+        }
+    }
+
+    @Test func aMissingInterfaceOrDNSIsTheSameKindOfUsageError() throws {
+        let noInterface = try CellpathBinary.run(["fetch", "--dns", "192.0.2.53", "http://api.truid.test/"])
+        let noDNS = try CellpathBinary.run(["fetch", "--interface", "cpnone0", "http://api.truid.test/"])
+        for result in [noInterface, noDNS] {
+            #expect(result.status == 64)
+            #expect(result.stderr.hasPrefix("Error: missing '--"), "\(result.stderr)")
+            #expect(result.stderr.contains("\nUsage: cellpath fetch "), "\(result.stderr)")
+        }
+    }
+
+    @Test func everyFailureUnderJSONIsOneErrorObject() throws {
+        // A parse error, a usage error found by the command, a data error and an unavailable path.
+        let cases: [([String], Int32, String)] = [
+            (["fetch", "--max-hops", "0", "--json", "http://x/"], 64, "usage"),
+            (["fetch", "--dns", "192.0.2.53", "--json", "http://x/"], 64, "usage"),
+            (["fetch", "--interface", "cpnone0", "--dns", "192.0.2.53", "--print", "code", "--json", "http://x/"], 64, "usage"),
+            (["fetch", "--interface", "cpnone0", "--dns", "192.0.2.53", "--operator", "x", "--json", "http://x/"], 65, "dataError"),
+            (["fetch", "--interface", "cpnone0", "--dns", "192.0.2.53", "--json", "http://x/"], 69, "unavailable"),
+            (["numbr", "--json"], 64, "usage"),
+        ]
+        for (arguments, status, kind) in cases {
+            let result = try CellpathBinary.run(arguments)
+            #expect(result.status == status, "\(arguments): \(result.stderr)")
+            let json = try JSONValue.parse(result.stdout)
+            #expect(json["error"]?["kind"] == .string(kind), "\(arguments): \(result.stdout)")
+            #expect(json["error"]?["exit_code"] == .int(Int(status)), "\(arguments)")
+            #expect(json["error"]?["message"]?.stringValue?.isEmpty == false && json["warnings"] == .array([]), "\(arguments)")
+        }
     }
 }
