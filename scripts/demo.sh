@@ -24,10 +24,9 @@ if [ "${1:-}" = "--on-device" ]; then
     echo "check_url: $check_url"
 
     bold "3. The device opens check_url through the modem only: every hop and every DNS query on wwan0"
-    trace=$(step fetch --interface wwan0 --dns 100.64.0.53 --verbose-full "$check_url")
-    printf '%s\n' "$trace"
-    code=$(printf '%s\n' "$trace" | sed -n 's/.* code=\([^ ]*\).*/\1/p')
-    [ -n "$code" ] || { echo "demo: no code in the trace" >&2; exit 1; }
+    # The trace goes to stderr, the code alone to stdout (--print code): what the app hands to its backend.
+    code=$(step fetch --interface wwan0 --dns 100.64.0.53 --print code "$check_url")
+    echo "code: $code"
 
     bold "4. The backend exchanges the code: the carrier saw this SIM's number"
     curl -sS --fail -X PATCH -H "Authorization: Bearer $token" -H 'Content-Type: application/json-patch+json' \

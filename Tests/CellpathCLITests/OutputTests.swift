@@ -228,6 +228,13 @@ import Testing
         #expect(ValueEncoder.snakeCase(key) == expected)
     }
 
+    @Test func dictionaryKeysAreDataKeptAsTheyAreAndSorted() throws {
+        struct Counters: Encodable { var droppedPackets: [String: Int] }
+        let record = try ValueEncoder.record(Counters(droppedPackets: ["writeFailed": 1, "bearerDisconnected": 2]))
+        #expect(record["dropped_packets"] == .record(Record([Field(key: "bearerDisconnected", label: "bearerDisconnected", value: 2),
+                                                             Field(key: "writeFailed", label: "writeFailed", value: 1)])))
+    }
+
     @Test func serverJSONKeepsItsKeysAndOrder() throws {
         let json = JSONValue.object([("zeta", .int(1)), ("checkId", .string("c")), ("alpha", .array([.null, .bool(true)]))])
         #expect(ValueEncoder.value(json) == .record(Record([Field(key: "zeta", label: "zeta", value: 1),

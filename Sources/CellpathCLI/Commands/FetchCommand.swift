@@ -79,7 +79,7 @@ enum FetchCommand {
         let summaryOnly = context.global.quiet || parsed[Self.printField] != nil
         let lines = report.humanLines(disclosure, hops: !summaryOnly)
         if let field = parsed[Self.printField] {
-            if !context.global.quiet { for line in report.humanLines(disclosure) { context.logger.info("\(line)") } }
+            if !context.global.quiet { Terminal.writeErr(report.humanLines(disclosure).map { $0.terminalSafe + "\n" }.joined()) }
             return try printOnly(field, of: report)
         }
         let output = Output(try record(report, disclosure), humanLines: lines)

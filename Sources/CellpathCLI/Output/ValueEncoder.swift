@@ -39,7 +39,9 @@ package enum ValueEncoder {
 
     /// A mutable node of the value tree being built.
     final class Box {
-        enum Content { case single(Value), keyed([(String, Box)]), unkeyed([Box]) }
+        /// `keyed` keys are Swift property names (snake_cased on output); `entries` keys are data
+        /// (a dictionary's: reasons, names) and are kept as they are.
+        enum Content { case single(Value), keyed([(String, Box)]), entries([(String, Box)]), unkeyed([Box]) }
         var content: Content = .single(.null)
 
         var value: Value {
@@ -50,6 +52,8 @@ package enum ValueEncoder {
                     let key = ValueEncoder.snakeCase($0.0)
                     return Field(key: key, label: key.replacingUnderscores(), value: $0.1.value)
                 }))
+            case .entries(let entries):
+                return .record(Record(entries.map { Field(key: $0.0, label: $0.0, value: $0.1.value) }))
             case .unkeyed(let items): return .list(items.map(\.value))
             }
         }
@@ -128,6 +132,7 @@ package enum ValueEncoder {
         case let number as UInt64: box.content = .single(.int(Int(number)))
         case let number as Double: box.content = .single(.double(number))
         case let json as JSONValue: box.content = .single(ValueEncoder.value(json))
+        case let dictionary as any StringKeyedDictionary: box.content = .entries(try dictionary.sortedEntries(codingPath: codingPath))
         default: try value.encode(to: Encoding(box: box, codingPath: codingPath))
         }
     }
@@ -180,6 +185,22 @@ package enum ValueEncoder {
         mutating func encodeNil() throws { box.content = .single(.null) }
         mutating func encode<T: Encodable>(_ value: T) throws {
             try ValueEncoder.put(value, into: box, codingPath: codingPath)
+        }
+    }
+}
+
+/// A dictionary with `String` keys: its keys are data, so they are output as they are, sorted
+/// (a dictionary has no order of its own).
+protocol StringKeyedDictionary {
+    func sortedEntries(codingPath: [any CodingKey]) throws -> [(String, ValueEncoder.Box)]
+}
+
+extension Dictionary: StringKeyedDictionary where Key == String, Value: Encodable {
+    func sortedEntries(codingPath: [any CodingKey]) throws -> [(String, ValueEncoder.Box)] {
+        try keys.sorted().map { key in
+            let box = ValueEncoder.Box()
+            try ValueEncoder.put(self[key]!, into: box, codingPath: codingPath)
+            return (key, box)
         }
     }
 }
