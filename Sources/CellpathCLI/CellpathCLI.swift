@@ -58,8 +58,12 @@ public enum CellpathCLI {
 
         do {
             let outcome: CommandOutcome
+            if case .program(let other) = action, other != program {} else {
+                context.logger.debug("cellpath \(CellpathVersion.current): \(parsed.path.dropFirst().joined(separator: " ")) (\(program.rawValue), pid \(getpid()))")
+            }
             switch action {
             case .program(let other) where other != program:
+                context.logger.debug("cellpath \(CellpathVersion.current): handing '\(parsed.commandName)' to \(other.rawValue)")
                 throw other.exec(arguments)
             case .program:
                 guard let implementation = implementations[parsed.commandName] else {

@@ -117,3 +117,32 @@ import TestSupport
         }
     }
 }
+
+/// `-q` prints only results and errors, `-v` adds debug logs, for every command that runs
+/// without root.
+@Suite struct QuietAndVerboseEndToEndTests {
+    @Test(arguments: [["number", "+44 20 7946 0000"], ["number", "+447940448591"], ["config", "show"],
+                      ["sim", "status", "--prefix", "cpqv-"], ["generate-docs", "--format", "markdown"]])
+    func quietKeepsResultsAndVerboseAddsDebugLogs(command: [String]) throws {
+        let normal = try CellpathBinary.run(command)
+        let quiet = try CellpathBinary.run(command + ["-q"])
+        let verbose = try CellpathBinary.run(command + ["-v"])
+        for run in [normal, quiet, verbose] { #expect(run.status == normal.status, "\(command)") }
+        #expect(quiet.stdout == normal.stdout, "\(command)")
+        #expect(quiet.stderr == "", "\(command): \(quiet.stderr)")
+        #expect(!normal.stderr.contains("debug:"), "\(command)")
+        let version = try CellpathBinary.run(["--version"]).stdout.dropLast()
+        let name = command.prefix { !$0.hasPrefix("-") && !$0.hasPrefix("+") }.prefix(2).joined(separator: " ")
+        #expect(verbose.stderr.contains("debug: \(version): \(name) (cellpath"), "\(command): \(verbose.stderr)")
+    }
+
+    @Test func aWarningIsKeptFromStderrByQuietButNotFromJSON() throws {
+        // A fixed-line number: SubscriberCheck needs a mobile one, so number warns.
+        let normal = try CellpathBinary.run(["number", "+44 20 7946 0000"])
+        #expect(normal.stderr.hasPrefix("warning: "), "\(normal.stderr)")
+        let quiet = try CellpathBinary.run(["number", "+44 20 7946 0000", "-q", "--json"])
+        #expect(quiet.stderr == "")
+        let warnings = try JSONValue.parse(quiet.stdout)["warnings"]?.arrayValue
+        #expect(warnings?.count == 1 && warnings?.first?.stringValue?.contains("mobile") == true, "\(quiet.stdout)")
+    }
+}
