@@ -19,7 +19,7 @@ eval "$("$CELLPATH" sim env --prefix "$PREFIX")"
 # (the symbol table stays).
 strip -g -o "$work/cellpath" "$CELLPATH"
 ip netns exec "${PREFIX}ue" env CURL_CA_BUNDLE="$CURL_CA_BUNDLE" CELLPATH_CLIENT_ID="$CELLPATH_CLIENT_ID" \
-    CELLPATH_CLIENT_SECRET="$CELLPATH_CLIENT_SECRET" WORK="$work" bash -c '
+    CELLPATH_CLIENT_SECRET="$CELLPATH_CLIENT_SECRET" CELLPATH_SYSFS_ROOT="$CELLPATH_SYSFS_ROOT" WORK="$work" bash -c '
     set -euo pipefail
     token=$(curl -sS --fail-with-body -u "$CELLPATH_CLIENT_ID:$CELLPATH_CLIENT_SECRET" \
         -d "grant_type=client_credentials&scope=subscriber_check" https://api.truid.test/oauth2/v1/token | jq -er .access_token)

@@ -2,6 +2,7 @@ import CellpathCore
 import FoundationEssentials
 import Glibc
 import SimulatorScenario
+import ModemDiscovery
 import SystemSupport
 
 /// The `cellpath sim` commands as a library: each function does one command's work and
@@ -132,6 +133,8 @@ public enum SimulatedWorld {
             ("CELLPATH_SIM_API_URL", "https://\(WorldTopology.apiHost)"),
             ("CELLPATH_CA_FILE", run.caCertificate),
             ("CURL_CA_BUNDLE", run.caCertificate),
+            (DeviceRoots.sysfsVariable, run.sysfsRoot),
+            (DeviceRoots.devVariable, run.devRoot),
         ]
         if let credentials = SimulatorCredentials.load(run) {
             variables += [("CELLPATH_CLIENT_ID", credentials.clientID), ("CELLPATH_CLIENT_SECRET", credentials.clientSecret),

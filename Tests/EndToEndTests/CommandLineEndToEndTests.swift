@@ -87,6 +87,17 @@ import TestSupport
         }
     }
 
+    @Test(arguments: ["lo", "cpnone0"])
+    func anInterfaceThatIsNoModemsIsRefused(interface: String) throws {
+        // No modem in an empty sysfs: the message says so and names the way out.
+        let result = try CellpathBinary.run(["fetch", "--interface", interface, "--dns", "192.0.2.53", "http://x/"],
+                                            environment: ["CELLPATH_SYSFS_ROOT": "/nonexistent"])
+        #expect(result.status == 64)
+        #expect(result.stderr.hasPrefix("Error: '\(interface)' is not a modem's network interface: no modem was found in /nonexistent\n"),
+                "\(result.stderr)")
+        #expect(result.stderr.contains("\nhint: a check must leave through the SIM's bearer; to test on another interface, add --allow-any-interface\n"))
+    }
+
     @Test func aMissingInterfaceOrDNSIsTheSameKindOfUsageError() throws {
         let noInterface = try CellpathBinary.run(["fetch", "--dns", "192.0.2.53", "http://api.truid.test/"])
         let noDNS = try CellpathBinary.run(["fetch", "--interface", "cpnone0", "http://api.truid.test/"])
@@ -104,7 +115,8 @@ import TestSupport
             (["fetch", "--dns", "192.0.2.53", "--json", "http://x/"], 64, "usage"),
             (["fetch", "--interface", "cpnone0", "--dns", "192.0.2.53", "--print", "code", "--json", "http://x/"], 64, "usage"),
             (["fetch", "--interface", "cpnone0", "--dns", "192.0.2.53", "--operator", "x", "--json", "http://x/"], 65, "dataError"),
-            (["fetch", "--interface", "cpnone0", "--dns", "192.0.2.53", "--json", "http://x/"], 69, "unavailable"),
+            (["fetch", "--interface", "cpnone0", "--dns", "192.0.2.53", "--json", "http://x/"], 64, "usage"),
+            (["fetch", "--interface", "cpnone0", "--allow-any-interface", "--dns", "192.0.2.53", "--json", "http://x/"], 69, "unavailable"),
             (["numbr", "--json"], 64, "usage"),
         ]
         for (arguments, status, kind) in cases {

@@ -21,7 +21,7 @@ struct SignalEndToEndTests {
         let script = """
             python3 -c 'import socket,time; s=socket.socket(socket.AF_INET,socket.SOCK_DGRAM); s.bind(("127.0.0.1",53)); time.sleep(60)' &
             server=$!; sleep 0.3
-            "$0" fetch --interface lo --dns 127.0.0.1 --hop-timeout 30 --timeout 60 http://slow.test/ & fetch=$!
+            "$0" fetch --interface lo --allow-any-interface --dns 127.0.0.1 --hop-timeout 30 --timeout 60 http://slow.test/ & fetch=$!
             trap 'kill -INT $fetch' INT; trap 'kill -TERM $fetch' TERM
             wait $fetch; status=$?; while kill -0 $fetch 2>/dev/null; do wait $fetch; status=$?; done
             kill $server; exit $status

@@ -47,9 +47,17 @@ struct FetchOutcomeTests {
             #expect(printedCode.count == 32 && !only.stdout.contains("[hop"))
             #expect(try exchange(device, printed.id, code: printedCode, token: token)["match"] == .bool(true))
 
-            // Through Wi-Fi: the API answers 412 not_mobile_ip, and fetch says so.
+            // wlan0 is no modem's interface: refused before any packet (the check stays unopened).
             let wifi = try device.createCheck("subscriber_check/v0.2", token: token)
-            let refused = try device.cellpath(["fetch", "--interface", "wlan0", "--dns", "192.0.2.1", wifi.url])
+            let notModem = try device.cellpath(["fetch", "--interface", "wlan0", "--dns", "192.0.2.1", wifi.url])
+            #expect(notModem.status == 64)
+            #expect(notModem.stderr.hasPrefix("Error: 'wlan0' is not a modem's network interface: the modems' are wwan0 (cdc-wdm0, MBIM)"),
+                    "\(notModem.stderr)")
+            let state = try device.curlJSON(["-H", "Authorization: Bearer \(token)", "https://api.truid.test/subscriber_check/v0.2/checks/\(wifi.id)"])
+            #expect(state["status"] == .string("ACCEPTED"))
+
+            // Through Wi-Fi anyway: the API answers 412 not_mobile_ip, and fetch says so.
+            let refused = try device.cellpath(["fetch", "--interface", "wlan0", "--allow-any-interface", "--dns", "192.0.2.1", wifi.url])
             #expect(refused.status == 69)
             #expect(refused.stderr.contains("did not come from a mobile network (412 not_mobile_ip)"), "\(refused.stderr)")
             #expect(refused.stdout.contains("[fetch] 412 Precondition Failed: Not a mobile IP"), "\(refused.stdout)")

@@ -1,5 +1,6 @@
 import CellpathCore
 import CellularHTTP
+import ModemDiscovery
 import SystemSupport
 import Workflow
 
@@ -19,7 +20,7 @@ enum FetchCommand {
             """,
         arguments: [url.spec],
         options: [
-            interface.spec, dns.spec, ipType.spec, maxHops.spec,
+            interface.spec, allowAnyInterface.spec, dns.spec, ipType.spec, maxHops.spec,
             ConfigurationOptions.hopTimeout.spec,
             ConfigurationOptions.timeout.spec,
             stopAt.spec, strict.spec, method.spec, data.spec, header.spec, operatorID.spec,
@@ -45,6 +46,8 @@ enum FetchCommand {
         "operator", "mcc-mnc",
         help: "Send the SDKs' x-tru-ops header on the first request: MCC-MNC, several separated by commas (e.g. 234-15).")
     static let har = OptionKey<String>("har", "file", help: "Also write the trace as HAR 1.2 to this file.")
+    static let allowAnyInterface = Flag(
+        "allow-any-interface", help: "Accept an --interface that is not a modem's (for tests: a check through it proves nothing about the SIM).")
 
     static let printField = OptionKey<PrintField>(
         "print", "field",
@@ -62,8 +65,8 @@ enum FetchCommand {
             throw UsageError("'--print' cannot be combined with '--json'", command: parsed.path)
         }
         let request = try makeRequest(parsed, context)
-        let provider = try pathProvider(parsed)
         if let har = parsed[Self.har] { try OutputFile.checkWritable(har, option: "--har") }
+        let provider = try pathProvider(parsed, context)
         let path = try await provider.cellularPath()
         context.progress.step("fetching through \(path.interfaceName)")
         let opener = CheckURLOpener(client: CellularHTTPClient(path: path))
@@ -126,7 +129,7 @@ enum FetchCommand {
 
     /// Where the cellular path comes from: today the interface and DNS servers given on the
     /// command line (the modem layer will provide its own).
-    static func pathProvider(_ parsed: ParsedCommand) throws -> any CellularPathProvider {
+    static func pathProvider(_ parsed: ParsedCommand, _ context: CommandContext) throws -> any CellularPathProvider {
         guard let interface = parsed[Self.interface] else {
             throw UsageError("missing '--interface <name>': a check is sent through the bearer's interface only, never the default route",
                              command: parsed.path)
@@ -135,7 +138,19 @@ enum FetchCommand {
         guard !dns.isEmpty else {
             throw UsageError("missing '--dns <address>': names must be resolved by the bearer's DNS servers", command: parsed.path)
         }
+        if !parsed[Self.allowAnyInterface] { try requireModemInterface(interface, context) }
         return InterfacePathProvider(interface: interface, dnsServers: dns, operatorID: parsed[Self.operatorID])
+    }
+
+    /// Refuses an interface that is not a modem's (Wi-Fi, Ethernet, a VPN): a check through it
+    /// proves nothing about the SIM. Discovery reads sysfs (`CELLPATH_SYSFS_ROOT` in the simulator).
+    static func requireModemInterface(_ interface: String, _ context: CommandContext) throws {
+        let discovery = ModemDiscovery(roots: DeviceRoots(environment: context.environment))
+        let modems = discovery.modems()
+        guard !modems.contains(where: { $0.interfaces.contains(interface) }) else { return }
+        let found = modems.flatMap { modem in modem.interfaces.map { "\($0) (\(modem.ports[0].name), \(modem.protocol.rawValue.uppercased()))" } }
+        throw CellpathError(.usage, "'\(interface)' is not a modem's network interface: \(found.isEmpty ? "no modem was found in \(discovery.roots.sysfs)" : "the modems' are " + found.joined(separator: ", "))",
+                            hint: "a check must leave through the SIM's bearer; to test on another interface, add --allow-any-interface")
     }
 
     /// The report's fields as docs/json.md lists them: the (redacted) trace, with the callback

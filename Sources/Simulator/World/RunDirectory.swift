@@ -32,6 +32,9 @@ public struct RunDirectory: Sendable, Equatable {
     /// The fake API's certificate (chain: server certificate, then CA) and key.
     public var serverCertificate: String { "\(path)/tls/server.pem" }
     public var serverKey: String { "\(path)/tls/server.key" }
+    /// The simulated modems' sysfs tree (`CELLPATH_SYSFS_ROOT`) and control ports (`CELLPATH_DEV_ROOT`).
+    public var sysfsRoot: String { "\(path)/sys" }
+    public var devRoot: String { "\(path)/dev" }
     /// The pid file of the dnsmasq child named `name` (`carrier`, `wifi`).
     public func dnsPIDFile(_ name: String) -> String { "\(path)/dnsmasq-\(name).pid" }
 }
