@@ -29,6 +29,14 @@ public struct ConfigurationLoader: Sendable {
         self.userPath = userPath ?? Self.userPath(environment: environment)
     }
 
+    /// Every environment variable the configuration reads, with what it does ("sets
+    /// general.region"), for the man page.
+    public static var environmentVariables: [(name: String, meaning: String)] {
+        Setting.all.compactMap { setting in setting.environment.map { ($0, "sets \(setting.name)") } }
+            + [(Setting.serverURLEnvironment, "sets the active profile's server URL (server.<profile>)"),
+               (systemConfigEnvironment, "the system configuration file to read instead of \(defaultSystemPath)")]
+    }
+
     /// `$CELLPATH_SYSTEM_CONFIG`, else `/etc/cellpath/cellpath.conf`.
     public static func systemPath(environment: [String: String]) -> String {
         if let path = environment[systemConfigEnvironment], !path.isEmpty { return path }
