@@ -188,7 +188,7 @@ struct ConfigurationResolver {
             }
             if flag == .serverURL {
                 serverOverrides.append(candidate)
-            } else if let setting = Setting.all.first(where: { $0.flag == flag }) {
+            } else if let setting {
                 add(setting.name, candidate)
             }
         }
@@ -308,10 +308,6 @@ struct ConfigurationResolver {
     /// layer that named it; returns its `data_residency`, if any. When it cannot be read (or its
     /// name is not valid), the settings it could have given fail with that error.
     private mutating func readTruJSON(_ named: Settled) -> String? {
-        let offered: [(Setting, field: String)] = [
-            (.clientID, "credentials[0].client_id"), (.clientSecret, "credentials[0].client_secret"),
-            (.dataResidency, "data_residency"),
-        ]
         switch named {
         case .success(nil):
             return nil
@@ -319,7 +315,7 @@ struct ConfigurationResolver {
             let layer = candidates[Setting.truJSON.name]?.first { $0.origin == failure.origin }?.layer ?? .builtIn
             let unusable = SettingFailure(error: failure.error, origin: failure.origin,
                                           problem: "truid.tru_json is not usable: \(failure.problem)")
-            for (setting, _) in offered { add(setting.name, .failed(unusable, layer: layer, fromTruJSON: true)) }
+            for (setting, _) in Self.truJSONFields { add(setting.name, .failed(unusable, layer: layer, fromTruJSON: true)) }
             return nil
         case let .success(named?):
             let path = named.value
@@ -328,7 +324,7 @@ struct ConfigurationResolver {
                 contents = try TruJSONFile.read(path, namedBy: named.origin)
             } catch {
                 files.append(ConfigurationFile(path: path, role: .truJSON, status: Self.status(of: path, error)))
-                for (setting, field) in offered {
+                for (setting, field) in Self.truJSONFields {
                     let failure = SettingFailure(error: error, origin: .truJSON(path: path, field: field),
                                                  problem: error.message)
                     add(setting.name, .failed(failure, layer: named.layer, fromTruJSON: true))
@@ -336,13 +332,10 @@ struct ConfigurationResolver {
                 return nil
             }
             files.append(ConfigurationFile(path: path, role: .truJSON, status: .loaded))
-            for (setting, field) in offered {
-                let value: String? = switch setting.name {
-                case Setting.clientID.name: contents.clientID
-                case Setting.clientSecret.name: contents.clientSecret
-                default: contents.dataResidency
-                }
-                guard let value else { continue }
+            let values = [Setting.clientID.name: contents.clientID, Setting.clientSecret.name: contents.clientSecret,
+                          Setting.dataResidency.name: contents.dataResidency]
+            for (setting, field) in Self.truJSONFields {
+                guard let value = values[setting.name] ?? nil else { continue }
                 add(setting.name, Candidate(value: value, origin: .truJSON(path: path, field: field),
                                             layer: named.layer, fromTruJSON: true))
             }
@@ -350,6 +343,12 @@ struct ConfigurationResolver {
             return contents.dataResidency
         }
     }
+
+    /// The settings a tru.json can give, and the field of each.
+    private static let truJSONFields: [(setting: Setting, field: String)] = [
+        (.clientID, "credentials[0].client_id"), (.clientSecret, "credentials[0].client_secret"),
+        (.dataResidency, "data_residency"),
+    ]
 
     /// A tru.json's status after `error`: missing, unreadable (no permission) or invalid.
     private static func status(of path: String, _ error: CellpathError) -> ConfigurationFile.Status {

@@ -115,7 +115,6 @@ extension PhoneNumber {
         type = PhoneNumberType(parsed.type)
         isValid = parsed.is_valid
         internationalFormat = Self.string(parsed.international)
-        adjustment = nil
     }
 
     /// The error for a number libphonenumber could not parse at all.
