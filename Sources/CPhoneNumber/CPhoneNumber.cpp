@@ -64,7 +64,8 @@ extern "C" cpn_parse_status cpn_parse(const char *text, const char *default_regi
     try {
         const PhoneNumberUtil &util = *PhoneNumberUtil::GetInstance();
         PhoneNumber number;
-        const PhoneNumberUtil::ErrorType error = util.Parse(text, regionArgument(default_region), &number);
+        const PhoneNumberUtil::ErrorType error =
+            util.ParseAndKeepRawInput(text, regionArgument(default_region), &number);
         if (error != PhoneNumberUtil::NO_PARSING_ERROR) return static_cast<cpn_parse_status>(error);
 
         std::string nsn, e164, international, region, countryRegion;
@@ -79,6 +80,7 @@ extern "C" cpn_parse_status cpn_parse(const char *text, const char *default_regi
         result.is_valid = util.IsValidNumber(number);
         result.type = static_cast<cpn_number_type>(util.GetNumberType(number));
         result.possibility = static_cast<cpn_possibility>(util.IsPossibleNumberWithReason(number));
+        result.country_code_written = number.country_code_source() != PhoneNumber::FROM_DEFAULT_COUNTRY;
         if (!copy(nsn, result.national_significant_number) || !copy(e164, result.e164) ||
             !copy(international, result.international) ||
             !copy(region, result.region) || !copy(countryRegion, result.country_region)) {

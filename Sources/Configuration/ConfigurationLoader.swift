@@ -29,6 +29,14 @@ public struct ConfigurationLoader: Sendable {
         self.userPath = userPath ?? Self.userPath(environment: environment)
     }
 
+    /// Every environment variable the configuration reads, with what it does ("sets
+    /// general.region"), for the man page.
+    public static var environmentVariables: [(name: String, meaning: String)] {
+        Setting.all.compactMap { setting in setting.environment.map { ($0, "sets \(setting.name)") } }
+            + [(Setting.serverURLEnvironment, "sets the active profile's server URL (server.<profile>)"),
+               (systemConfigEnvironment, "the system configuration file to read instead of \(defaultSystemPath)")]
+    }
+
     /// `$CELLPATH_SYSTEM_CONFIG`, else `/etc/cellpath/cellpath.conf`.
     public static func systemPath(environment: [String: String]) -> String {
         if let path = environment[systemConfigEnvironment], !path.isEmpty { return path }
@@ -48,15 +56,18 @@ public struct ConfigurationLoader: Sendable {
     }
 
     /// Reads every source and returns the effective configuration with its warnings.
-    /// Throws `.configuration` for an invalid file, variable or tru.json, `.usage` for an
-    /// invalid flag value or a flag that would carry a secret, `.permission` for an
-    /// unreadable tru.json. Runs on any thread; it reads files synchronously.
+    /// Throws only `.usage`, for an invalid flag value or a flag that would carry a secret: what
+    /// is on the command line is checked at once. A value from a file, a variable or a tru.json
+    /// that is not valid (or a file that cannot be parsed) makes only the settings it concerns
+    /// unusable: reading one of those throws `.configuration` (`.permission` for an unreadable
+    /// tru.json), so a command fails only when it needs one. Runs on any thread; it reads files
+    /// synchronously.
     public func load() throws(CellpathError) -> EffectiveConfiguration {
         var resolver = ConfigurationResolver(home: environment["HOME"])
-        try resolver.readFile(systemPath, role: .system, layer: .system)
-        if let userPath { try resolver.readFile(userPath, role: .user, layer: .user) }
+        resolver.readFile(systemPath, role: .system, layer: .system)
+        if let userPath { resolver.readFile(userPath, role: .user, layer: .user) }
         resolver.addEnvironment(environment)
         try resolver.addFlags(flags)
-        return try resolver.resolve()
+        return resolver.resolve()
     }
 }

@@ -10,6 +10,8 @@ public enum ConfigurationOrigin: Sendable, Equatable, CustomStringConvertible {
     case flag(String)
     /// A field of a tru CLI `tru.json` project file.
     case truJSON(path: String, field: String)
+    /// A configuration file that is not an INI file, so any of its keys.
+    case brokenFile(path: String)
 
     /// E.g. `default`, `/etc/cellpath/cellpath.conf [general] region`, `environment CELLPATH_REGION`,
     /// `flag --region`, `/srv/app/tru.json credentials[0].client_id`.
@@ -20,6 +22,7 @@ public enum ConfigurationOrigin: Sendable, Equatable, CustomStringConvertible {
         case let .environment(name): "environment \(name)"
         case let .flag(name): "flag --\(name)"
         case let .truJSON(path, field): "\(path) \(field)"
+        case let .brokenFile(path): path
         }
     }
 
@@ -33,14 +36,15 @@ public enum ConfigurationOrigin: Sendable, Equatable, CustomStringConvertible {
     var container: String {
         switch self {
         case .builtIn: "default"
-        case let .file(path, _, _), let .truJSON(path, _): path
+        case let .file(path, _, _), let .truJSON(path, _), let .brokenFile(path): path
         case .environment: "environment"
         case .flag: "command line"
         }
     }
 }
 
-/// One line of `config show`: a setting, its effective value (masked when secret) and origin.
+/// One line of `config show`: a setting, its effective value (masked when secret) and origin,
+/// or why it has no usable value.
 public struct ConfigurationEntry: Sendable, Equatable, Encodable {
     /// `group.key`, e.g. `general.region`, `server.production`, `truid.client_secret`.
     public var key: String
@@ -48,25 +52,29 @@ public struct ConfigurationEntry: Sendable, Equatable, Encodable {
     public var value: String?
     /// Whether the real value is a secret (and `value` therefore masked).
     public var isSecret: Bool
-    /// Where the value came from; nil when the setting is not set.
+    /// Where the value came from (or the source that broke it); nil when the setting is not set.
     public var origin: ConfigurationOrigin?
+    /// Why the setting has no usable value (`value` is then nil): commands that need it fail.
+    public var error: String?
 
-    public init(key: String, value: String?, isSecret: Bool, origin: ConfigurationOrigin?) {
+    public init(key: String, value: String?, isSecret: Bool, origin: ConfigurationOrigin?, error: String? = nil) {
         self.key = key
         self.value = value
         self.isSecret = isSecret
         self.origin = origin
+        self.error = error
     }
 
-    private enum CodingKeys: String, CodingKey { case key, value, secret, source }
+    private enum CodingKeys: String, CodingKey { case key, value, secret, source, error }
 
-    /// JSON: `{"key": …, "value": … | null, "secret": bool, "source": "…" | null}`.
+    /// JSON: `{"key": …, "value": … | null, "secret": bool, "source": "…" | null, "error": "…" | null}`.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(key, forKey: .key)
         try container.encode(value, forKey: .value)
         try container.encode(isSecret, forKey: .secret)
         try container.encode(origin?.description, forKey: .source)
+        try container.encode(error, forKey: .error)
     }
 }
 
@@ -80,6 +88,8 @@ public struct ConfigurationFile: Sendable, Equatable {
         case missing
         /// It exists but could not be read; the reason.
         case unreadable(String)
+        /// It was read but is not what it should be (not an INI file, not a tru.json); the reason.
+        case invalid(String)
     }
 
     public var path: String

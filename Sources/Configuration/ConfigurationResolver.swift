@@ -15,8 +15,16 @@ struct Candidate {
     var fromTruJSON = false
     /// A config file's directory: relative paths in that file are relative to it.
     var baseDirectory: String?
+    /// Set when the source could not say what its value is (a file that is not an INI file, a
+    /// tru.json that cannot be read): the setting fails with it if this candidate wins.
+    var failure: SettingFailure?
 
     var precedence: Int { layer.rawValue * 2 + (fromTruJSON ? 0 : 1) }
+
+    /// A candidate that stands for a value its source could not give.
+    static func failed(_ failure: SettingFailure, layer: Layer, fromTruJSON: Bool = false) -> Candidate {
+        Candidate(value: "", origin: failure.origin, layer: layer, fromTruJSON: fromTruJSON, failure: failure)
+    }
 }
 
 /// A setting's effective value after validation.
@@ -26,13 +34,28 @@ struct Resolved {
     var layer: Layer
 }
 
+/// Why a setting has no usable value: the error for a command that needs it, and what
+/// `config show` prints beside the setting's source.
+struct SettingFailure: Error {
+    var error: CellpathError
+    var origin: ConfigurationOrigin
+    /// The reason without the origin, e.g. "invalid value 'soon': expected a number of seconds…".
+    var problem: String
+}
+
+/// A setting after its candidates were weighed: the winner, nil when unset, or why it is unusable.
+typealias Settled = Result<Resolved?, SettingFailure>
+
 /// Collects candidates from every source, then picks and validates each setting's winner.
-/// Used once per `ConfigurationLoader.load()`.
+/// A value that is not valid fails only its own setting (and those derived from it), so that
+/// a command fails only when it needs a broken setting. Used once per `ConfigurationLoader.load()`.
 struct ConfigurationResolver {
     var home: String?
     private var candidates: [String: [Candidate]] = [:]
     /// CELLPATH_SERVER_URL / --server-url: they apply to whichever profile ends up active.
     private var serverOverrides: [Candidate] = []
+    /// Files that are not INI files: they may have set any setting, the active profile's URL too.
+    private var brokenFiles: [(failure: SettingFailure, layer: Layer)] = []
     /// Profile names in the order the files define them.
     private var profileNames: [String] = []
     private var warnings: [String] = []
@@ -51,16 +74,31 @@ struct ConfigurationResolver {
         candidates[name, default: []].append(candidate)
     }
 
-    /// Reads one INI file; a missing file is skipped, an unreadable one is skipped with a warning.
-    mutating func readFile(_ path: String, role: ConfigurationFile.Role, layer: Layer) throws(CellpathError) {
+    /// Reads one INI file; a missing file is skipped, an unreadable one is skipped with a
+    /// warning, and one that is not an INI file fails every setting it could have set.
+    mutating func readFile(_ path: String, role: ConfigurationFile.Role, layer: Layer) {
         let groups: [KeyFileGroup]
-        switch try KeyFile.load(path) {
+        let contents: KeyFileContents
+        do {
+            contents = try KeyFile.load(path)
+        } catch {
+            contents = .invalid(error.message)
+        }
+        switch contents {
         case .missing:
             files.append(ConfigurationFile(path: path, role: role, status: .missing))
             return
         case let .unreadable(reason):
             files.append(ConfigurationFile(path: path, role: role, status: .unreadable(reason)))
             warnings.append("couldn't read \(path): \(reason); skipped it")
+            return
+        case let .invalid(reason):
+            files.append(ConfigurationFile(path: path, role: role, status: .invalid(reason)))
+            let error = CellpathError(.configuration, "\(path): \(reason)",
+                                      hint: "\(path) must be an INI file: [group] lines and key=value lines.")
+            let failure = SettingFailure(error: error, origin: .brokenFile(path: path), problem: reason)
+            brokenFiles.append((failure, layer))
+            for setting in Setting.all { add(setting.name, .failed(failure, layer: layer)) }
             return
         case let .loaded(loaded):
             files.append(ConfigurationFile(path: path, role: role, status: .loaded))
@@ -74,18 +112,26 @@ struct ConfigurationResolver {
                     + suggestion(group.name, among: Setting.groups, format: { "[\($0)]" }))
                 continue
             }
-            for (key, value) in group.entries {
+            for (key, read) in group.entries {
                 let origin = ConfigurationOrigin.file(path: path, group: group.name, key: key)
-                let isBlank = value.allSatisfy(\.isWhitespace)
+                let candidate: Candidate
+                switch read {
+                case let .success(value):
+                    if value.allSatisfy(\.isWhitespace) { continue }
+                    candidate = Candidate(value: value, origin: origin, layer: layer, baseDirectory: directory)
+                case let .failure(problem):
+                    let error = CellpathError(.configuration, "\(origin): \(problem.text)",
+                                              hint: "Fix or remove '\(key)' in [\(group.name)] of \(path).")
+                    candidate = .failed(SettingFailure(error: error, origin: origin, problem: problem.text), layer: layer)
+                }
                 if group.name == Setting.serverGroup {
                     guard case .success = ValueKind.profile.validate(key, baseDirectory: nil, home: nil) else {
                         warnings.append("\(path): [server] \(key) ignored: a profile name has at most "
                             + "32 letters, digits, '-' or '_'")
                         continue
                     }
-                    if isBlank { continue }
                     if !profileNames.contains(key) { profileNames.append(key) }
-                    add("server.\(key)", Candidate(value: value, origin: origin, layer: layer))
+                    add("server.\(key)", candidate)
                     continue
                 }
                 guard let setting = Setting.all.first(where: { $0.group == group.name && $0.key == key }) else {
@@ -94,9 +140,8 @@ struct ConfigurationResolver {
                         + suggestion(key, among: keys, format: { "'\($0)'" }))
                     continue
                 }
-                if isBlank { continue }
                 holdsSecret = holdsSecret || setting.isSecret
-                add(setting.name, Candidate(value: value, origin: origin, layer: layer, baseDirectory: directory))
+                add(setting.name, candidate)
             }
         }
         if holdsSecret, let mode = permissionBits(path) {
@@ -136,137 +181,218 @@ struct ConfigurationResolver {
                 throw CellpathError(.internalError, "--\(name) is not a configuration flag")
             }
             let candidate = Candidate(value: value, origin: .flag(name), layer: .flag)
+            // What the user typed on this command line is checked now, whatever the command needs.
+            let setting = Setting.all.first { $0.flag == flag }
+            if case let .failure(problem) = (setting?.kind ?? .url).validate(value, baseDirectory: nil, home: home) {
+                throw Self.error(candidate, problem, isSecret: false)
+            }
             if flag == .serverURL {
                 serverOverrides.append(candidate)
-            } else if let setting = Setting.all.first(where: { $0.flag == flag }) {
+            } else if let setting {
                 add(setting.name, candidate)
             }
         }
     }
 
-    /// Picks every setting's winner, validates it, reads the tru.json and assembles the result.
-    mutating func resolve() throws(CellpathError) -> EffectiveConfiguration {
-        let profile = try settle(.profile)!  // it has a default
-        let activeServer = "server.\(profile.value)"
-        for candidate in serverOverrides { add(activeServer, candidate) }
-        if !serverOverrides.isEmpty && !profileNames.contains(profile.value) { profileNames.append(profile.value) }
-
-        let truJSON = try settle(.truJSON)
-        var truJSONResidency: String?
-        if let truJSON { truJSONResidency = try readTruJSON(truJSON) }
-
-        let region = try settle(.region)
-        let residency = try settle(.dataResidency)!
-        let clientID = try settle(.clientID)
-        let clientSecret = try settle(.clientSecret)
-        let simPrefix = try settle(.simPrefix)!
-        let caFile = try settle(.caFile)
-        let hopTimeout = try settle(.hopTimeout)!
-        let timeout = try settle(.timeout)!
-        var servers: [(name: String, resolved: Resolved)] = []
-        for name in profileNames {
-            if let url = try settle("server.\(name)", kind: .url, isSecret: false) { servers.append((name, url)) }
-        }
-
-        var credentials: TruIDCredentials?
-        switch (clientID, clientSecret) {
-        case let (id?, secret?):
-            credentials = TruIDCredentials(clientID: id.value, clientSecret: secret.value,
-                                           clientIDOrigin: id.origin, clientSecretOrigin: secret.origin)
-            if id.origin.container != secret.origin.container {
-                warnings.append("the tru.ID client_id comes from \(id.origin) but the client_secret from "
-                    + "\(secret.origin); make sure they belong together")
+    /// Picks every setting's winner, validates it, reads the tru.json and assembles the result;
+    /// a setting that is not usable carries its error instead of a value.
+    mutating func resolve() -> EffectiveConfiguration {
+        let profile = settle(.profile)
+        if case let .success(profile?) = profile {
+            let activeServer = "server.\(profile.value)"
+            for candidate in serverOverrides { add(activeServer, candidate) }
+            for broken in brokenFiles { add(activeServer, .failed(broken.failure, layer: broken.layer)) }
+            if !(serverOverrides.isEmpty && brokenFiles.isEmpty) && !profileNames.contains(profile.value) {
+                profileNames.append(profile.value)
             }
-        case let (id?, nil):
-            warnings.append("tru.ID credentials incomplete: client_id is set (\(id.origin)) but no client_secret")
-        case let (nil, secret?):
-            warnings.append("tru.ID credentials incomplete: client_secret is set (\(secret.origin)) but no client_id")
-        case (nil, nil):
-            break
         }
-        if let truJSON, let truJSONResidency, !residency.origin.isTruJSON,
-           truJSONResidency.lowercased() != residency.value {
+
+        let truJSON = settle(.truJSON)
+        let truJSONResidency = readTruJSON(truJSON)
+
+        let region = settle(.region)
+        let residency = settle(.dataResidency)
+        let clientID = settle(.clientID)
+        let clientSecret = settle(.clientSecret)
+        let simPrefix = settle(.simPrefix)
+        let caFile = settle(.caFile)
+        let hopTimeout = settle(.hopTimeout)
+        let timeout = settle(.timeout)
+        let servers = profileNames.map { name in
+            (name: name, settled: settle("server.\(name)", kind: .url, isSecret: false))
+        }
+
+        let credentials = settleCredentials(clientID: clientID, clientSecret: clientSecret)
+        if case let .success(truJSON?) = truJSON, let truJSONResidency, case let .success(residency?) = residency,
+           !residency.origin.isTruJSON, truJSONResidency.lowercased() != residency.value {
             warnings.append("data_residency '\(residency.value)' (\(residency.origin)) differs from "
                 + "'\(truJSONResidency)' in \(truJSON.value); the credentials may not work there")
         }
-        if profile.origin != .builtIn && !servers.contains(where: { $0.name == profile.value }) {
+        if case let .success(profile?) = profile, profile.origin != .builtIn,
+           !servers.contains(where: { $0.name == profile.value }) {
             warnings.append("profile '\(profile.value)' (\(profile.origin)) has no server URL; "
                 + "set [server] \(profile.value)=https://…")
         }
-        let hop = Self.duration(hopTimeout.value), total = Self.duration(timeout.value)
-        if hop > total {
-            warnings.append("http.hop_timeout \(hopTimeout.value) s (\(hopTimeout.origin)) is longer than "
-                + "http.timeout \(timeout.value) s (\(timeout.origin)); the overall timeout wins")
+        if case let .success(hop?) = hopTimeout, case let .success(total?) = timeout,
+           Self.duration(hop.value) > Self.duration(total.value) {
+            warnings.append("http.hop_timeout \(hop.value) s (\(hop.origin)) is longer than "
+                + "http.timeout \(total.value) s (\(total.origin)); the overall timeout wins")
         }
 
-        func entry(_ setting: Setting, _ resolved: Resolved?) -> ConfigurationEntry {
-            let value = resolved.map { setting.isSecret ? Disclosure.redacted.reveal($0.value, as: .secret) : $0.value }
-            return ConfigurationEntry(key: setting.name, value: value, isSecret: setting.isSecret,
-                                      origin: resolved?.origin)
+        func entry(_ key: String, _ settled: Settled, isSecret: Bool) -> ConfigurationEntry {
+            switch settled {
+            case let .success(resolved):
+                let value = resolved.map { isSecret ? Disclosure.redacted.reveal($0.value, as: .secret) : $0.value }
+                return ConfigurationEntry(key: key, value: value, isSecret: isSecret, origin: resolved?.origin)
+            case let .failure(failure):
+                return ConfigurationEntry(key: key, value: nil, isSecret: isSecret, origin: failure.origin,
+                                          error: failure.problem)
+            }
+        }
+        func entry(_ setting: Setting, _ settled: Settled) -> ConfigurationEntry {
+            entry(setting.name, settled, isSecret: setting.isSecret)
         }
         var entries = [entry(.region, region), entry(.profile, profile)]
-        entries += servers.map {
-            ConfigurationEntry(key: "server.\($0.name)", value: $0.resolved.value, isSecret: false,
-                               origin: $0.resolved.origin)
-        }
+        entries += servers.map { entry("server.\($0.name)", $0.settled, isSecret: false) }
         entries += [entry(.truJSON, truJSON), entry(.dataResidency, residency), entry(.clientID, clientID),
                     entry(.clientSecret, clientSecret), entry(.simPrefix, simPrefix), entry(.caFile, caFile),
                     entry(.hopTimeout, hopTimeout), entry(.timeout, timeout)]
 
         return EffectiveConfiguration(
-            region: region?.value, profile: profile.value,
-            dataResidency: DataResidency(rawValue: residency.value)!, credentials: credentials,
-            truJSONPath: truJSON?.value, simPrefix: simPrefix.value, caFile: caFile?.value,
-            hopTimeout: hop, timeout: total, entries: entries, warnings: warnings, files: files,
-            serverURLs: Dictionary(uniqueKeysWithValues: servers.map { ($0.name, $0.resolved.value) }))
+            region: Self.value(region) { $0 },
+            profile: Self.value(profile) { $0 }.map { $0! },  // it has a default
+            dataResidency: Self.value(residency) { DataResidency(rawValue: $0)! }.map { $0! },
+            credentials: credentials,
+            truJSONPath: Self.value(truJSON) { $0 },
+            simPrefix: Self.value(simPrefix) { $0 }.map { $0! },
+            caFile: Self.value(caFile) { $0 },
+            hopTimeout: Self.value(hopTimeout, Self.duration).map { $0! },
+            timeout: Self.value(timeout, Self.duration).map { $0! },
+            serverURLs: Dictionary(uniqueKeysWithValues: servers.map { server in
+                (server.name, Self.value(server.settled) { $0 })
+            }),
+            entries: entries, warnings: warnings, files: files)
     }
 
-    /// Reads the effective tru.json and offers its values one notch below the layer that named
-    /// it; returns its `data_residency`, if any.
-    private mutating func readTruJSON(_ named: Resolved) throws(CellpathError) -> String? {
-        let path = named.value
-        let contents = try TruJSONFile.read(path, namedBy: named.origin)
-        files.append(ConfigurationFile(path: path, role: .truJSON, status: .loaded))
-        func offer(_ setting: Setting, _ value: String, field: String) {
-            add(setting.name, Candidate(value: value, origin: .truJSON(path: path, field: field),
-                                        layer: named.layer, fromTruJSON: true))
+    /// The typed value of a settled setting (nil when unset), or the error a command gets for it.
+    private static func value<T>(_ settled: Settled, _ convert: (String) -> T) -> Result<T?, CellpathError> {
+        settled.map { $0.map { convert($0.value) } }.mapError(\.error)
+    }
+
+    /// Credentials from the client id and secret; unusable when either is, with warnings about
+    /// an incomplete pair or a pair from two places.
+    private mutating func settleCredentials(clientID: Settled, clientSecret: Settled)
+        -> Result<TruIDCredentials?, CellpathError>
+    {
+        switch (clientID, clientSecret) {
+        case let (.failure(failure), _), let (_, .failure(failure)):
+            return .failure(failure.error)
+        case let (.success(id?), .success(secret?)):
+            if id.origin.container != secret.origin.container {
+                warnings.append("the tru.ID client_id comes from \(id.origin) but the client_secret from "
+                    + "\(secret.origin); make sure they belong together")
+            }
+            return .success(TruIDCredentials(clientID: id.value, clientSecret: secret.value,
+                                             clientIDOrigin: id.origin, clientSecretOrigin: secret.origin))
+        case let (.success(id?), .success(nil)):
+            warnings.append("tru.ID credentials incomplete: client_id is set (\(id.origin)) but no client_secret")
+        case let (.success(nil), .success(secret?)):
+            warnings.append("tru.ID credentials incomplete: client_secret is set (\(secret.origin)) but no client_id")
+        case (.success(nil), .success(nil)):
+            break
         }
-        offer(.clientID, contents.clientID, field: "credentials[0].client_id")
-        offer(.clientSecret, contents.clientSecret, field: "credentials[0].client_secret")
-        if let residency = contents.dataResidency { offer(.dataResidency, residency, field: "data_residency") }
-        warnIfExposed(path, mode: contents.mode, holding: "tru.ID credentials")
-        return contents.dataResidency
+        return .success(nil)
     }
 
-    private mutating func settle(_ setting: Setting) throws(CellpathError) -> Resolved? {
-        try settle(setting.name, kind: setting.kind, isSecret: setting.isSecret)
+    /// Reads the effective tru.json, if one is named, and offers its values one notch below the
+    /// layer that named it; returns its `data_residency`, if any. When it cannot be read (or its
+    /// name is not valid), the settings it could have given fail with that error.
+    private mutating func readTruJSON(_ named: Settled) -> String? {
+        switch named {
+        case .success(nil):
+            return nil
+        case let .failure(failure):
+            let layer = candidates[Setting.truJSON.name]?.first { $0.origin == failure.origin }?.layer ?? .builtIn
+            let unusable = SettingFailure(error: failure.error, origin: failure.origin,
+                                          problem: "truid.tru_json is not usable: \(failure.problem)")
+            for (setting, _) in Self.truJSONFields { add(setting.name, .failed(unusable, layer: layer, fromTruJSON: true)) }
+            return nil
+        case let .success(named?):
+            let path = named.value
+            let contents: TruJSONFile.Contents
+            do {
+                contents = try TruJSONFile.read(path, namedBy: named.origin)
+            } catch {
+                files.append(ConfigurationFile(path: path, role: .truJSON, status: Self.status(of: path, error)))
+                for (setting, field) in Self.truJSONFields {
+                    let failure = SettingFailure(error: error, origin: .truJSON(path: path, field: field),
+                                                 problem: error.message)
+                    add(setting.name, .failed(failure, layer: named.layer, fromTruJSON: true))
+                }
+                return nil
+            }
+            files.append(ConfigurationFile(path: path, role: .truJSON, status: .loaded))
+            let values = [Setting.clientID.name: contents.clientID, Setting.clientSecret.name: contents.clientSecret,
+                          Setting.dataResidency.name: contents.dataResidency]
+            for (setting, field) in Self.truJSONFields {
+                guard let value = values[setting.name] ?? nil else { continue }
+                add(setting.name, Candidate(value: value, origin: .truJSON(path: path, field: field),
+                                            layer: named.layer, fromTruJSON: true))
+            }
+            warnIfExposed(path, mode: contents.mode, holding: "tru.ID credentials")
+            return contents.dataResidency
+        }
     }
 
-    /// Validates the highest-precedence candidate (an invalid one is an error) and warns
-    /// about invalid candidates it overrides.
-    private mutating func settle(_ name: String, kind: ValueKind, isSecret: Bool) throws(CellpathError) -> Resolved? {
-        guard let list = candidates[name], !list.isEmpty else { return nil }
+    /// The settings a tru.json can give, and the field of each.
+    private static let truJSONFields: [(setting: Setting, field: String)] = [
+        (.clientID, "credentials[0].client_id"), (.clientSecret, "credentials[0].client_secret"),
+        (.dataResidency, "data_residency"),
+    ]
+
+    /// A tru.json's status after `error`: missing, unreadable (no permission) or invalid.
+    private static func status(of path: String, _ error: CellpathError) -> ConfigurationFile.Status {
+        var info = stat()
+        if stat(path, &info) != 0 && errno == ENOENT { return .missing }
+        return error.kind == .permission ? .unreadable(error.message) : .invalid(error.message)
+    }
+
+    private mutating func settle(_ setting: Setting) -> Settled {
+        settle(setting.name, kind: setting.kind, isSecret: setting.isSecret)
+    }
+
+    /// Validates the highest-precedence candidate (an invalid one makes the setting unusable)
+    /// and warns about invalid candidates it overrides.
+    private mutating func settle(_ name: String, kind: ValueKind, isSecret: Bool) -> Settled {
+        guard let list = candidates[name], !list.isEmpty else { return .success(nil) }
         // Highest precedence first; within one precedence the later source wins.
         let ordered = list.indices.sorted { (list[$0].precedence, $0) > (list[$1].precedence, $1) }.map { list[$0] }
         let winner = ordered[0]
+        if let failure = winner.failure { return .failure(failure) }
         let value: String
         switch kind.validate(winner.value, baseDirectory: winner.baseDirectory, home: home) {
         case let .success(normalised): value = normalised
-        case let .failure(problem): throw Self.error(winner, problem, isSecret: isSecret)
+        case let .failure(problem):
+            return .failure(SettingFailure(error: Self.error(winner, problem, isSecret: isSecret), origin: winner.origin,
+                                           problem: Self.invalidValue(winner, problem, isSecret: isSecret)))
         }
-        for loser in ordered.dropFirst() where loser.layer != .builtIn {
+        for loser in ordered.dropFirst() where loser.layer != .builtIn && loser.failure == nil {
             if case let .failure(problem) = kind.validate(loser.value, baseDirectory: loser.baseDirectory, home: home) {
                 warnings.append(Self.error(loser, problem, isSecret: isSecret).message
                     + " (overridden by \(winner.origin))")
             }
         }
-        return Resolved(value: value, origin: winner.origin, layer: winner.layer)
+        return .success(Resolved(value: value, origin: winner.origin, layer: winner.layer))
+    }
+
+    /// "invalid value 'soon': expected …", without the value when it is a secret.
+    private static func invalidValue(_ candidate: Candidate, _ problem: Problem, isSecret: Bool) -> String {
+        "invalid value\(isSecret ? "" : " '\(candidate.value)'"): \(problem.text)"
     }
 
     /// The error for an invalid value: `.usage` for a flag, `.configuration` otherwise.
     private static func error(_ candidate: Candidate, _ problem: Problem, isSecret: Bool) -> CellpathError {
-        let shown = isSecret ? "" : " '\(candidate.value)'"
-        let message = "\(candidate.origin): invalid value\(shown): \(problem.text)"
+        let message = "\(candidate.origin): \(invalidValue(candidate, problem, isSecret: isSecret))"
         switch candidate.origin {
         case .flag:
             return CellpathError(.usage, message)
@@ -276,7 +402,7 @@ struct ConfigurationResolver {
             return CellpathError(.configuration, message, hint: "Fix or unset \(name).")
         case let .truJSON(path, _):
             return CellpathError(.configuration, message, hint: "Fix \(path).")
-        case .builtIn:
+        case .builtIn, .brokenFile:
             return CellpathError(.internalError, message)
         }
     }

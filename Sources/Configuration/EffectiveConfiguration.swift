@@ -2,46 +2,84 @@ import CellpathCore
 
 /// cellpath's configuration after all sources were merged, with typed accessors, the
 /// `config show` entries (secrets masked) and the warnings found while loading.
+///
+/// Each setting stands alone: reading one whose value is not valid (or comes from a file or
+/// tru.json that cannot be read) throws its `.configuration` error (`.permission` for an
+/// unreadable tru.json), and only that one, so a command fails only when it needs it.
 public struct EffectiveConfiguration: Sendable {
     /// Default region for phone numbers (ISO 3166 alpha-2, upper case), if configured.
-    public let region: String?
+    public var region: String? { get throws(CellpathError) { try regionSetting.get() } }
     /// The active server profile, `development` by default.
-    public let profile: String
+    public var profile: String { get throws(CellpathError) { try profileSetting.get() } }
     /// The tru.ID data residency (`eu` by default); it selects the tru.ID API host.
-    public let dataResidency: DataResidency
+    public var dataResidency: DataResidency { get throws(CellpathError) { try dataResidencySetting.get() } }
     /// tru.ID client credentials, when both id and secret are configured.
-    public let credentials: TruIDCredentials?
+    public var credentials: TruIDCredentials? { get throws(CellpathError) { try credentialsSetting.get() } }
     /// The tru.json file the credentials may come from, if one is configured.
-    public let truJSONPath: String?
+    public var truJSONPath: String? { get throws(CellpathError) { try truJSONPathSetting.get() } }
     /// Prefix of the simulator's network namespaces (`cp-` by default).
-    public let simPrefix: String
+    public var simPrefix: String { get throws(CellpathError) { try simPrefixSetting.get() } }
     /// A CA bundle for HTTPS to the backend, instead of the system's, if configured.
-    public let caFile: String?
+    public var caFile: String? { get throws(CellpathError) { try caFileSetting.get() } }
     /// Deadline for one HTTP hop (5 s by default).
-    public let hopTimeout: Duration
+    public var hopTimeout: Duration { get throws(CellpathError) { try hopTimeoutSetting.get() } }
     /// Deadline for a whole operation's HTTP exchange (30 s by default).
-    public let timeout: Duration
-    /// Every setting with its value (masked when secret) and origin, in display order.
+    public var timeout: Duration { get throws(CellpathError) { try timeoutSetting.get() } }
+    /// Every setting with its value (masked when secret) and origin, or its error, in display order.
     public let entries: [ConfigurationEntry]
     /// Problems that did not stop loading: unknown keys, insecure file modes, overrides.
     public let warnings: [String]
     /// The files that were looked for and what became of each.
     public let files: [ConfigurationFile]
-    /// Server base URL per profile (the active profile's after env/flag overrides).
-    let serverURLs: [String: String]
 
-    /// Names of the profiles that have a server URL, sorted.
+    private let regionSetting: Result<String?, CellpathError>
+    private let profileSetting: Result<String, CellpathError>
+    private let dataResidencySetting: Result<DataResidency, CellpathError>
+    private let credentialsSetting: Result<TruIDCredentials?, CellpathError>
+    private let truJSONPathSetting: Result<String?, CellpathError>
+    private let simPrefixSetting: Result<String, CellpathError>
+    private let caFileSetting: Result<String?, CellpathError>
+    private let hopTimeoutSetting: Result<Duration, CellpathError>
+    private let timeoutSetting: Result<Duration, CellpathError>
+    /// Server base URL per profile (the active profile's after env/flag overrides).
+    private let serverURLs: [String: Result<String?, CellpathError>]
+
+    init(region: Result<String?, CellpathError>, profile: Result<String, CellpathError>,
+         dataResidency: Result<DataResidency, CellpathError>, credentials: Result<TruIDCredentials?, CellpathError>,
+         truJSONPath: Result<String?, CellpathError>, simPrefix: Result<String, CellpathError>,
+         caFile: Result<String?, CellpathError>, hopTimeout: Result<Duration, CellpathError>,
+         timeout: Result<Duration, CellpathError>, serverURLs: [String: Result<String?, CellpathError>],
+         entries: [ConfigurationEntry], warnings: [String], files: [ConfigurationFile]) {
+        regionSetting = region
+        profileSetting = profile
+        dataResidencySetting = dataResidency
+        credentialsSetting = credentials
+        truJSONPathSetting = truJSONPath
+        simPrefixSetting = simPrefix
+        caFileSetting = caFile
+        hopTimeoutSetting = hopTimeout
+        timeoutSetting = timeout
+        self.serverURLs = serverURLs
+        self.entries = entries
+        self.warnings = warnings
+        self.files = files
+    }
+
+    /// Names of the profiles that have a server URL (usable or not), sorted.
     public var profiles: [String] { serverURLs.keys.sorted() }
 
     /// The active profile's server base URL (no trailing '/'), if configured.
-    public var serverBaseURL: String? { serverURLs[profile] }
+    public var serverBaseURL: String? { get throws(CellpathError) { try serverBaseURL(for: try profile) } }
 
     /// The server base URL of `profile` (no trailing '/'), if configured.
-    public func serverBaseURL(for profile: String) -> String? { serverURLs[profile] }
+    public func serverBaseURL(for profile: String) throws(CellpathError) -> String? {
+        try serverURLs[profile]?.get() ?? nil
+    }
 
     /// The active profile's server base URL, or a `.configuration` error saying how to set it.
     public func requireServerBaseURL() throws(CellpathError) -> String {
-        guard let url = serverBaseURL else {
+        let profile = try profile
+        guard let url = try serverBaseURL(for: profile) else {
             throw CellpathError(.configuration, "no server URL for profile '\(profile)'",
                                 hint: "Set [server] \(profile)=https://… in the configuration file, "
                                     + "or CELLPATH_SERVER_URL, or --server-url.")
@@ -51,7 +89,7 @@ public struct EffectiveConfiguration: Sendable {
 
     /// The tru.ID credentials, or a `.configuration` error saying how to provide them.
     public func requireCredentials() throws(CellpathError) -> TruIDCredentials {
-        guard let credentials else {
+        guard let credentials = try credentials else {
             throw CellpathError(.configuration, "no tru.ID credentials configured",
                                 hint: "Use --tru-json PATH (the tru.json of 'tru projects:create'), "
                                     + "[truid] tru_json in the configuration file, "

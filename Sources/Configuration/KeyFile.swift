@@ -1,10 +1,11 @@
 import CGLib
 import CellpathCore
 
-/// One `[group]` of an INI file, keys in file order, values unescaped by GKeyFile.
+/// One `[group]` of an INI file, keys in file order, values unescaped by GKeyFile (or why a
+/// value could not be, such as a bad escape sequence).
 struct KeyFileGroup {
     var name: String
-    var entries: [(key: String, value: String)]
+    var entries: [(key: String, value: Result<String, Problem>)]
 }
 
 /// What reading an INI file gave.
@@ -15,12 +16,14 @@ enum KeyFileContents {
     case missing
     /// The file exists but cannot be read (the reason, e.g. "Permission denied").
     case unreadable(String)
+    /// The file was read but is not an INI file (GKeyFile's reason, e.g. a syntax error).
+    case invalid(String)
 }
 
 /// Reads INI files with GLib's GKeyFile; the only place in this module that touches GLib.
 /// Callable from any thread (each call uses its own GKeyFile).
 enum KeyFile {
-    /// Loads and parses `path`; a syntax error is a `.configuration` error naming the file.
+    /// Loads and parses `path`.
     static func load(_ path: String) throws(CellpathError) -> KeyFileContents {
         guard let keyFile = g_key_file_new() else {
             throw CellpathError(.internalError, "couldn't allocate a GKeyFile")
@@ -36,8 +39,7 @@ enum KeyFile {
                 }
                 return .unreadable(message)
             }
-            throw CellpathError(.configuration, "\(path): \(message)",
-                                hint: "\(path) must be an INI file: [group] lines and key=value lines.")
+            return .invalid(message)
         }
 
         var groups: [KeyFileGroup] = []
@@ -49,11 +51,12 @@ enum KeyFile {
             for key in keys {
                 var valueError: UnsafeMutablePointer<GError>?
                 guard let raw = g_key_file_get_string(keyFile, groupName, key, &valueError) else {
-                    let (_, _, message) = consume(valueError)
-                    throw CellpathError(.configuration, "\(path) [\(groupName)] \(key): \(message)",
-                                        hint: "Fix the value's escape sequences in \(path).")
+                    // GLib's message quotes the value, which may be a secret: say it in our words.
+                    _ = consume(valueError)
+                    group.entries.append((key, .failure(Problem("the value is not UTF-8 text or has a bad escape sequence"))))
+                    continue
                 }
-                group.entries.append((key, String(cString: raw)))
+                group.entries.append((key, .success(String(cString: raw))))
                 g_free(raw)
             }
             groups.append(group)

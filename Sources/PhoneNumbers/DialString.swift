@@ -5,14 +5,22 @@ import CellpathCore
 ///
 /// Reading is strict so that nothing is guessed: only digits, one leading '+', spaces and the
 /// visual separators `- . ( ) /` (and Unicode spaces and dashes) are allowed, or a `tel:` URI
-/// (RFC 3966); other digit scripts (fullwidth "０") are refused, not converted. Control and
-/// invisible formatting characters (CR, LF, NUL, tab, bidi marks) are refused. Digits are
-/// never removed or reordered: a "00" inside a number always stays.
+/// (RFC 3966). Decimal digits of any one script (Arabic-Indic "٤٤", fullwidth "４４") are read
+/// as the digits they are, as libphonenumber reads them; digits of two scripts in one number are
+/// refused. An extension ("ext. 123", "x123", ";ext=123") is refused: a SIM's number has none.
+/// Control and invisible formatting characters (CR, LF, NUL, tab, bidi marks) are refused.
+/// Digits are never removed or reordered: a "00" inside a number always stays.
 struct DialString: Equatable {
     /// True when the number began with '+' (or a `tel:` global number or '+' phone-context).
     var hasPlus: Bool
     /// ASCII digits only, in the order written (a leading "00" is still there).
     var digits: String
+    /// Positions in `digits` of the digit groups written in parentheses, such as the "(0)" of
+    /// "+44 (0)7940 448591".
+    var parenthesizedDigits: [Range<Int>] = []
+    /// True for a `tel:` URI's local number with a '+' phone-context: its digits are written as
+    /// dialled inside that context, with a trunk prefix if the country has one.
+    var isLocalNumberInContext = false
 
     /// Longest input accepted, in characters; longer text is not a phone number.
     static let maximumLength = 100
@@ -35,29 +43,77 @@ struct DialString: Equatable {
 
     /// Reads digits with visual separators and an optional leading '+'.
     private static func readPlain(_ text: String) throws(CellpathError) -> DialString {
-        var hasPlus = false
-        var digits = ""
-        for scalar in text.unicodeScalars {
-            if scalar.isASCII, ("0"..."9").contains(scalar) {
-                digits.unicodeScalars.append(scalar)
+        var dial = DialString(hasPlus: false, digits: "")
+        var digitScript: UInt32?
+        var openParenthesis: Int?
+        let written = Array(text.unicodeScalars)
+        let scalars = written.map(asciiForm)
+        for (index, scalar) in scalars.enumerated() {
+            if let digit = decimalDigit(written[index]) {
+                let zero = written[index].value - UInt32(digit)
+                if let script = digitScript, script != zero {
+                    throw CellpathError(.dataError, "the phone number mixes digits of different scripts",
+                                        hint: "write every digit in one script, such as 0-9")
+                }
+                digitScript = zero
+                dial.digits.unicodeScalars.append(Unicode.Scalar(UInt8(ascii: "0") + UInt8(digit)))
             } else if scalar == "+" {
-                guard digits.isEmpty, !hasPlus else {
+                guard dial.digits.isEmpty, !dial.hasPlus else {
                     throw CellpathError(.dataError, "'+' may only begin a phone number", hint: allowedHint)
                 }
-                hasPlus = true
+                dial.hasPlus = true
+            } else if scalar == "(" {
+                openParenthesis = dial.digits.count
+            } else if scalar == ")" {
+                if let start = openParenthesis, start < dial.digits.count {
+                    dial.parenthesizedDigits.append(start..<dial.digits.count)
+                }
+                openParenthesis = nil
             } else if !isVisualSeparator(scalar) {
-                if !text.unicodeScalars.contains(where: { $0.isASCII && ("0"..."9").contains($0) }) {
+                if dial.digits.isEmpty && !scalars[index...].contains(where: { decimalDigit($0) != nil }) {
                     throw CellpathError(.dataError, "this is not a phone number: it has no digits", hint: allowedHint)
                 }
+                if !dial.digits.isEmpty && isExtension(scalars[index...]) {
+                    throw extensionError("an extension")
+                }
                 throw CellpathError(
-                    .dataError, "the phone number contains \(describe(scalar)), which is not part of a phone number",
+                    .dataError, "the phone number contains \(describe(written[index])), which is not part of a phone number",
                     hint: allowedHint)
             }
         }
-        if digits.isEmpty {
+        if dial.digits.isEmpty {
             throw CellpathError(.dataError, "this is not a phone number: it has no digits", hint: allowedHint)
         }
-        return DialString(hasPlus: hasPlus, digits: digits)
+        return dial
+    }
+
+    /// The value of a decimal digit of any script ('7', '٧', '７'), or nil.
+    private static func decimalDigit(_ scalar: Unicode.Scalar) -> Int? {
+        guard scalar.properties.numericType == .decimal, let value = scalar.properties.numericValue else { return nil }
+        return Int(value)
+    }
+
+    /// The ASCII character for a fullwidth form ('＋' → '+', '（' → '('); other scalars unchanged.
+    private static func asciiForm(_ scalar: Unicode.Scalar) -> Unicode.Scalar {
+        (0xFF01...0xFF5E).contains(scalar.value) ? Unicode.Scalar(scalar.value - 0xFEE0)! : scalar
+    }
+
+    /// Whether `rest` (from the first character that is not part of a number) is an extension:
+    /// a marker ("ext", "ext.", "extn", "extension", "x", "#", ";ext=") and its digits.
+    private static func isExtension(_ rest: ArraySlice<Unicode.Scalar>) -> Bool {
+        let text = String(String.UnicodeScalarView(rest)).lowercased()
+        let markers = [";ext=", "extension", "extn", "ext", "x", "#"]
+        guard let marker = markers.first(where: { text.hasPrefix($0) }) else { return false }
+        let digits = text.dropFirst(marker.count).drop { ".:= ".contains($0) }
+        return !digits.isEmpty && digits.unicodeScalars.allSatisfy { decimalDigit($0) != nil || $0 == "#" }
+    }
+
+    /// The error for an extension or a subaddress (`what`): SubscriberCheck checks the SIM's
+    /// number, and a SIM's number has neither.
+    private static func extensionError(_ what: String) -> CellpathError {
+        CellpathError(
+            .dataError, "the phone number has \(what), which a SIM's number never has",
+            hint: "give the number without it: SubscriberCheck checks the number of a SIM")
     }
 
     /// Reads the part after "tel:" (RFC 3966): a global number ("+44-7940-448591") or a local
@@ -75,13 +131,9 @@ struct DialString: Equatable {
             let value = pair.count == 2 ? String(pair[1]) : ""
             switch name {
             case "ext":
-                throw CellpathError(
-                    .dataError, "the tel: URI has an extension (;ext=), which a SIM's number never has",
-                    hint: "give the number without its extension")
+                throw extensionError("an extension (;ext=)")
             case "isub":
-                throw CellpathError(
-                    .dataError, "the tel: URI has an ISDN subaddress (;isub=), which a SIM's number never has",
-                    hint: "give the number without its subaddress")
+                throw extensionError("an ISDN subaddress (;isub=)")
             case "phone-context":
                 guard context == nil else {
                     throw CellpathError(.dataError, "the tel: URI has more than one phone-context")
@@ -94,7 +146,7 @@ struct DialString: Equatable {
             }
         }
         guard let context else { return number }
-        return DialString(hasPlus: true, digits: context.digits + number.digits)
+        return DialString(hasPlus: true, digits: context.digits + number.digits, isLocalNumberInContext: true)
     }
 
     /// Reads a phone-context value: only a '+' prefix of a global number (RFC 3966 §5.1.5) says

@@ -14,12 +14,17 @@ public struct PhoneNumber: Sendable, Equatable {
     /// The region the number belongs to: "GB"; "001" for non-geographic numbers (+800, +882…);
     /// "ZZ" for a number that is not valid.
     public let regionCode: String
+    /// Where the number belongs, for people: "GB", or "international network +882".
+    public var place: String { regionCode == "001" ? "international network +\(countryCode)" : regionCode }
     /// What kind of line the numbering plan assigns the number to.
     public let type: PhoneNumberType
     /// True when the number matches a pattern of its country's numbering plan.
     public let isValid: Bool
     /// International format for display: "+44 7940 448591".
     public let internationalFormat: String
+    /// What was changed in the digits written after the country code, when an explicit region
+    /// allowed it ("dropped the trunk prefix 0 written after +44: …"); nil when nothing was.
+    public internal(set) var adjustment: String?
 
     /// E.164 digits without the '+': "447940448591".
     public var e164Digits: String { String(e164.dropFirst()) }
@@ -39,21 +44,21 @@ public enum PhoneNumberType: String, Sendable {
     case mobile, fixedLine, fixedLineOrMobile, tollFree, premiumRate, sharedCost, voip,
         personalNumber, pager, uan, voicemail, unknown
 
-    /// Lower-case words for human output: "fixed line or mobile".
-    public var words: String {
+    /// What to call a number of this type in human output: "fixed-line or mobile number".
+    public var numberPhrase: String {
         switch self {
-        case .mobile: "mobile"
-        case .fixedLine: "fixed line"
-        case .fixedLineOrMobile: "fixed line or mobile"
-        case .tollFree: "toll free"
-        case .premiumRate: "premium rate"
-        case .sharedCost: "shared cost"
-        case .voip: "VoIP"
+        case .mobile: "mobile number"
+        case .fixedLine: "fixed-line number"
+        case .fixedLineOrMobile: "fixed-line or mobile number"
+        case .tollFree: "toll-free number"
+        case .premiumRate: "premium-rate number"
+        case .sharedCost: "shared-cost number"
+        case .voip: "VoIP number"
         case .personalNumber: "personal number"
-        case .pager: "pager"
+        case .pager: "pager number"
         case .uan: "universal access number"
-        case .voicemail: "voicemail"
-        case .unknown: "unknown"
+        case .voicemail: "voicemail number"
+        case .unknown: "number of unknown type"
         }
     }
 }

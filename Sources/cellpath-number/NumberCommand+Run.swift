@@ -6,7 +6,10 @@ extension NumberCommand {
     static func run(_ parsed: ParsedCommand, _ context: CommandContext) async throws -> CommandOutcome {
         let input = try parsed[Self.phone]
         let configuration = try ConfigurationOptions.load(parsed, context)
-        let number = try PhoneNumber.parse(input, defaultRegion: configuration.region)
+        // The configured region is read only for a number without '+': a broken configuration
+        // elsewhere (a missing tru.json, a bad timeout) does not concern this command.
+        let number = try PhoneNumber.parse(input, defaultRegion: try configuration.region,
+                                           regionIsExplicit: parsed[ConfigurationOptions.region] != nil)
 
         var record = Record()
         record.add("e164", .string(number.e164), label: "E.164")
@@ -19,10 +22,13 @@ extension NumberCommand {
         record.add("valid", .bool(number.isValid))
         record.add("mobile", .bool(number.isMobileCapable), label: "mobile capable")
 
-        if !number.isMobileCapable {
-            context.logger.warning("this is a \(number.type.words) number: SubscriberCheck needs a mobile number (checks refuse it unless --allow-non-mobile)")
+        if let adjustment = number.adjustment {
+            context.logger.warning("\(adjustment)")
         }
-        let kind = number.isMobileCapable ? "mobile" : number.type.words
-        return CommandOutcome(Output(title: "\(number.internationalFormat): valid \(kind) number (\(number.regionCode))", record))
+        if !number.isMobileCapable {
+            context.logger.warning("this is a \(number.type.numberPhrase): SubscriberCheck and PhoneCheck need a mobile number")
+        }
+        let title = "\(number.internationalFormat): valid \(number.type.numberPhrase) (\(number.place))"
+        return CommandOutcome(Output(title: title, record))
     }
 }

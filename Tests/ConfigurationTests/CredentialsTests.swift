@@ -11,15 +11,15 @@ struct CredentialsTests {
         let fixture = Fixture()
         let path = fixture.truJSON(id: "abc-123", secret: "top-secret-value", residency: "in")
         let config = try fixture.load(flags: ["tru-json": path])
-        let credentials = try #require(config.credentials)
+        let credentials = try #require(try config.credentials)
         #expect(credentials.clientID == "abc-123")
         #expect(credentials.clientSecret == "top-secret-value")
         #expect(credentials.clientIDOrigin == .truJSON(path: path, field: "credentials[0].client_id"))
         #expect(credentials.clientSecretOrigin == .truJSON(path: path, field: "credentials[0].client_secret"))
-        #expect(config.dataResidency == .in)
-        #expect(config.dataResidency.apiBaseURL == "https://in.api.tru.id")
+        #expect(try config.dataResidency == .in)
+        #expect(try config.dataResidency.apiBaseURL == "https://in.api.tru.id")
         #expect(config.origin(of: "truid.data_residency") == .truJSON(path: path, field: "data_residency"))
-        #expect(config.truJSONPath == path)
+        #expect(try config.truJSONPath == path)
         #expect(config.files.last == ConfigurationFile(path: path, role: .truJSON, status: .loaded))
         #expect(config.warnings.isEmpty, "\(config.warnings)")
     }
@@ -30,8 +30,8 @@ struct CredentialsTests {
         let path = fixture.truJSON("user/tru.json", id: "from-user-file")
         fixture.user("[truid]\ntru_json=tru.json\n")
         let config = try fixture.load()
-        #expect(config.credentials?.clientID == "from-user-file")
-        #expect(config.truJSONPath == path)
+        #expect(try config.credentials?.clientID == "from-user-file")
+        #expect(try config.truJSONPath == path)
         #expect(config.origin(of: "truid.tru_json") == .file(path: fixture.userPath, group: "truid", key: "tru_json"))
     }
 
@@ -40,8 +40,8 @@ struct CredentialsTests {
         let fixture = Fixture()
         let path = fixture.truJSON(residency: nil)
         let config = try fixture.load(environment: ["CELLPATH_DATA_RESIDENCY": "us"], flags: ["tru-json": path])
-        #expect(config.dataResidency == .us)
-        #expect(config.credentials != nil)
+        #expect(try config.dataResidency == .us)
+        #expect(try config.credentials != nil)
     }
 
     @Test("a residency that contradicts the tru.json is warned about")
@@ -50,19 +50,45 @@ struct CredentialsTests {
         let path = fixture.truJSON(residency: "eu")
         fixture.user("[truid]\ntru_json=\(path)\n")
         let config = try fixture.load(flags: ["data-residency": "us"])
-        #expect(config.dataResidency == .us)
+        #expect(try config.dataResidency == .us)
         #expect(config.warnings.contains { $0.contains("differs from 'eu' in \(path)") }, "\(config.warnings)")
     }
 
-    @Test("a missing tru.json is a configuration error naming the file and who named it")
+    @Test("a missing tru.json fails the settings it gives, naming the file and who named it; nothing else")
     func missingTruJSON() throws {
         let fixture = Fixture()
         let path = fixture.directory + "/absent/tru.json"
-        let error = #expect(throws: CellpathError.self) { try fixture.load(environment: ["CELLPATH_TRU_JSON": path]) }
+        let config = try fixture.load(environment: ["CELLPATH_TRU_JSON": path, "CELLPATH_REGION": "GB"])
+        let error = #expect(throws: CellpathError.self) { try config.credentials }
         #expect(error?.kind == .configuration)
         #expect(error?.message.contains(path) == true)
         #expect(error?.message.contains("environment CELLPATH_TRU_JSON") == true)
         #expect(error?.message.contains("No such file") == true, "\(error?.message ?? "")")
+        #expect(throws: CellpathError.self) { try config.dataResidency }
+        #expect(config.usableKeys == ["general.region", "general.profile", "truid.tru_json", "sim.prefix",
+                                      "http.cacert", "http.hop_timeout", "http.timeout"])
+        #expect(try config.region == "GB")
+        #expect(config.files.last == ConfigurationFile(path: path, role: .truJSON, status: .missing))
+        let entry = try #require(config.entries.first { $0.key == "truid.client_id" })
+        #expect(entry.value == nil)
+        #expect(entry.origin == .truJSON(path: path, field: "credentials[0].client_id"))
+        #expect(entry.error?.contains("No such file") == true)
+        #expect(config.entries.filter { $0.error != nil }.map(\.key)
+            == ["truid.data_residency", "truid.client_id", "truid.client_secret"])
+    }
+
+    @Test("a broken tru.json named below direct credentials leaves them usable, not the residency it may hold")
+    func brokenTruJSONBelowCredentials() throws {
+        let fixture = Fixture()
+        fixture.user("[truid]\ntru_json=\(fixture.directory)/absent.json\n")
+        let config = try fixture.load(environment: ["CELLPATH_CLIENT_ID": "env-id", "CELLPATH_CLIENT_SECRET": "env-secret"])
+        #expect(try config.credentials?.clientID == "env-id")
+        // The file could have said where the credentials live; its named-by layer beats the default.
+        #expect(throws: CellpathError.self) { try config.dataResidency }
+        // Said by the environment, the residency no longer depends on the file.
+        let withResidency = try fixture.load(environment: ["CELLPATH_CLIENT_ID": "env-id", "CELLPATH_CLIENT_SECRET": "env-secret",
+                                                           "CELLPATH_DATA_RESIDENCY": "us"])
+        #expect(try withResidency.dataResidency == .us)
     }
 
     @Test("a malformed tru.json is an error that does not quote the file", arguments: [
@@ -73,10 +99,13 @@ struct CredentialsTests {
     func malformedTruJSON(_ text: String) throws {
         let fixture = Fixture()
         let path = fixture.write("tru.json", text)
-        let error = #expect(throws: CellpathError.self) { try fixture.load(flags: ["tru-json": path]) }
+        let config = try fixture.load(flags: ["tru-json": path])
+        let error = #expect(throws: CellpathError.self) { try config.credentials }
         #expect(error?.kind == .configuration)
         #expect(error?.message == "\(path): not valid JSON (named by flag --tru-json)")
         #expect(error?.hint?.contains("leaky") == false)
+        #expect(config.files.last?.status == .invalid("\(path): not valid JSON (named by flag --tru-json)"))
+        #expect(!config.entries.contains { $0.error?.contains("leaky") == true })
     }
 
     @Test("a tru.json without usable credentials is an error saying which field is missing", arguments: [
@@ -92,7 +121,8 @@ struct CredentialsTests {
     func truJSONWithoutCredentials(_ text: String, _ expected: String) throws {
         let fixture = Fixture()
         let path = fixture.write("tru.json", text)
-        let error = #expect(throws: CellpathError.self) { try fixture.load(flags: ["tru-json": path]) }
+        let config = try fixture.load(flags: ["tru-json": path])
+        let error = #expect(throws: CellpathError.self) { try config.credentials }
         #expect(error?.kind == .configuration)
         #expect(error?.message == "\(path): \(expected)")
     }
@@ -101,15 +131,17 @@ struct CredentialsTests {
     func badResidencyInTruJSON() throws {
         let fixture = Fixture()
         let path = fixture.truJSON(residency: "mars")
-        let error = #expect(throws: CellpathError.self) { try fixture.load(flags: ["tru-json": path]) }
+        let config = try fixture.load(flags: ["tru-json": path])
+        let error = #expect(throws: CellpathError.self) { try config.dataResidency }
         #expect(error?.message == "\(path) data_residency: invalid value 'mars': expected one of eu, in, us")
+        #expect(try config.credentials?.clientID == "id-from-tru-json")
     }
 
     @Test("CELLPATH_CLIENT_ID and CELLPATH_CLIENT_SECRET")
     func environmentCredentials() throws {
         let fixture = Fixture()
         let config = try fixture.load(environment: ["CELLPATH_CLIENT_ID": "env-id", "CELLPATH_CLIENT_SECRET": "env-secret"])
-        let credentials = try #require(config.credentials)
+        let credentials = try #require(try config.credentials)
         #expect(credentials.clientID == "env-id")
         #expect(credentials.clientSecret == "env-secret")
         #expect(credentials.clientSecretOrigin == .environment("CELLPATH_CLIENT_SECRET"))
@@ -124,17 +156,17 @@ struct CredentialsTests {
         // Named by the user file: the environment's direct credentials win.
         fixture.user("[truid]\ntru_json=\(path)\n")
         var config = try fixture.load(environment: environment)
-        #expect(config.credentials?.clientID == "env-id")
-        #expect(config.credentials?.clientSecret == "env-secret")
+        #expect(try config.credentials?.clientID == "env-id")
+        #expect(try config.credentials?.clientSecret == "env-secret")
         // Named by a flag: the tru.json wins over the environment.
         config = try fixture.load(environment: environment, flags: ["tru-json": path])
-        #expect(config.credentials?.clientID == "json-id")
-        #expect(config.credentials?.clientSecret == "json-secret")
+        #expect(try config.credentials?.clientID == "json-id")
+        #expect(try config.credentials?.clientSecret == "json-secret")
         // Named by the same layer as direct keys: the direct keys win.
         fixture.user("[truid]\ntru_json=\(path)\nclient_id=file-id\nclient_secret=file-secret\n")
         config = try fixture.load()
-        #expect(config.credentials?.clientID == "file-id")
-        #expect(config.credentials?.clientSecretOrigin
+        #expect(try config.credentials?.clientID == "file-id")
+        #expect(try config.credentials?.clientSecretOrigin
             == .file(path: fixture.userPath, group: "truid", key: "client_secret"))
     }
 
@@ -142,7 +174,7 @@ struct CredentialsTests {
     func incompleteCredentials() throws {
         let fixture = Fixture()
         var config = try fixture.load(environment: ["CELLPATH_CLIENT_ID": "only-id"])
-        #expect(config.credentials == nil)
+        #expect(try config.credentials == nil)
         #expect(config.warnings == ["tru.ID credentials incomplete: client_id is set (environment CELLPATH_CLIENT_ID) but no client_secret"])
         let error = #expect(throws: CellpathError.self) { try config.requireCredentials() }
         #expect(error?.kind == .configuration)
@@ -150,7 +182,7 @@ struct CredentialsTests {
 
         fixture.user("[truid]\nclient_id=file-id\n")
         config = try fixture.load(environment: ["CELLPATH_CLIENT_SECRET": "env-secret"])
-        #expect(config.credentials?.clientID == "file-id")
+        #expect(try config.credentials?.clientID == "file-id")
         #expect(config.warnings.contains { $0.hasPrefix("the tru.ID client_id comes from \(fixture.userPath)") })
     }
 
@@ -208,7 +240,7 @@ struct CredentialsTests {
 
         let json = String(decoding: try JSONEncoder().encode(config.entries), as: UTF8.self)
         #expect(json.contains(#""secret":true"#))
-        let credentials = try #require(config.credentials)
+        let credentials = try #require(try config.credentials)
         var dumped = ""
         dump(credentials, to: &dumped)
         for text in [json, "\(config.entries)", "\(credentials)", String(reflecting: credentials), dumped,
@@ -217,9 +249,11 @@ struct CredentialsTests {
         }
         #expect("\(credentials)" == "client_id=id-from-tru-json client_secret=[redacted]")
 
-        let error = #expect(throws: CellpathError.self) {
-            try fixture.load(environment: ["CELLPATH_CLIENT_SECRET": "bad secret with spaces"])
-        }
+        let badSecret = try fixture.load(environment: ["CELLPATH_CLIENT_ID": "id", "CELLPATH_CLIENT_SECRET": "bad secret with spaces"])
+        let error = #expect(throws: CellpathError.self) { try badSecret.credentials }
         #expect(error?.message == "environment CELLPATH_CLIENT_SECRET: invalid value: a client secret contains no spaces")
+        let badEntry = try #require(badSecret.entries.first { $0.key == "truid.client_secret" })
+        #expect(badEntry.error == "invalid value: a client secret contains no spaces")
+        #expect(badEntry.value == nil)
     }
 }

@@ -22,10 +22,15 @@ final class Fixture {
     /// Writes `text` to `path` (relative to the directory unless absolute) with `mode`; returns the path.
     @discardableResult
     func write(_ path: String, _ text: String, mode: mode_t = 0o600) -> String {
+        write(path, bytes: Array(text.utf8), mode: mode)
+    }
+
+    /// Writes `bytes` (which need not be UTF-8) to `path` as `write(_:_:mode:)` does.
+    @discardableResult
+    func write(_ path: String, bytes: [UInt8], mode: mode_t = 0o600) -> String {
         let full = path.hasPrefix("/") ? path : directory + "/" + path
         let fd = open(full, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         precondition(fd >= 0, "cannot create \(full)")
-        let bytes = Array(text.utf8)
         precondition(bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) } == bytes.count)
         close(fd)
         chmod(full, mode)
@@ -79,5 +84,34 @@ final class Fixture {
         } else {
             unlink(path)
         }
+    }
+}
+
+extension EffectiveConfiguration {
+    /// Every setting key that `read(_:)` knows, in `config show` order (profiles aside).
+    static let keys = ["general.region", "general.profile", "truid.tru_json", "truid.data_residency",
+                       "truid.client_id", "truid.client_secret", "sim.prefix", "http.cacert",
+                       "http.hop_timeout", "http.timeout"]
+
+    /// Reads the typed setting `key` (`server.<profile>` too) as a command that needs it does,
+    /// throwing the setting's error.
+    func read(_ key: String) throws(CellpathError) {
+        switch key {
+        case "general.region": _ = try region
+        case "general.profile": _ = try profile
+        case "truid.tru_json": _ = try truJSONPath
+        case "truid.data_residency": _ = try dataResidency
+        case "truid.client_id", "truid.client_secret": _ = try credentials
+        case "sim.prefix": _ = try simPrefix
+        case "http.cacert": _ = try caFile
+        case "http.hop_timeout": _ = try hopTimeout
+        case "http.timeout": _ = try timeout
+        default: _ = try serverBaseURL(for: String(key.dropFirst("server.".count)))
+        }
+    }
+
+    /// The keys whose settings can be read without an error.
+    var usableKeys: [String] {
+        Self.keys.filter { key in (try? read(key)) != nil }
     }
 }

@@ -5,7 +5,7 @@ import Testing
 
 @Suite("Configuration validation, warnings and profiles")
 struct ValidationTests {
-    @Test("an invalid value in a file is a configuration error naming file, group and key", arguments: [
+    @Test("an invalid value in a file fails its setting only, with an error naming file, group and key", arguments: [
         ("general", "region", "GBR", "expected a two-letter ISO 3166 region code such as GB"),
         ("general", "region", "4X", "expected a two-letter ISO 3166 region code such as GB"),
         ("general", "profile", "has space", "expected a profile name of at most 32 letters, digits, '-' or '_'"),
@@ -25,16 +25,27 @@ struct ValidationTests {
     func invalidFileValue(_ group: String, _ key: String, _ value: String, _ problem: String) throws {
         let fixture = Fixture()
         fixture.user("[general]\nprofile=production\n[\(group)]\n\(key)=\(value)\n")
-        let error = #expect(throws: CellpathError.self) { try fixture.load() }
+        let config = try fixture.load()
+        let error = #expect(throws: CellpathError.self) { try config.read("\(group).\(key)") }
         #expect(error?.kind == .configuration)
         #expect(error?.message == "\(fixture.userPath) [\(group)] \(key): invalid value '\(value)': \(problem)")
         #expect(error?.hint == "Fix or remove '\(key)' in [\(group)] of \(fixture.userPath).")
+        // Every other setting stays usable, and config show marks this one.
+        let others = EffectiveConfiguration.keys.filter {
+            $0 != "\(group).\(key)" && !(group == "truid" && $0.hasPrefix("truid.client_"))
+        }
+        #expect(others.allSatisfy(config.usableKeys.contains), "\(config.usableKeys)")
+        let entry = try #require(config.entries.first { $0.key == "\(group).\(key)" })
+        #expect(entry.value == nil)
+        #expect(entry.error == "invalid value '\(value)': \(problem)")
+        #expect(entry.origin == .file(path: fixture.userPath, group: group, key: key))
     }
 
     @Test("an invalid environment variable names the variable")
     func invalidEnvironment() throws {
         let fixture = Fixture()
-        let error = #expect(throws: CellpathError.self) { try fixture.load(environment: ["CELLPATH_TIMEOUT": "30s"]) }
+        let config = try fixture.load(environment: ["CELLPATH_TIMEOUT": "30s"])
+        let error = #expect(throws: CellpathError.self) { try config.timeout }
         #expect(error?.kind == .configuration)
         #expect(error?.message == "environment CELLPATH_TIMEOUT: invalid value '30s': expected a number of seconds greater than 0 and at most 3600")
         #expect(error?.hint == "Fix or unset CELLPATH_TIMEOUT.")
@@ -61,28 +72,63 @@ struct ValidationTests {
     func controlCharacters() throws {
         let fixture = Fixture()
         fixture.user("[general]\nregion=G\\nB\n")
-        let error = #expect(throws: CellpathError.self) { try fixture.load() }
+        let error = #expect(throws: CellpathError.self) { try fixture.load().region }
         #expect(error?.message == "\(fixture.userPath) [general] region: invalid value 'G\nB': contains control characters")
-        let envError = #expect(throws: CellpathError.self) { try fixture.load(environment: ["CELLPATH_PROFILE": "a\r\nb"]) }
+        let envError = #expect(throws: CellpathError.self) {
+            try fixture.load(environment: ["CELLPATH_PROFILE": "a\r\nb"]).profile
+        }
         #expect(envError?.kind == .configuration)
     }
 
-    @Test("a syntax error names the file")
+    @Test("a file that is not an INI file fails every setting it could set, not those set above it")
     func syntaxError() throws {
         let fixture = Fixture()
         fixture.system("[general\nregion=GB\n")
-        let error = #expect(throws: CellpathError.self) { try fixture.load() }
+        var config = try fixture.load(environment: ["CELLPATH_REGION": "SE", "CELLPATH_SERVER_URL": "https://x.example.com"])
+        let error = #expect(throws: CellpathError.self) { try config.hopTimeout }
         #expect(error?.kind == .configuration)
         #expect(error?.message.hasPrefix("\(fixture.systemPath): ") == true)
+        #expect(config.usableKeys == ["general.region"])
+        #expect(try config.region == "SE")
+        #expect(throws: CellpathError.self) { try config.serverBaseURL }
+        guard case .invalid = config.files.first?.status else {
+            Issue.record("status: \(String(describing: config.files.first?.status))")
+            return
+        }
+        let entry = try #require(config.entries.first { $0.key == "http.timeout" })
+        #expect(entry.origin == .brokenFile(path: fixture.systemPath))
+        #expect(entry.error?.isEmpty == false)
+
+        config = try fixture.load(environment: ["CELLPATH_PROFILE": "lab", "CELLPATH_SERVER_URL": "https://x.example.com"])
+        #expect(try config.serverBaseURL == "https://x.example.com")
         fixture.system("region=GB\n")
-        #expect(throws: CellpathError.self) { try fixture.load() }
+        #expect(throws: CellpathError.self) { try fixture.load().region }
+    }
+
+    @Test("a value GKeyFile cannot read fails only its own key, and the error does not quote it")
+    func unreadableValue() throws {
+        let fixture = Fixture()
+        let secret: [UInt8] = Array("s3cr3t".utf8) + [0xFF]
+        fixture.write(fixture.userPath, bytes: Array("[general]\nregion=G".utf8) + [0xFF] + Array("B\n[truid]\nclient_secret=".utf8)
+            + secret + Array("\nclient_id=id\n[http]\ntimeout=9\n".utf8))
+        let config = try fixture.load()
+        let error = #expect(throws: CellpathError.self) { try config.region }
+        #expect(error?.message == "\(fixture.userPath) [general] region: the value is not UTF-8 text or has a bad escape sequence")
+        #expect(error?.hint == "Fix or remove 'region' in [general] of \(fixture.userPath).")
+        #expect(try config.timeout == .seconds(9))
+        #expect(config.usableKeys == EffectiveConfiguration.keys.filter {
+            !["general.region", "truid.client_id", "truid.client_secret"].contains($0)
+        })
+        let secretError = #expect(throws: CellpathError.self) { try config.credentials }
+        #expect(secretError?.message.contains("s3cr3t") == false)
+        #expect(!config.entries.contains { $0.error?.contains("s3cr3t") == true })
     }
 
     @Test("a configuration path that is not a regular file is an error naming it")
     func directoryAsFile() throws {
         let fixture = Fixture()
         mkdir(fixture.systemPath, 0o755)
-        let error = #expect(throws: CellpathError.self) { try fixture.load() }
+        let error = #expect(throws: CellpathError.self) { try fixture.load().timeout }
         #expect(error?.kind == .configuration)
         #expect(error?.message == "\(fixture.systemPath): Not a regular file")
     }
@@ -92,9 +138,9 @@ struct ValidationTests {
         let fixture = Fixture()
         fixture.user("[general]\nregion = gb \n[truid]\ndata_residency=US\n[server]\ndevelopment=https://dev.example.com/base/\n")
         let config = try fixture.load()
-        #expect(config.region == "GB")
-        #expect(config.dataResidency == .us)
-        #expect(config.serverBaseURL == "https://dev.example.com/base")
+        #expect(try config.region == "GB")
+        #expect(try config.dataResidency == .us)
+        #expect(try config.serverBaseURL == "https://dev.example.com/base")
     }
 
     @Test("unknown groups and keys are warned about, with the nearest name, and ignored")
@@ -102,8 +148,8 @@ struct ValidationTests {
         let fixture = Fixture()
         fixture.user("[generl]\nregion=FR\n[general]\nregoin=DE\nfoo=1\n[http]\ncacert=/ca.pem\n[plugins]\nx=y\n")
         let config = try fixture.load()
-        #expect(config.region == nil)
-        #expect(config.caFile == "/ca.pem")
+        #expect(try config.region == nil)
+        #expect(try config.caFile == "/ca.pem")
         #expect(config.warnings == [
             "\(fixture.userPath): unknown group [generl] ignored; did you mean [general]?",
             "\(fixture.userPath): unknown key 'regoin' in [general] ignored; did you mean 'region'?",
@@ -125,7 +171,7 @@ struct ValidationTests {
         let fixture = Fixture()
         fixture.system("[general]\nregion=XYZ\n")
         let config = try fixture.load(environment: ["CELLPATH_REGION": "SE"])
-        #expect(config.region == "SE")
+        #expect(try config.region == "SE")
         #expect(config.warnings == ["\(fixture.systemPath) [general] region: invalid value 'XYZ': expected a two-letter ISO 3166 region code such as GB (overridden by environment CELLPATH_REGION)"])
     }
 
@@ -142,26 +188,26 @@ struct ValidationTests {
         let fixture = Fixture()
         fixture.system("[server]\ndevelopment=http://localhost:8080\nproduction=https://api.example.com\n")
         var config = try fixture.load()
-        #expect(config.profile == "development")
+        #expect(try config.profile == "development")
         #expect(config.profiles == ["development", "production"])
-        #expect(config.serverBaseURL == "http://localhost:8080")
+        #expect(try config.serverBaseURL == "http://localhost:8080")
         #expect(try config.requireServerBaseURL() == "http://localhost:8080")
-        #expect(config.serverBaseURL(for: "production") == "https://api.example.com")
+        #expect(try config.serverBaseURL(for: "production") == "https://api.example.com")
         #expect(config.entries.map(\.key).prefix(4) == ["general.region", "general.profile", "server.development", "server.production"])
 
         config = try fixture.load(flags: ["profile": "production"])
-        #expect(config.serverBaseURL == "https://api.example.com")
+        #expect(try config.serverBaseURL == "https://api.example.com")
         #expect(config.origin(of: "server.production") == .file(path: fixture.systemPath, group: "server", key: "production"))
 
         config = try fixture.load(environment: ["CELLPATH_PROFILE": "production",
                                                 "CELLPATH_SERVER_URL": "https://override.example.com/"])
-        #expect(config.serverBaseURL == "https://override.example.com")
+        #expect(try config.serverBaseURL == "https://override.example.com")
         #expect(config.origin(of: "server.production") == .environment("CELLPATH_SERVER_URL"))
-        #expect(config.serverBaseURL(for: "development") == "http://localhost:8080")
+        #expect(try config.serverBaseURL(for: "development") == "http://localhost:8080")
 
         config = try fixture.load(environment: ["CELLPATH_SERVER_URL": "https://env.example.com"],
                                   flags: ["server-url": "https://flag.example.com"])
-        #expect(config.serverBaseURL == "https://flag.example.com")
+        #expect(try config.serverBaseURL == "https://flag.example.com")
         #expect(config.origin(of: "server.development") == .flag("server-url"))
     }
 
@@ -170,7 +216,7 @@ struct ValidationTests {
         let fixture = Fixture()
         fixture.user("[server]\ndevelopment=http://localhost:8080\n")
         let config = try fixture.load(flags: ["profile": "staging"])
-        #expect(config.serverBaseURL == nil)
+        #expect(try config.serverBaseURL == nil)
         #expect(config.warnings == ["profile 'staging' (flag --profile) has no server URL; set [server] staging=https://…"])
         let error = #expect(throws: CellpathError.self) { try config.requireServerBaseURL() }
         #expect(error?.kind == .configuration)

@@ -48,29 +48,89 @@ import TestSupport
               /nonexistent/cellpath.conf           system  missing
               /nonexistent/cellpath/cellpath.conf  user    missing
             settings:
-              KEY                   VALUE        SECRET  SOURCE
-              general.region        GB           no      environment CELLPATH_REGION
-              general.profile       development  no      default
-              truid.tru_json        -            no      -
-              truid.data_residency  eu           no      default
-              truid.client_id       -            no      -
-              truid.client_secret   -            yes     -
-              sim.prefix            cp-          no      default
-              http.cacert           -            no      -
-              http.hop_timeout      5            no      default
-              http.timeout          30           no      default
+              KEY                   VALUE        SECRET  SOURCE                       ERROR
+              general.region        GB           no      environment CELLPATH_REGION  -
+              general.profile       development  no      default                      -
+              truid.tru_json        -            no      -                            -
+              truid.data_residency  eu           no      default                      -
+              truid.client_id       -            no      -                            -
+              truid.client_secret   -            yes     -                            -
+              sim.prefix            cp-          no      default                      -
+              http.cacert           -            no      -                            -
+              http.hop_timeout      5            no      default                      -
+              http.timeout          30           no      default                      -
             warnings: -
 
             """)
     }
 
-    @Test func invalidFileValueIsAConfigurationError() throws {
+    @Test func invalidFileValueIsMarkedAndFailsOnlyTheCommandsThatNeedIt() throws {
         try withSystemConfig("[http]\nhop_timeout=soon\n") { path in
-            let result = try CellpathBinary.run(["config", "show"], environment: ["CELLPATH_SYSTEM_CONFIG": path])
-            #expect(result.status == 78)
-            #expect(result.stdout == "")
-            #expect(result.stderr.contains("[http] hop_timeout"))
+            let environment = ["CELLPATH_SYSTEM_CONFIG": path]
+            let shown = try CellpathBinary.run(["config", "show"], environment: environment)
+            #expect(shown.status == 0)
+            #expect(shown.stderr == "")
+            let row = shown.stdout.split(separator: "\n").first { $0.hasPrefix("  http.hop_timeout") }
+            #expect(row?.hasSuffix("\(path) [http] hop_timeout  invalid value 'soon': expected a number of seconds "
+                + "greater than 0 and at most 3600") == true, "\(row ?? "")")
+            #expect(shown.stdout.contains("  http.timeout          30 "))
+            #expect(shown.stdout.hasSuffix("\nnot usable: http.hop_timeout (see ERROR); commands that need them fail with exit 78\n"))
+
+            let json = try CellpathBinary.run(["config", "show", "--json"], environment: environment)
+            #expect(json.status == 0)
+            #expect(json.stdout.contains("""
+                      "key": "http.hop_timeout",
+                      "value": null,
+                      "secret": false,
+                      "source": "\(path) [http] hop_timeout",
+                      "error": "invalid value 'soon': expected a number of seconds greater than 0 and at most 3600"
+                """))
+            #expect(json.stdout.contains("\"source\": \"default\",\n      \"error\": null"))
+
+            // fetch needs the hop timeout: it fails before sending anything; number does not.
+            let fetch = try CellpathBinary.run(["fetch", "--interface", "lo", "--dns", "127.0.0.1", "http://192.0.2.1/"],
+                                               environment: environment)
+            #expect(fetch.status == 78)
+            #expect(fetch.stderr.hasPrefix("error: \(path) [http] hop_timeout: invalid value 'soon'"))
+            let number = try CellpathBinary.run(["number", "+44 7940 448591"], environment: environment)
+            #expect(number.status == 0)
         }
+    }
+
+    @Test func missingTruJSONIsMarked() throws {
+        let result = try CellpathBinary.run(["config", "show", "--json"],
+                                            environment: ["CELLPATH_TRU_JSON": "/nonexistent/tru.json"])
+        #expect(result.status == 0)
+        #expect(result.stdout.contains("""
+                  "path": "/nonexistent/tru.json",
+                  "role": "tru.json",
+                  "status": "missing"
+            """))
+        #expect(result.stdout.contains("""
+                  "key": "truid.client_id",
+                  "value": null,
+                  "secret": false,
+                  "source": "/nonexistent/tru.json credentials[0].client_id",
+                  "error": "couldn't read /nonexistent/tru.json (named by environment CELLPATH_TRU_JSON): No such file or directory"
+            """))
+        #expect(result.stdout.contains("\"key\": \"truid.tru_json\",\n      \"value\": \"/nonexistent/tru.json\""))
+    }
+
+    @Test func unparsableFileIsMarked() throws {
+        try withSystemConfig("[general\nregion=GB\n") { path in
+            let result = try CellpathBinary.run(["config", "show", "--json"],
+                                                environment: ["CELLPATH_SYSTEM_CONFIG": path, "CELLPATH_TIMEOUT": "12"])
+            #expect(result.status == 0)
+            #expect(result.stdout.contains("\"status\": \"invalid: "))
+            #expect(result.stdout.contains("\"key\": \"general.region\",\n      \"value\": null,\n      \"secret\": false,\n      \"source\": \"\(path)\""))
+            #expect(result.stdout.contains(setting("http.timeout", "12", "environment CELLPATH_TIMEOUT")))
+        }
+    }
+
+    @Test func badFlagValueIsStillAUsageError() throws {
+        let result = try CellpathBinary.run(["config", "show", "--timeout", "soon"])
+        #expect(result.status == 64)
+        #expect(result.stdout == "")
     }
 
     @Test func secretsNeverComeFromArgv() throws {

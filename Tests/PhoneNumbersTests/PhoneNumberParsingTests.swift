@@ -106,6 +106,30 @@ let validCases: [ValidCase] = [
     // Global services have no geographic region.
     .init(input: "+800 1234 5678", e164: "+80012345678", regionCode: "001", type: .tollFree,
           why: "+800 is the ITU universal freephone code"),
+    .init(input: "+882 34 21234", e164: "+8823421234", regionCode: "001", type: .mobile,
+          why: "+882 is International Networks; its 34 range is mobile"),
+    .init(input: "+882 16 1234 5678", e164: "+8821612345678", regionCode: "001", type: .voip,
+          why: "+882 16 is a VoIP range of International Networks"),
+    .init(input: "+883 510012345", e164: "+883510012345", regionCode: "001", type: .voip,
+          why: "+883 is International Networks too"),
+    .init(input: "+870 773 111 632", e164: "+870773111632", regionCode: "001", type: .mobile,
+          why: "+870 is Inmarsat, a satellite mobile service"),
+    .init(input: "+881 612 345 678", e164: "+881612345678", regionCode: "001", type: .mobile,
+          why: "+881 is the Global Mobile Satellite System"),
+    // Decimal digits of other scripts are the same digits (libphonenumber reads them too).
+    .init(input: "+٤٤ ٧٩٤٠ ٤٤٨٥٩١", e164: "+447940448591", regionCode: "GB", type: .mobile,
+          why: "Arabic-Indic digits"),
+    .init(input: "۰۷۹۴۰ ۴۴۸۵۹۱", region: "GB", e164: "+447940448591", regionCode: "GB", type: .mobile,
+          why: "Extended Arabic-Indic (Persian) digits, national form"),
+    .init(input: "＋４４　７９４０　４４８５９１", e164: "+447940448591", regionCode: "GB", type: .mobile,
+          why: "fullwidth plus, digits and ideographic spaces, as Japanese input methods type them"),
+    .init(input: "（０７９４０）４４８５９１", region: "GB", e164: "+447940448591", regionCode: "GB", type: .mobile,
+          why: "fullwidth parentheses"),
+    // A trunk prefix written in parentheses is the written convention for "not dialled from abroad".
+    .init(input: "+49 (0)1512 3456789", e164: "+4915123456789", regionCode: "DE", type: .mobile,
+          why: "the German '(0)' is dropped as the British one is"),
+    .init(input: "+39 (0)6 1234 5678", e164: "+390612345678", regionCode: "IT", type: .fixedLine,
+          why: "in Italy the 0 is part of the number: kept, parentheses or not"),
 ]
 
 let invalidCases: [InvalidCase] = [
@@ -114,9 +138,28 @@ let invalidCases: [InvalidCase] = [
     .init(input: "abc", message: "no digits"),
     .init(input: "tel:", message: "no number"),
     .init(input: "tel:;phone-context=+44", message: "no number"),
-    .init(input: "+44 7940 448591 x12", message: "contains 'x', which"),
+    .init(input: "+44 7940 448591 x12", message: "has an extension, which a SIM's number never has"),
+    .init(input: "+44 7940 448591 ext. 123", message: "has an extension", hint: "without it"),
+    .init(input: "+44 7940 448591 Ext 123", message: "has an extension"),
+    .init(input: "+44 7940 448591 extension 1", message: "has an extension"),
+    .init(input: "+447940448591;ext=123", message: "has an extension"),
+    .init(input: "+44 7940 448591 #123", message: "has an extension"),
+    .init(input: "+44 7940 448591 ｅｘｔ．１２", message: "has an extension"),
     .init(input: "+44 7940 448591#", message: "'#'"),
-    .init(input: "+44 7940 448591\u{FF10}", message: "'０' (U+FF10)"),
+    .init(input: "+44 7940 448591 xyz", message: "contains 'x', which"),
+    .init(input: "+44 7940 448591\u{FF10}", message: "mixes digits of different scripts"),
+    .init(input: "+44 79٤0 448591", message: "mixes digits of different scripts"),
+    .init(input: "+44 7940 448591²", message: "'²' (U+00B2)"),
+    .init(input: "+4407940448591", message: "trunk prefix 0 after +44, which international form never has",
+          hint: "or pass --region GB"),
+    .init(input: "0044 07940 448591", message: "trunk prefix 0 after +44"),
+    .init(input: "+44 0 7940 448591", region: "DE", message: "trunk prefix 0 after +44", hint: "--region GB"),
+    .init(input: "0044 07940 448591", region: "GB", message: "trunk prefix 0 after +44",
+          hint: "write it without the 0 after +44"),
+    .init(input: "+7 8 912 345 6789", message: "trunk prefix 8 after +7"),
+    .init(input: "+54 11 15 1234 5678", message: "the digits after +54 are written in national form",
+          hint: "--region AR"),
+    .init(input: "+88212345", message: "too short for a +882 (international network) number"),
     .init(input: "44+7940448591", message: "'+' may only begin"),
     .init(input: "++447940448591", message: "'+' may only begin"),
     .init(input: "+44 7940 448591\r\n", message: "control character (U+000D CARRIAGE RETURN)"),
@@ -167,7 +210,9 @@ struct PhoneNumberParsingTests {
     @Test("refused inputs say why", arguments: invalidCases)
     func invalid(_ row: InvalidCase) {
         let error = #expect(throws: CellpathError.self) {
-            try PhoneNumber.parse(row.input, defaultRegion: row.region)
+            // A configured region, not --region: it never allows a trunk prefix after the code.
+            try PhoneNumber.parse(row.input, defaultRegion: row.region,
+                                  regionIsExplicit: row.region != nil && row.input.hasPrefix("+"))
         }
         #expect(error?.kind == .dataError)
         #expect(error?.message.contains(row.message) == true, "message: \(error?.message ?? "none")")
@@ -178,10 +223,11 @@ struct PhoneNumberParsingTests {
 
     @Test("error messages never repeat the number")
     func messagesKeepNumberPrivate() {
-        for row in invalidCases where row.input.filter(\.isNumber).count >= 6 {
-            let digits = String(row.input.filter(\.isNumber).suffix(6))
+        for row in invalidCases where row.input.filter(\.isASCII).filter(\.isNumber).count >= 6 {
+            let digits = String(row.input.filter(\.isASCII).filter(\.isNumber).suffix(6))
             do {
-                _ = try PhoneNumber.parse(row.input, defaultRegion: row.region)
+                _ = try PhoneNumber.parse(row.input, defaultRegion: row.region,
+                                          regionIsExplicit: row.region != nil && row.input.hasPrefix("+"))
                 Issue.record("\(row.testDescription) parsed")
             } catch {
                 #expect(!error.message.contains(digits), "\(error.message)")
@@ -252,7 +298,44 @@ struct PhoneNumberParsingTests {
 
     @Test("type names for people")
     func typeWords() {
-        #expect(PhoneNumberType.fixedLineOrMobile.words == "fixed line or mobile")
+        #expect(PhoneNumberType.fixedLineOrMobile.numberPhrase == "fixed-line or mobile number")
+        #expect(PhoneNumberType.uan.numberPhrase == "universal access number")
+        #expect(PhoneNumberType.unknown.numberPhrase == "number of unknown type")
         #expect(PhoneNumberType.mobile.rawValue == "mobile")
+    }
+
+    @Test("a trunk prefix after the country code is dropped only when --region names that country")
+    func trunkPrefixWithExplicitRegion() throws {
+        for input in ["+44 07940 448591", "+4407940448591", "0044 07940 448591"] {
+            let number = try PhoneNumber.parse(input, defaultRegion: "gb", regionIsExplicit: true)
+            #expect(number.e164 == "+447940448591")
+            #expect(number.adjustment == "dropped the trunk prefix 0 written after +44: E.164 numbers have none")
+            // The same region from the configuration is only a default: it allows nothing.
+            #expect(throws: CellpathError.self) { try PhoneNumber.parse(input, defaultRegion: "GB") }
+        }
+        let rewritten = try PhoneNumber.parse("+54 11 15 1234 5678", defaultRegion: "AR", regionIsExplicit: true)
+        #expect(rewritten.e164 == "+5491112345678")
+        #expect(rewritten.adjustment?.contains("AR's national form") == true)
+        // Written as optional, the (0) needs no region and no warning; a plain number has no adjustment.
+        #expect(try PhoneNumber.parse("+44 (0)7940 448591", defaultRegion: nil).adjustment == nil)
+        #expect(try PhoneNumber.parse("+44 7940 448591", defaultRegion: "GB", regionIsExplicit: true).adjustment == nil)
+    }
+
+    @Test("a configured region is read only for numbers written without '+'")
+    func regionReadLazily() throws {
+        let broken = CellpathError(.configuration, "environment CELLPATH_REGION: invalid value")
+        func configuredRegion() throws(CellpathError) -> String? { throw broken }
+        let number = try PhoneNumber.parse("+44 7940 448591", defaultRegion: try configuredRegion())
+        #expect(number.e164 == "+447940448591")
+        let error = #expect(throws: CellpathError.self) {
+            try PhoneNumber.parse("07940 448591", defaultRegion: try configuredRegion())
+        }
+        #expect(error == broken)
+    }
+
+    @Test("non-geographic numbers name their network, not a country")
+    func nonGeographicPlace() throws {
+        #expect(try PhoneNumber.parse("+882 34 21234", defaultRegion: nil).place == "international network +882")
+        #expect(try PhoneNumber.parse("+44 7940 448591", defaultRegion: nil).place == "GB")
     }
 }

@@ -66,6 +66,8 @@ typedef struct cpn_number {
     cpn_number_type type;                 /* CPN_TYPE_UNKNOWN when invalid */
     cpn_possibility possibility;          /* length check, meaningful when !is_valid */
     bool is_valid;                        /* matches a number pattern of its region */
+    bool country_code_written;            /* the calling code was in the text (after '+' or an
+                                             international prefix), not taken from the region */
 } cpn_number;
 
 /* Parses `text` (UTF-8) with `default_region` ("GB"; "ZZ" or NULL when the text must carry

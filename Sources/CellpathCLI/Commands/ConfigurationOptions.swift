@@ -4,7 +4,7 @@ import Configuration
 /// The options that carry configuration values (one spec each, shared by the commands that
 /// take them), and loading the effective configuration with them on top.
 package enum ConfigurationOptions {
-    static let region = OptionKey<String>(
+    package static let region = OptionKey<String>(
         ConfigurationFlag.region.rawValue, "cc",
         help: "Region for numbers written without a country code (ISO 3166, e.g. GB). Default: the config's region.")
     static let profile = OptionKey<String>(

@@ -192,12 +192,13 @@ enum FetchCommand {
             return HTTPHeader(String(text[..<colon]), String(text[text.index(after: colon)...].drop { $0 == " " }))
         }
         request.maxHops = parsed[Self.maxHops] ?? 10
-        request.hopTimeout = configuration.hopTimeout
-        request.totalTimeout = configuration.timeout
+        request.hopTimeout = try configuration.hopTimeout
+        request.totalTimeout = try configuration.timeout
         request.ipType = parsed[Self.ipType] ?? .any
         request.stopAtPrefix = parsed[Self.stopAt]
         request.strict = parsed[Self.strict]
-        request.caFile = try configuration.caFile.map { path throws(CellpathError) in try checkCABundle(path); return path }
+        request.caFile = try configuration.caFile
+        if let caFile = request.caFile { try checkCABundle(caFile) }
         do {
             try request.validate()
         } catch {

@@ -1,3 +1,5 @@
+import Configuration
+
 /// `cellpath generate-docs` (hidden): the help of every command as Markdown (docs/usage.md)
 /// or as a man page (docs/cellpath.1), so that the docs are made from the same text as `--help`.
 enum GenerateDocsCommand {
@@ -8,7 +10,7 @@ enum GenerateDocsCommand {
         hidden: true,
         action: .blocking { parsed, _ in
             let formatter = HelpFormatter(root: CommandTree.root)
-            let text = parsed[Self.format] == .man ? manPage(formatter) : markdown(formatter)
+            let text = parsed[Self.format] == .man ? ManPage(formatter).text : markdown(formatter)
             Terminal.writeOut(text)
             return CommandOutcome()
         })
@@ -33,32 +35,165 @@ enum GenerateDocsCommand {
         }
         return out
     }
+}
 
-    static func manPage(_ formatter: HelpFormatter) -> String {
-        var out = ".TH CELLPATH 1 \"\" \"cellpath\" \"User Commands\"\n"
-        out += ".SH NAME\ncellpath \\- \(escape(formatter.root.abstract))\n"
-        for path in paths(formatter.root, []) {
-            out += ".SH \(escape(path.joined(separator: " ").uppercased()))\n.nf\n"
-            out += escape(formatter.help(for: path))
-            out += ".fi\n"
+/// cellpath(1): NAME, SYNOPSIS, DESCRIPTION (each command), OPTIONS (global, then each
+/// command's), EXIT STATUS, ENVIRONMENT, FILES, EXAMPLES and SEE ALSO, from the command specs
+/// and the exit codes. Text is filled by man(1), so it fits any width.
+struct ManPage {
+    let formatter: HelpFormatter
+
+    init(_ formatter: HelpFormatter) { self.formatter = formatter }
+
+    var text: String {
+        let root = formatter.root
+        let commands = GenerateDocsCommand.paths(root, []).dropFirst().compactMap { path in
+            formatter.command(at: path).map { (path: path, spec: $0) }
         }
-        out += ".SH SEE ALSO\nThe README and docs/ of the cellpath sources.\n"
+        var out = """
+            .\\" Generated from the command specs by `make docs` (cellpath generate-docs --format man).
+            .TH CELLPATH 1 "" "cellpath" "User Commands"
+            .nh
+            .ad l
+            .SH NAME
+            cellpath \\- \(Self.escape(root.abstract.droppingFinalPeriod))
+
+            """
+        out += ".SH SYNOPSIS\n"
+        out += ([[root.name]] + commands.map(\.path)).map { path in
+            let usage = formatter.usage(for: path)
+            let name = path.joined(separator: " ")
+            return "\\fB\(Self.escape(name))\\fR" + Self.escape(String(usage.dropFirst(name.count)))
+        }.joined(separator: "\n.br\n") + "\n"
+
+        out += ".SH DESCRIPTION\n" + Self.paragraphs(root.discussion ?? root.abstract)
+        for (path, spec) in commands {
+            out += ".SS \(Self.escape(path.joined(separator: " ")))\n"
+            out += Self.paragraphs(spec.abstract) + (spec.discussion.map(Self.paragraphs) ?? "")
+        }
+
+        out += ".SH OPTIONS\n"
+        out += "Global options are accepted by every command, before or after the command name.\n"
+        out += ".SS Global options\n"
+        for option in root.options + [CommandLineParser.helpFlag.spec] { out += Self.item(option) }
+        for (path, spec) in commands where !(spec.arguments.isEmpty && spec.options.isEmpty) {
+            out += ".SS \(Self.escape(path.joined(separator: " ")))\n"
+            for argument in spec.arguments {
+                out += Self.item("\\fI<\(Self.escape(argument.name))>\\fR" + (argument.variadic ? " ..." : ""),
+                                 argument.help)
+            }
+            for option in spec.options { out += Self.item(option) }
+        }
+
+        out += ".SH EXIT STATUS\n"
+        for code in ExitCode.allCases { out += Self.item("\\fB\(code.rawValue)\\fR", code.meaning.capitalizedFirst + ".") }
+
+        out += ".SH ENVIRONMENT\n"
+        out += "Configuration variables override the configuration files; flags override them "
+            + "(docs/configuration.md). An empty variable counts as unset.\n"
+        for (name, meaning) in ConfigurationLoader.environmentVariables {
+            out += Self.item("\\fB\(Self.escape(name))\\fR", meaning.capitalizedFirst + ".")
+        }
+        out += Self.item("\\fBXDG_CONFIG_HOME\\fR, \\fBHOME\\fR", "Locate the user configuration file (see FILES).")
+        out += Self.item("\\fBNO_COLOR\\fR", "When set, --color auto prints no colour; neither does TERM=dumb.")
+
+        out += ".SH FILES\n"
+        let system = ConfigurationLoader.defaultSystemPath
+        out += Self.item("\\fI\(Self.escape(system))\\fR",
+                         "System configuration (INI); \(ConfigurationLoader.systemConfigEnvironment) names another.")
+        out += Self.item("\\fI$XDG_CONFIG_HOME/cellpath/cellpath.conf\\fR, \\fI~/.config/cellpath/cellpath.conf\\fR",
+                         "User configuration, over the system one.")
+        out += Self.item("\\fItru.json\\fR",
+                         "tru.ID project credentials as the tru CLI writes them; named by --tru-json, "
+                            + "CELLPATH_TRU_JSON or [truid] tru_json. Keep it mode 600.")
+        out += Self.item("\\fI/run/cellpath-sim/<prefix>/\\fR",
+                         "The simulated world's run directory: daemon pid file and log, test CA, credentials.")
+        out += Self.item("\\fI../libexec/cellpath/\\fR",
+                         "Next to the directory of cellpath: cellpath-sim and cellpath-number, which run "
+                            + "cellpath sim and cellpath number.")
+
+        out += ".SH EXAMPLES\n"
+        for (title, lines) in Self.examples {
+            out += ".PP\n\(Self.escape(title))\n.PP\n.RS 4\n.nf\n"
+            out += lines.map { Self.escape($0) + "\n" }.joined()
+            out += ".fi\n.RE\n"
+        }
+
+        out += ".SH SEE ALSO\n"
+        out += "\\fBmbimcli\\fR(1), \\fBqmicli\\fR(1), \\fBcurl\\fR(1), \\fBip\\fR(8); "
+            + "README.md and docs/ in the cellpath sources (docs/usage.md has every command's help).\n"
         return out
     }
 
-    /// Escapes roff: backslashes, and lines that begin with a dot or an apostrophe.
+    /// Examples as (what it does, command lines); each line fits 80 columns with the indent.
+    static let examples: [(String, [String])] = [
+        ("Check a phone number and print it in E.164:", ["cellpath number '+44 7940 448591'"]),
+        ("Read a national number in its country:", ["cellpath number '07940 448591' --region GB"]),
+        ("Show every setting, where it came from, and any that is not usable:", ["cellpath config show"]),
+        ("Try everything on the simulated world (as root), then remove it:", [
+            "cellpath sim up", "cellpath sim bearer connect", "cellpath sim exec -- bash",
+            "cellpath sim down",
+        ]),
+        ("Open a check_url through the modem only (CHECK_URL is the check_url your backend received "
+            + "when it created the check; docs/simulator-api.md creates one on the simulated world):", [
+            "cellpath fetch --interface wwan0 --dns 100.64.0.53 \"$CHECK_URL\"",
+        ]),
+    ]
+
+    /// One `.TP` item: a bold option synopsis (value placeholder in italics) and its help.
+    static func item(_ option: OptionSpec) -> String {
+        var tag = "\\fB" + escape(option.short.map { "-\($0), " } ?? "") + escape("--\(option.long)") + "\\fR"
+        if let valueName = option.valueName { tag += " \\fI<\(escape(valueName))>\\fR" }
+        if option.repeatable { tag += " ..." }
+        return item(tag, option.help)
+    }
+
+    /// One `.TP` item: `tag` (already roff) and `text` (plain).
+    static func item(_ tag: String, _ text: String) -> String {
+        ".TP\n\(tag)\n\(line(text))\n"
+    }
+
+    /// Plain text as roff paragraphs: lines of one paragraph are joined (man fills them), and a
+    /// blank line starts a new paragraph.
+    static func paragraphs(_ text: String) -> String {
+        text.split(separator: "\n", omittingEmptySubsequences: false)
+            .split { $0.allSatisfy(\.isWhitespace) }
+            .map { ".PP\n" + line($0.map { $0.trimmingSpaces }.joined(separator: " ")) + "\n" }
+            .joined()
+    }
+
+    /// One line of plain text as roff text: escaped, and protected when it begins with a control character.
+    static func line(_ text: String) -> String {
+        let escaped = escape(text)
+        return escaped.hasPrefix(".") || escaped.hasPrefix("'") ? "\\&" + escaped : escaped
+    }
+
+    /// Escapes plain text for roff: backslashes, hyphens as minus signs (so that options can be
+    /// copied), and every non-ASCII character as a named Unicode escape (whatever the locale).
     static func escape(_ text: String) -> String {
-        text.split(separator: "\n", omittingEmptySubsequences: false).map { line in
-            let escaped = line.replacingBackslashes()
-            return escaped.hasPrefix(".") || escaped.hasPrefix("'") ? "\\&" + escaped : escaped
-        }.joined(separator: "\n")
+        var out = ""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\\": out += "\\e"
+            case "-": out += "\\-"
+            case _ where !scalar.isASCII:
+                out += "\\[u" + String(String(scalar.value, radix: 16, uppercase: true).paddedTo4) + "]"
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
     }
 }
 
+private extension String {
+    var droppingFinalPeriod: String { hasSuffix(".") ? String(dropLast()) : self }
+    var capitalizedFirst: String { prefix(1).uppercased() + dropFirst() }
+    var paddedTo4: String { String(repeating: "0", count: max(0, 4 - count)) + self }
+}
+
 private extension Substring {
-    func replacingBackslashes() -> String {
-        var out = ""
-        for character in self { out += character == "\\" ? "\\e" : String(character) }
-        return out
+    var trimmingSpaces: Substring {
+        guard let first = firstIndex(where: { $0 != " " }), let last = lastIndex(where: { $0 != " " }) else { return "" }
+        return self[first...last]
     }
 }

@@ -6,9 +6,11 @@ package enum NumberCommand {
         abstract: "Parse and validate a phone number, and print it in E.164.",
         discussion: """
             Accepts international numbers (+44 7940 448591, 0044 7940 448591), national numbers with
-            a region (07940 448591 --region GB) and tel: URIs. Digits are never dropped or rewritten.
-            SubscriberCheck needs a mobile number: a number of another type gets a warning here, and
-            checks refuse it unless --allow-non-mobile.
+            a region (07940 448591 --region GB) and tel: URIs, in the digits of any one script. The
+            digits are never rewritten: a trunk prefix after the country code (+44 07940 448591) is
+            refused unless written as (0) or --region names that country, and an extension (ext. 123)
+            is refused, since a SIM's number has none. Other failures say why; all exit with 65.
+            SubscriberCheck and PhoneCheck need a mobile number: another type gets a warning.
             """,
         arguments: [phone.spec],
         options: [ConfigurationOptions.region.spec],

@@ -1,10 +1,17 @@
 import Configuration
 
-/// `cellpath config show`: every setting's effective value (secrets masked) and its origin.
+/// `cellpath config show`: every setting's effective value (secrets masked) and its origin, or
+/// why it is not usable.
 enum ConfigShowCommand {
     static let spec: CommandSpec = CommandSpec(
         name: "show",
         abstract: "Show the effective configuration, where each value came from, and the files read.",
+        discussion: """
+            A setting whose value is not valid, or comes from a file that cannot be parsed or a
+            tru.json that cannot be read, is shown with its error; only the commands that need it
+            fail (exit 78). config show itself exits 0 when it could show the configuration: check
+            the error column (or settings[].error in --json) to validate a configuration.
+            """,
         options: ConfigurationOptions.all.map(\.spec),
         action: .async(run))
 
@@ -24,20 +31,26 @@ enum ConfigShowCommand {
             row.add("value", .optional(entry.value))
             row.add("secret", .bool(entry.isSecret))
             row.add("source", .optional(entry.origin?.description))
+            row.add("error", .optional(entry.error))
             return .record(row)
         }))
         record.add("warnings", .list(configuration.warnings.map(Value.string)))
-        return CommandOutcome(Output(record))
+        let unusable = configuration.entries.filter { $0.error != nil }.map(\.key)
+        let notes = unusable.isEmpty ? [] : [
+            "not usable: \(unusable.joined(separator: ", ")) (see ERROR); commands that need them fail with exit 78",
+        ]
+        return CommandOutcome(Output(record, notes: notes))
     }
 }
 
 extension ConfigurationFile.Status {
-    /// `loaded`, `missing`, or `unreadable: <reason>`.
+    /// `loaded`, `missing`, `unreadable: <reason>` or `invalid: <reason>`.
     var text: String {
         switch self {
         case .loaded: "loaded"
         case .missing: "missing"
         case .unreadable(let reason): "unreadable: \(reason)"
+        case .invalid(let reason): "invalid: \(reason)"
         }
     }
 }
