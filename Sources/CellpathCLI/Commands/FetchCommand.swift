@@ -79,13 +79,11 @@ enum FetchCommand {
         if let har = parsed[Self.har] {
             try OutputFile.write(HARWriter.har(report.trace, disclosure: disclosure), to: har)
         }
-        let summaryOnly = context.global.quiet || parsed[Self.printField] != nil
-        let lines = report.humanLines(disclosure, hops: !summaryOnly)
         if let field = parsed[Self.printField] {
             if !context.global.quiet { Terminal.writeErr(report.humanLines(disclosure).map { $0.terminalSafe + "\n" }.joined()) }
             return try printOnly(field, of: report)
         }
-        let output = Output(try record(report, disclosure), humanLines: lines)
+        let output = Output(try record(report, disclosure), humanLines: report.humanLines(disclosure, hops: !context.global.quiet))
         guard let failure = report.failure else { return CommandOutcome(output) }
         return CommandOutcome(output, failure: CommandFailure(failure.cellpathError, details: try details(of: failure)))
     }
@@ -116,7 +114,8 @@ enum FetchCommand {
             scope.debug("\(hop.method) \(hop.url) \(hop.httpVersion)")
             for header in hop.requestHeaders { scope.debug("> \(header.name): \(header.value)") }
             if let answers = hop.dnsAnswers {
-                scope.debug("DNS answers \(answers.joined(separator: ", ")) in \(hop.timings.dnsMs) ms, asked through \(interface)")
+                let how = hop.timings.dnsMs == 0 ? "from the chain's cache" : "in \(hop.timings.dnsMs) ms, asked through \(interface)"
+                scope.debug("DNS answers \(answers.joined(separator: ", ")) \(how)")
             }
             if !hop.localAddress.isEmpty {
                 scope.debug("socket \(hop.localAddress):\(hop.localPort) → \(hop.remoteAddress):\(hop.remotePort) bound to \(interface) (SO_BINDTODEVICE read back), \(hop.connectionReused ? "reused" : "new")\(hop.tlsVersion.map { ", " + $0 } ?? "")")
