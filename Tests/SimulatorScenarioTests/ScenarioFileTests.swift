@@ -1,4 +1,5 @@
 import CellpathCore
+import Glibc
 import SimulatorScenario
 import Testing
 
@@ -126,5 +127,36 @@ import Testing
         var sum = 0
         for (i, d) in digits.reversed().enumerated() { sum += i % 2 == 1 ? (d * 2 > 9 ? d * 2 - 9 : d * 2) : d }
         return sum % 10 == 0
+    }
+}
+
+/// docs/simulator.md's example scenario is valid and means what the page says.
+@Suite struct ScenarioDocumentationTests {
+    @Test func theDocumentedExampleIsValid() throws {
+        let root = String(#filePath.split(separator: "/Tests/").first!)
+        let page = try #require(read("\(root)/docs/simulator.md"))
+        let section = try #require(page.components(separatedBy: "## Scenario file").dropFirst().first)
+        let example = try #require(section.components(separatedBy: "```json\n").dropFirst().first?.components(separatedBy: "```").first)
+        let scenario = try Scenario.decode(Array(example.utf8), source: "docs/simulator.md")
+        #expect(scenario.modems.count == 3)
+        #expect(scenario.modems[0].imei == SimulatedModem.defaultIMEI(index: 0))
+        #expect(scenario.modems[0].sim == SimulatedSIM(index: 0))
+        #expect(scenario.modems[1].imei == "351234567890132")
+        #expect(scenario.modems[1].sim?.iccid == "8900101234567890138")
+        #expect(scenario.modems[1].sim?.imsi == "001010123456790")
+        #expect(scenario.modems[2].sim == nil)
+    }
+
+    private func read(_ path: String) -> String? {
+        guard let file = fopen(path, "r") else { return nil }
+        defer { fclose(file) }
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = fread(&buffer, 1, buffer.count, file)
+            if n <= 0 { break }
+            bytes += buffer[0..<n]
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 }
