@@ -91,8 +91,13 @@ public enum SimulatedWorld {
         let daemon = liveDaemon(run)
         // Taken before the daemon deletes the namespaces and closes the ports.
         let marks = WorldProcesses.marks(namespaces: namespacesBefore, run: run, ports: daemon != nil)
-        if let daemon { Processes.stop(daemon, markers: DaemonOptions.processMarkers, grace: 15) }
-        let stopped = removeLeftovers(prefix: prefix, removeFiles: true, marks: marks)
+        var stopped: [StoppedProcess] = []
+        if let daemon {
+            // Before the daemon, which would otherwise stop them itself, unreported.
+            stopped = WorldProcesses.stopAll(marks, sparing: daemon)
+            Processes.stop(daemon, markers: DaemonOptions.processMarkers, grace: 15)
+        }
+        stopped += removeLeftovers(prefix: prefix, removeFiles: true, marks: marks)
         return DownReport(prefix: prefix, stoppedDaemon: daemon != nil, daemonPID: daemon, stoppedProcesses: stopped,
                           removedNamespaces: namespacesBefore, removedRunDirectory: hadFiles)
     }
@@ -262,10 +267,7 @@ public enum SimulatedWorld {
             }
             unlink(run.dnsPIDFile(server.name))
         }
-        let marks = marks ?? WorldProcesses.marks(namespaces: existingNamespaces(prefix), run: run, ports: false)
-        let stragglers = WorldProcesses.find(marks)
-        WorldProcesses.stop(stragglers, marks: marks)
-        stopped += stragglers
+        stopped += WorldProcesses.stopAll(marks ?? WorldProcesses.marks(namespaces: existingNamespaces(prefix), run: run, ports: false))
         WorldBuilder.destroy(topology)
         if removeFiles {
             FileSystem.removeTree(run.path)

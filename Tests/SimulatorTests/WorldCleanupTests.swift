@@ -89,6 +89,23 @@ struct WorldCleanupTests {
         #expect(report.removedNamespaces.count == 3)
     }
 
+    @Test func theDaemonStopsWhatRunsInItsNamespacesWhenItIsStopped() throws {
+        let prefix = WorldFixture.uniquePrefix()
+        defer { _ = try? SimulatedWorld.down(prefix: prefix) }
+        let status = try WorldFixture.up(prefix: prefix)
+        let background = try BackgroundProcess(["ip", "netns", "exec", prefix + "ue", "sleep", "304"])
+        _ = try #require(waitForProcesses(in: prefix + "ue", names: ["sleep"]))
+        // As Ctrl-C on `sim up --foreground` or a service manager's stop would.
+        let daemon = try #require(status.daemonPID)
+        kill(daemon, SIGTERM)
+        var reaped: Int32 = 0
+        _ = waitpid(daemon, &reaped, 0)
+        #expect(background.wait(timeoutMs: 5000), "the sleep outlived the daemon")
+        #expect(!(try WorldFixture.output(["ip", "netns", "list"]).stdout.contains(prefix)))
+        let log = FileSystem.readText(RunDirectory(prefix: prefix).logFile) ?? ""
+        #expect(log.contains("stopped sleep (pid \(background.pid), in \(prefix)ue)"), "\(log)")
+    }
+
     /// The pids and names of processes whose network namespace is `namespace`, once every name
     /// in `names` is among them (within a generous 10 s); nil otherwise.
     private func waitForProcesses(in namespace: String, names: Set<String>) -> [Int32: String]? {

@@ -138,6 +138,12 @@ final class RunningWorld {
             if !Processes.waitGone(entry.pid, seconds: 3) { kill(entry.pid, SIGKILL); _ = Spawn.wait(entry.pid) }
         }
         dns = []
+        // What still runs in the namespaces (a proxy started on the device, a shell's children)
+        // would keep them alive after they are deleted (`sim down` stops them first and reports them).
+        let marks = WorldProcesses.marks(namespaces: topology.namespaces, run: run, ports: false)
+        for process in WorldProcesses.stopAll(marks) {
+            DaemonLog.write("[\(topology.prefix)] stopped \(process.name) (pid \(process.pid), \(process.reason))")
+        }
         dataPlane?.stop()
         dataPlane = nil
         WorldBuilder.destroy(topology)

@@ -55,14 +55,30 @@ enum WorldProcesses {
         return marks
     }
 
+    /// Finds and stops (`stop`) the world's processes, again while there are any (a process may
+    /// start another while it is being stopped), sparing the running `daemon` and its children
+    /// (dnsmasq), which the daemon stops itself. Returns each process it stopped once.
+    static func stopAll(_ marks: Marks, sparing daemon: pid_t? = nil) -> [StoppedProcess] {
+        var stopped: [StoppedProcess] = []
+        for _ in 0..<3 {
+            let found = find(marks, sparing: daemon)
+            if found.isEmpty { break }
+            stop(found, marks: marks)
+            stopped += found.filter { process in !stopped.contains { $0.pid == process.pid } }
+        }
+        return stopped
+    }
+
     /// Every process in a marked namespace or holding a marked port, except this process and
-    /// its ancestors (a `sim down` run through `sim exec` stops the world, not itself).
-    static func find(_ marks: Marks) -> [StoppedProcess] {
+    /// its ancestors (a `sim down` run through `sim exec` stops the world, not itself), and
+    /// `daemon` with its children.
+    static func find(_ marks: Marks, sparing daemon: pid_t? = nil) -> [StoppedProcess] {
         guard !marks.namespaces.isEmpty || !marks.ports.isEmpty, let pids = entries("/proc") else { return [] }
-        let spared = Set(ancestors())
+        let spared = Set(ancestors() + (daemon.map { [$0] } ?? []))
         var found: [StoppedProcess] = []
         for entry in pids {
             guard let pid = Int32(entry), pid > 1, !spared.contains(pid), let reason = reason(pid, marks) else { continue }
+            if let daemon, parent(of: pid) == daemon { continue }
             found.append(StoppedProcess(pid: pid, name: commandName(pid), reason: reason))
         }
         return found.sorted { $0.pid < $1.pid }
@@ -118,18 +134,23 @@ enum WorldProcesses {
         FileSystem.readText("/proc/\(pid)/comm")?.trimmingTrailingNewlines() ?? "?"
     }
 
-    /// This process and its ancestors, from `/proc/PID/stat`'s parent field.
+    /// This process and its ancestors.
     private static func ancestors() -> [Int32] {
         var chain: [Int32] = []
         var pid = getpid()
         while pid > 1, chain.count < 256 {
             chain.append(pid)
-            // "PID (comm) STATE PPID …": comm may hold spaces and parentheses; the last ')' ends it.
-            guard let stat = FileSystem.readText("/proc/\(pid)/stat"), let close = stat.lastIndex(of: ")") else { break }
-            let fields = stat[stat.index(after: close)...].split(separator: " ")
-            guard fields.count > 1, let parent = Int32(fields[1]) else { break }
-            pid = parent
+            guard let next = parent(of: pid) else { break }
+            pid = next
         }
         return chain
+    }
+
+    /// The parent of `pid`, from `/proc/PID/stat`: "PID (comm) STATE PPID …", where comm may
+    /// hold spaces and parentheses and the last ')' ends it.
+    private static func parent(of pid: Int32) -> Int32? {
+        guard let stat = FileSystem.readText("/proc/\(pid)/stat"), let close = stat.lastIndex(of: ")") else { return nil }
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        return fields.count > 1 ? Int32(fields[1]) : nil
     }
 }
