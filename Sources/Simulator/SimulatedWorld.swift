@@ -6,7 +6,7 @@ import SystemSupport
 
 /// The `cellpath sim` commands as a library: each function does one command's work and
 /// returns values for the CLI to render. Blocking; call from a plain thread (or the main
-/// thread), not from Swift's cooperative pool. All but `environment` need root.
+/// thread), not from Swift's cooperative pool. All but `instructions` need root.
 public enum SimulatedWorld {
     /// What `sim down` did, the daemon's own clean-up included.
     public struct DownReport: Sendable, Equatable, Codable {
@@ -184,7 +184,7 @@ public enum SimulatedWorld {
 
     /// Throws `CommandNotRunnable` unless `name` (a path, or a name searched in `path`) is an
     /// executable file, with the messages and statuses of a shell.
-    static func checkRunnable(_ name: String, path: String) throws(CommandNotRunnable) {
+    private static func checkRunnable(_ name: String, path: String) throws(CommandNotRunnable) {
         func executable(_ file: String) -> (exists: Bool, runnable: Bool) {
             var info = stat()
             guard stat(file, &info) == 0 else { return (false, false) }

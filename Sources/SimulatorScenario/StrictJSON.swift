@@ -1,15 +1,10 @@
 /// Where something starts in a text file: 1-based line and column (columns count characters).
-public struct TextPosition: Sendable, Equatable, CustomStringConvertible {
-    public var line: Int
-    public var column: Int
-
-    public init(line: Int, column: Int) {
-        self.line = line
-        self.column = column
-    }
+struct TextPosition: Sendable, Equatable, CustomStringConvertible {
+    var line: Int
+    var column: Int
 
     /// `line:column`, as compilers print it after a file name.
-    public var description: String { "\(line):\(column)" }
+    var description: String { "\(line):\(column)" }
 }
 
 /// A JSON value as written in its document, with the position where it starts. Numbers keep
