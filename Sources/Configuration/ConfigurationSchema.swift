@@ -10,7 +10,8 @@ public enum ConfigurationFlag: String, Sendable, CaseIterable {
     case truJSON = "tru-json"
     case dataResidency = "data-residency"
     case caFile = "cacert"
-    case simPrefix = "sim-prefix"
+    /// The same option as the `sim` commands' `--prefix`.
+    case simPrefix = "prefix"
     case hopTimeout = "hop-timeout"
     case timeout
 }
@@ -49,8 +50,8 @@ enum ValueKind {
             }
             return .success(lower)
         case .simPrefix:
-            guard value.count <= 8, value.allSatisfy(Self.isNameCharacter) else {
-                return .failure(Problem("expected at most 8 letters, digits, '-' or '_' (it prefixes namespace and link names)"))
+            guard value.count <= 8, value.allSatisfy(Self.isNameCharacter), value.first!.isLetter || value.first!.isNumber else {
+                return .failure(Problem("expected 1 to 8 letters, digits, '-' or '_', starting with a letter or digit (it prefixes namespace names)"))
             }
             return .success(value)
         case .seconds:

@@ -134,3 +134,54 @@ final class ModemState {
         return bearer.since + Double(after)
     }
 }
+
+/// What `sim status` shows of a modem's control plane: radio, registration, the SIM's PIN
+/// and roaming, as its clients see them right now.
+public struct ModemControlStatus: Sendable, Equatable, Codable {
+    public enum Radio: String, Sendable, Codable { case on, off }
+    /// `deregistered` also while the radio is off or the SIM is not ready.
+    public enum Registration: String, Sendable, Codable { case home, roaming, searching, denied, deregistered }
+    /// PIN1: not enabled, waiting for the PIN, entered, or blocked (no attempts left).
+    public enum PIN: String, Sendable, Codable { case disabled, required, verified, blocked }
+
+    public var radio: Radio
+    public var registration: Registration
+    /// nil without a SIM.
+    public var pin: PIN?
+    public var pinAttemptsLeft: Int?
+    /// Registered on a visited network.
+    public var roaming: Bool
+
+    public init(radio: Radio, registration: Registration, pin: PIN?, pinAttemptsLeft: Int?, roaming: Bool) {
+        self.radio = radio
+        self.registration = registration
+        self.pin = pin
+        self.pinAttemptsLeft = pinAttemptsLeft
+        self.roaming = roaming
+    }
+
+    /// The state `modem` starts in (before any client talks to it).
+    public init(initial modem: SimulatedModem) {
+        self = ModemState(index: 0, modem: modem, bearerNetwork: StaticBearerNetwork(failing: true)).controlStatus
+    }
+}
+
+extension ModemState {
+    /// The state as `sim status` shows it.
+    var controlStatus: ModemControlStatus {
+        let registration: ModemControlStatus.Registration = switch self.registration {
+        case .radioOff, .deregistered: .deregistered
+        case .searching: .searching
+        case .denied: .denied
+        case .home: .home
+        case .roaming: .roaming
+        }
+        let pin: ModemControlStatus.PIN? = switch simStatus {
+        case .absent: nil
+        case .ready: pinEnabled ? .verified : .disabled
+        case .pinLocked: pinAttemptsLeft > 0 ? .required : .blocked
+        }
+        return ModemControlStatus(radio: radioOn ? .on : .off, registration: registration, pin: pin,
+                                  pinAttemptsLeft: sim == nil ? nil : pinAttemptsLeft, roaming: registration == .roaming)
+    }
+}

@@ -25,6 +25,7 @@ public final class SimulatedModemDevice: Sendable {
         var commands: [Command] = []
         var terminalPath: String?
         var bearerConnected = false
+        var controlStatus: ModemControlStatus?
         /// Set by `stop()` once it has taken the thread out; the server exits on its next turn.
         var stopping = false
         /// Set by `start()` while it sets up, so that a concurrent `start()` is refused.
@@ -42,6 +43,8 @@ public final class SimulatedModemDevice: Sendable {
     public var isRunning: Bool { control.withLock { $0.thread != nil || $0.stopping || $0.starting } }
     /// Whether a bearer is connected (as of the server thread's last turn).
     public var isBearerConnected: Bool { control.withLock { $0.bearerConnected } }
+    /// Radio, registration and PIN as of the server thread's last turn; nil while not running.
+    public var controlStatus: ModemControlStatus? { control.withLock { $0.controlStatus } }
 
     public init(modem: SimulatedModem, index: Int, runDirectory: String, bearerNetwork: any BearerNetwork,
                 interfaceName: String? = nil) {
@@ -109,6 +112,8 @@ public final class SimulatedModemDevice: Sendable {
             throw error
         }
         let state = ModemState(index: index, modem: modem, bearerNetwork: bearerNetwork)
+        // Before the server thread runs, which publishes every later state.
+        control.withLock { $0.controlStatus = state.controlStatus }
         let function: any ControlFunction = modem.protocol == .mbim ? MBIMFunction(state: state) : QMIFunction(state: state)
         let server = ModemServer(device: self, pty: pty, wakeRead: wake[0], state: state, function: function)
         let thread: pthread_t
@@ -117,6 +122,7 @@ public final class SimulatedModemDevice: Sendable {
         } catch {
             pty.close(); close(wake[0]); close(wake[1])
             removeEntries()
+            control.withLock { $0.controlStatus = nil }
             throw .system("pthread_create", error.code)
         }
         control.withLock {
@@ -182,8 +188,11 @@ public final class SimulatedModemDevice: Sendable {
     }
 
     /// Called on the server thread after each turn.
-    func publish(bearerConnected: Bool) {
-        control.withLock { $0.bearerConnected = bearerConnected }
+    func publish(bearerConnected: Bool, controlStatus: ModemControlStatus) {
+        control.withLock {
+            $0.bearerConnected = bearerConnected
+            $0.controlStatus = controlStatus
+        }
     }
 
     private func link(_ path: String, to target: String) throws(ModemDeviceError) {
@@ -280,10 +289,10 @@ final class ModemServer {
                 enqueue(function.bearerDropped(cause: Self.dropCause), delay: 0)
             }
             flush(now: t)
-            device.publish(bearerConnected: state.bearer != nil)
+            device.publish(bearerConnected: state.bearer != nil, controlStatus: state.controlStatus)
         }
         function.shutdown()
-        device.publish(bearerConnected: false)
+        device.publish(bearerConnected: false, controlStatus: state.controlStatus)
         watch.close()
         pty.close()
         close(wakeRead)

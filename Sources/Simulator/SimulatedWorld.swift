@@ -7,15 +7,20 @@ import SystemSupport
 
 /// The `cellpath sim` commands as a library: each function does one command's work and
 /// returns values for the CLI to render. Blocking; call from a plain thread (or the main
-/// thread), not from Swift's cooperative pool. All but `environment` need root.
+/// thread), not from Swift's cooperative pool. All but `instructions` need root.
 public enum SimulatedWorld {
-    /// What `sim down` did.
+    /// What `sim down` did, the daemon's own clean-up included.
     public struct DownReport: Sendable, Equatable, Codable {
         public var prefix: String
         /// Whether a running daemon was stopped.
         public var stoppedDaemon: Bool
-        /// Leftover processes (dnsmasq of a killed daemon) stopped, namespaces and the run directory removed.
-        public var stoppedProcesses: [Int32]
+        /// The daemon's pid, when one was stopped.
+        public var daemonPID: Int32?
+        /// Processes that outlived the daemon and were stopped: in the world's namespaces
+        /// (mbim-proxy, qmi-proxy, children of `sim exec`, dnsmasq of a killed daemon) or
+        /// holding its control ports.
+        public var stoppedProcesses: [StoppedProcess]
+        /// The world's namespaces that existed before (deleted by the daemon or by `sim down`).
         public var removedNamespaces: [String]
         public var removedRunDirectory: Bool
         /// True when nothing of the world existed.
@@ -74,24 +79,28 @@ public enum SimulatedWorld {
         throw CellpathError(.temporary, "the simulator daemon did not come up within \(Int(timeoutSeconds)) s")
     }
 
-    /// `sim down`: stops the daemon (SIGTERM, then SIGKILL), then whatever is left of the
-    /// world (dnsmasq of a killed daemon, namespaces, the run directory). Idempotent.
+    /// `sim down`: stops the daemon (SIGTERM, then SIGKILL), then every process still in the
+    /// world's namespaces or holding its control ports (SIGTERM, SIGKILL after 3 s), then
+    /// whatever else is left (dnsmasq of a killed daemon, namespaces, the run directory).
+    /// Idempotent; the report names what existed before, whoever removed it.
     public static func down(prefix: String) throws -> DownReport {
         try requireRoot()
         try WorldTopology.validate(prefix: prefix)
         let run = RunDirectory(prefix: prefix)
-        var stoppedDaemon = false
-        if let pid = liveDaemon(run) {
-            Processes.stop(pid, markers: DaemonOptions.processMarkers, grace: 15)
-            stoppedDaemon = true
-        }
-        let topology = WorldTopology(prefix: prefix, modemCount: 0)
-        let namespacesBefore = Set(WorldBuilder.listNamespaces())
+        let namespacesBefore = existingNamespaces(prefix)
         let hadFiles = FileSystem.exists(run.path)
-        let stopped = removeLeftovers(prefix: prefix, removeFiles: true)
-        return DownReport(prefix: prefix, stoppedDaemon: stoppedDaemon, stoppedProcesses: stopped,
-                          removedNamespaces: topology.namespaces.filter { namespacesBefore.contains($0) },
-                          removedRunDirectory: hadFiles)
+        let daemon = liveDaemon(run)
+        // Taken before the daemon deletes the namespaces and closes the ports.
+        let marks = WorldProcesses.marks(namespaces: namespacesBefore, run: run, ports: daemon != nil)
+        var stopped: [StoppedProcess] = []
+        if let daemon {
+            // Before the daemon, which would otherwise stop them itself, unreported.
+            stopped = WorldProcesses.stopAll(marks, sparing: daemon)
+            Processes.stop(daemon, markers: DaemonOptions.processMarkers, grace: 15)
+        }
+        stopped += removeLeftovers(prefix: prefix, removeFiles: true, marks: marks)
+        return DownReport(prefix: prefix, stoppedDaemon: daemon != nil, daemonPID: daemon, stoppedProcesses: stopped,
+                          removedNamespaces: namespacesBefore, removedRunDirectory: hadFiles)
     }
 
     /// `sim status`: the daemon's live status when it answers, otherwise what exists of the world.
@@ -115,16 +124,21 @@ public enum SimulatedWorld {
     /// `sim bearer connect|disconnect`: opens or closes modem `modem`'s data path and
     /// configures wwanN in the device namespace; returns the status afterwards.
     public static func bearer(connect: Bool, modem: Int = 0, prefix: String) throws -> SimulatorStatus {
+        try requireRoot()
         let response = try control(ControlRequest(command: connect ? .connect : .disconnect, modem: modem), prefix: prefix)
         guard let status = response.status else { throw CellpathError(.internalError, "the simulator daemon sent no status") }
         return status
     }
 
     /// `sim env`: the variables that point cellpath and curl at this world (CA, run directory,
-    /// namespace, the fake API's credentials once it is up), in a stable order. Needs read
-    /// access to the run directory for the credentials; does not check that the world is up.
-    public static func environment(prefix: String) -> [(name: String, value: String)] {
+    /// namespace, the fake API's credentials), in a stable order. Throws `.permission` without
+    /// root (the credentials are the daemon's, mode 0600) and `.unavailable` when the world is
+    /// not up (its paths would lead nowhere).
+    public static func environment(prefix: String) throws -> [(name: String, value: String)] {
+        try requireRoot()
+        try WorldTopology.validate(prefix: prefix)
         let run = RunDirectory(prefix: prefix)
+        guard liveDaemon(run) != nil else { throw notUp(prefix) }
         let topology = WorldTopology(prefix: prefix, modemCount: 0)
         var variables: [(name: String, value: String)] = [
             ("CELLPATH_SIM_PREFIX", prefix),
@@ -143,30 +157,67 @@ public enum SimulatedWorld {
         return variables
     }
 
+    /// A command `sim exec` cannot run, with the status a shell gives for it: 127 when it is
+    /// not found, 126 when it is found but cannot be executed.
+    public struct CommandNotRunnable: Error, Sendable, Equatable {
+        public var message: String
+        public var exitStatus: Int32
+    }
+
     /// `sim exec -- CMD…`: runs `command` in the device namespace with `environment(prefix:)`
-    /// added, stdin/stdout/stderr inherited; returns its exit status (128+signal if killed).
+    /// added, stdin/stdout/stderr inherited, and returns its exit status (128+signal if killed).
+    /// SIGINT, SIGTERM and SIGHUP sent to this process are passed on to the command, which is
+    /// always waited for (`SignalRelay`). Throws `CommandNotRunnable` before starting anything
+    /// when the command is not found or not executable. Main thread.
     public static func exec(prefix: String, command: [String]) throws -> Int32 {
         try requireRoot()
-        guard !command.isEmpty else { throw CellpathError(.usage, "sim exec needs a command after --") }
+        guard let name = command.first else { throw CellpathError(.usage, "sim exec needs a command after --") }
+        try WorldTopology.validate(prefix: prefix)
         let topology = WorldTopology(prefix: prefix, modemCount: 0)
-        guard existingNamespaces(prefix).contains(topology.ueNamespace) else {
-            throw CellpathError(.unavailable, "the simulated world \(prefix) is not up", hint: "cellpath sim up --prefix \(prefix)")
-        }
+        guard existingNamespaces(prefix).contains(topology.ueNamespace) else { throw notUp(prefix) }
         var env = ProcessEnvironment.current()
-        for (name, value) in environment(prefix: prefix) { env[name] = value }
-        let pid = try Subprocess.start(["ip", "netns", "exec", topology.ueNamespace] + command,
-                                       Spawn.Options(inheritStdin: true, environment: env))
-        return Spawn.wait(pid)
+        for (name, value) in try environment(prefix: prefix) { env[name] = value }
+        // The PATH the command is looked up in by `ip netns exec` (Spawn appends its search path).
+        try checkRunnable(name, path: (env["PATH"].map { $0 + ":" } ?? "") + Spawn.searchPath)
+        return try SignalRelay.run {
+            try Subprocess.start(["ip", "netns", "exec", topology.ueNamespace] + command,
+                                 Spawn.Options(inheritStdin: true, environment: env))
+        }
+    }
+
+    /// Throws `CommandNotRunnable` unless `name` (a path, or a name searched in `path`) is an
+    /// executable file, with the messages and statuses of a shell.
+    private static func checkRunnable(_ name: String, path: String) throws(CommandNotRunnable) {
+        func executable(_ file: String) -> (exists: Bool, runnable: Bool) {
+            var info = stat()
+            guard stat(file, &info) == 0 else { return (false, false) }
+            return (true, info.st_mode & S_IFMT != S_IFDIR && access(file, X_OK) == 0)
+        }
+        if name.contains("/") {
+            let (exists, runnable) = executable(name)
+            if !exists { throw CommandNotRunnable(message: "\(name): No such file or directory", exitStatus: 127) }
+            if !runnable { throw CommandNotRunnable(message: "\(name): cannot execute (not an executable file)", exitStatus: 126) }
+            return
+        }
+        var foundButNotRunnable: String?
+        for directory in path.split(separator: ":") {
+            let (exists, runnable) = executable("\(directory)/\(name)")
+            if runnable { return }
+            if exists && foundButNotRunnable == nil { foundButNotRunnable = "\(directory)/\(name)" }
+        }
+        if let file = foundButNotRunnable {
+            throw CommandNotRunnable(message: "\(file): cannot execute (not an executable file)", exitStatus: 126)
+        }
+        throw CommandNotRunnable(message: "\(name): command not found", exitStatus: 127)
     }
 
     /// `sim log`: the request log of the fake API and the carrier (one JSON object per line).
     public static func requestLog(prefix: String) throws -> [String] {
+        try requireRoot()
         try WorldTopology.validate(prefix: prefix)
         let run = RunDirectory(prefix: prefix)
         guard let text = FileSystem.readText(run.requestLog) else {
-            if !FileSystem.exists(run.path) {
-                throw CellpathError(.unavailable, "the simulated world \(prefix) is not up", hint: "cellpath sim up --prefix \(prefix)")
-            }
+            if !FileSystem.exists(run.path) { throw notUp(prefix) }
             return []
         }
         return text.split(separator: "\n").map(String.init)
@@ -203,20 +254,23 @@ public enum SimulatedWorld {
         return pid
     }
 
-    /// Stops dnsmasq children recorded in pid files and deletes the namespaces; with
-    /// `removeFiles` also the run directory. Returns the pids it stopped. Never throws.
+    /// Stops what a killed daemon left running (dnsmasq children recorded in pid files, then
+    /// every process in the world's namespaces, or in those of `marks` when given) and deletes
+    /// the namespaces; with `removeFiles` also the run directory. Returns the processes it
+    /// stopped. Never throws.
     @discardableResult
-    static func removeLeftovers(prefix: String, removeFiles: Bool) -> [Int32] {
+    static func removeLeftovers(prefix: String, removeFiles: Bool, marks: WorldProcesses.Marks? = nil) -> [StoppedProcess] {
         let run = RunDirectory(prefix: prefix)
         let topology = WorldTopology(prefix: prefix, modemCount: 0)
-        var stopped: [Int32] = []
+        var stopped: [StoppedProcess] = []
         for server in DNSServer.all(topology) {
             if let pid = Processes.readPIDFile(run.dnsPIDFile(server.name)), Processes.isRunning(pid, markers: server.markers) {
                 Processes.stop(pid, markers: server.markers)
-                stopped.append(pid)
+                stopped.append(StoppedProcess(pid: pid, name: "dnsmasq", reason: "\(server.name) DNS of a killed daemon"))
             }
             unlink(run.dnsPIDFile(server.name))
         }
+        stopped += WorldProcesses.stopAll(marks ?? WorldProcesses.marks(namespaces: existingNamespaces(prefix), run: run, ports: false))
         WorldBuilder.destroy(topology)
         if removeFiles {
             FileSystem.removeTree(run.path)
@@ -233,12 +287,16 @@ public enum SimulatedWorld {
         FileSystem.removeTree("\(run.path)/tls")
     }
 
+    /// The error for a command that needs the world up.
+    static func notUp(_ prefix: String) -> CellpathError {
+        let option = prefix == WorldTopology.defaultPrefix ? "" : " --prefix \(prefix)"
+        return CellpathError(.unavailable, "the simulated world \(prefix) is not up", hint: "start it with: cellpath sim up\(option)")
+    }
+
     private static func control(_ request: ControlRequest, prefix: String) throws -> ControlResponse {
         try WorldTopology.validate(prefix: prefix)
         let run = RunDirectory(prefix: prefix)
-        guard liveDaemon(run) != nil else {
-            throw CellpathError(.unavailable, "the simulated world \(prefix) is not up", hint: "cellpath sim up --prefix \(prefix)")
-        }
+        guard liveDaemon(run) != nil else { throw notUp(prefix) }
         let response = try ControlClient.send(request, to: run.controlSocket)
         if !response.ok {
             throw CellpathError(response.errorKind ?? .internalError, response.error ?? "the simulator daemon refused the request")

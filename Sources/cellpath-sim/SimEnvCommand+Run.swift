@@ -3,7 +3,7 @@ import Simulator
 
 extension SimEnvCommand {
     static func run(_ parsed: ParsedCommand, _ context: CommandContext) throws -> CommandOutcome {
-        let variables = SimulatedWorld.environment(prefix: try SimCommand.prefix(parsed, context))
+        let variables = try SimulatedWorld.environment(prefix: try SimCommand.prefix(parsed, context))
         var record = Record()
         for variable in variables { record.add(variable.name, .string(variable.value), label: variable.name) }
         let lines = variables.map { "export \($0.name)=\(shellQuoted($0.value))" }

@@ -44,7 +44,7 @@ struct PrecedenceTests {
                 values: ["1", "2", "3", "4"], read: { try "\($0.hopTimeout.components.seconds)" }),
         Layered(group: "http", key: "timeout", environment: "CELLPATH_TIMEOUT", flag: "timeout",
                 values: ["10", "20", "40", "50"], read: { try "\($0.timeout.components.seconds)" }),
-        Layered(group: "sim", key: "prefix", environment: "CELLPATH_SIM_PREFIX", flag: "sim-prefix",
+        Layered(group: "sim", key: "prefix", environment: "CELLPATH_SIM_PREFIX", flag: "prefix",
                 values: ["a-", "b-", "c-", "d-"], read: { try $0.simPrefix }),
         Layered(group: "http", key: "cacert", environment: "CELLPATH_CA_FILE", flag: "cacert",
                 values: ["/etc/a.pem", "/etc/b.pem", "/etc/c.pem", "/etc/d.pem"], read: { try $0.caFile }),

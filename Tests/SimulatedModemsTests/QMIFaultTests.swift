@@ -157,7 +157,7 @@ struct QMIFaultTests {
         // qmicli gets junk after its client allocation and carries on.
         let r = try h.qmicli("--dms-get-ids")
         #expect(r.status == 0, "\(r.stderr)")
-        #expect(field("IMEI", in: r.stdout) == "351234567890123")
+        #expect(field("IMEI", in: r.stdout) == SimulatedModem.defaultIMEI(index: 0))
         #expect(r.stderr.contains("invalid message received"))
     }
 

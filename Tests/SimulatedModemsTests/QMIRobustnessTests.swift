@@ -19,7 +19,7 @@ struct QMIRobustnessTests {
         _ = port.receive(timeout: 0.7)
         let r = try h.qmicli("--dms-get-ids")
         #expect(r.status == 0, "\(r.stderr)")
-        #expect(field("IMEI", in: r.stdout) == "351234567890123")
+        #expect(field("IMEI", in: r.stdout) == SimulatedModem.defaultIMEI(index: 0))
     }
 
     @Test func malformedTLVsGetMalformedMessage() throws {
@@ -72,7 +72,7 @@ struct QMIRobustnessTests {
         for _ in 0..<5 {
             let r = try h.qmicli("--dms-uim-get-iccid")
             #expect(r.status == 0, "\(r.stderr)")
-            #expect(field("ICCID", in: r.stdout) == "8900101234567890123")
+            #expect(field("ICCID", in: r.stdout) == SimulatedSIM.defaultICCID(index: 0))
         }
     }
 

@@ -28,9 +28,12 @@ import Testing
 
     @Test func encodedScenarioDecodesToTheSameValue() throws {
         var scenario = Scenario.builtIn
-        scenario.modems.append(SimulatedModem(protocol: .qmi, imei: "351234567890124",
-                                              sim: SimulatedSIM(iccid: "8900101234567890124", imsi: "001010123456780",
+        scenario.modems.append(SimulatedModem(protocol: .qmi, imei: "351234567890132",
+                                              sim: SimulatedSIM(iccid: "8900101234567890138", imsi: "001010123456780",
                                                                 msisdn: "+447940448592", simChangedMinutesAgo: 30)))
+        var withoutSIM = SimulatedModem(index: 2)
+        withoutSIM.sim = nil
+        scenario.modems.append(withoutSIM)
         scenario.cellularPath = LinkConditions(delayMs: 60, jitterMs: 5, lossPercent: 1.5,
                                                downlink: DirectionOverride(delayMs: 80))
         #expect(scenario.cellularPath.direction(uplink: false) == LinkConditions(delayMs: 80, jitterMs: 5, lossPercent: 1.5))
@@ -43,19 +46,32 @@ import Testing
         (#"{"modems": []}"#, "modems: at least one modem"),
         (#"{"modems": [{"imei": "12"}]}"#, "modems[0].imei: must be 15 digits"),
         (#"{"modems": [{}, {"sim": {"msisdn": "447940448591"}}]}"#, "modems[1].sim.msisdn"),
-        (#"{"modems": [{}, {}]}"#, "modems[1].sim.msisdn: +447940448591 is used by two SIMs"),
+        (#"{"modems": [{}, {"sim": {"msisdn": "+447940448591"}}]}"#,
+         "modems[1].sim.msisdn: +447940448591 is also the number of modems[0].sim"),
         (#"{"modems": [{"network": {"mnc": "1"}}]}"#, "modems[0].network.mnc"),
-        (#"{"modems": [{"faults": {"registration": "roaming"}}]}"#, "modems[0].faults.registration"),
-        (#"{"modems": [{"protocol": "at"}]}"#, "modems[0].protocol"),
+        (#"{"modems": [{"faults": {"registration": "roaming"}}]}"#,
+         #"modems[0].faults.registration: must be one of "registered", "searching", "denied", "deregistered", got the string "roaming""#),
+        (#"{"modems": [{"protocol": "at"}]}"#, #"modems[0].protocol: must be one of "mbim", "qmi", got the string "at""#),
         (#"{"cellularPath": {"lossPercent": 101}}"#, "cellularPath.lossPercent"),
-        (#"{"wifiPath": {"delayMs": "5"}}"#, "wifiPath.delayMs: expected an integer"),
+        (#"{"wifiPath": {"delayMs": "5"}}"#, #"wifiPath.delayMs: must be an integer, got the string "5""#),
+        (#"{"cellularPath": {"delayMs": 40.5}}"#, "cellularPath.delayMs: must be an integer, got 40.5"),
+        (#"{"cellularPath": {"jitterMs": 1e2}}"#, "cellularPath.jitterMs: must be an integer, got 1e2"),
+        (#"{"cellularPath": {"delayMs": null}}"#, "cellularPath.delayMs: must be an integer, got null"),
+        (#"{"cellularPath": {"lossPercent": true}}"#, "cellularPath.lossPercent: must be a number, got true"),
+        (#"{"modems": {"imei": "351234567890124"}}"#, "modems: must be an array, got an object"),
+        (#"{"modems": [{"sim": 5}]}"#, "modems[0].sim: must be an object, got 5"),
+        (#"{"modems": [{"network": {"roaming": "yes"}}]}"#, #"modems[0].network.roaming: must be true or false, got the string "yes""#),
+        ("[]", "(top level): must be an object, got an array"),
         (#"{"cellularPath": {"uplink": {"lossPercent": 200}}}"#, "cellularPath.uplink.lossPercent"),
         (#"{"cellularPath": {"downlink": {"delay": 5}}}"#, "cellularPath.downlink.delay: unknown field"),
-        (#"{"cellularpath": {"delayMs": 5}}"#, "cellularpath: unknown field"),
+        (#"{"cellularpath": {"delayMs": 5}}"#, #"cellularpath: unknown field (did you mean "cellularPath"?)"#),
+        (#"{"modems": [{"imie": "351234567890124"}]}"#, #"modems[0].imie: unknown field (did you mean "imei"?)"#),
+        (#"{"zzz": 1}"#, "zzz: unknown field; allowed: modems, cellularPath, wifiPath, api, carrier"),
         (#"{"modems": [{"sim": {"msisdn": "+447940448591", "pin_code": "1"}}]}"#, "modems[0].sim.pin_code: unknown field"),
         (#"{"api": {"serverErrorStatus": 404}}"#, "api.serverErrorStatus"),
         (#"{"carrier": {"extraHops": -1}}"#, "carrier.extraHops"),
         ("{", "not valid JSON"),
+        ("", "scenario:1:1: not valid JSON: the file is empty"),
     ])
     func invalidScenariosNameTheField(json: String, expected: String) throws {
         let error = try #require(failure(json))

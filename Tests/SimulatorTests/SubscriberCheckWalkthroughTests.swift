@@ -12,7 +12,7 @@ struct SubscriberCheckWalkthroughTests {
     /// curl in the device namespace with the world's environment; returns stdout.
     private func curl(_ prefix: String, _ arguments: [String]) throws -> String {
         var env = ["PATH": "/usr/sbin:/usr/bin:/sbin:/bin"]
-        for (name, value) in SimulatedWorld.environment(prefix: prefix) { env[name] = value }
+        for (name, value) in try SimulatedWorld.environment(prefix: prefix) { env[name] = value }
         let result = try ProcessRunner.run(["ip", "netns", "exec", prefix + "ue", "curl", "-sS", "--max-time", "10",
                                             "--cacert", env["CELLPATH_CA_FILE"]!] + arguments, environment: env)
         #expect(result.status == 0, "curl \(arguments): \(result.stderr)")
@@ -28,7 +28,7 @@ struct SubscriberCheckWalkthroughTests {
             let status = try SimulatedWorld.status(prefix: prefix)
             #expect(Set(status.services.map(\.name)).isSuperset(of: ["api", "modems", "dns-carrier", "dns-wifi"]))
             #expect(access(status.modems[0].controlPort, F_OK) == 0)
-            let env = Dictionary(uniqueKeysWithValues: SimulatedWorld.environment(prefix: prefix).map { ($0.name, $0.value) })
+            let env = Dictionary(uniqueKeysWithValues: try SimulatedWorld.environment(prefix: prefix).map { ($0.name, $0.value) })
             let id = try #require(env["CELLPATH_CLIENT_ID"]), secret = try #require(env["CELLPATH_CLIENT_SECRET"])
 
             let token = try json(curl(prefix, ["-u", "\(id):\(secret)", "-d", "grant_type=client_credentials&scope=subscriber_check",

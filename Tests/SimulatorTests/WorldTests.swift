@@ -29,8 +29,7 @@ struct WorldTests {
 
     @Test func topologyHasTheDocumentedAddressesAndRoutes() throws {
         var scenario = Scenario.builtIn
-        scenario.modems.append(SimulatedModem(imei: "351234567890124",
-                                              sim: SimulatedSIM(iccid: "8900101234567890124", imsi: "001010123456780", msisdn: "+447940448592")))
+        scenario.modems.append(SimulatedModem(index: 1))
         try WorldFixture.withWorld(scenario: scenario) { prefix in
             let ue = prefix + "ue", carrier = prefix + "carrier", inet = prefix + "inet"
             #expect(try addresses(ue, "wlan0") == ["192.0.2.23/24"])
@@ -263,7 +262,7 @@ struct WorldTests {
             let run = RunDirectory(prefix: prefix)
             let verify = try WorldFixture.output(["openssl", "verify", "-CAfile", run.caCertificate, run.serverCertificate])
             #expect(verify.status == 0, "\(verify.stdout)\(verify.stderr)")
-            let env = Dictionary(uniqueKeysWithValues: SimulatedWorld.environment(prefix: prefix).map { ($0.name, $0.value) })
+            let env = Dictionary(uniqueKeysWithValues: try SimulatedWorld.environment(prefix: prefix).map { ($0.name, $0.value) })
             #expect(env["CELLPATH_CA_FILE"] == run.caCertificate)
             // A TLS server with the world's certificate on the API address; curl in the
             // device namespace resolves the name through Wi-Fi DNS and trusts the test CA.
@@ -306,6 +305,10 @@ struct WorldTests {
         #expect(error?.kind == .unavailable)
         let down = try SimulatedWorld.down(prefix: prefix)
         #expect(down.stoppedDaemon && !down.wasAlreadyDown)
+        #expect(down.daemonPID == first.daemonPID)
+        // The daemon deleted the namespaces itself; the report still names them.
+        #expect(down.removedNamespaces == [prefix + "ue", prefix + "carrier", prefix + "inet"])
+        #expect(down.removedRunDirectory)
         #expect(try SimulatedWorld.down(prefix: prefix).wasAlreadyDown)
         #expect(try SimulatedWorld.status(prefix: prefix).state == .down)
 
@@ -321,7 +324,8 @@ struct WorldTests {
         #expect(try SimulatedWorld.status(prefix: prefix).state == .stale)
         let afterKill = try SimulatedWorld.down(prefix: prefix)
         #expect(!afterKill.stoppedDaemon)
-        #expect(Set(afterKill.stoppedProcesses) == Set(children))
+        #expect(Set(afterKill.stoppedProcesses.map(\.pid)) == Set(children))
+        #expect(afterKill.stoppedProcesses.allSatisfy { $0.name == "dnsmasq" && $0.reason.hasSuffix("DNS of a killed daemon") })
         #expect(afterKill.removedNamespaces.count == 3)
 
         // Nothing left: namespaces, processes, devices, files.

@@ -18,7 +18,8 @@ package enum ConfigurationOptions {
     static let caFile = OptionKey<String>(
         ConfigurationFlag.caFile.rawValue, "path", help: "Extra CA certificates (PEM) to trust, besides the system store.")
     static let simPrefix = OptionKey<String>(
-        ConfigurationFlag.simPrefix.rawValue, "prefix", help: "Name prefix of the simulator's namespaces (default: cp-).")
+        ConfigurationFlag.simPrefix.rawValue, "prefix",
+        help: "Name prefix of the simulator's namespaces (default: the sim.prefix setting, cp-).")
     static let hopTimeout = OptionKey<String>(
         ConfigurationFlag.hopTimeout.rawValue, "seconds", help: "Deadline of each HTTP hop, connect and read (default: 5).")
     static let timeout = OptionKey<String>(

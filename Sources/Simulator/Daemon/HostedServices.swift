@@ -76,7 +76,7 @@ final class WebServicesService: SimulatorService {
 
 /// Hosts the simulated MBIM/QMI modems on pseudo-terminals under the run directory, their
 /// bearers wired to the world's data path.
-final class ModemFleetService: SimulatorService {
+final class ModemFleetService: SimulatorService, ModemControlSource {
     let name = "modems"
     private let fleet = Mutex<SimulatedModemFleet?>(nil)
 
@@ -88,6 +88,10 @@ final class ModemFleetService: SimulatorService {
 
     func stop() {
         fleet.withLock { $0?.stop(); $0 = nil }
+    }
+
+    func controlStatus(modem index: Int) -> ModemControlStatus? {
+        fleet.withLock { fleet in fleet?.devices.first { $0.index == index }?.controlStatus }
     }
 }
 

@@ -1,6 +1,7 @@
 import CellpathCore
 import FoundationEssentials
 import Glibc
+import SimulatedModems
 import SimulatorScenario
 import SystemSupport
 
@@ -137,6 +138,12 @@ final class RunningWorld {
             if !Processes.waitGone(entry.pid, seconds: 3) { kill(entry.pid, SIGKILL); _ = Spawn.wait(entry.pid) }
         }
         dns = []
+        // What still runs in the namespaces (a proxy started on the device, a shell's children)
+        // would keep them alive after they are deleted (`sim down` stops them first and reports them).
+        let marks = WorldProcesses.marks(namespaces: topology.namespaces, run: run, ports: false)
+        for process in WorldProcesses.stopAll(marks) {
+            DaemonLog.write("[\(topology.prefix)] stopped \(process.name) (pid \(process.pid), \(process.reason))")
+        }
         dataPlane?.stop()
         dataPlane = nil
         WorldBuilder.destroy(topology)
@@ -208,14 +215,19 @@ final class RunningWorld {
     /// The live status, with full personal data (the client redacts it).
     private func status() -> SimulatorStatus {
         let existing = Set(WorldBuilder.listNamespaces())
+        let controlSource = startedServices.lazy.compactMap { $0 as? any ModemControlSource }.first
         var modems: [ModemStatus] = []
         for (n, modem) in scenario.modems.enumerated() {
             let connected = dataPlane?.isConnected(n) ?? false
+            // Without a simulated modem serving it, the modem is as its scenario starts it.
+            let control = controlSource?.controlStatus(modem: n) ?? ModemControlStatus(initial: modem)
             modems.append(ModemStatus(
                 index: n, protocol: modem.protocol, imei: modem.imei, interface: topology.modemInterface(n),
                 radioInterface: topology.radioInterface(n),
                 sim: modem.sim.map { SIMIdentity(iccid: $0.iccid, imsi: $0.imsi, msisdn: $0.msisdn) },
                 operatorID: modem.network.operatorID, operatorName: modem.network.operatorName,
+                radio: control.radio, registration: control.registration, roaming: control.roaming,
+                pin: control.pin, pinAttemptsLeft: control.pinAttemptsLeft,
                 controlPort: "\(run.path)/dev/cdc-wdm\(n)",
                 bearer: connected ? .connected : .disconnected, address: connected ? topology.bearerAddress(n) : nil,
                 counters: dataPlane?.counters(n) ?? LinkCounters()))

@@ -2,6 +2,7 @@ import CellpathCore
 import CShims
 import FoundationEssentials
 import Glibc
+import SimulatedModems
 import SimulatedServices
 import SimulatorScenario
 import SystemSupport
@@ -16,6 +17,12 @@ public protocol SimulatorService: AnyObject, Sendable {
     func start(_ context: SimulatorContext) throws
     /// Stops serving and releases everything `start` took. Called once, also after a failed start.
     func stop()
+}
+
+/// A service that runs the world's simulated modems and knows their live control-plane state.
+protocol ModemControlSource {
+    /// Radio, registration and PIN of modem `index` now, or nil when it is not running.
+    func controlStatus(modem index: Int) -> ModemControlStatus?
 }
 
 /// What a service gets from the daemon: the scenario, the topology, the run directory's files,

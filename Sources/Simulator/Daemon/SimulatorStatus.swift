@@ -1,5 +1,6 @@
-import SimulatorScenario
 import CellpathCore
+import SimulatedModems
+import SimulatorScenario
 
 /// What `sim status` reports about one world. Personal data is full inside the daemon;
 /// `redacted(_:)` masks it for output.
@@ -67,6 +68,16 @@ public struct ModemStatus: Sendable, Equatable, Codable {
     /// Serving network as MCC-MNC, and its name.
     public var operatorID: String
     public var operatorName: String
+    /// Radio on or off, as the modem's clients (or the scenario) set it.
+    public var radio: ModemControlStatus.Radio
+    /// `home`, `roaming`, `searching`, `denied` or `deregistered` (also with the radio off or
+    /// the SIM not ready).
+    public var registration: ModemControlStatus.Registration
+    /// Registered on a visited network.
+    public var roaming: Bool
+    /// PIN1: `disabled`, `required`, `verified` or `blocked`; absent without a SIM.
+    public var pin: ModemControlStatus.PIN?
+    public var pinAttemptsLeft: Int?
     /// The modem's control port (a pty symlink, like /dev/cdc-wdmN) for mbimcli/qmicli/cellpath.
     public var controlPort: String
     public var bearer: BearerState

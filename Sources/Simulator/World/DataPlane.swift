@@ -83,7 +83,8 @@ public final class DataPlane: Sendable {
 
     private func checkIndex(_ n: Int) throws {
         guard modems.indices.contains(n) else {
-            throw CellpathError(.usage, "no modem \(n): this world has modems 0…\(modems.count - 1)")
+            let range = modems.count == 1 ? "only modem 0" : "modems 0 to \(modems.count - 1)"
+            throw CellpathError(.usage, "no modem \(n): this world has \(range)")
         }
     }
 }

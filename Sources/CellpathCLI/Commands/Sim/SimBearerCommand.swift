@@ -6,7 +6,9 @@ package enum SimBearerCommand {
         abstract: "Connect or disconnect a simulated bearer directly, without MBIM/QMI.",
         subcommands: [command(connect: true), command(connect: false)])
 
-    package static let modem = OptionKey<Int>("modem", "index", help: "Modem index in the scenario (default: 0).", .integer(in: 0...63))
+    /// At most 32 modems per world (the scenario's limit): indexes 0 to 31; the world itself
+    /// refuses an index beyond its own modems.
+    package static let modem = OptionKey<Int>("modem", "index", help: "Modem index in the scenario (default: 0).", .integer(in: 0...31))
 
     static func command(connect: Bool) -> CommandSpec {
         CommandSpec(

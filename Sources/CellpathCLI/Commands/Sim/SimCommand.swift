@@ -12,6 +12,6 @@ package enum SimCommand {
         subcommands: [SimUpCommand.spec, SimDownCommand.spec, SimStatusCommand.spec, SimBearerCommand.spec,
                       SimExecCommand.spec, SimEnvCommand.spec, SimLogCommand.spec])
 
-    package static let prefixOption = OptionKey<String>(
-        "prefix", "prefix", help: "Name prefix of the world's namespaces (default: the config's sim prefix, cp-).")
+    /// The `sim.prefix` setting's option: one name (`--prefix`) for every command that takes it.
+    package static let prefixOption = ConfigurationOptions.simPrefix
 }

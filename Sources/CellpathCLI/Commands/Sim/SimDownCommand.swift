@@ -3,6 +3,12 @@ package enum SimDownCommand {
     static let spec: CommandSpec = CommandSpec(
         name: "down",
         abstract: "Stop the simulator and delete its namespaces, devices and files (also after a crash).",
+        discussion: """
+            Stops the daemon, then every process still running in the world's namespaces or holding
+            a modem's control port (mbim-proxy or qmi-proxy started with -p, what 'sim exec' left
+            running): SIGTERM, then SIGKILL after 3 s. Reports what it stopped and removed,
+            including what the daemon removed itself.
+            """,
         options: [SimCommand.prefixOption.spec],
         action: .program(.simulator))
 }

@@ -6,7 +6,9 @@ package enum SimExecCommand {
         discussion: """
             The environment points cellpath and curl at the world's CA and API (see 'cellpath sim env').
             Put '--' before the command so that its options are not read as cellpath's. The exit
-            status is the command's.
+            status is the command's (128+N when signal N ended it); as in a shell, 127 when the
+            command is not found and 126 when it cannot be executed. SIGINT, SIGTERM and SIGHUP
+            sent to cellpath are passed on to the command, and cellpath waits for it to end.
             """,
         arguments: [command.spec],
         options: [SimCommand.prefixOption.spec],

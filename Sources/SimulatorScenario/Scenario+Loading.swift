@@ -1,0 +1,260 @@
+import CellpathCore
+import FoundationEssentials
+import Glibc
+import SystemSupport
+
+extension Scenario {
+    /// The hint of every scenario error.
+    static let formatHint = "see docs/simulator.md for the scenario file format"
+
+    /// Parses (strict JSON), reads and validates a scenario. Errors are `.dataError` and start
+    /// with `source:line:column:`, then name the field: `scenario.json:4:18: modems[0].imei: must be 15 digits`.
+    public static func decode(_ data: [UInt8], source: String = "scenario") throws -> Scenario {
+        let root: JSONNode
+        do {
+            root = try StrictJSONParser.parse(data)
+        } catch {
+            throw CellpathError(.dataError, "\(source):\(error.position): not valid JSON: \(error.message)", hint: formatHint)
+        }
+        let positions = FieldPositions()
+        positions.record("", root.position)
+        do {
+            let scenario = try read(root, positions)
+            try scenario.check()
+            return scenario
+        } catch {
+            let place = positions.position(of: error.field).map { "\(source):\($0)" } ?? source
+            throw CellpathError(.dataError, "\(place): \(error.field): \(error.problem)", hint: formatHint)
+        }
+    }
+
+    /// Reads, decodes and validates the scenario file at `path`; errors name `path` as given.
+    public static func load(path: String) throws -> Scenario {
+        let bytes: [UInt8]
+        do {
+            bytes = try FileSystem.read(path, limit: 1 << 20)
+        } catch {
+            if error.code == EFBIG { throw CellpathError(.dataError, "\(path): the scenario file is larger than 1 MiB") }
+            let kind: FailureKind = switch error.code {
+            case ENOENT, EISDIR: .dataError
+            case EACCES: .permission
+            default: .unavailable
+            }
+            throw CellpathError(kind, "cannot read scenario file \(path): \(error.reason)")
+        }
+        return try decode(bytes, source: path)
+    }
+
+    /// The scenario as pretty JSON with every field written (a modem without a SIM as `"sim": null`):
+    /// `decode(encoded())` gives the same scenario back, which is how the daemon gets it.
+    public func encoded() -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        return Array((try? encoder.encode(self)) ?? Data())
+    }
+
+    /// Largest number of modems one world holds (bearer addresses 100.64.23.10 … .41).
+    public static let maximumModems = 32
+
+    /// Checks every field's range and format; throws `.dataError` naming the first bad field.
+    public func validate(source: String = "scenario") throws {
+        do {
+            try check()
+        } catch {
+            throw CellpathError(.dataError, "\(source): \(error.field): \(error.problem)", hint: Self.formatHint)
+        }
+    }
+
+    // MARK: - Reading
+
+    private static func read(_ root: JSONNode, _ positions: FieldPositions) throws(ScenarioProblem) -> Scenario {
+        let o = try ObjectReader(root, path: "", keys: keys(CodingKeys.self), positions: positions)
+        var scenario = Scenario()
+        if let modems = try o.array("modems", { (index, node, path) throws(ScenarioProblem) in
+            try o.element(node, path: path, keys: keys(SimulatedModem.CodingKeys.self)) { m throws(ScenarioProblem) in
+                try SimulatedModem.read(m, index: index)
+            }
+        }) {
+            scenario.modems = modems
+        }
+        if let path = try o.object("cellularPath", keys: keys(LinkConditions.CodingKeys.self), { p throws(ScenarioProblem) in
+            try LinkConditions.read(p, defaultDelayMs: scenario.cellularPath.delayMs)
+        }) {
+            scenario.cellularPath = path
+        }
+        if let path = try o.object("wifiPath", keys: keys(LinkConditions.CodingKeys.self), { p throws(ScenarioProblem) in
+            try LinkConditions.read(p, defaultDelayMs: scenario.wifiPath.delayMs)
+        }) {
+            scenario.wifiPath = path
+        }
+        if let api = try o.object("api", keys: keys(APIFaults.CodingKeys.self), APIFaults.read) { scenario.api = api }
+        if let carrier = try o.object("carrier", keys: keys(CarrierFaults.CodingKeys.self), CarrierFaults.read) { scenario.carrier = carrier }
+        return scenario
+    }
+
+    // MARK: - Validation
+
+    /// Every field's range and format, and the rules across modems.
+    private func check() throws(ScenarioProblem) {
+        func bad(_ field: String, _ problem: String) -> ScenarioProblem { ScenarioProblem(field: field, problem: problem) }
+        if modems.isEmpty { throw bad("modems", "at least one modem is required") }
+        if modems.count > Self.maximumModems { throw bad("modems", "at most \(Self.maximumModems) modems are supported, got \(modems.count)") }
+        var msisdns: [String: Int] = [:]
+        for (i, modem) in modems.enumerated() {
+            let m = "modems[\(i)]"
+            if !Self.isDigits(modem.imei, count: 15...15) { throw bad("\(m).imei", "must be 15 digits") }
+            if modem.apn.isEmpty || modem.apn.count > 100 { throw bad("\(m).apn", "must be 1 to 100 characters") }
+            for (name, value) in [("manufacturer", modem.manufacturer), ("model", modem.model), ("firmware", modem.firmware)]
+            where value.isEmpty || value.count > 64 || value.contains(where: { $0.isNewline }) {
+                throw bad("\(m).\(name)", "must be 1 to 64 characters on one line")
+            }
+            if let sim = modem.sim {
+                let s = "\(m).sim"
+                if !Self.isDigits(sim.iccid, count: 18...20) { throw bad("\(s).iccid", "must be 18 to 20 digits") }
+                if !Self.isDigits(sim.imsi, count: 6...15) { throw bad("\(s).imsi", "must be 6 to 15 digits") }
+                if !sim.msisdn.hasPrefix("+") || !Self.isDigits(String(sim.msisdn.dropFirst()), count: 7...15) {
+                    throw bad("\(s).msisdn", "must be E.164 with a leading '+', e.g. +447940448591")
+                }
+                if let other = msisdns[sim.msisdn] {
+                    throw bad("\(s).msisdn", "\(sim.msisdn) is also the number of modems[\(other)].sim (each SIM needs its own)")
+                }
+                msisdns[sim.msisdn] = i
+                if !Self.isDigits(sim.pin, count: 4...8) { throw bad("\(s).pin", "must be 4 to 8 digits") }
+                if !(0...3).contains(sim.pinAttemptsLeft) { throw bad("\(s).pinAttemptsLeft", "must be 0 to 3") }
+                if let minutes = sim.simChangedMinutesAgo, minutes < 0 { throw bad("\(s).simChangedMinutesAgo", "must not be negative") }
+            }
+            let n = "\(m).network"
+            if !Self.isDigits(modem.network.mcc, count: 3...3) { throw bad("\(n).mcc", "must be 3 digits") }
+            if !Self.isDigits(modem.network.mnc, count: 2...3) { throw bad("\(n).mnc", "must be 2 or 3 digits") }
+            if modem.network.operatorName.isEmpty || modem.network.operatorName.count > 64 { throw bad("\(n).operatorName", "must be 1 to 64 characters") }
+            if !(-130 ... -20).contains(modem.network.rssiDbm) { throw bad("\(n).rssiDbm", "must be between -130 and -20 dBm") }
+            let f = "\(m).faults"
+            if let code = modem.faults.connectRejectCode, code < 0 { throw bad("\(f).connectRejectCode", "must not be negative") }
+            if let after = modem.faults.dropBearerAfterSeconds, after < 1 { throw bad("\(f).dropBearerAfterSeconds", "must be at least 1") }
+            if !(0...60_000).contains(modem.faults.responseDelayMs) { throw bad("\(f).responseDelayMs", "must be 0 to 60000") }
+            if !(0...100).contains(modem.faults.garbageFrames) { throw bad("\(f).garbageFrames", "must be 0 to 100") }
+        }
+        for (name, path) in [("cellularPath", cellularPath), ("wifiPath", wifiPath)] {
+            for (suffix, values) in [("", DirectionOverride(delayMs: path.delayMs, jitterMs: path.jitterMs, lossPercent: path.lossPercent)),
+                                     (".uplink", path.uplink), (".downlink", path.downlink)] {
+                guard let values else { continue }
+                if let v = values.delayMs, !(0...10_000).contains(v) { throw bad("\(name)\(suffix).delayMs", "must be 0 to 10000") }
+                if let v = values.jitterMs, !(0...10_000).contains(v) { throw bad("\(name)\(suffix).jitterMs", "must be 0 to 10000") }
+                if let v = values.lossPercent, !(0...100).contains(v) || v.isNaN { throw bad("\(name)\(suffix).lossPercent", "must be 0 to 100") }
+            }
+        }
+        if let status = api.serverErrorStatus, !(500...599).contains(status) { throw bad("api.serverErrorStatus", "must be a 5xx status") }
+        if !(0...600_000).contains(api.slowMs) { throw bad("api.slowMs", "must be 0 to 600000") }
+        if let after = api.rateLimitRetryAfter, !(0...86_400).contains(after) { throw bad("api.rateLimitRetryAfter", "must be 0 to 86400 seconds") }
+        if !(0...50).contains(carrier.extraHops) { throw bad("carrier.extraHops", "must be 0 to 50") }
+    }
+
+    private static func isDigits(_ value: String, count: ClosedRange<Int>) -> Bool {
+        count.contains(value.utf8.count) && value.utf8.allSatisfy { $0 >= 0x30 && $0 <= 0x39 }
+    }
+}
+
+/// The JSON keys of a scenario object: its coding keys.
+private func keys<K: CodingKey & CaseIterable>(_: K.Type) -> [String] { K.allCases.map(\.stringValue) }
+
+extension SimulatedModem {
+    /// Modem `index` from its object; absent fields keep `SimulatedModem(index:)`'s values, and
+    /// `"sim": null` means no SIM inserted.
+    fileprivate static func read(_ o: ObjectReader, index: Int) throws(ScenarioProblem) -> SimulatedModem {
+        var modem = SimulatedModem(index: index)
+        if let value = try o.choice("protocol", ModemProtocol.self) { modem.protocol = value }
+        if let value = try o.string("imei") { modem.imei = value }
+        if let value = try o.string("manufacturer") { modem.manufacturer = value }
+        if let value = try o.string("model") { modem.model = value }
+        if let value = try o.string("firmware") { modem.firmware = value }
+        if o.contains("sim") {
+            modem.sim = try o.object("sim", keys: keys(SimulatedSIM.CodingKeys.self), nullable: true) { s throws(ScenarioProblem) in
+                try SimulatedSIM.read(s, index: index)
+            }
+        }
+        if let value = try o.object("network", keys: keys(SimulatedNetwork.CodingKeys.self), SimulatedNetwork.read) { modem.network = value }
+        if let value = try o.string("apn") { modem.apn = value }
+        if let value = try o.object("faults", keys: keys(ModemFaults.CodingKeys.self), ModemFaults.read) { modem.faults = value }
+        return modem
+    }
+}
+
+extension SimulatedSIM {
+    fileprivate static func read(_ o: ObjectReader, index: Int) throws(ScenarioProblem) -> SimulatedSIM {
+        var sim = SimulatedSIM(index: index)
+        if let value = try o.string("iccid") { sim.iccid = value }
+        if let value = try o.string("imsi") { sim.imsi = value }
+        if let value = try o.string("msisdn") { sim.msisdn = value }
+        if let value = try o.bool("pinLocked") { sim.pinLocked = value }
+        if let value = try o.string("pin") { sim.pin = value }
+        if let value = try o.int("pinAttemptsLeft") { sim.pinAttemptsLeft = value }
+        sim.simChangedMinutesAgo = try o.int("simChangedMinutesAgo", nullable: true)
+        return sim
+    }
+}
+
+extension SimulatedNetwork {
+    fileprivate static func read(_ o: ObjectReader) throws(ScenarioProblem) -> SimulatedNetwork {
+        var network = SimulatedNetwork()
+        if let value = try o.string("mcc") { network.mcc = value }
+        if let value = try o.string("mnc") { network.mnc = value }
+        if let value = try o.string("operatorName") { network.operatorName = value }
+        if let value = try o.bool("roaming") { network.roaming = value }
+        if let value = try o.int("rssiDbm") { network.rssiDbm = value }
+        return network
+    }
+}
+
+extension LinkConditions {
+    /// A path's conditions; an absent `delayMs` keeps the path's default.
+    fileprivate static func read(_ o: ObjectReader, defaultDelayMs: Int) throws(ScenarioProblem) -> LinkConditions {
+        let keys = keys(DirectionOverride.CodingKeys.self)
+        return LinkConditions(delayMs: try o.int("delayMs") ?? defaultDelayMs, jitterMs: try o.int("jitterMs") ?? 0,
+                              lossPercent: try o.number("lossPercent") ?? 0,
+                              uplink: try o.object("uplink", keys: keys, nullable: true, DirectionOverride.read),
+                              downlink: try o.object("downlink", keys: keys, nullable: true, DirectionOverride.read))
+    }
+}
+
+extension DirectionOverride {
+    fileprivate static func read(_ o: ObjectReader) throws(ScenarioProblem) -> DirectionOverride {
+        DirectionOverride(delayMs: try o.int("delayMs"), jitterMs: try o.int("jitterMs"), lossPercent: try o.number("lossPercent"))
+    }
+}
+
+extension ModemFaults {
+    fileprivate static func read(_ o: ObjectReader) throws(ScenarioProblem) -> ModemFaults {
+        var faults = ModemFaults()
+        if let value = try o.bool("radioOff") { faults.radioOff = value }
+        if let value = try o.choice("registration", RegistrationFault.self) { faults.registration = value }
+        faults.connectRejectCode = try o.int("connectRejectCode", nullable: true)
+        faults.dropBearerAfterSeconds = try o.int("dropBearerAfterSeconds", nullable: true)
+        if let value = try o.int("responseDelayMs") { faults.responseDelayMs = value }
+        if let value = try o.int("garbageFrames") { faults.garbageFrames = value }
+        return faults
+    }
+}
+
+extension APIFaults {
+    fileprivate static func read(_ o: ObjectReader) throws(ScenarioProblem) -> APIFaults {
+        var faults = APIFaults()
+        faults.serverErrorStatus = try o.int("serverErrorStatus", nullable: true)
+        if let value = try o.int("slowMs") { faults.slowMs = value }
+        if let value = try o.bool("malformedJSON") { faults.malformedJSON = value }
+        faults.rateLimitRetryAfter = try o.int("rateLimitRetryAfter", nullable: true)
+        return faults
+    }
+}
+
+extension CarrierFaults {
+    fileprivate static func read(_ o: ObjectReader) throws(ScenarioProblem) -> CarrierFaults {
+        var faults = CarrierFaults()
+        if let value = try o.bool("timeout") { faults.timeout = value }
+        if let value = try o.bool("requireCookies") { faults.requireCookies = value }
+        if let value = try o.bool("relativeLocation") { faults.relativeLocation = value }
+        if let value = try o.int("extraHops") { faults.extraHops = value }
+        if let value = try o.bool("redirectLoop") { faults.redirectLoop = value }
+        if let value = try o.bool("httpsDowngrade") { faults.httpsDowngrade = value }
+        return faults
+    }
+}
