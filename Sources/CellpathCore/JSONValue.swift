@@ -1,8 +1,8 @@
 import FoundationEssentials
 
 /// A JSON document of any shape (API bodies, final hops of a chain, logs). Objects keep the
-/// order in which they were built, so that what cellpath writes is deterministic; decoding
-/// keeps the decoder's order.
+/// order in which they were built or parsed, so that what cellpath writes is deterministic and
+/// what a server sent is shown as it was sent.
 public enum JSONValue: Sendable, Equatable, Codable {
     case null
     case bool(Bool)
@@ -12,9 +12,22 @@ public enum JSONValue: Sendable, Equatable, Codable {
     case array([JSONValue])
     case object([(String, JSONValue)])
 
-    /// Parses a UTF-8 JSON document; nil when it is not valid JSON.
+    /// Parses a UTF-8 JSON document strictly (`StrictJSONParser`: members in document order;
+    /// duplicate keys, trailing commas and invalid UTF-8 refused); nil when it is not such JSON.
     public static func parse(_ bytes: [UInt8]) -> JSONValue? {
-        try? JSONDecoder().decode(JSONValue.self, from: Data(bytes))
+        (try? StrictJSONParser.parse(bytes)).map(JSONValue.init(node:))
+    }
+
+    /// The value of a parsed node; a number is an `int` when its text is a whole number that fits.
+    public init(node: JSONNode) {
+        switch node.value {
+        case .null: self = .null
+        case .bool(let flag): self = .bool(flag)
+        case .number(let text): self = Int(text).map(JSONValue.int) ?? .double(Double(text) ?? .nan)
+        case .string(let text): self = .string(text)
+        case .array(let items): self = .array(items.map(JSONValue.init(node:)))
+        case .object(let members): self = .object(members.map { ($0.key, JSONValue(node: $0.value)) })
+        }
     }
 
     /// The member `key` of an object, or nil.

@@ -1,3 +1,4 @@
+import CellpathCore
 /// A bad field of a scenario: its path (`modems[1].sim.msisdn`) and what is wrong with it.
 struct ScenarioProblem: Error, Sendable {
     var field: String

@@ -235,6 +235,16 @@ import Testing
                                                              Field(key: "writeFailed", label: "writeFailed", value: 1)])))
     }
 
+    @Test func aServersJSONIsShownInTheOrderItWasSent() throws {
+        let body = #"{"type":"t","title":"Conflict","status":409,"detail":"d","zeta":{"b":1.5,"a":[true,null]}}"#
+        let json = try #require(JSONValue.parse(Array(body.utf8)))
+        #expect(json.serialized == body)
+        #expect(JSONWriter.string(ValueEncoder.value(json)).filter { !$0.isWhitespace } == body)
+        // Ambiguous documents are not JSON: a duplicate key, a trailing comma.
+        #expect(JSONValue.parse(Array(#"{"check_id":"a","check_id":"b"}"#.utf8)) == nil)
+        #expect(JSONValue.parse(Array(#"{"a":1,}"#.utf8)) == nil)
+    }
+
     @Test func serverJSONKeepsItsKeysAndOrder() throws {
         let json = JSONValue.object([("zeta", .int(1)), ("checkId", .string("c")), ("alpha", .array([.null, .bool(true)]))])
         #expect(ValueEncoder.value(json) == .record(Record([Field(key: "zeta", label: "zeta", value: 1),

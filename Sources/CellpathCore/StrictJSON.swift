@@ -1,16 +1,16 @@
 /// Where something starts in a text file: 1-based line and column (columns count characters).
-struct TextPosition: Sendable, Equatable, CustomStringConvertible {
-    var line: Int
-    var column: Int
+public struct TextPosition: Sendable, Equatable, CustomStringConvertible {
+    public var line: Int
+    public var column: Int
 
     /// `line:column`, as compilers print it after a file name.
-    var description: String { "\(line):\(column)" }
+    public var description: String { "\(line):\(column)" }
 }
 
 /// A JSON value as written in its document, with the position where it starts. Numbers keep
 /// their text, so that an integer field can tell `40` from `40.5` and `4e1`.
-struct JSONNode: Sendable {
-    enum Value: Sendable {
+public struct JSONNode: Sendable {
+    public enum Value: Sendable {
         case null
         case bool(Bool)
         case number(String)
@@ -21,28 +21,29 @@ struct JSONNode: Sendable {
     }
 
     /// An object member: its key, where the key starts, and its value.
-    struct Member: Sendable {
-        var key: String
-        var keyPosition: TextPosition
-        var value: JSONNode
+    public struct Member: Sendable {
+        public var key: String
+        public var keyPosition: TextPosition
+        public var value: JSONNode
     }
 
-    var value: Value
-    var position: TextPosition
+    public var value: Value
+    public var position: TextPosition
 }
 
 /// Why a document is not strict JSON, and where.
-struct JSONSyntaxError: Error, Sendable, Equatable {
-    var message: String
-    var position: TextPosition
+public struct JSONSyntaxError: Error, Sendable, Equatable {
+    public var message: String
+    public var position: TextPosition
 }
 
-/// A strict RFC 8259 parser for files people write by hand (the scenario): it reports the line
+/// A strict RFC 8259 parser, for files people write by hand (the scenario) and for what servers
+/// send (`JSONValue.parse`): it keeps members in document order, reports the line
 /// and column of the first error, and refuses what lenient parsers let through silently:
 /// trailing commas, duplicate keys, control characters in strings, invalid UTF-8, lone
 /// surrogates, comments, and anything after the top-level value. A leading UTF-8 byte order
 /// mark is skipped. Any thread.
-struct StrictJSONParser {
+public struct StrictJSONParser {
     /// Deepest nesting of arrays and objects accepted (the parser recurses).
     static let maximumDepth = 64
 
@@ -53,7 +54,7 @@ struct StrictJSONParser {
     private var lineStart = 0
 
     /// Parses a whole document.
-    static func parse(_ bytes: [UInt8]) throws(JSONSyntaxError) -> JSONNode {
+    public static func parse(_ bytes: [UInt8]) throws(JSONSyntaxError) -> JSONNode {
         var parser = StrictJSONParser(bytes: bytes)
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) {
             parser.index = 3
