@@ -4,10 +4,10 @@ import Simulator
 extension SimEnvCommand {
     static func run(_ parsed: ParsedCommand, _ context: CommandContext) throws -> CommandOutcome {
         let variables = try SimulatedWorld.environment(prefix: try SimCommand.prefix(parsed, context))
-        var record = Record()
-        for variable in variables { record.add(variable.name, .string(variable.value), label: variable.name) }
+        var values = Record()
+        for variable in variables { values.add(variable.name, .string(variable.value), label: variable.name) }
         let lines = variables.map { "export \($0.name)=\(shellQuoted($0.value))" }
-        return CommandOutcome(Output(record, humanLines: lines))
+        return CommandOutcome(Output(Record([Field(key: "variables", label: "variables", value: .record(values))]), humanLines: lines))
     }
 
     /// Single-quoted for POSIX shells.
