@@ -7,7 +7,9 @@ extension SimEnvCommand {
         var values = Record()
         for variable in variables { values.add(variable.name, .string(variable.value), label: variable.name) }
         let lines = variables.map { "export \($0.name)=\(shellQuoted($0.value))" }
-        return CommandOutcome(Output(Record([Field(key: "variables", label: "variables", value: .record(values))]), humanLines: lines))
+        var record = Record()
+        record.add("variables", .record(values))
+        return CommandOutcome(Output(record, humanLines: lines))
     }
 
     /// Single-quoted for POSIX shells.
