@@ -60,6 +60,7 @@ let package = Package(
         .target(name: "CellularHTTP", dependencies: ["CellpathCore", "SystemSupport", "CCurl", "CAres", "CNetlink", "CShims"]),
         .target(name: "Workflow", dependencies: ["CellpathCore", "CellularHTTP"]),
         .target(name: "ModemDiscovery"),
+        .target(name: "IPConfiguration", dependencies: ["CNetlink", "CellpathCore", "SystemSupport"]),
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "CellpathCore", "SystemSupport"]),
         // The simulated world, in three layers: scenario model → modems / web services → world.
         .target(name: "SimulatorScenario", dependencies: ["CellpathCore", "SystemSupport"]),
@@ -76,6 +77,8 @@ let package = Package(
         // MARK: Tests
         // Runs one fetch with knobs the CLI does not offer (a forced source address, a timed cancel).
         .executableTarget(name: "cellpath-fetch-probe", dependencies: ["CellularHTTP", "Workflow"], path: "Tests/FetchProbe"),
+        // Applies and undoes a bearer's addressing in the namespace it runs in (`ip netns exec`).
+        .executableTarget(name: "cellpath-ipconfig-probe", dependencies: ["IPConfiguration", "CellpathCore"], path: "Tests/IPConfigProbe"),
         .target(name: "TestSupport", dependencies: ["CellpathCore", "SystemSupport", "Simulator", "SimulatorScenario"], path: "Tests/TestSupport"),
         .testTarget(name: "CellpathCLITests", dependencies: ["CellpathCLI", "TestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["TestSupport"]),
@@ -86,6 +89,7 @@ let package = Package(
         .testTarget(name: "CellularHTTPTests", dependencies: ["CellularHTTP", "Workflow", "SystemSupport", "TestSupport"],
                     exclude: ["Fixtures"]),
         .testTarget(name: "WorkflowTests", dependencies: ["Workflow"]),
+        .testTarget(name: "IPConfigurationTests", dependencies: ["TestSupport", "CellpathCore"]),
         .testTarget(name: "ModemDiscoveryTests", dependencies: ["ModemDiscovery", "SimulatedModems", "SimulatorScenario", "TestSupport"]),
         .testTarget(name: "SimulatorScenarioTests", dependencies: ["SimulatorScenario", "CellpathCore"]),
         .testTarget(name: "SimulatedModemsTests", dependencies: ["SimulatedModems", "SimulatorScenario", "CellpathCore", "TestSupport"]),

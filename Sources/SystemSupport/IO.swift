@@ -103,6 +103,17 @@ public enum FileSystem {
         try write(Array(text.utf8), to: path, mode: mode)
     }
 
+    /// Writes `text` into the existing file at `path` in one write, without a temporary file:
+    /// for kernel settings under /proc/sys and /sys.
+    public static func overwrite(_ text: String, at path: String) throws(SystemError) {
+        let fd = try FileDescriptor.open(path, O_WRONLY | O_TRUNC)
+        do {
+            try IO.writeAll(fd.rawValue, text)
+        } catch {
+            throw SystemError("write \(path)", code: error.code)
+        }
+    }
+
     /// Creates `path` and its missing parents with `mode`.
     public static func makeDirectories(_ path: String, mode: mode_t = 0o755) throws(SystemError) {
         var current = ""
