@@ -38,7 +38,7 @@ struct CellularChainTests {
     }
 
     @Test func aSecondCtrlCExitsAtOnceAndLeavesNothingOnWlan0() throws {
-        // wwan0 has no source-address rule here, so a segment answered from a closed socket would
+        // wwan0 (a TUN of the test world, no modem in sysfs) has no source-address rule here, so a segment answered from a closed socket would
         // leave through wlan0. The first SIGINT cancels (the orderly close drains for up to 500 ms:
         // the server is asleep in its handler); the second arrives during the drain and exits at
         // once. The server then wakes and answers over TLS to the connection we left. This guards
@@ -46,7 +46,7 @@ struct CellularChainTests {
         // of `EmergencyExit`, because the kernel keeps an orphaned socket bound to its device.
         let w = try world
         let script = """
-            "$0" fetch --interface wwan0 --dns 100.64.0.53 --cacert "$1" --hop-timeout 30 --timeout 60 "$2" & fetch=$!
+            "$0" fetch --interface wwan0 --allow-any-interface --dns 100.64.0.53 --cacert "$1" --hop-timeout 30 --timeout 60 "$2" & fetch=$!
             trap 'kill -INT $fetch' INT
             wait $fetch; status=$?; while kill -0 $fetch 2>/dev/null; do wait $fetch; status=$?; done
             sleep 4
