@@ -35,3 +35,11 @@ final class GLibExecutor: SerialExecutor {
         precondition(GLibLoop.shared.isCurrent, "not on the GLib loop thread")
     }
 }
+
+/// A pointer to a GLib object handed between tasks of `GLibActor` (a task group's children):
+/// Swift cannot see that it is only ever used on the loop thread.
+package struct LoopBound<Pointer>: @unchecked Sendable {
+    package let pointer: Pointer
+
+    package init(_ pointer: Pointer) { self.pointer = pointer }
+}
