@@ -13,22 +13,29 @@ package struct GLibAsyncArguments {
 package enum GLibAsync {
     /// Starts an operation with `start`, waits for its callback without blocking the loop, and
     /// returns what `finish` makes of its GAsyncResult; `finish` (the library's `_finish`) runs
-    /// on the actor. The operation gets a GCancellable that is cancelled when the Swift task is
-    /// cancelled or `seconds` have passed (then the error is `.cancelled` or `.timedOut`, even
-    /// if the library reports the cancellation differently).
+    /// on the actor. The operation gets a GCancellable that is cancelled when `seconds` have
+    /// passed or, if `followingTask`, when the Swift task is cancelled (then the error is
+    /// `.timedOut` or `.cancelled`, even if the library reports the cancellation differently).
+    /// An operation whose result must not be lost (one that allocates something to release)
+    /// does not follow the task: it runs to its end or its time limit.
+    /// A call of an aborted `group` fails with `.aborted`, also when it is already under way.
     @GLibActor
-    package static func call<Value>(timeout seconds: Double, start: (GLibAsyncArguments) -> Void,
+    package static func call<Value>(timeout seconds: Double, followingTask: Bool = true, group: GLibCallGroup? = nil,
+                                    start: (GLibAsyncArguments) -> Void,
                                     finish: (OpaquePointer) throws(GLibError) -> Value) async throws(GLibCallError) -> Value {
+        if group?.isAborted == true { throw .aborted }
         let call = PendingCall()
-        let result = await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<AsyncResult, Never>) in
+        group?.calls.insert(call)
+        defer { group?.calls.remove(call) }
+        let result = await withoutActuallyEscaping(start) { start in
+            let begin = { (continuation: CheckedContinuation<AsyncResult, Never>) in
                 call.continuation = continuation
                 call.startTimer(seconds)
                 start(GLibAsyncArguments(cancellable: call.cancellable, callback: asyncReady,
                                          userData: Unmanaged.passRetained(call).toOpaque()))
             }
-        } onCancel: {
-            call.cancelOnLoop()
+            guard followingTask else { return await withCheckedContinuation(begin) }
+            return await withTaskCancellationHandler { await withCheckedContinuation(begin) } onCancel: { call.cancelOnLoop() }
         }
         defer { g_object_unref(gpointer(result.pointer)) }
         call.stopTimer()
@@ -36,8 +43,9 @@ package enum GLibAsync {
         do {
             value = try finish(result.pointer)
         } catch {
+            if call.aborted { throw .aborted }
             if call.timedOut { throw .timedOut(seconds: seconds) }
-            if Task.isCancelled { throw .cancelled }
+            if followingTask && Task.isCancelled { throw .cancelled }
             throw .failed(error)
         }
         return value
@@ -49,11 +57,21 @@ package enum GLibAsync {
     }
 
     /// One call in flight. Touched on the loop thread only, except `cancelOnLoop`.
-    final class PendingCall: @unchecked Sendable {
+    final class PendingCall: @unchecked Sendable, Hashable {
         let cancellable: UnsafeMutablePointer<GCancellable> = g_cancellable_new()
         var continuation: CheckedContinuation<AsyncResult, Never>?
         private var timer: UnsafeMutablePointer<GSource>?
         private(set) var timedOut = false
+        private(set) var aborted = false
+
+        static func == (a: PendingCall, b: PendingCall) -> Bool { a === b }
+        func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+
+        /// Cancels the call for its group. Loop thread.
+        func abort() {
+            aborted = true
+            g_cancellable_cancel(cancellable)
+        }
 
         deinit { g_object_unref(gpointer(cancellable)) }
 
@@ -90,4 +108,19 @@ private func asyncReady(_ source: UnsafeMutablePointer<GObject>?, _ result: Opaq
     g_object_ref(gpointer(result))
     call.continuation?.resume(returning: GLibAsync.AsyncResult(pointer: result!))
     call.continuation = nil
+}
+
+/// Calls that end together: `abort()` (the device they talk to was removed) cancels every call
+/// of the group in flight, which then fails with `.aborted`, as do later calls. Loop thread
+/// only: abort it from a signal handler of the loop, or from `GLibActor`.
+package final class GLibCallGroup: @unchecked Sendable {
+    fileprivate var calls = Set<GLibAsync.PendingCall>()
+    package private(set) var isAborted = false
+
+    package init() {}
+
+    package func abort() {
+        isAborted = true
+        for call in calls { call.abort() }
+    }
 }

@@ -40,6 +40,8 @@ package enum GLibCallError: Error, Sendable, Equatable {
     case timedOut(seconds: Double)
     /// The Swift task was cancelled (and the call with it).
     case cancelled
+    /// The call's group was aborted: the object it talks to went away.
+    case aborted
     /// The call completed with an error.
     case failed(GLibError)
 }

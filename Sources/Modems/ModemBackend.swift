@@ -54,7 +54,7 @@ public struct ModemAccess: Sendable, Equatable {
     /// How long a session may take, from opening the port to the last answer.
     public var timeout: Duration
 
-    public init(useProxy: Bool = true, isRoot: Bool = geteuid() == 0, timeout: Duration = .seconds(30)) {
+    public init(useProxy: Bool = true, isRoot: Bool = geteuid() == 0, timeout: Duration = .seconds(10)) {
         self.useProxy = useProxy
         self.isRoot = isRoot
         self.timeout = timeout

@@ -25,6 +25,7 @@ public final class SimulatedModemDevice: Sendable {
         var commands: [Command] = []
         var terminalPath: String?
         var bearerConnected = false
+        var qmiClientIDs = 0
         /// Set by `stop()` once it has taken the thread out; the server exits on its next turn.
         var stopping = false
         /// Set by `start()` while it sets up, so that a concurrent `start()` is refused.
@@ -42,6 +43,9 @@ public final class SimulatedModemDevice: Sendable {
     public var isRunning: Bool { control.withLock { $0.thread != nil || $0.stopping || $0.starting } }
     /// Whether a bearer is connected (as of the server thread's last turn).
     public var isBearerConnected: Bool { control.withLock { $0.bearerConnected } }
+    /// How many QMI client IDs (of any service but CTL) are allocated, as of the server thread's
+    /// last turn: those that clients have not released. Always 0 for an MBIM modem.
+    public var allocatedQMIClientIDs: Int { control.withLock { $0.qmiClientIDs } }
 
     public init(modem: SimulatedModem, index: Int, runDirectory: String, bearerNetwork: any BearerNetwork,
                 interfaceName: String? = nil) {
@@ -182,8 +186,11 @@ public final class SimulatedModemDevice: Sendable {
     }
 
     /// Called on the server thread after each turn.
-    func publish(bearerConnected: Bool) {
-        control.withLock { $0.bearerConnected = bearerConnected }
+    func publish(bearerConnected: Bool, qmiClientIDs: Int) {
+        control.withLock {
+            $0.bearerConnected = bearerConnected
+            $0.qmiClientIDs = qmiClientIDs
+        }
     }
 
     private func link(_ path: String, to target: String) throws(ModemDeviceError) {
@@ -280,10 +287,10 @@ final class ModemServer {
                 enqueue(function.bearerDropped(cause: Self.dropCause), delay: 0)
             }
             flush(now: t)
-            device.publish(bearerConnected: state.bearer != nil)
+            device.publish(bearerConnected: state.bearer != nil, qmiClientIDs: (function as? QMIFunction)?.allocatedClientIDs ?? 0)
         }
         function.shutdown()
-        device.publish(bearerConnected: false)
+        device.publish(bearerConnected: false, qmiClientIDs: 0)
         watch.close()
         pty.close()
         close(wakeRead)

@@ -11,24 +11,27 @@ extension ModemsCommand {
     ]
 
     static func run(_ parsed: ParsedCommand, _ context: CommandContext) async throws -> CommandOutcome {
-        let (discovery, reader) = try setUp(parsed, context)
+        let (discovery, reader) = setUp(parsed, context)
         let reports = await read(discovery.modems(), with: reader, context)
+        for report in reports {
+            if let error = report.error { context.logger.warning("modem \(report.modem.index): \(error.message)") }
+        }
         return CommandOutcome(ModemListing.list(reports, context.global.disclosure, roots: discovery.roots))
     }
 
     /// Discovery (with the roots the environment names) and a reader with the command's options.
-    static func setUp(_ parsed: ParsedCommand, _ context: CommandContext) throws -> (ModemDiscovery, ModemStatusReader) {
-        let timeout = try ConfigurationOptions.load(parsed, context).timeout
+    static func setUp(_ parsed: ParsedCommand, _ context: CommandContext) -> (ModemDiscovery, ModemStatusReader) {
         ModemLibraries.configure(logger: context.logger)
-        let access = ModemAccess(useProxy: !parsed[noProxy], timeout: timeout)
+        var access = ModemAccess(useProxy: !parsed[noProxy])
+        if let seconds = parsed[timeout] { access.timeout = .seconds(seconds) }
         return (ModemDiscovery(roots: deviceRoots(context)),
                 ModemStatusReader(access: access, logger: context.logger))
     }
 
-    /// Reads every modem at once; one that fails is reported with its error and a warning.
+    /// Reads every modem at once; one that fails is reported with its error.
     static func read(_ modems: [DiscoveredModem], with reader: ModemStatusReader, _ context: CommandContext) async -> [ModemReport] {
         if !modems.isEmpty { context.progress.step("reading \(modems.count == 1 ? "the modem" : "\(modems.count) modems")") }
-        let reports = await withTaskGroup(of: ModemReport.self) { group in
+        return await withTaskGroup(of: ModemReport.self) { group in
             for modem in modems {
                 group.addTask {
                     let scoped = ModemStatusReader(access: reader.access, logger: reader.logger.scoped("modem\(modem.index)"))
@@ -41,17 +44,13 @@ extension ModemsCommand {
             }
             return await group.reduce(into: []) { $0.append($1) }.sorted { $0.modem.index < $1.modem.index }
         }
-        for report in reports {
-            if let error = report.error { context.logger.warning("modem \(report.modem.index): \(error.message)") }
-        }
-        return reports
     }
 }
 
 extension ModemsShowCommand {
     static func run(_ parsed: ParsedCommand, _ context: CommandContext) async throws -> CommandOutcome {
         let selector = try selector(parsed)
-        let (discovery, reader) = try ModemsCommand.setUp(parsed, context)
+        let (discovery, reader) = ModemsCommand.setUp(parsed, context)
         let choice = try await ModemSelection.choose(
             selector, among: discovery.modems(), roots: discovery.roots, disclosure: context.global.disclosure,
             read: { await ModemsCommand.read($0, with: reader, context) })

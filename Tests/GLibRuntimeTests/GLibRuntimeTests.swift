@@ -47,6 +47,24 @@ import Testing
         await #expect(throws: GLibCallError.cancelled) { _ = try await task.value }
     }
 
+    @Test func aCallThatDoesNotFollowTheTaskRunsOnWhenItIsCancelled() async {
+        let task = Task { try await Self.runTask(returning: nil, timeout: 0.5, followingTask: false) }
+        try? await Task.sleep(for: .milliseconds(100))
+        task.cancel()
+        await #expect(throws: GLibCallError.timedOut(seconds: 0.5)) { _ = try await task.value }
+    }
+
+    @Test func abortingAGroupEndsItsCallsAndRefusesNewOnes() async throws {
+        let group = GLibCallGroup()
+        let task = Task { try await Self.runTask(returning: nil, timeout: 30, group: group) }
+        try? await Task.sleep(for: .milliseconds(100))
+        GLibLoop.shared.perform { group.abort() }
+        await #expect(throws: GLibCallError.aborted) { _ = try await task.value }
+        await #expect(throws: GLibCallError.aborted) { _ = try await Self.runTask(returning: 1, timeout: 30, group: group) }
+        // Another group's calls go on.
+        #expect(try await Self.runTask(returning: 7, timeout: 30, group: GLibCallGroup()).0 == 7)
+    }
+
     @Test func anErrorOfTheCallIsCopiedWithItsDomain() async {
         let error = await #expect(throws: GLibCallError.self) { _ = try await Self.runTask(returning: -1, timeout: 10) }
         guard case .failed(let failure) = error else { Issue.record("\(String(describing: error))"); return }
@@ -66,8 +84,9 @@ import Testing
     /// A GTask run in GIO's thread pool: it returns `value` (an error for -1), or, for nil,
     /// nothing until it is cancelled. Returns the value and whether `finish` ran on the loop.
     @GLibActor
-    static func runTask(returning value: Int?, timeout: Double) async throws(GLibCallError) -> (Int, Bool) {
-        try await GLibAsync.call(timeout: timeout, start: { call in
+    static func runTask(returning value: Int?, timeout: Double, followingTask: Bool = true,
+                        group: GLibCallGroup? = nil) async throws(GLibCallError) -> (Int, Bool) {
+        try await GLibAsync.call(timeout: timeout, followingTask: followingTask, group: group, start: { call in
             let task = g_task_new(nil, call.cancellable, call.callback, call.userData)
             g_task_set_return_on_cancel(task, 1)
             g_task_set_task_data(task, UnsafeMutableRawPointer(bitPattern: (value ?? -2) + 1000), nil)

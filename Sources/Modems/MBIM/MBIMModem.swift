@@ -11,6 +11,8 @@ final class MBIMModem: ModemBackend {
     private let session: ModemSession
     private let device: UnsafeMutablePointer<MbimDevice>
     private var isOpen = true
+    /// The "device-removed" handler, which aborts the calls in flight.
+    private var removedHandler: gulong = 0
 
     private init(session: ModemSession, device: UnsafeMutablePointer<MbimDevice>) {
         port = session.port
@@ -30,6 +32,12 @@ final class MBIMModem: ModemBackend {
             return device
         }
         let modem = MBIMModem(session: session, device: device)
+        // libmbim does not fail the commands in flight when the port hangs up; it signals it.
+        modem.removedHandler = cmbim_device_connect_removed(device, { _, data in
+            Unmanaged<GLibCallGroup>.fromOpaque(data!).takeUnretainedValue().abort()
+        }, Unmanaged.passRetained(session.calls).toOpaque(), { data, _ in
+            Unmanaged<GLibCallGroup>.fromOpaque(data!).release()
+        })
         let flags = proxy ? MBIM_DEVICE_OPEN_FLAGS_PROXY : MBIM_DEVICE_OPEN_FLAGS_NONE
         do {
             try await session.call(proxy ? "open through mbim-proxy" : "open") { call in
@@ -49,6 +57,7 @@ final class MBIMModem: ModemBackend {
     func close() async {
         guard isOpen else { return }
         isOpen = false
+        g_signal_handler_disconnect(gpointer(device), removedHandler)
         var error: UnsafeMutablePointer<GError>?
         if mbim_device_close_force(device, &error) == 0 { g_error_free(error) }
         g_object_unref(gpointer(device))

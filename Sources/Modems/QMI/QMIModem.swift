@@ -377,11 +377,15 @@ final class QMIModem: ModemBackend {
         throw session.error(operation, failure)
     }
 
-    /// The client of `service`, allocated (a client ID from the modem) on first use.
+    /// The client of `service`, allocated (a client ID from the modem) on first use. The
+    /// allocation runs to its end even past the deadline or when the task is cancelled (for at
+    /// most `closeTimeout` more): an answer given up on would leave its ID allocated in the modem
+    /// with nobody to release it.
     private func client(_ service: QmiService) async throws(ModemError) -> UnsafeMutablePointer<QmiClient> {
         if let existing = clients.first(where: { $0.service == service }) { return existing.client }
-        let device = device, timeout = session.libraryTimeout
-        let client = try await session.call("allocate a \(Self.name(service)) client ID") { call in
+        let operation = "allocate a \(Self.name(service)) client ID"
+        let device = device, timeout = session.libraryTimeout(allowing: Self.closeTimeout)
+        let client = try await session.call(operation, extraTime: Self.closeTimeout) { call in
             qmi_device_allocate_client(device, service, UInt8(QMI_CID_NONE), timeout, call.cancellable, call.callback, call.userData)
         } finish: { result throws(GLibError) in
             var error: UnsafeMutablePointer<GError>?
@@ -390,6 +394,8 @@ final class QMIModem: ModemBackend {
         }
         clients.append((service, client))
         session.logger.debug("\(port.name): \(Self.name(service)) client ID \(qmi_client_get_cid(client)) allocated")
+        if Task.isCancelled { throw ModemError(.transport, .cancelled, operation: session.describe(operation), reason: "cancelled") }
+        if session.secondsLeft <= 0 { throw session.timedOut(operation) }
         return client
     }
 

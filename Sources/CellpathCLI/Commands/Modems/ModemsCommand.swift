@@ -25,8 +25,11 @@ package enum ModemsCommand {
 
     package static let noProxy = Flag("no-proxy", help: "Open the control ports directly, not through mbim-proxy or qmi-proxy.")
 
+    package static let timeout = OptionKey<Double>(
+        "timeout", "seconds", help: "How long reading a modem may take, from opening its port to its last answer (default: 10).", .seconds)
+
     /// The options of every modem command.
-    static let options = [noProxy.spec, ConfigurationOptions.timeout.spec]
+    static let options = [noProxy.spec, timeout.spec]
 
     /// Where discovery looks: `CELLPATH_SYSFS_ROOT` and `CELLPATH_DEV_ROOT`, else /sys and /dev.
     package static func deviceRoots(_ context: CommandContext) -> DeviceRoots {
