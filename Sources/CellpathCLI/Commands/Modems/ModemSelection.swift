@@ -2,7 +2,7 @@ import CellpathCore
 import ModemDiscovery
 
 /// One discovered modem and what reading it gave.
-package struct ModemReport: Sendable {
+package struct ModemReport: Sendable, Equatable {
     package var modem: DiscoveredModem
     package var result: Result<ModemStatus, ModemError>
 
