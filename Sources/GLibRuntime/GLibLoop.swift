@@ -1,9 +1,13 @@
 import CGIO
+import Glibc
 import SystemSupport
 
 /// The process's one GLib main loop: a dedicated thread that owns a GMainContext, pushed as its
 /// thread-default context (libmbim and libqmi attach their sources to the thread-default context
 /// of the thread that calls them), and runs it for the life of the process. Started on first use.
+/// The thread blocks no signal: the libraries start mbim-proxy and qmi-proxy from it, and a child
+/// inherits its thread's signal mask (Swift's pool threads block them all, which would leave a
+/// proxy deaf to SIGTERM).
 package final class GLibLoop: Sendable {
     package static let shared = GLibLoop()
 
@@ -19,6 +23,9 @@ package final class GLibLoop: Sendable {
         self.context = context
         do {
             try Threads.detach {
+                var none = sigset_t()
+                sigemptyset(&none)
+                pthread_sigmask(SIG_SETMASK, &none, nil)
                 g_main_context_push_thread_default(context.pointer)
                 let loop = g_main_loop_new(context.pointer, 0)
                 g_main_loop_run(loop)

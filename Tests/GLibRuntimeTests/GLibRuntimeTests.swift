@@ -18,6 +18,24 @@ import Testing
         (GLibLoop.shared.isCurrent, g_main_context_is_owner(g_main_context_get_thread_default()) != 0)
     }
 
+    /// The libraries spawn their proxies from the loop thread: a child must not inherit the
+    /// blocked signals of Swift's pool threads (a proxy that ignores SIGTERM).
+    @Test func aChildSpawnedOnTheLoopBlocksNoSignal() async throws {
+        let mask = try await Self.childSignalMask()
+        #expect(mask == "SigBlk:\t0000000000000000")
+    }
+
+    @GLibActor
+    static func childSignalMask() throws -> String {
+        var output: UnsafeMutablePointer<gchar>?
+        var error: UnsafeMutablePointer<GError>?
+        guard g_spawn_command_line_sync("grep SigBlk /proc/self/status", &output, nil, nil, &error) != 0 else {
+            throw GLibError(taking: error)
+        }
+        defer { g_free(output) }
+        return String(cString: output!).trimmingCharacters(in: "\n")
+    }
+
     @Test func jobsOfManyTasksRunOneAtATime() async {
         let counter = Counter()
         await withTaskGroup(of: Void.self) { group in
@@ -126,5 +144,11 @@ private func testTaskBody(_ task: OpaquePointer?, _ source: gpointer?, _ data: g
         g_task_return_error(task, g_error_new_literal(g_io_error_quark(), Int32(G_IO_ERROR_NOT_SUPPORTED.rawValue), "refused by the test"))
     } else {
         g_task_return_int(task, value)
+    }
+}
+
+private extension String {
+    func trimmingCharacters(in character: Character) -> String {
+        String(drop { $0 == character }.reversed().drop { $0 == character }.reversed())
     }
 }

@@ -1,4 +1,5 @@
 import CellpathCore
+import Glibc
 import SimulatorScenario
 import Testing
 import TestSupport
@@ -23,6 +24,7 @@ struct ModemsEndToEndTests {
 
     @Test func cellpathModemsInTheSimulatedWorld() throws {
         try SimulatedDevice.with(Self.scenario, connect: false) { device in
+            defer { Self.stopProxies(device) }
             let result = try device.cellpath(["modems", "--json", "--verbose-full"])
             #expect(result.status == 0, "\(result.stderr)")
             let json = try JSONValue.parse(result.stdout)
@@ -65,5 +67,35 @@ struct ModemsEndToEndTests {
             let host = try CellpathBinary.run(["modems", "--json"])
             #expect(!host.stdout.contains("EM7565-SIM") && !host.stdout.contains(port))
         }
+    }
+
+    /// Stops the proxies that cellpath started in the device's namespace (`sim down` leaves
+    /// them); they must obey SIGTERM, which they would not if they had inherited the blocked
+    /// signals of Swift's threads.
+    private static func stopProxies(_ device: SimulatedDevice) {
+        guard let listed = try? ProcessRunner.run(["ip", "netns", "pids", device.ue], environment: SimulatedDevice.path) else { return }
+        let proxies = listed.stdout.split(separator: "\n").compactMap { Int32($0) }.filter { pid in
+            let name = Self.text("/proc/\(pid)/comm")
+            return name == "mbim-proxy\n" || name == "qmi-proxy\n"
+        }
+        #expect(proxies.count == 2, "cellpath started mbim-proxy and qmi-proxy in \(device.ue)")
+        for pid in proxies { kill(pid, SIGTERM) }
+        for pid in proxies {
+            var waited = 0
+            while kill(pid, 0) == 0 && Self.text("/proc/\(pid)/stat")?.contains(") Z ") != true && waited < 5000 {
+                usleep(20_000)
+                waited += 20
+            }
+            #expect(waited < 5000, "proxy \(pid) ignored SIGTERM")
+            if waited >= 5000 { kill(pid, SIGKILL) }
+        }
+    }
+
+    private static func text(_ path: String) -> String? {
+        guard let file = fopen(path, "r") else { return nil }
+        defer { fclose(file) }
+        var buffer = [UInt8](repeating: 0, count: 512)
+        let n = fread(&buffer, 1, buffer.count, file)
+        return String(decoding: buffer[0..<n], as: UTF8.self)
     }
 }
