@@ -72,21 +72,42 @@ public enum ModemLibraries {
     /// with personal data hidden unless the logger shows it (`--verbose-full`). Call before
     /// opening a modem.
     public static func configure(logger: Logger) {
+        let full = logger.disclosure == .full
         GLibLog.route { _, domain, message in
             let library = switch domain {
             case "Mbim": "libmbim"
             case "Qmi": "libqmi"
             default: domain ?? "glib"
             }
-            for line in message.split(separator: "\n", omittingEmptySubsequences: true) {
+            let lines = message.split(separator: "\n", omittingEmptySubsequences: true).map(String.init)
+            for line in full ? lines : TraceRedaction.redact(lines) {
                 logger.debug("[\(library)] \(line)")
             }
         }
         let traces: gboolean = logger.enabled(.debug) ? 1 : 0
-        let personal: gboolean = logger.disclosure == .full ? 1 : 0
+        let personal: gboolean = full ? 1 : 0
         mbim_utils_set_traces_enabled(traces)
         mbim_utils_set_show_personal_info(personal)
         qmi_utils_set_traces_enabled(traces)
         qmi_utils_set_show_personal_info(personal)
+    }
+}
+
+/// Hides what the libraries' traces show of personal data although asked not to: libqmi 1.32
+/// prints the MSISDN of DMS Get MSISDN in full.
+enum TraceRedaction {
+    /// TLVs whose value the library does not hide.
+    static let personalTLVs = [#""MSISDN""#]
+
+    /// The lines of one traced message with the `value` and `translated` lines of those TLVs masked.
+    static func redact(_ lines: [String]) -> [String] {
+        var inPersonalTLV = false
+        return lines.map { line in
+            let field = line.drop { $0 == "<" || $0 == ">" || $0 == " " }
+            if field.hasPrefix("type ") { inPersonalTLV = personalTLVs.contains { field.contains($0) } }
+            guard inPersonalTLV, field.hasPrefix("value ") || field.hasPrefix("translated "),
+                  let equals = line.firstIndex(of: "=") else { return line }
+            return line[...equals] + " ###"
+        }
     }
 }

@@ -68,7 +68,22 @@ struct ModemsCommandTests {
         #expect(modem["sim"]?["msisdns"]?.array?.compactMap(\.string) == ["+447700900002"])
         // The libraries' message traces, in full.
         #expect(result.stderr.contains("debug: [libqmi] ["))
-        #expect(result.stderr.contains("234150000000002"))
+        #expect(result.stderr.contains("234150000000002") && result.stderr.contains("translated = +447700900002"))
+    }
+
+    /// `-v` traces every message of both libraries, without the personal data.
+    @Test func verboseTracesTheMessagesWithoutPersonalData() throws {
+        let fleet = try Self.twoModems()
+        let result = try Self.run(fleet, ["modems", "-v"])
+        #expect(result.status == 0)
+        #expect(result.stderr.contains("debug: [libmbim] [\(fleet.runDirectory)/dev/cdc-wdm0] sent message"))
+        #expect(result.stderr.contains("debug: [libqmi] [\(fleet.runDirectory)/dev/cdc-wdm1] sent message"))
+        #expect(result.stderr.contains("debug: [libqmi] <<<<<<   message     = \"Get MSISDN\" (0x0024)"))
+        for n in 1...2 {
+            for secret in ["35000000000000\(n)", "894400000000000000\(n)", "23415000000000\(n)", "44770090000\(n)"] {
+                #expect(!result.stderr.contains(secret), "\(secret) in the trace")
+            }
+        }
     }
 
     @Test func theTableShowsOneModemPerRow() throws {
