@@ -15,7 +15,8 @@ package enum ModemsCommand {
             --no-proxy opens them directly. The proxies accept root clients only: other users open
             the ports directly. A modem that cannot be read is listed with its error and a warning;
             the list still exits 0 (cellpath modems show exits with the modem's error). IMEI,
-            ICCID, IMSI and MSISDN are masked unless --verbose-full. CELLPATH_SYSFS_ROOT and
+            ICCID, IMSI and MSISDN are masked unless --verbose-full; -v traces every MBIM and QMI
+            message, with them hidden. CELLPATH_SYSFS_ROOT and
             CELLPATH_DEV_ROOT (set by cellpath sim exec) make discovery look at another sysfs
             and /dev.
             """,
