@@ -93,7 +93,7 @@ let package = Package(
                     exclude: ["Fixtures"]),
         .testTarget(name: "WorkflowTests", dependencies: ["Workflow"]),
         .testTarget(name: "GLibRuntimeTests", dependencies: ["GLibRuntime", "CGIO"]),
-        .testTarget(name: "ModemsTests", dependencies: ["Modems", "ModemDiscovery", "GLibRuntime", "CellpathCore", "SimulatedModems",
+        .testTarget(name: "ModemsTests", dependencies: ["Modems", "ModemDiscovery", "GLibRuntime", "CellpathCore", "CMBIM", "CQMI", "SimulatedModems",
                                                         "SimulatorScenario", "TestSupport"]),
         .testTarget(name: "ModemDiscoveryTests", dependencies: ["ModemDiscovery", "SimulatedModems", "SimulatorScenario", "TestSupport"]),
         .testTarget(name: "SimulatorScenarioTests", dependencies: ["SimulatorScenario", "CellpathCore"]),

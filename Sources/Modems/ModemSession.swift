@@ -92,28 +92,28 @@ struct ModemSession: Sendable {
     /// A library error as a `ModemError`: protocol statuses (MBIM status, MBIM function error,
     /// QMI error) on the protocol level, everything else on the transport level.
     func error(_ operation: String, _ failure: GLibError) -> ModemError {
-        let operation = describe(operation)
+        if (failure.domain == mbim_core_error_quark() && failure.code == Int32(MBIM_CORE_ERROR_TIMEOUT.rawValue))
+            || (failure.domain == qmi_core_error_quark() && failure.code == Int32(QMI_CORE_ERROR_TIMEOUT.rawValue)) {
+            return timedOut(operation)
+        }
+        let described = describe(operation)
         if failure.domain == mbim_status_error_quark() {
             let name = mbim_status_error_get_string(MbimStatusError(rawValue: UInt32(bitPattern: failure.code)))
                 .map { String(cString: $0) } ?? "status \(failure.code)"
-            return ModemError(.protocol, .unavailable, operation: operation, reason: "the modem answered \(name) (MBIM status)",
+            return ModemError(.protocol, .unavailable, operation: described, reason: "the modem answered \(name) (MBIM status)",
                               status: name)
         }
         if failure.domain == mbim_protocol_error_quark() {
-            return ModemError(.protocol, .unavailable, operation: operation,
+            return ModemError(.protocol, .unavailable, operation: described,
                               reason: "the modem answered with an MBIM function error: \(failure.message)")
         }
         if failure.domain == qmi_protocol_error_quark() {
             let name = qmi_protocol_error_get_string(QmiProtocolError(rawValue: UInt32(bitPattern: failure.code)))
                 .map { String(cString: $0) } ?? "error \(failure.code)"
-            return ModemError(.protocol, .unavailable, operation: operation, reason: "the modem answered \(name) (QMI error)",
+            return ModemError(.protocol, .unavailable, operation: described, reason: "the modem answered \(name) (QMI error)",
                               status: name)
         }
-        if (failure.domain == mbim_core_error_quark() && failure.code == Int32(MBIM_CORE_ERROR_TIMEOUT.rawValue))
-            || (failure.domain == qmi_core_error_quark() && failure.code == Int32(QMI_CORE_ERROR_TIMEOUT.rawValue)) {
-            return timedOut(operation)
-        }
-        return ModemError(.transport, .unavailable, operation: operation, reason: failure.message)
+        return ModemError(.transport, .unavailable, operation: described, reason: failure.message)
     }
 
     /// `2`, `0.5`: seconds without trailing zeros.
