@@ -70,7 +70,7 @@ public enum ModemBackends {
     /// when `access` says so. A port that may not be opened is a permission error (77).
     @GLibActor
     public static func open(_ port: ControlPort, access: ModemAccess, logger: Logger) async throws(ModemError) -> any ModemBackend {
-        let session = ModemSession(port: port, timeout: access.timeout, logger: logger)
+        let session = ModemSession(port: port, timeout: access.timeout, logger: logger, proxied: access.proxied)
         if access.useProxy && !access.isRoot {
             logger.debug("\(port.protocol == .mbim ? "mbim-proxy" : "qmi-proxy") accepts root clients only: opening \(port.devicePath) directly")
         }

@@ -14,14 +14,17 @@ struct ModemSession: Sendable {
     let timeout: Duration
     let deadline: ContinuousClock.Instant
     let logger: Logger
+    /// Whether the port is opened through its proxy (else directly).
+    let proxied: Bool
     /// The session's calls in flight, aborted when the port goes away.
     let calls = GLibCallGroup()
 
-    init(port: ControlPort, timeout: Duration, logger: Logger) {
+    init(port: ControlPort, timeout: Duration, logger: Logger, proxied: Bool) {
         self.port = port
         self.timeout = timeout
         deadline = .now + timeout
         self.logger = logger
+        self.proxied = proxied
     }
 
     /// Seconds left before the deadline.
@@ -83,10 +86,15 @@ struct ModemSession: Sendable {
     }
 
     /// The session's time is up: `no answer within 2 s`, counting from the session's start.
+    /// Opened directly, the answers may have gone to another reader of the port.
     func timedOut(_ operation: String) -> ModemError {
         ModemError(.transport, .temporary, operation: describe(operation),
                    reason: "no answer within \(Self.format(Self.seconds(timeout))) s",
-                   hint: "the modem may be busy or hung: retry, allow more time with --timeout, or replug it")
+                   hint: proxied
+                       ? "the modem may be busy or hung: retry, allow more time with --timeout, or replug it"
+                       : "another program may be reading the port (ModemManager, mbim-proxy, qmi-proxy) and take the answers: "
+                         + "open it through the proxy (as root, without --no-proxy); or the modem is busy or hung: retry, "
+                         + "allow more time with --timeout, or replug it")
     }
 
     /// A library error as a `ModemError`: protocol statuses (MBIM status, MBIM function error,

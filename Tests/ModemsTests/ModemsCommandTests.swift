@@ -203,7 +203,7 @@ struct ModemsCommandTests {
 
         let show = try Self.run(fleet, ["modems", "show", "1", "--timeout", "1"])
         #expect(show.status == 75)
-        #expect(show.stderr.contains("error: couldn't open cdc-wdm1: no answer within 1 s\nhint: the modem may be busy or hung"))
+        #expect(show.stderr.contains("error: couldn't open cdc-wdm1: no answer within 1 s\nhint: another program may be reading the port"))
         let showJSON = try Self.json(try Self.run(fleet, ["modems", "show", "1", "--timeout", "1", "--json"]))
         #expect(showJSON["error"]?["exit_code"]?.int == 75 && showJSON["error"]?["layer"]?.string == "transport")
         #expect(showJSON["index"]?.int == 1)

@@ -9,7 +9,7 @@ import Testing
 /// How a failed library call becomes a `ModemError`: the level, the exit code's kind, the text.
 @Suite struct SessionErrorTests {
     private static let session = ModemSession(port: ControlPort(name: "cdc-wdm0", devicePath: "/dev/cdc-wdm0", protocol: .mbim),
-                                              timeout: .seconds(2), logger: .silent)
+                                              timeout: .seconds(2), logger: .silent, proxied: true)
 
     @Test func operationsNameThePort() {
         #expect(Self.session.describe("open") == "open cdc-wdm0")
@@ -25,6 +25,14 @@ import Testing
             #expect(error.layer == .transport && error.kind == .temporary)
             #expect(error.message == "couldn't query the register state of cdc-wdm0: no answer within 2 s")
         }
+    }
+
+    /// Opened directly, a port that another program reads (ModemManager, a proxy) loses its
+    /// answers to it: the hint says so.
+    @Test func aTimeoutOfADirectlyOpenedPortPointsAtOtherReaders() {
+        let direct = ModemSession(port: Self.session.port, timeout: .seconds(2), logger: .silent, proxied: false)
+        #expect(direct.timedOut("open").hint?.hasPrefix("another program may be reading the port (ModemManager, mbim-proxy, qmi-proxy)") == true)
+        #expect(Self.session.timedOut("open").hint?.hasPrefix("the modem may be busy or hung") == true)
     }
 
     @Test func statusesAreProtocolErrorsWithTheirNames() {

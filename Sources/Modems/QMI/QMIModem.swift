@@ -63,7 +63,7 @@ final class QMIModem: ModemBackend {
     }
 
     private func releaseAndClose() async {
-        let cleanup = ModemSession(port: port, timeout: Self.closeTimeout, logger: session.logger)
+        let cleanup = ModemSession(port: port, timeout: Self.closeTimeout, logger: session.logger, proxied: session.proxied)
         await withTaskGroup(of: Void.self) { group in
             for (service, client) in clients {
                 let bound = LoopBound(client)

@@ -12,8 +12,9 @@ package enum ModemsCommand {
             WWAN subsystem's ports of PCIe modems), one modem per physical device, and asks each
             modem over its own protocol; reading changes nothing on a modem. Ports are opened
             through mbim-proxy or qmi-proxy, as ModemManager does, so that they are shared;
-            --no-proxy opens them directly. The proxies accept root clients only: other users open
-            the ports directly. A modem that cannot be read is listed with its error and a warning;
+            --no-proxy opens them directly, which works only while no other program (ModemManager,
+            a proxy) reads them: it would take the answers. The proxies accept root clients only:
+            other users open the ports directly. A modem that cannot be read is listed with its error and a warning;
             the list still exits 0 (cellpath modems show exits with the modem's error). IMEI,
             ICCID, IMSI and MSISDN are masked unless --verbose-full; -v traces every MBIM and QMI
             message, with them hidden. CELLPATH_SYSFS_ROOT and
@@ -24,7 +25,8 @@ package enum ModemsCommand {
         subcommands: [ModemsShowCommand.spec],
         action: .program(.modems))
 
-    package static let noProxy = Flag("no-proxy", help: "Open the control ports directly, not through mbim-proxy or qmi-proxy.")
+    package static let noProxy = Flag(
+        "no-proxy", help: "Open the control ports directly, not through mbim-proxy or qmi-proxy (only ports no other program reads).")
 
     package static let timeout = OptionKey<Double>(
         "timeout", "seconds", help: "How long reading a modem may take, from opening its port to its last answer (default: 10).", .seconds)
