@@ -31,10 +31,12 @@ let package = Package(
         .executable(name: "cellpath", targets: ["cellpath"]),
         .executable(name: "cellpath-sim", targets: ["cellpath-sim"]),
         .executable(name: "cellpath-number", targets: ["cellpath-number"]),
+        .executable(name: "cellpath-modem", targets: ["cellpath-modem"]),
     ],
     targets: [
         // MARK: C libraries
         systemLibrary("CGLib", pkgConfig: "glib-2.0", apt: "libglib2.0-dev"),
+        systemLibrary("CGIO", pkgConfig: "gio-2.0", apt: "libglib2.0-dev"),
         systemLibrary("CMBIM", pkgConfig: "mbim-glib", apt: "libmbim-glib-dev"),
         systemLibrary("CQMI", pkgConfig: "qmi-glib", apt: "libqmi-glib-dev"),
         systemLibrary("CCurl", pkgConfig: "libcurl", apt: "libcurl4-openssl-dev"),
@@ -61,6 +63,9 @@ let package = Package(
         .target(name: "Workflow", dependencies: ["CellpathCore", "CellularHTTP"]),
         .target(name: "ModemDiscovery"),
         .target(name: "IPConfiguration", dependencies: ["CNetlink", "CellpathCore", "SystemSupport"]),
+        // One GLib main-loop thread behind a global actor; libmbim and libqmi run only there.
+        .target(name: "GLibRuntime", dependencies: ["CGIO", "CellpathCore", "SystemSupport"]),
+        .target(name: "Modems", dependencies: ["GLibRuntime", "ModemDiscovery", "CellpathCore", "CGIO", "CMBIM", "CQMI"]),
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "CellpathCore", "SystemSupport"]),
         // The simulated world, in three layers: scenario model → modems / web services → world.
         .target(name: "SimulatorScenario", dependencies: ["CellpathCore", "SystemSupport"]),
@@ -73,6 +78,7 @@ let package = Package(
         .executableTarget(name: "cellpath", dependencies: ["CellpathCLI", "CellpathCore"], linkerSettings: frontReleaseLinking),
         .executableTarget(name: "cellpath-sim", dependencies: ["CellpathCLI", "CellpathCore", "Simulator", "SimulatorScenario"]),
         .executableTarget(name: "cellpath-number", dependencies: ["CellpathCLI", "CellpathCore", "PhoneNumbers"]),
+        .executableTarget(name: "cellpath-modem", dependencies: ["CellpathCLI", "CellpathCore", "ModemDiscovery", "Modems"]),
 
         // MARK: Tests
         // Runs one fetch with knobs the CLI does not offer (a forced source address, a timed cancel).
@@ -90,6 +96,9 @@ let package = Package(
                     exclude: ["Fixtures"]),
         .testTarget(name: "WorkflowTests", dependencies: ["Workflow"]),
         .testTarget(name: "IPConfigurationTests", dependencies: ["TestSupport", "CellpathCore"]),
+        .testTarget(name: "GLibRuntimeTests", dependencies: ["GLibRuntime", "CGIO"]),
+        .testTarget(name: "ModemsTests", dependencies: ["Modems", "ModemDiscovery", "GLibRuntime", "CellpathCore", "CMBIM", "CQMI", "SimulatedModems",
+                                                        "SimulatorScenario", "TestSupport"]),
         .testTarget(name: "ModemDiscoveryTests", dependencies: ["ModemDiscovery", "SimulatedModems", "SimulatorScenario", "TestSupport"]),
         .testTarget(name: "SimulatorScenarioTests", dependencies: ["SimulatorScenario", "CellpathCore"]),
         .testTarget(name: "SimulatedModemsTests", dependencies: ["SimulatedModems", "SimulatorScenario", "CellpathCore", "TestSupport"]),

@@ -36,6 +36,18 @@ public struct DiscoveredModem: Sendable, Equatable, Codable {
     public var manufacturer: String?
     public var model: String?
 
+    public init(index: Int, devicePath: String, ports: [ControlPort], interfaces: [String], usbVendorID: String? = nil,
+                usbProductID: String? = nil, manufacturer: String? = nil, model: String? = nil) {
+        self.index = index
+        self.devicePath = devicePath
+        self.ports = ports
+        self.interfaces = interfaces
+        self.usbVendorID = usbVendorID
+        self.usbProductID = usbProductID
+        self.manufacturer = manufacturer
+        self.model = model
+    }
+
     /// The protocol of its first control port.
     public var `protocol`: ModemProtocol { ports[0].protocol }
 }

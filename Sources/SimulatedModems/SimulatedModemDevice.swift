@@ -26,6 +26,7 @@ public final class SimulatedModemDevice: Sendable {
         var terminalPath: String?
         var bearerConnected = false
         var controlStatus: ModemControlStatus?
+        var qmiClientIDs = 0
         /// Set by `stop()` once it has taken the thread out; the server exits on its next turn.
         var stopping = false
         /// Set by `start()` while it sets up, so that a concurrent `start()` is refused.
@@ -45,6 +46,10 @@ public final class SimulatedModemDevice: Sendable {
     public var isBearerConnected: Bool { control.withLock { $0.bearerConnected } }
     /// Radio, registration and PIN as of the server thread's last turn; nil while not running.
     public var controlStatus: ModemControlStatus? { control.withLock { $0.controlStatus } }
+
+    /// How many QMI client IDs (of any service but CTL) are allocated, as of the server thread's
+    /// last turn: those that clients have not released. Always 0 for an MBIM modem.
+    public var allocatedQMIClientIDs: Int { control.withLock { $0.qmiClientIDs } }
 
     public init(modem: SimulatedModem, index: Int, runDirectory: String, bearerNetwork: any BearerNetwork,
                 interfaceName: String? = nil) {
@@ -188,10 +193,11 @@ public final class SimulatedModemDevice: Sendable {
     }
 
     /// Called on the server thread after each turn.
-    func publish(bearerConnected: Bool, controlStatus: ModemControlStatus) {
+    func publish(bearerConnected: Bool, controlStatus: ModemControlStatus, qmiClientIDs: Int) {
         control.withLock {
             $0.bearerConnected = bearerConnected
             $0.controlStatus = controlStatus
+            $0.qmiClientIDs = qmiClientIDs
         }
     }
 
@@ -289,10 +295,11 @@ final class ModemServer {
                 enqueue(function.bearerDropped(cause: Self.dropCause), delay: 0)
             }
             flush(now: t)
-            device.publish(bearerConnected: state.bearer != nil, controlStatus: state.controlStatus)
+            device.publish(bearerConnected: state.bearer != nil, controlStatus: state.controlStatus,
+                           qmiClientIDs: (function as? QMIFunction)?.allocatedClientIDs ?? 0)
         }
         function.shutdown()
-        device.publish(bearerConnected: false, controlStatus: state.controlStatus)
+        device.publish(bearerConnected: false, controlStatus: state.controlStatus, qmiClientIDs: 0)
         watch.close()
         pty.close()
         close(wakeRead)

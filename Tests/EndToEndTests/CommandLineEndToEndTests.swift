@@ -134,7 +134,7 @@ import TestSupport
 /// without root.
 @Suite struct QuietAndVerboseEndToEndTests {
     @Test(arguments: [["number", "+44 20 7946 0000"], ["number", "+447940448591"], ["config", "show"],
-                      ["sim", "status", "--prefix", "cpqv-"], ["generate-docs", "--format", "markdown"]])
+                      ["sim", "status", "--prefix", "cpqv-"], ["generate-docs", "--format", "markdown"], ["modems"]])
     func quietKeepsResultsAndVerboseAddsDebugLogs(command: [String]) throws {
         let normal = try CellpathBinary.run(command)
         let quiet = try CellpathBinary.run(command + ["-q"])

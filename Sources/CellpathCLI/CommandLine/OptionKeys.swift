@@ -52,6 +52,15 @@ package struct ArgumentKey: Sendable {
     }
 }
 
+/// An optional positional argument: `parsed[argument]` is its value, if given.
+package struct OptionalArgumentKey: Sendable {
+    let spec: ArgumentSpec
+
+    init(_ name: String, help: String) {
+        spec = ArgumentSpec(name: name, help: help, optional: true)
+    }
+}
+
 /// A positional argument that takes every remaining one (`sim exec -- CMD…`): `parsed[arguments]`
 /// is all of them, in order.
 package struct VariadicArgumentKey: Sendable {

@@ -38,6 +38,11 @@ package struct ParsedCommand: Sendable {
         }
     }
 
+    /// The value of the optional argument, if given.
+    package subscript(argument: OptionalArgumentKey) -> String? {
+        arguments[argument.spec.name]?.first
+    }
+
     /// Every value of the variadic argument, in order.
     package subscript(variadic: VariadicArgumentKey) -> [String] {
         arguments[variadic.spec.name] ?? []

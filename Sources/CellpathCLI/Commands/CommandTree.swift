@@ -11,6 +11,7 @@ enum CommandTree {
         options: GlobalOptions.specs,
         subcommands: [
             FetchCommand.spec,
+            ModemsCommand.spec,
             NumberCommand.spec,
             ConfigCommand.spec,
             SimCommand.spec,

@@ -1,4 +1,5 @@
 import Configuration
+import ModemDiscovery
 
 /// `cellpath generate-docs` (hidden): the help of every command as Markdown (docs/usage.md)
 /// or as a man page (docs/cellpath.1), so that the docs are made from the same text as `--help`.
@@ -95,6 +96,8 @@ struct ManPage {
             out += Self.item("\\fB\(Self.escape(name))\\fR", meaning.capitalizedFirst + ".")
         }
         out += Self.item("\\fBXDG_CONFIG_HOME\\fR, \\fBHOME\\fR", "Locate the user configuration file (see FILES).")
+        out += Self.item("\\fB\(DeviceRoots.sysfsVariable)\\fR, \\fB\(DeviceRoots.devVariable)\\fR",
+                         "Where modem discovery looks instead of /sys and /dev; cellpath sim exec sets them to the simulated world's.")
         out += Self.item("\\fBNO_COLOR\\fR", "When set, --color auto prints no colour; neither does TERM=dumb.")
 
         out += ".SH FILES\n"

@@ -13,6 +13,8 @@ package enum Program: String, Sendable {
     case simulator = "cellpath-sim"
     /// `cellpath number`: adds libphonenumber with protobuf, abseil and ICU.
     case phoneNumbers = "cellpath-number"
+    /// `cellpath modems`: adds libmbim and libqmi (with GIO).
+    case modems = "cellpath-modem"
 
     /// Where the executable may be: next to the running one (the build directory, or the
     /// libexec directory for a helper), then `../libexec/cellpath/` (installed: the front in

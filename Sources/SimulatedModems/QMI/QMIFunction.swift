@@ -21,6 +21,9 @@ final class QMIFunction: ControlFunction {
     init(state: ModemState) { self.state = state }
 
     var hasPartialInput: Bool { !inbox.isEmpty }
+
+    /// Client IDs allocated and not released, over all services.
+    var allocatedClientIDs: Int { clients.values.reduce(0) { $0 + $1.count } }
     func discardPartialInput() { inbox.removeAll() }
 
     func receive(_ bytes: [UInt8], now: Double) -> [[UInt8]] {

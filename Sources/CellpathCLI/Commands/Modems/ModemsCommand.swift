@@ -1,0 +1,67 @@
+import ModemDiscovery
+
+/// `cellpath modems`: the WWAN modems found in sysfs, each with what it reports about its SIM,
+/// network and bearer. Runs in `cellpath-modem` (Sources/cellpath-modem), the executable that
+/// links libmbim and libqmi.
+package enum ModemsCommand {
+    static let spec: CommandSpec = CommandSpec(
+        name: "modems",
+        abstract: "List the WWAN modems with their SIM, registration, signal and bearer.",
+        discussion: """
+            Finds the MBIM and QMI control ports (cdc-wdm ports of cdc_mbim and qmi_wwan, and the
+            WWAN subsystem's ports of PCIe modems), one modem per physical device, and asks each
+            modem over its own protocol; reading changes nothing on a modem. Ports are opened
+            through mbim-proxy or qmi-proxy, as ModemManager does, so that they are shared;
+            --no-proxy opens them directly, which works only while no other program (ModemManager,
+            a proxy) reads them: it would take the answers. The proxies accept root clients only:
+            other users open the ports directly. A modem that cannot be read is listed with its error and a warning;
+            the list still exits 0 (cellpath modems show exits with the modem's error). IMEI,
+            ICCID, IMSI and MSISDN are masked unless --verbose-full; -v traces every MBIM and QMI
+            message, with them hidden. CELLPATH_SYSFS_ROOT and
+            CELLPATH_DEV_ROOT (set by cellpath sim exec) make discovery look at another sysfs
+            and /dev.
+            """,
+        options: options,
+        subcommands: [ModemsShowCommand.spec],
+        action: .program(.modems))
+
+    package static let noProxy = Flag(
+        "no-proxy", help: "Open the control ports directly, not through mbim-proxy or qmi-proxy (only ports no other program reads).")
+
+    package static let timeout = OptionKey<Double>(
+        "timeout", "seconds", help: "How long reading a modem may take, from opening its port to its last answer (default: 10).", .seconds)
+
+    /// The options of every modem command.
+    static let options = [noProxy.spec, timeout.spec]
+
+    /// Where discovery looks: `CELLPATH_SYSFS_ROOT` and `CELLPATH_DEV_ROOT`, else /sys and /dev.
+    package static func deviceRoots(_ context: CommandContext) -> DeviceRoots {
+        DeviceRoots(environment: context.environment)
+    }
+}
+
+/// `cellpath modems show [MODEM]`: everything one modem reports.
+package enum ModemsShowCommand {
+    static let spec: CommandSpec = CommandSpec(
+        name: "show",
+        abstract: "Show everything one modem reports.",
+        discussion: """
+            The modem is named by its index, IMEI, ICCID or control port (cdc-wdm0, wwan0mbim0 or
+            its /dev path); with a single modem none is needed. With several and none named, or
+            a name that matches none, the modems are listed and the command exits 64. A modem
+            that cannot be read gives its error: exit 69 (error status, port vanished), 75 (no
+            answer in time) or 77 (no permission to open the port). No SIM, a locked SIM, the
+            radio off or a refused registration are states, shown as such.
+            """,
+        arguments: [modem.spec],
+        options: ModemsCommand.options,
+        action: .program(.modems))
+
+    static let modem = OptionalArgumentKey(
+        "modem", help: "The modem's index, IMEI, ICCID or control port (default: the only modem).")
+
+    /// The modem named on the command line, if any.
+    package static func selector(_ parsed: ParsedCommand) throws(UsageError) -> ModemSelector? {
+        try parsed[modem].map { text throws(UsageError) in try ModemSelector(text, command: parsed.path) }
+    }
+}

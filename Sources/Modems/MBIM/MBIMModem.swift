@@ -1,0 +1,358 @@
+import CellpathCore
+import CGIO
+import CMBIM
+import GLibRuntime
+import ModemDiscovery
+
+/// An MBIM modem through libmbim-glib: Basic Connect queries on one open MbimDevice.
+@GLibActor
+final class MBIMModem: ModemBackend {
+    nonisolated let port: ControlPort
+    private let session: ModemSession
+    private let device: UnsafeMutablePointer<MbimDevice>
+    private var isOpen = true
+    /// The "device-removed" handler, which aborts the calls in flight.
+    private var removedHandler: gulong = 0
+
+    private init(session: ModemSession, device: UnsafeMutablePointer<MbimDevice>) {
+        port = session.port
+        self.session = session
+        self.device = device
+    }
+
+    /// Creates the MbimDevice and opens it (through mbim-proxy when `proxy`), which sends MBIM OPEN.
+    static func open(_ session: ModemSession, proxy: Bool) async throws(ModemError) -> MBIMModem {
+        let file = g_file_new_for_path(session.port.devicePath)
+        defer { g_object_unref(gpointer(file)) }
+        let device = try await session.call("open") { call in
+            mbim_device_new(file, call.cancellable, call.callback, call.userData)
+        } finish: { result throws(GLibError) in
+            var error: UnsafeMutablePointer<GError>?
+            guard let device = mbim_device_new_finish(result, &error) else { throw GLibError(taking: error) }
+            return device
+        }
+        let modem = MBIMModem(session: session, device: device)
+        // libmbim does not fail the commands in flight when the port hangs up; it signals it.
+        modem.removedHandler = cmbim_device_connect_removed(device, { _, data in
+            Unmanaged<GLibCallGroup>.fromOpaque(data!).takeUnretainedValue().abort()
+        }, Unmanaged.passRetained(session.calls).toOpaque(), { data, _ in
+            Unmanaged<GLibCallGroup>.fromOpaque(data!).release()
+        })
+        let flags = proxy ? MBIM_DEVICE_OPEN_FLAGS_PROXY : MBIM_DEVICE_OPEN_FLAGS_NONE
+        do {
+            try await session.call(proxy ? "open through mbim-proxy" : "open") { call in
+                mbim_device_open_full(device, flags, session.libraryTimeout, call.cancellable, call.callback, call.userData)
+            } finish: { result throws(GLibError) in
+                var error: UnsafeMutablePointer<GError>?
+                guard mbim_device_open_full_finish(device, result, &error) != 0 else { throw GLibError(taking: error) }
+            }
+        } catch {
+            await modem.close()
+            throw error
+        }
+        session.logger.debug("\(session.port.name): MBIM session open\(proxy ? " through mbim-proxy" : "")")
+        return modem
+    }
+
+    func close() async {
+        guard isOpen else { return }
+        isOpen = false
+        g_signal_handler_disconnect(gpointer(device), removedHandler)
+        var error: UnsafeMutablePointer<GError>?
+        if mbim_device_close_force(device, &error) == 0 { g_error_free(error) }
+        g_object_unref(gpointer(device))
+    }
+
+    // MARK: Reads
+
+    func identity() async throws(ModemError) -> ModemIdentity {
+        let operation = "query the device capabilities"
+        let response = try await command(operation, mbim_message_device_caps_query_new(nil))!
+        var deviceID: UnsafeMutablePointer<gchar>?, firmware: UnsafeMutablePointer<gchar>?, hardware: UnsafeMutablePointer<gchar>?
+        try parse(operation) { error in
+            mbim_message_device_caps_response_parse(response.message, nil, nil, nil, nil, nil, nil, nil, nil, nil,
+                                                    &deviceID, &firmware, &hardware, &error)
+        }
+        return ModemIdentity(model: taken(hardware), firmware: taken(firmware), imei: taken(deviceID))
+    }
+
+    func sim() async throws(ModemError) -> SIMStatus {
+        let operation = "query the subscriber ready status"
+        let response = try await command(operation, mbim_message_subscriber_ready_status_query_new(nil))!
+        var readyState = MBIM_SUBSCRIBER_READY_STATE_NOT_INITIALIZED
+        var imsi: UnsafeMutablePointer<gchar>?, iccid: UnsafeMutablePointer<gchar>?
+        var count: UInt32 = 0
+        var numbers: UnsafeMutablePointer<UnsafeMutablePointer<gchar>?>?
+        try parse(operation) { error in
+            mbim_message_subscriber_ready_status_response_parse(response.message, &readyState, &imsi, &iccid, nil,
+                                                                &count, &numbers, &error)
+        }
+        var sim = SIMStatus(state: .notReady, iccid: taken(iccid), imsi: taken(imsi), msisdns: takenList(numbers))
+        switch readyState {
+        case MBIM_SUBSCRIBER_READY_STATE_INITIALIZED: sim.state = .ready
+        case MBIM_SUBSCRIBER_READY_STATE_SIM_NOT_INSERTED: sim.state = .absent
+        case MBIM_SUBSCRIBER_READY_STATE_DEVICE_LOCKED: sim.state = .pinRequired
+        case MBIM_SUBSCRIBER_READY_STATE_BAD_SIM, MBIM_SUBSCRIBER_READY_STATE_FAILURE: sim.state = .failed
+        default: sim.state = .notReady
+        }
+        guard sim.state != .absent else { return sim }
+        let pinOperation = "query the PIN state"
+        guard let pin = try await command(pinOperation, mbim_message_pin_query_new(nil),
+                                          states: [MBIM_STATUS_ERROR_SIM_NOT_INSERTED, MBIM_STATUS_ERROR_NOT_INITIALIZED,
+                                                   MBIM_STATUS_ERROR_BAD_SIM]) else { return sim }
+        var type = MBIM_PIN_TYPE_UNKNOWN, state = MBIM_PIN_STATE_UNLOCKED
+        var attempts: UInt32 = 0
+        try parse(pinOperation) { error in mbim_message_pin_response_parse(pin.message, &type, &state, &attempts, &error) }
+        if state == MBIM_PIN_STATE_LOCKED {
+            switch type {
+            case MBIM_PIN_TYPE_PIN1:
+                sim.state = .pinRequired
+                sim.pinRetries = Int(attempts)
+            case MBIM_PIN_TYPE_PUK1: sim.state = .pukRequired
+            default: break
+            }
+        }
+        return sim
+    }
+
+    func radio() async throws(ModemError) -> RadioState {
+        let operation = "query the radio state"
+        let response = try await command(operation, mbim_message_radio_state_query_new(nil))!
+        var hardware = MBIM_RADIO_SWITCH_STATE_OFF, software = MBIM_RADIO_SWITCH_STATE_OFF
+        try parse(operation) { error in mbim_message_radio_state_response_parse(response.message, &hardware, &software, &error) }
+        return hardware == MBIM_RADIO_SWITCH_STATE_ON && software == MBIM_RADIO_SWITCH_STATE_ON ? .on : .off
+    }
+
+    func homeOperator() async throws(ModemError) -> NetworkOperator? {
+        let operation = "query the home provider"
+        guard let response = try await command(operation, mbim_message_home_provider_query_new(nil),
+                                               states: [MBIM_STATUS_ERROR_SIM_NOT_INSERTED, MBIM_STATUS_ERROR_PIN_REQUIRED,
+                                                        MBIM_STATUS_ERROR_NOT_INITIALIZED, MBIM_STATUS_ERROR_BAD_SIM])
+        else { return nil }
+        var provider: UnsafeMutablePointer<MbimProvider>?
+        try parse(operation) { error in mbim_message_home_provider_response_parse(response.message, &provider, &error) }
+        defer { mbim_provider_free(provider) }
+        guard let provider = provider?.pointee else { return nil }
+        return NetworkOperator(id: string(provider.provider_id).flatMap(NetworkOperator.plmnID),
+                               name: string(provider.provider_name))
+    }
+
+    func registration() async throws(ModemError) -> Registration {
+        let operation = "query the register state"
+        let response = try await command(operation, mbim_message_register_state_query_new(nil))!
+        var networkError = MBIM_NW_ERROR_NONE
+        var state = MBIM_REGISTER_STATE_UNKNOWN
+        var dataClasses = MbimDataClass(rawValue: 0)
+        var providerID: UnsafeMutablePointer<gchar>?, providerName: UnsafeMutablePointer<gchar>?
+        try parse(operation) { error in
+            mbim_message_register_state_response_parse(response.message, &networkError, &state, nil, &dataClasses, nil,
+                                                       &providerID, &providerName, nil, nil, &error)
+        }
+        var registration = Registration(state: .unknown)
+        switch state {
+        case MBIM_REGISTER_STATE_HOME: registration.state = .home
+        case MBIM_REGISTER_STATE_ROAMING, MBIM_REGISTER_STATE_PARTNER: registration.state = .roaming
+        case MBIM_REGISTER_STATE_SEARCHING: registration.state = .searching
+        case MBIM_REGISTER_STATE_DENIED: registration.state = .denied
+        case MBIM_REGISTER_STATE_DEREGISTERED: registration.state = .notRegistered
+        default: registration.state = .unknown
+        }
+        let id = taken(providerID), name = taken(providerName)
+        if registration.isRegistered {
+            registration.servingOperator = NetworkOperator(id: id.flatMap(NetworkOperator.plmnID), name: name)
+            registration.accessTechnology = Self.technology(dataClasses)
+        }
+        if networkError != MBIM_NW_ERROR_NONE {
+            registration.networkError = mbim_nw_error_get_string(networkError).map { String(cString: $0) }
+                ?? "network error \(networkError.rawValue)"
+        }
+        return registration
+    }
+
+    func signal() async throws(ModemError) -> Signal? {
+        let operation = "query the signal state"
+        let response = try await command(operation, mbim_message_signal_state_query_new(nil))!
+        var rssi: UInt32 = 99
+        try parse(operation) { error in mbim_message_signal_state_response_parse(response.message, &rssi, nil, nil, nil, nil, &error) }
+        // 0: -113 dBm or less, 1…30: -111…-53 dBm, 31: -51 dBm or more, 99: unknown.
+        guard rssi <= 31 else { return nil }
+        return Signal(rssiDbm: -113 + 2 * Int(rssi))
+    }
+
+    func packetService() async throws(ModemError) -> PacketServiceState {
+        let operation = "query the packet service state"
+        guard let response = try await command(operation, mbim_message_packet_service_query_new(nil),
+                                               states: [MBIM_STATUS_ERROR_RADIO_POWER_OFF, MBIM_STATUS_ERROR_NOT_REGISTERED,
+                                                        MBIM_STATUS_ERROR_SIM_NOT_INSERTED, MBIM_STATUS_ERROR_PIN_REQUIRED,
+                                                        MBIM_STATUS_ERROR_PACKET_SERVICE_DETACHED])
+        else { return .detached }
+        var state = MBIM_PACKET_SERVICE_STATE_UNKNOWN
+        try parse(operation) { error in
+            mbim_message_packet_service_response_parse(response.message, nil, &state, nil, nil, nil, &error)
+        }
+        return switch state {
+        case MBIM_PACKET_SERVICE_STATE_ATTACHED: .attached
+        case MBIM_PACKET_SERVICE_STATE_ATTACHING: .attaching
+        case MBIM_PACKET_SERVICE_STATE_DETACHED: .detached
+        case MBIM_PACKET_SERVICE_STATE_DETACHING: .detaching
+        default: .unknown
+        }
+    }
+
+    /// Session 0's connection state and, when it is activated, its IP configuration.
+    func bearer() async throws(ModemError) -> BearerStatus {
+        let operation = "query the connection state"
+        let request = mbim_message_connect_query_new(0, MBIM_ACTIVATION_STATE_UNKNOWN, MBIM_VOICE_CALL_STATE_NONE,
+                                                     MBIM_CONTEXT_IP_TYPE_DEFAULT, mbim_uuid_from_context_type(MBIM_CONTEXT_TYPE_INTERNET),
+                                                     0, nil)
+        guard let response = try await command(operation, request, states: Self.noBearerStatuses) else {
+            return BearerStatus(state: .disconnected)
+        }
+        var activation = MBIM_ACTIVATION_STATE_UNKNOWN
+        try parse(operation) { error in
+            mbim_message_connect_response_parse(response.message, nil, &activation, nil, nil, nil, nil, &error)
+        }
+        var bearer = BearerStatus(state: .unknown)
+        switch activation {
+        case MBIM_ACTIVATION_STATE_ACTIVATED: bearer.state = .connected
+        case MBIM_ACTIVATION_STATE_ACTIVATING: bearer.state = .connecting
+        case MBIM_ACTIVATION_STATE_DEACTIVATED: bearer.state = .disconnected
+        case MBIM_ACTIVATION_STATE_DEACTIVATING: bearer.state = .disconnecting
+        default: bearer.state = .unknown
+        }
+        if bearer.state == .connected { try await readIPConfiguration(into: &bearer) }
+        return bearer
+    }
+
+    /// Statuses of a CONNECT query that mean there is no bearer.
+    private static let noBearerStatuses = [
+        MBIM_STATUS_ERROR_SIM_NOT_INSERTED, MBIM_STATUS_ERROR_PIN_REQUIRED, MBIM_STATUS_ERROR_RADIO_POWER_OFF,
+        MBIM_STATUS_ERROR_NOT_REGISTERED, MBIM_STATUS_ERROR_CONTEXT_NOT_ACTIVATED, MBIM_STATUS_ERROR_PACKET_SERVICE_DETACHED,
+    ]
+
+    private func readIPConfiguration(into bearer: inout BearerStatus) async throws(ModemError) {
+        let operation = "query the IP configuration"
+        let request = mbim_message_ip_configuration_query_new(0, MbimIPConfigurationAvailableFlag(rawValue: 0),
+                                                              MbimIPConfigurationAvailableFlag(rawValue: 0), 0, nil, 0, nil,
+                                                              nil, nil, 0, nil, 0, nil, 0, 0, nil)
+        guard let response = try await command(operation, request, states: [MBIM_STATUS_ERROR_CONTEXT_NOT_ACTIVATED]) else {
+            return
+        }
+        var addressCount: UInt32 = 0, dnsCount: UInt32 = 0, mtu: UInt32 = 0
+        var addresses: UnsafeMutablePointer<UnsafeMutablePointer<MbimIPv4Element>?>?
+        var gateway: UnsafePointer<MbimIPv4>?
+        var dns: UnsafeMutablePointer<MbimIPv4>?
+        try parse(operation) { error in
+            mbim_message_ip_configuration_response_parse(response.message, nil, nil, nil, &addressCount, &addresses, nil, nil,
+                                                         &gateway, nil, &dnsCount, &dns, nil, nil, &mtu, nil, &error)
+        }
+        defer {
+            mbim_ipv4_element_array_free(addresses)
+            g_free(dns)
+        }
+        if addressCount > 0, let first = addresses?[0]?.pointee {
+            bearer.ipv4Address = Self.text(first.ipv4_address)
+            bearer.prefixLength = Int(first.on_link_prefix_length)
+        }
+        bearer.gateway = gateway.map { Self.text($0.pointee) }
+        if let dns { bearer.dnsServers = (0..<Int(dnsCount)).map { Self.text(dns[$0]) } }
+        bearer.mtu = mtu > 0 ? Int(mtu) : nil
+    }
+
+    // MARK: Messages
+
+    /// A response message, released with its last reference.
+    final class Response {
+        let message: OpaquePointer
+        init(_ message: OpaquePointer) { self.message = message }
+        deinit { mbim_message_unref(message) }
+    }
+
+    /// Sends `request` (and releases it) and returns the response, or nil when the modem
+    /// answered one of `states`: statuses that describe a state (no SIM, radio off) rather
+    /// than a failure.
+    private func command(_ operation: String, _ request: OpaquePointer?, states: [MbimStatusError] = [])
+        async throws(ModemError) -> Response? {
+        guard let request else {
+            throw ModemError(.transport, .internalError, operation: session.describe(operation), reason: "libmbim could not build the request")
+        }
+        defer { mbim_message_unref(request) }
+        let device = device, timeout = session.libraryTimeout
+        let response = try await session.call(operation) { call in
+            mbim_device_command(device, request, timeout, call.cancellable, call.callback, call.userData)
+        } finish: { result throws(GLibError) in
+            var error: UnsafeMutablePointer<GError>?
+            guard let message = mbim_device_command_finish(device, result, &error) else { throw GLibError(taking: error) }
+            return Response(message)
+        }
+        var error: UnsafeMutablePointer<GError>?
+        if mbim_message_response_get_result(response.message, MBIM_MESSAGE_TYPE_COMMAND_DONE, &error) != 0 { return response }
+        let failure = GLibError(taking: error)
+        if failure.domain == mbim_status_error_quark(), states.contains(where: { Int32(bitPattern: $0.rawValue) == failure.code }) {
+            return nil
+        }
+        throw session.error(operation, failure)
+    }
+
+    /// Runs a libmbim `_response_parse`; a response it cannot read is a protocol error.
+    private func parse(_ operation: String, _ body: (inout UnsafeMutablePointer<GError>?) -> gboolean) throws(ModemError) {
+        var error: UnsafeMutablePointer<GError>?
+        guard body(&error) == 0 else { return }
+        throw ModemError(.protocol, .unavailable, operation: session.describe(operation),
+                         reason: "the answer could not be read: \(GLibError(taking: error).message)")
+    }
+
+    /// The most capable technology among MBIM data classes.
+    static func technology(_ classes: MbimDataClass) -> AccessTechnology? {
+        let bits = classes.rawValue
+        let ranked: [(MbimDataClass, AccessTechnology)] = [
+            (MBIM_DATA_CLASS_5G_SA, .nr5g), (MBIM_DATA_CLASS_5G_NSA, .nr5g), (MBIM_DATA_CLASS_LTE, .lte),
+            (MBIM_DATA_CLASS_HSUPA, .hspa), (MBIM_DATA_CLASS_HSDPA, .hspa), (MBIM_DATA_CLASS_UMTS, .umts),
+            (MBIM_DATA_CLASS_EDGE, .edge), (MBIM_DATA_CLASS_GPRS, .gprs),
+            (MBIM_DATA_CLASS_1XRTT, .cdma), (MBIM_DATA_CLASS_1XEVDO, .cdma),
+        ]
+        if let match = ranked.first(where: { bits & $0.0.rawValue != 0 }) { return match.1 }
+        return bits == 0 ? nil : .other
+    }
+
+    static func text(_ address: MbimIPv4) -> String {
+        let a = address.addr
+        return "\(a.0).\(a.1).\(a.2).\(a.3)"
+    }
+}
+
+/// A string the library allocated, copied and freed; nil when absent or empty.
+func taken(_ text: UnsafeMutablePointer<gchar>?) -> String? {
+    defer { g_free(text) }
+    return string(text)
+}
+
+/// A NULL-terminated string array the library allocated, copied and freed; empty strings dropped.
+func takenList(_ list: UnsafeMutablePointer<UnsafeMutablePointer<gchar>?>?) -> [String] {
+    defer { g_strfreev(list) }
+    guard let list else { return [] }
+    var items: [String] = []
+    var index = 0
+    while let item = list[index] {
+        if let text = string(item) { items.append(text) }
+        index += 1
+    }
+    return items
+}
+
+/// A C string the library owns, copied; nil when absent or empty (after trimming spaces).
+func string(_ text: UnsafePointer<gchar>?) -> String? {
+    guard let text else { return nil }
+    let value = String(cString: text).trimmingSpaces
+    return value.isEmpty ? nil : value
+}
+
+func string(_ text: UnsafeMutablePointer<gchar>?) -> String? {
+    string(UnsafePointer(text))
+}
+
+extension String {
+    var trimmingSpaces: String {
+        String(drop { $0 == " " || $0 == "\0" }.reversed().drop { $0 == " " || $0 == "\0" }.reversed())
+    }
+}

@@ -1,0 +1,113 @@
+import CellpathCore
+import CMBIM
+import CQMI
+import GLibRuntime
+import ModemDiscovery
+
+/// Reads a modem's whole status: opens its control port, reads everything `cellpath modems`
+/// shows, and closes the port again (releasing QMI client IDs).
+public struct ModemStatusReader: Sendable {
+    public var access: ModemAccess
+    public var logger: Logger
+
+    public init(access: ModemAccess, logger: Logger) {
+        self.access = access
+        self.logger = logger
+    }
+
+    /// The status of `modem`, through its first control port. Names that the protocol does not
+    /// give (MBIM has no manufacturer) come from the USB device.
+    public func status(of modem: DiscoveredModem) async throws(ModemError) -> ModemStatus {
+        let backend = try await ModemBackends.open(modem.ports[0], access: access, logger: logger)
+        let result: Result<ModemStatus, ModemError>
+        do {
+            result = .success(try await Self.read(backend, logger: logger))
+        } catch {
+            result = .failure(error)
+        }
+        await backend.close()
+        var status = try result.get()
+        status.manufacturer = status.manufacturer ?? modem.manufacturer
+        status.model = status.model ?? modem.model
+        return status
+    }
+
+    /// Reads every part of the status. A protocol error in one part (the modem does not support
+    /// a query) is logged as a warning and leaves that part empty; a transport error (no
+    /// answer in time, the port vanished) fails the whole read.
+    public static func read(_ backend: any ModemBackend, logger: Logger) async throws(ModemError) -> ModemStatus {
+        func part<Value>(_ read: () async throws(ModemError) -> Value) async throws(ModemError) -> Value? {
+            do {
+                return try await read()
+            } catch {
+                guard error.layer == .protocol else { throw error }
+                logger.warning("\(error.message)")
+                return nil
+            }
+        }
+        var status = ModemStatus()
+        if let identity = try await part(backend.identity) {
+            status.manufacturer = identity.manufacturer
+            status.model = identity.model
+            status.firmware = identity.firmware
+            status.imei = identity.imei
+        }
+        status.sim = try await part(backend.sim)
+        status.radio = try await part(backend.radio)
+        if status.sim?.state == .ready {
+            status.homeOperator = try await part(backend.homeOperator) ?? nil
+        }
+        status.registration = try await part(backend.registration)
+        status.signal = try await part(backend.signal) ?? nil
+        status.packetService = try await part(backend.packetService)
+        status.bearer = try await part(backend.bearer)
+        return status
+    }
+}
+
+/// Settings of libmbim and libqmi for the whole process.
+public enum ModemLibraries {
+    /// Sends libmbim's and libqmi's log lines to `logger` as debug lines (shown with `-v`) and,
+    /// when debug lines are shown, turns on their traces of every message sent and received,
+    /// with personal data hidden unless the logger shows it (`--verbose-full`). Call before
+    /// opening a modem.
+    public static func configure(logger: Logger) {
+        let full = logger.disclosure == .full
+        GLibLog.route { _, domain, message in
+            let library = switch domain {
+            case "Mbim": "libmbim"
+            case "Qmi": "libqmi"
+            default: domain ?? "glib"
+            }
+            let lines = message.split(separator: "\n", omittingEmptySubsequences: true).map(String.init)
+            for line in full ? lines : TraceRedaction.redact(lines) {
+                logger.debug("[\(library)] \(line)")
+            }
+        }
+        let traces: gboolean = logger.enabled(.debug) ? 1 : 0
+        let personal: gboolean = full ? 1 : 0
+        mbim_utils_set_traces_enabled(traces)
+        mbim_utils_set_show_personal_info(personal)
+        qmi_utils_set_traces_enabled(traces)
+        qmi_utils_set_show_personal_info(personal)
+    }
+}
+
+/// Hides what the libraries' traces show of personal data although asked not to: libqmi 1.32
+/// prints the MSISDN of DMS Get MSISDN in full.
+enum TraceRedaction {
+    /// TLVs whose value the library does not hide.
+    static let personalTLVs = [#""MSISDN""#]
+
+    /// The lines of one traced message with the `value` and `translated` lines of those TLVs masked.
+    static func redact(_ lines: [String]) -> [String] {
+        var inPersonalTLV = false
+        return lines.map { line in
+            let field = line.drop { $0 == "<" || $0 == ">" || $0 == " " }
+            if field.hasPrefix("type ") { inPersonalTLV = personalTLVs.contains { field.contains($0) } }
+            guard inPersonalTLV, field.hasPrefix("value ") || field.hasPrefix("translated "),
+                  let equals = line.firstIndex(of: "=") else { return line }
+            return line[...equals] + " ###"
+        }
+    }
+}

@@ -1,0 +1,421 @@
+import CellpathCore
+import CGIO
+import CQMI
+import GLibRuntime
+import ModemDiscovery
+
+/// A QMI modem through libqmi-glib, opened in QMI mode: DMS, NAS and WDS requests on one open
+/// QmiDevice, each service's client allocated on first use and released on `close()`.
+@GLibActor
+final class QMIModem: ModemBackend {
+    nonisolated let port: ControlPort
+    private let session: ModemSession
+    private let device: UnsafeMutablePointer<QmiDevice>
+    private var clients: [(service: QmiService, client: UnsafeMutablePointer<QmiClient>)] = []
+    private var isOpen = true
+
+    /// The time that releasing the clients and closing may take, whatever is left of the
+    /// session's: client IDs left allocated stay allocated in the modem until it restarts.
+    static let closeTimeout = Duration.seconds(5)
+
+    private init(session: ModemSession, device: UnsafeMutablePointer<QmiDevice>) {
+        port = session.port
+        self.session = session
+        self.device = device
+    }
+
+    /// Creates the QmiDevice and opens it in QMI mode (through qmi-proxy when `proxy`), with the
+    /// services' version info.
+    static func open(_ session: ModemSession, proxy: Bool) async throws(ModemError) -> QMIModem {
+        let file = g_file_new_for_path(session.port.devicePath)
+        defer { g_object_unref(gpointer(file)) }
+        let device = try await session.call("open") { call in
+            cqmi_device_new_no_file_check(file, call.cancellable, call.callback, call.userData)
+        } finish: { result throws(GLibError) in
+            var error: UnsafeMutablePointer<GError>?
+            guard let device = qmi_device_new_finish(result, &error) else { throw GLibError(taking: error) }
+            return device
+        }
+        let modem = QMIModem(session: session, device: device)
+        var flags = QMI_DEVICE_OPEN_FLAGS_VERSION_INFO.rawValue
+        if proxy { flags |= QMI_DEVICE_OPEN_FLAGS_PROXY.rawValue }
+        do {
+            try await session.call(proxy ? "open through qmi-proxy" : "open") { call in
+                qmi_device_open(device, QmiDeviceOpenFlags(rawValue: flags), session.libraryTimeout, call.cancellable,
+                                call.callback, call.userData)
+            } finish: { result throws(GLibError) in
+                var error: UnsafeMutablePointer<GError>?
+                guard qmi_device_open_finish(device, result, &error) != 0 else { throw GLibError(taking: error) }
+            }
+        } catch {
+            await modem.close()
+            throw error
+        }
+        session.logger.debug("\(session.port.name): QMI session open\(proxy ? " through qmi-proxy" : "")")
+        return modem
+    }
+
+    func close() async {
+        guard isOpen else { return }
+        isOpen = false
+        // A task of its own: the caller's may be cancelled, and the client IDs must go back anyway.
+        await Task { @GLibActor in await self.releaseAndClose() }.value
+    }
+
+    private func releaseAndClose() async {
+        let cleanup = ModemSession(port: port, timeout: Self.closeTimeout, logger: session.logger, proxied: session.proxied)
+        await withTaskGroup(of: Void.self) { group in
+            for (service, client) in clients {
+                let bound = LoopBound(client)
+                group.addTask { await self.release(service, bound, cleanup) }
+            }
+        }
+        clients = []
+        let device = device
+        do throws(ModemError) {
+            try await cleanup.call("close") { call in
+                qmi_device_close_async(device, cleanup.libraryTimeout, call.cancellable, call.callback, call.userData)
+            } finish: { result throws(GLibError) in
+                var error: UnsafeMutablePointer<GError>?
+                guard qmi_device_close_finish(device, result, &error) != 0 else { throw GLibError(taking: error) }
+            }
+        } catch {
+            cleanup.logger.debug("\(error.message)")
+        }
+        g_object_unref(gpointer(device))
+    }
+
+    /// Gives the client's ID back to the modem and drops the client.
+    private func release(_ service: QmiService, _ bound: LoopBound<UnsafeMutablePointer<QmiClient>>, _ cleanup: ModemSession) async {
+        let device = device, client = bound.pointer
+        let name = Self.name(service), clientID = qmi_client_get_cid(client)
+        do throws(ModemError) {
+            try await cleanup.call("release the \(name) client ID \(clientID)") { call in
+                qmi_device_release_client(device, client, QMI_DEVICE_RELEASE_CLIENT_FLAGS_RELEASE_CID,
+                                          cleanup.libraryTimeout, call.cancellable, call.callback, call.userData)
+            } finish: { result throws(GLibError) in
+                var error: UnsafeMutablePointer<GError>?
+                guard qmi_device_release_client_finish(device, result, &error) != 0 else { throw GLibError(taking: error) }
+            }
+            cleanup.logger.debug("\(port.name): \(name) client ID \(clientID) released")
+        } catch {
+            cleanup.logger.warning("\(error.message): it stays allocated in the modem until the modem restarts")
+        }
+        g_object_unref(gpointer(client))
+    }
+
+    // MARK: Reads
+
+    func identity() async throws(ModemError) -> ModemIdentity {
+        let ids = try await request("get the device IDs", QMI_SERVICE_DMS, start: { client, timeout, call in
+            qmi_client_dms_get_ids(cqmi_client_dms(client), nil, timeout, call.cancellable, call.callback, call.userData)
+        }, finish: { client, result, error in qmi_client_dms_get_ids_finish(cqmi_client_dms(client), result, error) },
+           result: qmi_message_dms_get_ids_output_get_result, unref: qmi_message_dms_get_ids_output_unref)!
+        let manufacturer = try await request("get the manufacturer", QMI_SERVICE_DMS, start: { client, timeout, call in
+            qmi_client_dms_get_manufacturer(cqmi_client_dms(client), nil, timeout, call.cancellable, call.callback, call.userData)
+        }, finish: { client, result, error in qmi_client_dms_get_manufacturer_finish(cqmi_client_dms(client), result, error) },
+           result: qmi_message_dms_get_manufacturer_output_get_result, unref: qmi_message_dms_get_manufacturer_output_unref)!
+        let model = try await request("get the model", QMI_SERVICE_DMS, start: { client, timeout, call in
+            qmi_client_dms_get_model(cqmi_client_dms(client), nil, timeout, call.cancellable, call.callback, call.userData)
+        }, finish: { client, result, error in qmi_client_dms_get_model_finish(cqmi_client_dms(client), result, error) },
+           result: qmi_message_dms_get_model_output_get_result, unref: qmi_message_dms_get_model_output_unref)!
+        let revision = try await request("get the revision", QMI_SERVICE_DMS, start: { client, timeout, call in
+            qmi_client_dms_get_revision(cqmi_client_dms(client), nil, timeout, call.cancellable, call.callback, call.userData)
+        }, finish: { client, result, error in qmi_client_dms_get_revision_finish(cqmi_client_dms(client), result, error) },
+           result: qmi_message_dms_get_revision_output_get_result, unref: qmi_message_dms_get_revision_output_unref)!
+        return ModemIdentity(
+            manufacturer: manufacturer.string { qmi_message_dms_get_manufacturer_output_get_manufacturer(manufacturer.pointer, $0, nil) },
+            model: model.string { qmi_message_dms_get_model_output_get_model(model.pointer, $0, nil) },
+            firmware: revision.string { qmi_message_dms_get_revision_output_get_revision(revision.pointer, $0, nil) },
+            imei: ids.string { qmi_message_dms_get_ids_output_get_imei(ids.pointer, $0, nil) })
+    }
+
+    func sim() async throws(ModemError) -> SIMStatus {
+        let noSIM = [QMI_PROTOCOL_ERROR_UIM_UNINITIALIZED]
+        guard let pin = try await request("get the PIN status", QMI_SERVICE_DMS, states: noSIM, start: { client, timeout, call in
+            qmi_client_dms_uim_get_pin_status(cqmi_client_dms(client), nil, timeout, call.cancellable, call.callback, call.userData)
+        }, finish: { client, result, error in qmi_client_dms_uim_get_pin_status_finish(cqmi_client_dms(client), result, error) },
+           result: qmi_message_dms_uim_get_pin_status_output_get_result, unref: qmi_message_dms_uim_get_pin_status_output_unref)
+        else { return SIMStatus(state: .absent) }
+        var sim = SIMStatus(state: .ready)
+        var status = QMI_DMS_UIM_PIN_STATUS_NOT_INITIALIZED
+        var retries: UInt8 = 0
+        if qmi_message_dms_uim_get_pin_status_output_get_pin1_status(pin.pointer, &status, &retries, nil, nil) != 0 {
+            switch status {
+            case QMI_DMS_UIM_PIN_STATUS_ENABLED_NOT_VERIFIED:
+                sim.state = .pinRequired
+                sim.pinRetries = Int(retries)
+            case QMI_DMS_UIM_PIN_STATUS_BLOCKED: sim.state = .pukRequired
+            case QMI_DMS_UIM_PIN_STATUS_PERMANENTLY_BLOCKED: sim.state = .failed
+            case QMI_DMS_UIM_PIN_STATUS_NOT_INITIALIZED: sim.state = .notReady
+            default: sim.state = .ready
+            }
+        }
+        let locked = noSIM + [QMI_PROTOCOL_ERROR_PIN_RESTRICTION, QMI_PROTOCOL_ERROR_DEVICE_NOT_READY]
+        if let iccid = try await request("get the ICCID", QMI_SERVICE_DMS, states: locked, start: { client, timeout, call in
+            qmi_client_dms_uim_get_iccid(cqmi_client_dms(client), nil, timeout, call.cancellable, call.callback, call.userData)
+        }, finish: { client, result, error in qmi_client_dms_uim_get_iccid_finish(cqmi_client_dms(client), result, error) },
+           result: qmi_message_dms_uim_get_iccid_output_get_result, unref: qmi_message_dms_uim_get_iccid_output_unref) {
+            sim.iccid = iccid.string { qmi_message_dms_uim_get_iccid_output_get_iccid(iccid.pointer, $0, nil) }
+        }
+        if let imsi = try await request("get the IMSI", QMI_SERVICE_DMS, states: locked, start: { client, timeout, call in
+            qmi_client_dms_uim_get_imsi(cqmi_client_dms(client), nil, timeout, call.cancellable, call.callback, call.userData)
+        }, finish: { client, result, error in qmi_client_dms_uim_get_imsi_finish(cqmi_client_dms(client), result, error) },
+           result: qmi_message_dms_uim_get_imsi_output_get_result, unref: qmi_message_dms_uim_get_imsi_output_unref) {
+            sim.imsi = imsi.string { qmi_message_dms_uim_get_imsi_output_get_imsi(imsi.pointer, $0, nil) }
+        }
+        if let msisdn = try await request("get the MSISDN", QMI_SERVICE_DMS, states: locked + [QMI_PROTOCOL_ERROR_NOT_PROVISIONED],
+                                          start: { client, timeout, call in
+            qmi_client_dms_get_msisdn(cqmi_client_dms(client), nil, timeout, call.cancellable, call.callback, call.userData)
+        }, finish: { client, result, error in qmi_client_dms_get_msisdn_finish(cqmi_client_dms(client), result, error) },
+           result: qmi_message_dms_get_msisdn_output_get_result, unref: qmi_message_dms_get_msisdn_output_unref) {
+            sim.msisdns = msisdn.string { qmi_message_dms_get_msisdn_output_get_msisdn(msisdn.pointer, $0, nil) }.map { [$0] } ?? []
+        }
+        return sim
+    }
+
+    func radio() async throws(ModemError) -> RadioState {
+        let output = try await request("get the operating mode", QMI_SERVICE_DMS, start: { client, timeout, call in
+            qmi_client_dms_get_operating_mode(cqmi_client_dms(client), nil, timeout, call.cancellable, call.callback, call.userData)
+        }, finish: { client, result, error in qmi_client_dms_get_operating_mode_finish(cqmi_client_dms(client), result, error) },
+           result: qmi_message_dms_get_operating_mode_output_get_result, unref: qmi_message_dms_get_operating_mode_output_unref)!
+        var mode = QMI_DMS_OPERATING_MODE_UNKNOWN
+        _ = qmi_message_dms_get_operating_mode_output_get_mode(output.pointer, &mode, nil)
+        return mode == QMI_DMS_OPERATING_MODE_ONLINE ? .on : .off
+    }
+
+    func homeOperator() async throws(ModemError) -> NetworkOperator? {
+        guard let output = try await request("get the home network", QMI_SERVICE_NAS,
+                                             states: [QMI_PROTOCOL_ERROR_UIM_UNINITIALIZED, QMI_PROTOCOL_ERROR_PIN_RESTRICTION,
+                                                      QMI_PROTOCOL_ERROR_DEVICE_NOT_READY],
+                                             start: { client, timeout, call in
+            qmi_client_nas_get_home_network(cqmi_client_nas(client), nil, timeout, call.cancellable, call.callback, call.userData)
+        }, finish: { client, result, error in qmi_client_nas_get_home_network_finish(cqmi_client_nas(client), result, error) },
+           result: qmi_message_nas_get_home_network_output_get_result, unref: qmi_message_nas_get_home_network_output_unref)
+        else { return nil }
+        var mcc: UInt16 = 0, mnc: UInt16 = 0
+        var description: UnsafePointer<gchar>?
+        guard qmi_message_nas_get_home_network_output_get_home_network(output.pointer, &mcc, &mnc, &description, nil) != 0 else {
+            return nil
+        }
+        var is3GPP: gboolean = 0, threeDigits: gboolean = 0
+        _ = qmi_message_nas_get_home_network_output_get_home_network_3gpp_mnc(output.pointer, &is3GPP, &threeDigits, nil)
+        return NetworkOperator(id: NetworkOperator.plmnID(mcc: Int(mcc), mnc: Int(mnc), threeDigitMNC: threeDigits != 0),
+                               name: string(description))
+    }
+
+    func registration() async throws(ModemError) -> Registration {
+        let output = try await servingSystem()
+        var state = QMI_NAS_REGISTRATION_STATE_UNKNOWN
+        var interfaces: UnsafeMutablePointer<GArray>?
+        _ = qmi_message_nas_get_serving_system_output_get_serving_system(output.pointer, &state, nil, nil, nil, &interfaces, nil)
+        var registration = Registration(state: .unknown)
+        switch state {
+        case QMI_NAS_REGISTRATION_STATE_REGISTERED:
+            var roaming = QMI_NAS_ROAMING_INDICATOR_STATUS_OFF
+            _ = qmi_message_nas_get_serving_system_output_get_roaming_indicator(output.pointer, &roaming, nil)
+            registration.state = roaming == QMI_NAS_ROAMING_INDICATOR_STATUS_ON ? .roaming : .home
+        case QMI_NAS_REGISTRATION_STATE_NOT_REGISTERED_SEARCHING: registration.state = .searching
+        case QMI_NAS_REGISTRATION_STATE_REGISTRATION_DENIED: registration.state = .denied
+        case QMI_NAS_REGISTRATION_STATE_NOT_REGISTERED: registration.state = .notRegistered
+        default: registration.state = .unknown
+        }
+        guard registration.isRegistered else { return registration }
+        var mcc: UInt16 = 0, mnc: UInt16 = 0
+        var description: UnsafePointer<gchar>?
+        if qmi_message_nas_get_serving_system_output_get_current_plmn(output.pointer, &mcc, &mnc, &description, nil) != 0 {
+            var threeDigits: gboolean = 0
+            _ = qmi_message_nas_get_serving_system_output_get_mnc_pcs_digit_include_status(output.pointer, nil, nil, &threeDigits, nil)
+            registration.servingOperator = NetworkOperator(
+                id: NetworkOperator.plmnID(mcc: Int(mcc), mnc: Int(mnc), threeDigitMNC: threeDigits != 0), name: string(description))
+        }
+        if let interfaces {
+            let values = UnsafeRawPointer(interfaces.pointee.data).map {
+                Array(UnsafeBufferPointer(start: $0.assumingMemoryBound(to: QmiNasRadioInterface.self), count: Int(interfaces.pointee.len)))
+            } ?? []
+            registration.accessTechnology = Self.technology(values)
+        }
+        return registration
+    }
+
+    func signal() async throws(ModemError) -> Signal? {
+        guard let output = try await request("get the signal strength", QMI_SERVICE_NAS, states: [QMI_PROTOCOL_ERROR_NO_NETWORK_FOUND],
+                                             start: { client, timeout, call in
+            qmi_client_nas_get_signal_strength(cqmi_client_nas(client), nil, timeout, call.cancellable, call.callback, call.userData)
+        }, finish: { client, result, error in qmi_client_nas_get_signal_strength_finish(cqmi_client_nas(client), result, error) },
+           result: qmi_message_nas_get_signal_strength_output_get_result, unref: qmi_message_nas_get_signal_strength_output_unref)
+        else { return nil }
+        var signal = Signal()
+        var strength: Int8 = 0
+        if qmi_message_nas_get_signal_strength_output_get_signal_strength(output.pointer, &strength, nil, nil) != 0 {
+            signal.rssiDbm = Int(strength)
+        }
+        var rsrp: Int16 = 0
+        if qmi_message_nas_get_signal_strength_output_get_lte_rsrp(output.pointer, &rsrp, nil) != 0 { signal.rsrpDbm = Int(rsrp) }
+        var rsrq: Int8 = 0
+        if qmi_message_nas_get_signal_strength_output_get_rsrq(output.pointer, &rsrq, nil, nil) != 0 { signal.rsrqDb = Int(rsrq) }
+        var snr: Int16 = 0
+        if qmi_message_nas_get_signal_strength_output_get_lte_snr(output.pointer, &snr, nil) != 0 { signal.snrDb = Double(snr) / 10 }
+        return signal
+    }
+
+    func packetService() async throws(ModemError) -> PacketServiceState {
+        let output = try await servingSystem()
+        var attach = QMI_NAS_ATTACH_STATE_UNKNOWN
+        _ = qmi_message_nas_get_serving_system_output_get_serving_system(output.pointer, nil, nil, &attach, nil, nil, nil)
+        return switch attach {
+        case QMI_NAS_ATTACH_STATE_ATTACHED: .attached
+        case QMI_NAS_ATTACH_STATE_DETACHED: .detached
+        default: .unknown
+        }
+    }
+
+    /// The packet data call's state and, while connected, its settings.
+    func bearer() async throws(ModemError) -> BearerStatus {
+        let status = try await request("get the packet service status", QMI_SERVICE_WDS, start: { client, timeout, call in
+            qmi_client_wds_get_packet_service_status(cqmi_client_wds(client), nil, timeout, call.cancellable, call.callback, call.userData)
+        }, finish: { client, result, error in qmi_client_wds_get_packet_service_status_finish(cqmi_client_wds(client), result, error) },
+           result: qmi_message_wds_get_packet_service_status_output_get_result, unref: qmi_message_wds_get_packet_service_status_output_unref)!
+        var connection = QMI_WDS_CONNECTION_STATUS_UNKNOWN
+        _ = qmi_message_wds_get_packet_service_status_output_get_connection_status(status.pointer, &connection, nil)
+        var bearer = BearerStatus(state: .unknown)
+        switch connection {
+        case QMI_WDS_CONNECTION_STATUS_CONNECTED, QMI_WDS_CONNECTION_STATUS_SUSPENDED: bearer.state = .connected
+        case QMI_WDS_CONNECTION_STATUS_AUTHENTICATING: bearer.state = .connecting
+        case QMI_WDS_CONNECTION_STATUS_DISCONNECTED: bearer.state = .disconnected
+        default: bearer.state = .unknown
+        }
+        if bearer.state == .connected { try await readSettings(into: &bearer) }
+        return bearer
+    }
+
+    private func readSettings(into bearer: inout BearerStatus) async throws(ModemError) {
+        let input = qmi_message_wds_get_current_settings_input_new()
+        defer { qmi_message_wds_get_current_settings_input_unref(input) }
+        let wanted = [QMI_WDS_REQUESTED_SETTINGS_APN_NAME, QMI_WDS_REQUESTED_SETTINGS_DNS_ADDRESS, QMI_WDS_REQUESTED_SETTINGS_IP_ADDRESS,
+                      QMI_WDS_REQUESTED_SETTINGS_GATEWAY_INFO, QMI_WDS_REQUESTED_SETTINGS_MTU, QMI_WDS_REQUESTED_SETTINGS_IP_FAMILY]
+        _ = qmi_message_wds_get_current_settings_input_set_requested_settings(
+            input, QmiWdsRequestedSettings(rawValue: wanted.reduce(0) { $0 | $1.rawValue }), nil)
+        guard let settings = try await request("get the current settings", QMI_SERVICE_WDS, states: [QMI_PROTOCOL_ERROR_OUT_OF_CALL],
+                                               start: { client, timeout, call in
+            qmi_client_wds_get_current_settings(cqmi_client_wds(client), input, timeout, call.cancellable, call.callback, call.userData)
+        }, finish: { client, result, error in qmi_client_wds_get_current_settings_finish(cqmi_client_wds(client), result, error) },
+           result: qmi_message_wds_get_current_settings_output_get_result, unref: qmi_message_wds_get_current_settings_output_unref)
+        else { return }
+        let output = settings.pointer
+        bearer.apn = settings.string { qmi_message_wds_get_current_settings_output_get_apn_name(output, $0, nil) }
+        var value: UInt32 = 0
+        if qmi_message_wds_get_current_settings_output_get_ipv4_address(output, &value, nil) != 0 { bearer.ipv4Address = Self.text(value) }
+        if qmi_message_wds_get_current_settings_output_get_ipv4_gateway_subnet_mask(output, &value, nil) != 0 {
+            bearer.prefixLength = value.nonzeroBitCount
+        }
+        if qmi_message_wds_get_current_settings_output_get_ipv4_gateway_address(output, &value, nil) != 0 { bearer.gateway = Self.text(value) }
+        if qmi_message_wds_get_current_settings_output_get_primary_ipv4_dns_address(output, &value, nil) != 0 {
+            bearer.dnsServers.append(Self.text(value))
+        }
+        if qmi_message_wds_get_current_settings_output_get_secondary_ipv4_dns_address(output, &value, nil) != 0 {
+            bearer.dnsServers.append(Self.text(value))
+        }
+        if qmi_message_wds_get_current_settings_output_get_mtu(output, &value, nil) != 0, value > 0 { bearer.mtu = Int(value) }
+    }
+
+    private func servingSystem() async throws(ModemError) -> Output {
+        try await request("get the serving system", QMI_SERVICE_NAS, start: { client, timeout, call in
+            qmi_client_nas_get_serving_system(cqmi_client_nas(client), nil, timeout, call.cancellable, call.callback, call.userData)
+        }, finish: { client, result, error in qmi_client_nas_get_serving_system_finish(cqmi_client_nas(client), result, error) },
+           result: qmi_message_nas_get_serving_system_output_get_result, unref: qmi_message_nas_get_serving_system_output_unref)!
+    }
+
+    // MARK: Requests
+
+    /// A QMI response message (a libqmi `…Output`), released with its last reference.
+    final class Output {
+        let pointer: OpaquePointer
+        private let unref: (OpaquePointer) -> Void
+
+        init(_ pointer: OpaquePointer, unref: @escaping (OpaquePointer) -> Void) {
+            self.pointer = pointer
+            self.unref = unref
+        }
+
+        deinit { unref(pointer) }
+
+        /// A string TLV that `read` gets (owned by the output), copied; nil when absent or empty.
+        func string(_ read: (UnsafeMutablePointer<UnsafePointer<gchar>?>) -> gboolean) -> String? {
+            var text: UnsafePointer<gchar>?
+            guard read(&text) != 0 else { return nil }
+            return Modems.string(text)
+        }
+    }
+
+    private typealias ErrorOut = UnsafeMutablePointer<UnsafeMutablePointer<GError>?>
+
+    /// Sends one request on `service`'s client: `start` sends it, `finish` is its `_finish`,
+    /// `result` its output's `get_result`. Returns the output, or nil when the modem answered one
+    /// of `states`: errors that describe a state (no SIM, SIM locked, no network) rather than a
+    /// failure.
+    private func request(_ operation: String, _ service: QmiService, states: [QmiProtocolError] = [],
+                         start: (UnsafeMutablePointer<QmiClient>, UInt32, GLibAsyncArguments) -> Void,
+                         finish: (UnsafeMutablePointer<QmiClient>, OpaquePointer, ErrorOut) -> OpaquePointer?,
+                         result: (OpaquePointer, ErrorOut) -> gboolean,
+                         unref: @escaping (OpaquePointer) -> Void) async throws(ModemError) -> Output? {
+        let client = try await client(service)
+        let timeout = session.libraryTimeout
+        let output = try await session.call(operation) { call in
+            start(client, timeout, call)
+        } finish: { response throws(GLibError) in
+            var error: UnsafeMutablePointer<GError>?
+            guard let output = finish(client, response, &error) else { throw GLibError(taking: error) }
+            return Output(output, unref: unref)
+        }
+        var error: UnsafeMutablePointer<GError>?
+        if result(output.pointer, &error) != 0 { return output }
+        let failure = GLibError(taking: error)
+        if failure.domain == qmi_protocol_error_quark(), states.contains(where: { Int32(bitPattern: $0.rawValue) == failure.code }) {
+            return nil
+        }
+        throw session.error(operation, failure)
+    }
+
+    /// The client of `service`, allocated (a client ID from the modem) on first use. The
+    /// allocation runs to its end even past the deadline or when the task is cancelled (for at
+    /// most `closeTimeout` more): an answer given up on would leave its ID allocated in the modem
+    /// with nobody to release it.
+    private func client(_ service: QmiService) async throws(ModemError) -> UnsafeMutablePointer<QmiClient> {
+        if let existing = clients.first(where: { $0.service == service }) { return existing.client }
+        let operation = "allocate a \(Self.name(service)) client ID"
+        let device = device, timeout = session.libraryTimeout(allowing: Self.closeTimeout)
+        let client = try await session.call(operation, extraTime: Self.closeTimeout) { call in
+            qmi_device_allocate_client(device, service, UInt8(QMI_CID_NONE), timeout, call.cancellable, call.callback, call.userData)
+        } finish: { result throws(GLibError) in
+            var error: UnsafeMutablePointer<GError>?
+            guard let client = qmi_device_allocate_client_finish(device, result, &error) else { throw GLibError(taking: error) }
+            return client
+        }
+        clients.append((service, client))
+        session.logger.debug("\(port.name): \(Self.name(service)) client ID \(qmi_client_get_cid(client)) allocated")
+        if Task.isCancelled { throw ModemError(.transport, .cancelled, operation: session.describe(operation), reason: "cancelled") }
+        if session.secondsLeft <= 0 { throw session.timedOut(operation) }
+        return client
+    }
+
+    nonisolated static func name(_ service: QmiService) -> String {
+        qmi_service_get_string(service).map { String(cString: $0).uppercased() } ?? "service \(service.rawValue)"
+    }
+
+    /// The most capable technology among the serving system's radio interfaces.
+    static func technology(_ interfaces: [QmiNasRadioInterface]) -> AccessTechnology? {
+        let ranked: [(QmiNasRadioInterface, AccessTechnology)] = [
+            (QMI_NAS_RADIO_INTERFACE_5GNR, .nr5g), (QMI_NAS_RADIO_INTERFACE_LTE, .lte), (QMI_NAS_RADIO_INTERFACE_UMTS, .umts),
+            (QMI_NAS_RADIO_INTERFACE_TD_SCDMA, .umts), (QMI_NAS_RADIO_INTERFACE_GSM, .gsm),
+            (QMI_NAS_RADIO_INTERFACE_CDMA_1XEVDO, .cdma), (QMI_NAS_RADIO_INTERFACE_CDMA_1X, .cdma),
+        ]
+        if let match = ranked.first(where: { interfaces.contains($0.0) }) { return match.1 }
+        return interfaces.contains(where: { $0 != QMI_NAS_RADIO_INTERFACE_NONE }) ? .other : nil
+    }
+
+    /// An IPv4 address as libqmi gives it (the first octet in the high byte).
+    static func text(_ address: UInt32) -> String {
+        "\(address >> 24).\((address >> 16) & 0xff).\((address >> 8) & 0xff).\(address & 0xff)"
+    }
+}

@@ -1,0 +1,66 @@
+import CellpathCLI
+import CellpathCore
+import ModemDiscovery
+import Modems
+
+extension ModemsCommand {
+    /// The commands of `cellpath modems`, by command name: what this executable runs.
+    static let implementations: [String: CommandAction] = [
+        "cellpath modems": .async(run),
+        "cellpath modems show": .async(ModemsShowCommand.run),
+    ]
+
+    static func run(_ parsed: ParsedCommand, _ context: CommandContext) async throws -> CommandOutcome {
+        let (discovery, reader) = setUp(parsed, context)
+        let reports = await read(discovery.modems(), with: reader, context)
+        for report in reports {
+            if let error = report.error { context.logger.warning("modem \(report.modem.index): \(error.message)") }
+        }
+        return CommandOutcome(ModemListing.list(reports, context.global.disclosure, roots: discovery.roots))
+    }
+
+    /// Discovery (with the roots the environment names) and a reader with the command's options.
+    static func setUp(_ parsed: ParsedCommand, _ context: CommandContext) -> (ModemDiscovery, ModemStatusReader) {
+        ModemLibraries.configure(logger: context.logger)
+        var access = ModemAccess(useProxy: !parsed[noProxy])
+        if let seconds = parsed[timeout] { access.timeout = .seconds(seconds) }
+        return (ModemDiscovery(roots: deviceRoots(context)),
+                ModemStatusReader(access: access, logger: context.logger))
+    }
+
+    /// Reads every modem at once; one that fails is reported with its error.
+    static func read(_ modems: [DiscoveredModem], with reader: ModemStatusReader, _ context: CommandContext) async -> [ModemReport] {
+        if !modems.isEmpty { context.progress.step("reading \(modems.count == 1 ? "the modem" : "\(modems.count) modems")") }
+        return await withTaskGroup(of: ModemReport.self) { group in
+            for modem in modems {
+                group.addTask {
+                    let scoped = ModemStatusReader(access: reader.access, logger: reader.logger.scoped("modem\(modem.index)"))
+                    do throws(ModemError) {
+                        return ModemReport(modem: modem, result: .success(try await scoped.status(of: modem)))
+                    } catch {
+                        return ModemReport(modem: modem, result: .failure(error))
+                    }
+                }
+            }
+            return await group.reduce(into: []) { $0.append($1) }.sorted { $0.modem.index < $1.modem.index }
+        }
+    }
+}
+
+extension ModemsShowCommand {
+    static func run(_ parsed: ParsedCommand, _ context: CommandContext) async throws -> CommandOutcome {
+        let selector = try selector(parsed)
+        let (discovery, reader) = ModemsCommand.setUp(parsed, context)
+        let choice = try await ModemSelection.choose(
+            selector, among: discovery.modems(), roots: discovery.roots, disclosure: context.global.disclosure,
+            read: { await ModemsCommand.read($0, with: reader, context) })
+        switch choice {
+        case .refused(let outcome):
+            return outcome
+        case .chosen(let modem, let report):
+            let chosen: ModemReport
+            if let report { chosen = report } else { chosen = await ModemsCommand.read([modem], with: reader, context)[0] }
+            return ModemListing.show(chosen, context.global.disclosure)
+        }
+    }
+}
