@@ -365,11 +365,13 @@ final class CurlTransfer {
 
     // MARK: closing
 
-    /// Closes every connection without a leak and releases the handles; idempotent. On the
-    /// bound route, curl's sockets are closed at once where the kernel's own replies follow the
-    /// bearer (`KernelRoute`), otherwise in order (see `cshims_close_draining`, one round trip,
-    /// at most 500 ms for all together), so that the process cannot exit before the peers have
-    /// closed. On the default network curl closes its sockets itself.
+    /// Closes every connection and DNS socket without a leak and releases the handles, after a
+    /// finished chain and a cancelled one alike; idempotent. On the bound route, the sockets of
+    /// curl and c-ares are closed at once where the kernel's own replies follow the bearer
+    /// (`KernelRoute`), otherwise in order (see `cshims_close_draining`: connects in progress
+    /// completed, peers closed, DNS answers received; one round trip, at most 500 ms for all
+    /// together), so that the process cannot exit before the peers are done. On the default
+    /// network curl closes its sockets itself.
     func close() {
         guard !isClosed else { return }
         isClosed = true
@@ -378,12 +380,19 @@ final class CurlTransfer {
         curl_multi_cleanup(multi)
         lists.forEach { curl_slist_free_all($0) }
         lists = []
-        var draining: [Int32] = []
-        for fd in state.closedSockets {
+        var draining: [Int32] = [], awaited: [Int32] = []
+        for fd in state.keptSockets {
             BoundSockets.remove(fd)
-            if KernelRoute.repliesFollowBinding(of: fd) { Glibc.close(fd) } else { draining.append(fd) }
+            if KernelRoute.repliesFollowBinding(of: fd) {
+                Glibc.close(fd)
+            } else {
+                draining.append(fd)
+                awaited.append(Int32(clamping: state.awaitedAnswers[fd] ?? 0))
+            }
         }
-        state.closedSockets = []
-        draining.withUnsafeBufferPointer { cshims_close_draining($0.baseAddress, Int32($0.count), 500) }
+        state.keptSockets = []
+        state.keeperOf = [:]
+        state.awaitedAnswers = [:]
+        cshims_close_draining(draining, awaited, Int32(draining.count), 500)
     }
 }

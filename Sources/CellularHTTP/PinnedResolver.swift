@@ -66,6 +66,7 @@ struct PinnedResolver {
         guard ares_set_servers_ports_csv(channel, servers.joined(separator: ",")) == ARES_SUCCESS else {
             throw FetchFailure(.dnsUnreachable, "invalid DNS server list \(servers.joined(separator: ","))", hop: hop)
         }
+        ares_set_socket_functions(channel, Self.socketFunctions, state.unretained)
         ares_set_socket_configure_callback(channel, { fd, _, data in
             TransferState.from(data).bind(fd) ? 0 : -1
         }, state.unretained)
@@ -94,12 +95,41 @@ struct PinnedResolver {
         while lookup.callbacks == 0 {
             if state.cancellation.isCancelled || ContinuousClock.now >= deadline { break }
             let left = deadline - ContinuousClock.now
-            let ms = max(1, min(200, Int(left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000)))
-            cp_ares_step(channel, Int32(ms))
+            let ms = max(1, Int(left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000))
+            cp_ares_step(channel, Int32(clamping: ms), state.cancellation.wakeDescriptor)
         }
         // Ends a lookup still pending with ARES_ECANCELLED (its callback runs now).
         if lookup.callbacks == 0 { ares_cancel(channel) }
     }
+}
+
+extension PinnedResolver {
+    /// The socket calls of every channel, on the transfer's `TransferState` (the user data):
+    /// sockets are created non-blocking (c-ares leaves user-managed sockets as they are), the
+    /// queries sent and answers read on datagram sockets are counted, so that
+    /// `CurlTransfer.close()` waits for the answers still due (a late answer to a closed socket
+    /// draws an ICMP port unreachable that has lost the device binding and leaves through the
+    /// main routing table). c-ares keeps the pointer: allocated once, never changed.
+    nonisolated(unsafe) static let socketFunctions: UnsafeMutablePointer<ares_socket_functions> = {
+        let functions = UnsafeMutablePointer<ares_socket_functions>.allocate(capacity: 1)
+        functions.initialize(to: ares_socket_functions(
+            asocket: { domain, type, proto, _ in
+                socket(domain, type | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), proto)
+            },
+            aclose: { fd, data in TransferState.from(data).closeSocket(fd) },
+            aconnect: { fd, address, length, _ in connect(fd, address, length) },
+            arecvfrom: { fd, buffer, length, flags, from, fromLength, data in
+                let n = recvfrom(fd, buffer, length, flags, from, fromLength)
+                if n > 0 { TransferState.from(data).countDatagram(on: fd, -1) }
+                return n
+            },
+            asendv: { fd, vectors, count, data in
+                let n = writev(fd, vectors, count)
+                if n > 0 { TransferState.from(data).countDatagram(on: fd, +1) }
+                return n
+            }))
+        return functions
+    }()
 }
 
 extension IPType {
