@@ -219,6 +219,27 @@ struct CellularChainTests {
                 "\(cellular)")
     }
 
+    @Test func aDNSAnswerAfterTheCancelStillFindsItsSocket() throws {
+        // The lookup is in flight when the fetch is cancelled (at 300 ms); the carrier DNS
+        // answers at 650 ms, while the cancelled chain closes. wwan0 has no source-address rule:
+        // an answer reaching a closed socket would draw an ICMP port unreachable through wlan0.
+        let w = try world
+        let query = "query[A] mno.carrier.test from 100.64.23.5"
+        let asked = try w.dnsLog().components(separatedBy: query).count
+        let (out, wifi) = try w.withCarrierDNSSilent(resumeAfter: 0.65) {
+            try w.capture {
+                let out = try w.fetchOnCellular("http://mno.carrier.test/final", ["--cancel-after", "300"])
+                // The capture lasts until the server has answered (the reply follows its log line).
+                try w.waitUntil("the carrier DNS answers") { try w.dnsLog().components(separatedBy: query).count > asked }
+                usleep(200_000)
+                return out
+            }
+        }
+        #expect(out.report.failure?.reason == .cancelled, "\(String(describing: out.report.failure))")
+        #expect(out.report.hops.isEmpty)
+        #expect(wifi.isEmpty, "packets on wlan0: \(wifi)")
+    }
+
     @Test func nameUnknownToCarrierDNS() throws {
         _ = try expectFailure(.dnsNoAnswer, ["--interface", "wwan0", "--dns", "100.64.0.53", "http://nx.carrier.test/final"])
     }
