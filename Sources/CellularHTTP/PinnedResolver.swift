@@ -120,12 +120,12 @@ extension PinnedResolver {
             aconnect: { fd, address, length, _ in connect(fd, address, length) },
             arecvfrom: { fd, buffer, length, flags, from, fromLength, data in
                 let n = recvfrom(fd, buffer, length, flags, from, fromLength)
-                if n > 0 { TransferState.from(data).countDatagram(on: fd, -1) }
+                if n > 0 { TransferState.from(data).countDNSMessage(on: fd, -1) }
                 return n
             },
             asendv: { fd, vectors, count, data in
                 let n = writev(fd, vectors, count)
-                if n > 0 { TransferState.from(data).countDatagram(on: fd, +1) }
+                if n > 0 { TransferState.from(data).countDNSMessage(on: fd, +1) }
                 return n
             }))
         return functions

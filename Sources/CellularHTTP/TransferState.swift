@@ -37,8 +37,8 @@ final class TransferState {
     var keptSockets: [Int32] = []
     /// The kept duplicate of each socket curl or c-ares has open, by their descriptor.
     var keeperOf: [Int32: Int32] = [:]
-    /// The kept datagram sockets (c-ares's), each with the answers still due on it (queries
-    /// sent minus answers read).
+    /// The kept sockets of c-ares, each with the answers still due on it (queries sent minus
+    /// answers read; what counts on a datagram socket).
     var awaitedAnswers: [Int32: Int] = [:]
 
     /// State for a transfer on `route`, whose sockets bind to the path's addresses `ipv4`/`ipv6`.
@@ -90,11 +90,6 @@ final class TransferState {
         }
         keptSockets.append(keeper)
         keeperOf[fd] = keeper
-        var type: Int32 = 0
-        var length = socklen_t(MemoryLayout<Int32>.size)
-        if getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &length) == 0, type == Int32(Glibc.SOCK_DGRAM.rawValue) {
-            awaitedAnswers[keeper] = 0
-        }
         BoundSockets.add(keeper)
         return true
     }
@@ -105,10 +100,10 @@ final class TransferState {
         return Glibc.close(fd)
     }
 
-    /// Counts `change` (+1 sent, -1 read) on the answers due on the datagram socket `fd`.
-    func countDatagram(on fd: Int32, _ change: Int) {
-        guard let keeper = keeperOf[fd], let awaited = awaitedAnswers[keeper] else { return }
-        awaitedAnswers[keeper] = max(0, awaited + change)
+    /// Counts `change` (+1 a query sent, -1 an answer read) on the answers due on c-ares's socket `fd`.
+    func countDNSMessage(on fd: Int32, _ change: Int) {
+        guard let keeper = keeperOf[fd] else { return }
+        awaitedAnswers[keeper] = max(0, awaitedAnswers[keeper, default: 0] + change)
     }
 
     /// The last response header named `name` (case-insensitive).
