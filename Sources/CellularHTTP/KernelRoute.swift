@@ -19,6 +19,25 @@ enum KernelRoute {
         return outputInterface(from: local, to: peer) == boundIndex
     }
 
+    /// True when packets from `address` leave through `interface` whatever their destination,
+    /// judged by a destination that no specific route covers (a documentation address). False
+    /// when unknown. Thread-safe; one netlink round trip.
+    static func packets(from address: String, leaveThrough interface: String) -> Bool {
+        let index = Int32(if_nametoindex(interface))
+        guard index > 0, let local = parse(address) else { return false }
+        guard let probe = parse(local.family == AF_INET ? "198.51.100.1" : "2001:db8::1") else { return false }
+        return outputInterface(from: local, to: probe) == index
+    }
+
+    /// A numeric IPv4 or IPv6 address as raw bytes with its family.
+    private static func parse(_ text: String) -> (family: Int32, bytes: [UInt8])? {
+        var v4 = in_addr()
+        if inet_pton(AF_INET, text, &v4) == 1 { return (AF_INET, withUnsafeBytes(of: v4) { Array($0) }) }
+        var v6 = in6_addr()
+        if inet_pton(AF_INET6, text, &v6) == 1 { return (AF_INET6, withUnsafeBytes(of: v6) { Array($0) }) }
+        return nil
+    }
+
     /// The local or peer address of a socket as raw bytes with its family.
     private static func address(of fd: Int32, peer: Bool) -> (family: Int32, bytes: [UInt8])? {
         var storage = sockaddr_storage()
@@ -82,5 +101,20 @@ enum KernelRoute {
 
     private struct RouteAnswer {
         var interface: Int32 = 0
+    }
+}
+
+/// Whether an interface has a source-address rule for a bearer address.
+public enum SourceAddressRule {
+    /// True when the kernel sends what comes from `address` through `interface`, whatever the
+    /// peer: what a source-address rule gives (`ip rule add from ADDRESS table T`, with a
+    /// default route through the interface in table T), as the modem layer's bearer set-up and
+    /// `cellpath sim` make. Without one, the kernel's own answers for a socket that is gone (a
+    /// TCP reset, an ICMP port unreachable: a fetch cancelled at the wrong moment, a peer that
+    /// answers after cellpath exited) follow the main routing table, through another network
+    /// with the bearer's address. Asks the kernel (`ip route get PEER from ADDRESS` over
+    /// netlink); false when `address` is not numeric or the kernel cannot tell. Any thread.
+    public static func exists(interface: String, address: String) -> Bool {
+        KernelRoute.packets(from: address, leaveThrough: interface)
     }
 }

@@ -63,6 +63,36 @@ struct CellularChainTests {
         #expect(packets.isEmpty, "\(packets)")
     }
 
+    @Test func fetchWarnsOfAnInterfaceWithoutSourceAddressRule() throws {
+        // wwan0 has no source-address rule in this world; with one for each of its addresses,
+        // the kernel sends what comes from them through wwan0 and the warning goes away.
+        let w = try world
+        func fetch() throws -> ProcessResult {
+            try w.ueRun([CellpathBinary.path, "fetch", "--interface", "wwan0", "--dns", "100.64.0.53", "http://mno.carrier.test/final"],
+                        environment: ["PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "HOME": "/nonexistent"])
+        }
+        let without = try fetch()
+        #expect(without.status == 0, "\(without.stderr)")
+        #expect(without.stderr.contains("warning: --interface wwan0 has no source-address rule for 100.64.23.5:"), "\(without.stderr)")
+        #expect(without.stderr.contains("has no source-address rule for fd00:64::5:"))
+        #expect(!SourceAddressRule.exists(interface: "wwan0", address: "not an address"))
+
+        let rules = [["ip", "route", "add", "default", "dev", "wwan0", "table", "105"],
+                     ["ip", "rule", "add", "from", "100.64.23.5", "table", "105"],
+                     ["ip", "-6", "route", "add", "default", "dev", "wwan0", "table", "105"],
+                     ["ip", "-6", "rule", "add", "from", "fd00:64::5", "table", "105"]]
+        defer {
+            _ = try? w.ueRun(["ip", "rule", "del", "from", "100.64.23.5", "table", "105"])
+            _ = try? w.ueRun(["ip", "-6", "rule", "del", "from", "fd00:64::5", "table", "105"])
+            _ = try? w.ueRun(["ip", "route", "flush", "table", "105"])
+            _ = try? w.ueRun(["ip", "-6", "route", "flush", "table", "105"])
+        }
+        for rule in rules { try #require(try w.ueRun(rule).status == 0, "\(rule)") }
+        let with = try fetch()
+        #expect(with.status == 0, "\(with.stderr)")
+        #expect(!with.stderr.contains("source-address rule"), "\(with.stderr)")
+    }
+
     @Test func wholeChainAndDNSStayOffWlan0() throws {
         let w = try world
         let mark = try w.serverLogMark()

@@ -68,6 +68,8 @@ struct LeakTests {
                 #expect([0, 130, 128 + run.signal].contains(run.result.status),
                         "signal \(run.signal) after \(run.delay) s: \(run.result.status) \(run.result.stderr)")
             }
+            // Without the rule, fetch warns of it.
+            #expect(runs.contains { $0.result.stderr.contains("has no source-address rule for 100.64.23.10") } == !sourceAddressRule)
             // The signals did cancel chains in flight, and the chains did use the bearer.
             #expect(runs.filter { $0.result.status == 130 }.count >= 5, "\(runs.map { ($0.delay, $0.result.status) })")
             #expect(packets["wwan0"]?.contains { $0.contains("100.64.23.10") } == true)
