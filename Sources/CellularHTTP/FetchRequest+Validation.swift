@@ -33,10 +33,11 @@ enum RequestInput {
         }
     }
 
-    /// Parses `url`; throws unless it is a well-formed http or https URL.
+    /// Parses `url`; throws unless it is a well-formed http or https URL whose host DNS can carry.
     static func parseHTTPURL(_ url: String) throws(FetchFailure) -> ParsedURL {
         let parsed = try CurlURL.parse(url).get()
         try parsed.requireHTTPScheme(hop: nil)
+        try parsed.requireDNSHostName(hop: nil)
         return parsed
     }
 }

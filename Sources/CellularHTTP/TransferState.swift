@@ -37,6 +37,8 @@ final class TransferState {
     var keptSockets: [Int32] = []
     /// The kept duplicate of each socket curl or c-ares has open, by their descriptor.
     var keeperOf: [Int32: Int32] = [:]
+    /// DNS response codes of the answers read during the current lookup.
+    var dnsResponseCodes: Set<UInt8> = []
     /// The kept sockets of c-ares, each with the answers still due on it (queries sent minus
     /// answers read; what counts on a datagram socket).
     var awaitedAnswers: [Int32: Int] = [:]

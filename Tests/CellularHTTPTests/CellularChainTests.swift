@@ -18,6 +18,7 @@ import CellpathCore
 import CellularHTTP
 import FoundationEssentials
 import Glibc
+import SystemSupport
 import Testing
 import TestSupport
 import Workflow
@@ -149,16 +150,18 @@ struct CellularChainTests {
     /// Each such test breaks an interface of its own and leaves it broken, so that its half-closed
     /// connection cannot meet another test's changes (a late segment for it after its address was
     /// removed would draw a kernel RST that follows the main routing table).
+    /// The hop timeout is long (20 s): the failure comes as the path goes, not when the hop times out.
     private func expectSecondHopFailure(_ reason: FetchFailureReason, interface: String, hook: String, shell: String,
                                         sourceLocation: SourceLocation = #_sourceLocation) throws {
         let w = try world
         try w.writeHook(hook, shell)
-        let r = try expectFailure(reason, ["--interface", interface, "--dns", "100.64.0.53", "--hop-timeout", "2",
+        let r = try expectFailure(reason, ["--interface", interface, "--dns", "100.64.0.53", "--hop-timeout", "20",
                                            "http://mno.carrier.test/redirect?to=/hook%3Fname%3D\(hook)"],
                                   sourceLocation: sourceLocation)
         #expect(r.failure?.hop == 2, sourceLocation: sourceLocation)
         #expect(r.hops.map(\.status) == [302, 0], sourceLocation: sourceLocation)
         #expect(r.result == nil, sourceLocation: sourceLocation)
+        #expect(r.totalMs < 10_000, "\(r.totalMs) ms", sourceLocation: sourceLocation)
     }
 
     @Test func interfaceMissing() throws {
@@ -214,9 +217,21 @@ struct CellularChainTests {
     }
 
     @Test func bearerDroppedByTheNetworkWhileTheSecondHopIsInFlight() throws {
-        // The carrier's end goes away (the hook runs in the carrier); wwan4 keeps its state and
-        // address, so nothing tells the fetch but silence: the hop times out.
-        try expectSecondHopFailure(.hopTimeout, interface: "wwan4", hook: "dropbearer", shell: "ip link set radio4 down")
+        // The carrier's end goes away (the hook runs in the carrier): wwan4 stays up with its
+        // address but loses its carrier, which netlink reports at once.
+        try expectSecondHopFailure(.interfaceDown, interface: "wwan4", hook: "dropbearer", shell: "ip link set radio4 down")
+    }
+
+    @Test func bearerLostDuringDNSIsInterfaceDownNotADNSTimeout() throws {
+        // The carrier DNS holds the query; wwan7 goes down while it waits.
+        let w = try world
+        let r = try w.withCarrierDNSSilent {
+            try Threads.detach { usleep(400_000); _ = try? w.ueRun(["ip", "link", "set", "wwan7", "down"]) }
+            return try expectFailure(.interfaceDown, ["--interface", "wwan7", "--dns", "100.64.0.53", "--hop-timeout", "20",
+                                                      "http://mno.carrier.test/final"])
+        }
+        #expect(r.hops.isEmpty && r.failure?.hop == 1)
+        #expect(r.totalMs < 10_000, "\(r.totalMs) ms")
     }
 
     @Test func dnsServerOnTheWiFiSideIsStillAskedOnlyThroughWwan0() throws {
@@ -271,7 +286,53 @@ struct CellularChainTests {
     }
 
     @Test func nameUnknownToCarrierDNS() throws {
-        _ = try expectFailure(.dnsNoAnswer, ["--interface", "wwan0", "--dns", "100.64.0.53", "http://nx.carrier.test/final"])
+        let r = try expectFailure(.dnsNoSuchName, ["--interface", "wwan0", "--dns", "100.64.0.53", "http://nx.carrier.test/final"])
+        #expect(r.failure?.message.contains("NXDOMAIN") == true)
+    }
+
+    @Test func carrierDNSRefusesTheName() throws {
+        // The carrier DNS serves only test. and forwards nothing: it answers REFUSED.
+        let r = try expectFailure(.dnsRefused, ["--interface", "wwan0", "--dns", "100.64.0.53", "http://nx.example/final"])
+        #expect(r.failure?.message.contains("REFUSED") == true)
+    }
+
+    @Test func anInvalidDNSServerIsBadInput() throws {
+        _ = try expectFailure(.invalidDNSServer, ["--interface", "wwan0", "--ipv4", "100.64.23.5", "--dns", "foo",
+                                                  "http://mno.carrier.test/final"])
+    }
+
+    @Test(arguments: [("http://127.0.0.1/final", 0), ("http://[::1]/final", 0), ("http://192.0.2.23/final", 0),
+                      ("http://localhost/final", 0), ("http://self.carrier.test/final", 0),
+                      ("http://mno.carrier.test/to-loopback", 1)])
+    func aDestinationOnThisDeviceFailsAtOnce(url: String, hopsBefore: Int) throws {
+        // Loopback, the device's Wi-Fi address, localhost, a name the carrier DNS resolves to the
+        // bearer's own address, a redirect to loopback: nothing through wwan0 reaches them.
+        let r = try expectFailure(.localDestination, ["--interface", "wwan0", "--dns", "100.64.0.53", "--hop-timeout", "20", url])
+        #expect(r.hops.count == hopsBefore && r.failure?.hop == hopsBefore + 1)
+        #expect(r.totalMs < 10_000, "\(r.totalMs) ms")
+    }
+
+    @Test(arguments: [("/http09", FetchFailureReason.notHTTP), ("/garbage-status", .notHTTP), ("/huge-location", .headerTooLarge)])
+    func anAnswerThatIsNotHTTPIsAProtocolError(path: String, reason: FetchFailureReason) throws {
+        let out = try world.fetchOnCellular("http://mno.carrier.test\(path)")
+        #expect(out.report.failure?.reason == reason, "\(String(describing: out.report.failure))")
+        #expect(reason.kind == .protocolError)
+    }
+
+    @Test func exitCodesNameTheCause() throws {
+        // Through the CLI: NXDOMAIN 68, not HTTP 76, an invalid --dns 64, a 64-character label 65.
+        let w = try world
+        func fetch(_ dns: String, _ url: String) throws -> ProcessResult {
+            try w.ueRun([CellpathBinary.path, "fetch", "--interface", "wwan0", "--dns", dns, url],
+                        environment: ["PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "HOME": "/nonexistent"])
+        }
+        let label = String(repeating: "a", count: 64)
+        let cases: [(String, String, Int32)] = [("100.64.0.53", "http://nx.carrier.test/", 68), ("100.64.0.53", "http://mno.carrier.test/http09", 76),
+                                                ("foo", "http://mno.carrier.test/final", 64), ("100.64.0.53", "http://\(label).carrier.test/", 65)]
+        for (dns, url, code) in cases {
+            let result = try fetch(dns, url)
+            #expect(result.status == code, "\(url) with --dns \(dns): \(result.stderr)")
+        }
     }
 
     @Test(arguments: ["refuse", "ignore"])
@@ -594,6 +655,8 @@ struct CellularChainTests {
     @Test(arguments: [
         (["http://mno.carrier.test/final\r\nX-Evil: 1"], FetchFailureReason.malformedURL),
         (["http://exa mple.test/"], .malformedURL),
+        (["http://\(String(repeating: "a", count: 64)).carrier.test/"], .malformedURL),
+        (["http://\(Array(repeating: String(repeating: "b", count: 60), count: 1700).joined(separator: "."))/"], .malformedURL),
         (["ftp://mno.carrier.test/file"], .nonHTTPScheme),
         (["--header", "X-A: b\rX-Evil: 1", "http://mno.carrier.test/final"], .invalidHeader),
     ])

@@ -81,6 +81,9 @@ struct ReportTests {
         ("http://exa mple.test/", .malformedURL),
         ("ftp://api.truid.test/", .nonHTTPScheme),
         ("file:///etc/passwd", .nonHTTPScheme),
+        ("http://\(String(repeating: "a", count: 64)).example/", .malformedURL),
+        ("http://\(String(repeating: "b.", count: 200))example/", .malformedURL),
+        ("http://a..example/", .malformedURL),
         ("http://api.truid.test/", .noSuchInterface),
     ])
     func inputIsCheckedFirst(url: String, reason: FetchFailureReason) async {
@@ -108,8 +111,12 @@ struct ReportTests {
     }
 
     @Test func badInputIsADataErrorPathProblemsAreUnavailable() {
-        for r in [FetchFailureReason.malformedURL, .invalidHeader, .nonHTTPScheme] { #expect(r.kind == .dataError) }
-        for r in [FetchFailureReason.noSuchInterface, .noAddress, .addressGone] { #expect(r.kind == .unavailable) }
+        for r in [FetchFailureReason.malformedURL, .invalidHeader, .nonHTTPScheme, .invalidDNSServer, .localDestination] {
+            #expect(r.kind == .dataError)
+        }
+        for r in [FetchFailureReason.noSuchInterface, .interfaceDown, .noAddress, .addressGone, .dnsRefused] { #expect(r.kind == .unavailable) }
+        #expect(FetchFailureReason.dnsNoSuchName.kind == .noHost)
+        for r in [FetchFailureReason.notHTTP, .headerTooLarge] { #expect(r.kind == .protocolError) }
         #expect(FetchFailureReason.bindRefused.kind == .permission)
         #expect(FetchFailureReason.hopTimeout.kind == .temporary)
     }

@@ -11,9 +11,11 @@ package enum ExitCode: Int32, Sendable, CaseIterable {
     case simChanged = 2
     case usage = 64
     case dataError = 65
+    case noHost = 68
     case unavailable = 69
     case internalError = 70
     case temporaryFailure = 75
+    case protocolError = 76
     case permissionDenied = 77
     case configuration = 78
     /// Interrupted by SIGINT/SIGTERM after clean-up (128 + SIGINT).
@@ -27,9 +29,11 @@ package enum ExitCode: Int32, Sendable, CaseIterable {
         case .simChanged: "verified, but the SIM changed within the period"
         case .usage: "usage error (unknown option, missing argument)"
         case .dataError: "bad input data (e.g. an invalid phone number or scenario file)"
+        case .noHost: "host unknown: the DNS says the name does not exist"
         case .unavailable: "unavailable: no modem, no bearer, operator not supported"
         case .internalError: "internal error"
         case .temporaryFailure: "temporary failure: timeout, rate limit; retry later"
+        case .protocolError: "protocol error: a server's answer is not valid HTTP"
         case .permissionDenied: "permission denied (run as root or join the device group)"
         case .configuration: "configuration error (a config file or setting is wrong)"
         case .cancelled: "cancelled by SIGINT/SIGTERM"
@@ -52,6 +56,8 @@ package enum ExitCode: Int32, Sendable, CaseIterable {
         case .usage: .usage
         case .dataError: .dataError
         case .unavailable: .unavailable
+        case .noHost: .noHost
+        case .protocolError: .protocolError
         case .internalError: .internalError
         case .temporary: .temporaryFailure
         case .permission: .permissionDenied
