@@ -93,11 +93,19 @@ struct ReportTests {
     }
 
     @Test(arguments: [HTTPHeader("X-A", "b\r\nX-Evil: 1"), HTTPHeader("X-A", "b\nc"), HTTPHeader("Bad Name", "v"),
-                      HTTPHeader("", "v"), HTTPHeader("X-A\r\n", "v")])
+                      HTTPHeader("", "v"), HTTPHeader("X-A\r\n", "v"), HTTPHeader("X-A", "b\u{0}c"), HTTPHeader("X-A", "b\u{1b}[31m"),
+                      HTTPHeader("X-A", "b\u{7f}"), HTTPHeader("X-A", "b\u{85}c"), HTTPHeader("X-A", "b\u{0b}c")])
     func headersWithCRLFOrBadNamesAreRejected(header: HTTPHeader) async {
         let report = await CellularHTTPClient(path: Self.nowhere)
             .trace(FetchRequest(url: "http://api.truid.test/", headers: [header]))
         #expect(report.failure?.reason == .invalidHeader)
+    }
+
+    @Test func aTabAndNonASCIITextAreFineInHeaderValues() async {
+        // Past validation, the request fails only at the path (which does not exist).
+        let report = await CellularHTTPClient(path: Self.nowhere)
+            .trace(FetchRequest(url: "http://api.truid.test/", headers: [HTTPHeader("X-A", "b\tc"), HTTPHeader("X-B", "café ✓")]))
+        #expect(report.failure?.reason == .noSuchInterface, "\(String(describing: report.failure))")
     }
 
     @Test func fetchThrowsACellpathErrorOfTheReasonsKind() async {
