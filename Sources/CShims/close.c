@@ -51,7 +51,8 @@ static void close_unfinished(int fd) {
     close(fd);
 }
 
-void cshims_close_draining(const int *fds, const int *awaited_datagrams, int count, int timeout_ms) {
+void cshims_close_draining(const int *fds, const int *awaited_datagrams, int count, int stream_timeout_ms,
+                           int datagram_timeout_ms) {
     if (count <= 0) return;
     struct pollfd *waiting = calloc((size_t)count, sizeof *waiting);
     struct closing *closing = calloc((size_t)count, sizeof *closing);
@@ -82,13 +83,27 @@ void cshims_close_draining(const int *fds, const int *awaited_datagrams, int cou
     struct timespec start;
     clock_gettime(CLOCK_MONOTONIC, &start);
     char buffer[4096];
-    int left_open = open;
+    int left_open = open, datagrams_open = 0;
+    for (int i = 0; i < open; i++) datagrams_open += closing[i].what == DATAGRAMS;
     while (left_open > 0) {
-        long left = timeout_ms - elapsed_ms(&start);
+        long elapsed = elapsed_ms(&start);
+        if (datagrams_open > 0 && elapsed >= datagram_timeout_ms) {
+            for (int i = 0; i < open; i++) {
+                if (waiting[i].fd < 0 || closing[i].what != DATAGRAMS) continue;
+                close(waiting[i].fd);
+                waiting[i].fd = -1;
+                left_open--;
+            }
+            datagrams_open = 0;
+            continue;
+        }
+        long left = stream_timeout_ms - elapsed;
+        if (datagrams_open > 0 && datagram_timeout_ms - elapsed < left) left = datagram_timeout_ms - elapsed;
         if (left <= 0) break;
         int ready = poll(waiting, (nfds_t)open, (int)left);
         if (ready < 0 && errno == EINTR) continue;
-        if (ready <= 0) break;
+        if (ready < 0) break;
+        if (ready == 0) continue;  // a deadline passed: handled above
         for (int i = 0; i < open; i++) {
             int fd = waiting[i].fd;
             if (fd < 0 || waiting[i].revents == 0) continue;
@@ -114,6 +129,7 @@ void cshims_close_draining(const int *fds, const int *awaited_datagrams, int cou
                 close(fd);
                 waiting[i].fd = -1;
                 left_open--;
+                datagrams_open -= closing[i].what == DATAGRAMS;
             }
         }
     }

@@ -44,6 +44,8 @@ final class CurlTransfer {
     private let watch: PathWatch?
     /// How the path went away during the last request, when it did.
     private var pathLost: FetchFailure?
+    /// How long `close()` may wait for the peers (see there).
+    private let drainLimit: Duration
     /// DNS answers of the transfer, by host.
     private var dnsCache: [String: [String]] = [:]
     /// `host:port` entries already pinned with CURLOPT_RESOLVE.
@@ -55,7 +57,8 @@ final class CurlTransfer {
     private var isClosed = false
 
     /// Creates and configures the handles; `ipType` limits the addresses used on the route.
-    init(route: NetworkRoute, ipType: IPType, caFile: String?, maxBodyBytes: Int, share: CurlShare,
+    /// `drainLimit`, what one request may take, bounds how long `close()` waits for the peers.
+    init(route: NetworkRoute, ipType: IPType, caFile: String?, maxBodyBytes: Int, drainLimit: Duration, share: CurlShare,
          cancellation: TransferCancellation) throws(FetchFailure) {
         guard let easy = curl_easy_init() else { throw FetchFailure(.internalError, "couldn't create a curl handle") }
         guard let multi = curl_multi_init() else {
@@ -64,6 +67,7 @@ final class CurlTransfer {
         }
         self.route = route
         self.ipType = ipType
+        self.drainLimit = max(drainLimit, .milliseconds(500))
         self.share = share
         self.easy = easy
         self.multi = multi
@@ -399,9 +403,14 @@ final class CurlTransfer {
     /// finished chain and a cancelled one alike; idempotent. On the bound route, the sockets of
     /// curl and c-ares are closed at once where the kernel's own replies follow the bearer
     /// (`KernelRoute`), otherwise in order (see `cshims_close_draining`: connects in progress
-    /// completed, peers closed, DNS answers received; one round trip, at most 500 ms for all
-    /// together), so that the process cannot exit before the peers are done. On the default
-    /// network curl closes its sockets itself.
+    /// completed, peers closed, DNS answers received), so that the process cannot exit before
+    /// the peers are done. That is one round trip after a finished request; a peer still working
+    /// on a cancelled or timed-out one is waited for as long as a request may take
+    /// (`drainLimit`, at least 500 ms): reset any earlier, it may already be sending its answer,
+    /// which would then meet no socket. DNS answers still due are waited for 500 ms. When the
+    /// path itself is gone, nothing more can come or go: the sockets are closed at once, and the
+    /// kernel keeps retrying their FINs through the device. On the default network curl closes
+    /// its sockets itself.
     func close() {
         guard !isClosed else { return }
         isClosed = true
@@ -411,9 +420,15 @@ final class CurlTransfer {
         lists.forEach { curl_slist_free_all($0) }
         lists = []
         var draining: [Int32] = [], awaited: [Int32] = []
+        let pathGone: Bool
+        if case .bound(let path) = route {
+            do throws(FetchFailure) { try path.verify(for: ipType, hop: nil); pathGone = false } catch { pathGone = true }
+        } else {
+            pathGone = false
+        }
         for fd in state.keptSockets {
             BoundSockets.remove(fd)
-            if KernelRoute.repliesFollowBinding(of: fd) {
+            if pathGone || KernelRoute.repliesFollowBinding(of: fd) {
                 Glibc.close(fd)
             } else {
                 draining.append(fd)
@@ -423,6 +438,6 @@ final class CurlTransfer {
         state.keptSockets = []
         state.keeperOf = [:]
         state.awaitedAnswers = [:]
-        cshims_close_draining(draining, awaited, Int32(draining.count), 500)
+        cshims_close_draining(draining, awaited, Int32(draining.count), Int32(clamping: Int(milliseconds(drainLimit))), 500)
     }
 }

@@ -1,5 +1,6 @@
 import CNetlink
 import Glibc
+import SystemSupport
 
 /// Asks the kernel which interface it would send a packet through — with policy rules applied,
 /// as for its own replies (a TCP reset for a segment that reaches a closed socket).
@@ -24,18 +25,14 @@ enum KernelRoute {
     /// when unknown. Thread-safe; one netlink round trip.
     static func packets(from address: String, leaveThrough interface: String) -> Bool {
         let index = Int32(if_nametoindex(interface))
-        guard index > 0, let local = parse(address) else { return false }
-        guard let probe = parse(local.family == AF_INET ? "198.51.100.1" : "2001:db8::1") else { return false }
-        return outputInterface(from: local, to: probe) == index
-    }
-
-    /// A numeric IPv4 or IPv6 address as raw bytes with its family.
-    private static func parse(_ text: String) -> (family: Int32, bytes: [UInt8])? {
-        var v4 = in_addr()
-        if inet_pton(AF_INET, text, &v4) == 1 { return (AF_INET, withUnsafeBytes(of: v4) { Array($0) }) }
-        var v6 = in6_addr()
-        if inet_pton(AF_INET6, text, &v6) == 1 { return (AF_INET6, withUnsafeBytes(of: v6) { Array($0) }) }
-        return nil
+        guard index > 0 else { return false }
+        if let local = IPAddress.ipv4Bytes(address), let probe = IPAddress.ipv4Bytes("198.51.100.1") {
+            return outputInterface(from: (AF_INET, local), to: (AF_INET, probe)) == index
+        }
+        if let local = IPAddress.ipv6Bytes(address), let probe = IPAddress.ipv6Bytes("2001:db8::1") {
+            return outputInterface(from: (AF_INET6, local), to: (AF_INET6, probe)) == index
+        }
+        return false
     }
 
     /// The local or peer address of a socket as raw bytes with its family.

@@ -40,9 +40,9 @@ struct CellularChainTests {
 
     @Test func aSecondCtrlCExitsAtOnceAndLeavesNothingOnWlan0() throws {
         // wwan0 has no source-address rule here, so a segment answered from a closed socket would
-        // leave through wlan0. The first SIGINT cancels (the orderly close drains for up to 500 ms:
-        // the server is asleep in its handler); the second arrives during the drain and exits at
-        // once. The server then wakes and answers over TLS to the connection we left. This guards
+        // leave through wlan0. The first SIGINT cancels (the orderly close waits for the server,
+        // asleep in its handler, up to the hop timeout); the second arrives during the wait and
+        // exits at once. The server then wakes and answers over TLS to the connection we left. This guards
         // the behaviour (exit 130, nothing on wlan0); it passes with or without the SO_LINGER reset
         // of `EmergencyExit`, because the kernel keeps an orphaned socket bound to its device.
         let w = try world
@@ -132,6 +132,24 @@ struct CellularChainTests {
         #expect(out.report.totalMs < 1000, "\(out.report.totalMs) ms")
     }
 
+    @Test(arguments: [("http://mno.carrier.test/slow?s=1.5", "5"), ("https://api.truid.test/slow?s=1.5", "5"),
+                      ("http://mno.carrier.test/slow?s=2.5", "1"), ("https://api.truid.test/slow?s=2.5", "1")])
+    func aCancelledHopWhoseServerAnswersLaterLeavesNothingOnWlan0(url: String, hopTimeout: String) throws {
+        // Cancelled at 300 ms while the server sleeps. With a 5 s hop timeout the orderly close
+        // waits for its answer (1.5 s) and its FIN; with 1 s it stops waiting first and resets
+        // the connection through the still-bound socket, so the answer (2.5 s) is never sent. An
+        // orphaned socket would die on the answer's first segment and leave what follows to a
+        // kernel RST without binding, out through wlan0 (wwan0 has no source-address rule).
+        let w = try world
+        let (out, packets) = try w.capture {
+            let out = try w.fetchOnCellular(url, ["--cancel-after", "300", "--hop-timeout", hopTimeout])
+            usleep(2_500_000)  // past the server's answer
+            return out
+        }
+        #expect(out.report.failure?.reason == .cancelled, "\(String(describing: out.report.failure))")
+        #expect(packets.isEmpty, "packets on wlan0: \(packets)")
+    }
+
     // MARK: fail-closed matrix
 
     /// Runs the probe with a capture on wlan0 and checks the failure reason and silence.
@@ -189,11 +207,17 @@ struct CellularChainTests {
     }
 
     @Test func interfaceDeletedMidChain() throws {
+        // The kernel takes a link down before it deletes it, and netlink reports the first step at
+        // once: the hop fails on whichever the fetch sees first, both "the path went away" (69).
         let w = try world
         try w.writeHook("dellink", "ip netns exec \(w.ue) ip link del wwan3")
-        let r = try expectFailure(.noSuchInterface, ["--interface", "wwan3", "--dns", "100.64.0.53", "--hop-timeout", "2",
-                                                     "http://mno.carrier.test/hook?name=dellink"])
-        #expect(r.hops.count == 1)
+        let (out, packets) = try w.capture {
+            try w.fetch(["--interface", "wwan3", "--dns", "100.64.0.53", "--hop-timeout", "20", "http://mno.carrier.test/hook?name=dellink"])
+        }
+        let r = out.report
+        #expect([.noSuchInterface, .interfaceDown].contains(r.failure?.reason), "\(String(describing: r.failure))")
+        #expect(r.hops.count == 1 && r.totalMs < 10_000, "\(r.hops.count) hops, \(r.totalMs) ms")
+        #expect(packets.isEmpty, "packets on wlan0: \(packets)")
     }
 
     @Test func interfaceDown() throws {

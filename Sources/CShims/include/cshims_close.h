@@ -11,8 +11,10 @@
 ///   response) is read and discarded until the peer closes too;
 /// - a datagram socket waits for its `awaited_datagrams[i]` answers still due (DNS queries
 ///   without an answer yet; NULL for none).
-/// All sockets wait together, at most `timeout_ms`. A stream whose peer acknowledged our FIN
-/// but has not closed by then is reset (`SO_LINGER` 0): the RST leaves through the still-bound
-/// socket, and the peer then has nothing more to send. Blocking (at most `timeout_ms`);
-/// thread-safe.
-void cshims_close_draining(const int *fds, const int *awaited_datagrams, int count, int timeout_ms);
+/// All sockets wait together: streams at most `stream_timeout_ms`, datagram sockets at most
+/// `datagram_timeout_ms`. A stream whose peer acknowledged our FIN but has not closed by then is
+/// reset (`SO_LINGER` 0): the RST leaves through the still-bound socket, and the peer then has
+/// nothing more to send (unless its answer is already on the way: give the peers the time they
+/// may take). Blocking (at most the longer timeout); thread-safe.
+void cshims_close_draining(const int *fds, const int *awaited_datagrams, int count, int stream_timeout_ms,
+                           int datagram_timeout_ms);
