@@ -18,12 +18,13 @@ static inline int cp_ares_init(ares_channel *channel, int timeout_ms, int tries)
     return ares_init_options(channel, &o, mask);
 }
 
-/// Waits up to `max_ms` (less when c-ares wants to retry sooner) for the channel's sockets and
-/// processes them; returns the number of sockets the channel has open (0 = nothing pending).
-static inline int cp_ares_step(ares_channel channel, int max_ms) {
+/// Waits up to `max_ms` (less when c-ares wants to retry sooner, or one of the `wake_count`
+/// descriptors `wake_fds` becomes readable; negative ones are skipped) for the channel's sockets
+/// and processes them; returns the number of sockets the channel has open (0 = nothing pending).
+static inline int cp_ares_step(ares_channel channel, int max_ms, const int *wake_fds, int wake_count) {
     ares_socket_t socks[ARES_GETSOCK_MAXNUM];
     int bits = ares_getsock(channel, socks, ARES_GETSOCK_MAXNUM);
-    struct pollfd fds[ARES_GETSOCK_MAXNUM];
+    struct pollfd fds[ARES_GETSOCK_MAXNUM + 4];
     int n = 0;
     for (int i = 0; i < ARES_GETSOCK_MAXNUM; i++) {
         short ev = 0;
@@ -35,10 +36,15 @@ static inline int cp_ares_step(ares_channel channel, int max_ms) {
         fds[n].revents = 0;
         n++;
     }
+    int sockets = n;
+    for (int i = 0; i < wake_count && i < 4; i++) {
+        if (wake_fds[i] >= 0) fds[n++] = (struct pollfd){ .fd = wake_fds[i], .events = POLLIN, .revents = 0 };
+    }
     struct timeval max = { max_ms / 1000, (max_ms % 1000) * 1000 }, tv;
     struct timeval *t = ares_timeout(channel, &max, &tv);
     int wait_ms = (int)(t->tv_sec * 1000 + t->tv_usec / 1000);
     int r = poll(fds, (nfds_t)n, wait_ms);
+    n = sockets;
     if (r <= 0) {
         ares_process_fd(channel, ARES_SOCKET_BAD, ARES_SOCKET_BAD);
     } else {

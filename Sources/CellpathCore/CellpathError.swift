@@ -8,6 +8,10 @@ public enum FailureKind: String, Sendable, Codable, CaseIterable {
     case noInput
     /// A needed resource is missing: no modem, no bearer, operator not supported.
     case unavailable
+    /// A host name that does not exist: the DNS said so (NXDOMAIN).
+    case noHost
+    /// A server answered with something that breaks its protocol (not HTTP, an oversized header).
+    case protocolError
     /// A bug or an impossible state inside cellpath.
     case internalError
     /// Transient: a timeout, a busy server; retrying later may succeed.

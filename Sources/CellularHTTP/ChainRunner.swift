@@ -42,7 +42,8 @@ final class ChainRunner {
         let url = try CurlURL.parse(request.url).get()
         try path.verify(for: request.ipType, hop: nil)
         let transfer = try CurlTransfer(route: .bound(path), ipType: request.ipType, caFile: request.caFile,
-                                        maxBodyBytes: request.maxBodyBytes, share: share, cancellation: cancellation)
+                                        maxBodyBytes: request.maxBodyBytes, drainLimit: request.hopTimeout, share: share,
+                                        cancellation: cancellation)
         self.transfer = transfer
         var policy = RedirectPolicy(url: url, method: request.method.uppercased(), body: request.body,
                                     headers: request.headers, firstRequestHeaders: request.firstRequestHeaders,

@@ -40,6 +40,12 @@ final class CurlTransfer {
     private let multi: UnsafeMutableRawPointer
     /// The cellular DNS; nil on the default network, where curl resolves with the system.
     private let resolver: PinnedResolver?
+    /// The cellular path's link and addresses, followed during each request; nil on the default network.
+    private let watch: PathWatch?
+    /// How the path went away during the last request, when it did.
+    private var pathLost: FetchFailure?
+    /// How long `close()` may wait for the peers (see there).
+    private let drainLimit: Duration
     /// DNS answers of the transfer, by host.
     private var dnsCache: [String: [String]] = [:]
     /// `host:port` entries already pinned with CURLOPT_RESOLVE.
@@ -51,7 +57,8 @@ final class CurlTransfer {
     private var isClosed = false
 
     /// Creates and configures the handles; `ipType` limits the addresses used on the route.
-    init(route: NetworkRoute, ipType: IPType, caFile: String?, maxBodyBytes: Int, share: CurlShare,
+    /// `drainLimit`, what one request may take, bounds how long `close()` waits for the peers.
+    init(route: NetworkRoute, ipType: IPType, caFile: String?, maxBodyBytes: Int, drainLimit: Duration, share: CurlShare,
          cancellation: TransferCancellation) throws(FetchFailure) {
         guard let easy = curl_easy_init() else { throw FetchFailure(.internalError, "couldn't create a curl handle") }
         guard let multi = curl_multi_init() else {
@@ -60,6 +67,7 @@ final class CurlTransfer {
         }
         self.route = route
         self.ipType = ipType
+        self.drainLimit = max(drainLimit, .milliseconds(500))
         self.share = share
         self.easy = easy
         self.multi = multi
@@ -68,10 +76,13 @@ final class CurlTransfer {
             // Sockets bind to the path's address of their own family: the DNS servers' family may
             // differ from `ipType`, which limits the answers asked for and pinned.
             state = TransferState(route: route, ipv4: path.ipv4Address, ipv6: path.ipv6Address, cancellation: cancellation)
-            resolver = PinnedResolver(servers: path.dnsServers, interfaceName: path.interfaceName, state: state)
+            let watch = PathWatch(path: path, ipType: ipType)
+            self.watch = watch
+            resolver = PinnedResolver(servers: path.dnsServers, interfaceName: path.interfaceName, state: state, watch: watch)
         case .defaultNetwork:
             state = TransferState(route: route, ipv4: nil, ipv6: nil, cancellation: cancellation)
             resolver = nil
+            watch = nil
         }
         state.bodyCap = maxBodyBytes
         try configure(caFile: caFile)
@@ -146,11 +157,16 @@ final class CurlTransfer {
         let index = request.index
         if case .bound(let path) = route { try path.verify(for: ipType, hop: index) }
         state.resetHop()
+        pathLost = nil
 
         let host = request.url.host
         let literal = IPAddress.isNumeric(host)
         if literal, (ipType == .ipv4 && host.contains(":")) || (ipType == .ipv6 && !host.contains(":")) {
             throw FetchFailure(.noAddress, "\(host) is not an \(ipType == .ipv4 ? "IPv4" : "IPv6") address (ip type \(ipType.rawValue))", hop: index)
+        }
+        if case .bound(let path) = route, literal ? LocalAddresses.contains(host) : LocalAddresses.isLocalhostName(host) {
+            throw FetchFailure(.localDestination, "\(host) is \(literal ? "an address of" : "a name for") this device: "
+                               + "it cannot be reached through \(path.interfaceName)", hop: index)
         }
         state.allowCurlResolve = literal
         var answers: [String]?
@@ -189,7 +205,7 @@ final class CurlTransfer {
         cp_curl_setopt_long(easy, CURLOPT_TIMEOUT_MS, leftMs)
         cp_curl_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, leftMs)
 
-        let rc = transfer()
+        let rc = transfer(hop: index)
         let trace = collect(request, answers: answers, dnsMs: dnsMs, wallStart: wallStart, hopStart: hopStart)
         return TransferOutcome(trace: trace, failure: rc == CURLE_OK ? nil : failure(rc, request))
     }
@@ -213,9 +229,15 @@ final class CurlTransfer {
             dnsMs = milliseconds(ContinuousClock.now - t0)
             dnsCache[host] = answers
         }
+        // Addresses of this device are never reached through the cellular interface: curl would wait for them.
+        let reachable = answers.filter { !LocalAddresses.contains($0) }
+        guard !reachable.isEmpty else {
+            throw FetchFailure(.localDestination, "\(host) resolves to addresses of this device (\(answers.joined(separator: ", "))): "
+                               + "they cannot be reached through \(path.interfaceName)", hop: request.index)
+        }
         let key = "\(host):\(request.url.port)"
         if !pinned.contains(key) {
-            let entry = "\(key):\(answers.map { $0.contains(":") ? "[\($0)]" : $0 }.joined(separator: ","))"
+            let entry = "\(key):\(reachable.map { $0.contains(":") ? "[\($0)]" : $0 }.joined(separator: ","))"
             cp_curl_setopt_slist(easy, CURLOPT_RESOLVE, try handOver([entry]))
             pinned.insert(key)
         }
@@ -223,18 +245,25 @@ final class CurlTransfer {
     }
 
     /// Runs one transfer on the multi handle (connections stay cached there between requests);
-    /// returns early with CURLE_ABORTED_BY_CALLBACK when cancelled.
-    private func transfer() -> CURLcode {
+    /// returns early with CURLE_ABORTED_BY_CALLBACK when cancelled, or when the path goes away
+    /// (`pathLost`).
+    private func transfer(hop: Int) -> CURLcode {
         guard curl_multi_add_handle(multi, easy) == CURLM_OK else { return CURLE_FAILED_INIT }
         defer { curl_multi_remove_handle(multi, easy) }
-        var wake = curl_waitfd(fd: state.cancellation.wakeDescriptor, events: Int16(POLLIN), revents: 0)
-        let extraCount: UInt32 = wake.fd >= 0 ? 1 : 0
+        var wakers = [state.cancellation.wakeDescriptor, watch?.descriptor ?? -1].filter { $0 >= 0 }
+            .map { curl_waitfd(fd: $0, events: Int16(POLLIN), revents: 0) }
         var running: Int32 = 1
         while true {
             guard curl_multi_perform(multi, &running) == CURLM_OK else { return CURLE_FAILED_INIT }
             if running == 0 { break }
             if state.cancellation.isCancelled { return CURLE_ABORTED_BY_CALLBACK }
-            guard curl_multi_poll(multi, &wake, extraCount, 1000, nil) == CURLM_OK else { return CURLE_FAILED_INIT }
+            do throws(FetchFailure) {
+                try watch?.check(hop: hop)
+            } catch {
+                pathLost = error
+                return CURLE_ABORTED_BY_CALLBACK
+            }
+            guard curl_multi_poll(multi, &wakers, UInt32(wakers.count), 1000, nil) == CURLM_OK else { return CURLE_FAILED_INIT }
         }
         var left: Int32 = 0
         while let message = curl_multi_info_read(multi, &left) {
@@ -289,6 +318,7 @@ final class CurlTransfer {
     private func failure(_ rc: CURLcode, _ request: TransferRequest) -> FetchFailure {
         let url = request.url, index = request.index
         if state.cancellation.isCancelled { return FetchFailure(.cancelled, "cancelled", hop: index) }
+        if let pathLost { return pathLost }
         if case .bound(let path) = route {
             if let bind = state.bindFailure { return bind.failure(interface: path.interfaceName, hop: index) }
             if state.resolveAttempted {
@@ -305,8 +335,9 @@ final class CurlTransfer {
                                 hint: "pass the server's CA with --cacert if it is private", hop: index)
         case CURLE_URL_MALFORMAT:
             return FetchFailure(.malformedURL, "malformed URL for hop \(index): \(detail)", hop: index)
-        case CURLE_UNSUPPORTED_PROTOCOL:
-            return FetchFailure(.nonHTTPScheme, "the \(url.scheme): scheme is not allowed", hop: index)
+        // The scheme was checked before: curl says this of an answer without an HTTP/1.x or 2 status line (HTTP/0.9).
+        case CURLE_UNSUPPORTED_PROTOCOL, CURLE_WEIRD_SERVER_REPLY:
+            return FetchFailure(.notHTTP, "\(where_) answered with something that is not HTTP (no valid status line)", hop: index)
         case CURLE_COULDNT_RESOLVE_HOST:
             return FetchFailure(.dnsFailure, "couldn't resolve \(url.host) with the system resolver: \(detail)", hop: index)
         default:
@@ -324,6 +355,9 @@ final class CurlTransfer {
         cp_curl_getinfo_string(easy, CURLINFO_PRIMARY_IP, &primary)
         let connected = connectTime > 0 || (primary.map { $0.pointee != 0 } ?? false)
         switch rc {
+        // curl 7.88 refuses a response header over 100 KB with this code.
+        case CURLE_OUT_OF_MEMORY where connected:
+            return FetchFailure(.headerTooLarge, "\(where_) sent a response header larger than 100 KB", hop: index)
         case CURLE_OPERATION_TIMEDOUT where request.totalBound:
             return FetchFailure(.totalTimeout, "the chain took longer than \(seconds(request.totalTimeout)) (at \(where_))", hop: index)
         case CURLE_OPERATION_TIMEDOUT where !connected:
@@ -365,11 +399,18 @@ final class CurlTransfer {
 
     // MARK: closing
 
-    /// Closes every connection without a leak and releases the handles; idempotent. On the
-    /// bound route, curl's sockets are closed at once where the kernel's own replies follow the
-    /// bearer (`KernelRoute`), otherwise in order (see `cshims_close_draining`, one round trip,
-    /// at most 500 ms for all together), so that the process cannot exit before the peers have
-    /// closed. On the default network curl closes its sockets itself.
+    /// Closes every connection and DNS socket without a leak and releases the handles, after a
+    /// finished chain and a cancelled one alike; idempotent. On the bound route, the sockets of
+    /// curl and c-ares are closed at once where the kernel's own replies follow the bearer
+    /// (`KernelRoute`), otherwise in order (see `cshims_close_draining`: connects in progress
+    /// completed, peers closed, DNS answers received), so that the process cannot exit before
+    /// the peers are done. That is one round trip after a finished request; a peer still working
+    /// on a cancelled or timed-out one is waited for as long as a request may take
+    /// (`drainLimit`, at least 500 ms): reset any earlier, it may already be sending its answer,
+    /// which would then meet no socket. DNS answers still due are waited for 500 ms. When the
+    /// path itself is gone, nothing more can come or go: the sockets are closed at once, and the
+    /// kernel keeps retrying their FINs through the device. On the default network curl closes
+    /// its sockets itself.
     func close() {
         guard !isClosed else { return }
         isClosed = true
@@ -378,12 +419,25 @@ final class CurlTransfer {
         curl_multi_cleanup(multi)
         lists.forEach { curl_slist_free_all($0) }
         lists = []
-        var draining: [Int32] = []
-        for fd in state.closedSockets {
-            BoundSockets.remove(fd)
-            if KernelRoute.repliesFollowBinding(of: fd) { Glibc.close(fd) } else { draining.append(fd) }
+        var draining: [Int32] = [], awaited: [Int32] = []
+        let pathGone: Bool
+        if case .bound(let path) = route {
+            do throws(FetchFailure) { try path.verify(for: ipType, hop: nil); pathGone = false } catch { pathGone = true }
+        } else {
+            pathGone = false
         }
-        state.closedSockets = []
-        draining.withUnsafeBufferPointer { cshims_close_draining($0.baseAddress, Int32($0.count), 500) }
+        for fd in state.keptSockets {
+            BoundSockets.remove(fd)
+            if pathGone || KernelRoute.repliesFollowBinding(of: fd) {
+                Glibc.close(fd)
+            } else {
+                draining.append(fd)
+                awaited.append(Int32(clamping: state.awaitedAnswers[fd] ?? 0))
+            }
+        }
+        state.keptSockets = []
+        state.keeperOf = [:]
+        state.awaitedAnswers = [:]
+        cshims_close_draining(draining, awaited, Int32(draining.count), Int32(clamping: Int(milliseconds(drainLimit))), 500)
     }
 }

@@ -15,7 +15,8 @@ enum RequestInput {
     private static let tokenCharacters = Set("!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ".utf8)
 
     /// Rejects control characters in the URL, a method that is not a token, header names that
-    /// are not tokens and header values with CR, LF or NUL.
+    /// are not tokens and header values with a control character (CR, LF, NUL, any other C0 or
+    /// C1 control, DEL; a horizontal tab is allowed, as HTTP allows it).
     static func check(url: String, method: String, headers: [HTTPHeader]) throws(FetchFailure) {
         if url.utf8.contains(where: { $0 < 0x20 || $0 == 0x7f }) {
             throw FetchFailure(.malformedURL, "the URL contains control characters (CR/LF/NUL)")
@@ -27,16 +28,19 @@ enum RequestInput {
             if h.name.isEmpty || !h.name.utf8.allSatisfy(tokenCharacters.contains) {
                 throw FetchFailure(.invalidHeader, "invalid header name \"\(h.name.filter { !$0.isNewline })\"")
             }
-            if h.value.utf8.contains(where: { $0 == 0x0d || $0 == 0x0a || $0 == 0 }) {
-                throw FetchFailure(.invalidHeader, "header \(h.name) contains CR, LF or NUL")
+            if let control = h.value.unicodeScalars.first(where: { $0 != "\t" && $0.properties.generalCategory == .control }) {
+                let code = "U+" + String(repeating: "0", count: max(0, 4 - String(control.value, radix: 16).count))
+                    + String(control.value, radix: 16, uppercase: true)
+                throw FetchFailure(.invalidHeader, "header \(h.name) contains a control character (\(code)); CR, LF, NUL and other controls are refused")
             }
         }
     }
 
-    /// Parses `url`; throws unless it is a well-formed http or https URL.
+    /// Parses `url`; throws unless it is a well-formed http or https URL whose host DNS can carry.
     static func parseHTTPURL(_ url: String) throws(FetchFailure) -> ParsedURL {
         let parsed = try CurlURL.parse(url).get()
         try parsed.requireHTTPScheme(hop: nil)
+        try parsed.requireDNSHostName(hop: nil)
         return parsed
     }
 }

@@ -23,7 +23,8 @@ public struct FetchRequest: Sendable {
     /// Method of the first hop; redirects change it by the 301/302/303/307/308 rules.
     public var method: String
     /// Extra request headers, sent on every hop except Authorization, Proxy-Authorization and
-    /// Cookie once the chain leaves the first origin (validated: token names, no CR/LF/NUL).
+    /// Cookie once the chain leaves the first origin (validated: token names, no control
+    /// characters in values but a tab).
     public var headers: [HTTPHeader]
     /// Headers sent with the first request only, not with any redirect (validated likewise).
     public var firstRequestHeaders: [HTTPHeader] = []

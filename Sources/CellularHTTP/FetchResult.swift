@@ -111,22 +111,25 @@ public struct FetchResult: Sendable, Equatable, Codable {
 
 /// Why a fetch failed; each has its own message and maps to one `FailureKind`.
 public enum FetchFailureReason: String, Sendable, Codable, CaseIterable {
-    case malformedURL, invalidHeader, nonHTTPScheme
+    case malformedURL, invalidHeader, nonHTTPScheme, invalidDNSServer, localDestination
     case noSuchInterface, interfaceDown, noAddress, addressGone, bindRefused
-    case dnsUnreachable, dnsNoAnswer, dnsFailure
+    case dnsUnreachable, dnsNoAnswer, dnsNoSuchName, dnsRefused, dnsFailure
     case connectFailed, connectTimeout, hopTimeout, totalTimeout, transportError
+    case notHTTP, headerTooLarge
     case tooManyHops, redirectLoop, downgradeRefused, tlsFailure
     case cancelled, internalError
 
     /// The category (and so the exit code) of this reason.
     public var kind: FailureKind {
         switch self {
-        case .malformedURL, .invalidHeader, .nonHTTPScheme: return .dataError
+        case .malformedURL, .invalidHeader, .nonHTTPScheme, .invalidDNSServer, .localDestination: return .dataError
         case .noSuchInterface, .interfaceDown, .noAddress, .addressGone: return .unavailable
         case .bindRefused: return .permission
         case .dnsUnreachable, .dnsFailure, .connectTimeout, .hopTimeout, .totalTimeout,
              .transportError: return .temporary
-        case .dnsNoAnswer, .connectFailed, .tlsFailure: return .unavailable
+        case .dnsNoAnswer, .dnsRefused, .connectFailed, .tlsFailure: return .unavailable
+        case .dnsNoSuchName: return .noHost
+        case .notHTTP, .headerTooLarge: return .protocolError
         case .tooManyHops, .redirectLoop, .downgradeRefused: return .dataError
         case .cancelled: return .cancelled
         case .internalError: return .internalError

@@ -83,7 +83,8 @@ public final class HTTPClient: Sendable {
             try RequestInput.check(url: request.url, method: request.method, headers: request.headers)
             let url = try RequestInput.parseHTTPURL(request.url)
             let transfer = try CurlTransfer(route: route, ipType: request.ipType, caFile: request.caFile,
-                                            maxBodyBytes: request.maxBodyBytes, share: share, cancellation: cancellation)
+                                            maxBodyBytes: request.maxBodyBytes, drainLimit: request.timeout, share: share,
+                                            cancellation: cancellation)
             defer { transfer.close() }
             if cancellation.isCancelled { throw FetchFailure(.cancelled, "cancelled", hop: 1) }
             let outcome = try transfer.perform(TransferRequest(index: 1, url: url, method: request.method.uppercased(),

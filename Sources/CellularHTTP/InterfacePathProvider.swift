@@ -1,4 +1,5 @@
 import CellpathCore
+import SystemSupport
 
 /// A cellular path read from an interface's current addresses (`--interface NAME --dns …`):
 /// the bearer was brought up by someone else, so there is nothing to release.
@@ -14,8 +15,13 @@ public struct InterfacePathProvider: CellularPathProvider {
         self.operatorID = operatorID
     }
 
-    /// Reads the interface's IPv4 and global IPv6 address; throws `unavailable` when it has none.
+    /// Reads the interface's IPv4 and global IPv6 address; throws `usage` for a DNS server that
+    /// is not an IP address, `unavailable` when the interface has no address.
     public func cellularPath() async throws(CellpathError) -> CellularPath {
+        if let bad = dnsServers.first(where: { !IPAddress.isNumeric($0) }) {
+            throw CellpathError(.usage, "invalid DNS server '\(bad)': expected an IPv4 or IPv6 address",
+                                hint: "give the bearer's DNS servers with --dns")
+        }
         let state = InterfaceState.read(interface)
         guard state.exists else {
             throw CellpathError(.unavailable, "interface \(interface) does not exist", hint: "is the modem connected?")

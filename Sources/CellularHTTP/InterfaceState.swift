@@ -1,16 +1,20 @@
 import CellpathCore
 import Glibc
+import SystemSupport
 
 /// What the kernel says about a network interface right now (read with getifaddrs).
 struct InterfaceState {
     var exists: Bool
     var isUp: Bool
+    /// The link below is there (IFF_RUNNING): a modem's carrier, a veth's peer, a TUN's reader.
+    var hasCarrier: Bool
     var addresses: [String]
 
     /// Reads the current state of interface `name`.
     static func read(_ name: String) -> InterfaceState {
         let exists = if_nametoindex(name) != 0
         var isUp = false
+        var hasCarrier = false
         var addresses: [String] = []
         var list: UnsafeMutablePointer<ifaddrs>?
         if getifaddrs(&list) == 0 {
@@ -18,13 +22,53 @@ struct InterfaceState {
             while let entry = p {
                 if String(cString: entry.pointee.ifa_name) == name {
                     if entry.pointee.ifa_flags & UInt32(IFF_UP) != 0 { isUp = true }
+                    if entry.pointee.ifa_flags & UInt32(IFF_RUNNING) != 0 { hasCarrier = true }
                     if let sa = entry.pointee.ifa_addr, let text = numericHost(sa) { addresses.append(text) }
                 }
                 p = entry.pointee.ifa_next
             }
             freeifaddrs(list)
         }
-        return InterfaceState(exists: exists, isUp: isUp, addresses: addresses)
+        return InterfaceState(exists: exists, isUp: isUp, hasCarrier: hasCarrier, addresses: addresses)
+    }
+}
+
+/// Addresses that name this device, which no packet through the cellular interface can reach.
+enum LocalAddresses {
+    /// True when `address` (numeric) is loopback, unspecified, or on any of the device's
+    /// interfaces (IPv4-mapped IPv6 addresses by their IPv4 address).
+    static func contains(_ address: String) -> Bool {
+        guard var bytes = IPAddress.ipv4Bytes(address) ?? IPAddress.ipv6Bytes(address) else { return false }
+        if bytes.count == 16, bytes.prefix(10).allSatisfy({ $0 == 0 }), bytes[10] == 0xff, bytes[11] == 0xff {
+            bytes = Array(bytes.suffix(4))
+        }
+        if bytes.count == 4, bytes[0] == 127 || bytes[0] == 0 { return true }
+        if bytes.count == 16, bytes.prefix(15).allSatisfy({ $0 == 0 }), bytes[15] <= 1 { return true }
+        return all().contains(bytes)
+    }
+
+    /// True for `localhost` and names under it (RFC 6761), which name this device; c-ares never
+    /// asks a DNS server for them.
+    static func isLocalhostName(_ host: String) -> Bool {
+        let name = (host.hasSuffix(".") ? String(host.dropLast()) : host).lowercased()
+        return name == "localhost" || name.hasSuffix(".localhost")
+    }
+
+    /// The raw bytes of every IPv4 and IPv6 address on the device's interfaces.
+    private static func all() -> Set<[UInt8]> {
+        var result: Set<[UInt8]> = []
+        var list: UnsafeMutablePointer<ifaddrs>?
+        guard getifaddrs(&list) == 0 else { return result }
+        defer { freeifaddrs(list) }
+        var p = list
+        while let entry = p {
+            if let sa = entry.pointee.ifa_addr, let text = numericHost(sa),
+               let bytes = IPAddress.ipv4Bytes(text) ?? IPAddress.ipv6Bytes(text) {
+                result.insert(bytes)
+            }
+            p = entry.pointee.ifa_next
+        }
+        return result
     }
 }
 
@@ -38,7 +82,8 @@ extension CellularPath {
         }
     }
 
-    /// Throws unless the interface exists, is up and still holds every address used for `ipType`.
+    /// Throws unless the interface exists, is up, has its carrier and still holds every address
+    /// used for `ipType`.
     func verify(for ipType: IPType, hop: Int?) throws(FetchFailure) {
         let (v4, v6) = bindAddresses(for: ipType)
         if v4 == nil && v6 == nil {
@@ -50,6 +95,10 @@ extension CellularPath {
             throw FetchFailure(.noSuchInterface, "interface \(interfaceName) does not exist", hint: "is the modem connected?", hop: hop)
         }
         guard state.isUp else { throw FetchFailure(.interfaceDown, "interface \(interfaceName) is down", hop: hop) }
+        guard state.hasCarrier else {
+            throw FetchFailure(.interfaceDown, "interface \(interfaceName) has lost its carrier",
+                               hint: "the network dropped the bearer", hop: hop)
+        }
         for address in [v4, v6].compactMap({ $0 }) where !state.addresses.contains(address) {
             throw FetchFailure(.addressGone, "the bearer address \(address) is no longer on \(interfaceName)",
                                hint: "the bearer was disconnected or re-addressed", hop: hop)

@@ -1,5 +1,6 @@
 import CNetlink
 import Glibc
+import SystemSupport
 
 /// Asks the kernel which interface it would send a packet through — with policy rules applied,
 /// as for its own replies (a TCP reset for a segment that reaches a closed socket).
@@ -17,6 +18,21 @@ enum KernelRoute {
             return false
         }
         return outputInterface(from: local, to: peer) == boundIndex
+    }
+
+    /// True when packets from `address` leave through `interface` whatever their destination,
+    /// judged by a destination that no specific route covers (a documentation address). False
+    /// when unknown. Thread-safe; one netlink round trip.
+    static func packets(from address: String, leaveThrough interface: String) -> Bool {
+        let index = Int32(if_nametoindex(interface))
+        guard index > 0 else { return false }
+        if let local = IPAddress.ipv4Bytes(address), let probe = IPAddress.ipv4Bytes("198.51.100.1") {
+            return outputInterface(from: (AF_INET, local), to: (AF_INET, probe)) == index
+        }
+        if let local = IPAddress.ipv6Bytes(address), let probe = IPAddress.ipv6Bytes("2001:db8::1") {
+            return outputInterface(from: (AF_INET6, local), to: (AF_INET6, probe)) == index
+        }
+        return false
     }
 
     /// The local or peer address of a socket as raw bytes with its family.
@@ -82,5 +98,20 @@ enum KernelRoute {
 
     private struct RouteAnswer {
         var interface: Int32 = 0
+    }
+}
+
+/// Whether an interface has a source-address rule for a bearer address.
+public enum SourceAddressRule {
+    /// True when the kernel sends what comes from `address` through `interface`, whatever the
+    /// peer: what a source-address rule gives (`ip rule add from ADDRESS table T`, with a
+    /// default route through the interface in table T), as the modem layer's bearer set-up and
+    /// `cellpath sim` make. Without one, the kernel's own answers for a socket that is gone (a
+    /// TCP reset, an ICMP port unreachable: a fetch cancelled at the wrong moment, a peer that
+    /// answers after cellpath exited) follow the main routing table, through another network
+    /// with the bearer's address. Asks the kernel (`ip route get PEER from ADDRESS` over
+    /// netlink); false when `address` is not numeric or the kernel cannot tell. Any thread.
+    public static func exists(interface: String, address: String) -> Bool {
+        KernelRoute.packets(from: address, leaveThrough: interface)
     }
 }

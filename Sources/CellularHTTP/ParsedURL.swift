@@ -1,3 +1,5 @@
+import SystemSupport
+
 /// An absolute URL split into the parts the redirect rules look at. A plain value: parsing and
 /// resolving are done by `CurlURL`.
 struct ParsedURL: Sendable, Hashable {
@@ -20,4 +22,22 @@ struct ParsedURL: Sendable, Hashable {
             throw FetchFailure(.nonHTTPScheme, "\(what) uses the \(scheme): scheme; only http and https are allowed", hop: hop)
         }
     }
+
+    /// Throws `malformedURL` unless the host is an address literal or a name DNS can carry: at
+    /// most 253 characters, labels of 1 to 63. `hop` is nil for the first URL.
+    func requireDNSHostName(hop: Int?) throws(FetchFailure) {
+        guard !IPAddress.isNumeric(host) else { return }
+        let name = host.hasSuffix(".") ? String(host.dropLast()) : host
+        let what = hop == nil ? "the URL's host name" : "the redirect's host name"
+        if name.utf8.count > 253 {
+            throw FetchFailure(.malformedURL, "\(what) \(abbreviatedHost) is \(name.utf8.count) characters long; DNS allows 253", hop: hop)
+        }
+        if let label = name.split(separator: ".", omittingEmptySubsequences: false).first(where: { $0.isEmpty || $0.utf8.count > 63 }) {
+            throw FetchFailure(.malformedURL, label.isEmpty ? "\(what) \(abbreviatedHost) has an empty label"
+                               : "\(what) \(abbreviatedHost) has a label of \(label.utf8.count) characters; DNS allows 63", hop: hop)
+        }
+    }
+
+    /// The host for messages: a long name is cut after 40 characters.
+    var abbreviatedHost: String { host.count > 64 ? host.prefix(40) + "…" : host }
 }

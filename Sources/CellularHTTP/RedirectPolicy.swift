@@ -118,6 +118,7 @@ struct RedirectPolicy {
         }
         do throws(FetchFailure) {
             try next.requireHTTPScheme(hop: index)
+            try next.requireDNSHostName(hop: index)
         } catch {
             return .refuse(error, location: next.text)
         }

@@ -9,7 +9,8 @@ import SystemSupport
 final class TransferState {
     /// A socket that could not be bound to the cellular path: the step that failed and errno.
     struct BindFailure: Equatable {
-        var step: cshims_bind_result
+        /// Nil when the socket was bound but could not be kept (no descriptor left for its duplicate).
+        var step: cshims_bind_result?
         var errno: Int32
     }
 
@@ -29,8 +30,18 @@ final class TransferState {
     var headers: [HTTPHeader] = []
     var requestHeaders: [HTTPHeader] = []
     var tlsVersion: String?
-    /// Sockets curl is done with (CURLOPT_CLOSESOCKETFUNCTION), closed by `CurlTransfer.close()`.
-    var closedSockets: [Int32] = []
+    /// Every socket bound for the transfer, as a duplicate descriptor of its own, closed by
+    /// `CurlTransfer.close()`: curl and c-ares close their descriptors when they like (curl even
+    /// closes a connect in progress without CURLOPT_CLOSESOCKETFUNCTION), and the socket lives on
+    /// until then, so that its peer's late packets still find it.
+    var keptSockets: [Int32] = []
+    /// The kept duplicate of each socket curl or c-ares has open, by their descriptor.
+    var keeperOf: [Int32: Int32] = [:]
+    /// DNS response codes of the answers read during the current lookup.
+    var dnsResponseCodes: Set<UInt8> = []
+    /// The kept sockets of c-ares, each with the answers still due on it (queries sent minus
+    /// answers read; what counts on a datagram socket).
+    var awaitedAnswers: [Int32: Int] = [:]
 
     /// State for a transfer on `route`, whose sockets bind to the path's addresses `ipv4`/`ipv6`.
     init(route: NetworkRoute, ipv4: String?, ipv6: String?, cancellation: TransferCancellation) {
@@ -64,18 +75,37 @@ final class TransferState {
         resolveAttempted = false
     }
 
-    /// Binds `fd` to the cellular path; records the failure and returns false when it fails.
-    /// On the default network there is nothing to bind.
+    /// Binds `fd` to the cellular path and keeps a duplicate of it (`keptSockets`); records the
+    /// failure and returns false when either fails. On the default network there is nothing to bind.
     func bind(_ fd: Int32) -> Bool {
         guard let bindInterface else { return true }
         var err: Int32 = 0
         let r = cshims_bind_socket(fd, bindInterface, bindIPv4, bindIPv6, &err)
-        if r == CSHIMS_BIND_OK {
-            BoundSockets.add(fd)
-            return true
+        guard r == CSHIMS_BIND_OK else {
+            bindFailure = BindFailure(step: r, errno: err)
+            return false
         }
-        bindFailure = BindFailure(step: r, errno: err)
-        return false
+        let keeper = fcntl(fd, F_DUPFD_CLOEXEC, 0)
+        guard keeper >= 0 else {
+            bindFailure = BindFailure(step: nil, errno: errno)
+            return false
+        }
+        keptSockets.append(keeper)
+        keeperOf[fd] = keeper
+        BoundSockets.add(keeper)
+        return true
+    }
+
+    /// Closes curl's or c-ares's descriptor `fd`; a bound socket lives on through its keeper.
+    func closeSocket(_ fd: Int32) -> Int32 {
+        keeperOf[fd] = nil
+        return Glibc.close(fd)
+    }
+
+    /// Counts `change` (+1 a query sent, -1 an answer read) on the answers due on c-ares's socket `fd`.
+    func countDNSMessage(on fd: Int32, _ change: Int) {
+        guard let keeper = keeperOf[fd] else { return }
+        awaitedAnswers[keeper] = max(0, awaitedAnswers[keeper, default: 0] + change)
     }
 
     /// The last response header named `name` (case-insensitive).
@@ -95,6 +125,8 @@ extension TransferState.BindFailure {
     func failure(interface: String, hop: Int?) -> FetchFailure {
         let reason = SystemError.text(errno)
         switch step {
+        case nil:
+            return FetchFailure(.internalError, "couldn't keep a socket bound to \(interface) open for a safe close: \(reason)", hop: hop)
         case CSHIMS_BIND_DEVICE_FAILED where errno == ENODEV:
             return FetchFailure(.noSuchInterface, "interface \(interface) does not exist (SO_BINDTODEVICE: \(reason))", hop: hop)
         case CSHIMS_BIND_DEVICE_FAILED:
@@ -122,12 +154,12 @@ let curlSockoptCallback: curl_sockopt_callback = { clientp, fd, _ in
     TransferState.from(clientp).bind(fd) ? Int32(CURL_SOCKOPT_OK) : Int32(CURL_SOCKOPT_ERROR)
 }
 
-/// CURLOPT_CLOSESOCKETFUNCTION: keeps the socket for `CurlTransfer.close()`, which closes all of
-/// them in order. Closing at once would let the peer's TLS close_notify reach a closed socket, and
-/// the kernel's RST for it loses the device binding and leaves through Wi-Fi.
+/// CURLOPT_CLOSESOCKETFUNCTION: closes curl's descriptor; the socket itself lives on through its
+/// keeper until `CurlTransfer.close()` closes them all in order. Closing it at once would let the
+/// peer's TLS close_notify reach a closed socket, and the kernel's RST for it loses the device
+/// binding and leaves through Wi-Fi.
 let curlCloseSocketCallback: curl_closesocket_callback = { clientp, fd in
-    TransferState.from(clientp).closedSockets.append(fd)
-    return 0
+    TransferState.from(clientp).closeSocket(fd)
 }
 
 /// CURLOPT_RESOLVER_START_FUNCTION: curl may only resolve address literals itself; a name not

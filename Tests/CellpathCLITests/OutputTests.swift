@@ -134,8 +134,8 @@ import Testing
 
 @Suite struct ExitCodeTests {
     @Test(arguments: [
-        (FailureKind.usage, Int32(64)), (.dataError, 65), (.unavailable, 69), (.internalError, 70),
-        (.temporary, 75), (.permission, 77), (.configuration, 78), (.cancelled, 130),
+        (FailureKind.usage, Int32(64)), (.dataError, 65), (.noHost, 68), (.unavailable, 69), (.internalError, 70),
+        (.temporary, 75), (.protocolError, 76), (.permission, 77), (.configuration, 78), (.cancelled, 130),
     ] as [(FailureKind, Int32)])
     func kindsMapToDocumentedCodes(kind: FailureKind, code: Int32) {
         #expect(ExitCode.forError(CellpathError(kind, "x")).rawValue == code)

@@ -18,6 +18,7 @@ import CellpathCore
 import CellularHTTP
 import FoundationEssentials
 import Glibc
+import SystemSupport
 import Testing
 import TestSupport
 import Workflow
@@ -39,9 +40,9 @@ struct CellularChainTests {
 
     @Test func aSecondCtrlCExitsAtOnceAndLeavesNothingOnWlan0() throws {
         // wwan0 (a TUN of the test world, no modem in sysfs) has no source-address rule here, so a segment answered from a closed socket would
-        // leave through wlan0. The first SIGINT cancels (the orderly close drains for up to 500 ms:
-        // the server is asleep in its handler); the second arrives during the drain and exits at
-        // once. The server then wakes and answers over TLS to the connection we left. This guards
+        // leave through wlan0. The first SIGINT cancels (the orderly close waits for the server,
+        // asleep in its handler, up to the hop timeout); the second arrives during the wait and
+        // exits at once. The server then wakes and answers over TLS to the connection we left. This guards
         // the behaviour (exit 130, nothing on wlan0); it passes with or without the SO_LINGER reset
         // of `EmergencyExit`, because the kernel keeps an orphaned socket bound to its device.
         let w = try world
@@ -61,6 +62,36 @@ struct CellularChainTests {
         #expect(result.status == 130, "\(result.stderr)")
         #expect(result.stderr.contains("cancelling…"))
         #expect(packets.isEmpty, "\(packets)")
+    }
+
+    @Test func fetchWarnsOfAnInterfaceWithoutSourceAddressRule() throws {
+        // wwan0 has no source-address rule in this world; with one for each of its addresses,
+        // the kernel sends what comes from them through wwan0 and the warning goes away.
+        let w = try world
+        func fetch() throws -> ProcessResult {
+            try w.ueRun([CellpathBinary.path, "fetch", "--interface", "wwan0", "--dns", "100.64.0.53", "http://mno.carrier.test/final"],
+                        environment: ["PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "HOME": "/nonexistent"])
+        }
+        let without = try fetch()
+        #expect(without.status == 0, "\(without.stderr)")
+        #expect(without.stderr.contains("warning: --interface wwan0 has no source-address rule for 100.64.23.5:"), "\(without.stderr)")
+        #expect(without.stderr.contains("has no source-address rule for fd00:64::5:"))
+        #expect(!SourceAddressRule.exists(interface: "wwan0", address: "not an address"))
+
+        let rules = [["ip", "route", "add", "default", "dev", "wwan0", "table", "105"],
+                     ["ip", "rule", "add", "from", "100.64.23.5", "table", "105"],
+                     ["ip", "-6", "route", "add", "default", "dev", "wwan0", "table", "105"],
+                     ["ip", "-6", "rule", "add", "from", "fd00:64::5", "table", "105"]]
+        defer {
+            _ = try? w.ueRun(["ip", "rule", "del", "from", "100.64.23.5", "table", "105"])
+            _ = try? w.ueRun(["ip", "-6", "rule", "del", "from", "fd00:64::5", "table", "105"])
+            _ = try? w.ueRun(["ip", "route", "flush", "table", "105"])
+            _ = try? w.ueRun(["ip", "-6", "route", "flush", "table", "105"])
+        }
+        for rule in rules { try #require(try w.ueRun(rule).status == 0, "\(rule)") }
+        let with = try fetch()
+        #expect(with.status == 0, "\(with.stderr)")
+        #expect(!with.stderr.contains("source-address rule"), "\(with.stderr)")
     }
 
     @Test func wholeChainAndDNSStayOffWlan0() throws {
@@ -101,6 +132,24 @@ struct CellularChainTests {
         #expect(out.report.totalMs < 1000, "\(out.report.totalMs) ms")
     }
 
+    @Test(arguments: [("http://mno.carrier.test/slow?s=1.5", "5"), ("https://api.truid.test/slow?s=1.5", "5"),
+                      ("http://mno.carrier.test/slow?s=2.5", "1"), ("https://api.truid.test/slow?s=2.5", "1")])
+    func aCancelledHopWhoseServerAnswersLaterLeavesNothingOnWlan0(url: String, hopTimeout: String) throws {
+        // Cancelled at 300 ms while the server sleeps. With a 5 s hop timeout the orderly close
+        // waits for its answer (1.5 s) and its FIN; with 1 s it stops waiting first and resets
+        // the connection through the still-bound socket, so the answer (2.5 s) is never sent. An
+        // orphaned socket would die on the answer's first segment and leave what follows to a
+        // kernel RST without binding, out through wlan0 (wwan0 has no source-address rule).
+        let w = try world
+        let (out, packets) = try w.capture {
+            let out = try w.fetchOnCellular(url, ["--cancel-after", "300", "--hop-timeout", hopTimeout])
+            usleep(2_500_000)  // past the server's answer
+            return out
+        }
+        #expect(out.report.failure?.reason == .cancelled, "\(String(describing: out.report.failure))")
+        #expect(packets.isEmpty, "packets on wlan0: \(packets)")
+    }
+
     // MARK: fail-closed matrix
 
     /// Runs the probe with a capture on wlan0 and checks the failure reason and silence.
@@ -119,16 +168,18 @@ struct CellularChainTests {
     /// Each such test breaks an interface of its own and leaves it broken, so that its half-closed
     /// connection cannot meet another test's changes (a late segment for it after its address was
     /// removed would draw a kernel RST that follows the main routing table).
+    /// The hop timeout is long (20 s): the failure comes as the path goes, not when the hop times out.
     private func expectSecondHopFailure(_ reason: FetchFailureReason, interface: String, hook: String, shell: String,
                                         sourceLocation: SourceLocation = #_sourceLocation) throws {
         let w = try world
         try w.writeHook(hook, shell)
-        let r = try expectFailure(reason, ["--interface", interface, "--dns", "100.64.0.53", "--hop-timeout", "2",
+        let r = try expectFailure(reason, ["--interface", interface, "--dns", "100.64.0.53", "--hop-timeout", "20",
                                            "http://mno.carrier.test/redirect?to=/hook%3Fname%3D\(hook)"],
                                   sourceLocation: sourceLocation)
         #expect(r.failure?.hop == 2, sourceLocation: sourceLocation)
         #expect(r.hops.map(\.status) == [302, 0], sourceLocation: sourceLocation)
         #expect(r.result == nil, sourceLocation: sourceLocation)
+        #expect(r.totalMs < 10_000, "\(r.totalMs) ms", sourceLocation: sourceLocation)
     }
 
     @Test func interfaceMissing() throws {
@@ -156,11 +207,17 @@ struct CellularChainTests {
     }
 
     @Test func interfaceDeletedMidChain() throws {
+        // The kernel takes a link down before it deletes it, and netlink reports the first step at
+        // once: the hop fails on whichever the fetch sees first, both "the path went away" (69).
         let w = try world
         try w.writeHook("dellink", "ip netns exec \(w.ue) ip link del wwan3")
-        let r = try expectFailure(.noSuchInterface, ["--interface", "wwan3", "--dns", "100.64.0.53", "--hop-timeout", "2",
-                                                     "http://mno.carrier.test/hook?name=dellink"])
-        #expect(r.hops.count == 1)
+        let (out, packets) = try w.capture {
+            try w.fetch(["--interface", "wwan3", "--dns", "100.64.0.53", "--hop-timeout", "20", "http://mno.carrier.test/hook?name=dellink"])
+        }
+        let r = out.report
+        #expect([.noSuchInterface, .interfaceDown].contains(r.failure?.reason), "\(String(describing: r.failure))")
+        #expect(r.hops.count == 1 && r.totalMs < 10_000, "\(r.hops.count) hops, \(r.totalMs) ms")
+        #expect(packets.isEmpty, "packets on wlan0: \(packets)")
     }
 
     @Test func interfaceDown() throws {
@@ -184,9 +241,21 @@ struct CellularChainTests {
     }
 
     @Test func bearerDroppedByTheNetworkWhileTheSecondHopIsInFlight() throws {
-        // The carrier's end goes away (the hook runs in the carrier); wwan4 keeps its state and
-        // address, so nothing tells the fetch but silence: the hop times out.
-        try expectSecondHopFailure(.hopTimeout, interface: "wwan4", hook: "dropbearer", shell: "ip link set radio4 down")
+        // The carrier's end goes away (the hook runs in the carrier): wwan4 stays up with its
+        // address but loses its carrier, which netlink reports at once.
+        try expectSecondHopFailure(.interfaceDown, interface: "wwan4", hook: "dropbearer", shell: "ip link set radio4 down")
+    }
+
+    @Test func bearerLostDuringDNSIsInterfaceDownNotADNSTimeout() throws {
+        // The carrier DNS holds the query; wwan7 goes down while it waits.
+        let w = try world
+        let r = try w.withCarrierDNSSilent {
+            try Threads.detach { usleep(400_000); _ = try? w.ueRun(["ip", "link", "set", "wwan7", "down"]) }
+            return try expectFailure(.interfaceDown, ["--interface", "wwan7", "--dns", "100.64.0.53", "--hop-timeout", "20",
+                                                      "http://mno.carrier.test/final"])
+        }
+        #expect(r.hops.isEmpty && r.failure?.hop == 1)
+        #expect(r.totalMs < 10_000, "\(r.totalMs) ms")
     }
 
     @Test func dnsServerOnTheWiFiSideIsStillAskedOnlyThroughWwan0() throws {
@@ -219,8 +288,75 @@ struct CellularChainTests {
                 "\(cellular)")
     }
 
+    @Test func aDNSAnswerAfterTheCancelStillFindsItsSocket() throws {
+        // The lookup is in flight when the fetch is cancelled (at 300 ms); the carrier DNS
+        // answers at 650 ms, while the cancelled chain closes. wwan0 has no source-address rule:
+        // an answer reaching a closed socket would draw an ICMP port unreachable through wlan0.
+        let w = try world
+        let query = "query[A] mno.carrier.test from 100.64.23.5"
+        let asked = try w.dnsLog().components(separatedBy: query).count
+        let (out, wifi) = try w.withCarrierDNSSilent(resumeAfter: 0.65) {
+            try w.capture {
+                let out = try w.fetchOnCellular("http://mno.carrier.test/final", ["--cancel-after", "300"])
+                // The capture lasts until the server has answered (the reply follows its log line).
+                try w.waitUntil("the carrier DNS answers") { try w.dnsLog().components(separatedBy: query).count > asked }
+                usleep(200_000)
+                return out
+            }
+        }
+        #expect(out.report.failure?.reason == .cancelled, "\(String(describing: out.report.failure))")
+        #expect(out.report.hops.isEmpty)
+        #expect(wifi.isEmpty, "packets on wlan0: \(wifi)")
+    }
+
     @Test func nameUnknownToCarrierDNS() throws {
-        _ = try expectFailure(.dnsNoAnswer, ["--interface", "wwan0", "--dns", "100.64.0.53", "http://nx.carrier.test/final"])
+        let r = try expectFailure(.dnsNoSuchName, ["--interface", "wwan0", "--dns", "100.64.0.53", "http://nx.carrier.test/final"])
+        #expect(r.failure?.message.contains("NXDOMAIN") == true)
+    }
+
+    @Test func carrierDNSRefusesTheName() throws {
+        // The carrier DNS serves only test. and forwards nothing: it answers REFUSED.
+        let r = try expectFailure(.dnsRefused, ["--interface", "wwan0", "--dns", "100.64.0.53", "http://nx.example/final"])
+        #expect(r.failure?.message.contains("REFUSED") == true)
+    }
+
+    @Test func anInvalidDNSServerIsBadInput() throws {
+        _ = try expectFailure(.invalidDNSServer, ["--interface", "wwan0", "--ipv4", "100.64.23.5", "--dns", "foo",
+                                                  "http://mno.carrier.test/final"])
+    }
+
+    @Test(arguments: [("http://127.0.0.1/final", 0), ("http://[::1]/final", 0), ("http://192.0.2.23/final", 0),
+                      ("http://localhost/final", 0), ("http://self.carrier.test/final", 0),
+                      ("http://mno.carrier.test/to-loopback", 1)])
+    func aDestinationOnThisDeviceFailsAtOnce(url: String, hopsBefore: Int) throws {
+        // Loopback, the device's Wi-Fi address, localhost, a name the carrier DNS resolves to the
+        // bearer's own address, a redirect to loopback: nothing through wwan0 reaches them.
+        let r = try expectFailure(.localDestination, ["--interface", "wwan0", "--dns", "100.64.0.53", "--hop-timeout", "20", url])
+        #expect(r.hops.count == hopsBefore && r.failure?.hop == hopsBefore + 1)
+        #expect(r.totalMs < 10_000, "\(r.totalMs) ms")
+    }
+
+    @Test(arguments: [("/http09", FetchFailureReason.notHTTP), ("/garbage-status", .notHTTP), ("/huge-location", .headerTooLarge)])
+    func anAnswerThatIsNotHTTPIsAProtocolError(path: String, reason: FetchFailureReason) throws {
+        let out = try world.fetchOnCellular("http://mno.carrier.test\(path)")
+        #expect(out.report.failure?.reason == reason, "\(String(describing: out.report.failure))")
+        #expect(reason.kind == .protocolError)
+    }
+
+    @Test func exitCodesNameTheCause() throws {
+        // Through the CLI: NXDOMAIN 68, not HTTP 76, an invalid --dns 64, a 64-character label 65.
+        let w = try world
+        func fetch(_ dns: String, _ url: String) throws -> ProcessResult {
+            try w.ueRun([CellpathBinary.path, "fetch", "--interface", "wwan0", "--dns", dns, url],
+                        environment: ["PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "HOME": "/nonexistent"])
+        }
+        let label = String(repeating: "a", count: 64)
+        let cases: [(String, String, Int32)] = [("100.64.0.53", "http://nx.carrier.test/", 68), ("100.64.0.53", "http://mno.carrier.test/http09", 76),
+                                                ("foo", "http://mno.carrier.test/final", 64), ("100.64.0.53", "http://\(label).carrier.test/", 65)]
+        for (dns, url, code) in cases {
+            let result = try fetch(dns, url)
+            #expect(result.status == code, "\(url) with --dns \(dns): \(result.stderr)")
+        }
     }
 
     @Test(arguments: ["refuse", "ignore"])
@@ -544,6 +680,8 @@ struct CellularChainTests {
     @Test(arguments: [
         (["http://mno.carrier.test/final\r\nX-Evil: 1"], FetchFailureReason.malformedURL),
         (["http://exa mple.test/"], .malformedURL),
+        (["http://\(String(repeating: "a", count: 64)).carrier.test/"], .malformedURL),
+        (["http://\(Array(repeating: String(repeating: "b", count: 60), count: 1700).joined(separator: "."))/"], .malformedURL),
         (["ftp://mno.carrier.test/file"], .nonHTTPScheme),
         (["--header", "X-A: b\rX-Evil: 1", "http://mno.carrier.test/final"], .invalidHeader),
     ])

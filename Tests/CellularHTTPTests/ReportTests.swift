@@ -131,6 +131,9 @@ struct ReportTests {
         ("http://exa mple.test/", .malformedURL),
         ("ftp://api.truid.test/", .nonHTTPScheme),
         ("file:///etc/passwd", .nonHTTPScheme),
+        ("http://\(String(repeating: "a", count: 64)).example/", .malformedURL),
+        ("http://\(String(repeating: "b.", count: 200))example/", .malformedURL),
+        ("http://a..example/", .malformedURL),
         ("http://api.truid.test/", .noSuchInterface),
     ])
     func inputIsCheckedFirst(url: String, reason: FetchFailureReason) async {
@@ -140,11 +143,19 @@ struct ReportTests {
     }
 
     @Test(arguments: [HTTPHeader("X-A", "b\r\nX-Evil: 1"), HTTPHeader("X-A", "b\nc"), HTTPHeader("Bad Name", "v"),
-                      HTTPHeader("", "v"), HTTPHeader("X-A\r\n", "v")])
+                      HTTPHeader("", "v"), HTTPHeader("X-A\r\n", "v"), HTTPHeader("X-A", "b\u{0}c"), HTTPHeader("X-A", "b\u{1b}[31m"),
+                      HTTPHeader("X-A", "b\u{7f}"), HTTPHeader("X-A", "b\u{85}c"), HTTPHeader("X-A", "b\u{0b}c")])
     func headersWithCRLFOrBadNamesAreRejected(header: HTTPHeader) async {
         let report = await CellularHTTPClient(path: Self.nowhere)
             .trace(FetchRequest(url: "http://api.truid.test/", headers: [header]))
         #expect(report.failure?.reason == .invalidHeader)
+    }
+
+    @Test func aTabAndNonASCIITextAreFineInHeaderValues() async {
+        // Past validation, the request fails only at the path (which does not exist).
+        let report = await CellularHTTPClient(path: Self.nowhere)
+            .trace(FetchRequest(url: "http://api.truid.test/", headers: [HTTPHeader("X-A", "b\tc"), HTTPHeader("X-B", "café ✓")]))
+        #expect(report.failure?.reason == .noSuchInterface, "\(String(describing: report.failure))")
     }
 
     @Test func fetchThrowsACellpathErrorOfTheReasonsKind() async {
@@ -158,8 +169,12 @@ struct ReportTests {
     }
 
     @Test func badInputIsADataErrorPathProblemsAreUnavailable() {
-        for r in [FetchFailureReason.malformedURL, .invalidHeader, .nonHTTPScheme] { #expect(r.kind == .dataError) }
-        for r in [FetchFailureReason.noSuchInterface, .noAddress, .addressGone] { #expect(r.kind == .unavailable) }
+        for r in [FetchFailureReason.malformedURL, .invalidHeader, .nonHTTPScheme, .invalidDNSServer, .localDestination] {
+            #expect(r.kind == .dataError)
+        }
+        for r in [FetchFailureReason.noSuchInterface, .interfaceDown, .noAddress, .addressGone, .dnsRefused] { #expect(r.kind == .unavailable) }
+        #expect(FetchFailureReason.dnsNoSuchName.kind == .noHost)
+        for r in [FetchFailureReason.notHTTP, .headerTooLarge] { #expect(r.kind == .protocolError) }
         #expect(FetchFailureReason.bindRefused.kind == .permission)
         #expect(FetchFailureReason.hopTimeout.kind == .temporary)
     }

@@ -2,6 +2,7 @@ import CellpathCore
 import CellularHTTP
 import FoundationEssentials
 import Glibc
+import SystemSupport
 import Testing
 import TestSupport
 import Workflow
@@ -92,12 +93,16 @@ final class World: Sendable {
         fclose(f)
     }
 
-    /// Stops the carrier DNS server (SIGSTOP) while `body` runs: it is there but never answers.
-    func withCarrierDNSSilent<T>(_ body: () throws -> T) throws -> T {
+    /// Stops the carrier DNS server (SIGSTOP) while `body` runs: it is there but never answers,
+    /// or only once `resumeAfter` seconds have passed (then it answers the queries it holds).
+    func withCarrierDNSSilent<T>(resumeAfter: Double? = nil, _ body: () throws -> T) throws -> T {
         let text = try ProcessRunner.run(["cat", workdir + "/dnsmasq.pid"]).stdout
         let pid = try #require(pid_t(text.filter { !$0.isWhitespace }), "no dnsmasq pid in \(workdir)")
         kill(pid, SIGSTOP)
         defer { kill(pid, SIGCONT) }
+        if let resumeAfter {
+            try Threads.detach { usleep(UInt32(resumeAfter * 1_000_000)); kill(pid, SIGCONT) }
+        }
         return try body()
     }
 

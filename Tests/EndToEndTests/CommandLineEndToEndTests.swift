@@ -24,6 +24,24 @@ import TestSupport
         }
     }
 
+    @Test func anArgumentThatIsNotUTF8IsRefusedNotRepaired() throws {
+        // bash passes the byte 0xE9 (Latin-1 é) as it is; Swift alone would turn it into U+FFFD.
+        let result = try ProcessRunner.run(["bash", "-c", #"exec "$0" fetch -H $'X-A: caf\xe9' --interface cpnone0 --dns 192.0.2.53 http://x.test/"#,
+                                            CellpathBinary.path])
+        #expect(result.status == 64, "\(result.stderr)")
+        #expect(result.stderr.hasPrefix("Error: argument 3 is not valid UTF-8"), "\(result.stderr)")
+        // The same header in UTF-8 passes the parser (and fails later, at the missing interface).
+        let utf8 = try CellpathBinary.run(["fetch", "-H", "X-A: café", "--interface", "cpnone0", "--dns", "192.0.2.53", "http://x.test/"])
+        #expect(utf8.status == 69, "\(utf8.stderr)")
+    }
+
+    @Test(arguments: ["X-A: a\u{1}b", "X-A: \u{1b}[31mred", "X-A: a\u{7f}"])
+    func aHeaderWithAControlCharacterIsRefusedBeforeAnything(header: String) throws {
+        let result = try CellpathBinary.run(["fetch", "-H", header, "--interface", "cpnone0", "--dns", "192.0.2.53", "http://x.test/"])
+        #expect(result.status == 65, "\(result.stderr)")
+        #expect(result.stderr.contains("contains a control character"), "\(result.stderr)")
+    }
+
     @Test func unknownOptionSuggestsTheNearest() throws {
         let result = try CellpathBinary.run(["--verison"])
         #expect(result.status == 64)

@@ -1,3 +1,5 @@
+import Glibc
+
 /// What the command line asks for.
 enum ParseResult: Sendable {
     /// Run this command's action with these values.
@@ -19,6 +21,9 @@ struct CommandLineParser {
     static let versionFlag = Flag("version", help: "Show the version.")
 
     func parse(_ arguments: [String]) throws(UsageError) -> ParseResult {
+        if let position = Self.firstArgumentNotUTF8() {
+            throw UsageError("argument \(position) is not valid UTF-8; arguments are refused, not repaired", command: [root.name])
+        }
         var node = root
         var parsed = ParsedCommand(path: [root.name])
         var positionals: [String] = []
@@ -93,6 +98,19 @@ struct CommandLineParser {
         guard let action = node.action else { return .help(parsed.path) }
         try bind(positionals, to: node, into: &parsed)
         return .run(action, parsed)
+    }
+
+    /// The 1-based position of the process's first argument (after the program name) that is
+    /// not valid UTF-8, read from the raw argv: `CommandLine.arguments` has already replaced such
+    /// bytes with U+FFFD, which would silently change a header value or a file name.
+    static func firstArgumentNotUTF8() -> Int? {
+        let argv = CommandLine.unsafeArgv
+        for index in 1..<max(1, Int(CommandLine.argc)) {
+            guard let argument = argv[index] else { continue }
+            let bytes = UnsafeRawBufferPointer(start: argument, count: strlen(argument))
+            if String(validating: bytes, as: UTF8.self) == nil { return index }
+        }
+        return nil
     }
 
     /// The argument after an option as its value (`--region GB`, `-r GB`); `spelled` is the

@@ -68,6 +68,10 @@ enum FetchCommand {
         if let har = parsed[Self.har] { try OutputFile.checkWritable(har, option: "--har") }
         let provider = try pathProvider(parsed, context)
         let path = try await provider.cellularPath()
+        for address in [path.ipv4Address, path.ipv6Address].compactMap({ $0 })
+        where !SourceAddressRule.exists(interface: path.interfaceName, address: address) {
+            context.logger.warning("--interface \(path.interfaceName) has no source-address rule for \(address): the kernel's answers for a fetch cancelled at the wrong moment could leave through another network with that address; the modem layer installs one")
+        }
         context.progress.step("fetching through \(path.interfaceName)")
         let opener = CheckURLOpener(client: CellularHTTPClient(path: path))
         let report = await opener.open(request, sendOperatorHeader: parsed[Self.operatorID] != nil)

@@ -12,10 +12,12 @@ package enum ExitCode: Int32, Sendable, CaseIterable {
     case usage = 64
     case dataError = 65
     case noInput = 66
+    case noHost = 68
     case unavailable = 69
     case internalError = 70
     case cannotCreate = 73
     case temporaryFailure = 75
+    case protocolError = 76
     case permissionDenied = 77
     case configuration = 78
     /// Interrupted by SIGINT/SIGTERM after clean-up (128 + SIGINT).
@@ -30,10 +32,12 @@ package enum ExitCode: Int32, Sendable, CaseIterable {
         case .usage: "usage error (unknown option, missing argument)"
         case .dataError: "bad input data (e.g. an invalid phone number or scenario file)"
         case .noInput: "an input file cannot be read (e.g. --cacert)"
+        case .noHost: "host unknown: the DNS says the name does not exist"
         case .unavailable: "unavailable: no modem, no bearer, operator not supported"
         case .internalError: "internal error"
         case .cannotCreate: "an output file cannot be written (e.g. --har)"
         case .temporaryFailure: "temporary failure: timeout, rate limit; retry later"
+        case .protocolError: "protocol error: a server's answer is not valid HTTP"
         case .permissionDenied: "permission denied (run as root or join the device group)"
         case .configuration: "configuration error (a config file or setting is wrong)"
         case .cancelled: "cancelled by SIGINT/SIGTERM"
@@ -57,6 +61,8 @@ package enum ExitCode: Int32, Sendable, CaseIterable {
         case .dataError: .dataError
         case .noInput: .noInput
         case .unavailable: .unavailable
+        case .noHost: .noHost
+        case .protocolError: .protocolError
         case .internalError: .internalError
         case .cannotCreate: .cannotCreate
         case .temporary: .temporaryFailure

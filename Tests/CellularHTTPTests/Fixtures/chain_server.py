@@ -126,6 +126,16 @@ class Handler(BaseHTTPRequestHandler):
             script = os.path.join(ARGS.hooks, os.path.basename(q.get("name", "none")) + ".sh")
             subprocess.run(["/bin/sh", script], check=False)
             return self.redirect("/final")
+        if p == "/http09":
+            self.close_connection = True
+            return self.wfile.write(b"no status line: this is not HTTP/1.x\n")
+        if p == "/garbage-status":
+            self.close_connection = True
+            return self.wfile.write(b"HTTP/1.1 2x0 Fine\r\nContent-Length: 0\r\n\r\n")
+        if p == "/huge-location":
+            return self.redirect("/final?" + "x" * (1 << 20))
+        if p == "/to-loopback":
+            return self.redirect("http://127.0.0.1/final")
         if p == "/big":
             return self.send(200, b"x" * int(q.get("bytes", "100000")))
         return self.send(404, b"not found\n")
