@@ -69,7 +69,8 @@ struct CellularChainTests {
         // the kernel sends what comes from them through wwan0 and the warning goes away.
         let w = try world
         func fetch() throws -> ProcessResult {
-            try w.ueRun([CellpathBinary.path, "fetch", "--interface", "wwan0", "--dns", "100.64.0.53", "http://mno.carrier.test/final"],
+            try w.ueRun([CellpathBinary.path, "fetch", "--interface", "wwan0", "--allow-any-interface", "--dns", "100.64.0.53",
+                         "http://mno.carrier.test/final"],
                         environment: ["PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "HOME": "/nonexistent"])
         }
         let without = try fetch()
@@ -347,7 +348,7 @@ struct CellularChainTests {
         // Through the CLI: NXDOMAIN 68, not HTTP 76, an invalid --dns 64, a 64-character label 65.
         let w = try world
         func fetch(_ dns: String, _ url: String) throws -> ProcessResult {
-            try w.ueRun([CellpathBinary.path, "fetch", "--interface", "wwan0", "--dns", dns, url],
+            try w.ueRun([CellpathBinary.path, "fetch", "--interface", "wwan0", "--allow-any-interface", "--dns", dns, url],
                         environment: ["PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "HOME": "/nonexistent"])
         }
         let label = String(repeating: "a", count: 64)

@@ -31,7 +31,8 @@ import TestSupport
         #expect(result.status == 64, "\(result.stderr)")
         #expect(result.stderr.hasPrefix("Error: argument 3 is not valid UTF-8"), "\(result.stderr)")
         // The same header in UTF-8 passes the parser (and fails later, at the missing interface).
-        let utf8 = try CellpathBinary.run(["fetch", "-H", "X-A: café", "--interface", "cpnone0", "--dns", "192.0.2.53", "http://x.test/"])
+        let utf8 = try CellpathBinary.run(["fetch", "-H", "X-A: café", "--interface", "cpnone0", "--allow-any-interface", "--dns", "192.0.2.53",
+                                           "http://x.test/"])
         #expect(utf8.status == 69, "\(utf8.stderr)")
     }
 
