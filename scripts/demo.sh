@@ -6,8 +6,9 @@ CELLPATH=${CELLPATH:-cellpath}
 PREFIX=${PREFIX:-cpdemo-}
 
 bold() { printf '\n\033[1m%s\033[0m\n' "$*"; }
-# Shows a cellpath command as a user would type it, then runs it with the built binary.
-step() { printf '\033[36m$ cellpath %s\033[0m\n' "$*"; "$CELLPATH" "$@"; }
+# Shows a cellpath command as a user would type it (on stderr, so that $(step …) captures only
+# its output), then runs it with the built binary.
+step() { printf '\033[36m$ cellpath %s\033[0m\n' "$*" >&2; "$CELLPATH" "$@"; }
 
 if [ "${1:-}" = "--on-device" ]; then
     # Runs inside the device namespace (cellpath sim exec), with the world's variables set.
