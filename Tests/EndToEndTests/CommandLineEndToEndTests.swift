@@ -1,4 +1,5 @@
 import CellpathCore
+import Glibc
 import Testing
 import TestSupport
 
@@ -99,11 +100,15 @@ import TestSupport
     }
 
     @Test func anUnwritableHARPathIsRefusedBeforeAnyPacket() throws {
-        for path in ["/nonexistent/trace.har", "/tmp"] {
+        for path in ["/nonexistent/trace.har", "/tmp", "/proc/trace.har"] {
             let result = try Self.fetch(["--har", path])
             #expect(result.status == 73, "\(path): \(result.stderr)")
             #expect(result.stderr.hasPrefix("error: couldn't write --har \(path): "), "\(result.stderr)")
         }
+        // A path that can be written is left as it was: nothing created before the chain.
+        let fresh = "/tmp/cellpath-har-check-\(getpid()).har"
+        _ = try Self.fetch(["--har", fresh])
+        #expect(access(fresh, F_OK) != 0)
     }
 
     @Test(arguments: ["lo", "cpnone0"])

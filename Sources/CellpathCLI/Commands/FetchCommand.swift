@@ -80,16 +80,28 @@ enum FetchCommand {
 
         let disclosure = context.global.disclosure
         logDetails(report.trace.redacted(disclosure), interface: path.interfaceName, context.logger)
+        // The trace is printed even when its HAR copy cannot be written: nothing of the chain is lost.
+        var harFailure: CellpathError?
         if let har = parsed[Self.har] {
-            try OutputFile.write(HARWriter.har(report.trace, disclosure: disclosure), to: har)
+            do {
+                try OutputFile.write(HARWriter.har(report.trace, disclosure: disclosure), to: har)
+            } catch {
+                harFailure = error
+            }
         }
         if let field = parsed[Self.printField] {
             if !context.global.quiet { Terminal.writeErr(report.humanLines(disclosure).map { $0.terminalSafe + "\n" }.joined()) }
-            return try printOnly(field, of: report)
+            let printed = try printOnly(field, of: report)
+            guard let harFailure, let output = printed.output else { return printed }
+            return CommandOutcome(output, failure: CommandFailure(harFailure))
         }
         let output = Output(try record(report, disclosure), humanLines: report.humanLines(disclosure, hops: !context.global.quiet))
-        guard let failure = report.failure else { return CommandOutcome(output) }
-        return CommandOutcome(output, failure: CommandFailure(failure.cellpathError, details: try details(of: failure)))
+        if let failure = report.failure {
+            if let harFailure { context.logger.error("\(harFailure.message)") }
+            return CommandOutcome(output, failure: CommandFailure(failure.cellpathError, details: try details(of: failure)))
+        }
+        if let harFailure { return CommandOutcome(output, failure: CommandFailure(harFailure)) }
+        return CommandOutcome(output)
     }
 
     /// `--print FIELD`: that field alone on stdout; a failure, or a result without it, is an error.

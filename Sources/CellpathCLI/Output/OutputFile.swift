@@ -14,22 +14,17 @@ enum OutputFile {
         }
     }
 
-    /// Refuses, before the work starts, a path that `write` could not write: a directory, a
-    /// missing or read-only directory, a file without write permission. Creates nothing.
+    /// Refuses, before the work starts, a path that `write` could not write (a directory, a
+    /// missing or read-only directory, /proc, a file without write permission), by opening it for
+    /// writing as `write` will; leaves an existing file as it is and removes one it created.
     static func checkWritable(_ path: String, option: String) throws(CellpathError) {
-        var info = stat()
-        if stat(path, &info) == 0 {
-            if (info.st_mode & S_IFMT) == S_IFDIR {
-                throw CellpathError(.cannotCreate, "couldn't write \(option) \(path): it is a directory")
-            }
-            guard access(path, W_OK) == 0 else {
-                throw CellpathError(.cannotCreate, "couldn't write \(option) \(path): \(SystemError.text(errno))")
-            }
-            return
-        }
-        let directory = path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : "."
-        guard access(directory.isEmpty ? "/" : directory, W_OK | X_OK) == 0 else {
-            throw CellpathError(.cannotCreate, "couldn't write \(option) \(path): \(directory.isEmpty ? "/" : directory): \(SystemError.text(errno))")
+        let existed = FileSystem.exists(path)
+        do {
+            let fd = try FileDescriptor.open(path, O_WRONLY | O_CREAT, mode: 0o600)
+            fd.close()
+            if !existed { unlink(path) }
+        } catch {
+            throw CellpathError(.cannotCreate, "couldn't write \(option) \(path): \(error.reason)")
         }
     }
 }
