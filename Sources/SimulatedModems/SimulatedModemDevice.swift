@@ -294,9 +294,11 @@ final class ModemServer {
             if let deadline = state.bearerDropDeadline, t >= deadline {
                 enqueue(function.bearerDropped(cause: Self.dropCause), delay: 0)
             }
-            flush(now: t)
+            // Published before the responses go out: a client that got an answer then sees the
+            // state that answer came from (a released client ID is no longer counted).
             device.publish(bearerConnected: state.bearer != nil, controlStatus: state.controlStatus,
                            qmiClientIDs: (function as? QMIFunction)?.allocatedClientIDs ?? 0)
+            flush(now: t)
         }
         function.shutdown()
         device.publish(bearerConnected: false, controlStatus: state.controlStatus, qmiClientIDs: 0)
