@@ -1,0 +1,13 @@
+/// The network's reasons for refusing a connection (3GPP TS 24.008 session management causes),
+/// as both protocols carry them.
+enum NetworkCause {
+    /// What to try when the network refuses a connection with `cause`.
+    static func hint(_ cause: Int) -> String {
+        switch cause {
+        case 27: "check the APN (--apn): the network does not know it"
+        case 29, 33: "the subscription does not allow this APN, or its user name and password (--user, --password-file) are wrong"
+        case 50, 51: "the network does not offer this address family on the APN"
+        default: "retry later; if it persists, ask the operator about the SIM's data subscription"
+        }
+    }
+}
