@@ -131,13 +131,24 @@ public struct BearerBringUp: Sendable {
                 throw CellpathError(.temporary, "modem \(modem.index)'s bearer is \(bearer.state.rawValue): another program is changing it",
                                     hint: "retry in a moment")
             }
-            if let previous, let stale = previous.addressing {
-                // The bearer went down without cellpath (dropped by the network): its addressing is stale.
-                for problem in InterfaceConfigurator().undo(stale) { logger.warning("\(problem)") }
+            if let previous {
+                // The bearer went down without cellpath (dropped by the network): its addressing is
+                // stale, and the client ID that started it still allocated.
+                if let stale = previous.addressing {
+                    for problem in InterfaceConfigurator().undo(stale) { logger.warning("\(problem)") }
+                }
+                if previous.connectedByCellpath, let handle = previous.handle, handle.holdsClientID {
+                    do {
+                        try await backend.disconnect(handle)
+                    } catch {
+                        logger.warning("\(error.message)")
+                    }
+                }
+                records.remove(previous.controlPort)
             }
             try begin("connecting")
             follower.clearDrop()
-            changes.append(.record(previous))
+            changes.append(.record(nil))
             let connection = await Self.result { () async throws(ModemError) in try await backend.connect(request.settings) }
             if case .failure(let error) = connection, error.layer == .transport {
                 // Sent but unanswered: the modem may have connected anyway.

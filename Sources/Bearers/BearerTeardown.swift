@@ -63,6 +63,13 @@ public struct BearerTeardown: Sendable {
                 logger.info("the bearer was connected by another program: left connected")
                 result = .leftConnected
             }
+        } else if let backend, record?.connectedByCellpath == true, let handle = record?.handle, handle.holdsClientID {
+            // The network ended the call; the client ID that started it is still allocated.
+            do {
+                try await backend.disconnect(handle)
+            } catch {
+                logger.warning("\(error.message)")
+            }
         }
         if record != nil { records.remove(port) }
         return (result, removed)

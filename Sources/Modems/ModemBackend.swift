@@ -41,9 +41,11 @@ public protocol ModemBackend: AnyObject, Sendable {
     /// ends the call on many modems; `disconnect` releases it.
     func connect(_ settings: BearerSettings) async throws(ModemError) -> BearerHandle
     /// Disconnects the bearer that `handle` names (from this session's `connect` or from the
-    /// record of an earlier run), or with nil whatever bearer is connected (`--force`). Runs
-    /// with a time of its own (`ModemSession.cleanupTimeout`), also when the task is cancelled:
-    /// it is what undoing calls. A bearer already down is no error.
+    /// record of an earlier run) and gives back what the handle holds (the QMI client ID), or
+    /// with nil whatever bearer is connected (`--force`; QMI cannot stop a call without its
+    /// handle, which only the program that started it knows). Runs with a time of its own
+    /// (`ModemSession.cleanupTimeout`), also when the task is cancelled: it is what undoing
+    /// calls. A bearer already down is no error.
     func disconnect(_ handle: BearerHandle?) async throws(ModemError)
     /// Starts following the modem's indications (registration, packet service, the bearer)
     /// and returns them as they arrive, until `close()`. Call once per session.
@@ -64,6 +66,10 @@ public struct BearerHandle: Sendable, Equatable, Codable {
     public var clientID: Int?
     /// QMI: the call's packet data handle.
     public var packetDataHandle: UInt32?
+
+    /// Whether the handle holds something in the modem (a QMI client ID) that `disconnect` gives
+    /// back, also after the network ended the call.
+    public var holdsClientID: Bool { clientID != nil }
 
     public init(sessionID: Int? = nil, clientID: Int? = nil, packetDataHandle: UInt32? = nil) {
         self.sessionID = sessionID

@@ -52,12 +52,15 @@ extension BearerCommand {
         }
     }
 
-    /// Runs `body` with the backend and closes it (releasing what it holds) whatever happens.
+    /// Runs `body` with the backend and closes it (releasing what it holds) whatever happens;
+    /// a modem error becomes the command's error.
     static func withBackend<Value>(_ backend: any ModemBackend,
                                    _ body: () async throws -> Value) async throws -> Value {
         let result: Result<Value, any Error>
         do {
             result = .success(try await body())
+        } catch let error as ModemError {
+            result = .failure(cellpathError(error))
         } catch {
             result = .failure(error)
         }

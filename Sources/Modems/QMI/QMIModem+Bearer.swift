@@ -72,8 +72,7 @@ extension QMIModem {
 
     /// Sends Start Network on `client` (not given up when the task is cancelled).
     private func startNetwork(_ operation: String, _ client: UnsafeMutablePointer<QmiClient>, _ settings: BearerSettings,
-                              _ authentication: QmiWdsAuthentication, session: ModemSession? = nil) async throws(ModemError)
-        -> (Output, GLibError?) {
+                              _ authentication: QmiWdsAuthentication) async throws(ModemError) -> (Output, GLibError?) {
         let input = qmi_message_wds_start_network_input_new()
         defer { qmi_message_wds_start_network_input_unref(input) }
         if let apn = settings.apn { _ = qmi_message_wds_start_network_input_set_apn(input, apn, nil) }
@@ -83,7 +82,7 @@ extension QMIModem {
         }
         if let user = settings.user { _ = qmi_message_wds_start_network_input_set_username(input, user, nil) }
         if let password = settings.password { _ = qmi_message_wds_start_network_input_set_password(input, password, nil) }
-        return try await exchange(operation, client, session: session ?? self.session, followingTask: false, start: { client, timeout, call in
+        return try await exchange(operation, client, session: session, followingTask: false, start: { client, timeout, call in
             qmi_client_wds_start_network(cqmi_client_wds(client), input, timeout, call.cancellable, call.callback, call.userData)
         }, finish: { client, result, error in qmi_client_wds_start_network_finish(cqmi_client_wds(client), result, error) },
            result: qmi_message_wds_start_network_output_get_result, unref: qmi_message_wds_start_network_output_unref)
@@ -120,19 +119,12 @@ extension QMIModem {
             client = try await callClient(UInt8(truncatingIfNeeded: id), cleanup)
             packetDataHandle = known
         } else {
-            // Not ours: a second Start Network answers NoEffect with the call's handle.
             guard try await connectionState(cleanup) == .connected else { return }
-            client = try await self.client(QMI_SERVICE_WDS)
-            let (output, failure) = try await startNetwork(operation, client, BearerSettings(), QMI_WDS_AUTHENTICATION_NONE,
-                                                           session: cleanup)
-            var found: UInt32 = 0
-            guard qmi_message_wds_start_network_output_get_packet_data_handle(output.pointer, &found, nil) != 0 else {
-                throw ModemError(.protocol, .unavailable, operation: session.describe(operation),
-                                 reason: "the call was started by another program and the modem does not tell its handle",
-                                 hint: "stop it with the program that started it (qmicli --wds-stop-network, ModemManager)")
-            }
-            if failure == nil { keptClient = client }  // the call was down after all, and is ours now: stop it too
-            packetDataHandle = found
+            throw ModemError(.protocol, .unavailable, operation: cleanup.describe(operation),
+                             reason: "the call's packet data handle is unknown (another program started the call, "
+                               + "or its start was not answered in time)",
+                             hint: "stop it with the program that started it (ModemManager: mmcli --simple-disconnect; "
+                               + "qmicli: --wds-stop-network=HANDLE --client-cid=CID)")
         }
         let input = qmi_message_wds_stop_network_input_new()
         defer { qmi_message_wds_stop_network_input_unref(input) }
