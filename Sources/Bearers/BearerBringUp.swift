@@ -249,13 +249,11 @@ public struct BearerBringUp: Sendable {
                 throw CellpathError(.unavailable, "modem \(modem.index)'s registration was denied by the network\(registration.networkError.map { " (\($0))" } ?? "")",
                                     hint: "the SIM may not be allowed on this network (roaming, barred, or not activated): ask the operator")
             }
-            guard ContinuousClock.now < deadline else {
+            logger.info("not registered yet (\(registration.state.rawValue)): waiting for the network")
+            guard try await waitForIndication(after: seen, until: deadline, follower) else {
                 throw CellpathError(.temporary, "modem \(modem.index) is not registered (\(registration.state.rawValue)) after waiting for it",
                                     hint: "check the antenna and the coverage, or allow more time with --timeout")
             }
-            logger.info("not registered yet (\(registration.state.rawValue)): waiting for the network")
-            await follower.waitForIndication(after: seen, until: deadline)
-            try Task.checkCancellation()
         }
     }
 
@@ -272,13 +270,19 @@ public struct BearerBringUp: Sendable {
                 try await backend.attachPacketService()
                 continue
             }
-            guard ContinuousClock.now < deadline else {
+            guard try await waitForIndication(after: seen, until: deadline, follower) else {
                 throw CellpathError(.temporary, "modem \(modem.index) is not attached to the packet service (\(state.rawValue))",
                                     hint: "allow more time with --timeout, or check the SIM's data subscription")
             }
-            await follower.waitForIndication(after: seen, until: deadline)
-            try Task.checkCancellation()
         }
+    }
+
+    /// Waits for an indication beyond the first `seen`; false when the deadline came first.
+    private func waitForIndication(after seen: Int, until deadline: ContinuousClock.Instant,
+                                   _ follower: IndicationFollower) async throws -> Bool {
+        await follower.waitForIndication(after: seen, until: deadline)
+        try Task.checkCancellation()
+        return follower.count > seen
     }
 
     /// Refuses to reuse a bearer connected on another APN than the one asked for.

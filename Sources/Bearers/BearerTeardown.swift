@@ -26,15 +26,14 @@ public struct BearerTeardown: Sendable {
     }
 
     /// Takes the bearer down through `backend` (nil: the modem cannot be reached, so only the
-    /// interface is cleaned up). `knownState` spares asking the modem (a session whose time is
-    /// up). Returns what happened to the bearer, and whether cellpath's configuration of the
-    /// interface was removed.
-    public func run(force: Bool, on backend: (any ModemBackend)?, knownState: BearerState? = nil) async throws(CellpathError)
+    /// interface is cleaned up). Returns what happened to the bearer, and whether cellpath's
+    /// configuration of the interface was removed.
+    public func run(force: Bool, on backend: (any ModemBackend)?) async throws(CellpathError)
         -> (bearer: Result, removedConfiguration: Bool) {
         let port = modem.ports[0].devicePath
         var record = records.load(port)
-        var state = knownState ?? .disconnected
-        if let backend, knownState == nil {
+        var state = BearerState.disconnected
+        if let backend {
             do {
                 state = try await backend.bearer().state
             } catch {

@@ -110,9 +110,10 @@ public actor ModemPathProvider: CellularPathProvider {
             if options.keepBearer {
                 logger.info("keeping modem \(modem.index)'s bearer up (--keep-bearer): cellpath bearer down takes it down")
             } else {
+                await backend.renewTimeLimit()   // the fetch may have taken longer than bringing the bearer up may
                 do {
                     _ = try await BearerTeardown(modem: modem, records: records, logger: logger.scoped("modem\(modem.index)"))
-                        .run(force: false, on: backend, knownState: lostReason == nil ? .connected : .disconnected)
+                        .run(force: false, on: backend)
                 } catch {
                     logger.warning("couldn't take modem \(modem.index)'s bearer down: \(error.message)")
                 }

@@ -47,6 +47,9 @@ public protocol ModemBackend: AnyObject, Sendable {
     /// (`ModemSession.cleanupTimeout`), also when the task is cancelled: it is what undoing
     /// calls. A bearer already down is no error.
     func disconnect(_ handle: BearerHandle?) async throws(ModemError)
+    /// Starts the session's time limit again from now: for sessions that last (`bearer status
+    /// --watch`, the path of a fetch) and talk to the modem now and then.
+    func renewTimeLimit() async
     /// Starts following the modem's indications (registration, packet service, the bearer)
     /// and returns them as they arrive, until `close()`. Call once per session.
     func indications() async throws(ModemError) -> AsyncStream<ModemIndication>

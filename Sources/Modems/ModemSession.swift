@@ -40,6 +40,11 @@ struct ModemSession: Sendable {
         ModemSession(port: port, timeout: timeout, logger: logger, proxied: proxied, calls: calls, isCleanup: true)
     }
 
+    /// The same session with its whole time limit again, from now.
+    func renewed() -> ModemSession {
+        ModemSession(port: port, timeout: timeout, logger: logger, proxied: proxied, calls: calls, isCleanup: isCleanup)
+    }
+
     /// The time that undoing may take, whatever is left of the session's: a bearer or a client
     /// ID left behind stays in the modem.
     static let cleanupTimeout = Duration.seconds(5)

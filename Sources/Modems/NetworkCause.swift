@@ -1,6 +1,15 @@
+import CQMI
+
 /// The network's reasons for refusing a connection (3GPP TS 24.008 session management causes),
 /// as both protocols carry them.
 enum NetworkCause {
+    /// The cause's name (`regular-deactivation`), from libqmi's table of 3GPP causes, which
+    /// also names those that libmbim's NwError does not.
+    static func name(_ cause: Int) -> String? {
+        guard let code = Int16(exactly: cause) else { return nil }
+        return qmi_wds_verbose_call_end_reason_get_string(QMI_WDS_VERBOSE_CALL_END_REASON_TYPE_3GPP, code).map { String(cString: $0) }
+    }
+
     /// What to try when the network refuses a connection with `cause`.
     static func hint(_ cause: Int) -> String {
         switch cause {

@@ -174,6 +174,7 @@ extension BearerStatusCommand {
         var shown: BearerReport?
         while !Task.isCancelled {
             let seen = follower.count
+            await backend.renewTimeLimit()
             let read = await BearerCommand.attempt { () async throws(CellpathError) in try await report(modem, backend, records, logger) }
             if case .failure(let error) = read, error.kind == .cancelled { break }
             let current = try read.get()

@@ -129,6 +129,28 @@ struct BearerCommandTests {
         #expect(eventually { fleet.device(0).allocatedQMIClientIDs == qmicliClients }, "cellpath's own client IDs are released")
     }
 
+    /// `status --watch --json` prints a JSON line at the start and one when the network drops
+    /// the bearer (its indication); Ctrl-C ends it with 0.
+    @Test(arguments: protocols)
+    func statusWatchFollowsTheModem(_ kind: SimulatorScenario.ModemProtocol) throws {
+        let (fleet, namespace) = try Self.setUp(kind)
+        #expect(try Self.bearer(namespace, fleet, ["up"]).status == 0)
+        let output = "\(namespace.stateDirectory)-watch"
+        defer { unlink(output) }
+        let watch = try namespace.start(["bearer", "status", "--watch", "--json", "--no-proxy"], fleet, output: output)
+        #expect(waitForText(#""state": "connected""#, in: output))
+        fleet.device(0).dropBearer()
+        #expect(waitForText(#""state": "disconnected""#, in: output))
+        kill(watch.pid, SIGINT)
+        #expect(watch.wait(timeoutMs: 30_000))
+        #expect(watch.exitStatus == 0)
+        let lines = (FileSystem.readText(output) ?? "").split(separator: "\n").filter { $0.hasPrefix("{") }
+        #expect(lines.count == 2, "\(lines)")
+        #expect(try lines.map { try JSONValue.parse(String($0))["state"]?.string } == ["connected", "disconnected"])
+        #expect(try Self.bearer(namespace, fleet, ["down"]).status == 0)
+        try Self.expectNothingLeft(namespace, fleet)
+    }
+
     @Test(arguments: protocols)
     func aBearerOnAnotherAPNIsNotReused(_ kind: SimulatorScenario.ModemProtocol) throws {
         let (fleet, namespace) = try Self.setUp(kind)

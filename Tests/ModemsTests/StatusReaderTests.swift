@@ -126,6 +126,7 @@ actor FakeBackend: ModemBackend {
     func attachPacketService() async throws(ModemError) { asked.append("attachPacketService") }
     func connect(_ settings: BearerSettings) async throws(ModemError) -> BearerHandle { asked.append("connect"); return BearerHandle() }
     func disconnect(_ handle: BearerHandle?) async throws(ModemError) { asked.append("disconnect") }
+    func renewTimeLimit() async {}
     func indications() async throws(ModemError) -> AsyncStream<ModemIndication> {
         asked.append("indications")
         return AsyncStream { $0.finish() }

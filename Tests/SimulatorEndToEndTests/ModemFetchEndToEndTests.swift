@@ -1,5 +1,6 @@
 import CellpathCore
 import Glibc
+import SimulatorScenario
 import Testing
 import TestSupport
 
@@ -50,6 +51,26 @@ struct ModemFetchEndToEndTests {
             let down = try device.cellpath(["bearer", "down"])
             #expect(down.status == 0, "\(down.stderr)")
             #expect(try device.status()["modems"]?.array?[0]["bearer"]?.string == "disconnected")
+        }
+    }
+
+    /// The network drops the bearer while the chain waits for a slow API: the path is marked
+    /// down at once (a warning with the network's reason), the fetch fails closed, nothing goes
+    /// through Wi-Fi, and what the fetch configured is removed.
+    @Test func aBearerDroppedDuringTheFetchFailsItClosed() throws {
+        var scenario = Scenario.builtIn
+        scenario.modems[0].faults.dropBearerAfterSeconds = 1
+        scenario.api.slowMs = 3000
+        try SimulatedDevice.with(scenario, connect: false) { device in
+            let (fetch, packets) = try device.capture(on: ["wlan0"]) {
+                try device.cellpath(["fetch", "--modem", "0", "https://api.truid.test/coverage/v0.1/device_ip", "--json"])
+            }
+            #expect(fetch.status != 0)
+            #expect(fetch.stderr.contains("warning: [modem0] the network dropped the bearer (regular-deactivation): the path is down"),
+                    "\(fetch.stderr)")
+            #expect(packets["wlan0"] == [], "packets on wlan0: \(packets["wlan0"] ?? [])")
+            #expect(try device.run(["ip", "-4", "addr", "show", "dev", "wwan0"]).stdout.contains("inet ") == false)
+            #expect(try device.run(["ip", "rule"]).stdout.contains("100.64.23.10") == false)
         }
     }
 }

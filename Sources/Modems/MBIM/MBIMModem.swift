@@ -8,7 +8,7 @@ import ModemDiscovery
 @GLibActor
 final class MBIMModem: ModemBackend {
     nonisolated let port: ControlPort
-    let session: ModemSession
+    private(set) var session: ModemSession
     let device: UnsafeMutablePointer<MbimDevice>
     private var isOpen = true
     /// The "device-removed" handler, which aborts the calls in flight.
@@ -57,6 +57,8 @@ final class MBIMModem: ModemBackend {
         session.logger.debug("\(session.port.name): MBIM session open\(proxy ? " through mbim-proxy" : "")")
         return modem
     }
+
+    func renewTimeLimit() async { session = session.renewed() }
 
     func close() async {
         guard isOpen else { return }
@@ -178,9 +180,11 @@ final class MBIMModem: ModemBackend {
         return registration
     }
 
-    /// `plmn-not-allowed`; `network error N` for a code libmbim does not know.
+    /// `plmn-not-allowed`; a 3GPP cause that libmbim does not name by its 3GPP name
+    /// (`regular-deactivation`); else `network error N`.
     nonisolated static func networkErrorName(_ code: UInt32) -> String {
-        mbim_nw_error_get_string(MbimNwError(rawValue: code)).map { String(cString: $0) } ?? "network error \(code)"
+        mbim_nw_error_get_string(MbimNwError(rawValue: code)).map { String(cString: $0) }
+            ?? NetworkCause.name(Int(code)) ?? "network error \(code)"
     }
 
     func signal() async throws(ModemError) -> Signal? {

@@ -9,7 +9,7 @@ import ModemDiscovery
 @GLibActor
 final class QMIModem: ModemBackend {
     nonisolated let port: ControlPort
-    let session: ModemSession
+    private(set) var session: ModemSession
     let device: UnsafeMutablePointer<QmiDevice>
     var clients: [(service: QmiService, client: UnsafeMutablePointer<QmiClient>)] = []
     /// The WDS client that started the call: on close it is dropped without releasing its ID,
@@ -61,6 +61,8 @@ final class QMIModem: ModemBackend {
         session.logger.debug("\(session.port.name): QMI session open\(proxy ? " through qmi-proxy" : "")")
         return modem
     }
+
+    func renewTimeLimit() async { session = session.renewed() }
 
     func close() async {
         guard isOpen else { return }

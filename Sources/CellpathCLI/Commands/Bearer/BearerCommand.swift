@@ -138,7 +138,7 @@ package enum BearerStatusCommand {
             Uptime counts from when cellpath connected the bearer or first found it; the byte
             counters are the interface's. --watch keeps following the modem's indications (and
             reads it again every few seconds) and prints the status again whenever it changes,
-            one JSON object per line with --json, until Ctrl-C.
+            one JSON object per line with --json, until Ctrl-C (exit 0).
             """,
         options: BearerCommand.options + [watch.spec],
         action: .program(.modems))
