@@ -161,10 +161,7 @@ public struct BearerBringUp: Sendable {
             try records.save(record)
             logger.info("bearer connected\(request.settings.apn.map { " on APN \($0)" } ?? "")")
             try begin("reading the IP configuration")
-            bearer = try await backend.bearer()
-            guard bearer.state == .connected else {
-                throw CellpathError(.unavailable, "modem \(modem.index)'s bearer went down right after connecting\(follower.bearerDropped.map { ": \($0)" } ?? "")")
-            }
+            bearer = try await backend.ipConfiguration()
         }
         guard let address = bearer.ipv4Address else {
             throw CellpathError(.unavailable, "modem \(modem.index)'s bearer has no IPv4 address",
@@ -188,7 +185,7 @@ public struct BearerBringUp: Sendable {
 
         try begin("confirming the bearer")
         if let reason = follower.bearerDropped { throw Self.dropped(modem.index, reason) }
-        guard try await backend.bearer().state == .connected else {
+        guard try await backend.bearerState() == .connected else {
             throw Self.dropped(modem.index, follower.bearerDropped ?? "no reason given")
         }
         logger.info("bearer up: \(interface) \(address), DNS \(bearer.dnsServers.joined(separator: ", "))")
@@ -201,7 +198,7 @@ public struct BearerBringUp: Sendable {
 
     /// SIM ready, with PIN1 entered when needed and safe.
     private func readySIM(_ request: BearerRequest, _ backend: any ModemBackend) async throws {
-        var sim = try await backend.sim()
+        var sim = try await backend.simState()
         if sim.state == .pinRequired {
             guard let pin = request.pin else {
                 throw CellpathError(.permission, "modem \(modem.index)'s SIM is locked by its PIN\(Self.attempts(sim.pinRetries))",

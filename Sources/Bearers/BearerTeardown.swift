@@ -35,7 +35,7 @@ public struct BearerTeardown: Sendable {
         var state = BearerState.disconnected
         if let backend {
             do {
-                state = try await backend.bearer().state
+                state = try await backend.bearerState()
             } catch {
                 throw error.cellpathError
             }

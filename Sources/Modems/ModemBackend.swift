@@ -12,6 +12,9 @@ public protocol ModemBackend: AnyObject, Sendable {
     /// Manufacturer, model, firmware and IMEI, as far as the protocol tells them.
     func identity() async throws(ModemError) -> ModemIdentity
     func sim() async throws(ModemError) -> SIMStatus
+    /// The SIM's state and PIN retries, with as few requests as the protocol allows (identities
+    /// only where they come with it): what bringing a bearer up checks.
+    func simState() async throws(ModemError) -> SIMStatus
     func radio() async throws(ModemError) -> RadioState
     /// The SIM's home network; nil when the SIM cannot tell (absent, locked).
     func homeOperator() async throws(ModemError) -> NetworkOperator?
@@ -21,6 +24,10 @@ public protocol ModemBackend: AnyObject, Sendable {
     func packetService() async throws(ModemError) -> PacketServiceState
     /// The default bearer (MBIM session 0, the QMI packet data call) and its IP configuration.
     func bearer() async throws(ModemError) -> BearerStatus
+    /// The default bearer's state alone (one request).
+    func bearerState() async throws(ModemError) -> BearerState
+    /// The IP configuration of the connected default bearer, without asking for its state.
+    func ipConfiguration() async throws(ModemError) -> BearerStatus
 
     // Changes, for bringing a bearer up and down.
 

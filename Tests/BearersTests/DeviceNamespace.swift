@@ -1,6 +1,7 @@
 import CellpathCore
 import Glibc
 import SimulatedModems
+import Synchronization
 import SystemSupport
 import Testing
 import TestSupport
@@ -11,7 +12,9 @@ import TestSupport
 /// process (their ptys and sysfs are files: any namespace reaches them), with a bearer-record
 /// directory of its own. Deleted at the end, with anything still running inside (proxies).
 final class DeviceNamespace {
-    let name = "cpbr\(getpid() % 100_000)"
+    /// Numbers the namespaces of this process, so that two are never one.
+    private static let created = Atomic<Int>(0)
+    let name = "cpbr\(getpid() % 100_000)-\(DeviceNamespace.created.add(1, ordering: .relaxed).newValue)"
     let stateDirectory: String
     static let path = ["PATH": "/usr/sbin:/usr/bin:/sbin:/bin"]
 
@@ -32,7 +35,7 @@ final class DeviceNamespace {
 
     deinit {
         if let pids = try? ProcessRunner.run(["ip", "netns", "pids", name]) {
-            for pid in pids.stdout.split(separator: "\n").compactMap({ Int32($0) }) { kill(pid, SIGKILL) }
+            for pid in pids.stdout.split(separator: "\n").compactMap({ Int32($0) }) where pid != getpid() { kill(pid, SIGKILL) }
         }
         _ = try? ProcessRunner.run(["ip", "netns", "del", name])
         _ = try? ProcessRunner.run(["rm", "-rf", stateDirectory])

@@ -119,6 +119,9 @@ actor FakeBackend: ModemBackend {
     func signal() async throws(ModemError) -> Signal? { asked.append("signal"); return try signal.get() }
     func packetService() async throws(ModemError) -> PacketServiceState { asked.append("packetService"); return .attached }
     func bearer() async throws(ModemError) -> BearerStatus { asked.append("bearer"); return BearerStatus(state: .disconnected) }
+    func simState() async throws(ModemError) -> SIMStatus { asked.append("simState"); return try sim.get() }
+    func bearerState() async throws(ModemError) -> BearerState { asked.append("bearerState"); return .disconnected }
+    func ipConfiguration() async throws(ModemError) -> BearerStatus { asked.append("ipConfiguration"); return BearerStatus(state: .connected) }
     func close() async { asked.append("close") }
     // Reading changes nothing: these are recorded, and a reader test expects none of them.
     func unlockSIM(pin: String) async throws(ModemError) -> SIMStatus { asked.append("unlockSIM"); return try sim.get() }

@@ -24,7 +24,7 @@ extension MBIMModem {
                              reason: "the SIM refused the PIN\(locked)", hint: "check the PIN in the --pin-file",
                              status: session.error(operation, failure).status)
         }
-        return try await sim()
+        return try await simState()
     }
 
     func setRadio(_ state: RadioState) async throws(ModemError) {

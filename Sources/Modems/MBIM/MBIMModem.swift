@@ -103,7 +103,8 @@ final class MBIMModem: ModemBackend {
         case MBIM_SUBSCRIBER_READY_STATE_BAD_SIM, MBIM_SUBSCRIBER_READY_STATE_FAILURE: sim.state = .failed
         default: sim.state = .notReady
         }
-        guard sim.state != .absent else { return sim }
+        // An initialized SIM is unlocked: only another state needs the PIN state.
+        guard sim.state != .absent && sim.state != .ready else { return sim }
         let pinOperation = "query the PIN state"
         guard let pin = try await command(pinOperation, mbim_message_pin_query_new(nil),
                                           states: [MBIM_STATUS_ERROR_SIM_NOT_INSERTED, MBIM_STATUS_ERROR_NOT_INITIALIZED,
@@ -221,22 +222,32 @@ final class MBIMModem: ModemBackend {
         }
     }
 
-    /// Session 0's connection state and, when it is activated, its IP configuration.
-    func bearer() async throws(ModemError) -> BearerStatus {
+    /// The subscriber ready status tells the state and the identities at once.
+    func simState() async throws(ModemError) -> SIMStatus { try await sim() }
+
+    func bearerState() async throws(ModemError) -> BearerState {
         let operation = "query the connection state"
         let request = mbim_message_connect_query_new(0, MBIM_ACTIVATION_STATE_UNKNOWN, MBIM_VOICE_CALL_STATE_NONE,
                                                      MBIM_CONTEXT_IP_TYPE_DEFAULT, mbim_uuid_from_context_type(MBIM_CONTEXT_TYPE_INTERNET),
                                                      0, nil)
-        guard let response = try await command(operation, request, states: Self.noBearerStatuses) else {
-            return BearerStatus(state: .disconnected)
-        }
+        guard let response = try await command(operation, request, states: Self.noBearerStatuses) else { return .disconnected }
         var activation = MBIM_ACTIVATION_STATE_UNKNOWN
         try parse(operation) { error in
             mbim_message_connect_response_parse(response.message, nil, &activation, nil, nil, nil, nil, &error)
         }
-        var bearer = BearerStatus(state: Self.bearerState(activation))
-        if bearer.state == .connected { try await readIPConfiguration(into: &bearer) }
+        return Self.bearerState(activation)
+    }
+
+    func ipConfiguration() async throws(ModemError) -> BearerStatus {
+        var bearer = BearerStatus(state: .connected)
+        try await readIPConfiguration(into: &bearer)
         return bearer
+    }
+
+    /// Session 0's connection state and, when it is activated, its IP configuration.
+    func bearer() async throws(ModemError) -> BearerStatus {
+        let state = try await bearerState()
+        return state == .connected ? try await ipConfiguration() : BearerStatus(state: state)
     }
 
     nonisolated static func bearerState(_ activation: MbimActivationState) -> BearerState {

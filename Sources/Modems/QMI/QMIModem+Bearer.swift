@@ -27,7 +27,7 @@ extension QMIModem {
             throw ModemError(.protocol, .permission, operation: error.operation, reason: "the SIM refused the PIN\(what)",
                              hint: "check the PIN in the --pin-file", status: error.status)
         }
-        return try await sim()
+        return try await simState()
     }
 
     func setRadio(_ state: RadioState) async throws(ModemError) {
@@ -119,7 +119,7 @@ extension QMIModem {
             client = try await callClient(UInt8(truncatingIfNeeded: id), cleanup)
             packetDataHandle = known
         } else {
-            guard try await connectionState(cleanup) == .connected else { return }
+            guard try await bearerState() == .connected else { return }
             throw ModemError(.protocol, .unavailable, operation: cleanup.describe(operation),
                              reason: "the call's packet data handle is unknown (another program started the call, "
                                + "or its start was not answered in time)",
@@ -142,17 +142,6 @@ extension QMIModem {
             throw cleanup.error(operation, failure)
         }
         if failure.code == Int32(QMI_PROTOCOL_ERROR_INVALID_CLIENT_ID.rawValue) { keptClient = client }  // nothing to release
-    }
-
-    /// The packet data call's state, within `session`'s time.
-    private func connectionState(_ session: ModemSession) async throws(ModemError) -> BearerState {
-        let status = try await request("get the packet service status", QMI_SERVICE_WDS, session: session, start: { client, timeout, call in
-            qmi_client_wds_get_packet_service_status(cqmi_client_wds(client), nil, timeout, call.cancellable, call.callback, call.userData)
-        }, finish: { client, result, error in qmi_client_wds_get_packet_service_status_finish(cqmi_client_wds(client), result, error) },
-           result: qmi_message_wds_get_packet_service_status_output_get_result, unref: qmi_message_wds_get_packet_service_status_output_unref)!
-        var connection = QMI_WDS_CONNECTION_STATUS_UNKNOWN
-        _ = qmi_message_wds_get_packet_service_status_output_get_connection_status(status.pointer, &connection, nil)
-        return Self.bearerState(connection)
     }
 
     /// The WDS client with ID `id` (kept by the run that started the call), without allocating:

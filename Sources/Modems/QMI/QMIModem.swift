@@ -145,27 +145,8 @@ final class QMIModem: ModemBackend {
     }
 
     func sim() async throws(ModemError) -> SIMStatus {
-        let noSIM = [QMI_PROTOCOL_ERROR_UIM_UNINITIALIZED]
-        guard let pin = try await request("get the PIN status", QMI_SERVICE_DMS, states: noSIM, start: { client, timeout, call in
-            qmi_client_dms_uim_get_pin_status(cqmi_client_dms(client), nil, timeout, call.cancellable, call.callback, call.userData)
-        }, finish: { client, result, error in qmi_client_dms_uim_get_pin_status_finish(cqmi_client_dms(client), result, error) },
-           result: qmi_message_dms_uim_get_pin_status_output_get_result, unref: qmi_message_dms_uim_get_pin_status_output_unref)
-        else { return SIMStatus(state: .absent) }
-        var sim = SIMStatus(state: .ready)
-        var status = QMI_DMS_UIM_PIN_STATUS_NOT_INITIALIZED
-        var retries: UInt8 = 0
-        if qmi_message_dms_uim_get_pin_status_output_get_pin1_status(pin.pointer, &status, &retries, nil, nil) != 0 {
-            switch status {
-            case QMI_DMS_UIM_PIN_STATUS_ENABLED_NOT_VERIFIED:
-                sim.state = .pinRequired
-                sim.pinRetries = Int(retries)
-            case QMI_DMS_UIM_PIN_STATUS_BLOCKED: sim.state = .pukRequired
-            case QMI_DMS_UIM_PIN_STATUS_PERMANENTLY_BLOCKED: sim.state = .failed
-            case QMI_DMS_UIM_PIN_STATUS_NOT_INITIALIZED: sim.state = .notReady
-            default: sim.state = .ready
-            }
-        }
-        let locked = noSIM + [QMI_PROTOCOL_ERROR_PIN_RESTRICTION, QMI_PROTOCOL_ERROR_DEVICE_NOT_READY]
+        guard var sim = try await pinStatus() else { return SIMStatus(state: .absent) }
+        let locked = [QMI_PROTOCOL_ERROR_UIM_UNINITIALIZED,QMI_PROTOCOL_ERROR_PIN_RESTRICTION, QMI_PROTOCOL_ERROR_DEVICE_NOT_READY]
         if let iccid = try await request("get the ICCID", QMI_SERVICE_DMS, states: locked, start: { client, timeout, call in
             qmi_client_dms_uim_get_iccid(cqmi_client_dms(client), nil, timeout, call.cancellable, call.callback, call.userData)
         }, finish: { client, result, error in qmi_client_dms_uim_get_iccid_finish(cqmi_client_dms(client), result, error) },
@@ -184,6 +165,36 @@ final class QMIModem: ModemBackend {
         }, finish: { client, result, error in qmi_client_dms_get_msisdn_finish(cqmi_client_dms(client), result, error) },
            result: qmi_message_dms_get_msisdn_output_get_result, unref: qmi_message_dms_get_msisdn_output_unref) {
             sim.msisdns = msisdn.string { qmi_message_dms_get_msisdn_output_get_msisdn(msisdn.pointer, $0, nil) }.map { [$0] } ?? []
+        }
+        return sim
+    }
+
+    /// The PIN status alone: it tells whether there is a SIM and whether it is locked.
+    func simState() async throws(ModemError) -> SIMStatus {
+        try await pinStatus() ?? SIMStatus(state: .absent)
+    }
+
+    /// The SIM's state from PIN1's status (and its retries while locked); nil without a SIM.
+    private func pinStatus() async throws(ModemError) -> SIMStatus? {
+        guard let pin = try await request("get the PIN status", QMI_SERVICE_DMS, states: [QMI_PROTOCOL_ERROR_UIM_UNINITIALIZED],
+                                          start: { client, timeout, call in
+            qmi_client_dms_uim_get_pin_status(cqmi_client_dms(client), nil, timeout, call.cancellable, call.callback, call.userData)
+        }, finish: { client, result, error in qmi_client_dms_uim_get_pin_status_finish(cqmi_client_dms(client), result, error) },
+           result: qmi_message_dms_uim_get_pin_status_output_get_result, unref: qmi_message_dms_uim_get_pin_status_output_unref)
+        else { return nil }
+        var sim = SIMStatus(state: .ready)
+        var status = QMI_DMS_UIM_PIN_STATUS_NOT_INITIALIZED
+        var retries: UInt8 = 0
+        if qmi_message_dms_uim_get_pin_status_output_get_pin1_status(pin.pointer, &status, &retries, nil, nil) != 0 {
+            switch status {
+            case QMI_DMS_UIM_PIN_STATUS_ENABLED_NOT_VERIFIED:
+                sim.state = .pinRequired
+                sim.pinRetries = Int(retries)
+            case QMI_DMS_UIM_PIN_STATUS_BLOCKED: sim.state = .pukRequired
+            case QMI_DMS_UIM_PIN_STATUS_PERMANENTLY_BLOCKED: sim.state = .failed
+            case QMI_DMS_UIM_PIN_STATUS_NOT_INITIALIZED: sim.state = .notReady
+            default: sim.state = .ready
+            }
         }
         return sim
     }
@@ -299,14 +310,23 @@ final class QMIModem: ModemBackend {
 
     /// The packet data call's state and, while connected, its settings.
     func bearer() async throws(ModemError) -> BearerStatus {
+        let state = try await bearerState()
+        return state == .connected ? try await ipConfiguration() : BearerStatus(state: state)
+    }
+
+    func bearerState() async throws(ModemError) -> BearerState {
         let status = try await request("get the packet service status", QMI_SERVICE_WDS, start: { client, timeout, call in
             qmi_client_wds_get_packet_service_status(cqmi_client_wds(client), nil, timeout, call.cancellable, call.callback, call.userData)
         }, finish: { client, result, error in qmi_client_wds_get_packet_service_status_finish(cqmi_client_wds(client), result, error) },
            result: qmi_message_wds_get_packet_service_status_output_get_result, unref: qmi_message_wds_get_packet_service_status_output_unref)!
         var connection = QMI_WDS_CONNECTION_STATUS_UNKNOWN
         _ = qmi_message_wds_get_packet_service_status_output_get_connection_status(status.pointer, &connection, nil)
-        var bearer = BearerStatus(state: Self.bearerState(connection))
-        if bearer.state == .connected { try await readSettings(into: &bearer) }
+        return Self.bearerState(connection)
+    }
+
+    func ipConfiguration() async throws(ModemError) -> BearerStatus {
+        var bearer = BearerStatus(state: .connected)
+        try await readSettings(into: &bearer)
         return bearer
     }
 
