@@ -90,29 +90,41 @@ public struct BearerBringUp: Sendable {
             progress(name)
         }
 
+        // The first reads go out together: one round trip when all is well. What a later step
+        // changes (the PIN, the radio) is read again.
+        let seen = follower.count
+        async let simRead = Self.result { () async throws(ModemError) in try await backend.simState() }
+        async let radioRead = Self.result { () async throws(ModemError) in try await backend.radio() }
+        async let registrationRead = Self.result { () async throws(ModemError) in try await backend.registration() }
+        async let packetServiceRead = Self.result { () async throws(ModemError) in try await backend.packetService() }
+        async let bearerRead = Self.result { () async throws(ModemError) in try await backend.bearer() }
+
         try begin("checking the SIM")
-        try await readySIM(request, backend)
+        var changed = try await readySIM(await simRead.get(), request, backend)
 
         try begin("checking the radio")
-        if try await backend.radio() == .off {
+        if try await radioRead.get() == .off {
             try begin("switching the radio on")
             changes.append(.radioOn)
             try await backend.setRadio(.on)
             logger.info("radio switched on")
+            changed = true
         }
 
         try begin("waiting for registration")
-        let registration = try await registered(request.deadline, backend, follower)
+        let firstRegistration = try await registrationRead.get(), firstPacketService = try await packetServiceRead.get()
+        let registration = try await registered(request.deadline, backend, follower, first: changed ? nil : (firstRegistration, seen))
         let network = registration.servingOperator
         logger.info("registered (\(registration.state.rawValue)) on \(network?.name ?? network?.id ?? "the network")\(registration.accessTechnology.map { ", \($0.rawValue)" } ?? "")")
 
         try begin("waiting for the packet service")
-        try await attached(request.deadline, backend, follower)
+        let fresh = !changed && firstRegistration.isRegistered   // else the packet service may have changed since
+        try await attached(request.deadline, backend, follower, first: fresh ? (firstPacketService, seen) : nil)
         logger.info("packet service attached")
 
         try begin("looking for a connected bearer")
         let previous = records.load(modem.ports[0].devicePath)
-        var bearer = try await backend.bearer()
+        var bearer = try await bearerRead.get()
         let reused = bearer.state == .connected
         var record: BearerRecord
         if reused {
@@ -183,11 +195,8 @@ public struct BearerBringUp: Sendable {
                                 hint: "another program (NetworkManager?) may manage \(interface): see docs/operations.md")
         }
 
-        try begin("confirming the bearer")
+        // The modem says so at once (an indication) if the network drops the bearer meanwhile.
         if let reason = follower.bearerDropped { throw Self.dropped(modem.index, reason) }
-        guard try await backend.bearerState() == .connected else {
-            throw Self.dropped(modem.index, follower.bearerDropped ?? "no reason given")
-        }
         logger.info("bearer up: \(interface) \(address), DNS \(bearer.dnsServers.joined(separator: ", "))")
         let path = CellularPath(interfaceName: interface, ipv4Address: address, dnsServers: bearer.dnsServers, mtu: bearer.mtu,
                                 operatorID: network?.id)
@@ -196,10 +205,12 @@ public struct BearerBringUp: Sendable {
 
     // MARK: Steps
 
-    /// SIM ready, with PIN1 entered when needed and safe.
-    private func readySIM(_ request: BearerRequest, _ backend: any ModemBackend) async throws {
-        var sim = try await backend.simState()
-        if sim.state == .pinRequired {
+    /// SIM ready (`sim` as first read), with PIN1 entered when needed and safe; true when the
+    /// PIN was entered.
+    private func readySIM(_ first: SIMStatus, _ request: BearerRequest, _ backend: any ModemBackend) async throws -> Bool {
+        var sim = first
+        let locked = sim.state == .pinRequired
+        if locked {
             guard let pin = request.pin else {
                 throw CellpathError(.permission, "modem \(modem.index)'s SIM is locked by its PIN\(Self.attempts(sim.pinRetries))",
                                     hint: "give the PIN in a file: --pin-file FILE")
@@ -227,6 +238,7 @@ public struct BearerBringUp: Sendable {
         case .notReady:
             throw CellpathError(.temporary, "modem \(modem.index)'s SIM is not ready yet", hint: "retry in a few seconds")
         }
+        return locked
     }
 
     /// ` (3 attempts left)`, or nothing when the modem does not say.
@@ -236,11 +248,14 @@ public struct BearerBringUp: Sendable {
 
     /// Waits until the modem is registered, following its indications: a denial fails at once,
     /// searching past the deadline is a temporary failure.
-    private func registered(_ deadline: ContinuousClock.Instant, _ backend: any ModemBackend,
-                            _ follower: IndicationFollower) async throws -> Registration {
+    private func registered(_ deadline: ContinuousClock.Instant, _ backend: any ModemBackend, _ follower: IndicationFollower,
+                            first: (Registration, seen: Int)?) async throws -> Registration {
+        var first = first
         while true {
-            let seen = follower.count
-            let registration = try await backend.registration()
+            let seen = first?.seen ?? follower.count
+            let registration: Registration
+            if let known = first?.0 { registration = known } else { registration = try await backend.registration() }
+            first = nil
             if registration.isRegistered { return registration }
             if registration.state == .denied {
                 throw CellpathError(.unavailable, "modem \(modem.index)'s registration was denied by the network\(registration.networkError.map { " (\($0))" } ?? "")",
@@ -255,12 +270,15 @@ public struct BearerBringUp: Sendable {
     }
 
     /// Waits until the packet service is attached (asking an MBIM modem to attach once).
-    private func attached(_ deadline: ContinuousClock.Instant, _ backend: any ModemBackend,
-                          _ follower: IndicationFollower) async throws {
+    private func attached(_ deadline: ContinuousClock.Instant, _ backend: any ModemBackend, _ follower: IndicationFollower,
+                          first: (PacketServiceState, seen: Int)?) async throws {
         var asked = false
+        var first = first
         while true {
-            let seen = follower.count
-            let state = try await backend.packetService()
+            let seen = first?.seen ?? follower.count
+            let state: PacketServiceState
+            if let known = first?.0 { state = known } else { state = try await backend.packetService() }
+            first = nil
             if state == .attached { return }
             if !asked && state == .detached {
                 asked = true

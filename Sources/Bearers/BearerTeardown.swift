@@ -32,14 +32,6 @@ public struct BearerTeardown: Sendable {
         -> (bearer: Result, removedConfiguration: Bool) {
         let port = modem.ports[0].devicePath
         var record = records.load(port)
-        var state = BearerState.disconnected
-        if let backend {
-            do {
-                state = try await backend.bearerState()
-            } catch {
-                throw error.cellpathError
-            }
-        }
         // Newest first, as a bring-up's undo: the interface's configuration, then the bearer.
         var removed = false
         if let applied = record?.addressing {
@@ -50,26 +42,24 @@ public struct BearerTeardown: Sendable {
             if let record { try? records.save(record) }  // kept until the bearer is down too
         }
         var result = Result.alreadyDown
-        if let backend, state == .connected || state == .connecting {
-            if record?.connectedByCellpath == true || force {
-                do {
-                    try await backend.disconnect(record?.connectedByCellpath == true ? record?.handle : nil)
-                } catch {
-                    throw error.cellpathError
-                }
-                logger.info("bearer disconnected")
-                result = .disconnected
-            } else {
-                logger.info("the bearer was connected by another program: left connected")
-                result = .leftConnected
-            }
-        } else if let backend, record?.connectedByCellpath == true, let handle = record?.handle, handle.holdsClientID {
-            // The network ended the call; the client ID that started it is still allocated.
+        if let backend {
             do {
-                try await backend.disconnect(handle)
+                if let record, record.connectedByCellpath {
+                    // cellpath's own: disconnecting tells whether it was still up (and gives back the QMI client ID).
+                    if try await backend.disconnect(record.handle) { result = .disconnected }
+                } else if [.connected, .connecting].contains(try await backend.bearerState()) {
+                    if force {
+                        try await backend.disconnect(nil)
+                        result = .disconnected
+                    } else {
+                        logger.info("the bearer was connected by another program: left connected")
+                        result = .leftConnected
+                    }
+                }
             } catch {
-                logger.warning("\(error.message)")
+                throw error.cellpathError
             }
+            if result == .disconnected { logger.info("bearer disconnected") }
         }
         if record != nil { records.remove(port) }
         return (result, removed)

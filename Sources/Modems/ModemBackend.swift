@@ -52,8 +52,10 @@ public protocol ModemBackend: AnyObject, Sendable {
     /// with nil whatever bearer is connected (`--force`; QMI cannot stop a call without its
     /// handle, which only the program that started it knows). Runs with a time of its own
     /// (`ModemSession.cleanupTimeout`), also when the task is cancelled: it is what undoing
-    /// calls. A bearer already down is no error.
-    func disconnect(_ handle: BearerHandle?) async throws(ModemError)
+    /// calls. A bearer already down is no error: returns true when a bearer was connected and
+    /// is now down, false when it was down already.
+    @discardableResult
+    func disconnect(_ handle: BearerHandle?) async throws(ModemError) -> Bool
     /// Starts the session's time limit again from now: for sessions that last (`bearer status
     /// --watch`, the path of a fetch) and talk to the modem now and then.
     func renewTimeLimit() async

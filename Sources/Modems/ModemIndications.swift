@@ -15,3 +15,15 @@ final class IndicationSink: Sendable {
     /// Ends the stream: the session is closed.
     func finish() { continuation.finish() }
 }
+
+/// Async calls that throw `ModemError` as values: for `async let`, whose `try await` would
+/// widen the error to `any Error`.
+enum ModemResult {
+    static func of<Value>(_ body: () async throws(ModemError) -> Value) async -> Result<Value, ModemError> {
+        do {
+            return .success(try await body())
+        } catch {
+            return .failure(error)
+        }
+    }
+}

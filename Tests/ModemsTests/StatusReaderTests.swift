@@ -128,7 +128,7 @@ actor FakeBackend: ModemBackend {
     func setRadio(_ state: RadioState) async throws(ModemError) { asked.append("setRadio") }
     func attachPacketService() async throws(ModemError) { asked.append("attachPacketService") }
     func connect(_ settings: BearerSettings) async throws(ModemError) -> BearerHandle { asked.append("connect"); return BearerHandle() }
-    func disconnect(_ handle: BearerHandle?) async throws(ModemError) { asked.append("disconnect") }
+    func disconnect(_ handle: BearerHandle?) async throws(ModemError) -> Bool { asked.append("disconnect"); return false }
     func renewTimeLimit() async {}
     func indications() async throws(ModemError) -> AsyncStream<ModemIndication> {
         asked.append("indications")

@@ -71,12 +71,12 @@ extension MBIMModem {
         return BearerHandle(sessionID: 0)
     }
 
-    func disconnect(_ handle: BearerHandle?) async throws(ModemError) {
+    func disconnect(_ handle: BearerHandle?) async throws(ModemError) -> Bool {
         let request = mbim_message_connect_set_new(UInt32(handle?.sessionID ?? 0), MBIM_ACTIVATION_COMMAND_DEACTIVATE, "", "", "",
                                                    MBIM_COMPRESSION_NONE, MBIM_AUTH_PROTOCOL_NONE, MBIM_CONTEXT_IP_TYPE_DEFAULT,
                                                    mbim_uuid_from_context_type(MBIM_CONTEXT_TYPE_INTERNET), nil)
         // A context that is not active (or gone with the registration) is down already.
-        _ = try await command("disconnect the bearer", request, states: Self.noBearerStatuses, session: session.cleanup())
+        return try await command("disconnect the bearer", request, states: Self.noBearerStatuses, session: session.cleanup()) != nil
     }
 
     func indications() async throws(ModemError) -> AsyncStream<ModemIndication> {

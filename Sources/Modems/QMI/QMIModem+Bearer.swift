@@ -110,7 +110,7 @@ extension QMIModem {
         return error
     }
 
-    func disconnect(_ handle: BearerHandle?) async throws(ModemError) {
+    func disconnect(_ handle: BearerHandle?) async throws(ModemError) -> Bool {
         let operation = "stop the network"
         let cleanup = session.cleanup()
         let client: UnsafeMutablePointer<QmiClient>
@@ -119,7 +119,7 @@ extension QMIModem {
             client = try await callClient(UInt8(truncatingIfNeeded: id), cleanup)
             packetDataHandle = known
         } else {
-            guard try await bearerState() == .connected else { return }
+            guard try await bearerState() == .connected else { return false }
             throw ModemError(.protocol, .unavailable, operation: cleanup.describe(operation),
                              reason: "the call's packet data handle is unknown (another program started the call, "
                                + "or its start was not answered in time)",
@@ -134,7 +134,7 @@ extension QMIModem {
         }, finish: { client, result, error in qmi_client_wds_stop_network_finish(cqmi_client_wds(client), result, error) },
            result: qmi_message_wds_stop_network_output_get_result, unref: qmi_message_wds_stop_network_output_unref)
         if client == keptClient { keptClient = nil }  // released on close: the call is over
-        guard let failure else { return }
+        guard let failure else { return true }
         // The call is over already (the network dropped it, the modem restarted and forgot the client).
         let over = [QMI_PROTOCOL_ERROR_INVALID_HANDLE, QMI_PROTOCOL_ERROR_OUT_OF_CALL, QMI_PROTOCOL_ERROR_NO_EFFECT,
                     QMI_PROTOCOL_ERROR_INVALID_CLIENT_ID]
@@ -142,6 +142,7 @@ extension QMIModem {
             throw cleanup.error(operation, failure)
         }
         if failure.code == Int32(QMI_PROTOCOL_ERROR_INVALID_CLIENT_ID.rawValue) { keptClient = client }  // nothing to release
+        return false
     }
 
     /// The WDS client with ID `id` (kept by the run that started the call), without allocating:
@@ -165,6 +166,8 @@ extension QMIModem {
         if let indicationSink { return indicationSink.stream }
         let sink = IndicationSink()
         indicationSink = sink
+        // Both clients' IDs in one round trip.
+        async let allocated = ModemResult.of { @GLibActor () async throws(ModemError) in _ = try await self.client(QMI_SERVICE_WDS) }
         let nas = try await client(QMI_SERVICE_NAS)
         follow(nas, "serving-system") { output in
             var state = QMI_NAS_REGISTRATION_STATE_UNKNOWN, attach = QMI_NAS_ATTACH_STATE_UNKNOWN
@@ -194,6 +197,7 @@ extension QMIModem {
         }, finish: { client, result, error in qmi_client_nas_register_indications_finish(cqmi_client_nas(client), result, error) },
            result: qmi_message_nas_register_indications_output_get_result, unref: qmi_message_nas_register_indications_output_unref)
         // Packet Service Status indications go to the client that started the call.
+        try await allocated.get()
         let wds = try await client(QMI_SERVICE_WDS)
         follow(wds, "packet-service-status") { output in
             var status = QMI_WDS_CONNECTION_STATUS_UNKNOWN

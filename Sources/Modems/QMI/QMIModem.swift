@@ -19,6 +19,8 @@ final class QMIModem: ModemBackend {
     var indicationHandlers: [(client: UnsafeMutablePointer<QmiClient>, handler: gulong)] = []
     /// Where indications go, once followed; finished on close.
     var indicationSink: IndicationSink?
+    /// The tasks waiting for a client that is being allocated, by service.
+    private var allocating: [Int32: [CheckedContinuation<Void, Never>]] = [:]
     private var isOpen = true
 
     /// The time that releasing the clients and closing may take, whatever is left of the
@@ -446,7 +448,13 @@ final class QMIModem: ModemBackend {
     /// most `closeTimeout` more): an answer given up on would leave its ID allocated in the modem
     /// with nobody to release it.
     func client(_ service: QmiService) async throws(ModemError) -> UnsafeMutablePointer<QmiClient> {
+        // Requests sent together need the same client: one allocation per service, the others wait for it.
+        while allocating[service.rawValue] != nil {
+            await withCheckedContinuation { allocating[service.rawValue]?.append($0) }
+        }
         if let existing = clients.first(where: { $0.service == service }) { return existing.client }
+        allocating[service.rawValue] = []
+        defer { allocating.removeValue(forKey: service.rawValue)?.forEach { $0.resume() } }
         let operation = "allocate a \(Self.name(service)) client ID"
         let device = device, timeout = session.libraryTimeout(allowing: Self.closeTimeout)
         let client = try await session.call(operation, extraTime: Self.closeTimeout) { call in
