@@ -34,8 +34,8 @@ public protocol ModemBackend: AnyObject, Sendable {
     /// Enters PIN1 and returns the SIM's state after it. A PIN the SIM refuses is a protocol
     /// error of kind `.permission` that says how many attempts are left.
     func unlockSIM(pin: String) async throws(ModemError) -> SIMStatus
-    /// Switches the (software) radio on or off. In a cancelled task (undoing after a Ctrl-C) it
-    /// runs with a clean-up time of its own.
+    /// Switches the (software) radio on or off. In a cancelled task, or past the session's
+    /// deadline (undoing), it runs with a clean-up time of its own.
     func setRadio(_ state: RadioState) async throws(ModemError)
     /// Asks the modem to attach to the packet service (MBIM); QMI modems attach by themselves
     /// once registered, so this does nothing there.

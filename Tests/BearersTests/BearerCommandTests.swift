@@ -257,6 +257,11 @@ struct BearerCommandTests {
         faults.registration = .searching
         _ = try fails(kind, faults: faults, arguments: ["--timeout", "1"], status: 75,
                       message: "error: modem 0 is not registered (searching) after waiting for it")
+        // The radio this run switched on goes off again, although the run's time is up.
+        faults.radioOff = true
+        let (fleet, _) = try fails(kind, faults: faults, arguments: ["--timeout", "1"], status: 75,
+                                   message: "error: modem 0 is not registered (searching) after waiting for it")
+        #expect(eventually { fleet.device(0).controlStatus?.radio == .off })
     }
 
     /// Registration that comes while waiting is followed through the modem's indication.

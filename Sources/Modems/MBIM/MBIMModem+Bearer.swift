@@ -31,7 +31,7 @@ extension MBIMModem {
         let operation = "switch the radio \(state.rawValue)"
         _ = try await command(operation, mbim_message_radio_state_set_new(state == .on ? MBIM_RADIO_SWITCH_STATE_ON : MBIM_RADIO_SWITCH_STATE_OFF,
                                                                           nil),
-                              session: Task.isCancelled ? session.cleanup() : nil)
+                              session: Task.isCancelled || session.secondsLeft <= 0 ? session.cleanup() : nil)
     }
 
     func attachPacketService() async throws(ModemError) {

@@ -35,7 +35,7 @@ extension QMIModem {
         defer { qmi_message_dms_set_operating_mode_input_unref(input) }
         _ = qmi_message_dms_set_operating_mode_input_set_mode(input, state == .on ? QMI_DMS_OPERATING_MODE_ONLINE
                                                                                   : QMI_DMS_OPERATING_MODE_LOW_POWER, nil)
-        _ = try await request("switch the radio \(state.rawValue)", QMI_SERVICE_DMS, session: Task.isCancelled ? session.cleanup() : nil,
+        _ = try await request("switch the radio \(state.rawValue)", QMI_SERVICE_DMS, session: Task.isCancelled || session.secondsLeft <= 0 ? session.cleanup() : nil,
                               start: { client, timeout, call in
             qmi_client_dms_set_operating_mode(cqmi_client_dms(client), input, timeout, call.cancellable, call.callback, call.userData)
         }, finish: { client, result, error in qmi_client_dms_set_operating_mode_finish(cqmi_client_dms(client), result, error) },
