@@ -58,6 +58,7 @@ demo: deps build
 ## bench: benchmarks against peers, as tables of ratios
 bench: deps build
 	@CELLPATH=$(CELLPATH) ./scripts/bench.sh
+	@CELLPATH=$(CELLPATH) ./scripts/bench-bearer.sh
 
 ## order-file: lay out the front's functions as a fetch runs them (link/cellpath.order; root, valgrind)
 order-file: deps build

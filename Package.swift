@@ -66,6 +66,8 @@ let package = Package(
         // One GLib main-loop thread behind a global actor; libmbim and libqmi run only there.
         .target(name: "GLibRuntime", dependencies: ["CGIO", "CellpathCore", "SystemSupport"]),
         .target(name: "Modems", dependencies: ["GLibRuntime", "ModemDiscovery", "CellpathCore", "CGIO", "CMBIM", "CQMI"]),
+        // Bringing a modem's bearer up and down: the steps, their undo, the records under /run/cellpath.
+        .target(name: "Bearers", dependencies: ["Modems", "IPConfiguration", "ModemDiscovery", "CellpathCore", "SystemSupport"]),
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "CellpathCore", "SystemSupport"]),
         // The simulated world, in three layers: scenario model → modems / web services → world.
         .target(name: "SimulatorScenario", dependencies: ["CellpathCore", "SystemSupport"]),
@@ -78,14 +80,16 @@ let package = Package(
         .executableTarget(name: "cellpath", dependencies: ["CellpathCLI", "CellpathCore"], linkerSettings: frontReleaseLinking),
         .executableTarget(name: "cellpath-sim", dependencies: ["CellpathCLI", "CellpathCore", "Simulator", "SimulatorScenario"]),
         .executableTarget(name: "cellpath-number", dependencies: ["CellpathCLI", "CellpathCore", "PhoneNumbers"]),
-        .executableTarget(name: "cellpath-modem", dependencies: ["CellpathCLI", "CellpathCore", "ModemDiscovery", "Modems"]),
+        .executableTarget(name: "cellpath-modem", dependencies: ["CellpathCLI", "CellpathCore", "ModemDiscovery", "Modems", "Bearers",
+                                                                 "IPConfiguration", "SystemSupport"]),
 
         // MARK: Tests
         // Runs one fetch with knobs the CLI does not offer (a forced source address, a timed cancel).
         .executableTarget(name: "cellpath-fetch-probe", dependencies: ["CellularHTTP", "Workflow"], path: "Tests/FetchProbe"),
         // Applies and undoes a bearer's addressing in the namespace it runs in (`ip netns exec`).
         .executableTarget(name: "cellpath-ipconfig-probe", dependencies: ["IPConfiguration", "CellpathCore"], path: "Tests/IPConfigProbe"),
-        .target(name: "TestSupport", dependencies: ["CellpathCore", "SystemSupport", "Simulator", "SimulatorScenario"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["CellpathCore", "SystemSupport", "Simulator", "SimulatorScenario", "SimulatedModems",
+                                                   "ModemDiscovery"], path: "Tests/TestSupport"),
         .testTarget(name: "CellpathCLITests", dependencies: ["CellpathCLI", "TestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["TestSupport"]),
         .testTarget(name: "SystemSupportTests", dependencies: ["SystemSupport"]),
@@ -99,6 +103,7 @@ let package = Package(
         .testTarget(name: "GLibRuntimeTests", dependencies: ["GLibRuntime", "CGIO"]),
         .testTarget(name: "ModemsTests", dependencies: ["Modems", "ModemDiscovery", "GLibRuntime", "CellpathCore", "CMBIM", "CQMI", "SimulatedModems",
                                                         "SimulatorScenario", "TestSupport"]),
+        .testTarget(name: "BearersTests", dependencies: ["TestSupport", "SimulatedModems", "SimulatorScenario", "CellpathCore", "SystemSupport"]),
         .testTarget(name: "ModemDiscoveryTests", dependencies: ["ModemDiscovery", "SimulatedModems", "SimulatorScenario", "TestSupport"]),
         .testTarget(name: "SimulatorScenarioTests", dependencies: ["SimulatorScenario", "CellpathCore"]),
         .testTarget(name: "SimulatedModemsTests", dependencies: ["SimulatedModems", "SimulatorScenario", "CellpathCore", "TestSupport"]),

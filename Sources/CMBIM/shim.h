@@ -9,3 +9,11 @@ static inline gulong cmbim_device_connect_removed(MbimDevice *device, CMbimDevic
                                                   gpointer user_data, GClosureNotify destroy) {
     return g_signal_connect_data(device, MBIM_DEVICE_SIGNAL_REMOVED, G_CALLBACK(handler), user_data, destroy, 0);
 }
+
+/// Connects `handler` to the device's "device-indicate-status" signal (an indication arrived);
+/// `destroy` releases `user_data` when the handler is disconnected.
+typedef void (*CMbimIndicationHandler)(MbimDevice *device, MbimMessage *message, gpointer user_data);
+static inline gulong cmbim_device_connect_indicate_status(MbimDevice *device, CMbimIndicationHandler handler,
+                                                          gpointer user_data, GClosureNotify destroy) {
+    return g_signal_connect_data(device, MBIM_DEVICE_SIGNAL_INDICATE_STATUS, G_CALLBACK(handler), user_data, destroy, 0);
+}

@@ -14,3 +14,12 @@ static inline void cqmi_device_new_no_file_check(GFile *file, GCancellable *canc
 static inline QmiClientDms *cqmi_client_dms(QmiClient *client) { return QMI_CLIENT_DMS(client); }
 static inline QmiClientNas *cqmi_client_nas(QmiClient *client) { return QMI_CLIENT_NAS(client); }
 static inline QmiClientWds *cqmi_client_wds(QmiClient *client) { return QMI_CLIENT_WDS(client); }
+
+/// Connects `handler` to a client's indication signal (`"serving-system"` of a NAS client,
+/// `"packet-service-status"` of a WDS client), whose argument is the indication's output;
+/// `destroy` releases `user_data` when the handler is disconnected.
+typedef void (*CQmiIndicationHandler)(QmiClient *client, gpointer output, gpointer user_data);
+static inline gulong cqmi_client_connect_indication(QmiClient *client, const gchar *signal, CQmiIndicationHandler handler,
+                                                    gpointer user_data, GClosureNotify destroy) {
+    return g_signal_connect_data(client, signal, G_CALLBACK(handler), user_data, destroy, 0);
+}

@@ -58,6 +58,11 @@ public enum CellpathCLI {
 
         do {
             let outcome: CommandOutcome
+            var action = action
+            if case .routed(let route, let local) = action {
+                let target = route(parsed, environment)
+                action = target != program ? .program(target) : implementations[parsed.commandName] ?? .async(local)
+            }
             if case .program(let other) = action, other != program {} else {
                 context.logger.debug("cellpath \(CellpathVersion.current): \(parsed.path.dropFirst().joined(separator: " ")) (\(program.rawValue), pid \(getpid()))")
             }
@@ -114,6 +119,8 @@ public enum CellpathCLI {
             return try completion.wait()
         case .program(let other):
             throw CellpathError(.internalError, "an implementation cannot hand '\(parsed.commandName)' over to \(other.rawValue)")
+        case .routed:
+            throw CellpathError(.internalError, "an implementation cannot route '\(parsed.commandName)'")
         }
     }
 

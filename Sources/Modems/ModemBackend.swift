@@ -12,6 +12,9 @@ public protocol ModemBackend: AnyObject, Sendable {
     /// Manufacturer, model, firmware and IMEI, as far as the protocol tells them.
     func identity() async throws(ModemError) -> ModemIdentity
     func sim() async throws(ModemError) -> SIMStatus
+    /// The SIM's state and PIN retries, with as few requests as the protocol allows (identities
+    /// only where they come with it): what bringing a bearer up checks.
+    func simState() async throws(ModemError) -> SIMStatus
     func radio() async throws(ModemError) -> RadioState
     /// The SIM's home network; nil when the SIM cannot tell (absent, locked).
     func homeOperator() async throws(ModemError) -> NetworkOperator?
@@ -21,10 +24,79 @@ public protocol ModemBackend: AnyObject, Sendable {
     func packetService() async throws(ModemError) -> PacketServiceState
     /// The default bearer (MBIM session 0, the QMI packet data call) and its IP configuration.
     func bearer() async throws(ModemError) -> BearerStatus
+    /// The default bearer's state alone (one request).
+    func bearerState() async throws(ModemError) -> BearerState
+    /// The IP configuration of the connected default bearer, without asking for its state.
+    func ipConfiguration() async throws(ModemError) -> BearerStatus
+
+    // Changes, for bringing a bearer up and down.
+
+    /// Enters PIN1 and returns the SIM's state after it. A PIN the SIM refuses is a protocol
+    /// error of kind `.permission` that says how many attempts are left.
+    func unlockSIM(pin: String) async throws(ModemError) -> SIMStatus
+    /// Switches the (software) radio on or off. In a cancelled task, or past the session's
+    /// deadline (undoing), it runs with a clean-up time of its own.
+    func setRadio(_ state: RadioState) async throws(ModemError)
+    /// Asks the modem to attach to the packet service (MBIM); QMI modems attach by themselves
+    /// once registered, so this does nothing there.
+    func attachPacketService() async throws(ModemError)
+    /// Connects the default bearer with `settings` (IPv4) and returns what disconnecting it
+    /// needs. Once sent, the request is not given up when the task is cancelled: the modem may
+    /// carry it out, and a bearer connected must be known to be undone. A refusal by the network
+    /// is a protocol error whose reason names the network's cause. QMI: the WDS client that
+    /// started the call is kept (its ID stays allocated after `close()`), since releasing it
+    /// ends the call on many modems; `disconnect` releases it.
+    func connect(_ settings: BearerSettings) async throws(ModemError) -> BearerHandle
+    /// Disconnects the bearer that `handle` names (from this session's `connect` or from the
+    /// record of an earlier run) and gives back what the handle holds (the QMI client ID), or
+    /// with nil whatever bearer is connected (`--force`; QMI cannot stop a call without its
+    /// handle, which only the program that started it knows). Runs with a time of its own
+    /// (`ModemSession.cleanupTimeout`), also when the task is cancelled: it is what undoing
+    /// calls. A bearer already down is no error: returns true when a bearer was connected and
+    /// is now down, false when it was down already.
+    @discardableResult
+    func disconnect(_ handle: BearerHandle?) async throws(ModemError) -> Bool
+    /// Starts the session's time limit again from now: for sessions that last (`bearer status
+    /// --watch`, the path of a fetch) and talk to the modem now and then.
+    func renewTimeLimit() async
+    /// Starts following the modem's indications (registration, packet service, the bearer)
+    /// and returns them as they arrive, until `close()`. Call once per session.
+    func indications() async throws(ModemError) -> AsyncStream<ModemIndication>
     /// Releases what the session holds (QMI client IDs) and closes the port, also when the
     /// task is cancelled. Sends nothing that changes the modem's state: no MBIM CLOSE, which
     /// deactivates the contexts on many modems.
     func close() async
+}
+
+/// What disconnecting a bearer needs, also in another process (it is kept in the bearer's
+/// record): the MBIM session, or the QMI WDS client ID that started the call (left allocated)
+/// and the call's packet data handle.
+public struct BearerHandle: Sendable, Equatable, Codable {
+    /// MBIM: the session ID of the context (0, the default bearer).
+    public var sessionID: Int?
+    /// QMI: the WDS client ID that started the call.
+    public var clientID: Int?
+    /// QMI: the call's packet data handle.
+    public var packetDataHandle: UInt32?
+
+    /// Whether the handle holds something in the modem (a QMI client ID) that `disconnect` gives
+    /// back, also after the network ended the call.
+    public var holdsClientID: Bool { clientID != nil }
+
+    public init(sessionID: Int? = nil, clientID: Int? = nil, packetDataHandle: UInt32? = nil) {
+        self.sessionID = sessionID
+        self.clientID = clientID
+        self.packetDataHandle = packetDataHandle
+    }
+}
+
+/// A change the modem announced on its own (an MBIM indication, a QMI indication).
+public enum ModemIndication: Sendable, Equatable {
+    case registration(Registration)
+    case packetService(PacketServiceState)
+    /// The default bearer's new state; `reason` is the network's, when it gave one
+    /// (`regular-deactivation`).
+    case bearer(BearerState, reason: String?)
 }
 
 /// What a modem says it is.

@@ -17,15 +17,37 @@ struct ModemSession: Sendable {
     /// Whether the port is opened through its proxy (else directly).
     let proxied: Bool
     /// The session's calls in flight, aborted when the port goes away.
-    let calls = GLibCallGroup()
+    let calls: GLibCallGroup
+    /// A clean-up session's calls are not cancelled with the task: they undo what must not be
+    /// left behind, also (and above all) after a Ctrl-C.
+    let isCleanup: Bool
 
-    init(port: ControlPort, timeout: Duration, logger: Logger, proxied: Bool) {
+    init(port: ControlPort, timeout: Duration, logger: Logger, proxied: Bool, calls: GLibCallGroup = GLibCallGroup(),
+         isCleanup: Bool = false) {
         self.port = port
         self.timeout = timeout
         deadline = .now + timeout
         self.logger = logger
         self.proxied = proxied
+        self.calls = calls
+        self.isCleanup = isCleanup
     }
+
+    /// The same session with `timeout` from now: for clean-up (a disconnect after a cancel or
+    /// after the deadline), whose calls run to their end or that time limit. They share the
+    /// session's call group, so a port that vanishes ends them too.
+    func cleanup(timeout: Duration = ModemSession.cleanupTimeout) -> ModemSession {
+        ModemSession(port: port, timeout: timeout, logger: logger, proxied: proxied, calls: calls, isCleanup: true)
+    }
+
+    /// The same session with its whole time limit again, from now.
+    func renewed() -> ModemSession {
+        ModemSession(port: port, timeout: timeout, logger: logger, proxied: proxied, calls: calls, isCleanup: isCleanup)
+    }
+
+    /// The time that undoing may take, whatever is left of the session's: a bearer or a client
+    /// ID left behind stays in the modem.
+    static let cleanupTimeout = Duration.seconds(5)
 
     /// Seconds left before the deadline.
     var secondsLeft: Double { Self.seconds(deadline - .now) }
@@ -48,13 +70,15 @@ struct ModemSession: Sendable {
     /// `ModemError` about `operation` (`query the register state`). With `extraTime`, the call
     /// may run that long past the deadline and is not cancelled with the task: for calls whose
     /// result must be released (a QMI client ID); the caller checks the deadline afterwards.
+    /// Nor are the calls of a clean-up session.
     @GLibActor
     func call<Value>(_ operation: String, extraTime: Duration? = nil, start: (GLibAsyncArguments) -> Void,
                      finish: (OpaquePointer) throws(GLibError) -> Value) async throws(ModemError) -> Value {
         let left = secondsLeft + (extraTime.map(Self.seconds) ?? 0)
         guard left > 0 else { throw timedOut(operation) }
         do {
-            return try await GLibAsync.call(timeout: left, followingTask: extraTime == nil, group: calls, start: start, finish: finish)
+            return try await GLibAsync.call(timeout: left, followingTask: extraTime == nil && !isCleanup, group: calls,
+                                            start: start, finish: finish)
         } catch {
             switch error {
             case .cancelled:

@@ -94,16 +94,22 @@ public enum ModemLibraries {
 }
 
 /// Hides what the libraries' traces show of personal data although asked not to: libqmi 1.32
-/// prints the MSISDN of DMS Get MSISDN in full.
+/// prints the MSISDN of DMS Get MSISDN in full, libmbim 1.28 the PIN of a PIN set.
 enum TraceRedaction {
     /// TLVs whose value the library does not hide.
     static let personalTLVs = [#""MSISDN""#]
+    /// MBIM fields whose value the library does not hide.
+    static let secretFields = ["Pin = ", "NewPin = "]
 
-    /// The lines of one traced message with the `value` and `translated` lines of those TLVs masked.
+    /// The lines of one traced message with the `value` and `translated` lines of those TLVs,
+    /// and those fields, masked.
     static func redact(_ lines: [String]) -> [String] {
         var inPersonalTLV = false
         return lines.map { line in
             let field = line.drop { $0 == "<" || $0 == ">" || $0 == " " }
+            if let secret = secretFields.first(where: { field.hasPrefix($0) }) {
+                return line.prefix(line.count - field.count) + secret + "'###'"
+            }
             if field.hasPrefix("type ") { inPersonalTLV = personalTLVs.contains { field.contains($0) } }
             guard inPersonalTLV, field.hasPrefix("value ") || field.hasPrefix("translated "),
                   let equals = line.firstIndex(of: "=") else { return line }

@@ -109,7 +109,8 @@ final class ModemState {
         if !radioOn { return .failure(.radioOff) }
         if !isRegistered { return .failure(.notRegistered) }
         if let code = modem.faults.connectRejectCode { return .failure(.network(cause: code)) }
-        if !modem.apn.isEmpty && apn.lowercased() != modem.apn.lowercased() {
+        // No APN: the network picks the subscription's default (3GPP TS 23.401), the scenario's.
+        if !modem.apn.isEmpty && !apn.isEmpty && apn.lowercased() != modem.apn.lowercased() {
             return .failure(.network(cause: 27)) // missing or unknown APN
         }
         if !ipv4Allowed { return .failure(.network(cause: 50)) } // PDP type IPv4 only allowed

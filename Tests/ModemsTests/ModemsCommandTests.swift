@@ -137,6 +137,17 @@ struct ModemsCommandTests {
         #expect(invalid.stderr.hasPrefix("Error: invalid modem '12345': expected an index (0, 1…), an IMEI (15 digits), an ICCID (18 to 22 digits) or a control port\n"))
     }
 
+    /// `-m/--modem`, the option every modem command shares, names the modem too; naming two is refused.
+    @Test func showTakesTheModemOption() throws {
+        let fleet = try Self.twoModems()
+        let option = try Self.run(fleet, ["modems", "show", "-m", "cdc-wdm1", "--json"])
+        #expect(option.status == 0, "\(option.stderr)")
+        #expect(try Self.json(option)["index"]?.int == 1)
+        let both = try Self.run(fleet, ["modems", "show", "0", "--modem", "1"])
+        #expect(both.status == 64)
+        #expect(both.stderr.hasPrefix("Error: two modems named: '0' and '-m 1'\n"), "\(both.stderr)")
+    }
+
     @Test func aSingleModemNeedsNoName() throws {
         let fleet = try SimulatedFleet([.test(.qmi, 3)])
         let result = try Self.run(fleet, ["modems", "show", "--json"])

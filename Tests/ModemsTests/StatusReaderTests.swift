@@ -119,5 +119,19 @@ actor FakeBackend: ModemBackend {
     func signal() async throws(ModemError) -> Signal? { asked.append("signal"); return try signal.get() }
     func packetService() async throws(ModemError) -> PacketServiceState { asked.append("packetService"); return .attached }
     func bearer() async throws(ModemError) -> BearerStatus { asked.append("bearer"); return BearerStatus(state: .disconnected) }
+    func simState() async throws(ModemError) -> SIMStatus { asked.append("simState"); return try sim.get() }
+    func bearerState() async throws(ModemError) -> BearerState { asked.append("bearerState"); return .disconnected }
+    func ipConfiguration() async throws(ModemError) -> BearerStatus { asked.append("ipConfiguration"); return BearerStatus(state: .connected) }
     func close() async { asked.append("close") }
+    // Reading changes nothing: these are recorded, and a reader test expects none of them.
+    func unlockSIM(pin: String) async throws(ModemError) -> SIMStatus { asked.append("unlockSIM"); return try sim.get() }
+    func setRadio(_ state: RadioState) async throws(ModemError) { asked.append("setRadio") }
+    func attachPacketService() async throws(ModemError) { asked.append("attachPacketService") }
+    func connect(_ settings: BearerSettings) async throws(ModemError) -> BearerHandle { asked.append("connect"); return BearerHandle() }
+    func disconnect(_ handle: BearerHandle?) async throws(ModemError) -> Bool { asked.append("disconnect"); return false }
+    func renewTimeLimit() async {}
+    func indications() async throws(ModemError) -> AsyncStream<ModemIndication> {
+        asked.append("indications")
+        return AsyncStream { $0.finish() }
+    }
 }

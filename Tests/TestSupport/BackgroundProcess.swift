@@ -8,6 +8,8 @@ import SystemSupport
 public final class BackgroundProcess {
     public let pid: pid_t
     private var reaped = false
+    /// The exit status (or 128 + the signal that ended it), once reaped.
+    public private(set) var exitStatus: Int32?
 
     /// Starts `arguments` (searched in PATH) with stdin from /dev/null and stdout and stderr
     /// appended to `output` (default: /dev/null).
@@ -23,6 +25,7 @@ public final class BackgroundProcess {
         for _ in 0..<(max(timeoutMs, 0) / 20 + 1) {
             if waitpid(pid, &status, WNOHANG) == pid {
                 reaped = true
+                exitStatus = Spawn.exitStatus(status)
                 return true
             }
             usleep(20_000)

@@ -61,6 +61,9 @@ package struct CommandOutcome: Sendable {
         self.exitStatus = exitStatus
     }
 
+    /// The failure's message, if the command failed.
+    package var failureMessage: String? { failure?.error.message }
+
     /// A failure that comes with output; the exit code follows the error's kind.
     package init(_ output: Output, failure: CommandFailure) {
         self.output = output
@@ -92,6 +95,12 @@ package enum CommandAction: Sendable {
     /// Implemented by another executable, which passes the implementation to `CellpathCLI.main`;
     /// the others exec it (`Program`).
     case program(Program)
+    /// Runs where `route` says from the parsed command line and the environment: a command
+    /// that needs another executable's libraries only with some options (`fetch --modem` needs
+    /// the modem layer's). The program that `route` names runs its own implementation of the
+    /// command, or `local` (an `.async` action) if it has none; any other program execs it.
+    case routed(route: @Sendable (ParsedCommand, [String: String]) -> Program,
+                local: @Sendable (ParsedCommand, CommandContext) async throws -> CommandOutcome)
 }
 
 /// A node of the command tree: a runnable command, a group of subcommands, or both.

@@ -12,6 +12,7 @@ enum CommandTree {
         subcommands: [
             FetchCommand.spec,
             ModemsCommand.spec,
+            BearerCommand.spec,
             NumberCommand.spec,
             ConfigCommand.spec,
             SimCommand.spec,

@@ -6,7 +6,7 @@ import Workflow
 
 /// `cellpath fetch URL`: one HTTP(S) request and its whole redirect chain, DNS included,
 /// through the cellular interface only; prints a trace of every hop.
-enum FetchCommand {
+package enum FetchCommand {
     static let spec: CommandSpec = CommandSpec(
         name: "fetch",
         abstract: "Fetch a URL (a check_url) and follow its redirect chain through the cellular interface only.",
@@ -20,14 +20,15 @@ enum FetchCommand {
             """,
         arguments: [url.spec],
         options: [
-            interface.spec, allowAnyInterface.spec, dns.spec, ipType.spec, maxHops.spec,
+            interface.spec, allowAnyInterface.spec, dns.spec, ModemOption.modem.spec, apn.spec, keepBearer.spec,
+            ModemsCommand.noProxy.spec, ipType.spec, maxHops.spec,
             ConfigurationOptions.hopTimeout.spec,
             ConfigurationOptions.timeout.spec,
             stopAt.spec, strict.spec, method.spec, data.spec, header.spec, operatorID.spec,
             ConfigurationOptions.caFile.spec,
             har.spec, printField.spec,
         ],
-        action: .async(run))
+        action: .routed(route: route, local: run))
 
     static let url = ArgumentKey("url", help: "Absolute http or https URL of the first hop.")
     static let interface = OptionKey<String>(
@@ -60,6 +61,13 @@ enum FetchCommand {
     }
 
     static func run(_ parsed: ParsedCommand, _ context: CommandContext) async throws -> CommandOutcome {
+        try await run(parsed, context, pathProvider: pathProvider)
+    }
+
+    /// The fetch with the path from `pathProvider`: the interface and DNS servers given
+    /// (`pathProvider(_:_:)`), or the modem layer's (`cellpath-modem`).
+    package static func run(_ parsed: ParsedCommand, _ context: CommandContext,
+                            pathProvider: (ParsedCommand, CommandContext) throws -> any CellularPathProvider) async throws -> CommandOutcome {
         if let operators = parsed[Self.operatorID] { _ = try OperatorIDs(parsing: operators) }
         if parsed[Self.printField] != nil, context.global.json {
             throw UsageError("'--print' cannot be combined with '--json'", command: parsed.path)

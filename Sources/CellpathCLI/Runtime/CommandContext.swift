@@ -4,7 +4,7 @@ import CellpathCore
 /// progress reporter. Created once per invocation.
 package struct CommandContext: Sendable {
     package var global: GlobalOptions
-    var environment: [String: String]
+    package var environment: [String: String]
     package var logger: Logger
     package var progress: Progress
 }

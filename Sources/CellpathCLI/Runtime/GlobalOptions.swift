@@ -5,7 +5,7 @@ package struct GlobalOptions: Sendable, Equatable {
     var verbose = false
     var quiet = false
     package var disclosure: Disclosure = .redacted
-    var json = false
+    package var json = false
     var color: ColorMode = .auto
 
     static let verbose = Flag("verbose", short: "v", help: "Print progress details and debug logs (personal data masked).")

@@ -13,7 +13,7 @@ package enum Program: String, Sendable {
     case simulator = "cellpath-sim"
     /// `cellpath number`: adds libphonenumber with protobuf, abseil and ICU.
     case phoneNumbers = "cellpath-number"
-    /// `cellpath modems`: adds libmbim and libqmi (with GIO).
+    /// `cellpath modems`, `cellpath bearer`: adds libmbim and libqmi (with GIO).
     case modems = "cellpath-modem"
 
     /// Where the executable may be: next to the running one (the build directory, or the

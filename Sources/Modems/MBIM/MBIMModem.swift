@@ -8,11 +8,15 @@ import ModemDiscovery
 @GLibActor
 final class MBIMModem: ModemBackend {
     nonisolated let port: ControlPort
-    private let session: ModemSession
-    private let device: UnsafeMutablePointer<MbimDevice>
+    private(set) var session: ModemSession
+    let device: UnsafeMutablePointer<MbimDevice>
     private var isOpen = true
     /// The "device-removed" handler, which aborts the calls in flight.
     private var removedHandler: gulong = 0
+    /// The "device-indicate-status" handler, once indications are followed.
+    var indicationHandler: gulong = 0
+    /// Where indications go, once followed; finished on close.
+    var indicationSink: IndicationSink?
 
     private init(session: ModemSession, device: UnsafeMutablePointer<MbimDevice>) {
         port = session.port
@@ -54,10 +58,14 @@ final class MBIMModem: ModemBackend {
         return modem
     }
 
+    func renewTimeLimit() async { session = session.renewed() }
+
     func close() async {
         guard isOpen else { return }
         isOpen = false
         g_signal_handler_disconnect(gpointer(device), removedHandler)
+        if indicationHandler != 0 { g_signal_handler_disconnect(gpointer(device), indicationHandler) }
+        indicationSink?.finish()
         var error: UnsafeMutablePointer<GError>?
         if mbim_device_close_force(device, &error) == 0 { g_error_free(error) }
         g_object_unref(gpointer(device))
@@ -95,7 +103,8 @@ final class MBIMModem: ModemBackend {
         case MBIM_SUBSCRIBER_READY_STATE_BAD_SIM, MBIM_SUBSCRIBER_READY_STATE_FAILURE: sim.state = .failed
         default: sim.state = .notReady
         }
-        guard sim.state != .absent else { return sim }
+        // An initialized SIM is unlocked: only another state needs the PIN state.
+        guard sim.state != .absent && sim.state != .ready else { return sim }
         let pinOperation = "query the PIN state"
         guard let pin = try await command(pinOperation, mbim_message_pin_query_new(nil),
                                           states: [MBIM_STATUS_ERROR_SIM_NOT_INSERTED, MBIM_STATUS_ERROR_NOT_INITIALIZED,
@@ -148,6 +157,13 @@ final class MBIMModem: ModemBackend {
             mbim_message_register_state_response_parse(response.message, &networkError, &state, nil, &dataClasses, nil,
                                                        &providerID, &providerName, nil, nil, &error)
         }
+        return Self.registration(state, networkError: networkError, dataClasses: dataClasses, providerID: taken(providerID),
+                                 providerName: taken(providerName))
+    }
+
+    /// A register state (of a response or an indication) as a `Registration`.
+    nonisolated static func registration(_ state: MbimRegisterState, networkError: MbimNwError, dataClasses: MbimDataClass,
+                                         providerID: String?, providerName: String?) -> Registration {
         var registration = Registration(state: .unknown)
         switch state {
         case MBIM_REGISTER_STATE_HOME: registration.state = .home
@@ -157,16 +173,19 @@ final class MBIMModem: ModemBackend {
         case MBIM_REGISTER_STATE_DEREGISTERED: registration.state = .notRegistered
         default: registration.state = .unknown
         }
-        let id = taken(providerID), name = taken(providerName)
         if registration.isRegistered {
-            registration.servingOperator = NetworkOperator(id: id.flatMap(NetworkOperator.plmnID), name: name)
-            registration.accessTechnology = Self.technology(dataClasses)
+            registration.servingOperator = NetworkOperator(id: providerID.flatMap(NetworkOperator.plmnID), name: providerName)
+            registration.accessTechnology = technology(dataClasses)
         }
-        if networkError != MBIM_NW_ERROR_NONE {
-            registration.networkError = mbim_nw_error_get_string(networkError).map { String(cString: $0) }
-                ?? "network error \(networkError.rawValue)"
-        }
+        if networkError != MBIM_NW_ERROR_NONE { registration.networkError = networkErrorName(networkError.rawValue) }
         return registration
+    }
+
+    /// `plmn-not-allowed`; a 3GPP cause that libmbim does not name by its 3GPP name
+    /// (`regular-deactivation`); else `network error N`.
+    nonisolated static func networkErrorName(_ code: UInt32) -> String {
+        mbim_nw_error_get_string(MbimNwError(rawValue: code)).map { String(cString: $0) }
+            ?? NetworkCause.name(Int(code)) ?? "network error \(code)"
     }
 
     func signal() async throws(ModemError) -> Signal? {
@@ -190,7 +209,11 @@ final class MBIMModem: ModemBackend {
         try parse(operation) { error in
             mbim_message_packet_service_response_parse(response.message, nil, &state, nil, nil, nil, &error)
         }
-        return switch state {
+        return Self.packetService(state)
+    }
+
+    nonisolated static func packetService(_ state: MbimPacketServiceState) -> PacketServiceState {
+        switch state {
         case MBIM_PACKET_SERVICE_STATE_ATTACHED: .attached
         case MBIM_PACKET_SERVICE_STATE_ATTACHING: .attaching
         case MBIM_PACKET_SERVICE_STATE_DETACHED: .detached
@@ -199,38 +222,51 @@ final class MBIMModem: ModemBackend {
         }
     }
 
-    /// Session 0's connection state and, when it is activated, its IP configuration.
-    func bearer() async throws(ModemError) -> BearerStatus {
+    /// The subscriber ready status tells the state and the identities at once.
+    func simState() async throws(ModemError) -> SIMStatus { try await sim() }
+
+    func bearerState() async throws(ModemError) -> BearerState {
         let operation = "query the connection state"
         let request = mbim_message_connect_query_new(0, MBIM_ACTIVATION_STATE_UNKNOWN, MBIM_VOICE_CALL_STATE_NONE,
                                                      MBIM_CONTEXT_IP_TYPE_DEFAULT, mbim_uuid_from_context_type(MBIM_CONTEXT_TYPE_INTERNET),
                                                      0, nil)
-        guard let response = try await command(operation, request, states: Self.noBearerStatuses) else {
-            return BearerStatus(state: .disconnected)
-        }
+        guard let response = try await command(operation, request, states: Self.noBearerStatuses) else { return .disconnected }
         var activation = MBIM_ACTIVATION_STATE_UNKNOWN
         try parse(operation) { error in
             mbim_message_connect_response_parse(response.message, nil, &activation, nil, nil, nil, nil, &error)
         }
-        var bearer = BearerStatus(state: .unknown)
-        switch activation {
-        case MBIM_ACTIVATION_STATE_ACTIVATED: bearer.state = .connected
-        case MBIM_ACTIVATION_STATE_ACTIVATING: bearer.state = .connecting
-        case MBIM_ACTIVATION_STATE_DEACTIVATED: bearer.state = .disconnected
-        case MBIM_ACTIVATION_STATE_DEACTIVATING: bearer.state = .disconnecting
-        default: bearer.state = .unknown
-        }
-        if bearer.state == .connected { try await readIPConfiguration(into: &bearer) }
+        return Self.bearerState(activation)
+    }
+
+    func ipConfiguration() async throws(ModemError) -> BearerStatus {
+        var bearer = BearerStatus(state: .connected)
+        try await readIPConfiguration(into: &bearer)
         return bearer
     }
 
+    /// Session 0's connection state and, when it is activated, its IP configuration.
+    func bearer() async throws(ModemError) -> BearerStatus {
+        let state = try await bearerState()
+        return state == .connected ? try await ipConfiguration() : BearerStatus(state: state)
+    }
+
+    nonisolated static func bearerState(_ activation: MbimActivationState) -> BearerState {
+        switch activation {
+        case MBIM_ACTIVATION_STATE_ACTIVATED: .connected
+        case MBIM_ACTIVATION_STATE_ACTIVATING: .connecting
+        case MBIM_ACTIVATION_STATE_DEACTIVATED: .disconnected
+        case MBIM_ACTIVATION_STATE_DEACTIVATING: .disconnecting
+        default: .unknown
+        }
+    }
+
     /// Statuses of a CONNECT query that mean there is no bearer.
-    private static let noBearerStatuses = [
+    static let noBearerStatuses = [
         MBIM_STATUS_ERROR_SIM_NOT_INSERTED, MBIM_STATUS_ERROR_PIN_REQUIRED, MBIM_STATUS_ERROR_RADIO_POWER_OFF,
         MBIM_STATUS_ERROR_NOT_REGISTERED, MBIM_STATUS_ERROR_CONTEXT_NOT_ACTIVATED, MBIM_STATUS_ERROR_PACKET_SERVICE_DETACHED,
     ]
 
-    private func readIPConfiguration(into bearer: inout BearerStatus) async throws(ModemError) {
+    func readIPConfiguration(into bearer: inout BearerStatus) async throws(ModemError) {
         let operation = "query the IP configuration"
         let request = mbim_message_ip_configuration_query_new(0, MbimIPConfigurationAvailableFlag(rawValue: 0),
                                                               MbimIPConfigurationAvailableFlag(rawValue: 0), 0, nil, 0, nil,
@@ -270,15 +306,29 @@ final class MBIMModem: ModemBackend {
 
     /// Sends `request` (and releases it) and returns the response, or nil when the modem
     /// answered one of `states`: statuses that describe a state (no SIM, radio off) rather
-    /// than a failure.
-    private func command(_ operation: String, _ request: OpaquePointer?, states: [MbimStatusError] = [])
-        async throws(ModemError) -> Response? {
+    /// than a failure. `session` gives the time limit (default: the modem's session).
+    func command(_ operation: String, _ request: OpaquePointer?, states: [MbimStatusError] = [],
+                 session: ModemSession? = nil) async throws(ModemError) -> Response? {
+        let session = session ?? self.session
+        let (response, failure) = try await exchange(operation, request, session: session)
+        guard let failure else { return response }
+        if failure.domain == mbim_status_error_quark(), states.contains(where: { Int32(bitPattern: $0.rawValue) == failure.code }) {
+            return nil
+        }
+        throw session.error(operation, failure)
+    }
+
+    /// Sends `request` (and releases it) and returns the response with the status error it
+    /// carries (nil on success): a failed CONNECT still says the network's reason. Without
+    /// `followingTask`, the call is not given up when the task is cancelled (it keeps its time limit).
+    func exchange(_ operation: String, _ request: OpaquePointer?, session: ModemSession, followingTask: Bool = true)
+        async throws(ModemError) -> (Response, GLibError?) {
         guard let request else {
             throw ModemError(.transport, .internalError, operation: session.describe(operation), reason: "libmbim could not build the request")
         }
         defer { mbim_message_unref(request) }
         let device = device, timeout = session.libraryTimeout
-        let response = try await session.call(operation) { call in
+        let response = try await session.call(operation, extraTime: followingTask ? nil : .zero) { call in
             mbim_device_command(device, request, timeout, call.cancellable, call.callback, call.userData)
         } finish: { result throws(GLibError) in
             var error: UnsafeMutablePointer<GError>?
@@ -286,16 +336,12 @@ final class MBIMModem: ModemBackend {
             return Response(message)
         }
         var error: UnsafeMutablePointer<GError>?
-        if mbim_message_response_get_result(response.message, MBIM_MESSAGE_TYPE_COMMAND_DONE, &error) != 0 { return response }
-        let failure = GLibError(taking: error)
-        if failure.domain == mbim_status_error_quark(), states.contains(where: { Int32(bitPattern: $0.rawValue) == failure.code }) {
-            return nil
-        }
-        throw session.error(operation, failure)
+        if mbim_message_response_get_result(response.message, MBIM_MESSAGE_TYPE_COMMAND_DONE, &error) != 0 { return (response, nil) }
+        return (response, GLibError(taking: error))
     }
 
     /// Runs a libmbim `_response_parse`; a response it cannot read is a protocol error.
-    private func parse(_ operation: String, _ body: (inout UnsafeMutablePointer<GError>?) -> gboolean) throws(ModemError) {
+    func parse(_ operation: String, _ body: (inout UnsafeMutablePointer<GError>?) -> gboolean) throws(ModemError) {
         var error: UnsafeMutablePointer<GError>?
         guard body(&error) == 0 else { return }
         throw ModemError(.protocol, .unavailable, operation: session.describe(operation),
@@ -303,7 +349,7 @@ final class MBIMModem: ModemBackend {
     }
 
     /// The most capable technology among MBIM data classes.
-    static func technology(_ classes: MbimDataClass) -> AccessTechnology? {
+    nonisolated static func technology(_ classes: MbimDataClass) -> AccessTechnology? {
         let bits = classes.rawValue
         let ranked: [(MbimDataClass, AccessTechnology)] = [
             (MBIM_DATA_CLASS_5G_SA, .nr5g), (MBIM_DATA_CLASS_5G_NSA, .nr5g), (MBIM_DATA_CLASS_LTE, .lte),
@@ -315,7 +361,7 @@ final class MBIMModem: ModemBackend {
         return bits == 0 ? nil : .other
     }
 
-    static func text(_ address: MbimIPv4) -> String {
+    nonisolated static func text(_ address: MbimIPv4) -> String {
         let a = address.addr
         return "\(a.0).\(a.1).\(a.2).\(a.3)"
     }

@@ -9,14 +9,23 @@ import ModemDiscovery
 @GLibActor
 final class QMIModem: ModemBackend {
     nonisolated let port: ControlPort
-    private let session: ModemSession
-    private let device: UnsafeMutablePointer<QmiDevice>
-    private var clients: [(service: QmiService, client: UnsafeMutablePointer<QmiClient>)] = []
+    private(set) var session: ModemSession
+    let device: UnsafeMutablePointer<QmiDevice>
+    var clients: [(service: QmiService, client: UnsafeMutablePointer<QmiClient>)] = []
+    /// The WDS client that started the call: on close it is dropped without releasing its ID,
+    /// which would end the call on many modems (`disconnect` releases it).
+    var keptClient: UnsafeMutablePointer<QmiClient>?
+    /// Signal handlers of indications, disconnected before their clients go.
+    var indicationHandlers: [(client: UnsafeMutablePointer<QmiClient>, handler: gulong)] = []
+    /// Where indications go, once followed; finished on close.
+    var indicationSink: IndicationSink?
+    /// The tasks waiting for a client that is being allocated, by service.
+    private var allocating: [Int32: [CheckedContinuation<Void, Never>]] = [:]
     private var isOpen = true
 
     /// The time that releasing the clients and closing may take, whatever is left of the
     /// session's: client IDs left allocated stay allocated in the modem until it restarts.
-    static let closeTimeout = Duration.seconds(5)
+    static let closeTimeout = ModemSession.cleanupTimeout
 
     private init(session: ModemSession, device: UnsafeMutablePointer<QmiDevice>) {
         port = session.port
@@ -55,6 +64,8 @@ final class QMIModem: ModemBackend {
         return modem
     }
 
+    func renewTimeLimit() async { session = session.renewed() }
+
     func close() async {
         guard isOpen else { return }
         isOpen = false
@@ -63,11 +74,14 @@ final class QMIModem: ModemBackend {
     }
 
     private func releaseAndClose() async {
-        let cleanup = ModemSession(port: port, timeout: Self.closeTimeout, logger: session.logger, proxied: session.proxied)
+        for (client, handler) in indicationHandlers { g_signal_handler_disconnect(gpointer(client), handler) }
+        indicationHandlers = []
+        indicationSink?.finish()
+        let cleanup = session.cleanup(timeout: Self.closeTimeout)
         await withTaskGroup(of: Void.self) { group in
             for (service, client) in clients {
-                let bound = LoopBound(client)
-                group.addTask { await self.release(service, bound, cleanup) }
+                let bound = LoopBound(client), keep = client == keptClient
+                group.addTask { await self.release(service, bound, cleanup, keepingID: keep) }
             }
         }
         clients = []
@@ -85,19 +99,21 @@ final class QMIModem: ModemBackend {
         g_object_unref(gpointer(device))
     }
 
-    /// Gives the client's ID back to the modem and drops the client.
-    private func release(_ service: QmiService, _ bound: LoopBound<UnsafeMutablePointer<QmiClient>>, _ cleanup: ModemSession) async {
+    /// Gives the client's ID back to the modem (unless `keepingID`: the call's WDS client) and
+    /// drops the client.
+    private func release(_ service: QmiService, _ bound: LoopBound<UnsafeMutablePointer<QmiClient>>, _ cleanup: ModemSession,
+                         keepingID: Bool = false) async {
         let device = device, client = bound.pointer
         let name = Self.name(service), clientID = qmi_client_get_cid(client)
+        let flags = keepingID ? QMI_DEVICE_RELEASE_CLIENT_FLAGS_NONE : QMI_DEVICE_RELEASE_CLIENT_FLAGS_RELEASE_CID
         do throws(ModemError) {
             try await cleanup.call("release the \(name) client ID \(clientID)") { call in
-                qmi_device_release_client(device, client, QMI_DEVICE_RELEASE_CLIENT_FLAGS_RELEASE_CID,
-                                          cleanup.libraryTimeout, call.cancellable, call.callback, call.userData)
+                qmi_device_release_client(device, client, flags, cleanup.libraryTimeout, call.cancellable, call.callback, call.userData)
             } finish: { result throws(GLibError) in
                 var error: UnsafeMutablePointer<GError>?
                 guard qmi_device_release_client_finish(device, result, &error) != 0 else { throw GLibError(taking: error) }
             }
-            cleanup.logger.debug("\(port.name): \(name) client ID \(clientID) released")
+            cleanup.logger.debug("\(port.name): \(name) client ID \(clientID) \(keepingID ? "kept allocated for the call it started" : "released")")
         } catch {
             cleanup.logger.warning("\(error.message): it stays allocated in the modem until the modem restarts")
         }
@@ -131,27 +147,8 @@ final class QMIModem: ModemBackend {
     }
 
     func sim() async throws(ModemError) -> SIMStatus {
-        let noSIM = [QMI_PROTOCOL_ERROR_UIM_UNINITIALIZED]
-        guard let pin = try await request("get the PIN status", QMI_SERVICE_DMS, states: noSIM, start: { client, timeout, call in
-            qmi_client_dms_uim_get_pin_status(cqmi_client_dms(client), nil, timeout, call.cancellable, call.callback, call.userData)
-        }, finish: { client, result, error in qmi_client_dms_uim_get_pin_status_finish(cqmi_client_dms(client), result, error) },
-           result: qmi_message_dms_uim_get_pin_status_output_get_result, unref: qmi_message_dms_uim_get_pin_status_output_unref)
-        else { return SIMStatus(state: .absent) }
-        var sim = SIMStatus(state: .ready)
-        var status = QMI_DMS_UIM_PIN_STATUS_NOT_INITIALIZED
-        var retries: UInt8 = 0
-        if qmi_message_dms_uim_get_pin_status_output_get_pin1_status(pin.pointer, &status, &retries, nil, nil) != 0 {
-            switch status {
-            case QMI_DMS_UIM_PIN_STATUS_ENABLED_NOT_VERIFIED:
-                sim.state = .pinRequired
-                sim.pinRetries = Int(retries)
-            case QMI_DMS_UIM_PIN_STATUS_BLOCKED: sim.state = .pukRequired
-            case QMI_DMS_UIM_PIN_STATUS_PERMANENTLY_BLOCKED: sim.state = .failed
-            case QMI_DMS_UIM_PIN_STATUS_NOT_INITIALIZED: sim.state = .notReady
-            default: sim.state = .ready
-            }
-        }
-        let locked = noSIM + [QMI_PROTOCOL_ERROR_PIN_RESTRICTION, QMI_PROTOCOL_ERROR_DEVICE_NOT_READY]
+        guard var sim = try await pinStatus() else { return SIMStatus(state: .absent) }
+        let locked = [QMI_PROTOCOL_ERROR_UIM_UNINITIALIZED,QMI_PROTOCOL_ERROR_PIN_RESTRICTION, QMI_PROTOCOL_ERROR_DEVICE_NOT_READY]
         if let iccid = try await request("get the ICCID", QMI_SERVICE_DMS, states: locked, start: { client, timeout, call in
             qmi_client_dms_uim_get_iccid(cqmi_client_dms(client), nil, timeout, call.cancellable, call.callback, call.userData)
         }, finish: { client, result, error in qmi_client_dms_uim_get_iccid_finish(cqmi_client_dms(client), result, error) },
@@ -170,6 +167,36 @@ final class QMIModem: ModemBackend {
         }, finish: { client, result, error in qmi_client_dms_get_msisdn_finish(cqmi_client_dms(client), result, error) },
            result: qmi_message_dms_get_msisdn_output_get_result, unref: qmi_message_dms_get_msisdn_output_unref) {
             sim.msisdns = msisdn.string { qmi_message_dms_get_msisdn_output_get_msisdn(msisdn.pointer, $0, nil) }.map { [$0] } ?? []
+        }
+        return sim
+    }
+
+    /// The PIN status alone: it tells whether there is a SIM and whether it is locked.
+    func simState() async throws(ModemError) -> SIMStatus {
+        try await pinStatus() ?? SIMStatus(state: .absent)
+    }
+
+    /// The SIM's state from PIN1's status (and its retries while locked); nil without a SIM.
+    private func pinStatus() async throws(ModemError) -> SIMStatus? {
+        guard let pin = try await request("get the PIN status", QMI_SERVICE_DMS, states: [QMI_PROTOCOL_ERROR_UIM_UNINITIALIZED],
+                                          start: { client, timeout, call in
+            qmi_client_dms_uim_get_pin_status(cqmi_client_dms(client), nil, timeout, call.cancellable, call.callback, call.userData)
+        }, finish: { client, result, error in qmi_client_dms_uim_get_pin_status_finish(cqmi_client_dms(client), result, error) },
+           result: qmi_message_dms_uim_get_pin_status_output_get_result, unref: qmi_message_dms_uim_get_pin_status_output_unref)
+        else { return nil }
+        var sim = SIMStatus(state: .ready)
+        var status = QMI_DMS_UIM_PIN_STATUS_NOT_INITIALIZED
+        var retries: UInt8 = 0
+        if qmi_message_dms_uim_get_pin_status_output_get_pin1_status(pin.pointer, &status, &retries, nil, nil) != 0 {
+            switch status {
+            case QMI_DMS_UIM_PIN_STATUS_ENABLED_NOT_VERIFIED:
+                sim.state = .pinRequired
+                sim.pinRetries = Int(retries)
+            case QMI_DMS_UIM_PIN_STATUS_BLOCKED: sim.state = .pukRequired
+            case QMI_DMS_UIM_PIN_STATUS_PERMANENTLY_BLOCKED: sim.state = .failed
+            case QMI_DMS_UIM_PIN_STATUS_NOT_INITIALIZED: sim.state = .notReady
+            default: sim.state = .ready
+            }
         }
         return sim
     }
@@ -209,11 +236,24 @@ final class QMIModem: ModemBackend {
         var state = QMI_NAS_REGISTRATION_STATE_UNKNOWN
         var interfaces: UnsafeMutablePointer<GArray>?
         _ = qmi_message_nas_get_serving_system_output_get_serving_system(output.pointer, &state, nil, nil, nil, &interfaces, nil)
+        var roaming = QMI_NAS_ROAMING_INDICATOR_STATUS_OFF
+        _ = qmi_message_nas_get_serving_system_output_get_roaming_indicator(output.pointer, &roaming, nil)
+        var mcc: UInt16 = 0, mnc: UInt16 = 0
+        var description: UnsafePointer<gchar>?
+        let hasPLMN = qmi_message_nas_get_serving_system_output_get_current_plmn(output.pointer, &mcc, &mnc, &description, nil) != 0
+        var threeDigits: gboolean = 0
+        _ = qmi_message_nas_get_serving_system_output_get_mnc_pcs_digit_include_status(output.pointer, nil, nil, &threeDigits, nil)
+        return Self.registration(state, roaming: roaming, plmn: hasPLMN ? (mcc, mnc, threeDigits != 0, string(description)) : nil,
+                                 interfaces: interfaces)
+    }
+
+    /// A serving system (of a response or an indication) as a `Registration`.
+    nonisolated static func registration(_ state: QmiNasRegistrationState, roaming: QmiNasRoamingIndicatorStatus,
+                                         plmn: (mcc: UInt16, mnc: UInt16, threeDigits: Bool, name: String?)?,
+                                         interfaces: UnsafeMutablePointer<GArray>?) -> Registration {
         var registration = Registration(state: .unknown)
         switch state {
         case QMI_NAS_REGISTRATION_STATE_REGISTERED:
-            var roaming = QMI_NAS_ROAMING_INDICATOR_STATUS_OFF
-            _ = qmi_message_nas_get_serving_system_output_get_roaming_indicator(output.pointer, &roaming, nil)
             registration.state = roaming == QMI_NAS_ROAMING_INDICATOR_STATUS_ON ? .roaming : .home
         case QMI_NAS_REGISTRATION_STATE_NOT_REGISTERED_SEARCHING: registration.state = .searching
         case QMI_NAS_REGISTRATION_STATE_REGISTRATION_DENIED: registration.state = .denied
@@ -221,19 +261,15 @@ final class QMIModem: ModemBackend {
         default: registration.state = .unknown
         }
         guard registration.isRegistered else { return registration }
-        var mcc: UInt16 = 0, mnc: UInt16 = 0
-        var description: UnsafePointer<gchar>?
-        if qmi_message_nas_get_serving_system_output_get_current_plmn(output.pointer, &mcc, &mnc, &description, nil) != 0 {
-            var threeDigits: gboolean = 0
-            _ = qmi_message_nas_get_serving_system_output_get_mnc_pcs_digit_include_status(output.pointer, nil, nil, &threeDigits, nil)
+        if let plmn {
             registration.servingOperator = NetworkOperator(
-                id: NetworkOperator.plmnID(mcc: Int(mcc), mnc: Int(mnc), threeDigitMNC: threeDigits != 0), name: string(description))
+                id: NetworkOperator.plmnID(mcc: Int(plmn.mcc), mnc: Int(plmn.mnc), threeDigitMNC: plmn.threeDigits), name: plmn.name)
         }
         if let interfaces {
             let values = UnsafeRawPointer(interfaces.pointee.data).map {
                 Array(UnsafeBufferPointer(start: $0.assumingMemoryBound(to: QmiNasRadioInterface.self), count: Int(interfaces.pointee.len)))
             } ?? []
-            registration.accessTechnology = Self.technology(values)
+            registration.accessTechnology = technology(values)
         }
         return registration
     }
@@ -263,7 +299,11 @@ final class QMIModem: ModemBackend {
         let output = try await servingSystem()
         var attach = QMI_NAS_ATTACH_STATE_UNKNOWN
         _ = qmi_message_nas_get_serving_system_output_get_serving_system(output.pointer, nil, nil, &attach, nil, nil, nil)
-        return switch attach {
+        return Self.packetService(attach)
+    }
+
+    nonisolated static func packetService(_ attach: QmiNasAttachState) -> PacketServiceState {
+        switch attach {
         case QMI_NAS_ATTACH_STATE_ATTACHED: .attached
         case QMI_NAS_ATTACH_STATE_DETACHED: .detached
         default: .unknown
@@ -272,21 +312,33 @@ final class QMIModem: ModemBackend {
 
     /// The packet data call's state and, while connected, its settings.
     func bearer() async throws(ModemError) -> BearerStatus {
+        let state = try await bearerState()
+        return state == .connected ? try await ipConfiguration() : BearerStatus(state: state)
+    }
+
+    func bearerState() async throws(ModemError) -> BearerState {
         let status = try await request("get the packet service status", QMI_SERVICE_WDS, start: { client, timeout, call in
             qmi_client_wds_get_packet_service_status(cqmi_client_wds(client), nil, timeout, call.cancellable, call.callback, call.userData)
         }, finish: { client, result, error in qmi_client_wds_get_packet_service_status_finish(cqmi_client_wds(client), result, error) },
            result: qmi_message_wds_get_packet_service_status_output_get_result, unref: qmi_message_wds_get_packet_service_status_output_unref)!
         var connection = QMI_WDS_CONNECTION_STATUS_UNKNOWN
         _ = qmi_message_wds_get_packet_service_status_output_get_connection_status(status.pointer, &connection, nil)
-        var bearer = BearerStatus(state: .unknown)
-        switch connection {
-        case QMI_WDS_CONNECTION_STATUS_CONNECTED, QMI_WDS_CONNECTION_STATUS_SUSPENDED: bearer.state = .connected
-        case QMI_WDS_CONNECTION_STATUS_AUTHENTICATING: bearer.state = .connecting
-        case QMI_WDS_CONNECTION_STATUS_DISCONNECTED: bearer.state = .disconnected
-        default: bearer.state = .unknown
-        }
-        if bearer.state == .connected { try await readSettings(into: &bearer) }
+        return Self.bearerState(connection)
+    }
+
+    func ipConfiguration() async throws(ModemError) -> BearerStatus {
+        var bearer = BearerStatus(state: .connected)
+        try await readSettings(into: &bearer)
         return bearer
+    }
+
+    nonisolated static func bearerState(_ connection: QmiWdsConnectionStatus) -> BearerState {
+        switch connection {
+        case QMI_WDS_CONNECTION_STATUS_CONNECTED, QMI_WDS_CONNECTION_STATUS_SUSPENDED: .connected
+        case QMI_WDS_CONNECTION_STATUS_AUTHENTICATING: .connecting
+        case QMI_WDS_CONNECTION_STATUS_DISCONNECTED: .disconnected
+        default: .unknown
+        }
     }
 
     private func readSettings(into bearer: inout BearerStatus) async throws(ModemError) {
@@ -348,20 +400,38 @@ final class QMIModem: ModemBackend {
         }
     }
 
-    private typealias ErrorOut = UnsafeMutablePointer<UnsafeMutablePointer<GError>?>
+    typealias ErrorOut = UnsafeMutablePointer<UnsafeMutablePointer<GError>?>
 
     /// Sends one request on `service`'s client: `start` sends it, `finish` is its `_finish`,
     /// `result` its output's `get_result`. Returns the output, or nil when the modem answered one
     /// of `states`: errors that describe a state (no SIM, SIM locked, no network) rather than a
-    /// failure.
-    private func request(_ operation: String, _ service: QmiService, states: [QmiProtocolError] = [],
-                         start: (UnsafeMutablePointer<QmiClient>, UInt32, GLibAsyncArguments) -> Void,
-                         finish: (UnsafeMutablePointer<QmiClient>, OpaquePointer, ErrorOut) -> OpaquePointer?,
-                         result: (OpaquePointer, ErrorOut) -> gboolean,
-                         unref: @escaping (OpaquePointer) -> Void) async throws(ModemError) -> Output? {
+    /// failure. `session` gives the time limit (default: the modem's session).
+    func request(_ operation: String, _ service: QmiService, states: [QmiProtocolError] = [], session: ModemSession? = nil,
+                 start: (UnsafeMutablePointer<QmiClient>, UInt32, GLibAsyncArguments) -> Void,
+                 finish: (UnsafeMutablePointer<QmiClient>, OpaquePointer, ErrorOut) -> OpaquePointer?,
+                 result: (OpaquePointer, ErrorOut) -> gboolean,
+                 unref: @escaping (OpaquePointer) -> Void) async throws(ModemError) -> Output? {
+        let session = session ?? self.session
         let client = try await client(service)
+        let (output, failure) = try await exchange(operation, client, session: session, start: start, finish: finish,
+                                                   result: result, unref: unref)
+        guard let failure else { return output }
+        if failure.domain == qmi_protocol_error_quark(), states.contains(where: { Int32(bitPattern: $0.rawValue) == failure.code }) {
+            return nil
+        }
+        throw session.error(operation, failure)
+    }
+
+    /// Sends one request on `client` and returns its output with the error it carries (nil on
+    /// success): a failed Start Network still says the call end reason. Without `followingTask`,
+    /// the call is not given up when the task is cancelled (it keeps its time limit).
+    func exchange(_ operation: String, _ client: UnsafeMutablePointer<QmiClient>, session: ModemSession, followingTask: Bool = true,
+                  start: (UnsafeMutablePointer<QmiClient>, UInt32, GLibAsyncArguments) -> Void,
+                  finish: (UnsafeMutablePointer<QmiClient>, OpaquePointer, ErrorOut) -> OpaquePointer?,
+                  result: (OpaquePointer, ErrorOut) -> gboolean,
+                  unref: @escaping (OpaquePointer) -> Void) async throws(ModemError) -> (Output, GLibError?) {
         let timeout = session.libraryTimeout
-        let output = try await session.call(operation) { call in
+        let output = try await session.call(operation, extraTime: followingTask ? nil : .zero) { call in
             start(client, timeout, call)
         } finish: { response throws(GLibError) in
             var error: UnsafeMutablePointer<GError>?
@@ -369,20 +439,22 @@ final class QMIModem: ModemBackend {
             return Output(output, unref: unref)
         }
         var error: UnsafeMutablePointer<GError>?
-        if result(output.pointer, &error) != 0 { return output }
-        let failure = GLibError(taking: error)
-        if failure.domain == qmi_protocol_error_quark(), states.contains(where: { Int32(bitPattern: $0.rawValue) == failure.code }) {
-            return nil
-        }
-        throw session.error(operation, failure)
+        if result(output.pointer, &error) != 0 { return (output, nil) }
+        return (output, GLibError(taking: error))
     }
 
     /// The client of `service`, allocated (a client ID from the modem) on first use. The
     /// allocation runs to its end even past the deadline or when the task is cancelled (for at
     /// most `closeTimeout` more): an answer given up on would leave its ID allocated in the modem
     /// with nobody to release it.
-    private func client(_ service: QmiService) async throws(ModemError) -> UnsafeMutablePointer<QmiClient> {
+    func client(_ service: QmiService) async throws(ModemError) -> UnsafeMutablePointer<QmiClient> {
+        // Requests sent together need the same client: one allocation per service, the others wait for it.
+        while allocating[service.rawValue] != nil {
+            await withCheckedContinuation { allocating[service.rawValue]?.append($0) }
+        }
         if let existing = clients.first(where: { $0.service == service }) { return existing.client }
+        allocating[service.rawValue] = []
+        defer { allocating.removeValue(forKey: service.rawValue)?.forEach { $0.resume() } }
         let operation = "allocate a \(Self.name(service)) client ID"
         let device = device, timeout = session.libraryTimeout(allowing: Self.closeTimeout)
         let client = try await session.call(operation, extraTime: Self.closeTimeout) { call in
@@ -404,7 +476,7 @@ final class QMIModem: ModemBackend {
     }
 
     /// The most capable technology among the serving system's radio interfaces.
-    static func technology(_ interfaces: [QmiNasRadioInterface]) -> AccessTechnology? {
+    nonisolated static func technology(_ interfaces: [QmiNasRadioInterface]) -> AccessTechnology? {
         let ranked: [(QmiNasRadioInterface, AccessTechnology)] = [
             (QMI_NAS_RADIO_INTERFACE_5GNR, .nr5g), (QMI_NAS_RADIO_INTERFACE_LTE, .lte), (QMI_NAS_RADIO_INTERFACE_UMTS, .umts),
             (QMI_NAS_RADIO_INTERFACE_TD_SCDMA, .umts), (QMI_NAS_RADIO_INTERFACE_GSM, .gsm),
@@ -415,7 +487,7 @@ final class QMIModem: ModemBackend {
     }
 
     /// An IPv4 address as libqmi gives it (the first octet in the high byte).
-    static func text(_ address: UInt32) -> String {
+    nonisolated static func text(_ address: UInt32) -> String {
         "\(address >> 24).\((address >> 16) & 0xff).\((address >> 8) & 0xff).\(address & 0xff)"
     }
 }

@@ -47,21 +47,26 @@ package enum ModemsShowCommand {
         abstract: "Show everything one modem reports.",
         discussion: """
             The modem is named by its index, IMEI, ICCID or control port (cdc-wdm0, wwan0mbim0 or
-            its /dev path); with a single modem none is needed. With several and none named, or
+            its /dev path), as the argument or with -m/--modem; with a single modem none is needed. With several and none named, or
             a name that matches none, the modems are listed and the command exits 64. A modem
             that cannot be read gives its error: exit 69 (error status, port vanished), 75 (no
             answer in time) or 77 (no permission to open the port). No SIM, a locked SIM, the
             radio off or a refused registration are states, shown as such.
             """,
         arguments: [modem.spec],
-        options: ModemsCommand.options,
+        options: [ModemOption.modem.spec] + ModemsCommand.options,
         action: .program(.modems))
 
     static let modem = OptionalArgumentKey(
-        "modem", help: "The modem's index, IMEI, ICCID or control port (default: the only modem).")
+        "modem", help: "The modem's index, IMEI, ICCID or control port (default: the only modem); or -m.")
 
-    /// The modem named on the command line, if any.
+    /// The modem named on the command line (as the argument or with -m), if any.
     package static func selector(_ parsed: ParsedCommand) throws(UsageError) -> ModemSelector? {
-        try parsed[modem].map { text throws(UsageError) in try ModemSelector(text, command: parsed.path) }
+        if let argument = parsed[modem], let option = parsed[ModemOption.modem], argument != option {
+            throw UsageError("two modems named: '\(argument)' and '-m \(option)'", command: parsed.path)
+        }
+        return try (parsed[modem] ?? parsed[ModemOption.modem]).map { text throws(UsageError) in
+            try ModemSelector(text, command: parsed.path)
+        }
     }
 }

@@ -1,0 +1,391 @@
+import CellpathCore
+import Glibc
+import IPConfiguration
+import ModemDiscovery
+import Modems
+
+/// What a bring-up is asked for.
+public struct BearerRequest: Sendable {
+    public var settings: BearerSettings
+    /// PIN1, entered when the SIM asks for it; never when fewer than 2 attempts are left.
+    public var pin: String?
+    /// When the whole bring-up must be done (waiting for registration included).
+    public var deadline: ContinuousClock.Instant
+
+    public init(settings: BearerSettings, pin: String? = nil, deadline: ContinuousClock.Instant) {
+        self.settings = settings
+        self.pin = pin
+        self.deadline = deadline
+    }
+}
+
+/// A bearer that is up, with its interface configured.
+public struct BearerOutcome: Sendable {
+    /// The path the HTTP engine binds to: interface, address, DNS, MTU, operator.
+    public var path: CellularPath
+    /// What the modem reports of the bearer (gateway, prefix, APN).
+    public var bearer: BearerStatus
+    public var registration: Registration
+    /// True when the bearer was connected before this run (by cellpath or another program).
+    public var reused: Bool
+    /// What is recorded under /run/cellpath.
+    public var record: BearerRecord
+}
+
+/// Brings a modem's bearer up as a sequence of steps, each logged with the modem's index,
+/// cancellable and bounded by the request's deadline: SIM ready (PIN) → radio on → registered
+/// (following indications) → packet service attached → reuse a connected bearer, or connect →
+/// IP configuration → apply it to the interface → verify the address → confirm the bearer is
+/// still up. On failure or cancellation, it undoes what this run did, newest first: the
+/// addressing it applied, the bearer it connected, the radio it switched on. A bearer that was
+/// connected before is reused as it is and never torn down here.
+public struct BearerBringUp: Sendable {
+    public let modem: DiscoveredModem
+    public let records: BearerRecords
+    public let logger: Logger
+    /// Announces each step (the command's progress line).
+    public let progress: @Sendable (String) -> Void
+
+    public init(modem: DiscoveredModem, records: BearerRecords, logger: Logger, progress: @escaping @Sendable (String) -> Void = { _ in }) {
+        self.modem = modem
+        self.records = records
+        self.logger = logger
+        self.progress = progress
+    }
+
+    /// What to undo, newest last.
+    private enum Change {
+        case radioOn
+        case connected(BearerHandle)
+        case addressing(AppliedAddressing)
+        /// The record as it was before this run (nil: there was none).
+        case record(BearerRecord?)
+    }
+
+    /// Runs the steps on `backend` (open on `modem`'s port), following its indications with
+    /// `follower`. Throws the failing step's error after undoing; `.cancelled` when the task was.
+    public func run(_ request: BearerRequest, on backend: any ModemBackend,
+                    following follower: IndicationFollower) async throws(CellpathError) -> BearerOutcome {
+        var changes: [Change] = []
+        var step = "start"
+        do {
+            return try await steps(request, backend, follower, &changes, &step)
+        } catch {
+            let failure = Self.cellpathError(error, step: step)
+            if failure.kind == .cancelled { logger.info("cancelled while \(step): undoing") }
+            await undo(changes, backend)
+            throw failure
+        }
+    }
+
+    private func steps(_ request: BearerRequest, _ backend: any ModemBackend, _ follower: IndicationFollower,
+                       _ changes: inout [Change], _ step: inout String) async throws -> BearerOutcome {
+        guard let interface = modem.interfaces.first else {
+            throw CellpathError(.unavailable, "modem \(modem.index) (\(modem.ports[0].name)) has no network interface",
+                                hint: "its driver (cdc_mbim, qmi_wwan, mhi_wwan) did not create one: check dmesg")
+        }
+        func begin(_ name: String) throws {
+            try Task.checkCancellation()
+            step = name
+            progress(name)
+        }
+
+        // The first reads go out together: one round trip when all is well. What a later step
+        // changes (the PIN, the radio) is read again.
+        let seen = follower.count
+        async let simRead = Self.result { () async throws(ModemError) in try await backend.simState() }
+        async let radioRead = Self.result { () async throws(ModemError) in try await backend.radio() }
+        async let registrationRead = Self.result { () async throws(ModemError) in try await backend.registration() }
+        async let packetServiceRead = Self.result { () async throws(ModemError) in try await backend.packetService() }
+        async let bearerRead = Self.result { () async throws(ModemError) in try await backend.bearer() }
+
+        try begin("checking the SIM")
+        var changed = try await readySIM(await simRead.get(), request, backend)
+
+        try begin("checking the radio")
+        if try await radioRead.get() == .off {
+            try begin("switching the radio on")
+            changes.append(.radioOn)
+            try await backend.setRadio(.on)
+            logger.info("radio switched on")
+            changed = true
+        }
+
+        try begin("waiting for registration")
+        let firstRegistration = try await registrationRead.get(), firstPacketService = try await packetServiceRead.get()
+        let registration = try await registered(request.deadline, backend, follower, first: changed ? nil : (firstRegistration, seen))
+        let network = registration.servingOperator
+        logger.info("registered (\(registration.state.rawValue)) on \(network?.name ?? network?.id ?? "the network")\(registration.accessTechnology.map { ", \($0.rawValue)" } ?? "")")
+
+        try begin("waiting for the packet service")
+        let fresh = !changed && firstRegistration.isRegistered   // else the packet service may have changed since
+        try await attached(request.deadline, backend, follower, first: fresh ? (firstPacketService, seen) : nil)
+        logger.info("packet service attached")
+
+        try begin("looking for a connected bearer")
+        let previous = records.load(modem.ports[0].devicePath)
+        var bearer = try await bearerRead.get()
+        let reused = bearer.state == .connected
+        var record: BearerRecord
+        if reused {
+            try checkAPN(request.settings.apn, bearer, previous)
+            if let previous, previous.connectedByCellpath {
+                record = previous
+                logger.info("reusing the bearer that cellpath connected earlier")
+            } else {
+                record = previous ?? BearerRecord(controlPort: modem.ports[0].devicePath, protocol: modem.protocol.rawValue,
+                                                  interface: interface, apn: bearer.apn ?? request.settings.apn,
+                                                  connectedByCellpath: false, handle: nil, since: Self.now)
+                logger.info("reusing the bearer connected by another program (it stays up when cellpath is done)")
+            }
+        } else {
+            guard bearer.state == .disconnected || bearer.state == .unknown else {
+                throw CellpathError(.temporary, "modem \(modem.index)'s bearer is \(bearer.state.rawValue): another program is changing it",
+                                    hint: "retry in a moment")
+            }
+            if let previous {
+                // The bearer went down without cellpath (dropped by the network): its addressing is
+                // stale, and the client ID that started it still allocated.
+                if let stale = previous.addressing {
+                    for problem in InterfaceConfigurator().undo(stale) { logger.warning("\(problem)") }
+                }
+                if previous.connectedByCellpath, let handle = previous.handle, handle.holdsClientID {
+                    do {
+                        try await backend.disconnect(handle)
+                    } catch {
+                        logger.warning("\(error.message)")
+                    }
+                }
+                records.remove(previous.controlPort)
+            }
+            try begin("connecting")
+            follower.clearDrop()
+            changes.append(.record(nil))
+            let connection = await Self.result { () async throws(ModemError) in try await backend.connect(request.settings) }
+            if case .failure(let error) = connection, error.layer == .transport {
+                // Sent but unanswered: the modem may have connected anyway.
+                changes.append(.connected(BearerHandle()))
+            }
+            let handle = try connection.get()
+            changes.append(.connected(handle))
+            record = BearerRecord(controlPort: modem.ports[0].devicePath, protocol: modem.protocol.rawValue, interface: interface,
+                                  apn: request.settings.apn, connectedByCellpath: true, handle: handle, since: Self.now)
+            try records.save(record)
+            logger.info("bearer connected\(request.settings.apn.map { " on APN \($0)" } ?? "")")
+            try begin("reading the IP configuration")
+            bearer = try await backend.ipConfiguration()
+        }
+        guard let address = bearer.ipv4Address else {
+            throw CellpathError(.unavailable, "modem \(modem.index)'s bearer has no IPv4 address",
+                                hint: "the APN may give IPv6 only, which cellpath does not support yet")
+        }
+        if record.apn == nil { record.apn = bearer.apn }
+
+        try begin("configuring \(interface)")
+        if reused { changes.append(.record(previous)) }
+        let applied = try InterfaceConfigurator().apply(BearerAddressing(interface: interface, address: address, mtu: bearer.mtu))
+        changes.append(.addressing(applied))
+        record.addressing = record.addressing.map { $0.merged(with: applied) } ?? applied
+        try records.save(record)
+        logger.info("\(interface) configured with \(address)/32\(bearer.mtu.map { ", MTU \($0)" } ?? "")")
+
+        try begin("verifying \(interface)")
+        guard InterfaceState.holds(address, on: interface) else {
+            throw CellpathError(.unavailable, "\(interface) does not hold \(address) after configuring it",
+                                hint: "another program (NetworkManager?) may manage \(interface): see docs/operations.md")
+        }
+
+        // The modem says so at once (an indication) if the network drops the bearer meanwhile.
+        if let reason = follower.bearerDropped { throw Self.dropped(modem.index, reason) }
+        logger.info("bearer up: \(interface) \(address), DNS \(bearer.dnsServers.joined(separator: ", "))")
+        let path = CellularPath(interfaceName: interface, ipv4Address: address, dnsServers: bearer.dnsServers, mtu: bearer.mtu,
+                                operatorID: network?.id)
+        return BearerOutcome(path: path, bearer: bearer, registration: registration, reused: reused, record: record)
+    }
+
+    // MARK: Steps
+
+    /// SIM ready (`sim` as first read), with PIN1 entered when needed and safe; true when the
+    /// PIN was entered.
+    private func readySIM(_ first: SIMStatus, _ request: BearerRequest, _ backend: any ModemBackend) async throws -> Bool {
+        var sim = first
+        let locked = sim.state == .pinRequired
+        if locked {
+            guard let pin = request.pin else {
+                throw CellpathError(.permission, "modem \(modem.index)'s SIM is locked by its PIN\(Self.attempts(sim.pinRetries))",
+                                    hint: "give the PIN in a file: --pin-file FILE")
+            }
+            guard let retries = sim.pinRetries, retries >= 2 else {
+                throw CellpathError(.permission, "modem \(modem.index)'s SIM is locked by its PIN\(Self.attempts(sim.pinRetries)): cellpath does not spend a PIN attempt when fewer than 2 are left",
+                                    hint: "enter the PIN by hand if you are sure of it (mmcli --pin, mbimcli --enter-pin, qmicli --dms-uim-verify-pin)")
+            }
+            progress("entering the PIN")
+            sim = try await backend.unlockSIM(pin: pin)
+            logger.info("PIN accepted")
+        }
+        switch sim.state {
+        case .ready:
+            logger.info("SIM ready")
+        case .absent:
+            throw CellpathError(.unavailable, "modem \(modem.index) has no SIM", hint: "insert a SIM (and restart the modem if it needs it)")
+        case .pinRequired:
+            throw CellpathError(.permission, "modem \(modem.index)'s SIM is still locked after the PIN")
+        case .pukRequired:
+            throw CellpathError(.permission, "modem \(modem.index)'s SIM is blocked: it asks for its PUK",
+                                hint: "unblock it with the PUK from the operator (mmcli --puk), then retry")
+        case .failed:
+            throw CellpathError(.unavailable, "modem \(modem.index)'s SIM failed (bad or permanently blocked SIM)")
+        case .notReady:
+            throw CellpathError(.temporary, "modem \(modem.index)'s SIM is not ready yet", hint: "retry in a few seconds")
+        }
+        return locked
+    }
+
+    /// ` (3 attempts left)`, or nothing when the modem does not say.
+    private static func attempts(_ retries: Int?) -> String {
+        retries.map { " (\($0) attempt\($0 == 1 ? "" : "s") left)" } ?? " (the modem does not say how many attempts are left)"
+    }
+
+    /// Waits until the modem is registered, following its indications: a denial fails at once,
+    /// searching past the deadline is a temporary failure.
+    private func registered(_ deadline: ContinuousClock.Instant, _ backend: any ModemBackend, _ follower: IndicationFollower,
+                            first: (Registration, seen: Int)?) async throws -> Registration {
+        var first = first
+        while true {
+            let seen = first?.seen ?? follower.count
+            let registration: Registration
+            if let known = first?.0 { registration = known } else { registration = try await backend.registration() }
+            first = nil
+            if registration.isRegistered { return registration }
+            if registration.state == .denied {
+                throw CellpathError(.unavailable, "modem \(modem.index)'s registration was denied by the network\(registration.networkError.map { " (\($0))" } ?? "")",
+                                    hint: "the SIM may not be allowed on this network (roaming, barred, or not activated): ask the operator")
+            }
+            logger.info("not registered yet (\(registration.state.rawValue)): waiting for the network")
+            guard try await waitForIndication(after: seen, until: deadline, follower) else {
+                throw CellpathError(.temporary, "modem \(modem.index) is not registered (\(registration.state.rawValue)) after waiting for it",
+                                    hint: "check the antenna and the coverage, or allow more time with --timeout")
+            }
+        }
+    }
+
+    /// Waits until the packet service is attached (asking an MBIM modem to attach once).
+    private func attached(_ deadline: ContinuousClock.Instant, _ backend: any ModemBackend, _ follower: IndicationFollower,
+                          first: (PacketServiceState, seen: Int)?) async throws {
+        var asked = false
+        var first = first
+        while true {
+            let seen = first?.seen ?? follower.count
+            let state: PacketServiceState
+            if let known = first?.0 { state = known } else { state = try await backend.packetService() }
+            first = nil
+            if state == .attached { return }
+            if !asked && state == .detached {
+                asked = true
+                try await backend.attachPacketService()
+                continue
+            }
+            guard try await waitForIndication(after: seen, until: deadline, follower) else {
+                throw CellpathError(.temporary, "modem \(modem.index) is not attached to the packet service (\(state.rawValue))",
+                                    hint: "allow more time with --timeout, or check the SIM's data subscription")
+            }
+        }
+    }
+
+    /// Waits for an indication beyond the first `seen`; false when the deadline came first.
+    private func waitForIndication(after seen: Int, until deadline: ContinuousClock.Instant,
+                                   _ follower: IndicationFollower) async throws -> Bool {
+        await follower.waitForIndication(after: seen, until: deadline)
+        try Task.checkCancellation()
+        return follower.count > seen
+    }
+
+    /// Refuses to reuse a bearer connected on another APN than the one asked for.
+    private func checkAPN(_ wanted: String?, _ bearer: BearerStatus, _ previous: BearerRecord?) throws {
+        guard let wanted, let current = bearer.apn ?? previous?.apn, current.lowercased() != wanted.lowercased() else { return }
+        throw CellpathError(.unavailable, "modem \(modem.index)'s bearer is connected on APN \(current), not \(wanted)",
+                            hint: "take it down first (cellpath bearer down --force -m \(modem.index)), or use --apn \(current)")
+    }
+
+    // MARK: Undo
+
+    /// Undoes `changes`, newest first; a failure is logged and the rest still undone.
+    private func undo(_ changes: [Change], _ backend: any ModemBackend) async {
+        for change in changes.reversed() {
+            switch change {
+            case .addressing(let applied):
+                let problems = InterfaceConfigurator().undo(applied)
+                for problem in problems { logger.warning("\(problem)") }
+                if problems.isEmpty { logger.info("undone: the configuration of \(applied.addressing.interface)") }
+            case .connected(let handle):
+                do {
+                    try await backend.disconnect(handle == BearerHandle() ? nil : handle)
+                    logger.info("undone: the bearer is disconnected")
+                } catch {
+                    logger.warning("couldn't disconnect the bearer this run connected: \(error.message)")
+                }
+            case .radioOn:
+                do {
+                    try await backend.setRadio(.off)
+                    logger.info("undone: the radio is off again")
+                } catch {
+                    logger.warning("couldn't switch the radio off again: \(error.message)")
+                }
+            case .record(let previous):
+                if let previous {
+                    try? records.save(previous)
+                } else {
+                    records.remove(modem.ports[0].devicePath)
+                }
+            }
+        }
+    }
+
+    // MARK: Errors
+
+    static func dropped(_ index: Int, _ reason: String) -> CellpathError {
+        CellpathError(.unavailable, "the network dropped modem \(index)'s bearer (\(reason))",
+                      hint: "retry; if it keeps dropping, check the coverage and the SIM's data subscription")
+    }
+
+    /// Any error of the steps as the command reports it.
+    static func cellpathError(_ error: any Error, step: String) -> CellpathError {
+        switch error {
+        case let error as CellpathError: error
+        case let error as ModemError where error.kind == .cancelled: CellpathError(.cancelled, "cancelled while \(step)")
+        case let error as ModemError: error.cellpathError
+        case is CancellationError: CellpathError(.cancelled, "cancelled while \(step)")
+        default: CellpathError(.internalError, "internal error while \(step): \(error)")
+        }
+    }
+
+    /// The outcome of `body` as a value.
+    static func result<Value>(_ body: () async throws(ModemError) -> Value) async -> Result<Value, ModemError> {
+        do {
+            return .success(try await body())
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    static var now: Double {
+        var time = timespec()
+        clock_gettime(CLOCK_REALTIME, &time)
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+    }
+}
+
+extension AppliedAddressing {
+    /// What two runs changed together: this run's record of changes, with `later`'s additions.
+    func merged(with later: AppliedAddressing) -> AppliedAddressing {
+        var merged = self
+        merged.broughtUp = broughtUp || later.broughtUp
+        merged.previousMTU = previousMTU ?? later.previousMTU
+        merged.addedAddress = addedAddress || later.addedAddress
+        merged.addedTableRoute = addedTableRoute || later.addedTableRoute
+        merged.addedRule = addedRule || later.addedRule
+        merged.addedMainRouteMetric = addedMainRouteMetric ?? later.addedMainRouteMetric
+        merged.previousRPFilter = previousRPFilter ?? later.previousRPFilter
+        return merged
+    }
+}

@@ -1,0 +1,129 @@
+import CellpathCore
+import IPConfiguration
+import ModemDiscovery
+import Modems
+
+/// The cellular path from the modem layer (`fetch --modem`): reuses a connected bearer or brings
+/// one up (`BearerBringUp`), follows the modem's indications while the path is in use (a bearer
+/// the network drops marks the path down at once, with the network's reason), and on `release()`
+/// takes down only a bearer that it brought up itself, unless asked to keep it. Without
+/// CAP_NET_ADMIN it changes nothing: it uses a bearer that is up with its address on the
+/// interface, or fails with 77.
+public actor ModemPathProvider: CellularPathProvider {
+    /// What the provider is asked for.
+    public struct Options: Sendable {
+        public var settings: BearerSettings
+        public var access: ModemAccess
+        /// Leave a bearer that this run brought up connected (`--keep-bearer`).
+        public var keepBearer: Bool
+
+        public init(settings: BearerSettings, access: ModemAccess, keepBearer: Bool) {
+            self.settings = settings
+            self.access = access
+            self.keepBearer = keepBearer
+        }
+    }
+
+    private let options: Options
+    private let records: BearerRecords
+    private let logger: Logger
+    private let progress: @Sendable (String) -> Void
+    /// Picks the modem (`-m`, or the only one).
+    private let chooseModem: @Sendable () async throws -> DiscoveredModem
+    private var backend: (any ModemBackend)?
+    private var modem: DiscoveredModem?
+    private var outcome: BearerOutcome?
+    private var follower: IndicationFollower?
+
+    public init(options: Options, records: BearerRecords, logger: Logger, progress: @escaping @Sendable (String) -> Void = { _ in },
+                chooseModem: @escaping @Sendable () async throws -> DiscoveredModem) {
+        self.options = options
+        self.records = records
+        self.logger = logger
+        self.progress = progress
+        self.chooseModem = chooseModem
+    }
+
+    /// The network's reason once it dropped the bearer while the path was in use.
+    public var lostReason: String? { follower?.bearerDropped }
+
+    public func cellularPath() async throws(CellpathError) -> CellularPath {
+        let modem: DiscoveredModem
+        do {
+            modem = try await chooseModem()
+        } catch let error as CellpathError {
+            throw error
+        } catch {
+            throw BearerBringUp.cellpathError(error, step: "choosing the modem")
+        }
+        self.modem = modem
+        let logger = self.logger.scoped("modem\(modem.index)")
+        let backend: any ModemBackend
+        do {
+            backend = try await ModemBackends.open(modem.ports[0], access: options.access, logger: logger)
+        } catch {
+            throw BearerBringUp.cellpathError(error, step: "opening the modem")
+        }
+        self.backend = backend
+        do {
+            let follower = IndicationFollower(try await backend.indications()) { indication in
+                logger.debug("indication: \(indication)")
+                if case .bearer(let state, let reason) = indication, state == .disconnected {
+                    logger.warning("the network dropped the bearer (\(reason ?? "no reason given")): the path is down")
+                }
+            }
+            self.follower = follower
+            guard InterfaceState.mayConfigure else { return try await existingPath(modem, backend) }
+            let deadline = ContinuousClock.now + options.access.timeout
+            let bringUp = BearerBringUp(modem: modem, records: records, logger: logger, progress: progress)
+            let outcome = try await bringUp.run(BearerRequest(settings: options.settings, deadline: deadline), on: backend, following: follower)
+            self.outcome = outcome
+            return outcome.path
+        } catch {
+            await close()
+            throw BearerBringUp.cellpathError(error, step: "bringing the bearer up")
+        }
+    }
+
+    /// Without CAP_NET_ADMIN: the bearer that is up with its address on the interface, as it is.
+    private func existingPath(_ modem: DiscoveredModem, _ backend: any ModemBackend) async throws -> CellularPath {
+        let bearer = try await backend.bearer()
+        guard bearer.state == .connected, let address = bearer.ipv4Address, let interface = modem.interfaces.first,
+              InterfaceState.holds(address, on: interface) else {
+            throw CellpathError(.permission, "couldn't bring modem \(modem.index)'s bearer up: configuring its interface needs CAP_NET_ADMIN",
+                                hint: "bring it up first (sudo cellpath bearer up), or run this with sudo (docs/operations.md)")
+        }
+        let registration = try await backend.registration()
+        logger.info("using modem \(modem.index)'s bearer as it is (no CAP_NET_ADMIN to change anything)")
+        return CellularPath(interfaceName: interface, ipv4Address: address, dnsServers: bearer.dnsServers, mtu: bearer.mtu,
+                            operatorID: registration.servingOperator?.id)
+    }
+
+    public func release() async {
+        // Its own task: the caller's may be cancelled, and what this run brought up must go anyway.
+        await Task { await self.takeDown() }.value
+    }
+
+    private func takeDown() async {
+        defer { outcome = nil }
+        if let outcome, let modem, let backend, !outcome.reused {
+            if options.keepBearer {
+                logger.info("keeping modem \(modem.index)'s bearer up (--keep-bearer): cellpath bearer down takes it down")
+            } else {
+                await backend.renewTimeLimit()   // the fetch may have taken longer than bringing the bearer up may
+                do {
+                    _ = try await BearerTeardown(modem: modem, records: records, logger: logger.scoped("modem\(modem.index)"))
+                        .run(force: false, on: backend)
+                } catch {
+                    logger.warning("couldn't take modem \(modem.index)'s bearer down: \(error.message)")
+                }
+            }
+        }
+        await close()
+    }
+
+    private func close() async {
+        await backend?.close()
+        backend = nil
+    }
+}

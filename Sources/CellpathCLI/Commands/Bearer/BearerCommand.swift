@@ -1,0 +1,154 @@
+import CellpathCore
+import SystemSupport
+
+/// `cellpath bearer up | down | status`: a modem's data bearer, brought up with its interface
+/// configured, taken down, or shown. Runs in `cellpath-modem` (Sources/cellpath-modem).
+package enum BearerCommand {
+    static let spec: CommandSpec = CommandSpec(
+        name: "bearer",
+        abstract: "Bring a modem's data bearer up or down, or show it.",
+        discussion: """
+            cellpath keeps what it brought up in /run/cellpath (CELLPATH_STATE_DIR names another
+            directory), so that bearer down from another process takes down exactly that. A bearer
+            connected by another program (ModemManager, mbimcli, qmicli) is reused as it is and left
+            connected. Configuring the interface needs CAP_NET_ADMIN (sudo; see docs/operations.md).
+            """,
+        subcommands: [BearerUpCommand.spec, BearerDownCommand.spec, BearerStatusCommand.spec])
+
+    package static let timeout = OptionKey<Double>(
+        "timeout", "seconds", help: "How long the command may take, waiting for registration included (default: 30).", .seconds)
+
+    /// The options of every bearer command.
+    static let options = [ModemOption.modem.spec, ModemsCommand.noProxy.spec, timeout.spec]
+
+    /// The time limit `--timeout` gives, 30 s by default.
+    package static func timeLimit(_ parsed: ParsedCommand) -> Duration {
+        .milliseconds(Int64(((parsed[timeout] ?? 30) * 1000).rounded()))
+    }
+}
+
+/// `cellpath bearer up`: the steps from SIM to a configured interface.
+package enum BearerUpCommand {
+    static let spec: CommandSpec = CommandSpec(
+        name: "up",
+        abstract: "Bring the modem's bearer up (or reuse it) and configure its interface.",
+        discussion: """
+            Steps, each logged with the modem's index (-v) and bounded by --timeout: SIM ready (the
+            PIN from --pin-file is entered only when the SIM asks for it and at least 2 attempts are
+            left) → radio on → registered (following the modem's indications) → packet service
+            attached → a bearer already connected is reused, else one is connected → its IP
+            configuration → the interface: up, MTU, the address /32, a default route with a metric
+            worse than the others (unbound traffic keeps its route), the rule 'from <address> lookup
+            <table>' with a default route through the interface in that table, loose rp_filter →
+            the interface is checked to hold the address → the path is printed. On failure or
+            Ctrl-C, everything this run changed is undone, newest first. The password comes from
+            --password-file or CELLPATH_BEARER_PASSWORD, never from the command line. IPv4 only for
+            now. Exit 0 with the path; 64 several modems and none named; 65 a bad PIN file; 66 an
+            unreadable file; 69 no SIM, registration denied, connection refused, no modem, the
+            bearer dropped; 75 not registered or no answer in time; 77 the SIM locked (no PIN or
+            too few attempts left, wrong PIN) or no CAP_NET_ADMIN; 130 cancelled.
+            """,
+        options: BearerCommand.options + [apn.spec, ipType.spec, auth.spec, user.spec, passwordFile.spec, pinFile.spec],
+        action: .program(.modems))
+
+    package static let apn = OptionKey<String>(
+        "apn", "name", help: "Access point name (default: the network's default for the SIM, as the modem's provisioned context).")
+    package static let ipType = OptionKey<BearerIPType>(
+        "ip-type", "type", help: "Address family: ipv4, ipv6 or ipv4v6 (default: ipv4; only ipv4 is supported yet).", .choice)
+    package static let auth = OptionKey<BearerAuthentication>(
+        "auth", "method", help: "Authentication the APN asks for: none, pap, chap or mschapv2 (default: none, or chap with --user).",
+        .choice)
+    package static let user = OptionKey<String>("user", "name", help: "User name for the APN.")
+    package static let passwordFile = OptionKey<String>(
+        "password-file", "file", help: "File holding the APN's password (default: CELLPATH_BEARER_PASSWORD, else none).")
+    package static let pinFile = OptionKey<String>("pin-file", "file", help: "File holding the SIM's PIN, entered only if the SIM asks.")
+
+    /// Where the password comes from when no --password-file is given.
+    package static let passwordVariable = "CELLPATH_BEARER_PASSWORD"
+
+    /// The bearer's settings from the options: refuses what cellpath cannot connect yet (IPv6)
+    /// and reads the password.
+    package static func settings(_ parsed: ParsedCommand, _ context: CommandContext) throws -> BearerSettings {
+        let ipType = parsed[Self.ipType] ?? .ipv4
+        guard ipType == .ipv4 else {
+            throw CellpathError(.unavailable, "--ip-type \(ipType.rawValue) is not supported yet: cellpath connects IPv4 bearers only",
+                                hint: "use --ip-type ipv4 (the default)")
+        }
+        var password: String?
+        if let file = parsed[passwordFile] {
+            password = try secret(file, what: "the password file")
+        } else if let value = context.environment[passwordVariable], !value.isEmpty {
+            password = value
+        }
+        let authentication = parsed[auth] ?? (parsed[user] == nil && password == nil ? .none : .chap)
+        if authentication != .none && parsed[user] == nil && password == nil {
+            throw UsageError("'--auth \(authentication.rawValue)' needs '--user' (and a password)", command: parsed.path)
+        }
+        return BearerSettings(apn: parsed[apn].flatMap { $0.isEmpty ? nil : $0 }, ipType: ipType, authentication: authentication,
+                              user: parsed[user], password: password)
+    }
+
+    /// The PIN from `--pin-file`, if given: 4 to 8 digits.
+    package static func pin(_ parsed: ParsedCommand) throws -> String? {
+        guard let file = parsed[pinFile] else { return nil }
+        let pin = try secret(file, what: "the PIN file")
+        guard (4...8).contains(pin.count), pin.allSatisfy({ $0.isASCII && $0.isNumber }) else {
+            throw CellpathError(.dataError, "the PIN file \(file) does not hold a PIN (4 to 8 digits)")
+        }
+        return pin
+    }
+
+    /// The first line of a small file (a secret), without its line end.
+    static func secret(_ file: String, what: String) throws -> String {
+        let bytes: [UInt8]
+        do {
+            bytes = try FileSystem.read(file, limit: 4096)
+        } catch {
+            throw CellpathError(.noInput, "couldn't read \(what) \(file): \(error.reason)")
+        }
+        let text = String(decoding: bytes, as: UTF8.self)
+        return String(text.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false).first ?? "")
+            .trimmingCharacters { $0 == "\r" || $0 == " " }
+    }
+}
+
+/// `cellpath bearer down`: disconnects what cellpath brought up and removes its configuration.
+package enum BearerDownCommand {
+    static let spec: CommandSpec = CommandSpec(
+        name: "down",
+        abstract: "Take down the bearer cellpath brought up and remove its interface configuration.",
+        discussion: """
+            Removes the address, routes and rule that cellpath added and restores rp_filter, then
+            disconnects the bearer if cellpath connected it (any run, any process: see
+            /run/cellpath). A bearer that another program connected is left connected unless
+            --force. Idempotent: a bearer already down exits 0.
+            """,
+        options: BearerCommand.options + [force.spec],
+        action: .program(.modems))
+
+    package static let force = Flag("force", help: "Also disconnect a bearer that cellpath did not bring up.")
+}
+
+/// `cellpath bearer status`: the bearer as the modem and the kernel report it.
+package enum BearerStatusCommand {
+    static let spec: CommandSpec = CommandSpec(
+        name: "status",
+        abstract: "Show the modem's bearer: state, address, DNS, operator, uptime, byte counters.",
+        discussion: """
+            Uptime counts from when cellpath connected the bearer or first found it; the byte
+            counters are the interface's. --watch keeps following the modem's indications (and
+            reads it again every few seconds) and prints the status again whenever it changes,
+            one JSON object per line with --json, until Ctrl-C (exit 0).
+            """,
+        options: BearerCommand.options + [watch.spec],
+        action: .program(.modems))
+
+    package static let watch = Flag("watch", help: "Keep printing the status whenever it changes (JSON Lines with --json).")
+}
+
+extension String {
+    /// The text without leading and trailing characters that match `trimmed`.
+    func trimmingCharacters(_ trimmed: (Character) -> Bool) -> String {
+        String(drop(while: trimmed).reversed().drop(while: trimmed).reversed())
+    }
+}

@@ -1,0 +1,114 @@
+import CellpathCore
+import Glibc
+import ModemDiscovery
+
+/// A modem's bearer as the bearer commands print it (docs/json.md, `cellpath bearer`).
+package struct BearerReport: Sendable, Equatable {
+    package var modem: DiscoveredModem
+    package var state: BearerState
+    package var apn: String?
+    package var address: String?
+    package var gateway: String?
+    package var dnsServers: [String] = []
+    package var mtu: Int?
+    package var servingOperator: NetworkOperator?
+    package var registration: RegistrationState?
+    /// True when cellpath connected the bearer, false when another program did; nil when
+    /// cellpath has no record of it.
+    package var broughtUpByCellpath: Bool?
+    /// `bearer up`: whether the bearer was connected before this run.
+    package var reused: Bool?
+    /// When cellpath connected the bearer or first found it (seconds since 1970).
+    package var since: Double?
+    package var bytesReceived: UInt64?
+    package var bytesSent: UInt64?
+
+    package init(modem: DiscoveredModem, state: BearerState) {
+        self.modem = modem
+        self.state = state
+    }
+}
+
+/// The records of the bearer commands, and the lines people read.
+package enum BearerListing {
+    /// `bearer up` and `bearer status`: the bearer's fields.
+    package static func output(_ report: BearerReport, title: String? = nil, now: Double = BearerListing.now) -> Output {
+        Output(title: title ?? self.title(report), record(report, now: now))
+    }
+
+    /// `modem 0: bearer connected on wwan0 (100.64.23.10)`.
+    static func title(_ report: BearerReport) -> String {
+        let interface = report.modem.interfaces.first ?? "no interface"
+        let address = report.address.map { " (\($0))" } ?? ""
+        return "modem \(report.modem.index): bearer \(report.state.rawValue) on \(interface)\(address)"
+    }
+
+    package static func record(_ report: BearerReport, now: Double = BearerListing.now) -> Record {
+        var record = Record()
+        record.add("modem", .int(report.modem.index))
+        record.add("protocol", .string(report.modem.protocol.rawValue))
+        record.add("port", .string(report.modem.ports[0].name))
+        record.add("interface", .optional(report.modem.interfaces.first))
+        record.add("state", .string(report.state.rawValue))
+        record.add("apn", .optional(report.apn), label: "APN")
+        record.add("ipv4_address", .optional(report.address), label: "IPv4 address")
+        record.add("gateway", .optional(report.gateway))
+        record.add("dns_servers", .list(report.dnsServers.map(Value.string)), label: "DNS servers")
+        record.add("mtu", report.mtu.map(Value.int) ?? .null, label: "MTU")
+        record.add("operator", report.servingOperator.map { network in
+            var fields = Record()
+            fields.add("id", .optional(network.id), label: "MCC-MNC")
+            fields.add("name", .optional(network.name))
+            return .record(fields)
+        } ?? .null)
+        record.add("registration", .optional(report.registration?.rawValue))
+        record.add("brought_up_by", .optional(report.broughtUpByCellpath.map { $0 ? "cellpath" : "another program" }))
+        if let reused = report.reused { record.add("reused", .bool(reused)) }
+        record.add("connected_since", report.since.map { .double(($0 * 1000).rounded() / 1000) } ?? .null)
+        record.add("uptime_s", report.since.map { .int(max(0, Int(now - $0))) } ?? .null, label: "uptime (s)")
+        record.add("bytes_received", report.bytesReceived.map { .int(Int(clamping: $0)) } ?? .null)
+        record.add("bytes_sent", report.bytesSent.map { .int(Int(clamping: $0)) } ?? .null)
+        return record
+    }
+
+    /// `bearer status --watch`: one line per status, JSON (JSON Lines) or the human title.
+    package static func watchLine(_ report: BearerReport, json: Bool, now: Double = BearerListing.now) -> String {
+        guard json else { return title(report).terminalSafe + "\n" }
+        // The writer's lines, joined: JSON strings never hold a raw line break.
+        return JSONWriter.string(.record(record(report, now: now))).split(separator: "\n")
+            .map { $0.drop { $0 == " " } }.joined() + "\n"
+    }
+
+    /// What `bearer down` did.
+    package enum Teardown: String, Sendable {
+        /// cellpath disconnected the bearer.
+        case disconnected
+        /// Another program's bearer, left connected (no --force).
+        case leftConnected = "left-connected"
+        /// Nothing was connected.
+        case alreadyDown = "already-down"
+    }
+
+    /// `bearer down`: what was done.
+    package static func down(_ modem: DiscoveredModem, _ teardown: Teardown, removedConfiguration: Bool) -> Output {
+        var record = Record()
+        record.add("modem", .int(modem.index))
+        record.add("interface", .optional(modem.interfaces.first))
+        record.add("bearer", .string(teardown.rawValue))
+        record.add("configuration_removed", .bool(removedConfiguration))
+        let what = switch teardown {
+        case .disconnected: "bearer disconnected"
+        case .leftConnected: "bearer left connected (another program brought it up; --force disconnects it)"
+        case .alreadyDown: "bearer already down"
+        }
+        let configuration = removedConfiguration ? ", cellpath's configuration of \(modem.interfaces.first ?? "the interface") removed" : ""
+        return Output(title: "modem \(modem.index): \(what)\(configuration)", record)
+    }
+
+    /// Seconds since 1970.
+    package static var now: Double {
+        var time = timespec()
+        clock_gettime(CLOCK_REALTIME, &time)
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+    }
+}

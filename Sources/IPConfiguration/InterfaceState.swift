@@ -1,0 +1,54 @@
+import CNetlink
+import CellpathCore
+import Glibc
+import SystemSupport
+
+/// What the kernel says about a bearer's interface: its addresses and its byte counters. Reads
+/// need no privilege. Works in the network namespace of the calling thread.
+public enum InterfaceState {
+    /// Whether `interface` holds the IPv4 `address` (any prefix length).
+    public static func holds(_ address: String, on interface: String) -> Bool {
+        var list: UnsafeMutablePointer<ifaddrs>?
+        guard getifaddrs(&list) == 0 else { return false }
+        defer { freeifaddrs(list) }
+        var entry = list
+        while let current = entry?.pointee {
+            defer { entry = current.ifa_next }
+            guard let name = current.ifa_name, String(cString: name) == interface,
+                  let socketAddress = current.ifa_addr, socketAddress.pointee.sa_family == sa_family_t(AF_INET) else { continue }
+            var text = [CChar](repeating: 0, count: Int(INET_ADDRSTRLEN))
+            let matches = socketAddress.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { ipv4 in
+                var raw = ipv4.pointee.sin_addr
+                return inet_ntop(AF_INET, &raw, &text, socklen_t(text.count)) != nil
+                    && String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) == address
+            }
+            if matches { return true }
+        }
+        return false
+    }
+
+    /// Bytes received and sent on `interface` since it was created; nil when it is missing.
+    public static func byteCounters(_ interface: String) -> (received: UInt64, sent: UInt64)? {
+        guard let netlink = try? Netlink() else { return nil }
+        var link: OpaquePointer?
+        guard rtnl_link_get_kernel(netlink.socket, 0, interface, &link) == 0, let link else { return nil }
+        defer { rtnl_link_put(link) }
+        return (rtnl_link_get_stat(link, RTNL_LINK_RX_BYTES), rtnl_link_get_stat(link, RTNL_LINK_TX_BYTES))
+    }
+
+    /// Whether this process has CAP_NET_ADMIN (in its effective set), which configuring an
+    /// interface needs.
+    public static var mayConfigure: Bool {
+        guard let status = FileSystem.readText("/proc/self/status"),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("CapEff:") }),
+              let mask = UInt64(line.dropFirst("CapEff:".count).filter { !$0.isWhitespace }, radix: 16) else { return false }
+        return mask & (1 << 12) != 0   // CAP_NET_ADMIN
+    }
+
+    /// The error of a process that lacks CAP_NET_ADMIN (exit 77), with the remedy.
+    public static func permissionError(_ operation: String) -> CellpathError {
+        CellpathError(.permission, "couldn't \(operation): configuring the modem's interface needs CAP_NET_ADMIN",
+                      hint: "run it with sudo, or give your user the cellpath group (udev rules) and cellpath-modem the "
+                        + "capability: sudo setcap cap_net_admin+ep …/libexec/cellpath/cellpath-modem (docs/operations.md)")
+    }
+}

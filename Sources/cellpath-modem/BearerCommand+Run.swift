@@ -1,0 +1,229 @@
+import Bearers
+import CellpathCLI
+import CellpathCore
+import IPConfiguration
+import ModemDiscovery
+import Modems
+
+extension BearerCommand {
+    /// The commands of `cellpath bearer`, by command name.
+    static let implementations: [String: CommandAction] = [
+        "cellpath bearer up": .async(BearerUpCommand.run),
+        "cellpath bearer down": .async(BearerDownCommand.run),
+        "cellpath bearer status": .async(BearerStatusCommand.run),
+    ]
+
+    /// How the bearer commands reach the modem: through the proxy unless --no-proxy, within --timeout.
+    static func access(_ parsed: ParsedCommand) -> ModemAccess {
+        ModemAccess(useProxy: !parsed[ModemsCommand.noProxy], timeout: timeLimit(parsed))
+    }
+
+    /// The modem that -m names (or the only one); a refusal is the modems' list and exit 64.
+    static func chooseModem(_ parsed: ParsedCommand, _ context: CommandContext) async throws -> ModemSelection.Choice {
+        let selector = try ModemOption.selector(parsed)
+        ModemLibraries.configure(logger: context.logger)
+        let discovery = ModemDiscovery(roots: ModemsCommand.deviceRoots(context))
+        let reader = ModemStatusReader(access: access(parsed), logger: context.logger)
+        return try await ModemSelection.choose(selector, among: discovery.modems(), roots: discovery.roots,
+                                               disclosure: context.global.disclosure,
+                                               read: { await ModemsCommand.read($0, with: reader, context) })
+    }
+
+    /// Opens `modem`'s control port for a bearer command.
+    static func open(_ modem: DiscoveredModem, _ parsed: ParsedCommand, _ logger: Logger) async throws(CellpathError) -> any ModemBackend {
+        do {
+            return try await ModemBackends.open(modem.ports[0], access: access(parsed), logger: logger)
+        } catch {
+            throw cellpathError(error)
+        }
+    }
+
+    /// A modem error as the command reports it (a cancel is exit 130).
+    static func cellpathError(_ error: ModemError) -> CellpathError {
+        error.kind == .cancelled ? CellpathError(.cancelled, "cancelled") : error.cellpathError
+    }
+
+    /// The outcome of `body` as a value.
+    static func attempt<Value>(_ body: () async throws(CellpathError) -> Value) async -> Result<Value, CellpathError> {
+        do {
+            return .success(try await body())
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// Runs `body` with the backend and closes it (releasing what it holds) whatever happens;
+    /// a modem error becomes the command's error.
+    static func withBackend<Value>(_ backend: any ModemBackend,
+                                   _ body: () async throws -> Value) async throws -> Value {
+        let result: Result<Value, any Error>
+        do {
+            result = .success(try await body())
+        } catch let error as ModemError {
+            result = .failure(cellpathError(error))
+        } catch {
+            result = .failure(error)
+        }
+        await backend.close()
+        return try result.get()
+    }
+}
+
+extension BearerUpCommand {
+    static func run(_ parsed: ParsedCommand, _ context: CommandContext) async throws -> CommandOutcome {
+        let settings = try settings(parsed, context)
+        let pin = try pin(parsed)
+        guard InterfaceState.mayConfigure else { throw InterfaceState.permissionError("bring the bearer up") }
+        let deadline = ContinuousClock.now + BearerCommand.timeLimit(parsed)
+        let modem: DiscoveredModem
+        switch try await BearerCommand.chooseModem(parsed, context) {
+        case .refused(let outcome): return outcome
+        case .chosen(let chosen, _): modem = chosen
+        }
+        let logger = context.logger.scoped("modem\(modem.index)")
+        let backend = try await BearerCommand.open(modem, parsed, logger)
+        let outcome = try await BearerCommand.withBackend(backend) {
+            let follower = IndicationFollower(try await backend.indications()) { indication in
+                logger.debug("indication: \(indication)")
+            }
+            let bringUp = BearerBringUp(modem: modem, records: BearerRecords(environment: context.environment), logger: logger,
+                                        progress: { context.progress.step("modem \(modem.index): \($0)") })
+            return try await bringUp.run(BearerRequest(settings: settings, pin: pin, deadline: deadline), on: backend, following: follower)
+        }
+        var report = BearerReport(modem: modem, state: .connected)
+        report.apn = outcome.record.apn
+        report.address = outcome.path.ipv4Address
+        report.gateway = outcome.bearer.gateway
+        report.dnsServers = outcome.path.dnsServers
+        report.mtu = outcome.path.mtu
+        report.servingOperator = outcome.registration.servingOperator
+        report.registration = outcome.registration.state
+        report.broughtUpByCellpath = outcome.record.connectedByCellpath
+        report.reused = outcome.reused
+        report.since = outcome.record.since
+        if let counters = InterfaceState.byteCounters(outcome.path.interfaceName) {
+            (report.bytesReceived, report.bytesSent) = (counters.received, counters.sent)
+        }
+        let how = outcome.reused ? "reused" : "up"
+        return CommandOutcome(BearerListing.output(report, title: "modem \(modem.index): bearer \(how) on \(outcome.path.interfaceName) (\(outcome.path.ipv4Address ?? "-"))"))
+    }
+}
+
+extension BearerDownCommand {
+    static func run(_ parsed: ParsedCommand, _ context: CommandContext) async throws -> CommandOutcome {
+        guard InterfaceState.mayConfigure else { throw InterfaceState.permissionError("take the bearer down") }
+        let modem: DiscoveredModem
+        switch try await BearerCommand.chooseModem(parsed, context) {
+        case .refused(let outcome): return outcome
+        case .chosen(let chosen, _): modem = chosen
+        }
+        let logger = context.logger.scoped("modem\(modem.index)")
+        let records = BearerRecords(environment: context.environment)
+        let teardown = BearerTeardown(modem: modem, records: records, logger: logger)
+        context.progress.step("modem \(modem.index): taking the bearer down")
+        var backend: (any ModemBackend)?
+        switch await BearerCommand.attempt({ () async throws(CellpathError) in try await BearerCommand.open(modem, parsed, logger) }) {
+        case .success(let opened):
+            backend = opened
+        case .failure(let error) where error.kind == .unavailable && records.load(modem.ports[0].devicePath) != nil:
+            // The modem is gone (and its bearer with it): what is left is cellpath's configuration.
+            logger.warning("\(error.message): removing cellpath's configuration of the interface only")
+            backend = nil
+        case .failure(let error):
+            throw error
+        }
+        let force = parsed[force]
+        let (result, removed) = if let backend {
+            try await BearerCommand.withBackend(backend) { try await teardown.run(force: force, on: backend) }
+        } else {
+            try await teardown.run(force: force, on: nil)
+        }
+        let teardownResult: BearerListing.Teardown = switch result {
+        case .disconnected: .disconnected
+        case .leftConnected: .leftConnected
+        case .alreadyDown: .alreadyDown
+        }
+        return CommandOutcome(BearerListing.down(modem, teardownResult, removedConfiguration: removed))
+    }
+}
+
+extension BearerStatusCommand {
+    static func run(_ parsed: ParsedCommand, _ context: CommandContext) async throws -> CommandOutcome {
+        let modem: DiscoveredModem
+        switch try await BearerCommand.chooseModem(parsed, context) {
+        case .refused(let outcome): return outcome
+        case .chosen(let chosen, _): modem = chosen
+        }
+        let logger = context.logger.scoped("modem\(modem.index)")
+        let records = BearerRecords(environment: context.environment)
+        let backend = try await BearerCommand.open(modem, parsed, logger)
+        return try await BearerCommand.withBackend(backend) {
+            guard parsed[watch] else { return CommandOutcome(BearerListing.output(try await report(modem, backend, records, logger))) }
+            return try await follow(modem, backend, records, logger, json: context.global.json)
+        }
+    }
+
+    /// How often `--watch` reads the modem again, besides its indications (which do not reach
+    /// every client: a QMI call's go to the client that started it).
+    static let watchInterval = Duration.seconds(5)
+
+    /// `--watch`: prints the status, then again whenever it changes, until cancelled (exit 0).
+    static func follow(_ modem: DiscoveredModem, _ backend: any ModemBackend, _ records: BearerRecords, _ logger: Logger,
+                       json: Bool) async throws -> CommandOutcome {
+        let follower = IndicationFollower(try await backend.indications()) { logger.debug("indication: \($0)") }
+        var shown: BearerReport?
+        while !Task.isCancelled {
+            let seen = follower.count
+            await backend.renewTimeLimit()
+            let read = await BearerCommand.attempt { () async throws(CellpathError) in try await report(modem, backend, records, logger) }
+            if case .failure(let error) = read, error.kind == .cancelled { break }
+            let current = try read.get()
+            if current.withoutCounters != shown?.withoutCounters {
+                Terminal.writeOut(BearerListing.watchLine(current, json: json))
+                shown = current
+            }
+            await follower.waitForIndication(after: seen, until: .now + watchInterval)
+        }
+        return CommandOutcome()
+    }
+
+    /// The bearer as the modem, the record and the kernel tell it.
+    static func report(_ modem: DiscoveredModem, _ backend: any ModemBackend, _ records: BearerRecords,
+                       _ logger: Logger) async throws(CellpathError) -> BearerReport {
+        let bearer: BearerStatus
+        let registration: Registration
+        do {
+            bearer = try await backend.bearer()
+            registration = try await backend.registration()
+        } catch {
+            throw BearerCommand.cellpathError(error)
+        }
+        let record = records.load(modem.ports[0].devicePath)
+        var report = BearerReport(modem: modem, state: bearer.state)
+        report.apn = bearer.apn ?? record?.apn
+        report.address = bearer.ipv4Address
+        report.gateway = bearer.gateway
+        report.dnsServers = bearer.dnsServers
+        report.mtu = bearer.mtu
+        report.servingOperator = registration.servingOperator
+        report.registration = registration.state
+        if bearer.state == .connected {
+            report.broughtUpByCellpath = record?.connectedByCellpath
+            report.since = record?.since
+            if let interface = modem.interfaces.first, let counters = InterfaceState.byteCounters(interface) {
+                (report.bytesReceived, report.bytesSent) = (counters.received, counters.sent)
+            }
+        }
+        return report
+    }
+}
+
+extension BearerReport {
+    /// The report without what changes all the time (counters), to tell real changes.
+    var withoutCounters: BearerReport {
+        var copy = self
+        copy.bytesReceived = nil
+        copy.bytesSent = nil
+        return copy
+    }
+}

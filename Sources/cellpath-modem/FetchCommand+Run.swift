@@ -1,0 +1,30 @@
+import Bearers
+import CellpathCLI
+import CellpathCore
+import ModemDiscovery
+import Modems
+
+extension FetchCommand {
+    /// `cellpath fetch` routed here (`-m/--modem`, or a modem and no `--interface`): the
+    /// front's fetch with the modem layer's path.
+    static let implementations: [String: CommandAction] = [
+        "cellpath fetch": .async { parsed, context in try await run(parsed, context, pathProvider: modemPath) },
+    ]
+
+    /// The modem layer's path provider: the bearer of the modem that -m names (or the only one).
+    static func modemPath(_ parsed: ParsedCommand, _ context: CommandContext) throws -> any CellularPathProvider {
+        try checkModemPath(parsed)
+        // Bringing the bearer up is bounded as `bearer up` is by default (fetch's --timeout is the chain's).
+        let options = ModemPathProvider.Options(settings: BearerSettings(apn: bearerAPN(parsed)), access: BearerCommand.access(parsed),
+                                                keepBearer: parsed[keepBearer])
+        return ModemPathProvider(options: options, records: BearerRecords(environment: context.environment), logger: context.logger,
+                                 progress: { context.progress.step($0) }) {
+            switch try await BearerCommand.chooseModem(parsed, context) {
+            case .chosen(let modem, _):
+                return modem
+            case .refused(let outcome):
+                throw CellpathError(.usage, outcome.failureMessage ?? "no modem chosen", hint: "list them with cellpath modems, and name one with -m")
+            }
+        }
+    }
+}
