@@ -70,6 +70,7 @@ public actor ModemPathProvider: CellularPathProvider {
                 logger.debug("indication: \(indication)")
                 if case .bearer(let state, let reason) = indication, state == .disconnected {
                     logger.warning("the network dropped the bearer (\(reason ?? "no reason given")): the path is down")
+                    Task { await self.bearerDropped() }
                 }
             }
             self.follower = follower
@@ -83,6 +84,16 @@ public actor ModemPathProvider: CellularPathProvider {
             await close()
             throw BearerBringUp.cellpathError(error, step: "bringing the bearer up")
         }
+    }
+
+    /// The network dropped the bearer while the path was in use: the addressing this run applied
+    /// goes at once, so that the HTTP engine, which follows the interface's address, fails the
+    /// hop in progress now (interfaceDown) instead of at its timeout. A reused bearer's addressing
+    /// is another program's and stays.
+    private func bearerDropped() {
+        guard let outcome, !outcome.reused, let applied = outcome.record.addressing else { return }
+        for problem in InterfaceConfigurator().undo(applied) { logger.warning("\(problem)") }
+        logger.debug("removed the dropped bearer's addressing from \(applied.addressing.interface)")
     }
 
     /// Without CAP_NET_ADMIN: the bearer that is up with its address on the interface, as it is.

@@ -55,8 +55,9 @@ struct ModemFetchEndToEndTests {
     }
 
     /// The network drops the bearer while the chain waits for a slow API: the path is marked
-    /// down at once (a warning with the network's reason), the fetch fails closed, nothing goes
-    /// through Wi-Fi, and what the fetch configured is removed.
+    /// down at once (a warning with the network's reason), the dead bearer's address is removed
+    /// so that the fetch fails closed at once as interfaceDown (69, not the hop timeout's 75),
+    /// nothing goes through Wi-Fi, and what the fetch configured is removed.
     @Test func aBearerDroppedDuringTheFetchFailsItClosed() throws {
         var scenario = Scenario.builtIn
         scenario.modems[0].faults.dropBearerAfterSeconds = 1
@@ -65,7 +66,8 @@ struct ModemFetchEndToEndTests {
             let (fetch, packets) = try device.capture(on: ["wlan0"]) {
                 try device.cellpath(["fetch", "--modem", "0", "https://api.truid.test/coverage/v0.1/device_ip", "--json"])
             }
-            #expect(fetch.status != 0)
+            #expect(fetch.status == 69, "\(fetch.stderr)")
+            #expect(try JSONValue.parse(fetch.stdout)["error"]?["reason"] == .string("interfaceDown"), "\(fetch.stdout)")
             #expect(fetch.stderr.contains("warning: [modem0] the network dropped the bearer (regular-deactivation): the path is down"),
                     "\(fetch.stderr)")
             #expect(packets["wlan0"] == [], "packets on wlan0: \(packets["wlan0"] ?? [])")
