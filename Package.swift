@@ -61,7 +61,7 @@ let package = Package(
         .target(name: "Configuration", dependencies: ["CGLib", "CellpathCore", "SystemSupport"]),
         .target(name: "CellularHTTP", dependencies: ["CellpathCore", "SystemSupport", "CCurl", "CAres", "CNetlink", "CShims"]),
         .target(name: "Workflow", dependencies: ["CellpathCore", "CellularHTTP"]),
-        .target(name: "ModemDiscovery"),
+        .target(name: "ModemDiscovery", dependencies: ["SystemSupport"]),
         .target(name: "IPConfiguration", dependencies: ["CNetlink", "CellpathCore", "SystemSupport"]),
         // One GLib main-loop thread behind a global actor; libmbim and libqmi run only there.
         .target(name: "GLibRuntime", dependencies: ["CGIO", "CellpathCore", "SystemSupport"]),

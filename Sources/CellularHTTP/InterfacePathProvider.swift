@@ -22,7 +22,7 @@ public struct InterfacePathProvider: CellularPathProvider {
             throw CellpathError(.usage, "invalid DNS server '\(bad)': expected an IPv4 or IPv6 address",
                                 hint: "give the bearer's DNS servers with --dns")
         }
-        let state = InterfaceState.read(interface)
+        let state = InterfaceSnapshot.read(interface)
         guard state.exists else {
             throw CellpathError(.unavailable, "interface \(interface) does not exist", hint: "is the modem connected?")
         }

@@ -1,5 +1,6 @@
 import CAres
 import Glibc
+import SystemSupport
 
 /// Resolves names with c-ares against the bearer's DNS servers, over sockets bound to the
 /// cellular path exactly like curl's (device, verified, bearer address); never falls back.
@@ -104,7 +105,7 @@ struct PinnedResolver {
             guard let result else { return }
             var node = result.pointee.nodes
             while let n = node {
-                if let sa = n.pointee.ai_addr, let text = numericHost(sa) { lookup.addresses.append(text) }
+                if let sa = n.pointee.ai_addr, let text = IPAddress.numericHost(sa) { lookup.addresses.append(text) }
                 node = n.pointee.ai_next
             }
             ares_freeaddrinfo(result)
@@ -170,29 +171,4 @@ extension IPType {
         case .any: return "A or AAAA"
         }
     }
-}
-
-/// The numeric text of an IPv4 or IPv6 socket address.
-func numericHost(_ sa: UnsafePointer<sockaddr>) -> String? {
-    var buffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN) + 1)
-    switch Int32(sa.pointee.sa_family) {
-    case AF_INET:
-        return sa.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { p in
-            var a = p.pointee.sin_addr
-            return inet_ntop(AF_INET, &a, &buffer, socklen_t(buffer.count)).map { _ in cString(buffer) }
-        }
-    case AF_INET6:
-        return sa.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { p in
-            var a = p.pointee.sin6_addr
-            return inet_ntop(AF_INET6, &a, &buffer, socklen_t(buffer.count)).map { _ in cString(buffer) }
-        }
-    default:
-        return nil
-    }
-}
-
-/// A Swift string from a NUL-terminated C buffer.
-func cString(_ buffer: [CChar]) -> String {
-    let bytes = buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
-    return String(decoding: bytes, as: UTF8.self)
 }

@@ -8,23 +8,7 @@ import SystemSupport
 public enum InterfaceState {
     /// Whether `interface` holds the IPv4 `address` (any prefix length).
     public static func holds(_ address: String, on interface: String) -> Bool {
-        var list: UnsafeMutablePointer<ifaddrs>?
-        guard getifaddrs(&list) == 0 else { return false }
-        defer { freeifaddrs(list) }
-        var entry = list
-        while let current = entry?.pointee {
-            defer { entry = current.ifa_next }
-            guard let name = current.ifa_name, String(cString: name) == interface,
-                  let socketAddress = current.ifa_addr, socketAddress.pointee.sa_family == sa_family_t(AF_INET) else { continue }
-            var text = [CChar](repeating: 0, count: Int(INET_ADDRSTRLEN))
-            let matches = socketAddress.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { ipv4 in
-                var raw = ipv4.pointee.sin_addr
-                return inet_ntop(AF_INET, &raw, &text, socklen_t(text.count)) != nil
-                    && String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) == address
-            }
-            if matches { return true }
-        }
-        return false
+        InterfaceSnapshot.read(interface).addresses.contains(address)
     }
 
     /// Bytes received and sent on `interface` since it was created; nil when it is missing.

@@ -1,4 +1,5 @@
 import Glibc
+import SystemSupport
 
 /// The control protocol a modem's port speaks.
 public enum ModemProtocol: String, Sendable, Codable, CaseIterable {
@@ -158,12 +159,7 @@ public struct ModemDiscovery: Sendable {
 
     /// A sysfs attribute's text, trimmed; nil when it cannot be read.
     private func readAbsolute(_ path: String) -> String? {
-        guard let file = fopen(path, "r") else { return nil }
-        defer { fclose(file) }
-        var buffer = [CChar](repeating: 0, count: 256)
-        guard fgets(&buffer, Int32(buffer.count), file) != nil else { return nil }
-        let text = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        return String(text.drop { $0 == " " }.reversed().drop { $0 == "\n" || $0 == " " }.reversed())
+        FileSystem.readText(path).map { String($0.drop { $0.isWhitespace }.reversed().drop { $0.isWhitespace }.reversed()) }
     }
 
     private func linkTarget(_ path: String) -> String? { realPath(path) }

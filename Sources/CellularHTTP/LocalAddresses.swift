@@ -2,37 +2,6 @@ import CellpathCore
 import Glibc
 import SystemSupport
 
-/// What the kernel says about a network interface right now (read with getifaddrs).
-struct InterfaceState {
-    var exists: Bool
-    var isUp: Bool
-    /// The link below is there (IFF_RUNNING): a modem's carrier, a veth's peer, a TUN's reader.
-    var hasCarrier: Bool
-    var addresses: [String]
-
-    /// Reads the current state of interface `name`.
-    static func read(_ name: String) -> InterfaceState {
-        let exists = if_nametoindex(name) != 0
-        var isUp = false
-        var hasCarrier = false
-        var addresses: [String] = []
-        var list: UnsafeMutablePointer<ifaddrs>?
-        if getifaddrs(&list) == 0 {
-            var p = list
-            while let entry = p {
-                if String(cString: entry.pointee.ifa_name) == name {
-                    if entry.pointee.ifa_flags & UInt32(IFF_UP) != 0 { isUp = true }
-                    if entry.pointee.ifa_flags & UInt32(IFF_RUNNING) != 0 { hasCarrier = true }
-                    if let sa = entry.pointee.ifa_addr, let text = numericHost(sa) { addresses.append(text) }
-                }
-                p = entry.pointee.ifa_next
-            }
-            freeifaddrs(list)
-        }
-        return InterfaceState(exists: exists, isUp: isUp, hasCarrier: hasCarrier, addresses: addresses)
-    }
-}
-
 /// Addresses that name this device, which no packet through the cellular interface can reach.
 enum LocalAddresses {
     /// True when `address` (numeric) is loopback, unspecified, or on any of the device's
@@ -56,19 +25,7 @@ enum LocalAddresses {
 
     /// The raw bytes of every IPv4 and IPv6 address on the device's interfaces.
     private static func all() -> Set<[UInt8]> {
-        var result: Set<[UInt8]> = []
-        var list: UnsafeMutablePointer<ifaddrs>?
-        guard getifaddrs(&list) == 0 else { return result }
-        defer { freeifaddrs(list) }
-        var p = list
-        while let entry = p {
-            if let sa = entry.pointee.ifa_addr, let text = numericHost(sa),
-               let bytes = IPAddress.ipv4Bytes(text) ?? IPAddress.ipv6Bytes(text) {
-                result.insert(bytes)
-            }
-            p = entry.pointee.ifa_next
-        }
-        return result
+        Set(InterfaceSnapshot.deviceAddresses().compactMap { IPAddress.ipv4Bytes($0) ?? IPAddress.ipv6Bytes($0) })
     }
 }
 
@@ -90,7 +47,7 @@ extension CellularPath {
             throw FetchFailure(.noAddress, "the cellular path on \(interfaceName) has no \(ipType == .ipv6 ? "IPv6" : ipType == .ipv4 ? "IPv4" : "IP") address",
                                hint: "connect the bearer first", hop: hop)
         }
-        let state = InterfaceState.read(interfaceName)
+        let state = InterfaceSnapshot.read(interfaceName)
         guard state.exists else {
             throw FetchFailure(.noSuchInterface, "interface \(interfaceName) does not exist", hint: "is the modem connected?", hop: hop)
         }
