@@ -212,6 +212,7 @@ struct ConfigurationResolver {
 
         let region = settle(.region)
         let residency = settle(.dataResidency)
+        let apiBase = settle(.apiBase)
         let clientID = settle(.clientID)
         let clientSecret = settle(.clientSecret)
         let simPrefix = settle(.simPrefix)
@@ -254,7 +255,8 @@ struct ConfigurationResolver {
         }
         var entries = [entry(.region, region), entry(.profile, profile)]
         entries += servers.map { entry("server.\($0.name)", $0.settled, isSecret: false) }
-        entries += [entry(.truJSON, truJSON), entry(.dataResidency, residency), entry(.clientID, clientID),
+        entries += [entry(.truJSON, truJSON), entry(.dataResidency, residency), entry(.apiBase, apiBase),
+                    entry(.clientID, clientID),
                     entry(.clientSecret, clientSecret), entry(.simPrefix, simPrefix), entry(.caFile, caFile),
                     entry(.hopTimeout, hopTimeout), entry(.timeout, timeout)]
 
@@ -262,6 +264,7 @@ struct ConfigurationResolver {
             region: Self.value(region) { $0 },
             profile: Self.value(profile) { $0 }.map { $0! },  // it has a default
             dataResidency: Self.value(residency) { DataResidency(rawValue: $0)! }.map { $0! },
+            apiBase: Self.value(apiBase) { $0 },
             credentials: credentials,
             truJSONPath: Self.value(truJSON) { $0 },
             simPrefix: Self.value(simPrefix) { $0 }.map { $0! },

@@ -9,6 +9,7 @@ public enum ConfigurationFlag: String, Sendable, CaseIterable {
     case serverURL = "server-url"
     case truJSON = "tru-json"
     case dataResidency = "data-residency"
+    case apiBase = "api-base"
     case caFile = "cacert"
     /// The same option as the `sim` commands' `--prefix`.
     case simPrefix = "prefix"
@@ -134,6 +135,8 @@ struct Setting {
     static let dataResidency = Setting(group: "truid", key: "data_residency",
                                        environment: "CELLPATH_DATA_RESIDENCY", flag: .dataResidency,
                                        kind: .dataResidency, defaultValue: "eu")
+    static let apiBase = Setting(group: "truid", key: "api_base", environment: "CELLPATH_API_BASE",
+                                 flag: .apiBase, kind: .url)
     static let clientID = Setting(group: "truid", key: "client_id", environment: "CELLPATH_CLIENT_ID",
                                   kind: .clientID)
     static let clientSecret = Setting(group: "truid", key: "client_secret",
@@ -148,7 +151,7 @@ struct Setting {
                                  flag: .timeout, kind: .seconds, defaultValue: "30")
 
     /// Every fixed setting, in `config show` order (server profiles go after `general`).
-    static let all: [Setting] = [region, profile, truJSON, dataResidency, clientID, clientSecret,
+    static let all: [Setting] = [region, profile, truJSON, dataResidency, apiBase, clientID, clientSecret,
                                  simPrefix, caFile, hopTimeout, timeout]
 
     /// The group whose keys are profile names and whose values are server base URLs.

@@ -13,6 +13,14 @@ public struct EffectiveConfiguration: Sendable {
     public var profile: String { get throws(CellpathError) { try profileSetting.get() } }
     /// The tru.ID data residency (`eu` by default); it selects the tru.ID API host.
     public var dataResidency: DataResidency { get throws(CellpathError) { try dataResidencySetting.get() } }
+    /// The tru.ID API base URL: `truid.api_base` when set (the simulator sets it), else the
+    /// data residency's `https://{eu,in,us}.api.tru.id`.
+    public var apiBaseURL: String {
+        get throws(CellpathError) {
+            if let base = try apiBaseSetting.get() { return base }
+            return try dataResidency.apiBaseURL
+        }
+    }
     /// tru.ID client credentials, when both id and secret are configured.
     public var credentials: TruIDCredentials? { get throws(CellpathError) { try credentialsSetting.get() } }
     /// The tru.json file the credentials may come from, if one is configured.
@@ -35,6 +43,7 @@ public struct EffectiveConfiguration: Sendable {
     private let regionSetting: Result<String?, CellpathError>
     private let profileSetting: Result<String, CellpathError>
     private let dataResidencySetting: Result<DataResidency, CellpathError>
+    private let apiBaseSetting: Result<String?, CellpathError>
     private let credentialsSetting: Result<TruIDCredentials?, CellpathError>
     private let truJSONPathSetting: Result<String?, CellpathError>
     private let simPrefixSetting: Result<String, CellpathError>
@@ -45,7 +54,8 @@ public struct EffectiveConfiguration: Sendable {
     private let serverURLs: [String: Result<String?, CellpathError>]
 
     init(region: Result<String?, CellpathError>, profile: Result<String, CellpathError>,
-         dataResidency: Result<DataResidency, CellpathError>, credentials: Result<TruIDCredentials?, CellpathError>,
+         dataResidency: Result<DataResidency, CellpathError>, apiBase: Result<String?, CellpathError>,
+         credentials: Result<TruIDCredentials?, CellpathError>,
          truJSONPath: Result<String?, CellpathError>, simPrefix: Result<String, CellpathError>,
          caFile: Result<String?, CellpathError>, hopTimeout: Result<Duration, CellpathError>,
          timeout: Result<Duration, CellpathError>, serverURLs: [String: Result<String?, CellpathError>],
@@ -53,6 +63,7 @@ public struct EffectiveConfiguration: Sendable {
         regionSetting = region
         profileSetting = profile
         dataResidencySetting = dataResidency
+        apiBaseSetting = apiBase
         credentialsSetting = credentials
         truJSONPathSetting = truJSONPath
         simPrefixSetting = simPrefix

@@ -12,6 +12,7 @@ struct PrecedenceTests {
         #expect(try config.region == nil)
         #expect(try config.profile == "development")
         #expect(try config.dataResidency == .eu)
+        #expect(try config.apiBaseURL == "https://eu.api.tru.id")
         #expect(try config.simPrefix == "cp-")
         #expect(try config.hopTimeout == .seconds(5))
         #expect(try config.timeout == .seconds(30))
@@ -40,6 +41,9 @@ struct PrecedenceTests {
                 values: ["alpha", "beta", "gamma", "delta"], read: { try $0.profile }),
         Layered(group: "truid", key: "data_residency", environment: "CELLPATH_DATA_RESIDENCY", flag: "data-residency",
                 values: ["in", "us", "eu", "in"], read: { try $0.dataResidency.rawValue }),
+        Layered(group: "truid", key: "api_base", environment: "CELLPATH_API_BASE", flag: "api-base",
+                values: ["https://a.test", "https://b.test", "http://c.test:8080", "https://d.test/api"],
+                read: { try $0.apiBaseURL }),
         Layered(group: "http", key: "hop_timeout", environment: "CELLPATH_HOP_TIMEOUT", flag: "hop-timeout",
                 values: ["1", "2", "3", "4"], read: { try "\($0.hopTimeout.components.seconds)" }),
         Layered(group: "http", key: "timeout", environment: "CELLPATH_TIMEOUT", flag: "timeout",

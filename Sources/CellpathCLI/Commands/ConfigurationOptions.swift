@@ -15,6 +15,9 @@ package enum ConfigurationOptions {
         ConfigurationFlag.truJSON.rawValue, "path", help: "tru.json with the tru.ID credentials (as the tru CLI writes it).")
     static let dataResidency = OptionKey<String>(
         ConfigurationFlag.dataResidency.rawValue, "region", help: "tru.ID data residency: eu, in or us.")
+    static let apiBase = OptionKey<String>(
+        ConfigurationFlag.apiBase.rawValue, "url",
+        help: "tru.ID API base URL, instead of the data residency's (the simulator sets it).")
     static let caFile = OptionKey<String>(
         ConfigurationFlag.caFile.rawValue, "path", help: "Extra CA certificates (PEM) to trust, besides the system store.")
     static let simPrefix = OptionKey<String>(
@@ -26,7 +29,7 @@ package enum ConfigurationOptions {
         ConfigurationFlag.timeout.rawValue, "seconds", help: "Deadline of the whole operation (default: 30).")
 
     /// Every configuration option, for `config show`.
-    static let all = [region, profile, serverURL, truJSON, dataResidency, caFile, simPrefix, hopTimeout, timeout]
+    static let all = [region, profile, serverURL, truJSON, dataResidency, apiBase, caFile, simPrefix, hopTimeout, timeout]
 
     /// Loads the configuration with the configuration flags given on this command line, and
     /// logs its warnings (e.g. a secrets file readable by others). The values stay text:
