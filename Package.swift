@@ -32,6 +32,7 @@ let package = Package(
         .executable(name: "cellpath-sim", targets: ["cellpath-sim"]),
         .executable(name: "cellpath-number", targets: ["cellpath-number"]),
         .executable(name: "cellpath-modem", targets: ["cellpath-modem"]),
+        .executable(name: "cellpath-check", targets: ["cellpath-check"]),
     ],
     targets: [
         // MARK: C libraries
@@ -80,8 +81,12 @@ let package = Package(
         .executableTarget(name: "cellpath", dependencies: ["CellpathCLI", "CellpathCore"], linkerSettings: frontReleaseLinking),
         .executableTarget(name: "cellpath-sim", dependencies: ["CellpathCLI", "CellpathCore", "Simulator", "SimulatorScenario"]),
         .executableTarget(name: "cellpath-number", dependencies: ["CellpathCLI", "CellpathCore", "PhoneNumbers"]),
-        .executableTarget(name: "cellpath-modem", dependencies: ["CellpathCLI", "CellpathCore", "ModemDiscovery", "Modems", "Bearers",
-                                                                 "IPConfiguration", "SystemSupport"]),
+        // The modem commands' implementations: `cellpath-modem` runs them, `cellpath-check` takes its path from them.
+        .target(name: "ModemCommands", dependencies: ["CellpathCLI", "CellpathCore", "ModemDiscovery", "Modems", "Bearers",
+                                                      "IPConfiguration", "SystemSupport"]),
+        .executableTarget(name: "cellpath-modem", dependencies: ["CellpathCLI", "CellpathCore", "ModemCommands"]),
+        .executableTarget(name: "cellpath-check", dependencies: ["CellpathCLI", "CellpathCore", "ModemCommands", "PhoneNumbers",
+                                                                 "Workflow", "CellularHTTP", "Configuration"]),
 
         // MARK: Tests
         // Runs one fetch with knobs the CLI does not offer (a forced source address, a timed cancel).

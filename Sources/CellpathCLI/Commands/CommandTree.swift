@@ -10,6 +10,10 @@ enum CommandTree {
             """,
         options: GlobalOptions.specs,
         subcommands: [
+            CheckCommands.subscriberCheck,
+            CheckCommands.phoneCheck,
+            CheckCommands.simCheck,
+            CheckCommands.coverage,
             FetchCommand.spec,
             ModemsCommand.spec,
             BearerCommand.spec,
