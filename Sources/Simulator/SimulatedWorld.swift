@@ -131,7 +131,7 @@ public enum SimulatedWorld {
     }
 
     /// `sim env`: the variables that point cellpath and curl at this world (CA, run directory,
-    /// namespace, the fake API's credentials), in a stable order. Throws `.permission` without
+    /// namespace, the fake API's base URL and credentials), in a stable order. Throws `.permission` without
     /// root (the credentials are the daemon's, mode 0600) and `.unavailable` when the world is
     /// not up (its paths would lead nowhere).
     public static func environment(prefix: String) throws -> [(name: String, value: String)] {
@@ -145,6 +145,7 @@ public enum SimulatedWorld {
             ("CELLPATH_SIM_RUN_DIR", run.path),
             ("CELLPATH_SIM_NETNS", topology.ueNamespace),
             ("CELLPATH_SIM_API_URL", "https://\(WorldTopology.apiHost)"),
+            ("CELLPATH_API_BASE", "https://\(WorldTopology.apiHost)"),
             ("CELLPATH_CA_FILE", run.caCertificate),
             ("CURL_CA_BUNDLE", run.caCertificate),
             (DeviceRoots.sysfsVariable, run.sysfsRoot),

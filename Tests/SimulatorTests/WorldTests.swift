@@ -264,6 +264,7 @@ struct WorldTests {
             #expect(verify.status == 0, "\(verify.stdout)\(verify.stderr)")
             let env = Dictionary(uniqueKeysWithValues: try SimulatedWorld.environment(prefix: prefix).map { ($0.name, $0.value) })
             #expect(env["CELLPATH_CA_FILE"] == run.caCertificate)
+            #expect(env["CELLPATH_API_BASE"] == "https://api.truid.test")
             // A TLS server with the world's certificate on the API address; curl in the
             // device namespace resolves the name through Wi-Fi DNS and trusts the test CA.
             let server = try BackgroundProcess(["ip", "netns", "exec", prefix + "inet", "openssl", "s_server",
