@@ -86,7 +86,7 @@ let package = Package(
                                                       "IPConfiguration", "SystemSupport"]),
         .executableTarget(name: "cellpath-modem", dependencies: ["CellpathCLI", "CellpathCore", "ModemCommands"]),
         .executableTarget(name: "cellpath-check", dependencies: ["CellpathCLI", "CellpathCore", "ModemCommands", "PhoneNumbers",
-                                                                 "Workflow", "CellularHTTP", "Configuration"]),
+                                                                 "Workflow", "CellularHTTP", "Configuration", "SystemSupport"]),
 
         // MARK: Tests
         // Runs one fetch with knobs the CLI does not offer (a forced source address, a timed cancel).

@@ -4,6 +4,7 @@ import CellularHTTP
 import Configuration
 import ModemCommands
 import PhoneNumbers
+import SystemSupport
 import Workflow
 
 extension CheckCommands {
@@ -103,8 +104,17 @@ extension CheckCommands {
         let credentials = try configuration.requireCredentials()
         let endpoint = TruAPIEndpoint(baseURL: try configuration.apiBaseURL, clientID: credentials.clientID,
                                       clientSecret: credentials.clientSecret, caFile: caFile)
-        let client = TruAPIClient(endpoint: endpoint, http: http, tokenCache: FileTokenCache.defaultPath(environment: context.environment).map(FileTokenCache.init(path:)),
+        let client = TruAPIClient(endpoint: endpoint, http: http, tokenCache: tokenCache(context.environment),
                                   timeout: try configuration.timeout)
         return DirectBackend(client: client)
+    }
+
+    /// The user's token cache file; none for a user whose home (or cache directory's parent)
+    /// does not exist: cellpath creates no home directory.
+    static func tokenCache(_ environment: [String: String]) -> FileTokenCache? {
+        guard let path = FileTokenCache.defaultPath(environment: environment) else { return nil }
+        let cacheRoot = path.split(separator: "/").dropLast(2)   // drop cellpath/tokens.json
+        let parent = "/" + cacheRoot.dropLast().joined(separator: "/")
+        return FileSystem.exists(parent) ? FileTokenCache(path: path) : nil
     }
 }
