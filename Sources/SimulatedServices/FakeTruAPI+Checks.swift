@@ -8,7 +8,7 @@ extension FakeTruAPI {
     /// SIMCheck is answered at once from the subscriber directory.
     func createCheck(_ kind: CheckKind, _ request: HTTPRequest, client: String) -> HTTPResponse {
         if let retryAfter = configuration.faults.rateLimitRetryAfter {
-            return ProblemDetails.response(429, "too_many_requests", "Too Many Requests",
+            return ProblemDetails.response(429, "too_many_requests", "Rate Limit exceeded",
                                            "Too many checks (scenario fault)", headers: ["Retry-After": String(retryAfter)])
         }
         guard request.headers["Content-Type"]?.lowercased().hasPrefix("application/json") == true else {
@@ -46,7 +46,12 @@ extension FakeTruAPI {
                                  referenceID: referenceID, redirectURL: redirectURL, period: period,
                                  createdAt: now, updatedAt: now, status: .accepted)
         if kind.product == .simCheck {
-            if let sim = directory.subscriber(msisdn: number) {
+            if configuration.faults.sandbox {
+                let outcome = SandboxOutcome(phoneNumber: number)
+                record.status = outcome == .error ? .error : .completed
+                record.errorCode = outcome == .error ? SandboxOutcome.errorCode : nil
+                record.simChange = outcome.simChange(period: period)
+            } else if let sim = directory.subscriber(msisdn: number) {
                 record.status = .completed
                 record.simChange = SimChangeWindow(minutesAgo: sim.simChangedMinutesAgo, period: period)
             } else {
@@ -93,9 +98,10 @@ extension FakeTruAPI {
         return state.withLock { state -> HTTPResponse in
             guard var record = state.checks[id] else { return ProblemDetails.checkNotFound() }
             switch record.status {
-            case .expired, .error: return .json(200, render(record, creation: false))
+            case .expired, .error: return .json(200, render(record, creation: false), contentType: "application/hal+json")
             case .completed: return ProblemDetails.badRequest("Code already used")
-            case .accepted, .pending: break
+            case .accepted: return ProblemDetails.response(404, "check_not_found", "Not Found", "check_url has not been opened yet")
+            case .pending: break
             }
             guard let issued = record.code else {
                 return ProblemDetails.badRequest("No code has been issued for this check yet")
@@ -104,12 +110,14 @@ extension FakeTruAPI {
             record.status = .completed
             record.updatedAt = now
             state.checks[id] = record
-            return .json(200, render(record, creation: false))
+            return .json(200, render(record, creation: false), contentType: "application/hal+json")
         }
     }
 
     /// `GET …/checks/{id}/redirect` (the `check_url`, opened by the device): marks the check
-    /// PENDING and sends the device to the carrier; 412 `not_mobile_ip` from a non-mobile address.
+    /// PENDING and sends the device to the carrier; 412 `not_mobile_ip` from a non-mobile address;
+    /// 400 `mno_not_supported` or 501 `mno_redirect_unsupported` when the scenario refuses the
+    /// device's operator (the check is then ERROR with that error code).
     func openCheckURL(_ kind: CheckKind, id: String, _ request: HTTPRequest) -> HTTPResponse {
         guard let record = refreshedCheck(id, kind: kind, client: nil) else { return ProblemDetails.checkNotFound() }
         if record.status == .expired {
@@ -119,13 +127,22 @@ extension FakeTruAPI {
             return ProblemDetails.response(409, "check_processed", "Conflict", "Check has already been processed")
         }
         let now = clock.now()
-        guard directory.network(holding: request.remoteAddress) != nil else {
+        guard let network = directory.network(holding: request.remoteAddress) else {
             update(id) {
                 $0.status = .error
                 $0.errorCode = "not_mobile_ip"
                 $0.updatedAt = now
             }
             return ProblemDetails.notMobileIP()
+        }
+        if let refusal = network.checkURLError
+            ?? configuration.faults.checkURLErrors.first(where: { $0.operator == network.operatorID })?.error {
+            update(id) {
+                $0.status = .error
+                $0.errorCode = refusal.errorCode
+                $0.updatedAt = now
+            }
+            return ProblemDetails.checkURLError(refusal)
         }
         update(id) {
             $0.status = .pending
@@ -157,10 +174,17 @@ extension FakeTruAPI {
         guard let assertion = request.query("assertion").flatMap(ledger.redeem) else {
             return fail("mno_response_error", "The mobile network operator's response is missing or invalid")
         }
+        let sandbox = configuration.faults.sandbox ? SandboxOutcome(phoneNumber: record.phoneNumber) : nil
+        if sandbox == .error { return fail(SandboxOutcome.errorCode, "The mobile network operator reported an error (sandbox)") }
         let code = kind.hasCodeFlow ? RandomBytes.hex(16) : nil
         let updated = update(id) {
-            $0.match = PhoneNumberFormat.e164(assertion.sim.msisdn) == $0.phoneNumber
-            $0.simChange = SimChangeWindow(minutesAgo: assertion.sim.simChangedMinutesAgo, period: $0.period)
+            if let sandbox {
+                $0.match = sandbox == .success
+                $0.simChange = sandbox.simChange(period: $0.period)
+            } else {
+                $0.match = PhoneNumberFormat.e164(assertion.sim.msisdn) == $0.phoneNumber
+                $0.simChange = SimChangeWindow(minutesAgo: assertion.sim.simChangedMinutesAgo, period: $0.period)
+            }
             $0.networkID = assertion.network.map { $0.mcc + $0.mnc }
             $0.code = code
             if code == nil { $0.status = .completed }

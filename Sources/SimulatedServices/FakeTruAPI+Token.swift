@@ -4,27 +4,28 @@ import SystemSupport
 
 extension FakeTruAPI {
     /// `POST /oauth2/v1/token`: client credentials in Basic auth, form body with
-    /// `grant_type=client_credentials` and a space-separated `scope`.
+    /// `grant_type=client_credentials` and a space-separated `scope`. A scope the API does not
+    /// grant is refused as a whole with 400 `invalid_scope` (RFC 6749 §5.2); errors are problem
+    /// details that also carry OAuth2's `error` and `error_description`.
     func issueToken(_ request: HTTPRequest) -> HTTPResponse {
         guard let (id, secret) = basicCredentials(request.headers["Authorization"]),
               id == configuration.clientID, secret == configuration.clientSecret else {
-            return ProblemDetails.response(401, "unauthorized", "Unauthorized", "Invalid client credentials",
-                                           headers: ["WWW-Authenticate": "Basic realm=\"tru.ID\""])
+            return tokenError(401, "invalid_client", "Unauthorized", "Invalid client credentials", key: "unauthorized",
+                              headers: ["WWW-Authenticate": "Basic realm=\"tru.ID\""])
         }
         guard request.headers["Content-Type"]?.lowercased().hasPrefix("application/x-www-form-urlencoded") == true,
               let form = WebEncoding.formFields(request.body) else {
-            return ProblemDetails.badRequest("The body must be application/x-www-form-urlencoded")
+            return tokenError(400, "invalid_request", "Bad Request", "The body must be application/x-www-form-urlencoded")
         }
         guard form["grant_type"] == "client_credentials" else {
-            return ProblemDetails.response(400, "unsupported_grant_type", "Bad Request",
-                                           "grant_type must be client_credentials")
+            return tokenError(400, "unsupported_grant_type", "Bad Request", "grant_type must be client_credentials")
         }
         let requested = (form["scope"] ?? "").split(separator: " ").map(String.init)
         guard !requested.isEmpty else {
-            return ProblemDetails.response(400, "invalid_scope", "Bad Request", "At least one scope is required")
+            return tokenError(400, "invalid_scope", "Bad Request", "At least one scope is required")
         }
         if let unknown = requested.first(where: { !FakeTruAPI.scopes.contains($0) }) {
-            return ProblemDetails.response(400, "invalid_scope", "Bad Request", "Unknown scope '\(unknown)'")
+            return tokenError(400, "invalid_scope", "Bad Request", "Unknown scope '\(unknown)'")
         }
         let token = RandomBytes.hex(32)
         let now = clock.now()
@@ -38,8 +39,17 @@ extension FakeTruAPI {
                      headers: ["Cache-Control": "no-store"])
     }
 
+    /// A token endpoint error: problem details whose type key is `key` (the OAuth2 error code
+    /// unless given), with `error` and `error_description` added for OAuth2 clients.
+    private func tokenError(_ status: Int, _ error: String, _ title: String, _ detail: String, key: String? = nil,
+                            headers: HTTPHeaders = [:]) -> HTTPResponse {
+        ProblemDetails.response(status, key ?? error, title, detail, headers: headers,
+                                extra: [("error", .string(error)), ("error_description", .string(detail))])
+    }
+
     /// Checks the Bearer token and its `scope`, counts the request against the client's
-    /// hourly limit, then runs `body` with the client id and adds the `X-RateLimit-*` headers.
+    /// hourly limit, then runs `body` with the client id and adds the `X-RateLimit-*` headers
+    /// (`-Reset`: when the hour's window ends, in epoch seconds). With no limit, no such headers.
     func withToken(_ request: HTTPRequest, scope: String, _ body: (String) -> HTTPResponse) -> HTTPResponse {
         let unauthorized = { (detail: String) in
             ProblemDetails.response(401, "unauthorized", "Unauthorized", detail,
@@ -55,7 +65,7 @@ extension FakeTruAPI {
         guard record.scopes.contains(scope) else {
             return ProblemDetails.response(403, "forbidden", "Forbidden", "The access token lacks the scope '\(scope)'")
         }
-        let limit = configuration.rateLimitPerHour
+        guard let limit = configuration.rateLimitPerHour else { return body(record.clientID) }
         let window = state.withLock { state -> RateWindow in
             var window = state.rates[record.clientID] ?? RateWindow(start: now, count: 0)
             if now.timeIntervalSince(window.start) >= 3600 { window = RateWindow(start: now, count: 0) }
@@ -63,10 +73,11 @@ extension FakeTruAPI {
             state.rates[record.clientID] = window
             return window
         }
+        let reset = window.start.addingTimeInterval(3600)
         var response: HTTPResponse
         if window.count > limit {
-            let retry = max(1, Int((window.start.addingTimeInterval(3600).timeIntervalSince(now)).rounded(.up)))
-            response = ProblemDetails.response(429, "too_many_requests", "Too Many Requests",
+            let retry = max(1, Int((reset.timeIntervalSince(now)).rounded(.up)))
+            response = ProblemDetails.response(429, "too_many_requests", "Rate Limit exceeded",
                                                "Rate limit of \(limit) requests per hour exceeded",
                                                headers: ["Retry-After": String(retry)])
         } else {
@@ -74,6 +85,7 @@ extension FakeTruAPI {
         }
         response.headers.set("X-RateLimit-Limit", String(limit))
         response.headers.set("X-RateLimit-Remaining", String(max(0, limit - window.count)))
+        response.headers.set("X-RateLimit-Reset", String(Int(reset.timeIntervalSince1970.rounded(.up))))
         return response
     }
 

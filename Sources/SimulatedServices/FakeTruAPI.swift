@@ -12,17 +12,22 @@ public struct FakeTruAPIConfiguration: Sendable {
     public var baseURL: String
     /// The carrier's identification endpoint that `check_url` redirects to.
     public var carrierURL: String
+    /// The scenario's `api` object: faults and project settings (sandbox, callback_url, check_url refusals).
     public var faults: APIFaults
-    /// Requests per client and hour before 429 (reported in `X-RateLimit-*`).
-    public var rateLimitPerHour: Int
+    /// Requests per client and hour before 429 (reported in `X-RateLimit-*`); nil = unlimited.
+    /// The world passes the scenario's `api.rateLimitPerHour`.
+    public var rateLimitPerHour: Int?
     /// Seconds a check lives before it is EXPIRED.
     public var checkTTL: Int
     /// Seconds an access token is valid.
     public var tokenLifetime: Int
+    /// The world's modems: their networks are the operators that country coverage lists.
+    public var modems: [SimulatedModem]
 
     public init(clientID: String, clientSecret: String, baseURL: String = "https://api.truid.test",
                 carrierURL: String = "http://mno.carrier.test", faults: APIFaults = APIFaults(),
-                rateLimitPerHour: Int = 1000, checkTTL: Int = 120, tokenLifetime: Int = 3600) {
+                rateLimitPerHour: Int? = APIFaults.defaultRateLimitPerHour, checkTTL: Int = 120, tokenLifetime: Int = 3600,
+                modems: [SimulatedModem] = []) {
         self.clientID = clientID
         self.clientSecret = clientSecret
         self.baseURL = baseURL
@@ -31,6 +36,7 @@ public struct FakeTruAPIConfiguration: Sendable {
         self.rateLimitPerHour = rateLimitPerHour
         self.checkTTL = checkTTL
         self.tokenLifetime = tokenLifetime
+        self.modems = modems
     }
 }
 
@@ -38,8 +44,8 @@ public struct FakeTruAPIConfiguration: Sendable {
 /// PhoneCheck v0.1/v0.2 with their check_url chain, SIMCheck and coverage, following the
 /// contracts of tru-ID/api-definitions. Safe to call from any thread.
 public final class FakeTruAPI: SimulatedHTTPEndpoint {
-    /// The access-token scopes the API knows.
-    public static let scopes: Set<String> = ["phone_check", "subscriber_check", "sim_check", "coverage"]
+    /// The access-token scopes the API grants (`mo_check` is granted, though the fake has no MO check routes).
+    public static let scopes: Set<String> = ["phone_check", "subscriber_check", "sim_check", "coverage", "mo_check"]
 
     let configuration: FakeTruAPIConfiguration
     let directory: any SubscriberDirectory
@@ -72,10 +78,12 @@ public final class FakeTruAPI: SimulatedHTTPEndpoint {
         switch parts.count {
         case 3 where parts == ["oauth2", "v1", "token"]:
             return only(["POST"], request) { issueToken(request) }
-        case 3 where parts[0] == "coverage" && parts[1] == "v0.1" && parts[2] == "device_ip":
-            return only(["GET"], request) { withToken(request, scope: "coverage") { _ in coverage(request, address: request.remoteAddress) } }
-        case 4 where parts[0] == "coverage" && parts[1] == "v0.1" && parts[2] == "device_ip":
-            return only(["GET"], request) { withToken(request, scope: "coverage") { _ in coverage(request, address: parts[3]) } }
+        case 3 where parts == ["coverage", "v0.1", "device_ip"]:
+            return only(["GET"], request) { withToken(request, scope: "coverage") { _ in coverage(address: request.remoteAddress) } }
+        case 4 where parts[0] == "coverage" && parts[1] == "v0.1" && (parts[2] == "device_ips" || parts[2] == "device_ip"):
+            return only(["GET"], request) { withToken(request, scope: "coverage") { _ in coverage(address: parts[3]) } }
+        case 4 where parts[0] == "coverage" && parts[1] == "v0.1" && parts[2] == "countries":
+            return only(["GET"], request) { withToken(request, scope: "coverage") { _ in countryCoverage(parts[3]) } }
         default:
             break
         }

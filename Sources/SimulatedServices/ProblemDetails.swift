@@ -1,16 +1,18 @@
 import CellpathCore
 import HTTPServer
+import SimulatorScenario
 
 /// RFC 7807 `application/problem+json` responses with the tru.ID API's problem types.
 enum ProblemDetails {
     /// The documented type URI for a tru.ID error key (e.g. `not_mobile_ip`).
     static func typeURI(_ key: String) -> String { "https://developer.tru.id/docs/reference/api-errors#\(key)" }
 
-    /// A problem response: `status`, the error `key` (the type's fragment), title and detail.
+    /// A problem response: `status`, the error `key` (the type's fragment), title, detail and
+    /// `extra` members (RFC 7807 extension members).
     static func response(_ status: Int, _ key: String, _ title: String, _ detail: String,
-                         headers: HTTPHeaders = [:]) -> HTTPResponse {
+                         headers: HTTPHeaders = [:], extra: [(String, JSONValue)] = []) -> HTTPResponse {
         let body = JSONValue.object([("type", .string(typeURI(key))), ("title", .string(title)),
-                                     ("detail", .string(detail))])
+                                     ("detail", .string(detail))] + extra)
         return HTTPResponse(status: status, contentType: "application/problem+json", body: body.serialized, headers: headers)
     }
 
@@ -20,6 +22,16 @@ enum ProblemDetails {
 
     static func checkNotFound() -> HTTPResponse {
         response(404, "check_not_found", "Not Found", "Check Not Found")
+    }
+
+    /// check_url's refusal of the device's operator (a scenario fault).
+    static func checkURLError(_ error: CheckURLError) -> HTTPResponse {
+        switch error {
+        case .mnoNotSupported:
+            response(400, "mno_not_supported", "Bad Request", "Mobile Network Operator Not Supported")
+        case .mnoRedirectUnsupported:
+            response(501, "mno_redirect_unsupported", "Not Implemented", "Mobile Network Operator Not Supporting Redirect")
+        }
     }
 
     static func notMobileIP() -> HTTPResponse {
@@ -41,5 +53,15 @@ extension HTTPResponse {
     static func json(_ status: Int, _ value: JSONValue, contentType: String = "application/json",
                      headers: HTTPHeaders = [:]) -> HTTPResponse {
         HTTPResponse(status: status, contentType: contentType, body: value.serialized, headers: headers)
+    }
+}
+
+extension CheckURLError {
+    /// The check's `error_code` after check_url refused the device's operator.
+    var errorCode: String {
+        switch self {
+        case .mnoNotSupported: "mno_not_supported"
+        case .mnoRedirectUnsupported: "mno_redirect_unsupported"
+        }
     }
 }

@@ -146,7 +146,31 @@ extension Scenario {
         if let status = api.serverErrorStatus, !(500...599).contains(status) { throw bad("api.serverErrorStatus", "must be a 5xx status") }
         if !(0...600_000).contains(api.slowMs) { throw bad("api.slowMs", "must be 0 to 600000") }
         if let after = api.rateLimitRetryAfter, !(0...86_400).contains(after) { throw bad("api.rateLimitRetryAfter", "must be 0 to 86400 seconds") }
+        if let limit = api.rateLimitPerHour, !(1...1_000_000_000).contains(limit) {
+            throw bad("api.rateLimitPerHour", "must be 1 to 1000000000 (null = unlimited)")
+        }
+        if let url = api.callbackURL, !Self.isCallbackURL(url) {
+            throw bad("api.callbackURL", "must be an http:// URL with a host, at most 2000 characters, without spaces")
+        }
+        var refused: Set<String> = []
+        for (i, entry) in api.checkURLErrors.enumerated() {
+            let parts = entry.operator.split(separator: "-", omittingEmptySubsequences: false).map(String.init)
+            guard parts.count == 2, Self.isDigits(parts[0], count: 3...3), Self.isDigits(parts[1], count: 2...3) else {
+                throw bad("api.checkURLErrors[\(i)].operator", "must be MCC-MNC, e.g. 001-01")
+            }
+            if !refused.insert(entry.operator).inserted {
+                throw bad("api.checkURLErrors[\(i)].operator", "\(entry.operator) is listed twice")
+            }
+        }
         if !(0...50).contains(carrier.extraHops) { throw bad("carrier.extraHops", "must be 0 to 50") }
+    }
+
+    /// `http://host[:port][/path]` without spaces or control characters: where webhooks can be delivered.
+    private static func isCallbackURL(_ url: String) -> Bool {
+        guard url.count <= 2000, url.hasPrefix("http://"),
+              !url.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7F }) else { return false }
+        let authority = url.dropFirst("http://".count).prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        return !authority.isEmpty && !authority.hasPrefix(":") && !authority.contains("@")
     }
 
     private static func isDigits(_ value: String, count: ClosedRange<Int>) -> Bool {
@@ -201,6 +225,7 @@ extension SimulatedNetwork {
         if let value = try o.string("operatorName") { network.operatorName = value }
         if let value = try o.bool("roaming") { network.roaming = value }
         if let value = try o.int("rssiDbm") { network.rssiDbm = value }
+        network.checkURLError = try o.choice("checkURLError", CheckURLError.self, nullable: true)
         return network
     }
 }
@@ -242,6 +267,20 @@ extension APIFaults {
         if let value = try o.int("slowMs") { faults.slowMs = value }
         if let value = try o.bool("malformedJSON") { faults.malformedJSON = value }
         faults.rateLimitRetryAfter = try o.int("rateLimitRetryAfter", nullable: true)
+        if o.contains("rateLimitPerHour") { faults.rateLimitPerHour = try o.int("rateLimitPerHour", nullable: true) }
+        if let value = try o.bool("sandbox") { faults.sandbox = value }
+        faults.callbackURL = try o.string("callbackURL", nullable: true)
+        if let errors = try o.array("checkURLErrors", { (_, node, path) throws(ScenarioProblem) in
+            try o.element(node, path: path, keys: keys(OperatorCheckURLError.CodingKeys.self)) { e throws(ScenarioProblem) in
+                guard let op = try e.string("operator") else { throw ScenarioProblem(field: e.field("operator"), problem: "is required") }
+                guard let error = try e.choice("error", CheckURLError.self) else {
+                    throw ScenarioProblem(field: e.field("error"), problem: "is required")
+                }
+                return OperatorCheckURLError(operator: op, error: error)
+            }
+        }) {
+            faults.checkURLErrors = errors
+        }
         return faults
     }
 }

@@ -138,20 +138,43 @@ public struct SimulatedNetwork: Sendable, Equatable, Encodable {
     public var roaming: Bool
     /// Received signal strength in dBm.
     public var rssiDbm: Int
+    /// How the fake API's check_url answers a device on this network (per modem), if it refuses it.
+    public var checkURLError: CheckURLError?
 
     public init(mcc: String = "001", mnc: String = "01", operatorName: String = "cellpath sim",
-                roaming: Bool = false, rssiDbm: Int = -71) {
+                roaming: Bool = false, rssiDbm: Int = -71, checkURLError: CheckURLError? = nil) {
         self.mcc = mcc
         self.mnc = mnc
         self.operatorName = operatorName
         self.roaming = roaming
         self.rssiDbm = rssiDbm
+        self.checkURLError = checkURLError
     }
 
-    /// MCC-MNC as the tru.ID SDKs send it in `x-tru-ops`, e.g. `001-01`.
+    /// MCC-MNC as the scenario writes an operator, e.g. `001-01`.
     public var operatorID: String { "\(mcc)-\(mnc)" }
 
-    enum CodingKeys: String, CodingKey, CaseIterable { case mcc, mnc, operatorName, roaming, rssiDbm }
+    enum CodingKeys: String, CodingKey, CaseIterable { case mcc, mnc, operatorName, roaming, rssiDbm, checkURLError }
+}
+
+/// A check_url answer that refuses a device's operator, as tru.ID's API gives it:
+/// `400 #mno_not_supported` or `501 #mno_redirect_unsupported`.
+public enum CheckURLError: String, Sendable, Equatable, Codable, CaseIterable {
+    case mnoNotSupported, mnoRedirectUnsupported
+}
+
+/// A check_url refusal for every device on one operator (`api.checkURLErrors[i]`).
+public struct OperatorCheckURLError: Sendable, Equatable, Encodable {
+    /// MCC-MNC, e.g. `001-01` (as `SimulatedNetwork.operatorID`).
+    public var `operator`: String
+    public var error: CheckURLError
+
+    public init(operator: String, error: CheckURLError) {
+        self.operator = `operator`
+        self.error = error
+    }
+
+    enum CodingKeys: String, CodingKey, CaseIterable { case `operator`, error }
 }
 
 /// The conditions of one path (cellular or Wi-Fi), applied by the simulator's relay to each
@@ -225,8 +248,11 @@ public struct ModemFaults: Sendable, Equatable, Encodable {
     enum CodingKeys: String, CodingKey, CaseIterable { case radioOff, registration, connectRejectCode, dropBearerAfterSeconds, responseDelayMs, garbageFrames }
 }
 
-/// Faults of the fake tru.ID API.
+/// The scenario's `api` object: faults of the fake tru.ID API and the settings of its one project.
 public struct APIFaults: Sendable, Equatable, Encodable {
+    /// The default of `rateLimitPerHour`.
+    public static let defaultRateLimitPerHour = 1000
+
     /// Answer every API request with this 5xx status, if set.
     public var serverErrorStatus: Int? = nil
     /// Delay every API response by this many milliseconds.
@@ -235,9 +261,32 @@ public struct APIFaults: Sendable, Equatable, Encodable {
     public var malformedJSON: Bool = false
     /// Answer check creation with 429 and `Retry-After` this many seconds, if set.
     public var rateLimitRetryAfter: Int? = nil
+    /// Authenticated requests per client and hour before 429; nil = unlimited.
+    public var rateLimitPerHour: Int? = APIFaults.defaultRateLimitPerHour
+    /// Sandbox mode: a number ending in an even digit matches, an odd one does not, `…99` is an error.
+    public var sandbox: Bool = false
+    /// The project's `callback_url`: PhoneCheck and SubscriberCheck webhooks are POSTed here, signed.
+    public var callbackURL: String? = nil
+    /// check_url refusals per operator.
+    public var checkURLErrors: [OperatorCheckURLError] = []
     public init() {}
 
-    enum CodingKeys: String, CodingKey, CaseIterable { case serverErrorStatus, slowMs, malformedJSON, rateLimitRetryAfter }
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case serverErrorStatus, slowMs, malformedJSON, rateLimitRetryAfter, rateLimitPerHour, sandbox, callbackURL, checkURLErrors
+    }
+
+    /// Writes every field; `rateLimitPerHour` as an explicit null when unlimited (absent means the default).
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encodeIfPresent(serverErrorStatus, forKey: .serverErrorStatus)
+        try c.encode(slowMs, forKey: .slowMs)
+        try c.encode(malformedJSON, forKey: .malformedJSON)
+        try c.encodeIfPresent(rateLimitRetryAfter, forKey: .rateLimitRetryAfter)
+        try c.encode(rateLimitPerHour, forKey: .rateLimitPerHour)
+        try c.encode(sandbox, forKey: .sandbox)
+        try c.encodeIfPresent(callbackURL, forKey: .callbackURL)
+        try c.encode(checkURLErrors, forKey: .checkURLErrors)
+    }
 }
 
 /// Faults of the carrier's identification endpoint and of the check_url chain.

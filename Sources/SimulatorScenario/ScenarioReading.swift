@@ -82,17 +82,19 @@ struct ObjectReader {
         return value
     }
 
-    /// A string member; nil when absent.
-    func string(_ key: String) throws(ScenarioProblem) -> String? {
-        guard let node = try present(key, nullable: false, expected: "a string") else { return nil }
+    /// A string member; nil when absent, or null where allowed.
+    func string(_ key: String, nullable: Bool = false) throws(ScenarioProblem) -> String? {
+        guard let node = try present(key, nullable: nullable, expected: "a string") else { return nil }
         guard case .string(let value) = node.value else { throw mismatch(key, "a string", node) }
         return value
     }
 
-    /// A string member that names a case of `E`; the problem lists the allowed values.
-    func choice<E: RawRepresentable & CaseIterable>(_ key: String, _: E.Type) throws(ScenarioProblem) -> E? where E.RawValue == String {
+    /// A string member that names a case of `E`; the problem lists the allowed values. nil when
+    /// absent, or null where allowed.
+    func choice<E: RawRepresentable & CaseIterable>(_ key: String, _: E.Type,
+                                                    nullable: Bool = false) throws(ScenarioProblem) -> E? where E.RawValue == String {
         let allowed = "one of " + E.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
-        guard let node = try present(key, nullable: false, expected: allowed) else { return nil }
+        guard let node = try present(key, nullable: nullable, expected: allowed) else { return nil }
         guard case .string(let text) = node.value, let value = E(rawValue: text) else { throw mismatch(key, allowed, node) }
         return value
     }

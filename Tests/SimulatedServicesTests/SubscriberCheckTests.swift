@@ -162,7 +162,7 @@ func getCheck(_ world: TestWorld, _ token: String, _ id: String, product: String
         let world = TestWorld()
         let token = world.token()
         let (id, checkURL) = try createCheck(world, token)
-        #expect(patchCode(world, token, id, "0000").status == 400)  // before the chain: no code yet
+        #expect(patchCode(world, token, id, "0000").status == 404)  // check_url not opened yet
         let code = try #require(world.follow(checkURL).last?.response.json?["code"]?.stringValue)
         let wrong = patchCode(world, token, id, code + "x")
         #expect(wrong.status == 400)

@@ -39,15 +39,21 @@ struct TestWorld {
     let api: FakeTruAPI
     let carrier: CarrierIdentificationEndpoint
 
-    init(sim: SimulatedSIM = SimulatedSIM(msisdn: TestWorld.msisdn), api faults: APIFaults = APIFaults(),
-         carrier carrierFaults: CarrierFaults = CarrierFaults(), rateLimit: Int = 1000) {
+    /// The second subscriber: a US SIM on operator 310-260 at 100.64.23.9.
+    static let otherAddress = "100.64.23.9"
+    static let otherNetwork = SimulatedNetwork(mcc: "310", mnc: "260", operatorName: "Other")
+
+    init(sim: SimulatedSIM = SimulatedSIM(msisdn: TestWorld.msisdn), network: SimulatedNetwork = SimulatedNetwork(),
+         api faults: APIFaults = APIFaults(), carrier carrierFaults: CarrierFaults = CarrierFaults(), rateLimit: Int? = 1000) {
+        let other = SimulatedSIM(msisdn: "+15550001111")
         let directory = FakeDirectory(byAddress: [
-            TestWorld.mobileAddress: (sim, SimulatedNetwork()),
-            "100.64.23.9": (SimulatedSIM(msisdn: "+15550001111"), SimulatedNetwork(mcc: "310", mnc: "260", operatorName: "Other")),
+            TestWorld.mobileAddress: (sim, network),
+            TestWorld.otherAddress: (other, TestWorld.otherNetwork),
         ])
+        let modems = [SimulatedModem(sim: sim, network: network), SimulatedModem(sim: other, network: TestWorld.otherNetwork)]
         let ledger = SubscriberAssertionLedger()
         api = FakeTruAPI(configuration: FakeTruAPIConfiguration(clientID: TestWorld.clientID, clientSecret: TestWorld.clientSecret,
-                                                                 faults: faults, rateLimitPerHour: rateLimit),
+                                                                 faults: faults, rateLimitPerHour: rateLimit, modems: modems),
                          directory: directory, ledger: ledger, clock: clock.clock)
         carrier = CarrierIdentificationEndpoint(directory: directory, faults: carrierFaults, ledger: ledger)
     }

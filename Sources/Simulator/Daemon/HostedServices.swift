@@ -54,7 +54,9 @@ final class WebServicesService: SimulatorService {
                                                       address: WorldTopology.carrierEndpointAddress, port: 80)
             sockets.append(carrier)
             let configuration = FakeTruAPIConfiguration(clientID: credentials.clientID, clientSecret: credentials.clientSecret,
-                                                        faults: context.scenario.api)
+                                                        faults: context.scenario.api,
+                                                        rateLimitPerHour: context.scenario.api.rateLimitPerHour,
+                                                        modems: context.scenario.modems)
             handedOver = true
             let web = try SimulatedWebServices(
                 configuration: configuration, carrierFaults: context.scenario.carrier, subscribers: context.subscribers,
