@@ -59,7 +59,7 @@ public struct CheckResult: Sendable, Equatable {
     public var status: CheckStatus
     public var match: Bool?
     public var noSimChange: Bool?
-    /// Hours of the window in which a SIM change was looked for.
+    /// The window in which a SIM change was looked for, as the API reports it.
     public var simChangeWithin: Int?
     public var lastSimChangeAt: String?
     /// The API's error code of a check in state ERROR (e.g. `mno_redirect_unsupported`).

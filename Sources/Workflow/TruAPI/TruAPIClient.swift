@@ -86,7 +86,7 @@ public actor TruAPIClient {
         return try Self.checkResult(response)
     }
 
-    /// Runs a SIMCheck (synchronous): whether the SIM changed in the last `period` hours.
+    /// Runs a SIMCheck (synchronous): whether the SIM changed within `period` (the API's unit and default).
     public func simCheck(phoneNumber: String, period: Int? = nil) async throws(TruAPIError) -> CheckResult {
         var body: [(String, JSONValue)] = [("phone_number", .string(phoneNumber))]
         if let period { body.append(("period", .int(period))) }
