@@ -32,6 +32,7 @@ let package = Package(
         .executable(name: "cellpath-sim", targets: ["cellpath-sim"]),
         .executable(name: "cellpath-number", targets: ["cellpath-number"]),
         .executable(name: "cellpath-modem", targets: ["cellpath-modem"]),
+        .executable(name: "cellpath-serve", targets: ["cellpath-serve"]),
     ],
     targets: [
         // MARK: C libraries
@@ -75,11 +76,15 @@ let package = Package(
         .target(name: "SimulatedServices", dependencies: ["SimulatorScenario", "CellpathCore", "SystemSupport", "HTTPServer"]),
         .target(name: "Simulator", dependencies: ["SimulatedModems", "SimulatedServices", "SimulatorScenario", "ModemDiscovery",
                                                   "CellpathCore", "SystemSupport", "HTTPServer", "CShims"]),
+        // `cellpath serve`: the dev-server compatible backend over the tru.ID REST client.
+        .target(name: "Server", dependencies: ["Workflow", "HTTPServer", "PhoneNumbers", "CellpathCore"]),
         .target(name: "CellpathCLI", dependencies: ["CellpathCore", "SystemSupport", "CellularHTTP", "Workflow", "Configuration",
                                                     "ModemDiscovery"]),
         .executableTarget(name: "cellpath", dependencies: ["CellpathCLI", "CellpathCore"], linkerSettings: frontReleaseLinking),
         .executableTarget(name: "cellpath-sim", dependencies: ["CellpathCLI", "CellpathCore", "Simulator", "SimulatorScenario"]),
         .executableTarget(name: "cellpath-number", dependencies: ["CellpathCLI", "CellpathCore", "PhoneNumbers"]),
+        .executableTarget(name: "cellpath-serve", dependencies: ["CellpathCLI", "CellpathCore", "Server", "Workflow", "CellularHTTP",
+                                                                 "Configuration"]),
         .executableTarget(name: "cellpath-modem", dependencies: ["CellpathCLI", "CellpathCore", "ModemDiscovery", "Modems", "Bearers",
                                                                  "IPConfiguration", "SystemSupport"]),
 
@@ -110,6 +115,7 @@ let package = Package(
         .testTarget(name: "SimulatedModemsTests", dependencies: ["SimulatedModems", "SimulatorScenario", "CellpathCore", "TestSupport"]),
         .testTarget(name: "SimulatedServicesTests", dependencies: ["SimulatedServices", "Simulator", "SimulatorScenario", "HTTPServer", "CShims", "TestSupport"]),
         .testTarget(name: "SimulatorTests", dependencies: ["Simulator", "SimulatorScenario", "CShims", "TestSupport"]),
+        .testTarget(name: "ServerTests", dependencies: ["Server", "Workflow", "HTTPServer", "SimulatorScenario", "CellpathCore", "TestSupport"]),
         .testTarget(name: "SimulatorEndToEndTests", dependencies: ["Simulator", "SimulatorScenario", "CellpathCore", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

@@ -15,6 +15,7 @@ enum CommandTree {
             BearerCommand.spec,
             NumberCommand.spec,
             ConfigCommand.spec,
+            ServeCommand.spec,
             SimCommand.spec,
             help,
             GenerateDocsCommand.spec,
