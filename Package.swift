@@ -33,6 +33,7 @@ let package = Package(
         .executable(name: "cellpath-number", targets: ["cellpath-number"]),
         .executable(name: "cellpath-modem", targets: ["cellpath-modem"]),
         .executable(name: "cellpath-check", targets: ["cellpath-check"]),
+        .executable(name: "cellpath-serve", targets: ["cellpath-serve"]),
     ],
     targets: [
         // MARK: C libraries
@@ -76,6 +77,8 @@ let package = Package(
         .target(name: "SimulatedServices", dependencies: ["SimulatorScenario", "CellpathCore", "SystemSupport", "HTTPServer"]),
         .target(name: "Simulator", dependencies: ["SimulatedModems", "SimulatedServices", "SimulatorScenario", "ModemDiscovery",
                                                   "CellpathCore", "SystemSupport", "HTTPServer", "CShims"]),
+        // `cellpath serve`: the dev-server compatible backend over the tru.ID REST client.
+        .target(name: "Server", dependencies: ["Workflow", "HTTPServer", "PhoneNumbers", "CellpathCore"]),
         .target(name: "CellpathCLI", dependencies: ["CellpathCore", "SystemSupport", "CellularHTTP", "Workflow", "Configuration",
                                                     "ModemDiscovery"]),
         .executableTarget(name: "cellpath", dependencies: ["CellpathCLI", "CellpathCore"], linkerSettings: frontReleaseLinking),
@@ -87,6 +90,8 @@ let package = Package(
         .executableTarget(name: "cellpath-modem", dependencies: ["CellpathCLI", "CellpathCore", "ModemCommands"]),
         .executableTarget(name: "cellpath-check", dependencies: ["CellpathCLI", "CellpathCore", "ModemCommands", "PhoneNumbers",
                                                                  "Workflow", "CellularHTTP", "Configuration", "SystemSupport"]),
+        .executableTarget(name: "cellpath-serve", dependencies: ["CellpathCLI", "CellpathCore", "Server", "Workflow", "CellularHTTP",
+                                                                 "Configuration"]),
 
         // MARK: Tests
         // Runs one fetch with knobs the CLI does not offer (a forced source address, a timed cancel).
@@ -115,6 +120,7 @@ let package = Package(
         .testTarget(name: "SimulatedModemsTests", dependencies: ["SimulatedModems", "SimulatorScenario", "CellpathCore", "TestSupport"]),
         .testTarget(name: "SimulatedServicesTests", dependencies: ["SimulatedServices", "Simulator", "SimulatorScenario", "HTTPServer", "CShims", "TestSupport"]),
         .testTarget(name: "SimulatorTests", dependencies: ["Simulator", "SimulatorScenario", "CShims", "TestSupport"]),
+        .testTarget(name: "ServerTests", dependencies: ["Server", "Workflow", "HTTPServer", "SimulatorScenario", "CellpathCore", "TestSupport"]),
         .testTarget(name: "SimulatorEndToEndTests", dependencies: ["Simulator", "SimulatorScenario", "CellpathCore", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

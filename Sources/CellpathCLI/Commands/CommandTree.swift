@@ -19,6 +19,7 @@ enum CommandTree {
             BearerCommand.spec,
             NumberCommand.spec,
             ConfigCommand.spec,
+            ServeCommand.spec,
             SimCommand.spec,
             help,
             GenerateDocsCommand.spec,

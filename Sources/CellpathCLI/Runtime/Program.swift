@@ -17,6 +17,8 @@ package enum Program: String, Sendable {
     case modems = "cellpath-modem"
     /// `subscriber-check`, `phone-check`, `sim-check`, `coverage`: the modem layer's and libphonenumber's.
     case checks = "cellpath-check"
+    /// `cellpath serve`: adds libmicrohttpd and libphonenumber.
+    case server = "cellpath-serve"
 
     /// Where the executable may be: next to the running one (the build directory, or the
     /// libexec directory for a helper), then `../libexec/cellpath/` (installed: the front in
