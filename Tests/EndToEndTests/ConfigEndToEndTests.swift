@@ -53,12 +53,14 @@ import TestSupport
               general.profile       development  no      default                      -
               truid.tru_json        -            no      -                            -
               truid.data_residency  eu           no      default                      -
+              truid.api_base        -            no      -                            -
               truid.client_id       -            no      -                            -
               truid.client_secret   -            yes     -                            -
               sim.prefix            cp-          no      default                      -
               http.cacert           -            no      -                            -
               http.hop_timeout      5            no      default                      -
               http.timeout          30           no      default                      -
+              modem.apn             -            no      -                            -
             warnings: -
 
             """)
