@@ -4,16 +4,22 @@
 # simulated modems (one MBIM, one QMI), as ratios from the same run. Both sides go through
 # mbim-proxy / qmi-proxy; the scripts spawn mbimcli/qmicli for each step, cellpath keeps one
 # session (and also configures the interface, which the scripts leave to the caller).
-# Method and results: docs/benchmarks.md. Needs root (the simulator does).
+# Then `cellpath fetch -m N check_url` with the bearer down: the time from its start to the first
+# byte of check_url, against the floor (the modem's connect and IP configuration answers, and the
+# first hop's round trips on the cellular path).
+# Method and results: docs/benchmarks.md. Needs root (the simulator does). Runs on its own
+# (`sudo CELLPATH=… scripts/bench-bearer.sh`) as well as from `make bench`.
 #
-#   CELLPATH     the cellpath binary (default: cellpath on PATH)
-#   ROUNDS       rounds; each runs every client once per modem, in a rotating order (default: 10)
-#   MODEM_DELAY  the simulated modems' answer time in ms (default: 20; real modems answer in a few to tens of ms)
-#   PREFIX       simulator prefix of the benchmark's own world (default: cpbb-)
+#   CELLPATH      the cellpath binary (default: cellpath on PATH)
+#   ROUNDS        rounds; each runs every client once per modem, in a rotating order (default: 10)
+#   FETCH_ROUNDS  timed `fetch -m N` runs per modem, bearer down at each start (default: 5; 0: none)
+#   MODEM_DELAY   the simulated modems' answer time in ms (default: 20; real modems answer in a few to tens of ms)
+#   PREFIX        simulator prefix of the benchmark's own world (default: cpbb-)
 set -euo pipefail
 
 CELLPATH=${CELLPATH:-cellpath}
 ROUNDS=${ROUNDS:-10}
+FETCH_ROUNDS=${FETCH_ROUNDS:-5}
 MODEM_DELAY=${MODEM_DELAY:-20}
 PREFIX=${PREFIX:-cpbb-}
 UE=${PREFIX}ue
@@ -90,4 +96,47 @@ for pair in "MBIM 0 mbim-network" "QMI 1 qmi-network"; do
     set -- $pair
     c=$(median "cellpath-$2") s=$(median "$3-$2") q=$(ratio "$(median "cellpath-$2")" "$(median "$3-$2")")
     echo "| $1 | $c | \`$3\` | $s | $q | $(verdict "$q <= 0.3") |"
+done
+
+((FETCH_ROUNDS > 0)) || exit 0
+# ---------------------------------------------------------------------------------------------
+# fetch -m N with the bearer down: start → first byte of check_url (hop 1), against the floor.
+echo "bench-bearer: fetch -m N, $FETCH_ROUNDS runs per modem…" >&2
+API=(--cacert "$CELLPATH_CA_FILE" --resolve "api.truid.test:443:203.0.113.10")
+token=$(inside curl -sS --fail-with-body "${API[@]}" -u "$CELLPATH_CLIENT_ID:$CELLPATH_CLIENT_SECRET" \
+    -d 'grant_type=client_credentials&scope=subscriber_check' https://api.truid.test/oauth2/v1/token | jq -er .access_token)
+check_url() { # a fresh SubscriberCheck's check_url (backend leg over Wi-Fi, not timed)
+    inside curl -sS --fail-with-body "${API[@]}" -H "Authorization: Bearer $token" -H 'Content-Type: application/json' \
+        -d '{"phone_number":"+447940448591"}' https://api.truid.test/subscriber_check/v0.2/checks | jq -er ._links.check_url.href
+}
+# RTT of the cellular path (to the API, through the modem's interface), with a bearer up for it.
+inside "$CELLPATH" bearer up -m 0 -q >/dev/null
+rtt=$(inside ping -n -q -I wwan0 -c 10 -i 0.2 203.0.113.10 | awk -F'[/ ]+' '/^rtt/ { print $7 }')
+inside "$CELLPATH" bearer down -m 0 -q >/dev/null
+[ -n "$rtt" ] || { echo "bench-bearer: ping -I wwan0 failed" >&2; exit 70; }
+for modem in 0 1; do
+    for ((r = 0; r <= FETCH_ROUNDS; r++)); do   # run 0: warm-up
+        url=$(check_url)
+        start=$(date +%s%N)
+        inside "$CELLPATH" fetch -m "$modem" --json "$url" > "$work/fetch.json" 2>"$work/out" \
+            || { echo "bench-bearer: fetch -m $modem failed:" >&2; cat "$work/out" >&2; exit 70; }
+        # The first hop's first byte, on the wall clock: its start plus its curl-style time to first byte.
+        ((r == 0)) || jq -r --arg start "$start" \
+            '(.hops[0].started_at * 1000 + .hops[0].timings.first_byte_ms) - ($start | tonumber) / 1e6' \
+            "$work/fetch.json" | awk -v m="$modem" '{ printf "fetch-%s %.1f\n", m, $1 }' >> "$work/samples"
+    done
+done
+hops=$(jq -r '.hops[0].url' "$work/fetch.json")
+echo
+echo "### fetch -m N with the bearer down: start → first byte of check_url ($hops), cellular RTT $rtt ms"
+echo
+echo "| modem | median ms | floor ms | median / floor |"
+echo "|---|---:|---:|---:|"
+# Floor: the modem's answers to connect and to the IP configuration query (2 × MODEM_DELAY), then
+# hop 1's round trips on the cellular path: DNS, TCP, TLS 1.3, request (4 × RTT).
+floor=$(awk -v d="$MODEM_DELAY" -v r="$rtt" 'BEGIN { printf "%.1f", 2 * d + 4 * r }')
+for pair in "MBIM 0" "QMI 1"; do
+    set -- $pair
+    m=$(median "fetch-$2")
+    echo "| $1 | $m | $floor | $(ratio "$m" "$floor") |"
 done

@@ -161,10 +161,12 @@ struct ConfigurationResolver {
             serverOverrides.append(Candidate(value: value, origin: .environment(Setting.serverURLEnvironment),
                                              layer: .environment))
         }
+        // Names compared without their common prefix: CELLPATH_BIN is no typo of CELLPATH_APN.
+        let prefix = "CELLPATH_"
         let known = Setting.environmentNames
-        for name in environment.keys.sorted() where name.hasPrefix("CELLPATH_") && !known.contains(name) {
-            if let near = nearest(name, among: known) {
-                warnings.append("environment \(name) is not a cellpath setting; did you mean \(near)?")
+        for name in environment.keys.sorted() where name.hasPrefix(prefix) && !known.contains(name) {
+            if let near = nearest(String(name.dropFirst(prefix.count)), among: known.map { String($0.dropFirst(prefix.count)) }) {
+                warnings.append("environment \(name) is not a cellpath setting; did you mean \(prefix)\(near)?")
             }
         }
     }
@@ -219,6 +221,7 @@ struct ConfigurationResolver {
         let caFile = settle(.caFile)
         let hopTimeout = settle(.hopTimeout)
         let timeout = settle(.timeout)
+        let apn = settle(.apn)
         let servers = profileNames.map { name in
             (name: name, settled: settle("server.\(name)", kind: .url, isSecret: false))
         }
@@ -258,7 +261,7 @@ struct ConfigurationResolver {
         entries += [entry(.truJSON, truJSON), entry(.dataResidency, residency), entry(.apiBase, apiBase),
                     entry(.clientID, clientID),
                     entry(.clientSecret, clientSecret), entry(.simPrefix, simPrefix), entry(.caFile, caFile),
-                    entry(.hopTimeout, hopTimeout), entry(.timeout, timeout)]
+                    entry(.hopTimeout, hopTimeout), entry(.timeout, timeout), entry(.apn, apn)]
 
         return EffectiveConfiguration(
             region: Self.value(region) { $0 },
@@ -271,6 +274,7 @@ struct ConfigurationResolver {
             caFile: Self.value(caFile) { $0 },
             hopTimeout: Self.value(hopTimeout, Self.duration).map { $0! },
             timeout: Self.value(timeout, Self.duration).map { $0! },
+            apn: Self.value(apn) { $0 },
             serverURLs: Dictionary(uniqueKeysWithValues: servers.map { server in
                 (server.name, Self.value(server.settled) { $0 })
             }),
@@ -435,10 +439,11 @@ struct ConfigurationResolver {
     }
 }
 
-/// The candidate at the smallest edit distance from `word`, if it is at most 2.
+/// The candidate at the smallest edit distance from `word`, if it is at most 2 and at most a
+/// third of `word`'s length (two edits turn a short word into another word: `bin` is no `apn`).
 func nearest(_ word: String, among candidates: [String]) -> String? {
     let scored = candidates.map { ($0, editDistance(word.lowercased(), $0.lowercased())) }
-    guard let best = scored.min(by: { $0.1 < $1.1 }), best.1 <= 2 else { return nil }
+    guard let best = scored.min(by: { $0.1 < $1.1 }), best.1 <= min(2, word.count / 3) else { return nil }
     return best.0
 }
 

@@ -15,11 +15,13 @@ public enum ConfigurationFlag: String, Sendable, CaseIterable {
     case simPrefix = "prefix"
     case hopTimeout = "hop-timeout"
     case timeout
+    /// The same option as `bearer up`'s and `fetch`'s `--apn`.
+    case apn
 }
 
 /// The shape a configuration value must have; validation also normalises it.
 enum ValueKind {
-    case region, profile, url, path, dataResidency, simPrefix, seconds, clientID, secret
+    case region, profile, url, path, dataResidency, simPrefix, seconds, clientID, secret, accessPointName
 
     /// Returns the normalised value, or a problem sentence (which never repeats the value).
     /// Relative paths are resolved against `baseDirectory` (a config file's directory).
@@ -68,6 +70,13 @@ enum ValueKind {
         case .secret:
             guard !value.contains(where: \.isWhitespace) else {
                 return .failure(Problem("a client secret contains no spaces"))
+            }
+            return .success(value)
+        case .accessPointName:
+            // 3GPP TS 23.003 labels (letters, digits, '-') joined by '.'; '_' as some operators use it.
+            guard value.count <= 100, value.first != ".", value.last != ".",
+                  value.allSatisfy({ Self.isNameCharacter($0) || $0 == "." }) else {
+                return .failure(Problem("expected an access point name of at most 100 letters, digits, '-', '_' or '.' such as internet"))
             }
             return .success(value)
         }
@@ -149,10 +158,11 @@ struct Setting {
                                     flag: .hopTimeout, kind: .seconds, defaultValue: "5")
     static let timeout = Setting(group: "http", key: "timeout", environment: "CELLPATH_TIMEOUT",
                                  flag: .timeout, kind: .seconds, defaultValue: "30")
+    static let apn = Setting(group: "modem", key: "apn", environment: "CELLPATH_APN", flag: .apn, kind: .accessPointName)
 
     /// Every fixed setting, in `config show` order (server profiles go after `general`).
     static let all: [Setting] = [region, profile, truJSON, dataResidency, apiBase, clientID, clientSecret,
-                                 simPrefix, caFile, hopTimeout, timeout]
+                                 simPrefix, caFile, hopTimeout, timeout, apn]
 
     /// The group whose keys are profile names and whose values are server base URLs.
     static let serverGroup = "server"
@@ -160,7 +170,7 @@ struct Setting {
     static let serverURLEnvironment = "CELLPATH_SERVER_URL"
 
     /// Every group a configuration file may hold.
-    static let groups: [String] = ["general", serverGroup, "truid", "sim", "http"]
+    static let groups: [String] = ["general", serverGroup, "truid", "sim", "http", "modem"]
 
     /// CELLPATH_* variables that are not settings but are known, so never warned about.
     static let otherEnvironment: [String] = [ConfigurationLoader.systemConfigEnvironment]

@@ -33,6 +33,9 @@ public struct EffectiveConfiguration: Sendable {
     public var hopTimeout: Duration { get throws(CellpathError) { try hopTimeoutSetting.get() } }
     /// Deadline for a whole operation's HTTP exchange (30 s by default).
     public var timeout: Duration { get throws(CellpathError) { try timeoutSetting.get() } }
+    /// The access point name of a bearer that cellpath brings up without `--apn`; nil: the
+    /// modem's provisioned context.
+    public var apn: String? { get throws(CellpathError) { try apnSetting.get() } }
     /// Every setting with its value (masked when secret) and origin, or its error, in display order.
     public let entries: [ConfigurationEntry]
     /// Problems that did not stop loading: unknown keys, insecure file modes, overrides.
@@ -50,6 +53,7 @@ public struct EffectiveConfiguration: Sendable {
     private let caFileSetting: Result<String?, CellpathError>
     private let hopTimeoutSetting: Result<Duration, CellpathError>
     private let timeoutSetting: Result<Duration, CellpathError>
+    private let apnSetting: Result<String?, CellpathError>
     /// Server base URL per profile (the active profile's after env/flag overrides).
     private let serverURLs: [String: Result<String?, CellpathError>]
 
@@ -58,7 +62,7 @@ public struct EffectiveConfiguration: Sendable {
          credentials: Result<TruIDCredentials?, CellpathError>,
          truJSONPath: Result<String?, CellpathError>, simPrefix: Result<String, CellpathError>,
          caFile: Result<String?, CellpathError>, hopTimeout: Result<Duration, CellpathError>,
-         timeout: Result<Duration, CellpathError>, serverURLs: [String: Result<String?, CellpathError>],
+         timeout: Result<Duration, CellpathError>, apn: Result<String?, CellpathError>, serverURLs: [String: Result<String?, CellpathError>],
          entries: [ConfigurationEntry], warnings: [String], files: [ConfigurationFile]) {
         regionSetting = region
         profileSetting = profile
@@ -70,6 +74,7 @@ public struct EffectiveConfiguration: Sendable {
         caFileSetting = caFile
         hopTimeoutSetting = hopTimeout
         timeoutSetting = timeout
+        apnSetting = apn
         self.serverURLs = serverURLs
         self.entries = entries
         self.warnings = warnings

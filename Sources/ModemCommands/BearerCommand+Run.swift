@@ -163,14 +163,17 @@ extension BearerStatusCommand {
         }
     }
 
-    /// How often `--watch` reads the modem again, besides its indications (which do not reach
-    /// every client: a QMI call's go to the client that started it).
+    /// How often `--watch` reads the modem again when its indications do not tell every change
+    /// (a QMI call's go to the client that started it: cellpath's own calls are followed, until
+    /// they end; another program's are not).
     static let watchInterval = Duration.seconds(5)
 
     /// `--watch`: prints the status, then again whenever it changes, until cancelled (exit 0).
     static func follow(_ modem: DiscoveredModem, _ backend: any ModemBackend, _ records: BearerRecords, _ logger: Logger,
                        json: Bool) async throws -> CommandOutcome {
         let follower = IndicationFollower(try await backend.indications()) { logger.debug("indication: \($0)") }
+        let record = records.load(modem.ports[0].devicePath)
+        let following = await backend.followBearer(record?.connectedByCellpath == true ? record?.handle : nil)
         var shown: BearerReport?
         while !Task.isCancelled {
             let seen = follower.count
@@ -182,7 +185,8 @@ extension BearerStatusCommand {
                 Terminal.writeOut(BearerListing.watchLine(current, json: json))
                 shown = current
             }
-            await follower.waitForIndication(after: seen, until: .now + watchInterval)
+            let told = following == .everyChange || (following == .untilDown && current.state == .connected)
+            await follower.waitForIndication(after: seen, until: told ? .now + .seconds(86_400 * 365) : .now + watchInterval)
         }
         return CommandOutcome()
     }

@@ -15,7 +15,7 @@ extension FetchCommand {
     package static func modemPath(_ parsed: ParsedCommand, _ context: CommandContext) throws -> any CellularPathProvider {
         try checkModemPath(parsed)
         // Bringing the bearer up is bounded as `bearer up` is by default (fetch's --timeout is the chain's).
-        let options = ModemPathProvider.Options(settings: BearerSettings(apn: bearerAPN(parsed)), access: BearerCommand.access(parsed),
+        let options = ModemPathProvider.Options(settings: BearerSettings(apn: try bearerAPN(parsed, context)), access: BearerCommand.access(parsed),
                                                 keepBearer: parsed[keepBearer])
         return ModemPathProvider(options: options, records: BearerRecords(environment: context.environment), logger: context.logger,
                                  progress: { context.progress.step($0) }) {

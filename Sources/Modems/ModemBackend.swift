@@ -62,6 +62,10 @@ public protocol ModemBackend: AnyObject, Sendable {
     /// Starts following the modem's indications (registration, packet service, the bearer)
     /// and returns them as they arrive, until `close()`. Call once per session.
     func indications() async throws(ModemError) -> AsyncStream<ModemIndication>
+    /// Follows, in the stream of `indications()` (call that first), the bearer that `handle`
+    /// names (the record of the run that connected it; nil: none known), and tells how far the
+    /// indications now follow bearers.
+    func followBearer(_ handle: BearerHandle?) async -> BearerFollowing
     /// Releases what the session holds (QMI client IDs) and closes the port, also when the
     /// task is cancelled. Sends nothing that changes the modem's state: no MBIM CLOSE, which
     /// deactivates the contexts on many modems.
@@ -88,6 +92,17 @@ public struct BearerHandle: Sendable, Equatable, Codable {
         self.clientID = clientID
         self.packetDataHandle = packetDataHandle
     }
+}
+
+/// How far a session's indications follow the default bearer (`followBearer`).
+public enum BearerFollowing: Sendable, Equatable {
+    /// Every change of any bearer (MBIM: connect indications reach every client).
+    case everyChange
+    /// The followed bearer until it goes down (QMI: a call's indications go to the client
+    /// that started it, whose ID the session listens on too; a later call's go to its own).
+    case untilDown
+    /// None: changes are seen only when read again (a QMI call that another program started).
+    case none
 }
 
 /// A change the modem announced on its own (an MBIM indication, a QMI indication).

@@ -10,7 +10,7 @@ extension ServeCommand {
     static func run(_ parsed: ParsedCommand, _ context: CommandContext) async throws -> CommandOutcome {
         let configuration = try ConfigurationOptions.load(parsed, context)
         let (clientID, clientSecret) = try credentials(configuration, context.environment)
-        var settings = ServeSettings(defaultRegion: try configuration.region, logPersonalData: parsed[verboseFull])
+        var settings = ServeSettings(defaultRegion: try configuration.region, logPersonalData: context.global.disclosure == .full)
         (settings.listenAddress, settings.listenPort) = try listenAddress(parsed[listen] ?? "127.0.0.1:8080")
         settings.tlsCertificate = parsed[tlsCert]
         settings.tlsKey = parsed[tlsKey]

@@ -130,17 +130,20 @@ struct BearerCommandTests {
     }
 
     /// `status --watch --json` prints a JSON line at the start and one when the network drops
-    /// the bearer (its indication); Ctrl-C ends it with 0.
+    /// the bearer, told by the modem's indication (QMI: sent to the client that started the call,
+    /// which the watch listens on), not found by reading the modem again; Ctrl-C ends it with 0.
     @Test(arguments: protocols)
     func statusWatchFollowsTheModem(_ kind: SimulatorScenario.ModemProtocol) throws {
         let (fleet, namespace) = try Self.setUp(kind)
         #expect(try Self.bearer(namespace, fleet, ["up"]).status == 0)
         let output = "\(namespace.stateDirectory)-watch"
         defer { unlink(output) }
-        let watch = try namespace.start(["bearer", "status", "--watch", "--json", "--no-proxy"], fleet, output: output)
+        let watch = try namespace.start(["bearer", "status", "--watch", "--json", "--no-proxy", "-v"], fleet, output: output)
         #expect(waitForText(#""state": "connected""#, in: output))
         fleet.device(0).dropBearer()
         #expect(waitForText(#""state": "disconnected""#, in: output))
+        #expect((FileSystem.readText(output) ?? "").contains("indication: bearer(CellpathCore.BearerState.disconnected"),
+                "the drop came by indication")
         kill(watch.pid, SIGINT)
         #expect(watch.wait(timeoutMs: 30_000))
         #expect(watch.exitStatus == 0)
@@ -159,6 +162,34 @@ struct BearerCommandTests {
         #expect(other.status == 69)
         #expect(other.stderr.contains("error: modem 0's bearer is connected on APN internet, not ims\n"), "\(other.stderr)")
         #expect(try Self.bearer(namespace, fleet, ["down"]).status == 0)
+        try Self.expectNothingLeft(namespace, fleet)
+    }
+
+    /// Without --apn, the configuration's `modem.apn` (here CELLPATH_APN) is what the modem is
+    /// asked for: the simulated network refuses an APN it does not know (3GPP cause 27), and
+    /// connects the one it knows; --apn wins over it, an empty --apn is the provisioned context.
+    @Test(arguments: protocols)
+    func theConfiguredAPNReachesTheModem(_ kind: SimulatorScenario.ModemProtocol) throws {
+        let (fleet, namespace) = try Self.setUp(kind)
+        let unknown = try namespace.cellpath(["bearer", "up", "--no-proxy"], fleet, environment: ["CELLPATH_APN": "nope"])
+        #expect(unknown.status == 69 && unknown.stderr.contains("(3GPP cause 27)"), "\(unknown.stderr)")
+        try Self.expectNothingLeft(namespace, fleet)
+
+        let overridden = try namespace.cellpath(["bearer", "up", "--no-proxy", "--apn", "internet", "--json"], fleet,
+                                                environment: ["CELLPATH_APN": "nope"])
+        #expect(overridden.status == 0, "\(overridden.stderr)")
+        #expect(try Self.bearer(namespace, fleet, ["down"]).status == 0)
+        let provisioned = try namespace.cellpath(["bearer", "up", "--no-proxy", "--apn", ""], fleet, environment: ["CELLPATH_APN": "nope"])
+        #expect(provisioned.status == 0, "\(provisioned.stderr)")
+        #expect(try Self.bearer(namespace, fleet, ["down"]).status == 0)
+
+        let known = try namespace.cellpath(["bearer", "up", "--no-proxy", "--json"], fleet, environment: ["CELLPATH_APN": "internet"])
+        #expect(known.status == 0, "\(known.stderr)")
+        #expect(try JSONValue.parse(known.stdout)["apn"]?.string == "internet")
+        #expect(try Self.bearer(namespace, fleet, ["down"]).status == 0)
+
+        let invalid = try namespace.cellpath(["bearer", "up", "--no-proxy"], fleet, environment: ["CELLPATH_APN": "my apn"])
+        #expect(invalid.status == 78 && invalid.stderr.contains("error: environment CELLPATH_APN: invalid value 'my apn'"), "\(invalid.stderr)")
         try Self.expectNothingLeft(namespace, fleet)
     }
 

@@ -91,7 +91,7 @@ extension EffectiveConfiguration {
     /// Every setting key that `read(_:)` knows, in `config show` order (profiles aside).
     static let keys = ["general.region", "general.profile", "truid.tru_json", "truid.data_residency",
                        "truid.client_id", "truid.client_secret", "sim.prefix", "http.cacert",
-                       "http.hop_timeout", "http.timeout"]
+                       "http.hop_timeout", "http.timeout", "modem.apn"]
 
     /// Reads the typed setting `key` (`server.<profile>` too) as a command that needs it does,
     /// throwing the setting's error.
@@ -106,6 +106,7 @@ extension EffectiveConfiguration {
         case "http.cacert": _ = try caFile
         case "http.hop_timeout": _ = try hopTimeout
         case "http.timeout": _ = try timeout
+        case "modem.apn": _ = try apn
         default: _ = try serverBaseURL(for: String(key.dropFirst("server.".count)))
         }
     }

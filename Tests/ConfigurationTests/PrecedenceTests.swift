@@ -16,6 +16,7 @@ struct PrecedenceTests {
         #expect(try config.simPrefix == "cp-")
         #expect(try config.hopTimeout == .seconds(5))
         #expect(try config.timeout == .seconds(30))
+        #expect(try config.apn == nil)
         #expect(try config.credentials == nil)
         #expect(try config.caFile == nil)
         #expect(try config.serverBaseURL == nil)
@@ -50,6 +51,8 @@ struct PrecedenceTests {
                 values: ["10", "20", "40", "50"], read: { try "\($0.timeout.components.seconds)" }),
         Layered(group: "sim", key: "prefix", environment: "CELLPATH_SIM_PREFIX", flag: "prefix",
                 values: ["a-", "b-", "c-", "d-"], read: { try $0.simPrefix }),
+        Layered(group: "modem", key: "apn", environment: "CELLPATH_APN", flag: "apn",
+                values: ["internet", "web.operator.test", "iot-apn", "m2m_data"], read: { try $0.apn }),
         Layered(group: "http", key: "cacert", environment: "CELLPATH_CA_FILE", flag: "cacert",
                 values: ["/etc/a.pem", "/etc/b.pem", "/etc/c.pem", "/etc/d.pem"], read: { try $0.caFile }),
     ]

@@ -22,6 +22,10 @@ struct ValidationTests {
         ("http", "hop_timeout", "-3", "expected a number of seconds greater than 0 and at most 3600"),
         ("http", "timeout", "nan", "expected a number of seconds greater than 0 and at most 3600"),
         ("http", "timeout", "7200", "expected a number of seconds greater than 0 and at most 3600"),
+        ("modem", "apn", "my apn", "expected an access point name of at most 100 letters, digits, '-', '_' or '.' such as internet"),
+        ("modem", "apn", ".internet", "expected an access point name of at most 100 letters, digits, '-', '_' or '.' such as internet"),
+        ("modem", "apn", String(repeating: "a", count: 101),
+         "expected an access point name of at most 100 letters, digits, '-', '_' or '.' such as internet"),
     ])
     func invalidFileValue(_ group: String, _ key: String, _ value: String, _ problem: String) throws {
         let fixture = Fixture()

@@ -60,6 +60,7 @@ import TestSupport
               http.cacert           -            no      -                            -
               http.hop_timeout      5            no      default                      -
               http.timeout          30           no      default                      -
+              modem.apn             -            no      -                            -
             warnings: -
 
             """)

@@ -134,4 +134,5 @@ actor FakeBackend: ModemBackend {
         asked.append("indications")
         return AsyncStream { $0.finish() }
     }
+    func followBearer(_ handle: BearerHandle?) async -> BearerFollowing { asked.append("followBearer"); return .none }
 }

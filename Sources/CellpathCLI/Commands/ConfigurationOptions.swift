@@ -30,9 +30,11 @@ package enum ConfigurationOptions {
         ConfigurationFlag.hopTimeout.rawValue, "seconds", help: "Deadline of each HTTP hop, connect and read (default: 5).")
     static let timeout = OptionKey<String>(
         ConfigurationFlag.timeout.rawValue, "seconds", help: "Deadline of the whole operation (default: 30).")
+    static let apn = OptionKey<String>(
+        ConfigurationFlag.apn.rawValue, "name", help: "Access point name of a bearer that cellpath brings up (default: the modem's provisioned context).")
 
     /// Every configuration option, for `config show`.
-    static let all = [region, profile, serverURL, truJSON, dataResidency, apiBase, caFile, simPrefix, hopTimeout, timeout]
+    static let all = [region, profile, serverURL, truJSON, dataResidency, apiBase, caFile, simPrefix, hopTimeout, timeout, apn]
 
     /// Loads the configuration with the configuration flags given on this command line, and
     /// logs its warnings (e.g. a secrets file readable by others). The values stay text:
@@ -46,5 +48,14 @@ package enum ConfigurationOptions {
         let configuration = try ConfigurationLoader(environment: context.environment, flags: flags).load()
         for warning in configuration.warnings { context.logger.warning("\(warning)") }
         return configuration
+    }
+
+    /// The APN of a bearer that a command brings up: its `--apn` (an empty one: the modem's
+    /// provisioned context), else the configuration's `modem.apn` (`CELLPATH_APN`, the files),
+    /// else nil (the provisioned context). Loads the configuration without logging its warnings.
+    package static func accessPointName(_ parsed: ParsedCommand, _ context: CommandContext) throws -> String? {
+        let given = parsed[apn]
+        if given?.isEmpty == true { return nil }
+        return try ConfigurationLoader(environment: context.environment, flags: given.map { [apn.spec.long: $0] } ?? [:]).load().apn
     }
 }

@@ -5,7 +5,7 @@ import ModemDiscovery
 /// same fetch with the modem layer's path provider.
 extension FetchCommand {
     package static let apn = OptionKey<String>(
-        "apn", "name", help: "With a modem: the access point name if the bearer must be brought up (default: the network's default).")
+        "apn", "name", help: "With a modem: the access point name if the bearer must be brought up (default: the modem.apn setting, CELLPATH_APN; else the modem's provisioned context).")
     package static let keepBearer = Flag(
         "keep-bearer", help: "With a modem: leave a bearer that this fetch brought up connected (cellpath bearer down takes it down).")
 
@@ -27,8 +27,8 @@ extension FetchCommand {
         }
     }
 
-    /// The settings of a bearer this fetch brings up.
-    package static func bearerAPN(_ parsed: ParsedCommand) -> String? {
-        parsed[apn].flatMap { $0.isEmpty ? nil : $0 }
+    /// The APN of a bearer this fetch brings up (`--apn`, else the configuration's).
+    package static func bearerAPN(_ parsed: ParsedCommand, _ context: CommandContext) throws -> String? {
+        try ConfigurationOptions.accessPointName(parsed, context)
     }
 }

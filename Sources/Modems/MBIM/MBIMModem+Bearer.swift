@@ -92,6 +92,9 @@ extension MBIMModem {
         return sink.stream
     }
 
+    /// Connect indications reach every client of the port (through mbim-proxy too).
+    func followBearer(_ handle: BearerHandle?) async -> BearerFollowing { .everyChange }
+
     /// A Basic Connect indication as a `ModemIndication`: register state, packet service, or
     /// session 0's connection; nil for the others. Called on the loop thread by the signal.
     nonisolated static func indication(_ message: OpaquePointer) -> ModemIndication? {

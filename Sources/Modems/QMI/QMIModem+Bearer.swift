@@ -193,21 +193,65 @@ extension QMIModem {
             return [.registration(registration), .packetService(QMIModem.packetService(attach))]
         }
         // Packet Service Status indications go to the client that started the call.
-        follow(try await client(QMI_SERVICE_WDS), "packet-service-status") { output in
-            var status = QMI_WDS_CONNECTION_STATUS_UNKNOWN
-            guard qmi_indication_wds_packet_service_status_output_get_connection_status(output, &status, nil, nil) != 0 else { return [] }
-            var reason: String?
-            var type = QMI_WDS_VERBOSE_CALL_END_REASON_TYPE_MIP, code: Int16 = 0
-            var end = QMI_WDS_CALL_END_REASON_GENERIC_UNSPECIFIED
-            if qmi_indication_wds_packet_service_status_output_get_verbose_call_end_reason(output, &type, &code, nil) != 0 {
-                reason = qmi_wds_verbose_call_end_reason_get_string(type, code).map { String(cString: $0) }
-            } else if qmi_indication_wds_packet_service_status_output_get_call_end_reason(output, &end, nil) != 0 {
-                reason = qmi_wds_call_end_reason_get_string(end).map { String(cString: $0) }
-            }
-            return [.bearer(QMIModem.bearerState(status), reason: reason)]
-        }
+        follow(try await client(QMI_SERVICE_WDS), "packet-service-status", Self.packetServiceStatus)
         await registerForServingSystemIndications()
         return sink.stream
+    }
+
+    /// A Packet Service Status indication: the call's new state and why it ended.
+    nonisolated static func packetServiceStatus(_ output: OpaquePointer) -> [ModemIndication] {
+        var status = QMI_WDS_CONNECTION_STATUS_UNKNOWN
+        guard qmi_indication_wds_packet_service_status_output_get_connection_status(output, &status, nil, nil) != 0 else { return [] }
+        var reason: String?
+        var type = QMI_WDS_VERBOSE_CALL_END_REASON_TYPE_MIP, code: Int16 = 0
+        var end = QMI_WDS_CALL_END_REASON_GENERIC_UNSPECIFIED
+        if qmi_indication_wds_packet_service_status_output_get_verbose_call_end_reason(output, &type, &code, nil) != 0 {
+            reason = qmi_wds_verbose_call_end_reason_get_string(type, code).map { String(cString: $0) }
+        } else if qmi_indication_wds_packet_service_status_output_get_call_end_reason(output, &end, nil) != 0 {
+            reason = qmi_wds_call_end_reason_get_string(end).map { String(cString: $0) }
+        }
+        return [.bearer(bearerState(status), reason: reason)]
+    }
+
+    /// Listens on the WDS client ID that started the call `handle` names (kept allocated by the
+    /// run that started it), whose Packet Service Status indications go to that client only. One
+    /// request on it (the call's state) makes qmi-proxy send them here too, and tells that the
+    /// ID is still the call's; the ID is never released here.
+    func followBearer(_ handle: BearerHandle?) async -> BearerFollowing {
+        guard indicationSink != nil, followedCall == nil, let id = handle?.clientID else { return .none }
+        let device = device, timeout = session.libraryTimeout
+        let client: UnsafeMutablePointer<QmiClient>
+        do throws(ModemError) {
+            client = try await session.call("use the WDS client ID \(id)") { call in
+                qmi_device_allocate_client(device, QMI_SERVICE_WDS, UInt8(truncatingIfNeeded: id), timeout, call.cancellable,
+                                           call.callback, call.userData)
+            } finish: { result throws(GLibError) in
+                var error: UnsafeMutablePointer<GError>?
+                guard let client = qmi_device_allocate_client_finish(device, result, &error) else { throw GLibError(taking: error) }
+                return client
+            }
+        } catch {
+            session.logger.debug("\(error.message)")
+            return .none
+        }
+        followedCall = client
+        follow(client, "packet-service-status", Self.packetServiceStatus)
+        do throws(ModemError) {
+            let (_, failure) = try await exchange("get the packet service status", client, session: session, start: { client, timeout, call in
+                qmi_client_wds_get_packet_service_status(cqmi_client_wds(client), nil, timeout, call.cancellable, call.callback, call.userData)
+            }, finish: { client, result, error in qmi_client_wds_get_packet_service_status_finish(cqmi_client_wds(client), result, error) },
+               result: qmi_message_wds_get_packet_service_status_output_get_result,
+               unref: qmi_message_wds_get_packet_service_status_output_unref)
+            if let failure {
+                session.logger.debug("\(session.error("follow the call of WDS client ID \(id)", failure).message)")
+                return .none
+            }
+        } catch {
+            session.logger.debug("\(error.message)")
+            return .none
+        }
+        session.logger.debug("\(port.name): following the call of WDS client ID \(id)")
+        return .untilDown
     }
 
     /// Sends NAS Register Indications (serving system events go only to the clients that ask)

@@ -19,6 +19,9 @@ final class QMIModem: ModemBackend {
     var indicationHandlers: [(client: UnsafeMutablePointer<QmiClient>, handler: gulong)] = []
     /// Where indications go, once followed; finished on close.
     var indicationSink: IndicationSink?
+    /// The client of a call that another run started (`followBearer`), listened on for its
+    /// indications; dropped on close without releasing its ID, which is that run's.
+    var followedCall: UnsafeMutablePointer<QmiClient>?
     /// NAS Register Indications, sent and waiting for its answer (see `indications()`).
     var indicationRegistration: Task<Void, Never>?
     /// The tasks waiting for a client that is being allocated, by service.
@@ -89,6 +92,8 @@ final class QMIModem: ModemBackend {
             }
         }
         clients = []
+        if let followedCall { await release(QMI_SERVICE_WDS, LoopBound(followedCall), cleanup, keepingID: true) }
+        followedCall = nil
         let device = device
         do throws(ModemError) {
             try await cleanup.call("close") { call in

@@ -41,9 +41,10 @@ package enum BearerUpCommand {
             worse than the others (unbound traffic keeps its route), the rule 'from <address> lookup
             <table>' with a default route through the interface in that table, loose rp_filter →
             the interface is checked to hold the address → the path is printed. On failure or
-            Ctrl-C, everything this run changed is undone, newest first. The password comes from
-            --password-file or CELLPATH_BEARER_PASSWORD, never from the command line. IPv4 only for
-            now. Exit 0 with the path; 64 several modems and none named; 65 a bad PIN file; 66 an
+            Ctrl-C, everything this run changed is undone, newest first. The APN is --apn, else the
+            modem.apn setting (CELLPATH_APN), else the modem's provisioned context. The password
+            comes from --password-file or CELLPATH_BEARER_PASSWORD, never from the command line.
+            IPv4 only for now. Exit 0 with the path; 64 several modems and none named; 65 a bad PIN file; 66 an
             unreadable file; 69 no SIM, registration denied, connection refused, no modem, the
             bearer dropped; 75 not registered or no answer in time; 77 the SIM locked (no PIN or
             too few attempts left, wrong PIN) or no CAP_NET_ADMIN; 130 cancelled.
@@ -52,7 +53,7 @@ package enum BearerUpCommand {
         action: .program(.modems))
 
     package static let apn = OptionKey<String>(
-        "apn", "name", help: "Access point name (default: the network's default for the SIM, as the modem's provisioned context).")
+        "apn", "name", help: "Access point name (default: the modem.apn setting, CELLPATH_APN; else the modem's provisioned context).")
     package static let ipType = OptionKey<BearerIPType>(
         "ip-type", "type", help: "Address family: ipv4, ipv6 or ipv4v6 (default: ipv4; only ipv4 is supported yet).", .choice)
     package static let auth = OptionKey<BearerAuthentication>(
@@ -84,7 +85,7 @@ package enum BearerUpCommand {
         if authentication != .none && parsed[user] == nil && password == nil {
             throw UsageError("'--auth \(authentication.rawValue)' needs '--user' (and a password)", command: parsed.path)
         }
-        return BearerSettings(apn: parsed[apn].flatMap { $0.isEmpty ? nil : $0 }, ipType: ipType, authentication: authentication,
+        return BearerSettings(apn: try ConfigurationOptions.accessPointName(parsed, context), ipType: ipType, authentication: authentication,
                               user: parsed[user], password: password)
     }
 
@@ -136,9 +137,11 @@ package enum BearerStatusCommand {
         abstract: "Show the modem's bearer: state, address, DNS, operator, uptime, byte counters.",
         discussion: """
             Uptime counts from when cellpath connected the bearer or first found it; the byte
-            counters are the interface's. --watch keeps following the modem's indications (and
-            reads it again every few seconds) and prints the status again whenever it changes,
-            one JSON object per line with --json, until Ctrl-C (exit 0).
+            counters are the interface's. --watch keeps following the modem's indications and
+            prints the status again whenever it changes, one JSON object per line with --json,
+            until Ctrl-C (exit 0). Over QMI a call's indications go to the client that started it:
+            --watch listens on that client for a bearer that cellpath brought up, and reads the
+            modem again every few seconds while no such bearer is up.
             """,
         options: BearerCommand.options + [watch.spec],
         action: .program(.modems))

@@ -15,7 +15,7 @@ package enum ServeCommand {
             Exits 78 when the API refuses the credentials and 69 when it cannot be reached at start.
             """,
         options: [listen.spec, tlsCert.spec, tlsKey.spec, apiKeyFile.spec, corsOrigin.spec, maxBody.spec, maxConnections.spec,
-                  rateLimit.spec, verboseFull.spec, ConfigurationOptions.truJSON.spec, ConfigurationOptions.dataResidency.spec,
+                  rateLimit.spec, ConfigurationOptions.truJSON.spec, ConfigurationOptions.dataResidency.spec,
                   ConfigurationOptions.apiBase.spec, ConfigurationOptions.caFile.spec, ConfigurationOptions.region.spec],
         action: .program(.server))
 
@@ -34,5 +34,4 @@ package enum ServeCommand {
     package static let rateLimit = OptionKey<Int>(
         "rate-limit", "per-minute", help: "Requests per client address and minute (default: 600; 0: no limit; beyond: 429).",
         .integer(in: 0...1_000_000))
-    package static let verboseFull = Flag("verbose-full", help: "Log request paths and client addresses (personal data) in the access log.")
 }
