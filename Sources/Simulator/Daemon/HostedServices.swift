@@ -45,8 +45,8 @@ final class WebServicesService: SimulatorService {
         let run = context.run, topology = context.topology
         let credentials = SimulatorCredentials.random()
         try credentials.save(run)
+        try FileSystem.write([UInt8](), to: run.webhookKey, mode: 0o600)  // private before openssl writes the key into it
         _ = try Subprocess.check(["openssl", "genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048", "-out", run.webhookKey])
-        chmod(run.webhookKey, 0o600)
         let signer = try WebhookSigner(privateKeyPEM: try FileSystem.read(run.webhookKey))
         let webhookPoster = WebhookPoster(namespace: topology.inetNamespace, log: { context.log($0) })
         poster.withLock { $0 = webhookPoster }
