@@ -32,6 +32,8 @@ let package = Package(
         .executable(name: "cellpath-sim", targets: ["cellpath-sim"]),
         .executable(name: "cellpath-number", targets: ["cellpath-number"]),
         .executable(name: "cellpath-modem", targets: ["cellpath-modem"]),
+        .executable(name: "cellpath-check", targets: ["cellpath-check"]),
+        .executable(name: "cellpath-serve", targets: ["cellpath-serve"]),
     ],
     targets: [
         // MARK: C libraries
@@ -76,13 +78,21 @@ let package = Package(
         .target(name: "SimulatedServices", dependencies: ["SimulatorScenario", "CellpathCore", "SystemSupport", "HTTPServer", "COpenSSL"]),
         .target(name: "Simulator", dependencies: ["SimulatedModems", "SimulatedServices", "SimulatorScenario", "ModemDiscovery",
                                                   "CellpathCore", "SystemSupport", "HTTPServer", "CShims"]),
+        // `cellpath serve`: the dev-server compatible backend over the tru.ID REST client.
+        .target(name: "Server", dependencies: ["Workflow", "HTTPServer", "PhoneNumbers", "CellpathCore"]),
         .target(name: "CellpathCLI", dependencies: ["CellpathCore", "SystemSupport", "CellularHTTP", "Workflow", "Configuration",
                                                     "ModemDiscovery"]),
         .executableTarget(name: "cellpath", dependencies: ["CellpathCLI", "CellpathCore"], linkerSettings: frontReleaseLinking),
         .executableTarget(name: "cellpath-sim", dependencies: ["CellpathCLI", "CellpathCore", "Simulator", "SimulatorScenario"]),
         .executableTarget(name: "cellpath-number", dependencies: ["CellpathCLI", "CellpathCore", "PhoneNumbers"]),
-        .executableTarget(name: "cellpath-modem", dependencies: ["CellpathCLI", "CellpathCore", "ModemDiscovery", "Modems", "Bearers",
-                                                                 "IPConfiguration", "SystemSupport"]),
+        // The modem commands' implementations: `cellpath-modem` runs them, `cellpath-check` takes its path from them.
+        .target(name: "ModemCommands", dependencies: ["CellpathCLI", "CellpathCore", "ModemDiscovery", "Modems", "Bearers",
+                                                      "IPConfiguration", "SystemSupport"]),
+        .executableTarget(name: "cellpath-modem", dependencies: ["CellpathCLI", "CellpathCore", "ModemCommands"]),
+        .executableTarget(name: "cellpath-check", dependencies: ["CellpathCLI", "CellpathCore", "ModemCommands", "PhoneNumbers",
+                                                                 "Workflow", "CellularHTTP", "Configuration", "SystemSupport"]),
+        .executableTarget(name: "cellpath-serve", dependencies: ["CellpathCLI", "CellpathCore", "Server", "Workflow", "CellularHTTP",
+                                                                 "Configuration"]),
 
         // MARK: Tests
         // Runs one fetch with knobs the CLI does not offer (a forced source address, a timed cancel).
@@ -99,7 +109,8 @@ let package = Package(
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "CShims", "TestSupport"]),
         .testTarget(name: "CellularHTTPTests", dependencies: ["CellularHTTP", "Workflow", "SystemSupport", "TestSupport"],
                     exclude: ["Fixtures"]),
-        .testTarget(name: "WorkflowTests", dependencies: ["Workflow"]),
+        .testTarget(name: "WorkflowTests", dependencies: ["Workflow", "CellularHTTP", "CellpathCore", "SimulatedServices", "SimulatorScenario",
+                                                        "HTTPServer"]),
         .testTarget(name: "IPConfigurationTests", dependencies: ["TestSupport", "CellpathCore"]),
         .testTarget(name: "GLibRuntimeTests", dependencies: ["GLibRuntime", "CGIO"]),
         .testTarget(name: "ModemsTests", dependencies: ["Modems", "ModemDiscovery", "GLibRuntime", "CellpathCore", "CMBIM", "CQMI", "SimulatedModems",
@@ -111,6 +122,7 @@ let package = Package(
         .testTarget(name: "SimulatedServicesTests", dependencies: ["SimulatedServices", "Simulator", "SimulatorScenario", "HTTPServer", "CShims", "TestSupport",
                                                                  "COpenSSL"]),
         .testTarget(name: "SimulatorTests", dependencies: ["Simulator", "SimulatorScenario", "CShims", "TestSupport", "HTTPServer"]),
+        .testTarget(name: "ServerTests", dependencies: ["Server", "Workflow", "HTTPServer", "SimulatorScenario", "CellpathCore", "TestSupport"]),
         .testTarget(name: "SimulatorEndToEndTests", dependencies: ["Simulator", "SimulatorScenario", "CellpathCore", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,68 +1,54 @@
 #!/usr/bin/env bash
-# `make demo`: cellpath's main job — a SubscriberCheck whose check_url goes through the
-# cellular modem only — on the built-in simulated world. Needs root (network namespaces).
-set -euo pipefail
+# `make demo`: cellpath's main job — SubscriberCheck, PhoneCheck and SIMCheck from a Linux
+# machine's modems, every check_url through the cellular interface only — on a simulated world
+# with two modems (MBIM and QMI). Needs root (network namespaces). Leaves nothing behind.
+set -uo pipefail
 CELLPATH=${CELLPATH:-cellpath}
 PREFIX=${PREFIX:-cpdemo-}
+SCENARIO=${SCENARIO:-$(dirname "$0")/demo-scenario.json}
 
 bold() { printf '\n\033[1m%s\033[0m\n' "$*"; }
-# Shows a cellpath command as a user would type it (on stderr, so that $(step …) captures only
-# its output), then runs it with the built binary.
-step() { printf '\033[36m$ cellpath %s\033[0m\n' "$*" >&2; "$CELLPATH" "$@"; }
-
-if [ "${1:-}" = "--on-device" ]; then
-    # Runs inside the device namespace (cellpath sim exec), with the world's variables set.
-    api=$CELLPATH_SIM_API_URL
-    bold "2. The backend creates a SubscriberCheck over Wi-Fi (what your server, or 'cellpath serve', does)"
-    token=$(curl -sS --fail -u "$CELLPATH_CLIENT_ID:$CELLPATH_CLIENT_SECRET" \
-        -d 'grant_type=client_credentials&scope=subscriber_check' "$api/oauth2/v1/token" \
-        | python3 -c 'import json,sys; print(json.load(sys.stdin)["access_token"])')
-    check=$(curl -sS --fail -H "Authorization: Bearer $token" -H 'Content-Type: application/json' \
-        -d '{"phone_number":"+447940448591"}' "$api/subscriber_check/v0.2/checks")
-    check_id=$(printf '%s' "$check" | python3 -c 'import json,sys; print(json.load(sys.stdin)["check_id"])')
-    check_url=$(printf '%s' "$check" | python3 -c 'import json,sys; print(json.load(sys.stdin)["_links"]["check_url"]["href"])')
-    echo "check_id:  $check_id"
-    echo "check_url: $check_url"
-
-    bold "3. The device opens check_url through the modem only: every hop and every DNS query on wwan0"
-    # The trace goes to stderr, the code alone to stdout (--print code): what the app hands to its backend.
-    code=$(step fetch --interface wwan0 --dns 100.64.0.53 --print code "$check_url")
-    echo "code: $code"
-
-    bold "4. The backend exchanges the code: the carrier saw this SIM's number"
-    curl -sS --fail -X PATCH -H "Authorization: Bearer $token" -H 'Content-Type: application/json-patch+json' \
-        -d "[{\"op\":\"add\",\"path\":\"/code\",\"value\":\"$code\"}]" "$api/subscriber_check/v0.2/checks/$check_id" \
-        | python3 -c 'import json,sys; r=json.load(sys.stdin); print("status:", r["status"], " match:", r["match"], " no_sim_change:", r["no_sim_change"])'
-
-    bold "5. Over Wi-Fi a check_url is refused: the carrier cannot see the SIM"
-    check=$(curl -sS --fail -H "Authorization: Bearer $token" -H 'Content-Type: application/json' \
-        -d '{"phone_number":"+447940448591"}' "$api/subscriber_check/v0.2/checks")
-    check_url=$(printf '%s' "$check" | python3 -c 'import json,sys; print(json.load(sys.stdin)["_links"]["check_url"]["href"])')
-    echo "\$ curl $check_url    # no --interface: through wlan0"
-    body=$(curl -sS -w '\n%{http_code}' "$check_url")
-    printf '%s' "$body" | python3 -c 'import json,sys; lines=sys.stdin.read().rsplit("\n", 1); r=json.loads(lines[0]); print("HTTP", lines[1], r.get("title"), "-", r.get("detail"))'
-    exit 0
-fi
+# Shows the command as a user types it on the device (inside `cellpath sim exec`, which sets the
+# world's variables: the fake API's base URL, its CA and the project's credentials), runs it
+# there, and prints its exit code.
+device() {
+    printf '\033[36m$ cellpath %s\033[0m\n' "$*"
+    "$CELLPATH" sim exec --prefix "$PREFIX" -- "$CELLPATH" "$@"
+    local status=$?
+    printf '\033[2mexit code: %s\033[0m\n' "$status"
+    return 0
+}
 
 trap '"$CELLPATH" sim down --prefix "$PREFIX" >/dev/null 2>&1 || true' EXIT
 echo "cellpath demo — SIM-based mobile authentication from a Linux machine, on a simulated world"
 
-bold "1. A simulated cellular world: a device with Wi-Fi and an LTE modem, a carrier, the tru.ID API"
-step sim up --prefix "$PREFIX"
-step sim bearer connect --prefix "$PREFIX"
+bold "1. A simulated cellular world: a device with Wi-Fi and two modems (MBIM, QMI), a carrier, the tru.ID API"
+printf '\033[36m$ cellpath sim up --scenario %s\033[0m\n' "$(basename "$SCENARIO")"
+"$CELLPATH" sim up --prefix "$PREFIX" --scenario "$SCENARIO" >/dev/null || exit
+device modems
 
-"$CELLPATH" sim exec --prefix "$PREFIX" -- "$0" --on-device
+bold "2. SubscriberCheck of the first SIM's number: created on the API over Wi-Fi while modem 0's bearer comes up, check_url through wwan0 only"
+device subscriber-check +447940448591 -m 0 --direct
 
-bold "6. Fail closed: with the bearer down, cellpath refuses rather than use Wi-Fi"
-step sim bearer disconnect --prefix "$PREFIX"
-set +e
-printf '\033[36m$ cellpath sim exec -- cellpath fetch --interface wwan0 --dns 100.64.0.53 https://api.truid.test/\033[0m\n'
-"$CELLPATH" sim exec --prefix "$PREFIX" -- "$CELLPATH" fetch --interface wwan0 --dns 100.64.0.53 https://api.truid.test/
-status=$?
-set -e
-echo "exit code: $status (69: unavailable)"
+bold "3. A number that is not this SIM's: not verified (exit 1)"
+device subscriber-check +447940448592 -m 0 --direct -q
 
-bold "7. Phone numbers are parsed with libphonenumber, never rewritten"
-step number "0044 7940 448591"
+bold "4. The QMI modem's SIM was swapped 30 minutes ago: the number matches, the SIM changed (exit 2)"
+device subscriber-check +447940448593 -m 1 --direct -q
 
-bold "Done. Try it yourself: sudo cellpath sim up; sudo cellpath sim exec -- bash"
+bold "5. PhoneCheck (v0.1 flow) and SIMCheck"
+device phone-check +447940448591 -m 0 --direct --api-version v0.1 -q
+device sim-check +447940448593 --direct
+
+bold "6. Wi-Fi is refused: wlan0 is no modem's interface (64), and forced through it the API sees no mobile IP (69)"
+device subscriber-check +447940448591 --direct --interface wlan0 --dns 192.0.2.1 -q
+device subscriber-check +447940448591 --direct --interface wlan0 --dns 192.0.2.1 --allow-any-interface -q
+
+bold "7. Field mode: five checks in a row on modem 0, with a summary (add --json for JSON Lines, --metrics-file for Prometheus)"
+device subscriber-check +447940448591 -m 0 --direct --repeat 5
+
+bold "8. Phone numbers are parsed with libphonenumber, never rewritten"
+printf '\033[36m$ cellpath number "0044 7940 448591"\033[0m\n'
+"$CELLPATH" number "0044 7940 448591"
+
+bold "Done; tearing the world down. Try it yourself: sudo cellpath sim up; sudo cellpath sim exec -- bash"

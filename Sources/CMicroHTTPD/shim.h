@@ -10,8 +10,17 @@
 static inline struct MHD_Daemon *cp_mhd_start(int listen_fd,
                                               const char *cert_pem, const char *key_pem,
                                               MHD_AccessHandlerCallback handler, void *handler_cls,
-                                              MHD_RequestCompletedCallback completed, void *completed_cls)
+                                              MHD_RequestCompletedCallback completed, void *completed_cls,
+                                              unsigned int connection_limit, unsigned int timeout_s,
+                                              size_t memory_limit)
 {
+    /* Limits are passed only when set (non-zero), so libmicrohttpd's defaults stay otherwise. */
+    struct MHD_OptionItem limits[4];
+    int n = 0;
+    if (connection_limit > 0) limits[n++] = (struct MHD_OptionItem){ MHD_OPTION_CONNECTION_LIMIT, connection_limit, NULL };
+    if (timeout_s > 0) limits[n++] = (struct MHD_OptionItem){ MHD_OPTION_CONNECTION_TIMEOUT, timeout_s, NULL };
+    if (memory_limit > 0) limits[n++] = (struct MHD_OptionItem){ MHD_OPTION_CONNECTION_MEMORY_LIMIT, (intptr_t)memory_limit, NULL };
+    limits[n] = (struct MHD_OptionItem){ MHD_OPTION_END, 0, NULL };
     unsigned int flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD;
     if (cert_pem != NULL && key_pem != NULL) {
         return MHD_start_daemon(flags | MHD_USE_TLS, 0, NULL, NULL, handler, handler_cls,
@@ -19,15 +28,16 @@ static inline struct MHD_Daemon *cp_mhd_start(int listen_fd,
                                 MHD_OPTION_HTTPS_MEM_CERT, cert_pem,
                                 MHD_OPTION_HTTPS_MEM_KEY, key_pem,
                                 MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls,
+                                MHD_OPTION_ARRAY, limits,
                                 MHD_OPTION_END);
     }
     return MHD_start_daemon(flags, 0, NULL, NULL, handler, handler_cls,
                             MHD_OPTION_LISTEN_SOCKET, (MHD_socket) listen_fd,
                             MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls,
+                            MHD_OPTION_ARRAY, limits,
                             MHD_OPTION_END);
 }
 
-/// The peer address of a connection (struct sockaddr_in or sockaddr_in6), or NULL.
 static inline const struct sockaddr *cp_mhd_client_address(struct MHD_Connection *connection)
 {
     const union MHD_ConnectionInfo *info =

@@ -41,6 +41,27 @@ public final class HTTPServer: Sendable {
         }
     }
 
+    /// Bounds on what a client may send or hold; nil leaves libmicrohttpd's default (no body bound).
+    public struct Limits: Sendable, Equatable {
+        /// Bytes of a request body; a larger one is answered 413 (at once when its
+        /// Content-Length says so) and never reaches the handler.
+        public var maxBodyBytes: Int?
+        /// Bytes of memory per connection for the request line and headers (libmicrohttpd
+        /// answers a larger header block with 431).
+        public var maxHeaderBytes: Int?
+        /// Connections open at once; further ones are closed at accept.
+        public var maxConnections: Int?
+        /// Seconds a connection may stay idle (or a slow client send nothing) before it is closed.
+        public var idleTimeoutSeconds: Int?
+
+        public init(maxBodyBytes: Int? = nil, maxHeaderBytes: Int? = nil, maxConnections: Int? = nil, idleTimeoutSeconds: Int? = nil) {
+            self.maxBodyBytes = maxBodyBytes
+            self.maxHeaderBytes = maxHeaderBytes
+            self.maxConnections = maxConnections
+            self.idleTimeoutSeconds = idleTimeoutSeconds
+        }
+    }
+
     /// Computes the response to one request; runs on the connection's thread.
     public typealias Handler = @Sendable (HTTPRequest) -> HTTPResponse
 
@@ -64,17 +85,17 @@ public final class HTTPServer: Sendable {
     /// Starts serving on `listener`, with TLS when `tls` is given; `handler` runs on the
     /// cooperative pool, at most `maxRequestsInFlight` (at least 1) at once, and a request
     /// beyond that bound gets 503 with `Retry-After: 1`.
-    public convenience init(listener: Listener, tls: TLSIdentity? = nil, maxRequestsInFlight: Int,
+    public convenience init(listener: Listener, tls: TLSIdentity? = nil, limits: Limits = Limits(), maxRequestsInFlight: Int,
                             handler: @escaping AsyncHandler) throws {
         guard maxRequestsInFlight >= 1 else {
             if case .socket(let fd) = listener { close(fd) }
             throw CellpathError(.configuration, "the HTTP server needs room for at least 1 request in flight, not \(maxRequestsInFlight)")
         }
         try self.init(listener: listener, tls: tls,
-                      responder: .async(handler, InFlightRequests(limit: maxRequestsInFlight)))
+                      responder: .async(handler, InFlightRequests(limit: maxRequestsInFlight)), limits: limits)
     }
 
-    private init(listener: Listener, tls: TLSIdentity?, responder: Responder) throws {
+    private init(listener: Listener, tls: TLSIdentity?, responder: Responder, limits: Limits = Limits()) throws {
         let fd: Int32
         switch listener {
         case .address(let address, let port): fd = try listeningSocket(address: address, port: port)
@@ -88,17 +109,19 @@ public final class HTTPServer: Sendable {
             close(fd)
             throw CellpathError(.internalError, "HTTP server socket \(fd) is not a bound socket")
         }
-        let context = ServerContext(responder: responder, isTLS: tls != nil)
+        let context = ServerContext(responder: responder, isTLS: tls != nil, maxBodyBytes: limits.maxBodyBytes)
+        let connectionLimit = UInt32(clamping: limits.maxConnections ?? 0), timeout = UInt32(clamping: limits.idleTimeoutSeconds ?? 0)
+        let memoryLimit = limits.maxHeaderBytes ?? 0
         let cls = Unmanaged.passUnretained(context).toOpaque()
         let started: OpaquePointer?
         if let tls {
             started = tls.certificatePEM.withCString { cert in
                 tls.privateKeyPEM.withCString { key in
-                    cp_mhd_start(fd, cert, key, accessHandler, cls, requestCompleted, nil)
+                    cp_mhd_start(fd, cert, key, accessHandler, cls, requestCompleted, nil, connectionLimit, timeout, memoryLimit)
                 }
             }
         } else {
-            started = cp_mhd_start(fd, nil, nil, accessHandler, cls, requestCompleted, nil)
+            started = cp_mhd_start(fd, nil, nil, accessHandler, cls, requestCompleted, nil, connectionLimit, timeout, memoryLimit)
         }
         guard let started else {
             close(fd)
@@ -144,18 +167,26 @@ private enum Responder: Sendable {
 private final class ServerContext: Sendable {
     let responder: Responder
     let isTLS: Bool
+    let maxBodyBytes: Int?
     let stopSignal = StopSignal()
 
-    init(responder: Responder, isTLS: Bool) {
+    init(responder: Responder, isTLS: Bool, maxBodyBytes: Int?) {
         self.responder = responder
         self.isTLS = isTLS
+        self.maxBodyBytes = maxBodyBytes
     }
 }
 
 /// The body bytes of one request as they arrive; owned by libmicrohttpd's per-request pointer.
 private final class RequestState {
     var body: [UInt8] = []
+    /// Set once the body passed the server's bound: the rest is dropped and 413 answered.
+    var bodyTooLarge = false
 }
+
+/// Answered for a body beyond `Limits.maxBodyBytes`.
+private let bodyTooLargeResponse = HTTPResponse(status: 413, contentType: "application/json",
+                                                body: #"{"error_message":"the request body is too large"}"#, headers: ["Connection": "close"])
 
 /// Collects the key/value pairs libmicrohttpd iterates over.
 private final class FieldCollector {
@@ -186,13 +217,22 @@ private func accessHandler(_ cls: UnsafeMutableRawPointer?, _ connection: Opaque
                            _ uploadSize: UnsafeMutablePointer<Int>?,
                            _ perRequest: UnsafeMutablePointer<UnsafeMutableRawPointer?>?) -> MHD_Result {
     guard let cls, let connection, let perRequest else { return .NO }
+    let context = Unmanaged<ServerContext>.fromOpaque(cls).takeUnretainedValue()
     guard let stored = perRequest.pointee else {
         perRequest.pointee = Unmanaged.passRetained(RequestState()).toOpaque()
+        if let limit = context.maxBodyBytes,
+           let declared = MHD_lookup_connection_value(connection, MHD_ValueKind.HEADER_KIND, "Content-Length").flatMap({ Int(String(cString: $0)) }),
+           declared > limit {
+            return send(bodyTooLargeResponse, on: connection)
+        }
         return .YES
     }
     let state = Unmanaged<RequestState>.fromOpaque(stored).takeUnretainedValue()
     if let uploadSize, uploadSize.pointee > 0 {
-        if let uploadData {
+        if let limit = context.maxBodyBytes, state.bodyTooLarge || state.body.count + uploadSize.pointee > limit {
+            state.bodyTooLarge = true
+            state.body = []
+        } else if let uploadData {
             uploadData.withMemoryRebound(to: UInt8.self, capacity: uploadSize.pointee) {
                 state.body.append(contentsOf: UnsafeBufferPointer(start: $0, count: uploadSize.pointee))
             }
@@ -200,7 +240,7 @@ private func accessHandler(_ cls: UnsafeMutableRawPointer?, _ connection: Opaque
         uploadSize.pointee = 0
         return .YES
     }
-    let context = Unmanaged<ServerContext>.fromOpaque(cls).takeUnretainedValue()
+    if state.bodyTooLarge { return send(bodyTooLargeResponse, on: connection) }
     let headers = connectionValues(connection, MHD_ValueKind.HEADER_KIND).map { (name: $0.name, value: $0.value ?? "") }
     let query = connectionValues(connection, MHD_ValueKind.GET_ARGUMENT_KIND).map { HTTPQueryItem(name: $0.name, value: $0.value) }
     let (address, port) = peer(of: connection)

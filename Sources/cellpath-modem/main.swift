@@ -1,6 +1,7 @@
 import CellpathCLI
 import CellpathCore
 import Glibc
+import ModemCommands
 
 // `cellpath modems`, `cellpath bearer` and `cellpath fetch --modem` run here, in the executable
 // that links libmbim and libqmi (with GIO); the front `cellpath` parses the same command line

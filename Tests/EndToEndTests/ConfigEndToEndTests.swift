@@ -53,6 +53,7 @@ import TestSupport
               general.profile       development  no      default                      -
               truid.tru_json        -            no      -                            -
               truid.data_residency  eu           no      default                      -
+              truid.api_base        -            no      -                            -
               truid.client_id       -            no      -                            -
               truid.client_secret   -            yes     -                            -
               sim.prefix            cp-          no      default                      -

@@ -11,6 +11,9 @@ package enum ConfigurationOptions {
         ConfigurationFlag.profile.rawValue, "name", help: "Server profile from the config's [server] group (e.g. development).")
     static let serverURL = OptionKey<String>(
         ConfigurationFlag.serverURL.rawValue, "url", help: "Backend base URL for the selected profile.")
+    /// The check commands' name for `--server-url`.
+    static let server = OptionKey<String>(
+        "server", "url", help: "Development server (tru.ID dev-server contract, or cellpath serve) base URL. Default: the profile's.")
     static let truJSON = OptionKey<String>(
         ConfigurationFlag.truJSON.rawValue, "path", help: "tru.json with the tru.ID credentials (as the tru CLI writes it).")
     static let dataResidency = OptionKey<String>(
@@ -39,6 +42,7 @@ package enum ConfigurationOptions {
         for option in all {
             if let value = parsed[option] { flags[option.spec.long] = value }
         }
+        if let server = parsed[server] { flags[ConfigurationFlag.serverURL.rawValue] = server }
         let configuration = try ConfigurationLoader(environment: context.environment, flags: flags).load()
         for warning in configuration.warnings { context.logger.warning("\(warning)") }
         return configuration

@@ -31,11 +31,11 @@ package enum FetchCommand {
         action: .routed(route: route, local: run))
 
     static let url = ArgumentKey("url", help: "Absolute http or https URL of the first hop.")
-    static let interface = OptionKey<String>(
+    package static let interface = OptionKey<String>(
         "interface", short: "i", "name", help: "Cellular network interface (e.g. wwan0); its address is read from it.")
     static let dns = RepeatableOptionKey<String>("dns", "address", help: "DNS server of the bearer (repeat or separate with commas).")
     static let ipType = OptionKey<IPType>("ip-type", "type", help: "Address family: ipv4, ipv6 or any (default: any).", .choice)
-    static let maxHops = OptionKey<Int>("max-hops", "n", help: "Most requests in the chain (default: 10).", .integer(in: 1...50))
+    package static let maxHops = OptionKey<Int>("max-hops", "n", help: "Most requests in the chain (default: 10).", .integer(in: 1...50))
     static let stopAt = OptionKey<String>(
         "stop-at", "prefix", help: "Stop at the first redirect whose Location starts with this prefix (a redirect_url).")
     static let strict = Flag("strict", help: "Refuse an https→http downgrade instead of only reporting it.")
@@ -152,7 +152,7 @@ package enum FetchCommand {
 
     /// Where the cellular path comes from: today the interface and DNS servers given on the
     /// command line (the modem layer will provide its own).
-    static func pathProvider(_ parsed: ParsedCommand, _ context: CommandContext) throws -> any CellularPathProvider {
+    package static func pathProvider(_ parsed: ParsedCommand, _ context: CommandContext) throws -> any CellularPathProvider {
         guard let interface = parsed[Self.interface] else {
             throw UsageError("missing '--interface <name>': a check is sent through the bearer's interface only, never the default route",
                              command: parsed.path)
@@ -231,7 +231,7 @@ package enum FetchCommand {
     }
 
     /// Refuses a CA bundle that cannot be read (66) or holds no PEM certificate (65), before any packet.
-    static func checkCABundle(_ path: String) throws(CellpathError) {
+    package static func checkCABundle(_ path: String) throws(CellpathError) {
         let text: String
         do {
             text = String(decoding: try FileSystem.read(path, limit: 16 << 20), as: UTF8.self)

@@ -9,6 +9,12 @@ enum JSONWriter {
         return out
     }
 
+    /// `value` on one line and a line break: a JSON Lines record (`--watch`, `--repeat`).
+    static func line(_ value: Value) -> String {
+        // The writer's lines, joined: JSON strings never hold a raw line break.
+        string(value).split(separator: "\n").map { $0.drop { $0 == " " } }.joined() + "\n"
+    }
+
     private static func write(_ value: Value, indent: Int, into out: inout String) {
         switch value {
         case .string(let text): out += quoted(text)

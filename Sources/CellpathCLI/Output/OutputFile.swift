@@ -14,6 +14,21 @@ enum OutputFile {
         }
     }
 
+    /// Replaces `path` with `bytes` at once (a temporary file beside it, renamed over it), so that
+    /// a reader (node_exporter's textfile collector) never sees half a file. Mode 0644.
+    static func replace(_ path: String, with bytes: [UInt8]) throws(CellpathError) {
+        let temporary = path + ".tmp.\(getpid())"
+        do throws(SystemError) {
+            let fd = try FileDescriptor.open(temporary, O_WRONLY | O_CREAT | O_TRUNC, mode: 0o644)
+            try IO.writeAll(fd.rawValue, bytes)
+            fd.close()
+            guard rename(temporary, path) == 0 else { throw SystemError("couldn't rename \(temporary) to \(path)") }
+        } catch {
+            unlink(temporary)
+            throw CellpathError(.cannotCreate, "couldn't write \(path): \(error.reason)")
+        }
+    }
+
     /// Refuses, before the work starts, a path that `write` could not write (a directory, a
     /// missing or read-only directory, /proc, a file without write permission), by opening it for
     /// writing as `write` will; leaves an existing file as it is and removes one it created.

@@ -3,7 +3,7 @@ import CellpathCore
 /// Options accepted by every command, before or after the subcommand.
 package struct GlobalOptions: Sendable, Equatable {
     var verbose = false
-    var quiet = false
+    package var quiet = false
     package var disclosure: Disclosure = .redacted
     package var json = false
     var color: ColorMode = .auto

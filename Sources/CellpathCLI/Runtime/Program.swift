@@ -15,6 +15,10 @@ package enum Program: String, Sendable {
     case phoneNumbers = "cellpath-number"
     /// `cellpath modems`, `cellpath bearer`: adds libmbim and libqmi (with GIO).
     case modems = "cellpath-modem"
+    /// `subscriber-check`, `phone-check`, `sim-check`, `coverage`: the modem layer's and libphonenumber's.
+    case checks = "cellpath-check"
+    /// `cellpath serve`: adds libmicrohttpd and libphonenumber.
+    case server = "cellpath-serve"
 
     /// Where the executable may be: next to the running one (the build directory, or the
     /// libexec directory for a helper), then `../libexec/cellpath/` (installed: the front in

@@ -162,14 +162,20 @@ extension QMIModem {
         return client
     }
 
+    /// Allocates the clients of the three services at once (one round trip: the reads that follow
+    /// need the DMS client too), follows NAS serving system and WDS packet service status
+    /// indications, and sends NAS Register Indications without waiting for its answer: that
+    /// comes with the answers to the reads sent next on the same client, which the modem serves
+    /// in order, so no change after a read goes unseen.
     func indications() async throws(ModemError) -> AsyncStream<ModemIndication> {
         if let indicationSink { return indicationSink.stream }
         let sink = IndicationSink()
         indicationSink = sink
-        // Both clients' IDs in one round trip.
-        async let allocated = ModemResult.of { @GLibActor () async throws(ModemError) in _ = try await self.client(QMI_SERVICE_WDS) }
-        let nas = try await client(QMI_SERVICE_NAS)
-        follow(nas, "serving-system") { output in
+        async let wdsAllocated = ModemResult.of { @GLibActor () async throws(ModemError) in _ = try await self.client(QMI_SERVICE_WDS) }
+        async let dmsAllocated = ModemResult.of { @GLibActor () async throws(ModemError) in _ = try await self.client(QMI_SERVICE_DMS) }
+        async let nasAllocated = ModemResult.of { @GLibActor () async throws(ModemError) in _ = try await self.client(QMI_SERVICE_NAS) }
+        for allocated in [await nasAllocated, await wdsAllocated, await dmsAllocated] { try allocated.get() }
+        follow(try await client(QMI_SERVICE_NAS), "serving-system") { output in
             var state = QMI_NAS_REGISTRATION_STATE_UNKNOWN, attach = QMI_NAS_ATTACH_STATE_UNKNOWN
             var interfaces: UnsafeMutablePointer<GArray>?
             guard qmi_indication_nas_serving_system_output_get_serving_system(output, &state, nil, &attach, nil, &interfaces, nil) != 0
@@ -186,20 +192,8 @@ extension QMIModem {
                                                      interfaces: interfaces)
             return [.registration(registration), .packetService(QMIModem.packetService(attach))]
         }
-        // Serving system indications are sent only to the clients that ask for them.
-        let input = qmi_message_nas_register_indications_input_new()
-        defer { qmi_message_nas_register_indications_input_unref(input) }
-        _ = qmi_message_nas_register_indications_input_set_serving_system_events(input, 1, nil)
-        _ = try await request("register for serving system indications", QMI_SERVICE_NAS,
-                              states: [QMI_PROTOCOL_ERROR_INVALID_QMI_COMMAND, QMI_PROTOCOL_ERROR_NOT_SUPPORTED],
-                              start: { client, timeout, call in
-            qmi_client_nas_register_indications(cqmi_client_nas(client), input, timeout, call.cancellable, call.callback, call.userData)
-        }, finish: { client, result, error in qmi_client_nas_register_indications_finish(cqmi_client_nas(client), result, error) },
-           result: qmi_message_nas_register_indications_output_get_result, unref: qmi_message_nas_register_indications_output_unref)
         // Packet Service Status indications go to the client that started the call.
-        try await allocated.get()
-        let wds = try await client(QMI_SERVICE_WDS)
-        follow(wds, "packet-service-status") { output in
+        follow(try await client(QMI_SERVICE_WDS), "packet-service-status") { output in
             var status = QMI_WDS_CONNECTION_STATUS_UNKNOWN
             guard qmi_indication_wds_packet_service_status_output_get_connection_status(output, &status, nil, nil) != 0 else { return [] }
             var reason: String?
@@ -212,7 +206,34 @@ extension QMIModem {
             }
             return [.bearer(QMIModem.bearerState(status), reason: reason)]
         }
+        await registerForServingSystemIndications()
         return sink.stream
+    }
+
+    /// Sends NAS Register Indications (serving system events go only to the clients that ask)
+    /// and returns once it is sent; `indicationRegistration` waits for the answer, and `close()`
+    /// for it. A modem that refuses is logged: its registration changes are then seen only
+    /// when read again.
+    private func registerForServingSystemIndications() async {
+        let sent = SentSignal()
+        indicationRegistration = Task { @GLibActor in
+            defer { sent.signal() }  // also when it failed before sending
+            let input = qmi_message_nas_register_indications_input_new()
+            defer { qmi_message_nas_register_indications_input_unref(input) }
+            _ = qmi_message_nas_register_indications_input_set_serving_system_events(input, 1, nil)
+            do throws(ModemError) {
+                _ = try await self.request("register for serving system indications", QMI_SERVICE_NAS,
+                                           states: [QMI_PROTOCOL_ERROR_INVALID_QMI_COMMAND, QMI_PROTOCOL_ERROR_NOT_SUPPORTED],
+                                           start: { client, timeout, call in
+                    qmi_client_nas_register_indications(cqmi_client_nas(client), input, timeout, call.cancellable, call.callback, call.userData)
+                    sent.signal()
+                }, finish: { client, result, error in qmi_client_nas_register_indications_finish(cqmi_client_nas(client), result, error) },
+                   result: qmi_message_nas_register_indications_output_get_result, unref: qmi_message_nas_register_indications_output_unref)
+            } catch where error.kind != .cancelled {
+                self.session.logger.warning("\(error.message): registration changes are seen only when read again")
+            } catch {}
+        }
+        await sent.wait()
     }
 
     /// Connects `decode` to `client`'s indication `signal`; what it returns goes to the sink.

@@ -19,6 +19,8 @@ final class QMIModem: ModemBackend {
     var indicationHandlers: [(client: UnsafeMutablePointer<QmiClient>, handler: gulong)] = []
     /// Where indications go, once followed; finished on close.
     var indicationSink: IndicationSink?
+    /// NAS Register Indications, sent and waiting for its answer (see `indications()`).
+    var indicationRegistration: Task<Void, Never>?
     /// The tasks waiting for a client that is being allocated, by service.
     private var allocating: [Int32: [CheckedContinuation<Void, Never>]] = [:]
     private var isOpen = true
@@ -33,8 +35,9 @@ final class QMIModem: ModemBackend {
         self.device = device
     }
 
-    /// Creates the QmiDevice and opens it in QMI mode (through qmi-proxy when `proxy`), with the
-    /// services' version info.
+    /// Creates the QmiDevice and opens it in QMI mode (through qmi-proxy when `proxy`). Without
+    /// asking for the services' version info (as qmicli): that round trip tells nothing that the
+    /// first client allocation does not, which fails as clearly on a modem without the service.
     static func open(_ session: ModemSession, proxy: Bool) async throws(ModemError) -> QMIModem {
         let file = g_file_new_for_path(session.port.devicePath)
         defer { g_object_unref(gpointer(file)) }
@@ -46,8 +49,7 @@ final class QMIModem: ModemBackend {
             return device
         }
         let modem = QMIModem(session: session, device: device)
-        var flags = QMI_DEVICE_OPEN_FLAGS_VERSION_INFO.rawValue
-        if proxy { flags |= QMI_DEVICE_OPEN_FLAGS_PROXY.rawValue }
+        let flags = proxy ? QMI_DEVICE_OPEN_FLAGS_PROXY.rawValue : QMI_DEVICE_OPEN_FLAGS_NONE.rawValue
         do {
             try await session.call(proxy ? "open through qmi-proxy" : "open") { call in
                 qmi_device_open(device, QmiDeviceOpenFlags(rawValue: flags), session.libraryTimeout, call.cancellable,
@@ -74,6 +76,8 @@ final class QMIModem: ModemBackend {
     }
 
     private func releaseAndClose() async {
+        indicationRegistration?.cancel()
+        await indicationRegistration?.value
         for (client, handler) in indicationHandlers { g_signal_handler_disconnect(gpointer(client), handler) }
         indicationHandlers = []
         indicationSink?.finish()

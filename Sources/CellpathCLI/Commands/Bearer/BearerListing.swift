@@ -74,9 +74,7 @@ package enum BearerListing {
     /// `bearer status --watch`: one line per status, JSON (JSON Lines) or the human title.
     package static func watchLine(_ report: BearerReport, json: Bool, now: Double = BearerListing.now) -> String {
         guard json else { return title(report).terminalSafe + "\n" }
-        // The writer's lines, joined: JSON strings never hold a raw line break.
-        return JSONWriter.string(.record(record(report, now: now))).split(separator: "\n")
-            .map { $0.drop { $0 == " " } }.joined() + "\n"
+        return JSONWriter.line(.record(record(report, now: now)))
     }
 
     /// What `bearer down` did.

@@ -7,19 +7,19 @@ import Modems
 
 extension BearerCommand {
     /// The commands of `cellpath bearer`, by command name.
-    static let implementations: [String: CommandAction] = [
+    package static let implementations: [String: CommandAction] = [
         "cellpath bearer up": .async(BearerUpCommand.run),
         "cellpath bearer down": .async(BearerDownCommand.run),
         "cellpath bearer status": .async(BearerStatusCommand.run),
     ]
 
     /// How the bearer commands reach the modem: through the proxy unless --no-proxy, within --timeout.
-    static func access(_ parsed: ParsedCommand) -> ModemAccess {
+    package static func access(_ parsed: ParsedCommand) -> ModemAccess {
         ModemAccess(useProxy: !parsed[ModemsCommand.noProxy], timeout: timeLimit(parsed))
     }
 
     /// The modem that -m names (or the only one); a refusal is the modems' list and exit 64.
-    static func chooseModem(_ parsed: ParsedCommand, _ context: CommandContext) async throws -> ModemSelection.Choice {
+    package static func chooseModem(_ parsed: ParsedCommand, _ context: CommandContext) async throws -> ModemSelection.Choice {
         let selector = try ModemOption.selector(parsed)
         ModemLibraries.configure(logger: context.logger)
         let discovery = ModemDiscovery(roots: ModemsCommand.deviceRoots(context))

@@ -5,7 +5,7 @@ import Modems
 
 extension ModemsCommand {
     /// The commands of `cellpath modems`, by command name: what this executable runs.
-    static let implementations: [String: CommandAction] = [
+    package static let implementations: [String: CommandAction] = [
         "cellpath modems": .async(run),
         "cellpath modems show": .async(ModemsShowCommand.run),
     ]

@@ -7,12 +7,12 @@ import Modems
 extension FetchCommand {
     /// `cellpath fetch` routed here (`-m/--modem`, or a modem and no `--interface`): the
     /// front's fetch with the modem layer's path.
-    static let implementations: [String: CommandAction] = [
+    package static let implementations: [String: CommandAction] = [
         "cellpath fetch": .async { parsed, context in try await run(parsed, context, pathProvider: modemPath) },
     ]
 
     /// The modem layer's path provider: the bearer of the modem that -m names (or the only one).
-    static func modemPath(_ parsed: ParsedCommand, _ context: CommandContext) throws -> any CellularPathProvider {
+    package static func modemPath(_ parsed: ParsedCommand, _ context: CommandContext) throws -> any CellularPathProvider {
         try checkModemPath(parsed)
         // Bringing the bearer up is bounded as `bearer up` is by default (fetch's --timeout is the chain's).
         let options = ModemPathProvider.Options(settings: BearerSettings(apn: bearerAPN(parsed)), access: BearerCommand.access(parsed),

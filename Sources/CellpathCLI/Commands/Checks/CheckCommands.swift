@@ -1,0 +1,89 @@
+import Workflow
+
+/// `cellpath subscriber-check | phone-check | sim-check | coverage`: the checks from the device,
+/// against a development server (`--server`, or the profile's) or the tru.ID API (`--direct`).
+/// They run in `cellpath-check`, which links the modem layer and libphonenumber.
+package enum CheckCommands {
+    static let subscriberCheck = spec(
+        "subscriber-check", product: .subscriberCheck,
+        abstract: "Check that a phone number is this SIM's, and that the SIM did not change recently (SubscriberCheck).",
+        discussion: """
+            Creates a SubscriberCheck on the backend while the modem's bearer comes up, opens its
+            check_url once through the cellular interface only (every hop and DNS query), completes it,
+            and prints whether the number matched and whether the SIM changed. The exit code is the
+            verdict: 0 verified, 1 not verified, 2 verified but the SIM changed within the period.
+            A bearer this command brought up is taken down at the end (--keep-bearer keeps it).
+            """)
+    static let phoneCheck = spec(
+        "phone-check", product: .phoneCheck,
+        abstract: "Check that a phone number is this SIM's (PhoneCheck).",
+        discussion: """
+            As subscriber-check, without the SIM-change fields. Exit 0 verified, 1 not verified.
+            """)
+
+    static let simCheck = CommandSpec(
+        name: "sim-check",
+        abstract: "Ask whether the SIM of a phone number changed recently (SIMCheck; no device leg).",
+        discussion: """
+            One call to the backend, over the default network. Exit 0 when the SIM did not change
+            within the period, 2 when it did.
+            """,
+        arguments: [phone.spec],
+        options: backendOptions + [ConfigurationOptions.region.spec, ConfigurationOptions.timeout.spec] + fieldOptions,
+        action: .program(.checks))
+
+    static let coverage = CommandSpec(
+        name: "coverage",
+        abstract: "Ask the tru.ID API, through the cellular path, which network the device is on and which checks it supports.",
+        discussion: """
+            Gets a token with the coverage scope from the backend (over the default network), then asks
+            the API's device_ip endpoint through the cellular interface only: the API answers for the
+            address the operator gave the bearer. Exit 69 when the address is not a mobile one.
+            """,
+        options: backendOptions.filter { $0.long != apiVersion.spec.long } + pathOptions + [
+            ConfigurationOptions.hopTimeout.spec, ConfigurationOptions.timeout.spec, ConfigurationOptions.caFile.spec,
+        ],
+        action: .program(.checks))
+
+    package static let phone = ArgumentKey("phone", help: "The phone number to check: international (+44…), national with --region, or a tel: URI.")
+    package static let direct = Flag("direct", help: "Speak the tru.ID API directly, with the project's credentials (tru.json, configuration or environment).")
+    package static let apiVersion = OptionKey<APIVersion>(
+        "api-version", "version", help: "The check flow: v0.2 (the chain ends with a code that the backend exchanges) or v0.1 (default: v0.2).",
+        ValueConversion { text throws(InvalidOptionValue) in
+            guard let version = APIVersion(rawValue: text) else { throw InvalidOptionValue(expectation: "v0.1 or v0.2") }
+            return version
+        })
+    package static let referenceID = OptionKey<String>("reference-id", "id", help: "Your own id for the check, echoed in its result.")
+    package static let redirectURL = OptionKey<String>(
+        "redirect-url", "url", help: "v0.2: the app URL the chain ends at; cellpath stops there and reads the code from it.")
+    package static let operatorOverride = OptionKey<String>(
+        "operator-override", "mcc-mnc", help: "Send this network as x-tru-ops instead of the serving network (MCC-MNC).")
+    package static let repeatCount = OptionKey<Int>("repeat", "n", help: "Run the check n times (field mode; one JSON line per run with --json).", .integer(in: 1...100_000))
+    package static let interval = OptionKey<Double>(
+        "interval", "seconds", help: "Seconds between the starts of repeated runs (default: one after the other).", .seconds)
+    package static let metricsFile = OptionKey<String>(
+        "metrics-file", "path", help: "Write the runs' summary in Prometheus text format to this file (atomically), for node_exporter.")
+
+    static let backendOptions: [OptionSpec] = [
+        ConfigurationOptions.server.spec, direct.spec, apiVersion.spec, ConfigurationOptions.profile.spec,
+        ConfigurationOptions.truJSON.spec, ConfigurationOptions.dataResidency.spec, ConfigurationOptions.apiBase.spec,
+    ]
+    static let pathOptions: [OptionSpec] = [
+        ModemOption.modem.spec, FetchCommand.apn.spec, FetchCommand.keepBearer.spec, ModemsCommand.noProxy.spec,
+        FetchCommand.interface.spec, FetchCommand.dns.spec, FetchCommand.allowAnyInterface.spec,
+    ]
+    static let fieldOptions: [OptionSpec] = [repeatCount.spec, interval.spec, metricsFile.spec]
+
+    /// The spec of a check with a device leg.
+    private static func spec(_ name: String, product: CheckProduct, abstract: String, discussion: String) -> CommandSpec {
+        CommandSpec(
+            name: name, abstract: abstract, discussion: discussion,
+            arguments: [phone.spec],
+            options: backendOptions + [referenceID.spec, redirectURL.spec, ConfigurationOptions.region.spec, operatorOverride.spec]
+                + pathOptions
+                + [FetchCommand.maxHops.spec, ConfigurationOptions.hopTimeout.spec, ConfigurationOptions.timeout.spec,
+                   ConfigurationOptions.caFile.spec]
+                + fieldOptions,
+            action: .program(.checks))
+    }
+}

@@ -1,0 +1,38 @@
+/// `cellpath serve`: the backend that holds the tru.ID credentials, compatible with tru.ID's
+/// development server. Runs in `cellpath-serve` (Sources/cellpath-serve), the executable that
+/// links libmicrohttpd and libphonenumber.
+package enum ServeCommand {
+    static let spec: CommandSpec = CommandSpec(
+        name: "serve",
+        abstract: "Run the backend for the tutorial apps: tru.ID dev-server routes over the tru.ID API.",
+        discussion: """
+            Serves the routes of tru.ID's development server (POST /subscriber-check, GET
+            /subscriber-check/{check_id}, /v0.2/…/exchange-code, /phone-check, /sim-check, coverage,
+            traces) plus /healthz, /metrics and /openapi.json (docs/serve.md), calling the tru.ID API
+            with the project's credentials (tru.json, configuration, CELLPATH_CLIENT_ID/SECRET or the
+            dev-server's TRU_ID_CLIENT_ID/TRU_ID_CLIENT_SECRET). One JSON access-log line per request
+            on stderr. SIGTERM or SIGINT: stop accepting, finish the requests in flight, exit 0.
+            Exits 78 when the API refuses the credentials and 69 when it cannot be reached at start.
+            """,
+        options: [listen.spec, tlsCert.spec, tlsKey.spec, apiKeyFile.spec, corsOrigin.spec, maxBody.spec, maxConnections.spec,
+                  rateLimit.spec, verboseFull.spec, ConfigurationOptions.truJSON.spec, ConfigurationOptions.dataResidency.spec,
+                  ConfigurationOptions.apiBase.spec, ConfigurationOptions.caFile.spec, ConfigurationOptions.region.spec],
+        action: .program(.server))
+
+    package static let listen = OptionKey<String>(
+        "listen", "address:port", help: "Address and port to listen on (default: 127.0.0.1:8080; [::1]:8080 for IPv6).")
+    package static let tlsCert = OptionKey<String>("tls-cert", "path", help: "Serve HTTPS with this certificate chain (PEM); needs --tls-key.")
+    package static let tlsKey = OptionKey<String>("tls-key", "path", help: "Private key (PEM) of --tls-cert.")
+    package static let apiKeyFile = OptionKey<String>(
+        "api-key-file", "path", help: "File holding the key clients must send (Authorization: Bearer KEY or X-Api-Key: KEY).")
+    package static let corsOrigin = RepeatableOptionKey<String>(
+        "cors-origin", "origin", help: "Origin allowed by CORS (repeatable; default: *, as the dev-server).")
+    package static let maxBody = OptionKey<Int>(
+        "max-body", "bytes", help: "Largest request body accepted (default: 16384; larger: 413).", .integer(in: 256...16_777_216))
+    package static let maxConnections = OptionKey<Int>(
+        "max-connections", "count", help: "Connections open at once (default: 512).", .integer(in: 1...65_536))
+    package static let rateLimit = OptionKey<Int>(
+        "rate-limit", "per-minute", help: "Requests per client address and minute (default: 600; 0: no limit; beyond: 429).",
+        .integer(in: 0...1_000_000))
+    package static let verboseFull = Flag("verbose-full", help: "Log request paths and client addresses (personal data) in the access log.")
+}

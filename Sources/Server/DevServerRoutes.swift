@@ -1,0 +1,305 @@
+import CellpathCore
+import FoundationEssentials
+import HTTPServer
+import PhoneNumbers
+import Workflow
+
+/// The routes of tru.ID's development server (v0.3.1) and serve's own (`/healthz`, `/metrics`,
+/// `/openapi.json`), answered with the tru.ID API behind `client`.
+public struct DevServerRoutes: Sendable {
+    let client: TruAPIClient
+    let settings: ServeSettings
+    let metrics: ServerMetrics
+    let log: @Sendable (String) -> Void
+    private let rateLimiter: ClientRateLimiter
+
+    public init(client: TruAPIClient, settings: ServeSettings, metrics: ServerMetrics, log: @escaping @Sendable (String) -> Void) {
+        self.client = client
+        self.settings = settings
+        self.metrics = metrics
+        self.log = log
+        rateLimiter = ClientRateLimiter(requestsPerMinute: settings.limits.requestsPerMinute)
+    }
+
+    /// Answers one request and writes its access-log line.
+    public func respond(_ request: HTTPRequest) async -> HTTPResponse {
+        let started = ContinuousClock.now
+        metrics.started()
+        let route = Self.routeName(request.path)
+        var response: HTTPResponse
+        do throws(ErrorAnswer) {
+            response = try await answer(request, route: route)
+        } catch {
+            response = error.response
+        }
+        addCORS(to: &response, request)
+        metrics.finished(route: route, method: request.method, status: response.status)
+        let elapsed = started.duration(to: .now)
+        var line: [(String, JSONValue)] = [("time", .string(Date().formatted(.iso8601))), ("method", .string(String(request.method.prefix(16)))),
+                                           ("route", .string(route)), ("status", .int(response.status)),
+                                           ("ms", .double((Self.seconds(elapsed) * 10_000).rounded() / 10)),
+                                           ("bytes", .int(response.body.count))]
+        if settings.logPersonalData {
+            line += [("path", .string(request.path)), ("client", .string(request.remoteAddress))]
+        }
+        log(JSONValue.object(line).serialized)
+        return response
+    }
+
+    /// The route's template for logs and metrics: ids replaced, unknown paths grouped.
+    static func routeName(_ path: String) -> String {
+        if path.hasPrefix("/subscriber-check/") && path.split(separator: "/").count == 2 && !path.hasSuffix("/") {
+            return "/subscriber-check/{check_id}"
+        }
+        return knownPaths.contains(path) ? path : "other"
+    }
+
+    static let knownPaths: Set<String> = [
+        "/check", "/phone-check", "/v0.1/phone-check", "/check_status", "/callback", "/phone-check/callback", "/v0.1/phone-check/callback",
+        "/subscriber-check", "/v0.1/subscriber-check", "/sim-check", "/v0.1/sim-check", "/v0.2/phone-check", "/v0.2/subscriber-check",
+        "/v0.2/phone-check/exchange-code", "/v0.2/subscriber-check/exchange-code", "/coverage-access-token", "/country", "/device",
+        "/traces", "/v0.1/traces", "/v0.2/traces", "/healthz", "/metrics", "/openapi.json",
+    ]
+
+    private func answer(_ request: HTTPRequest, route: String) async throws(ErrorAnswer) -> HTTPResponse {
+        if request.method == "OPTIONS" { return HTTPResponse(status: 204) }
+        if route != "/healthz" && route != "/metrics" {
+            try authorize(request)
+            if let wait = rateLimiter.admit(request.remoteAddress, now: Date().timeIntervalSince1970) {
+                throw ErrorAnswer(429, "too many requests", headers: ["Retry-After": String(wait)])
+            }
+        }
+        if request.body.count > settings.limits.maxBodyBytes { throw ErrorAnswer(413, "the request body is too large") }
+        let path = request.path
+        switch path {
+        case "/healthz": return try await method(request, ["GET"]) { () async throws(ErrorAnswer) in await health() }
+        case "/metrics":
+            return try await method(request, ["GET"]) { () async throws(ErrorAnswer) in
+                HTTPResponse(status: 200, contentType: "text/plain; version=0.0.4", body: metrics.exposition(tokenRequests: await client.tokenRequests))
+            }
+        case "/openapi.json":
+            return try await method(request, ["GET"]) { () async throws(ErrorAnswer) in
+                HTTPResponse(status: 200, contentType: "application/json", body: OpenAPIDocument.json)
+            }
+        case "/check", "/phone-check", "/v0.1/phone-check", "/check_status":
+            let create = path != "/check_status" ? ["POST"] : []
+            let methods = path == "/check" ? ["POST"] : create + ["GET"]
+            return try await method(request, methods) { () async throws(ErrorAnswer) in
+                request.method == "POST" ? try await createCheck(request, .phoneCheck, .v0_1)
+                                         : try await checkResult(request, .phoneCheck, .v0_1, checkID: nil)
+            }
+        case "/subscriber-check", "/v0.1/subscriber-check":
+            return try await method(request, ["POST", "GET"]) { () async throws(ErrorAnswer) in
+                request.method == "POST" ? try await createCheck(request, .subscriberCheck, .v0_1)
+                                         : try await checkResult(request, .subscriberCheck, .v0_1, checkID: nil)
+            }
+        case "/v0.2/phone-check", "/v0.2/subscriber-check":
+            let product: CheckProduct = path.contains("phone") ? .phoneCheck : .subscriberCheck
+            return try await method(request, ["POST", "GET"]) { () async throws(ErrorAnswer) in
+                request.method == "POST" ? try await createCheck(request, product, .v0_2)
+                                         : try await checkResult(request, product, .v0_2, checkID: nil)
+            }
+        case "/v0.2/phone-check/exchange-code", "/v0.2/subscriber-check/exchange-code":
+            let product: CheckProduct = path.contains("phone") ? .phoneCheck : .subscriberCheck
+            return try await method(request, ["GET", "POST"]) { () async throws(ErrorAnswer) in try await exchangeCode(request, product) }
+        case "/sim-check", "/v0.1/sim-check":
+            return try await method(request, ["POST"]) { () async throws(ErrorAnswer) in try await simCheck(request) }
+        case "/coverage-access-token":
+            return try await method(request, ["GET"]) { () async throws(ErrorAnswer) in try await coverageToken() }
+        case "/country":
+            return try await method(request, ["GET"]) { () async throws(ErrorAnswer) in
+                let code = try RequestParameters(request).required("country_code")
+                return try await upstream { () async throws(TruAPIError) in try await client.coverage(countryCode: code) }
+            }
+        case "/device":
+            return try await method(request, ["GET"]) { () async throws(ErrorAnswer) in
+                let parameters = try RequestParameters(request)
+                let given = try parameters.optional("ip_address")
+                let misspelt = try parameters.optional("id_address")
+                let address = given ?? misspelt ?? request.remoteAddress
+                return try await upstream { () async throws(TruAPIError) in try await client.coverage(deviceIP: address) }
+            }
+        case "/traces", "/v0.1/traces", "/v0.2/traces":
+            return try await method(request, ["POST"]) { () async throws(ErrorAnswer) in trace(request) }
+        default:
+            if route == "/subscriber-check/{check_id}" {
+                let checkID = String(path.dropFirst("/subscriber-check/".count))
+                return try await method(request, ["GET"]) { () async throws(ErrorAnswer) in
+                    try await checkResult(request, .subscriberCheck, .v0_1, checkID: checkID)
+                }
+            }
+            throw ErrorAnswer(404, "no such route")
+        }
+    }
+
+    /// Runs `body` when the request's method is one of `methods`; 405 with `Allow` otherwise.
+    private func method(_ request: HTTPRequest, _ methods: [String],
+                        _ body: () async throws(ErrorAnswer) -> HTTPResponse) async throws(ErrorAnswer) -> HTTPResponse {
+        guard methods.contains(request.method) else {
+            throw ErrorAnswer(405, "method not allowed", headers: ["Allow": (methods + ["OPTIONS"]).joined(separator: ", ")])
+        }
+        return try await body()
+    }
+
+    /// Refuses a request without the configured client key (constant-time comparison).
+    private func authorize(_ request: HTTPRequest) throws(ErrorAnswer) {
+        guard let key = settings.apiKey else { return }
+        let bearer = request.headers["Authorization"].flatMap { $0.hasPrefix("Bearer ") ? String($0.dropFirst(7)) : nil }
+        guard let given = request.headers["X-Api-Key"] ?? bearer, Self.constantTimeEqual(Array(given.utf8), Array(key.utf8)) else {
+            throw ErrorAnswer(401, "a valid client key is required", headers: ["WWW-Authenticate": "Bearer"])
+        }
+    }
+
+    static func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        guard a.count == b.count else { return false }
+        return zip(a, b).reduce(0) { $0 | ($1.0 ^ $1.1) } == 0
+    }
+
+    private func addCORS(to response: inout HTTPResponse, _ request: HTTPRequest) {
+        guard let origin = request.headers["Origin"] else { return }
+        if settings.corsOrigins.contains("*") {
+            response.headers.set("Access-Control-Allow-Origin", "*")
+        } else if settings.corsOrigins.contains(origin) {
+            response.headers.set("Access-Control-Allow-Origin", origin)
+            response.headers.set("Vary", "Origin")
+        } else {
+            return
+        }
+        response.headers.set("Access-Control-Allow-Methods", "GET, POST, OPTIONS")
+        response.headers.set("Access-Control-Allow-Headers", "Content-Type, Authorization, X-Api-Key")
+    }
+
+    // MARK: Products
+
+    private func phoneNumber(_ parameters: RequestParameters) throws(ErrorAnswer) -> String {
+        let input = try parameters.required("phone_number")
+        do throws(CellpathError) {
+            let number = try PhoneNumber.parse(input, defaultRegion: settings.defaultRegion)
+            return number.e164
+        } catch {
+            throw ErrorAnswer(400, "phone_number is not a valid phone number: \(error.message)")
+        }
+    }
+
+    private func createCheck(_ request: HTTPRequest, _ product: CheckProduct, _ version: APIVersion) async throws(ErrorAnswer) -> HTTPResponse {
+        let parameters = try RequestParameters(request)
+        let number = try phoneNumber(parameters)
+        let redirectURL = version == .v0_2 ? try parameters.optional("redirect_url") : nil
+        let created = try await call { () async throws(TruAPIError) in
+            try await client.createCheck(product, version: version, phoneNumber: number, redirectURL: redirectURL)
+        }
+        return Self.json(200, [("check_id", .string(created.checkID)), ("check_url", .string(created.checkURL))])
+    }
+
+    private func checkResult(_ request: HTTPRequest, _ product: CheckProduct, _ version: APIVersion,
+                             checkID given: String?) async throws(ErrorAnswer) -> HTTPResponse {
+        let checkID: String
+        if let given { checkID = given } else { checkID = try RequestParameters(request).required("check_id") }
+        let result = try await call { () async throws(TruAPIError) in try await client.checkResult(product, version: version, checkID: checkID) }
+        var body: [(String, JSONValue)] = [("match", result.match.map(JSONValue.bool) ?? .null), ("check_id", .string(result.checkID))]
+        if product == .subscriberCheck {
+            body.append(("no_sim_change", result.noSimChange.map(JSONValue.bool) ?? .null))
+            if version == .v0_1 { body.append(("last_sim_change_at", result.lastSimChangeAt.map(JSONValue.string) ?? .null)) }
+        }
+        return Self.json(200, body)
+    }
+
+    private func exchangeCode(_ request: HTTPRequest, _ product: CheckProduct) async throws(ErrorAnswer) -> HTTPResponse {
+        let parameters = try RequestParameters(request)
+        let code = try parameters.required("code")
+        let checkID = try parameters.required("check_id")
+        let result = try await call { () async throws(TruAPIError) in try await client.completeCheck(product, checkID: checkID, code: code) }
+        var body: [(String, JSONValue)] = [("check_id", .string(result.checkID)), ("match", result.match.map(JSONValue.bool) ?? .null)]
+        if product == .subscriberCheck { body.append(("no_sim_change", result.noSimChange.map(JSONValue.bool) ?? .null)) }
+        return Self.json(200, body)
+    }
+
+    private func simCheck(_ request: HTTPRequest) async throws(ErrorAnswer) -> HTTPResponse {
+        let number = try phoneNumber(try RequestParameters(request))
+        let result = try await call { () async throws(TruAPIError) in try await client.simCheck(phoneNumber: number) }
+        return Self.json(200, [("no_sim_change", result.noSimChange.map(JSONValue.bool) ?? .null),
+                               ("last_sim_change_at", result.lastSimChangeAt.map(JSONValue.string) ?? .null),
+                               ("sim_change_within", result.simChangeWithin.map(JSONValue.int) ?? .null),
+                               ("check_id", .string(result.checkID))])
+    }
+
+    private func coverageToken() async throws(ErrorAnswer) -> HTTPResponse {
+        let token = try await call { () async throws(TruAPIError) in try await client.accessToken(scopes: ["coverage"]) }
+        let base = client.endpoint.baseURL.hasSuffix("/") ? String(client.endpoint.baseURL.dropLast()) : client.endpoint.baseURL
+        return Self.json(200, [("token", .string(token)), ("url", .string(base + "/coverage/v0.1/device_ip"))])
+    }
+
+    /// Writes a device trace to the log, bounded and with digit runs (numbers, addresses) masked.
+    private func trace(_ request: HTTPRequest) -> HTTPResponse {
+        let kept = request.body.prefix(settings.limits.maxTraceBytes)
+        let text = String(decoding: kept, as: UTF8.self)
+        let redacted = settings.logPersonalData ? text : Self.maskingDigitRuns(text)
+        log(JSONValue.object([("trace", .string(redacted)), ("bytes", .int(request.body.count)),
+                              ("truncated", .bool(kept.count < request.body.count))]).serialized)
+        return Self.json(200, [])
+    }
+
+    /// `text` with every run of 4 or more digits replaced by `#`s.
+    static func maskingDigitRuns(_ text: String) -> String {
+        var out = "", run = ""
+        for character in text {
+            if character.isASCII && character.isNumber { run.append(character); continue }
+            out += run.count >= 4 ? String(repeating: "#", count: run.count) : run
+            run = ""
+            out.append(character)
+        }
+        return out + (run.count >= 4 ? String(repeating: "#", count: run.count) : run)
+    }
+
+    private func health() async -> HTTPResponse {
+        do throws(TruAPIError) {
+            _ = try await client.accessToken(scopes: ["coverage"])
+            return Self.json(200, [("status", .string("ok")), ("upstream_token", .string("valid"))])
+        } catch {
+            return Self.json(503, [("status", .string("unavailable")), ("upstream_token", .string(error.cellpathError.message))])
+        }
+    }
+
+    // MARK: Upstream
+
+    /// Runs an API call, timing it; an API error answer is passed on with its status and body,
+    /// anything else becomes a short 500.
+    private func call<T: Sendable>(_ body: () async throws(TruAPIError) -> T) async throws(ErrorAnswer) -> T {
+        let started = ContinuousClock.now
+        defer {
+            metrics.upstreamCall(seconds: Self.seconds(started.duration(to: .now)))
+        }
+        do {
+            return try await body()
+        } catch {
+            throw Self.errorAnswer(error)
+        }
+    }
+
+    /// A coverage answer passed on with the API's status.
+    private func upstream(_ body: () async throws(TruAPIError) -> APIAnswer) async throws(ErrorAnswer) -> HTTPResponse {
+        let answer = try await call(body)
+        return HTTPResponse(status: answer.status, contentType: "application/json", body: answer.json.serialized)
+    }
+
+    static func errorAnswer(_ error: TruAPIError) -> ErrorAnswer {
+        switch error {
+        case .upstream(let answer):
+            var passed = ErrorAnswer(answer.status, "")
+            passed.passThrough = answer
+            return passed
+        case .invalidRequest(let reason):
+            return ErrorAnswer(400, reason)
+        case .malformedAnswer, .transport:
+            return ErrorAnswer(500, "the tru.ID API could not be used: \(error.cellpathError.message)")
+        }
+    }
+
+    static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    }
+
+    static func json(_ status: Int, _ members: [(String, JSONValue)]) -> HTTPResponse {
+        HTTPResponse(status: status, contentType: "application/json", body: JSONValue.object(members).serialized)
+    }
+}

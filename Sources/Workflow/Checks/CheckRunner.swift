@@ -1,0 +1,177 @@
+import CellpathCore
+import CellularHTTP
+
+/// Runs checks from the device, as the tutorial's app does but over the cellular path only:
+/// the check is created on the backend (default network) while the bearer comes up, its
+/// check_url is opened once through the cellular path, and the backend completes it. A bearer
+/// this run brought up is released at the end, whatever happened.
+public struct CheckRunner: Sendable {
+    public var backend: any CheckBackend
+    public var pathProvider: any CellularPathProvider
+    /// The check_url request's settings (timeouts, hops, CA file, strictness); its URL is the check's.
+    public var checkURLRequest: FetchRequest
+    /// Sent as `x-tru-ops` instead of the serving network's MCC-MNC (a carrier whose serving
+    /// network differs from the SIM's home network).
+    public var operatorOverride: String?
+    /// Called with each step as it starts (for a progress line).
+    public var progress: @Sendable (String) -> Void
+
+    public init(backend: any CheckBackend, pathProvider: any CellularPathProvider, checkURLRequest: FetchRequest,
+                operatorOverride: String? = nil, progress: @escaping @Sendable (String) -> Void = { _ in }) {
+        self.backend = backend
+        self.pathProvider = pathProvider
+        self.checkURLRequest = checkURLRequest
+        self.operatorOverride = operatorOverride
+        self.progress = progress
+    }
+
+    /// A PhoneCheck or SubscriberCheck of `phoneNumber` (E.164). Never throws: the report holds
+    /// the failure. Cancelling the task stops the run and releases the bearer.
+    public func run(_ product: CheckProduct, phoneNumber: String, options: CheckOptions) async -> CheckRunReport {
+        var report = CheckRunReport(product: product, phoneNumber: phoneNumber, backend: backend.name, apiVersion: options.apiVersion)
+        let clock = StepClock()
+        do {
+            try await steps(product, phoneNumber: phoneNumber, options: options, clock: clock, report: &report)
+        } catch {
+            report.failure = Self.failure(error)
+        }
+        await pathProvider.release()
+        report.totalMs = clock.now()
+        return report
+    }
+
+    /// The steps of `run`.
+    private func steps(_ product: CheckProduct, phoneNumber: String, options: CheckOptions, clock: StepClock,
+                       report: inout CheckRunReport) async throws {
+            progress("creating the check and bringing the cellular path up")
+            let (created, path) = try await createWhilePathComesUp(product, phoneNumber: phoneNumber, options: options, clock: clock, report: &report)
+            let createdAt = clock.now()
+            report.checkID = created.checkID
+            report.path = path
+            if let ttl = created.ttl, clock.now() - createdAt > Double(ttl) * 1000 {
+                throw CellpathError(.dataError, "the check expired (TTL \(ttl) s) before its check_url could be opened; it was not opened")
+            }
+
+            progress("opening check_url through \(path.interfaceName)")
+            let start = clock.now()
+            var request = checkURLRequest
+            request.url = created.checkURL
+            let operatorID = operatorOverride ?? path.operatorID
+            report.operatorSent = operatorID
+            var openerPath = path
+            openerPath.operatorID = operatorID
+            let opened = await CheckURLOpener(client: CellularHTTPClient(path: openerPath)).open(request, sendOperatorHeader: operatorID != nil)
+            report.checkURL = opened
+            report.steps.append(clock.timing("check_url", since: start, succeeded: opened.failure == nil))
+            try Task.checkCancellation()
+            if let failure = opened.failure {
+                report.checkURLFailure = failure
+                throw failure.cellpathError
+            }
+
+            progress("completing the check")
+            let verdict = try await step("complete", clock: clock, report: &report) { () async throws(CellpathError) in
+                try await complete(product, created: created, callback: options.apiVersion == .v0_2 ? opened.callback : nil,
+                                   ttlEndsMs: created.ttl.map { createdAt + Double($0) * 1000 }, clock: clock)
+            }
+            report.verdict = verdict
+            report.outcome = try CheckOutcome(product, verdict: verdict)
+    }
+
+    /// A SIMCheck: one backend call, no device leg (and no bearer).
+    public func runSIMCheck(phoneNumber: String, options: CheckOptions) async -> CheckRunReport {
+        var report = CheckRunReport(product: .simCheck, phoneNumber: phoneNumber, backend: backend.name, apiVersion: .v0_1)
+        let clock = StepClock()
+        let backend = backend
+        progress("running the SIMCheck")
+        do {
+            let verdict = try await step("sim_check", clock: clock, report: &report) { () async throws(CellpathError) in
+                try await backend.simCheck(phoneNumber: phoneNumber, options: options)
+            }
+            report.checkID = verdict.checkID
+            report.verdict = verdict
+            report.outcome = try CheckOutcome(.simCheck, verdict: verdict)
+        } catch {
+            report.failure = Self.failure(error)
+        }
+        report.totalMs = clock.now()
+        return report
+    }
+
+    /// The failure to report for `error`: cancellation wins over what it caused.
+    private static func failure(_ error: any Error) -> CellpathError {
+        if Task.isCancelled { return CellpathError(.cancelled, "cancelled") }
+        return error as? CellpathError ?? CellpathError(.cancelled, "cancelled")
+    }
+
+    /// Creates the check on the backend while the cellular path comes up; when either fails the
+    /// other is cancelled (the path provider undoes what it started).
+    private func createWhilePathComesUp(_ product: CheckProduct, phoneNumber: String, options: CheckOptions, clock: StepClock,
+                                        report: inout CheckRunReport) async throws -> (CreatedCheckHandle, CellularPath) {
+        enum Done: Sendable {
+            case created(Result<CreatedCheckHandle, CellpathError>, CheckStepTiming)
+            case path(Result<CellularPath, CellpathError>, CheckStepTiming)
+        }
+        let backend = backend, pathProvider = pathProvider
+        return try await withThrowingTaskGroup(of: Done.self) { group in
+            group.addTask {
+                let start = clock.now()
+                let result = await Self.capture { () async throws(CellpathError) in
+                    try await backend.create(product, phoneNumber: phoneNumber, options: options)
+                }
+                return .created(result, clock.timing("create", since: start, succeeded: (try? result.get()) != nil))
+            }
+            group.addTask {
+                let start = clock.now()
+                let result = await Self.capture { () async throws(CellpathError) in try await pathProvider.cellularPath() }
+                return .path(result, clock.timing("path", since: start, succeeded: (try? result.get()) != nil))
+            }
+            var created: CreatedCheckHandle?, path: CellularPath?
+            for try await done in group {
+                switch done {
+                case .created(let result, let timing):
+                    report.steps.append(timing)
+                    do { created = try result.get() } catch { group.cancelAll(); throw error }
+                case .path(let result, let timing):
+                    report.steps.append(timing)
+                    do { path = try result.get() } catch { group.cancelAll(); throw error }
+                }
+            }
+            try Task.checkCancellation()
+            return (created!, path!)
+        }
+    }
+
+    /// Completes the check: exchanges the v0.2 code, or reads the v0.1 result, reading again
+    /// (bounded, within the TTL) while the backend still reports it PENDING.
+    private func complete(_ product: CheckProduct, created: CreatedCheckHandle, callback: CheckCallback?, ttlEndsMs: Double?,
+                          clock: StepClock) async throws(CellpathError) -> CheckVerdict {
+        var verdict = try await backend.complete(product, check: created, callback: callback)
+        var reads = 1
+        while callback == nil, ["ACCEPTED", "PENDING"].contains(verdict.status?.uppercased() ?? ""), reads < 5,
+              ttlEndsMs.map({ clock.now() < $0 }) ?? true {
+            do { try await Task.sleep(for: .milliseconds(100 * reads)) } catch { throw CellpathError(.cancelled, "cancelled") }
+            verdict = try await backend.complete(product, check: created, callback: nil)
+            reads += 1
+        }
+        return verdict
+    }
+
+    /// Runs one step and records its timing.
+    private func step<T>(_ name: String, clock: StepClock, report: inout CheckRunReport,
+                         _ work: () async throws(CellpathError) -> T) async throws(CellpathError) -> T {
+        let start = clock.now()
+        do {
+            let value = try await work()
+            report.steps.append(clock.timing(name, since: start, succeeded: true))
+            return value
+        } catch {
+            report.steps.append(clock.timing(name, since: start, succeeded: false))
+            throw error
+        }
+    }
+
+    private static func capture<T>(_ work: () async throws(CellpathError) -> T) async -> Result<T, CellpathError> {
+        do { return .success(try await work()) } catch { return .failure(error) }
+    }
+}

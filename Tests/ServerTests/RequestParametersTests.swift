@@ -1,0 +1,37 @@
+import HTTPServer
+import Testing
+@testable import Server
+
+/// Reading dev-server parameters from JSON, form bodies and the query.
+struct RequestParametersTests {
+    @Test func jsonFormAndQueryAreRead() throws {
+        let json = try RequestParameters(HTTPRequest(method: "POST", path: "/x", headers: ["Content-Type": "application/json"],
+                                                     body: Array(#"{"phone_number":"+447940448591"}"#.utf8)))
+        #expect(try json.required("phone_number") == "+447940448591")
+        let form = try RequestParameters(HTTPRequest(method: "POST", path: "/x", headers: ["Content-Type": "application/x-www-form-urlencoded"],
+                                                     body: Array("phone_number=%2B44+7940&x=1".utf8)))
+        #expect(try form.required("phone_number") == "+44 7940")
+        let query = try RequestParameters(HTTPRequest(method: "GET", path: "/x", queryItems: [HTTPQueryItem(name: "check_id", value: "c1")]))
+        #expect(try query.required("check_id") == "c1")
+    }
+
+    @Test func badValuesAre400WithTheParameterNamed() {
+        func status(_ body: String, _ type: String = "application/json") -> (Int, String)? {
+            do {
+                _ = try RequestParameters(HTTPRequest(method: "POST", path: "/x", headers: ["Content-Type": type], body: Array(body.utf8)))
+                    .required("phone_number")
+                return nil
+            } catch {
+                return (error.status, error.message)
+            }
+        }
+        #expect(status("{}")! == (400, "phone_number parameter is required"))
+        #expect(status(#"{"phone_number":""}"#)! == (400, "phone_number parameter is required"))
+        #expect(status(#"{"phone_number":447940448591}"#)! == (400, "phone_number parameter must be a string"))
+        #expect(status(#"{"phone_number":"+44\r\nX: y"}"#)! == (400, "phone_number parameter is not valid"))
+        #expect(status(#"{"phone_number":"+44\u0000"}"#)! == (400, "phone_number parameter is not valid"))
+        #expect(status("[1]")! == (400, "the body is not a JSON object"))
+        #expect(status("phone_number=%zz", "application/x-www-form-urlencoded")! == (400, "the form body is not valid"))
+        #expect(status("x", "text/plain")!.0 == 415)
+    }
+}

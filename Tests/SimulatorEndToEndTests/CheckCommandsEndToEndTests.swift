@@ -1,0 +1,150 @@
+import CellpathCore
+import Glibc
+import SimulatorScenario
+import SystemSupport
+import Testing
+import TestSupport
+
+/// The check commands in the simulated world (`--direct`: the fake tru.ID API): the verdicts
+/// and their exit codes, the check_url chain through the bearer only, the bearer taken down
+/// after the run, and every failure leaving no bearer behind.
+@Suite(.serialized, .enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)))
+struct CheckCommandsEndToEndTests {
+    /// Two modems: the MBIM one's SIM unchanged, the QMI one's swapped 30 minutes ago.
+    static var twoModems: Scenario {
+        var scenario = Scenario.builtIn
+        var swapped = scenario.modems[0]
+        scenario.modems[0].sim?.msisdn = "+447940448591"
+        swapped.protocol = .qmi
+        swapped.sim?.msisdn = "+447940448593"
+        swapped.sim?.simChangedMinutesAgo = 30
+        swapped.imei = "351234567890132"
+        swapped.sim?.iccid = "8900101234567890138"
+        swapped.sim?.imsi = "001010123456780"
+        scenario.modems.append(swapped)
+        return scenario
+    }
+
+    @Test func theThreeVerdictsOfASubscriberCheckAndTheirExitCodes() throws {
+        try SimulatedDevice.with(Self.twoModems, connect: false) { device in
+            let logMark = try device.requestLog().count
+            let verified = try device.cellpath(["subscriber-check", "+447940448591", "-m", "0", "--direct", "--json"])
+            #expect(verified.status == 0, "\(verified.stderr)")
+            let json = try JSONValue.parse(verified.stdout)
+            #expect(json["outcome"]?.string == "verified")
+            #expect(json["match"] == .bool(true))
+            #expect(json["no_sim_change"] == .bool(true))
+            #expect(json["phone_number"]?.string == "+••••91", "the number is masked without --verbose-full")
+            #expect(json["path"]?["interface"]?.string == "wwan0")
+            #expect(json["operator_sent"]?.string == "001-01")
+            #expect(json["steps"]?.array?.compactMap { $0["step"]?.string }.sorted() == ["check_url", "complete", "create", "path"])
+            #expect(json["check_url"]?["hops"]?.array?.allSatisfy { $0["local_address"]?.string == "100.64.23.10" } == true)
+            // The check_url chain came from the bearer; the backend calls (token, create, PATCH) from Wi-Fi.
+            let log = try Array(device.requestLog().dropFirst(logMark))
+            let fromBearer = log.filter { $0["source"]?.string == "100.64.23.10" }
+            #expect(fromBearer.count == 3, "\(log)")
+            #expect(log.contains { $0["method"]?.string == "PATCH" && $0["source"]?.string == "192.0.2.23" }, "\(log)")
+            // The bearer this run brought up is down again.
+            #expect(try device.status()["modems"]?.array?[0]["bearer"]?.string == "disconnected")
+            #expect(try device.run(["ip", "rule"]).stdout.contains("100.64.23.10") == false)
+
+            let other = try device.cellpath(["subscriber-check", "+447940448592", "-m", "0", "--direct", "--json"])
+            #expect(other.status == 1, "\(other.stderr)")
+            #expect(try JSONValue.parse(other.stdout)["outcome"]?.string == "not_verified")
+
+            let swapped = try device.cellpath(["subscriber-check", "+447940448593", "-m", "1", "--direct", "--json"])
+            #expect(swapped.status == 2, "\(swapped.stderr)")
+            let swappedJSON = try JSONValue.parse(swapped.stdout)
+            #expect(swappedJSON["outcome"]?.string == "sim_changed")
+            #expect(swappedJSON["path"]?["interface"]?.string == "wwan1")
+            #expect(swappedJSON["sim_change_within"] == .int(60))
+        }
+    }
+
+    @Test func phoneCheckV01SimCheckAndCoverage() throws {
+        try SimulatedDevice.with(Self.twoModems, connect: false) { device in
+            let phone = try device.cellpath(["phone-check", "+447940448591", "-m", "0", "--direct", "--api-version", "v0.1", "--json"])
+            #expect(phone.status == 0, "\(phone.stderr)")
+            #expect(try JSONValue.parse(phone.stdout)["match"] == .bool(true))
+            #expect(try JSONValue.parse(phone.stdout)["api_version"]?.string == "v0.1")
+
+            let unchanged = try device.cellpath(["sim-check", "+447940448591", "--direct", "--json"])
+            #expect(unchanged.status == 0, "\(unchanged.stderr)")
+            let changed = try device.cellpath(["sim-check", "+447940448593", "--direct", "--json"])
+            #expect(changed.status == 2, "\(changed.stderr)")
+            #expect(try JSONValue.parse(changed.stdout)["no_sim_change"] == .bool(false))
+
+            let coverage = try device.cellpath(["coverage", "-m", "0", "--direct", "--json"])
+            #expect(coverage.status == 0, "\(coverage.stderr)")
+            let answer = try JSONValue.parse(coverage.stdout)
+            #expect(answer["network_id"]?.string == "00101")
+            #expect(answer["products"]?.array?.count == 3)
+            #expect(try device.status()["modems"]?.array?[0]["bearer"]?.string == "disconnected")
+        }
+    }
+
+    /// Through Wi-Fi the API refuses the check_url (412 not_mobile_ip, exit 69).
+    @Test func wifiIsRefused() throws {
+        try SimulatedDevice.with(connect: false) { device in
+            let refused = try device.cellpath(["subscriber-check", "+447940448591", "--direct", "--interface", "wlan0", "--dns", "192.0.2.1"])
+            #expect(refused.status == 64, "\(refused.stderr)")
+            let forced = try device.cellpath(["subscriber-check", "+447940448591", "--direct", "--interface", "wlan0", "--dns", "192.0.2.1",
+                                              "--allow-any-interface", "--json"])
+            #expect(forced.status == 69, "\(forced.stderr)")
+            #expect(try JSONValue.parse(forced.stdout)["error"]?["reason"]?.string == "notMobileIP")
+        }
+    }
+
+    /// The API fails the create call (503, retried, then 75): the bearer that came up meanwhile
+    /// is taken down.
+    @Test func aFailedCreateStillTakesTheBearerDown() throws {
+        var scenario = Scenario.builtIn
+        scenario.api.serverErrorStatus = 503
+        try SimulatedDevice.with(scenario, connect: false) { device in
+            let result = try device.cellpath(["subscriber-check", "+447940448591", "-m", "0", "--direct", "--json"])
+            #expect(result.status == 75, "\(result.stderr)")
+            #expect(try JSONValue.parse(result.stdout)["error"]?["kind"]?.string == "temporary")
+            #expect(try device.status()["modems"]?.array?[0]["bearer"]?.string == "disconnected")
+            #expect(try device.run(["ip", "-4", "addr", "show", "dev", "wwan0"]).stdout.contains("inet ") == false)
+        }
+    }
+
+    /// Ctrl-C while the check waits for a slow API: exit 130, no bearer, no address, no rule.
+    @Test func ctrlCLeavesNoBearerBehind() throws {
+        var scenario = Scenario.builtIn
+        scenario.api.slowMs = 4000
+        try SimulatedDevice.with(scenario, connect: false) { device in
+            let result = try ProcessRunner.run([CellpathBinary.path, "sim", "exec", "--prefix", device.prefix, "--", CellpathBinary.path,
+                                                "subscriber-check", "+447940448591", "-m", "0", "--direct"],
+                                               environment: ["PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "HOME": "/nonexistent",
+                                                             "CELLPATH_SYSTEM_CONFIG": "/nonexistent/cellpath.conf"],
+                                               signals: [(after: 2.0, signal: SIGINT)])
+            #expect(result.status == 130, "\(result.stderr)")
+            #expect(try device.status()["modems"]?.array?[0]["bearer"]?.string == "disconnected")
+            #expect(try device.run(["ip", "-4", "addr", "show", "dev", "wwan0"]).stdout.contains("inet ") == false)
+            #expect(try device.run(["ip", "rule"]).stdout.contains("100.64.23.10") == false)
+        }
+    }
+
+    /// Field mode: one JSON line per run, a summary, a Prometheus file; one bearer for all runs.
+    @Test func fieldModeWritesLinesASummaryAndMetrics() throws {
+        try SimulatedDevice.with(connect: false) { device in
+            let metrics = "/tmp/\(device.prefix)metrics.prom"
+            defer { unlink(metrics) }
+            let result = try device.cellpath(["subscriber-check", "+447940448591", "-m", "0", "--direct", "--repeat", "3",
+                                              "--metrics-file", metrics, "--json"])
+            #expect(result.status == 0, "\(result.stderr)")
+            let lines = result.stdout.split(separator: "\n").map(String.init)
+            let runs = try lines.prefix(3).map { try JSONValue.parse($0) }
+            #expect(runs.map { $0["run"] } == [.int(1), .int(2), .int(3)])
+            #expect(runs.allSatisfy { $0["outcome"]?.string == "verified" })
+            let summary = try JSONValue.parse(lines.dropFirst(3).joined(separator: "\n"))
+            #expect(summary["runs"] == .int(3))
+            #expect(summary["outcomes"]?["verified"] == .int(3))
+            #expect(summary["steps"]?["check_url"]?["p50_ms"] != nil)
+            let text = String(decoding: try FileSystem.read(metrics, limit: 1 << 20), as: UTF8.self)
+            #expect(text.contains("cellpath_check_runs{product=\"subscriber_check\",outcome=\"verified\"} 3"), "\(text)")
+            #expect(try device.status()["modems"]?.array?[0]["bearer"]?.string == "disconnected")
+        }
+    }
+}
