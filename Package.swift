@@ -45,6 +45,7 @@ let package = Package(
         systemLibrary("CAres", pkgConfig: "libcares", apt: "libc-ares-dev"),
         systemLibrary("CMicroHTTPD", pkgConfig: "libmicrohttpd", apt: "libmicrohttpd-dev"),
         systemLibrary("CNetlink", pkgConfig: "libnl-route-3.0", apt: "libnl-route-3-dev"),
+        systemLibrary("COpenSSL", pkgConfig: "libcrypto", apt: "libssl-dev"),
         // libphonenumber has no pkg-config file: a C++ target with a plain C header links it.
         .target(
             name: "CPhoneNumber",
@@ -74,7 +75,7 @@ let package = Package(
         // The simulated world, in three layers: scenario model → modems / web services → world.
         .target(name: "SimulatorScenario", dependencies: ["CellpathCore", "SystemSupport"]),
         .target(name: "SimulatedModems", dependencies: ["SimulatorScenario", "CellpathCore", "SystemSupport", "CShims"]),
-        .target(name: "SimulatedServices", dependencies: ["SimulatorScenario", "CellpathCore", "SystemSupport", "HTTPServer"]),
+        .target(name: "SimulatedServices", dependencies: ["SimulatorScenario", "CellpathCore", "SystemSupport", "HTTPServer", "COpenSSL"]),
         .target(name: "Simulator", dependencies: ["SimulatedModems", "SimulatedServices", "SimulatorScenario", "ModemDiscovery",
                                                   "CellpathCore", "SystemSupport", "HTTPServer", "CShims"]),
         // `cellpath serve`: the dev-server compatible backend over the tru.ID REST client.
@@ -118,8 +119,9 @@ let package = Package(
         .testTarget(name: "ModemDiscoveryTests", dependencies: ["ModemDiscovery", "SimulatedModems", "SimulatorScenario", "TestSupport"]),
         .testTarget(name: "SimulatorScenarioTests", dependencies: ["SimulatorScenario", "CellpathCore"]),
         .testTarget(name: "SimulatedModemsTests", dependencies: ["SimulatedModems", "SimulatorScenario", "CellpathCore", "TestSupport"]),
-        .testTarget(name: "SimulatedServicesTests", dependencies: ["SimulatedServices", "Simulator", "SimulatorScenario", "HTTPServer", "CShims", "TestSupport"]),
-        .testTarget(name: "SimulatorTests", dependencies: ["Simulator", "SimulatorScenario", "CShims", "TestSupport"]),
+        .testTarget(name: "SimulatedServicesTests", dependencies: ["SimulatedServices", "Simulator", "SimulatorScenario", "HTTPServer", "CShims", "TestSupport",
+                                                                 "COpenSSL"]),
+        .testTarget(name: "SimulatorTests", dependencies: ["Simulator", "SimulatorScenario", "CShims", "TestSupport", "HTTPServer"]),
         .testTarget(name: "ServerTests", dependencies: ["Server", "Workflow", "HTTPServer", "SimulatorScenario", "CellpathCore", "TestSupport"]),
         .testTarget(name: "SimulatorEndToEndTests", dependencies: ["Simulator", "SimulatorScenario", "CellpathCore", "TestSupport"]),
     ],

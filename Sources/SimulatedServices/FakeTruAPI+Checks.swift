@@ -95,23 +95,26 @@ extension FakeTruAPI {
         }
         guard refreshedCheck(id, kind: kind, client: client) != nil else { return ProblemDetails.checkNotFound() }
         let now = clock.now()
-        return state.withLock { state -> HTTPResponse in
-            guard var record = state.checks[id] else { return ProblemDetails.checkNotFound() }
+        let (response, completed) = state.withLock { state -> (HTTPResponse, CheckRecord?) in
+            guard var record = state.checks[id] else { return (ProblemDetails.checkNotFound(), nil) }
             switch record.status {
-            case .expired, .error: return .json(200, render(record, creation: false), contentType: "application/hal+json")
-            case .completed: return ProblemDetails.badRequest("Code already used")
-            case .accepted: return ProblemDetails.response(404, "check_not_found", "Not Found", "check_url has not been opened yet")
+            case .expired, .error: return (.json(200, render(record, creation: false), contentType: "application/hal+json"), nil)
+            case .completed: return (ProblemDetails.badRequest("Code already used"), nil)
+            case .accepted:
+                return (ProblemDetails.response(404, "check_not_found", "Not Found", "check_url has not been opened yet"), nil)
             case .pending: break
             }
             guard let issued = record.code else {
-                return ProblemDetails.badRequest("No code has been issued for this check yet")
+                return (ProblemDetails.badRequest("No code has been issued for this check yet"), nil)
             }
-            guard issued == code else { return ProblemDetails.badRequest("Invalid code") }
+            guard issued == code else { return (ProblemDetails.badRequest("Invalid code"), nil) }
             record.status = .completed
             record.updatedAt = now
             state.checks[id] = record
-            return .json(200, render(record, creation: false), contentType: "application/hal+json")
+            return (.json(200, render(record, creation: false), contentType: "application/hal+json"), record)
         }
+        announceEnd(of: completed)
+        return response
     }
 
     /// `GET …/checks/{id}/redirect` (the `check_url`, opened by the device): marks the check
@@ -128,20 +131,20 @@ extension FakeTruAPI {
         }
         let now = clock.now()
         guard let network = directory.network(holding: request.remoteAddress) else {
-            update(id) {
+            announceEnd(of: update(id) {
                 $0.status = .error
                 $0.errorCode = "not_mobile_ip"
                 $0.updatedAt = now
-            }
+            })
             return ProblemDetails.notMobileIP()
         }
         if let refusal = network.checkURLError
             ?? configuration.faults.checkURLErrors.first(where: { $0.operator == network.operatorID })?.error {
-            update(id) {
+            announceEnd(of: update(id) {
                 $0.status = .error
                 $0.errorCode = refusal.errorCode
                 $0.updatedAt = now
-            }
+            })
             return ProblemDetails.checkURLError(refusal)
         }
         update(id) {
@@ -163,11 +166,11 @@ extension FakeTruAPI {
         }
         let now = clock.now()
         let fail = { (code: String, description: String) -> HTTPResponse in
-            self.update(id) {
+            self.announceEnd(of: self.update(id) {
                 $0.status = .error
                 $0.errorCode = code
                 $0.updatedAt = now
-            }
+            })
             return self.lastHopError(record, code, description)
         }
         if let error = request.query("error") { return fail(error, "The mobile network operator reported an error") }
@@ -191,6 +194,7 @@ extension FakeTruAPI {
             $0.updatedAt = now
         }
         guard let code else {
+            announceEnd(of: updated)
             return .json(200, .object([("check_id", .string(id)), ("status", .string(CheckStatus.completed.rawValue))]))
         }
         var fields: [(String, String)] = [("check_id", id), ("code", code)]
@@ -212,16 +216,17 @@ extension FakeTruAPI {
     func refreshedCheck(_ id: String, kind: CheckKind, client: String?) -> CheckRecord? {
         let now = clock.now()
         let ttl = Double(configuration.checkTTL)
-        return state.withLock { state -> CheckRecord? in
+        let (record, expiredNow) = state.withLock { state -> (CheckRecord?, Bool) in
             guard var record = state.checks[id], record.kind == kind,
-                  client == nil || record.clientID == client else { return nil }
-            if record.status.isOpen && now.timeIntervalSince(record.createdAt) >= ttl {
-                record.status = .expired
-                record.updatedAt = record.createdAt.addingTimeInterval(ttl)
-                state.checks[id] = record
-            }
-            return record
+                  client == nil || record.clientID == client else { return (nil, false) }
+            guard record.status.isOpen && now.timeIntervalSince(record.createdAt) >= ttl else { return (record, false) }
+            record.status = .expired
+            record.updatedAt = record.createdAt.addingTimeInterval(ttl)
+            state.checks[id] = record
+            return (record, true)
         }
+        if expiredNow { announceEnd(of: record) }
+        return record
     }
 
     @discardableResult

@@ -4,6 +4,9 @@ import SimulatorScenario
 import SystemSupport
 
 extension FakeTruAPI {
+    /// Coverage answers may be read by any web origin, as the published definitions say.
+    static let anyOrigin: HTTPHeaders = ["Access-Control-Allow-Origin": "*"]
+
     /// The products of the coverage answers: id and name.
     static let coveredProducts = [("PCK", "Phone Check"), ("SUK", "Subscriber Check"), ("SCK", "SIM Check")]
 
@@ -24,7 +27,7 @@ extension FakeTruAPI {
             ("network_aliases", .array([])),
             ("mobile_data_ip", .string(address)),
             ("products", .array(products)),
-        ]), contentType: "application/hal+json")
+        ]), contentType: "application/hal+json", headers: Self.anyOrigin)
     }
 
     /// `GET /coverage/v0.1/countries/{code}`, `code` an ISO 3166 alpha-2 code or a dialing code:
@@ -54,7 +57,7 @@ extension FakeTruAPI {
         if let dialing = Self.dialingCodes[country] { members.append(("dialing_code", .int(dialing))) }
         members += [("products", .array(products)),
                     ("_links", .object([("self", .object([("href", .string(configuration.baseURL + "/coverage/v0.1/countries/\(code)"))]))]))]
-        return .json(200, .object(members), contentType: "application/hal+json")
+        return .json(200, .object(members), contentType: "application/hal+json", headers: Self.anyOrigin)
     }
 
     /// The ISO 3166 country of `network`: from its mobile country code for the common cases; for

@@ -51,14 +51,17 @@ public final class FakeTruAPI: SimulatedHTTPEndpoint {
     let directory: any SubscriberDirectory
     let ledger: SubscriberAssertionLedger
     let clock: SimulatorClock
+    let webhooks: WebhookDispatch?
     let state = Mutex(APIState())
 
+    /// Without `webhooks`, `/.well-known/jwks.json` is an empty key set and no webhook is sent.
     public init(configuration: FakeTruAPIConfiguration, directory: any SubscriberDirectory,
-                ledger: SubscriberAssertionLedger, clock: SimulatorClock = .system) {
+                ledger: SubscriberAssertionLedger, clock: SimulatorClock = .system, webhooks: WebhookDispatch? = nil) {
         self.configuration = configuration
         self.directory = directory
         self.ledger = ledger
         self.clock = clock
+        self.webhooks = webhooks
     }
 
     public func handle(_ request: HTTPRequest) -> HTTPResponse {
@@ -84,6 +87,10 @@ public final class FakeTruAPI: SimulatedHTTPEndpoint {
             return only(["GET"], request) { withToken(request, scope: "coverage") { _ in coverage(address: parts[3]) } }
         case 4 where parts[0] == "coverage" && parts[1] == "v0.1" && parts[2] == "countries":
             return only(["GET"], request) { withToken(request, scope: "coverage") { _ in countryCoverage(parts[3]) } }
+        case 2 where parts == [".well-known", "jwks.json"]:
+            return only(["GET"], request) {
+                .json(200, webhooks?.signer.keySet ?? .object([("keys", .array([]))]), headers: ["Cache-Control": "max-age=300"])
+            }
         default:
             break
         }

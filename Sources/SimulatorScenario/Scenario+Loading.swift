@@ -150,7 +150,7 @@ extension Scenario {
             throw bad("api.rateLimitPerHour", "must be 1 to 1000000000 (null = unlimited)")
         }
         if let url = api.callbackURL, !Self.isCallbackURL(url) {
-            throw bad("api.callbackURL", "must be an http:// URL with a host, at most 2000 characters, without spaces")
+            throw bad("api.callbackURL", "must be an http:// URL with a numeric IPv4 host, e.g. http://192.0.2.23:8080/callback")
         }
         var refused: Set<String> = []
         for (i, entry) in api.checkURLErrors.enumerated() {
@@ -165,12 +165,15 @@ extension Scenario {
         if !(0...50).contains(carrier.extraHops) { throw bad("carrier.extraHops", "must be 0 to 50") }
     }
 
-    /// `http://host[:port][/path]` without spaces or control characters: where webhooks can be delivered.
+    /// `http://IPv4[:port][/path]` without spaces or control characters: where the simulator can
+    /// deliver webhooks (it resolves no names).
     private static func isCallbackURL(_ url: String) -> Bool {
         guard url.count <= 2000, url.hasPrefix("http://"),
               !url.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7F }) else { return false }
         let authority = url.dropFirst("http://".count).prefix { $0 != "/" && $0 != "?" && $0 != "#" }
-        return !authority.isEmpty && !authority.hasPrefix(":") && !authority.contains("@")
+        let parts = authority.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
+        guard IPAddress.ipv4Bytes(parts[0]) != nil else { return false }
+        return parts.count == 1 || UInt16(parts[1]).map { $0 > 0 } == true
     }
 
     private static func isDigits(_ value: String, count: ClosedRange<Int>) -> Bool {

@@ -44,7 +44,8 @@ struct TestWorld {
     static let otherNetwork = SimulatedNetwork(mcc: "310", mnc: "260", operatorName: "Other")
 
     init(sim: SimulatedSIM = SimulatedSIM(msisdn: TestWorld.msisdn), network: SimulatedNetwork = SimulatedNetwork(),
-         api faults: APIFaults = APIFaults(), carrier carrierFaults: CarrierFaults = CarrierFaults(), rateLimit: Int? = 1000) {
+         api faults: APIFaults = APIFaults(), carrier carrierFaults: CarrierFaults = CarrierFaults(), rateLimit: Int? = 1000,
+         webhooks: WebhookDispatch? = nil) {
         let other = SimulatedSIM(msisdn: "+15550001111")
         let directory = FakeDirectory(byAddress: [
             TestWorld.mobileAddress: (sim, network),
@@ -54,7 +55,7 @@ struct TestWorld {
         let ledger = SubscriberAssertionLedger()
         api = FakeTruAPI(configuration: FakeTruAPIConfiguration(clientID: TestWorld.clientID, clientSecret: TestWorld.clientSecret,
                                                                  faults: faults, rateLimitPerHour: rateLimit, modems: modems),
-                         directory: directory, ledger: ledger, clock: clock.clock)
+                         directory: directory, ledger: ledger, clock: clock.clock, webhooks: webhooks)
         carrier = CarrierIdentificationEndpoint(directory: directory, faults: carrierFaults, ledger: ledger)
     }
 

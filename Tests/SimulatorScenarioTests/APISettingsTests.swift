@@ -33,7 +33,7 @@ import Testing
         var scenario = Scenario.builtIn
         scenario.api.rateLimitPerHour = nil
         scenario.api.sandbox = true
-        scenario.api.callbackURL = "http://example.test/hook"
+        scenario.api.callbackURL = "http://192.0.2.23/hook"
         scenario.api.checkURLErrors = [OperatorCheckURLError(operator: "001-01", error: .mnoNotSupported)]
         scenario.modems[0].network.checkURLError = .mnoRedirectUnsupported
         #expect(try Scenario.decode(scenario.encoded()) == scenario)
@@ -46,6 +46,8 @@ import Testing
         (#"{"api": {"callbackURL": "https://example.test/hook"}}"#, "api.callbackURL: must be an http:// URL"),
         (#"{"api": {"callbackURL": "http://"}}"#, "api.callbackURL: must be an http:// URL"),
         (#"{"api": {"callbackURL": "http://a b/"}}"#, "api.callbackURL: must be an http:// URL"),
+        (#"{"api": {"callbackURL": "http://backend.test/hook"}}"#, "api.callbackURL: must be an http:// URL with a numeric IPv4 host"),
+        (#"{"api": {"callbackURL": "http://192.0.2.23:0/hook"}}"#, "api.callbackURL: must be an http:// URL"),
         (#"{"api": {"checkURLErrors": [{"operator": "00101", "error": "mnoNotSupported"}]}}"#,
          "api.checkURLErrors[0].operator: must be MCC-MNC, e.g. 001-01"),
         (#"{"api": {"checkURLErrors": [{"operator": "001-01", "error": "mnoNotSupported"}, {"operator": "001-01", "error": "mnoRedirectUnsupported"}]}}"#,

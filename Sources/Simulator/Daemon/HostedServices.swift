@@ -31,15 +31,25 @@ public struct SimulatorCredentials: Sendable, Equatable, Codable {
 
 /// Hosts the fake tru.ID API (203.0.113.10:443 in the internet namespace, and :80 with the
 /// `httpsDowngrade` fault) and the carrier's identification endpoint (100.64.0.1:80 in the
-/// carrier namespace); every request is appended to the run directory's request log.
+/// carrier namespace); every request is appended to the run directory's request log. Makes the
+/// webhook key; with a `callbackURL`, posts webhooks from the internet namespace and expires
+/// checks on time (a sweep every second).
 final class WebServicesService: SimulatorService {
     let name = "api"
     private let services = Mutex<SimulatedWebServices?>(nil)
+    private let poster = Mutex<WebhookPoster?>(nil)
+    private let sweeper = Mutex<pthread_t?>(nil)
+    private let sweeping = Atomic<Bool>(false)
 
     func start(_ context: SimulatorContext) throws {
         let run = context.run, topology = context.topology
         let credentials = SimulatorCredentials.random()
         try credentials.save(run)
+        try FileSystem.write([UInt8](), to: run.webhookKey, mode: 0o600)  // private before openssl writes the key into it
+        _ = try Subprocess.check(["openssl", "genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048", "-out", run.webhookKey])
+        let signer = try WebhookSigner(privateKeyPEM: try FileSystem.read(run.webhookKey))
+        let webhookPoster = WebhookPoster(namespace: topology.inetNamespace, log: { context.log($0) })
+        poster.withLock { $0 = webhookPoster }
         let tls = try HTTPServer.TLSIdentity.files(certificate: run.serverCertificate, privateKey: run.serverKey)
         let log = try RequestLogFile(path: run.requestLog)
         var sockets: [Int32] = []
@@ -62,8 +72,10 @@ final class WebServicesService: SimulatorService {
                 configuration: configuration, carrierFaults: context.scenario.carrier, subscribers: context.subscribers,
                 tls: tls, sockets: .init(apiTLS: apiTLS, apiPlain: apiPlain, carrier: carrier),
                 apiNamespace: topology.inetNamespace, carrierNamespace: topology.carrierNamespace,
+                webhooks: WebhookDispatch(signer: signer, deliver: { webhookPoster.deliver($0) }),
                 log: { log.append($0) })
             services.withLock { $0 = web }
+            if context.scenario.api.callbackURL != nil { try startSweeping(web.api) }
         } catch {
             // Once handed over, SimulatedWebServices closes the sockets itself when it fails.
             if !handedOver { sockets.forEach { close($0) } }
@@ -72,7 +84,22 @@ final class WebServicesService: SimulatorService {
     }
 
     func stop() {
+        sweeping.store(false, ordering: .releasing)
+        if let thread = sweeper.withLock({ $0.take() }) { Threads.join(thread) }
+        poster.withLock { $0?.stop(); $0 = nil }
         services.withLock { $0?.stop(); $0 = nil }
+    }
+
+    /// Expires due checks every second, so that their EXPIRED webhooks go out on time.
+    private func startSweeping(_ api: FakeTruAPI) throws {
+        sweeping.store(true, ordering: .releasing)
+        let thread = try Threads.start { [self] in
+            while sweeping.load(ordering: .acquiring) {
+                api.expireDueChecks()
+                for _ in 0..<10 where sweeping.load(ordering: .acquiring) { usleep(100_000) }
+            }
+        }
+        sweeper.withLock { $0 = thread }
     }
 }
 

@@ -5,8 +5,8 @@ import SimulatorScenario
 import HTTPServer
 import Synchronization
 
-/// The fake tru.ID API and the carrier's identification endpoint, wired to one shared
-/// assertion ledger and running on their HTTP servers: the API over TLS (and plain HTTP for
+/// The fake tru.ID API (with its webhooks, when given) and the carrier's identification endpoint,
+/// wired to one shared assertion ledger and running on their HTTP servers: the API over TLS (and plain HTTP for
 /// the `httpsDowngrade` fault), the carrier over plain HTTP. Start and stop from any thread.
 public final class SimulatedWebServices: Sendable {
     /// Listening sockets handed over to the servers (each is closed when they stop).
@@ -33,9 +33,10 @@ public final class SimulatedWebServices: Sendable {
     /// threads (it must be thread-safe). On failure, every socket is closed and nothing runs.
     public init(configuration: FakeTruAPIConfiguration, carrierFaults: CarrierFaults, subscribers: any SubscriberDirectory,
                 tls: HTTPServer.TLSIdentity, sockets: Sockets, apiNamespace: String, carrierNamespace: String,
-                clock: SimulatorClock = .system, log: @escaping @Sendable (String) -> Void) throws {
+                clock: SimulatorClock = .system, webhooks: WebhookDispatch? = nil,
+                log: @escaping @Sendable (String) -> Void) throws {
         let ledger = SubscriberAssertionLedger()
-        api = FakeTruAPI(configuration: configuration, directory: subscribers, ledger: ledger, clock: clock)
+        api = FakeTruAPI(configuration: configuration, directory: subscribers, ledger: ledger, clock: clock, webhooks: webhooks)
         carrier = CarrierIdentificationEndpoint(directory: subscribers, faults: carrierFaults, ledger: ledger,
                                                 baseURL: configuration.carrierURL, apiBaseURL: configuration.baseURL)
         var started: [HTTPServer] = []

@@ -32,6 +32,8 @@ public struct RunDirectory: Sendable, Equatable {
     /// The fake API's certificate (chain: server certificate, then CA) and key.
     public var serverCertificate: String { "\(path)/tls/server.pem" }
     public var serverKey: String { "\(path)/tls/server.key" }
+    /// The fake API's webhook signing key (RSA, PEM; its public half is at `/.well-known/jwks.json`).
+    public var webhookKey: String { "\(path)/webhook.key" }
     /// The simulated modems' sysfs tree (`CELLPATH_SYSFS_ROOT`) and control ports (`CELLPATH_DEV_ROOT`).
     public var sysfsRoot: String { "\(path)/sys" }
     public var devRoot: String { "\(path)/dev" }

@@ -1,0 +1,11 @@
+#pragma once
+// OpenSSL's libcrypto (Debian libssl-dev): keys, signatures and digests for the simulator's
+// signed webhooks.
+#include <openssl/bio.h>
+#include <openssl/bn.h>
+#include <openssl/err.h>
+#include <openssl/evp.h>
+#include <openssl/pem.h>
+#include <openssl/rsa.h>
+#include <openssl/core_names.h>
+#include <openssl/param_build.h>
