@@ -20,7 +20,7 @@ extension ModemsCommand {
     }
 
     /// Discovery (with the roots the environment names) and a reader with the command's options.
-    static func setUp(_ parsed: ParsedCommand, _ context: CommandContext) -> (ModemDiscovery, ModemStatusReader) {
+    package static func setUp(_ parsed: ParsedCommand, _ context: CommandContext) -> (ModemDiscovery, ModemStatusReader) {
         ModemLibraries.configure(logger: context.logger)
         var access = ModemAccess(useProxy: !parsed[noProxy])
         if let seconds = parsed[timeout] { access.timeout = .seconds(seconds) }
@@ -29,7 +29,7 @@ extension ModemsCommand {
     }
 
     /// Reads every modem at once; one that fails is reported with its error.
-    static func read(_ modems: [DiscoveredModem], with reader: ModemStatusReader, _ context: CommandContext) async -> [ModemReport] {
+    package static func read(_ modems: [DiscoveredModem], with reader: ModemStatusReader, _ context: CommandContext) async -> [ModemReport] {
         if !modems.isEmpty { context.progress.step("reading \(modems.count == 1 ? "the modem" : "\(modems.count) modems")") }
         return await withTaskGroup(of: ModemReport.self) { group in
             for modem in modems {

@@ -3,6 +3,7 @@ import CellpathCore
 import CellularHTTP
 import Configuration
 import ModemCommands
+import ModemDiscovery
 import PhoneNumbers
 import SystemSupport
 import Workflow
@@ -15,44 +16,121 @@ extension CheckCommands {
         "cellpath coverage": .async { parsed, context in try await runCoverage(parsed, context) },
     ]
 
-    /// A PhoneCheck, SubscriberCheck or SIMCheck: once, or `--repeat` times (field mode).
+    /// A PhoneCheck, SubscriberCheck or SIMCheck: once, or `--repeat` times (field mode), on
+    /// one modem or on each (`--modem all`).
     static func runCheck(_ product: CheckProduct, _ parsed: ParsedCommand, _ context: CommandContext) async throws -> CommandOutcome {
         let configuration = try ConfigurationOptions.load(parsed, context)
-        let number = try PhoneNumber.parse(try parsed[phone], defaultRegion: try configuration.region,
+        let options = try checkOptions(parsed)
+        try checkMetricsFile(parsed)
+        let backend = try makeBackend(parsed, configuration, context)
+        let progress: @Sendable (String) -> Void = { context.progress.step($0) }
+        let runs = parsed[repeatCount] ?? 1
+        let fieldMode = runs > 1 || parsed[metricsFile] != nil
+
+        if product == .simCheck {
+            let number = try phoneNumber(try parsed[phone], product, parsed, configuration, context)
+            let runner = CheckRunner(backend: backend, pathProvider: NoPath(), checkURLRequest: FetchRequest(url: ""), progress: progress)
+            let once: @Sendable () async -> CheckRunReport = { await runner.runSIMCheck(phoneNumber: number.e164, options: options) }
+            guard fieldMode else { return try CheckListing.outcome(await once(), context.global.disclosure, hops: !context.global.quiet) }
+            return try await field(product, runs, parsed, context).run([FieldRun.Lane(modem: nil, once: once, finally: {})])
+        }
+
+        let request = try checkURLRequest(parsed, configuration)
+        let operatorHeader = try parsed[operatorOverride].map { try OperatorIDs(parsing: $0).headerValue }
+        let lanes = try await checkLanes(product, parsed, configuration, context)
+        let prepared = lanes.map { lane in
+            let provider: any CellularPathProvider = fieldMode || lanes.count > 1 ? FieldRunPath(lane.provider) : lane.provider
+            let runner = CheckRunner(backend: backend, pathProvider: provider, checkURLRequest: request, operatorOverride: operatorHeader,
+                                     progress: progress)
+            return FieldRun.Lane(modem: lanes.count > 1 ? lane.modem : nil,
+                                 once: { await runner.run(product, phoneNumber: lane.number, options: options) },
+                                 finally: { await (provider as? FieldRunPath)?.releaseAtEnd() })
+        }
+        guard fieldMode || prepared.count > 1 else {
+            let report = await prepared[0].once()
+            try Task.checkCancellation()
+            return try CheckListing.outcome(report, context.global.disclosure, hops: !context.global.quiet)
+        }
+        return try await field(product, runs, parsed, context).run(prepared)
+    }
+
+    private static func field(_ product: CheckProduct, _ runs: Int, _ parsed: ParsedCommand, _ context: CommandContext) -> FieldRun {
+        FieldRun(product: product, runs: runs, interval: parsed[interval], metricsFile: parsed[metricsFile], context: context)
+    }
+
+    /// A modem to run checks on: the number checked there and the path provider of its bearer.
+    struct CheckLane {
+        var modem: Int?
+        /// E.164.
+        var number: String
+        var provider: any CellularPathProvider
+    }
+
+    /// The lanes of a check: the interface given (`--interface`), each modem (`--modem all`), or
+    /// the chosen modem. The number is the one given, else the one each modem's SIM holds.
+    static func checkLanes(_ product: CheckProduct, _ parsed: ParsedCommand, _ configuration: EffectiveConfiguration,
+                           _ context: CommandContext) async throws -> [CheckLane] {
+        let given = try parsed[ownPhone].map { try phoneNumber($0, product, parsed, configuration, context).e164 }
+        if usesInterface(parsed) {
+            guard let given else {
+                throw numberNeededWithInterface(parsed)
+            }
+            return [CheckLane(modem: nil, number: given, provider: try FetchCommand.pathProvider(parsed, context))]
+        }
+        let modems: [DiscoveredModem]
+        var reports: [ModemReport] = []
+        let (discovery, reader) = ModemsCommand.setUp(parsed, context)
+        if parsed[modem] == "all" {
+            modems = discovery.modems()
+            guard !modems.isEmpty else {
+                throw CellpathError(.unavailable, "no modem found in \(discovery.roots.sysfs)", hint: "cellpath modems lists what cellpath sees")
+            }
+        } else {
+            switch try await BearerCommand.chooseModem(parsed, context) {
+            case .chosen(let modem, let report):
+                modems = [modem]
+                if let report { reports = [report] }
+            case .refused(let outcome):
+                throw CellpathError(.usage, outcome.failureMessage ?? "no modem chosen", hint: "list them with cellpath modems, and name one with -m (or -m all)")
+            }
+        }
+        if given == nil, reports.count != modems.count { reports = await ModemsCommand.read(modems, with: reader, context) }
+        return try modems.map { modem in
+            let number = try given ?? ownNumber(of: modem, in: reports, product, parsed, configuration, context)
+            return CheckLane(modem: modem.index, number: number, provider: try FetchCommand.modemPath(parsed, context, modem: modem))
+        }
+    }
+
+    /// The number `modem`'s SIM holds (its first MSISDN), in E.164.
+    static func ownNumber(of modem: DiscoveredModem, in reports: [ModemReport], _ product: CheckProduct, _ parsed: ParsedCommand,
+                          _ configuration: EffectiveConfiguration, _ context: CommandContext) throws -> String {
+        guard let report = reports.first(where: { $0.modem.index == modem.index }) else {
+            throw CellpathError(.internalError, "modem \(modem.index) was not read")
+        }
+        let status: ModemStatus
+        switch report.result {
+        case .success(let read): status = read
+        case .failure(let error):
+            throw CellpathError(.unavailable, "couldn't read modem \(modem.index)'s SIM for its number: \(error.message)",
+                                hint: "give the number to check")
+        }
+        guard let msisdn = status.sim?.msisdns.first, !msisdn.isEmpty else {
+            throw CellpathError(.usage, "modem \(modem.index)'s SIM does not hold its own number (no MSISDN)",
+                                hint: "give the number to check: cellpath \(product.commandName) +44…")
+        }
+        let international = msisdn.hasPrefix("+") ? msisdn : "+" + msisdn
+        return try phoneNumber(international, product, parsed, configuration, context).e164
+    }
+
+    /// The number parsed and normalised; a number that cannot take a check gets a warning.
+    static func phoneNumber(_ text: String, _ product: CheckProduct, _ parsed: ParsedCommand, _ configuration: EffectiveConfiguration,
+                            _ context: CommandContext) throws -> PhoneNumber {
+        let number = try PhoneNumber.parse(text, defaultRegion: try configuration.region,
                                            regionIsExplicit: parsed[ConfigurationOptions.region] != nil)
         if !number.isMobileCapable {
             context.logger.warning("this is a \(number.type.numberPhrase): \(product.commandName) needs a mobile number")
         }
-        let options = try checkOptions(parsed)
-        try checkMetricsFile(parsed)
-        let runs = parsed[repeatCount] ?? 1
-        let fieldMode = runs > 1 || parsed[metricsFile] != nil
-        let backend = try makeBackend(parsed, configuration, context)
-        let runner: CheckRunner
-        if product == .simCheck {
-            runner = CheckRunner(backend: backend, pathProvider: NoPath(), checkURLRequest: FetchRequest(url: ""), progress: { context.progress.step($0) })
-        } else {
-            let request = try checkURLRequest(parsed, configuration)
-            if let operatorID = parsed[operatorOverride] { _ = try OperatorIDs(parsing: operatorID) }
-            let provider = try pathProvider(parsed, context)
-            runner = CheckRunner(backend: backend, pathProvider: fieldMode ? FieldRunPath(provider) : provider, checkURLRequest: request,
-                                 operatorOverride: try parsed[operatorOverride].map { try OperatorIDs(parsing: $0).headerValue },
-                                 progress: { context.progress.step($0) })
-        }
-        guard fieldMode else {
-            let report = await run(product, runner, number: number.e164, options: options)
-            try Task.checkCancellation()
-            return try CheckListing.outcome(report, context.global.disclosure, hops: !context.global.quiet)
-        }
-        return try await FieldRun(product: product, runs: runs, interval: parsed[interval], metricsFile: parsed[metricsFile], context: context)
-            .run { await run(product, runner, number: number.e164, options: options) } finally: {
-                await (runner.pathProvider as? FieldRunPath)?.releaseAtEnd()
-            }
-    }
-
-    private static func run(_ product: CheckProduct, _ runner: CheckRunner, number: String, options: CheckOptions) async -> CheckRunReport {
-        product == .simCheck ? await runner.runSIMCheck(phoneNumber: number, options: options)
-            : await runner.run(product, phoneNumber: number, options: options)
+        return number
     }
 
     /// `coverage`: the network and products the API sees through the cellular path.

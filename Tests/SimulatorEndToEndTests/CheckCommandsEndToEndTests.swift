@@ -147,4 +147,41 @@ struct CheckCommandsEndToEndTests {
             #expect(try device.status()["modems"]?.array?[0]["bearer"]?.string == "disconnected")
         }
     }
+
+    /// `--server`: the same checks against `cellpath serve` (the dev-server contract), v0.1 and
+    /// v0.2, running in the device namespace with the world's credentials.
+    @Test func theChecksAgainstCellpathServe() throws {
+        try SimulatedDevice.with(connect: false) { device in
+            let log = "/tmp/\(device.prefix)serve.log"
+            defer { unlink(log) }
+            var environment = SimulatedDevice.path
+            for (name, value) in try device.environment() { environment[name] = value }
+            environment["HOME"] = "/nonexistent"
+            let serve = try BackgroundProcess(["ip", "netns", "exec", device.ue, CellpathBinary.path, "serve", "--listen", "127.0.0.1:8080"],
+                                              output: log, environment: environment)
+            defer { serve.stop() }
+            var listening = false
+            for _ in 0..<500 where !listening {
+                listening = (try? FileSystem.read(log, limit: 1 << 16)).map { String(decoding: $0, as: UTF8.self).contains("listening") } ?? false
+                if !listening { usleep(20_000) }
+            }
+            try #require(listening, "serve did not start")
+            let server = ["--server", "http://127.0.0.1:8080"]
+            for version in ["v0.1", "v0.2"] {
+                let verified = try device.cellpath(["subscriber-check", "+447940448591", "--api-version", version, "--json"] + server)
+                #expect(verified.status == 0, "\(version): \(verified.stderr)")
+                let json = try JSONValue.parse(verified.stdout)
+                #expect(json["backend"]?.string == "server http://127.0.0.1:8080")
+                #expect(json["match"] == .bool(true) && json["no_sim_change"] == .bool(true), "\(json)")
+            }
+            let other = try device.cellpath(["phone-check", "+447940448592"] + server)
+            #expect(other.status == 1, "\(other.stderr)")
+            let simCheck = try device.cellpath(["sim-check", "+447940448591"] + server)
+            #expect(simCheck.status == 0, "\(simCheck.stderr)")
+            let coverage = try device.cellpath(["coverage", "--json"] + server)
+            #expect(coverage.status == 0, "\(coverage.stderr)")
+            #expect(try JSONValue.parse(coverage.stdout)["network_id"]?.string == "00101")
+            #expect(try device.status()["modems"]?.array?[0]["bearer"]?.string == "disconnected")
+        }
+    }
 }

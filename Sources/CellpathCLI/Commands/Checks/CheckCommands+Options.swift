@@ -49,4 +49,9 @@ extension CheckCommands {
     package static func checkMetricsFile(_ parsed: ParsedCommand) throws(CellpathError) {
         if let metrics = parsed[metricsFile] { try OutputFile.checkWritable(metrics, option: "--metrics-file") }
     }
+
+    /// Without a modem cellpath cannot read the SIM's number: `--interface` needs the number.
+    package static func numberNeededWithInterface(_ parsed: ParsedCommand) -> UsageError {
+        UsageError("missing <phone>: with --interface cellpath cannot read the SIM's own number", command: parsed.path)
+    }
 }

@@ -46,6 +46,8 @@ package enum CheckCommands {
         action: .program(.checks))
 
     package static let phone = ArgumentKey("phone", help: "The phone number to check: international (+44…), national with --region, or a tel: URI.")
+    package static let ownPhone = OptionalArgumentKey(
+        "phone", help: "The phone number to check: international (+44…), national with --region, or a tel: URI. Default: the number the modem's SIM holds.")
     package static let direct = Flag("direct", help: "Speak the tru.ID API directly, with the project's credentials (tru.json, configuration or environment).")
     package static let apiVersion = OptionKey<APIVersion>(
         "api-version", "version", help: "The check flow: v0.2 (the chain ends with a code that the backend exchanges) or v0.1 (default: v0.2).",
@@ -68,8 +70,12 @@ package enum CheckCommands {
         ConfigurationOptions.server.spec, direct.spec, apiVersion.spec, ConfigurationOptions.profile.spec,
         ConfigurationOptions.truJSON.spec, ConfigurationOptions.dataResidency.spec, ConfigurationOptions.apiBase.spec,
     ]
+    /// `-m/--modem` of the checks: also `all`.
+    package static let modem = OptionKey<String>(
+        "modem", short: "m", "modem",
+        help: "The modem: its index, IMEI, ICCID or control port, or 'all' (each modem in parallel, with its own bearer). Default: the only modem.")
     static let pathOptions: [OptionSpec] = [
-        ModemOption.modem.spec, FetchCommand.apn.spec, FetchCommand.keepBearer.spec, ModemsCommand.noProxy.spec,
+        modem.spec, FetchCommand.apn.spec, FetchCommand.keepBearer.spec, ModemsCommand.noProxy.spec,
         FetchCommand.interface.spec, FetchCommand.dns.spec, FetchCommand.allowAnyInterface.spec,
     ]
     static let fieldOptions: [OptionSpec] = [repeatCount.spec, interval.spec, metricsFile.spec]
@@ -78,7 +84,7 @@ package enum CheckCommands {
     private static func spec(_ name: String, product: CheckProduct, abstract: String, discussion: String) -> CommandSpec {
         CommandSpec(
             name: name, abstract: abstract, discussion: discussion,
-            arguments: [phone.spec],
+            arguments: [ownPhone.spec],
             options: backendOptions + [referenceID.spec, redirectURL.spec, ConfigurationOptions.region.spec, operatorOverride.spec]
                 + pathOptions
                 + [FetchCommand.maxHops.spec, ConfigurationOptions.hopTimeout.spec, ConfigurationOptions.timeout.spec,
