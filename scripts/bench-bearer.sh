@@ -120,9 +120,11 @@ for modem in 0 1; do
         start=$(date +%s%N)
         inside "$CELLPATH" fetch -m "$modem" --json "$url" > "$work/fetch.json" 2>"$work/out" \
             || { echo "bench-bearer: fetch -m $modem failed:" >&2; cat "$work/out" >&2; exit 70; }
-        # The first hop's first byte, on the wall clock: its start plus its curl-style time to first byte.
+        # The first hop's first byte, on the wall clock: its start plus its phases (DNS, connect, TLS,
+        # request to first byte: the curl-style time to first byte).
         ((r == 0)) || jq -r --arg start "$start" \
-            '(.hops[0].started_at * 1000 + .hops[0].timings.first_byte_ms) - ($start | tonumber) / 1e6' \
+            '.hops[0] | (.started_at * 1000 + ([.timings | .dns_ms, .connect_ms, .tls_ms, .first_byte_ms] | map(. // 0) | add))
+                        - ($start | tonumber) / 1e6' \
             "$work/fetch.json" | awk -v m="$modem" '{ printf "fetch-%s %.1f\n", m, $1 }' >> "$work/samples"
     done
 done

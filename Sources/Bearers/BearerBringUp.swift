@@ -121,6 +121,8 @@ public struct BearerBringUp: Sendable {
         let fresh = !changed && firstRegistration.isRegistered   // else the packet service may have changed since
         try await attached(request.deadline, backend, follower, first: fresh ? (firstPacketService, seen) : nil)
         logger.info("packet service attached")
+        // What only the checks needed goes back while the bearer connects (QMI: not at the end).
+        async let checkClientsReleased: Void = backend.releaseCheckClients()
 
         try begin("looking for a connected bearer")
         let previous = records.load(modem.ports[0].devicePath)
@@ -175,6 +177,7 @@ public struct BearerBringUp: Sendable {
             try begin("reading the IP configuration")
             bearer = try await backend.ipConfiguration()
         }
+        await checkClientsReleased
         guard let address = bearer.ipv4Address else {
             throw CellpathError(.unavailable, "modem \(modem.index)'s bearer has no IPv4 address",
                                 hint: "the APN may give IPv6 only, which cellpath does not support yet")

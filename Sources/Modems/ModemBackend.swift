@@ -56,6 +56,10 @@ public protocol ModemBackend: AnyObject, Sendable {
     /// is now down, false when it was down already.
     @discardableResult
     func disconnect(_ handle: BearerHandle?) async throws(ModemError) -> Bool
+    /// Gives back what only the checks before connecting needed (QMI: the DMS and NAS client
+    /// IDs), while the bearer connects, instead of at `close()`; a later read allocates its
+    /// client again. MBIM: nothing.
+    func releaseCheckClients() async
     /// Starts the session's time limit again from now: for sessions that last (`bearer status
     /// --watch`, the path of a fetch) and talk to the modem now and then.
     func renewTimeLimit() async

@@ -66,6 +66,17 @@ import TestSupport
             """)
     }
 
+    /// `fetch --apn ""` asks for the modem's provisioned context: it is no invalid empty
+    /// `modem.apn`; an APN that cannot be one is a usage error before any packet.
+    @Test func anEmptyAPNIsTheProvisionedContextAndABadOneAUsageError() throws {
+        let fetch = ["fetch", "--interface", "lo", "--allow-any-interface", "--dns", "127.0.0.1", "--timeout", "2", "http://127.0.0.1:9/"]
+        let empty = try CellpathBinary.run(fetch + ["--apn", ""])
+        #expect(empty.status != 64 && !empty.stderr.contains("--apn"), "\(empty.stderr)")
+        let bad = try CellpathBinary.run(fetch + ["--apn", "my apn"])
+        #expect(bad.status == 64)
+        #expect(bad.stderr.hasPrefix("Error: flag --apn: invalid value 'my apn': expected an access point name"), "\(bad.stderr)")
+    }
+
     @Test func invalidFileValueIsMarkedAndFailsOnlyTheCommandsThatNeedIt() throws {
         try withSystemConfig("[http]\nhop_timeout=soon\n") { path in
             let environment = ["CELLPATH_SYSTEM_CONFIG": path]

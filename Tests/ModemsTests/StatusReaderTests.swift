@@ -130,6 +130,7 @@ actor FakeBackend: ModemBackend {
     func connect(_ settings: BearerSettings) async throws(ModemError) -> BearerHandle { asked.append("connect"); return BearerHandle() }
     func disconnect(_ handle: BearerHandle?) async throws(ModemError) -> Bool { asked.append("disconnect"); return false }
     func renewTimeLimit() async {}
+    func releaseCheckClients() async { asked.append("releaseCheckClients") }
     func indications() async throws(ModemError) -> AsyncStream<ModemIndication> {
         asked.append("indications")
         return AsyncStream { $0.finish() }

@@ -42,7 +42,8 @@ package enum ConfigurationOptions {
     package static func load(_ parsed: ParsedCommand, _ context: CommandContext) throws -> EffectiveConfiguration {
         var flags: [String: String] = [:]
         for option in all {
-            if let value = parsed[option] { flags[option.spec.long] = value }
+            // An empty --apn is no value: it asks for the modem's provisioned context (`accessPointName`).
+            if let value = parsed[option], !(value.isEmpty && option.spec.long == apn.spec.long) { flags[option.spec.long] = value }
         }
         if let server = parsed[server] { flags[ConfigurationFlag.serverURL.rawValue] = server }
         let configuration = try ConfigurationLoader(environment: context.environment, flags: flags).load()

@@ -92,6 +92,9 @@ extension MBIMModem {
         return sink.stream
     }
 
+    /// MBIM has no clients to give back.
+    func releaseCheckClients() async {}
+
     /// Connect indications reach every client of the port (through mbim-proxy too).
     func followBearer(_ handle: BearerHandle?) async -> BearerFollowing { .everyChange }
 

@@ -108,6 +108,26 @@ final class QMIModem: ModemBackend {
         g_object_unref(gpointer(device))
     }
 
+    /// The DMS and NAS clients go back (their indications stop: once attached, registration
+    /// changes no longer matter to a bring-up); the WDS client stays for the call.
+    func releaseCheckClients() async {
+        await indicationRegistration?.value   // answered with the first reads
+        let idle = clients.filter { $0.service != QMI_SERVICE_WDS }
+        guard !idle.isEmpty else { return }
+        for (client, handler) in indicationHandlers where idle.contains(where: { $0.client == client }) {
+            g_signal_handler_disconnect(gpointer(client), handler)
+        }
+        indicationHandlers.removeAll { handler in idle.contains { $0.client == handler.client } }
+        clients.removeAll { $0.service != QMI_SERVICE_WDS }
+        let cleanup = session.cleanup(timeout: Self.closeTimeout)
+        await withTaskGroup(of: Void.self) { group in
+            for (service, client) in idle {
+                let bound = LoopBound(client)
+                group.addTask { await self.release(service, bound, cleanup) }
+            }
+        }
+    }
+
     /// Gives the client's ID back to the modem (unless `keepingID`: the call's WDS client) and
     /// drops the client.
     private func release(_ service: QmiService, _ bound: LoopBound<UnsafeMutablePointer<QmiClient>>, _ cleanup: ModemSession,
@@ -421,7 +441,7 @@ final class QMIModem: ModemBackend {
                  result: (OpaquePointer, ErrorOut) -> gboolean,
                  unref: @escaping (OpaquePointer) -> Void) async throws(ModemError) -> Output? {
         let session = session ?? self.session
-        let client = try await client(service)
+        let client = try await client(service, session: session)
         let (output, failure) = try await exchange(operation, client, session: session, start: start, finish: finish,
                                                    result: result, unref: unref)
         guard let failure else { return output }
@@ -455,8 +475,10 @@ final class QMIModem: ModemBackend {
     /// The client of `service`, allocated (a client ID from the modem) on first use. The
     /// allocation runs to its end even past the deadline or when the task is cancelled (for at
     /// most `closeTimeout` more): an answer given up on would leave its ID allocated in the modem
-    /// with nobody to release it.
-    func client(_ service: QmiService) async throws(ModemError) -> UnsafeMutablePointer<QmiClient> {
+    /// with nobody to release it. For a clean-up `session` (undoing after a cancel), neither the
+    /// cancel nor the session's deadline stop it.
+    func client(_ service: QmiService, session: ModemSession? = nil) async throws(ModemError) -> UnsafeMutablePointer<QmiClient> {
+        let session = session ?? self.session
         // Requests sent together need the same client: one allocation per service, the others wait for it.
         while allocating[service.rawValue] != nil {
             await withCheckedContinuation { allocating[service.rawValue]?.append($0) }
@@ -475,6 +497,7 @@ final class QMIModem: ModemBackend {
         }
         clients.append((service, client))
         session.logger.debug("\(port.name): \(Self.name(service)) client ID \(qmi_client_get_cid(client)) allocated")
+        guard !session.isCleanup else { return client }
         if Task.isCancelled { throw ModemError(.transport, .cancelled, operation: session.describe(operation), reason: "cancelled") }
         if session.secondsLeft <= 0 { throw session.timedOut(operation) }
         return client
