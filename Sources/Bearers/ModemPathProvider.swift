@@ -34,6 +34,8 @@ public actor ModemPathProvider: CellularPathProvider {
     private var modem: DiscoveredModem?
     private var outcome: BearerOutcome?
     private var follower: IndicationFollower?
+    /// Set once `release()` starts: the bearer's end is then this run's doing.
+    private var releasing = false
 
     public init(options: Options, records: BearerRecords, logger: Logger, progress: @escaping @Sendable (String) -> Void = { _ in },
                 chooseModem: @escaping @Sendable () async throws -> DiscoveredModem) {
@@ -48,6 +50,7 @@ public actor ModemPathProvider: CellularPathProvider {
     public var lostReason: String? { follower?.bearerDropped }
 
     public func cellularPath() async throws(CellpathError) -> CellularPath {
+        releasing = false
         let modem: DiscoveredModem
         do {
             modem = try await chooseModem()
@@ -69,8 +72,7 @@ public actor ModemPathProvider: CellularPathProvider {
             let follower = IndicationFollower(try await backend.indications()) { indication in
                 logger.debug("indication: \(indication)")
                 if case .bearer(let state, let reason) = indication, state == .disconnected {
-                    logger.warning("the network dropped the bearer (\(reason ?? "no reason given")): the path is down")
-                    Task { await self.bearerDropped() }
+                    Task { await self.bearerDropped(reason: reason, logger: logger) }
                 }
             }
             self.follower = follower
@@ -90,7 +92,10 @@ public actor ModemPathProvider: CellularPathProvider {
     /// goes at once, so that the HTTP engine, which follows the interface's address, fails the
     /// hop in progress now (interfaceDown) instead of at its timeout. A reused bearer's addressing
     /// is another program's and stays.
-    private func bearerDropped() {
+    private func bearerDropped(reason: String?, logger: Logger) {
+        // Taking the bearer down ourselves brings the same indication: that is no drop.
+        guard !releasing else { return }
+        logger.warning("the network dropped the bearer (\(reason ?? "no reason given")): the path is down")
         guard let outcome, !outcome.reused, let applied = outcome.record.addressing else { return }
         for problem in InterfaceConfigurator().undo(applied) { logger.warning("\(problem)") }
         logger.debug("removed the dropped bearer's addressing from \(applied.addressing.interface)")
@@ -116,6 +121,7 @@ public actor ModemPathProvider: CellularPathProvider {
     }
 
     private func takeDown() async {
+        releasing = true
         defer { outcome = nil }
         if let outcome, let modem, let backend, !outcome.reused {
             if options.keepBearer {

@@ -54,10 +54,29 @@ struct CheckCommandsEndToEndTests {
 
             let swapped = try device.cellpath(["subscriber-check", "+447940448593", "-m", "1", "--direct", "--json"])
             #expect(swapped.status == 2, "\(swapped.stderr)")
+            #expect(!swapped.stderr.contains("dropped the bearer"), "taking our own bearer down is no drop: \(swapped.stderr)")
             let swappedJSON = try JSONValue.parse(swapped.stdout)
             #expect(swappedJSON["outcome"]?.string == "sim_changed")
             #expect(swappedJSON["path"]?["interface"]?.string == "wwan1")
             #expect(swappedJSON["sim_change_within"] == .int(60))
+        }
+    }
+
+    /// `--modem all` without a number: each modem checks the number its own SIM holds, in
+    /// parallel, each on its own bearer; one JSON line per run and a summary.
+    @Test func everyModemChecksItsOwnNumber() throws {
+        try SimulatedDevice.with(Self.twoModems, connect: false) { device in
+            let result = try device.cellpath(["subscriber-check", "-m", "all", "--direct", "--json"])
+            #expect(result.status == 0, "\(result.stderr)")
+            let lines = result.stdout.split(separator: "\n").map(String.init)
+            let runs = try lines.prefix(2).map { try JSONValue.parse($0) }.sorted { ($0["modem"]?.int ?? 0) < ($1["modem"]?.int ?? 0) }
+            #expect(runs.map { $0["modem"] } == [.int(0), .int(1)])
+            #expect(runs.map { $0["outcome"]?.string } == ["verified", "sim_changed"])
+            #expect(runs.map { $0["path"]?["interface"]?.string } == ["wwan0", "wwan1"])
+            let summary = try JSONValue.parse(lines.dropFirst(2).joined(separator: "\n"))
+            #expect(summary["runs"] == .int(2))
+            #expect(summary["outcomes"]?["sim_changed"] == .int(1))
+            #expect(try device.status()["modems"]?.array?.map { $0["bearer"]?.string } == ["disconnected", "disconnected"])
         }
     }
 
