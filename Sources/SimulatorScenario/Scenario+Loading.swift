@@ -149,6 +149,8 @@ extension Scenario {
         if let limit = api.rateLimitPerHour, !(1...1_000_000_000).contains(limit) {
             throw bad("api.rateLimitPerHour", "must be 1 to 1000000000 (null = unlimited)")
         }
+        if !(1...86_400).contains(api.checkTTLSeconds) { throw bad("api.checkTTLSeconds", "must be 1 to 86400") }
+        if !(1...86_400).contains(api.tokenLifetimeSeconds) { throw bad("api.tokenLifetimeSeconds", "must be 1 to 86400") }
         if let url = api.callbackURL, !Self.isCallbackURL(url) {
             throw bad("api.callbackURL", "must be an http:// URL with a numeric IPv4 host, e.g. http://192.0.2.23:8080/callback")
         }
@@ -272,6 +274,8 @@ extension APIFaults {
         faults.rateLimitRetryAfter = try o.int("rateLimitRetryAfter", nullable: true)
         if o.contains("rateLimitPerHour") { faults.rateLimitPerHour = try o.int("rateLimitPerHour", nullable: true) }
         if let value = try o.bool("sandbox") { faults.sandbox = value }
+        if let value = try o.int("checkTTLSeconds") { faults.checkTTLSeconds = value }
+        if let value = try o.int("tokenLifetimeSeconds") { faults.tokenLifetimeSeconds = value }
         faults.callbackURL = try o.string("callbackURL", nullable: true)
         if let errors = try o.array("checkURLErrors", { (_, node, path) throws(ScenarioProblem) in
             try o.element(node, path: path, keys: keys(OperatorCheckURLError.CodingKeys.self)) { e throws(ScenarioProblem) in

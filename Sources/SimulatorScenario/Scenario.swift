@@ -269,10 +269,15 @@ public struct APIFaults: Sendable, Equatable, Encodable {
     public var callbackURL: String? = nil
     /// check_url refusals per operator.
     public var checkURLErrors: [OperatorCheckURLError] = []
+    /// Seconds a check lives before it is EXPIRED (tru.ID: 120).
+    public var checkTTLSeconds: Int = 120
+    /// Seconds an access token is valid (tru.ID: 3600).
+    public var tokenLifetimeSeconds: Int = 3600
     public init() {}
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case serverErrorStatus, slowMs, malformedJSON, rateLimitRetryAfter, rateLimitPerHour, sandbox, callbackURL, checkURLErrors
+        case serverErrorStatus, slowMs, malformedJSON, rateLimitRetryAfter, rateLimitPerHour, sandbox, callbackURL, checkURLErrors,
+             checkTTLSeconds, tokenLifetimeSeconds
     }
 
     /// Writes every field; `rateLimitPerHour` as an explicit null when unlimited (absent means the default).
@@ -286,6 +291,8 @@ public struct APIFaults: Sendable, Equatable, Encodable {
         try c.encode(sandbox, forKey: .sandbox)
         try c.encodeIfPresent(callbackURL, forKey: .callbackURL)
         try c.encode(checkURLErrors, forKey: .checkURLErrors)
+        try c.encode(checkTTLSeconds, forKey: .checkTTLSeconds)
+        try c.encode(tokenLifetimeSeconds, forKey: .tokenLifetimeSeconds)
     }
 }
 

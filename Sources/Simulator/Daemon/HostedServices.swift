@@ -66,6 +66,8 @@ final class WebServicesService: SimulatorService {
             let configuration = FakeTruAPIConfiguration(clientID: credentials.clientID, clientSecret: credentials.clientSecret,
                                                         faults: context.scenario.api,
                                                         rateLimitPerHour: context.scenario.api.rateLimitPerHour,
+                                                        checkTTL: context.scenario.api.checkTTLSeconds,
+                                                        tokenLifetime: context.scenario.api.tokenLifetimeSeconds,
                                                         modems: context.scenario.modems)
             handedOver = true
             let web = try SimulatedWebServices(

@@ -45,11 +45,13 @@ public struct CheckRunner: Sendable {
                        report: inout CheckRunReport) async throws {
             progress("creating the check and bringing the cellular path up")
             let (created, path) = try await createWhilePathComesUp(product, phoneNumber: phoneNumber, options: options, clock: clock, report: &report)
-            let createdAt = clock.now()
+            // The check's TTL runs from its creation: the create call's start, to be safe.
+            let createdAt = report.steps.first { $0.step == "create" }?.startMs ?? 0
             report.checkID = created.checkID
             report.path = path
             if let ttl = created.ttl, clock.now() - createdAt > Double(ttl) * 1000 {
-                throw CellpathError(.dataError, "the check expired (TTL \(ttl) s) before its check_url could be opened; it was not opened")
+                throw CellpathError(.dataError, "the check expired (TTL \(ttl) s) before the cellular path was up; its check_url was not opened",
+                                    hint: "the bearer took \(Int((report.duration(of: "path") ?? 0) / 1000)) s to come up: bring it up first (cellpath bearer up) and check again")
             }
 
             progress("opening check_url through \(path.interfaceName)")
