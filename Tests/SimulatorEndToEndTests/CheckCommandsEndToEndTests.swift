@@ -203,4 +203,37 @@ struct CheckCommandsEndToEndTests {
             #expect(try device.status()["modems"]?.array?[0]["bearer"]?.string == "disconnected")
         }
     }
+
+    /// The keys of the first table under `heading` in docs/json.md (`a`, `b` in "| `a`, `b` | …" rows).
+    static func documentedKeys(_ heading: String, table: Int = 0) throws -> Set<String> {
+        let text = try #require(Repository.read("docs/json.md"))
+        let section = try #require(text.components(separatedBy: "\n## ").first { $0.hasPrefix(heading) })
+        let tables = section.components(separatedBy: "| key | type | meaning |").dropFirst()
+        let rows = tables[tables.startIndex + table].split(separator: "\n").dropFirst().prefix { $0.hasPrefix("|") }
+        return Set(rows.flatMap { row in
+            row.split(separator: "|")[0].split(separator: ",").map { $0.trimmingCharacters(in: " ")[...].trimmingCharacters(in: "`") }
+        })
+    }
+
+    /// The JSON of a run, of a field-mode summary and of coverage has exactly the keys that
+    /// docs/json.md lists.
+    @Test func theJSONHasTheKeysDocsJSONLists() throws {
+        try SimulatedDevice.with(connect: false) { device in
+            let run = try JSONValue.parse(try device.cellpath(["subscriber-check", "+447940448591", "--direct", "--json"]).stdout)
+            #expect(Set(run.objectKeys) == (try Self.documentedKeys("`cellpath subscriber-check`")))
+            let field = try device.cellpath(["subscriber-check", "+447940448591", "--direct", "--json", "--repeat", "2"]).stdout
+            let summary = try JSONValue.parse(field.split(separator: "\n").dropFirst(2).joined(separator: "\n"))
+            #expect(Set(summary.objectKeys).subtracting(["warnings"]) == (try Self.documentedKeys("`cellpath subscriber-check`", table: 1)))
+            let coverage = try JSONValue.parse(try device.cellpath(["coverage", "--direct", "--json"]).stdout)
+            #expect(Set(coverage.objectKeys) == (try Self.documentedKeys("`cellpath coverage`")).union(["warnings"]))
+        }
+    }
+}
+
+extension JSONValue {
+    /// The keys of an object, in order; none for anything else.
+    var objectKeys: [String] {
+        guard case .object(let members) = self else { return [] }
+        return members.map(\.0)
+    }
 }
