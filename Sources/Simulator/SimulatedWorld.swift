@@ -91,7 +91,7 @@ public enum SimulatedWorld {
         let hadFiles = FileSystem.exists(run.path)
         let daemon = liveDaemon(run)
         // Taken before the daemon deletes the namespaces and closes the ports.
-        let marks = WorldProcesses.marks(namespaces: namespacesBefore, run: run, ports: daemon != nil)
+        let marks = WorldProcesses.marks(namespaces: namespacesBefore, run: run, daemon: daemon)
         var stopped: [StoppedProcess] = []
         if let daemon {
             // Before the daemon, which would otherwise stop them itself, unreported.
@@ -271,7 +271,7 @@ public enum SimulatedWorld {
             }
             unlink(run.dnsPIDFile(server.name))
         }
-        stopped += WorldProcesses.stopAll(marks ?? WorldProcesses.marks(namespaces: existingNamespaces(prefix), run: run, ports: false))
+        stopped += WorldProcesses.stopAll(marks ?? WorldProcesses.marks(namespaces: existingNamespaces(prefix), run: run, daemon: nil))
         WorldBuilder.destroy(topology)
         if removeFiles {
             FileSystem.removeTree(run.path)

@@ -1,6 +1,7 @@
 import CellpathCore
+import CShims
 import Glibc
-import Simulator
+@testable import Simulator
 import SimulatorScenario
 import SystemSupport
 import Testing
@@ -70,6 +71,57 @@ struct WorldCleanupTests {
         // Nothing pins the deleted namespaces any more.
         #expect(!(try WorldFixture.output(["ip", "netns", "list"]).stdout.contains(prefix)))
         #expect(try SimulatedWorld.down(prefix: prefix).wasAlreadyDown)
+    }
+
+    /// Once the daemon is gone, the numbers of its ptys are free: a process that gets one (another
+    /// test runner) is not the world's, though the marks were taken while the daemon held it.
+    @Test func aHolderOfAFreedPortNumberIsNotTheWorlds() throws {
+        let prefix = WorldFixture.uniquePrefix()
+        defer { _ = try? SimulatedWorld.down(prefix: prefix) }
+        let status = try WorldFixture.up(prefix: prefix)
+        let daemon = try #require(status.daemonPID)
+        var target = [CChar](repeating: 0, count: 64)
+        try #require(readlink(status.modems[0].controlPort, &target, target.count - 1) > 0)
+        let pts = String(cString: target)  // /dev/pts/N
+        let marks = WorldProcesses.marks(namespaces: [], run: RunDirectory(prefix: prefix), daemon: daemon)
+        #expect(Array(marks.ports.values) == ["cdc-wdm0"])
+        kill(daemon, SIGKILL)
+        var reaped: Int32 = 0
+        _ = waitpid(daemon, &reaped, 0)
+        // The lowest free number is given first: take ptys until one gets the port's.
+        var held: [Int32] = []
+        defer { for fd in held { close(fd) } }
+        var name = [CChar](repeating: 0, count: 64)
+        var reused = false
+        while held.count < 128, !reused {
+            var master: Int32 = -1, slave: Int32 = -1
+            guard cshims_pty_open(&master, &slave, &name, name.count) == 0 else { break }
+            held += [master, slave]
+            reused = String(cString: name) == pts
+        }
+        try #require(reused, "\(pts) was not free again")
+        let holder = try BackgroundProcess(["sh", "-c", "exec sleep 305 < \(pts)"])
+        try #require(waitUntil { holdsFile(holder.pid, pts) })
+
+        #expect(!WorldProcesses.find(marks).contains { $0.pid == holder.pid })
+        let report = try SimulatedWorld.down(prefix: prefix)
+        #expect(!report.stoppedProcesses.contains { $0.pid == holder.pid }, "\(report.stoppedProcesses)")
+        #expect(!holder.wait(timeoutMs: 0), "the holder was stopped")
+    }
+
+    /// A process older than the world is never stopped for holding its port (a proxy that serves
+    /// another world too, someone's shell).
+    @Test func aProcessStartedBeforeTheWorldIsNotStoppedForHoldingItsPort() throws {
+        let prefix = WorldFixture.uniquePrefix()
+        defer { _ = try? SimulatedWorld.down(prefix: prefix) }
+        let port = RunDirectory(prefix: prefix).devRoot + "/cdc-wdm0"
+        let holder = try BackgroundProcess(["sh", "-c", "while [ ! -e \(port) ]; do sleep 0.05; done; exec sleep 306 < \(port)"])
+        _ = try WorldFixture.up(prefix: prefix)
+        try #require(waitUntil { holdsFile(holder.pid, port) })
+
+        let report = try SimulatedWorld.down(prefix: prefix)
+        #expect(!report.stoppedProcesses.contains { $0.pid == holder.pid }, "\(report.stoppedProcesses)")
+        #expect(!holder.wait(timeoutMs: 0), "the holder was stopped")
     }
 
     @Test func downAfterAKilledDaemonStopsWhatRunsInItsNamespaces() throws {

@@ -140,7 +140,7 @@ final class RunningWorld {
         dns = []
         // What still runs in the namespaces (a proxy started on the device, a shell's children)
         // would keep them alive after they are deleted (`sim down` stops them first and reports them).
-        let marks = WorldProcesses.marks(namespaces: topology.namespaces, run: run, ports: false)
+        let marks = WorldProcesses.marks(namespaces: topology.namespaces, run: run, daemon: nil)
         for process in WorldProcesses.stopAll(marks) {
             DaemonLog.write("[\(topology.prefix)] stopped \(process.name) (pid \(process.pid), \(process.reason))")
         }
