@@ -59,6 +59,7 @@ demo: deps build
 bench: deps build
 	@CELLPATH=$(CELLPATH) ./scripts/bench.sh
 	@CELLPATH=$(CELLPATH) ./scripts/bench-bearer.sh
+	@CELLPATH=$(CELLPATH) ./scripts/bench-serve.sh
 
 ## order-file: lay out the front's functions as a fetch runs them (link/cellpath.order; root, valgrind)
 order-file: deps build
