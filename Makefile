@@ -24,7 +24,7 @@ DEB_PACKAGES := pkg-config libglib2.0-dev libmbim-glib-dev libqmi-glib-dev \
 	libcurl4-openssl-dev libc-ares-dev libmicrohttpd-dev libnl-3-dev libnl-route-3-dev \
 	libphonenumber-dev libprotobuf-dev libicu-dev libssl-dev \
 	libmbim-utils libqmi-utils iproute2 dnsmasq-base openssl curl tcpdump ca-certificates python3 \
-	jq iputils-ping time man-db
+	jq iputils-ping time man-db wrk
 
 .PHONY: all deps build test demo bench order-file docs install uninstall clean
 
@@ -60,6 +60,7 @@ bench: deps build
 	@CELLPATH=$(CELLPATH) ./scripts/bench.sh
 	@CELLPATH=$(CELLPATH) ./scripts/bench-bearer.sh
 	@CELLPATH=$(CELLPATH) ./scripts/bench-checks.sh
+	@CELLPATH=$(CELLPATH) ./scripts/bench-serve.sh
 
 ## order-file: lay out the front's functions as a fetch runs them (link/cellpath.order; root, valgrind)
 order-file: deps build

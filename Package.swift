@@ -79,7 +79,7 @@ let package = Package(
         .target(name: "Simulator", dependencies: ["SimulatedModems", "SimulatedServices", "SimulatorScenario", "ModemDiscovery",
                                                   "CellpathCore", "SystemSupport", "HTTPServer", "CShims"]),
         // `cellpath serve`: the dev-server compatible backend over the tru.ID REST client.
-        .target(name: "Server", dependencies: ["Workflow", "HTTPServer", "PhoneNumbers", "CellpathCore"]),
+        .target(name: "Server", dependencies: ["Workflow", "CellularHTTP", "HTTPServer", "PhoneNumbers", "CellpathCore", "COpenSSL"]),
         .target(name: "CellpathCLI", dependencies: ["CellpathCore", "SystemSupport", "CellularHTTP", "Workflow", "Configuration",
                                                     "ModemDiscovery"]),
         .executableTarget(name: "cellpath", dependencies: ["CellpathCLI", "CellpathCore"], linkerSettings: frontReleaseLinking),
@@ -122,7 +122,8 @@ let package = Package(
         .testTarget(name: "SimulatedServicesTests", dependencies: ["SimulatedServices", "Simulator", "SimulatorScenario", "HTTPServer", "CShims", "TestSupport",
                                                                  "COpenSSL"]),
         .testTarget(name: "SimulatorTests", dependencies: ["Simulator", "SimulatorScenario", "CShims", "TestSupport", "HTTPServer"]),
-        .testTarget(name: "ServerTests", dependencies: ["Server", "Workflow", "HTTPServer", "SimulatorScenario", "CellpathCore", "TestSupport"]),
+        .testTarget(name: "ServerTests", dependencies: ["Server", "Workflow", "HTTPServer", "SimulatorScenario", "SimulatedServices", "CellpathCore",
+                                                   "TestSupport"]),
         .testTarget(name: "SimulatorEndToEndTests", dependencies: ["Simulator", "SimulatorScenario", "CellpathCore", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

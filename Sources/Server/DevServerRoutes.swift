@@ -1,4 +1,5 @@
 import CellpathCore
+import CellularHTTP
 import FoundationEssentials
 import HTTPServer
 import PhoneNumbers
@@ -12,6 +13,7 @@ public struct DevServerRoutes: Sendable {
     let metrics: ServerMetrics
     let log: @Sendable (String) -> Void
     private let rateLimiter: ClientRateLimiter
+    private let webhooks: WebhookVerifier
 
     public init(client: TruAPIClient, settings: ServeSettings, metrics: ServerMetrics, log: @escaping @Sendable (String) -> Void) {
         self.client = client
@@ -19,6 +21,8 @@ public struct DevServerRoutes: Sendable {
         self.metrics = metrics
         self.log = log
         rateLimiter = ClientRateLimiter(requestsPerMinute: settings.limits.requestsPerMinute)
+        let endpoint = client.endpoint, timeout = settings.limits.upstreamTimeout
+        webhooks = WebhookVerifier { await Self.fetchKeySet(endpoint, timeout: timeout, log: log) }
     }
 
     /// Answers one request and writes its access-log line.
@@ -64,7 +68,7 @@ public struct DevServerRoutes: Sendable {
     private func answer(_ request: HTTPRequest, route: String) async throws(ErrorAnswer) -> HTTPResponse {
         if request.method == "OPTIONS" { return HTTPResponse(status: 204) }
         if route != "/healthz" && route != "/metrics" {
-            try authorize(request)
+            if !Self.webhookPaths.contains(route) { try authorize(request) }
             if let wait = rateLimiter.admit(request.remoteAddress, now: Date().timeIntervalSince1970) {
                 throw ErrorAnswer(429, "too many requests", headers: ["Retry-After": String(wait)])
             }
@@ -119,6 +123,8 @@ public struct DevServerRoutes: Sendable {
                 let address = given ?? misspelt ?? request.remoteAddress
                 return try await upstream { () async throws(TruAPIError) in try await client.coverage(deviceIP: address) }
             }
+        case "/callback", "/phone-check/callback", "/v0.1/phone-check/callback":
+            return try await method(request, ["POST"]) { () async throws(ErrorAnswer) in try await webhook(request) }
         case "/traces", "/v0.1/traces", "/v0.2/traces":
             return try await method(request, ["POST"]) { () async throws(ErrorAnswer) in trace(request) }
         default:
@@ -229,6 +235,57 @@ public struct DevServerRoutes: Sendable {
         return Self.json(200, [("token", .string(token)), ("url", .string(base + "/coverage/v0.1/device_ip"))])
     }
 
+    /// The webhook routes: signed by tru.ID, so they need no client key.
+    static let webhookPaths: Set<String> = ["/callback", "/phone-check/callback", "/v0.1/phone-check/callback"]
+
+    /// A tru.ID webhook: 200 `{}` when its signature verifies (the check's id and status logged), 400 otherwise.
+    private func webhook(_ request: HTTPRequest) async throws(ErrorAnswer) -> HTTPResponse {
+        if let problem = await webhooks.problem(method: request.method, target: Self.requestTarget(request), headers: request.headers,
+                                                body: request.body, now: Date().timeIntervalSince1970) {
+            throw ErrorAnswer(400, "the webhook does not verify: \(problem)")
+        }
+        let event = JSONValue.parse(request.body)
+        log(JSONValue.object([("webhook", .string(request.headers["x-tru-callback"] ?? "")),
+                              ("check_id", .string(event?[string: "check_id"] ?? "")),
+                              ("status", .string(event?[string: "status"] ?? ""))]).serialized)
+        return Self.json(200, [])
+    }
+
+    /// The request's path and query as a client sends them: percent-encoded again where needed.
+    static func requestTarget(_ request: HTTPRequest) -> String {
+        func encoded(_ text: String, keeping extra: String) -> String {
+            var out = ""
+            for byte in text.utf8 {
+                let character = Character(Unicode.Scalar(byte))
+                if byte < 0x80 && (character.isLetter || character.isNumber || "-._~".contains(character) || extra.contains(character)) {
+                    out.append(character)
+                } else {
+                    out += "%" + (byte < 0x10 ? "0" : "") + String(byte, radix: 16, uppercase: true)
+                }
+            }
+            return out
+        }
+        let query = request.queryItems.map { item in
+            encoded(item.name, keeping: "") + (item.value.map { "=" + encoded($0, keeping: "") } ?? "")
+        }
+        return encoded(request.path, keeping: "/") + (query.isEmpty ? "" : "?" + query.joined(separator: "&"))
+    }
+
+    /// The API's JWK Set (`{base}/.well-known/jwks.json`), or nil (logged) when it cannot be had.
+    static func fetchKeySet(_ endpoint: TruAPIEndpoint, timeout: Duration, log: @Sendable (String) -> Void) async -> JSONValue? {
+        let base = endpoint.baseURL.hasSuffix("/") ? String(endpoint.baseURL.dropLast()) : endpoint.baseURL
+        let request = HTTPClientRequest(url: base + "/.well-known/jwks.json",
+                                        headers: [HTTPHeader("Accept", "application/json")], timeout: timeout, caFile: endpoint.caFile)
+        do throws(FetchFailure) {
+            let response = try await HTTPClient(route: .defaultNetwork).send(request)
+            if response.status == 200, let json = response.json { return json }
+            log(JSONValue.object([("event", .string("jwks_failed")), ("status", .int(response.status))]).serialized)
+        } catch {
+            log(JSONValue.object([("event", .string("jwks_failed")), ("reason", .string(error.message))]).serialized)
+        }
+        return nil
+    }
+
     /// Writes a device trace to the log, bounded and with digit runs (numbers, addresses) masked.
     private func trace(_ request: HTTPRequest) -> HTTPResponse {
         let kept = request.body.prefix(settings.limits.maxTraceBytes)
@@ -262,8 +319,8 @@ public struct DevServerRoutes: Sendable {
 
     // MARK: Upstream
 
-    /// Runs an API call, timing it; an API error answer is passed on with its status and body,
-    /// anything else becomes a short 500.
+    /// Runs an API call, timing it; an API error answer is passed on with its status and body, a
+    /// malformed answer or an unreachable API becomes 502, a timeout 504 (short JSON messages).
     private func call<T: Sendable>(_ body: () async throws(TruAPIError) -> T) async throws(ErrorAnswer) -> T {
         let started = ContinuousClock.now
         defer {
@@ -290,8 +347,12 @@ public struct DevServerRoutes: Sendable {
             return passed
         case .invalidRequest(let reason):
             return ErrorAnswer(400, reason)
-        case .malformedAnswer, .transport:
-            return ErrorAnswer(500, "the tru.ID API could not be used: \(error.cellpathError.message)")
+        case .malformedAnswer:
+            return ErrorAnswer(502, "the tru.ID API answered with a body that is not what its contract says")
+        case .transport(let failure) where [.connectTimeout, .hopTimeout, .totalTimeout].contains(failure.reason):
+            return ErrorAnswer(504, "the tru.ID API did not answer in time")
+        case .transport:
+            return ErrorAnswer(502, "the tru.ID API cannot be reached")
         }
     }
 

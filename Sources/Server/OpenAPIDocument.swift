@@ -12,6 +12,8 @@ enum OpenAPIDocument {
     private static let result = operation("The check's result", ["check_id"])
     private static let exchange = operation("Complete a v0.2 check with its code", ["code", "check_id"], body: ["code", "check_id"])
 
+    private static let webhook = operation("A tru.ID webhook, its HTTP signature verified against the API's JWK Set (400 when it does not verify)")
+
     /// path → operations by method.
     private static let paths: [(String, String)] = [
         ("/check", #"{"post":\#(create)}"#),
@@ -30,6 +32,9 @@ enum OpenAPIDocument {
         ("/coverage-access-token", #"{"get":\#(operation("A coverage-scoped token and the device_ip URL"))}"#),
         ("/country", #"{"get":\#(operation("Coverage of a country", ["country_code"]))}"#),
         ("/device", #"{"get":\#(operation("Coverage of a device address", ["ip_address"]))}"#),
+        ("/callback", #"{"post":\#(webhook)}"#),
+        ("/phone-check/callback", #"{"post":\#(webhook)}"#),
+        ("/v0.1/phone-check/callback", #"{"post":\#(webhook)}"#),
         ("/traces", #"{"post":\#(operation("A device trace, logged"))}"#),
         ("/v0.1/traces", #"{"post":\#(operation("A device trace, logged"))}"#),
         ("/v0.2/traces", #"{"post":\#(operation("A device trace, logged"))}"#),

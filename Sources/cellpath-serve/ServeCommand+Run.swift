@@ -23,6 +23,8 @@ extension ServeCommand {
         if let value = parsed[maxBody] { settings.limits.maxBodyBytes = value }
         if let value = parsed[maxConnections] { settings.limits.maxConnections = value }
         if let value = parsed[rateLimit] { settings.limits.requestsPerMinute = value }
+        if let value = parsed[clientTimeout] { settings.limits.idleTimeoutSeconds = value }
+        if let value = parsed[upstreamTimeout] { settings.limits.upstreamTimeout = .seconds(value) }
         if !["127.0.0.1", "::1"].contains(settings.listenAddress) && settings.apiKey == nil {
             context.logger.warning("listening on \(settings.listenAddress) without --api-key-file: anyone who reaches it can run checks on your account")
         }

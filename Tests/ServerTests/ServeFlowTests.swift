@@ -1,5 +1,8 @@
 import CellpathCore
+import FoundationEssentials
 import Glibc
+@testable import Server
+import SimulatorScenario
 import Testing
 import TestSupport
 
@@ -9,15 +12,16 @@ import TestSupport
 @Suite(.serialized, .enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)))
 struct ServeFlowTests {
     /// A world with a connected bearer and `cellpath serve` on 127.0.0.1:8080 in its device namespace.
-    private func withServe(_ extra: [String] = [], _ body: (String) throws -> Void) throws {
-        try WorldFixture.withWorld { (prefix: String) throws in
+    private func withServe(_ extra: [String] = [], scenario: Scenario? = nil, listen: String = "127.0.0.1:8080",
+                           _ body: (String) throws -> Void) throws {
+        try WorldFixture.withWorld(scenario: scenario) { (prefix: String) throws in
             let bearer = try CellpathBinary.run(["sim", "bearer", "connect", "--prefix", prefix])
             try #require(bearer.status == 0, "\(bearer.stderr)")
             let log = "/tmp/\(prefix)serve.log"
             defer { unlink(log) }
             let serve = try BackgroundProcess(["ip", "netns", "exec", prefix + "ue", CellpathBinary.path, "serve",
                                                "--api-base", "https://api.truid.test",
-                                               "--listen", "127.0.0.1:8080"] + extra,
+                                               "--listen", listen] + extra,
                                               output: log, environment: try simEnvironment(prefix))
             defer { serve.stop() }
             try waitUntilListening(prefix, log: log)
@@ -141,6 +145,41 @@ struct ServeFlowTests {
             #expect(try curl(prefix, ["-H", "X-Api-Key: wrong-key-wrong-key", "http://127.0.0.1:8080/coverage-access-token"]).status == 401)
             #expect(try curl(prefix, ["-H", "X-Api-Key: 0123456789abcdef-key", "http://127.0.0.1:8080/coverage-access-token"]).status == 200)
             #expect(try curl(prefix, ["-H", "Authorization: Bearer 0123456789abcdef-key", "http://127.0.0.1:8080/coverage-access-token"]).status == 200)
+        }
+    }
+
+    @Test func webhooksAreVerifiedAgainstTheAPIsKeySet() throws {
+        var scenario = Scenario.builtIn
+        scenario.api.callbackURL = "http://192.0.2.23:8080/callback"
+        try withServe(scenario: scenario, listen: "0.0.0.0:8080") { (prefix: String) throws in
+            let log = "/tmp/\(prefix)serve.log"
+            let created = try post(prefix, "/subscriber-check", json: #"{"phone_number":"+447940448591"}"#)
+            let id = try #require(created.json?["check_id"]?.string), url = try #require(created.json?["check_url"]?.string)
+            _ = try openCheckURL(prefix, url)  // v0.1: COMPLETED at the last hop, then the API posts the webhook
+            var lines = ""
+            for _ in 0..<200 where !lines.contains(#""check_id":"\#(id)""#) {
+                usleep(50_000)
+                lines = try ProcessRunner.run(["cat", log]).stdout
+            }
+            #expect(lines.contains(#"{"webhook":"subscriber_check","check_id":"\#(id)","status":"COMPLETED"}"#), "\(lines)")
+            #expect(lines.contains(#""route":"/callback","status":200"#), "\(lines)")
+
+            // A forgery with the published keyId, a right Digest and a fresh Date, but no valid signature.
+            let environment = try simEnvironment(prefix)
+            let keys = try ProcessRunner.run(["ip", "netns", "exec", prefix + "ue", "curl", "-sS", "--cacert", try #require(environment["CELLPATH_CA_FILE"]),
+                                              "https://api.truid.test/.well-known/jwks.json"]).stdout
+            let keyID = try #require(try JSONValue.parse(keys)["keys"]?.array?.first?["kid"]?.string)
+            let body = #"{"check_id":"\#(id)","status":"COMPLETED","match":true}"#
+            let digest = "SHA-256=" + Data(RSAPublicKey.sha256(Array(body.utf8))).base64EncodedString()
+            let date = try ProcessRunner.run(["date", "-u", "+%a, %d %b %Y %H:%M:%S GMT"], environment: ["LC_ALL": "C", "PATH": "/usr/bin:/bin"])
+                .stdout.filter { $0 != "\n" }
+            let signature = #"keyId="\#(keyID)",algorithm="rsa-sha256",headers="(request-target) host date x-tru-callback digest",signature="\#(Data(repeating: 7, count: 256).base64EncodedString())""#
+            let forged = try curl(prefix, ["-H", "Content-Type: application/json", "-H", "Date: \(date)", "-H", "Digest: \(digest)",
+                                           "-H", "x-tru-callback: subscriber_check", "-H", "Authorization: Signature \(signature)",
+                                           "-d", body, "http://127.0.0.1:8080/callback"])
+            #expect(forged.status == 400 && forged.json?["error_message"]?.string == "the webhook does not verify: bad signature")
+            let unsigned = try curl(prefix, ["-H", "Content-Type: application/json", "-d", body, "http://127.0.0.1:8080/phone-check/callback"])
+            #expect(unsigned.status == 400 && unsigned.json?["error_message"]?.string == "the webhook does not verify: no signature")
         }
     }
 }

@@ -15,7 +15,7 @@ package enum ServeCommand {
             Exits 78 when the API refuses the credentials and 69 when it cannot be reached at start.
             """,
         options: [listen.spec, tlsCert.spec, tlsKey.spec, apiKeyFile.spec, corsOrigin.spec, maxBody.spec, maxConnections.spec,
-                  rateLimit.spec, ConfigurationOptions.truJSON.spec, ConfigurationOptions.dataResidency.spec,
+                  rateLimit.spec, clientTimeout.spec, upstreamTimeout.spec, ConfigurationOptions.truJSON.spec, ConfigurationOptions.dataResidency.spec,
                   ConfigurationOptions.apiBase.spec, ConfigurationOptions.caFile.spec, ConfigurationOptions.region.spec],
         action: .program(.server))
 
@@ -34,4 +34,10 @@ package enum ServeCommand {
     package static let rateLimit = OptionKey<Int>(
         "rate-limit", "per-minute", help: "Requests per client address and minute (default: 600; 0: no limit; beyond: 429).",
         .integer(in: 0...1_000_000))
+    package static let clientTimeout = OptionKey<Int>(
+        "client-timeout", "seconds", help: "Close a connection idle or sending nothing this long (default: 30; slow clients).",
+        .integer(in: 1...3600))
+    package static let upstreamTimeout = OptionKey<Int>(
+        "upstream-timeout", "seconds", help: "Bound on each call to the tru.ID API (default: 10; beyond: 504 after retries).",
+        .integer(in: 1...300))
 }

@@ -1,0 +1,107 @@
+import CellpathCore
+import CShims
+import Glibc
+import Testing
+import TestSupport
+
+/// The bad-input table of `cellpath serve` (docs/serve.md) beyond ServeFlowTests: slow clients,
+/// large headers and bodies, per-client rate limits, control characters, form vs JSON, wrong
+/// types, unknown routes and methods; against a stub API in a namespace of the test's own.
+@Suite(.serialized, .enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)))
+struct ServeBadInputTests {
+    static let create = #"{"phone_number":"+447940448591"}"#
+
+    /// A TCP connection to serve from inside its namespace that sends `bytes` and then nothing;
+    /// true when serve closes it (end of file or reset) within `waitSeconds`.
+    private func serveCloses(_ serve: StubbedServe, after bytes: String, waitSeconds: Int) throws -> Bool {
+        var error = [CChar](repeating: 0, count: 256)
+        let fd = cshims_socket_in_netns("/run/netns/\(serve.namespace)", AF_INET, Int32(SOCK_STREAM.rawValue), 0, &error, error.count)
+        try #require(fd >= 0)
+        defer { close(fd) }
+        var timeout = timeval(tv_sec: waitSeconds, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var peer = sockaddr_in()
+        peer.sin_family = sa_family_t(AF_INET)
+        peer.sin_port = UInt16(8080).bigEndian
+        peer.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &peer) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        try #require(connected == 0)
+        _ = Array(bytes.utf8).withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = recv(fd, &buffer, buffer.count, 0)
+            if count == 0 || (count < 0 && errno == ECONNRESET) { return true }
+            if count < 0 { return false }  // the receive timeout: still open
+        }
+    }
+
+    @Test func slowClientsAreDisconnected() throws {
+        let serve = try StubbedServe()
+        try serve.start(["--client-timeout", "2"])
+        #expect(try serveCloses(serve, after: "POST /subscriber-check HTTP/1.1\r\nHost: x\r\n", waitSeconds: 20), "a header never finished")
+        #expect(try serveCloses(serve, after: "POST /subscriber-check HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                                            + "Content-Length: 100\r\n\r\n{\"phone", waitSeconds: 20), "a body never finished")
+        #expect(try serve.post("/subscriber-check", json: Self.create).status == 200, "others are still served")
+    }
+
+    @Test func largeHeadersAndBodiesAreRefused() throws {
+        let serve = try StubbedServe()
+        try serve.start(["--max-body", "1024"])
+        let header = try serve.curl(["-H", "X-Padding: " + String(repeating: "a", count: 20_000), "http://127.0.0.1:8080/healthz"])
+        #expect(header.status == 431)
+        let chunked = try serve.post("/subscriber-check", json: #"{"phone_number":"+447940448591","pad":""# + String(repeating: "b", count: 4000) + #""}"#,
+                                     ["-H", "Transfer-Encoding: chunked"])
+        #expect(chunked.status == 413, "a body without Content-Length is bounded too")
+        #expect(serve.api.checkCalls == 0)
+    }
+
+    @Test func eachClientAddressIsRateLimited() throws {
+        let serve = try StubbedServe()
+        try serve.start(["--rate-limit", "3"])
+        for _ in 0..<3 { #expect(try serve.post("/subscriber-check", json: Self.create).status == 200) }
+        let limited = try serve.post("/subscriber-check", json: Self.create)
+        #expect(limited.status == 429 && limited.json?["error_message"]?.string == "too many requests")
+        #expect(Int(limited.headers["retry-after"] ?? "").map { (1...60).contains($0) } == true)
+        #expect(serve.api.checkCalls == 3)
+        #expect(try serve.curl(["http://127.0.0.1:8080/healthz"]).status == 200, "health checks are not limited")
+    }
+
+    @Test func controlCharactersWrongTypesAndMediaTypes() throws {
+        let serve = try StubbedServe()
+        try serve.start()
+        func message(_ result: (status: Int, headers: [String: String], json: JSONValue?)) -> String? {
+            result.status == 400 ? result.json?["error_message"]?.string : "status \(result.status)"
+        }
+        #expect(message(try serve.post("/subscriber-check", json: #"{"phone_number":"+447940448591\u0000"}"#)) == "phone_number parameter is not valid")
+        #expect(message(try serve.curl(["-d", "phone_number=%2B447940448591%0D%0AX: y", "http://127.0.0.1:8080/subscriber-check"]))
+                == "phone_number parameter is not valid")
+        #expect(message(try serve.post("/subscriber-check", json: #"{"phone_number":["+447940448591"]}"#)) == "phone_number parameter must be a string")
+        #expect(message(try serve.post("/subscriber-check", json: #"{"phone_number":true}"#)) == "phone_number parameter must be a string")
+        #expect(message(try serve.post("/subscriber-check", json: #"["+447940448591"]"#)) == "the body is not a JSON object")
+        #expect(message(try serve.curl(["-H", "Content-Type: application/x-www-form-urlencoded", "-d", "phone_number=%ZZ",
+                                        "http://127.0.0.1:8080/subscriber-check"])) == "the form body is not valid")
+        // JSON labelled as a form is read as a form: it has no phone_number field.
+        #expect(message(try serve.curl(["-H", "Content-Type: application/x-www-form-urlencoded", "-d", Self.create,
+                                        "http://127.0.0.1:8080/subscriber-check"])) == "phone_number parameter is required")
+        let text = try serve.curl(["-H", "Content-Type: text/plain", "-d", Self.create, "http://127.0.0.1:8080/subscriber-check"])
+        #expect(text.status == 415)
+        #expect(serve.api.checkCalls == 0, "nothing reached the API")
+        let form = try serve.curl(["-d", "phone_number=%2B447940448591", "http://127.0.0.1:8080/subscriber-check"])
+        #expect(form.status == 200 && form.json?["check_id"]?.string == "c1", "a form body works like JSON")
+    }
+
+    @Test func unknownRoutesAndWrongMethodsAnswerJSON() throws {
+        let serve = try StubbedServe()
+        try serve.start()
+        let unknown = try serve.curl(["http://127.0.0.1:8080/v0.3/subscriber-check"])
+        #expect(unknown.status == 404 && unknown.headers["content-type"] == "application/json")
+        #expect(unknown.json?["error_message"]?.string == "no such route")
+        let wrong = try serve.curl(["-X", "PUT", "http://127.0.0.1:8080/subscriber-check"])
+        #expect(wrong.status == 405 && wrong.headers["allow"] == "POST, GET, OPTIONS" && wrong.json?["error_message"]?.string == "method not allowed")
+        let callback = try serve.curl(["http://127.0.0.1:8080/callback"])
+        #expect(callback.status == 405 && callback.headers["allow"] == "POST, OPTIONS")
+        #expect(try serve.curl(["-X", "DELETE", "http://127.0.0.1:8080/subscriber-check/c1"]).status == 405)
+    }
+}

@@ -1,0 +1,95 @@
+import CellpathCore
+import FoundationEssentials
+import Glibc
+import HTTPServer
+@testable import Server
+import SimulatedServices
+import Synchronization
+import Testing
+import TestSupport
+
+/// A fresh 2048-bit RSA key in PEM, made with the openssl CLI as the simulated world makes it.
+func makeSigningKey() throws -> [UInt8] {
+    let directory = String(cString: mkdtemp(strdup("/tmp/cptest-serve-key-XXXXXX")))
+    defer { _ = try? ProcessRunner.run(["rm", "-rf", directory]) }
+    let result = try ProcessRunner.run(["openssl", "genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048", "-out", "\(directory)/key.pem"])
+    try #require(result.status == 0, "\(result.stderr)")
+    return Array(try ProcessRunner.run(["cat", "\(directory)/key.pem"]).stdout.utf8)
+}
+
+/// Counts the key-set fetches a verifier makes.
+final class KeySetSource: Sendable {
+    let sets: Mutex<[JSONValue]>
+    let fetches = Atomic<Int>(0)
+    init(_ sets: [JSONValue]) { self.sets = Mutex(sets) }
+    func next() -> JSONValue? {
+        fetches.add(1, ordering: .relaxed)
+        return sets.withLock { $0.count > 1 ? $0.removeFirst() : $0.first }
+    }
+}
+
+/// Webhooks signed by the simulator's signer (as tru.ID signs them), checked by serve's verifier.
+struct WebhookVerifierTests {
+    static let date = Date(timeIntervalSince1970: 1_790_000_000)
+    static let body = Array(#"{"check_id":"c1","status":"COMPLETED","match":true}"#.utf8)
+
+    private func signed(_ signer: WebhookSigner, body: [UInt8] = WebhookVerifierTests.body) throws -> SignedWebhook {
+        try #require(signer.webhook(to: "http://192.0.2.23:8080/callback", product: "subscriber_check", body: body, date: Self.date))
+    }
+
+    private func problem(_ verifier: WebhookVerifier, _ webhook: SignedWebhook, target: String? = nil, body: [UInt8]? = nil,
+                         now: Double = WebhookVerifierTests.date.timeIntervalSince1970) async -> String? {
+        await verifier.problem(method: "POST", target: target ?? webhook.pathAndQuery, headers: webhook.headers, body: body ?? webhook.body, now: now)
+    }
+
+    @Test func aSignedWebhookVerifiesAndTamperedOnesDoNot() async throws {
+        let signer = try WebhookSigner(privateKeyPEM: try makeSigningKey())
+        let source = KeySetSource([signer.keySet])
+        let verifier = WebhookVerifier { source.next() }
+        let webhook = try signed(signer)
+        #expect(await problem(verifier, webhook) == nil)
+        #expect(await problem(verifier, webhook) == nil)
+        #expect(source.fetches.load(ordering: .relaxed) == 1, "the key set is fetched once and cached")
+
+        let forged = Array(String(decoding: webhook.body, as: UTF8.self).replacing("true", with: "false").utf8)
+        #expect(await problem(verifier, webhook, body: forged) == "Digest does not match the body")
+        var newDigest = webhook
+        newDigest.headers.set("Digest", "SHA-256=" + Data(RSAPublicKey.sha256(forged)).base64EncodedString())
+        #expect(await problem(verifier, newDigest, body: forged) == "bad signature")
+        #expect(await problem(verifier, webhook, target: "/elsewhere") == "bad signature")
+        #expect(await problem(verifier, webhook, now: Self.date.timeIntervalSince1970 + 301) == "stale or missing Date")
+        var unsigned = webhook
+        unsigned.headers.remove("Authorization")
+        unsigned.headers.remove("Signature")
+        #expect(await problem(verifier, unsigned) == "no signature")
+        var narrow = webhook
+        narrow.headers.set("Authorization", try #require(webhook.headers["Authorization"]).replacing("digest", with: ""))
+        narrow.headers.remove("Signature")
+        #expect(await problem(verifier, narrow) == "the signature does not cover (request-target), host, date and digest")
+    }
+
+    @Test func anUnknownKeyIDFetchesTheKeySetAgainAtMostOncePerInterval() async throws {
+        let old = try WebhookSigner(privateKeyPEM: try makeSigningKey()), rotated = try WebhookSigner(privateKeyPEM: try makeSigningKey())
+        let source = KeySetSource([old.keySet, rotated.keySet])
+        let verifier = WebhookVerifier(refetchInterval: .zero) { source.next() }
+        #expect(await problem(verifier, try signed(old)) == nil)
+        #expect(await problem(verifier, try signed(rotated)) == nil, "a rotated key is found by fetching the set again")
+        #expect(source.fetches.load(ordering: .relaxed) == 2)
+
+        let stranger = try WebhookSigner(privateKeyPEM: try makeSigningKey())
+        let patient = WebhookVerifier(refetchInterval: .seconds(3600)) { source.next() }
+        #expect(await problem(patient, try signed(rotated)) == nil)
+        #expect(await problem(patient, try signed(stranger)) == "unknown keyId")
+        #expect(await problem(patient, try signed(stranger)) == "unknown keyId")
+        #expect(source.fetches.load(ordering: .relaxed) == 3, "unknown keyIds do not make serve hammer the API")
+    }
+
+    @Test func httpDatesAndRequestTargets() {
+        #expect(WebhookVerifier.httpDate("Mon, 21 Sep 2026 14:13:20 GMT") == 1_790_000_000)
+        #expect(WebhookVerifier.httpDate("Mon, 21 Sep 2026 14:13:20 CET") == nil)
+        #expect(WebhookVerifier.httpDate("yesterday") == nil)
+        let request = HTTPRequest(method: "POST", path: "/callback", queryItems: [HTTPQueryItem(name: "project", value: "a b/1")])
+        #expect(DevServerRoutes.requestTarget(request) == "/callback?project=a%20b%2F1")
+        #expect(DevServerRoutes.requestTarget(HTTPRequest(method: "POST", path: "/phone-check/callback")) == "/phone-check/callback")
+    }
+}
