@@ -33,11 +33,15 @@ public final class WebhookSigner: @unchecked Sendable {
 
     /// Reads an RSA private key in PEM. Throws `.dataError` for anything else.
     public init(privateKeyPEM: [UInt8]) throws(CellpathError) {
-        guard let bio = privateKeyPEM.withUnsafeBytes({ BIO_new_mem_buf($0.baseAddress, Int32($0.count)) }) else {
-            throw CellpathError(.internalError, "webhook key: out of memory")
+        // The BIO reads the bytes in place: it must not outlive the buffer's scope (an optimised
+        // build frees the array after its last use).
+        let read: OpaquePointer?? = privateKeyPEM.withUnsafeBytes { bytes in
+            guard let bio = BIO_new_mem_buf(bytes.baseAddress, Int32(bytes.count)) else { return .none }
+            defer { BIO_free(bio) }
+            return .some(PEM_read_bio_PrivateKey(bio, nil, nil, nil))
         }
-        defer { BIO_free(bio) }
-        guard let key = PEM_read_bio_PrivateKey(bio, nil, nil, nil) else {
+        guard let read else { throw CellpathError(.internalError, "webhook key: out of memory") }
+        guard let key = read else {
             throw CellpathError(.dataError, "webhook key: not a PEM private key (\(Self.openSSLError()))")
         }
         guard EVP_PKEY_is_a(key, "RSA") == 1, let n = Self.bigNumber(key, "n"), let e = Self.bigNumber(key, "e") else {
