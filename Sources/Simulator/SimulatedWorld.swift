@@ -64,7 +64,12 @@ public enum SimulatedWorld {
             if waitpid(pid, &status, WNOHANG) == pid {
                 let tail = logTail(run, lines: 12)
                 removeLeftovers(prefix: options.prefix, removeFiles: true)
-                throw CellpathError(.unavailable, "the simulator daemon exited during start-up (status \(Spawn.exitStatus(status)))\(tail.isEmpty ? "" : ":\n\(tail)")")
+                // The daemon's own error says why; dnsmasq's start-up lines around it do not.
+                let lines = tail.split(separator: "\n").map(String.init)
+                let reason = lines.last { $0.contains("error: ") }.flatMap { $0.split(separator: "error: ", maxSplits: 1).last.map(String.init) }
+                    ?? lines.last
+                throw CellpathError(.unavailable, "the simulator daemon exited during start-up (status \(Spawn.exitStatus(status)))"
+                                    + (reason.map { ": \($0)" } ?? ""))
             }
             if FileSystem.exists(run.controlSocket),
                let response = try? ControlClient.send(ControlRequest(command: .status), to: run.controlSocket, timeoutSeconds: 5),
