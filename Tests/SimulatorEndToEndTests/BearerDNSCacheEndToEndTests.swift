@@ -1,6 +1,7 @@
 import CellpathCore
 import Glibc
 import Simulator
+import SimulatorScenario
 import SystemSupport
 import Testing
 import TestSupport
@@ -53,6 +54,34 @@ struct BearerDNSCacheEndToEndTests {
             let singleAddress = try #require(try JSONValue.parse(single.stdout)["path"]?["ipv4_address"]?.string)
             for host in Self.hostsAsked(singleHops) {
                 #expect(try Self.queries(for: host, from: singleAddress, in: daemonLog) == (singleAddress == bearerAddress ? 2 : 1), "\(host)")
+            }
+        }
+    }
+
+    /// `-m all`: each modem's runs share their own bearer's cache.
+    @Test func eachModemsLaterRunsTakeTheirAnswersFromItsOwnBearersCache() throws {
+        var scenario = Scenario.builtIn
+        var second = scenario.modems[0]
+        second.protocol = .qmi
+        second.imei = "351234567890132"
+        second.sim?.iccid = "8900101234567890138"
+        second.sim?.imsi = "001010123456780"
+        second.sim?.msisdn = "+447940448593"
+        scenario.modems.append(second)
+        try SimulatedDevice.with(scenario, connect: false) { device in
+            let daemonLog = RunDirectory(prefix: device.prefix).logFile
+            let result = try device.cellpath(["subscriber-check", "+447940448591", "-m", "all", "--direct", "--repeat", "2", "--json"])
+            #expect(result.status == 0, "every run reached a verdict: \(result.stderr)")
+            let runs = try result.stdout.split(separator: "\n").prefix(4).map { try JSONValue.parse(String($0)) }
+            for modem in [0, 1] {
+                let lane = runs.filter { $0["modem"] == .int(modem) }.sorted { ($0["run"]?.int ?? 0) < ($1["run"]?.int ?? 0) }
+                try #require(lane.count == 2, "\(runs)")
+                let sources = lane.map { Set(($0["check_url"]?["hops"]?.array ?? []).compactMap { $0["dns_source"]?.string }) }
+                #expect(sources == [["network", "chain"], ["bearer-cache", "chain"]], "modem \(modem): \(lane)")
+                let address = try #require(lane[0]["path"]?["ipv4_address"]?.string)
+                for host in Self.hostsAsked(lane[0]["check_url"]?["hops"]?.array ?? []) {
+                    #expect(try Self.queries(for: host, from: address, in: daemonLog) == 1, "modem \(modem), \(host)")
+                }
             }
         }
     }
