@@ -56,7 +56,7 @@ public struct HopTrace: Sendable, Equatable, Codable {
     public var timings: HopTimings
     /// Addresses the cellular DNS returned for this hop's host (nil for an address literal).
     public var dnsAnswers: [String]?
-    /// Where `dnsAnswers` came from (nil with them).
+    /// Where `dnsAnswers` came from (nil when there are none).
     public var dnsSource: DNSSource?
     /// Seconds the answers may be kept: their TTL from the network (the smallest of the records),
     /// what is left of it from the bearer's cache; nil otherwise.
