@@ -5,10 +5,13 @@ import SystemSupport
 /// one `CellularPath`, failing closed. Safe to share; chains run on their own threads.
 public final class CellularHTTPClient: Sendable {
     public let path: CellularPath
+    /// DNS answers shared with the other chains on the same bearer; nil: each chain asks anew.
+    public let dnsCache: BearerDNSCache?
     private let share = CurlShare()
 
-    public init(path: CellularPath) {
+    public init(path: CellularPath, dnsCache: BearerDNSCache? = nil) {
         self.path = path
+        self.dnsCache = dnsCache
     }
 
     /// Runs the chain and returns every hop with either the result or the failure.
@@ -16,10 +19,10 @@ public final class CellularHTTPClient: Sendable {
     /// cancelling the task aborts the running hop.
     public func trace(_ request: FetchRequest) async -> FetchReport {
         let cancellation = TransferCancellation()
-        let path = path, share = share
+        let path = path, share = share, dnsCache = dnsCache
         return await withTaskCancellationHandler {
             await runOnDedicatedThread {
-                ChainRunner(path: path, request: request, cancellation: cancellation, share: share).run()
+                ChainRunner(path: path, request: request, cancellation: cancellation, share: share, dnsCache: dnsCache).run()
             }
         } onCancel: {
             cancellation.cancel()

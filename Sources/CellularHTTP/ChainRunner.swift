@@ -9,15 +9,17 @@ final class ChainRunner {
     private let request: FetchRequest
     private let cancellation: TransferCancellation
     private let share: CurlShare
+    private let dnsCache: BearerDNSCache?
     private let started = ContinuousClock.now
     private var hops: [HopTrace] = []
     private var transfer: CurlTransfer?
 
-    init(path: CellularPath, request: FetchRequest, cancellation: TransferCancellation, share: CurlShare) {
+    init(path: CellularPath, request: FetchRequest, cancellation: TransferCancellation, share: CurlShare, dnsCache: BearerDNSCache?) {
         self.path = path
         self.request = request
         self.cancellation = cancellation
         self.share = share
+        self.dnsCache = dnsCache
     }
 
     /// Runs the chain to its end and reports every hop; never throws.
@@ -43,7 +45,7 @@ final class ChainRunner {
         try path.verify(for: request.ipType, hop: nil)
         let transfer = try CurlTransfer(route: .bound(path), ipType: request.ipType, caFile: request.caFile,
                                         maxBodyBytes: request.maxBodyBytes, drainLimit: request.hopTimeout, share: share,
-                                        cancellation: cancellation)
+                                        bearerCache: dnsCache, cancellation: cancellation)
         self.transfer = transfer
         var policy = RedirectPolicy(url: url, method: request.method.uppercased(), body: request.body,
                                     headers: request.headers, firstRequestHeaders: request.firstRequestHeaders,

@@ -47,7 +47,9 @@ final class CurlTransfer {
     /// How long `close()` may wait for the peers (see there).
     private let drainLimit: Duration
     /// DNS answers of the transfer, by host.
-    private var dnsCache: [String: [String]] = [:]
+    private var chainAnswers: [String: [String]] = [:]
+    /// DNS answers of earlier transfers on the same bearer, kept for their TTL; nil keeps none.
+    private let bearerCache: BearerDNSCache?
     /// `host:port` entries already pinned with CURLOPT_RESOLVE.
     private var pinned: Set<String> = []
     /// TLS version of each origin's connection, for requests that reuse it.
@@ -58,8 +60,9 @@ final class CurlTransfer {
 
     /// Creates and configures the handles; `ipType` limits the addresses used on the route.
     /// `drainLimit`, what one request may take, bounds how long `close()` waits for the peers.
+    /// `bearerCache` answers names asked by earlier transfers on the bound route, and keeps this one's answers.
     init(route: NetworkRoute, ipType: IPType, caFile: String?, maxBodyBytes: Int, drainLimit: Duration, share: CurlShare,
-         cancellation: TransferCancellation) throws(FetchFailure) {
+         bearerCache: BearerDNSCache? = nil, cancellation: TransferCancellation) throws(FetchFailure) {
         guard let easy = curl_easy_init() else { throw FetchFailure(.internalError, "couldn't create a curl handle") }
         guard let multi = curl_multi_init() else {
             curl_easy_cleanup(easy)
@@ -69,6 +72,7 @@ final class CurlTransfer {
         self.ipType = ipType
         self.drainLimit = max(drainLimit, .milliseconds(500))
         self.share = share
+        self.bearerCache = bearerCache
         self.easy = easy
         self.multi = multi
         switch route {
@@ -169,13 +173,9 @@ final class CurlTransfer {
                                + "it cannot be reached through \(path.interfaceName)", hop: index)
         }
         state.allowCurlResolve = literal
-        var answers: [String]?
-        // On the default network curl resolves names itself and times the lookup.
-        var dnsMs: Double? = resolver == nil ? nil : 0
+        var dns: PinnedAnswers?
         if !literal, case .bound(let path) = route, let resolver {
-            let pinned = try pinnedAnswers(for: request, path: path, resolver: resolver)
-            answers = pinned.answers
-            dnsMs = pinned.dnsMs
+            dns = try pinnedAnswers(for: request, path: path, resolver: resolver)
         }
 
         // Method, body, headers, deadline.
@@ -206,29 +206,40 @@ final class CurlTransfer {
         cp_curl_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, leftMs)
 
         let rc = transfer(hop: index)
-        let trace = collect(request, answers: answers, dnsMs: dnsMs, wallStart: wallStart, hopStart: hopStart)
+        let trace = collect(request, dns: dns, wallStart: wallStart, hopStart: hopStart)
         return TransferOutcome(trace: trace, failure: rc == CURLE_OK ? nil : failure(rc, request))
     }
 
-    /// The cellular DNS answers for the request's host (cached for the transfer) and the lookup's
-    /// duration, pinned into curl so that it never resolves the name itself.
+    /// A hop's DNS answers and where they came from, for its trace.
+    private struct PinnedAnswers {
+        var addresses: [String]
+        var dnsMs: Double
+        var source: DNSSource
+        var ttl: Int?
+    }
+
+    /// The cellular DNS answers for the request's host (from the chain's answers, the bearer's
+    /// cache, or a lookup), pinned into curl so that it never resolves the name itself.
     private func pinnedAnswers(for request: TransferRequest, path: CellularPath,
-                               resolver: PinnedResolver) throws(FetchFailure) -> (answers: [String], dnsMs: Double) {
+                               resolver: PinnedResolver) throws(FetchFailure) -> PinnedAnswers {
         let host = request.url.host
-        var dnsMs = 0.0
-        let answers: [String]
-        if let cached = dnsCache[host] {
-            answers = cached
+        // Ask only for families the path can bind: a v6 answer on a v4-only bearer would abort the hop.
+        let family: IPType = ipType != .any ? ipType
+            : path.ipv4Address == nil ? .ipv6 : path.ipv6Address == nil ? .ipv4 : .any
+        let dns: PinnedAnswers
+        if let answers = chainAnswers[host] {
+            dns = PinnedAnswers(addresses: answers, dnsMs: 0, source: .chain, ttl: nil)
+        } else if let hit = bearerCache?.answer(for: host, family: family, on: path) {
+            dns = PinnedAnswers(addresses: hit.addresses, dnsMs: 0, source: .bearerCache, ttl: hit.ttlLeft)
         } else {
             let t0 = ContinuousClock.now
-            // Ask only for families the path can bind: a v6 answer on a v4-only bearer would abort the hop.
-            let family: IPType = ipType != .any ? ipType
-                : path.ipv4Address == nil ? .ipv6 : path.ipv6Address == nil ? .ipv4 : .any
-            answers = try resolver.resolve(host, ipType: family, budgetMs: max(1, Int(milliseconds(request.budget))),
-                                           totalBound: request.totalBound, hop: request.index)
-            dnsMs = milliseconds(ContinuousClock.now - t0)
-            dnsCache[host] = answers
+            let answer = try resolver.resolve(host, ipType: family, budgetMs: max(1, Int(milliseconds(request.budget))),
+                                              totalBound: request.totalBound, hop: request.index)
+            dns = PinnedAnswers(addresses: answer.addresses, dnsMs: milliseconds(ContinuousClock.now - t0), source: .network, ttl: answer.ttl)
+            bearerCache?.store(answer.addresses, ttl: answer.ttl, for: host, family: family, on: path)
         }
+        let answers = dns.addresses
+        chainAnswers[host] = answers
         // Addresses of this device are never reached through the cellular interface: curl would wait for them.
         let reachable = answers.filter { !LocalAddresses.contains($0) }
         guard !reachable.isEmpty else {
@@ -241,7 +252,7 @@ final class CurlTransfer {
             cp_curl_setopt_slist(easy, CURLOPT_RESOLVE, try handOver([entry]))
             pinned.insert(key)
         }
-        return (answers, dnsMs)
+        return dns
     }
 
     /// Runs one transfer on the multi handle (connections stay cached there between requests);
@@ -272,7 +283,7 @@ final class CurlTransfer {
         return CURLE_FAILED_INIT
     }
 
-    private func collect(_ request: TransferRequest, answers: [String]?, dnsMs: Double?, wallStart: Double,
+    private func collect(_ request: TransferRequest, dns: PinnedAnswers?, wallStart: Double,
                          hopStart: ContinuousClock.Instant) -> HopTrace {
         func long(_ i: CURLINFO) -> Int { var v = 0; cp_curl_getinfo_long(easy, i, &v); return v }
         func micros(_ i: CURLINFO) -> Double { var v: curl_off_t = 0; cp_curl_getinfo_offset(easy, i, &v); return Double(v) / 1000 }
@@ -299,7 +310,8 @@ final class CurlTransfer {
         }
         let keep: Set<String> = ["location", "content-type", "content-length", "transfer-encoding", "set-cookie",
                                  "server", "connection", "cache-control", "retry-after"]
-        let timings = HopTimings(dnsMs: dnsMs ?? lookup,
+        // On the default network curl resolves names itself and times the lookup.
+        let timings = HopTimings(dnsMs: dns?.dnsMs ?? (resolver == nil ? lookup : 0),
                                  connectMs: reused || connect == 0 ? nil : max(0, connect - lookup),
                                  tlsMs: reused || app == 0 ? nil : max(0, app - connect),
                                  firstByteMs: first > 0 ? max(0, first - pre) : 0,
@@ -308,7 +320,7 @@ final class CurlTransfer {
                         location: nil, remoteAddress: string(CURLINFO_PRIMARY_IP), remotePort: long(CURLINFO_PRIMARY_PORT),
                         localAddress: string(CURLINFO_LOCAL_IP), localPort: long(CURLINFO_LOCAL_PORT),
                         connectionReused: reused, tlsVersion: url.scheme == "https" ? tls : nil, httpVersion: version,
-                        timings: timings, dnsAnswers: answers,
+                        timings: timings, dnsAnswers: dns?.addresses, dnsSource: dns?.source, dnsTTL: dns?.ttl,
                         responseHeaders: state.headers.filter { keep.contains($0.name.lowercased()) },
                         requestHeaders: state.requestHeaders, bodyBytes: state.bodyBytes,
                         headerBytes: long(CURLINFO_HEADER_SIZE), downgrade: request.isDowngrade, startedAt: wallStart)

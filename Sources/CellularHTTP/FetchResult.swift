@@ -2,7 +2,7 @@ import CellpathCore
 
 /// Durations of one hop's phases, in milliseconds (nil when the phase did not happen).
 public struct HopTimings: Sendable, Equatable, Codable {
-    /// c-ares lookup through the cellular path (0 when answered from the chain's cache).
+    /// c-ares lookup through the cellular path (0 when answered from a cache: `HopTrace.dnsSource`).
     public var dnsMs: Double
     /// TCP connect (nil on a reused connection).
     public var connectMs: Double?
@@ -21,6 +21,16 @@ public struct HopTimings: Sendable, Equatable, Codable {
         self.firstByteMs = microseconds(firstByteMs)
         self.totalMs = microseconds(totalMs)
     }
+}
+
+/// Where a hop's DNS answers came from.
+public enum DNSSource: String, Sendable, Equatable, Codable {
+    /// Asked through the bearer for this hop.
+    case network
+    /// An earlier hop of the same chain asked.
+    case chain
+    /// An earlier chain on the same bearer asked, and their TTL has not run out (`BearerDNSCache`).
+    case bearerCache = "bearer-cache"
 }
 
 /// What happened on one request of the chain.
@@ -46,6 +56,11 @@ public struct HopTrace: Sendable, Equatable, Codable {
     public var timings: HopTimings
     /// Addresses the cellular DNS returned for this hop's host (nil for an address literal).
     public var dnsAnswers: [String]?
+    /// Where `dnsAnswers` came from (nil when there are none).
+    public var dnsSource: DNSSource?
+    /// Seconds the answers may be kept: their TTL from the network (the smallest of the records),
+    /// what is left of it from the bearer's cache; nil otherwise.
+    public var dnsTTL: Int?
     /// Selected response headers (Location, Content-Type, Set-Cookie, …).
     public var responseHeaders: [HTTPHeader]
     /// Request headers as sent on the wire.
@@ -60,7 +75,7 @@ public struct HopTrace: Sendable, Equatable, Codable {
     /// Wall-clock start of the hop (seconds since 1970, to the microsecond).
     public var startedAt: Double
 
-    public init(index: Int, method: String, url: String, status: Int, location: String?, remoteAddress: String, remotePort: Int, localAddress: String, localPort: Int, connectionReused: Bool, tlsVersion: String?, httpVersion: String, timings: HopTimings, dnsAnswers: [String]?, responseHeaders: [HTTPHeader], requestHeaders: [HTTPHeader], bodyBytes: Int, headerBytes: Int, downgrade: Bool, startedAt: Double) {
+    public init(index: Int, method: String, url: String, status: Int, location: String?, remoteAddress: String, remotePort: Int, localAddress: String, localPort: Int, connectionReused: Bool, tlsVersion: String?, httpVersion: String, timings: HopTimings, dnsAnswers: [String]?, dnsSource: DNSSource? = nil, dnsTTL: Int? = nil, responseHeaders: [HTTPHeader], requestHeaders: [HTTPHeader], bodyBytes: Int, headerBytes: Int, downgrade: Bool, startedAt: Double) {
         self.index = index
         self.method = method
         self.url = url
@@ -75,6 +90,8 @@ public struct HopTrace: Sendable, Equatable, Codable {
         self.httpVersion = httpVersion
         self.timings = timings
         self.dnsAnswers = dnsAnswers
+        self.dnsSource = dnsSource
+        self.dnsTTL = dnsTTL
         self.responseHeaders = responseHeaders
         self.requestHeaders = requestHeaders
         self.bodyBytes = bodyBytes

@@ -17,16 +17,24 @@ struct PinnedResolver {
     /// DNS response codes (RFC 1035) that c-ares retries on another server.
     private static let serverFailure: UInt8 = 2, refused: UInt8 = 5
 
+    /// What a lookup found: the addresses, in the DNS's order without repeats, and the
+    /// smallest TTL of the records (addresses and CNAMEs) that gave them, in seconds.
+    struct Answer: Equatable {
+        var addresses: [String]
+        var ttl: Int
+    }
+
     /// State of one lookup, filled by its c-ares callback.
     private final class Lookup {
         var callbacks = 0
         var status: Int32 = 0
         var addresses: [String] = []
+        var ttl = Int.max
     }
 
     /// Returns the addresses of `host` of the families `ipType` allows, or the failure.
     /// `budgetMs` bounds the whole lookup; `totalBound` says whether that budget is the chain's.
-    func resolve(_ host: String, ipType: IPType, budgetMs: Int, totalBound: Bool, hop: Int) throws(FetchFailure) -> [String] {
+    func resolve(_ host: String, ipType: IPType, budgetMs: Int, totalBound: Bool, hop: Int) throws(FetchFailure) -> Answer {
         guard Self.libraryReady else { throw FetchFailure(.internalError, "couldn't initialise c-ares", hop: hop) }
         guard !servers.isEmpty else {
             throw FetchFailure(.dnsUnreachable, "no DNS server for the cellular path to resolve \(host)",
@@ -46,7 +54,7 @@ struct PinnedResolver {
         if status == ARES_SUCCESS {
             let unique = lookup.addresses.reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
             if unique.isEmpty { throw FetchFailure(.dnsNoAnswer, "the cellular DNS has no \(ipType.recordName) record for \(host)", hop: hop) }
-            return unique
+            return Answer(addresses: unique, ttl: max(0, lookup.ttl))
         }
         let list = servers.joined(separator: ", ")
         switch status {
@@ -105,8 +113,16 @@ struct PinnedResolver {
             guard let result else { return }
             var node = result.pointee.nodes
             while let n = node {
-                if let sa = n.pointee.ai_addr, let text = IPAddress.numericHost(sa) { lookup.addresses.append(text) }
+                if let sa = n.pointee.ai_addr, let text = IPAddress.numericHost(sa) {
+                    lookup.addresses.append(text)
+                    lookup.ttl = min(lookup.ttl, Int(n.pointee.ai_ttl))
+                }
                 node = n.pointee.ai_next
+            }
+            var cname = result.pointee.cnames
+            while let c = cname {
+                lookup.ttl = min(lookup.ttl, Int(c.pointee.ttl))
+                cname = c.pointee.next
             }
             ares_freeaddrinfo(result)
         }, Unmanaged.passUnretained(lookup).toOpaque())

@@ -39,9 +39,11 @@ extension CheckCommands {
         let operatorHeader = try parsed[operatorOverride].map { try OperatorIDs(parsing: $0).headerValue }
         let lanes = try await checkLanes(product, parsed, configuration, context)
         let prepared = lanes.map { lane in
-            let provider: any CellularPathProvider = fieldMode || lanes.count > 1 ? FieldRunPath(lane.provider) : lane.provider
+            // Repeated runs and modems of their own keep their bearer, and with it its DNS answers.
+            let keepsBearer = fieldMode || lanes.count > 1
+            let provider: any CellularPathProvider = keepsBearer ? FieldRunPath(lane.provider) : lane.provider
             let runner = CheckRunner(backend: backend, pathProvider: provider, checkURLRequest: request, operatorOverride: operatorHeader,
-                                     progress: progress)
+                                     dnsCache: keepsBearer ? BearerDNSCache() : nil, progress: progress)
             return FieldRun.Lane(modem: lanes.count > 1 ? lane.modem : nil,
                                  once: { await runner.run(product, phoneNumber: lane.number, options: options) },
                                  finally: { await (provider as? FieldRunPath)?.releaseAtEnd() })

@@ -432,6 +432,18 @@ struct CellularChainTests {
         #expect(hops[2].connectionReused && hops[2].localPort == hops[0].localPort)
     }
 
+    /// Each host is asked once per chain; the world's dnsmasq answers with TTL 0 (its default),
+    /// which the trace reports as c-ares gives it.
+    @Test func eachHostIsAskedOncePerChainWithTheTTLTheDNSGave() throws {
+        let out = try world.fetchOnCellular("http://mno.carrier.test/empty-path")
+        let hops = out.report.hops
+        try #require(hops.count == 3)
+        #expect(hops.map(\.dnsSource) == [.network, .network, .chain])
+        #expect(hops.map(\.dnsTTL) == [0, 0, nil])
+        #expect(hops[0].timings.dnsMs > 0 && hops[1].timings.dnsMs > 0 && hops[2].timings.dnsMs == 0)
+        #expect(hops[2].dnsAnswers == hops[0].dnsAnswers)
+    }
+
     @Test func cookiesCarriedAndRedacted() throws {
         let w = try world
         // Control: a client without a cookie engine is refused by the cookie check.

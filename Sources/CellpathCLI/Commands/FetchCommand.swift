@@ -138,7 +138,11 @@ package enum FetchCommand {
             scope.debug("\(hop.method) \(hop.url) \(hop.httpVersion)")
             for header in hop.requestHeaders { scope.debug("> \(header.name): \(header.value)") }
             if let answers = hop.dnsAnswers {
-                let how = hop.timings.dnsMs == 0 ? "from the chain's cache" : "in \(hop.timings.dnsMs) ms, asked through \(interface)"
+                let how = switch hop.dnsSource {
+                case .chain: "from the chain's cache"
+                case .bearerCache: "from the bearer's DNS cache (TTL \(hop.dnsTTL ?? 0) s left)"
+                case .network, nil: "in \(hop.timings.dnsMs) ms, asked through \(interface)\(hop.dnsTTL.map { ", TTL \($0) s" } ?? "")"
+                }
                 scope.debug("DNS answers \(answers.joined(separator: ", ")) \(how)")
             }
             if !hop.localAddress.isEmpty {

@@ -24,11 +24,15 @@ struct DNSServer: Sendable {
         ]
     }
 
-    /// The dnsmasq command line: foreground, no config/hosts/upstreams, authoritative for .test.
+    /// TTL of every answer, in seconds (dnsmasq's default for its own records is 0: not to be cached).
+    static let answerTTL = 60
+
+    /// The dnsmasq command line: foreground, no config/hosts/upstreams, authoritative for .test,
+    /// answers with a TTL of `answerTTL`.
     var arguments: [String] {
         ["ip", "netns", "exec", namespace, "dnsmasq", "--keep-in-foreground", "--conf-file=/dev/null",
          "--no-resolv", "--no-hosts", "--bind-dynamic", "--listen-address=\(listenAddress)", "--port=53",
-         "--pid-file=", "--user=root", "--log-facility=-", "--log-queries", "--local=/test/"]
+         "--pid-file=", "--user=root", "--log-facility=-", "--log-queries", "--local=/test/", "--local-ttl=\(Self.answerTTL)"]
             + records.map { "--host-record=\($0.0),\($0.1)" }
     }
 

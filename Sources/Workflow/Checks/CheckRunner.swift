@@ -15,13 +15,16 @@ public struct CheckRunner: Sendable {
     public var operatorOverride: String?
     /// Called with each step as it starts (for a progress line).
     public var progress: @Sendable (String) -> Void
+    /// DNS answers kept across the runs on one bearer (field mode); nil: each run asks anew.
+    public var dnsCache: BearerDNSCache?
 
     public init(backend: any CheckBackend, pathProvider: any CellularPathProvider, checkURLRequest: FetchRequest,
-                operatorOverride: String? = nil, progress: @escaping @Sendable (String) -> Void = { _ in }) {
+                operatorOverride: String? = nil, dnsCache: BearerDNSCache? = nil, progress: @escaping @Sendable (String) -> Void = { _ in }) {
         self.backend = backend
         self.pathProvider = pathProvider
         self.checkURLRequest = checkURLRequest
         self.operatorOverride = operatorOverride
+        self.dnsCache = dnsCache
         self.progress = progress
     }
 
@@ -62,7 +65,7 @@ public struct CheckRunner: Sendable {
             report.operatorSent = operatorID
             var openerPath = path
             openerPath.operatorID = operatorID
-            let opened = await CheckURLOpener(client: CellularHTTPClient(path: openerPath)).open(request, sendOperatorHeader: operatorID != nil)
+            let opened = await CheckURLOpener(client: CellularHTTPClient(path: openerPath, dnsCache: dnsCache)).open(request, sendOperatorHeader: operatorID != nil)
             report.checkURL = opened
             report.steps.append(clock.timing("check_url", since: start, succeeded: opened.failure == nil))
             try Task.checkCancellation()

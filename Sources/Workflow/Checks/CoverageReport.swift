@@ -48,7 +48,7 @@ extension CheckRunner {
             request.headers.append(HTTPHeader("Authorization", "Bearer \(token.token)"))
             request.headers.append(HTTPHeader("Accept", "application/json"))
             let start = clock.now()
-            let trace = await CellularHTTPClient(path: report.path!).trace(request)
+            let trace = await CellularHTTPClient(path: report.path!, dnsCache: dnsCache).trace(request)
             report.trace = trace
             report.steps.append(clock.timing("coverage", since: start, succeeded: trace.failure == nil && trace.result?.finalStatus == 200))
             if let failure = trace.failure { throw failure.cellpathError }
