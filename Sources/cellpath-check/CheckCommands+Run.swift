@@ -69,10 +69,21 @@ extension CheckCommands {
     }
 
     /// The lanes of a check: the interface given (`--interface`), each modem (`--modem all`), or
-    /// the chosen modem. The number is the one given, else the one each modem's SIM holds.
+    /// the chosen modem. The number is the one given, else the one each modem's SIM holds. A
+    /// national number without a configured region takes the region of the SIM's own number.
     static func checkLanes(_ product: CheckProduct, _ parsed: ParsedCommand, _ configuration: EffectiveConfiguration,
                            _ context: CommandContext) async throws -> [CheckLane] {
-        let given = try parsed[ownPhone].map { try phoneNumber($0, product, parsed, configuration, context).e164 }
+        let text = parsed[ownPhone]
+        var given: String?
+        var needsSIMRegion: CellpathError?
+        if let text {
+            let regionless = try configuration.region == nil && !usesInterface(parsed)
+            do {
+                given = try phoneNumber(text, product, parsed, configuration, context).e164
+            } catch let error as CellpathError where regionless {
+                needsSIMRegion = error
+            }
+        }
         if usesInterface(parsed) {
             guard let given else {
                 throw numberNeededWithInterface(parsed)
@@ -98,7 +109,14 @@ extension CheckCommands {
         }
         if given == nil, reports.count != modems.count { reports = await ModemsCommand.read(modems, with: reader, context) }
         return try modems.map { modem in
-            let number = try given ?? ownNumber(of: modem, in: reports, product, parsed, configuration, context)
+            let number: String
+            if let given {
+                number = given
+            } else if let text, let problem = needsSIMRegion {
+                number = try numberInSIMRegion(text, problem, modem: modem, in: reports, product, parsed, context)
+            } else {
+                number = try ownNumber(of: modem, in: reports, product, parsed, configuration, context)
+            }
             return CheckLane(modem: modem.index, number: number, provider: try FetchCommand.modemPath(parsed, context, modem: modem))
         }
     }
@@ -106,6 +124,31 @@ extension CheckCommands {
     /// The number `modem`'s SIM holds (its first MSISDN), in E.164.
     static func ownNumber(of modem: DiscoveredModem, in reports: [ModemReport], _ product: CheckProduct, _ parsed: ParsedCommand,
                           _ configuration: EffectiveConfiguration, _ context: CommandContext) throws -> String {
+        guard let msisdn = try simNumber(of: modem, in: reports) else {
+            throw CellpathError(.usage, "modem \(modem.index)'s SIM does not hold its own number (no MSISDN)",
+                                hint: "give the number to check: cellpath \(product.commandName) +44…")
+        }
+        return try phoneNumber(msisdn, product, parsed, configuration, context).e164
+    }
+
+    /// A national number read in the region of `modem`'s SIM (the region of the number it holds);
+    /// `problem` (it needs a region) when the SIM holds no number.
+    static func numberInSIMRegion(_ text: String, _ problem: CellpathError, modem: DiscoveredModem, in reports: [ModemReport],
+                                  _ product: CheckProduct, _ parsed: ParsedCommand, _ context: CommandContext) throws -> String {
+        guard let msisdn = try simNumber(of: modem, in: reports),
+              let region = try? PhoneNumber.parse(msisdn, defaultRegion: nil, regionIsExplicit: false).regionCode, region != "001" else {
+            throw problem
+        }
+        context.logger.info("reading \(text) in \(region), the region of modem \(modem.index)'s SIM (--region sets another)")
+        let number = try PhoneNumber.parse(text, defaultRegion: region, regionIsExplicit: false)
+        if !number.isMobileCapable {
+            context.logger.warning("this is a \(number.type.numberPhrase): \(product.commandName) needs a mobile number")
+        }
+        return number.e164
+    }
+
+    /// The number `modem`'s SIM holds, with its `+`; nil when it holds none.
+    static func simNumber(of modem: DiscoveredModem, in reports: [ModemReport]) throws -> String? {
         guard let report = reports.first(where: { $0.modem.index == modem.index }) else {
             throw CellpathError(.internalError, "modem \(modem.index) was not read")
         }
@@ -113,15 +156,11 @@ extension CheckCommands {
         switch report.result {
         case .success(let read): status = read
         case .failure(let error):
-            throw CellpathError(.unavailable, "couldn't read modem \(modem.index)'s SIM for its number: \(error.message)",
-                                hint: "give the number to check")
+            throw CellpathError(.unavailable, "couldn't read modem \(modem.index)'s SIM: \(error.message)",
+                                hint: "give the number in international form (+44…) or --region")
         }
-        guard let msisdn = status.sim?.msisdns.first, !msisdn.isEmpty else {
-            throw CellpathError(.usage, "modem \(modem.index)'s SIM does not hold its own number (no MSISDN)",
-                                hint: "give the number to check: cellpath \(product.commandName) +44…")
-        }
-        let international = msisdn.hasPrefix("+") ? msisdn : "+" + msisdn
-        return try phoneNumber(international, product, parsed, configuration, context).e164
+        guard let msisdn = status.sim?.msisdns.first, !msisdn.isEmpty else { return nil }
+        return msisdn.hasPrefix("+") ? msisdn : "+" + msisdn
     }
 
     /// The number parsed and normalised; a number that cannot take a check gets a warning.

@@ -80,6 +80,17 @@ struct CheckCommandsEndToEndTests {
         }
     }
 
+    /// A national number with no region configured is read in the region of the SIM's own number.
+    @Test func aNationalNumberTakesTheSIMsRegion() throws {
+        try SimulatedDevice.with(connect: false) { device in
+            let result = try device.cellpath(["subscriber-check", "07940 448591", "-m", "0", "--direct", "--json", "-v"])
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stderr.contains("in GB, the region of modem 0's SIM"), "\(result.stderr)")
+            let noModem = try device.cellpath(["subscriber-check", "07940 448591", "--direct", "--interface", "wwan0", "--dns", "100.64.0.53"])
+            #expect(noModem.status == 65, "without a modem there is no SIM to take the region from: \(noModem.stderr)")
+        }
+    }
+
     @Test func phoneCheckV01SimCheckAndCoverage() throws {
         try SimulatedDevice.with(Self.twoModems, connect: false) { device in
             let phone = try device.cellpath(["phone-check", "+447940448591", "-m", "0", "--direct", "--api-version", "v0.1", "--json"])
