@@ -29,8 +29,8 @@ struct TransferOutcome {
 
 /// The libcurl mechanics shared by redirect chains and single requests: one easy handle on its
 /// own multi handle (connections kept per origin between requests), sockets bound and names
-/// pinned to the route, timings, and the leak-proof close. Blocking, and confined to the thread
-/// that created it, which must not be one of Swift's cooperative pool.
+/// pinned to the route, timings, and the leak-proof close. Blocking, and used by one thread at a
+/// time (`TransferPool` hands idle ones over under its lock), never one of Swift's cooperative pool.
 final class CurlTransfer {
     private let route: NetworkRoute
     private let ipType: IPType
@@ -45,7 +45,7 @@ final class CurlTransfer {
     /// How the path went away during the last request, when it did.
     private var pathLost: FetchFailure?
     /// How long `close()` may wait for the peers (see there).
-    private let drainLimit: Duration
+    private var drainLimit: Duration
     /// DNS answers of the transfer, by host.
     private var chainAnswers: [String: [String]] = [:]
     /// DNS answers of earlier transfers on the same bearer, kept for their TTL; nil keeps none.
@@ -56,6 +56,8 @@ final class CurlTransfer {
     private var tlsByOrigin: [String: String] = [:]
     /// Every list handed to the easy handle: curl may read them until the handle is cleaned up.
     private var lists: [UnsafeMutablePointer<curl_slist>] = []
+    /// The current request's headers; freed when the next request replaces them.
+    private var headerList: UnsafeMutablePointer<curl_slist>?
     private var isClosed = false
 
     /// Creates and configures the handles; `ipType` limits the addresses used on the route.
@@ -150,6 +152,31 @@ final class CurlTransfer {
         return list
     }
 
+    /// Hands `lines` to curl as the request headers and frees the previous request's list, which
+    /// curl no longer reads, so that a reused transfer does not grow.
+    private func setHeaders(_ lines: [String]) throws(FetchFailure) {
+        var list: UnsafeMutablePointer<curl_slist>?
+        for line in lines {
+            guard let longer = curl_slist_append(list, line) else {
+                curl_slist_free_all(list)
+                throw FetchFailure(.internalError, "out of memory")
+            }
+            list = longer
+        }
+        cp_curl_setopt_slist(easy, CURLOPT_HTTPHEADER, list)
+        curl_slist_free_all(headerList)
+        headerList = list
+    }
+
+    /// Readies an idle transfer for another caller's request: its body cap, drain limit and
+    /// cancellation, and an empty cookie jar. Its connections stay open for reuse.
+    func reuse(maxBodyBytes: Int, drainLimit: Duration, cancellation: TransferCancellation) {
+        state.cancellation = cancellation
+        state.bodyCap = maxBodyBytes
+        self.drainLimit = max(drainLimit, .milliseconds(500))
+        cp_curl_setopt_string(easy, CURLOPT_COOKIELIST, "ALL")
+    }
+
     // MARK: one request
 
     /// Sends `request` and reads its whole response (kept up to the body cap). Throws when the
@@ -198,8 +225,7 @@ final class CurlTransfer {
         } else if method != "GET" {
             cp_curl_setopt_string(easy, CURLOPT_CUSTOMREQUEST, method)
         }
-        let headerList = try handOver(["Expect:"] + request.headers.map { "\($0.name): \($0.value)" })
-        cp_curl_setopt_slist(easy, CURLOPT_HTTPHEADER, headerList)
+        try setHeaders(["Expect:"] + request.headers.map { "\($0.name): \($0.value)" })
         let left = request.budget - (ContinuousClock.now - hopStart)
         let leftMs = max(1, Int(milliseconds(left)))
         cp_curl_setopt_long(easy, CURLOPT_TIMEOUT_MS, leftMs)
@@ -431,6 +457,8 @@ final class CurlTransfer {
         curl_multi_cleanup(multi)
         lists.forEach { curl_slist_free_all($0) }
         lists = []
+        curl_slist_free_all(headerList)
+        headerList = nil
         var draining: [Int32] = [], awaited: [Int32] = []
         let pathGone: Bool
         if case .bound(let path) = route {

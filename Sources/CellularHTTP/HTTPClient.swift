@@ -53,39 +53,65 @@ public struct HTTPClientResponse: Sendable, Equatable {
 }
 
 /// Sends single HTTP(S) requests over one route, with a TLS session cache shared by its
-/// requests. Safe to share; requests run on their own threads.
+/// requests. On the default network it keeps up to 64 idle transfers with their connections
+/// (keep-alive) for later requests, closing one idle for 30 s; on the bound route every request
+/// opens its own connection and closes it fail-closed. Safe to share; requests run on their own threads.
 public final class HTTPClient: Sendable {
     public let route: NetworkRoute
     private let share = CurlShare()
+    /// Idle transfers of the default network; nil on the bound route.
+    private let pool: TransferPool?
 
-    public init(route: NetworkRoute) {
-        self.route = route
+    public convenience init(route: NetworkRoute) {
+        self.init(route: route, poolCapacity: 64, idleLimit: .seconds(30))
     }
+
+    init(route: NetworkRoute, poolCapacity: Int, idleLimit: Duration) {
+        self.route = route
+        if case .defaultNetwork = route {
+            pool = TransferPool(capacity: poolCapacity, idleLimit: idleLimit)
+        } else {
+            pool = nil
+        }
+    }
+
+    /// Transfers kept idle for reuse now.
+    var idleTransfers: Int { pool?.count ?? 0 }
 
     /// Sends `request` and reads its whole response; a redirect is returned, not followed.
     /// Callable from any context: the blocking libcurl work runs on a dedicated thread;
     /// cancelling the task aborts the request.
     public func send(_ request: HTTPClientRequest) async throws(FetchFailure) -> HTTPClientResponse {
         let cancellation = TransferCancellation()
-        let route = route, share = share
+        let route = route, share = share, pool = pool
         let outcome = await withTaskCancellationHandler {
-            await runOnDedicatedThread { Self.exchange(request, route: route, cancellation: cancellation, share: share) }
+            await runOnDedicatedThread { Self.exchange(request, route: route, cancellation: cancellation, share: share, pool: pool) }
         } onCancel: {
             cancellation.cancel()
         }
         return try outcome.get()
     }
 
-    /// Runs one exchange. Blocking: call on a dedicated thread.
+    /// Runs one exchange on an idle transfer of `pool` or a new one, and gives it back to the pool
+    /// only when the exchange ended cleanly (a whole response, not cancelled); otherwise closes it.
+    /// Blocking: call on a dedicated thread.
     private static func exchange(_ request: HTTPClientRequest, route: NetworkRoute, cancellation: TransferCancellation,
-                                 share: CurlShare) -> Result<HTTPClientResponse, FetchFailure> {
+                                 share: CurlShare, pool: TransferPool?) -> Result<HTTPClientResponse, FetchFailure> {
         do throws(FetchFailure) {
             try RequestInput.check(url: request.url, method: request.method, headers: request.headers)
             let url = try RequestInput.parseHTTPURL(request.url)
-            let transfer = try CurlTransfer(route: route, ipType: request.ipType, caFile: request.caFile,
+            let key = TransferPool.Key(caFile: request.caFile, ipType: request.ipType)
+            let transfer: CurlTransfer
+            if let idle = pool?.take(key) {
+                idle.reuse(maxBodyBytes: request.maxBodyBytes, drainLimit: request.timeout, cancellation: cancellation)
+                transfer = idle
+            } else {
+                transfer = try CurlTransfer(route: route, ipType: request.ipType, caFile: request.caFile,
                                             maxBodyBytes: request.maxBodyBytes, drainLimit: request.timeout, share: share,
                                             cancellation: cancellation)
-            defer { transfer.close() }
+            }
+            var clean = false
+            defer { if clean, let pool { pool.put(transfer, key) } else { transfer.close() } }
             if cancellation.isCancelled { throw FetchFailure(.cancelled, "cancelled", hop: 1) }
             let outcome = try transfer.perform(TransferRequest(index: 1, url: url, method: request.method.uppercased(),
                                                                headers: request.headers, body: request.body, isDowngrade: false,
@@ -93,9 +119,11 @@ public final class HTTPClient: Sendable {
             if let failure = outcome.failure { throw failure }
             let contentType = transfer.responseHeader("content-type")
             let body = transfer.responseBody
-            return .success(HTTPClientResponse(status: outcome.trace.status, headers: transfer.responseHeaders, body: body,
-                                               bodyTruncated: transfer.responseBodyTruncated, contentType: contentType,
-                                               json: parseJSONBody(body, contentType: contentType), trace: outcome.trace))
+            let response = HTTPClientResponse(status: outcome.trace.status, headers: transfer.responseHeaders, body: body,
+                                              bodyTruncated: transfer.responseBodyTruncated, contentType: contentType,
+                                              json: parseJSONBody(body, contentType: contentType), trace: outcome.trace)
+            clean = !cancellation.isCancelled
+            return .success(response)
         } catch {
             return .failure(error)
         }

@@ -14,7 +14,8 @@ final class TransferState {
         var errno: Int32
     }
 
-    let cancellation: TransferCancellation
+    /// The current request's cancellation (`CurlTransfer.reuse` replaces it).
+    var cancellation: TransferCancellation
     /// Device and bearer addresses every socket is bound to; nil on the default network.
     private let bindInterface: UnsafeMutablePointer<CChar>?
     private let bindIPv4: UnsafeMutablePointer<CChar>?

@@ -87,6 +87,7 @@ struct HTTPClientTests {
         let failure = await failure(of: HTTPClientRequest(url: "http://127.0.0.1:\(server.port)/slow", timeout: .milliseconds(300)))
         #expect(await received.value.count == 1)
         #expect(failure?.reason == .hopTimeout, "\(String(describing: failure))")
+        #expect(client.idleTransfers == 0)   // a failed exchange's transfer is closed, not kept
     }
 
     @Test func cancellingTheTaskAbortsTheRequest() async throws {
@@ -110,6 +111,81 @@ struct HTTPClientTests {
         // Cancelled well before the 10 s timeout could have ended it.
         #expect(ContinuousClock.now - cancelled < .seconds(5))
         #expect(await received.value.count == 1)
+        #expect(client.idleTransfers == 0)   // a cancelled exchange's transfer is closed, not kept
+    }
+
+    @Test func sequentialSendsReuseTheConnectionWithTheirOwnSettings() async throws {
+        let server = try LoopbackServer()   // accepts one connection only
+        let received = server.serve([LoopbackServer.response(200, "OK", headers: ["Set-Cookie: s=1"], body: String(repeating: "x", count: 20)),
+                                     LoopbackServer.response(201, "Created", body: String(repeating: "y", count: 20))])
+        let url = "http://127.0.0.1:\(server.port)/"
+        let first = try await client.send(HTTPClientRequest(url: url + "a", maxBodyBytes: 10))
+        #expect(client.idleTransfers == 1)
+        let second = try await client.send(HTTPClientRequest(url: url + "b", method: "POST", body: Array("z".utf8)))
+        let requests = await received.value
+        #expect(requests.map(\.line) == ["GET /a HTTP/1.1", "POST /b HTTP/1.1"])
+        #expect(!first.trace.connectionReused && first.bodyTruncated && first.body.count == 10)
+        #expect(second.trace.connectionReused && second.status == 201 && !second.bodyTruncated && second.body.count == 20)
+        #expect(second.trace.localPort == first.trace.localPort)
+        // Another caller's request carries no cookie from the previous one.
+        #expect(requests.last?.header("cookie") == nil && requests.last?.body == Array("z".utf8))
+        #expect(client.idleTransfers == 1)
+    }
+
+    @Test func differentCAFilesDoNotShareATransfer() async throws {
+        let server = try LoopbackServer()
+        let ok = LoopbackServer.response(200, "OK")
+        let url = "http://127.0.0.1:\(server.port)/", bundle = "/etc/ssl/certs/ca-certificates.crt"
+        let firstConnection = server.serve([ok, ok])
+        let plain = try await client.send(HTTPClientRequest(url: url))
+        let secondConnection = server.serve([ok, ok])
+        let withCA = try await client.send(HTTPClientRequest(url: url, caFile: bundle))
+        #expect(!plain.trace.connectionReused && !withCA.trace.connectionReused)
+        #expect(client.idleTransfers == 2)
+        let plainAgain = try await client.send(HTTPClientRequest(url: url))
+        let withCAAgain = try await client.send(HTTPClientRequest(url: url, caFile: bundle))
+        #expect(plainAgain.trace.connectionReused && plainAgain.trace.localPort == plain.trace.localPort)
+        #expect(withCAAgain.trace.connectionReused && withCAAgain.trace.localPort == withCA.trace.localPort)
+        let (firstCount, secondCount) = (await firstConnection.value.count, await secondConnection.value.count)
+        #expect(firstCount == 2 && secondCount == 2)
+    }
+
+    @Test func aTransferIdleBeyondItsLimitIsClosed() async throws {
+        let client = HTTPClient(route: .defaultNetwork, poolCapacity: 64, idleLimit: .zero)
+        let server = try LoopbackServer()
+        let ok = LoopbackServer.response(200, "OK")
+        let firstConnection = server.serve([ok, ok])
+        let first = try await client.send(HTTPClientRequest(url: "http://127.0.0.1:\(server.port)/"))
+        let secondConnection = server.serve([ok])
+        let second = try await client.send(HTTPClientRequest(url: "http://127.0.0.1:\(server.port)/"))
+        #expect(!first.trace.connectionReused && !second.trace.connectionReused)
+        // The expired transfer was closed (its server saw the connection end), not kept.
+        let (firstCount, secondCount) = (await firstConnection.value.count, await secondConnection.value.count)
+        #expect(firstCount == 1 && secondCount == 1)
+        #expect(client.idleTransfers == 1)
+    }
+
+    @Test func manyConcurrentSendsCompleteAndTheIdleAreBounded() async throws {
+        let client = HTTPClient(route: .defaultNetwork, poolCapacity: 8, idleLimit: .seconds(30))
+        let server = try LoopbackServer()
+        let ok = LoopbackServer.response(200, "OK", body: "ok")
+        let concurrent = 50
+        // One server thread per connection the two rounds may open, each answering all it gets.
+        for _ in 0..<2 * concurrent { _ = server.serve(Array(repeating: ok, count: 2 * concurrent)) }
+        let request = HTTPClientRequest(url: "http://127.0.0.1:\(server.port)/")
+        func round() async throws -> [HTTPClientResponse] {
+            try await withThrowingTaskGroup(of: HTTPClientResponse.self) { group in
+                for _ in 0..<concurrent { group.addTask { try await client.send(request) } }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+        }
+        let first = try await round()
+        #expect(first.count == concurrent && first.allSatisfy { $0.status == 200 && $0.body == Array("ok".utf8) })
+        #expect((1...8).contains(client.idleTransfers))
+        let second = try await round()
+        #expect(second.count == concurrent && second.allSatisfy { $0.status == 200 && $0.body == Array("ok".utf8) })
+        #expect(second.contains { $0.trace.connectionReused })
+        #expect((1...8).contains(client.idleTransfers))
     }
 
     @Test(arguments: [
@@ -153,8 +229,8 @@ struct HTTPClientTests {
     }
 }
 
-/// An HTTP/1.1 server on 127.0.0.1 for one test: accepts one connection and answers its requests
-/// with scripted responses, recording what it received. Serves on a dedicated thread.
+/// An HTTP/1.1 server on 127.0.0.1 for one test: each `serve` accepts one connection and answers
+/// its requests with scripted responses, recording what it received. Serves on dedicated threads.
 final class LoopbackServer: Sendable {
     /// One request as received.
     struct Received: Sendable {
@@ -181,7 +257,7 @@ final class LoopbackServer: Sendable {
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let bound = withUnsafeMutablePointer(to: &address) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                Glibc.bind(fd, $0, length) == 0 && listen(fd, 4) == 0 && getsockname(fd, $0, &length) == 0
+                Glibc.bind(fd, $0, length) == 0 && listen(fd, 128) == 0 && getsockname(fd, $0, &length) == 0
             }
         }
         guard bound else {
@@ -206,8 +282,9 @@ final class LoopbackServer: Sendable {
     }
 
     /// Starts at once, on a dedicated thread (a busy cooperative pool cannot delay it), to accept
-    /// one connection and answer its requests with `responses` in order (none left: it stays
-    /// silent); what it received is ready once the client closes or after 5 s of silence.
+    /// one connection and answer its requests with `responses` in order (none at all: it stays
+    /// silent); what it received is ready once the last response is sent (the connection is then
+    /// closed), the client closes, or after 5 s of silence.
     func serve(_ responses: [String]) -> Served {
         let served = Served()
         do {
@@ -254,6 +331,7 @@ final class LoopbackServer: Sendable {
                 if let response = pending.popFirst() {
                     let bytes = Array(response.utf8)
                     _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                    if pending.isEmpty { return received }
                 }
                 continue
             }
