@@ -32,7 +32,7 @@ import TestSupport
         #expect(modems[0].interfaces == ["wwan0"])
         #expect(modems[1].index == 1 && modems[1].protocol == .qmi && modems[1].ports.map(\.name) == ["cdc-wdm1"])
         #expect(modems[1].interfaces == ["wwan1"])
-        #expect(modems[0].usbVendorID == "1199" && modems[1].usbVendorID == "2c7c" && modems[0].model != nil)
+        #expect(modems[0].usbVendorID == "1199" && modems[1].usbVendorID == "1199" && modems[1].usbProductID == "68c0" && modems[0].model != nil)
         #expect(discovery.modem(withInterface: "wwan1")?.index == 1)
         for other in ["wlan0", "eth0", "lo", "nonexistent0"] { #expect(discovery.modem(withInterface: other) == nil) }
     }

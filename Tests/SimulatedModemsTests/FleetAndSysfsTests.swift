@@ -23,6 +23,15 @@ struct FleetAndSysfsTests {
         return n >= 0 ? String(decoding: buffer[0..<n], as: UTF8.self).trimmingCharacters(in: "\n") : nil
     }
 
+    static func readBytes(_ path: String) -> [UInt8] {
+        let fd = open(path, O_RDONLY)
+        guard fd >= 0 else { return [] }
+        defer { close(fd) }
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        let n = read(fd, &buffer, buffer.count)
+        return n > 0 ? Array(buffer[0..<n]) : []
+    }
+
     static func resolve(_ path: String) -> String? {
         guard let p = realpath(path, nil) else { return nil }
         defer { free(p) }
@@ -59,7 +68,18 @@ struct FleetAndSysfsTests {
         #expect(access("\(sys)/cdc-wdm0/device/net/wwan0", F_OK) == 0)
         #expect(access("\(sys)/cdc-wdm1/device/net/wwan1", F_OK) == 0)
         #expect(Self.readFile("\(sys)/cdc-wdm0/device/../idVendor") == "1199")
-        #expect(Self.readFile("\(sys)/cdc-wdm1/device/../idProduct") == "0125")
+        #expect(Self.readFile("\(sys)/cdc-wdm1/device/../idProduct") == "68c0")
+        #expect(Self.resolve("\(sys)/cdc-wdm0/subsystem") == Self.resolve("\(run)/sys/class/usbmisc"))
+        #expect(Self.resolve("\(sys)/cdc-wdm0/device/subsystem") == Self.resolve("\(run)/sys/bus/usb"))
+        #expect(Self.resolve("\(sys)/cdc-wdm0/device/../subsystem") == Self.resolve("\(run)/sys/bus/usb"))
+        #expect(Self.resolve("\(run)/sys/class/net/wwan1/subsystem") == Self.resolve("\(run)/sys/class/net"))
+        #expect(Self.resolve("\(run)/sys/class/wwan/wwan0mbim0/subsystem") == Self.resolve("\(run)/sys/class/wwan"))
+        #expect(Self.readFile("\(run)/sys/class/net/wwan1/qmi/raw_ip") == "Y")
+        #expect(access("\(run)/sys/class/net/wwan1/qmi/pass_through", W_OK) == 0)
+        #expect(access("\(run)/sys/class/net/wwan0/qmi", F_OK) != 0)
+        let descriptors = Self.readBytes("\(sys)/cdc-wdm0/device/../descriptors")
+        #expect(descriptors.count == 18 + 9 + 9 + 22 && descriptors[0] == 18 && descriptors[1] == 1)
+        #expect(Array(descriptors[(descriptors.count - 12)...].prefix(3)) == [12, 0x24, 0x1b])   // MBIM functional
         #expect(Self.readFile("\(run)/sys/class/wwan/wwan0mbim0/type") == "MBIM")
         #expect(access("\(run)/sys/class/wwan/wwan1mbim0", F_OK) != 0)
 

@@ -32,6 +32,16 @@ struct MBIMClientTests {
         #expect(r.stdout.contains("(1) '+447700900123'"))
     }
 
+    @Test func pinListAndPacketStatistics() throws {
+        let h = try ModemHarness(Self.modem)
+        let pins = try h.mbimcli("--query-pin-list")
+        #expect(pins.status == 0, "\(pins.stderr)")
+        #expect(pins.stdout.contains("PIN1:\n\t\t      Mode: 'disabled'"), "\(pins.stdout)")
+        let stats = try h.mbimcli("--query-packet-statistics")
+        #expect(stats.status == 0, "\(stats.stderr)")
+        #expect(field("Octets (in)", in: stats.stdout) == "0", "\(stats.stdout)")
+    }
+
     @Test func radioState() throws {
         let h = try ModemHarness(Self.modem)
         let r = try h.mbimcli("--query-radio-state")

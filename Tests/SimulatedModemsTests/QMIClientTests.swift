@@ -61,6 +61,34 @@ struct QMIClientTests {
         #expect(field("Registration state", in: serving.stdout) == "not-registered")
     }
 
+    @Test func dmsGetCapabilitiesAndVersions() throws {
+        let h = try ModemHarness(Self.modem)
+        let caps = try h.qmicli("--dms-get-capabilities")
+        #expect(caps.status == 0, "\(caps.stderr)")
+        #expect(field("Networks", in: caps.stdout) == "lte", "\(caps.stdout)")
+        #expect(field("SIM", in: caps.stdout) == "supported")
+        let versions = try h.qmicli("--get-service-version-info")
+        #expect(versions.stdout.contains("nas (1.25)"))
+        #expect(!versions.stdout.contains("uim"))
+    }
+
+    @Test func nasGetSystemInfo() throws {
+        let h = try ModemHarness(Self.modem)
+        let r = try h.qmicli("--nas-get-system-info")
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.contains("LTE service:\n\t\tStatus: 'available'"), "\(r.stdout)")
+        #expect(field("MCC", in: r.stdout) == "204")
+        #expect(field("Tracking Area Code", in: r.stdout) == "10769")
+    }
+
+    @Test func wdsPacketStatistics() throws {
+        let h = try ModemHarness(Self.modem)
+        let r = try h.qmicli("--wds-get-packet-statistics")
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(field("TX packets OK", in: r.stdout) == "0")
+        #expect(field("RX bytes OK", in: r.stdout) == "0")
+    }
+
     @Test func nasGetServingSystem() throws {
         let h = try ModemHarness(Self.modem)
         let r = try h.qmicli("--nas-get-serving-system")

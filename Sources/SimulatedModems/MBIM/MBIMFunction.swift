@@ -177,6 +177,8 @@ final class MBIMFunction: ControlFunction {
         case (.radioState, true): return setRadioState(info)
         case (.pin, false): return queryPIN()
         case (.pin, true): return setPIN(info)
+        case (.pinList, false): return state.simStatus == .absent ? (.simNotInserted, []) : (.success, pinListInfo())
+        case (.packetStatistics, false): return (.success, [UInt8](repeating: 0, count: 48))   // nothing counted
         case (.homeProvider, false): return homeProvider()
         case (.registerState, false): return (.success, registerStateInfo())
         case (.packetService, false): return state.radioOn ? (.success, packetServiceInfo()) : (.radioPowerOff, [])
@@ -211,9 +213,10 @@ final class MBIMFunction: ControlFunction {
 
     /// The services and CIDs this function implements (Basic Connect only).
     private func deviceServicesInfo() -> [UInt8] {
-        let cids: [MBIMBasicConnectCID] = [.deviceCaps, .subscriberReadyStatus, .radioState, .pin, .homeProvider,
+        let cids: [MBIMBasicConnectCID] = [.deviceCaps, .subscriberReadyStatus, .radioState, .pin, .pinList, .homeProvider,
                                            .registerState, .packetService, .signalState, .connect,
-                                           .ipConfiguration, .deviceServices, .deviceServiceSubscribeList]
+                                           .ipConfiguration, .deviceServices, .deviceServiceSubscribeList,
+                                           .packetStatistics]
         var element = ByteWriter()
         element.append(MBIMUUID.basicConnect)
         element.u32(0)                      // DSS payload: none
@@ -281,6 +284,15 @@ final class MBIMFunction: ControlFunction {
         } else {
             b.u32(0); b.u32(0); b.u32(UInt32(clamping: state.pinAttemptsLeft))  // none, unlocked
         }
+        return b.build()
+    }
+
+    /// The ten PIN descriptions of PIN_LIST: PIN1 (numeric, 4 to 8 digits) enabled or disabled as the
+    /// scenario's SIM, the others not supported.
+    private func pinListInfo() -> [UInt8] {
+        var b = MBIMInfoBuilder()
+        b.u32(state.pinEnabled ? 1 : 2); b.u32(1); b.u32(4); b.u32(8)
+        for _ in 1..<10 { b.u32(0); b.u32(0); b.u32(0); b.u32(0) }
         return b.build()
     }
 

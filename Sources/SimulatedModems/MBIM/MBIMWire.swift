@@ -25,7 +25,7 @@ enum MBIMBasicConnectCID: UInt32 {
     case deviceCaps = 1, subscriberReadyStatus = 2, radioState = 3, pin = 4, pinList = 5
     case homeProvider = 6, registerState = 9, packetService = 10, signalState = 11, connect = 12
     case provisionedContexts = 13, ipConfiguration = 15, deviceServices = 16
-    case deviceServiceSubscribeList = 19
+    case deviceServiceSubscribeList = 19, packetStatistics = 20
 }
 
 enum MBIMUUID {

@@ -5,7 +5,7 @@ final class QMIFunction: ControlFunction {
     /// Largest QMUX frame accepted; longer claims are treated as garbage.
     static let maxFrame = 16 * 1024
     static let versions: [(QMIService, UInt16, UInt16)] = [
-        (.ctl, 1, 5), (.wds, 1, 67), (.dms, 1, 14), (.nas, 1, 25), (.uim, 1, 46), (.wda, 1, 16),
+        (.ctl, 1, 5), (.wds, 1, 67), (.dms, 1, 14), (.nas, 1, 25), (.wda, 1, 16),
     ]
 
     private let state: ModemState
@@ -165,6 +165,10 @@ final class QMIFunction: ControlFunction {
     private func dms(_ request: QMIRequest) -> [QMITLV] {
         let m = state.modem
         switch request.messageID {
+        case 0x0020:    // get capabilities: 150/50 Mbit/s, non-simultaneous CS/PS, SIM supported, LTE
+            var caps = ByteWriter()
+            caps.u32(50_000_000); caps.u32(150_000_000); caps.u8(4); caps.u8(2); caps.u8(1); caps.u8(8)
+            return [QMUX.result(.none), QMITLV(0x01, caps.bytes)]
         case 0x0021: return [QMUX.result(.none), QMITLV(0x01, string: m.manufacturer)]
         case 0x0022: return [QMUX.result(.none), QMITLV(0x01, string: m.model)]
         case 0x0023: return [QMUX.result(.none), QMITLV(0x01, string: m.firmware)]
@@ -253,6 +257,28 @@ final class QMIFunction: ControlFunction {
         return tlvs
     }
 
+    /// The LTE service status and LTE system info of NAS Get System Info.
+    private func systemInfoTLVs() -> [QMITLV] {
+        let network = state.network
+        let registered = state.isRegistered
+        let status: UInt8 = registered ? 2 : state.registration == .denied ? 1 : 0   // available / limited / none
+        var info = ByteWriter()
+        info.u8(1); info.u8(registered ? 3 : 0)                             // domain: CS+PS / none
+        info.u8(1); info.u8(registered ? 3 : 0)                             // service capability
+        info.u8(1); info.u8(state.registration == .roaming ? 1 : 0)          // roaming
+        info.u8(1); info.u8(state.registration == .denied ? 1 : 0)           // forbidden
+        info.u8(0); info.u16(0)                                             // LAC (none on LTE)
+        info.u8(registered ? 1 : 0); info.u32(registered ? 0x01A2_D001 : 0) // cell id
+        info.u8(state.registration == .denied ? 1 : 0); info.u8(2); info.u8(11)   // reject: PS, PLMN not allowed
+        info.u8(registered ? 1 : 0)
+        let mcc = Array(network.mcc.utf8.prefix(3))
+        let mnc = Array(network.mnc.utf8.prefix(3))
+        info.append(mcc + [UInt8](repeating: 0xff, count: 3 - mcc.count))
+        info.append(mnc + [UInt8](repeating: 0xff, count: 3 - mnc.count))
+        info.u8(registered ? 1 : 0); info.u16(registered ? 0x2A11 : 0)     // TAC
+        return [QMITLV(0x14, [status, status, 1]), QMITLV(0x19, info.bytes)]
+    }
+
     private func nas(_ request: QMIRequest) -> [QMITLV] {
         switch request.messageID {
         case 0x0002, 0x0003:    // set event report, register indications
@@ -272,6 +298,8 @@ final class QMIFunction: ControlFunction {
                     QMITLV(0x18, rsrp.bytes)]
         case 0x0024:    // get serving system
             return [QMUX.result(.none)] + servingSystemTLVs()
+        case 0x004D:    // get system info (LTE only)
+            return [QMUX.result(.none)] + systemInfoTLVs()
         case 0x0025:    // get home network
             if let e = simError(pinNeeded: true) { return [QMUX.result(e)] }
             let home = state.homePLMN
@@ -311,8 +339,11 @@ final class QMIFunction: ControlFunction {
 
     private func wds(_ request: QMIRequest, now: Double) -> [[UInt8]] {
         switch request.messageID {
-        case 0x0001, 0x004D, 0x00A2:    // set event report, set IP family, bind mux data port
+        case 0x0001, 0x0003, 0x004D, 0x00A2:    // set event report, indication register, set IP family, bind mux data port
             return [reply(request, [QMUX.result(.none)])]
+        case 0x0024:    // get packet statistics: the simulator does not count the data path's packets
+            return [reply(request, [QMUX.result(.none), QMITLV(0x10, u32: 0), QMITLV(0x11, u32: 0),
+                                    QMITLV(0x19, [UInt8](repeating: 0, count: 8)), QMITLV(0x1A, [UInt8](repeating: 0, count: 8))])]
         case 0x0020:    // start network
             let apn = request.tlvs[0x14].map { String(decoding: $0, as: UTF8.self) } ?? ""
             let family = request.tlvs[0x19]?.first ?? 4
