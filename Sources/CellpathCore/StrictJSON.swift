@@ -52,6 +52,9 @@ public struct StrictJSONParser {
     private var line = 1
     /// Byte offset where the current line starts, to count columns in characters.
     private var lineStart = 0
+    /// Characters counted on the current line up to a byte index, so that each value's position
+    /// costs only the bytes since the previous one (a one-line document stays linear).
+    private var counted = (index: 0, characters: 0)
 
     /// Parses a whole document.
     public static func parse(_ bytes: [UInt8]) throws(JSONSyntaxError) -> JSONNode {
@@ -73,7 +76,7 @@ public struct StrictJSONParser {
     // MARK: Values
 
     private mutating func value(depth: Int) throws(JSONSyntaxError) -> JSONNode {
-        let start = position
+        let start = currentPosition()
         guard index < bytes.count else { throw error("unexpected end of file: expected a value") }
         switch bytes[index] {
         case UInt8(ascii: "{"): return JSONNode(value: try object(depth: depth + 1), position: start)
@@ -100,7 +103,7 @@ public struct StrictJSONParser {
                 if peek == UInt8(ascii: "}") { throw error("trailing comma before '}'") }
                 throw error("unexpected \(describeCurrent()): expected a key in double quotes")
             }
-            let keyPosition = position
+            let keyPosition = currentPosition()
             let key = try string()
             if let first = seen[key] {
                 throw JSONSyntaxError(message: "duplicate key \"\(key)\" (first at line \(first.line), column \(first.column))",
@@ -264,6 +267,16 @@ public struct StrictJSONParser {
     /// The position of `index`; columns count characters (UTF-8 continuation bytes are skipped).
     private var position: TextPosition {
         let characters = bytes[lineStart..<min(index, bytes.count)].lazy.filter { $0 & 0xC0 != 0x80 }.count
+        return TextPosition(line: line, column: characters + 1)
+    }
+
+    /// `position`, counting only the bytes not counted before on this line.
+    private mutating func currentPosition() -> TextPosition {
+        let end = min(index, bytes.count)
+        if counted.index < lineStart || counted.index > end { counted = (lineStart, 0) }
+        var characters = counted.characters
+        for byte in bytes[counted.index..<end] where byte & 0xC0 != 0x80 { characters += 1 }
+        counted = (end, characters)
         return TextPosition(line: line, column: characters + 1)
     }
 
