@@ -56,7 +56,7 @@ struct ModemFetchEndToEndTests {
 
     /// The network drops the bearer while the chain waits for a slow API: the path is marked
     /// down at once (a warning with the network's reason), the dead bearer's address is removed
-    /// so that the fetch fails closed at once as interfaceDown (69, not the hop timeout's 75),
+    /// so that the fetch fails closed at once (69: interfaceDown or addressGone, not the hop timeout's 75),
     /// nothing goes through Wi-Fi, and what the fetch configured is removed.
     @Test func aBearerDroppedDuringTheFetchFailsItClosed() throws {
         var scenario = Scenario.builtIn
