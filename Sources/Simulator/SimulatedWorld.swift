@@ -30,11 +30,14 @@ public enum SimulatedWorld {
     /// `sim up` (detached): validates the scenario, starts `daemonCommand` (default: this
     /// executable with `sim up --foreground …`) in a new session with its output in the log,
     /// and waits until the daemon answers; returns the world's status.
+    /// With ModemManager, the wait is longer by `ModemManagerService.listTimeout`.
     public static func up(_ options: DaemonOptions, daemonCommand: [String]? = nil,
                           timeoutSeconds: Double = 60) throws -> SimulatorStatus {
         try requireRoot()
         try WorldTopology.validate(prefix: options.prefix)
-        let scenario = try options.scenarioPath.map { try Scenario.load(path: $0) } ?? .builtIn
+        var scenario = try options.scenarioPath.map { try Scenario.load(path: $0) } ?? .builtIn
+        if options.modemManager { scenario.modemManager = true }
+        let timeoutSeconds = timeoutSeconds + (scenario.modemManager ? ModemManagerService.listTimeout : 0)
         let run = RunDirectory(prefix: options.prefix)
         if let pid = liveDaemon(run) {
             throw CellpathError(.unavailable, "the simulated world \(options.prefix) is already up (daemon pid \(pid))",
@@ -46,6 +49,7 @@ public enum SimulatedWorld {
         try FileSystem.write(scenario.encoded(), to: run.scenarioFile)
         var daemonOptions = options
         daemonOptions.scenarioPath = run.scenarioFile
+        daemonOptions.modemManager = false  // in the scenario file
         let command = daemonCommand ?? [FileSystem.runningExecutable ?? "/proc/self/exe"] + daemonOptions.foregroundArguments
         let log = open(run.logFile, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
         guard log >= 0 else { throw CellpathError(.unavailable, "cannot create \(run.logFile): \(SystemError.text(errno))") }
@@ -136,7 +140,7 @@ public enum SimulatedWorld {
     }
 
     /// `sim env`: the variables that point cellpath and curl at this world (CA, run directory,
-    /// namespace, the fake API's base URL and credentials), in a stable order. Throws `.permission` without
+    /// namespace, the fake API's base URL and credentials, the bus of its ModemManager), in a stable order. Throws `.permission` without
     /// root (the credentials are the daemon's, mode 0600) and `.unavailable` when the world is
     /// not up (its paths would lead nowhere).
     public static func environment(prefix: String) throws -> [(name: String, value: String)] {
@@ -156,6 +160,7 @@ public enum SimulatedWorld {
             (DeviceRoots.sysfsVariable, run.sysfsRoot),
             (DeviceRoots.devVariable, run.devRoot),
         ]
+        if FileSystem.exists(run.busSocket) { variables.append(("DBUS_SYSTEM_BUS_ADDRESS", run.busAddress)) }
         if let credentials = SimulatorCredentials.load(run) {
             variables += [("CELLPATH_CLIENT_ID", credentials.clientID), ("CELLPATH_CLIENT_SECRET", credentials.clientSecret),
                           ("CELLPATH_SIM_CLIENT_ID", credentials.clientID), ("CELLPATH_SIM_CLIENT_SECRET", credentials.clientSecret)]
@@ -260,7 +265,7 @@ public enum SimulatedWorld {
         return pid
     }
 
-    /// Stops what a killed daemon left running (dnsmasq children recorded in pid files, then
+    /// Stops what a killed daemon left running (dnsmasq, dbus-daemon and polkitd recorded in pid files, then
     /// every process in the world's namespaces, or in those of `marks` when given) and deletes
     /// the namespaces; with `removeFiles` also the run directory. Returns the processes it
     /// stopped. Never throws.
@@ -276,6 +281,7 @@ public enum SimulatedWorld {
             }
             unlink(run.dnsPIDFile(server.name))
         }
+        stopped += ModemManagerService.stopLeftovers(run)
         stopped += WorldProcesses.stopAll(marks ?? WorldProcesses.marks(namespaces: existingNamespaces(prefix), run: run, daemon: nil))
         WorldBuilder.destroy(topology)
         if removeFiles {
@@ -285,11 +291,15 @@ public enum SimulatedWorld {
         return stopped
     }
 
-    /// Removes the run directory's files; keeps daemon.log (and the directory) when asked.
+    /// Removes the run directory's files; keeps the logs (daemon.log, ModemManager's) when asked.
     static func removeRunFiles(_ run: RunDirectory, keepLog: Bool) {
         guard keepLog, FileSystem.exists(run.logFile) else { FileSystem.removeTree(run.path); return }
+        let modemManager = run.modemManagerDirectory
         for file in [run.daemonPIDFile, run.controlSocket, run.requestLog, run.scenarioFile, run.credentialsFile,
-                     run.dnsPIDFile("carrier"), run.dnsPIDFile("wifi")] { unlink(file) }
+                     run.dnsPIDFile("carrier"), run.dnsPIDFile("wifi"), run.busSocket, "\(modemManager)/bus.conf",
+                     "\(modemManager)/events", "\(modemManager)/mm.sh"]
+            + ModemManagerService.Program.allCases.map({ ModemManagerService.pidFile($0, run) }) { unlink(file) }
+        rmdir("\(modemManager)/hostdev")
         FileSystem.removeTree("\(run.path)/tls")
     }
 

@@ -89,6 +89,7 @@ extension Scenario {
         }
         if let api = try o.object("api", keys: keys(APIFaults.CodingKeys.self), APIFaults.read) { scenario.api = api }
         if let carrier = try o.object("carrier", keys: keys(CarrierFaults.CodingKeys.self), CarrierFaults.read) { scenario.carrier = carrier }
+        if let value = try o.bool("modemManager") { scenario.modemManager = value }
         return scenario
     }
 

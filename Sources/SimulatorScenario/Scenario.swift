@@ -7,23 +7,26 @@ public struct Scenario: Sendable, Equatable, Encodable {
     public var wifiPath: LinkConditions
     public var api: APIFaults
     public var carrier: CarrierFaults
+    /// Whether the world runs the real ModemManager on its modems (`sim up --modemmanager`).
+    public var modemManager: Bool
 
     public init(modems: [SimulatedModem] = [SimulatedModem(index: 0)],
                 cellularPath: LinkConditions = LinkConditions(delayMs: 40),
                 wifiPath: LinkConditions = LinkConditions(delayMs: 5),
-                api: APIFaults = APIFaults(), carrier: CarrierFaults = CarrierFaults()) {
+                api: APIFaults = APIFaults(), carrier: CarrierFaults = CarrierFaults(), modemManager: Bool = false) {
         self.modems = modems
         self.cellularPath = cellularPath
         self.wifiPath = wifiPath
         self.api = api
         self.carrier = carrier
+        self.modemManager = modemManager
     }
 
     /// The built-in default: one MBIM modem, one SIM on operator 001-01 "cellpath sim",
     /// 40 ms one-way on the cellular path, 5 ms on Wi-Fi.
     public static let builtIn = Scenario()
 
-    enum CodingKeys: String, CodingKey, CaseIterable { case modems, cellularPath, wifiPath, api, carrier }
+    enum CodingKeys: String, CodingKey, CaseIterable { case modems, cellularPath, wifiPath, api, carrier, modemManager }
 }
 
 /// Which control protocol a simulated modem speaks on its pseudo-terminal.

@@ -5,7 +5,8 @@ import SimulatorScenario
 
 extension SimUpCommand {
     static func run(_ parsed: ParsedCommand, _ context: CommandContext) throws -> CommandOutcome {
-        let options = DaemonOptions(prefix: try SimCommand.prefix(parsed, context), scenarioPath: parsed[Self.scenario])
+        let options = DaemonOptions(prefix: try SimCommand.prefix(parsed, context), scenarioPath: parsed[Self.scenario],
+                                    modemManager: parsed[Self.modemManager])
         if parsed[Self.foreground] {
             try SimulatorDaemon.run(options)
             return CommandOutcome()

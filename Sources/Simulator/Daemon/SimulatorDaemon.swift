@@ -10,16 +10,20 @@ public struct DaemonOptions: Sendable, Equatable {
     public var prefix: String
     /// A scenario file; nil = the built-in default world.
     public var scenarioPath: String?
+    /// Run ModemManager on the modems whatever the scenario says (`--modemmanager`).
+    public var modemManager: Bool
 
-    public init(prefix: String = WorldTopology.defaultPrefix, scenarioPath: String? = nil) {
+    public init(prefix: String = WorldTopology.defaultPrefix, scenarioPath: String? = nil, modemManager: Bool = false) {
         self.prefix = prefix
         self.scenarioPath = scenarioPath
+        self.modemManager = modemManager
     }
 
     /// The cellpath arguments that run this daemon in the foreground (what a detached
-    /// `sim up` re-executes): `sim up --foreground --prefix P [--scenario FILE]`.
+    /// `sim up` re-executes): `sim up --foreground --prefix P [--scenario FILE] [--modemmanager]`.
     public var foregroundArguments: [String] {
         ["sim", "up", "--foreground", "--prefix", prefix] + (scenarioPath.map { ["--scenario", $0] } ?? [])
+            + (modemManager ? ["--modemmanager"] : [])
     }
 
     /// The argv marker that identifies a running daemon in /proc/PID/cmdline.
@@ -31,8 +35,9 @@ public struct DaemonOptions: Sendable, Equatable {
 public enum SimulatorDaemon {
     /// What a world hosts besides data path and DNS: the fake API with the carrier endpoint,
     /// and the simulated modems.
-    public static func standardServices() -> [any SimulatorService] {
-        [WebServicesService(), ModemFleetService()]
+    /// With the scenario's `modemManager`, also ModemManager on those modems.
+    public static func standardServices(_ scenario: Scenario = .builtIn) -> [any SimulatorService] {
+        [WebServicesService(), ModemFleetService()] + (scenario.modemManager ? [ModemManagerService()] : [])
     }
 
     /// Runs the daemon (with `services`, default `standardServices()`) in the calling process until it is told to stop; returns after the
@@ -41,7 +46,8 @@ public enum SimulatorDaemon {
     public static func run(_ options: DaemonOptions, services: [any SimulatorService]? = nil) throws {
         try SimulatedWorld.requireRoot()
         try WorldTopology.validate(prefix: options.prefix)
-        let scenario = try options.scenarioPath.map { try Scenario.load(path: $0) } ?? .builtIn
+        var scenario = try options.scenarioPath.map { try Scenario.load(path: $0) } ?? .builtIn
+        if options.modemManager { scenario.modemManager = true }
         let run = RunDirectory(prefix: options.prefix)
         if let pid = SimulatedWorld.liveDaemon(run), pid != getpid() {
             throw CellpathError(.unavailable, "the simulated world \(options.prefix) is already up (daemon pid \(pid))",
@@ -53,7 +59,7 @@ public enum SimulatorDaemon {
         try FileSystem.write("\(getpid())\n", to: run.daemonPIDFile)
         let signals = try SignalWatcher(signals: SignalWatcher.termination + [SIGHUP])
         let world = RunningWorld(scenario: scenario, topology: WorldTopology(prefix: options.prefix, modemCount: scenario.modems.count),
-                                 run: run, services: services ?? standardServices())
+                                 run: run, services: services ?? standardServices(scenario))
         defer { world.tearDown(); signals.stop() }
         do {
             try world.bringUp()
@@ -127,7 +133,7 @@ final class RunningWorld {
         }
     }
 
-    /// Undoes whatever `bringUp` did, in reverse order; leaves only daemon.log. Idempotent.
+    /// Undoes whatever `bringUp` did, in reverse order; leaves only the logs. Idempotent.
     func tearDown() {
         if controlFD >= 0 { close(controlFD); controlFD = -1 }
         unlink(run.controlSocket)

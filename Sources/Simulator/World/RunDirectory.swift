@@ -37,6 +37,11 @@ public struct RunDirectory: Sendable, Equatable {
     /// The simulated modems' sysfs tree (`CELLPATH_SYSFS_ROOT`) and control ports (`CELLPATH_DEV_ROOT`).
     public var sysfsRoot: String { "\(path)/sys" }
     public var devRoot: String { "\(path)/dev" }
+    /// ModemManager's files (`ModemManagerHost`): its bus, scripts, pid files and logs.
+    public var modemManagerDirectory: String { "\(path)/modemmanager" }
+    /// The world's private D-Bus system bus (`DBUS_SYSTEM_BUS_ADDRESS`), when it runs ModemManager.
+    public var busSocket: String { "\(modemManagerDirectory)/bus" }
+    public var busAddress: String { "unix:path=\(busSocket)" }
     /// The pid file of the dnsmasq child named `name` (`carrier`, `wifi`).
     public func dnsPIDFile(_ name: String) -> String { "\(path)/dnsmasq-\(name).pid" }
 }

@@ -8,10 +8,12 @@ package enum SimUpCommand {
             the simulated MBIM/QMI modems, then prints how to use the world. The daemon runs detached
             (pid file and log under /run/cellpath-sim/<prefix>/) unless --foreground.
             """,
-        options: [scenario.spec, SimCommand.prefixOption.spec, foreground.spec],
+        options: [scenario.spec, SimCommand.prefixOption.spec, modemManager.spec, foreground.spec],
         action: .program(.simulator))
 
     package static let scenario = OptionKey<String>(
         "scenario", "file", help: "Scenario file (JSON, docs/simulator.md); default: the built-in world.")
+    package static let modemManager = Flag(
+        "modemmanager", help: "Also run ModemManager on the modems, on a private D-Bus bus (`sim env` exports its address).")
     package static let foreground = Flag("foreground", help: "Run the daemon in this process until SIGINT/SIGTERM.")
 }
