@@ -38,7 +38,10 @@ public struct DevServerBackend: CheckBackend {
             if let reference = callback.referenceID { body.append(("reference_id", .string(reference))) }
             json = try await caller.call("POST", url: route(product, .v0_2) + "/exchange-code", json: .object(body), operation: "exchange the code")
         } else {
-            let id = Self.percentEncoded(check.checkID)
+            guard TruAPIClient.isPlainSegment(check.checkID) else {
+                throw CellpathError(.protocolError, "the server's check_id is not a plain id: \(String(check.checkID.prefix(40)).terminalSafe)")
+            }
+            let id = check.checkID
             // The tutorial apps read a SubscriberCheck by path; dev-server ≥ 2022 reads the query: send both.
             let url = product == .subscriberCheck ? "\(route(product, .v0_1))/\(id)?check_id=\(id)" : "\(route(product, .v0_1))?check_id=\(id)"
             json = try await caller.call("GET", url: url, json: nil, operation: "read the check's result")
@@ -72,19 +75,6 @@ public struct DevServerBackend: CheckBackend {
     private static func errorMessage(_ json: JSONValue?) -> String? {
         json?[string: "error_message"] ?? Problem(json).map { [$0.title, $0.detail].compactMap { $0 }.joined(separator: ": ") }
     }
-
-    static func percentEncoded(_ text: String) -> String {
-        var out = ""
-        for byte in text.utf8 {
-            let c = Character(Unicode.Scalar(byte))
-            if c.isASCII && (c.isLetter || c.isNumber || "-._~".contains(c)) { out.append(c) } else { out += "%" + String(byte, radix: 16, uppercase: true).leftPadded(2) }
-        }
-        return out
-    }
-}
-
-extension String {
-    fileprivate func leftPadded(_ width: Int) -> String { String(repeating: "0", count: max(0, width - count)) + self }
 }
 
 extension CheckVerdict {

@@ -24,7 +24,7 @@ struct StepClock: Sendable {
 
     /// The timing of a step that started at `startMs` and ends now.
     func timing(_ step: String, since startMs: Double, succeeded: Bool) -> CheckStepTiming {
-        CheckStepTiming(step: step, startMs: startMs, durationMs: ((now() - startMs) * 10).rounded() / 10, succeeded: succeeded)
+        CheckStepTiming(step: step, startMs: startMs, durationMs: (now() - startMs).rounded(toPlaces: 1), succeeded: succeeded)
     }
 
     static func ms(_ duration: Duration) -> Double {

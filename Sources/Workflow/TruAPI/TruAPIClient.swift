@@ -251,13 +251,18 @@ public actor TruAPIClient {
         return result
     }
 
-    /// `value` as one URL path segment; refused when it holds anything but letters, digits and `.-_:`.
+    /// `value` as one URL path segment; refused when it is not `isPlainSegment`.
     private static func segment(_ value: String, _ name: String) throws(TruAPIError) -> String {
-        let allowed = value.utf8.allSatisfy { byte in
+        guard isPlainSegment(value) else { throw .invalidRequest("invalid \(name): \(String(value.prefix(40)).terminalSafe)") }
+        return value
+    }
+
+    /// Whether `value` can stand in a URL path or query as it is: 1 to 128 letters, digits and `.-_:`
+    /// (check ids, IP addresses, country codes); anything else is refused, not escaped.
+    static func isPlainSegment(_ value: String) -> Bool {
+        !value.isEmpty && value.utf8.count <= 128 && value.utf8.allSatisfy { byte in
             (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
                 || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: ":")
         }
-        guard allowed, !value.isEmpty, value.utf8.count <= 128 else { throw .invalidRequest("invalid \(name): \(String(value.prefix(40)).terminalSafe)") }
-        return value
     }
 }

@@ -10,13 +10,6 @@ public struct UpstreamAnswer: Sendable, Equatable {
     public var body: [UInt8]
     public var problem: Problem?
 
-    /// An RFC 7807 problem document (`application/problem+json`).
-    public struct Problem: Sendable, Equatable {
-        public var type: String?
-        public var title: String?
-        public var detail: String?
-    }
-
     /// Names of the headers kept (lower case; `x-ratelimit-` is a prefix).
     static let keptHeaders = ["content-type", "retry-after"]
 
@@ -27,10 +20,7 @@ public struct UpstreamAnswer: Sendable, Equatable {
             return Self.keptHeaders.contains(name) || name.hasPrefix("x-ratelimit-")
         }
         body = response.body
-        problem = response.json.flatMap { json in
-            let problem = Problem(type: json[string: "type"], title: json[string: "title"], detail: json[string: "detail"])
-            return problem.type == nil && problem.title == nil && problem.detail == nil ? nil : problem
-        }
+        problem = Problem(response.json)
     }
 
     /// The last kept header named `name` (case-insensitive).

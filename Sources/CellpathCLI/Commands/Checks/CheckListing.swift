@@ -50,20 +50,25 @@ package enum CheckListing {
             record.add("path", report.path.map { pathValue($0, disclosure) } ?? .null)
             record.add("operator_sent", .optional(report.operatorSent), label: "x-tru-ops")
         }
-        record.add("steps", .list(report.steps.map { step in
-            var fields = Record()
-            fields.add("step", .string(step.step))
-            fields.add("start_ms", .double(step.startMs))
-            fields.add("duration_ms", .double(step.durationMs))
-            fields.add("succeeded", .bool(step.succeeded))
-            return .record(fields)
-        }))
+        record.add("steps", stepsValue(report.steps, withStart: true))
         record.add("total_ms", .double(report.totalMs), label: "total (ms)")
         if report.product != .simCheck {
             record.add("check_url", try report.checkURL.map { .record(try FetchCommand.record($0.redacted(disclosure), disclosure)) } ?? .null,
                        label: "check_url chain")
         }
         return record
+    }
+
+    /// The steps as docs/json.md lists them: `{step, start_ms?, duration_ms, succeeded}`.
+    static func stepsValue(_ steps: [CheckStepTiming], withStart: Bool) -> Value {
+        .list(steps.map { step in
+            var fields = Record()
+            fields.add("step", .string(step.step))
+            if withStart { fields.add("start_ms", .double(step.startMs)) }
+            fields.add("duration_ms", .double(step.durationMs))
+            fields.add("succeeded", .bool(step.succeeded))
+            return .record(fields)
+        })
     }
 
     static func pathValue(_ path: CellularPath, _ disclosure: Disclosure) -> Value {

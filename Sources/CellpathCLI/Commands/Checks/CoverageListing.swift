@@ -19,13 +19,7 @@ package enum CoverageListing {
             fields.add("product_name", .string(product.name))
             return .record(fields)
         }))
-        record.add("steps", .list(report.steps.map { step in
-            var fields = Record()
-            fields.add("step", .string(step.step))
-            fields.add("duration_ms", .double(step.durationMs))
-            fields.add("succeeded", .bool(step.succeeded))
-            return .record(fields)
-        }))
+        record.add("steps", CheckListing.stepsValue(report.steps, withStart: false))
         record.add("total_ms", .double(report.totalMs))
         let title = coverage.map { "network \($0[string: "network_id"] ?? "?") (\($0[string: "network_name"] ?? "unnamed")): "
             + (report.products.isEmpty ? "no products" : report.products.map(\.name).joined(separator: ", ")) }
