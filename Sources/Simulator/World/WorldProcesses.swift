@@ -153,10 +153,12 @@ enum WorldProcesses {
 
     /// Why `pid` belongs to the world, or nil: it is in a marked namespace, or it was started
     /// after the daemon and holds one of `ports` (from `livePorts`, taken before this check).
+    /// Start times count clock ticks (10 ms): a process started in the daemon's own tick began
+    /// before the daemon made its ports, so it is not counted as younger.
     private static func reason(_ pid: Int32, _ marks: Marks, _ ports: [FileIdentity: String]) -> String? {
         if let identity = identity("/proc/\(pid)/ns/net"), let name = marks.namespaces[identity] { return "in \(name)" }
         guard !ports.isEmpty, let daemon = marks.daemon, let process = processIdentity(pid),
-              process.startTime >= daemon.startTime else { return nil }
+              process.startTime > daemon.startTime else { return nil }
         for file in openFiles(pid) {
             if let port = ports[file] { return "holds \(port)" }
         }
