@@ -2,16 +2,19 @@
 # `make bench`, serve part (also runnable alone): requests/s and p50/p99 latency of creating a
 # SubscriberCheck through `cellpath serve` (POST /subscriber-check) against calling the fake API
 # directly (POST /subscriber_check/v0.1/checks with a token), with wrk at 1, 16 and 256
-# connections, in the same run, in the simulated world with the API's rate limit off. Prints a
-# Markdown table with ratios. Method and results: docs/benchmarks.md. Needs root and wrk.
+# connections, in the same run, in the simulated world with the API's rate limit off: once with
+# the world's Wi-Fi delay (5 ms each way: a round trip to the API bounds what 16 connections can
+# do) and once with none (the server's own cost). Prints a Markdown table with ratios. Method and
+# results: docs/benchmarks.md. Needs root and wrk.
 #
-#   CELLPATH   the cellpath binary (default: cellpath on PATH)
-#   DURATION   seconds per wrk run (default: 10)
-#   PREFIX     simulator prefix of this benchmark's own world (default: cps-)
+#   CELLPATH     the cellpath binary (default: cellpath on PATH)
+#   DURATION     seconds per wrk run (default: 10)
+#   PREFIX       simulator prefix of this benchmark's own world (default: cps-)
+#   WIFI_DELAYS  one-way Wi-Fi delays in ms, one world each (default: "5 0")
 set -euo pipefail
 
 CELLPATH=$(command -v "${CELLPATH:-cellpath}") || { echo "bench-serve: cellpath not found (set CELLPATH)" >&2; exit 69; }
-DURATION=${DURATION:-10} PREFIX=${PREFIX:-cps-}
+DURATION=${DURATION:-10} PREFIX=${PREFIX:-cps-} WIFI_DELAYS=${WIFI_DELAYS:-5 0}
 [ "$(id -u)" = 0 ] || { echo "bench-serve: needs root (the simulator builds namespaces): sudo make bench" >&2; exit 77; }
 for tool in wrk curl jq awk; do
     command -v "$tool" >/dev/null || { echo "bench-serve: $tool is missing (sudo make deps)" >&2; exit 69; }
@@ -23,38 +26,46 @@ fi
 
 work=$(mktemp -d /tmp/cellpath-bench-serve.XXXXXX)
 serve_pid=
-cleanup() {
+stop_world() {
     [ -z "$serve_pid" ] || { kill -TERM "$serve_pid" 2>/dev/null; wait "$serve_pid" 2>/dev/null || true; }
+    serve_pid=
     "$CELLPATH" sim down --prefix "$PREFIX" >/dev/null 2>&1 || echo "bench-serve: sim down --prefix $PREFIX failed" >&2
+}
+cleanup() {
+    stop_world
     rm -rf "$work"
 }
 trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM HUP
 
-echo "bench-serve: building the simulated world ($PREFIX)…" >&2
-echo '{"api": {"rateLimitPerHour": null}}' > "$work/scenario.json"
-"$CELLPATH" sim up --prefix "$PREFIX" --scenario "$work/scenario.json" >/dev/null
-eval "$("$CELLPATH" sim env --prefix "$PREFIX")"
-ns=$CELLPATH_SIM_NETNS
-
-ip netns exec "$ns" env CELLPATH_CLIENT_ID="$CELLPATH_CLIENT_ID" CELLPATH_CLIENT_SECRET="$CELLPATH_CLIENT_SECRET" \
-    CELLPATH_CA_FILE="$CELLPATH_CA_FILE" "$CELLPATH" serve --api-base https://api.truid.test --listen 127.0.0.1:8080 \
-    --rate-limit 0 2>"$work/serve.log" &
-serve_pid=$!
-for _ in $(seq 100); do grep -q '"event":"listening"' "$work/serve.log" && break; sleep 0.1; done
-grep -q '"event":"listening"' "$work/serve.log" || { echo "bench-serve: serve did not start: $(cat "$work/serve.log")" >&2; exit 70; }
-
-token=$(ip netns exec "$ns" curl -sS --cacert "$CELLPATH_CA_FILE" -u "$CELLPATH_CLIENT_ID:$CELLPATH_CLIENT_SECRET" \
-    -d 'grant_type=client_credentials&scope=subscriber_check' https://api.truid.test/oauth2/v1/token | jq -r .access_token)
 body='{"phone_number":"+447940448591"}'
 cat > "$work/serve.lua" <<EOF
 wrk.method = "POST"; wrk.body = '$body'; wrk.headers["Content-Type"] = "application/json"
 EOF
-cat > "$work/direct.lua" <<EOF
+
+# start_world DELAY: the world with that one-way Wi-Fi delay, serve in its device namespace, and
+# wrk's script for the direct calls with a token.
+start_world() {
+    echo "bench-serve: building the simulated world ($PREFIX, Wi-Fi delay $1 ms)…" >&2
+    echo "{\"api\": {\"rateLimitPerHour\": null}, \"wifiPath\": {\"delayMs\": $1}}" > "$work/scenario.json"
+    "$CELLPATH" sim up --prefix "$PREFIX" --scenario "$work/scenario.json" >/dev/null
+    eval "$("$CELLPATH" sim env --prefix "$PREFIX")"
+    ns=$CELLPATH_SIM_NETNS
+    ip netns exec "$ns" env CELLPATH_CLIENT_ID="$CELLPATH_CLIENT_ID" CELLPATH_CLIENT_SECRET="$CELLPATH_CLIENT_SECRET" \
+        CELLPATH_CA_FILE="$CELLPATH_CA_FILE" "$CELLPATH" serve --api-base https://api.truid.test --listen 127.0.0.1:8080 \
+        --rate-limit 0 2>"$work/serve.log" &
+    serve_pid=$!
+    for _ in $(seq 100); do grep -q '"event":"listening"' "$work/serve.log" && break; sleep 0.1; done
+    grep -q '"event":"listening"' "$work/serve.log" || { echo "bench-serve: serve did not start: $(cat "$work/serve.log")" >&2; exit 70; }
+    local token
+    token=$(ip netns exec "$ns" curl -sS --cacert "$CELLPATH_CA_FILE" -u "$CELLPATH_CLIENT_ID:$CELLPATH_CLIENT_SECRET" \
+        -d 'grant_type=client_credentials&scope=subscriber_check' https://api.truid.test/oauth2/v1/token | jq -r .access_token)
+    cat > "$work/direct.lua" <<EOF
 wrk.method = "POST"; wrk.body = '$body'; wrk.headers["Content-Type"] = "application/json"
 wrk.headers["Authorization"] = "Bearer $token"; wrk.headers["Host"] = "api.truid.test"
 EOF
+}
 
 # wrk's output → "requests/s p50_ms p99_ms errors"
 summary() {
@@ -75,16 +86,21 @@ run() { # target connections → summary
 
 echo "bench-serve: wrk, ${DURATION} s per run…" >&2
 echo
-echo "| connections | direct req/s | serve req/s | serve/direct | direct p50 ms | serve p50 ms | direct p99 ms | serve p99 ms | serve p99 added | errors (direct/serve) |"
-echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
-for connections in 1 16 256; do
-    read -r d_rps d_p50 d_p99 d_err < <(run direct "$connections")
-    read -r s_rps s_p50 s_p99 s_err < <(run serve "$connections")
-    awk -v c="$connections" -v dr="$d_rps" -v sr="$s_rps" -v d50="$d_p50" -v s50="$s_p50" -v d99="$d_p99" -v s99="$s_p99" \
-        -v de="$d_err" -v se="$s_err" 'BEGIN {
-        printf "| %d | %d | %d | %.2f | %.2f | %.2f | %.2f | %.2f | %+.0f %% | %d/%d |\n",
-            c, dr, sr, sr / dr, d50, s50, d99, s99, (s99 / d99 - 1) * 100, de, se }'
+echo "| Wi-Fi delay | connections | direct req/s | serve req/s | serve/direct | direct p50 ms | serve p50 ms | direct p99 ms | serve p99 ms | serve p99 added | errors (direct/serve) |"
+echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+tokens=()
+for delay in $WIFI_DELAYS; do
+    start_world "$delay"
+    for connections in 1 16 256; do
+        read -r d_rps d_p50 d_p99 d_err < <(run direct "$connections")
+        read -r s_rps s_p50 s_p99 s_err < <(run serve "$connections")
+        awk -v w="$delay" -v c="$connections" -v dr="$d_rps" -v sr="$s_rps" -v d50="$d_p50" -v s50="$s_p50" -v d99="$d_p99" \
+            -v s99="$s_p99" -v de="$d_err" -v se="$s_err" 'BEGIN {
+            printf "| %d ms | %d | %d | %d | %.2f | %.2f | %.2f | %.2f | %.2f | %+.0f %% | %d/%d |\n",
+                w, c, dr, sr, sr / dr, d50, s50, d99, s99, (s99 / d99 - 1) * 100, de, se }'
+    done
+    tokens+=("$(ip netns exec "$ns" curl -sS http://127.0.0.1:8080/metrics | awk '$1 == "cellpath_serve_token_requests_total" { print $2 }')")
+    stop_world
 done
-tokens=$(ip netns exec "$ns" curl -sS http://127.0.0.1:8080/metrics | awk '$1 == "cellpath_serve_token_requests_total" { print $2 }')
 echo
-echo "serve's token requests in all: $tokens (one at start for the credentials check, one for subscriber_check)"
+echo "serve's token requests in each world: ${tokens[*]} (one at start for the credentials check, one for subscriber_check)"

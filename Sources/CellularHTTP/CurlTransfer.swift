@@ -27,17 +27,18 @@ struct TransferOutcome {
     var failure: FetchFailure?
 }
 
-/// The libcurl mechanics shared by redirect chains and single requests: one easy handle on its
-/// own multi handle (connections kept per origin between requests), sockets bound and names
-/// pinned to the route, timings, and the leak-proof close. Blocking, and used by one thread at a
-/// time (`TransferPool` hands idle ones over under its lock), never one of Swift's cooperative pool.
+/// The libcurl mechanics shared by redirect chains and single requests: one easy handle, run on
+/// its own multi handle (connections kept per origin between requests; blocking, never on one of
+/// Swift's cooperative pool) or on a shared `CurlEventLoop` (default network only); sockets bound
+/// and names pinned to the route, timings, and the leak-proof close. Used by one thread at a time.
 final class CurlTransfer {
     private let route: NetworkRoute
     private let ipType: IPType
     private let share: CurlShare
     private let state: TransferState
     private let easy: UnsafeMutableRawPointer
-    private let multi: UnsafeMutableRawPointer
+    /// The transfer's own multi handle, made by its first blocking `perform`.
+    private var multi: UnsafeMutableRawPointer?
     /// The cellular DNS; nil on the default network, where curl resolves with the system.
     private let resolver: PinnedResolver?
     /// The cellular path's link and addresses, followed during each request; nil on the default network.
@@ -66,17 +67,12 @@ final class CurlTransfer {
     init(route: NetworkRoute, ipType: IPType, caFile: String?, maxBodyBytes: Int, drainLimit: Duration, share: CurlShare,
          bearerCache: BearerDNSCache? = nil, cancellation: TransferCancellation) throws(FetchFailure) {
         guard let easy = curl_easy_init() else { throw FetchFailure(.internalError, "couldn't create a curl handle") }
-        guard let multi = curl_multi_init() else {
-            curl_easy_cleanup(easy)
-            throw FetchFailure(.internalError, "couldn't create a curl multi handle")
-        }
         self.route = route
         self.ipType = ipType
         self.drainLimit = max(drainLimit, .milliseconds(500))
         self.share = share
         self.bearerCache = bearerCache
         self.easy = easy
-        self.multi = multi
         switch route {
         case .bound(let path):
             // Sockets bind to the path's address of their own family: the DNS servers' family may
@@ -168,21 +164,34 @@ final class CurlTransfer {
         headerList = list
     }
 
-    /// Readies an idle transfer for another caller's request: its body cap, drain limit and
-    /// cancellation, and an empty cookie jar. Its connections stay open for reuse.
-    func reuse(maxBodyBytes: Int, drainLimit: Duration, cancellation: TransferCancellation) {
-        state.cancellation = cancellation
-        state.bodyCap = maxBodyBytes
-        self.drainLimit = max(drainLimit, .milliseconds(500))
-        cp_curl_setopt_string(easy, CURLOPT_COOKIELIST, "ALL")
-    }
-
     // MARK: one request
 
-    /// Sends `request` and reads its whole response (kept up to the body cap). Throws when the
-    /// request could not be sent (path gone, DNS failed, bad address family); a transfer that
-    /// started and failed returns its trace with the failure.
+    /// Sends `request` and reads its whole response (kept up to the body cap), blocking. Throws
+    /// when the request could not be sent (path gone, DNS failed, bad address family); a transfer
+    /// that started and failed returns its trace with the failure.
     func perform(_ request: TransferRequest) throws(FetchFailure) -> TransferOutcome {
+        let hop = try prepare(request)
+        return finish(request, hop, rc: transfer(hop: request.index))
+    }
+
+    /// Sends `request` on `loop`'s shared multi handle (default network only) and reads its whole
+    /// response, as `perform(_:)` does, without blocking a thread.
+    func perform(_ request: TransferRequest, on loop: CurlEventLoop) async throws(FetchFailure) -> TransferOutcome {
+        let hop = try prepare(request)
+        cp_curl_setopt_long(easy, CURLOPT_MAXAGE_CONN, max(0, Int(loop.idleLimit.components.seconds)))
+        return finish(request, hop, rc: await loop.run(easy, cancellation: state.cancellation))
+    }
+
+    /// When and how a prepared request started.
+    private struct PreparedHop {
+        var hopStart: ContinuousClock.Instant
+        var wallStart: Double
+        var dns: PinnedAnswers?
+    }
+
+    /// Checks the route and sets the easy handle up for `request`: names pinned, method, body,
+    /// headers and deadline.
+    private func prepare(_ request: TransferRequest) throws(FetchFailure) -> PreparedHop {
         let hopStart = ContinuousClock.now
         let wallStart = WallClock.now
         let index = request.index
@@ -230,9 +239,12 @@ final class CurlTransfer {
         let leftMs = max(1, Int(milliseconds(left)))
         cp_curl_setopt_long(easy, CURLOPT_TIMEOUT_MS, leftMs)
         cp_curl_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, leftMs)
+        return PreparedHop(hopStart: hopStart, wallStart: wallStart, dns: dns)
+    }
 
-        let rc = transfer(hop: index)
-        let trace = collect(request, dns: dns, wallStart: wallStart, hopStart: hopStart)
+    /// The outcome of a transfer that ended with `rc`.
+    private func finish(_ request: TransferRequest, _ hop: PreparedHop, rc: CURLcode) -> TransferOutcome {
+        let trace = collect(request, dns: hop.dns, wallStart: hop.wallStart, hopStart: hop.hopStart)
         return TransferOutcome(trace: trace, failure: rc == CURLE_OK ? nil : failure(rc, request))
     }
 
@@ -285,7 +297,8 @@ final class CurlTransfer {
     /// returns early with CURLE_ABORTED_BY_CALLBACK when cancelled, or when the path goes away
     /// (`pathLost`).
     private func transfer(hop: Int) -> CURLcode {
-        guard curl_multi_add_handle(multi, easy) == CURLM_OK else { return CURLE_FAILED_INIT }
+        if multi == nil { multi = curl_multi_init() }
+        guard let multi, curl_multi_add_handle(multi, easy) == CURLM_OK else { return CURLE_FAILED_INIT }
         defer { curl_multi_remove_handle(multi, easy) }
         var wakers = [state.cancellation.wakeDescriptor, watch?.descriptor ?? -1].filter { $0 >= 0 }
             .map { curl_waitfd(fd: $0, events: Int16(POLLIN), revents: 0) }
@@ -454,7 +467,7 @@ final class CurlTransfer {
         isClosed = true
         curl_easy_cleanup(easy)
         // Closes the cached connections: through curlCloseSocketCallback on the bound route.
-        curl_multi_cleanup(multi)
+        if let multi { curl_multi_cleanup(multi) }
         lists.forEach { curl_slist_free_all($0) }
         lists = []
         curl_slist_free_all(headerList)

@@ -53,79 +53,91 @@ public struct HTTPClientResponse: Sendable, Equatable {
 }
 
 /// Sends single HTTP(S) requests over one route, with a TLS session cache shared by its
-/// requests. On the default network it keeps up to 64 idle transfers with their connections
-/// (keep-alive) for later requests, closing one idle for 30 s; on the bound route every request
-/// opens its own connection and closes it fail-closed. Safe to share; requests run on their own threads.
+/// requests. On the default network every request runs on one shared `CurlEventLoop`, whose
+/// connections stay open (keep-alive, up to `maxConnections`, reused while idle for less than
+/// `idleLimit`) for later requests; on the bound route every request opens its own connection on
+/// a thread of its own and closes it fail-closed. Safe to share.
 public final class HTTPClient: Sendable {
     public let route: NetworkRoute
-    private let share = CurlShare()
-    /// Idle transfers of the default network; nil on the bound route.
-    private let pool: TransferPool?
+    private let share: CurlShare
+    /// The default network's loop; nil on the bound route.
+    private let loop: CurlEventLoop?
 
-    public convenience init(route: NetworkRoute) {
-        self.init(route: route, poolCapacity: 64, idleLimit: .seconds(30))
-    }
-
-    init(route: NetworkRoute, poolCapacity: Int, idleLimit: Duration) {
+    /// `maxConnections` bounds the default network's open connections kept for reuse: at least
+    /// the number of requests expected at once, or bursts open new ones.
+    public init(route: NetworkRoute, maxConnections: Int = 64, idleLimit: Duration = .seconds(30)) {
         self.route = route
+        let share = CurlShare()
+        self.share = share
         if case .defaultNetwork = route {
-            pool = TransferPool(capacity: poolCapacity, idleLimit: idleLimit)
+            loop = CurlEventLoop(share: share, maxConnections: maxConnections, idleLimit: idleLimit)
         } else {
-            pool = nil
+            loop = nil
         }
     }
 
-    /// Transfers kept idle for reuse now.
-    var idleTransfers: Int { pool?.count ?? 0 }
-
     /// Sends `request` and reads its whole response; a redirect is returned, not followed.
-    /// Callable from any context: the blocking libcurl work runs on a dedicated thread;
-    /// cancelling the task aborts the request.
+    /// Callable from any context; cancelling the task aborts the request.
     public func send(_ request: HTTPClientRequest) async throws(FetchFailure) -> HTTPClientResponse {
         let cancellation = TransferCancellation()
-        let route = route, share = share, pool = pool
+        let route = route, share = share, loop = loop
         let outcome = await withTaskCancellationHandler {
-            await runOnDedicatedThread { Self.exchange(request, route: route, cancellation: cancellation, share: share, pool: pool) }
+            if let loop {
+                return await Self.exchange(request, on: loop, cancellation: cancellation, share: share)
+            }
+            return await runOnDedicatedThread { Self.exchange(request, route: route, cancellation: cancellation, share: share) }
         } onCancel: {
             cancellation.cancel()
+            loop?.wake()
         }
         return try outcome.get()
     }
 
-    /// Runs one exchange on an idle transfer of `pool` or a new one, and gives it back to the pool
-    /// only when the exchange ended cleanly (a whole response, not cancelled); otherwise closes it.
-    /// Blocking: call on a dedicated thread.
-    private static func exchange(_ request: HTTPClientRequest, route: NetworkRoute, cancellation: TransferCancellation,
-                                 share: CurlShare, pool: TransferPool?) -> Result<HTTPClientResponse, FetchFailure> {
+    /// Runs one exchange on the default network's loop.
+    private static func exchange(_ request: HTTPClientRequest, on loop: CurlEventLoop, cancellation: TransferCancellation,
+                                 share: CurlShare) async -> Result<HTTPClientResponse, FetchFailure> {
         do throws(FetchFailure) {
-            try RequestInput.check(url: request.url, method: request.method, headers: request.headers)
-            let url = try RequestInput.parseHTTPURL(request.url)
-            let key = TransferPool.Key(caFile: request.caFile, ipType: request.ipType)
-            let transfer: CurlTransfer
-            if let idle = pool?.take(key) {
-                idle.reuse(maxBodyBytes: request.maxBodyBytes, drainLimit: request.timeout, cancellation: cancellation)
-                transfer = idle
-            } else {
-                transfer = try CurlTransfer(route: route, ipType: request.ipType, caFile: request.caFile,
-                                            maxBodyBytes: request.maxBodyBytes, drainLimit: request.timeout, share: share,
-                                            cancellation: cancellation)
-            }
-            var clean = false
-            defer { if clean, let pool { pool.put(transfer, key) } else { transfer.close() } }
-            if cancellation.isCancelled { throw FetchFailure(.cancelled, "cancelled", hop: 1) }
-            let outcome = try transfer.perform(TransferRequest(index: 1, url: url, method: request.method.uppercased(),
-                                                               headers: request.headers, body: request.body, isDowngrade: false,
-                                                               budget: request.timeout, totalBound: false, totalTimeout: request.timeout))
-            if let failure = outcome.failure { throw failure }
-            let contentType = transfer.responseHeader("content-type")
-            let body = transfer.responseBody
-            let response = HTTPClientResponse(status: outcome.trace.status, headers: transfer.responseHeaders, body: body,
-                                              bodyTruncated: transfer.responseBodyTruncated, contentType: contentType,
-                                              json: parseJSONBody(body, contentType: contentType), trace: outcome.trace)
-            clean = !cancellation.isCancelled
-            return .success(response)
+            let (transfer, hop) = try start(request, route: .defaultNetwork, cancellation: cancellation, share: share)
+            defer { transfer.close() }
+            return .success(try response(transfer, try await transfer.perform(hop, on: loop)))
         } catch {
             return .failure(error)
         }
+    }
+
+    /// Runs one exchange on its own transfer. Blocking: call on a dedicated thread.
+    private static func exchange(_ request: HTTPClientRequest, route: NetworkRoute, cancellation: TransferCancellation,
+                                 share: CurlShare) -> Result<HTTPClientResponse, FetchFailure> {
+        do throws(FetchFailure) {
+            let (transfer, hop) = try start(request, route: route, cancellation: cancellation, share: share)
+            defer { transfer.close() }
+            return .success(try response(transfer, try transfer.perform(hop)))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// Checks `request` and makes the transfer that sends it.
+    private static func start(_ request: HTTPClientRequest, route: NetworkRoute, cancellation: TransferCancellation,
+                              share: CurlShare) throws(FetchFailure) -> (CurlTransfer, TransferRequest) {
+        try RequestInput.check(url: request.url, method: request.method, headers: request.headers)
+        let url = try RequestInput.parseHTTPURL(request.url)
+        if cancellation.isCancelled { throw FetchFailure(.cancelled, "cancelled", hop: 1) }
+        let transfer = try CurlTransfer(route: route, ipType: request.ipType, caFile: request.caFile,
+                                        maxBodyBytes: request.maxBodyBytes, drainLimit: request.timeout, share: share,
+                                        cancellation: cancellation)
+        return (transfer, TransferRequest(index: 1, url: url, method: request.method.uppercased(), headers: request.headers,
+                                          body: request.body, isDowngrade: false, budget: request.timeout, totalBound: false,
+                                          totalTimeout: request.timeout))
+    }
+
+    /// The response `transfer` read, or its failure.
+    private static func response(_ transfer: CurlTransfer, _ outcome: TransferOutcome) throws(FetchFailure) -> HTTPClientResponse {
+        if let failure = outcome.failure { throw failure }
+        let contentType = transfer.responseHeader("content-type")
+        let body = transfer.responseBody
+        return HTTPClientResponse(status: outcome.trace.status, headers: transfer.responseHeaders, body: body,
+                                  bodyTruncated: transfer.responseBodyTruncated, contentType: contentType,
+                                  json: parseJSONBody(body, contentType: contentType), trace: outcome.trace)
     }
 }

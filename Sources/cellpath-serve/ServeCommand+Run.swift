@@ -30,7 +30,9 @@ extension ServeCommand {
         }
         let endpoint = TruAPIEndpoint(baseURL: try configuration.apiBaseURL, clientID: clientID, clientSecret: clientSecret,
                                       caFile: try configuration.caFile)
-        let client = TruAPIClient(endpoint: endpoint, http: HTTPClient(route: .defaultNetwork), timeout: settings.limits.upstreamTimeout)
+        // One upstream connection for each request that may be in flight, kept for the next ones.
+        let http = HTTPClient(route: .defaultNetwork, maxConnections: settings.limits.maxRequestsInFlight)
+        let client = TruAPIClient(endpoint: endpoint, http: http, timeout: settings.limits.upstreamTimeout)
         try await ServeRunner.run(settings: settings, client: client, log: { line in
             let bytes = Array((line + "\n").utf8)
             _ = bytes.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }

@@ -73,9 +73,10 @@ struct ServeLoadTests {
                 // One token at start (coverage scope, the credentials check) and one for subscriber_check, however many requests.
                 #expect(try tokenRequests() == 2, "round \(round)")
             }
-            // Between rounds the upstream pool may hold a different number of idle transfers (up to
-            // 64, about 3 descriptors each): a leak grows with the requests, far beyond that.
-            #expect(after[1].fds <= after[0].fds + 64 * 3 + 16, "descriptors grew: \(after)")
+            // Between rounds the upstream client may keep a different number of connections open (one
+            // descriptor each, up to serve's 256 requests in flight): a leak grows with the requests,
+            // far beyond that.
+            #expect(after[1].fds <= after[0].fds + 256 + 16, "descriptors grew: \(after)")
             #expect(after[1].rssKiB <= after[0].rssKiB + after[0].rssKiB / 2 + 16_384, "memory grew: \(after)")
         }
     }
