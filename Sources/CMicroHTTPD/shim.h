@@ -5,21 +5,25 @@
 #include <sys/socket.h>
 
 /// Starts a daemon on an already-listening socket `listen_fd` (MHD takes ownership of it), one
-/// thread per connection, optionally with TLS from PEM strings (both non-NULL), calling
-/// `handler` for each request and `completed` when a request ends. Returns NULL on failure.
+/// thread per connection, optionally with TLS from PEM strings (both non-NULL), calling `target`
+/// with each request's target as received (its return value is the request's initial per-request
+/// pointer), `handler` for each request and `completed` when a request ends (also after `target`
+/// alone). Returns NULL on failure.
 static inline struct MHD_Daemon *cp_mhd_start(int listen_fd,
                                               const char *cert_pem, const char *key_pem,
+                                              void *(*target)(void *cls, const char *uri, struct MHD_Connection *connection),
                                               MHD_AccessHandlerCallback handler, void *handler_cls,
                                               MHD_RequestCompletedCallback completed, void *completed_cls,
                                               unsigned int connection_limit, unsigned int timeout_s,
                                               size_t memory_limit)
 {
     /* Limits are passed only when set (non-zero), so libmicrohttpd's defaults stay otherwise. */
-    struct MHD_OptionItem limits[4];
+    struct MHD_OptionItem limits[5];
     int n = 0;
     if (connection_limit > 0) limits[n++] = (struct MHD_OptionItem){ MHD_OPTION_CONNECTION_LIMIT, connection_limit, NULL };
     if (timeout_s > 0) limits[n++] = (struct MHD_OptionItem){ MHD_OPTION_CONNECTION_TIMEOUT, timeout_s, NULL };
     if (memory_limit > 0) limits[n++] = (struct MHD_OptionItem){ MHD_OPTION_CONNECTION_MEMORY_LIMIT, (intptr_t)memory_limit, NULL };
+    limits[n++] = (struct MHD_OptionItem){ MHD_OPTION_URI_LOG_CALLBACK, (intptr_t)target, handler_cls };
     limits[n] = (struct MHD_OptionItem){ MHD_OPTION_END, 0, NULL };
     unsigned int flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD;
     if (cert_pem != NULL && key_pem != NULL) {

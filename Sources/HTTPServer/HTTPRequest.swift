@@ -14,6 +14,8 @@ public struct HTTPQueryItem: Sendable, Equatable {
 public struct HTTPRequest: Sendable, Equatable {
     public var method: String
     public var path: String
+    /// The request target exactly as the client sent it: path and query, not decoded.
+    public var target: String
     public var queryItems: [HTTPQueryItem]
     public var headers: HTTPHeaders
     public var body: [UInt8]
@@ -23,11 +25,13 @@ public struct HTTPRequest: Sendable, Equatable {
     /// Whether the request arrived over TLS.
     public var isTLS: Bool
 
-    public init(method: String, path: String, queryItems: [HTTPQueryItem] = [], headers: HTTPHeaders = [:],
+    /// `target` defaults to `path`.
+    public init(method: String, path: String, target: String? = nil, queryItems: [HTTPQueryItem] = [], headers: HTTPHeaders = [:],
                 body: [UInt8] = [], remoteAddress: String = "127.0.0.1", remotePort: Int = 40000,
                 isTLS: Bool = true) {
         self.method = method
         self.path = path
+        self.target = target ?? path
         self.queryItems = queryItems
         self.headers = headers
         self.body = body

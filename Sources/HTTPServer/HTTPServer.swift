@@ -117,11 +117,11 @@ public final class HTTPServer: Sendable {
         if let tls {
             started = tls.certificatePEM.withCString { cert in
                 tls.privateKeyPEM.withCString { key in
-                    cp_mhd_start(fd, cert, key, accessHandler, cls, requestCompleted, nil, connectionLimit, timeout, memoryLimit)
+                    cp_mhd_start(fd, cert, key, targetReceived, accessHandler, cls, requestCompleted, nil, connectionLimit, timeout, memoryLimit)
                 }
             }
         } else {
-            started = cp_mhd_start(fd, nil, nil, accessHandler, cls, requestCompleted, nil, connectionLimit, timeout, memoryLimit)
+            started = cp_mhd_start(fd, nil, nil, targetReceived, accessHandler, cls, requestCompleted, nil, connectionLimit, timeout, memoryLimit)
         }
         guard let started else {
             close(fd)
@@ -177,11 +177,25 @@ private final class ServerContext: Sendable {
     }
 }
 
-/// The body bytes of one request as they arrive; owned by libmicrohttpd's per-request pointer.
+/// One request as it arrives: its target, then its body bytes; owned by libmicrohttpd's
+/// per-request pointer.
 private final class RequestState {
+    /// The request target as received (path and query, not decoded).
+    let target: String
+    /// Set by the access handler's first call, which sees the headers only.
+    var started = false
     var body: [UInt8] = []
     /// Set once the body passed the server's bound: the rest is dropped and 413 answered.
     var bodyTooLarge = false
+
+    init(target: String) { self.target = target }
+}
+
+/// libmicrohttpd's URI log callback, called with each request's target before it is parsed: the
+/// state it returns becomes the request's per-request pointer.
+private func targetReceived(_ cls: UnsafeMutableRawPointer?, _ uri: UnsafePointer<CChar>?,
+                            _ connection: OpaquePointer?) -> UnsafeMutableRawPointer? {
+    Unmanaged.passRetained(RequestState(target: uri.map { String(cString: $0) } ?? "/")).toOpaque()
 }
 
 /// Answered for a body beyond `Limits.maxBodyBytes`.
@@ -218,8 +232,13 @@ private func accessHandler(_ cls: UnsafeMutableRawPointer?, _ connection: Opaque
                            _ perRequest: UnsafeMutablePointer<UnsafeMutableRawPointer?>?) -> MHD_Result {
     guard let cls, let connection, let perRequest else { return .NO }
     let context = Unmanaged<ServerContext>.fromOpaque(cls).takeUnretainedValue()
-    guard let stored = perRequest.pointee else {
-        perRequest.pointee = Unmanaged.passRetained(RequestState()).toOpaque()
+    if perRequest.pointee == nil {
+        perRequest.pointee = Unmanaged.passRetained(RequestState(target: url.map { String(cString: $0) } ?? "/")).toOpaque()
+    }
+    guard let stored = perRequest.pointee else { return .NO }
+    let state = Unmanaged<RequestState>.fromOpaque(stored).takeUnretainedValue()
+    if !state.started {
+        state.started = true
         if let limit = context.maxBodyBytes,
            let declared = MHD_lookup_connection_value(connection, MHD_ValueKind.HEADER_KIND, "Content-Length").flatMap({ Int(String(cString: $0)) }),
            declared > limit {
@@ -227,7 +246,6 @@ private func accessHandler(_ cls: UnsafeMutableRawPointer?, _ connection: Opaque
         }
         return .YES
     }
-    let state = Unmanaged<RequestState>.fromOpaque(stored).takeUnretainedValue()
     if let uploadSize, uploadSize.pointee > 0 {
         if let limit = context.maxBodyBytes, state.bodyTooLarge || state.body.count + uploadSize.pointee > limit {
             state.bodyTooLarge = true
@@ -245,7 +263,7 @@ private func accessHandler(_ cls: UnsafeMutableRawPointer?, _ connection: Opaque
     let query = connectionValues(connection, MHD_ValueKind.GET_ARGUMENT_KIND).map { HTTPQueryItem(name: $0.name, value: $0.value) }
     let (address, port) = peer(of: connection)
     let request = HTTPRequest(method: method.map { String(cString: $0) } ?? "GET",
-                              path: url.map { String(cString: $0) } ?? "/",
+                              path: url.map { String(cString: $0) } ?? "/", target: state.target,
                               queryItems: query, headers: HTTPHeaders(headers), body: state.body,
                               remoteAddress: address, remotePort: port, isTLS: context.isTLS)
     switch context.responder {

@@ -240,7 +240,7 @@ public struct DevServerRoutes: Sendable {
 
     /// A tru.ID webhook: 200 `{}` when its signature verifies (the check's id and status logged), 400 otherwise.
     private func webhook(_ request: HTTPRequest) async throws(ErrorAnswer) -> HTTPResponse {
-        if let problem = await webhooks.problem(method: request.method, target: Self.requestTarget(request), headers: request.headers,
+        if let problem = await webhooks.problem(method: request.method, target: request.target, headers: request.headers,
                                                 body: request.body, now: Date().timeIntervalSince1970) {
             throw ErrorAnswer(400, "the webhook does not verify: \(problem)")
         }
@@ -249,26 +249,6 @@ public struct DevServerRoutes: Sendable {
                               ("check_id", .string(event?[string: "check_id"] ?? "")),
                               ("status", .string(event?[string: "status"] ?? ""))]).serialized)
         return Self.json(200, [])
-    }
-
-    /// The request's path and query as a client sends them: percent-encoded again where needed.
-    static func requestTarget(_ request: HTTPRequest) -> String {
-        func encoded(_ text: String, keeping extra: String) -> String {
-            var out = ""
-            for byte in text.utf8 {
-                let character = Character(Unicode.Scalar(byte))
-                if byte < 0x80 && (character.isLetter || character.isNumber || "-._~".contains(character) || extra.contains(character)) {
-                    out.append(character)
-                } else {
-                    out += "%" + (byte < 0x10 ? "0" : "") + String(byte, radix: 16, uppercase: true)
-                }
-            }
-            return out
-        }
-        let query = request.queryItems.map { item in
-            encoded(item.name, keeping: "") + (item.value.map { "=" + encoded($0, keeping: "") } ?? "")
-        }
-        return encoded(request.path, keeping: "/") + (query.isEmpty ? "" : "?" + query.joined(separator: "&"))
     }
 
     /// The API's JWK Set (`{base}/.well-known/jwks.json`), or nil (logged) when it cannot be had.

@@ -37,7 +37,7 @@ final class TestNamespace: Sendable {
 
 /// Echoes what the server saw, one `key=value` line per fact.
 @Sendable func echo(_ request: HTTPRequest) -> HTTPResponse {
-    var lines = ["method=\(request.method)", "path=\(request.path)", "tls=\(request.isTLS)",
+    var lines = ["method=\(request.method)", "path=\(request.path)", "target=\(request.target)", "tls=\(request.isTLS)",
                  "remote=\(request.remoteAddress)", "port-known=\(request.remotePort > 0)",
                  "x-test=\(request.headers["X-TEST"] ?? "-")", "body-length=\(request.body.count)",
                  "body=\(request.bodyText)"]
@@ -57,11 +57,13 @@ struct HTTPServerSocketTests {
         let ns = try TestNamespace()
         let server = try HTTPServer(listener: .socket(try ns.listeningSocket()), handler: echo)
         defer { server.stop() }
-        let result = try ns.curl(["-H", "x-test: hello", "http://127.0.0.1:\(server.port)/a%20b/c?x=1&y=two%26&flag&x=3"])
+        let result = try ns.curl(["-H", "x-test: hello", "http://127.0.0.1:\(server.port)/a%20b/c?x=1&y=two%26&flag&x=3&z=%2f"])
         #expect(result.status == 0, "\(result.stderr)")
         let lines = Set(result.stdout.split(separator: "\n").map(String.init))
         #expect(lines.contains("method=GET"))
         #expect(lines.contains("path=/a b/c"))
+        // The target as sent, its percent-encoding untouched (a webhook's signature covers it).
+        #expect(lines.contains("target=/a%20b/c?x=1&y=two%26&flag&x=3&z=%2f"), "\(lines)")
         #expect(lines.contains("tls=false"))
         #expect(lines.contains("remote=127.0.0.1"))
         #expect(lines.contains("port-known=true"))
