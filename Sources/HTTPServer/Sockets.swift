@@ -25,7 +25,9 @@ func listeningSocket(address: String, port: Int) throws -> Int32 {
     let bound = withUnsafePointer(to: &storage) {
         $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
     }
-    guard bound == 0, listen(fd, 64) == 0 else {
+    // A backlog as deep as the kernel allows (net.core.somaxconn caps it): a burst of connections
+    // waits there while a thread starts for each, rather than having its handshakes dropped.
+    guard bound == 0, listen(fd, SOMAXCONN) == 0 else {
         let error = socketError("listen on \(address) port \(port)")
         close(fd)
         throw error
