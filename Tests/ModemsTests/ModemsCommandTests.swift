@@ -34,6 +34,8 @@ struct ModemsCommandTests {
         #expect(mbim["ports"]?.array?.compactMap(\.string) == ["cdc-wdm0", "wwan0mbim0"])
         #expect(mbim["device"]?.string == "\(fleet.runDirectory)/dev/cdc-wdm0")
         #expect(qmi["index"]?.int == 1 && qmi["protocol"]?.string == "qmi" && qmi["ports"]?.array?.compactMap(\.string) == ["cdc-wdm1"])
+        // No ModemManager on a bus here: `--backend auto` reads each modem over its own protocol.
+        #expect(mbim["backend"]?.string == "mbim" && qmi["backend"]?.string == "qmi")
         for (modem, n) in [(mbim, 1), (qmi, 2)] {
             #expect(modem["interface"]?.string == "wwan\(n - 1)")
             #expect(modem["manufacturer"]?.string == "Maker \(n)" && modem["model"]?.string == "Model \(n)")
@@ -91,9 +93,9 @@ struct ModemsCommandTests {
         let result = try Self.run(fleet, ["modems"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout == """
-            MODEM  PROTOCOL  PORT      INTERFACE  MODEL    SIM    OPERATOR  REGISTRATION  TECHNOLOGY  SIGNAL   BEARER        ADDRESS
-            0      MBIM      cdc-wdm0  wwan0      Model 1  ready  Test Net  home          lte         -67 dBm  disconnected  -
-            1      QMI       cdc-wdm1  wwan1      Model 2  ready  Test Net  home          lte         -67 dBm  disconnected  -
+            MODEM  PROTOCOL  PORT      BACKEND  INTERFACE  MODEL    SIM    OPERATOR  REGISTRATION  TECHNOLOGY  SIGNAL   BEARER        ADDRESS
+            0      MBIM      cdc-wdm0  mbim     wwan0      Model 1  ready  Test Net  home          lte         -67 dBm  disconnected  -
+            1      QMI       cdc-wdm1  qmi      wwan1      Model 2  ready  Test Net  home          lte         -67 dBm  disconnected  -
 
             """)
     }

@@ -10,7 +10,9 @@ package enum ModemsCommand {
         discussion: """
             Finds the MBIM and QMI control ports (cdc-wdm ports of cdc_mbim and qmi_wwan, and the
             WWAN subsystem's ports of PCIe modems), one modem per physical device, and asks each
-            modem over its own protocol; reading changes nothing on a modem. Ports are opened
+            modem; reading changes nothing on a modem. Where ModemManager runs (its name owned on
+            the system bus), the modems are read through it (--backend auto, the default; the
+            backend column says so); else each over its own protocol. Ports are opened
             through mbim-proxy or qmi-proxy, as ModemManager does, so that they are shared;
             --no-proxy opens them directly, which works only while no other program (ModemManager,
             a proxy) reads them: it would take the answers. The proxies accept root clients only:
