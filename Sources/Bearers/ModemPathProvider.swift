@@ -116,7 +116,7 @@ public actor ModemPathProvider: CellularPathProvider {
         let registration = try await backend.registration()
         logger.info("using modem \(modem.index)'s bearer as it is (no CAP_NET_ADMIN to change anything)")
         return CellularPath(interfaceName: interface, ipv4Address: address, dnsServers: bearer.dnsServers, mtu: bearer.mtu,
-                            operatorID: registration.servingOperator?.id)
+                            operatorID: registration.servingOperator?.id, modemBackend: backend.backendName)
     }
 
     public func release() async {

@@ -117,6 +117,7 @@ struct ModemManagerBackendEndToEndTests {
             #expect(chain.map { $0["namespace"]?.string } == [device.prefix + "inet", device.prefix + "carrier", device.prefix + "inet"])
             #expect(chain.allSatisfy { $0["source"]?.string == "100.64.23.10" }, "\(chain)")
             let json = try JSONValue.parse(fetch.stdout)
+            #expect(json["modem_backend"]?.string == "modemmanager")
             #expect(json["result"]?["callback"]?["check_id"]?.string == check.id)
             // The bearer this fetch brought up is down again, and its configuration gone.
             #expect(try device.status()["modems"]?.array?[0]["bearer"]?.string == "disconnected")
