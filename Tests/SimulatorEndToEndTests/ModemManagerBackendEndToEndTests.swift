@@ -126,6 +126,22 @@ struct ModemManagerBackendEndToEndTests {
         }
     }
 
+    /// A SubscriberCheck whose bearer ModemManager brings up: verified, the chain from the
+    /// bearer, the path naming ModemManager, and the bearer gone again afterwards.
+    @Test func aSubscriberCheckThroughModemManager() throws {
+        try SimulatedDevice.with(Self.scenario, connect: false) { device in
+            let checked = try device.cellpath(["subscriber-check", "+447940448591", "-m", "0", "--direct", "--json"])
+            #expect(checked.status == 0, "\(checked.stderr)")
+            let json = try JSONValue.parse(checked.stdout)
+            #expect(json["outcome"]?.string == "verified")
+            #expect(json["path"]?["modem_backend"]?.string == "modemmanager")
+            #expect(json["check_url"]?["hops"]?.array?.allSatisfy { $0["local_address"]?.string == "100.64.23.10" } == true)
+            #expect(try device.status()["modems"]?.array?[0]["bearer"]?.string == "disconnected")
+            #expect(try device.run(["mmcli", "-m", try Self.modemPath(device, port: "cdc-wdm0")]).stdout
+                .contains("/org/freedesktop/ModemManager1/Bearer/") == false)
+        }
+    }
+
     /// A wrong APN: the same exit code through ModemManager as through the direct backend (in a
     /// world without ModemManager), each with its own message; nothing is left behind.
     @Test func aWrongAPNFailsWithTheDirectBackendsExitCode() throws {
