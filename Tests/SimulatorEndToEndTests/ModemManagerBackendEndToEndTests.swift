@@ -172,6 +172,36 @@ struct ModemManagerBackendEndToEndTests {
         }
     }
 
+    /// PIN1 through ModemManager (`Sim.SendPin`): a wrong PIN is refused with 77 (as the direct
+    /// backends refuse it) and costs one attempt, the right one unlocks the SIM and the bearer comes up.
+    @Test func theSIMPINGoesThroughModemManager() throws {
+        var scenario = Self.scenario
+        scenario.modems[0].sim?.pinLocked = true
+        scenario.modems[0].sim?.pin = "1234"
+        let wrong = "/tmp/\(getpid())-mm-wrong.pin", right = "/tmp/\(getpid())-mm-right.pin"
+        defer { unlink(wrong); unlink(right) }
+        for (file, pin) in [(wrong, "0000"), (right, "1234")] {
+            let descriptor = open(file, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+            #expect(descriptor >= 0)
+            _ = pin.utf8CString.withUnsafeBytes { write(descriptor, $0.baseAddress, pin.utf8.count) }
+            close(descriptor)
+        }
+        try SimulatedDevice.with(scenario, connect: false) { device in
+            let refused = try device.cellpath(["bearer", "up", "-m", "0", "--pin-file", wrong])
+            #expect(refused.status == 77, "\(refused.stderr)")
+            #expect(refused.stderr.hasPrefix("error: couldn't unlock the SIM of cdc-wdm0 through ModemManager: the SIM refused the PIN "
+                + "(ModemManager: MobileEquipment.IncorrectPassword)"), "\(refused.stderr)")
+            let listed = try JSONValue.parse(try device.cellpath(["modems", "--json"]).stdout)
+            #expect(listed["modems"]?.array?[0]["sim"]?["state"]?.string == "pin-required")
+            #expect(listed["modems"]?.array?[0]["sim"]?["pin_retries"]?.int == 2)
+
+            let up = try device.cellpath(["bearer", "up", "-m", "0", "--pin-file", right, "--json"])
+            #expect(up.status == 0, "\(up.stderr)")
+            #expect(try JSONValue.parse(up.stdout)["ipv4_address"]?.string == "100.64.23.10")
+            #expect(try device.cellpath(["bearer", "down", "-m", "0"]).status == 0)
+        }
+    }
+
     /// The D-Bus path of the ModemManager modem whose primary port is `port`.
     static func modemPath(_ device: SimulatedDevice, port: String) throws -> String {
         let list = try device.run(["mmcli", "-L"])
