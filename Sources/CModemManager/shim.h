@@ -12,11 +12,5 @@ static inline gulong cmm_connect_notify(gpointer object, CMMNotifyHandler handle
 /// The manager as the GDBusObjectManager it is (a GObject cast, a macro).
 static inline GDBusObjectManager *cmm_manager_object_manager(MMManager *manager) { return G_DBUS_OBJECT_MANAGER(manager); }
 
-/// The unique name of ModemManager's connection on the bus, or NULL when nobody owns
-/// org.freedesktop.ModemManager1 (free with g_free).
-static inline gchar *cmm_manager_name_owner(MMManager *manager) {
-    return g_dbus_object_manager_client_get_name_owner(G_DBUS_OBJECT_MANAGER_CLIENT(manager));
-}
-
 /// The object as an MMObject (a GObject cast, a macro).
 static inline MMObject *cmm_object(gpointer object) { return MM_OBJECT(object); }
