@@ -96,7 +96,16 @@ public enum ModemManagerService {
         if let manager { return manager }
         let session = ModemManagerSession(modem: "", timeout: .seconds(max(1, Int(modemSession.secondsLeft.rounded(.up)))),
                                           logger: modemSession.logger)
-        guard try await hasOwner(session) else {
+        let owned: Bool
+        do {
+            owned = try await hasOwner(session)
+        } catch {
+            var unreachable = error
+            unreachable.hint = "ModemManager is reached on the system bus (DBUS_SYSTEM_BUS_ADDRESS names another): "
+                + "start the bus and ModemManager, or use --backend mbim|qmi"
+            throw unreachable
+        }
+        guard owned else {
             throw ModemError(.transport, .unavailable, operation: "reach ModemManager",
                              reason: "\(busName) has no owner on the system bus (ModemManager does not run)",
                              hint: "start ModemManager (systemctl start ModemManager), or use --backend mbim|qmi")

@@ -100,6 +100,40 @@ struct ModemsCommandTests {
             """)
     }
 
+    /// `--backend mbim|qmi` opens only ports of that protocol and refuses the others (64);
+    /// `--backend modemmanager` without a bus to reach ModemManager on is 69, with the way out.
+    @Test func theBackendOptionChoosesWhoReadsTheModem() throws {
+        let fleet = try Self.twoModems()
+        let listed = try Self.run(fleet, ["modems", "--backend", "mbim", "--json"])
+        #expect(listed.status == 0, "\(listed.stderr)")
+        let modems = try #require(try Self.json(listed)["modems"]?.array)
+        #expect(modems.count == 2)
+        #expect(modems[0]["backend"]?.string == "mbim" && modems[0]["error"] == .null)
+        #expect(modems[1]["backend"] == .null)
+        #expect(modems[1]["error"]?["message"]?.string == "couldn't open cdc-wdm1 over MBIM: it speaks QMI")
+        #expect(modems[1]["error"]?["exit_code"]?.int == 64)
+
+        let qmi = try Self.run(fleet, ["modems", "show", "1", "--backend", "qmi", "--json"])
+        #expect(qmi.status == 0, "\(qmi.stderr)")
+        #expect(try Self.json(qmi)["backend"]?.string == "qmi")
+        let refused = try Self.run(fleet, ["modems", "show", "0", "--backend", "qmi"])
+        #expect(refused.status == 64)
+        #expect(refused.stderr.hasPrefix("error: couldn't open cdc-wdm0 over QMI: it speaks MBIM\nhint: use --backend mbim, modemmanager or auto"),
+                "\(refused.stderr)")
+
+        var environment = fleet.environment
+        environment["DBUS_SYSTEM_BUS_ADDRESS"] = "unix:path=\(fleet.runDirectory)/no-bus"
+        let noBus = try CellpathBinary.run(["modems", "show", "0", "--backend", "modemmanager"], environment: environment)
+        #expect(noBus.status == 69)
+        #expect(noBus.stderr.hasPrefix("error: couldn't connect to the system bus: "), "\(noBus.stderr)")
+        #expect(noBus.stderr.contains("\nhint: ModemManager is reached on the system bus (DBUS_SYSTEM_BUS_ADDRESS names another): "
+            + "start the bus and ModemManager, or use --backend mbim|qmi\n"), "\(noBus.stderr)")
+        // auto: no ModemManager, so the modem is read over its own protocol.
+        let auto = try CellpathBinary.run(["modems", "show", "0", "--no-proxy", "--json"], environment: environment)
+        #expect(auto.status == 0, "\(auto.stderr)")
+        #expect(try Self.json(auto)["backend"]?.string == "mbim")
+    }
+
     @Test func showNamesTheModemByIndexIMEIICCIDOrPort() throws {
         let fleet = try Self.twoModems()
         let names = ["1", "350000000000002", "8944000000000000002", "8944000000000000002F", "cdc-wdm1", "\(fleet.runDirectory)/dev/cdc-wdm1",
