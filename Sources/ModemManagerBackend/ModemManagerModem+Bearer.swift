@@ -168,7 +168,8 @@ extension ModemManagerModem {
     // MARK: Changes
 
     /// Sends PIN1 to the SIM and waits (within the session's time) until ModemManager no longer
-    /// asks for it, then returns the SIM's state.
+    /// asks for it and has initialised the modem (which it does only once the SIM is unlocked:
+    /// enabling it before fails or waits), then returns the SIM's state.
     func unlockSIM(pin: String) async throws(ModemError) -> SIMStatus {
         guard let sim = try await loadSIM() else { return try await simState() }
         defer { g_object_unref(gpointer(sim)) }
@@ -178,7 +179,12 @@ extension ModemManagerModem {
             var error: UnsafeMutablePointer<GError>?
             guard mm_sim_send_pin_finish(sim, result, &error) != 0 else { throw GLibError(taking: error) }
         }
-        while mm_modem_get_unlock_required(modem) == MM_MODEM_LOCK_SIM_PIN && session.secondsLeft > 0.2 {
+        func initialised() -> Bool {
+            let state = mm_modem_get_state(modem)
+            return state == MM_MODEM_STATE_FAILED
+                || (mm_modem_get_unlock_required(modem) != MM_MODEM_LOCK_SIM_PIN && state.rawValue >= MM_MODEM_STATE_DISABLED.rawValue)
+        }
+        while !initialised() && session.secondsLeft > 0.2 {
             try? await Task.sleep(for: .milliseconds(100))
         }
         return try await simState()
