@@ -20,7 +20,7 @@ HELPERS := cellpath-sim cellpath-number cellpath-modem cellpath-check cellpath-s
 LIBEXEC_DIR = $(PREFIX)/libexec/cellpath
 
 # Every Debian package that the build, the tests and the simulator need.
-DEB_PACKAGES := pkg-config libglib2.0-dev libmbim-glib-dev libqmi-glib-dev \
+DEB_PACKAGES := pkg-config libglib2.0-dev libmbim-glib-dev libqmi-glib-dev libmm-glib-dev \
 	libcurl4-openssl-dev libc-ares-dev libmicrohttpd-dev libnl-3-dev libnl-route-3-dev \
 	libphonenumber-dev libprotobuf-dev libicu-dev libssl-dev \
 	libmbim-utils libqmi-utils iproute2 dnsmasq-base openssl curl tcpdump ca-certificates python3 \

@@ -41,6 +41,7 @@ let package = Package(
         systemLibrary("CGIO", pkgConfig: "gio-2.0", apt: "libglib2.0-dev"),
         systemLibrary("CMBIM", pkgConfig: "mbim-glib", apt: "libmbim-glib-dev"),
         systemLibrary("CQMI", pkgConfig: "qmi-glib", apt: "libqmi-glib-dev"),
+        systemLibrary("CModemManager", pkgConfig: "mm-glib", apt: "libmm-glib-dev"),
         systemLibrary("CCurl", pkgConfig: "libcurl", apt: "libcurl4-openssl-dev"),
         systemLibrary("CAres", pkgConfig: "libcares", apt: "libc-ares-dev"),
         systemLibrary("CMicroHTTPD", pkgConfig: "libmicrohttpd", apt: "libmicrohttpd-dev"),
@@ -69,6 +70,8 @@ let package = Package(
         // One GLib main-loop thread behind a global actor; libmbim and libqmi run only there.
         .target(name: "GLibRuntime", dependencies: ["CGIO", "CellpathCore", "SystemSupport"]),
         .target(name: "Modems", dependencies: ["GLibRuntime", "ModemDiscovery", "CellpathCore", "CGIO", "CMBIM", "CQMI"]),
+        // The modem backend over ModemManager's D-Bus API (libmm-glib), beside the direct MBIM and QMI ones.
+        .target(name: "ModemManagerBackend", dependencies: ["Modems", "GLibRuntime", "ModemDiscovery", "CellpathCore", "CGIO", "CModemManager"]),
         // Bringing a modem's bearer up and down: the steps, their undo, the records under /run/cellpath.
         .target(name: "Bearers", dependencies: ["Modems", "IPConfiguration", "ModemDiscovery", "CellpathCore", "SystemSupport"]),
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "CellpathCore", "SystemSupport"]),
@@ -86,7 +89,7 @@ let package = Package(
         .executableTarget(name: "cellpath-sim", dependencies: ["CellpathCLI", "CellpathCore", "Simulator", "SimulatorScenario"]),
         .executableTarget(name: "cellpath-number", dependencies: ["CellpathCLI", "CellpathCore", "PhoneNumbers"]),
         // The modem commands' implementations: `cellpath-modem` runs them, `cellpath-check` takes its path from them.
-        .target(name: "ModemCommands", dependencies: ["CellpathCLI", "CellpathCore", "ModemDiscovery", "Modems", "Bearers",
+        .target(name: "ModemCommands", dependencies: ["CellpathCLI", "CellpathCore", "ModemDiscovery", "Modems", "ModemManagerBackend", "Bearers",
                                                       "IPConfiguration", "SystemSupport"]),
         .executableTarget(name: "cellpath-modem", dependencies: ["CellpathCLI", "CellpathCore", "ModemCommands"]),
         .executableTarget(name: "cellpath-check", dependencies: ["CellpathCLI", "CellpathCore", "ModemCommands", "PhoneNumbers",
@@ -115,6 +118,7 @@ let package = Package(
         .testTarget(name: "GLibRuntimeTests", dependencies: ["GLibRuntime", "CGIO"]),
         .testTarget(name: "ModemsTests", dependencies: ["Modems", "ModemDiscovery", "GLibRuntime", "CellpathCore", "CMBIM", "CQMI", "SimulatedModems",
                                                         "SimulatorScenario", "TestSupport"]),
+        .testTarget(name: "ModemManagerBackendTests", dependencies: ["ModemManagerBackend", "GLibRuntime", "CellpathCore", "CModemManager"]),
         .testTarget(name: "BearersTests", dependencies: ["TestSupport", "SimulatedModems", "SimulatorScenario", "CellpathCore", "SystemSupport"]),
         .testTarget(name: "ModemDiscoveryTests", dependencies: ["ModemDiscovery", "SimulatedModems", "SimulatorScenario", "TestSupport"]),
         .testTarget(name: "SimulatorScenarioTests", dependencies: ["SimulatorScenario", "CellpathCore"]),

@@ -4,6 +4,9 @@
 # simulated modems (one MBIM, one QMI), as ratios from the same run. Both sides go through
 # mbim-proxy / qmi-proxy; the scripts spawn mbimcli/qmicli for each step, cellpath keeps one
 # session (and also configures the interface, which the scripts leave to the caller).
+# Then the same `bearer up` + `bearer down` through the real ModemManager (`--backend
+# modemmanager`, in a second world with `modemManager: true`) against the direct backend's
+# medians above, as a ratio.
 # Then `cellpath fetch -m N check_url` with the bearer down: the time from its start to the first
 # byte of check_url, against the floor (the modem's connect and IP configuration answers, and the
 # first hop's round trips on the cellular path).
@@ -15,6 +18,8 @@
 #   FETCH_ROUNDS  timed `fetch -m N` runs per modem, bearer down at each start (default: 5; 0: none)
 #   MODEM_DELAY   the simulated modems' answer time in ms (default: 20; real modems answer in a few to tens of ms)
 #   PREFIX        simulator prefix of the benchmark's own world (default: cpbb-)
+#   MM_PREFIX     prefix of its world with ModemManager (default: cpbbm-; MM_ROUNDS=0 skips that part)
+#   MM_ROUNDS     rounds through ModemManager (default: ROUNDS)
 set -euo pipefail
 
 CELLPATH=${CELLPATH:-cellpath}
@@ -22,6 +27,8 @@ ROUNDS=${ROUNDS:-10}
 FETCH_ROUNDS=${FETCH_ROUNDS:-5}
 MODEM_DELAY=${MODEM_DELAY:-20}
 PREFIX=${PREFIX:-cpbb-}
+MM_PREFIX=${MM_PREFIX:-cpbbm-}
+MM_ROUNDS=${MM_ROUNDS:-$ROUNDS}
 UE=${PREFIX}ue
 [ "$(id -u)" = 0 ] || { echo "bench-bearer: needs root (the simulated world does)" >&2; exit 77; }
 for tool in mbim-network qmi-network; do
@@ -31,6 +38,9 @@ done
 work=$(mktemp -d /tmp/cellpath-bench-bearer.XXXXXX)
 cleanup() {
     "$CELLPATH" sim down --prefix "$PREFIX" >/dev/null 2>&1 || echo "bench-bearer: sim down --prefix $PREFIX failed" >&2
+    if [ -n "${mm_up:-}" ]; then
+        "$CELLPATH" sim down --prefix "$MM_PREFIX" >/dev/null 2>&1 || echo "bench-bearer: sim down --prefix $MM_PREFIX failed" >&2
+    fi
     rm -rf "$work"
 }
 trap cleanup EXIT
@@ -97,6 +107,42 @@ for pair in "MBIM 0 mbim-network" "QMI 1 qmi-network"; do
     c=$(median "cellpath-$2") s=$(median "$3-$2") q=$(ratio "$(median "cellpath-$2")" "$(median "$3-$2")")
     echo "| $1 | $c | \`$3\` | $s | $q | $(verdict "$q <= 0.3") |"
 done
+
+if ((MM_ROUNDS > 0)); then
+    # -----------------------------------------------------------------------------------------
+    # The same through ModemManager, in a world of its own (the direct backend does not work
+    # beside it there: ModemManager's proxies run in its own mount namespace).
+    echo "bench-bearer: the world with ModemManager ($MM_PREFIX), $MM_ROUNDS rounds…" >&2
+    sed 's/^{"modems"/{"modemManager": true, "modems"/' "$work/scenario.json" > "$work/scenario-mm.json"
+    mm_up=1
+    "$CELLPATH" sim up --prefix "$MM_PREFIX" --scenario "$work/scenario-mm.json" >/dev/null
+    mm_env=$("$CELLPATH" sim env --prefix "$MM_PREFIX" | sed -n "s/^export //p" | tr -d "'")
+    measure_mm() { # modem index → ms of one up + down through ModemManager
+        local start end
+        start=$(now)
+        { ip netns exec "${MM_PREFIX}ue" env $mm_env "$CELLPATH" bearer up -m "$1" --backend modemmanager -q \
+          && ip netns exec "${MM_PREFIX}ue" env $mm_env "$CELLPATH" bearer down -m "$1" --backend modemmanager -q; } >"$work/out" 2>&1 \
+            || { echo "bench-bearer: cellpath through ModemManager on modem $1 failed:" >&2; cat "$work/out" >&2; exit 70; }
+        end=$(now)
+        awk -v a="$start" -v b="$end" 'BEGIN { printf "%.1f\n", (b - a) / 1e6 }'
+    }
+    for modem in 0 1; do measure_mm "$modem" >/dev/null; done   # warm-up: ModemManager enables the modems
+    for ((r = 0; r < MM_ROUNDS; r++)); do
+        for modem in 0 1; do echo "mm-$modem $(measure_mm "$modem")" >> "$work/samples"; done
+    done
+    "$CELLPATH" sim down --prefix "$MM_PREFIX" >/dev/null
+    mm_up=
+    echo
+    echo "### bearer up + down through ModemManager ($(ModemManager --version 2>/dev/null | head -1)), $MM_ROUNDS rounds, same run"
+    echo
+    echo "| modem | direct median ms | ModemManager median ms | ModemManager / direct |"
+    echo "|---|---:|---:|---:|"
+    for pair in "MBIM 0" "QMI 1"; do
+        set -- $pair
+        d=$(median "cellpath-$2") m=$(median "mm-$2")
+        echo "| $1 | $d | $m | $(ratio "$m" "$d") |"
+    done
+fi
 
 ((FETCH_ROUNDS > 0)) || exit 0
 # ---------------------------------------------------------------------------------------------

@@ -202,7 +202,7 @@ public struct BearerBringUp: Sendable {
         if let reason = follower.bearerDropped { throw Self.dropped(modem.index, reason) }
         logger.info("bearer up: \(interface) \(address), DNS \(bearer.dnsServers.joined(separator: ", "))")
         let path = CellularPath(interfaceName: interface, ipv4Address: address, dnsServers: bearer.dnsServers, mtu: bearer.mtu,
-                                operatorID: network?.id)
+                                operatorID: network?.id, modemBackend: backend.backendName)
         return BearerOutcome(path: path, bearer: bearer, registration: registration, reused: reused, record: record)
     }
 

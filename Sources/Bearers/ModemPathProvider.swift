@@ -16,11 +16,14 @@ public actor ModemPathProvider: CellularPathProvider {
         public var access: ModemAccess
         /// Leave a bearer that this run brought up connected (`--keep-bearer`).
         public var keepBearer: Bool
+        /// Opens the modem's backend (`--backend`).
+        public var opener: ModemOpener
 
-        public init(settings: BearerSettings, access: ModemAccess, keepBearer: Bool) {
+        public init(settings: BearerSettings, access: ModemAccess, keepBearer: Bool, opener: @escaping ModemOpener = ModemBackends.direct) {
             self.settings = settings
             self.access = access
             self.keepBearer = keepBearer
+            self.opener = opener
         }
     }
 
@@ -63,7 +66,8 @@ public actor ModemPathProvider: CellularPathProvider {
         let logger = self.logger.scoped("modem\(modem.index)")
         let backend: any ModemBackend
         do {
-            backend = try await ModemBackends.open(modem.ports[0], access: options.access, logger: logger)
+            backend = try await options.opener(modem.ports[0], options.access, logger)
+            logger.info("through \(backend.backendName == "modemmanager" ? "ModemManager" : "the \(backend.backendName.uppercased()) port")")
         } catch {
             throw BearerBringUp.cellpathError(error, step: "opening the modem")
         }
@@ -112,7 +116,7 @@ public actor ModemPathProvider: CellularPathProvider {
         let registration = try await backend.registration()
         logger.info("using modem \(modem.index)'s bearer as it is (no CAP_NET_ADMIN to change anything)")
         return CellularPath(interfaceName: interface, ipv4Address: address, dnsServers: bearer.dnsServers, mtu: bearer.mtu,
-                            operatorID: registration.servingOperator?.id)
+                            operatorID: registration.servingOperator?.id, modemBackend: backend.backendName)
     }
 
     public func release() async {

@@ -13,15 +13,19 @@ public struct CellularPath: Sendable, Equatable, Codable {
     public var mtu: Int?
     /// Operator of the serving network as MCC-MNC (e.g. `001-01`); the workflow sends it as `x-tru-ops`.
     public var operatorID: String?
+    /// The modem backend that brought the bearer up or found it (`mbim`, `qmi`, `modemmanager`);
+    /// nil for an interface named by the user.
+    public var modemBackend: String?
 
     public init(interfaceName: String, ipv4Address: String? = nil, ipv6Address: String? = nil,
-                dnsServers: [String], mtu: Int? = nil, operatorID: String? = nil) {
+                dnsServers: [String], mtu: Int? = nil, operatorID: String? = nil, modemBackend: String? = nil) {
         self.interfaceName = interfaceName
         self.ipv4Address = ipv4Address
         self.ipv6Address = ipv6Address
         self.dnsServers = dnsServers
         self.mtu = mtu
         self.operatorID = operatorID
+        self.modemBackend = modemBackend
     }
 }
 

@@ -34,7 +34,7 @@ final class ChainRunner {
         let finished = ContinuousClock.now
         transfer?.close()
         let (v4, v6) = path.bindAddresses(for: request.ipType)
-        return FetchReport(interfaceName: path.interfaceName, localAddresses: [v4, v6].compactMap { $0 },
+        return FetchReport(interfaceName: path.interfaceName, modemBackend: path.modemBackend, localAddresses: [v4, v6].compactMap { $0 },
                            dnsServers: path.dnsServers, hops: hops, result: result, failure: failure,
                            totalMs: milliseconds(finished - started))
     }

@@ -176,6 +176,8 @@ public struct FetchFailure: Error, Sendable, Equatable, Codable {
 /// Everything a fetch produced: the path used, each hop, and either a result or a failure.
 public struct FetchReport: Sendable, Equatable, Codable {
     public var interfaceName: String
+    /// The modem backend that gave the path (`mbim`, `qmi`, `modemmanager`); nil with `--interface`.
+    public var modemBackend: String?
     public var localAddresses: [String]
     public var dnsServers: [String]
     public var hops: [HopTrace]
@@ -183,9 +185,10 @@ public struct FetchReport: Sendable, Equatable, Codable {
     public var failure: FetchFailure?
     public var totalMs: Double
 
-    public init(interfaceName: String, localAddresses: [String], dnsServers: [String], hops: [HopTrace],
+    public init(interfaceName: String, modemBackend: String? = nil, localAddresses: [String], dnsServers: [String], hops: [HopTrace],
                 result: FetchResult?, failure: FetchFailure?, totalMs: Double) {
         self.interfaceName = interfaceName
+        self.modemBackend = modemBackend
         self.localAddresses = localAddresses
         self.dnsServers = dnsServers
         self.hops = hops

@@ -23,7 +23,7 @@ extension BearerCommand {
         let selector = try ModemOption.selector(parsed)
         ModemLibraries.configure(logger: context.logger)
         let discovery = ModemDiscovery(roots: ModemsCommand.deviceRoots(context))
-        let reader = ModemStatusReader(access: access(parsed), logger: context.logger)
+        let reader = ModemStatusReader(access: access(parsed), logger: context.logger, opener: ModemBackendChoice.chosen(parsed).opener)
         return try await ModemSelection.choose(selector, among: discovery.modems(), roots: discovery.roots,
                                                disclosure: context.global.disclosure,
                                                read: { await ModemsCommand.read($0, with: reader, context) })
@@ -32,7 +32,7 @@ extension BearerCommand {
     /// Opens `modem`'s control port for a bearer command.
     static func open(_ modem: DiscoveredModem, _ parsed: ParsedCommand, _ logger: Logger) async throws(CellpathError) -> any ModemBackend {
         do {
-            return try await ModemBackends.open(modem.ports[0], access: access(parsed), logger: logger)
+            return try await ModemBackendChoice.chosen(parsed).opener(modem.ports[0], access(parsed), logger)
         } catch {
             throw cellpathError(error)
         }
@@ -91,6 +91,7 @@ extension BearerUpCommand {
             return try await bringUp.run(BearerRequest(settings: settings, pin: pin, deadline: deadline), on: backend, following: follower)
         }
         var report = BearerReport(modem: modem, state: .connected)
+        report.backend = backend.backendName
         report.apn = outcome.record.apn
         report.address = outcome.path.ipv4Address
         report.gateway = outcome.bearer.gateway
@@ -143,7 +144,7 @@ extension BearerDownCommand {
         case .leftConnected: .leftConnected
         case .alreadyDown: .alreadyDown
         }
-        return CommandOutcome(BearerListing.down(modem, teardownResult, removedConfiguration: removed))
+        return CommandOutcome(BearerListing.down(modem, teardownResult, removedConfiguration: removed, backend: backend?.backendName))
     }
 }
 
@@ -204,6 +205,7 @@ extension BearerStatusCommand {
         }
         let record = records.load(modem.ports[0].devicePath)
         var report = BearerReport(modem: modem, state: bearer.state)
+        report.backend = backend.backendName
         report.apn = bearer.apn ?? record?.apn
         report.address = bearer.ipv4Address
         report.gateway = bearer.gateway

@@ -18,7 +18,7 @@ extension FetchCommand {
         try checkModemPath(parsed)
         // Bringing the bearer up is bounded as `bearer up` is by default (fetch's --timeout is the chain's).
         let options = ModemPathProvider.Options(settings: BearerSettings(apn: try bearerAPN(parsed, context)), access: BearerCommand.access(parsed),
-                                                keepBearer: parsed[keepBearer])
+                                                keepBearer: parsed[keepBearer], opener: ModemBackendChoice.chosen(parsed).opener)
         return ModemPathProvider(options: options, records: BearerRecords(environment: context.environment), logger: context.logger,
                                  progress: { context.progress.step($0) }) {
             if let chosen { return chosen }

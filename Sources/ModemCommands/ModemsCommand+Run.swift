@@ -25,7 +25,7 @@ extension ModemsCommand {
         var access = ModemAccess(useProxy: !parsed[noProxy])
         if let seconds = parsed[timeout] { access.timeout = .seconds(seconds) }
         return (ModemDiscovery(roots: deviceRoots(context)),
-                ModemStatusReader(access: access, logger: context.logger))
+                ModemStatusReader(access: access, logger: context.logger, opener: ModemBackendChoice.chosen(parsed).opener))
     }
 
     /// Reads every modem at once; one that fails is reported with its error.
@@ -34,7 +34,8 @@ extension ModemsCommand {
         return await withTaskGroup(of: ModemReport.self) { group in
             for modem in modems {
                 group.addTask {
-                    let scoped = ModemStatusReader(access: reader.access, logger: reader.logger.scoped("modem\(modem.index)"))
+                    let scoped = ModemStatusReader(access: reader.access, logger: reader.logger.scoped("modem\(modem.index)"),
+                                                   opener: reader.opener)
                     do throws(ModemError) {
                         return ModemReport(modem: modem, result: .success(try await scoped.status(of: modem)))
                     } catch {

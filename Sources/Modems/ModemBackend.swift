@@ -9,6 +9,9 @@ import ModemDiscovery
 /// `GLibActor`.
 public protocol ModemBackend: AnyObject, Sendable {
     var port: ControlPort { get }
+    /// Who serves the calls: `mbim` or `qmi` (the port opened directly or through its proxy),
+    /// `modemmanager` (ModemManager's D-Bus API), as the output names it.
+    var backendName: String { get }
     /// Manufacturer, model, firmware and IMEI, as far as the protocol tells them.
     func identity() async throws(ModemError) -> ModemIdentity
     func sim() async throws(ModemError) -> SIMStatus
@@ -77,8 +80,8 @@ public protocol ModemBackend: AnyObject, Sendable {
 }
 
 /// What disconnecting a bearer needs, also in another process (it is kept in the bearer's
-/// record): the MBIM session, or the QMI WDS client ID that started the call (left allocated)
-/// and the call's packet data handle.
+/// record): the MBIM session, the QMI WDS client ID that started the call (left allocated)
+/// and the call's packet data handle, or ModemManager's bearer object.
 public struct BearerHandle: Sendable, Equatable, Codable {
     /// MBIM: the session ID of the context (0, the default bearer).
     public var sessionID: Int?
@@ -86,15 +89,18 @@ public struct BearerHandle: Sendable, Equatable, Codable {
     public var clientID: Int?
     /// QMI: the call's packet data handle.
     public var packetDataHandle: UInt32?
+    /// ModemManager: the D-Bus path of the bearer object that cellpath created.
+    public var bearerPath: String?
 
     /// Whether the handle holds something in the modem (a QMI client ID) that `disconnect` gives
     /// back, also after the network ended the call.
     public var holdsClientID: Bool { clientID != nil }
 
-    public init(sessionID: Int? = nil, clientID: Int? = nil, packetDataHandle: UInt32? = nil) {
+    public init(sessionID: Int? = nil, clientID: Int? = nil, packetDataHandle: UInt32? = nil, bearerPath: String? = nil) {
         self.sessionID = sessionID
         self.clientID = clientID
         self.packetDataHandle = packetDataHandle
+        self.bearerPath = bearerPath
     }
 }
 
@@ -155,8 +161,18 @@ public struct ModemAccess: Sendable, Equatable {
     public var proxied: Bool { useProxy && isRoot }
 }
 
+/// Opens a modem's backend for its control port: the direct one of its protocol
+/// (`ModemBackends.direct`), or another program's (ModemManager).
+public typealias ModemOpener = @Sendable (ControlPort, ModemAccess, Logger) async throws(ModemError) -> any ModemBackend
+
 /// Opens modems with the backend of their protocol.
 public enum ModemBackends {
+    /// `open`, as a `ModemOpener`.
+    public static let direct: ModemOpener = { port, access, logger throws(ModemError) in
+        try await open(port, access: access, logger: logger)
+    }
+
+
     /// Opens `port` (MBIM through libmbim, QMI through libqmi in QMI mode), through the proxy
     /// when `access` says so. A port that may not be opened is a permission error (77).
     @GLibActor

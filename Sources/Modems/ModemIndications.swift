@@ -3,18 +3,18 @@ import Synchronization
 
 /// Hands the indications that a signal handler decodes on the loop thread to the task that
 /// follows them. Any thread.
-final class IndicationSink: Sendable {
-    let stream: AsyncStream<ModemIndication>
+public final class IndicationSink: Sendable {
+    public let stream: AsyncStream<ModemIndication>
     private let continuation: AsyncStream<ModemIndication>.Continuation
 
-    init() {
+    public init() {
         (stream, continuation) = AsyncStream.makeStream(of: ModemIndication.self)
     }
 
-    func yield(_ indication: ModemIndication) { continuation.yield(indication) }
+    public func yield(_ indication: ModemIndication) { continuation.yield(indication) }
 
     /// Ends the stream: the session is closed.
-    func finish() { continuation.finish() }
+    public func finish() { continuation.finish() }
 }
 
 /// Async calls that throw `ModemError` as values: for `async let`, whose `try await` would

@@ -9,16 +9,19 @@ import ModemDiscovery
 public struct ModemStatusReader: Sendable {
     public var access: ModemAccess
     public var logger: Logger
+    /// Opens the modem's backend: the direct one of its protocol unless told otherwise.
+    public var opener: ModemOpener
 
-    public init(access: ModemAccess, logger: Logger) {
+    public init(access: ModemAccess, logger: Logger, opener: @escaping ModemOpener = ModemBackends.direct) {
         self.access = access
         self.logger = logger
+        self.opener = opener
     }
 
     /// The status of `modem`, through its first control port. Names that the protocol does not
     /// give (MBIM has no manufacturer) come from the USB device.
     public func status(of modem: DiscoveredModem) async throws(ModemError) -> ModemStatus {
-        let backend = try await ModemBackends.open(modem.ports[0], access: access, logger: logger)
+        let backend = try await opener(modem.ports[0], access, logger)
         let result: Result<ModemStatus, ModemError>
         do {
             result = .success(try await Self.read(backend, logger: logger))
@@ -29,6 +32,7 @@ public struct ModemStatusReader: Sendable {
         var status = try result.get()
         status.manufacturer = status.manufacturer ?? modem.manufacturer
         status.model = status.model ?? modem.model
+        status.backend = backend.backendName
         return status
     }
 

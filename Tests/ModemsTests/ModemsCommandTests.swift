@@ -34,6 +34,8 @@ struct ModemsCommandTests {
         #expect(mbim["ports"]?.array?.compactMap(\.string) == ["cdc-wdm0", "wwan0mbim0"])
         #expect(mbim["device"]?.string == "\(fleet.runDirectory)/dev/cdc-wdm0")
         #expect(qmi["index"]?.int == 1 && qmi["protocol"]?.string == "qmi" && qmi["ports"]?.array?.compactMap(\.string) == ["cdc-wdm1"])
+        // No ModemManager on a bus here: `--backend auto` reads each modem over its own protocol.
+        #expect(mbim["backend"]?.string == "mbim" && qmi["backend"]?.string == "qmi")
         for (modem, n) in [(mbim, 1), (qmi, 2)] {
             #expect(modem["interface"]?.string == "wwan\(n - 1)")
             #expect(modem["manufacturer"]?.string == "Maker \(n)" && modem["model"]?.string == "Model \(n)")
@@ -91,11 +93,45 @@ struct ModemsCommandTests {
         let result = try Self.run(fleet, ["modems"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout == """
-            MODEM  PROTOCOL  PORT      INTERFACE  MODEL    SIM    OPERATOR  REGISTRATION  TECHNOLOGY  SIGNAL   BEARER        ADDRESS
-            0      MBIM      cdc-wdm0  wwan0      Model 1  ready  Test Net  home          lte         -67 dBm  disconnected  -
-            1      QMI       cdc-wdm1  wwan1      Model 2  ready  Test Net  home          lte         -67 dBm  disconnected  -
+            MODEM  PROTOCOL  PORT      BACKEND  INTERFACE  MODEL    SIM    OPERATOR  REGISTRATION  TECHNOLOGY  SIGNAL   BEARER        ADDRESS
+            0      MBIM      cdc-wdm0  mbim     wwan0      Model 1  ready  Test Net  home          lte         -67 dBm  disconnected  -
+            1      QMI       cdc-wdm1  qmi      wwan1      Model 2  ready  Test Net  home          lte         -67 dBm  disconnected  -
 
             """)
+    }
+
+    /// `--backend mbim|qmi` opens only ports of that protocol and refuses the others (64);
+    /// `--backend modemmanager` without a bus to reach ModemManager on is 69, with the way out.
+    @Test func theBackendOptionChoosesWhoReadsTheModem() throws {
+        let fleet = try Self.twoModems()
+        let listed = try Self.run(fleet, ["modems", "--backend", "mbim", "--json"])
+        #expect(listed.status == 0, "\(listed.stderr)")
+        let modems = try #require(try Self.json(listed)["modems"]?.array)
+        #expect(modems.count == 2)
+        #expect(modems[0]["backend"]?.string == "mbim" && modems[0]["error"] == .null)
+        #expect(modems[1]["backend"] == .null)
+        #expect(modems[1]["error"]?["message"]?.string == "couldn't open cdc-wdm1 over MBIM: it speaks QMI")
+        #expect(modems[1]["error"]?["exit_code"]?.int == 64)
+
+        let qmi = try Self.run(fleet, ["modems", "show", "1", "--backend", "qmi", "--json"])
+        #expect(qmi.status == 0, "\(qmi.stderr)")
+        #expect(try Self.json(qmi)["backend"]?.string == "qmi")
+        let refused = try Self.run(fleet, ["modems", "show", "0", "--backend", "qmi"])
+        #expect(refused.status == 64)
+        #expect(refused.stderr.hasPrefix("error: couldn't open cdc-wdm0 over QMI: it speaks MBIM\nhint: use --backend mbim, modemmanager or auto"),
+                "\(refused.stderr)")
+
+        var environment = fleet.environment
+        environment["DBUS_SYSTEM_BUS_ADDRESS"] = "unix:path=\(fleet.runDirectory)/no-bus"
+        let noBus = try CellpathBinary.run(["modems", "show", "0", "--backend", "modemmanager"], environment: environment)
+        #expect(noBus.status == 69)
+        #expect(noBus.stderr.hasPrefix("error: couldn't connect to the system bus: "), "\(noBus.stderr)")
+        #expect(noBus.stderr.contains("\nhint: ModemManager is reached on the system bus (DBUS_SYSTEM_BUS_ADDRESS names another): "
+            + "start the bus and ModemManager, or use --backend mbim|qmi\n"), "\(noBus.stderr)")
+        // auto: no ModemManager, so the modem is read over its own protocol.
+        let auto = try CellpathBinary.run(["modems", "show", "0", "--no-proxy", "--json"], environment: environment)
+        #expect(auto.status == 0, "\(auto.stderr)")
+        #expect(try Self.json(auto)["backend"]?.string == "mbim")
     }
 
     @Test func showNamesTheModemByIndexIMEIICCIDOrPort() throws {

@@ -92,6 +92,7 @@ struct StatusReaderTests {
 /// A backend that answers from its fields and records what it was asked.
 actor FakeBackend: ModemBackend {
     nonisolated let port = ControlPort(name: "fake0", devicePath: "/dev/fake0", protocol: .mbim)
+    nonisolated let backendName = "fake"
     var sim: Result<SIMStatus, ModemError>
     var registration: Result<Registration, ModemError>
     var signal: Result<Signal?, ModemError>

@@ -72,6 +72,8 @@ struct MBIMFaultTests {
         let r = try h.mbimcli("--query-registration-state")
         #expect(field("Register state", in: r.stdout) == state)
         #expect(field("Network error", in: r.stdout) == networkError)
+        // A denial names the network's technology (ModemManager files the denial under it).
+        #expect(field("Available data classes", in: r.stdout) == (fault == .denied ? "lte" : "unknown"))   // libmbim names no data class "unknown"
         let packet = try h.mbimcli("--query-packet-service-state")
         #expect(field("Packet service state", in: packet.stdout) == "detached")
         let signal = try h.mbimcli("--query-signal-state")

@@ -27,6 +27,7 @@ struct ModemFetchEndToEndTests {
             #expect(chain.allSatisfy { $0["source"]?.string == "100.64.23.10" }, "\(chain)")
             let json = try JSONValue.parse(fetch.stdout)
             #expect(json.hops.count == 3)
+            #expect(json["modem_backend"]?.string == "mbim")   // no ModemManager in this world
             #expect(json.hops.allSatisfy { $0["local_address"]?.string == "100.64.23.10" })
             #expect(json["result"]?["callback"]?["check_id"]?.string == check.id)
 

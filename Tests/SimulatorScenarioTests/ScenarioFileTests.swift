@@ -87,6 +87,18 @@ import Testing
         #expect(try Scenario.decode(scenario.encoded()) == scenario)
     }
 
+    /// `modemManager` (`sim up --modemmanager`): off unless given, read as given, kept in the
+    /// daemon's copy, and anything but a boolean refused at the field.
+    @Test func modemManagerIsReadAndSurvivesTheDaemonsCopy() throws {
+        #expect(try Scenario.decode(Array("{}".utf8)).modemManager == false)
+        let scenario = try Scenario.decode(Array(#"{"modemManager": true, "modems": [{}, {"protocol": "qmi"}]}"#.utf8))
+        #expect(scenario.modemManager)
+        #expect(try Scenario.decode(scenario.encoded()) == scenario)
+        #expect(try Scenario.decode(Array(#"{"modemManager": false}"#.utf8)).modemManager == false)
+        let refused = try message(#"{"modemManager": "yes"}"#)
+        #expect(refused.contains("modemManager"), "\(refused)")
+    }
+
     @Test func absentSIMIsTheDefaultSIM() throws {
         let scenario = try Scenario.decode(Array(#"{"modems": [{"protocol": "qmi"}]}"#.utf8))
         #expect(scenario.modems[0].sim == SimulatedSIM(index: 0))

@@ -21,7 +21,7 @@ package enum FetchCommand {
         arguments: [url.spec],
         options: [
             interface.spec, allowAnyInterface.spec, dns.spec, ModemOption.modem.spec, apn.spec, keepBearer.spec,
-            ModemsCommand.noProxy.spec, ipType.spec, maxHops.spec,
+            ModemsCommand.backend.spec, ModemsCommand.noProxy.spec, ipType.spec, maxHops.spec,
             ConfigurationOptions.hopTimeout.spec,
             ConfigurationOptions.timeout.spec,
             stopAt.spec, strict.spec, method.spec, data.spec, header.spec, operatorID.spec,

@@ -8,6 +8,7 @@ import ModemDiscovery
 @GLibActor
 final class MBIMModem: ModemBackend {
     nonisolated let port: ControlPort
+    nonisolated var backendName: String { "mbim" }
     private(set) var session: ModemSession
     let device: UnsafeMutablePointer<MbimDevice>
     private var isOpen = true

@@ -345,7 +345,9 @@ final class MBIMFunction: ControlFunction {
         b.u32(nwError)
         b.u32(code)
         b.u32(1)                            // automatic
-        b.u32(registered ? 0x20 : 0)        // LTE
+        // LTE; also the network that denied registration, as modems report it (ModemManager files
+        // the denial under that technology's domain: without one it shows idle, not denied).
+        b.u32(registered || registration == .denied ? 0x20 : 0)
         b.u32(1)                            // GSM
         b.string(registered || registration == .denied ? network.mcc + network.mnc : "")
         b.string(registered ? network.operatorName : "")

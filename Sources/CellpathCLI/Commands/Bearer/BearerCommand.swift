@@ -11,7 +11,10 @@ package enum BearerCommand {
             cellpath keeps what it brought up in /run/cellpath (CELLPATH_STATE_DIR names another
             directory), so that bearer down from another process takes down exactly that. A bearer
             connected by another program (ModemManager, mbimcli, qmicli) is reused as it is and left
-            connected. Configuring the interface needs CAP_NET_ADMIN (sudo; see docs/operations.md).
+            connected. Where ModemManager runs, the bearer commands go through it (--backend): a
+            bearer cellpath brings up is one that ModemManager creates and connects for it, and
+            deletes again at bearer down. Configuring the interface needs CAP_NET_ADMIN (sudo; see
+            docs/operations.md).
             """,
         subcommands: [BearerUpCommand.spec, BearerDownCommand.spec, BearerStatusCommand.spec])
 
@@ -19,7 +22,7 @@ package enum BearerCommand {
         "timeout", "seconds", help: "How long the command may take, waiting for registration included (default: 30).", .seconds)
 
     /// The options of every bearer command.
-    static let options = [ModemOption.modem.spec, ModemsCommand.noProxy.spec, timeout.spec]
+    static let options = [ModemOption.modem.spec, ModemsCommand.backend.spec, ModemsCommand.noProxy.spec, timeout.spec]
 
     /// The time limit `--timeout` gives, 30 s by default.
     package static func timeLimit(_ parsed: ParsedCommand) -> Duration {

@@ -6,6 +6,8 @@ import ModemDiscovery
 package struct BearerReport: Sendable, Equatable {
     package var modem: DiscoveredModem
     package var state: BearerState
+    /// Who served the command: `mbim`, `qmi` or `modemmanager`.
+    package var backend: String?
     package var apn: String?
     package var address: String?
     package var gateway: String?
@@ -48,6 +50,7 @@ package enum BearerListing {
         record.add("modem", .int(report.modem.index))
         record.add("protocol", .string(report.modem.protocol.rawValue))
         record.add("port", .string(report.modem.ports[0].name))
+        record.add("backend", .optional(report.backend))
         record.add("interface", .optional(report.modem.interfaces.first))
         record.add("state", .string(report.state.rawValue))
         record.add("apn", .optional(report.apn), label: "APN")
@@ -88,9 +91,10 @@ package enum BearerListing {
     }
 
     /// `bearer down`: what was done.
-    package static func down(_ modem: DiscoveredModem, _ teardown: Teardown, removedConfiguration: Bool) -> Output {
+    package static func down(_ modem: DiscoveredModem, _ teardown: Teardown, removedConfiguration: Bool, backend: String?) -> Output {
         var record = Record()
         record.add("modem", .int(modem.index))
+        record.add("backend", .optional(backend))
         record.add("interface", .optional(modem.interfaces.first))
         record.add("bearer", .string(teardown.rawValue))
         record.add("configuration_removed", .bool(removedConfiguration))

@@ -77,6 +77,7 @@ package enum CheckListing {
         fields.add("ipv4_address", .optional(path.ipv4Address), label: "IPv4 address")
         fields.add("dns_servers", .list(path.dnsServers.map(Value.string)), label: "DNS servers")
         fields.add("operator", .optional(path.operatorID))
+        fields.add("modem_backend", .optional(path.modemBackend))
         return .record(fields)
     }
 

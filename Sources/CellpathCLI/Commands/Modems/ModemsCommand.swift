@@ -10,7 +10,9 @@ package enum ModemsCommand {
         discussion: """
             Finds the MBIM and QMI control ports (cdc-wdm ports of cdc_mbim and qmi_wwan, and the
             WWAN subsystem's ports of PCIe modems), one modem per physical device, and asks each
-            modem over its own protocol; reading changes nothing on a modem. Ports are opened
+            modem; reading changes nothing on a modem. Where ModemManager runs (its name owned on
+            the system bus), the modems are read through it (--backend auto, the default; the
+            backend column says so); else each over its own protocol. Ports are opened
             through mbim-proxy or qmi-proxy, as ModemManager does, so that they are shared;
             --no-proxy opens them directly, which works only while no other program (ModemManager,
             a proxy) reads them: it would take the answers. The proxies accept root clients only:
@@ -28,16 +30,31 @@ package enum ModemsCommand {
     package static let noProxy = Flag(
         "no-proxy", help: "Open the control ports directly, not through mbim-proxy or qmi-proxy (only ports no other program reads).")
 
+    package static let backend = OptionKey<ModemBackendChoice>(
+        "backend", "name",
+        help: "Reach the modems through ModemManager (modemmanager) or directly over MBIM or QMI (mbim, qmi); auto: ModemManager when it runs on the system bus, else directly (default: auto).",
+        .choice)
+
     package static let timeout = OptionKey<Double>(
         "timeout", "seconds", help: "How long reading a modem may take, from opening its port to its last answer (default: 10).", .seconds)
 
     /// The options of every modem command.
-    static let options = [noProxy.spec, timeout.spec]
+    static let options = [backend.spec, noProxy.spec, timeout.spec]
 
     /// Where discovery looks: `CELLPATH_SYSFS_ROOT` and `CELLPATH_DEV_ROOT`, else /sys and /dev.
     package static func deviceRoots(_ context: CommandContext) -> DeviceRoots {
         DeviceRoots(environment: context.environment)
     }
+}
+
+/// Who cellpath reaches a modem through (`--backend`, docs/operations.md).
+package enum ModemBackendChoice: String, Sendable, CaseIterable {
+    /// ModemManager when `org.freedesktop.ModemManager1` has an owner on the system bus, else directly.
+    case auto
+    /// ModemManager's D-Bus API.
+    case modemmanager
+    /// The control port directly (through its proxy), in the protocol it speaks.
+    case mbim, qmi
 }
 
 /// `cellpath modems show [MODEM]`: everything one modem reports.

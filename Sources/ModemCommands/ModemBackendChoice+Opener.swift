@@ -1,0 +1,37 @@
+import CellpathCLI
+import CellpathCore
+import ModemDiscovery
+import ModemManagerBackend
+import Modems
+
+extension ModemBackendChoice {
+    /// What `--backend` names (auto by default).
+    package static func chosen(_ parsed: ParsedCommand) -> ModemBackendChoice {
+        parsed[ModemsCommand.backend] ?? .auto
+    }
+
+    /// Opens a modem's backend as this choice says: ModemManager's modem, the control port in
+    /// its protocol, or (auto) ModemManager when it runs on the system bus, else the port. A
+    /// port of another protocol than `mbim`/`qmi` names is refused (64).
+    package var opener: ModemOpener {
+        let choice = self
+        return { port, access, logger throws(ModemError) in
+            switch choice {
+            case .modemmanager:
+                return try await ModemManagerService.open(port, access: access, logger: logger)
+            case .mbim, .qmi:
+                guard port.protocol.rawValue == choice.rawValue else {
+                    throw ModemError(.transport, .usage, operation: "open \(port.name) over \(choice.rawValue.uppercased())",
+                                     reason: "it speaks \(port.protocol.rawValue.uppercased())",
+                                     hint: "use --backend \(port.protocol.rawValue), modemmanager or auto")
+                }
+                return try await ModemBackends.open(port, access: access, logger: logger)
+            case .auto:
+                if await ModemManagerService.isRunning(logger: logger) {
+                    return try await ModemManagerService.open(port, access: access, logger: logger)
+                }
+                return try await ModemBackends.open(port, access: access, logger: logger)
+            }
+        }
+    }
+}
