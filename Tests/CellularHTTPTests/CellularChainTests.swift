@@ -199,10 +199,12 @@ struct CellularChainTests {
     }
 
     @Test func addressRemovedMidChain() throws {
+        // wwan8 is this test's own and stays without its address (see expectSecondHopFailure):
+        // restoring it let a late segment of the half-closed connection draw a kernel RST through
+        // Wi-Fi during a later test.
         let w = try world
-        try w.writeHook("deladdr", "ip netns exec \(w.ue) ip addr del 100.64.23.6/32 dev wwan1")
-        defer { _ = try? w.ueRun(["ip", "addr", "add", "100.64.23.6/32", "dev", "wwan1"]) }
-        let r = try expectFailure(.addressGone, ["--interface", "wwan1", "--dns", "100.64.0.53", "--hop-timeout", "2",
+        try w.writeHook("deladdr", "ip netns exec \(w.ue) ip addr del 100.64.23.13/32 dev wwan8")
+        let r = try expectFailure(.addressGone, ["--interface", "wwan8", "--dns", "100.64.0.53", "--hop-timeout", "2",
                                                  "http://mno.carrier.test/hook?name=deladdr"])
         #expect(r.hops.count == 1)
     }

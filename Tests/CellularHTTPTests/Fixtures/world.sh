@@ -4,12 +4,12 @@
 #   world.sh down PREFIX WORKDIR stop the servers started here (by pid) and delete the namespaces
 # PREFIXue:   wlan0 192.0.2.23/24 (default route via 192.0.2.1), wwan0 100.64.23.5/32 (no route),
 #             wwan1 100.64.23.6/32 and wwan3 100.64.23.7/32 (for tests that remove them),
-#             wwan4 100.64.23.8/32, wwan5 100.64.23.10/32, wwan6 100.64.23.11/32 and wwan7
-#             100.64.23.12/32 (one each for the tests that break the path while a hop or a lookup
-#             is in flight), wwan2 up without address.
+#             wwan4 100.64.23.8/32, wwan5 100.64.23.10/32, wwan6 100.64.23.11/32, wwan7
+#             100.64.23.12/32 and wwan8 100.64.23.13/32 (one each for the tests that break the path
+#             while a hop or a lookup is in flight, left broken), wwan2 up without address.
 #             IPv6 only on wwan0 (fd00:64::5, fd00:64::/64 on-link), off elsewhere, so any packet
 #             on wlan0 is a leak.
-# PREFIXcar:  radio0..radio7 (peers of wwan0..wwan7); self.carrier.test is 100.64.23.5 (the
+# PREFIXcar:  radio0..radio8 (peers of wwan0..wwan8); self.carrier.test is 100.64.23.5 (the
 #             bearer's own address); fd00:64::1 on radio0 (v6.carrier.test,
 #             dual.carrier.test also 100.64.0.1, http :80); on lo: 100.64.0.1 (mno.carrier.test, http :80
 #             and other.carrier.test :8080), 203.0.113.10 (api.truid.test, https :443 and http :80),
@@ -40,7 +40,7 @@ up() {
     ip netns exec "$WIFI" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
 
     ip -n "$UE" link add wlan0 type veth peer name wl0 netns "$WIFI"
-    for i in 0 1 2 3 4 5 6 7; do
+    for i in 0 1 2 3 4 5 6 7 8; do
         ip -n "$UE" link add "wwan$i" type veth peer name "radio$i" netns "$CAR"
         ip -n "$CAR" link set "radio$i" up
     done
@@ -48,14 +48,14 @@ up() {
     # IPv6 only on the bearer: wwan0 fd00:64::5 with its on-link prefix, like a v6 bearer.
     ip netns exec "$UE" sysctl -qw net.ipv6.conf.wwan0.disable_ipv6=0
     ip -n "$UE" addr add fd00:64::5/128 dev wwan0 nodad
-    for l in wlan0 wwan0 wwan1 wwan2 wwan3 wwan4 wwan5 wwan6 wwan7; do ip -n "$UE" link set "$l" up; done
+    for l in wlan0 wwan0 wwan1 wwan2 wwan3 wwan4 wwan5 wwan6 wwan7 wwan8; do ip -n "$UE" link set "$l" up; done
     ip -n "$UE" -6 route add fd00:64::/64 dev wwan0
     ip -n "$UE" route add default via 192.0.2.1 dev wlan0
     ip -n "$WIFI" addr add 192.0.2.1/24 dev wl0
     ip -n "$WIFI" link set wl0 up
 
     for a in 100.64.0.1 100.64.0.53 100.64.0.54 203.0.113.10; do ip -n "$CAR" addr add "$a/32" dev lo; done
-    for link_host in 0:5 1:6 3:7 4:8 5:10 6:11 7:12; do
+    for link_host in 0:5 1:6 3:7 4:8 5:10 6:11 7:12 8:13; do
         i=${link_host%:*} host=${link_host#*:}
         ip -n "$UE" addr add "100.64.23.$host/32" dev "wwan$i"
         ip -n "$CAR" route add "100.64.23.$host/32" dev "radio$i"
