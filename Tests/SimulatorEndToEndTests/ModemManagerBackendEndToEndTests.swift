@@ -184,6 +184,33 @@ struct ModemManagerBackendEndToEndTests {
         }
     }
 
+    /// The network rejects the connection (3GPP cause 33, service option not subscribed) on the
+    /// MBIM and the QMI modem: 69 through ModemManager as through the direct backends, and neither
+    /// a bearer nor an address is left behind.
+    @Test func aRejectedConnectionFailsWithTheDirectBackendsExitCode() throws {
+        var scenario = Self.scenario
+        scenario.modems[0].faults.connectRejectCode = 33
+        scenario.modems[1].faults.connectRejectCode = 33
+        var withoutModemManager = scenario
+        withoutModemManager.modemManager = false
+        let direct = try SimulatedDevice.with(withoutModemManager, connect: false) { device in
+            try [0, 1].map { try device.cellpath(["bearer", "up", "-m", "\($0)"]) }
+        }
+        #expect(direct.map(\.status) == [69, 69], "\(direct.map(\.stderr))")
+        try SimulatedDevice.with(scenario, connect: false) { device in
+            for (index, port) in [(0, "cdc-wdm0"), (1, "cdc-wdm1")] {
+                let refused = try device.cellpath(["bearer", "up", "-m", "\(index)"])
+                #expect(refused.status == direct[index].status, "modem \(index): \(refused.stderr)")
+                #expect(refused.stderr.hasPrefix("error: couldn't connect the bearer of \(port) through ModemManager: "), "\(refused.stderr)")
+                #expect(refused.stderr.contains("(ModemManager: "), "\(refused.stderr)")
+                #expect(try device.status()["modems"]?.array?[index]["bearer"]?.string == "disconnected")
+                #expect(try device.run(["ip", "-4", "addr", "show", "dev", "wwan\(index)"]).stdout.contains("inet ") == false)
+                #expect(try device.run(["mmcli", "-m", try Self.modemPath(device, port: port)]).stdout
+                    .contains("/org/freedesktop/ModemManager1/Bearer/") == false, "the failed bearer is deleted")
+            }
+        }
+    }
+
     /// Registration denied by the network: 69, as with the direct backend.
     @Test func aDeniedRegistrationFailsWithTheDirectBackendsExitCode() throws {
         var scenario = Self.scenario
