@@ -142,7 +142,7 @@ struct BearerCommandTests {
         #expect(waitForText(#""state": "connected""#, in: output))
         fleet.device(0).dropBearer()
         #expect(waitForText(#""state": "disconnected""#, in: output))
-        #expect((FileSystem.readText(output) ?? "").contains("indication: bearer(CellpathCore.BearerState.disconnected"),
+        #expect((FileSystem.readText(output) ?? "").contains("indication: bearer disconnected"),
                 "the drop came by indication")
         kill(watch.pid, SIGINT)
         #expect(watch.wait(timeoutMs: 30_000))
