@@ -50,7 +50,8 @@ public final class HTTPServer: Sendable {
         /// Bytes of memory per connection for the request line and headers (libmicrohttpd
         /// answers a larger header block with 431).
         public var maxHeaderBytes: Int?
-        /// Connections open at once; further ones are closed at accept.
+        /// Connections open at once; further ones are closed at accept. With an async handler
+        /// each event thread takes an even share of the bound.
         public var maxConnections: Int?
         /// Seconds a connection may stay idle (or a slow client send nothing) before it is closed.
         public var idleTimeoutSeconds: Int?
