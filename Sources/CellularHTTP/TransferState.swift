@@ -221,11 +221,23 @@ let curlDebugCallback: curl_debug_callback = { _, type, data, size, userdata in
         let text = String(decoding: bytes[found.upperBound...], as: UTF8.self)
         ctx.tlsVersion = text.split(separator: " ").first.map(String.init)
     } else if type == CURLINFO_HEADER_OUT {
-        let text = String(decoding: UnsafeRawBufferPointer(start: data, count: size), as: UTF8.self)
-        for line in text.split(separator: "\r\n").dropFirst() {
-            guard let colon = line.firstIndex(of: ":") else { continue }
-            let value = line[line.index(after: colon)...].drop { $0 == " " }
-            ctx.requestHeaders.append(HTTPHeader(String(line[..<colon]), String(value)))
+        // The request line, then one "name: value" line each, split as bytes (cheaper than as text).
+        let bytes = UnsafeRawBufferPointer(start: data, count: size)
+        var lineStart = 0, sawRequestLine = false
+        while lineStart < size {
+            var lineEnd = lineStart
+            while lineEnd < size && !(bytes[lineEnd] == 13 && lineEnd + 1 < size && bytes[lineEnd + 1] == 10) { lineEnd += 1 }
+            let line = bytes[lineStart..<lineEnd]
+            lineStart = lineEnd + 2
+            if line.isEmpty { continue }
+            if !sawRequestLine {
+                sawRequestLine = true
+                continue
+            }
+            guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { continue }
+            let value = bytes[(colon + 1)..<lineEnd].drop { $0 == UInt8(ascii: " ") }
+            ctx.requestHeaders.append(HTTPHeader(String(decoding: bytes[line.startIndex..<colon], as: UTF8.self),
+                                                 String(decoding: value, as: UTF8.self)))
         }
     }
     return 0
