@@ -126,7 +126,7 @@ let package = Package(
         .testTarget(name: "SimulatedServicesTests", dependencies: ["SimulatedServices", "Simulator", "SimulatorScenario", "HTTPServer", "CShims", "TestSupport",
                                                                  "COpenSSL"]),
         .testTarget(name: "SimulatorTests", dependencies: ["Simulator", "SimulatorScenario", "CShims", "TestSupport", "HTTPServer"]),
-        .testTarget(name: "ServerTests", dependencies: ["Server", "Workflow", "HTTPServer", "SimulatorScenario", "SimulatedServices", "CellpathCore",
+        .testTarget(name: "ServerTests", dependencies: ["Server", "Workflow", "HTTPServer", "SimulatorScenario", "SimulatedServices", "CellpathCore", "PhoneNumbers",
                                                    "TestSupport"]),
         .testTarget(name: "SimulatorEndToEndTests", dependencies: ["Simulator", "SimulatorScenario", "CellpathCore", "TestSupport"]),
     ],

@@ -4,8 +4,9 @@
 # directly (POST /subscriber_check/v0.1/checks with a token), with wrk at 1, 16 and 256
 # connections, in the same run, in the simulated world with the API's rate limit off: once with
 # the world's Wi-Fi delay (5 ms each way: a round trip to the API bounds what 16 connections can
-# do) and once with none (the server's own cost). Prints a Markdown table with ratios. Method and
-# results: docs/benchmarks.md. Needs root and wrk.
+# do) and once with none (the server's own cost). Prints a Markdown table with ratios and serve's
+# CPU time per created check (from /proc: less sensitive than rates to other load on the machine).
+# Method and results: docs/benchmarks.md. Needs root and wrk.
 #
 #   CELLPATH     the cellpath binary (default: cellpath on PATH)
 #   DURATION     seconds per wrk run (default: 10)
@@ -67,40 +68,50 @@ wrk.headers["Authorization"] = "Bearer $token"; wrk.headers["Host"] = "api.truid
 EOF
 }
 
-# wrk's output → "requests/s p50_ms p99_ms errors"
+# wrk's output → "requests/s p50_ms p99_ms errors requests"
 summary() {
     awk '
         function ms(v) { if (v ~ /us$/) return v / 1000; if (v ~ /ms$/) return v + 0; if (v ~ /s$/) return v * 1000; return v }
         $1 == "50%" { p50 = ms($2) } $1 == "99%" { p99 = ms($2) } $1 == "Requests/sec:" { rps = $2 }
+        $2 == "requests" && $3 == "in" { requests = $1 }
         /Non-2xx or 3xx responses:/ { errors += $NF }
         /Socket errors:/ { for (i = 3; i <= NF; i += 2) { v = $(i + 1); gsub(",", "", v); errors += v } }
-        END { printf "%.0f %.2f %.2f %d\n", rps, p50, p99, errors + 0 }'
+        END { printf "%.0f %.2f %.2f %d %d\n", rps, p50, p99, errors + 0, requests + 0 }'
 }
 
-run() { # target connections → summary
-    local target=$1 connections=$2 threads=2 url=http://127.0.0.1:8080/subscriber-check
+# serve's CPU time so far (user + system), in clock ticks
+serve_ticks() { awk '{ print $14 + $15 }' "/proc/$serve_pid/stat"; }
+
+run() { # target connections → summary, plus serve's CPU µs per request for serve
+    local target=$1 connections=$2 threads=2 url=http://127.0.0.1:8080/subscriber-check before result
     [ "$connections" -gt 1 ] || threads=1
     [ "$target" = serve ] || url=https://203.0.113.10/subscriber_check/v0.1/checks
-    ip netns exec "$ns" wrk -t "$threads" -c "$connections" -d "${DURATION}s" --timeout 10s --latency -s "$work/$target.lua" "$url" | summary
+    before=$(serve_ticks)
+    result=$(ip netns exec "$ns" wrk -t "$threads" -c "$connections" -d "${DURATION}s" --timeout 10s --latency \
+        -s "$work/$target.lua" "$url" | summary)
+    awk -v ticks=$(( $(serve_ticks) - before )) -v hz="$(getconf CLK_TCK)" \
+        '{ printf "%s %.0f\n", $0, ($5 > 0 ? ticks / hz * 1e6 / $5 : 0) }' <<< "$result"
 }
 
 echo "bench-serve: wrk, ${DURATION} s per run…" >&2
 echo
-echo "| Wi-Fi delay | connections | direct req/s | serve req/s | serve/direct | direct p50 ms | serve p50 ms | direct p99 ms | serve p99 ms | serve p99 added | errors (direct/serve) |"
-echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
-tokens=()
+echo "| Wi-Fi delay | connections | direct req/s | serve req/s | serve/direct | direct p50 ms | serve p50 ms | direct p99 ms | serve p99 ms | serve p99 added | serve CPU µs/check | errors (direct/serve) |"
+echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+tokens=() loads=()
 for delay in $WIFI_DELAYS; do
+    loads+=("$(cut -d' ' -f1 /proc/loadavg)")
     start_world "$delay"
     for connections in 1 16 256; do
-        read -r d_rps d_p50 d_p99 d_err < <(run direct "$connections")
-        read -r s_rps s_p50 s_p99 s_err < <(run serve "$connections")
+        read -r d_rps d_p50 d_p99 d_err _ _ < <(run direct "$connections")
+        read -r s_rps s_p50 s_p99 s_err _ s_cpu < <(run serve "$connections")
         awk -v w="$delay" -v c="$connections" -v dr="$d_rps" -v sr="$s_rps" -v d50="$d_p50" -v s50="$s_p50" -v d99="$d_p99" \
-            -v s99="$s_p99" -v de="$d_err" -v se="$s_err" 'BEGIN {
-            printf "| %d ms | %d | %d | %d | %.2f | %.2f | %.2f | %.2f | %.2f | %+.0f %% | %d/%d |\n",
-                w, c, dr, sr, sr / dr, d50, s50, d99, s99, (s99 / d99 - 1) * 100, de, se }'
+            -v s99="$s_p99" -v de="$d_err" -v se="$s_err" -v cpu="$s_cpu" 'BEGIN {
+            printf "| %d ms | %d | %d | %d | %.2f | %.2f | %.2f | %.2f | %.2f | %+.0f %% | %d | %d/%d |\n",
+                w, c, dr, sr, sr / dr, d50, s50, d99, s99, (s99 / d99 - 1) * 100, cpu, de, se }'
     done
     tokens+=("$(ip netns exec "$ns" curl -sS http://127.0.0.1:8080/metrics | awk '$1 == "cellpath_serve_token_requests_total" { print $2 }')")
     stop_world
 done
 echo
 echo "serve's token requests in each world: ${tokens[*]} (one at start for the credentials check, one for subscriber_check)"
+echo "load average (1 min) as each world started: ${loads[*]}; at the end: $(cut -d' ' -f1 /proc/loadavg) ($(nproc) cores)"

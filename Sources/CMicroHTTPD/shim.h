@@ -4,8 +4,9 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
-/// Starts a daemon on an already-listening socket `listen_fd` (MHD takes ownership of it), one
-/// thread per connection, optionally with TLS from PEM strings (both non-NULL), calling `target`
+/// Starts a daemon on an already-listening socket `listen_fd` (MHD takes ownership of it), either
+/// one thread per connection (`event_threads` 0) or `event_threads` epoll threads that suspend and
+/// resume connections, optionally with TLS from PEM strings (both non-NULL), calling `target`
 /// with each request's target as received (its return value is the request's initial per-request
 /// pointer), `handler` for each request and `completed` when a request ends (also after `target`
 /// alone). Returns NULL on failure.
@@ -15,17 +16,21 @@ static inline struct MHD_Daemon *cp_mhd_start(int listen_fd,
                                               MHD_AccessHandlerCallback handler, void *handler_cls,
                                               MHD_RequestCompletedCallback completed, void *completed_cls,
                                               unsigned int connection_limit, unsigned int timeout_s,
-                                              size_t memory_limit)
+                                              size_t memory_limit, unsigned int event_threads)
 {
     /* Limits are passed only when set (non-zero), so libmicrohttpd's defaults stay otherwise. */
-    struct MHD_OptionItem limits[5];
+    struct MHD_OptionItem limits[6];
     int n = 0;
     if (connection_limit > 0) limits[n++] = (struct MHD_OptionItem){ MHD_OPTION_CONNECTION_LIMIT, connection_limit, NULL };
     if (timeout_s > 0) limits[n++] = (struct MHD_OptionItem){ MHD_OPTION_CONNECTION_TIMEOUT, timeout_s, NULL };
     if (memory_limit > 0) limits[n++] = (struct MHD_OptionItem){ MHD_OPTION_CONNECTION_MEMORY_LIMIT, (intptr_t)memory_limit, NULL };
     limits[n++] = (struct MHD_OptionItem){ MHD_OPTION_URI_LOG_CALLBACK, (intptr_t)target, handler_cls };
-    limits[n] = (struct MHD_OptionItem){ MHD_OPTION_END, 0, NULL };
     unsigned int flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD;
+    if (event_threads > 0) {
+        flags = MHD_USE_EPOLL_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_TURBO;
+        if (event_threads > 1) limits[n++] = (struct MHD_OptionItem){ MHD_OPTION_THREAD_POOL_SIZE, event_threads, NULL };
+    }
+    limits[n] = (struct MHD_OptionItem){ MHD_OPTION_END, 0, NULL };
     if (cert_pem != NULL && key_pem != NULL) {
         return MHD_start_daemon(flags | MHD_USE_TLS, 0, NULL, NULL, handler, handler_cls,
                                 MHD_OPTION_LISTEN_SOCKET, (MHD_socket) listen_fd,

@@ -3,7 +3,7 @@ import SystemSupport
 import Synchronization
 
 /// Drives every default-network exchange of one `HTTPClient` on a single libcurl multi handle,
-/// from one thread that runs while there is work: no request needs a thread of its own, and the
+/// from one thread that runs while there is work (and briefly after): no request needs a thread of its own, and the
 /// multi handle's connection cache keeps up to `maxConnections` connections open for later
 /// requests (curl reuses one idle for less than `idleLimit`).
 ///
@@ -74,14 +74,19 @@ final class CurlEventLoop: @unchecked Sendable {
         if let multi { curl_multi_wakeup(multi) }
     }
 
+    /// How long the loop's thread waits for new work once nothing runs, before it ends: requests
+    /// that follow each other closely then find it running instead of starting a thread each.
+    static let lingerMilliseconds: Int32 = 200
+
     /// The loop: takes new transfers, drops cancelled ones, runs curl and hands back the finished
-    /// ones, until nothing is submitted or running.
+    /// ones, until nothing has been submitted or running for `lingerMilliseconds`.
     private func drive() {
         guard let multi else { return }
         var active: [UnsafeMutableRawPointer: Submission] = [:]
+        var idleSince: ContinuousClock.Instant?
         while true {
             let submitted = inbox.withLock { box -> [Submission]? in
-                if box.submitted.isEmpty && active.isEmpty {
+                if box.submitted.isEmpty && active.isEmpty, let idleSince, idleSince.duration(to: .now) >= .milliseconds(Self.lingerMilliseconds) {
                     box.driving = false
                     return nil
                 }
@@ -89,6 +94,12 @@ final class CurlEventLoop: @unchecked Sendable {
                 return box.submitted
             }
             guard let submitted else { return }
+            if submitted.isEmpty && active.isEmpty {
+                if idleSince == nil { idleSince = .now }
+                _ = curl_multi_poll(multi, nil, 0, Self.lingerMilliseconds, nil)
+                continue
+            }
+            idleSince = nil
             for submission in submitted {
                 if curl_multi_add_handle(multi, submission.easy) == CURLM_OK {
                     active[submission.easy] = submission

@@ -79,7 +79,7 @@ public final class HTTPClient: Sendable {
     /// Sends `request` and reads its whole response; a redirect is returned, not followed.
     /// Callable from any context; cancelling the task aborts the request.
     public func send(_ request: HTTPClientRequest) async throws(FetchFailure) -> HTTPClientResponse {
-        let cancellation = TransferCancellation()
+        let cancellation = TransferCancellation(wakeUpPipe: loop == nil)
         let route = route, share = share, loop = loop
         let outcome = await withTaskCancellationHandler {
             if let loop {

@@ -6,11 +6,12 @@ import SystemSupport
 /// and a pipe that wakes the transfer's poll at once.
 final class TransferCancellation: Sendable {
     private let cancelled = Atomic<Bool>(false)
-    /// Nil when no pipe could be made: the poll's own timeout then bounds the delay.
+    /// Nil when no pipe could be made or none was asked for: the poll's own timeout then bounds the delay.
     private let wakeUp: (read: FileDescriptor, write: FileDescriptor)?
 
-    init() {
-        wakeUp = try? FileDescriptor.pipe(nonBlocking: true)
+    /// `wakeUpPipe` false: no pipe, for a transfer on a `CurlEventLoop`, which the canceller wakes itself.
+    init(wakeUpPipe: Bool = true) {
+        wakeUp = wakeUpPipe ? try? FileDescriptor.pipe(nonBlocking: true) : nil
     }
 
     /// Read end of the wake-up pipe, polled beside curl's sockets; -1 without a pipe.

@@ -215,19 +215,49 @@ let curlDebugCallback: curl_debug_callback = { _, type, data, size, userdata in
     let ctx = TransferState.from(userdata)
     guard let data else { return 0 }
     if type == CURLINFO_TEXT {
-        let text = String(decoding: UnsafeRawBufferPointer(start: data, count: size), as: UTF8.self)
-        if let r = text.firstRange(of: "SSL connection using ") {
-            ctx.tlsVersion = text[r.upperBound...].split(separator: " ").first.map(String.init)
-        }
+        // curl sends many such lines per request: look for the one wanted in the bytes first.
+        let bytes = UnsafeRawBufferPointer(start: data, count: size)
+        guard let found = bytes.firstRange(of: tlsVersionMarker) else { return 0 }
+        let text = String(decoding: bytes[found.upperBound...], as: UTF8.self)
+        ctx.tlsVersion = text.split(separator: " ").first.map(String.init)
     } else if type == CURLINFO_HEADER_OUT {
-        let text = String(decoding: UnsafeRawBufferPointer(start: data, count: size), as: UTF8.self)
-        for line in text.split(separator: "\r\n").dropFirst() {
-            guard let colon = line.firstIndex(of: ":") else { continue }
-            let value = line[line.index(after: colon)...].drop { $0 == " " }
-            ctx.requestHeaders.append(HTTPHeader(String(line[..<colon]), String(value)))
+        // The request line, then one "name: value" line each, split as bytes (cheaper than as text).
+        let bytes = UnsafeRawBufferPointer(start: data, count: size)
+        var lineStart = 0, sawRequestLine = false
+        while lineStart < size {
+            var lineEnd = lineStart
+            while lineEnd < size && !(bytes[lineEnd] == 13 && lineEnd + 1 < size && bytes[lineEnd + 1] == 10) { lineEnd += 1 }
+            let line = bytes[lineStart..<lineEnd]
+            lineStart = lineEnd + 2
+            if line.isEmpty { continue }
+            if !sawRequestLine {
+                sawRequestLine = true
+                continue
+            }
+            guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { continue }
+            let value = bytes[(colon + 1)..<lineEnd].drop { $0 == UInt8(ascii: " ") }
+            ctx.requestHeaders.append(HTTPHeader(String(decoding: bytes[line.startIndex..<colon], as: UTF8.self),
+                                                 String(decoding: value, as: UTF8.self)))
         }
     }
     return 0
+}
+
+/// What precedes the TLS version in curl's informational text.
+private let tlsVersionMarker = Array("SSL connection using ".utf8)
+
+extension UnsafeRawBufferPointer {
+    /// The first place where `pattern` (not empty) occurs in these bytes.
+    func firstRange(of pattern: [UInt8]) -> Range<Int>? {
+        guard let first = pattern.first, count >= pattern.count else { return nil }
+        var start = 0
+        while start <= count - pattern.count {
+            guard let hit = self[start...(count - pattern.count)].firstIndex(of: first) else { return nil }
+            if self[hit..<(hit + pattern.count)].elementsEqual(pattern) { return hit..<(hit + pattern.count) }
+            start = hit + 1
+        }
+        return nil
+    }
 }
 
 extension String {

@@ -3,17 +3,18 @@ import CellpathCore
 import Glibc
 import Synchronization
 
-/// A small HTTP/HTTPS server over libmicrohttpd: one thread per connection, so a handler
-/// that delays or never answers holds up only its own connection.
+/// A small HTTP/HTTPS server over libmicrohttpd.
 ///
-/// A blocking `Handler` runs on the connection's own thread (never on the Swift concurrency
-/// pool) and may be called concurrently for different connections.
+/// With a blocking `Handler`, each connection has a thread of its own, so a handler that delays
+/// or never answers holds up only its own connection. The handler runs on the connection's
+/// thread (never on the Swift concurrency pool) and may be called concurrently for different
+/// connections.
 ///
-/// An `AsyncHandler` runs as a task on Swift's cooperative pool while the connection's thread
-/// waits for its response. At most `maxRequestsInFlight` such tasks run at once; a request
-/// beyond that bound is answered at once with 503 and `Retry-After: 1`, never queued. Blocking
-/// the connection's thread costs nothing the bound does not already limit, and libmicrohttpd's
-/// suspend/resume is not available in thread-per-connection mode.
+/// With an `AsyncHandler`, a few event threads (epoll, one per core) serve every connection:
+/// a complete request suspends its connection, the handler runs as a task on Swift's
+/// cooperative pool, and its task resumes the connection with the response, so no thread waits
+/// for a handler. At most `maxRequestsInFlight` such tasks run at once; a request beyond that
+/// bound is answered at once with 503 and `Retry-After: 1`, never queued.
 public final class HTTPServer: Sendable {
     /// Where the server listens.
     public enum Listener: Sendable, Equatable {
@@ -49,7 +50,8 @@ public final class HTTPServer: Sendable {
         /// Bytes of memory per connection for the request line and headers (libmicrohttpd
         /// answers a larger header block with 431).
         public var maxHeaderBytes: Int?
-        /// Connections open at once; further ones are closed at accept.
+        /// Connections open at once; further ones are closed at accept. With an async handler
+        /// each event thread takes an even share of the bound.
         public var maxConnections: Int?
         /// Seconds a connection may stay idle (or a slow client send nothing) before it is closed.
         public var idleTimeoutSeconds: Int?
@@ -82,9 +84,10 @@ public final class HTTPServer: Sendable {
         try self.init(listener: listener, tls: tls, responder: .blocking(handler))
     }
 
-    /// Starts serving on `listener`, with TLS when `tls` is given; `handler` runs on the
-    /// cooperative pool, at most `maxRequestsInFlight` (at least 1) at once, and a request
-    /// beyond that bound gets 503 with `Retry-After: 1`.
+    /// Starts serving on `listener`, with TLS when `tls` is given, from event threads; `handler`
+    /// runs on the cooperative pool, at most `maxRequestsInFlight` (at least 1) at once, and a
+    /// request beyond that bound gets 503 with `Retry-After: 1`. A response's `delivery` delay
+    /// counts as in flight.
     public convenience init(listener: Listener, tls: TLSIdentity? = nil, limits: Limits = Limits(), maxRequestsInFlight: Int,
                             handler: @escaping AsyncHandler) throws {
         guard maxRequestsInFlight >= 1 else {
@@ -112,16 +115,24 @@ public final class HTTPServer: Sendable {
         let context = ServerContext(responder: responder, isTLS: tls != nil, maxBodyBytes: limits.maxBodyBytes)
         let connectionLimit = UInt32(clamping: limits.maxConnections ?? 0), timeout = UInt32(clamping: limits.idleTimeoutSeconds ?? 0)
         let memoryLimit = limits.maxHeaderBytes ?? 0
+        let eventThreads: UInt32
+        switch responder {
+        case .blocking: eventThreads = 0
+        case .async:
+            eventThreads = Self.eventThreadCount(connectionLimit: connectionLimit)
+            // Several event threads wait on the one listening socket: an accept that another won must not block.
+            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+        }
         let cls = Unmanaged.passUnretained(context).toOpaque()
         let started: OpaquePointer?
         if let tls {
             started = tls.certificatePEM.withCString { cert in
                 tls.privateKeyPEM.withCString { key in
-                    cp_mhd_start(fd, cert, key, targetReceived, accessHandler, cls, requestCompleted, nil, connectionLimit, timeout, memoryLimit)
+                    cp_mhd_start(fd, cert, key, targetReceived, accessHandler, cls, requestCompleted, nil, connectionLimit, timeout, memoryLimit, eventThreads)
                 }
             }
         } else {
-            started = cp_mhd_start(fd, nil, nil, targetReceived, accessHandler, cls, requestCompleted, nil, connectionLimit, timeout, memoryLimit)
+            started = cp_mhd_start(fd, nil, nil, targetReceived, accessHandler, cls, requestCompleted, nil, connectionLimit, timeout, memoryLimit, eventThreads)
         }
         guard let started else {
             close(fd)
@@ -148,8 +159,20 @@ public final class HTTPServer: Sendable {
         }
         guard let running else { return }
         context.stopSignal.fire()
-        if case .async(_, let inFlight) = context.responder { inFlight.cancelAll() }
+        if case .async(_, let inFlight) = context.responder {
+            // libmicrohttpd must not stop with a connection suspended: every handler's task
+            // resumes its connection before it settles.
+            inFlight.cancelAll()
+            inFlight.waitUntilSettled()
+        }
         MHD_stop_daemon(running)
+    }
+
+    /// Event threads for async handlers: one per online core. libmicrohttpd splits
+    /// a connection limit evenly among its threads, so a limit below the core count gets fewer.
+    private static func eventThreadCount(connectionLimit: UInt32) -> UInt32 {
+        let threads = UInt32(clamping: max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+        return connectionLimit > 0 ? max(1, min(threads, connectionLimit)) : threads
     }
 
     deinit { stop() }
@@ -187,6 +210,8 @@ private final class RequestState {
     var body: [UInt8] = []
     /// Set once the body passed the server's bound: the rest is dropped and 413 answered.
     var bodyTooLarge = false
+    /// Set when the connection was suspended for an async handler.
+    var suspended: SuspendedRequest?
 
     init(target: String) { self.target = target }
 }
@@ -224,7 +249,8 @@ private func connectionValues(_ connection: OpaquePointer, _ kind: MHD_ValueKind
 }
 
 /// libmicrohttpd's access handler: accumulates the upload, then has the Swift handler answer
-/// once the request is complete. Runs on the connection's thread.
+/// once the request is complete. Runs on the connection's thread (blocking handler) or on an
+/// event thread (async handler), where it is called once more when the connection is resumed.
 private func accessHandler(_ cls: UnsafeMutableRawPointer?, _ connection: OpaquePointer?,
                            _ url: UnsafePointer<CChar>?, _ method: UnsafePointer<CChar>?,
                            _ version: UnsafePointer<CChar>?, _ uploadData: UnsafePointer<CChar>?,
@@ -258,6 +284,11 @@ private func accessHandler(_ cls: UnsafeMutableRawPointer?, _ connection: Opaque
         uploadSize.pointee = 0
         return .YES
     }
+    if let suspended = state.suspended {
+        // Resumed by the handler's task: answer, unless the server is stopping.
+        guard case .respond(let response) = suspended.answer, !context.stopSignal.hasFired else { return .NO }
+        return send(response, on: connection)
+    }
     if state.bodyTooLarge { return send(bodyTooLargeResponse, on: connection) }
     let headers = connectionValues(connection, MHD_ValueKind.HEADER_KIND).map { (name: $0.name, value: $0.value ?? "") }
     let query = connectionValues(connection, MHD_ValueKind.GET_ARGUMENT_KIND).map { HTTPQueryItem(name: $0.name, value: $0.value) }
@@ -270,7 +301,11 @@ private func accessHandler(_ cls: UnsafeMutableRawPointer?, _ connection: Opaque
     case .blocking(let handler):
         return deliver(handler(request), on: connection, context)
     case .async(let handler, let inFlight):
-        return awaitResponse(from: handler, to: request, within: inFlight, on: connection, context)
+        let suspended = SuspendedRequest(connection)
+        state.suspended = suspended
+        MHD_suspend_connection(connection)
+        start(handler, for: request, within: inFlight, resuming: suspended)
+        return .YES
     }
 }
 
@@ -281,33 +316,44 @@ private let busyResponse = HTTPResponse(status: 503, contentType: "text/plain",
 /// Answered when an async handler throws.
 private let handlerFailedResponse = HTTPResponse(status: 500, contentType: "text/plain", body: "internal server error\n")
 
-/// Runs `handler` as a task and blocks this connection's thread until it returns, or answers
-/// 503 at the in-flight bound. Runs on the connection's thread.
-private func awaitResponse(from handler: @escaping HTTPServer.AsyncHandler, to request: HTTPRequest,
-                           within inFlight: InFlightRequests, on connection: OpaquePointer,
-                           _ context: ServerContext) -> MHD_Result {
-    let pending = PendingResponse()
+/// Runs `handler` as a task that resumes the suspended connection with its response, after
+/// the response's delivery delay (`never`: once the server stops, with no answer); at the
+/// in-flight bound, resumes it at once with 503. Runs on an event thread.
+private func start(_ handler: @escaping HTTPServer.AsyncHandler, for request: HTTPRequest, within inFlight: InFlightRequests,
+                   resuming suspended: SuspendedRequest) {
     do throws(InFlightRequests.Refusal) {
-        try inFlight.start({
+        try inFlight.start({ () async -> SuspendedRequest.Answer in
+            let response: HTTPResponse
             do {
-                return try await handler(request)
+                response = try await handler(request)
             } catch {
-                return handlerFailedResponse
+                return .respond(handlerFailedResponse)
             }
-        }, completion: pending.deliver)
+            switch response.delivery {
+            case .immediately:
+                return .respond(response)
+            case .after(let delay):
+                do {
+                    try await Task.sleep(for: delay)
+                } catch {
+                    return .close  // cut short by stop()
+                }
+                return .respond(response)
+            case .never:
+                while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }
+                return .close
+            }
+        }, completion: suspended.resume(with:))
     } catch {
         switch error {
-        case .atLimit: return send(busyResponse, on: connection)
-        case .stopping: return .NO
+        case .atLimit: suspended.resume(with: .respond(busyResponse))
+        case .stopping: suspended.resume(with: .close)
         }
     }
-    let response = pending.wait()
-    if context.stopSignal.hasFired { return .NO }
-    return deliver(response, on: connection, context)
 }
 
-/// Sends `response` when its delivery says so; a stop cuts a delayed or unanswered one off
-/// by closing the connection. Runs on the connection's thread.
+/// Sends a blocking handler's `response` when its delivery says so; a stop cuts a delayed or
+/// unanswered one off by closing the connection. Runs on the connection's thread.
 private func deliver(_ response: HTTPResponse, on connection: OpaquePointer, _ context: ServerContext) -> MHD_Result {
     switch response.delivery {
     case .immediately: break

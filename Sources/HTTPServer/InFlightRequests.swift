@@ -1,4 +1,5 @@
 import Synchronization
+import SystemSupport
 
 /// The async handler calls in flight: at most `limit` at once, all cancelled by `cancelAll()`.
 /// Safe to use from any thread.
@@ -19,6 +20,8 @@ final class InFlightRequests: Sendable {
 
     let limit: Int
     private let state = Mutex(State())
+    /// Started operations whose completion has not returned yet.
+    private let unsettled = WaitableValue(0)
 
     init(limit: Int) { self.limit = limit }
 
@@ -32,10 +35,12 @@ final class InFlightRequests: Sendable {
             if current.running.count >= limit { throw .atLimit }
             let id = current.nextID
             current.nextID += 1
+            unsettled.update { $0 += 1 }
             current.running[id] = Task.detached {
                 let result = await operation()
                 self.finished(id)
                 completion(result)
+                self.unsettled.update { $0 -= 1 }
             }
         }
     }
@@ -47,6 +52,12 @@ final class InFlightRequests: Sendable {
             return Array(current.running.values)
         }
         running.forEach { $0.cancel() }
+    }
+
+    /// Blocks the calling thread (never the cooperative pool, which the operations need) until
+    /// every started operation has returned and its completion too.
+    func waitUntilSettled() {
+        _ = unsettled.wait { $0 == 0 }
     }
 
     private func finished(_ id: UInt64) {

@@ -2,7 +2,6 @@ import CellpathCore
 import CellularHTTP
 import FoundationEssentials
 import HTTPServer
-import PhoneNumbers
 import Workflow
 
 /// The routes of tru.ID's development server (v0.3.1) and serve's own (`/healthz`, `/metrics`,
@@ -14,6 +13,7 @@ public struct DevServerRoutes: Sendable {
     let log: @Sendable (String) -> Void
     private let rateLimiter: ClientRateLimiter
     private let webhooks: WebhookVerifier
+    private let phoneNumbers: PhoneNumberCache
 
     public init(client: TruAPIClient, settings: ServeSettings, metrics: ServerMetrics, log: @escaping @Sendable (String) -> Void) {
         self.client = client
@@ -21,6 +21,7 @@ public struct DevServerRoutes: Sendable {
         self.metrics = metrics
         self.log = log
         rateLimiter = ClientRateLimiter(requestsPerMinute: settings.limits.requestsPerMinute)
+        phoneNumbers = PhoneNumberCache(defaultRegion: settings.defaultRegion)
         let endpoint = client.endpoint, timeout = settings.limits.upstreamTimeout
         webhooks = WebhookVerifier { await Self.fetchKeySet(endpoint, timeout: timeout, log: log) }
     }
@@ -180,8 +181,7 @@ public struct DevServerRoutes: Sendable {
     private func phoneNumber(_ parameters: RequestParameters) throws(ErrorAnswer) -> String {
         let input = try parameters.required("phone_number")
         do throws(CellpathError) {
-            let number = try PhoneNumber.parse(input, defaultRegion: settings.defaultRegion)
-            return number.e164
+            return try phoneNumbers.e164(input)
         } catch {
             throw ErrorAnswer(400, "phone_number is not a valid phone number: \(error.message)")
         }

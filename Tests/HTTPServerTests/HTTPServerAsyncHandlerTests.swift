@@ -191,4 +191,71 @@ struct HTTPServerAsyncHandlerTests {
             #expect(result.stdout == (path == "/fine" ? "200" : "500"), "\(path)")
         }
     }
+
+    @Test func heldRequestsTakeNoThreadEach() async throws {
+        let ns = try TestNamespace()
+        let gate = Gate()
+        let (entered, enteredSink) = AsyncStream.makeStream(of: String.self)
+        let server = try HTTPServer(listener: .socket(try ns.listeningSocket()), maxRequestsInFlight: 64) { request in
+            enteredSink.yield(request.path)
+            try await gate.wait()
+            return HTTPResponse(status: 200, contentType: "text/plain", body: request.path + "\n")
+        }
+        defer {
+            gate.open()
+            server.stop()
+        }
+        let before = threadCount()
+        let held = 40
+        let urls = (1...held).map { "http://127.0.0.1:\(server.port)/held-\($0)" }
+        // One curl process with 40 connections at once, so that the test itself adds one thread.
+        let pending = Task { try await onOwnThread { try ns.curl(["--max-time", "60", "--parallel", "--parallel-immediate", "--parallel-max", "\(held)"] + urls) } }
+        var arrivals = entered.makeAsyncIterator()
+        for _ in 1...held { _ = await arrivals.next() }
+        let during = threadCount()
+        // A thread per connection would add at least 40; event threads, the cooperative pool and
+        // the curl's own thread add a few.
+        #expect(during - before < held / 2, "\(before) threads before, \(during) with \(held) requests held")
+        gate.open()
+        let answered = try await pending.value
+        #expect(answered.status == 0, "\(answered.stderr)")
+        #expect(Set(answered.stdout.split(separator: "\n").map(String.init)) == Set((1...held).map { "/held-\($0)" }))
+    }
+
+    @Test func aDelayedAsyncResponseArrivesLateAndAnUnansweredOneIsClosedByStop() async throws {
+        let ns = try TestNamespace()
+        let server = try HTTPServer(listener: .socket(try ns.listeningSocket()), maxRequestsInFlight: 4) { request in
+            switch request.path {
+            case "/never": return .noAnswer
+            default:
+                var response = HTTPResponse(status: 200, contentType: "text/plain", body: request.path)
+                response.delivery = .after(.milliseconds(1500))
+                return response
+            }
+        }
+        let url = "http://127.0.0.1:\(server.port)"
+        let started = ContinuousClock.now
+        let slow = try await onOwnThread { try ns.curl(["--max-time", "20", url + "/slow"]) }
+        #expect(slow.stdout == "/slow")
+        #expect(started.duration(to: .now) >= .milliseconds(1400))
+        let never = Task { try await onOwnThread { try ns.curl(["--max-time", "20", url + "/never"]) } }
+        try await Task.sleep(for: .milliseconds(300))
+        let stopping = ContinuousClock.now
+        try await onOwnThread { server.stop() }
+        #expect(stopping.duration(to: .now) < .seconds(3))
+        let closed = try await never.value
+        #expect(closed.status != 0 && closed.status != 28)  // closed by the server, not answered or timed out
+    }
+}
+
+/// Threads of this process now.
+private func threadCount() -> Int {
+    guard let tasks = opendir("/proc/self/task") else { return 0 }
+    defer { closedir(tasks) }
+    var count = 0
+    while let entry = readdir(tasks) {
+        let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        if name != "." && name != ".." { count += 1 }
+    }
+    return count
 }
