@@ -71,6 +71,11 @@ public final class HTTPServer: Sendable {
     /// `stop()` cancels. A thrown error (cancellation included) answers 500.
     public typealias AsyncHandler = @Sendable (HTTPRequest) async throws -> HTTPResponse
 
+    /// A request the server answered itself, without the handler: a body over the bound (413)
+    /// or the async handlers at their bound (503). `request` has no body. Called on the thread
+    /// that answered (a connection or event thread); for access logs and metrics.
+    public typealias ServerAnswerObserver = @Sendable (_ request: HTTPRequest, _ status: Int) -> Void
+
     /// The local port the server listens on.
     public let port: Int
     /// Whether the server speaks TLS.
@@ -89,16 +94,18 @@ public final class HTTPServer: Sendable {
     /// request beyond that bound gets 503 with `Retry-After: 1`. A response's `delivery` delay
     /// counts as in flight.
     public convenience init(listener: Listener, tls: TLSIdentity? = nil, limits: Limits = Limits(), maxRequestsInFlight: Int,
-                            handler: @escaping AsyncHandler) throws {
+                            answeredByServer: ServerAnswerObserver? = nil, handler: @escaping AsyncHandler) throws {
         guard maxRequestsInFlight >= 1 else {
             if case .socket(let fd) = listener { close(fd) }
             throw CellpathError(.configuration, "the HTTP server needs room for at least 1 request in flight, not \(maxRequestsInFlight)")
         }
         try self.init(listener: listener, tls: tls,
-                      responder: .async(handler, InFlightRequests(limit: maxRequestsInFlight)), limits: limits)
+                      responder: .async(handler, InFlightRequests(limit: maxRequestsInFlight)), limits: limits,
+                      answeredByServer: answeredByServer)
     }
 
-    private init(listener: Listener, tls: TLSIdentity?, responder: Responder, limits: Limits = Limits()) throws {
+    private init(listener: Listener, tls: TLSIdentity?, responder: Responder, limits: Limits = Limits(),
+                 answeredByServer: ServerAnswerObserver? = nil) throws {
         let fd: Int32
         switch listener {
         case .address(let address, let port): fd = try listeningSocket(address: address, port: port)
@@ -112,7 +119,8 @@ public final class HTTPServer: Sendable {
             close(fd)
             throw CellpathError(.internalError, "HTTP server socket \(fd) is not a bound socket")
         }
-        let context = ServerContext(responder: responder, isTLS: tls != nil, maxBodyBytes: limits.maxBodyBytes)
+        let context = ServerContext(responder: responder, isTLS: tls != nil, maxBodyBytes: limits.maxBodyBytes,
+                                    answeredByServer: answeredByServer)
         let connectionLimit = UInt32(clamping: limits.maxConnections ?? 0), timeout = UInt32(clamping: limits.idleTimeoutSeconds ?? 0)
         let memoryLimit = limits.maxHeaderBytes ?? 0
         let eventThreads: UInt32
@@ -191,12 +199,29 @@ private final class ServerContext: Sendable {
     let responder: Responder
     let isTLS: Bool
     let maxBodyBytes: Int?
+    let answeredByServer: HTTPServer.ServerAnswerObserver?
     let stopSignal = StopSignal()
 
-    init(responder: Responder, isTLS: Bool, maxBodyBytes: Int?) {
+    init(responder: Responder, isTLS: Bool, maxBodyBytes: Int?, answeredByServer: HTTPServer.ServerAnswerObserver?) {
         self.responder = responder
         self.isTLS = isTLS
         self.maxBodyBytes = maxBodyBytes
+        self.answeredByServer = answeredByServer
+    }
+
+    /// Sends the server's own `response` to the request in `state` and tells the observer.
+    func answerItself(_ response: HTTPResponse, on connection: OpaquePointer, method: String, state: RequestState) -> MHD_Result {
+        answeredByServer?(request(on: connection, method: method, state: state, body: []), response.status)
+        return send(response, on: connection)
+    }
+
+    /// The request on `connection` as the handler sees it, with `body`.
+    func request(on connection: OpaquePointer, method: String, state: RequestState, body: [UInt8]) -> HTTPRequest {
+        let headers = connectionValues(connection, MHD_ValueKind.HEADER_KIND).map { (name: $0.name, value: $0.value ?? "") }
+        let query = connectionValues(connection, MHD_ValueKind.GET_ARGUMENT_KIND).map { HTTPQueryItem(name: $0.name, value: $0.value) }
+        let (address, port) = peer(of: connection)
+        return HTTPRequest(method: method, path: state.path, target: state.target, queryItems: query, headers: HTTPHeaders(headers),
+                           body: body, remoteAddress: address, remotePort: port, isTLS: isTLS)
     }
 }
 
@@ -205,6 +230,8 @@ private final class ServerContext: Sendable {
 private final class RequestState {
     /// The request target as received (path and query, not decoded).
     let target: String
+    /// The decoded path, as the access handler is given it.
+    var path = "/"
     /// Set by the access handler's first call, which sees the headers only.
     var started = false
     var body: [UInt8] = []
@@ -263,12 +290,14 @@ private func accessHandler(_ cls: UnsafeMutableRawPointer?, _ connection: Opaque
     }
     guard let stored = perRequest.pointee else { return .NO }
     let state = Unmanaged<RequestState>.fromOpaque(stored).takeUnretainedValue()
+    let methodName = method.map { String(cString: $0) } ?? "GET"
     if !state.started {
         state.started = true
+        state.path = url.map { String(cString: $0) } ?? "/"
         if let limit = context.maxBodyBytes,
            let declared = MHD_lookup_connection_value(connection, MHD_ValueKind.HEADER_KIND, "Content-Length").flatMap({ Int(String(cString: $0)) }),
            declared > limit {
-            return send(bodyTooLargeResponse, on: connection)
+            return context.answerItself(bodyTooLargeResponse, on: connection, method: methodName, state: state)
         }
         return .YES
     }
@@ -289,14 +318,8 @@ private func accessHandler(_ cls: UnsafeMutableRawPointer?, _ connection: Opaque
         guard case .respond(let response) = suspended.answer, !context.stopSignal.hasFired else { return .NO }
         return send(response, on: connection)
     }
-    if state.bodyTooLarge { return send(bodyTooLargeResponse, on: connection) }
-    let headers = connectionValues(connection, MHD_ValueKind.HEADER_KIND).map { (name: $0.name, value: $0.value ?? "") }
-    let query = connectionValues(connection, MHD_ValueKind.GET_ARGUMENT_KIND).map { HTTPQueryItem(name: $0.name, value: $0.value) }
-    let (address, port) = peer(of: connection)
-    let request = HTTPRequest(method: method.map { String(cString: $0) } ?? "GET",
-                              path: url.map { String(cString: $0) } ?? "/", target: state.target,
-                              queryItems: query, headers: HTTPHeaders(headers), body: state.body,
-                              remoteAddress: address, remotePort: port, isTLS: context.isTLS)
+    if state.bodyTooLarge { return context.answerItself(bodyTooLargeResponse, on: connection, method: methodName, state: state) }
+    let request = context.request(on: connection, method: methodName, state: state, body: state.body)
     switch context.responder {
     case .blocking(let handler):
         return deliver(handler(request), on: connection, context)
@@ -304,7 +327,7 @@ private func accessHandler(_ cls: UnsafeMutableRawPointer?, _ connection: Opaque
         let suspended = SuspendedRequest(connection)
         state.suspended = suspended
         MHD_suspend_connection(connection)
-        start(handler, for: request, within: inFlight, resuming: suspended)
+        start(handler, for: request, within: inFlight, resuming: suspended, context)
         return .YES
     }
 }
@@ -320,7 +343,7 @@ private let handlerFailedResponse = HTTPResponse(status: 500, contentType: "text
 /// the response's delivery delay (`never`: once the server stops, with no answer); at the
 /// in-flight bound, resumes it at once with 503. Runs on an event thread.
 private func start(_ handler: @escaping HTTPServer.AsyncHandler, for request: HTTPRequest, within inFlight: InFlightRequests,
-                   resuming suspended: SuspendedRequest) {
+                   resuming suspended: SuspendedRequest, _ context: ServerContext) {
     do throws(InFlightRequests.Refusal) {
         try inFlight.start({ () async -> SuspendedRequest.Answer in
             let response: HTTPResponse
@@ -346,7 +369,11 @@ private func start(_ handler: @escaping HTTPServer.AsyncHandler, for request: HT
         }, completion: suspended.resume(with:))
     } catch {
         switch error {
-        case .atLimit: suspended.resume(with: .respond(busyResponse))
+        case .atLimit:
+            var summary = request
+            summary.body = []
+            context.answeredByServer?(summary, busyResponse.status)
+            suspended.resume(with: .respond(busyResponse))
         case .stopping: suspended.resume(with: .close)
         }
     }

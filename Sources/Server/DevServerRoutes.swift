@@ -39,16 +39,29 @@ public struct DevServerRoutes: Sendable {
         }
         addCORS(to: &response, request)
         metrics.finished(route: route, method: request.method, status: response.status)
-        let elapsed = started.duration(to: .now)
+        logAccess(request, route: route, status: response.status, elapsed: started.duration(to: .now), bytes: response.body.count)
+        return response
+    }
+
+    /// Counts and logs a request that the HTTP server answered itself (413, 503), as `respond`
+    /// does its own. Any thread.
+    public func answeredByServer(_ request: HTTPRequest, status: Int) {
+        let route = Self.routeName(request.path)
+        metrics.counted(route: route, method: request.method, status: status)
+        logAccess(request, route: route, status: status, elapsed: nil, bytes: nil)
+    }
+
+    /// One access-log line: no path or client address unless `--verbose-full`.
+    private func logAccess(_ request: HTTPRequest, route: String, status: Int, elapsed: Duration?, bytes: Int?) {
         var line: [(String, JSONValue)] = [("time", .string(Date().formatted(.iso8601))), ("method", .string(String(request.method.prefix(16)))),
-                                           ("route", .string(route)), ("status", .int(response.status)),
-                                           ("ms", .double((Self.seconds(elapsed) * 10_000).rounded() / 10)),
-                                           ("bytes", .int(response.body.count))]
+                                           ("route", .string(route)), ("status", .int(status)),
+                                           ("ms", elapsed.map { .double((Self.seconds($0) * 10_000).rounded() / 10) } ?? .null),
+                                           ("bytes", bytes.map(JSONValue.int) ?? .null)]
+        if elapsed == nil { line.append(("answered_by", .string("http-server"))) }
         if settings.logPersonalData {
             line += [("path", .string(request.path)), ("client", .string(request.remoteAddress))]
         }
         log(JSONValue.object(line).serialized)
-        return response
     }
 
     /// The route's template for logs and metrics: ids replaced, unknown paths grouped.

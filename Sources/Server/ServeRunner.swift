@@ -36,7 +36,8 @@ public enum ServeRunner {
                                                               maxHeaderBytes: settings.limits.maxHeaderBytes,
                                                               maxConnections: settings.limits.maxConnections,
                                                               idleTimeoutSeconds: settings.limits.idleTimeoutSeconds),
-                                    maxRequestsInFlight: settings.limits.maxRequestsInFlight) { request in
+                                    maxRequestsInFlight: settings.limits.maxRequestsInFlight,
+                                    answeredByServer: { request, status in routes.answeredByServer(request, status: status) }) { request in
                 if draining.load(ordering: .acquiring) {
                     return HTTPResponse(status: 503, contentType: "application/json", body: #"{"error_message":"shutting down"}"#,
                                         headers: ["Connection": "close", "Retry-After": "1"])

@@ -20,11 +20,19 @@ public final class ServerMetrics: Sendable {
     func started() { state.withLock { $0.inFlight += 1 } }
 
     func finished(route: String, method: String, status: Int) {
-        state.withLock {
-            $0.inFlight -= 1
-            $0.requests["route=\"\(route)\",method=\"\(method)\",status=\"\(status)\"", default: 0] += 1
-        }
+        state.withLock { $0.inFlight -= 1 }
+        counted(route: route, method: method, status: status)
     }
+
+    /// Counts a request that was never in flight in the handler (the HTTP server answered it).
+    /// A method outside the standard ones counts as `other`: a client's made-up methods must
+    /// neither add label values without bound nor put quotes in the exposition.
+    func counted(route: String, method: String, status: Int) {
+        let label = Self.standardMethods.contains(method) ? method : "other"
+        state.withLock { $0.requests["route=\"\(route)\",method=\"\(label)\",status=\"\(status)\"", default: 0] += 1 }
+    }
+
+    static let standardMethods: Set<String> = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "CONNECT", "TRACE"]
 
     func upstreamCall(seconds: Double) {
         state.withLock { current in

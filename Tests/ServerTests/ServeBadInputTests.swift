@@ -54,7 +54,29 @@ struct ServeBadInputTests {
         let chunked = try serve.post("/subscriber-check", json: #"{"phone_number":"+447940448591","pad":""# + String(repeating: "b", count: 4000) + #""}"#,
                                      ["-H", "Transfer-Encoding: chunked"])
         #expect(chunked.status == 413, "a body without Content-Length is bounded too")
+        let declared = try serve.post("/subscriber-check", json: #"{"phone_number":"+447940448591","pad":""# + String(repeating: "c", count: 4000) + #""}"#)
+        #expect(declared.status == 413, "a Content-Length over the bound is refused at once")
         #expect(serve.api.checkCalls == 0)
+        // Both refusals are in the access log and the metrics, although the handler never saw them.
+        let refusals = serve.logText.split(separator: "\n").compactMap { try? JSONValue.parse(String($0)) }
+            .filter { $0["status"]?.int == 413 }
+        #expect(refusals.count == 2, "\(serve.logText)")
+        #expect(refusals.allSatisfy { $0["route"]?.string == "/subscriber-check" && $0["method"]?.string == "POST"
+            && $0["answered_by"]?.string == "http-server" && $0["client"] == nil }, "\(refusals)")
+        let metrics = try ProcessRunner.run(["ip", "netns", "exec", serve.namespace, "curl", "-s", "http://127.0.0.1:8080/metrics"]).stdout
+        #expect(metrics.contains(#"cellpath_serve_requests_total{route="/subscriber-check",method="POST",status="413"} 2"#), "\(metrics)")
+    }
+
+    /// A made-up method is counted as `other`: it adds no label value of its own to the metrics.
+    @Test func madeUpMethodsShareOneMetricsLabel() throws {
+        let serve = try StubbedServe()
+        try serve.start()
+        for method in ["BREW", "X\"Y"] {
+            _ = try serve.curl(["-X", method, "http://127.0.0.1:8080/subscriber-check"])
+        }
+        let metrics = try ProcessRunner.run(["ip", "netns", "exec", serve.namespace, "curl", "-s", "http://127.0.0.1:8080/metrics"]).stdout
+        #expect(metrics.contains("BREW") == false && metrics.contains(#"X"Y"#) == false, "\(metrics)")
+        #expect(metrics.contains(#"method="other""#), "\(metrics)")
     }
 
     @Test func eachClientAddressIsRateLimited() throws {
