@@ -174,6 +174,15 @@ public struct StrictJSONParser {
     /// A string literal: escapes decoded, UTF-8 checked, control characters refused.
     private mutating func string() throws(JSONSyntaxError) -> String {
         index += 1  // opening quote
+        // Most strings have no escape: one slice, validated as UTF-8 at once (Swift's check is
+        // the same well-formedness rule as `utf8Scalar`). Anything else, errors included, takes
+        // the scalar-by-scalar path below.
+        var end = index
+        while end < bytes.count, bytes[end] != UInt8(ascii: "\""), bytes[end] != UInt8(ascii: "\\"), bytes[end] >= 0x20 { end += 1 }
+        if end < bytes.count, bytes[end] == UInt8(ascii: "\""), let text = String(validating: bytes[index..<end], as: UTF8.self) {
+            index = end + 1
+            return text
+        }
         var scalars = String.UnicodeScalarView()
         while true {
             guard index < bytes.count else { throw error("unexpected end of file inside a string") }

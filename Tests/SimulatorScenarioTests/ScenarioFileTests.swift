@@ -41,6 +41,27 @@ import Testing
         #expect(error?.message.hasPrefix("my.json:1:25: not valid JSON: invalid UTF-8") == true, "\(String(describing: error))")
     }
 
+    /// Ill-formed UTF-8 (overlong, surrogate, beyond U+10FFFF, truncated, stray continuation)
+    /// is refused at the same place with and without an escape in the string, and well-formed
+    /// multi-byte text reads back the same both ways.
+    @Test(arguments: [[0xC0, 0x80], [0xE0, 0x80, 0x80], [0xED, 0xA0, 0x80], [0xF4, 0x90, 0x80, 0x80], [0xF8, 0x88, 0x80, 0x80, 0x80],
+                      [0xE2, 0x82], [0x80]] as [[UInt8]])
+    func illFormedUTF8IsRefusedWithOrWithoutEscapes(_ sequence: [UInt8]) throws {
+        for escape in [[], Array("\\n".utf8)] {
+            let json = Array("{\"modems\": [{\"model\": \"a".utf8) + sequence + escape + Array("\"}]}".utf8)
+            let error = #expect(throws: CellpathError.self) { try Scenario.decode(json, source: "my.json") }
+            #expect(error?.message.hasPrefix("my.json:1:25: not valid JSON: invalid UTF-8") == true, "\(sequence) \(String(describing: error))")
+        }
+    }
+
+    @Test func wellFormedTextReadsTheSameWithOrWithoutEscapes() throws {
+        let text = "é€𝄞 \u{7F}ok"
+        for (escape, suffix) in [("", ""), ("\\t", "\t")] {
+            let scenario = try Scenario.decode(Array("{\"modems\": [{\"model\": \"\(text)\(escape)\"}]}".utf8), source: "my.json")
+            #expect(scenario.modems.first?.model == text + suffix)
+        }
+    }
+
     @Test func deepNestingIsRefusedWithoutCrashing() throws {
         let text = try message("{\"api\": " + String(repeating: "[", count: 100_000))
         #expect(text.contains("nested deeper than"), "\(text)")
