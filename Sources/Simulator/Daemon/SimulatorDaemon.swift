@@ -79,7 +79,7 @@ final class RunningWorld {
     let topology: WorldTopology
     let run: RunDirectory
     let services: [any SimulatorService]
-    private var builder: WorldBuilder { WorldBuilder(topology: topology) }
+    private var builder: WorldBuilder { WorldBuilder(topology: topology, scenario: scenario) }
     private var dataPlane: DataPlane?
     private var dns: [(server: DNSServer, pid: pid_t, running: Bool)] = []
     private var startedServices: [any SimulatorService] = []
@@ -102,7 +102,7 @@ final class RunningWorld {
         self.dataPlane = dataPlane
         try builder.configureLinks()
         try TestCertificates.make(in: run)
-        for server in DNSServer.all(topology) {
+        for server in DNSServer.all(topology, nat64: scenario.nat64) {
             let pid = try server.start(run: run, logFD: 2)
             dns.append((server, pid, true))
         }
@@ -197,15 +197,16 @@ final class RunningWorld {
             return ControlResponse(ok: true, status: status())
         case .connect:
             let n = request.modem ?? 0
-            let address = try dataPlane.connect(n)
+            let assignment = try dataPlane.connect(n)
             do {
-                try builder.configureBearer(n)
+                try builder.configureBearer(n, assignment)
             } catch {
                 try? dataPlane.disconnect(n)
                 throw error
             }
-            DaemonLog.write("[\(topology.prefix)] modem \(n): bearer connected, \(address)")
-            return ControlResponse(ok: true, status: status(), address: address)
+            let addresses = [assignment.ipv4?.address, assignment.ipv6?.address].compactMap { $0 }
+            DaemonLog.write("[\(topology.prefix)] modem \(n): bearer connected, \(addresses.joined(separator: " "))")
+            return ControlResponse(ok: true, status: status(), address: addresses.first)
         case .disconnect:
             let n = request.modem ?? 0
             try dataPlane.disconnect(n)
@@ -224,7 +225,8 @@ final class RunningWorld {
         let controlSource = startedServices.lazy.compactMap { $0 as? any ModemControlSource }.first
         var modems: [ModemStatus] = []
         for (n, modem) in scenario.modems.enumerated() {
-            let connected = dataPlane?.isConnected(n) ?? false
+            let granted = dataPlane?.grantedIPType(n)
+            let connected = granted != nil
             // Without a simulated modem serving it, the modem is as its scenario starts it.
             let control = controlSource?.controlStatus(modem: n) ?? ModemControlStatus(initial: modem)
             modems.append(ModemStatus(
@@ -235,12 +237,16 @@ final class RunningWorld {
                 radio: control.radio, registration: control.registration, roaming: control.roaming,
                 pin: control.pin, pinAttemptsLeft: control.pinAttemptsLeft,
                 controlPort: "\(run.path)/dev/cdc-wdm\(n)",
-                bearer: connected ? .connected : .disconnected, address: connected ? topology.bearerAddress(n) : nil,
+                bearer: connected ? .connected : .disconnected,
+                address: granted?.carriesIPv4 == true ? topology.bearerAddress(n) : nil,
+                ipType: granted?.rawValue,
+                ipv6Address: granted?.carriesIPv6 == true ? topology.bearerIPv6Address(n) : nil,
+                ipv6Prefix: granted?.carriesIPv6 == true ? topology.bearerIPv6Prefix(n) : nil,
                 counters: dataPlane?.counters(n) ?? LinkCounters()))
         }
         var services = dns.map {
             ServiceStatus(name: "dns-\($0.server.name)", running: $0.running, pid: $0.pid,
-                          detail: "\($0.server.listenAddress):53 in \($0.server.namespace)")
+                          detail: "\($0.server.listenDetail) in \($0.server.namespace)")
         }
         services += startedServices.map { ServiceStatus(name: $0.name, running: true) }
         return SimulatorStatus(prefix: topology.prefix, state: .up, daemonPID: getpid(), runDirectory: run.path,
