@@ -302,6 +302,7 @@ public enum SimulatedWorld {
             + ModemManagerService.Program.allCases.map({ ModemManagerService.pidFile($0, run) }) { unlink(file) }
         rmdir("\(modemManager)/hostdev")
         FileSystem.removeTree("\(run.path)/tls")
+        FileSystem.removeTree("\(run.path)/nat64")
     }
 
     /// The error for a command that needs the world up.

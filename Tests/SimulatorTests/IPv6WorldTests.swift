@@ -181,4 +181,41 @@ struct IPv6WorldTests {
             #expect(wifi.uplink.ipv6Packets > 0 && wifi.downlink.ipv6Packets > 0, "\(wifi)")
         }
     }
+
+    @Test func aNAT64CarrierTranslatesToTheIPv4OnlyAPIAndStillIdentifiesTheSIM() throws {
+        var scenario = Scenario.builtIn
+        scenario.modems[0].ipType = .ipv6
+        scenario.modems[0].nat64 = true
+        scenario.modems.append(SimulatedModem(index: 1))   // an IPv4 modem shares the world
+        var pids: [Int32] = []
+        try WorldFixture.withWorld(scenario: scenario) { prefix in
+            let status = try SimulatedWorld.bearer(connect: true, modem: 0, prefix: prefix)
+            let services = Dictionary(uniqueKeysWithValues: status.services.map { ($0.name, $0) })
+            #expect(services["nat64"]?.running == true && services["dns64"]?.running == true, "\(status.services)")
+            pids = [services["nat64"]?.pid, services["dns64"]?.pid].compactMap { $0 }
+            // The API is an IPv4-only host: no AAAA anywhere, no IPv6 address; DNS64 synthesises one.
+            #expect(try !ipv6Addresses(prefix + "inet", "lo").contains("2001:db8:113::10/128"))
+            #expect(try query(prefix, device: "wlan0", server: "2001:db8:2::1", name: "api.truid.test", type: 28).isEmpty)
+            let synthesised = try query(prefix, device: "wwan0", server: "2001:db8:64::53", name: "api.truid.test", type: 28)
+            #expect(synthesised == ["2001:db8:64:ff9b::cb00:710a"])
+            // A name with an AAAA of its own keeps it.
+            #expect(try query(prefix, device: "wwan0", server: "2001:db8:64::53", name: "mno.carrier.test", type: 28) == ["2001:db8:64::1"])
+
+            let token = try curl(prefix, ["-6", "--interface", "wwan0", "--resolve", "api.truid.test:443:[\(synthesised.first ?? "")]",
+                                          "-u", try credentials(prefix), "-d", "grant_type=client_credentials&scope=subscriber_check",
+                                          "https://api.truid.test/oauth2/v1/token"])
+            #expect(token.status == 0 && token.stdout.contains("access_token"), "\(token.stderr)")
+            let identified = try curl(prefix, ["-6", "--interface", "wwan0", "-o", "/dev/null", "-w", "%{redirect_url}",
+                                               "http://[2001:db8:64::1]/v1/identify/chk_2?return=https://api.truid.test/back"])
+            #expect(identified.stdout.hasPrefix("https://api.truid.test/back?assertion="), "\(identified.stdout) \(identified.stderr)")
+            let log = try SimulatedWorld.requestLog(prefix: prefix)
+            // The API sees tayga's pool address; the carrier sees the bearer's own IPv6 address.
+            #expect(log.contains { $0.contains(#""source":"100.64.96."#) && $0.contains("oauth2") }, "\(log)")
+            #expect(log.contains { $0.contains(#""source":"2001:db8:64:10::2""#) && $0.contains("/v1/identify/chk_2") }, "\(log)")
+            #expect(!log.contains { $0.contains(#""source":"2001:db8:64:10::2""#) && $0.contains("oauth2") })
+        }
+        // `sim down` (the daemon) stopped tayga and unbound.
+        #expect(pids.count == 2)
+        for pid in pids { #expect(kill(pid, 0) != 0, "pid \(pid) still runs") }
+    }
 }

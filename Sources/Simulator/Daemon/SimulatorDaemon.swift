@@ -82,6 +82,8 @@ final class RunningWorld {
     private var builder: WorldBuilder { WorldBuilder(topology: topology, scenario: scenario) }
     private var dataPlane: DataPlane?
     private var dns: [(server: DNSServer, pid: pid_t, running: Bool)] = []
+    /// tayga and unbound of a NAT64 carrier.
+    private var children: [WorldChild] = []
     private var startedServices: [any SimulatorService] = []
     private var controlFD: Int32 = -1
     private var stopRequested = false
@@ -105,6 +107,12 @@ final class RunningWorld {
         for server in DNSServer.all(topology, nat64: scenario.nat64) {
             let pid = try server.start(run: run, logFD: 2)
             dns.append((server, pid, true))
+        }
+        if scenario.nat64 {
+            let nat64 = NAT64Carrier(topology: topology, run: run)
+            try nat64.prepare()
+            try builder.configureNAT64()
+            children = try nat64.start(logFD: 2)
         }
         let context = SimulatorContext(scenario: scenario, topology: topology, run: run,
                                        subscribers: WorldDirectory(scenario: scenario, dataPlane: dataPlane),
@@ -144,6 +152,11 @@ final class RunningWorld {
             if !Processes.waitGone(entry.pid, seconds: 3) { kill(entry.pid, SIGKILL); _ = Spawn.wait(entry.pid) }
         }
         dns = []
+        for child in children.reversed() where child.running {
+            kill(child.pid, SIGTERM)
+            if !Processes.waitGone(child.pid, seconds: 3) { kill(child.pid, SIGKILL); _ = Spawn.wait(child.pid) }
+        }
+        children = []
         // What still runs in the namespaces (a proxy started on the device, a shell's children)
         // would keep them alive after they are deleted (`sim down` stops them first and reports them).
         let marks = WorldProcesses.marks(namespaces: topology.namespaces, run: run, daemon: nil)
@@ -248,14 +261,22 @@ final class RunningWorld {
             ServiceStatus(name: "dns-\($0.server.name)", running: $0.running, pid: $0.pid,
                           detail: "\($0.server.listenDetail) in \($0.server.namespace)")
         }
+        services += children.map { ServiceStatus(name: $0.name, running: $0.running, pid: $0.pid, detail: $0.detail) }
         services += startedServices.map { ServiceStatus(name: $0.name, running: true) }
         return SimulatorStatus(prefix: topology.prefix, state: .up, daemonPID: getpid(), runDirectory: run.path,
                                namespaces: topology.namespaces.filter { existing.contains($0) }, modems: modems,
                                wifi: dataPlane?.wifiCounters, services: services)
     }
 
-    /// Notes dnsmasq children that exited (they are not restarted: the log tells why).
+    /// Notes dnsmasq, tayga and unbound children that exited (they are not restarted: the log tells why).
     private func reapChildren() {
+        for i in children.indices where children[i].running {
+            var status: Int32 = 0
+            if waitpid(children[i].pid, &status, WNOHANG) == children[i].pid {
+                children[i].running = false
+                DaemonLog.write("[\(topology.prefix)] \(children[i].name) exited with status \(Spawn.exitStatus(status))")
+            }
+        }
         for i in dns.indices where dns[i].running {
             var status: Int32 = 0
             if waitpid(dns[i].pid, &status, WNOHANG) == dns[i].pid {

@@ -102,6 +102,16 @@ struct WorldBuilder {
         }
     }
 
+    /// Routes the NAT64 prefix and tayga's IPv4 pool through tayga's TUN (created by
+    /// `NAT64Carrier.prepare`); translated packets then take the carrier's own routes.
+    func configureNAT64() throws {
+        let carrier = topology.carrierNamespace
+        typealias T = WorldTopology
+        try ip(carrier, "link", "set", T.nat64Interface, "up")
+        try ip(carrier, "route", "add", T.nat64Pool, "dev", T.nat64Interface)
+        try ip(carrier, "-6", "route", "add", T.nat64Prefix, "dev", T.nat64Interface)
+    }
+
     /// Whether modem `n`'s network offers IPv6.
     private func offersIPv6(_ n: Int) -> Bool { scenario.modems.indices.contains(n) && scenario.modems[n].ipType.carriesIPv6 }
 

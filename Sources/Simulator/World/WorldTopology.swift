@@ -99,8 +99,10 @@ public struct WorldTopology: Sendable, Equatable, Codable {
     public static let apiIPv6Address = "2001:db8:113::10"
     /// The range of the carrier's IPv6 addresses (bearer /64s and services), routed from the internet.
     public static let bearerIPv6Network = "2001:db8:64::/48"
-    /// NAT64 (RFC 6052 well-known prefix): IPv6 destinations in it are IPv4 ones, translated by tayga.
-    public static let nat64Prefix = "64:ff9b::/96"
+    /// NAT64 (RFC 6052 network-specific prefix): IPv6 destinations in it are IPv4 ones, translated by
+    /// tayga. Not the well-known 64:ff9b::/96: with that one tayga (as RFC 6052 asks) refuses
+    /// non-global IPv4 addresses, and the API's 203.0.113.10 is a documentation address.
+    public static let nat64Prefix = "2001:db8:64:ff9b::/96"
     /// tayga's TUN device in the carrier namespace.
     public static let nat64Interface = "nat64"
     /// tayga's IPv4 pool (the sources of translated packets, routed back to the carrier) and own addresses.
