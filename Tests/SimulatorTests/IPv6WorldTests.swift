@@ -3,6 +3,7 @@ import FoundationEssentials
 import Glibc
 import Simulator
 import SimulatorScenario
+import SystemSupport
 import Testing
 import TestSupport
 
@@ -217,5 +218,28 @@ struct IPv6WorldTests {
         // `sim down` (the daemon) stopped tayga and unbound.
         #expect(pids.count == 2)
         for pid in pids { #expect(kill(pid, 0) != 0, "pid \(pid) still runs") }
+    }
+
+    @Test func downAfterAKilledDaemonStopsTaygaAndUnbound() throws {
+        var scenario = Scenario.builtIn
+        scenario.modems[0].ipType = .ipv6
+        scenario.modems[0].nat64 = true
+        let prefix = WorldFixture.uniquePrefix()
+        defer { _ = try? SimulatedWorld.down(prefix: prefix) }
+        let status = try WorldFixture.up(prefix: prefix, scenario: scenario)
+        let pids = status.services.filter { ["nat64", "dns64"].contains($0.name) }.compactMap(\.pid)
+        #expect(pids.count == 2, "\(status.services)")
+        let daemon = try #require(status.daemonPID)
+        kill(daemon, SIGKILL)
+        var reaped: Int32 = 0
+        _ = waitpid(daemon, &reaped, 0)
+        let report = try SimulatedWorld.down(prefix: prefix)
+        for pid in pids {
+            #expect(report.stoppedProcesses.contains { $0.pid == pid && $0.reason == "in \(prefix)carrier" }, "\(report.stoppedProcesses)")
+            // Gone, or a zombie of the killed daemon that this machine's init has not reaped yet.
+            let state = FileSystem.readText("/proc/\(pid)/stat").flatMap { $0.split(separator: ")").last?.split(separator: " ").first }
+            #expect(state == nil || state == "Z", "pid \(pid) still runs (state \(state.map(String.init) ?? "-"))")
+        }
+        #expect(!FileSystem.exists(RunDirectory(prefix: prefix).path))
     }
 }
