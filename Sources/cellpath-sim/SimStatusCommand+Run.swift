@@ -27,6 +27,7 @@ extension SimStatusCommand {
             row.add("msisdn", .optional(modem.sim?.msisdn), label: "MSISDN")
             row.add("bearer", .string(modem.bearer.rawValue))
             row.add("address", .optional(modem.address))
+            row.add("ipv6_address", .optional(modem.ipv6Address), label: "IPv6 address")
             return .record(row)
         }
         var record = Record()
