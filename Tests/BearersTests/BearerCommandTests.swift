@@ -432,13 +432,30 @@ struct BearerCommandTests {
         try Self.expectNothingLeft(namespace, fleet)
     }
 
-    @Test func ipv6IsNotSupportedYet() throws {
-        let (fleet, namespace) = try Self.setUp(.qmi)
-        for type in ["ipv6", "ipv4v6"] {
-            let result = try Self.bearer(namespace, fleet, ["up", "--ip-type", type])
-            #expect(result.status == 69)
-            #expect(result.stderr == "error: --ip-type \(type) is not supported yet: cellpath connects IPv4 bearers only\nhint: use --ip-type ipv4 (the default)\n")
-        }
+    /// The simulated network of the default scenario is IPv4-only: IPv6 alone is refused with
+    /// the network's cause (50, PDP type IPv4 only allowed), and nothing stays.
+    @Test(arguments: protocols)
+    func ipv6OnAnIPv4OnlyNetworkIsRefusedWithTheNetworksCause(_ kind: SimulatorScenario.ModemProtocol) throws {
+        let (fleet, namespace) = try Self.setUp(kind)
+        let result = try Self.bearer(namespace, fleet, ["up", "--ip-type", "ipv6"])
+        #expect(result.status == 69, "\(result.stderr)")
+        #expect(result.stderr.contains("(3GPP cause 50)") && result.stderr.contains("hint: the network allows IPv4 only on this APN: use --ip-type ipv4"),
+                "\(result.stderr)")
+        #expect(!fleet.device(0).isBearerConnected)
+        try Self.expectNothingLeft(namespace, fleet)
+    }
+
+    /// Dual stack (the default) on an IPv4-only network is narrowed to IPv4: the bearer comes up
+    /// with its IPv4 address and no IPv6 (QMI: the IPv6 call is refused, its client released).
+    @Test(arguments: protocols)
+    func dualStackOnAnIPv4OnlyNetworkNarrowsToIPv4(_ kind: SimulatorScenario.ModemProtocol) throws {
+        let (fleet, namespace) = try Self.setUp(kind)
+        let up = try namespace.cellpath(["bearer", "up", "--ip-type", "ipv4v6", "--no-proxy", "--json"], fleet)
+        #expect(up.status == 0, "\(up.stderr)")
+        let path = try JSONValue.parse(up.stdout)
+        #expect(path["ipv4_address"]?.string == "100.64.23.10" && path["ipv6_address"] == .null, "\(up.stdout)")
+        #expect(try namespace.shell("ip -6 addr show dev wwan0 scope global").isEmpty)
+        #expect(try Self.bearer(namespace, fleet, ["down"]).status == 0)
         try Self.expectNothingLeft(namespace, fleet)
     }
 
