@@ -442,6 +442,9 @@ struct BearerCommandTests {
         #expect(result.stderr.contains("(3GPP cause 50)") && result.stderr.contains("hint: the network allows IPv4 only on this APN: use --ip-type ipv4"),
                 "\(result.stderr)")
         #expect(!fleet.device(0).isBearerConnected)
+        // The configuration's modem.ip_type (here CELLPATH_IP_TYPE) is what the modem is asked for without --ip-type.
+        let configured = try namespace.cellpath(["bearer", "up", "--no-proxy"], fleet, environment: ["CELLPATH_IP_TYPE": "ipv6"])
+        #expect(configured.status == 69 && configured.stderr.contains("(3GPP cause 50)"), "\(configured.stderr)")
         try Self.expectNothingLeft(namespace, fleet)
     }
 

@@ -48,8 +48,9 @@ package enum BearerUpCommand {
             Ctrl-C, everything this run changed is undone, newest first. The APN is --apn, else the
             modem.apn setting (CELLPATH_APN), else the modem's provisioned context. The password
             comes from --password-file or CELLPATH_BEARER_PASSWORD, never from the command line.
-            --ip-type asks for IPv4, IPv6 or both (default ipv4v6): the network grants what it allows
-            of it (an IPv4-only network narrows ipv4v6 to IPv4). Exit 0 with the path; 64 several modems and none named; 65 a bad PIN file; 66 an
+            --ip-type asks for IPv4, IPv6 or both (default: the modem.ip_type setting, CELLPATH_IP_TYPE,
+            else ipv4v6): the network grants what it allows of it (an IPv4-only network narrows
+            ipv4v6 to IPv4). Exit 0 with the path; 64 several modems and none named; 65 a bad PIN file; 66 an
             unreadable file; 69 no SIM, registration denied, connection refused, no modem, the
             bearer dropped; 75 not registered or no answer in time; 77 the SIM locked (no PIN or
             too few attempts left, wrong PIN) or no CAP_NET_ADMIN; 130 cancelled.
@@ -60,7 +61,7 @@ package enum BearerUpCommand {
     package static let apn = OptionKey<String>(
         "apn", "name", help: "Access point name (default: the modem.apn setting, CELLPATH_APN; else the modem's provisioned context).")
     package static let ipType = OptionKey<BearerIPType>(
-        "ip-type", "type", help: "Address families to ask for: ipv4, ipv6 or ipv4v6 (default: ipv4v6; the network grants what it allows).", .choice)
+        "ip-type", "type", help: "Address families to ask for: ipv4, ipv6 or ipv4v6 (default: the modem.ip_type setting, CELLPATH_IP_TYPE, else ipv4v6).", .choice)
     package static let auth = OptionKey<BearerAuthentication>(
         "auth", "method", help: "Authentication the APN asks for: none, pap, chap or mschapv2 (default: none, or chap with --user).",
         .choice)
@@ -72,13 +73,9 @@ package enum BearerUpCommand {
     /// Where the password comes from when no --password-file is given.
     package static let passwordVariable = "CELLPATH_BEARER_PASSWORD"
 
-    /// What a bearer is asked for without --ip-type: both families, as a phone on a modern
-    /// network does; the network narrows it to what it allows.
-    package static let defaultIPType = BearerIPType.ipv4v6
-
     /// The bearer's settings from the options; reads the password.
     package static func settings(_ parsed: ParsedCommand, _ context: CommandContext) throws -> BearerSettings {
-        let ipType = parsed[Self.ipType] ?? defaultIPType
+        let ipType = try parsed[Self.ipType] ?? ConfigurationOptions.bearerIPType(context)
         var password: String?
         if let file = parsed[passwordFile] {
             password = try secret(file, what: "the password file")
