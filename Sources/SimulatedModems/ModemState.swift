@@ -1,3 +1,4 @@
+import CellpathCore
 import SimulatorScenario
 
 /// Whether a simulated modem's SIM can be used.
@@ -98,26 +99,61 @@ final class ModemState {
         return false
     }
 
-    /// Brings the bearer up on `apn` (IPv4), or says why not. Idempotent while connected.
-    func connect(apn: String, ipv4Allowed: Bool, now: Double) -> Result<ActiveBearer, ConnectRefusal> {
-        if let bearer { return .success(bearer) }
-        switch simStatus {
-        case .absent: return .failure(.noSIM)
-        case .pinLocked: return .failure(.pinRequired)
-        case .ready: break
+    /// What the network grants a request for `requested`: the families also in the scenario's
+    /// `ipType`, or the refusal with 3GPP cause 50 (PDP type IPv4 only allowed) or 51 (IPv6 only).
+    func grant(_ requested: BearerIPType) -> Result<BearerIPType, ConnectRefusal> {
+        guard let granted = requested.granted(by: modem.ipType) else {
+            return .failure(.network(cause: modem.ipType == .ipv4 ? 50 : 51))
         }
-        if !radioOn { return .failure(.radioOff) }
-        if !isRegistered { return .failure(.notRegistered) }
-        if let code = modem.faults.connectRejectCode { return .failure(.network(cause: code)) }
-        // No APN: the network picks the subscription's default (3GPP TS 23.401), the scenario's.
-        if !modem.apn.isEmpty && !apn.isEmpty && apn.lowercased() != modem.apn.lowercased() {
-            return .failure(.network(cause: 27)) // missing or unknown APN
+        return .success(granted)
+    }
+
+    /// Brings the bearer up on `apn` with the families of `requested` that the network grants
+    /// (adding them to a bearer that is up already), or says why not. Idempotent.
+    func connect(apn: String, requested: BearerIPType, now: Double) -> Result<ActiveBearer, ConnectRefusal> {
+        if bearer == nil {
+            switch simStatus {
+            case .absent: return .failure(.noSIM)
+            case .pinLocked: return .failure(.pinRequired)
+            case .ready: break
+            }
+            if !radioOn { return .failure(.radioOff) }
+            if !isRegistered { return .failure(.notRegistered) }
+            if let code = modem.faults.connectRejectCode { return .failure(.network(cause: code)) }
+            // No APN: the network picks the subscription's default (3GPP TS 23.401), the scenario's.
+            if !modem.apn.isEmpty && !apn.isEmpty && apn.lowercased() != modem.apn.lowercased() {
+                return .failure(.network(cause: 27)) // missing or unknown APN
+            }
         }
-        if !ipv4Allowed { return .failure(.network(cause: 50)) } // PDP type IPv4 only allowed
-        guard let assignment = try? bearerNetwork.connect(modemIndex: index) else { return .failure(.networkRefused) }
-        let active = ActiveBearer(assignment: assignment, apn: apn.isEmpty ? modem.apn : apn, since: now)
+        let granted: BearerIPType
+        switch grant(requested) {
+        case .success(let value): granted = value
+        case .failure(let refusal): return .failure(refusal)
+        }
+        let current = bearer?.assignment.ipType
+        let wanted = BearerIPType(carryingIPv4: granted.carriesIPv4 || current?.carriesIPv4 == true,
+                                  ipv6: granted.carriesIPv6 || current?.carriesIPv6 == true) ?? granted
+        if let bearer, wanted == current { return .success(bearer) }
+        guard let assignment = try? bearerNetwork.connect(modemIndex: index, ipType: wanted) else { return .failure(.networkRefused) }
+        let active = ActiveBearer(assignment: assignment, apn: bearer?.apn ?? (apn.isEmpty ? modem.apn : apn), since: bearer?.since ?? now)
         bearer = active
         return .success(active)
+    }
+
+    /// Takes the families of `families` off the bearer (a QMI session of one family ends),
+    /// taking it down when none is left; returns whether the bearer carried any of them.
+    @discardableResult
+    func release(_ families: BearerIPType) -> Bool {
+        guard let current = bearer?.assignment.ipType, current.carriesIPv4 && families.carriesIPv4 || current.carriesIPv6 && families.carriesIPv6 else {
+            return false
+        }
+        guard let remaining = BearerIPType(carryingIPv4: current.carriesIPv4 && !families.carriesIPv4,
+                                           ipv6: current.carriesIPv6 && !families.carriesIPv6),
+              let assignment = try? bearerNetwork.connect(modemIndex: index, ipType: remaining) else {
+            return disconnect()
+        }
+        bearer?.assignment = assignment
+        return true
     }
 
     /// Takes the bearer down (closing its data plane); returns whether one was up.

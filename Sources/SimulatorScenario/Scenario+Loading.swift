@@ -134,6 +134,14 @@ extension Scenario {
             if let after = modem.faults.dropBearerAfterSeconds, after < 1 { throw bad("\(f).dropBearerAfterSeconds", "must be at least 1") }
             if !(0...60_000).contains(modem.faults.responseDelayMs) { throw bad("\(f).responseDelayMs", "must be 0 to 60000") }
             if !(0...100).contains(modem.faults.garbageFrames) { throw bad("\(f).garbageFrames", "must be 0 to 100") }
+            if modem.nat64 && modem.ipType != .ipv6 {
+                throw bad("\(m).nat64", "needs \"ipType\": \"ipv6\" (a NAT64 network hands out IPv6-only bearers), got \"\(modem.ipType.rawValue)\"")
+            }
+        }
+        // NAT64/DNS64 is the carrier's, for every IPv6 bearer of the world.
+        if let first = modems.firstIndex(where: \.nat64),
+           let other = modems.firstIndex(where: { $0.ipType.carriesIPv6 && !$0.nat64 }) {
+            throw bad("modems[\(other)].nat64", "must be true as for modems[\(first)]: the carrier runs NAT64/DNS64 for every IPv6 bearer of the world")
         }
         for (name, path) in [("cellularPath", cellularPath), ("wifiPath", wifiPath)] {
             for (suffix, values) in [("", DirectionOverride(delayMs: path.delayMs, jitterMs: path.jitterMs, lossPercent: path.lossPercent)),
@@ -204,6 +212,8 @@ extension SimulatedModem {
         }
         if let value = try o.object("network", keys: keys(SimulatedNetwork.CodingKeys.self), SimulatedNetwork.read) { modem.network = value }
         if let value = try o.string("apn") { modem.apn = value }
+        if let value = try o.choice("ipType", BearerIPType.self) { modem.ipType = value }
+        if let value = try o.bool("nat64") { modem.nat64 = value }
         if let value = try o.object("faults", keys: keys(ModemFaults.CodingKeys.self), ModemFaults.read) { modem.faults = value }
         return modem
     }

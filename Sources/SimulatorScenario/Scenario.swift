@@ -1,3 +1,5 @@
+import CellpathCore
+
 /// A simulated world: its modems (each with a SIM and a data path), the path delays, and the
 /// faults of the fake API and the carrier. Loaded from JSON (docs/simulator.md); every field
 /// has a default so that `{}` is the built-in default world.
@@ -26,6 +28,10 @@ public struct Scenario: Sendable, Equatable, Encodable {
     /// 40 ms one-way on the cellular path, 5 ms on Wi-Fi.
     public static let builtIn = Scenario()
 
+    /// Whether the carrier is a NAT64 carrier (a modem has `nat64`): DNS64 answers its IPv6
+    /// bearers and the API has no IPv6 address of its own.
+    public var nat64: Bool { modems.contains { $0.nat64 } }
+
     enum CodingKeys: String, CodingKey, CaseIterable { case modems, cellularPath, wifiPath, api, carrier, modemManager }
 }
 
@@ -42,13 +48,18 @@ public struct SimulatedModem: Sendable, Equatable, Encodable {
     public var sim: SimulatedSIM?
     public var network: SimulatedNetwork
     public var apn: String
+    /// The address families this modem's network grants a bearer (`ipv4` by default): a
+    /// connect gets the families it asks for that are also in here, and is refused when none is.
+    public var ipType: BearerIPType
+    /// The network is IPv6-only behind NAT64/DNS64 (64:ff9b::/96); only with `ipType` `ipv6`.
+    public var nat64: Bool
     public var faults: ModemFaults
 
     public init(protocol: ModemProtocol = .mbim, imei: String = SimulatedModem.defaultIMEI(index: 0),
                 manufacturer: String = "cellpath", model: String = "Simulated LTE modem",
                 firmware: String = "SIM.1.0", sim: SimulatedSIM? = SimulatedSIM(),
                 network: SimulatedNetwork = SimulatedNetwork(), apn: String = "internet",
-                faults: ModemFaults = ModemFaults()) {
+                ipType: BearerIPType = .ipv4, nat64: Bool = false, faults: ModemFaults = ModemFaults()) {
         self.protocol = `protocol`
         self.imei = imei
         self.manufacturer = manufacturer
@@ -57,6 +68,8 @@ public struct SimulatedModem: Sendable, Equatable, Encodable {
         self.sim = sim
         self.network = network
         self.apn = apn
+        self.ipType = ipType
+        self.nat64 = nat64
         self.faults = faults
     }
 
@@ -71,7 +84,7 @@ public struct SimulatedModem: Sendable, Equatable, Encodable {
         Luhn.appendingCheckDigit(to: "35123456" + digits(789_012 + index, width: 6))
     }
 
-    enum CodingKeys: String, CodingKey, CaseIterable { case `protocol`, imei, manufacturer, model, firmware, sim, network, apn, faults }
+    enum CodingKeys: String, CodingKey, CaseIterable { case `protocol`, imei, manufacturer, model, firmware, sim, network, apn, ipType, nat64, faults }
 
     /// Writes every field; `sim` as an explicit null when there is none (absent means the default SIM).
     public func encode(to encoder: any Encoder) throws {
@@ -84,7 +97,32 @@ public struct SimulatedModem: Sendable, Equatable, Encodable {
         try c.encode(sim, forKey: .sim)
         try c.encode(network, forKey: .network)
         try c.encode(apn, forKey: .apn)
+        try c.encode(ipType.rawValue, forKey: .ipType)
+        try c.encode(nat64, forKey: .nat64)
         try c.encode(faults, forKey: .faults)
+    }
+}
+
+extension BearerIPType {
+    /// Whether a bearer of this type carries IPv4.
+    public var carriesIPv4: Bool { self != .ipv6 }
+    /// Whether a bearer of this type carries IPv6.
+    public var carriesIPv6: Bool { self != .ipv4 }
+
+    /// The type that carries exactly these families, or nil for none.
+    public init?(carryingIPv4 ipv4: Bool, ipv6: Bool) {
+        switch (ipv4, ipv6) {
+        case (true, true): self = .ipv4v6
+        case (true, false): self = .ipv4
+        case (false, true): self = .ipv6
+        case (false, false): return nil
+        }
+    }
+
+    /// What a network offering `offered` grants a request for this type: the families in both,
+    /// or nil when they have none in common (the network refuses the connect).
+    public func granted(by offered: BearerIPType) -> BearerIPType? {
+        BearerIPType(carryingIPv4: carriesIPv4 && offered.carriesIPv4, ipv6: carriesIPv6 && offered.carriesIPv6)
     }
 }
 

@@ -76,10 +76,11 @@ enum MBIMTestFrames {
         return le32(3) + le32(UInt32(12 + body.count)) + le32(tid) + body
     }
     /// CONNECT set activating session 0 on "internet" (IPv4).
-    static func connect(tid: UInt32) -> [UInt8] {
+    /// A connect (activate) of session 0 on APN `internet` with MBIM_CONTEXT_IP_TYPE `ipType`.
+    static func connect(tid: UInt32, ipType: UInt32 = 1) -> [UInt8] {
         let apn: [UInt8] = Array("internet".utf16).flatMap { [UInt8($0 & 0xff), UInt8($0 >> 8)] }
         var info = le32(0) + le32(1) + le32(60) + le32(UInt32(apn.count))
-        info += le32(0) + le32(0) + le32(0) + le32(0) + le32(0) + le32(0) + le32(1)
+        info += le32(0) + le32(0) + le32(0) + le32(0) + le32(0) + le32(0) + le32(ipType)
         info += [0x7e, 0x5e, 0x2a, 0x7e, 0x4e, 0x6f, 0x72, 0x72, 0x73, 0x6b, 0x65, 0x6e, 0x7e, 0x5e, 0x2a, 0x7e]
         return command(tid: tid, cid: 12, set: true, info: info + apn)
     }

@@ -95,3 +95,59 @@ import Testing
         #expect(throws: CellpathError.self) { try Scenario.load(path: path + ".missing") }
     }
 }
+
+@Suite struct ScenarioIPTypeTests {
+    private func decode(_ json: String) throws -> Scenario { try Scenario.decode(Array(json.utf8)) }
+
+    private func message(_ json: String) -> String? {
+        do { _ = try decode(json); return nil } catch let error as CellpathError { return error.message } catch { return "\(error)" }
+    }
+
+    @Test func defaultsAreIPv4WithoutNAT64() throws {
+        let scenario = try decode("{}")
+        #expect(scenario.modems[0].ipType == .ipv4)
+        #expect(scenario.modems[0].nat64 == false)
+        #expect(scenario.nat64 == false)
+    }
+
+    @Test func readsIPTypeAndNAT64AndKeepsThemThroughEncoding() throws {
+        let scenario = try decode(#"{"modems": [{"ipType": "ipv6", "nat64": true}, {"ipType": "ipv4"}]}"#)
+        #expect(scenario.modems[0].ipType == .ipv6)
+        #expect(scenario.modems[0].nat64)
+        #expect(scenario.modems[1].ipType == .ipv4)
+        #expect(scenario.nat64)
+        #expect(try Scenario.decode(scenario.encoded()) == scenario)
+        let dual = try decode(#"{"modems": [{"ipType": "ipv4v6"}]}"#)
+        #expect(dual.modems[0].ipType == .ipv4v6)
+        #expect(!dual.nat64)
+    }
+
+    @Test(arguments: [
+        (#"{"modems": [{"ipType": "ipv5"}]}"#, #"modems[0].ipType: must be one of "ipv4", "ipv6", "ipv4v6", got the string "ipv5""#),
+        (#"{"modems": [{"ipType": 6}]}"#, #"modems[0].ipType: must be one of "ipv4", "ipv6", "ipv4v6", got 6"#),
+        (#"{"modems": [{"nat64": "yes"}]}"#, #"modems[0].nat64: must be true or false, got the string "yes""#),
+        (#"{"modems": [{"nat64": true}]}"#, #"modems[0].nat64: needs "ipType": "ipv6""#),
+        (#"{"modems": [{"ipType": "ipv4v6", "nat64": true}]}"#, #"got "ipv4v6""#),
+        (#"{"modems": [{"ipType": "ipv6", "nat64": true}, {"ipType": "ipv4v6"}]}"#,
+         "modems[1].nat64: must be true as for modems[0]"),
+        (#"{"modems": [{"iptype": "ipv6"}]}"#, #"did you mean "ipType"?"#),
+    ])
+    func badIPSettingsNameTheField(json: String, expected: String) {
+        let text = message(json)
+        #expect(text?.contains(expected) == true, "\(text ?? "accepted")")
+    }
+
+    @Test func anIPv4ModemMayShareANAT64World() throws {
+        let scenario = try decode(#"{"modems": [{"ipType": "ipv6", "nat64": true}, {}]}"#)
+        #expect(scenario.nat64 && scenario.modems[1].ipType == .ipv4)
+    }
+
+    @Test(arguments: [
+        (BearerIPType.ipv4, BearerIPType.ipv4, BearerIPType?.some(.ipv4)),
+        (.ipv4v6, .ipv6, .ipv6), (.ipv4v6, .ipv4, .ipv4), (.ipv4v6, .ipv4v6, .ipv4v6),
+        (.ipv6, .ipv4v6, .ipv6), (.ipv4, .ipv4v6, .ipv4), (.ipv4, .ipv6, nil), (.ipv6, .ipv4, nil),
+    ])
+    func grantIsTheIntersection(requested: BearerIPType, offered: BearerIPType, granted: BearerIPType?) {
+        #expect(requested.granted(by: offered) == granted)
+    }
+}

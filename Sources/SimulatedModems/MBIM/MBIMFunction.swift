@@ -1,3 +1,4 @@
+import CellpathCore
 import SystemSupport
 
 /// The MBIM function of a simulated modem: OPEN/CLOSE, fragment reassembly and splitting,
@@ -380,10 +381,29 @@ final class MBIMFunction: ControlFunction {
         b.u32(session)
         b.u32(activated ? 1 : 3)            // activated / deactivated
         b.u32(0)                            // no voice call
-        b.u32(activated ? 1 : 0)            // IPv4 / default
+        b.u32(activated ? Self.wireIPType(state.bearer?.assignment.ipType ?? .ipv4) : 0)   // granted type / default
         b.bytes(MBIMUUID.contextInternet)
         b.u32(nwError)
         return b.build()
+    }
+
+    /// MBIM_CONTEXT_IP_TYPE of a granted type: IPv4 1, IPv6 2, IPv4v6 3.
+    private static func wireIPType(_ type: BearerIPType) -> UInt32 {
+        switch type {
+        case .ipv4: 1
+        case .ipv6: 2
+        case .ipv4v6: 3
+        }
+    }
+
+    /// The families a connect's MBIM_CONTEXT_IP_TYPE asks for: IPv4 1, IPv6 2, IPv4v6 3; default 0
+    /// and "IPv4 and IPv6" 4 (and anything unknown) ask for whatever the network offers.
+    private static func requestedIPType(_ wire: UInt32) -> BearerIPType {
+        switch wire {
+        case 1: .ipv4
+        case 2: .ipv6
+        default: .ipv4v6
+        }
     }
 
     private func setConnect(_ info: [UInt8], now: Double) -> (MBIMStatus, [UInt8]) {
@@ -396,8 +416,7 @@ final class MBIMFunction: ControlFunction {
             return (.success, connectInfo(session: session, activated: false, nwError: 0))
         }
         guard activation == 1 else { return (.invalidParameters, []) }
-        // IP types: default 0, IPv4 1, IPv6 2, IPv4v6 3, IPv4 or IPv6 4.
-        switch state.connect(apn: apn, ipv4Allowed: ipType != 2, now: now) {
+        switch state.connect(apn: apn, requested: Self.requestedIPType(ipType), now: now) {
         case .success:
             return (.success, connectInfo(session: session, activated: true, nwError: 0))
         case .failure(let refusal):
@@ -423,27 +442,33 @@ final class MBIMFunction: ControlFunction {
     private func ipConfiguration(_ info: [UInt8]) -> (MBIMStatus, [UInt8]) {
         let session = MBIMInfoReader(info).u32(at: 0) ?? 0
         guard session == 0 else { return (.invalidParameters, []) }
-        guard let bearer = state.bearer, let address = IPAddress.ipv4Bytes(bearer.assignment.ipv4Address) else {
-            return (.contextNotActivated, [])
-        }
+        guard let bearer = state.bearer else { return (.contextNotActivated, []) }
         let a = bearer.assignment
-        let gateway = IPAddress.ipv4Bytes(a.gateway)
-        let dns = a.dnsServers.compactMap(IPAddress.ipv4Bytes)
-        var element = ByteWriter()
-        element.u32(UInt32(clamping: a.prefixLength))
-        element.append(address)
+        /// One family's element (prefix length + address), gateway, DNS and availability flags.
+        func family(_ settings: FamilyAssignment?, bytes: (String) -> [UInt8]?) -> (flags: UInt32, element: [UInt8], gateway: [UInt8], dns: [[UInt8]]) {
+            guard let settings, let address = bytes(settings.address) else { return (0, [], [], []) }
+            let gateway = bytes(settings.gateway) ?? []
+            let dns = settings.dnsServers.compactMap(bytes)
+            var element = ByteWriter()
+            element.u32(UInt32(clamping: settings.prefixLength))
+            element.append(address)
+            // address, gateway, DNS, MTU
+            return (0x1 | (gateway.isEmpty ? 0 : 0x2) | (dns.isEmpty ? 0 : 0x4) | 0x8, element.bytes, gateway, dns)
+        }
+        let v4 = family(a.ipv4, bytes: IPAddress.ipv4Bytes)
+        let v6 = family(a.ipv6, bytes: IPAddress.ipv6Bytes)
         var b = MBIMInfoBuilder()
         b.u32(session)
-        b.u32(0x1 | (gateway == nil ? 0 : 0x2) | (dns.isEmpty ? 0 : 0x4) | 0x8)  // address, gateway, DNS, MTU
-        b.u32(0)
-        b.u32(1); b.offset(to: element.bytes)
-        b.u32(0); b.offset(to: [])
-        b.offset(to: gateway ?? [])
-        b.offset(to: [])
-        b.u32(UInt32(dns.count)); b.offset(to: dns.flatMap { $0 })
-        b.u32(0); b.offset(to: [])
-        b.u32(UInt32(clamping: a.mtu))
-        b.u32(0)
+        b.u32(v4.flags)
+        b.u32(v6.flags)
+        b.u32(v4.element.isEmpty ? 0 : 1); b.offset(to: v4.element)
+        b.u32(v6.element.isEmpty ? 0 : 1); b.offset(to: v6.element)
+        b.offset(to: v4.gateway)
+        b.offset(to: v6.gateway)
+        b.u32(UInt32(v4.dns.count)); b.offset(to: v4.dns.flatMap { $0 })
+        b.u32(UInt32(v6.dns.count)); b.offset(to: v6.dns.flatMap { $0 })
+        b.u32(a.ipv4 == nil ? 0 : UInt32(clamping: a.mtu))
+        b.u32(a.ipv6 == nil ? 0 : UInt32(clamping: a.mtu))
         return (.success, b.build())
     }
 }

@@ -1,3 +1,6 @@
+import CellpathCore
+import SystemSupport
+
 /// The QMI function of a simulated modem: QMUX framing with resynchronisation, CTL (version
 /// info, client ids, sync) and the DMS, NAS, WDS and WDA services. Confined to the modem's
 /// server thread.
@@ -13,8 +16,16 @@ final class QMIFunction: ControlFunction {
     private var clients: [UInt8: Set<UInt8>] = [:]
     private var nextClientID: [UInt8: UInt8] = [:]
     private var garbageSent = 0
-    /// The packet data handle and owning WDS client of the connected bearer.
-    private var call: (handle: UInt32, clientID: UInt8)?
+    /// One WDS session (call) of the bearer: its packet data handle, owning client (0 once it
+    /// released its id) and IP family (`.ipv4` or `.ipv6`; dual stack is two sessions).
+    private struct Call {
+        var handle: UInt32
+        var clientID: UInt8
+        var family: BearerIPType
+    }
+    private var calls: [Call] = []
+    /// IP family preferences set with WDS Set IP Family, per WDS client.
+    private var familyPreference: [UInt8: BearerIPType] = [:]
     private var callCounter: UInt32 = 0
     private var linkLayerProtocol: UInt32 = 2   // raw-ip
 
@@ -121,7 +132,10 @@ final class QMIFunction: ControlFunction {
         case 0x0023:    // release CID
             guard let info = request.tlvs[0x01], info.count == 2 else { return [reply(request, [QMUX.result(.missingArgument)])] }
             guard clients[info[0]]?.remove(info[1]) != nil else { return [reply(request, [QMUX.result(.invalidClientID)])] }
-            if info[0] == QMIService.wds.rawValue, call?.clientID == info[1] { call?.clientID = 0 }
+            if info[0] == QMIService.wds.rawValue {
+                for i in calls.indices where calls[i].clientID == info[1] { calls[i].clientID = 0 }
+                familyPreference[info[1]] = nil
+            }
             return [reply(request, [QMUX.result(.none), QMITLV(0x01, info)])]
         case 0x0026:    // set data format (QMUX framing of the data port): echo the protocol
             let requested = request.tlvs[0x10].flatMap { ByteReader($0).u16(at: 0) } ?? 1
@@ -318,7 +332,7 @@ final class QMIFunction: ControlFunction {
         return [QMUX.result(.callFailed), QMITLV(0x10, u16: reason), QMITLV(0x11, verbose.bytes)]
     }
 
-    private func packetStatusIndication(to clientID: UInt8, connected: Bool, endReason: UInt16?, cause: Int?) -> [UInt8] {
+    private func packetStatusIndication(to clientID: UInt8, family: BearerIPType, connected: Bool, endReason: UInt16?, cause: Int?) -> [UInt8] {
         var tlvs = [QMITLV(0x01, [connected ? 2 : 1, 0])]
         if let endReason { tlvs.append(QMITLV(0x10, u16: endReason)) }
         if let cause {
@@ -327,36 +341,58 @@ final class QMIFunction: ControlFunction {
             verbose.u16(UInt16(bitPattern: Int16(clamping: cause)))
             tlvs.append(QMITLV(0x11, verbose.bytes))
         }
-        tlvs.append(QMITLV(0x12, u8: 4))
+        tlvs.append(QMITLV(0x12, u8: family == .ipv6 ? 6 : 4))
         return QMUX.frame(service: QMIService.wds.rawValue, clientID: clientID, transactionID: 0,
                           messageID: 0x0022, tlvs: tlvs, indication: true)
     }
 
-    private func stopCall() {
-        call = nil
+    /// Ends every session and takes the bearer down; returns the sessions that were up.
+    private func stopCalls() -> [Call] {
+        let ended = calls
+        calls = []
         state.disconnect()
+        return ended
+    }
+
+    /// The IP family a Start Network asks for: its IP family preference TLV (4, 6, or 8 =
+    /// unspecified: IPv4 when the network has it), else the client's Set IP Family, else IPv4.
+    private func requestedFamily(_ request: QMIRequest) -> BearerIPType {
+        switch request.tlvs[0x19]?.first {
+        case 6: return .ipv6
+        case 8: return state.modem.ipType.carriesIPv4 ? .ipv4 : .ipv6
+        case 4: return .ipv4
+        default: return familyPreference[request.clientID] ?? .ipv4
+        }
     }
 
     private func wds(_ request: QMIRequest, now: Double) -> [[UInt8]] {
         switch request.messageID {
-        case 0x0001, 0x0003, 0x004D, 0x00A2:    // set event report, indication register, set IP family, bind mux data port
+        case 0x0001, 0x0003, 0x00A2:    // set event report, indication register, bind mux data port
+            return [reply(request, [QMUX.result(.none)])]
+        case 0x004D:    // set IP family preference of this client
+            switch request.tlvs[0x01]?.first {
+            case 4: familyPreference[request.clientID] = .ipv4
+            case 6: familyPreference[request.clientID] = .ipv6
+            case 8: familyPreference[request.clientID] = nil
+            default: return [reply(request, [QMUX.result(.missingArgument)])]
+            }
             return [reply(request, [QMUX.result(.none)])]
         case 0x0024:    // get packet statistics: the simulator does not count the data path's packets
             return [reply(request, [QMUX.result(.none), QMITLV(0x10, u32: 0), QMITLV(0x11, u32: 0),
                                     QMITLV(0x19, [UInt8](repeating: 0, count: 8)), QMITLV(0x1A, [UInt8](repeating: 0, count: 8))])]
-        case 0x0020:    // start network
+        case 0x0020:    // start network: one session per IP family
             let apn = request.tlvs[0x14].map { String(decoding: $0, as: UTF8.self) } ?? ""
-            let family = request.tlvs[0x19]?.first ?? 4
-            if let call {
+            let family = requestedFamily(request)
+            if let call = calls.first(where: { $0.family == family }) {
                 return [reply(request, [QMUX.result(.noEffect), QMITLV(0x01, u32: call.handle)])]
             }
-            switch state.connect(apn: apn, ipv4Allowed: family != 6, now: now) {
+            switch state.connect(apn: apn, requested: family, now: now) {
             case .success:
                 callCounter += 1
                 let handle = 0x3C00_0000 | (UInt32(state.index) << 16) | (callCounter & 0xffff)
-                call = (handle, request.clientID)
+                calls.append(Call(handle: handle, clientID: request.clientID, family: family))
                 return [reply(request, [QMUX.result(.none), QMITLV(0x01, u32: handle)]),
-                        packetStatusIndication(to: request.clientID, connected: true, endReason: nil, cause: nil)]
+                        packetStatusIndication(to: request.clientID, family: family, connected: true, endReason: nil, cause: nil)]
             case .failure(let refusal):
                 let tlvs: [QMITLV] = switch refusal {
                 case .noSIM, .pinRequired, .radioOff, .notRegistered:
@@ -373,31 +409,56 @@ final class QMIFunction: ControlFunction {
                 return [reply(request, [QMUX.result(.missingArgument)])]
             }
             if handle == 0xFFFF_FFFF { return [reply(request, [QMUX.result(.none)])] }   // global: autoconnect only
-            guard let current = call, current.handle == handle else { return [reply(request, [QMUX.result(.invalidHandle)])] }
-            stopCall()
+            guard let index = calls.firstIndex(where: { $0.handle == handle }) else {
+                return [reply(request, [QMUX.result(.invalidHandle)])]
+            }
+            let ended = calls.remove(at: index)
+            if calls.isEmpty { state.disconnect() } else { state.release(ended.family) }
             var out = [reply(request, [QMUX.result(.none)])]
-            if current.clientID != 0 {
-                out.append(packetStatusIndication(to: current.clientID, connected: false, endReason: 2, cause: nil))
+            if ended.clientID != 0 {
+                out.append(packetStatusIndication(to: ended.clientID, family: ended.family, connected: false, endReason: 2, cause: nil))
             }
             return out
         case 0x0022:    // get packet service status
             return [reply(request, [QMUX.result(.none), QMITLV(0x01, u8: state.bearer != nil ? 2 : 1)])]
-        case 0x002D:    // get current settings
-            guard let bearer = state.bearer else { return [reply(request, [QMUX.result(.outOfCall)])] }
-            let a = bearer.assignment
-            var tlvs = [QMUX.result(.none), QMITLV(0x11, u8: 0), QMITLV(0x14, string: bearer.apn)]
-            if let dns = a.dnsServers.first, let t = QMITLV(0x15, ipv4: dns) { tlvs.append(t) }
-            if a.dnsServers.count > 1, let t = QMITLV(0x16, ipv4: a.dnsServers[1]) { tlvs.append(t) }
-            if let t = QMITLV(0x1E, ipv4: a.ipv4Address) { tlvs.append(t) }
-            if let t = QMITLV(0x20, ipv4: a.gateway) { tlvs.append(t) }
-            let mask = ipv4Netmask(prefixLength: a.prefixLength)
-            tlvs.append(QMITLV(0x21, [mask[3], mask[2], mask[1], mask[0]]))
-            tlvs.append(QMITLV(0x29, u32: UInt32(clamping: a.mtu)))
-            tlvs.append(QMITLV(0x2B, u8: 4))
-            return [reply(request, tlvs)]
+        case 0x002D:    // get current settings of this client's family
+            return [reply(request, currentSettings(clientID: request.clientID))]
         default:
             return [reply(request, [QMUX.result(.invalidQMICommand)])]
         }
+    }
+
+    /// WDS Get Current Settings for `clientID`: the settings of the family of its session, else
+    /// of its Set IP Family preference, else IPv4 when the bearer has it, else IPv6.
+    private func currentSettings(clientID: UInt8) -> [QMITLV] {
+        guard let bearer = state.bearer, let carried = bearer.assignment.ipType else { return [QMUX.result(.outOfCall)] }
+        let family = calls.first { $0.clientID == clientID }?.family ?? familyPreference[clientID]
+            ?? (carried.carriesIPv4 ? .ipv4 : .ipv6)
+        let a = bearer.assignment
+        var tlvs = [QMUX.result(.none)]
+        if family == .ipv6 {
+            guard let v6 = a.ipv6 else { return [QMUX.result(.outOfCall)] }
+            tlvs += [QMITLV(0x11, u8: 2), QMITLV(0x14, string: bearer.apn)]      // PDP type IPv6
+            if let dns = v6.dnsServers.first.flatMap(IPAddress.ipv6Bytes) { tlvs.append(QMITLV(0x27, dns)) }
+            if v6.dnsServers.count > 1, let dns = IPAddress.ipv6Bytes(v6.dnsServers[1]) { tlvs.append(QMITLV(0x28, dns)) }
+            let prefix = UInt8(clamping: v6.prefixLength)
+            if let address = IPAddress.ipv6Bytes(v6.address) { tlvs.append(QMITLV(0x25, address + [prefix])) }
+            if let gateway = IPAddress.ipv6Bytes(v6.gateway) { tlvs.append(QMITLV(0x26, gateway + [prefix])) }
+            tlvs.append(QMITLV(0x29, u32: UInt32(clamping: a.mtu)))
+            tlvs.append(QMITLV(0x2B, u8: 6))
+            return tlvs
+        }
+        guard let v4 = a.ipv4 else { return [QMUX.result(.outOfCall)] }
+        tlvs += [QMITLV(0x11, u8: 0), QMITLV(0x14, string: bearer.apn)]          // PDP type IPv4
+        if let dns = v4.dnsServers.first, let t = QMITLV(0x15, ipv4: dns) { tlvs.append(t) }
+        if v4.dnsServers.count > 1, let t = QMITLV(0x16, ipv4: v4.dnsServers[1]) { tlvs.append(t) }
+        if let t = QMITLV(0x1E, ipv4: v4.address) { tlvs.append(t) }
+        if let t = QMITLV(0x20, ipv4: v4.gateway) { tlvs.append(t) }
+        let mask = ipv4Netmask(prefixLength: v4.prefixLength)
+        tlvs.append(QMITLV(0x21, [mask[3], mask[2], mask[1], mask[0]]))
+        tlvs.append(QMITLV(0x29, u32: UInt32(clamping: a.mtu)))
+        tlvs.append(QMITLV(0x2B, u8: 4))
+        return tlvs
     }
 
     // MARK: WDA
@@ -423,18 +484,16 @@ final class QMIFunction: ControlFunction {
     // MARK: Events
 
     func bearerDropped(cause: Int) -> [[UInt8]] {
-        guard let current = call else { state.disconnect(); return [] }
-        stopCall()
-        guard current.clientID != 0 else { return [] }
-        return [packetStatusIndication(to: current.clientID, connected: false, endReason: 1, cause: cause)]
+        stopCalls().filter { $0.clientID != 0 }.map {
+            packetStatusIndication(to: $0.clientID, family: $0.family, connected: false, endReason: 1, cause: cause)
+        }
     }
 
     func registrationChanged() -> [[UInt8]] {
         var out: [[UInt8]] = []
-        if !state.isRegistered, let current = call {
-            stopCall()
-            if current.clientID != 0 {
-                out.append(packetStatusIndication(to: current.clientID, connected: false, endReason: 3, cause: nil))
+        if !state.isRegistered, !calls.isEmpty {
+            for ended in stopCalls() where ended.clientID != 0 {
+                out.append(packetStatusIndication(to: ended.clientID, family: ended.family, connected: false, endReason: 3, cause: nil))
             }
         }
         for cid in clients[QMIService.nas.rawValue] ?? [] {
@@ -445,7 +504,7 @@ final class QMIFunction: ControlFunction {
     }
 
     func shutdown() {
-        stopCall()
+        _ = stopCalls()
         clients.removeAll()
     }
 }

@@ -90,13 +90,11 @@ public final class DataPlane: Sendable {
 }
 
 extension DataPlane: BearerNetwork {
-    /// Opens modem `modemIndex`'s relay and returns what the carrier assigns: its bearer
-    /// address as a /32, the carrier's endpoint as gateway, the carrier DNS, MTU 1500.
-    /// Called on a simulated modem's thread.
-    public func connect(modemIndex: Int) throws -> BearerAssignment {
-        let address = try connect(modemIndex)
-        return BearerAssignment(ipv4Address: address, prefixLength: 32, gateway: WorldTopology.carrierEndpointAddress,
-                                dnsServers: [WorldTopology.carrierDNSAddress], mtu: 1500)
+    /// Opens modem `modemIndex`'s relay for the families of `ipType` and returns what the
+    /// carrier assigns (`BearerAssignment.carrier`). Called on a simulated modem's thread.
+    public func connect(modemIndex: Int, ipType: BearerIPType) throws -> BearerAssignment {
+        try connect(modemIndex)
+        return .carrier(modemIndex: modemIndex, ipType: ipType)
     }
 
     /// Closes modem `modemIndex`'s relay (idempotent; unknown indexes are ignored).
