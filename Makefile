@@ -24,7 +24,7 @@ DEB_PACKAGES := pkg-config libglib2.0-dev libmbim-glib-dev libqmi-glib-dev libmm
 	libcurl4-openssl-dev libc-ares-dev libmicrohttpd-dev libnl-3-dev libnl-route-3-dev \
 	libphonenumber-dev libprotobuf-dev libicu-dev libssl-dev \
 	libmbim-utils libqmi-utils iproute2 dnsmasq-base openssl curl tcpdump ca-certificates python3 \
-	jq iputils-ping time man-db wrk modemmanager polkitd dbus
+	jq iputils-ping time man-db wrk modemmanager polkitd dbus tayga unbound
 
 .PHONY: all deps build test demo bench order-file docs install uninstall clean
 

@@ -274,7 +274,8 @@ public enum SimulatedWorld {
         let run = RunDirectory(prefix: prefix)
         let topology = WorldTopology(prefix: prefix, modemCount: 0)
         var stopped: [StoppedProcess] = []
-        for server in DNSServer.all(topology) {
+        // (Their names and markers are the same in a NAT64 world.)
+        for server in DNSServer.all(topology, nat64: false) {
             if let pid = Processes.readPIDFile(run.dnsPIDFile(server.name)), Processes.isRunning(pid, markers: server.markers) {
                 Processes.stop(pid, markers: server.markers)
                 stopped.append(StoppedProcess(pid: pid, name: "dnsmasq", reason: "\(server.name) DNS of a killed daemon"))
@@ -301,6 +302,7 @@ public enum SimulatedWorld {
             + ModemManagerService.Program.allCases.map({ ModemManagerService.pidFile($0, run) }) { unlink(file) }
         rmdir("\(modemManager)/hostdev")
         FileSystem.removeTree("\(run.path)/tls")
+        FileSystem.removeTree("\(run.path)/nat64")
     }
 
     /// The error for a command that needs the world up.

@@ -51,7 +51,7 @@ public struct SimulatedModem: Sendable, Equatable, Encodable {
     /// The address families this modem's network grants a bearer (`ipv4` by default): a
     /// connect gets the families it asks for that are also in here, and is refused when none is.
     public var ipType: BearerIPType
-    /// The network is IPv6-only behind NAT64/DNS64 (64:ff9b::/96); only with `ipType` `ipv6`.
+    /// The network is IPv6-only behind NAT64/DNS64 (prefix 2001:db8:64:ff9b::/96); only with `ipType` `ipv6`.
     public var nat64: Bool
     public var faults: ModemFaults
 

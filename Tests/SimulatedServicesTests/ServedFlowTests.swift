@@ -39,8 +39,8 @@ final class ServedWorld: Sendable {
             let subscribers = FakeDirectory(byAddress: ["100.64.23.2": (SimulatedSIM(msisdn: TestWorld.msisdn), SimulatedNetwork())])
             let log: @Sendable (String) -> Void = { [collector = self.log] line in collector.append(line) }
             let tls = try HTTPServer.TLSIdentity.files(certificate: "\(directory)/cert.pem", privateKey: "\(directory)/key.pem")
-            let sockets = SimulatedWebServices.Sockets(apiTLS: try socket("203.0.113.10", 443), apiPlain: try socket("203.0.113.10", 80),
-                                                       carrier: try socket("100.64.0.1", 80))
+            let sockets = SimulatedWebServices.Sockets(apiTLS: [try socket("203.0.113.10", 443)], apiPlain: [try socket("203.0.113.10", 80)],
+                                                       carrier: [try socket("100.64.0.1", 80)])
             let configuration = FakeTruAPIConfiguration(clientID: TestWorld.clientID, clientSecret: TestWorld.clientSecret)
             let started = try SimulatedWebServices(configuration: configuration, carrierFaults: carrierFaults, subscribers: subscribers,
                                                    tls: tls, sockets: sockets, apiNamespace: "cp-inet",

@@ -29,9 +29,9 @@ public struct SimulatorCredentials: Sendable, Equatable, Codable {
     }
 }
 
-/// Hosts the fake tru.ID API (203.0.113.10:443 in the internet namespace, and :80 with the
-/// `httpsDowngrade` fault) and the carrier's identification endpoint (100.64.0.1:80 in the
-/// carrier namespace); every request is appended to the run directory's request log. Makes the
+/// Hosts the fake tru.ID API (203.0.113.10:443 and [2001:db8:113::10]:443 in the internet
+/// namespace, and :80 with the `httpsDowngrade` fault; IPv4 only in a NAT64 world) and the
+/// carrier's identification endpoint (100.64.0.1:80 and [2001:db8:64::1]:80 in the carrier namespace); every request is appended to the run directory's request log. Makes the
 /// webhook key; with a `callbackURL`, posts webhooks from the internet namespace and expires
 /// checks on time (a sweep every second).
 final class WebServicesService: SimulatorService {
@@ -55,14 +55,18 @@ final class WebServicesService: SimulatorService {
         var sockets: [Int32] = []
         var handedOver = false
         do {
-            let apiTLS = try context.listeningSocket(namespace: topology.inetNamespace, address: WorldTopology.apiAddress, port: 443)
-            sockets.append(apiTLS)
-            let apiPlain = context.scenario.carrier.httpsDowngrade
-                ? try context.listeningSocket(namespace: topology.inetNamespace, address: WorldTopology.apiAddress, port: 80) : nil
-            if let apiPlain { sockets.append(apiPlain) }
-            let carrier = try context.listeningSocket(namespace: topology.carrierNamespace,
-                                                      address: WorldTopology.carrierEndpointAddress, port: 80)
-            sockets.append(carrier)
+            // Both families, except for the API behind NAT64 (an IPv4-only host).
+            let apiAddresses = [WorldTopology.apiAddress] + (context.scenario.nat64 ? [] : [WorldTopology.apiIPv6Address])
+            func listen(_ namespace: String, _ addresses: [String], _ port: UInt16) throws -> [Int32] {
+                try addresses.map { address in
+                    let fd = try context.listeningSocket(namespace: namespace, address: address, port: port)
+                    sockets.append(fd)
+                    return fd
+                }
+            }
+            let apiTLS = try listen(topology.inetNamespace, apiAddresses, 443)
+            let apiPlain = context.scenario.carrier.httpsDowngrade ? try listen(topology.inetNamespace, apiAddresses, 80) : []
+            let carrier = try listen(topology.carrierNamespace, [WorldTopology.carrierEndpointAddress, WorldTopology.carrierEndpointIPv6], 80)
             let configuration = FakeTruAPIConfiguration(clientID: credentials.clientID, clientSecret: credentials.clientSecret,
                                                         faults: context.scenario.api,
                                                         rateLimitPerHour: context.scenario.api.rateLimitPerHour,

@@ -9,20 +9,23 @@ import Synchronization
 /// wired to one shared assertion ledger and running on their HTTP servers: the API over TLS (and plain HTTP for
 /// the `httpsDowngrade` fault), the carrier over plain HTTP. Start and stop from any thread.
 public final class SimulatedWebServices: Sendable {
-    /// Listening sockets handed over to the servers (each is closed when they stop).
+    /// Listening sockets handed over to the servers (each is closed when they stop), one per
+    /// address family served.
     public struct Sockets: Sendable {
-        /// 203.0.113.10:443 in the internet namespace.
-        public var apiTLS: Int32
-        /// 203.0.113.10:80 in the internet namespace, or nil to serve the API over TLS only.
-        public var apiPlain: Int32?
-        /// 100.64.0.1:80 in the carrier namespace.
-        public var carrier: Int32
+        /// 203.0.113.10:443 (and [2001:db8:113::10]:443) in the internet namespace.
+        public var apiTLS: [Int32]
+        /// The same addresses' port 80, or none to serve the API over TLS only.
+        public var apiPlain: [Int32]
+        /// 100.64.0.1:80 (and [2001:db8:64::1]:80) in the carrier namespace.
+        public var carrier: [Int32]
 
-        public init(apiTLS: Int32, apiPlain: Int32?, carrier: Int32) {
+        public init(apiTLS: [Int32], apiPlain: [Int32], carrier: [Int32]) {
             self.apiTLS = apiTLS
             self.apiPlain = apiPlain
             self.carrier = carrier
         }
+
+        var all: [Int32] { apiTLS + apiPlain + carrier }
     }
 
     public let api: FakeTruAPI
@@ -40,15 +43,19 @@ public final class SimulatedWebServices: Sendable {
         carrier = CarrierIdentificationEndpoint(directory: subscribers, faults: carrierFaults, ledger: ledger,
                                                 baseURL: configuration.carrierURL, apiBaseURL: configuration.baseURL)
         var started: [HTTPServer] = []
-        var pending: [Int32] = [sockets.apiTLS, sockets.carrier] + (sockets.apiPlain.map { [$0] } ?? [])
+        var pending = sockets.all
         do {
-            pending.removeFirst()
-            started.append(try api.serve(on: .socket(sockets.apiTLS), tls: tls, namespace: apiNamespace, clock: clock, log: log))
-            pending.removeFirst()
-            started.append(try carrier.serve(on: .socket(sockets.carrier), namespace: carrierNamespace, clock: clock, log: log))
-            if let plain = sockets.apiPlain {
+            for fd in sockets.apiTLS {
                 pending.removeFirst()
-                started.append(try api.serve(on: .socket(plain), namespace: apiNamespace, clock: clock, log: log))
+                started.append(try api.serve(on: .socket(fd), tls: tls, namespace: apiNamespace, clock: clock, log: log))
+            }
+            for fd in sockets.apiPlain {
+                pending.removeFirst()
+                started.append(try api.serve(on: .socket(fd), namespace: apiNamespace, clock: clock, log: log))
+            }
+            for fd in sockets.carrier {
+                pending.removeFirst()
+                started.append(try carrier.serve(on: .socket(fd), namespace: carrierNamespace, clock: clock, log: log))
             }
         } catch {
             started.forEach { $0.stop() }

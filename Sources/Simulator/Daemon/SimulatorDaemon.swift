@@ -79,9 +79,11 @@ final class RunningWorld {
     let topology: WorldTopology
     let run: RunDirectory
     let services: [any SimulatorService]
-    private var builder: WorldBuilder { WorldBuilder(topology: topology) }
+    private var builder: WorldBuilder { WorldBuilder(topology: topology, scenario: scenario) }
     private var dataPlane: DataPlane?
     private var dns: [(server: DNSServer, pid: pid_t, running: Bool)] = []
+    /// tayga and unbound of a NAT64 carrier.
+    private var children: [WorldChild] = []
     private var startedServices: [any SimulatorService] = []
     private var controlFD: Int32 = -1
     private var stopRequested = false
@@ -102,9 +104,15 @@ final class RunningWorld {
         self.dataPlane = dataPlane
         try builder.configureLinks()
         try TestCertificates.make(in: run)
-        for server in DNSServer.all(topology) {
+        for server in DNSServer.all(topology, nat64: scenario.nat64) {
             let pid = try server.start(run: run, logFD: 2)
             dns.append((server, pid, true))
+        }
+        if scenario.nat64 {
+            let nat64 = NAT64Carrier(topology: topology, run: run)
+            try nat64.prepare()
+            try builder.configureNAT64()
+            children = try nat64.start(logFD: 2)
         }
         let context = SimulatorContext(scenario: scenario, topology: topology, run: run,
                                        subscribers: WorldDirectory(scenario: scenario, dataPlane: dataPlane),
@@ -144,6 +152,11 @@ final class RunningWorld {
             if !Processes.waitGone(entry.pid, seconds: 3) { kill(entry.pid, SIGKILL); _ = Spawn.wait(entry.pid) }
         }
         dns = []
+        for child in children.reversed() where child.running {
+            kill(child.pid, SIGTERM)
+            if !Processes.waitGone(child.pid, seconds: 3) { kill(child.pid, SIGKILL); _ = Spawn.wait(child.pid) }
+        }
+        children = []
         // What still runs in the namespaces (a proxy started on the device, a shell's children)
         // would keep them alive after they are deleted (`sim down` stops them first and reports them).
         let marks = WorldProcesses.marks(namespaces: topology.namespaces, run: run, daemon: nil)
@@ -197,15 +210,16 @@ final class RunningWorld {
             return ControlResponse(ok: true, status: status())
         case .connect:
             let n = request.modem ?? 0
-            let address = try dataPlane.connect(n)
+            let assignment = try dataPlane.connect(n)
             do {
-                try builder.configureBearer(n)
+                try builder.configureBearer(n, assignment)
             } catch {
                 try? dataPlane.disconnect(n)
                 throw error
             }
-            DaemonLog.write("[\(topology.prefix)] modem \(n): bearer connected, \(address)")
-            return ControlResponse(ok: true, status: status(), address: address)
+            let addresses = [assignment.ipv4?.address, assignment.ipv6?.address].compactMap { $0 }
+            DaemonLog.write("[\(topology.prefix)] modem \(n): bearer connected, \(addresses.joined(separator: " "))")
+            return ControlResponse(ok: true, status: status(), address: addresses.first)
         case .disconnect:
             let n = request.modem ?? 0
             try dataPlane.disconnect(n)
@@ -224,7 +238,8 @@ final class RunningWorld {
         let controlSource = startedServices.lazy.compactMap { $0 as? any ModemControlSource }.first
         var modems: [ModemStatus] = []
         for (n, modem) in scenario.modems.enumerated() {
-            let connected = dataPlane?.isConnected(n) ?? false
+            let granted = dataPlane?.grantedIPType(n)
+            let connected = granted != nil
             // Without a simulated modem serving it, the modem is as its scenario starts it.
             let control = controlSource?.controlStatus(modem: n) ?? ModemControlStatus(initial: modem)
             modems.append(ModemStatus(
@@ -235,21 +250,33 @@ final class RunningWorld {
                 radio: control.radio, registration: control.registration, roaming: control.roaming,
                 pin: control.pin, pinAttemptsLeft: control.pinAttemptsLeft,
                 controlPort: "\(run.path)/dev/cdc-wdm\(n)",
-                bearer: connected ? .connected : .disconnected, address: connected ? topology.bearerAddress(n) : nil,
+                bearer: connected ? .connected : .disconnected,
+                address: granted?.carriesIPv4 == true ? topology.bearerAddress(n) : nil,
+                ipType: granted?.rawValue,
+                ipv6Address: granted?.carriesIPv6 == true ? topology.bearerIPv6Address(n) : nil,
+                ipv6Prefix: granted?.carriesIPv6 == true ? topology.bearerIPv6Prefix(n) : nil,
                 counters: dataPlane?.counters(n) ?? LinkCounters()))
         }
         var services = dns.map {
             ServiceStatus(name: "dns-\($0.server.name)", running: $0.running, pid: $0.pid,
-                          detail: "\($0.server.listenAddress):53 in \($0.server.namespace)")
+                          detail: "\($0.server.listenDetail) in \($0.server.namespace)")
         }
+        services += children.map { ServiceStatus(name: $0.name, running: $0.running, pid: $0.pid, detail: $0.detail) }
         services += startedServices.map { ServiceStatus(name: $0.name, running: true) }
         return SimulatorStatus(prefix: topology.prefix, state: .up, daemonPID: getpid(), runDirectory: run.path,
                                namespaces: topology.namespaces.filter { existing.contains($0) }, modems: modems,
                                wifi: dataPlane?.wifiCounters, services: services)
     }
 
-    /// Notes dnsmasq children that exited (they are not restarted: the log tells why).
+    /// Notes dnsmasq, tayga and unbound children that exited (they are not restarted: the log tells why).
     private func reapChildren() {
+        for i in children.indices where children[i].running {
+            var status: Int32 = 0
+            if waitpid(children[i].pid, &status, WNOHANG) == children[i].pid {
+                children[i].running = false
+                DaemonLog.write("[\(topology.prefix)] \(children[i].name) exited with status \(Spawn.exitStatus(status))")
+            }
+        }
         for i in dns.indices where dns[i].running {
             var status: Int32 = 0
             if waitpid(dns[i].pid, &status, WNOHANG) == dns[i].pid {

@@ -81,8 +81,13 @@ public struct ModemStatus: Sendable, Equatable, Codable {
     /// The modem's control port (a pty symlink, like /dev/cdc-wdmN) for mbimcli/qmicli/cellpath.
     public var controlPort: String
     public var bearer: BearerState
-    /// The bearer address (set while connected).
+    /// The bearer's IPv4 address (set while connected with IPv4).
     public var address: String?
+    /// The granted families, `ipv4`, `ipv6` or `ipv4v6` (set while connected).
+    public var ipType: String?
+    /// The bearer's IPv6 address as the modem reports it, and its /64 (set while connected with IPv6).
+    public var ipv6Address: String?
+    public var ipv6Prefix: String?
     public var counters: LinkCounters
 }
 

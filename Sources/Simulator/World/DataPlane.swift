@@ -2,6 +2,8 @@ import SimulatedModems
 import SimulatorScenario
 import CellpathCore
 import Glibc
+import Synchronization
+import SystemSupport
 
 /// The world's data plane: one relayed TUN pair per modem (wwanN in the device namespace ↔
 /// radioN in the carrier) and one for Wi-Fi (wlan0 ↔ wifi0 in the internet namespace).
@@ -10,11 +12,17 @@ public final class DataPlane: Sendable {
     public let topology: WorldTopology
     private let modems: [PacketRelay]
     private let wifi: PacketRelay
+    /// What each modem's network offers (the scenario's `ipType`).
+    private let offered: [BearerIPType]
+    /// The families each modem's open relay carries.
+    private let granted: Mutex<[Int: BearerIPType]>
 
     /// Creates the TUN devices in their namespaces and starts relaying (Wi-Fi open, every
     /// bearer disconnected). The namespaces must exist.
     init(topology: WorldTopology, scenario: Scenario) throws {
         self.topology = topology
+        offered = (0..<topology.modemCount).map { scenario.modems.indices.contains($0) ? scenario.modems[$0].ipType : .ipv4 }
+        granted = Mutex([:])
         var opened: [Int32] = []
         func tun(_ ns: String, _ name: String) throws -> Int32 {
             let fd = try openTUN(namespace: ns, name: name)
@@ -46,28 +54,48 @@ public final class DataPlane: Sendable {
         }
     }
 
-    /// Opens modem `n`'s data path for its bearer address and returns that address (what a
-    /// simulated modem does when its bearer connects; configuring wwanN is the host's job).
+    /// Opens modem `n`'s data path for everything its network offers and returns the
+    /// assignment (what `sim bearer connect` does; configuring wwanN is the caller's job).
     @discardableResult
-    public func connect(_ n: Int) throws -> String {
+    public func connect(_ n: Int) throws -> BearerAssignment {
         try checkIndex(n)
-        let address = topology.bearerAddress(n)
-        modems[n].open(address: address)
-        return address
+        return open(n, ipType: offered[n])
+    }
+
+    /// Opens modem `n`'s relay for exactly the families of `ipType`.
+    private func open(_ n: Int, ipType: BearerIPType) -> BearerAssignment {
+        let assignment = BearerAssignment.carrier(modemIndex: n, ipType: ipType)
+        granted.withLock { $0[n] = ipType }
+        modems[n].open(ipv4: assignment.ipv4?.address, ipv6: assignment.ipv6?.address)
+        return assignment
     }
 
     /// Closes modem `n`'s data path: everything it carries is dropped from now on.
     public func disconnect(_ n: Int) throws {
         try checkIndex(n)
         modems[n].close()
+        granted.withLock { _ = $0.removeValue(forKey: n) }
     }
 
     /// Whether modem `n`'s bearer is connected.
     public func isConnected(_ n: Int) -> Bool { modems.indices.contains(n) && modems[n].isOpen }
 
-    /// The modem whose connected bearer holds `address`, if any.
+    /// The families modem `n`'s connected bearer carries, or nil while it is disconnected.
+    public func grantedIPType(_ n: Int) -> BearerIPType? {
+        isConnected(n) ? granted.withLock { $0[n] } : nil
+    }
+
+    /// The modem whose connected bearer holds `address`: its IPv4 address, or any address in its
+    /// IPv6 /64 (the subscriber's device picks its own interface identifier). Nil for none.
     public func modem(holding address: String) -> Int? {
-        modems.indices.first { isConnected($0) && topology.bearerAddress($0) == address }
+        let v6 = IPAddress.ipv6Bytes(address).map { Array($0.prefix(8)) }
+        return modems.indices.first { n in
+            guard let type = grantedIPType(n) else { return false }
+            if let v6 {
+                return type.carriesIPv6 && IPAddress.ipv6Bytes(topology.bearerIPv6Address(n)).map { Array($0.prefix(8)) } == v6
+            }
+            return type.carriesIPv4 && topology.bearerAddress(n) == address
+        }
     }
 
     /// Counters of modem `n`'s link.
@@ -93,8 +121,8 @@ extension DataPlane: BearerNetwork {
     /// Opens modem `modemIndex`'s relay for the families of `ipType` and returns what the
     /// carrier assigns (`BearerAssignment.carrier`). Called on a simulated modem's thread.
     public func connect(modemIndex: Int, ipType: BearerIPType) throws -> BearerAssignment {
-        try connect(modemIndex)
-        return .carrier(modemIndex: modemIndex, ipType: ipType)
+        try checkIndex(modemIndex)
+        return open(modemIndex, ipType: ipType)
     }
 
     /// Closes modem `modemIndex`'s relay (idempotent; unknown indexes are ignored).

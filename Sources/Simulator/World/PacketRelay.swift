@@ -7,11 +7,16 @@ import SystemSupport
 
 /// Packet counters of one direction of a relayed link.
 public struct DirectionCounters: Sendable, Equatable, Codable {
-    /// Packets and bytes delivered to the other side.
+    /// Packets and bytes delivered to the other side, both families.
     public var relayedPackets: Int = 0
     public var relayedBytes: Int = 0
-    /// Packets dropped, by reason: `bearerDisconnected`, `wrongSource`, `wrongDestination`,
-    /// `notIPv4`, `loss`, `writeFailed`.
+    /// The IPv4 and the IPv6 share of `relayedPackets` and `relayedBytes` (relayed ones only).
+    public var ipv4Packets: Int = 0
+    public var ipv4Bytes: Int = 0
+    public var ipv6Packets: Int = 0
+    public var ipv6Bytes: Int = 0
+    /// Packets dropped, by reason: `bearerDisconnected`, `ipv4NotGranted`, `ipv6NotGranted`,
+    /// `wrongSource`, `wrongDestination`, `notIP`, `loss`, `writeFailed` (docs/simulator.md).
     public var dropped: [String: Int] = [:]
 
     public init() {}
@@ -43,12 +48,20 @@ func openTUN(namespace: String, name: String) throws -> Int32 {
 /// conditions; for a cellular link only while the bearer is connected and only packets of
 /// the assigned address (as a PGW does). Thread-safe.
 final class PacketRelay: Sendable {
+    /// What a cellular link lets through: per family, the granted address (IPv4) or /64 prefix
+    /// (IPv6) that uplink packets must come from and downlink packets go to; nil = not granted.
+    struct Grant: Equatable {
+        var ipv4Address: [UInt8]?
+        /// The first 8 bytes of the granted /64.
+        var ipv6Prefix: [UInt8]?
+    }
+
     /// The link's mutable state, shared by both relay threads and the control thread.
     struct State {
         /// Whether packets pass at all (a cellular bearer is connected; Wi-Fi always).
         var open: Bool
-        /// When set, uplink packets must come from and downlink packets go to this IPv4 address.
-        var address: [UInt8]?
+        /// The bearer's grant; nil = no address filtering (Wi-Fi).
+        var grant: Grant?
         var counters = LinkCounters()
     }
 
@@ -68,7 +81,7 @@ final class PacketRelay: Sendable {
         self.networkFD = networkFD
         uplinkConditions = conditions.direction(uplink: true)
         downlinkConditions = conditions.direction(uplink: false)
-        state = Mutex(State(open: open, address: nil))
+        state = Mutex(State(open: open, grant: nil))
     }
 
     /// Starts both relay threads.
@@ -84,15 +97,16 @@ final class PacketRelay: Sendable {
         }
     }
 
-    /// Opens the link for `address` (dotted IPv4; nil = no address filtering).
-    func open(address: String?) {
-        let bytes = address.flatMap(IPAddress.ipv4Bytes)
-        state.withLock { $0.open = true; $0.address = bytes }
+    /// Opens the link for a bearer granted the IPv4 address `ipv4` and/or the IPv6 /64 that holds
+    /// `ipv6` (numeric texts; a family without one is dropped as not granted).
+    func open(ipv4: String?, ipv6: String?) {
+        let grant = Grant(ipv4Address: ipv4.flatMap(IPAddress.ipv4Bytes), ipv6Prefix: ipv6.flatMap(IPAddress.ipv6Bytes).map { Array($0.prefix(8)) })
+        state.withLock { $0.open = true; $0.grant = grant }
     }
 
     /// Closes the link: every packet is dropped as `bearerDisconnected` from now on.
     func close() {
-        state.withLock { $0.open = false; $0.address = nil }
+        state.withLock { $0.open = false; $0.grant = nil }
     }
 
     var isOpen: Bool { state.withLock { $0.open } }
@@ -156,6 +170,13 @@ final class PacketRelay: Sendable {
                     if written == packet.count {
                         $0.relayedPackets += 1
                         $0.relayedBytes += packet.count
+                        if packet[0] >> 4 == 6 {
+                            $0.ipv6Packets += 1
+                            $0.ipv6Bytes += packet.count
+                        } else {
+                            $0.ipv4Packets += 1
+                            $0.ipv4Bytes += packet.count
+                        }
                     } else {
                         $0.dropped["writeFailed", default: 0] += 1
                     }
@@ -168,13 +189,24 @@ final class PacketRelay: Sendable {
     /// Why `packet` must be dropped, or nil to relay it.
     private func verdict(_ packet: [UInt8], uplink: Bool, conditions: LinkConditions,
                          generator: inout SystemRandomNumberGenerator) -> String? {
-        let (open, address) = state.withLock { ($0.open, $0.address) }
+        let (open, grant) = state.withLock { ($0.open, $0.grant) }
         if !open { return "bearerDisconnected" }
-        if let address {
-            guard packet.count >= 20, packet[0] >> 4 == 4 else { return "notIPv4" }
-            let field = uplink ? packet[12..<16] : packet[16..<20]
-            if !field.elementsEqual(address) { return uplink ? "wrongSource" : "wrongDestination" }
+        let version = packet.first.map { $0 >> 4 }
+        // A PGW checks the bearer's own address (IPv4) or prefix (IPv6): source up, destination down.
+        let field: ArraySlice<UInt8>, granted: [UInt8]?
+        switch version {
+        case 4 where packet.count >= 20:
+            field = uplink ? packet[12..<16] : packet[16..<20]
+            granted = grant?.ipv4Address
+            if grant != nil && granted == nil { return "ipv4NotGranted" }
+        case 6 where packet.count >= 40:
+            field = uplink ? packet[8..<16] : packet[24..<32]
+            granted = grant?.ipv6Prefix
+            if grant != nil && granted == nil { return "ipv6NotGranted" }
+        default:
+            return "notIP"
         }
+        if let granted, !field.elementsEqual(granted) { return uplink ? "wrongSource" : "wrongDestination" }
         if conditions.lossPercent > 0 && Double.random(in: 0..<100, using: &generator) < conditions.lossPercent {
             return "loss"
         }

@@ -15,7 +15,7 @@ enum TestCertificates {
             basicConstraints = critical, CA:FALSE
             keyUsage = critical, digitalSignature, keyEncipherment
             extendedKeyUsage = serverAuth
-            subjectAltName = DNS:\(WorldTopology.apiHost), IP:\(WorldTopology.apiAddress)
+            subjectAltName = DNS:\(WorldTopology.apiHost), IP:\(WorldTopology.apiAddress), IP:\(WorldTopology.apiIPv6Address)
 
             """, to: ext)
         let key = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]

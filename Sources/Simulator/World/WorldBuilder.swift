@@ -1,5 +1,7 @@
 import CellpathCore
 import Glibc
+import SimulatedModems
+import SimulatorScenario
 import SystemSupport
 
 /// Creates and deletes the namespaces, links, addresses and routes of a world with iproute2's
@@ -7,87 +9,148 @@ import SystemSupport
 /// them (`DataPlane`); `configureLinks` runs after they exist. Blocking; any plain thread.
 struct WorldBuilder {
     var topology: WorldTopology
+    /// Which modems' networks offer IPv6 and whether the carrier is a NAT64 one.
+    var scenario: Scenario
 
-    /// Creates the three namespaces with loopback up and their sysctls (forwarding in the
-    /// carrier, loose reverse-path filtering everywhere).
+    /// IPv6 on every link created from now on, without the kernel's own chatter: no link-local
+    /// address, duplicate address detection, router solicitation or autoconfiguration, so that
+    /// no packet leaves a link (wlan0 above all) unless a program sends it. (TUN links are
+    /// NOARP: the kernel joins no solicited-node group on them, hence sends no MLD report.)
+    static let quietIPv6: [String: String] = [
+        "net/ipv6/conf/default/accept_ra": "0", "net/ipv6/conf/default/autoconf": "0",
+        "net/ipv6/conf/default/addr_gen_mode": "1", "net/ipv6/conf/default/accept_dad": "0",
+        "net/ipv6/conf/default/dad_transmits": "0", "net/ipv6/conf/default/router_solicitations": "0",
+    ]
+
+    /// Creates the three namespaces with loopback up and their sysctls (forwarding of both
+    /// families in the carrier, loose reverse-path filtering everywhere, quiet IPv6).
     func createNamespaces() throws {
         for ns in topology.namespaces {
             try Subprocess.check(["ip", "netns", "add", ns])
             try Subprocess.check(["ip", "-n", ns, "link", "set", "lo", "up"])
         }
         for ns in topology.namespaces {
-            var settings = ["net/ipv4/conf/all/rp_filter": "2", "net/ipv4/conf/default/rp_filter": "2"]
-            if ns == topology.carrierNamespace { settings["net/ipv4/ip_forward"] = "1" }
+            var settings = ["net/ipv4/conf/all/rp_filter": "2", "net/ipv4/conf/default/rp_filter": "2"].merging(Self.quietIPv6) { $1 }
+            if ns == topology.carrierNamespace {
+                settings["net/ipv4/ip_forward"] = "1"
+                try sysctl(ns, ["net/ipv6/conf/all/forwarding": "1"])
+                // Forwarding stays on (it is the "all" value that routes); links made later are
+                // hosts, which keeps them out of the all-routers groups and their MLD reports.
+                settings["net/ipv6/conf/default/forwarding"] = "0"
+            }
             try sysctl(ns, settings)
         }
         try writeResolvConf()
     }
 
-    /// Adds the veth, addresses and routes once the TUN devices exist.
+    /// Adds the veth, addresses and routes of both families once the TUN devices exist
+    /// (docs/simulator.md "Addresses and routes").
     func configureLinks() throws {
         let ue = topology.ueNamespace, carrier = topology.carrierNamespace, inet = topology.inetNamespace
         typealias T = WorldTopology
+        // IPv6 only on the radio links of modems whose network offers it.
+        var ueSettings: [String: String] = [:], carrierSettings: [String: String] = [:]
+        for n in 0..<topology.modemCount where !offersIPv6(n) {
+            ueSettings["net/ipv6/conf/\(topology.modemInterface(n))/disable_ipv6"] = "1"
+            carrierSettings["net/ipv6/conf/\(topology.radioInterface(n))/disable_ipv6"] = "1"
+        }
+        if !ueSettings.isEmpty {
+            try sysctl(ue, ueSettings)
+            try sysctl(carrier, carrierSettings)
+        }
         // Wi-Fi: wlan0 (device) ↔ wifi0 (access point in the internet namespace), both TUN.
         try ip(ue, "addr", "add", "\(T.wlanAddress)/24", "dev", T.wlanInterface)
+        try ip(ue, "addr", "add", "\(T.wlanIPv6Address)/64", "dev", T.wlanInterface)
         try ip(ue, "link", "set", T.wlanInterface, "up")
         try ip(ue, "route", "add", "default", "via", T.wifiGateway, "dev", T.wlanInterface, "metric", "\(T.wlanRouteMetric)")
+        try ip(ue, "-6", "route", "add", "default", "via", T.wifiGatewayIPv6, "dev", T.wlanInterface, "metric", "\(T.wlanRouteMetric)")
         try ip(inet, "addr", "add", "\(T.wifiGateway)/24", "dev", T.wifiPeerInterface)
+        try ip(inet, "addr", "add", "\(T.wifiGatewayIPv6)/64", "dev", T.wifiPeerInterface)
         try ip(inet, "link", "set", T.wifiPeerInterface, "up")
-        // Carrier ↔ internet veth.
+        // Carrier ↔ internet veth. Its ends need link-local addresses: the kernel sends neighbour
+        // solicitations for forwarded packets from the link-local address only.
         try ip(carrier, "link", "add", T.carrierVethInterface, "type", "veth", "peer", "name", T.inetVethInterface, "netns", inet)
+        try ip(carrier, "link", "set", T.carrierVethInterface, "addrgenmode", "eui64")
+        try ip(inet, "link", "set", T.inetVethInterface, "addrgenmode", "eui64")
         try ip(carrier, "addr", "add", "\(T.carrierVethAddress)/30", "dev", T.carrierVethInterface)
+        try ip(carrier, "addr", "add", "\(T.carrierVethIPv6)/64", "dev", T.carrierVethInterface)
         try ip(carrier, "link", "set", T.carrierVethInterface, "up")
         try ip(inet, "addr", "add", "\(T.inetVethAddress)/30", "dev", T.inetVethInterface)
+        try ip(inet, "addr", "add", "\(T.inetVethIPv6)/64", "dev", T.inetVethInterface)
         try ip(inet, "link", "set", T.inetVethInterface, "up")
-        // Service addresses live on loopback (no dummy links in this kernel).
+        // Service addresses live on loopback (no dummy links in this kernel). Behind NAT64 the
+        // API is an IPv4-only host.
         try ip(carrier, "addr", "add", "\(T.carrierEndpointAddress)/32", "dev", "lo")
         try ip(carrier, "addr", "add", "\(T.carrierDNSAddress)/32", "dev", "lo")
+        try ip(carrier, "addr", "add", "\(T.carrierEndpointIPv6)/128", "dev", "lo")
+        try ip(carrier, "addr", "add", "\(T.carrierDNSIPv6)/128", "dev", "lo")
         try ip(inet, "addr", "add", "\(T.apiAddress)/32", "dev", "lo")
+        if !scenario.nat64 { try ip(inet, "addr", "add", "\(T.apiIPv6Address)/128", "dev", "lo") }
         // Routes: the carrier reaches the internet through the veth, the internet reaches
         // bearer addresses through the carrier.
         try ip(carrier, "route", "add", "192.0.2.0/24", "via", T.inetVethAddress, "dev", T.carrierVethInterface)
         try ip(carrier, "route", "add", "203.0.113.0/24", "via", T.inetVethAddress, "dev", T.carrierVethInterface)
+        try ip(carrier, "-6", "route", "add", "2001:db8:2::/64", "via", T.inetVethIPv6, "dev", T.carrierVethInterface)
+        try ip(carrier, "-6", "route", "add", "2001:db8:113::/64", "via", T.inetVethIPv6, "dev", T.carrierVethInterface)
         try ip(inet, "route", "add", T.bearerNetwork, "via", T.carrierVethAddress, "dev", T.inetVethInterface)
-        // Radio links: each bearer address is routed to its modem's TUN peer.
+        try ip(inet, "-6", "route", "add", T.bearerIPv6Network, "via", T.carrierVethIPv6, "dev", T.inetVethInterface)
+        // Radio links: each bearer address (and /64) is routed to its modem's TUN peer.
         for n in 0..<topology.modemCount {
             try ip(carrier, "link", "set", topology.radioInterface(n), "up")
             try ip(carrier, "route", "add", "\(topology.bearerAddress(n))/32", "dev", topology.radioInterface(n))
+            if offersIPv6(n) { try ip(carrier, "-6", "route", "add", topology.bearerIPv6Prefix(n), "dev", topology.radioInterface(n)) }
         }
-        // No IPv6 on TUN links and the veth until the simulator serves it (the kernel would
-        // otherwise send router solicitations and MLD reports into them).
-        var ueSettings: [String: String] = ["net/ipv6/conf/\(T.wlanInterface)/disable_ipv6": "1"]
-        var carrierSettings: [String: String] = ["net/ipv6/conf/\(T.carrierVethInterface)/disable_ipv6": "1"]
-        for n in 0..<topology.modemCount {
-            ueSettings["net/ipv6/conf/\(topology.modemInterface(n))/disable_ipv6"] = "1"
-            carrierSettings["net/ipv6/conf/\(topology.radioInterface(n))/disable_ipv6"] = "1"
-        }
-        try sysctl(ue, ueSettings)
-        try sysctl(carrier, carrierSettings)
-        try sysctl(inet, ["net/ipv6/conf/\(T.wifiPeerInterface)/disable_ipv6": "1",
-                          "net/ipv6/conf/\(T.inetVethInterface)/disable_ipv6": "1"])
     }
 
-    /// Gives modem `n`'s wwan interface its bearer address and a default route with a metric
-    /// above Wi-Fi's, then sets it up: unbound traffic keeps using wlan0, sockets bound to
+    /// Routes the NAT64 prefix and tayga's IPv4 pool through tayga's TUN (created by
+    /// `NAT64Carrier.prepare`); translated packets then take the carrier's own routes.
+    func configureNAT64() throws {
+        let carrier = topology.carrierNamespace
+        typealias T = WorldTopology
+        try ip(carrier, "link", "set", T.nat64Interface, "up")
+        try ip(carrier, "route", "add", T.nat64Pool, "dev", T.nat64Interface)
+        try ip(carrier, "-6", "route", "add", T.nat64Prefix, "dev", T.nat64Interface)
+    }
+
+    /// Whether modem `n`'s network offers IPv6.
+    private func offersIPv6(_ n: Int) -> Bool { scenario.modems.indices.contains(n) && scenario.modems[n].ipType.carriesIPv6 }
+
+    /// Gives modem `n`'s wwan interface the addresses of `assignment` and default routes with a
+    /// metric above Wi-Fi's, then sets it up: unbound traffic keeps using wlan0, sockets bound to
     /// the interface use it (what NetworkManager does for a WWAN connection). A source-address
-    /// rule sends every packet from the bearer address through the interface, the kernel's own
-    /// replies (TCP resets) included, as a careful bearer set-up does.
-    func configureBearer(_ n: Int) throws {
+    /// rule per family sends every packet from the bearer's addresses through the interface, the
+    /// kernel's own replies (TCP resets) included, as a careful bearer set-up does.
+    func configureBearer(_ n: Int, _ assignment: BearerAssignment) throws {
         let ue = topology.ueNamespace, dev = topology.modemInterface(n)
-        let address = topology.bearerAddress(n), table = "\(topology.bearerRouteTable(n))"
-        try ip(ue, "addr", "replace", "\(address)/32", "dev", dev)
+        let table = "\(topology.bearerRouteTable(n))", metric = "\(topology.bearerRouteMetric(n))"
+        if let v4 = assignment.ipv4 {
+            try ip(ue, "addr", "replace", "\(v4.address)/\(v4.prefixLength)", "dev", dev)
+        }
+        if let v6 = assignment.ipv6 {
+            try ip(ue, "addr", "replace", "\(v6.address)/\(v6.prefixLength)", "dev", dev)
+        }
         try ip(ue, "link", "set", dev, "up")
-        try ip(ue, "route", "replace", "default", "dev", dev, "metric", "\(topology.bearerRouteMetric(n))")
-        try ip(ue, "route", "replace", "default", "dev", dev, "table", table)
-        _ = try? ip(ue, "rule", "del", "from", address, "table", table)
-        try ip(ue, "rule", "add", "from", address, "table", table, "priority", table)
+        if let v4 = assignment.ipv4 {
+            try ip(ue, "route", "replace", "default", "dev", dev, "metric", metric)
+            try ip(ue, "route", "replace", "default", "dev", dev, "table", table)
+            _ = try? ip(ue, "rule", "del", "from", v4.address, "table", table)
+            try ip(ue, "rule", "add", "from", v4.address, "table", table, "priority", table)
+        }
+        if assignment.ipv6 != nil {
+            let prefix = topology.bearerIPv6Prefix(n)
+            try ip(ue, "-6", "route", "replace", "default", "dev", dev, "metric", metric)
+            try ip(ue, "-6", "route", "replace", "default", "dev", dev, "table", table)
+            _ = try? ip(ue, "-6", "rule", "del", "from", prefix, "table", table)
+            try ip(ue, "-6", "rule", "add", "from", prefix, "table", table, "priority", table)
+        }
     }
 
-    /// Removes modem `n`'s address, routes and rule and sets its wwan interface down.
+    /// Removes modem `n`'s addresses, routes and rules and sets its wwan interface down.
     func deconfigureBearer(_ n: Int) throws {
         let ue = topology.ueNamespace, dev = topology.modemInterface(n)
-        let address = topology.bearerAddress(n), table = "\(topology.bearerRouteTable(n))"
-        _ = try? ip(ue, "rule", "del", "from", address, "table", table)
+        let table = "\(topology.bearerRouteTable(n))"
+        _ = try? ip(ue, "rule", "del", "from", topology.bearerAddress(n), "table", table)
+        _ = try? ip(ue, "-6", "rule", "del", "from", topology.bearerIPv6Prefix(n), "table", table)
         try ip(ue, "addr", "flush", "dev", dev)
         try ip(ue, "link", "set", dev, "down")
     }

@@ -1,4 +1,5 @@
 import CellpathCore
+import SimulatedModems
 
 /// The names and addresses of one simulated world (docs/simulator.md "Topology"): three
 /// namespaces named after a prefix, one TUN pair per modem, a TUN pair for Wi-Fi and a veth
@@ -43,7 +44,11 @@ public struct WorldTopology: Sendable, Equatable, Codable {
     /// The carrier-side TUN peer of modem `n` (`radioN`).
     public func radioInterface(_ n: Int) -> String { "radio\(n)" }
     /// The IPv4 address the carrier assigns to modem `n`'s bearer: 100.64.23.(10+n).
-    public func bearerAddress(_ n: Int) -> String { "100.64.23.\(10 + n)" }
+    public func bearerAddress(_ n: Int) -> String { BearerAddressPlan.ipv4Address(n) }
+    /// The /64 the carrier assigns to modem `n`'s bearer: 2001:db8:64:(0x10+n)::/64.
+    public func bearerIPv6Prefix(_ n: Int) -> String { "\(BearerAddressPlan.ipv6Prefix(n))/\(BearerAddressPlan.ipv6PrefixLength)" }
+    /// The IPv6 address the modem reports in its /64: 2001:db8:64:(0x10+n)::2.
+    public func bearerIPv6Address(_ n: Int) -> String { BearerAddressPlan.ipv6Address(n) }
     /// Route metric of modem `n`'s default route (above Wi-Fi's, as NetworkManager does).
     public func bearerRouteMetric(_ n: Int) -> Int { 700 + n }
 
@@ -77,4 +82,31 @@ public struct WorldTopology: Sendable, Equatable, Codable {
     public static let carrierHost = "mno.carrier.test"
     /// The range of bearer addresses, routed from the internet to the carrier.
     public static let bearerNetwork = "100.64.0.0/16"
+
+    // IPv6 (docs/simulator.md "Addresses"); every link is a /64, service addresses a /128 on lo.
+    /// The device's Wi-Fi IPv6 address (in 2001:db8:2::/64).
+    public static let wlanIPv6Address = "2001:db8:2::23"
+    /// The Wi-Fi gateway and Wi-Fi DNS over IPv6.
+    public static let wifiGatewayIPv6 = "2001:db8:2::1"
+    /// The carrier's identification endpoint over IPv6.
+    public static let carrierEndpointIPv6 = "2001:db8:64::1"
+    /// The carrier DNS over IPv6 (DNS64 in a NAT64 world).
+    public static let carrierDNSIPv6 = BearerAddressPlan.ipv6DNS
+    /// The carrier ↔ internet veth over IPv6.
+    public static let carrierVethIPv6 = "2001:db8:100::1"
+    public static let inetVethIPv6 = "2001:db8:100::2"
+    /// The fake API's IPv6 address (none in a NAT64 world: an IPv4-only host).
+    public static let apiIPv6Address = "2001:db8:113::10"
+    /// The range of the carrier's IPv6 addresses (bearer /64s and services), routed from the internet.
+    public static let bearerIPv6Network = "2001:db8:64::/48"
+    /// NAT64 (RFC 6052 network-specific prefix): IPv6 destinations in it are IPv4 ones, translated by
+    /// tayga. Not the well-known 64:ff9b::/96: with that one tayga (as RFC 6052 asks) refuses
+    /// non-global IPv4 addresses, and the API's 203.0.113.10 is a documentation address.
+    public static let nat64Prefix = "2001:db8:64:ff9b::/96"
+    /// tayga's TUN device in the carrier namespace.
+    public static let nat64Interface = "nat64"
+    /// tayga's IPv4 pool (the sources of translated packets, routed back to the carrier) and own addresses.
+    public static let nat64Pool = "100.64.96.0/24"
+    public static let nat64IPv4Address = "100.64.96.1"
+    public static let nat64IPv6Address = "2001:db8:64::64"
 }
