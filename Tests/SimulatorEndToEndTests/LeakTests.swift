@@ -109,4 +109,16 @@ struct LeakTests {
         ]
         #expect(SimulatedDevice.withoutEarlierWiFiConnections(lines) == Array(lines[2...]))
     }
+
+    @Test func dropsOnlyTheTailOfEarlierWiFiConnectionsOverIPv6Too() {
+        let lines = [
+            "02:26:09.950418 IP6 2001:db8:113::10.443 > 2001:db8:2::23.37202: Flags [FP.], seq 1:25, ack 1, length 24",
+            "02:26:09.950466 IP6 2001:db8:2::23.37202 > 2001:db8:113::10.443: Flags [R], seq 1, win 0, length 0",
+            "02:26:10.000001 IP6 2001:db8:2::23.40000 > 2001:db8:113::10.443: Flags [S], seq 7, win 64240, length 0",
+            "02:26:10.020001 IP6 2001:db8:64:10::2.5555 > 2001:db8:113::10.443: Flags [R], seq 1, win 0, length 0",
+            "02:26:10.030001 IP6 2001:db8:2::23.53124 > 2001:db8:2::1.53: 1234+ AAAA? api.truid.test. (32)",
+            "02:26:10.040001 IP6 2001:db8:2::23 > ff02::2: ICMP6, router solicitation, length 16",
+        ]
+        #expect(SimulatedDevice.withoutEarlierWiFiConnections(lines) == Array(lines[2...]))
+    }
 }

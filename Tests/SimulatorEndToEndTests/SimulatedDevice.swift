@@ -141,27 +141,29 @@ struct SimulatedDevice {
         return (value, packets)
     }
 
-    /// Drops TCP packets of connections from the device's Wi-Fi address (192.0.2.23) whose SYN
-    /// is not in the capture: the closing packets (close_notify, FIN, RST) of the backend leg's
-    /// curl, which ran just before. Everything a leak could be stays: any packet that carries a
-    /// bearer address (100.64.x.x), any new connection (its SYN is captured), UDP (DNS), ICMP.
+    /// Drops TCP packets of connections from the device's Wi-Fi addresses (192.0.2.23,
+    /// 2001:db8:2::23) whose SYN is not in the capture: the closing packets (close_notify, FIN,
+    /// RST) of the backend leg's curl, which ran just before. Everything a leak could be stays:
+    /// any packet that carries a bearer address (100.64.x.x, 2001:db8:64:…), any new connection
+    /// (its SYN is captured), UDP (DNS), ICMP and ICMPv6, of either family.
     static func withoutEarlierWiFiConnections(_ lines: [String]) -> [String] {
-        let wifi = "192.0.2.23."
-        /// `TIME IP A > B: …` → (A, B).
+        let wifi = ["192.0.2.23.", "2001:db8:2::23."], bearer = ["100.64.", "2001:db8:64:"]
+        /// `TIME IP A > B: …` or `TIME IP6 A > B: …` → (A, B).
         func endpoints(_ line: String) -> (String, String)? {
             let words = line.split(separator: " ")
-            guard let ip = words.firstIndex(of: "IP"), ip + 3 < words.count, words[ip + 2] == ">",
+            guard let ip = words.firstIndex(where: { $0 == "IP" || $0 == "IP6" }), ip + 3 < words.count, words[ip + 2] == ">",
                   words[ip + 3].hasSuffix(":") else { return nil }
             return (String(words[ip + 1]), String(words[ip + 3].dropLast()))
         }
         func connection(_ a: String, _ b: String) -> String { a < b ? "\(a) \(b)" : "\(b) \(a)" }
+        func isWiFi(_ endpoint: String) -> Bool { wifi.contains { endpoint.hasPrefix($0) } }
         var opened = Set<String>()
         for line in lines where line.contains("Flags [S") {
             if let (a, b) = endpoints(line) { opened.insert(connection(a, b)) }
         }
         return lines.filter { line in
             guard line.contains(" Flags ["), let (a, b) = endpoints(line),
-                  a.hasPrefix(wifi) || b.hasPrefix(wifi), !line.contains("100.64.") else { return true }
+                  isWiFi(a) || isWiFi(b), !bearer.contains(where: line.contains) else { return true }
             return opened.contains(connection(a, b))
         }
     }
