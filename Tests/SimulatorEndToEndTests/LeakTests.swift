@@ -83,15 +83,17 @@ struct LeakTests {
     }
 
     @Test func theCaptureSeesTrafficThatDoesUseWiFi() throws {
-        // Control for the leak tests: the same capture records an unbound request's DNS and TCP.
+        // Control for the leak tests: the same capture records an unbound request's DNS and TCP,
+        // of both families (Wi-Fi has IPv6 too, and its DNS answers AAAA for the API).
         try SimulatedDevice.with { device in
-            let (result, packets) = try device.capture(on: ["wlan0"]) {
-                try device.curl(["-o", "/dev/null", "https://api.truid.test/"])
+            let (results, packets) = try device.capture(on: ["wlan0"]) {
+                try ["-4", "-6"].map { try device.curl([$0, "-o", "/dev/null", "https://api.truid.test/"]) }
             }
-            #expect(result.status == 0, "\(result.stderr)")
+            #expect(results.allSatisfy { $0.status == 0 }, "\(results.map(\.stderr))")
             let wifi = packets["wlan0"] ?? []
             #expect(wifi.contains { $0.contains("192.0.2.23") && $0.contains("192.0.2.1.53:") }, "\(packets)")
             #expect(wifi.contains { $0.contains("192.0.2.23") && $0.contains("> 203.0.113.10.443:") })
+            #expect(wifi.contains { $0.contains("IP6 2001:db8:2::23.") && $0.contains("> 2001:db8:113::10.443:") }, "\(wifi)")
         }
     }
 }
