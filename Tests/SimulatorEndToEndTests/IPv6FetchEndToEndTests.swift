@@ -64,6 +64,29 @@ struct IPv6FetchEndToEndTests {
         }
     }
 
+    /// A SubscriberCheck with a QMI modem (dual stack: two calls) on an IPv6-only and a
+    /// dual-stack network: verified, its check_url chain over the bearer's IPv6, the backend legs
+    /// over Wi-Fi, and the bearer it brought up taken down (both calls, both client IDs).
+    @Test(arguments: [Network.ipv6Only, .dualStack])
+    func aSubscriberCheckThroughAQMIModemIsVerifiedOverIPv6(_ network: Network) throws {
+        var scenario = network.scenario
+        scenario.modems[0].protocol = .qmi
+        scenario.modems[0].sim?.msisdn = "+447940448591"
+        try SimulatedDevice.with(scenario, connect: false) { device in
+            let check = try device.cellpath(["subscriber-check", "+447940448591", "-m", "0", "--direct", "--json"])
+            #expect(check.status == 0, "\(check.stderr)")
+            let json = try JSONValue.parse(check.stdout)
+            #expect(json["outcome"]?.string == "verified", "\(check.stdout)")
+            #expect(json["path"]?["ipv6_address"]?.string == Self.bearer6)
+            #expect(json["path"]?["ipv4_address"]?.string == (network == .dualStack ? "100.64.23.10" : nil))
+            let hops = json["check_url"]?["hops"]?.array ?? []
+            #expect(hops.count == 3 && hops.allSatisfy { $0["local_address"]?.string == Self.bearer6 && $0["family"]?.string == "ipv6" },
+                    "\(hops)")
+            #expect(try device.status()["modems"]?.array?[0]["bearer"]?.string == "disconnected")
+            #expect(try device.run(["ip", "-6", "addr", "show", "dev", "wwan0", "scope", "global"]).stdout.isEmpty)
+        }
+    }
+
     /// Behind NAT64 the API has no AAAA: the carrier's DNS64 synthesises one, which the hop uses
     /// like any other, from the bearer's IPv6 address; the translator carries it to the IPv4 host.
     @Test func anIPv4OnlyHostIsReachedThroughTheDNS64Address() throws {
