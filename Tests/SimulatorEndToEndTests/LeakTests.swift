@@ -108,8 +108,15 @@ struct LeakTests {
             "02:26:10.010001 IP 203.0.113.10.443 > 192.0.2.23.40000: Flags [S.], seq 9, ack 8, length 0",
             "02:26:10.020001 IP 100.64.23.10.5555 > 203.0.113.10.443: Flags [R], seq 1, win 0, length 0",
             "02:26:10.030001 IP 192.0.2.23.53124 > 192.0.2.1.53: 1234+ A? api.truid.test. (32)",
+            "02:26:10.040001 IP6 2001:db8:64:10::2.5556 > 2001:db8:113::10.443: Flags [R], seq 1, win 0, length 0",
         ]
         #expect(SimulatedDevice.withoutEarlierWiFiConnections(lines) == Array(lines[2...]))
+        let ipv6 = [
+            "02:26:09.950418 IP6 2001:db8:113::10.443 > 2001:db8:2::23.37202: Flags [FP.], seq 1:25, ack 1, length 24",
+            "02:26:10.000001 IP6 2001:db8:2::23.40000 > 2001:db8:113::10.443: Flags [S], seq 7, win 64240, length 0",
+            "02:26:10.010001 IP6 2001:db8:113::10.443 > 2001:db8:2::23.40000: Flags [S.], seq 9, ack 8, length 0",
+        ]
+        #expect(SimulatedDevice.withoutEarlierWiFiConnections(ipv6) == Array(ipv6[1...]))
     }
 
     @Test func dropsOnlyTheTailOfEarlierWiFiConnectionsOverIPv6Too() {

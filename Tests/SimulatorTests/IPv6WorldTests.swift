@@ -3,6 +3,7 @@ import FoundationEssentials
 import Glibc
 import Simulator
 import SimulatorScenario
+import SystemSupport
 import Testing
 import TestSupport
 
@@ -217,5 +218,61 @@ struct IPv6WorldTests {
         // `sim down` (the daemon) stopped tayga and unbound.
         #expect(pids.count == 2)
         for pid in pids { #expect(kill(pid, 0) != 0, "pid \(pid) still runs") }
+    }
+
+    @Test func downAfterAKilledDaemonStopsTaygaAndUnbound() throws {
+        var scenario = Scenario.builtIn
+        scenario.modems[0].ipType = .ipv6
+        scenario.modems[0].nat64 = true
+        let prefix = WorldFixture.uniquePrefix()
+        defer { _ = try? SimulatedWorld.down(prefix: prefix) }
+        let status = try WorldFixture.up(prefix: prefix, scenario: scenario)
+        let pids = status.services.filter { ["nat64", "dns64"].contains($0.name) }.compactMap(\.pid)
+        #expect(pids.count == 2, "\(status.services)")
+        let daemon = try #require(status.daemonPID)
+        kill(daemon, SIGKILL)
+        var reaped: Int32 = 0
+        _ = waitpid(daemon, &reaped, 0)
+        let report = try SimulatedWorld.down(prefix: prefix)
+        for pid in pids {
+            #expect(report.stoppedProcesses.contains { $0.pid == pid && $0.reason == "in \(prefix)carrier" }, "\(report.stoppedProcesses)")
+            // Gone, or a zombie of the killed daemon that this machine's init has not reaped yet.
+            let state = FileSystem.readText("/proc/\(pid)/stat").flatMap { $0.split(separator: ")").last?.split(separator: " ").first }
+            #expect(state == nil || state == "Z", "pid \(pid) still runs (state \(state.map(String.init) ?? "-"))")
+        }
+        #expect(!FileSystem.exists(RunDirectory(prefix: prefix).path))
+    }
+
+    @Test func aBearerConnectedByMbimcliOpensTheDataPathForTheGrantedFamilyOnly() throws {
+        try WorldFixture.withWorld(scenario: Self.scenario) { prefix in
+            let port = try SimulatedWorld.status(prefix: prefix).modems[1].controlPort
+            // Asking for both on the IPv6-only network: IPv6 is granted; the host configures wwan1 itself.
+            let connect = try WorldFixture.output(["mbimcli", "-d", port, "--connect=access-string=internet,ip-type=ipv4v6", "--no-close"])
+            #expect(connect.status == 0, "\(connect.stderr)")
+            let modem = try SimulatedWorld.status(prefix: prefix).modems[1]
+            #expect(modem.bearer == .connected && modem.ipType == "ipv6" && modem.ipv6Address == "2001:db8:64:11::2", "\(modem)")
+            _ = try ip(prefix + "ue", "-6", "addr", "add", "2001:db8:64:11::2/64", "dev", "wwan1")
+            _ = try ip(prefix + "ue", "link", "set", "wwan1", "up")
+            _ = try ip(prefix + "ue", "-6", "route", "add", "default", "dev", "wwan1", "metric", "701")
+            let identified = try curl(prefix, ["-6", "--interface", "wwan1", "-o", "/dev/null", "-w", "%{redirect_url}",
+                                               "http://[2001:db8:64::1]/v1/identify/chk_3?return=https://api.truid.test/back"])
+            #expect(identified.stdout.hasPrefix("https://api.truid.test/back?assertion="), "\(identified.stdout) \(identified.stderr)")
+            // Another address of the /64 is the same subscriber's device (it picks its own interface id).
+            _ = try ip(prefix + "ue", "-6", "addr", "add", "2001:db8:64:11::abcd/64", "dev", "wwan1")
+            let script = """
+            import socket, sys
+            s = socket.socket(socket.AF_INET6, socket.SOCK_STREAM)
+            s.setsockopt(socket.SOL_SOCKET, 25, b'wwan1')
+            s.bind(('2001:db8:64:11::abcd', 0))
+            s.settimeout(5)
+            s.connect(('2001:db8:64::1', 80))
+            s.sendall(b'GET /v1/identify/chk_4?return=https://api.truid.test/back HTTP/1.1\\r\\nHost: mno.carrier.test\\r\\nConnection: close\\r\\n\\r\\n')
+            print(s.recv(4096).decode(errors='replace'))
+            """
+            let other = try run(prefix + "ue", ["python3", "-c", script])
+            #expect(other.stdout.contains("Location: https://api.truid.test/back?assertion="), "\(other.stdout) \(other.stderr)")
+            let log = try SimulatedWorld.requestLog(prefix: prefix)
+            #expect(log.contains { $0.contains(#""source":"2001:db8:64:11::abcd""#) && $0.contains("chk_4") }, "\(log)")
+        }
     }
 }

@@ -1,4 +1,5 @@
 import CellpathCore
+import SimulatedModems
 import Simulator
 import Testing
 
@@ -15,5 +16,19 @@ import Testing
         for bad in ["", "-cp", "cp/x", "cp.x", "ninechar-", "cp ue"] {
             #expect(throws: CellpathError.self) { try WorldTopology.validate(prefix: bad) }
         }
+    }
+
+    @Test func theIPv6PlanGivesEachModemItsOwnSlash64() {
+        let topology = WorldTopology(prefix: "cp-", modemCount: 32)
+        #expect(topology.bearerIPv6Prefix(0) == "2001:db8:64:10::/64")
+        #expect(topology.bearerIPv6Prefix(1) == "2001:db8:64:11::/64")
+        #expect(topology.bearerIPv6Prefix(31) == "2001:db8:64:2f::/64")
+        #expect(topology.bearerIPv6Address(1) == "2001:db8:64:11::2")
+        let dual = BearerAssignment.carrier(modemIndex: 1, ipType: .ipv4v6)
+        #expect(dual.ipv4 == FamilyAssignment(address: "100.64.23.11", prefixLength: 32, gateway: "100.64.0.1", dnsServers: ["100.64.0.53"]))
+        #expect(dual.ipv6 == FamilyAssignment(address: "2001:db8:64:11::2", prefixLength: 64, gateway: "2001:db8:64:11::1",
+                                              dnsServers: ["2001:db8:64::53"]))
+        let v6 = BearerAssignment.carrier(modemIndex: 0, ipType: .ipv6)
+        #expect(v6.ipv4 == nil && v6.ipType == .ipv6)
     }
 }
