@@ -142,6 +142,17 @@ struct IPv6FetchEndToEndTests {
             // IPv4 would send through the device anyway): the DNS query over IPv6 fails closed.
             #expect(routeless.status == 75, "\(routeless.stderr)")
             #expect(try JSONValue.parse(routeless.stdout)["error"]?["reason"]?.string == "dnsUnreachable", "\(routeless.stdout)")
+            if network == .dualStack {
+                // Happy eyeballs: IPv6 fails at once, IPv4 (device-bound, sent through the device
+                // without a route) carries the hop, still on the bearer.
+                let (fallback, seen) = try device.capture(on: ["wlan0"]) {
+                    try device.cellpath(["fetch", "--interface", "wwan0", "--dns", "100.64.0.53", "--timeout", "5",
+                                         "http://mno.carrier.test/", "--json"])
+                }
+                let hop = try JSONValue.parse(fallback.stdout).hops.first
+                #expect(hop?["family"]?.string == "ipv4" && hop?["local_address"]?.string == "100.64.23.10", "\(fallback.stdout) \(fallback.stderr)")
+                #expect(seen["wlan0"] == [], "packets on wlan0: \(seen["wlan0"] ?? [])")
+            }
             let down = try device.cellpath(["bearer", "down"])
             #expect(down.status == 0, "\(down.stderr)")
             #expect(try device.run(["ip", "-6", "addr", "show", "dev", "wwan0", "scope", "global"]).stdout.isEmpty)
