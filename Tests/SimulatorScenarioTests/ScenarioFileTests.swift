@@ -157,6 +157,7 @@ import Testing
         #expect(scenario.modems[1].sim?.iccid == "8900101234567890138")
         #expect(scenario.modems[1].sim?.imsi == "001010123456790")
         #expect(scenario.modems[2].sim == nil)
+        #expect(scenario.modems[1].ipType == .ipv4v6 && scenario.modems[0].ipType == .ipv4)
     }
 
     private func read(_ path: String) -> String? {

@@ -275,4 +275,34 @@ struct IPv6WorldTests {
             #expect(log.contains { $0.contains(#""source":"2001:db8:64:11::abcd""#) && $0.contains("chk_4") }, "\(log)")
         }
     }
+
+    @Test func qmiDualStackIsTwoSessionsOnOneDataPath() throws {
+        var scenario = Scenario.builtIn
+        scenario.modems[0].protocol = .qmi
+        scenario.modems[0].ipType = .ipv4v6
+        try WorldFixture.withWorld(scenario: scenario) { prefix in
+            let port = try SimulatedWorld.status(prefix: prefix).modems[0].controlPort
+            func qmicli(_ arguments: String...) throws -> ProcessResult {
+                let result = try WorldFixture.output(["qmicli", "-d", port, "--device-open-qmi"] + arguments)
+                #expect(result.status == 0, "qmicli \(arguments): \(result.stderr)")
+                return result
+            }
+            _ = try qmicli("--wds-start-network=apn=internet,ip-type=4", "--client-no-release-cid")
+            #expect(try SimulatedWorld.status(prefix: prefix).modems[0].ipType == "ipv4")
+            let v6 = try qmicli("--wds-start-network=apn=internet,ip-type=6", "--client-no-release-cid")
+            let both = try SimulatedWorld.status(prefix: prefix).modems[0]
+            #expect(both.ipType == "ipv4v6" && both.address == "100.64.23.10" && both.ipv6Address == "2001:db8:64:10::2", "\(both)")
+            // Ending the IPv6 session narrows the data path to IPv4: IPv6 packets are dropped again.
+            let handle = try #require(v6.stdout.split(separator: "'").dropFirst().first.map(String.init))
+            let cid = try #require(v6.stdout.split(separator: "\n").first { $0.contains("CID") }?.split(separator: "'").dropFirst().first)
+            _ = try qmicli("--wds-stop-network=\(handle)", "--client-cid=\(cid)")
+            #expect(try SimulatedWorld.status(prefix: prefix).modems[0].ipType == "ipv4")
+            _ = try ip(prefix + "ue", "-6", "addr", "add", "2001:db8:64:10::2/64", "dev", "wwan0")
+            _ = try ip(prefix + "ue", "link", "set", "wwan0", "up")
+            _ = try ip(prefix + "ue", "-6", "route", "add", "default", "dev", "wwan0", "metric", "700")
+            try sendDatagram(prefix, device: "wwan0", source: "2001:db8:64:10::2", destination: "2001:db8:113::10")
+            usleep(300_000)
+            #expect(try SimulatedWorld.status(prefix: prefix).modems[0].counters.uplink.dropped["ipv6NotGranted"] == 1)
+        }
+    }
 }

@@ -66,9 +66,9 @@ public struct WorldTopology: Sendable, Equatable, Codable {
     /// Route metric of the Wi-Fi default route.
     public static let wlanRouteMetric = 600
     /// The carrier's subscriber-identification endpoint (`mno.carrier.test`).
-    public static let carrierEndpointAddress = "100.64.0.1"
+    public static let carrierEndpointAddress = BearerAddressPlan.ipv4Gateway
     /// The carrier DNS server handed out with every bearer.
-    public static let carrierDNSAddress = "100.64.0.53"
+    public static let carrierDNSAddress = BearerAddressPlan.ipv4DNS
     /// The veth between carrier and internet: its carrier-side name and address.
     public static let carrierVethInterface = "inet0"
     public static let carrierVethAddress = "198.51.100.1"
