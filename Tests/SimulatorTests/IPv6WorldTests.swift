@@ -73,6 +73,13 @@ struct IPv6WorldTests {
         #expect(result.status == 0, "\(result.stderr)")
     }
 
+    /// Whether process `pid` is gone, or a zombie (once its parent, the daemon, is gone, this
+    /// machine's init may not reap it at once).
+    static func hasEnded(_ pid: Int32) -> Bool {
+        let state = FileSystem.readText("/proc/\(pid)/stat").flatMap { $0.split(separator: ")").last?.split(separator: " ").first }
+        return state == nil || state == "Z"
+    }
+
     /// A minimal DNS client: argv device, server, name, qtype; prints the A/AAAA answers.
     static let dnsQuery = """
     import socket, struct, sys
@@ -209,15 +216,26 @@ struct IPv6WorldTests {
             let identified = try curl(prefix, ["-6", "--interface", "wwan0", "-o", "/dev/null", "-w", "%{redirect_url}",
                                                "http://[2001:db8:64::1]/v1/identify/chk_2?return=https://api.truid.test/back"])
             #expect(identified.stdout.hasPrefix("https://api.truid.test/back?assertion="), "\(identified.stdout) \(identified.stderr)")
+            // A SubscriberCheck's check_url through NAT64: the API takes the bearer's fixed egress
+            // address for the operator's mobile IP, the carrier identifies the SIM by its IPv6 address.
+            let bearer = try #require(token.stdout.split(separator: "\"").drop { $0 != "access_token" }.dropFirst(2).first.map(String.init))
+            let created = try curl(prefix, ["-4", "-H", "Authorization: Bearer \(bearer)", "-H", "Content-Type: application/json",
+                                            "-d", #"{"phone_number":"+447940448591"}"#, "https://api.truid.test/subscriber_check/v0.2/checks"])
+            let checkURL = try #require(created.stdout.components(separatedBy: #""check_url":{"href":""#).dropFirst().first?
+                .split(separator: "\"").first.map(String.init), "\(created.stdout)")
+            let chain = try curl(prefix, ["-6", "-L", "--interface", "wwan0", "--resolve", "api.truid.test:443:[\(synthesised.first ?? "")]",
+                                          "--resolve", "mno.carrier.test:80:[2001:db8:64::1]", checkURL])
+            #expect(chain.status == 0 && chain.stdout.contains(#""code":"#), "\(chain.stdout) \(chain.stderr)")
             let log = try SimulatedWorld.requestLog(prefix: prefix)
-            // The API sees tayga's pool address; the carrier sees the bearer's own IPv6 address.
-            #expect(log.contains { $0.contains(#""source":"100.64.96."#) && $0.contains("oauth2") }, "\(log)")
+            // The API sees the NAT64 egress address of modem 0; the carrier sees the bearer's own IPv6 address.
+            #expect(log.contains { $0.contains(#""source":"100.64.96.10""#) && $0.contains("oauth2") }, "\(log)")
+            #expect(log.contains { $0.contains(#""source":"100.64.96.10""#) && $0.contains("/callback") && $0.contains(#""status":200"#) }, "\(log)")
             #expect(log.contains { $0.contains(#""source":"2001:db8:64:10::2""#) && $0.contains("/v1/identify/chk_2") }, "\(log)")
             #expect(!log.contains { $0.contains(#""source":"2001:db8:64:10::2""#) && $0.contains("oauth2") })
         }
         // `sim down` (the daemon) stopped tayga and unbound.
         #expect(pids.count == 2)
-        for pid in pids { #expect(kill(pid, 0) != 0, "pid \(pid) still runs") }
+        for pid in pids { #expect(Self.hasEnded(pid), "pid \(pid) still runs") }
     }
 
     @Test func downAfterAKilledDaemonStopsTaygaAndUnbound() throws {
@@ -236,9 +254,7 @@ struct IPv6WorldTests {
         let report = try SimulatedWorld.down(prefix: prefix)
         for pid in pids {
             #expect(report.stoppedProcesses.contains { $0.pid == pid && $0.reason == "in \(prefix)carrier" }, "\(report.stoppedProcesses)")
-            // Gone, or a zombie of the killed daemon that this machine's init has not reaped yet.
-            let state = FileSystem.readText("/proc/\(pid)/stat").flatMap { $0.split(separator: ")").last?.split(separator: " ").first }
-            #expect(state == nil || state == "Z", "pid \(pid) still runs (state \(state.map(String.init) ?? "-"))")
+            #expect(Self.hasEnded(pid), "pid \(pid) still runs")
         }
         #expect(!FileSystem.exists(RunDirectory(prefix: prefix).path))
     }

@@ -109,7 +109,7 @@ final class RunningWorld {
             dns.append((server, pid, true))
         }
         if scenario.nat64 {
-            let nat64 = NAT64Carrier(topology: topology, run: run)
+            let nat64 = NAT64Carrier(topology: topology, run: run, modems: scenario.modems.indices.filter { scenario.modems[$0].nat64 })
             try nat64.prepare()
             try builder.configureNAT64()
             children = try nat64.start(logFD: 2)

@@ -12,8 +12,9 @@ public final class DataPlane: Sendable {
     public let topology: WorldTopology
     private let modems: [PacketRelay]
     private let wifi: PacketRelay
-    /// What each modem's network offers (the scenario's `ipType`).
+    /// What each modem's network offers (the scenario's `ipType`), and whether it is behind NAT64.
     private let offered: [BearerIPType]
+    private let behindNAT64: [Bool]
     /// The families each modem's open relay carries.
     private let granted: Mutex<[Int: BearerIPType]>
 
@@ -22,6 +23,7 @@ public final class DataPlane: Sendable {
     init(topology: WorldTopology, scenario: Scenario) throws {
         self.topology = topology
         offered = (0..<topology.modemCount).map { scenario.modems.indices.contains($0) ? scenario.modems[$0].ipType : .ipv4 }
+        behindNAT64 = (0..<topology.modemCount).map { scenario.modems.indices.contains($0) && scenario.modems[$0].nat64 }
         granted = Mutex([:])
         var opened: [Int32] = []
         func tun(_ ns: String, _ name: String) throws -> Int32 {
@@ -85,8 +87,9 @@ public final class DataPlane: Sendable {
         isConnected(n) ? granted.withLock { $0[n] } : nil
     }
 
-    /// The modem whose connected bearer holds `address`: its IPv4 address, or any address in its
-    /// IPv6 /64 (the subscriber's device picks its own interface identifier). Nil for none.
+    /// The modem whose connected bearer holds `address`: its IPv4 address, any address in its
+    /// IPv6 /64 (the subscriber's device picks its own interface identifier), or behind NAT64 its
+    /// egress address (what the internet sees of it). Nil for none.
     public func modem(holding address: String) -> Int? {
         let v6 = IPAddress.ipv6Bytes(address).map { Array($0.prefix(8)) }
         return modems.indices.first { n in
@@ -95,6 +98,7 @@ public final class DataPlane: Sendable {
                 return type.carriesIPv6 && IPAddress.ipv6Bytes(topology.bearerIPv6Address(n)).map { Array($0.prefix(8)) } == v6
             }
             return type.carriesIPv4 && topology.bearerAddress(n) == address
+                || type.carriesIPv6 && behindNAT64[n] && topology.nat64EgressAddress(n) == address
         }
     }
 

@@ -19,14 +19,18 @@ struct WorldChild: Sendable {
 struct NAT64Carrier {
     var topology: WorldTopology
     var run: RunDirectory
+    /// The modems behind NAT64: each one's bearer address gets its fixed egress address.
+    var modems: [Int]
 
     var directory: String { "\(run.path)/nat64" }
     var taygaConfigFile: String { "\(directory)/tayga.conf" }
     var unboundConfigFile: String { "\(directory)/unbound.conf" }
 
-    /// tayga.conf: the NAT64 prefix, the pool and tayga's own addresses.
+    /// tayga.conf: the NAT64 prefix, the pool, tayga's own addresses and one static map per
+    /// modem (its bearer address ↔ its egress address, taken out of the pool).
     var taygaConfig: String {
         typealias T = WorldTopology
+        let maps = modems.map { "map \(topology.nat64EgressAddress($0)) \(topology.bearerIPv6Address($0))\n" }.joined()
         return """
         tun-device \(T.nat64Interface)
         ipv4-addr \(T.nat64IPv4Address)
@@ -35,7 +39,7 @@ struct NAT64Carrier {
         dynamic-pool \(T.nat64Pool)
         data-dir \(directory)
 
-        """
+        """ + maps
     }
 
     /// unbound.conf: DNS64 in front of the carrier dnsmasq, in the foreground, logging to stderr,

@@ -107,6 +107,9 @@ public struct WorldTopology: Sendable, Equatable, Codable {
     public static let nat64Interface = "nat64"
     /// tayga's IPv4 pool (the sources of translated packets, routed back to the carrier) and own addresses.
     public static let nat64Pool = "100.64.96.0/24"
+    /// The fixed NAT64 egress address of modem `n`'s bearer address (…::2): 100.64.96.(10+n), the
+    /// operator's mobile IP the internet sees for that subscriber (other sources get pool addresses).
+    public func nat64EgressAddress(_ n: Int) -> String { "100.64.96.\(10 + n)" }
     public static let nat64IPv4Address = "100.64.96.1"
     public static let nat64IPv6Address = "2001:db8:64::64"
 }
