@@ -93,6 +93,7 @@ public struct BearerBringUp: Sendable {
         // The first reads go out together: one round trip when all is well. What a later step
         // changes (the PIN, the radio) is read again.
         let seen = follower.count
+        await backend.expect(request.settings.ipType)
         async let simRead = Self.result { () async throws(ModemError) in try await backend.simState() }
         async let radioRead = Self.result { () async throws(ModemError) in try await backend.radio() }
         async let registrationRead = Self.result { () async throws(ModemError) in try await backend.registration() }
@@ -178,31 +179,47 @@ public struct BearerBringUp: Sendable {
             bearer = try await backend.ipConfiguration()
         }
         await checkClientsReleased
-        guard let address = bearer.ipv4Address else {
-            throw CellpathError(.unavailable, "modem \(modem.index)'s bearer has no IPv4 address",
-                                hint: "the APN may give IPv6 only, which cellpath does not support yet")
+        let wanted = request.settings.ipType
+        let ipv4 = wanted.includesIPv4 ? bearer.ipv4Address : nil
+        let ipv6 = wanted.includesIPv6 ? bearer.ipv6Address.map {
+            IPv6Addressing(address: $0, prefixLength: bearer.ipv6PrefixLength.flatMap { (1...128).contains($0) ? $0 : nil } ?? 64,
+                           gateway: bearer.ipv6Gateway)
+        } : nil
+        guard ipv4 != nil || ipv6 != nil else {
+            let family = wanted == .ipv4 ? "IPv4" : wanted == .ipv6 ? "IPv6" : "IP"
+            let granted = bearer.grantedIPType.map { " (it has \($0.rawValue) only)" } ?? ""
+            throw CellpathError(.unavailable, "modem \(modem.index)'s bearer has no \(family) address\(granted)",
+                                hint: reused ? "take it down (cellpath bearer down -m \(modem.index)) or ask for what it has (--ip-type)"
+                                             : "the network may not offer this address family on the APN: try --ip-type ipv4v6")
         }
         if record.apn == nil { record.apn = bearer.apn }
 
         try begin("configuring \(interface)")
         if reused { changes.append(.record(previous)) }
-        let applied = try InterfaceConfigurator().apply(BearerAddressing(interface: interface, address: address, mtu: bearer.mtu))
+        let applied = try InterfaceConfigurator().apply(BearerAddressing(interface: interface, address: ipv4, ipv6: ipv6, mtu: bearer.mtu))
         changes.append(.addressing(applied))
         record.addressing = record.addressing.map { $0.merged(with: applied) } ?? applied
         try records.save(record)
-        logger.info("\(interface) configured with \(address)/32\(bearer.mtu.map { ", MTU \($0)" } ?? "")")
+        let configured = [ipv4.map { "\($0)/32" }, ipv6.map { "\($0.address)/\($0.prefixLength)" }].compactMap { $0 }
+        logger.info("\(interface) configured with \(configured.joined(separator: " and "))\(bearer.mtu.map { ", MTU \($0)" } ?? "")")
 
         try begin("verifying \(interface)")
-        guard InterfaceState.holds(address, on: interface) else {
+        // The configurator wrote the addresses in the kernel's text form.
+        let addresses = [applied.addressing.address, applied.addressing.ipv6?.address].compactMap { $0 }
+        for address in addresses where !InterfaceState.holds(address, on: interface) {
             throw CellpathError(.unavailable, "\(interface) does not hold \(address) after configuring it",
                                 hint: "another program (NetworkManager?) may manage \(interface): see docs/operations.md")
         }
 
         // The modem says so at once (an indication) if the network drops the bearer meanwhile.
         if let reason = follower.bearerDropped { throw Self.dropped(modem.index, reason) }
-        logger.info("bearer up: \(interface) \(address), DNS \(bearer.dnsServers.joined(separator: ", "))")
-        let path = CellularPath(interfaceName: interface, ipv4Address: address, dnsServers: bearer.dnsServers, mtu: bearer.mtu,
-                                operatorID: network?.id, modemBackend: backend.backendName)
+        // DNS servers of a family the path has no address of cannot be reached from it.
+        let dns = bearer.dnsServers.filter { $0.contains(":") ? ipv6 != nil : ipv4 != nil }
+        logger.info("bearer up: \(interface) \(addresses.joined(separator: " ")), DNS \(dns.joined(separator: ", "))")
+        let path = CellularPath(interfaceName: interface, ipv4Address: applied.addressing.address,
+                                ipv6Address: applied.addressing.ipv6?.address, dnsServers: dns, mtu: bearer.mtu,
+                                operatorID: network?.id, modemBackend: backend.backendName,
+                                ipv6PrefixLength: applied.addressing.ipv6?.prefixLength, ipv6Gateway: applied.addressing.ipv6?.gateway)
         return BearerOutcome(path: path, bearer: bearer, registration: registration, reused: reused, record: record)
     }
 
@@ -389,6 +406,13 @@ extension AppliedAddressing {
         merged.addedRule = addedRule || later.addedRule
         merged.addedMainRouteMetric = addedMainRouteMetric ?? later.addedMainRouteMetric
         merged.previousRPFilter = previousRPFilter ?? later.previousRPFilter
+        merged.addedIPv6Address = addedIPv6Address || later.addedIPv6Address
+        merged.addedIPv6TableRoute = addedIPv6TableRoute || later.addedIPv6TableRoute
+        merged.addedIPv6Rule = addedIPv6Rule || later.addedIPv6Rule
+        merged.addedIPv6MainRouteMetric = addedIPv6MainRouteMetric ?? later.addedIPv6MainRouteMetric
+        merged.previousDisableIPv6 = previousDisableIPv6 ?? later.previousDisableIPv6
+        if merged.addressing.ipv6 == nil { merged.addressing.ipv6 = later.addressing.ipv6 }
+        if merged.addressing.address == nil { merged.addressing.address = later.addressing.address }
         return merged
     }
 }

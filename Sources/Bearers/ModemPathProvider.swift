@@ -107,16 +107,25 @@ public actor ModemPathProvider: CellularPathProvider {
 
     /// Without CAP_NET_ADMIN: the bearer that is up with its address on the interface, as it is.
     private func existingPath(_ modem: DiscoveredModem, _ backend: any ModemBackend) async throws -> CellularPath {
+        await backend.expect(options.settings.ipType)
         let bearer = try await backend.bearer()
-        guard bearer.state == .connected, let address = bearer.ipv4Address, let interface = modem.interfaces.first,
-              InterfaceState.holds(address, on: interface) else {
+        let wanted = options.settings.ipType
+        let interface = modem.interfaces.first
+        func held(_ address: String?) -> String? {
+            guard let address, let interface, InterfaceState.holds(address, on: interface) else { return nil }
+            return address
+        }
+        let ipv4 = wanted.includesIPv4 ? held(bearer.ipv4Address) : nil, ipv6 = wanted.includesIPv6 ? held(bearer.ipv6Address) : nil
+        guard bearer.state == .connected, let interface, ipv4 != nil || ipv6 != nil else {
             throw CellpathError(.permission, "couldn't bring modem \(modem.index)'s bearer up: configuring its interface needs CAP_NET_ADMIN",
                                 hint: "bring it up first (sudo cellpath bearer up), or run this with sudo (docs/operations.md)")
         }
         let registration = try await backend.registration()
         logger.info("using modem \(modem.index)'s bearer as it is (no CAP_NET_ADMIN to change anything)")
-        return CellularPath(interfaceName: interface, ipv4Address: address, dnsServers: bearer.dnsServers, mtu: bearer.mtu,
-                            operatorID: registration.servingOperator?.id, modemBackend: backend.backendName)
+        let dns = bearer.dnsServers.filter { $0.contains(":") ? ipv6 != nil : ipv4 != nil }
+        return CellularPath(interfaceName: interface, ipv4Address: ipv4, ipv6Address: ipv6, dnsServers: dns, mtu: bearer.mtu,
+                            operatorID: registration.servingOperator?.id, modemBackend: backend.backendName,
+                            ipv6PrefixLength: ipv6 == nil ? nil : bearer.ipv6PrefixLength, ipv6Gateway: ipv6 == nil ? nil : bearer.ipv6Gateway)
     }
 
     public func release() async {

@@ -19,9 +19,13 @@ public struct BearerSettings: Sendable, Equatable {
     }
 }
 
-/// The address family of a bearer. Only IPv4 is connected today.
+/// The address families a bearer is asked for (and granted): IPv4, IPv6, or both (dual stack).
+/// The network grants what it allows of it.
 public enum BearerIPType: String, Sendable, Equatable, CaseIterable {
     case ipv4, ipv6, ipv4v6
+
+    public var includesIPv4: Bool { self != .ipv6 }
+    public var includesIPv6: Bool { self != .ipv4 }
 }
 
 /// How the network authenticates the connection (PPP-style, for APNs that ask for it).

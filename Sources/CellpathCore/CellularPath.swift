@@ -7,7 +7,10 @@ public struct CellularPath: Sendable, Equatable, Codable {
     public var ipv4Address: String?
     /// The bearer's IPv6 address (no prefix), if it has one.
     public var ipv6Address: String?
-    /// DNS servers announced by the bearer, as numeric addresses.
+    /// The IPv6 address's on-link prefix length and the IPv6 gateway, when the modem reported them.
+    public var ipv6PrefixLength: Int?
+    public var ipv6Gateway: String?
+    /// DNS servers announced by the bearer, as numeric addresses of either family.
     public var dnsServers: [String]
     /// MTU announced by the bearer, if any.
     public var mtu: Int?
@@ -18,7 +21,8 @@ public struct CellularPath: Sendable, Equatable, Codable {
     public var modemBackend: String?
 
     public init(interfaceName: String, ipv4Address: String? = nil, ipv6Address: String? = nil,
-                dnsServers: [String], mtu: Int? = nil, operatorID: String? = nil, modemBackend: String? = nil) {
+                dnsServers: [String], mtu: Int? = nil, operatorID: String? = nil, modemBackend: String? = nil,
+                ipv6PrefixLength: Int? = nil, ipv6Gateway: String? = nil) {
         self.interfaceName = interfaceName
         self.ipv4Address = ipv4Address
         self.ipv6Address = ipv6Address
@@ -26,6 +30,8 @@ public struct CellularPath: Sendable, Equatable, Codable {
         self.mtu = mtu
         self.operatorID = operatorID
         self.modemBackend = modemBackend
+        self.ipv6PrefixLength = ipv6PrefixLength
+        self.ipv6Gateway = ipv6Gateway
     }
 }
 

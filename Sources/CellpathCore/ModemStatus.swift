@@ -171,12 +171,19 @@ public struct BearerStatus: Sendable, Equatable {
     public var apn: String?
     public var ipv4Address: String?
     public var prefixLength: Int?
+    /// The IPv4 gateway.
     public var gateway: String?
+    /// DNS servers of both families, IPv4 first.
     public var dnsServers: [String]
     public var mtu: Int?
+    /// The bearer's IPv6 address, its on-link prefix length and the IPv6 gateway.
+    public var ipv6Address: String?
+    public var ipv6PrefixLength: Int?
+    public var ipv6Gateway: String?
 
     public init(state: BearerState, apn: String? = nil, ipv4Address: String? = nil, prefixLength: Int? = nil,
-                gateway: String? = nil, dnsServers: [String] = [], mtu: Int? = nil) {
+                gateway: String? = nil, dnsServers: [String] = [], mtu: Int? = nil,
+                ipv6Address: String? = nil, ipv6PrefixLength: Int? = nil, ipv6Gateway: String? = nil) {
         self.state = state
         self.apn = apn
         self.ipv4Address = ipv4Address
@@ -184,6 +191,19 @@ public struct BearerStatus: Sendable, Equatable {
         self.gateway = gateway
         self.dnsServers = dnsServers
         self.mtu = mtu
+        self.ipv6Address = ipv6Address
+        self.ipv6PrefixLength = ipv6PrefixLength
+        self.ipv6Gateway = ipv6Gateway
+    }
+
+    /// The families the bearer has an address of: nil with none.
+    public var grantedIPType: BearerIPType? {
+        switch (ipv4Address != nil, ipv6Address != nil) {
+        case (true, true): .ipv4v6
+        case (true, false): .ipv4
+        case (false, true): .ipv6
+        case (false, false): nil
+        }
     }
 }
 

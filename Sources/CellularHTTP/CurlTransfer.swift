@@ -286,6 +286,9 @@ final class CurlTransfer {
         }
         let key = "\(host):\(request.url.port)"
         if !pinned.contains(key) {
+            // IPv6 first (RFC 8305): curl starts with the first address's family and tries the
+            // other after its happy-eyeballs delay, every socket bound to the path.
+            let reachable = reachable.filter { $0.contains(":") } + reachable.filter { !$0.contains(":") }
             let entry = "\(key):\(reachable.map { $0.contains(":") ? "[\($0)]" : $0 }.joined(separator: ","))"
             cp_curl_setopt_slist(easy, CURLOPT_RESOLVE, try handOver([entry]))
             pinned.insert(key)

@@ -45,6 +45,9 @@ public struct HopTrace: Sendable, Equatable, Codable {
     public var location: String?
     public var remoteAddress: String
     public var remotePort: Int
+    /// The address family the hop used, `ipv4` or `ipv6` (from its remote address; a NAT64
+    /// address is IPv6); nil when no connection was made.
+    public var family: String?
     public var localAddress: String
     public var localPort: Int
     /// True when the hop went over a connection opened by an earlier hop.
@@ -83,6 +86,7 @@ public struct HopTrace: Sendable, Equatable, Codable {
         self.location = location
         self.remoteAddress = remoteAddress
         self.remotePort = remotePort
+        family = remoteAddress.isEmpty ? nil : remoteAddress.contains(":") ? "ipv6" : "ipv4"
         self.localAddress = localAddress
         self.localPort = localPort
         self.connectionReused = connectionReused

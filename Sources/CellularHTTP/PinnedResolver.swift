@@ -40,9 +40,16 @@ struct PinnedResolver {
             throw FetchFailure(.dnsUnreachable, "no DNS server for the cellular path to resolve \(host)",
                                hint: "pass the bearer's DNS servers (--dns)", hop: hop)
         }
+        // A server of a family the path has no address of cannot be asked from it: its socket
+        // would fail to bind. The others are asked (either family answers A and AAAA).
+        let servers = servers.filter { $0.contains(":") ? state.bindsIPv6 : state.bindsIPv4 }
+        guard !servers.isEmpty else {
+            throw FetchFailure(.dnsUnreachable, "no DNS server of the cellular path's address family (\(self.servers.joined(separator: ", "))) to resolve \(host)",
+                               hint: "give a DNS server of the bearer's family (--dns)", hop: hop)
+        }
         let lookup = Lookup()
         state.dnsResponseCodes = []
-        try run(lookup, host: host, ipType: ipType, budgetMs: budgetMs, hop: hop)
+        try run(lookup, servers: servers, host: host, ipType: ipType, budgetMs: budgetMs, hop: hop)
         // ares_destroy has run: the callback ran exactly once, whatever ended the lookup.
         assert(lookup.callbacks == 1, "c-ares ran the lookup's callback \(lookup.callbacks) times")
 
@@ -84,7 +91,7 @@ struct PinnedResolver {
     /// Runs one lookup on its own channel until its callback ran, then destroys the channel.
     /// c-ares holds an unretained pointer to `lookup` until `ares_destroy` (which would run the
     /// callback of a lookup still pending); the caller's reference keeps it alive past that.
-    private func run(_ lookup: Lookup, host: String, ipType: IPType, budgetMs: Int, hop: Int) throws(FetchFailure) {
+    private func run(_ lookup: Lookup, servers: [String], host: String, ipType: IPType, budgetMs: Int, hop: Int) throws(FetchFailure) {
         var channel: ares_channel?
         guard cp_ares_init(&channel, 1000, 2) == ARES_SUCCESS, let channel else {
             throw FetchFailure(.internalError, "couldn't create a c-ares channel", hop: hop)

@@ -44,6 +44,10 @@ final class TransferState {
     /// answers read; what counts on a datagram socket).
     var awaitedAnswers: [Int32: Int] = [:]
 
+    /// Whether sockets of the family can be bound (the path has an address of it).
+    var bindsIPv4: Bool { bindIPv4 != nil }
+    var bindsIPv6: Bool { bindIPv6 != nil }
+
     /// State for a transfer on `route`, whose sockets bind to the path's addresses `ipv4`/`ipv6`.
     init(route: NetworkRoute, ipv4: String?, ipv6: String?, cancellation: TransferCancellation) {
         self.cancellation = cancellation

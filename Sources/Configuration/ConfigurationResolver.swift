@@ -222,6 +222,7 @@ struct ConfigurationResolver {
         let hopTimeout = settle(.hopTimeout)
         let timeout = settle(.timeout)
         let apn = settle(.apn)
+        let ipType = settle(.ipType)
         let servers = profileNames.map { name in
             (name: name, settled: settle("server.\(name)", kind: .url, isSecret: false))
         }
@@ -261,7 +262,8 @@ struct ConfigurationResolver {
         entries += [entry(.truJSON, truJSON), entry(.dataResidency, residency), entry(.apiBase, apiBase),
                     entry(.clientID, clientID),
                     entry(.clientSecret, clientSecret), entry(.simPrefix, simPrefix), entry(.caFile, caFile),
-                    entry(.hopTimeout, hopTimeout), entry(.timeout, timeout), entry(.apn, apn)]
+                    entry(.hopTimeout, hopTimeout), entry(.timeout, timeout), entry(.apn, apn),
+                    entry(.ipType, ipType)]
 
         return EffectiveConfiguration(
             region: Self.value(region) { $0 },
@@ -275,6 +277,7 @@ struct ConfigurationResolver {
             hopTimeout: Self.value(hopTimeout, Self.duration).map { $0! },
             timeout: Self.value(timeout, Self.duration).map { $0! },
             apn: Self.value(apn) { $0 },
+            ipType: Self.value(ipType) { BearerIPType(rawValue: $0)! }.map { $0! },  // it has a default
             serverURLs: Dictionary(uniqueKeysWithValues: servers.map { server in
                 (server.name, Self.value(server.settled) { $0 })
             }),

@@ -1,3 +1,4 @@
+import CellpathCore
 import FoundationEssentials
 
 /// The command-line flags that carry configuration values; the CLI passes them to
@@ -21,7 +22,7 @@ public enum ConfigurationFlag: String, Sendable, CaseIterable {
 
 /// The shape a configuration value must have; validation also normalises it.
 enum ValueKind {
-    case region, profile, url, path, dataResidency, simPrefix, seconds, clientID, secret, accessPointName
+    case region, profile, url, path, dataResidency, simPrefix, seconds, clientID, secret, accessPointName, ipType
 
     /// Returns the normalised value, or a problem sentence (which never repeats the value).
     /// Relative paths are resolved against `baseDirectory` (a config file's directory).
@@ -79,6 +80,10 @@ enum ValueKind {
                 return .failure(Problem("expected an access point name of at most 100 letters, digits, '-', '_' or '.' such as internet"))
             }
             return .success(value)
+        case .ipType:
+            let lower = value.lowercased()
+            guard BearerIPType(rawValue: lower) != nil else { return .failure(Problem("expected one of ipv4, ipv6, ipv4v6")) }
+            return .success(lower)
         }
     }
 
@@ -159,10 +164,13 @@ struct Setting {
     static let timeout = Setting(group: "http", key: "timeout", environment: "CELLPATH_TIMEOUT",
                                  flag: .timeout, kind: .seconds, defaultValue: "30")
     static let apn = Setting(group: "modem", key: "apn", environment: "CELLPATH_APN", flag: .apn, kind: .accessPointName)
+    /// No flag: `bearer up --ip-type` takes the same values, `fetch --ip-type` others (any).
+    static let ipType = Setting(group: "modem", key: "ip_type", environment: "CELLPATH_IP_TYPE", kind: .ipType,
+                                defaultValue: BearerIPType.ipv4v6.rawValue)
 
     /// Every fixed setting, in `config show` order (server profiles go after `general`).
     static let all: [Setting] = [region, profile, truJSON, dataResidency, apiBase, clientID, clientSecret,
-                                 simPrefix, caFile, hopTimeout, timeout, apn]
+                                 simPrefix, caFile, hopTimeout, timeout, apn, ipType]
 
     /// The group whose keys are profile names and whose values are server base URLs.
     static let serverGroup = "server"

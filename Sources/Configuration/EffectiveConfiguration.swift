@@ -36,6 +36,9 @@ public struct EffectiveConfiguration: Sendable {
     /// The access point name of a bearer that cellpath brings up without `--apn`; nil: the
     /// modem's provisioned context.
     public var apn: String? { get throws(CellpathError) { try apnSetting.get() } }
+    /// The address families a bearer that cellpath brings up asks for without `--ip-type`
+    /// (ipv4v6 by default; the network grants what it allows).
+    public var ipType: BearerIPType { get throws(CellpathError) { try ipTypeSetting.get() } }
     /// Every setting with its value (masked when secret) and origin, or its error, in display order.
     public let entries: [ConfigurationEntry]
     /// Problems that did not stop loading: unknown keys, insecure file modes, overrides.
@@ -54,6 +57,7 @@ public struct EffectiveConfiguration: Sendable {
     private let hopTimeoutSetting: Result<Duration, CellpathError>
     private let timeoutSetting: Result<Duration, CellpathError>
     private let apnSetting: Result<String?, CellpathError>
+    private let ipTypeSetting: Result<BearerIPType, CellpathError>
     /// Server base URL per profile (the active profile's after env/flag overrides).
     private let serverURLs: [String: Result<String?, CellpathError>]
 
@@ -62,7 +66,8 @@ public struct EffectiveConfiguration: Sendable {
          credentials: Result<TruIDCredentials?, CellpathError>,
          truJSONPath: Result<String?, CellpathError>, simPrefix: Result<String, CellpathError>,
          caFile: Result<String?, CellpathError>, hopTimeout: Result<Duration, CellpathError>,
-         timeout: Result<Duration, CellpathError>, apn: Result<String?, CellpathError>, serverURLs: [String: Result<String?, CellpathError>],
+         timeout: Result<Duration, CellpathError>, apn: Result<String?, CellpathError>,
+         ipType: Result<BearerIPType, CellpathError>, serverURLs: [String: Result<String?, CellpathError>],
          entries: [ConfigurationEntry], warnings: [String], files: [ConfigurationFile]) {
         regionSetting = region
         profileSetting = profile
@@ -75,6 +80,7 @@ public struct EffectiveConfiguration: Sendable {
         hopTimeoutSetting = hopTimeout
         timeoutSetting = timeout
         apnSetting = apn
+        ipTypeSetting = ipType
         self.serverURLs = serverURLs
         self.entries = entries
         self.warnings = warnings

@@ -6,7 +6,7 @@ import SystemSupport
 /// What the kernel says about a bearer's interface: its addresses and its byte counters. Reads
 /// need no privilege. Works in the network namespace of the calling thread.
 public enum InterfaceState {
-    /// Whether `interface` holds the IPv4 `address` (any prefix length).
+    /// Whether `interface` holds `address`, IPv4 or IPv6 in the kernel's text form (any prefix length).
     public static func holds(_ address: String, on interface: String) -> Bool {
         InterfaceSnapshot.read(interface).addresses.contains(address)
     }

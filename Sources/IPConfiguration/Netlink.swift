@@ -31,10 +31,11 @@ final class Netlink {
     /// A permission error from the kernel: CAP_NET_ADMIN is missing.
     static func denied(_ rc: Int32) -> Bool { rc == -NLE_PERM }
 
-    /// `text` (`a.b.c.d/len`) as a libnl IPv4 address, nil when it is not one; release it with `nl_addr_put`.
-    static func address(_ text: String) -> OpaquePointer? {
+    /// `text` (`address/len`) as a libnl address of `family`, nil when it is not one; release it
+    /// with `nl_addr_put`.
+    static func address(_ text: String, _ family: Int32 = AF_INET) -> OpaquePointer? {
         var address: OpaquePointer?
-        guard nl_addr_parse(text, AF_INET, &address) == 0 else { return nil }
+        guard nl_addr_parse(text, family, &address) == 0 else { return nil }
         return address
     }
 }

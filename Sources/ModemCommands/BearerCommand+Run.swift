@@ -94,7 +94,10 @@ extension BearerUpCommand {
         report.backend = backend.backendName
         report.apn = outcome.record.apn
         report.address = outcome.path.ipv4Address
-        report.gateway = outcome.bearer.gateway
+        report.gateway = outcome.path.ipv4Address == nil ? nil : outcome.bearer.gateway
+        report.ipv6Address = outcome.path.ipv6Address
+        report.ipv6PrefixLength = outcome.path.ipv6PrefixLength
+        report.ipv6Gateway = outcome.path.ipv6Gateway
         report.dnsServers = outcome.path.dnsServers
         report.mtu = outcome.path.mtu
         report.servingOperator = outcome.registration.servingOperator
@@ -106,7 +109,7 @@ extension BearerUpCommand {
             (report.bytesReceived, report.bytesSent) = (counters.received, counters.sent)
         }
         let how = outcome.reused ? "reused" : "up"
-        return CommandOutcome(BearerListing.output(report, title: "modem \(modem.index): bearer \(how) on \(outcome.path.interfaceName) (\(outcome.path.ipv4Address ?? "-"))"))
+        return CommandOutcome(BearerListing.output(report, title: "modem \(modem.index): bearer \(how) on \(outcome.path.interfaceName) (\([outcome.path.ipv4Address, outcome.path.ipv6Address].compactMap { $0 }.joined(separator: ", ")))"))
     }
 }
 
@@ -197,18 +200,23 @@ extension BearerStatusCommand {
                        _ logger: Logger) async throws(CellpathError) -> BearerReport {
         let bearer: BearerStatus
         let registration: Registration
+        let record = records.load(modem.ports[0].devicePath)
+        // A bearer that cellpath configured with IPv6 is read with its IPv6 settings (QMI: a second client).
+        if record?.addressing?.addressing.ipv6 != nil || record?.handle?.ipv6ClientID != nil { await backend.expect(.ipv6) }
         do {
             bearer = try await backend.bearer()
             registration = try await backend.registration()
         } catch {
             throw BearerCommand.cellpathError(error)
         }
-        let record = records.load(modem.ports[0].devicePath)
         var report = BearerReport(modem: modem, state: bearer.state)
         report.backend = backend.backendName
         report.apn = bearer.apn ?? record?.apn
         report.address = bearer.ipv4Address
         report.gateway = bearer.gateway
+        report.ipv6Address = bearer.ipv6Address
+        report.ipv6PrefixLength = bearer.ipv6PrefixLength
+        report.ipv6Gateway = bearer.ipv6Gateway
         report.dnsServers = bearer.dnsServers
         report.mtu = bearer.mtu
         report.servingOperator = registration.servingOperator

@@ -17,7 +17,8 @@ extension FetchCommand {
                                   modem chosen: DiscoveredModem? = nil) throws -> any CellularPathProvider {
         try checkModemPath(parsed)
         // Bringing the bearer up is bounded as `bearer up` is by default (fetch's --timeout is the chain's).
-        let options = ModemPathProvider.Options(settings: BearerSettings(apn: try bearerAPN(parsed, context)), access: BearerCommand.access(parsed),
+        let options = ModemPathProvider.Options(settings: BearerSettings(apn: try bearerAPN(parsed, context), ipType: try bearerIPType(parsed, context)),
+                                                access: BearerCommand.access(parsed),
                                                 keepBearer: parsed[keepBearer], opener: ModemBackendChoice.chosen(parsed).opener)
         return ModemPathProvider(options: options, records: BearerRecords(environment: context.environment), logger: context.logger,
                                  progress: { context.progress.step($0) }) {

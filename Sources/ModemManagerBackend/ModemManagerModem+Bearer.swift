@@ -59,17 +59,26 @@ extension ModemManagerModem {
         try await bearer()
     }
 
-    /// A bearer object as cellpath describes it: state, APN, IPv4 configuration.
+    /// A bearer object as cellpath describes it: state, APN, IPv4 and IPv6 configuration.
     static func status(_ bearer: UnsafeMutablePointer<MMBearer>) -> BearerStatus {
         var status = BearerStatus(state: mm_bearer_get_connected(bearer) != 0 ? .connected : .disconnected)
         if let properties = mm_bearer_peek_properties(bearer) { status.apn = text(mm_bearer_properties_get_apn(properties)) }
-        guard status.state == .connected, let config = mm_bearer_get_ipv4_config(bearer) else { return status }
+        guard status.state == .connected else { return status }
+        if let config = mm_bearer_get_ipv6_config(bearer) {
+            defer { g_object_unref(gpointer(config)) }
+            status.ipv6Address = text(mm_bearer_ip_config_get_address(config))
+            let prefix = mm_bearer_ip_config_get_prefix(config)
+            status.ipv6PrefixLength = prefix == 0 ? nil : Int(prefix)
+            status.ipv6Gateway = text(mm_bearer_ip_config_get_gateway(config))
+            status.dnsServers = texts(UnsafePointer(mm_bearer_ip_config_get_dns(config)))
+        }
+        guard let config = mm_bearer_get_ipv4_config(bearer) else { return status }
         defer { g_object_unref(gpointer(config)) }
         status.ipv4Address = text(mm_bearer_ip_config_get_address(config))
         let prefix = mm_bearer_ip_config_get_prefix(config)
         status.prefixLength = prefix == 0 ? nil : Int(prefix)
         status.gateway = text(mm_bearer_ip_config_get_gateway(config))
-        status.dnsServers = texts(UnsafePointer(mm_bearer_ip_config_get_dns(config)))
+        status.dnsServers = texts(UnsafePointer(mm_bearer_ip_config_get_dns(config))) + status.dnsServers
         let mtu = mm_bearer_ip_config_get_mtu(config)
         status.mtu = mtu == 0 ? nil : Int(mtu)
         return status

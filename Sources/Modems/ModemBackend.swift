@@ -31,6 +31,10 @@ public protocol ModemBackend: AnyObject, Sendable {
     func bearerState() async throws(ModemError) -> BearerState
     /// The IP configuration of the connected default bearer, without asking for its state.
     func ipConfiguration() async throws(ModemError) -> BearerStatus
+    /// Tells which families the bearer is expected to have (the bring-up's request), before
+    /// reading it: QMI then reads the IPv6 settings too, on a WDS client of IP family 6. MBIM
+    /// and ModemManager report both families in one read and ignore it.
+    func expect(_ ipType: BearerIPType) async
 
     // Changes, for bringing a bearer up and down.
 
@@ -43,8 +47,8 @@ public protocol ModemBackend: AnyObject, Sendable {
     /// Asks the modem to attach to the packet service (MBIM); QMI modems attach by themselves
     /// once registered, so this does nothing there.
     func attachPacketService() async throws(ModemError)
-    /// Connects the default bearer with `settings` (IPv4) and returns what disconnecting it
-    /// needs. Once sent, the request is not given up when the task is cancelled: the modem may
+    /// Connects the default bearer with `settings` (its IP type: IPv4, IPv6 or dual stack, of
+    /// which the network grants what it allows) and returns what disconnecting it needs. Once sent, the request is not given up when the task is cancelled: the modem may
     /// carry it out, and a bearer connected must be known to be undone. A refusal by the network
     /// is a protocol error whose reason names the network's cause. QMI: the WDS client that
     /// started the call is kept (its ID stays allocated after `close()`), since releasing it
@@ -89,19 +93,31 @@ public struct BearerHandle: Sendable, Equatable, Codable {
     public var clientID: Int?
     /// QMI: the call's packet data handle.
     public var packetDataHandle: UInt32?
+    /// QMI dual stack: the WDS client ID and packet data handle of the IPv6 call (the first pair
+    /// is the IPv4 call's; an IPv6-only bearer has its call in the first pair).
+    public var ipv6ClientID: Int?
+    public var ipv6PacketDataHandle: UInt32?
     /// ModemManager: the D-Bus path of the bearer object that cellpath created.
     public var bearerPath: String?
 
     /// Whether the handle holds something in the modem (a QMI client ID) that `disconnect` gives
     /// back, also after the network ended the call.
-    public var holdsClientID: Bool { clientID != nil }
+    public var holdsClientID: Bool { clientID != nil || ipv6ClientID != nil }
 
-    public init(sessionID: Int? = nil, clientID: Int? = nil, packetDataHandle: UInt32? = nil, bearerPath: String? = nil) {
+    public init(sessionID: Int? = nil, clientID: Int? = nil, packetDataHandle: UInt32? = nil, bearerPath: String? = nil,
+                ipv6ClientID: Int? = nil, ipv6PacketDataHandle: UInt32? = nil) {
         self.sessionID = sessionID
         self.clientID = clientID
         self.packetDataHandle = packetDataHandle
         self.bearerPath = bearerPath
+        self.ipv6ClientID = ipv6ClientID
+        self.ipv6PacketDataHandle = ipv6PacketDataHandle
     }
+}
+
+extension ModemBackend {
+    /// Backends that read both families at once need no hint.
+    public func expect(_ ipType: BearerIPType) async {}
 }
 
 /// How far a session's indications follow the default bearer (`followBearer`).

@@ -15,7 +15,8 @@ enum NetworkCause {
         switch cause {
         case 27: "check the APN (--apn): the network does not know it"
         case 29, 33: "the subscription does not allow this APN, or its user name and password (--user, --password-file) are wrong"
-        case 50, 51: "the network does not offer this address family on the APN"
+        case 50: "the network allows IPv4 only on this APN: use --ip-type ipv4 (or ipv4v6, which it narrows to IPv4)"
+        case 51: "the network allows IPv6 only on this APN: use --ip-type ipv6 (or ipv4v6, which it narrows to IPv6)"
         default: "retry later; if it persists, ask the operator about the SIM's data subscription"
         }
     }

@@ -432,13 +432,74 @@ struct BearerCommandTests {
         try Self.expectNothingLeft(namespace, fleet)
     }
 
-    @Test func ipv6IsNotSupportedYet() throws {
-        let (fleet, namespace) = try Self.setUp(.qmi)
-        for type in ["ipv6", "ipv4v6"] {
-            let result = try Self.bearer(namespace, fleet, ["up", "--ip-type", type])
-            #expect(result.status == 69)
-            #expect(result.stderr == "error: --ip-type \(type) is not supported yet: cellpath connects IPv4 bearers only\nhint: use --ip-type ipv4 (the default)\n")
-        }
+    /// The simulated network of the default scenario is IPv4-only: IPv6 alone is refused with
+    /// the network's cause (50, PDP type IPv4 only allowed), and nothing stays.
+    @Test(arguments: protocols)
+    func ipv6OnAnIPv4OnlyNetworkIsRefusedWithTheNetworksCause(_ kind: SimulatorScenario.ModemProtocol) throws {
+        let (fleet, namespace) = try Self.setUp(kind)
+        let result = try Self.bearer(namespace, fleet, ["up", "--ip-type", "ipv6"])
+        #expect(result.status == 69, "\(result.stderr)")
+        #expect(result.stderr.contains("(3GPP cause 50)") && result.stderr.contains("hint: the network allows IPv4 only on this APN: use --ip-type ipv4"),
+                "\(result.stderr)")
+        #expect(!fleet.device(0).isBearerConnected)
+        // The configuration's modem.ip_type (here CELLPATH_IP_TYPE) is what the modem is asked for without --ip-type.
+        let configured = try namespace.cellpath(["bearer", "up", "--no-proxy"], fleet, environment: ["CELLPATH_IP_TYPE": "ipv6"])
+        #expect(configured.status == 69 && configured.stderr.contains("(3GPP cause 50)"), "\(configured.stderr)")
+        try Self.expectNothingLeft(namespace, fleet)
+    }
+
+    /// Dual stack (the default) on an IPv4-only network is narrowed to IPv4: the bearer comes up
+    /// with its IPv4 address and no IPv6 (QMI: the IPv6 call is refused, its client released).
+    @Test(arguments: protocols)
+    func dualStackOnAnIPv4OnlyNetworkNarrowsToIPv4(_ kind: SimulatorScenario.ModemProtocol) throws {
+        let (fleet, namespace) = try Self.setUp(kind)
+        let up = try namespace.cellpath(["bearer", "up", "--ip-type", "ipv4v6", "--no-proxy", "--json"], fleet)
+        #expect(up.status == 0, "\(up.stderr)")
+        let path = try JSONValue.parse(up.stdout)
+        #expect(path["ipv4_address"]?.string == "100.64.23.10" && path["ipv6_address"] == .null, "\(up.stdout)")
+        #expect(try namespace.shell("ip -6 addr show dev wwan0 scope global").isEmpty)
+        #expect(try Self.bearer(namespace, fleet, ["down"]).status == 0)
+        try Self.expectNothingLeft(namespace, fleet)
+    }
+
+    /// A network that offers `network`, asked for the default (ipv4v6): the bearer comes up with
+    /// what the network grants, configured on wwan0 per family (address, source rule, default
+    /// route worse than Wi-Fi's), `bearer status` reads it back, `bearer down` removes all of it
+    /// (QMI: both calls stopped, both client IDs released).
+    @Test(arguments: [(SimulatorScenario.ModemProtocol.mbim, BearerIPType.ipv6), (.qmi, .ipv6), (.mbim, .ipv4v6), (.qmi, .ipv4v6)])
+    func anIPv6OrDualStackNetworkGrantsWhatItOffers(_ kind: SimulatorScenario.ModemProtocol, _ network: BearerIPType) throws {
+        let fleet = try SimulatedFleet([.test(kind, 1, ipType: network)])
+        let namespace = try DeviceNamespace()
+        let up = try namespace.cellpath(["bearer", "up", "--no-proxy", "--json"], fleet)
+        #expect(up.status == 0, "\(up.stderr)")
+        let path = try JSONValue.parse(up.stdout)
+        #expect(path["ipv6_address"]?.string == "2001:db8:64:10::2" && path["ipv6_prefix_length"]?.int == 64, "\(up.stdout)")
+        #expect(path["ipv6_gateway"]?.string == "2001:db8:64:10::1")
+        #expect(path["ipv4_address"]?.string == (network == .ipv4v6 ? "100.64.23.10" : nil), "\(up.stdout)")
+        let dns = path["dns_servers"]?.array?.compactMap(\.string) ?? []
+        #expect(dns == (network == .ipv4v6 ? ["100.64.0.53", "2001:db8:64::53"] : ["2001:db8:64::53"]), "\(dns)")
+        #expect(try namespace.shell("ip -6 addr show dev wwan0 scope global").contains("inet6 2001:db8:64:10::2/64"))
+        #expect(try namespace.shell("ip -6 rule").contains("from 2001:db8:64:10::2 lookup"))
+        #expect(try namespace.shell("ip -6 route get 2001:db8:113::10 from 2001:db8:64:10::2").contains("dev wwan0"))
+        #expect(try namespace.shell("ip -4 addr show dev wwan0").contains("inet 100.64.23.10/32") == (network == .ipv4v6))
+        if kind == .qmi { #expect(fleet.device(0).allocatedQMIClientIDs == (network == .ipv4v6 ? 2 : 1), "the calls' clients are kept") }
+
+        let status = try namespace.cellpath(["bearer", "status", "--no-proxy", "--json"], fleet)
+        #expect(status.status == 0, "\(status.stderr)")
+        #expect(try JSONValue.parse(status.stdout)["ipv6_address"]?.string == "2001:db8:64:10::2", "\(status.stdout)")
+
+        #expect(try Self.bearer(namespace, fleet, ["down"]).status == 0)
+        try Self.expectNothingLeft(namespace, fleet)
+    }
+
+    /// An IPv6-only network refuses IPv4 alone with its cause (51, PDP type IPv6 only allowed).
+    @Test(arguments: protocols)
+    func ipv4OnAnIPv6OnlyNetworkIsRefusedWithTheNetworksCause(_ kind: SimulatorScenario.ModemProtocol) throws {
+        let fleet = try SimulatedFleet([.test(kind, 1, ipType: .ipv6)])
+        let namespace = try DeviceNamespace()
+        let result = try Self.bearer(namespace, fleet, ["up", "--ip-type", "ipv4"])
+        #expect(result.status == 69, "\(result.stderr)")
+        #expect(result.stderr.contains("(3GPP cause 51)") && result.stderr.contains("use --ip-type ipv6"), "\(result.stderr)")
         try Self.expectNothingLeft(namespace, fleet)
     }
 

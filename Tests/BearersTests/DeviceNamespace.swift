@@ -89,6 +89,13 @@ final class DeviceNamespace {
         if !routes.isEmpty { found.append("routes: \(routes)") }
         let rules = try shell("ip -4 rule").split(separator: "\n").filter { !$0.hasPrefix("0:") && !$0.hasPrefix("32766:") && !$0.hasPrefix("32767:") }
         if !rules.isEmpty { found.append("rules: \(rules)") }
+        let addresses6 = try shell("ip -6 addr show dev \(interface) scope global")
+        if !addresses6.isEmpty { found.append("IPv6 address: \(addresses6)") }
+        let routes6 = try shell("ip -6 route show table all dev \(interface)").split(separator: "\n")
+            .filter { !$0.contains("fe80::") && !$0.hasPrefix("multicast") && !$0.hasPrefix("local fe80") }
+        if !routes6.isEmpty { found.append("IPv6 routes: \(routes6)") }
+        let rules6 = try shell("ip -6 rule").split(separator: "\n").filter { !$0.hasPrefix("0:") && !$0.hasPrefix("32766:") }
+        if !rules6.isEmpty { found.append("IPv6 rules: \(rules6)") }
         let rpFilter = try shell("cat /proc/sys/net/ipv4/conf/\(interface)/rp_filter").filter { !$0.isWhitespace }
         if rpFilter != "1" { found.append("rp_filter \(rpFilter)") }
         if try shell("ip link show \(interface)").contains(",UP") { found.append("\(interface) up") }

@@ -690,6 +690,51 @@ struct CellularChainTests {
         #expect(literal.report.failure?.reason == .noAddress && literal.report.hops.isEmpty)
     }
 
+    @Test func dualStackUsesIPv6FirstAndAsksTheIPv6DNSServer() throws {
+        let w = try world
+        let (out, packets) = try w.capture {
+            try w.fetch(["--interface", "wwan0", "--dns", "fd00:64::53", "http://dual.carrier.test/final"])
+        }
+        #expect(out.report.result?.finalStatus == 200, "\(out.stderr)")
+        let hop = try #require(out.report.hops.first)
+        // Both records come back (A and AAAA through the IPv6 server); the hop says its family.
+        #expect(Set(hop.dnsAnswers ?? []) == ["100.64.0.1", "fd00:64::1"], "\(hop.dnsAnswers ?? [])")
+        #expect(hop.family == "ipv6" && hop.remoteAddress == "fd00:64::1" && hop.localAddress == "fd00:64::5")
+        let log = try w.dnsLog()
+        #expect(log.contains("dual.carrier.test from fd00:64::5"), "\(log)")
+        #expect(packets.isEmpty, "packets on wlan0: \(packets)")
+    }
+
+    @Test func happyEyeballsFallsBackToIPv4OnTheBoundInterface() throws {
+        let w = try world
+        // IPv6 replies from the carrier go nowhere: the IPv6 attempt gets no answer.
+        let car = w.prefix + "car"
+        #expect(try ProcessRunner.run(["ip", "-n", car, "-6", "route", "del", "fd00:64::5/128", "dev", "radio0"]).status == 0)
+        defer { _ = try? ProcessRunner.run(["ip", "-n", car, "-6", "route", "add", "fd00:64::5/128", "dev", "radio0"]) }
+        let (out, packets) = try w.capture {
+            try w.fetch(["--interface", "wwan0", "--dns", "100.64.0.53", "http://dual.carrier.test/final"])
+        }
+        #expect(out.report.result?.finalStatus == 200, "\(out.stderr)")
+        let hop = try #require(out.report.hops.first)
+        #expect(hop.family == "ipv4" && hop.remoteAddress == "100.64.0.1" && hop.localAddress == "100.64.23.5")
+        // Within curl's happy-eyeballs delay, not a connect timeout.
+        #expect(hop.timings.totalMs < 2000, "\(hop.timings)")
+        #expect(packets.isEmpty, "packets on wlan0: \(packets)")
+    }
+
+    @Test func aDNSServerOfAFamilyThePathLacksIsNotAsked() throws {
+        let w = try world
+        // wwan1 has IPv4 only: the IPv6 server is left out, the IPv4 one answers.
+        let mixed = try w.fetch(["--interface", "wwan1", "--dns", "fd00:64::53,100.64.0.53", "http://mno.carrier.test/final"])
+        #expect(mixed.report.result?.finalStatus == 200 && mixed.report.hops.first?.family == "ipv4", "\(mixed.stderr)")
+        let (only, packets) = try w.capture {
+            try w.fetch(["--interface", "wwan1", "--dns", "fd00:64::53", "http://mno.carrier.test/final"])
+        }
+        #expect(only.report.failure?.reason == .dnsUnreachable, "\(only.report.failure?.message ?? "")")
+        #expect(only.report.failure?.message.contains("no DNS server of the cellular path's address family") == true)
+        #expect(packets.isEmpty, "packets on wlan0: \(packets)")
+    }
+
     // MARK: bad input
 
     @Test(arguments: [

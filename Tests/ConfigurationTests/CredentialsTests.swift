@@ -66,7 +66,7 @@ struct CredentialsTests {
         #expect(error?.message.contains("No such file") == true, "\(error?.message ?? "")")
         #expect(throws: CellpathError.self) { try config.dataResidency }
         #expect(config.usableKeys == ["general.region", "general.profile", "truid.tru_json", "sim.prefix",
-                                      "http.cacert", "http.hop_timeout", "http.timeout", "modem.apn"])
+                                      "http.cacert", "http.hop_timeout", "http.timeout", "modem.apn", "modem.ip_type"])
         #expect(try config.region == "GB")
         #expect(config.files.last == ConfigurationFile(path: path, role: .truJSON, status: .missing))
         let entry = try #require(config.entries.first { $0.key == "truid.client_id" })

@@ -91,7 +91,7 @@ extension EffectiveConfiguration {
     /// Every setting key that `read(_:)` knows, in `config show` order (profiles aside).
     static let keys = ["general.region", "general.profile", "truid.tru_json", "truid.data_residency",
                        "truid.client_id", "truid.client_secret", "sim.prefix", "http.cacert",
-                       "http.hop_timeout", "http.timeout", "modem.apn"]
+                       "http.hop_timeout", "http.timeout", "modem.apn", "modem.ip_type"]
 
     /// Reads the typed setting `key` (`server.<profile>` too) as a command that needs it does,
     /// throwing the setting's error.
@@ -107,6 +107,7 @@ extension EffectiveConfiguration {
         case "http.hop_timeout": _ = try hopTimeout
         case "http.timeout": _ = try timeout
         case "modem.apn": _ = try apn
+        case "modem.ip_type": _ = try ipType
         default: _ = try serverBaseURL(for: String(key.dropFirst("server.".count)))
         }
     }

@@ -17,6 +17,7 @@ struct PrecedenceTests {
         #expect(try config.hopTimeout == .seconds(5))
         #expect(try config.timeout == .seconds(30))
         #expect(try config.apn == nil)
+        #expect(try config.ipType == .ipv4v6)
         #expect(try config.credentials == nil)
         #expect(try config.caFile == nil)
         #expect(try config.serverBaseURL == nil)

@@ -26,6 +26,7 @@ struct ValidationTests {
         ("modem", "apn", ".internet", "expected an access point name of at most 100 letters, digits, '-', '_' or '.' such as internet"),
         ("modem", "apn", String(repeating: "a", count: 101),
          "expected an access point name of at most 100 letters, digits, '-', '_' or '.' such as internet"),
+        ("modem", "ip_type", "any", "expected one of ipv4, ipv6, ipv4v6"),
     ])
     func invalidFileValue(_ group: String, _ key: String, _ value: String, _ problem: String) throws {
         let fixture = Fixture()
@@ -44,6 +45,17 @@ struct ValidationTests {
         #expect(entry.value == nil)
         #expect(entry.error == "invalid value '\(value)': \(problem)")
         #expect(entry.origin == .file(path: fixture.userPath, group: group, key: key))
+    }
+
+    @Test("modem.ip_type: ipv4v6 by default, a file's value (any case), the environment above it")
+    func bearerIPType() throws {
+        let fixture = Fixture()
+        #expect(try fixture.load().ipType == .ipv4v6)
+        fixture.user("[modem]\nip_type=IPv4\n")
+        #expect(try fixture.load().ipType == .ipv4)
+        #expect(try fixture.load(environment: ["CELLPATH_IP_TYPE": "ipv6"]).ipType == .ipv6)
+        let error = #expect(throws: CellpathError.self) { try fixture.load(environment: ["CELLPATH_IP_TYPE": "v6"]).ipType }
+        #expect(error?.message == "environment CELLPATH_IP_TYPE: invalid value 'v6': expected one of ipv4, ipv6, ipv4v6")
     }
 
     @Test("an invalid environment variable names the variable")

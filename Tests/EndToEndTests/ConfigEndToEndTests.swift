@@ -61,6 +61,7 @@ import TestSupport
               http.hop_timeout      5            no      default                      -
               http.timeout          30           no      default                      -
               modem.apn             -            no      -                            -
+              modem.ip_type         ipv4v6       no      default                      -
             warnings: -
 
             """)

@@ -83,17 +83,17 @@ struct LeakTests {
     }
 
     @Test func theCaptureSeesTrafficThatDoesUseWiFi() throws {
-        // Control for the leak tests: the same capture records an unbound request's DNS and TCP.
+        // Control for the leak tests: the same capture records an unbound request's DNS and TCP,
+        // of both families (Wi-Fi has IPv6 too, and its DNS answers AAAA for the API).
         try SimulatedDevice.with { device in
-            let (result, packets) = try device.capture(on: ["wlan0"]) {
-                try device.curl(["-o", "/dev/null", "https://api.truid.test/"])
+            let (results, packets) = try device.capture(on: ["wlan0"]) {
+                try ["-4", "-6"].map { try device.curl([$0, "-o", "/dev/null", "https://api.truid.test/"]) }
             }
-            #expect(result.status == 0, "\(result.stderr)")
+            #expect(results.allSatisfy { $0.status == 0 }, "\(results.map(\.stderr))")
             let wifi = packets["wlan0"] ?? []
             #expect(wifi.contains { $0.contains("192.0.2.23") && $0.contains("192.0.2.1.53:") }, "\(packets)")
-            // (curl prefers IPv6: the Wi-Fi DNS answers AAAA too.)
-            #expect(wifi.contains { $0.contains("192.0.2.23") && $0.contains("> 203.0.113.10.443:")
-                || $0.contains("2001:db8:2::23") && $0.contains("> 2001:db8:113::10.443:") }, "\(packets)")
+            #expect(wifi.contains { $0.contains("192.0.2.23") && $0.contains("> 203.0.113.10.443:") })
+            #expect(wifi.contains { $0.contains("IP6 2001:db8:2::23.") && $0.contains("> 2001:db8:113::10.443:") }, "\(wifi)")
         }
     }
 }
@@ -117,5 +117,17 @@ struct LeakTests {
             "02:26:10.010001 IP6 2001:db8:113::10.443 > 2001:db8:2::23.40000: Flags [S.], seq 9, ack 8, length 0",
         ]
         #expect(SimulatedDevice.withoutEarlierWiFiConnections(ipv6) == Array(ipv6[1...]))
+    }
+
+    @Test func dropsOnlyTheTailOfEarlierWiFiConnectionsOverIPv6Too() {
+        let lines = [
+            "02:26:09.950418 IP6 2001:db8:113::10.443 > 2001:db8:2::23.37202: Flags [FP.], seq 1:25, ack 1, length 24",
+            "02:26:09.950466 IP6 2001:db8:2::23.37202 > 2001:db8:113::10.443: Flags [R], seq 1, win 0, length 0",
+            "02:26:10.000001 IP6 2001:db8:2::23.40000 > 2001:db8:113::10.443: Flags [S], seq 7, win 64240, length 0",
+            "02:26:10.020001 IP6 2001:db8:64:10::2.5555 > 2001:db8:113::10.443: Flags [R], seq 1, win 0, length 0",
+            "02:26:10.030001 IP6 2001:db8:2::23.53124 > 2001:db8:2::1.53: 1234+ AAAA? api.truid.test. (32)",
+            "02:26:10.040001 IP6 2001:db8:2::23 > ff02::2: ICMP6, router solicitation, length 16",
+        ]
+        #expect(SimulatedDevice.withoutEarlierWiFiConnections(lines) == Array(lines[2...]))
     }
 }

@@ -145,10 +145,10 @@ struct SimulatedDevice {
     /// 2001:db8:2::23) whose SYN is not in the capture: the closing packets (close_notify, FIN,
     /// RST) of the backend leg's curl, which ran just before. Everything a leak could be stays:
     /// any packet that carries a bearer address (100.64.x.x, 2001:db8:64:…), any new connection
-    /// (its SYN is captured), UDP (DNS), ICMP.
+    /// (its SYN is captured), UDP (DNS), ICMP and ICMPv6, of either family.
     static func withoutEarlierWiFiConnections(_ lines: [String]) -> [String] {
-        let wifi = ["192.0.2.23.", "2001:db8:2::23."]
-        /// `TIME IP A > B: …` (or `IP6`) → (A, B).
+        let wifi = ["192.0.2.23.", "2001:db8:2::23."], bearer = ["100.64.", "2001:db8:64:"]
+        /// `TIME IP A > B: …` or `TIME IP6 A > B: …` → (A, B).
         func endpoints(_ line: String) -> (String, String)? {
             let words = line.split(separator: " ")
             guard let ip = words.firstIndex(where: { $0 == "IP" || $0 == "IP6" }), ip + 3 < words.count, words[ip + 2] == ">",
@@ -156,14 +156,14 @@ struct SimulatedDevice {
             return (String(words[ip + 1]), String(words[ip + 3].dropLast()))
         }
         func connection(_ a: String, _ b: String) -> String { a < b ? "\(a) \(b)" : "\(b) \(a)" }
+        func isWiFi(_ endpoint: String) -> Bool { wifi.contains { endpoint.hasPrefix($0) } }
         var opened = Set<String>()
         for line in lines where line.contains("Flags [S") {
             if let (a, b) = endpoints(line) { opened.insert(connection(a, b)) }
         }
         return lines.filter { line in
             guard line.contains(" Flags ["), let (a, b) = endpoints(line),
-                  wifi.contains(where: { a.hasPrefix($0) || b.hasPrefix($0) }),
-                  !line.contains("100.64."), !line.contains("2001:db8:64:") else { return true }
+                  isWiFi(a) || isWiFi(b), !bearer.contains(where: line.contains) else { return true }
             return opened.contains(connection(a, b))
         }
     }

@@ -46,11 +46,11 @@ public final class SimulatedFleet {
 extension SimulatedModem {
     /// A modem with identities of its own, on a named network.
     public static func test(_ protocol: SimulatorScenario.ModemProtocol, _ n: Int, faults: ModemFaults = ModemFaults(),
-                     sim: SimulatedSIM?? = nil, roaming: Bool = false) -> SimulatedModem {
+                     sim: SimulatedSIM?? = nil, roaming: Bool = false, ipType: BearerIPType = .ipv4) -> SimulatedModem {
         SimulatedModem(protocol: `protocol`, imei: "35000000000000\(n)", manufacturer: "Maker \(n)", model: "Model \(n)",
                        firmware: "FW.\(n)",
                        sim: sim ?? SimulatedSIM(iccid: "894400000000000000\(n)", imsi: "23415000000000\(n)", msisdn: "+44770090000\(n)"),
                        network: SimulatedNetwork(mcc: "234", mnc: "15", operatorName: "Test Net", roaming: roaming, rssiDbm: -67),
-                       faults: faults)
+                       ipType: ipType, faults: faults)
     }
 }

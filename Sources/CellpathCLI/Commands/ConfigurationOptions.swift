@@ -59,4 +59,10 @@ package enum ConfigurationOptions {
         if given?.isEmpty == true { return nil }
         return try ConfigurationLoader(environment: context.environment, flags: given.map { [apn.spec.long: $0] } ?? [:]).load().apn
     }
+
+    /// The address families of a bearer that a command brings up without naming them: the
+    /// configuration's `modem.ip_type` (`CELLPATH_IP_TYPE`, the files), else ipv4v6.
+    package static func bearerIPType(_ context: CommandContext) throws -> BearerIPType {
+        try ConfigurationLoader(environment: context.environment, flags: [:]).load().ipType
+    }
 }

@@ -1,3 +1,4 @@
+import CellpathCore
 import ModemDiscovery
 
 /// `fetch --modem`: the path from the modem layer. The front `cellpath` does not load libmbim or
@@ -24,6 +25,16 @@ extension FetchCommand {
         }
         if !parsed[dns].isEmpty {
             throw UsageError("'--dns' cannot be combined with '--modem': the bearer gives its DNS servers", command: parsed.path)
+        }
+    }
+
+    /// The families of a bearer this fetch brings up: those of its --ip-type, else (any) the
+    /// configuration's `modem.ip_type` (ipv4v6 by default, which the network narrows).
+    package static func bearerIPType(_ parsed: ParsedCommand, _ context: CommandContext) throws -> BearerIPType {
+        switch parsed[ipType] ?? .any {
+        case .ipv4: .ipv4
+        case .ipv6: .ipv6
+        case .any: try ConfigurationOptions.bearerIPType(context)
         }
     }
 

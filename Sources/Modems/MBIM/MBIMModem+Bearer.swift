@@ -47,7 +47,7 @@ extension MBIMModem {
         case .mschapv2: MBIM_AUTH_PROTOCOL_MSCHAPV2
         }
         let request = mbim_message_connect_set_new(0, MBIM_ACTIVATION_COMMAND_ACTIVATE, settings.apn ?? "", settings.user ?? "",
-                                                   settings.password ?? "", MBIM_COMPRESSION_NONE, auth, MBIM_CONTEXT_IP_TYPE_IPV4,
+                                                   settings.password ?? "", MBIM_COMPRESSION_NONE, auth, Self.contextIPType(settings.ipType),
                                                    mbim_uuid_from_context_type(MBIM_CONTEXT_TYPE_INTERNET), nil)
         let (response, failure) = try await exchange(operation, request, session: session, followingTask: false)
         var activation = MBIM_ACTIVATION_STATE_UNKNOWN
@@ -69,6 +69,15 @@ extension MBIMModem {
                              reason: "the modem answered \(Self.bearerState(activation).rawValue), not activated")
         }
         return BearerHandle(sessionID: 0)
+    }
+
+    /// The context IP type asked for: IPv4v6 lets the network grant one family or both.
+    nonisolated static func contextIPType(_ type: BearerIPType) -> MbimContextIpType {
+        switch type {
+        case .ipv4: MBIM_CONTEXT_IP_TYPE_IPV4
+        case .ipv6: MBIM_CONTEXT_IP_TYPE_IPV6
+        case .ipv4v6: MBIM_CONTEXT_IP_TYPE_IPV4V6
+        }
     }
 
     func disconnect(_ handle: BearerHandle?) async throws(ModemError) -> Bool {

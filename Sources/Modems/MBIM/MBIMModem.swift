@@ -279,21 +279,34 @@ final class MBIMModem: ModemBackend {
         var addresses: UnsafeMutablePointer<UnsafeMutablePointer<MbimIPv4Element>?>?
         var gateway: UnsafePointer<MbimIPv4>?
         var dns: UnsafeMutablePointer<MbimIPv4>?
+        var addressCount6: UInt32 = 0, dnsCount6: UInt32 = 0, mtu6: UInt32 = 0
+        var addresses6: UnsafeMutablePointer<UnsafeMutablePointer<MbimIPv6Element>?>?
+        var gateway6: UnsafePointer<MbimIPv6>?
+        var dns6: UnsafeMutablePointer<MbimIPv6>?
         try parse(operation) { error in
-            mbim_message_ip_configuration_response_parse(response.message, nil, nil, nil, &addressCount, &addresses, nil, nil,
-                                                         &gateway, nil, &dnsCount, &dns, nil, nil, &mtu, nil, &error)
+            mbim_message_ip_configuration_response_parse(response.message, nil, nil, nil, &addressCount, &addresses,
+                                                         &addressCount6, &addresses6, &gateway, &gateway6, &dnsCount, &dns,
+                                                         &dnsCount6, &dns6, &mtu, &mtu6, &error)
         }
         defer {
             mbim_ipv4_element_array_free(addresses)
+            mbim_ipv6_element_array_free(addresses6)
             g_free(dns)
+            g_free(dns6)
         }
         if addressCount > 0, let first = addresses?[0]?.pointee {
             bearer.ipv4Address = Self.text(first.ipv4_address)
             bearer.prefixLength = Int(first.on_link_prefix_length)
+            bearer.gateway = gateway.map { Self.text($0.pointee) }
         }
-        bearer.gateway = gateway.map { Self.text($0.pointee) }
+        if addressCount6 > 0, let first = addresses6?[0]?.pointee {
+            bearer.ipv6Address = Self.text(first.ipv6_address)
+            bearer.ipv6PrefixLength = Int(first.on_link_prefix_length)
+            bearer.ipv6Gateway = gateway6.map { Self.text($0.pointee) }.flatMap { $0 == "::" ? nil : $0 }
+        }
         if let dns { bearer.dnsServers = (0..<Int(dnsCount)).map { Self.text(dns[$0]) } }
-        bearer.mtu = mtu > 0 ? Int(mtu) : nil
+        if let dns6 { bearer.dnsServers += (0..<Int(dnsCount6)).map { Self.text(dns6[$0]) } }
+        bearer.mtu = mtu > 0 ? Int(mtu) : mtu6 > 0 ? Int(mtu6) : nil
     }
 
     // MARK: Messages
@@ -365,6 +378,11 @@ final class MBIMModem: ModemBackend {
     nonisolated static func text(_ address: MbimIPv4) -> String {
         let a = address.addr
         return "\(a.0).\(a.1).\(a.2).\(a.3)"
+    }
+
+    /// An IPv6 address as the C library prints it (`2001:db8::2`).
+    nonisolated static func text(_ address: MbimIPv6) -> String {
+        withUnsafeBytes(of: address.addr) { ipv6Text(Array($0)) }
     }
 }
 

@@ -56,8 +56,54 @@ extension QMIModem {
             throw ModemError(.protocol, .unavailable, operation: session.describe(operation), reason: "QMI knows PAP and CHAP only",
                              hint: "use --auth chap or pap")
         }
-        let client = try await client(QMI_SERVICE_WDS)
-        let (output, failure) = try await startNetwork(operation, client, settings, authentication)
+        switch settings.ipType {
+        case .ipv4:
+            let call = try await startCall(operation, settings, authentication, ipv6: false)
+            return BearerHandle(clientID: call.clientID, packetDataHandle: call.handle)
+        case .ipv6:
+            let call = try await startCall(operation, settings, authentication, ipv6: true)
+            return BearerHandle(clientID: call.clientID, packetDataHandle: call.handle)
+        case .ipv4v6:
+            // Dual stack is two calls, one per family on its own client, as real QMI modems do;
+            // the network may grant one family only (3GPP causes 50/51), which is no failure.
+            let v4: Result<(clientID: Int, handle: UInt32), ModemError>, v6: Result<(clientID: Int, handle: UInt32), ModemError>
+            do throws(ModemError) {
+                v4 = .success(try await startCall(operation, settings, authentication, ipv6: false))
+            } catch {
+                if error.layer == .transport || error.kind == .cancelled { throw error }
+                v4 = .failure(error)
+            }
+            do throws(ModemError) {
+                v6 = .success(try await startCall(operation, settings, authentication, ipv6: true))
+            } catch {
+                v6 = .failure(error)
+            }
+            switch (v4, v6) {
+            case (.success(let v4), .success(let v6)):
+                return BearerHandle(clientID: v4.clientID, packetDataHandle: v4.handle, ipv6ClientID: v6.clientID,
+                                    ipv6PacketDataHandle: v6.handle)
+            case (.success(let v4), .failure(let refused)):
+                if refused.layer == .transport {   // unanswered: stop the IPv4 call here, its undo would not know it
+                    _ = try? await stopCall(operation, clientID: v4.clientID, packetDataHandle: v4.handle, session.cleanup())
+                    throw refused
+                }
+                session.logger.info("IPv6 refused, connected with IPv4 only: \(refused.reason)")
+                return BearerHandle(clientID: v4.clientID, packetDataHandle: v4.handle)
+            case (.failure(let refused), .success(let v6)):
+                session.logger.info("IPv4 refused, connected with IPv6 only: \(refused.reason)")
+                return BearerHandle(clientID: v6.clientID, packetDataHandle: v6.handle)
+            case (.failure(let refused), .failure):
+                throw refused
+            }
+        }
+    }
+
+    /// Starts one call of one family: IPv4 on the general WDS client, IPv6 on the IPv6 client
+    /// (whose Packet Service Status indications are then followed too). The client is kept.
+    private func startCall(_ operation: String, _ settings: BearerSettings, _ authentication: QmiWdsAuthentication,
+                           ipv6: Bool) async throws(ModemError) -> (clientID: Int, handle: UInt32) {
+        let client = ipv6 ? try await ipv6WDSClient() : try await client(QMI_SERVICE_WDS)
+        let (output, failure) = try await startNetwork(operation, client, settings, authentication, ipv6: ipv6)
         var handle: UInt32 = 0
         let hasHandle = qmi_message_wds_start_network_output_get_packet_data_handle(output.pointer, &handle, nil) != 0
         if let failure {
@@ -66,17 +112,23 @@ extension QMIModem {
         guard hasHandle else {
             throw ModemError(.protocol, .unavailable, operation: session.describe(operation), reason: "the modem gave no packet data handle")
         }
-        keptClient = client
-        return BearerHandle(clientID: Int(qmi_client_get_cid(client)), packetDataHandle: handle)
+        if ipv6 {
+            keptIPv6Client = client
+            expectsIPv6 = true
+            followIPv6Call(client)
+        } else {
+            keptClient = client
+        }
+        return (Int(qmi_client_get_cid(client)), handle)
     }
 
     /// Sends Start Network on `client` (not given up when the task is cancelled).
     private func startNetwork(_ operation: String, _ client: UnsafeMutablePointer<QmiClient>, _ settings: BearerSettings,
-                              _ authentication: QmiWdsAuthentication) async throws(ModemError) -> (Output, GLibError?) {
+                              _ authentication: QmiWdsAuthentication, ipv6: Bool) async throws(ModemError) -> (Output, GLibError?) {
         let input = qmi_message_wds_start_network_input_new()
         defer { qmi_message_wds_start_network_input_unref(input) }
         if let apn = settings.apn { _ = qmi_message_wds_start_network_input_set_apn(input, apn, nil) }
-        _ = qmi_message_wds_start_network_input_set_ip_family_preference(input, QMI_WDS_IP_FAMILY_IPV4, nil)
+        _ = qmi_message_wds_start_network_input_set_ip_family_preference(input, ipv6 ? QMI_WDS_IP_FAMILY_IPV6 : QMI_WDS_IP_FAMILY_IPV4, nil)
         if authentication != QMI_WDS_AUTHENTICATION_NONE {
             _ = qmi_message_wds_start_network_input_set_authentication_preference(input, authentication, nil)
         }
@@ -113,12 +165,7 @@ extension QMIModem {
     func disconnect(_ handle: BearerHandle?) async throws(ModemError) -> Bool {
         let operation = "stop the network"
         let cleanup = session.cleanup()
-        let client: UnsafeMutablePointer<QmiClient>
-        let packetDataHandle: UInt32
-        if let handle, let id = handle.clientID, let known = handle.packetDataHandle {
-            client = try await callClient(UInt8(truncatingIfNeeded: id), cleanup)
-            packetDataHandle = known
-        } else {
+        guard let handle, let id = handle.clientID, let known = handle.packetDataHandle else {
             guard try await bearerState() == .connected else { return false }
             throw ModemError(.protocol, .unavailable, operation: cleanup.describe(operation),
                              reason: "the call's packet data handle is unknown (another program started the call, "
@@ -126,6 +173,25 @@ extension QMIModem {
                              hint: "stop it with the program that started it (ModemManager: mmcli --simple-disconnect; "
                                + "qmicli: --wds-stop-network=HANDLE --client-cid=CID)")
         }
+        // A dual-stack bearer's IPv6 call first, then the first call; both are tried.
+        var stopped = false
+        var failure: ModemError?
+        if let id6 = handle.ipv6ClientID, let known6 = handle.ipv6PacketDataHandle {
+            do throws(ModemError) {
+                stopped = try await stopCall(operation, clientID: id6, packetDataHandle: known6, cleanup)
+            } catch {
+                failure = error
+            }
+        }
+        stopped = try await stopCall(operation, clientID: id, packetDataHandle: known, cleanup) || stopped
+        if let failure { throw failure }
+        return stopped
+    }
+
+    /// Stops one call with the client that started it; false when it was over already.
+    private func stopCall(_ operation: String, clientID id: Int, packetDataHandle: UInt32,
+                          _ cleanup: ModemSession) async throws(ModemError) -> Bool {
+        let client = try await callClient(UInt8(truncatingIfNeeded: id), cleanup)
         let input = qmi_message_wds_stop_network_input_new()
         defer { qmi_message_wds_stop_network_input_unref(input) }
         _ = qmi_message_wds_stop_network_input_set_packet_data_handle(input, packetDataHandle, nil)
@@ -133,7 +199,9 @@ extension QMIModem {
             qmi_client_wds_stop_network(cqmi_client_wds(client), input, timeout, call.cancellable, call.callback, call.userData)
         }, finish: { client, result, error in qmi_client_wds_stop_network_finish(cqmi_client_wds(client), result, error) },
            result: qmi_message_wds_stop_network_output_get_result, unref: qmi_message_wds_stop_network_output_unref)
-        if client == keptClient { keptClient = nil }  // released on close: the call is over
+        // Released on close: the call is over.
+        if client == keptClient { keptClient = nil }
+        if client == keptIPv6Client { keptIPv6Client = nil }
         guard let failure else { return true }
         // The call is over already (the network dropped it, the modem restarted and forgot the client).
         let over = [QMI_PROTOCOL_ERROR_INVALID_HANDLE, QMI_PROTOCOL_ERROR_OUT_OF_CALL, QMI_PROTOCOL_ERROR_NO_EFFECT,
@@ -141,7 +209,9 @@ extension QMIModem {
         guard failure.domain == qmi_protocol_error_quark(), over.contains(where: { Int32($0.rawValue) == failure.code }) else {
             throw cleanup.error(operation, failure)
         }
-        if failure.code == Int32(QMI_PROTOCOL_ERROR_INVALID_CLIENT_ID.rawValue) { keptClient = client }  // nothing to release
+        if failure.code == Int32(QMI_PROTOCOL_ERROR_INVALID_CLIENT_ID.rawValue) {  // nothing to release
+            if client == ipv6Client { keptIPv6Client = client } else { keptClient = client }
+        }
         return false
     }
 
@@ -150,6 +220,7 @@ extension QMIModem {
     /// on close.
     private func callClient(_ id: UInt8, _ cleanup: ModemSession) async throws(ModemError) -> UnsafeMutablePointer<QmiClient> {
         if let keptClient, qmi_client_get_cid(keptClient) == id { return keptClient }
+        if let keptIPv6Client, qmi_client_get_cid(keptIPv6Client) == id { return keptIPv6Client }
         let device = device, timeout = cleanup.libraryTimeout
         let client = try await cleanup.call("use the WDS client ID \(id)") { call in
             qmi_device_allocate_client(device, QMI_SERVICE_WDS, id, timeout, call.cancellable, call.callback, call.userData)
@@ -196,6 +267,12 @@ extension QMIModem {
         follow(try await client(QMI_SERVICE_WDS), "packet-service-status", Self.packetServiceStatus)
         await registerForServingSystemIndications()
         return sink.stream
+    }
+
+    /// Follows the IPv6 call's Packet Service Status indications (they go to its client only).
+    private func followIPv6Call(_ client: UnsafeMutablePointer<QmiClient>) {
+        guard !indicationHandlers.contains(where: { $0.client == client }) else { return }
+        follow(client, "packet-service-status", Self.packetServiceStatus)
     }
 
     /// A Packet Service Status indication: the call's new state and why it ended.

@@ -16,6 +16,13 @@ final class QMIModem: ModemBackend {
     /// The WDS client that started the call: on close it is dropped without releasing its ID,
     /// which would end the call on many modems (`disconnect` releases it).
     var keptClient: UnsafeMutablePointer<QmiClient>?
+    /// The WDS client of IPv6 (WDS Set IP Family 6): it starts the IPv6 call (QMI dual stack is
+    /// two calls on two clients) and reads the IPv6 settings. Allocated on first use.
+    var ipv6Client: UnsafeMutablePointer<QmiClient>?
+    /// The IPv6 client when it started a call: kept on close like `keptClient`.
+    var keptIPv6Client: UnsafeMutablePointer<QmiClient>?
+    /// Whether reading the settings asks the IPv6 client too (`expect(_:)`, or an IPv6 call of this session).
+    var expectsIPv6 = false
     /// Signal handlers of indications, disconnected before their clients go.
     var indicationHandlers: [(client: UnsafeMutablePointer<QmiClient>, handler: gulong)] = []
     /// Where indications go, once followed; finished on close.
@@ -88,7 +95,7 @@ final class QMIModem: ModemBackend {
         let cleanup = session.cleanup(timeout: Self.closeTimeout)
         await withTaskGroup(of: Void.self) { group in
             for (service, client) in clients {
-                let bound = LoopBound(client), keep = client == keptClient
+                let bound = LoopBound(client), keep = client == keptClient || client == keptIPv6Client
                 group.addTask { await self.release(service, bound, cleanup, keepingID: keep) }
             }
         }
@@ -371,19 +378,40 @@ final class QMIModem: ModemBackend {
         }
     }
 
+    /// The IPv4 settings from the WDS client (whose IP family is the default, IPv4), then, when
+    /// IPv6 is expected or the call has no IPv4, the IPv6 settings from the IPv6 client.
     private func readSettings(into bearer: inout BearerStatus) async throws(ModemError) {
+        let general = try await client(QMI_SERVICE_WDS)
+        try await readSettings(on: general, into: &bearer)
+        guard expectsIPv6 || bearer.ipv4Address == nil else { return }
+        var ipv6 = BearerStatus(state: .connected)
+        try await readSettings(on: try await ipv6WDSClient(), into: &ipv6)
+        guard ipv6.ipv6Address != nil else { return }
+        bearer.ipv6Address = ipv6.ipv6Address
+        bearer.ipv6PrefixLength = ipv6.ipv6PrefixLength
+        bearer.ipv6Gateway = ipv6.ipv6Gateway
+        bearer.apn = bearer.apn ?? ipv6.apn
+        bearer.mtu = bearer.mtu ?? ipv6.mtu
+        bearer.dnsServers += ipv6.dnsServers.filter { !bearer.dnsServers.contains($0) }
+    }
+
+    /// One Get Current Settings on `client`: what the call of the client's IP family has.
+    private func readSettings(on client: UnsafeMutablePointer<QmiClient>, into bearer: inout BearerStatus) async throws(ModemError) {
         let input = qmi_message_wds_get_current_settings_input_new()
         defer { qmi_message_wds_get_current_settings_input_unref(input) }
         let wanted = [QMI_WDS_REQUESTED_SETTINGS_APN_NAME, QMI_WDS_REQUESTED_SETTINGS_DNS_ADDRESS, QMI_WDS_REQUESTED_SETTINGS_IP_ADDRESS,
                       QMI_WDS_REQUESTED_SETTINGS_GATEWAY_INFO, QMI_WDS_REQUESTED_SETTINGS_MTU, QMI_WDS_REQUESTED_SETTINGS_IP_FAMILY]
         _ = qmi_message_wds_get_current_settings_input_set_requested_settings(
             input, QmiWdsRequestedSettings(rawValue: wanted.reduce(0) { $0 | $1.rawValue }), nil)
-        guard let settings = try await request("get the current settings", QMI_SERVICE_WDS, states: [QMI_PROTOCOL_ERROR_OUT_OF_CALL],
-                                               start: { client, timeout, call in
+        let operation = "get the current settings"
+        let (settings, failure) = try await exchange(operation, client, session: session, start: { client, timeout, call in
             qmi_client_wds_get_current_settings(cqmi_client_wds(client), input, timeout, call.cancellable, call.callback, call.userData)
         }, finish: { client, result, error in qmi_client_wds_get_current_settings_finish(cqmi_client_wds(client), result, error) },
            result: qmi_message_wds_get_current_settings_output_get_result, unref: qmi_message_wds_get_current_settings_output_unref)
-        else { return }
+        if let failure {
+            if failure.domain == qmi_protocol_error_quark(), failure.code == Int32(QMI_PROTOCOL_ERROR_OUT_OF_CALL.rawValue) { return }
+            throw session.error(operation, failure)
+        }
         let output = settings.pointer
         bearer.apn = settings.string { qmi_message_wds_get_current_settings_output_get_apn_name(output, $0, nil) }
         var value: UInt32 = 0
@@ -398,7 +426,60 @@ final class QMIModem: ModemBackend {
         if qmi_message_wds_get_current_settings_output_get_secondary_ipv4_dns_address(output, &value, nil) != 0 {
             bearer.dnsServers.append(Self.text(value))
         }
+        var array: UnsafeMutablePointer<GArray>?, prefix: UInt8 = 0
+        if qmi_message_wds_get_current_settings_output_get_ipv6_address(output, &array, &prefix, nil) != 0, let address = Self.text(array) {
+            bearer.ipv6Address = address
+            bearer.ipv6PrefixLength = Int(prefix)
+        }
+        if qmi_message_wds_get_current_settings_output_get_ipv6_gateway_address(output, &array, &prefix, nil) != 0 {
+            bearer.ipv6Gateway = Self.text(array)
+        }
+        for read in [qmi_message_wds_get_current_settings_output_get_ipv6_primary_dns_address,
+                     qmi_message_wds_get_current_settings_output_get_ipv6_secondary_dns_address] {
+            if read(output, &array, nil) != 0, let server = Self.text(array) { bearer.dnsServers.append(server) }
+        }
         if qmi_message_wds_get_current_settings_output_get_mtu(output, &value, nil) != 0, value > 0 { bearer.mtu = Int(value) }
+    }
+
+    /// An IPv6 address as libqmi gives it (8 groups of 16 bits in host order); nil when absent
+    /// or unspecified.
+    nonisolated static func text(_ groups: UnsafeMutablePointer<GArray>?) -> String? {
+        guard let groups, groups.pointee.len == 8, let data = groups.pointee.data else { return nil }
+        let words = UnsafeRawPointer(data).assumingMemoryBound(to: UInt16.self)
+        let bytes = (0..<8).flatMap { [UInt8(words[$0] >> 8), UInt8(words[$0] & 0xff)] }
+        return bytes.allSatisfy({ $0 == 0 }) ? nil : ipv6Text(bytes)
+    }
+
+    /// The IPv6 WDS client, allocated (after the general one) and set to IP family 6 on first use.
+    func ipv6WDSClient() async throws(ModemError) -> UnsafeMutablePointer<QmiClient> {
+        if let ipv6Client { return ipv6Client }
+        _ = try await client(QMI_SERVICE_WDS)
+        let operation = "allocate a WDS client ID for IPv6"
+        let device = device, timeout = session.libraryTimeout(allowing: Self.closeTimeout)
+        let client = try await session.call(operation, extraTime: Self.closeTimeout) { call in
+            qmi_device_allocate_client(device, QMI_SERVICE_WDS, UInt8(QMI_CID_NONE), timeout, call.cancellable, call.callback, call.userData)
+        } finish: { result throws(GLibError) in
+            var error: UnsafeMutablePointer<GError>?
+            guard let client = qmi_device_allocate_client_finish(device, result, &error) else { throw GLibError(taking: error) }
+            return client
+        }
+        clients.append((QMI_SERVICE_WDS, client))
+        ipv6Client = client
+        session.logger.debug("\(port.name): WDS client ID \(qmi_client_get_cid(client)) allocated for IPv6")
+        let input = qmi_message_wds_set_ip_family_input_new()
+        defer { qmi_message_wds_set_ip_family_input_unref(input) }
+        _ = qmi_message_wds_set_ip_family_input_set_preference(input, QMI_WDS_IP_FAMILY_IPV6, nil)
+        let (_, failure) = try await exchange("set the IP family of the IPv6 client", client, session: session, start: { client, timeout, call in
+            qmi_client_wds_set_ip_family(cqmi_client_wds(client), input, timeout, call.cancellable, call.callback, call.userData)
+        }, finish: { client, result, error in qmi_client_wds_set_ip_family_finish(cqmi_client_wds(client), result, error) },
+           result: qmi_message_wds_set_ip_family_output_get_result, unref: qmi_message_wds_set_ip_family_output_unref)
+        if let failure { throw session.error("set the IP family of the IPv6 client", failure) }
+        return client
+    }
+
+    /// Whether reading the settings asks for IPv6 too: the families the bearer is expected to have.
+    func expect(_ ipType: BearerIPType) async {
+        expectsIPv6 = expectsIPv6 || ipType.includesIPv6
     }
 
     private func servingSystem() async throws(ModemError) -> Output {

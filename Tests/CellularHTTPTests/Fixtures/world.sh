@@ -11,7 +11,7 @@
 #             on wlan0 is a leak.
 # PREFIXcar:  radio0..radio8 (peers of wwan0..wwan8); self.carrier.test is 100.64.23.5 (the
 #             bearer's own address); fd00:64::1 on radio0 (v6.carrier.test,
-#             dual.carrier.test also 100.64.0.1, http :80); on lo: 100.64.0.1 (mno.carrier.test, http :80
+#             dual.carrier.test also 100.64.0.1, http :80), fd00:64::53 on radio0 (carrier DNS over IPv6); on lo: 100.64.0.1 (mno.carrier.test, http :80
 #             and other.carrier.test :8080), 203.0.113.10 (api.truid.test, https :443 and http :80),
 #             100.64.0.53 (carrier DNS, dnsmasq), 100.64.0.54 (no DNS listening).
 # PREFIXwifi: 192.0.2.1, the Wi-Fi side; nothing answers there.
@@ -62,6 +62,7 @@ up() {
     done
     ip netns exec "$CAR" sysctl -qw net.ipv4.conf.all.rp_filter=0 net.ipv4.conf.default.rp_filter=0
     ip -n "$CAR" addr add fd00:64::1/128 dev radio0 nodad
+    ip -n "$CAR" addr add fd00:64::53/128 dev radio0 nodad
     ip -n "$CAR" -6 route add fd00:64::5/128 dev radio0
 
     # Certificates: a CA that signed api.truid.test, and an unrelated CA for the wrong-CA test.
@@ -76,7 +77,7 @@ up() {
             -extfile san.ext -out server.pem 2>/dev/null)
 
     ip netns exec "$CAR" dnsmasq --keep-in-foreground --conf-file=/dev/null --no-resolv --no-hosts \
-        --bind-dynamic --listen-address=100.64.0.53 --pid-file= --user=root --log-facility=- --log-queries \
+        --bind-dynamic --listen-address=100.64.0.53 --listen-address=fd00:64::53 --pid-file= --user=root --log-facility=- --log-queries \
         --local=/test/ --host-record=mno.carrier.test,100.64.0.1 --host-record=other.carrier.test,100.64.0.1 \
         --host-record=api.truid.test,203.0.113.10 --host-record=self.carrier.test,100.64.23.5 \
         --host-record=v6.carrier.test,fd00:64::1 --host-record=dual.carrier.test,100.64.0.1,fd00:64::1 >"$W/dnsmasq.log" 2>&1 &

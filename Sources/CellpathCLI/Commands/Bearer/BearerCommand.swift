@@ -40,14 +40,17 @@ package enum BearerUpCommand {
             PIN from --pin-file is entered only when the SIM asks for it and at least 2 attempts are
             left) → radio on → registered (following the modem's indications) → packet service
             attached → a bearer already connected is reused, else one is connected → its IP
-            configuration → the interface: up, MTU, the address /32, a default route with a metric
-            worse than the others (unbound traffic keeps its route), the rule 'from <address> lookup
-            <table>' with a default route through the interface in that table, loose rp_filter →
-            the interface is checked to hold the address → the path is printed. On failure or
+            configuration → the interface: up, MTU, the address /32 (IPv6: the address with its
+            prefix), per family a default route with a metric worse than the others (unbound traffic
+            keeps its route), the rule 'from <address> lookup <table>' with a default route through
+            the interface in that table, loose rp_filter (IPv4) → the interface is checked to hold
+            the addresses → the path is printed. On failure or
             Ctrl-C, everything this run changed is undone, newest first. The APN is --apn, else the
             modem.apn setting (CELLPATH_APN), else the modem's provisioned context. The password
             comes from --password-file or CELLPATH_BEARER_PASSWORD, never from the command line.
-            IPv4 only for now. Exit 0 with the path; 64 several modems and none named; 65 a bad PIN file; 66 an
+            --ip-type asks for IPv4, IPv6 or both (default: the modem.ip_type setting, CELLPATH_IP_TYPE,
+            else ipv4v6): the network grants what it allows of it (an IPv4-only network narrows
+            ipv4v6 to IPv4). Exit 0 with the path; 64 several modems and none named; 65 a bad PIN file; 66 an
             unreadable file; 69 no SIM, registration denied, connection refused, no modem, the
             bearer dropped; 75 not registered or no answer in time; 77 the SIM locked (no PIN or
             too few attempts left, wrong PIN) or no CAP_NET_ADMIN; 130 cancelled.
@@ -58,7 +61,7 @@ package enum BearerUpCommand {
     package static let apn = OptionKey<String>(
         "apn", "name", help: "Access point name (default: the modem.apn setting, CELLPATH_APN; else the modem's provisioned context).")
     package static let ipType = OptionKey<BearerIPType>(
-        "ip-type", "type", help: "Address family: ipv4, ipv6 or ipv4v6 (default: ipv4; only ipv4 is supported yet).", .choice)
+        "ip-type", "type", help: "Address families to ask for: ipv4, ipv6 or ipv4v6 (default: the modem.ip_type setting, CELLPATH_IP_TYPE, else ipv4v6).", .choice)
     package static let auth = OptionKey<BearerAuthentication>(
         "auth", "method", help: "Authentication the APN asks for: none, pap, chap or mschapv2 (default: none, or chap with --user).",
         .choice)
@@ -70,14 +73,9 @@ package enum BearerUpCommand {
     /// Where the password comes from when no --password-file is given.
     package static let passwordVariable = "CELLPATH_BEARER_PASSWORD"
 
-    /// The bearer's settings from the options: refuses what cellpath cannot connect yet (IPv6)
-    /// and reads the password.
+    /// The bearer's settings from the options; reads the password.
     package static func settings(_ parsed: ParsedCommand, _ context: CommandContext) throws -> BearerSettings {
-        let ipType = parsed[Self.ipType] ?? .ipv4
-        guard ipType == .ipv4 else {
-            throw CellpathError(.unavailable, "--ip-type \(ipType.rawValue) is not supported yet: cellpath connects IPv4 bearers only",
-                                hint: "use --ip-type ipv4 (the default)")
-        }
+        let ipType = try parsed[Self.ipType] ?? ConfigurationOptions.bearerIPType(context)
         var password: String?
         if let file = parsed[passwordFile] {
             password = try secret(file, what: "the password file")

@@ -11,6 +11,10 @@ package struct BearerReport: Sendable, Equatable {
     package var apn: String?
     package var address: String?
     package var gateway: String?
+    /// The IPv6 address (with its prefix length) and gateway.
+    package var ipv6Address: String?
+    package var ipv6PrefixLength: Int?
+    package var ipv6Gateway: String?
     package var dnsServers: [String] = []
     package var mtu: Int?
     package var servingOperator: NetworkOperator?
@@ -41,7 +45,8 @@ package enum BearerListing {
     /// `modem 0: bearer connected on wwan0 (100.64.23.10)`.
     static func title(_ report: BearerReport) -> String {
         let interface = report.modem.interfaces.first ?? "no interface"
-        let address = report.address.map { " (\($0))" } ?? ""
+        let addresses = [report.address, report.ipv6Address].compactMap { $0 }
+        let address = addresses.isEmpty ? "" : " (\(addresses.joined(separator: ", ")))"
         return "modem \(report.modem.index): bearer \(report.state.rawValue) on \(interface)\(address)"
     }
 
@@ -56,6 +61,9 @@ package enum BearerListing {
         record.add("apn", .optional(report.apn), label: "APN")
         record.add("ipv4_address", .optional(report.address), label: "IPv4 address")
         record.add("gateway", .optional(report.gateway))
+        record.add("ipv6_address", .optional(report.ipv6Address), label: "IPv6 address")
+        record.add("ipv6_prefix_length", report.ipv6PrefixLength.map(Value.int) ?? .null, label: "IPv6 prefix length")
+        record.add("ipv6_gateway", .optional(report.ipv6Gateway), label: "IPv6 gateway")
         record.add("dns_servers", .list(report.dnsServers.map(Value.string)), label: "DNS servers")
         record.add("mtu", report.mtu.map(Value.int) ?? .null, label: "MTU")
         record.add("operator", report.servingOperator.map { network in

@@ -75,6 +75,7 @@ package enum CheckListing {
         var fields = Record()
         fields.add("interface", .string(path.interfaceName))
         fields.add("ipv4_address", .optional(path.ipv4Address), label: "IPv4 address")
+        fields.add("ipv6_address", .optional(path.ipv6Address), label: "IPv6 address")
         fields.add("dns_servers", .list(path.dnsServers.map(Value.string)), label: "DNS servers")
         fields.add("operator", .optional(path.operatorID))
         fields.add("modem_backend", .optional(path.modemBackend))
