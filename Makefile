@@ -61,6 +61,7 @@ bench: deps build
 	@CELLPATH=$(CELLPATH) ./scripts/bench-bearer.sh
 	@CELLPATH=$(CELLPATH) ./scripts/bench-checks.sh
 	@CELLPATH=$(CELLPATH) ./scripts/bench-serve.sh
+	@CELLPATH=$(CELLPATH) ./scripts/bench-ipv6.sh
 
 ## order-file: lay out the front's functions as a fetch runs them (link/cellpath.order; root, valgrind)
 order-file: deps build
