@@ -159,6 +159,7 @@ public enum SimulatedWorld {
             ("CURL_CA_BUNDLE", run.caCertificate),
             (DeviceRoots.sysfsVariable, run.sysfsRoot),
             (DeviceRoots.devVariable, run.devRoot),
+            ("CELLPATH_STATE_DIR", run.stateDirectory),
         ]
         if FileSystem.exists(run.busSocket) { variables.append(("DBUS_SYSTEM_BUS_ADDRESS", run.busAddress)) }
         if let credentials = SimulatorCredentials.load(run) {

@@ -1,3 +1,4 @@
+import Foundation
 import CellpathCore
 import Glibc
 import SimulatorScenario
@@ -218,6 +219,27 @@ struct SimCommandTests {
             #expect(limit.status == 64)
             #expect(limit.stderr.contains("from 0 to 31"), "\(limit.stderr)")
         }
+    }
+
+    /// Each world keeps its bearer records under its own run directory (`CELLPATH_STATE_DIR` of
+    /// `sim env`), not in the host's `/run/cellpath`: `bearer down` in another world at the same
+    /// time does not touch them, and they go with `sim down`, even for a bearer left up.
+    @Test func eachWorldKeepsItsOwnBearerRecords() throws {
+        var stateDirectory = ""
+        try SimulatedDevice.with(connect: false) { first in
+            stateDirectory = try #require(try first.environment()["CELLPATH_STATE_DIR"])
+            #expect(stateDirectory == "/run/cellpath-sim/\(first.prefix)/state")
+            #expect(try first.cellpath(["bearer", "up", "-m", "0", "-q"]).status == 0)
+            let records = (try? FileManager.default.contentsOfDirectory(atPath: stateDirectory)) ?? []
+            #expect(records == ["bearer-run-cellpath-sim-\(first.prefix)-dev-cdc-wdm0.json"], "\(records)")
+            try SimulatedDevice.with(connect: false) { second in
+                let down = try second.cellpath(["bearer", "down", "-m", "0", "--json"])
+                #expect(down.status == 0, "\(down.stderr)")
+                #expect(try JSONValue.parse(down.stdout)["bearer"]?.string == "already-down", "\(down.stdout)")
+            }
+            #expect(try first.status()["modems"]?.array?[0]["bearer"]?.string == "connected")
+        }
+        #expect(FileSystem.exists(stateDirectory) == false, "the records went with the world")
     }
 
     @Test func thePrefixHasOneName() throws {

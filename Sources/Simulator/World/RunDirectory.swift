@@ -37,6 +37,10 @@ public struct RunDirectory: Sendable, Equatable {
     /// The simulated modems' sysfs tree (`CELLPATH_SYSFS_ROOT`) and control ports (`CELLPATH_DEV_ROOT`).
     public var sysfsRoot: String { "\(path)/sys" }
     public var devRoot: String { "\(path)/dev" }
+    /// The device's own bearer records (`CELLPATH_STATE_DIR`, which cellpath creates): each world's
+    /// modems are named cdc-wdm0… like every other world's, so their records must not meet in
+    /// the host's `/run/cellpath`; they go with the world at `sim down`.
+    public var stateDirectory: String { "\(path)/state" }
     /// ModemManager's files (`ModemManagerHost`): its bus, scripts, pid files and logs.
     public var modemManagerDirectory: String { "\(path)/modemmanager" }
     /// The world's private D-Bus system bus (`DBUS_SYSTEM_BUS_ADDRESS`), when it runs ModemManager.
