@@ -271,6 +271,7 @@ public struct BearerBringUp: Sendable {
     private func registered(_ deadline: ContinuousClock.Instant, _ backend: any ModemBackend, _ follower: IndicationFollower,
                             first: (Registration, seen: Int)?) async throws -> Registration {
         var first = first
+        var shown: RegistrationState?
         while true {
             let seen = first?.seen ?? follower.count
             let registration: Registration
@@ -281,8 +282,11 @@ public struct BearerBringUp: Sendable {
                 throw CellpathError(.unavailable, "modem \(modem.index)'s registration was denied by the network\(registration.networkError.map { " (\($0))" } ?? "")",
                                     hint: "the SIM may not be allowed on this network (roaming, barred, or not activated): ask the operator")
             }
-            logger.info("not registered yet (\(registration.state.rawValue)): waiting for the network")
-            guard try await waitForIndication(after: seen, until: deadline, follower) else {
+            if registration.state != shown {
+                logger.info("not registered yet (\(registration.state.rawValue)): waiting for the network")
+                shown = registration.state
+            }
+            guard try await waitForIndicationOrRecheck(after: seen, until: deadline, follower) else {
                 throw CellpathError(.temporary, "modem \(modem.index) is not registered (\(registration.state.rawValue)) after waiting for it",
                                     hint: "check the antenna and the coverage, or allow more time with --timeout")
             }
@@ -305,19 +309,26 @@ public struct BearerBringUp: Sendable {
                 try await backend.attachPacketService()
                 continue
             }
-            guard try await waitForIndication(after: seen, until: deadline, follower) else {
+            guard try await waitForIndicationOrRecheck(after: seen, until: deadline, follower) else {
                 throw CellpathError(.temporary, "modem \(modem.index) is not attached to the packet service (\(state.rawValue))",
                                     hint: "allow more time with --timeout, or check the SIM's data subscription")
             }
         }
     }
 
-    /// Waits for an indication beyond the first `seen`; false when the deadline came first.
-    private func waitForIndication(after seen: Int, until deadline: ContinuousClock.Instant,
-                                   _ follower: IndicationFollower) async throws -> Bool {
-        await follower.waitForIndication(after: seen, until: deadline)
+    /// How long a wait for the network trusts the indications alone before it reads the state
+    /// again. A change can come without one: ModemManager publishes a modem's 3GPP interface
+    /// (registration state, operator) only once its SIM is unlocked, and a QMI modem sends a
+    /// call's indications to the client that started it.
+    static let recheckInterval = Duration.seconds(1)
+
+    /// Waits for an indication beyond the first `seen`, or `recheckInterval`, whichever comes
+    /// first; false only when the deadline passed.
+    private func waitForIndicationOrRecheck(after seen: Int, until deadline: ContinuousClock.Instant,
+                                            _ follower: IndicationFollower) async throws -> Bool {
+        await follower.waitForIndication(after: seen, until: min(deadline, .now + Self.recheckInterval))
         try Task.checkCancellation()
-        return follower.count > seen
+        return follower.count > seen || ContinuousClock.now < deadline
     }
 
     /// Refuses to reuse a bearer connected on another APN than the one asked for.
