@@ -179,42 +179,34 @@ public struct InterfaceConfigurator: Sendable {
                 problems.append("couldn't restore \(what): \(error.reason)")
             }
         }
+        /// Removes what was added for one family, in the reverse order of adding it.
+        func undo(_ family: Family, _ address: String, _ prefix: String,
+                  mainRouteMetric: Int?, rule: Bool, tableRoute: Bool, addedAddress: Bool) {
+            if let metric = mainRouteMetric {
+                remove("the \(prefix)default route through \(interface)",
+                       withDefaultRoute(family, index, table: Self.mainTable, metric: metric) { rtnl_route_delete(netlink.socket, $0, 0) })
+            }
+            if rule {
+                remove("the rule from \(address)", withRule(family, table: applied.table) { rtnl_rule_delete(netlink.socket, $0, 0) })
+            }
+            if tableRoute {
+                remove("the \(prefix)default route of table \(applied.table)",
+                       withDefaultRoute(family, index, table: applied.table, metric: 0) { rtnl_route_delete(netlink.socket, $0, 0) })
+            }
+            if addedAddress {
+                remove("the address \(address)", withAddress(family, index) { rtnl_addr_delete(netlink.socket, $0, 0) })
+            }
+        }
         if let ipv6 = applied.addressing.ipv6, index > 0 {
-            let v6 = Family.ipv6(ipv6)
-            if let metric = applied.addedIPv6MainRouteMetric {
-                remove("the IPv6 default route through \(interface)",
-                       withDefaultRoute(v6, index, table: Self.mainTable, metric: metric) { rtnl_route_delete(netlink.socket, $0, 0) })
-            }
-            if applied.addedIPv6Rule {
-                remove("the rule from \(ipv6.address)", withRule(v6, table: applied.table) { rtnl_rule_delete(netlink.socket, $0, 0) })
-            }
-            if applied.addedIPv6TableRoute {
-                remove("the IPv6 default route of table \(applied.table)",
-                       withDefaultRoute(v6, index, table: applied.table, metric: 0) { rtnl_route_delete(netlink.socket, $0, 0) })
-            }
-            if applied.addedIPv6Address {
-                remove("the address \(ipv6.address)", withAddress(v6, index) { rtnl_addr_delete(netlink.socket, $0, 0) })
-            }
+            undo(.ipv6(ipv6), ipv6.address, "IPv6 ", mainRouteMetric: applied.addedIPv6MainRouteMetric, rule: applied.addedIPv6Rule,
+                 tableRoute: applied.addedIPv6TableRoute, addedAddress: applied.addedIPv6Address)
         }
         if index > 0 { restore(applied.previousDisableIPv6, Self.disableIPv6Path(interface), "disable_ipv6") }
         restore(applied.previousRPFilter, Self.rpFilterPath(interface), "rp_filter")
         guard index > 0 else { return problems }  // the interface is gone, and its addresses and routes with it
         if let address = applied.addressing.address {
-            let v4 = Family.ipv4(address)
-            if let metric = applied.addedMainRouteMetric {
-                remove("the default route through \(interface)",
-                       withDefaultRoute(v4, index, table: Self.mainTable, metric: metric) { rtnl_route_delete(netlink.socket, $0, 0) })
-            }
-            if applied.addedRule {
-                remove("the rule from \(address)", withRule(v4, table: applied.table) { rtnl_rule_delete(netlink.socket, $0, 0) })
-            }
-            if applied.addedTableRoute {
-                remove("the default route of table \(applied.table)",
-                       withDefaultRoute(v4, index, table: applied.table, metric: 0) { rtnl_route_delete(netlink.socket, $0, 0) })
-            }
-            if applied.addedAddress {
-                remove("the address \(address)", withAddress(v4, index) { rtnl_addr_delete(netlink.socket, $0, 0) })
-            }
+            undo(.ipv4(address), address, "", mainRouteMetric: applied.addedMainRouteMetric, rule: applied.addedRule,
+                 tableRoute: applied.addedTableRoute, addedAddress: applied.addedAddress)
         }
         if applied.broughtUp || applied.previousMTU != nil {
             remove("the link settings of \(interface)",
