@@ -164,17 +164,7 @@ struct IPv6FetchEndToEndTests {
     /// at once (69), nothing of either family goes through Wi-Fi, and what it configured is gone.
     @Test(arguments: Network.allCases)
     func aBearerDroppedDuringTheFetchFailsItClosed(_ network: Network) throws {
-        var scenario = network.scenario
-        scenario.modems[0].faults.dropBearerAfterSeconds = 1
-        scenario.api.slowMs = 3000
-        try SimulatedDevice.with(scenario, connect: false) { device in
-            let (fetch, packets) = try device.capture(on: ["wlan0"]) {
-                try device.cellpath(["fetch", "--modem", "0", "https://api.truid.test/coverage/v0.1/device_ip", "--json"])
-            }
-            #expect(fetch.status == 69, "\(fetch.stderr)")
-            #expect(["interfaceDown", "addressGone"].contains(try JSONValue.parse(fetch.stdout)["error"]?["reason"]?.string ?? ""),
-                    "\(fetch.stdout)")
-            #expect(packets["wlan0"] == [], "packets on wlan0: \(packets["wlan0"] ?? [])")
+        try SimulatedDevice.withBearerDroppedDuringAFetch(network.scenario) { device, _ throws in
             #expect(try device.run(["ip", "-6", "addr", "show", "dev", "wwan0", "scope", "global"]).stdout.isEmpty)
             #expect(try device.run(["ip", "-6", "rule"]).stdout.contains(Self.bearer6) == false)
         }

@@ -60,20 +60,9 @@ struct ModemFetchEndToEndTests {
     /// so that the fetch fails closed at once (69: interfaceDown or addressGone, not the hop timeout's 75),
     /// nothing goes through Wi-Fi, and what the fetch configured is removed.
     @Test func aBearerDroppedDuringTheFetchFailsItClosed() throws {
-        var scenario = Scenario.builtIn
-        scenario.modems[0].faults.dropBearerAfterSeconds = 1
-        scenario.api.slowMs = 3000
-        try SimulatedDevice.with(scenario, connect: false) { device in
-            let (fetch, packets) = try device.capture(on: ["wlan0"]) {
-                try device.cellpath(["fetch", "--modem", "0", "https://api.truid.test/coverage/v0.1/device_ip", "--json"])
-            }
-            #expect(fetch.status == 69, "\(fetch.stderr)")
-            // Its addressing is removed at once: the engine sees the interface or the address go first.
-            #expect(["interfaceDown", "addressGone"].contains(try JSONValue.parse(fetch.stdout)["error"]?["reason"]?.string ?? ""),
-                    "\(fetch.stdout)")
+        try SimulatedDevice.withBearerDroppedDuringAFetch(Scenario.builtIn) { device, fetch throws in
             #expect(fetch.stderr.contains("warning: [modem0] the network dropped the bearer (regular-deactivation): the path is down"),
                     "\(fetch.stderr)")
-            #expect(packets["wlan0"] == [], "packets on wlan0: \(packets["wlan0"] ?? [])")
             #expect(try device.run(["ip", "-4", "addr", "show", "dev", "wwan0"]).stdout.contains("inet ") == false)
             #expect(try device.run(["ip", "rule"]).stdout.contains("100.64.23.10") == false)
         }

@@ -130,18 +130,8 @@ struct ModemManagerBackendEndToEndTests {
     /// down at once, the fetch fails closed (69) with nothing on Wi-Fi, and cellpath's bearer
     /// object and addressing are gone afterwards.
     @Test func aBearerDroppedDuringTheFetchFailsItClosed() throws {
-        var scenario = Self.scenario
-        scenario.modems[0].faults.dropBearerAfterSeconds = 1
-        scenario.api.slowMs = 3000
-        try SimulatedDevice.with(scenario, connect: false) { device in
-            let (fetch, packets) = try device.capture(on: ["wlan0"]) {
-                try device.cellpath(["fetch", "--modem", "0", "https://api.truid.test/coverage/v0.1/device_ip", "--json"])
-            }
-            #expect(fetch.status == 69, "\(fetch.stderr)")
-            #expect(["interfaceDown", "addressGone"].contains(try JSONValue.parse(fetch.stdout)["error"]?["reason"]?.string ?? ""),
-                    "\(fetch.stdout)")
+        try SimulatedDevice.withBearerDroppedDuringAFetch(Self.scenario) { device, fetch throws in
             #expect(fetch.stderr.contains("warning: [modem0] the network dropped the bearer"), "\(fetch.stderr)")
-            #expect(packets["wlan0"] == [], "packets on wlan0: \(packets["wlan0"] ?? [])")
             #expect(try device.run(["ip", "-4", "addr", "show", "dev", "wwan0"]).stdout.contains("inet ") == false)
             #expect(try device.run(["ip", "rule"]).stdout.contains("100.64.23.10") == false)
             #expect(try device.run(["mmcli", "-m", try Self.modemPath(device, port: "cdc-wdm0")]).stdout

@@ -114,6 +114,27 @@ struct SimulatedDevice {
     /// `body` returned and the captured packets per interface (one `tcpdump -r` line each),
     /// without the tail of Wi-Fi connections that the test's backend leg opened before the
     /// capture (see `withoutEarlierWiFiConnections`).
+    /// `fetch --modem 0` of a slow API call (3 s) while the network drops modem 0's bearer after
+    /// a second, with a capture on wlan0: the fetch must fail closed at once (69, the path went
+    /// away: interfaceDown or addressGone, whichever the engine sees first, not the hop timeout)
+    /// with nothing on Wi-Fi; `body` then checks what is left, on the world still up.
+    static func withBearerDroppedDuringAFetch(_ scenario: Scenario, sourceLocation: SourceLocation = #_sourceLocation,
+                                              _ body: (SimulatedDevice, ProcessResult) throws -> Void) throws {
+        var scenario = scenario
+        scenario.modems[0].faults.dropBearerAfterSeconds = 1
+        scenario.api.slowMs = 3000
+        try with(scenario, connect: false) { device in
+            let (fetch, packets) = try device.capture(on: ["wlan0"]) {
+                try device.cellpath(["fetch", "--modem", "0", "https://api.truid.test/coverage/v0.1/device_ip", "--json"])
+            }
+            #expect(fetch.status == 69, "\(fetch.stderr)", sourceLocation: sourceLocation)
+            #expect(["interfaceDown", "addressGone"].contains(try JSONValue.parse(fetch.stdout)["error"]?["reason"]?.string ?? ""),
+                    "\(fetch.stdout)", sourceLocation: sourceLocation)
+            #expect(packets["wlan0"] == [], "packets on wlan0: \(packets["wlan0"] ?? [])", sourceLocation: sourceLocation)
+            try body(device, fetch)
+        }
+    }
+
     func capture<T>(on interfaces: [String], _ body: () throws -> T) throws -> (T, [String: [String]]) {
         var captures: [(String, String, BackgroundProcess)] = []
         defer { for (_, file, process) in captures { process.stop(); unlink(file) } }
