@@ -132,3 +132,16 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// MARK: Fuzzing (docs/fuzzing.md)
+// Only with CELLPATH_FUZZ=1: `make fuzz` builds these in .build/fuzz with AddressSanitizer and
+// libFuzzer's coverage; a plain `swift build` never sees them (they need libFuzzer to link).
+if Context.environment["CELLPATH_FUZZ"] == "1" {
+    package.products.append(.executable(name: "cellpath-fuzz", targets: ["cellpath-fuzz"]))
+    package.targets += [
+        // libcurl, libphonenumber, libmbim and libqmi called directly: the independent side of each differential check.
+        .target(name: "FuzzOracles", dependencies: ["CCurl"], path: "Fuzz/FuzzOracles"),
+        .executableTarget(name: "cellpath-fuzz", dependencies: ["FuzzOracles", "CellpathCore", "CellularHTTP"],
+                          path: "Fuzz/cellpath-fuzz"),
+    ]
+}
