@@ -140,8 +140,11 @@ if Context.environment["CELLPATH_FUZZ"] == "1" {
     package.products.append(.executable(name: "cellpath-fuzz", targets: ["cellpath-fuzz"]))
     package.targets += [
         // libcurl, libphonenumber, libmbim and libqmi called directly: the independent side of each differential check.
-        .target(name: "FuzzOracles", dependencies: ["CCurl"], path: "Fuzz/FuzzOracles"),
-        .executableTarget(name: "cellpath-fuzz", dependencies: ["FuzzOracles", "CellpathCore", "CellularHTTP"],
+        .target(name: "FuzzOracles", dependencies: ["CCurl", "CFuzzPhoneNumber", "CMBIM", "CQMI"], path: "Fuzz/FuzzOracles"),
+        .target(name: "CFuzzPhoneNumber", path: "Fuzz/CFuzzPhoneNumber",
+                linkerSettings: [.linkedLibrary("phonenumber"), .linkedLibrary("protobuf")]),
+        .executableTarget(name: "cellpath-fuzz", dependencies: ["FuzzOracles", "CellpathCore", "CellularHTTP", "Workflow", "PhoneNumbers",
+                                                         "SimulatedModems", "SimulatorScenario"],
                           path: "Fuzz/cellpath-fuzz"),
     ]
 }

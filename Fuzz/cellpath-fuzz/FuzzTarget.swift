@@ -23,6 +23,10 @@ struct RegisteredTarget: Sendable {
 let allFuzzTargets: [RegisteredTarget] = [
     RegisteredTarget(RedirectTarget.self),
     RegisteredTarget(JSONRoundTripTarget.self),
+    RegisteredTarget(ResponseTarget.self),
+    RegisteredTarget(PhoneNumberTarget.self),
+    RegisteredTarget(MBIMFrameTarget.self),
+    RegisteredTarget(QMIFrameTarget.self),
 ]
 
 /// Stops the process with `message` unless `condition` holds: libFuzzer reports it as a crash and
