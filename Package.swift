@@ -144,7 +144,7 @@ if Context.environment["CELLPATH_FUZZ"] == "1" {
         .target(name: "CFuzzPhoneNumber", path: "Fuzz/CFuzzPhoneNumber",
                 linkerSettings: [.linkedLibrary("phonenumber"), .linkedLibrary("protobuf")]),
         .executableTarget(name: "cellpath-fuzz", dependencies: ["FuzzOracles", "CellpathCore", "CellularHTTP", "Workflow", "PhoneNumbers",
-                                                         "SimulatedModems", "SimulatorScenario"],
+                                                         "SimulatedModems", "SimulatorScenario", "Configuration", "Server", "HTTPServer"],
                           path: "Fuzz/cellpath-fuzz"),
     ]
 }

@@ -25,5 +25,11 @@ struct FuzzInput {
         return lines
     }
 
+    /// What is left, as bytes.
+    mutating func remaining() -> [UInt8] {
+        defer { bytes = [] }
+        return Array(bytes)
+    }
+
     var isEmpty: Bool { bytes.isEmpty }
 }

@@ -27,6 +27,9 @@ let allFuzzTargets: [RegisteredTarget] = [
     RegisteredTarget(PhoneNumberTarget.self),
     RegisteredTarget(MBIMFrameTarget.self),
     RegisteredTarget(QMIFrameTarget.self),
+    RegisteredTarget(ScenarioTarget.self),
+    RegisteredTarget(ConfigurationTarget.self),
+    RegisteredTarget(ServeRequestTarget.self),
 ]
 
 /// Stops the process with `message` unless `condition` holds: libFuzzer reports it as a crash and
