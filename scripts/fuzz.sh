@@ -14,16 +14,20 @@ SWIFT=${SWIFT:-swift}
 RUNS=${FUZZ_RUNS:-1000000}
 SCRATCH=.build/fuzz
 # libFuzzer without its main(): cellpath-fuzz has its own and calls LLVMFuzzerRunDriver.
-RESOURCE_DIR=$(dirname "$(command -v "$SWIFT")")/../lib/clang
+RESOURCE_DIR=$(dirname "$(readlink -f "$(command -v "$SWIFT")")")/../lib/clang
 LIBFUZZER=$(ls "$RESOURCE_DIR"/*/lib/linux/libclang_rt.fuzzer_no_main-x86_64.a 2>/dev/null | head -n 1)
 [ -n "$LIBFUZZER" ] || { echo "fuzz: libclang_rt.fuzzer_no_main not found under $RESOURCE_DIR" >&2; exit 1; }
 
 echo "fuzz: building cellpath-fuzz (AddressSanitizer, libFuzzer coverage) in $SCRATCH" >&2
+# The linker's notes about ASan's local symbols and pkg-config's -pthread are noise: filtered out.
+mkdir -p "$SCRATCH"
+build_status=0
 CELLPATH_FUZZ=1 "$SWIFT" build --scratch-path "$SCRATCH" --product cellpath-fuzz -j "${FUZZ_JOBS:-2}" \
     -Xswiftc -sanitize=address -Xswiftc -sanitize-coverage=edge,trace-cmp,inline-8bit-counters,pc-table \
-    -Xlinker "$LIBFUZZER" -Xlinker -lstdc++ 2>&1 | grep -v -e "Cannot export local symbol" -e "prohibited flag" >&2 || true
+    -Xlinker "$LIBFUZZER" -Xlinker -lstdc++ > "$SCRATCH/build.log" 2>&1 || build_status=$?
+grep -v -e "Cannot export local symbol" -e "prohibited flag" "$SCRATCH/build.log" | grep -E "error|warning: .*Fuzz/|Build" >&2 || true
+[ "$build_status" = 0 ] || { echo "fuzz: the build failed (full log: $SCRATCH/build.log)" >&2; exit 1; }
 FUZZER="$SCRATCH/debug/cellpath-fuzz"
-[ -x "$FUZZER" ] || { echo "fuzz: the build failed" >&2; exit 1; }
 
 targets=${FUZZ_TARGETS:-$("$FUZZER" --list)}
 # Swift's own crash backtracer takes seconds per crash; libFuzzer and ASan print what is needed.

@@ -15,7 +15,7 @@ enum ConfigurationTarget: FuzzTarget {
 
     /// A directory of this process for the files the loader reads.
     nonisolated(unsafe) static var directory: String = {
-        var template = Array("/tmp/cellpath-fuzz-configuration-XXXXXX".utf8CString)
+        var template = Array("/dev/shm/cellpath-fuzz-configuration-XXXXXX".utf8CString)
         return template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)!) }
     }()
 
