@@ -7,7 +7,7 @@ import FuzzOracles
 /// (301, 302, 303, 307, 308) and the Location.
 ///
 /// Invariants: the project resolves a Location to exactly the URL curl_url gives (and refuses
-/// what curl_url refuses); a followed redirect is absolute http(s); 301/302 turn POST into GET,
+/// what curl_url refuses), and an absolute path of plain characters as RFC 3986 says; a followed redirect is absolute http(s); 301/302 turn POST into GET,
 /// 303 turns everything but HEAD into GET and drops the body, 307/308 keep both; credentials
 /// (Authorization, Cookie) never leave the first origin; a plain-http hop to a host reached over
 /// https is flagged as a downgrade (and refused under --strict); no chain is longer than its
@@ -53,6 +53,16 @@ enum RedirectTarget: FuzzTarget {
             switch CurlURL.resolve(location, against: request.url) {
             case .success(let url): require(url.text == expected, "resolved \(shown(location)) against \(shown(request.url.text)) to \(shown(url.text)), curl_url gives \(shown(expected ?? "an error"))")
             case .failure: require(expected == nil, "refused \(shown(location)) against \(shown(request.url.text)); curl_url gives \(shown(expected ?? ""))")
+            }
+            // And for the simplest Locations, RFC 3986 by hand: an absolute path of plain characters
+            // replaces the base's path, query and fragment.
+            if location.hasPrefix("/"), !location.hasPrefix("//"), !location.contains("/."),
+               location.utf8.allSatisfy({ $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "-") || (0x30...0x39).contains($0) || (0x61...0x7A).contains($0) }),
+               let colon = request.url.text.firstIndex(of: ":") {
+                let base = request.url.text
+                let authority = base[base.index(colon, offsetBy: 3)...]
+                let end = authority.firstIndex { "/?#".contains($0) } ?? base.endIndex
+                require(expected == base[..<end] + location, "\(shown(location)) against \(shown(base)) is \(shown(expected ?? "an error")) for curl_url")
             }
             switch policy.decide(status: status, location: location, cookieJar: []) {
             case .final:
