@@ -7,6 +7,7 @@
 #   FUZZ_RUNS     executions per target (default: 1000000)
 #   FUZZ_TARGETS  the targets to run, space-separated (default: all, in `cellpath-fuzz`'s order)
 #   FUZZ_JOBS     build jobs (default: 2)
+#   FUZZ_MAX_SECONDS  stop each target after this many seconds even before FUZZ_RUNS (default: none)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -43,6 +44,7 @@ for target in $targets; do
     # leak to libFuzzer, whose leak scan then takes three quarters of the time. Off for that target.
     options=()
     [ "$target" = configuration ] && options+=(-detect_leaks=0)
+    [ -n "${FUZZ_MAX_SECONDS:-}" ] && options+=(-max_total_time="$FUZZ_MAX_SECONDS")
     status=0
     started=$(date +%s%N)
     "$FUZZER" "$target" -runs="$RUNS" -print_final_stats=1 -timeout=10 -rss_limit_mb=2048 "${options[@]}" \

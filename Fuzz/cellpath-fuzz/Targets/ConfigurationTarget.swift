@@ -7,8 +7,8 @@ import Glibc
 /// named by `CELLPATH_TRU_JSON` (when the control byte's low bit is set) or by the user file.
 ///
 /// Invariants: loading never throws without flags; every setting either has a value or fails with a `.configuration` or `.permission` error;
-/// `truid.client_secret` is shown only as `[redacted]`, and the client secret in effect appears in
-/// no entry, warning or error message.
+/// `truid.client_secret` is shown only as `[redacted]`, and the client secret in effect (when the
+/// input holds it once) appears in no entry, warning or error message.
 enum ConfigurationTarget: FuzzTarget {
     static let name = "configuration"
 
@@ -63,9 +63,16 @@ enum ConfigurationTarget: FuzzTarget {
             }
             messages += [entry.value ?? "", entry.error ?? "", entry.origin?.description ?? ""]
         }
-        if let secret = (try? configuration.credentials)??.clientSecret, secret.count >= 8, !directory.contains(secret) {
+        // Only a secret written once, as a value: one the input also has elsewhere (in a key's name) may be shown there.
+        if let secret = (try? configuration.credentials)??.clientSecret, secret.count >= 8, !directory.contains(secret),
+           occurrences(of: Array(secret.utf8), in: input) == 1 {
             require(!messages.contains { $0.contains(secret) }, "the client secret appears in what config show prints")
         }
+    }
+
+    private static func occurrences(of needle: [UInt8], in haystack: [UInt8]) -> Int {
+        guard !needle.isEmpty, haystack.count >= needle.count else { return 0 }
+        return (0...(haystack.count - needle.count)).filter { haystack[$0..<($0 + needle.count)].elementsEqual(needle) }.count
     }
 
     private static func write(_ bytes: [UInt8], to path: String) {

@@ -10,7 +10,8 @@ import FuzzOracles
 /// digits = the digits typed, but for one group in parentheses, or `adjustment` says which trunk
 /// prefix was dropped); and a
 /// number typed as plain ASCII '+', digits, spaces and dashes that libphonenumber finds valid
-/// with exactly the digits typed, at most 15 (E.164), is accepted, as the same number.
+/// with exactly the digits typed, at most 15 (E.164), in at most 100 characters, is accepted, as
+/// the same number.
 enum PhoneNumberTarget: FuzzTarget {
     static let name = "phone-number"
 
@@ -39,7 +40,8 @@ enum PhoneNumberTarget: FuzzTarget {
                 }
             }
         }
-        let plain = text.utf8.first == UInt8(ascii: "+") && text.utf8.dropFirst().allSatisfy { $0 == 0x20 || $0 == 0x2D || (0x30...0x39).contains($0) }
+        // Longer text is refused on purpose (`DialString.maximumLength`), whatever libphonenumber makes of it.
+        let plain = text.count <= DialString.maximumLength && text.utf8.first == UInt8(ascii: "+") && text.utf8.dropFirst().allSatisfy { $0 == 0x20 || $0 == 0x2D || (0x30...0x39).contains($0) }
         if plain, let reference = PhoneNumberOracle.parse(text, region: nil), reference.isValid, reference.e164.count <= 16,
            reference.e164.dropFirst() == text.utf8.filter({ (0x30...0x39).contains($0) }).map({ String(UnicodeScalar($0)) }).joined() {
             require(accepted?.e164 == reference.e164, "\(shown(text)) is valid \(reference.e164) for libphonenumber; cellpath gives \(accepted?.e164 ?? "an error")")
