@@ -68,7 +68,8 @@ enum RedirectTarget: FuzzTarget {
             case .final:
                 require(false, "a \(status) with a Location ended the chain as final")
             case .stop(let target, _):
-                require(target.hasPrefix("https://stop.example/") || location.hasPrefix("https://stop.example/"), "stopped at \(shown(target))")
+                require(target.utf8.starts(with: "https://stop.example/".utf8) || location.utf8.starts(with: "https://stop.example/".utf8),
+                        "stopped at \(shown(target))")
                 return
             case .refuse(let failure, _):
                 require([.malformedURL, .nonHTTPScheme, .redirectLoop, .tooManyHops].contains(failure.reason), "refused with \(failure.reason)")
@@ -78,6 +79,7 @@ enum RedirectTarget: FuzzTarget {
                 }
                 return
             case .follow(let target):
+                require(!target.utf8.starts(with: "https://stop.example/".utf8), "followed \(shown(target)) past the stop prefix")
                 require(target == expected, "followed \(shown(target)), curl_url gives \(shown(expected ?? "an error"))")
                 // Bytes, not characters: "http://" and a combining mark after it are not the Character "/".
                 require(target.utf8.starts(with: "http://".utf8) || target.utf8.starts(with: "https://".utf8), "followed a redirect that is not absolute http(s): \(shown(target))")
