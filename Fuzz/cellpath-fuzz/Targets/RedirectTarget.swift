@@ -58,11 +58,13 @@ enum RedirectTarget: FuzzTarget {
             // replaces the base's path, query and fragment.
             if location.hasPrefix("/"), !location.hasPrefix("//"), !location.contains("/."),
                location.utf8.allSatisfy({ $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "-") || (0x30...0x39).contains($0) || (0x61...0x7A).contains($0) }),
-               let colon = request.url.text.firstIndex(of: ":") {
-                let base = request.url.text
-                let authority = base[base.index(colon, offsetBy: 3)...]
-                let end = authority.firstIndex { "/?#".contains($0) } ?? base.endIndex
-                require(expected == base[..<end] + location, "\(shown(location)) against \(shown(base)) is \(shown(expected ?? "an error")) for curl_url")
+               let colon = request.url.text.utf8.firstIndex(of: UInt8(ascii: ":")) {
+                // In bytes: a combining mark after a '/' would hide it from a Character search.
+                let base = Array(request.url.text.utf8)
+                let authorityStart = request.url.text.utf8.distance(from: request.url.text.utf8.startIndex, to: colon) + 3
+                let end = base[authorityStart...].firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") } ?? base.endIndex
+                let reference = String(decoding: base[..<end], as: UTF8.self) + location
+                require(expected == reference, "\(shown(location)) against \(shown(request.url.text)) is \(shown(expected ?? "an error")) for curl_url")
             }
             switch policy.decide(status: status, location: location, cookieJar: []) {
             case .final:
