@@ -26,7 +26,11 @@ DEB_PACKAGES := pkg-config libglib2.0-dev libmbim-glib-dev libqmi-glib-dev libmm
 	libmbim-utils libqmi-utils iproute2 dnsmasq-base openssl curl tcpdump ca-certificates python3 \
 	jq iputils-ping time man-db wrk modemmanager polkitd dbus tayga unbound
 
-.PHONY: all deps build test demo bench order-file docs install uninstall clean
+# Fuzzing (docs/fuzzing.md): executions per target for `make fuzz`, and for the smoke `make test` runs.
+FUZZ_RUNS ?= 1000000
+FUZZ_SMOKE_RUNS ?= 20000
+
+.PHONY: all deps build test demo bench order-file docs install uninstall clean fuzz fuzz-smoke
 
 all: build
 
@@ -46,10 +50,19 @@ deps:
 build:
 	$(SWIFT) build -c $(CONFIGURATION) $(SWIFT_BUILD_FLAGS)
 
-## test: unit, end-to-end and (as root) simulator tests
+## test: unit, end-to-end and (as root) simulator tests, then the fuzz smoke (FUZZ_SMOKE_RUNS per target)
 test: deps
 	$(SWIFT) build
 	CELLPATH_BIN=$$($(SWIFT) build --show-bin-path)/cellpath $(SWIFT) test --no-parallel
+	SWIFT=$(SWIFT) FUZZ_RUNS=$(FUZZ_SMOKE_RUNS) ./scripts/fuzz.sh
+
+## fuzz: build the fuzz targets (libFuzzer, AddressSanitizer) and run each FUZZ_RUNS times from Tests/FuzzCorpus
+fuzz: deps
+	SWIFT=$(SWIFT) FUZZ_RUNS=$(FUZZ_RUNS) ./scripts/fuzz.sh
+
+## fuzz-smoke: every fuzz target FUZZ_SMOKE_RUNS times, as `make test` runs them
+fuzz-smoke: deps
+	SWIFT=$(SWIFT) FUZZ_RUNS=$(FUZZ_SMOKE_RUNS) ./scripts/fuzz.sh
 
 ## demo: the main job, end to end, on the built-in simulator
 demo: deps build

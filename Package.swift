@@ -132,3 +132,19 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// MARK: Fuzzing (docs/fuzzing.md)
+// Only with CELLPATH_FUZZ=1: `make fuzz` builds these in .build/fuzz with AddressSanitizer and
+// libFuzzer's coverage; a plain `swift build` never sees them (they need libFuzzer to link).
+if Context.environment["CELLPATH_FUZZ"] == "1" {
+    package.products.append(.executable(name: "cellpath-fuzz", targets: ["cellpath-fuzz"]))
+    package.targets += [
+        // libcurl, libphonenumber, libmbim and libqmi called directly: the independent side of each differential check.
+        .target(name: "FuzzOracles", dependencies: ["CCurl", "CFuzzPhoneNumber", "CMBIM", "CQMI"], path: "Fuzz/FuzzOracles"),
+        .target(name: "CFuzzPhoneNumber", path: "Fuzz/CFuzzPhoneNumber",
+                linkerSettings: [.linkedLibrary("phonenumber"), .linkedLibrary("protobuf")]),
+        .executableTarget(name: "cellpath-fuzz", dependencies: ["FuzzOracles", "CellpathCore", "CellularHTTP", "Workflow", "PhoneNumbers",
+                                                         "SimulatedModems", "SimulatorScenario", "Configuration", "Server", "HTTPServer"],
+                          path: "Fuzz/cellpath-fuzz"),
+    ]
+}

@@ -28,7 +28,8 @@ func redactedURL(_ url: String, _ disclosure: Disclosure = .redacted) -> String 
         i = url.index(after: i)
         if c == "?" || c == "#" { inParams = true }
         guard inParams, c == "?" || c == "#" || c == "&" else { continue }
-        let end = url[i...].firstIndex { $0 == "&" || $0 == "#" } ?? url.endIndex
+        // A '?' inside the query also ends a pair, as `Credentials.queryItems` reads it ("?next=/a?code=…").
+        let end = url[i...].firstIndex { $0 == "&" || $0 == "#" || $0 == "?" } ?? url.endIndex
         let pair = url[i..<end]
         if let eq = pair.firstIndex(of: "="), Credentials.isCredential(String(pair[..<eq])) {
             out += pair[...eq] + disclosure.reveal(String(pair[pair.index(after: eq)...]), as: .code)
@@ -67,24 +68,28 @@ func redactedHeader(_ h: HTTPHeader, _ disclosure: Disclosure) -> HTTPHeader {
 }
 
 extension JSONValue {
-    /// The value with secret keys' string values masked, recursively.
+    /// The value with everything under a secret key masked, recursively.
     func redacted(_ disclosure: Disclosure) -> JSONValue {
         guard disclosure != .full else { return self }
         switch self {
         case .object(let members):
             return .object(members.map { key, value in
-                switch value {
-                case .string(let text) where Credentials.isCredential(key):
-                    return (key, .string(disclosure.reveal(text, as: .code)))
-                case .int, .double, .bool where Credentials.isCredential(key):
-                    return (key, .string(disclosure.reveal(value.serialized, as: .code)))
-                default:
-                    break
-                }
-                return (key, value.redacted(disclosure))
+                (key, Credentials.isCredential(key) ? value.masked(disclosure) : value.redacted(disclosure))
             })
         case .array(let a): return .array(a.map { $0.redacted(disclosure) })
         default: return self
+        }
+    }
+
+    /// The value of a secret key: every string, number and boolean in it masked, also inside
+    /// arrays and objects (`"tokens": ["…"]`).
+    private func masked(_ disclosure: Disclosure) -> JSONValue {
+        switch self {
+        case .string(let text): .string(disclosure.reveal(text, as: .code))
+        case .int, .double, .bool: .string(disclosure.reveal(serialized, as: .code))
+        case .array(let items): .array(items.map { $0.masked(disclosure) })
+        case .object(let members): .object(members.map { ($0.0, $0.1.masked(disclosure)) })
+        case .null: .null
         }
     }
 }

@@ -110,8 +110,10 @@ struct RedirectPolicy {
             failure.hop = index
             return .refuse(failure, location: nil)
         }
-        if let prefix = stopAtPrefix, next.text.hasPrefix(prefix) || location.hasPrefix(prefix) {
-            return .stop(location: next.text, stoppedAt: next.text.hasPrefix(prefix) ? next.text : location)
+        // Bytes, not characters: a combining mark after the prefix ("…/\u{301}") makes its last
+        // Character another one, and String.hasPrefix would let the redirect through.
+        if let prefix = stopAtPrefix, next.text.utf8.starts(with: prefix.utf8) || location.utf8.starts(with: prefix.utf8) {
+            return .stop(location: next.text, stoppedAt: next.text.utf8.starts(with: prefix.utf8) ? next.text : location)
         }
         if let stopAt, stopAt(next.text) {
             return .stop(location: next.text, stoppedAt: next.text)

@@ -47,6 +47,11 @@ extension PhoneNumber {
             throw parseFailure(status, dial: dial, region: region)
         }
         var number = PhoneNumber(parsed)
+        // libphonenumber's metadata takes some national numbers longer than E.164 allows (a German
+        // 0800 number of 14 digits); such a number has no E.164 form.
+        if number.e164Digits.count > 15 {
+            throw CellpathError(.dataError, "the phone number has \(number.e164Digits.count) digits with its country code; E.164 allows at most 15")
+        }
         if parsed.country_code_written && !dial.isLocalNumberInContext {
             number.adjustment = try checkWrittenNationalPart(
                 of: number, countryRegion: string(parsed.country_region), dial: dial, countryCodeOffset: countryCodeOffset,

@@ -96,6 +96,10 @@ actor WebhookVerifier {
         parts.tm_hour = time[0]
         parts.tm_min = time[1]
         parts.tm_sec = time[2]
-        return Double(timegm(&parts))
+        var seconds = timegm(&parts)
+        // timegm carries a day that the month does not have into the next month ("31 Feb"): refuse it.
+        var check = tm()
+        guard gmtime_r(&seconds, &check) != nil, check.tm_mday == day, check.tm_mon == Int32(month) else { return nil }
+        return Double(seconds)
     }
 }

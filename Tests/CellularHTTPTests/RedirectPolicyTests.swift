@@ -273,6 +273,18 @@ struct RedirectPolicyTests {
         #expect(chain.last == .stop(location: "myapp://cb/?code=k", stoppedAt: "myapp://cb/?code=k"))
     }
 
+    /// Found with the `redirect` fuzz target (docs/fuzzing.md): curl keeps non-ASCII as it is, and a
+    /// combining mark right after the prefix hid it from a Character-wise `hasPrefix`.
+    @Test func theStopPrefixMatchesBeforeACombiningMark() throws {
+        let chain = try Self.walk(try Self.policy("http://h/stop", stopAt: "https://app.test/"),
+                                  [.redirect(to: "https://app.test/\u{301}cb?code=k")])
+        #expect(chain.requests.count == 1)
+        guard case .stop? = chain.last else {
+            Issue.record("the chain did not stop: \(String(describing: chain.last))")
+            return
+        }
+    }
+
     @Test func theStopPrefixAlsoMatchesTheLocationAsSent() throws {
         let chain = try Self.walk(try Self.policy("http://h/a", stopAt: "/done"), [.redirect(to: "/done?x=1")])
         #expect(chain.last == .stop(location: "http://h/done?x=1", stoppedAt: "/done?x=1"))

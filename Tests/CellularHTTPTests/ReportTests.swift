@@ -72,6 +72,35 @@ struct ReportTests {
         #expect(report.redacted(.full) == report)
     }
 
+    /// Found by the `response` fuzz target (docs/fuzzing.md): a '?' inside the query ends a pair
+    /// for `Credentials.queryItems`, so it must for the mask too.
+    @Test func aQuestionMarkInsideTheQueryStartsAPairThatIsMasked() {
+        let report = FetchReport(interfaceName: "wwan0", localAddresses: [], dnsServers: [],
+                                 hops: [HopTrace(index: 1, method: "GET", url: "https://app.test/cb?next=/done?code=CODE5&x=1", status: 200,
+                                                 location: nil, remoteAddress: "", remotePort: 0, localAddress: "", localPort: 0,
+                                                 connectionReused: false, tlsVersion: nil, httpVersion: "HTTP/1.1",
+                                                 timings: HopTimings(dnsMs: 0, connectMs: 0, tlsMs: nil, firstByteMs: 0, totalMs: 0),
+                                                 dnsAnswers: nil, responseHeaders: [], requestHeaders: [], bodyBytes: 0, headerBytes: 0,
+                                                 downgrade: false, startedAt: 0)],
+                                 result: nil, failure: nil, totalMs: 0)
+        #expect(report.redacted(.redacted).hops[0].url == "https://app.test/cb?next=/done?code=[redacted]&x=1")
+    }
+
+    /// Found by the `response` fuzz target: a secret key whose value is an array or an object
+    /// has every string, number and boolean in it masked.
+    @Test func everythingUnderASecretKeyIsMasked() {
+        let json = JSONValue.object([("tokens", .array([.string("TOKEN5")])), ("token", .array([.string("TOKEN6"), .int(7), .null])),
+                                     ("client_secret", .object([("value", .string("SECRET6"))])), ("x", .array([.string("kept")]))])
+        let result = FetchResult(finalStatus: 200, finalURL: "https://app.test/", finalBody: json.serialized, finalBodyTruncated: false,
+                                 finalContentType: "application/json", json: json, stoppedAt: nil)
+        let report = FetchReport(interfaceName: "wwan0", localAddresses: [], dnsServers: [], hops: [], result: result, failure: nil, totalMs: 0)
+        let masked = report.redacted(.redacted).result?.json
+        #expect(masked?["token"] == .array([.string("[redacted]"), .string("[redacted]"), .null]))
+        #expect(masked?["client_secret"] == .object([("value", .string("[redacted]"))]))
+        #expect(masked?["x"] == .array([.string("kept")]))
+        #expect(masked?["tokens"] == .array([.string("TOKEN5")]), "tokens is not a credential name")
+    }
+
     @Test(arguments: ["code", "CODE", "%63ode", "%63%6F%64%65", "assertion", "session", "access_token", "client_secret", "x-api-key",
                       "password", "jsessionid"])
     func credentialNamesAreRecognised(name: String) {

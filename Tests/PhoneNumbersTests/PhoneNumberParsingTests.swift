@@ -139,6 +139,8 @@ let invalidCases: [InvalidCase] = [
     .init(input: "tel:", message: "no number"),
     .init(input: "tel:;phone-context=+44", message: "no number"),
     .init(input: "+44 7940 448591 x12", message: "has an extension, which a SIM's number never has"),
+    // Found by the `phone-number` fuzz target (docs/fuzzing.md): libphonenumber finds this valid.
+    .init(input: "+49 800 95891144441", message: "16 digits with its country code; E.164 allows at most 15"),
     .init(input: "+44 7940 448591 ext. 123", message: "has an extension", hint: "without it"),
     .init(input: "+44 7940 448591 Ext 123", message: "has an extension"),
     .init(input: "+44 7940 448591 extension 1", message: "has an extension"),

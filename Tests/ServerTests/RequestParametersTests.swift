@@ -34,4 +34,12 @@ struct RequestParametersTests {
         #expect(status("phone_number=%zz", "application/x-www-form-urlencoded")! == (400, "the form body is not valid"))
         #expect(status("x", "text/plain")!.0 == 415)
     }
+
+    /// Found by the `serve-request` fuzz target (docs/fuzzing.md): an escape whose two
+    /// characters are a sign and a digit was decoded as a number ("%-0" as NUL).
+    @Test func anEscapeNeedsTwoHexDigits() {
+        #expect(RequestParameters.formFields(Array("phone_number=%+f".utf8)) == nil)
+        #expect(RequestParameters.formFields(Array("x=%-0".utf8)) == nil)
+        #expect(RequestParameters.formFields(Array("x=%2b%2B".utf8))?.map { "\($0.0)=\($0.1)" } == ["x=++"])
+    }
 }

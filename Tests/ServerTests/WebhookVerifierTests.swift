@@ -87,6 +87,10 @@ struct WebhookVerifierTests {
     @Test func httpDates() {
         #expect(WebhookVerifier.httpDate("Mon, 21 Sep 2026 14:13:20 GMT") == 1_790_000_000)
         #expect(WebhookVerifier.httpDate("Mon, 21 Sep 2026 14:13:20 CET") == nil)
+        // Found by the `serve-request` fuzz target (docs/fuzzing.md): days the month does not have.
+        #expect(WebhookVerifier.httpDate("Mon, 29 Feb 2027 10:00:00 GMT") == nil)
+        #expect(WebhookVerifier.httpDate("Thu, 31 Apr 2026 10:00:00 GMT") == nil)
+        #expect(WebhookVerifier.httpDate("Tue, 29 Feb 2028 10:00:00 GMT") == 1_835_431_200)
         #expect(WebhookVerifier.httpDate("yesterday") == nil)
     }
 }
