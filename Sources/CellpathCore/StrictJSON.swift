@@ -239,7 +239,7 @@ public struct StrictJSONParser {
     private mutating func hexQuad() throws(JSONSyntaxError) -> UInt32 {
         var value: UInt32 = 0
         for _ in 0..<4 {
-            guard let c = peek, let digit = hexValue(c) else { throw error("\\u needs four hexadecimal digits") }
+            guard let digit = peek?.hexDigitValue.map(UInt32.init) else { throw error("\\u needs four hexadecimal digits") }
             value = value << 4 | digit
             index += 1
         }
@@ -323,15 +323,6 @@ public struct StrictJSONParser {
     }
 
     private func isDigit(_ c: UInt8) -> Bool { c >= UInt8(ascii: "0") && c <= UInt8(ascii: "9") }
-
-    private func hexValue(_ c: UInt8) -> UInt32? {
-        switch c {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): UInt32(c - UInt8(ascii: "0"))
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): UInt32(c - UInt8(ascii: "a") + 10)
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): UInt32(c - UInt8(ascii: "A") + 10)
-        default: nil
-        }
-    }
 
     private func hex(_ value: UInt32, width: Int) -> String {
         let digits = String(value, radix: 16, uppercase: true)
