@@ -125,35 +125,30 @@ public struct InterfaceConfigurator: Sendable {
         var applied = AppliedAddressing(addressing: addressing, table: Self.tableBase + Int(index))
         do throws(CellpathError) {
             try bringUp(netlink, index, addressing, &applied)
+            /// Adds the address, the source table's default route, the rule and a main default
+            /// route with a worse metric than any other of the family; says which it added.
+            func addFamily(_ family: Family, _ address: String, prefixLength: Int, _ prefix: String)
+                throws(CellpathError) -> (address: Bool, tableRoute: Bool, rule: Bool, mainRouteMetric: Int?) {
+                let addedAddress = try add("the address \(address)/\(prefixLength)",
+                                           withAddress(family, index) { rtnl_addr_add(netlink.socket, $0, NLM_F_EXCL) })
+                let tableRoute = try add("the \(prefix)default route of table \(applied.table)",
+                                         withDefaultRoute(family, index, table: applied.table, metric: 0) { rtnl_route_add(netlink.socket, $0, NLM_F_EXCL) })
+                let rule = try add("the rule from \(address) lookup \(applied.table)",
+                                   withRule(family, table: applied.table) { rtnl_rule_add(netlink.socket, $0, NLM_F_EXCL) })
+                let metric = max(Self.minimumMetric, (try defaultRouteMetrics(netlink, family, excluding: index).max() ?? 0) + 1)
+                let mainRoute = try add("a\(prefix.isEmpty ? "" : "n") \(prefix)default route through \(addressing.interface)",
+                                        withDefaultRoute(family, index, table: Self.mainTable, metric: metric) { rtnl_route_add(netlink.socket, $0, NLM_F_EXCL) })
+                return (addedAddress, tableRoute, rule, mainRoute ? metric : nil)
+            }
             if let address = addressing.address {
-                let v4 = Family.ipv4(address)
-                applied.addedAddress = try add("the address \(address)/32",
-                                               withAddress(v4, index) { rtnl_addr_add(netlink.socket, $0, NLM_F_EXCL) })
-                applied.addedTableRoute = try add("the default route of table \(applied.table)",
-                                                  withDefaultRoute(v4, index, table: applied.table, metric: 0) { rtnl_route_add(netlink.socket, $0, NLM_F_EXCL) })
-                applied.addedRule = try add("the rule from \(address) lookup \(applied.table)",
-                                            withRule(v4, table: applied.table) { rtnl_rule_add(netlink.socket, $0, NLM_F_EXCL) })
-                let metric = max(Self.minimumMetric, (try defaultRouteMetrics(netlink, v4, excluding: index).max() ?? 0) + 1)
-                if try add("a default route through \(addressing.interface)",
-                           withDefaultRoute(v4, index, table: Self.mainTable, metric: metric) { rtnl_route_add(netlink.socket, $0, NLM_F_EXCL) }) {
-                    applied.addedMainRouteMetric = metric
-                }
+                (applied.addedAddress, applied.addedTableRoute, applied.addedRule, applied.addedMainRouteMetric)
+                    = try addFamily(.ipv4(address), address, prefixLength: 32, "")
                 try loosenReversePathFilter(addressing.interface, &applied)
             }
             if let ipv6 = addressing.ipv6 {
-                let v6 = Family.ipv6(ipv6)
                 try enableIPv6(addressing.interface, &applied)
-                applied.addedIPv6Address = try add("the address \(ipv6.address)/\(ipv6.prefixLength)",
-                                                   withAddress(v6, index) { rtnl_addr_add(netlink.socket, $0, NLM_F_EXCL) })
-                applied.addedIPv6TableRoute = try add("the IPv6 default route of table \(applied.table)",
-                                                      withDefaultRoute(v6, index, table: applied.table, metric: 0) { rtnl_route_add(netlink.socket, $0, NLM_F_EXCL) })
-                applied.addedIPv6Rule = try add("the rule from \(ipv6.address) lookup \(applied.table)",
-                                                withRule(v6, table: applied.table) { rtnl_rule_add(netlink.socket, $0, NLM_F_EXCL) })
-                let metric = max(Self.minimumMetric, (try defaultRouteMetrics(netlink, v6, excluding: index).max() ?? 0) + 1)
-                if try add("an IPv6 default route through \(addressing.interface)",
-                           withDefaultRoute(v6, index, table: Self.mainTable, metric: metric) { rtnl_route_add(netlink.socket, $0, NLM_F_EXCL) }) {
-                    applied.addedIPv6MainRouteMetric = metric
-                }
+                (applied.addedIPv6Address, applied.addedIPv6TableRoute, applied.addedIPv6Rule, applied.addedIPv6MainRouteMetric)
+                    = try addFamily(.ipv6(ipv6), ipv6.address, prefixLength: ipv6.prefixLength, "IPv6 ")
             }
         } catch {
             _ = undo(applied)
