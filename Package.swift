@@ -143,8 +143,8 @@ if Context.environment["CELLPATH_FUZZ"] == "1" {
         .target(name: "FuzzOracles", dependencies: ["CCurl", "CFuzzPhoneNumber", "CMBIM", "CQMI"], path: "Fuzz/FuzzOracles"),
         .target(name: "CFuzzPhoneNumber", path: "Fuzz/CFuzzPhoneNumber",
                 linkerSettings: [.linkedLibrary("phonenumber"), .linkedLibrary("protobuf")]),
-        .executableTarget(name: "cellpath-fuzz", dependencies: ["FuzzOracles", "CellpathCore", "CellularHTTP", "Workflow", "PhoneNumbers",
-                                                         "SimulatedModems", "SimulatorScenario", "Configuration", "Server", "HTTPServer"],
+        .executableTarget(name: "cellpath-fuzz", dependencies: ["FuzzOracles", "CellpathCore", "CellularHTTP", "Workflow", "PhoneNumbers", "Modems",
+                                                         "SimulatedModems", "SimulatorScenario", "SimulatedServices", "Configuration", "Server", "HTTPServer"],
                           path: "Fuzz/cellpath-fuzz"),
     ]
 }

@@ -104,3 +104,32 @@ public enum QMIOracle {
         return Array(UnsafeBufferPointer(start: data, count: length))
     }
 }
+
+/// The text libmbim and libqmi trace for a message (their `get_printable_full`, which their traces print line by line).
+public enum ModemTraceOracle {
+    /// libmbim's trace of the Basic Connect PIN set that enters `pin`, as cellpath sends it; nil when libmbim cannot build it.
+    public static func pinEntry(_ pin: String) -> String? {
+        guard let message = mbim_message_pin_set_new(MBIM_PIN_TYPE_PIN1, MBIM_PIN_OPERATION_ENTER, pin, "", nil) else { return nil }
+        defer { mbim_message_unref(message) }
+        guard let text = mbim_message_get_printable_full(message, 1, 0, ">>>>>> ", 0, nil) else { return nil }
+        defer { g_free(text) }
+        return String(cString: text)
+    }
+
+    /// libqmi's trace of a successful DMS Get MSISDN response whose MSISDN TLV holds `msisdn`; nil when libqmi refuses the frame.
+    public static func msisdnResponse(_ msisdn: [UInt8]) -> String? {
+        let tlvs: [UInt8] = [0x02, 4, 0, 0, 0, 0, 0] + [0x01] + littleEndian(UInt16(msisdn.count)) + msisdn
+        let service: [UInt8] = [0x02] + littleEndian(1) + littleEndian(0x0024) + littleEndian(UInt16(tlvs.count)) + tlvs
+        let frame: [UInt8] = [0x01] + littleEndian(UInt16(5 + service.count)) + [0x80, 0x02, 0x01] + service
+        guard let raw = g_byte_array_new() else { return nil }
+        defer { g_byte_array_unref(raw) }
+        frame.withUnsafeBufferPointer { _ = g_byte_array_append(raw, $0.baseAddress, UInt32($0.count)) }
+        guard let message = qmi_message_new_from_raw(raw, nil) else { return nil }
+        defer { qmi_message_unref(message) }
+        guard let text = qmi_message_get_printable_full(message, nil, "<<<<<< ") else { return nil }
+        defer { g_free(text) }
+        return String(cString: text)
+    }
+
+    private static func littleEndian(_ value: UInt16) -> [UInt8] { [UInt8(value & 0xFF), UInt8(value >> 8)] }
+}

@@ -18,6 +18,13 @@ struct FuzzInput {
         return text
     }
 
+    /// A length byte, then up to that many bytes.
+    mutating func chunk() -> [UInt8] {
+        let count = Int(byte())
+        defer { bytes = bytes.dropFirst(count) }
+        return Array(bytes.prefix(count))
+    }
+
     /// What is left, as lines.
     mutating func remainingLines() -> [String] {
         var lines: [String] = []

@@ -27,9 +27,11 @@ let allFuzzTargets: [RegisteredTarget] = [
     RegisteredTarget(PhoneNumberTarget.self),
     RegisteredTarget(MBIMFrameTarget.self),
     RegisteredTarget(QMIFrameTarget.self),
+    RegisteredTarget(ModemTraceTarget.self),
     RegisteredTarget(ScenarioTarget.self),
     RegisteredTarget(ConfigurationTarget.self),
     RegisteredTarget(ServeRequestTarget.self),
+    RegisteredTarget(WebhookTarget.self),
 ]
 
 /// Stops the process with `message` unless `condition` holds: libFuzzer reports it as a crash and

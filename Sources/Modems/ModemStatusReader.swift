@@ -106,10 +106,17 @@ enum TraceRedaction {
     static let secretFields = ["Pin = ", "NewPin = "]
 
     /// The lines of one traced message with the `value` and `translated` lines of those TLVs,
-    /// and those fields, masked.
+    /// and those fields, masked. A value holding line feeds (a modem may answer anything) goes on
+    /// over as many more lines of its translation, which the bytes of the `value` line count:
+    /// those lines are masked whole.
     static func redact(_ lines: [String]) -> [String] {
         var inPersonalTLV = false
+        var lineFeedsInValue = 0, continuedLines = 0
         return lines.map { line in
+            if continuedLines > 0 {
+                continuedLines -= 1
+                return "###"
+            }
             let field = line.drop { $0 == "<" || $0 == ">" || $0 == " " }
             if let secret = secretFields.first(where: { field.hasPrefix($0) }) {
                 return line.prefix(line.count - field.count) + secret + "'###'"
@@ -117,6 +124,12 @@ enum TraceRedaction {
             if field.hasPrefix("type ") { inPersonalTLV = personalTLVs.contains { field.contains($0) } }
             guard inPersonalTLV, field.hasPrefix("value ") || field.hasPrefix("translated "),
                   let equals = line.firstIndex(of: "=") else { return line }
+            if field.hasPrefix("value ") {
+                // The bytes as libqmi prints them: two hexadecimal digits each, separated by colons.
+                lineFeedsInValue = line[line.index(after: equals)...].split(separator: ":").filter { $0.trimmingPrefix(" ") == "0A" }.count
+            } else {
+                continuedLines = lineFeedsInValue
+            }
             return line[...equals] + " ###"
         }
     }
