@@ -102,6 +102,14 @@ import Testing
             """)
     }
 
+    @Test func instantsAreUTCTimesForPeopleAndSecondsInJSON() {
+        var record = Record()
+        record.add("connected_since", .time(1_796_093_563.749))
+        #expect(Renderer(json: false, color: false).render(Output(record)) == "connected since: 2026-12-01 02:52:43 UTC\n")
+        #expect(JSONWriter.line(.record(record)) == #"{"connected_since": 1796093563.749}"# + "\n")
+        #expect(Renderer.utcTime(.infinity) == "-" && Renderer.utcTime(0) == "1970-01-01 00:00:00 UTC")
+    }
+
     @Test func jsonEscapesControlCharacters() {
         #expect(JSONWriter.quoted("a\"b\\c\n\r\t\u{01}\u{7f}é") == "\"a\\\"b\\\\c\\n\\r\\t\\u0001\\u007fé\"")
         #expect(JSONWriter.string(.list([])) == "[]")

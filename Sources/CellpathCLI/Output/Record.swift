@@ -3,6 +3,8 @@ package indirect enum Value: Sendable, Equatable {
     case string(String)
     case int(Int)
     case double(Double)
+    /// An instant, seconds since 1970: a number in JSON, `2026-12-01 19:40:12 UTC` for people.
+    case time(Double)
     case bool(Bool)
     case null
     case list([Value])

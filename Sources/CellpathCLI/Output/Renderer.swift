@@ -1,3 +1,5 @@
+import Glibc
+
 /// The one place where command output becomes text: human (aligned labels, colour only
 /// when enabled, text escaped so that no value can drive the terminal) or JSON (docs/json.md).
 package struct Renderer: Sendable {
@@ -79,12 +81,23 @@ package struct Renderer: Sendable {
         return [Style.dim.apply(line(header), enabled: color)] + rows.map(line)
     }
 
+    /// `seconds` since 1970 as `2026-12-01 19:40:12 UTC`.
+    static func utcTime(_ seconds: Double) -> String {
+        guard seconds.isFinite, abs(seconds) < 1e15 else { return "-" }
+        var time = time_t(seconds.rounded(.down))
+        var fields = tm()
+        var text = [CChar](repeating: 0, count: 32)
+        guard gmtime_r(&time, &fields) != nil, strftime(&text, text.count, "%Y-%m-%d %H:%M:%S UTC", &fields) > 0 else { return "-" }
+        return String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
     /// A single value as human text.
     func scalar(_ value: Value) -> String {
         switch value {
         case .string(let text): return text.terminalSafe
         case .int(let number): return String(number)
         case .double(let number): return String(number)
+        case .time(let seconds): return Self.utcTime(seconds)
         case .bool(let flag): return flag ? "yes" : "no"
         case .null: return "-"
         case .list(let items): return items.isEmpty ? "-" : items.map(scalar).joined(separator: ", ")

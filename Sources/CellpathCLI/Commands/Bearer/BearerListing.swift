@@ -75,7 +75,7 @@ package enum BearerListing {
         record.add("registration", .optional(report.registration?.rawValue))
         record.add("brought_up_by", .optional(report.broughtUpByCellpath.map { $0 ? "cellpath" : "another program" }))
         if let reused = report.reused { record.add("reused", .bool(reused)) }
-        record.add("connected_since", report.since.map { .double(($0 * 1000).rounded() / 1000) } ?? .null)
+        record.add("connected_since", report.since.map { .time(($0 * 1000).rounded() / 1000) } ?? .null)
         record.add("uptime_s", report.since.map { .int(max(0, Int(now - $0))) } ?? .null, label: "uptime (s)")
         record.add("bytes_received", report.bytesReceived.map { .int(Int(clamping: $0)) } ?? .null)
         record.add("bytes_sent", report.bytesSent.map { .int(Int(clamping: $0)) } ?? .null)
