@@ -35,6 +35,10 @@ public struct BearerRecord: Sendable, Equatable, Codable {
         self.addressing = addressing
         self.since = since
     }
+
+    /// Whether the bearer has IPv6 as cellpath set it up: its settings are then read too (QMI
+    /// reads them on a second client, which a process that did not start the call must be told).
+    public var hasIPv6: Bool { addressing?.addressing.ipv6 != nil || handle?.ipv6ClientID != nil }
 }
 
 /// The directory of bearer records: `/run/cellpath`, or `CELLPATH_STATE_DIR`. Only root (or

@@ -201,8 +201,7 @@ extension BearerStatusCommand {
         let bearer: BearerStatus
         let registration: Registration
         let record = records.load(modem.ports[0].devicePath)
-        // A bearer that cellpath configured with IPv6 is read with its IPv6 settings (QMI: a second client).
-        if record?.addressing?.addressing.ipv6 != nil || record?.handle?.ipv6ClientID != nil { await backend.expect(.ipv6) }
+        if record?.hasIPv6 == true { await backend.expect(.ipv6) }
         do {
             bearer = try await backend.bearer()
             registration = try await backend.registration()

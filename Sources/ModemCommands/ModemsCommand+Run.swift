@@ -1,3 +1,4 @@
+import Bearers
 import CellpathCLI
 import CellpathCore
 import ModemDiscovery
@@ -31,13 +32,16 @@ extension ModemsCommand {
     /// Reads every modem at once; one that fails is reported with its error.
     package static func read(_ modems: [DiscoveredModem], with reader: ModemStatusReader, _ context: CommandContext) async -> [ModemReport] {
         if !modems.isEmpty { context.progress.step("reading \(modems.count == 1 ? "the modem" : "\(modems.count) modems")") }
+        let records = BearerRecords(environment: context.environment)
         return await withTaskGroup(of: ModemReport.self) { group in
             for modem in modems {
                 group.addTask {
                     let scoped = ModemStatusReader(access: reader.access, logger: reader.logger.scoped("modem\(modem.index)"),
                                                    opener: reader.opener)
+                    // A bearer cellpath brought up with IPv6 is shown with it (QMI: read on a second client).
+                    let expected: BearerIPType? = records.load(modem.ports[0].devicePath)?.hasIPv6 == true ? .ipv6 : nil
                     do throws(ModemError) {
-                        return ModemReport(modem: modem, result: .success(try await scoped.status(of: modem)))
+                        return ModemReport(modem: modem, result: .success(try await scoped.status(of: modem, expecting: expected)))
                     } catch {
                         return ModemReport(modem: modem, result: .failure(error))
                     }

@@ -19,9 +19,11 @@ public struct ModemStatusReader: Sendable {
     }
 
     /// The status of `modem`, through its first control port. Names that the protocol does not
-    /// give (MBIM has no manufacturer) come from the USB device.
-    public func status(of modem: DiscoveredModem) async throws(ModemError) -> ModemStatus {
+    /// give (MBIM has no manufacturer) come from the USB device. `expecting`: the IP type of the
+    /// bearer as far as it is known (`ModemBackend.expect`).
+    public func status(of modem: DiscoveredModem, expecting ipType: BearerIPType? = nil) async throws(ModemError) -> ModemStatus {
         let backend = try await opener(modem.ports[0], access, logger)
+        if let ipType { await backend.expect(ipType) }
         let result: Result<ModemStatus, ModemError>
         do {
             result = .success(try await Self.read(backend, logger: logger))

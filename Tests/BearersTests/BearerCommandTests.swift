@@ -487,6 +487,12 @@ struct BearerCommandTests {
         let status = try namespace.cellpath(["bearer", "status", "--no-proxy", "--json"], fleet)
         #expect(status.status == 0, "\(status.stderr)")
         #expect(try JSONValue.parse(status.stdout)["ipv6_address"]?.string == "2001:db8:64:10::2", "\(status.stdout)")
+        // Another process's listing shows both families too (QMI: the IPv6 call's settings are on its own client).
+        let listing = try namespace.cellpath(["modems", "show", "--no-proxy", "--json"], fleet)
+        #expect(listing.status == 0, "\(listing.stderr)")
+        let bearer = try JSONValue.parse(listing.stdout)["bearer"]
+        #expect(bearer?["ipv6_address"]?.string == "2001:db8:64:10::2", "\(listing.stdout)")
+        #expect(bearer?["ipv4_address"]?.string == (network == .ipv4v6 ? "100.64.23.10" : nil), "\(listing.stdout)")
 
         #expect(try Self.bearer(namespace, fleet, ["down"]).status == 0)
         try Self.expectNothingLeft(namespace, fleet)
