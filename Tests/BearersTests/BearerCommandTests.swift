@@ -154,6 +154,30 @@ struct BearerCommandTests {
         try Self.expectNothingLeft(namespace, fleet)
     }
 
+    /// A QMI dual-stack bearer is two calls, each telling its changes to the client that started
+    /// it: a watch in another process listens on both client IDs, so an IPv6 call that ends
+    /// alone is told too.
+    @Test func statusWatchFollowsBothCallsOfADualStackQMIBearer() throws {
+        let fleet = try SimulatedFleet([.test(.qmi, 1, ipType: .ipv4v6)])
+        let namespace = try DeviceNamespace()
+        let up = try Self.bearer(namespace, fleet, ["up", "--json"])
+        #expect(up.status == 0, "\(up.stderr)")
+        let output = "\(namespace.stateDirectory)-watch"
+        defer { unlink(output) }
+        let watch = try namespace.start(["bearer", "status", "--watch", "--json", "--no-proxy", "-v"], fleet, output: output)
+        #expect(waitForText(#""ipv6_address": "2001:db8:64:10::2""#, in: output), "the watch shows the IPv6 call")
+        #expect(waitForText("following the call of WDS client ID", in: output))
+        let followed = (FileSystem.readText(output) ?? "").split(separator: "\n").filter { $0.contains("following the call of WDS client ID") }
+        #expect(followed.count == 2, "\(followed)")
+        fleet.device(0).dropBearer()
+        #expect(waitForText(#""state": "disconnected""#, in: output))
+        kill(watch.pid, SIGINT)
+        #expect(watch.wait(timeoutMs: 30_000))
+        #expect(watch.exitStatus == 0)
+        #expect(try Self.bearer(namespace, fleet, ["down"]).status == 0)
+        try Self.expectNothingLeft(namespace, fleet)
+    }
+
     @Test(arguments: protocols)
     func aBearerOnAnotherAPNIsNotReused(_ kind: SimulatorScenario.ModemProtocol) throws {
         let (fleet, namespace) = try Self.setUp(kind)

@@ -290,12 +290,22 @@ extension QMIModem {
         return [.bearer(bearerState(status), reason: reason)]
     }
 
-    /// Listens on the WDS client ID that started the call `handle` names (kept allocated by the
-    /// run that started it), whose Packet Service Status indications go to that client only. One
-    /// request on it (the call's state) makes qmi-proxy send them here too, and tells that the
-    /// ID is still the call's; the ID is never released here.
+    /// Listens on the WDS client IDs that started the calls `handle` names (a dual-stack bearer
+    /// has one per family, kept allocated by the run that started them), whose Packet Service
+    /// Status indications go to that client only. One request on each (the call's state) makes
+    /// qmi-proxy send them here too, and tells that the ID is still the call's; the IDs are
+    /// never released here.
     func followBearer(_ handle: BearerHandle?) async -> BearerFollowing {
-        guard indicationSink != nil, followedCall == nil, let id = handle?.clientID else { return .none }
+        guard indicationSink != nil, followedCalls.isEmpty, let handle else { return .none }
+        var following = BearerFollowing.none
+        for id in [handle.clientID, handle.ipv6ClientID].compactMap({ $0 }) where await followCall(ofClientID: id) {
+            following = .untilDown
+        }
+        return following
+    }
+
+    /// Listens on WDS client ID `id` for its call's indications; false when the ID is not a call's any more.
+    private func followCall(ofClientID id: Int) async -> Bool {
         let device = device, timeout = session.libraryTimeout
         let client: UnsafeMutablePointer<QmiClient>
         do throws(ModemError) {
@@ -309,9 +319,9 @@ extension QMIModem {
             }
         } catch {
             session.logger.debug("\(error.message)")
-            return .none
+            return false
         }
-        followedCall = client
+        followedCalls.append(client)
         follow(client, "packet-service-status", Self.packetServiceStatus)
         do throws(ModemError) {
             let (_, failure) = try await exchange("get the packet service status", client, session: session, start: { client, timeout, call in
@@ -321,14 +331,14 @@ extension QMIModem {
                unref: qmi_message_wds_get_packet_service_status_output_unref)
             if let failure {
                 session.logger.debug("\(session.error("follow the call of WDS client ID \(id)", failure).message)")
-                return .none
+                return false
             }
         } catch {
             session.logger.debug("\(error.message)")
-            return .none
+            return false
         }
         session.logger.debug("\(port.name): following the call of WDS client ID \(id)")
-        return .untilDown
+        return true
     }
 
     /// Sends NAS Register Indications (serving system events go only to the clients that ask)

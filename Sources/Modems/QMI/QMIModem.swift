@@ -27,9 +27,10 @@ final class QMIModem: ModemBackend {
     var indicationHandlers: [(client: UnsafeMutablePointer<QmiClient>, handler: gulong)] = []
     /// Where indications go, once followed; finished on close.
     var indicationSink: IndicationSink?
-    /// The client of a call that another run started (`followBearer`), listened on for its
-    /// indications; dropped on close without releasing its ID, which is that run's.
-    var followedCall: UnsafeMutablePointer<QmiClient>?
+    /// The clients of the calls that another run started (`followBearer`: a dual-stack bearer's
+    /// two), listened on for their indications; dropped on close without releasing their IDs,
+    /// which are that run's.
+    var followedCalls: [UnsafeMutablePointer<QmiClient>] = []
     /// NAS Register Indications, sent and waiting for its answer (see `indications()`).
     var indicationRegistration: Task<Void, Never>?
     /// The tasks waiting for a client that is being allocated, by service.
@@ -100,8 +101,8 @@ final class QMIModem: ModemBackend {
             }
         }
         clients = []
-        if let followedCall { await release(QMI_SERVICE_WDS, LoopBound(followedCall), cleanup, keepingID: true) }
-        followedCall = nil
+        for client in followedCalls { await release(QMI_SERVICE_WDS, LoopBound(client), cleanup, keepingID: true) }
+        followedCalls = []
         let device = device
         do throws(ModemError) {
             try await cleanup.call("close") { call in

@@ -141,8 +141,9 @@ package enum BearerStatusCommand {
             counters are the interface's. --watch keeps following the modem's indications and
             prints the status again whenever it changes, one JSON object per line with --json,
             until Ctrl-C (exit 0). Over QMI a call's indications go to the client that started it:
-            --watch listens on that client for a bearer that cellpath brought up, and reads the
-            modem again every few seconds while no such bearer is up.
+            --watch listens on that client (both, one per family, for dual stack) for a bearer that
+            cellpath brought up, and reads the modem again every few seconds while no such bearer
+            is up.
             """,
         options: BearerCommand.options + [watch.spec],
         action: .program(.modems))
