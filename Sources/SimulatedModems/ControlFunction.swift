@@ -1,3 +1,5 @@
+import CellpathCore
+
 /// A modem's control protocol (MBIM or QMI) as a byte-stream state machine. Confined to the
 /// modem's server thread; never traps on any input.
 protocol ControlFunction: AnyObject {
@@ -7,8 +9,9 @@ protocol ControlFunction: AnyObject {
     var hasPartialInput: Bool { get }
     /// Forgets an incomplete frame (its sender went away).
     func discardPartialInput()
-    /// The network dropped the bearer with this 3GPP cause: the indications to send.
-    func bearerDropped(cause: Int) -> [[UInt8]]
+    /// The network dropped the bearer with this 3GPP cause (only the call of `family` where the
+    /// protocol has one per family, QMI; the whole bearer when nil): the indications to send.
+    func bearerDropped(cause: Int, family: BearerIPType?) -> [[UInt8]]
     /// Registration (or radio) changed outside a request: the indications to send.
     func registrationChanged() -> [[UInt8]]
     /// The control port goes away (unplug, stop): take down what the function owns.

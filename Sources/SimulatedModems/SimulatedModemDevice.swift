@@ -33,7 +33,7 @@ public final class SimulatedModemDevice: Sendable {
         var starting = false
     }
 
-    enum Command: Sendable { case dropBearer, registration(RegistrationFault), radio(Bool) }
+    enum Command: Sendable { case dropBearer(family: BearerIPType?), registration(RegistrationFault), radio(Bool) }
 
     /// The device node clients open: `<run dir>/dev/cdc-wdmN` (a symlink to the pty slave).
     public var devicePath: String { "\(runDirectory)/dev/\(controlPortName)" }
@@ -161,8 +161,9 @@ public final class SimulatedModemDevice: Sendable {
     public func unplug() { stop() }
 
     /// The network drops the connected bearer now (with its indication), as the
-    /// `dropBearerAfterSeconds` fault does on a timer.
-    public func dropBearer() { send(.dropBearer) }
+    /// `dropBearerAfterSeconds` fault does on a timer. `family`: only that family's call of a
+    /// QMI dual-stack bearer (one call per family); MBIM drops the whole session.
+    public func dropBearer(family: BearerIPType? = nil) { send(.dropBearer(family: family)) }
 
     /// Changes the registration (`registered`, `searching`, `denied`, `deregistered`) and sends
     /// the indications a real modem would.
@@ -268,7 +269,7 @@ final class ModemServer {
                 if stop { running = false }
                 for command in commands where running {
                     switch command {
-                    case .dropBearer: enqueue(function.bearerDropped(cause: Self.dropCause), delay: 0)
+                    case .dropBearer(let family): enqueue(function.bearerDropped(cause: Self.dropCause, family: family), delay: 0)
                     case .registration(let r):
                         state.registrationFault = r
                         enqueue(function.registrationChanged(), delay: 0)
@@ -292,7 +293,7 @@ final class ModemServer {
             let t = Self.now()
             if function.hasPartialInput && t - lastInput > Self.partialInputTimeout { function.discardPartialInput() }
             if let deadline = state.bearerDropDeadline, t >= deadline {
-                enqueue(function.bearerDropped(cause: Self.dropCause), delay: 0)
+                enqueue(function.bearerDropped(cause: Self.dropCause, family: nil), delay: 0)
             }
             // Published before the responses go out: a client that got an answer then sees the
             // state that answer came from (a released client ID is no longer counted).

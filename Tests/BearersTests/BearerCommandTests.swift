@@ -155,8 +155,8 @@ struct BearerCommandTests {
     }
 
     /// A QMI dual-stack bearer is two calls, each telling its changes to the client that started
-    /// it: a watch in another process listens on both client IDs, so an IPv6 call that ends
-    /// alone is told too.
+    /// it: a watch in another process listens on both client IDs, so an IPv6 call that the
+    /// network ends alone is told (by indication, not by reading again) and IPv4 stays.
     @Test func statusWatchFollowsBothCallsOfADualStackQMIBearer() throws {
         let fleet = try SimulatedFleet([.test(.qmi, 1, ipType: .ipv4v6)])
         let namespace = try DeviceNamespace()
@@ -169,8 +169,12 @@ struct BearerCommandTests {
         #expect(waitForText("following the call of WDS client ID", in: output))
         let followed = (FileSystem.readText(output) ?? "").split(separator: "\n").filter { $0.contains("following the call of WDS client ID") }
         #expect(followed.count == 2, "\(followed)")
-        fleet.device(0).dropBearer()
-        #expect(waitForText(#""state": "disconnected""#, in: output))
+        fleet.device(0).dropBearer(family: .ipv6)
+        #expect(waitForText("indication: bearer disconnected", in: output), "the IPv6 call's end came by indication")
+        #expect(waitForText(#""ipv6_address": null"#, in: output), "the watch shows the bearer without IPv6")
+        let lines = (FileSystem.readText(output) ?? "").split(separator: "\n").filter { $0.hasPrefix("{") }
+        let last = try JSONValue.parse(String(lines.last ?? ""))
+        #expect(last["state"]?.string == "connected" && last["ipv4_address"]?.string == "100.64.23.10", "IPv4 stays: \(lines)")
         kill(watch.pid, SIGINT)
         #expect(watch.wait(timeoutMs: 30_000))
         #expect(watch.exitStatus == 0)

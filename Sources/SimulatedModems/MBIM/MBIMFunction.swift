@@ -147,7 +147,8 @@ final class MBIMFunction: ControlFunction {
                                      status: nil, info: info, maxTransfer: maxTransfer)
     }
 
-    func bearerDropped(cause: Int) -> [[UInt8]] {
+    /// MBIM's dual stack is one session: it drops whole, whatever `family`.
+    func bearerDropped(cause: Int, family: BearerIPType?) -> [[UInt8]] {
         state.disconnect()
         return indication(cid: .connect, connectInfo(session: 0, activated: false, nwError: UInt32(truncatingIfNeeded: cause)))
     }
@@ -155,7 +156,7 @@ final class MBIMFunction: ControlFunction {
     func registrationChanged() -> [[UInt8]] {
         var out: [[UInt8]] = []
         if !state.isRegistered, state.bearer != nil {
-            out += bearerDropped(cause: 0)
+            out += bearerDropped(cause: 0, family: nil)
         }
         out += indication(cid: .registerState, registerStateInfo())
         out += indication(cid: .packetService, packetServiceInfo())

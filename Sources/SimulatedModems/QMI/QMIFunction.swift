@@ -483,8 +483,16 @@ final class QMIFunction: ControlFunction {
 
     // MARK: Events
 
-    func bearerDropped(cause: Int) -> [[UInt8]] {
-        stopCalls().filter { $0.clientID != 0 }.map {
+    func bearerDropped(cause: Int, family: BearerIPType?) -> [[UInt8]] {
+        let ended: [Call]
+        if let family, calls.contains(where: { $0.family != family }) {
+            ended = calls.filter { $0.family == family }
+            calls.removeAll { $0.family == family }
+            state.release(family)
+        } else {
+            ended = stopCalls()
+        }
+        return ended.filter { $0.clientID != 0 }.map {
             packetStatusIndication(to: $0.clientID, family: $0.family, connected: false, endReason: 1, cause: cause)
         }
     }
