@@ -42,6 +42,7 @@ enum WebhookTarget: FuzzTarget {
         var input = FuzzInput(input)
         var method = "POST", target = original.pathAndQuery, headers = original.headers, body = original.body
         var keySet = signer.keySet, now = signedAt.timeIntervalSince1970
+        // The signed headers and the signature's two places, and two in other cases (names are case-insensitive).
         let headerNames = ["Host", "Date", "Digest", "x-tru-callback", "Authorization", "Signature", "host", "DATE"]
         let unchanged = input.isEmpty
         while !input.isEmpty {
