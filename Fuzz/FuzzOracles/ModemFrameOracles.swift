@@ -116,9 +116,12 @@ public enum ModemTraceOracle {
         return String(cString: text)
     }
 
-    /// libqmi's trace of a successful DMS Get MSISDN response whose MSISDN TLV holds `msisdn`; nil when libqmi refuses the frame.
-    public static func msisdnResponse(_ msisdn: [UInt8]) -> String? {
-        let tlvs: [UInt8] = [0x02, 4, 0, 0, 0, 0, 0] + [0x01] + littleEndian(UInt16(msisdn.count)) + msisdn
+    /// libqmi's trace of a successful DMS Get MSISDN response whose MSISDN TLV holds `msisdn`
+    /// and, when there is one, whose IMSI TLV (0x11, which libqmi 1.32 has no name for) holds
+    /// `imsi`; nil when libqmi refuses the frame.
+    public static func msisdnResponse(_ msisdn: [UInt8], imsi: [UInt8] = []) -> String? {
+        var tlvs: [UInt8] = [0x02, 4, 0, 0, 0, 0, 0] + [0x01] + littleEndian(UInt16(msisdn.count)) + msisdn
+        if !imsi.isEmpty { tlvs += [0x11] + littleEndian(UInt16(imsi.count)) + imsi }
         let service: [UInt8] = [0x02] + littleEndian(1) + littleEndian(0x0024) + littleEndian(UInt16(tlvs.count)) + tlvs
         let frame: [UInt8] = [0x01] + littleEndian(UInt16(5 + service.count)) + [0x80, 0x02, 0x01] + service
         guard let raw = g_byte_array_new() else { return nil }

@@ -100,7 +100,9 @@ public enum ModemLibraries {
 }
 
 /// Hides what the libraries' traces show of personal data although asked not to: libqmi 1.32
-/// prints the MSISDN of DMS Get MSISDN in full, libmbim 1.28 the PIN of a PIN set.
+/// prints the MSISDN of DMS Get MSISDN in full, and the bytes of every TLV it has no name for
+/// (a modem's DMS Get MSISDN answer carries the IMSI in one, 0x11); libmbim 1.28 the PIN of a
+/// PIN set.
 enum TraceRedaction {
     /// TLVs whose value the library does not hide.
     static let personalTLVs = [#""MSISDN""#]
@@ -123,7 +125,7 @@ enum TraceRedaction {
             if let secret = secretFields.first(where: { field.hasPrefix($0) }) {
                 return line.prefix(line.count - field.count) + secret + "'###'"
             }
-            if field.hasPrefix("type ") { inPersonalTLV = personalTLVs.contains { field.contains($0) } }
+            if field.hasPrefix("type ") { inPersonalTLV = personalTLVs.contains { field.contains($0) } || isUnnamed(field) }
             guard inPersonalTLV, field.hasPrefix("value ") || field.hasPrefix("translated "),
                   let equals = line.firstIndex(of: "=") else { return line }
             if field.hasPrefix("value ") {
@@ -134,5 +136,11 @@ enum TraceRedaction {
             }
             return line[...equals] + " ###"
         }
+    }
+
+    /// A TLV's `type` line without a name (`type   = 0x11`): libqmi does not know what it holds.
+    private static func isUnnamed(_ typeField: Substring) -> Bool {
+        guard let equals = typeField.firstIndex(of: "=") else { return false }
+        return typeField[typeField.index(after: equals)...].drop { $0 == " " }.hasPrefix("0x")
     }
 }

@@ -4,10 +4,12 @@ import Testing
 
 /// The masking of what libqmi and libmbim trace of personal data (`-v` without `--verbose-full`).
 @Suite struct TraceRedactionTests {
-    /// libqmi's trace of a DMS Get MSISDN response holding `msisdn`, split into lines as the log handler splits it.
-    private static func msisdnTrace(_ msisdn: String) throws -> [String] {
+    /// libqmi's trace of a DMS Get MSISDN response holding `msisdn` (and `imsi` in TLV 0x11, as
+    /// modems answer it), split into lines as the log handler splits it.
+    private static func msisdnTrace(_ msisdn: String, imsi: String? = nil) throws -> [String] {
         let value = Array(msisdn.utf8)
-        let tlvs: [UInt8] = [0x02, 4, 0, 0, 0, 0, 0, 0x01, UInt8(value.count), 0] + value
+        var tlvs: [UInt8] = [0x02, 4, 0, 0, 0, 0, 0, 0x01, UInt8(value.count), 0] + value
+        if let imsi { tlvs += [0x11, UInt8(imsi.utf8.count), 0] + Array(imsi.utf8) }
         let service: [UInt8] = [0x02, 1, 0, 0x24, 0, UInt8(tlvs.count), 0] + tlvs
         let frame: [UInt8] = [0x01, UInt8(5 + service.count), 0, 0x80, 0x02, 0x01] + service
         let raw = try #require(g_byte_array_new())
@@ -40,6 +42,17 @@ import Testing
         #expect(masked.count == lines.count)
         let text = masked.joined(separator: "\n")
         #expect(!text.contains("4477") && !text.contains("0090") && !text.contains("0001"), "\(text)")
+    }
+
+    // libqmi 1.32 has no name for Get MSISDN's IMSI TLV and prints its bytes in hexadecimal.
+    @Test func aTLVThatLibqmiCannotNameIsMasked() throws {
+        let lines = try Self.msisdnTrace("+447700900001", imsi: "234150000000001")
+        let imsiBytes = "32:33:34:31:35:30:30:30:30:30:30:30:30:30:31"
+        #expect(lines.contains { $0.contains(imsiBytes) } && lines.contains { $0.hasSuffix("type   = 0x11") }, "\(lines)")
+        let masked = TraceRedaction.redact(lines)
+        #expect(!masked.joined().contains(imsiBytes), "\(masked)")
+        #expect(masked.contains("<<<<<<   value  = ###"))
+        #expect(masked.contains("<<<<<<   type   = 0x11"), "the TLV's type is kept")
     }
 
     @Test func theMBIMPINFieldsAreMasked() {

@@ -3,11 +3,12 @@ import FuzzOracles
 
 /// The modem layer's masking of libmbim's and libqmi's traces (`TraceRedaction`, what `-v`
 /// prints of every message): the libraries trace some personal data although asked not to. Input:
-/// a control byte, then an MSISDN a modem answers (libqmi's trace of DMS Get MSISDN), a PIN
+/// a control byte, then an MSISDN and an IMSI a modem answers, split by a NUL byte (libqmi's
+/// trace of DMS Get MSISDN, which has no name for the IMSI's TLV and prints its bytes), a PIN
 /// (libmbim's trace of the PIN set that enters it), or trace lines of the input's own.
 ///
-/// Invariants: no piece of 4 or more characters of the MSISDN or the PIN (cut at
-/// control characters), nor the MSISDN's bytes in hexadecimal, is left in the masked trace, unless
+/// Invariants: no piece of 4 or more characters of the MSISDN, the IMSI or the PIN (cut at
+/// control characters), nor the MSISDN's or IMSI's bytes in hexadecimal, is left in the masked trace, unless
 /// the trace of the same message with those characters replaced by `#` holds it too, masked or
 /// not (what the input holds may itself read `= ###`); masking keeps
 /// the number of lines, and changes a line only to end it with `###` or `'###'`.
@@ -18,14 +19,19 @@ enum ModemTraceTarget: FuzzTarget {
         var input = FuzzInput(input)
         switch input.byte() % 3 {
         case 0:
-            let msisdn = Array(input.remaining().prefix(200))
-            guard let trace = ModemTraceOracle.msisdnResponse(msisdn),
-                  let baseline = ModemTraceOracle.msisdnResponse(msisdn.map { _ in UInt8(ascii: "#") }) else { return }
-            let masked = masking(trace)
-            requireHidden(String(decoding: msisdn, as: UTF8.self), in: masked, baseline: baseline + masking(baseline), what: "MSISDN")
-            let hex = msisdn.map { $0 < 16 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined(separator: ":")
-            if msisdn.count >= 2, !baseline.lowercased().contains(hex) {
-                require(!masked.lowercased().contains(hex), "the MSISDN's bytes \(hex) are in the masked trace:\n\(shown(masked))")
+            // The MSISDN, then after a NUL byte the IMSI.
+            let parts = input.remaining().prefix(400).split(separator: 0, maxSplits: 1, omittingEmptySubsequences: false)
+            let msisdn = Array(parts[0].prefix(200)), imsi = parts.count > 1 ? Array(parts[1].prefix(200)) : []
+            let hashed = { (bytes: [UInt8]) in bytes.map { _ in UInt8(ascii: "#") } }
+            guard let trace = ModemTraceOracle.msisdnResponse(msisdn, imsi: imsi),
+                  let baseline = ModemTraceOracle.msisdnResponse(hashed(msisdn), imsi: hashed(imsi)) else { return }
+            let masked = masking(trace), around = baseline + masking(baseline)
+            for (name, secret) in [("MSISDN", msisdn), ("IMSI", imsi)] {
+                requireHidden(String(decoding: secret, as: UTF8.self), in: masked, baseline: around, what: name)
+                let hex = secret.map { $0 < 16 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined(separator: ":")
+                if secret.count >= 2, !around.lowercased().contains(hex) {
+                    require(!masked.lowercased().contains(hex), "the \(name)'s bytes \(hex) are in the masked trace:\n\(shown(masked))")
+                }
             }
         case 1:
             // The PINs `bearer up --pin-file` accepts: 4 to 8 ASCII digits.

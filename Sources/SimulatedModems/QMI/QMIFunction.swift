@@ -186,9 +186,9 @@ final class QMIFunction: ControlFunction {
         case 0x0021: return [QMUX.result(.none), QMITLV(0x01, string: m.manufacturer)]
         case 0x0022: return [QMUX.result(.none), QMITLV(0x01, string: m.model)]
         case 0x0023: return [QMUX.result(.none), QMITLV(0x01, string: m.firmware)]
-        case 0x0024:    // get MSISDN
+        case 0x0024:    // get MSISDN: the number, and the IMSI too (optional TLV 0x11), as modems answer it
             if let e = simError(pinNeeded: true) { return [QMUX.result(e)] }
-            return [QMUX.result(.none), QMITLV(0x01, string: state.sim!.msisdn)]
+            return [QMUX.result(.none), QMITLV(0x01, string: state.sim!.msisdn), QMITLV(0x11, string: state.sim!.imsi)]
         case 0x0025:    // get IDs
             return [QMUX.result(.none), QMITLV(0x10, string: "0"), QMITLV(0x11, string: m.imei)]
         case 0x0028:    // UIM verify PIN
