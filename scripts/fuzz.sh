@@ -30,6 +30,11 @@ grep -v -e "Cannot export local symbol" -e "prohibited flag" "$SCRATCH/build.log
 [ "$build_status" = 0 ] || { echo "fuzz: the build failed (full log: $SCRATCH/build.log)" >&2; exit 1; }
 FUZZER="$SCRATCH/release/cellpath-fuzz"
 
+# Seeds are hand-made and named for what they are; libFuzzer names what it writes by its SHA-1,
+# which lands there when a hand run names the seed directory first.
+generated=$(find Tests/FuzzCorpus -type f -regextype posix-extended -regex '.*/[0-9a-f]{40}' | head -n 3)
+[ -z "$generated" ] || { echo "fuzz: generated inputs in the seed corpus (name the seeds, or move them out): $generated" >&2; exit 1; }
+
 targets=${FUZZ_TARGETS:-$("$FUZZER" --list)}
 # Swift's own crash backtracer takes seconds per crash; libFuzzer and ASan print what is needed.
 export SWIFT_BACKTRACE=enable=no
