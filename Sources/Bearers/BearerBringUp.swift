@@ -3,6 +3,7 @@ import Glibc
 import IPConfiguration
 import ModemDiscovery
 import Modems
+import SystemSupport
 
 /// What a bring-up is asked for.
 public struct BearerRequest: Sendable {
@@ -11,12 +12,30 @@ public struct BearerRequest: Sendable {
     public var pin: String?
     /// When the whole bring-up must be done (waiting for registration included).
     public var deadline: ContinuousClock.Instant
+    /// Who the bearer is for.
+    public var use: BearerUse
+    /// How long to wait for another cellpath process that is changing the modem's bearer.
+    public var lockWait: Duration
 
-    public init(settings: BearerSettings, pin: String? = nil, deadline: ContinuousClock.Instant) {
+    public init(settings: BearerSettings, pin: String? = nil, deadline: ContinuousClock.Instant, use: BearerUse,
+                lockWait: Duration = BearerUse.defaultLockWait) {
         self.settings = settings
         self.pin = pin
         self.deadline = deadline
+        self.use = use
+        self.lockWait = lockWait
     }
+}
+
+/// Who a bearer is brought up for: `bearer up` keeps it for later commands; a check or a fetch
+/// uses it while it runs (as one of the record's users), and keeps it afterwards only when
+/// asked (`--keep-bearer`). The last user out takes down a bearer that is not kept.
+public enum BearerUse: Sendable, Equatable {
+    case keep
+    case whileRunning(keepAfterwards: Bool)
+
+    /// How long a command waits by default for another that changes the same modem's bearer.
+    public static let defaultLockWait = Duration.seconds(60)
 }
 
 /// A bearer that is up, with its interface configured.
@@ -67,7 +86,12 @@ public struct BearerBringUp: Sendable {
     public func run(_ request: BearerRequest, on backend: any ModemBackend,
                     following follower: IndicationFollower) async throws(CellpathError) -> BearerOutcome {
         var changes: [Change] = []
-        var step = "start"
+        var step = "waiting for the modem's lock"
+        let lock = try await ModemLock.acquire(modem.ports[0].devicePath, in: records, purpose: "bringing the bearer up",
+                                               wait: request.lockWait) { holder in
+            logger.warning("waiting for \(holder) to finish with modem \(modem.index)'s bearer (up to \(Int(request.lockWait.components.seconds)) s)")
+        }
+        defer { lock.release() }
         do {
             return try await steps(request, backend, follower, &changes, &step)
         } catch {
@@ -126,7 +150,11 @@ public struct BearerBringUp: Sendable {
         async let checkClientsReleased: Void = backend.releaseCheckClients()
 
         try begin("looking for a connected bearer")
-        let previous = records.load(modem.ports[0].devicePath)
+        var previous = try records.load(for: modem)
+        if var stale = previous {
+            BearerTeardown.reportEnded(stale.dropEndedUsers(), modem: modem, logger: logger)
+            previous = stale
+        }
         var bearer = try await bearerRead.get()
         let reused = bearer.state == .connected
         var record: BearerRecord
@@ -173,6 +201,7 @@ public struct BearerBringUp: Sendable {
             changes.append(.connected(handle))
             record = BearerRecord(controlPort: modem.ports[0].devicePath, protocol: modem.protocol.rawValue, interface: interface,
                                   apn: request.settings.apn, connectedByCellpath: true, handle: handle, since: Self.now)
+            record.adopt(request.use)
             try records.save(record)
             logger.info("bearer connected\(request.settings.apn.map { " on APN \($0)" } ?? "")")
             try begin("reading the IP configuration")
@@ -193,6 +222,7 @@ public struct BearerBringUp: Sendable {
                                              : "the network may not offer this address family on the APN: try --ip-type ipv4v6")
         }
         if record.apn == nil { record.apn = bearer.apn }
+        if reused { record.adopt(request.use) }
 
         try begin("configuring \(interface)")
         if reused { changes.append(.record(previous)) }
@@ -364,7 +394,11 @@ public struct BearerBringUp: Sendable {
                 }
             case .record(let previous):
                 if let previous {
-                    try? records.save(previous)
+                    do throws(CellpathError) {
+                        try records.save(previous)
+                    } catch {
+                        logger.warning("couldn't restore the bearer record: \(error.message)")
+                    }
                 } else {
                     records.remove(modem.ports[0].devicePath)
                 }
@@ -403,6 +437,20 @@ public struct BearerBringUp: Sendable {
         var time = timespec()
         clock_gettime(CLOCK_REALTIME, &time)
         return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+    }
+}
+
+extension BearerRecord {
+    /// Takes in this run's use: a user while it runs, and kept when asked.
+    mutating func adopt(_ use: BearerUse) {
+        switch use {
+        case .keep:
+            kept = true
+        case .whileRunning(let keepAfterwards):
+            kept = kept || keepAfterwards
+            let me = ProcessIdentity.current
+            if !users.contains(me) { users.append(me) }
+        }
     }
 }
 

@@ -2,12 +2,14 @@ import CellpathCore
 import FoundationEssentials
 import Glibc
 import IPConfiguration
+import ModemDiscovery
 import Modems
 import SystemSupport
 
 /// What cellpath knows about a modem's bearer across processes: whether it connected it (then
-/// `bearer down` disconnects it), what disconnecting needs, and the addressing it applied (so
-/// that exactly that is undone). One JSON file per control port under `/run/cellpath/`.
+/// `bearer down` disconnects it), what disconnecting needs, the addressing it applied (so that
+/// exactly that is undone), and who uses it now. One JSON file per control port under
+/// `/run/cellpath/`.
 public struct BearerRecord: Sendable, Equatable, Codable {
     /// The modem's control port (device path) and protocol, as discovery found them.
     public var controlPort: String
@@ -23,9 +25,16 @@ public struct BearerRecord: Sendable, Equatable, Codable {
     public var addressing: AppliedAddressing?
     /// When cellpath connected the bearer, or first found it connected (seconds since the epoch).
     public var since: Double
+    /// The cellpath processes using the bearer now (checks, fetches): the last one out takes
+    /// down a bearer cellpath connected, unless it is kept.
+    public var users: [ProcessIdentity]
+    /// The bearer stays up when its users are done: `bearer up` or `--keep-bearer` asked for it
+    /// (until `bearer down`).
+    public var kept: Bool
 
     public init(controlPort: String, protocol: String, interface: String, apn: String?, connectedByCellpath: Bool,
-                handle: BearerHandle?, addressing: AppliedAddressing? = nil, since: Double) {
+                handle: BearerHandle?, addressing: AppliedAddressing? = nil, since: Double,
+                users: [ProcessIdentity] = [], kept: Bool = false) {
         self.controlPort = controlPort
         self.protocol = `protocol`
         self.interface = interface
@@ -34,15 +43,45 @@ public struct BearerRecord: Sendable, Equatable, Codable {
         self.handle = handle
         self.addressing = addressing
         self.since = since
+        self.users = users
+        self.kept = kept
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case controlPort, `protocol`, interface, apn, connectedByCellpath, handle, addressing, since, users, kept
+    }
+
+    /// Decodes records of earlier versions too: without users, and kept (as `bearer up` left them).
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        controlPort = try c.decode(String.self, forKey: .controlPort)
+        `protocol` = try c.decode(String.self, forKey: .protocol)
+        interface = try c.decode(String.self, forKey: .interface)
+        apn = try c.decodeIfPresent(String.self, forKey: .apn)
+        connectedByCellpath = try c.decode(Bool.self, forKey: .connectedByCellpath)
+        handle = try c.decodeIfPresent(BearerHandle.self, forKey: .handle)
+        addressing = try c.decodeIfPresent(AppliedAddressing.self, forKey: .addressing)
+        since = try c.decode(Double.self, forKey: .since)
+        users = try c.decodeIfPresent([ProcessIdentity].self, forKey: .users) ?? []
+        kept = try c.decodeIfPresent(Bool.self, forKey: .kept) ?? true
     }
 
     /// Whether the bearer has IPv6 as cellpath set it up: its settings are then read too (QMI
     /// reads them on a second client, which a process that did not start the call must be told).
     public var hasIPv6: Bool { addressing?.addressing.ipv6 != nil || handle?.ipv6ClientID != nil }
+
+    /// The users that still run; the others are dropped from the record.
+    public mutating func dropEndedUsers() -> [ProcessIdentity] {
+        let ended = users.filter { !$0.isAlive }
+        users.removeAll { !$0.isAlive }
+        return ended
+    }
 }
 
-/// The directory of bearer records: `/run/cellpath`, or `CELLPATH_STATE_DIR`. Only root (or
-/// the capability's owner) writes there; the files are 0600, the directory 0700.
+/// The directory of bearer records: `/run/cellpath`, or `CELLPATH_STATE_DIR`. Only the owner
+/// (root, or the user cellpath runs as) may write there: the directory is 0700, the files 0600,
+/// and a record that another user could have written, or that is not a regular file, is
+/// refused.
 public struct BearerRecords: Sendable {
     public static let directoryVariable = "CELLPATH_STATE_DIR"
     public let directory: String
@@ -57,14 +96,47 @@ public struct BearerRecords: Sendable {
 
     /// The file of the bearer of `controlPort`: `bearer-dev-cdc-wdm0.json`.
     public func path(_ controlPort: String) -> String {
-        let name = controlPort.split(separator: "/").joined(separator: "-")
-        return "\(directory)/bearer-\(name).json"
+        "\(directory)/bearer-\(Self.fileName(controlPort)).json"
     }
 
-    /// The record of `controlPort`'s bearer, if there is a readable one.
-    public func load(_ controlPort: String) -> BearerRecord? {
-        guard let bytes = try? FileSystem.read(path(controlPort), limit: 1 << 20) else { return nil }
-        return try? JSONDecoder().decode(BearerRecord.self, from: Data(bytes))
+    /// The lock of the bearer of `controlPort` (`ModemLock`).
+    public func lockPath(_ controlPort: String) -> String {
+        "\(directory)/bearer-\(Self.fileName(controlPort)).lock"
+    }
+
+    private static func fileName(_ controlPort: String) -> String {
+        controlPort.split(separator: "/").joined(separator: "-")
+    }
+
+    /// The record of `modem`'s bearer; nil when there is none. A record that cannot be
+    /// read, is not cellpath's own (another owner, a link, readable by others) or is not one
+    /// cellpath could have written for `modem` is moved aside and refused, never acted on.
+    public func load(for modem: DiscoveredModem) throws(CellpathError) -> BearerRecord? {
+        let path = path(modem.ports[0].devicePath)
+        let fd = Glibc.open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)
+        if fd < 0 {
+            if errno == ENOENT { return nil }
+            let error = SystemError("open \(path)")
+            if error.code == ELOOP { throw refuse(path, "it is a symbolic link") }
+            throw CellpathError(error, kind: .noInput, hint: "bearer records live in \(directory)")
+        }
+        let descriptor = FileDescriptor(owning: fd)
+        try checkDirectory()
+        try checkOwnership(of: fd, path)
+        let bytes: [UInt8]
+        do {
+            bytes = try IO.readAll(descriptor.rawValue, limit: 1 << 20)
+        } catch {
+            throw refuse(path, "it cannot be read whole (\(error.reason))")
+        }
+        let record: BearerRecord
+        do {
+            record = try JSONDecoder().decode(BearerRecord.self, from: Data(bytes))
+        } catch {
+            throw refuse(path, "it is not a bearer record")
+        }
+        if let problem = record.problem(for: modem) { throw refuse(path, problem) }
+        return record
     }
 
     public func save(_ record: BearerRecord) throws(CellpathError) {
@@ -74,8 +146,8 @@ public struct BearerRecords: Sendable {
         } catch {
             throw CellpathError(.internalError, "couldn't encode the bearer record: \(error)")
         }
+        try prepareDirectory()
         do throws(SystemError) {
-            try FileSystem.makeDirectories(directory, mode: 0o700)
             try FileSystem.write(Array(data), to: path(record.controlPort), mode: 0o600)
         } catch {
             throw CellpathError(error.code == EACCES || error.code == EPERM ? .permission : .cannotCreate,
@@ -86,5 +158,55 @@ public struct BearerRecords: Sendable {
 
     public func remove(_ controlPort: String) {
         unlink(path(controlPort))
+    }
+
+    /// Creates the directory (0700) when it is missing, and checks that it is cellpath's own.
+    func prepareDirectory() throws(CellpathError) {
+        do throws(SystemError) {
+            try FileSystem.makeDirectories(directory, mode: 0o700)
+        } catch {
+            throw CellpathError(error, kind: .cannotCreate,
+                                hint: "bearer records live in \(directory) (\(Self.directoryVariable) names another directory)")
+        }
+        try checkDirectory()
+    }
+
+    /// Refuses a directory that is a link, or that another user owns or may write.
+    func checkDirectory() throws(CellpathError) {
+        var info = stat()
+        guard lstat(directory, &info) == 0 else {
+            throw CellpathError(SystemError("stat \(directory)"), kind: .noInput)
+        }
+        let problem: String? = if info.st_mode & S_IFMT != S_IFDIR {
+            "it is not a directory (a symbolic link?)"
+        } else if info.st_uid != geteuid() {
+            "it belongs to user \(info.st_uid), not to \(geteuid())"
+        } else if info.st_mode & 0o022 != 0 {
+            "other users may write into it (mode \(String(info.st_mode & 0o777, radix: 8)))"
+        } else {
+            nil
+        }
+        if let problem {
+            throw CellpathError(.permission, "refusing the bearer records' directory \(directory): \(problem)",
+                                hint: "it must be owned by the user cellpath runs as, mode 0700: remove it, or name another with \(Self.directoryVariable)")
+        }
+    }
+
+    /// Refuses a file (open as `fd`) that is not a regular file of this user's, private to it.
+    func checkOwnership(of fd: Int32, _ path: String) throws(CellpathError) {
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw CellpathError(SystemError("stat \(path)"), kind: .noInput) }
+        if info.st_mode & S_IFMT != S_IFREG { throw refuse(path, "it is not a regular file") }
+        if info.st_uid != geteuid() { throw refuse(path, "it belongs to user \(info.st_uid), not to \(geteuid())") }
+        if info.st_mode & 0o077 != 0 { throw refuse(path, "other users may read or write it (mode \(String(info.st_mode & 0o777, radix: 8)))") }
+    }
+
+    /// Moves the refused record at `path` aside (`.refused`) and says why and what to do.
+    private func refuse(_ path: String, _ reason: String) -> CellpathError {
+        let aside = "\(path).refused"
+        let moved = rename(path, aside) == 0
+        return CellpathError(.dataError, "refusing the bearer record \(path): \(reason)",
+                             hint: (moved ? "it was moved to \(aside); " : "")
+                                + "nothing was changed on its account. To remove what cellpath left on the modem's interface: cellpath bearer down --force -m N")
     }
 }

@@ -6,7 +6,8 @@ import Modems
 /// The cellular path from the modem layer (`fetch --modem`): reuses a connected bearer or brings
 /// one up (`BearerBringUp`), follows the modem's indications while the path is in use (a bearer
 /// the network drops marks the path down at once, with the network's reason), and on `release()`
-/// takes down only a bearer that it brought up itself, unless asked to keep it. Without
+/// gives up its use of the bearer: the last cellpath process using a bearer that cellpath
+/// connected takes it down, unless it is kept (`bearer up`, `--keep-bearer`). Without
 /// CAP_NET_ADMIN it changes nothing: it uses a bearer that is up with its address on the
 /// interface, or fails with 77.
 public actor ModemPathProvider: CellularPathProvider {
@@ -18,12 +19,16 @@ public actor ModemPathProvider: CellularPathProvider {
         public var keepBearer: Bool
         /// Opens the modem's backend (`--backend`).
         public var opener: ModemOpener
+        /// How long to wait for another cellpath process changing the modem's bearer (`--wait`).
+        public var lockWait: Duration
 
-        public init(settings: BearerSettings, access: ModemAccess, keepBearer: Bool, opener: @escaping ModemOpener = ModemBackends.direct) {
+        public init(settings: BearerSettings, access: ModemAccess, keepBearer: Bool, opener: @escaping ModemOpener = ModemBackends.direct,
+                    lockWait: Duration = BearerUse.defaultLockWait) {
             self.settings = settings
             self.access = access
             self.keepBearer = keepBearer
             self.opener = opener
+            self.lockWait = lockWait
         }
     }
 
@@ -83,7 +88,9 @@ public actor ModemPathProvider: CellularPathProvider {
             guard InterfaceState.mayConfigure else { return try await existingPath(modem, backend) }
             let deadline = ContinuousClock.now + options.access.timeout
             let bringUp = BearerBringUp(modem: modem, records: records, logger: logger, progress: progress)
-            let outcome = try await bringUp.run(BearerRequest(settings: options.settings, deadline: deadline), on: backend, following: follower)
+            let request = BearerRequest(settings: options.settings, deadline: deadline,
+                                        use: .whileRunning(keepAfterwards: options.keepBearer), lockWait: options.lockWait)
+            let outcome = try await bringUp.run(request, on: backend, following: follower)
             self.outcome = outcome
             return outcome.path
         } catch {
@@ -136,17 +143,21 @@ public actor ModemPathProvider: CellularPathProvider {
     private func takeDown() async {
         releasing = true
         defer { outcome = nil }
-        if let outcome, let modem, let backend, !outcome.reused {
-            if options.keepBearer {
-                logger.info("keeping modem \(modem.index)'s bearer up (--keep-bearer): cellpath bearer down takes it down")
-            } else {
-                await backend.renewTimeLimit()   // the fetch may have taken longer than bringing the bearer up may
-                do {
-                    _ = try await BearerTeardown(modem: modem, records: records, logger: logger.scoped("modem\(modem.index)"))
-                        .run(force: false, on: backend)
-                } catch {
-                    logger.warning("couldn't take modem \(modem.index)'s bearer down: \(error.message)")
+        if outcome != nil, let modem, let backend {
+            let logger = logger.scoped("modem\(modem.index)")
+            await backend.renewTimeLimit()   // the fetch may have taken longer than bringing the bearer up may
+            do {
+                let lock = try await ModemLock.acquire(modem.ports[0].devicePath, in: records, purpose: "releasing the bearer",
+                                                       wait: options.lockWait) { holder in
+                    logger.warning("waiting for \(holder) to finish with modem \(modem.index)'s bearer")
                 }
+                defer { lock.release() }
+                let result = try await BearerTeardown(modem: modem, records: records, logger: logger).release(on: backend)
+                if result == .leftForOthers && options.keepBearer {
+                    logger.info("keeping modem \(modem.index)'s bearer up (--keep-bearer): cellpath bearer down takes it down")
+                }
+            } catch {
+                logger.warning("couldn't release modem \(modem.index)'s bearer: \(error.message)")
             }
         }
         await close()

@@ -108,14 +108,28 @@ public struct InterfaceConfigurator: Sendable {
     static let mainTable = 254
     /// Tables and rule priorities are `base + ifindex`: one per interface, before `main` (32766).
     public static let tableBase = 16_000
+    /// The tables (and rule priorities) cellpath may use: above the base, before `main`'s rule.
+    public static let tables = (tableBase + 1)...32765
     /// The metric of the added main-table default route is at least this.
     public static let minimumMetric = 1000
+
+    /// Whether the kernel allows `name` for an interface (its `dev_valid_name`): 1 to 15 bytes,
+    /// not `.` or `..`, without `/`, `:` or white space. Such a name is also safe in a path
+    /// under /proc/sys.
+    public static func isValidInterfaceName(_ name: String) -> Bool {
+        let bytes = Array(name.utf8)
+        return (1...15).contains(bytes.count) && name != "." && name != ".."
+            && !bytes.contains { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: ":") || $0 <= 0x20 || $0 == 0x7f }
+    }
 
     public init() {}
 
     /// Applies `addressing`; on failure undoes what it changed and throws (77 without
     /// CAP_NET_ADMIN, 69 for a missing interface, 65 for an address that is not one).
     public func apply(_ addressing: BearerAddressing) throws(CellpathError) -> AppliedAddressing {
+        guard Self.isValidInterfaceName(addressing.interface) else {
+            throw CellpathError(.dataError, "couldn't configure the interface: '\(addressing.interface.prefix(32))' is not an interface name")
+        }
         let index = Int32(if_nametoindex(addressing.interface))
         guard index > 0 else {
             throw CellpathError(.unavailable, "couldn't configure \(addressing.interface): no such interface")
@@ -158,16 +172,22 @@ public struct InterfaceConfigurator: Sendable {
     }
 
     /// Undoes `applied`, newest change first; returns what could not be undone (empty when all was).
+    /// A kernel setting is restored only while it still has the value cellpath gave it, and only
+    /// on an interface that exists.
     public func undo(_ applied: AppliedAddressing) -> [String] {
         var problems: [String] = []
-        guard let netlink = try? Netlink() else { return ["couldn't open rtnetlink"] }
         let interface = applied.addressing.interface
+        guard Self.isValidInterfaceName(interface), Self.tables.contains(applied.table) else {
+            return ["refusing to undo a configuration that is not cellpath's (interface or table out of range)"]
+        }
+        guard let netlink = try? Netlink() else { return ["couldn't open rtnetlink"] }
         let index = Int32(if_nametoindex(interface))
         func remove(_ what: String, _ rc: Int32) {
             if rc < 0 && !Netlink.absent(rc) { problems.append("couldn't remove \(what): \(Netlink.describe(rc))") }
         }
-        func restore(_ previous: String?, _ path: String, _ what: String) {
-            guard let previous else { return }
+        func restore(_ previous: String?, _ path: String, _ what: String, ifStill set: String) {
+            guard let previous, index > 0,
+                  FileSystem.readText(path)?.filter({ !$0.isWhitespace }) == set else { return }
             do {
                 try FileSystem.overwrite(previous + "\n", at: path)
             } catch {
@@ -196,8 +216,8 @@ public struct InterfaceConfigurator: Sendable {
             undo(.ipv6(ipv6), ipv6.address, "IPv6 ", mainRouteMetric: applied.addedIPv6MainRouteMetric, rule: applied.addedIPv6Rule,
                  tableRoute: applied.addedIPv6TableRoute, addedAddress: applied.addedIPv6Address)
         }
-        if index > 0 { restore(applied.previousDisableIPv6, Self.disableIPv6Path(interface), "disable_ipv6") }
-        restore(applied.previousRPFilter, Self.rpFilterPath(interface), "rp_filter")
+        restore(applied.previousDisableIPv6, Self.disableIPv6Path(interface), "disable_ipv6", ifStill: "0")
+        restore(applied.previousRPFilter, Self.rpFilterPath(interface), "rp_filter", ifStill: "2")
         guard index > 0 else { return problems }  // the interface is gone, and its addresses and routes with it
         if let address = applied.addressing.address {
             undo(.ipv4(address), address, "", mainRouteMetric: applied.addedMainRouteMetric, rule: applied.addedRule,

@@ -88,7 +88,8 @@ extension BearerUpCommand {
             }
             let bringUp = BearerBringUp(modem: modem, records: BearerRecords(environment: context.environment), logger: logger,
                                         progress: { context.progress.step("modem \(modem.index): \($0)") })
-            return try await bringUp.run(BearerRequest(settings: settings, pin: pin, deadline: deadline), on: backend, following: follower)
+            let request = BearerRequest(settings: settings, pin: pin, deadline: deadline, use: .keep, lockWait: ModemOption.lockWait(parsed))
+            return try await bringUp.run(request, on: backend, following: follower)
         }
         var report = BearerReport(modem: modem, state: .connected)
         report.backend = backend.backendName
@@ -129,7 +130,8 @@ extension BearerDownCommand {
         switch await BearerCommand.attempt({ () async throws(CellpathError) in try await BearerCommand.open(modem, parsed, logger) }) {
         case .success(let opened):
             backend = opened
-        case .failure(let error) where error.kind == .unavailable && records.load(modem.ports[0].devicePath) != nil:
+        case .failure(let error) where error.kind == .unavailable:
+            guard try records.load(for: modem) != nil else { throw error }
             // The modem is gone (and its bearer with it): what is left is cellpath's configuration.
             logger.warning("\(error.message): removing cellpath's configuration of the interface only")
             backend = nil
@@ -137,15 +139,24 @@ extension BearerDownCommand {
             throw error
         }
         let force = parsed[force]
+        let takeDown = { () async throws -> (bearer: BearerTeardown.Result, removedConfiguration: Bool) in
+            let lock = try await ModemLock.acquire(modem.ports[0].devicePath, in: records, purpose: "bearer down",
+                                                   wait: ModemOption.lockWait(parsed)) { holder in
+                logger.warning("waiting for \(holder) to finish with modem \(modem.index)'s bearer")
+            }
+            defer { lock.release() }
+            return try await teardown.run(force: force, on: backend)
+        }
         let (result, removed) = if let backend {
-            try await BearerCommand.withBackend(backend) { try await teardown.run(force: force, on: backend) }
+            try await BearerCommand.withBackend(backend) { try await takeDown() }
         } else {
-            try await teardown.run(force: force, on: nil)
+            try await takeDown()
         }
         let teardownResult: BearerListing.Teardown = switch result {
         case .disconnected: .disconnected
-        case .leftConnected: .leftConnected
+        case .leftConnected, .leftForOthers: .leftConnected
         case .alreadyDown: .alreadyDown
+        case .inUse(let pids): .inUse(pids)
         }
         return CommandOutcome(BearerListing.down(modem, teardownResult, removedConfiguration: removed, backend: backend?.backendName))
     }
@@ -176,7 +187,7 @@ extension BearerStatusCommand {
     static func follow(_ modem: DiscoveredModem, _ backend: any ModemBackend, _ records: BearerRecords, _ logger: Logger,
                        json: Bool) async throws -> CommandOutcome {
         let follower = IndicationFollower(try await backend.indications()) { logger.debug("indication: \($0)") }
-        let record = records.load(modem.ports[0].devicePath)
+        let record = try records.load(for: modem)
         let following = await backend.followBearer(record?.connectedByCellpath == true ? record?.handle : nil)
         var shown: BearerReport?
         while !Task.isCancelled {
@@ -200,7 +211,7 @@ extension BearerStatusCommand {
                        _ logger: Logger) async throws(CellpathError) -> BearerReport {
         let bearer: BearerStatus
         let registration: Registration
-        let record = records.load(modem.ports[0].devicePath)
+        let record = try records.load(for: modem)
         if record?.hasIPv6 == true { await backend.expect(.ipv6) }
         do {
             bearer = try await backend.bearer()

@@ -19,7 +19,8 @@ extension FetchCommand {
         // Bringing the bearer up is bounded as `bearer up` is by default (fetch's --timeout is the chain's).
         let options = ModemPathProvider.Options(settings: BearerSettings(apn: try bearerAPN(parsed, context), ipType: try bearerIPType(parsed, context)),
                                                 access: BearerCommand.access(parsed),
-                                                keepBearer: parsed[keepBearer], opener: ModemBackendChoice.chosen(parsed).opener)
+                                                keepBearer: parsed[keepBearer], opener: ModemBackendChoice.chosen(parsed).opener,
+                                                lockWait: ModemOption.lockWait(parsed))
         return ModemPathProvider(options: options, records: BearerRecords(environment: context.environment), logger: context.logger,
                                  progress: { context.progress.step($0) }) {
             if let chosen { return chosen }

@@ -39,7 +39,14 @@ extension ModemsCommand {
                     let scoped = ModemStatusReader(access: reader.access, logger: reader.logger.scoped("modem\(modem.index)"),
                                                    opener: reader.opener)
                     // A bearer cellpath brought up with IPv6 is shown with it (QMI: read on a second client).
-                    let expected: BearerIPType? = records.load(modem.ports[0].devicePath)?.hasIPv6 == true ? .ipv6 : nil
+                    let record: BearerRecord?
+                    do throws(CellpathError) {
+                        record = try records.load(for: modem)
+                    } catch {
+                        reader.logger.warning("\(error.message)\(error.hint.map { " (\($0))" } ?? "")")
+                        record = nil
+                    }
+                    let expected: BearerIPType? = record?.hasIPv6 == true ? .ipv6 : nil
                     do throws(ModemError) {
                         return ModemReport(modem: modem, result: .success(try await scoped.status(of: modem, expecting: expected)))
                     } catch {

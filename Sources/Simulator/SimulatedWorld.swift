@@ -176,12 +176,14 @@ public enum SimulatedWorld {
         public var exitStatus: Int32
     }
 
-    /// `sim exec -- CMD…`: runs `command` in the device namespace with `environment(prefix:)`
-    /// added, stdin/stdout/stderr inherited, and returns its exit status (128+signal if killed).
-    /// SIGINT, SIGTERM and SIGHUP sent to this process are passed on to the command, which is
-    /// always waited for (`SignalRelay`). Throws `CommandNotRunnable` before starting anything
-    /// when the command is not found or not executable. Main thread.
-    public static func exec(prefix: String, command: [String]) throws -> Int32 {
+    /// `sim exec -- CMD…`: replaces this process with `command` in the device namespace (through
+    /// `ip netns exec`, which execs in place too), with `environment(prefix:)` added and
+    /// stdin/stdout/stderr inherited: the command's pid, signals and exit status are this
+    /// process's, as with a shell's `exec`, so that a signal sent to the process group, to the
+    /// control group or to this pid reaches the command exactly once. Throws
+    /// `CommandNotRunnable` before replacing anything when the command is not found or not
+    /// executable; returns only when the exec itself fails.
+    public static func exec(prefix: String, command: [String]) throws -> Never {
         try requireRoot()
         guard let name = command.first else { throw CellpathError(.usage, "sim exec needs a command after --") }
         try WorldTopology.validate(prefix: prefix)
@@ -189,12 +191,10 @@ public enum SimulatedWorld {
         guard existingNamespaces(prefix).contains(topology.ueNamespace) else { throw notUp(prefix) }
         var env = ProcessEnvironment.current()
         for (name, value) in try environment(prefix: prefix) { env[name] = value }
-        // The PATH the command is looked up in by `ip netns exec` (Spawn appends its search path).
+        // The PATH the command is looked up in by `ip netns exec` (replaceProcess appends its search path).
         try checkRunnable(name, path: (env["PATH"].map { $0 + ":" } ?? "") + Spawn.searchPath)
-        return try SignalRelay.run {
-            try Subprocess.start(["ip", "netns", "exec", topology.ueNamespace] + command,
-                                 Spawn.Options(inheritStdin: true, environment: env))
-        }
+        let failure = Spawn.replaceProcess(["ip", "netns", "exec", topology.ueNamespace] + command, environment: env)
+        throw CellpathError(failure, kind: .unavailable, hint: "sim exec needs iproute2's ip (make deps)")
     }
 
     /// Throws `CommandNotRunnable` unless `name` (a path, or a name searched in `path`) is an

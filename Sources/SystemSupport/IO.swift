@@ -103,10 +103,10 @@ public enum FileSystem {
         try write(Array(text.utf8), to: path, mode: mode)
     }
 
-    /// Writes `text` into the existing file at `path` in one write, without a temporary file:
-    /// for kernel settings under /proc/sys and /sys.
+    /// Writes `text` into the existing file at `path` in one write, without a temporary file and
+    /// never through a symbolic link: for kernel settings under /proc/sys and /sys.
     public static func overwrite(_ text: String, at path: String) throws(SystemError) {
-        let fd = try FileDescriptor.open(path, O_WRONLY | O_TRUNC)
+        let fd = try FileDescriptor.open(path, O_WRONLY | O_TRUNC | O_NOFOLLOW)
         do {
             try IO.writeAll(fd.rawValue, text)
         } catch {

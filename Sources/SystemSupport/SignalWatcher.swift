@@ -6,13 +6,18 @@ import Synchronization
 /// reads it either in its own poll loop (`readFD`, `take()`) or on a watcher thread that calls
 /// a handler with the signal and how many have arrived (`SignalWatcher(signals:handler:)`).
 /// The policy of the interactive commands: the first SIGINT/SIGTERM cancels and cleans up,
-/// the second runs the last-resort clean-ups (`EmergencyExit`) and exits.
+/// the second runs the last-resort clean-ups (`EmergencyExit`) and exits. One event counts
+/// once: a signal that the same process sent again within `repeatWindow` (`timeout` sends it
+/// to its child and then to the child's process group) is not a second one; a terminal's
+/// Ctrl-C (sent by the kernel) always counts.
 /// One watcher per process at a time; any thread.
 public final class SignalWatcher: Sendable {
     /// SIGINT and SIGTERM.
     public static let termination: [Int32] = [SIGINT, SIGTERM]
-    /// Written to the pipe by `stop()` to end the watcher thread.
-    private static let stopByte: UInt8 = 0
+    /// Written to the pipe by `stop()` to end the watcher thread (no signal has number 0).
+    private static let stopSignal: Int32 = 0
+    /// How close together two sends of one signal by one process are one event.
+    public static let repeatWindow = Duration.seconds(1)
 
     /// Readable when a signal is pending; for poll loops (`take()` reads it).
     public var readFD: Int32 { pipe.read.rawValue }
@@ -42,14 +47,16 @@ public final class SignalWatcher: Sendable {
             throw SystemError("a signal watcher is already installed", code: EBUSY)
         }
         var action = sigaction()
-        action.__sigaction_handler.sa_handler = { signal in
+        action.__sigaction_handler.sa_sigaction = { signal, info, _ in
             let saved = errno
-            var byte = UInt8(truncatingIfNeeded: signal)
-            _ = write(signalWriteFD.load(ordering: .relaxed), &byte, 1)
+            // One write of a whole record (below PIPE_BUF: atomic).
+            var record = SignalRecord(signal: signal, sender: info?.pointee._sifields._kill.si_pid ?? 0,
+                                      code: info?.pointee.si_code ?? 0)
+            _ = write(signalWriteFD.load(ordering: .relaxed), &record, MemoryLayout<SignalRecord>.size)
             errno = saved
         }
         sigemptyset(&action.sa_mask)
-        action.sa_flags = SA_RESTART
+        action.sa_flags = SA_RESTART | SA_SIGINFO
         var handled = sigset_t()
         sigemptyset(&handled)
         for signal in signals {
@@ -67,14 +74,15 @@ public final class SignalWatcher: Sendable {
         do {
             watcher = try Threads.start {
                 var count = 0
+                var repeats = RepeatFilter()
                 while true {
                     var fds = [pollfd(fd: readFD, events: Int16(POLLIN), revents: 0)]
                     guard poll(&fds, 1, -1) > 0 else { continue }
-                    var byte: UInt8 = 0
-                    while read(readFD, &byte, 1) == 1 {
-                        if byte == SignalWatcher.stopByte { return }
+                    while let record = SignalRecord.read(readFD) {
+                        if record.signal == SignalWatcher.stopSignal { return }
+                        guard repeats.isNewEvent(record) else { continue }
                         count += 1
-                        handler(Int32(byte), count)
+                        handler(record.signal, count)
                     }
                 }
             }
@@ -87,8 +95,7 @@ public final class SignalWatcher: Sendable {
 
     /// The next pending signal, if any (poll mode).
     public func take() -> Int32? {
-        var byte: UInt8 = 0
-        return read(pipe.read.rawValue, &byte, 1) == 1 ? Int32(byte) : nil
+        SignalRecord.read(pipe.read.rawValue)?.signal
     }
 
     /// Restores the default dispositions, stops the watcher thread and closes the pipe. Idempotent.
@@ -97,9 +104,9 @@ public final class SignalWatcher: Sendable {
         for signal in signals { Glibc.signal(signal, SIG_DFL) }
         signalWriteFD.store(-1, ordering: .releasing)
         if let thread = watcher, pthread_equal(thread, pthread_self()) == 0 {
-            // Wakes the watcher at once: it returns on this byte (no signal has number 0).
-            var byte = Self.stopByte
-            _ = write(pipe.write.rawValue, &byte, 1)
+            // Wakes the watcher at once: it returns on this record.
+            var record = SignalRecord(signal: Self.stopSignal, sender: 0, code: 0)
+            _ = write(pipe.write.rawValue, &record, MemoryLayout<SignalRecord>.size)
             Threads.join(thread)
         }
         pipe.read.close()
@@ -107,6 +114,33 @@ public final class SignalWatcher: Sendable {
     }
 
     deinit { stop() }
+}
+
+/// A signal as the handler saw it: its number, the process that sent it (0 for the kernel) and
+/// how (`si_code`: `SI_USER` for kill, `SI_KERNEL` for a terminal's Ctrl-C).
+struct SignalRecord {
+    var signal: Int32
+    var sender: pid_t
+    var code: Int32
+
+    /// The next whole record on the non-blocking pipe `fd`, nil when none is there.
+    static func read(_ fd: Int32) -> SignalRecord? {
+        var record = SignalRecord(signal: 0, sender: 0, code: 0)
+        let n = Glibc.read(fd, &record, MemoryLayout<SignalRecord>.size)
+        return n == MemoryLayout<SignalRecord>.size ? record : nil
+    }
+}
+
+/// Tells one event from the same process sending the same signal again at once.
+struct RepeatFilter {
+    private var last: (signal: Int32, sender: pid_t, at: ContinuousClock.Instant)?
+
+    /// False for a signal that its sending process already sent within `repeatWindow`.
+    mutating func isNewEvent(_ record: SignalRecord, at now: ContinuousClock.Instant = .now) -> Bool {
+        defer { last = (record.signal, record.sender, now) }
+        guard record.code == SI_USER, record.sender != 0, let last else { return true }
+        return !(last.signal == record.signal && last.sender == record.sender && now - last.at < SignalWatcher.repeatWindow)
+    }
 }
 
 /// The write end of the installed watcher's pipe, read by the signal handler.

@@ -116,3 +116,26 @@ public enum Spawn {
         return name
     }
 }
+
+extension Spawn {
+    /// Replaces this process with `arguments` (found in `environment`'s PATH and `searchPath`),
+    /// with every signal at its default and none blocked, and no descriptor beyond 0–2 left
+    /// open: the pid, the signals and the exit status are then the program's own, as with a
+    /// shell's `exec`. Returns only when that is impossible.
+    public static func replaceProcess(_ arguments: [String], environment: [String: String]) -> SystemError {
+        precondition(!arguments.isEmpty, "Spawn.replaceProcess needs a program")
+        var environment = environment
+        let path = environment["PATH"].map { $0 + ":" + searchPath } ?? searchPath
+        environment["PATH"] = path
+        let argv = arguments.map { strdup($0) } + [nil]
+        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { argv.forEach { free($0) }; envp.forEach { free($0) } }
+        for signal in Int32(1)..<Int32(32) where signal != SIGKILL && signal != SIGSTOP { Glibc.signal(signal, SIG_DFL) }
+        var none = sigset_t()
+        sigemptyset(&none)
+        pthread_sigmask(SIG_SETMASK, &none, nil)
+        closefrom(3)
+        execve(resolve(arguments[0], path: path), argv, envp)
+        return SystemError("cannot run \(arguments[0])")
+    }
+}

@@ -5,9 +5,7 @@ import SystemSupport
 extension SimExecCommand {
     static func run(_ parsed: ParsedCommand, _ context: CommandContext) throws -> CommandOutcome {
         do {
-            let status = try SimulatedWorld.exec(prefix: try SimCommand.prefix(parsed, context),
-                                                 command: parsed[Self.command])
-            return CommandOutcome(exitStatus: status)
+            try SimulatedWorld.exec(prefix: try SimCommand.prefix(parsed, context), command: parsed[Self.command])
         } catch let failure as SimulatedWorld.CommandNotRunnable {
             // As a shell says it, with the shell's status (126, 127) rather than one of cellpath's.
             try? IO.writeAll(2, "error: \(failure.message)\n")

@@ -271,23 +271,25 @@ struct WorldTests {
                                                             "-accept", "203.0.113.10:4433", "-cert", run.serverCertificate,
                                                             "-key", run.serverKey, "-www", "-quiet"])
             defer { server.stop() }
+            /// `cellpath sim exec -- COMMAND…` in this world: its exit status.
+            func simExec(_ command: [String]) throws -> Int32 {
+                try CellpathBinary.run(["sim", "exec", "--prefix", prefix, "--"] + command).status
+            }
             var status: Int32 = -1
             for _ in 0..<50 {
-                status = try SimulatedWorld.exec(prefix: prefix, command: [
-                    "sh", "-c", "curl -sf -o /dev/null --cacert \"$CELLPATH_CA_FILE\" https://api.truid.test:4433/"])
+                status = try simExec(["sh", "-c", "curl -sf -o /dev/null --cacert \"$CELLPATH_CA_FILE\" https://api.truid.test:4433/"])
                 if status == 0 { break }
                 usleep(100_000)
             }
             #expect(status == 0)
-            let untrusted = try SimulatedWorld.exec(prefix: prefix, command: [
-                "curl", "-s", "-o", "/dev/null", "--cacert", "/etc/ssl/certs/ca-certificates.crt", "https://api.truid.test:4433/"])
+            let untrusted = try simExec(["curl", "-s", "-o", "/dev/null", "--cacert", "/etc/ssl/certs/ca-certificates.crt",
+                                         "https://api.truid.test:4433/"])
             #expect(untrusted == 60)  // CURLE_PEER_FAILED_VERIFICATION
             // curl --interface wwan0 (SO_BINDTODEVICE) takes the cellular path once the bearer is up.
             _ = try SimulatedWorld.bearer(connect: true, modem: 0, prefix: prefix)
             let before = try SimulatedWorld.status(prefix: prefix).modems[0].counters.uplink.relayedPackets
-            let cellular = try SimulatedWorld.exec(prefix: prefix, command: [
-                "curl", "-sf", "-o", "/dev/null", "--interface", "wwan0", "--cacert", run.caCertificate,
-                "--resolve", "api.truid.test:4433:203.0.113.10", "https://api.truid.test:4433/"])
+            let cellular = try simExec(["curl", "-sf", "-o", "/dev/null", "--interface", "wwan0", "--cacert", run.caCertificate,
+                                        "--resolve", "api.truid.test:4433:203.0.113.10", "https://api.truid.test:4433/"])
             #expect(cellular == 0)
             let after = try SimulatedWorld.status(prefix: prefix).modems[0].counters.uplink.relayedPackets
             #expect(after >= before + 3)  // at least SYN, ACK, ClientHello

@@ -20,7 +20,7 @@ package enum FetchCommand {
             """,
         arguments: [url.spec],
         options: [
-            interface.spec, allowAnyInterface.spec, dns.spec, ModemOption.modem.spec, apn.spec, keepBearer.spec,
+            interface.spec, allowAnyInterface.spec, dns.spec, ModemOption.modem.spec, apn.spec, keepBearer.spec, ModemOption.wait.spec,
             ModemsCommand.backend.spec, ModemsCommand.noProxy.spec, ipType.spec, maxHops.spec,
             ConfigurationOptions.hopTimeout.spec,
             ConfigurationOptions.timeout.spec,

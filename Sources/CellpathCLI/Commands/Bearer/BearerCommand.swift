@@ -22,7 +22,7 @@ package enum BearerCommand {
         "timeout", "seconds", help: "How long the command may take, waiting for registration included (default: 30).", .seconds)
 
     /// The options of every bearer command.
-    static let options = [ModemOption.modem.spec, ModemsCommand.backend.spec, ModemsCommand.noProxy.spec, timeout.spec]
+    static let options = [ModemOption.modem.spec, ModemsCommand.backend.spec, ModemsCommand.noProxy.spec, timeout.spec, ModemOption.wait.spec]
 
     /// The time limit `--timeout` gives, 30 s by default.
     package static func timeLimit(_ parsed: ParsedCommand) -> Duration {

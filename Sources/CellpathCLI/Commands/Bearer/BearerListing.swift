@@ -89,13 +89,25 @@ package enum BearerListing {
     }
 
     /// What `bearer down` did.
-    package enum Teardown: String, Sendable {
+    package enum Teardown: Sendable, Equatable {
         /// cellpath disconnected the bearer.
         case disconnected
         /// Another program's bearer, left connected (no --force).
-        case leftConnected = "left-connected"
+        case leftConnected
         /// Nothing was connected.
-        case alreadyDown = "already-down"
+        case alreadyDown
+        /// Running cellpath processes (these pids) use it: the last of them takes it down.
+        case inUse([Int32])
+
+        /// The JSON value of `bearer`.
+        var name: String {
+            switch self {
+            case .disconnected: "disconnected"
+            case .leftConnected: "left-connected"
+            case .alreadyDown: "already-down"
+            case .inUse: "in-use"
+            }
+        }
     }
 
     /// `bearer down`: what was done.
@@ -104,12 +116,15 @@ package enum BearerListing {
         record.add("modem", .int(modem.index))
         record.add("backend", .optional(backend))
         record.add("interface", .optional(modem.interfaces.first))
-        record.add("bearer", .string(teardown.rawValue))
+        record.add("bearer", .string(teardown.name))
         record.add("configuration_removed", .bool(removedConfiguration))
+        if case .inUse(let pids) = teardown { record.add("used_by", .list(pids.map { .int(Int($0)) })) }
         let what = switch teardown {
         case .disconnected: "bearer disconnected"
         case .leftConnected: "bearer left connected (another program brought it up; --force disconnects it)"
         case .alreadyDown: "bearer already down"
+        case .inUse(let pids):
+            "bearer in use by cellpath process\(pids.count == 1 ? "" : "es") \(pids.map(String.init).joined(separator: ", ")): the last of them takes it down (--force now)"
         }
         let configuration = removedConfiguration ? ", cellpath's configuration of \(modem.interfaces.first ?? "the interface") removed" : ""
         return Output(title: "modem \(modem.index): \(what)\(configuration)", record)

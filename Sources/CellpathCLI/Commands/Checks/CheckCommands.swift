@@ -75,7 +75,7 @@ package enum CheckCommands {
         "modem", short: "m", "modem",
         help: "The modem: its index, IMEI, ICCID or control port, or 'all' (each modem in parallel, with its own bearer). Default: the only modem.")
     static let pathOptions: [OptionSpec] = [
-        modem.spec, FetchCommand.apn.spec, FetchCommand.keepBearer.spec, ModemsCommand.backend.spec, ModemsCommand.noProxy.spec,
+        modem.spec, FetchCommand.apn.spec, FetchCommand.keepBearer.spec, ModemOption.wait.spec, ModemsCommand.backend.spec, ModemsCommand.noProxy.spec,
         FetchCommand.interface.spec, FetchCommand.dns.spec, FetchCommand.allowAnyInterface.spec,
     ]
     static let fieldOptions: [OptionSpec] = [repeatCount.spec, interval.spec, metricsFile.spec]

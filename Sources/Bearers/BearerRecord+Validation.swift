@@ -1,0 +1,67 @@
+import IPConfiguration
+import ModemDiscovery
+import Modems
+import SystemSupport
+
+extension BearerRecord {
+    /// Why the record is not one cellpath could have written for `modem`, nil when it is: the
+    /// same control port and protocol, one of the modem's own interfaces (a name the kernel
+    /// allows), and addressing within what cellpath applies (its table range, unicast addresses
+    /// of their family, the kernel settings' values cellpath changes). A forged record must not
+    /// steer what root undoes.
+    func problem(for modem: DiscoveredModem) -> String? {
+        guard controlPort == modem.ports[0].devicePath else { return "it names another control port" }
+        guard `protocol` == modem.protocol.rawValue else { return "it names another protocol (\(`protocol`.prefix(16)))" }
+        guard InterfaceConfigurator.isValidInterfaceName(interface) else { return "its interface is not an interface name" }
+        guard modem.interfaces.contains(interface) else { return "its interface \(interface) is not modem \(modem.index)'s" }
+        if let apn, apn.utf8.count > 100 || apn.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7f }) {
+            return "its APN is not an APN"
+        }
+        if let handle, let problem = Self.problem(handle) { return problem }
+        if let addressing, let problem = Self.problem(addressing, interface: interface) { return problem }
+        if users.contains(where: { $0.pid <= 0 }) { return "it names an impossible process" }
+        return nil
+    }
+
+    private static func problem(_ handle: BearerHandle) -> String? {
+        let clients = [handle.clientID, handle.ipv6ClientID].compactMap { $0 }
+        if clients.contains(where: { !(1...255).contains($0) }) { return "its QMI client ID is out of range" }
+        if let session = handle.sessionID, !(0...255).contains(session) { return "its MBIM session ID is out of range" }
+        if let path = handle.bearerPath, !path.hasPrefix("/org/freedesktop/ModemManager1/Bearer/") {
+            return "its ModemManager bearer is not a bearer object"
+        }
+        return nil
+    }
+
+    private static func problem(_ applied: AppliedAddressing, interface: String) -> String? {
+        guard applied.addressing.interface == interface else { return "its addressing names another interface" }
+        guard InterfaceConfigurator.tables.contains(applied.table) else { return "its routing table \(applied.table) is not one of cellpath's" }
+        if let address = applied.addressing.address {
+            guard let bytes = IPAddress.ipv4Bytes(address), Self.isGlobalUnicast(bytes) else { return "its IPv4 address is not a unicast address" }
+        }
+        if let ipv6 = applied.addressing.ipv6 {
+            guard let bytes = IPAddress.ipv6Bytes(ipv6.address), Self.isGlobalUnicast(bytes) else { return "its IPv6 address is not a unicast address" }
+            guard (1...128).contains(ipv6.prefixLength) else { return "its IPv6 prefix length is out of range" }
+            if let gateway = ipv6.gateway, IPAddress.ipv6Bytes(gateway) == nil { return "its IPv6 gateway is not an IPv6 address" }
+        }
+        if let mtu = applied.previousMTU, !(68...65535).contains(mtu) { return "its previous MTU is out of range" }
+        if let mtu = applied.addressing.mtu, !(68...65535).contains(mtu) { return "its MTU is out of range" }
+        for metric in [applied.addedMainRouteMetric, applied.addedIPv6MainRouteMetric].compactMap({ $0 })
+        where metric < InterfaceConfigurator.minimumMetric || metric > Int(Int32.max) {
+            return "its route metric \(metric) is not one cellpath adds"
+        }
+        // cellpath changes rp_filter only from strict (1), and disable_ipv6 only from 1.
+        if let previous = applied.previousRPFilter, previous != "1" { return "its previous rp_filter is not one cellpath changes" }
+        if let previous = applied.previousDisableIPv6, previous != "1" { return "its previous disable_ipv6 is not one cellpath changes" }
+        return nil
+    }
+
+    /// An address a bearer can have: not unspecified, loopback, link-local, multicast or broadcast.
+    private static func isGlobalUnicast(_ bytes: [UInt8]) -> Bool {
+        if bytes.count == 4 {
+            return bytes[0] != 0 && bytes[0] != 127 && bytes[0] < 224 && !(bytes[0] == 169 && bytes[1] == 254)
+        }
+        let unspecifiedOrLoopback = bytes.dropLast().allSatisfy { $0 == 0 } && bytes[15] <= 1
+        return !unspecifiedOrLoopback && bytes[0] != 0xff && !(bytes[0] == 0xfe && bytes[1] & 0xc0 == 0x80)
+    }
+}
