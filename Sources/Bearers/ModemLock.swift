@@ -5,14 +5,17 @@ import SystemSupport
 /// The lock that serialises every change of one modem's bearer state between cellpath
 /// processes (a timer's check and a person's `bearer up` at the same moment): an exclusive
 /// `flock` on `bearer-<port>.lock` beside the modem's bearer record. The holder writes its pid
-/// and what it is doing into the file, so that a command that waits can name it. The kernel
-/// releases the lock when the holder exits, however it exits. Held only while the bearer's
+/// and what it is doing into the file, so that a command that waits can name it, and removes
+/// the file as it lets go. The kernel releases the lock when the holder exits, however it
+/// exits. Held only while the bearer's
 /// state changes (bring-up, the record's users, teardown), never while a check runs.
 public final class ModemLock: Sendable {
     private let descriptor: FileDescriptor
+    private let path: String
 
-    private init(descriptor: FileDescriptor) {
+    private init(descriptor: FileDescriptor, path: String) {
         self.descriptor = descriptor
+        self.path = path
     }
 
     /// How often a waiting command tries the lock again.
@@ -26,22 +29,29 @@ public final class ModemLock: Sendable {
                                waiting: (String) -> Void = { _ in }) async throws(CellpathError) -> ModemLock {
         try records.prepareDirectory()
         let path = records.lockPath(controlPort)
-        let fd = Glibc.open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        guard fd >= 0 else {
-            throw CellpathError(SystemError("open \(path)"), kind: .cannotCreate,
-                                hint: "bearer records and locks live in \(records.directory)")
-        }
-        let descriptor = FileDescriptor(owning: fd)
-        try records.checkOwnership(of: fd, path)
         let deadline = ContinuousClock.now + wait
         var told = false
-        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
+        while true {
+            let fd = Glibc.open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
+            guard fd >= 0 else {
+                throw CellpathError(SystemError("open \(path)"), kind: .cannotCreate,
+                                    hint: "bearer records and locks live in \(records.directory)")
+            }
+            let descriptor = FileDescriptor(owning: fd)
+            try records.checkOwnership(of: fd, path)
+            if flock(fd, LOCK_EX | LOCK_NB) == 0 {
+                // The holder before removed the file as it let go: lock the one at the path now.
+                guard isStillAtPath(fd, path) else { continue }
+                let lock = ModemLock(descriptor: descriptor, path: path)
+                lock.describe(purpose)
+                return lock
+            }
             guard errno == EWOULDBLOCK || errno == EINTR else {
                 throw CellpathError(SystemError("lock \(path)"), kind: .unavailable)
             }
             let holder = describeHolder(fd)
             guard ContinuousClock.now < deadline else {
-                throw CellpathError(.temporary, "modem's bearer is busy: \(holder) is changing it",
+                throw CellpathError(.temporary, "the modem's bearer is busy: \(holder) is changing it",
                                     hint: wait == .zero ? "retry when it is done, or wait for it with --wait SECONDS"
                                                         : "retry when it is done, or wait longer with --wait SECONDS")
             }
@@ -49,20 +59,26 @@ public final class ModemLock: Sendable {
                 waiting(holder)
                 told = true
             }
+            descriptor.close()
             do {
                 try await Task.sleep(for: retryInterval)
             } catch {
                 throw CellpathError(.cancelled, "cancelled while waiting for \(holder)")
             }
         }
-        let lock = ModemLock(descriptor: descriptor)
-        lock.describe(purpose)
-        return lock
     }
 
-    /// Releases the lock (closing the file releases it too).
+    /// Releases the lock, removing its file first: a process waiting on the removed file finds
+    /// it gone once it holds it, and starts again with the path's new file.
     public func release() {
+        unlink(path)
         descriptor.close()
+    }
+
+    /// Whether `fd` is still the file at `path`.
+    private static func isStillAtPath(_ fd: Int32, _ path: String) -> Bool {
+        var open = stat(), named = stat()
+        return fstat(fd, &open) == 0 && lstat(path, &named) == 0 && open.st_dev == named.st_dev && open.st_ino == named.st_ino
     }
 
     /// Writes `cellpath process PID (PURPOSE)` into the lock file for waiting commands.

@@ -9,7 +9,7 @@ package enum ModemOption {
     package static let wait = OptionKey<Double>(
         "wait", "seconds",
         help: "How long to wait for another cellpath process changing this modem's bearer (default: 60; 0: fail at once with 75).",
-        .seconds)
+        .secondsOrZero)
 
     /// The wait that `--wait` gives (60 s by default).
     package static func lockWait(_ parsed: ParsedCommand) -> Duration {
