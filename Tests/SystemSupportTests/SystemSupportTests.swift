@@ -111,6 +111,27 @@ import Testing
         #expect(events.map(\.1) == [1, 2])
     }
 
+    /// `timeout` signals its command and then the command's process group: the same process
+    /// sending the same signal again at once is one event; another sender's signal is another.
+    @Test func aSignalSentAgainAtOnceByTheSameProcessCountsOnce() throws {
+        let counts = Mutex<[Int]>([])
+        let delivered = WaitableValue(0)
+        let watcher = try SignalWatcher(signals: [SIGUSR1]) { _, count in
+            counts.withLock { $0.append(count) }
+            delivered.update { $0 += 1 }
+        }
+        defer { watcher.stop() }
+        kill(getpid(), SIGUSR1)
+        #expect(delivered.wait(until: { $0 >= 1 }, timeout: .seconds(10)) == 1)
+        kill(getpid(), SIGUSR1)  // delivered after the first was handled: not merged by the kernel
+        let other = try Spawn.run(["kill", "-USR1", String(getpid())])
+        #expect(other.status == 0)
+        #expect(delivered.wait(until: { $0 >= 2 }, timeout: .seconds(10)) == 2)
+        // Everything sent has reached the watcher's pipe by now: no third event follows.
+        #expect(delivered.wait(until: { $0 >= 3 }, timeout: .milliseconds(300)) == 2)
+        #expect(counts.withLock { $0 } == [1, 2], "the repeat from this process is not counted; kill(1)'s is")
+    }
+
     @Test func aWaitTimesOutWithTheCurrentValue() {
         let value = WaitableValue(1)
         #expect(value.wait(until: { $0 == 2 }, timeout: .milliseconds(20)) == 1)

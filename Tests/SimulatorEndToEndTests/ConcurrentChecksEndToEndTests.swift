@@ -1,0 +1,106 @@
+import CellpathCore
+import Glibc
+import SimulatorScenario
+import SystemSupport
+import Testing
+import TestSupport
+
+/// Several cellpath processes on the same modems at once, as a gateway's timer and a person
+/// run them: every check concludes, the bearer they share is taken down by the last of them,
+/// and nothing accumulates (addresses, rules, default routes, records). And a signal that
+/// reaches a check both directly and through its process group counts once.
+@Suite(.serialized, .enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)))
+struct ConcurrentChecksEndToEndTests {
+    /// Two modems (MBIM and QMI) whose SIMs are both unchanged: every check is verified.
+    static var twoVerifiedModems: Scenario {
+        var scenario = Scenario.builtIn
+        var second = scenario.modems[0]
+        scenario.modems[0].sim?.msisdn = "+447940448591"
+        second.protocol = .qmi
+        second.sim?.msisdn = "+447940448592"
+        second.imei = "351234567890132"
+        second.sim?.iccid = "8900101234567890138"
+        second.sim?.imsi = "001010123456780"
+        scenario.modems.append(second)
+        return scenario
+    }
+
+    /// Runs `count` copies of `cellpath ARGS…` on the device at once; their statuses and outputs.
+    static func concurrently(_ count: Int, _ device: SimulatedDevice, _ arguments: [String]) throws -> [(status: Int32?, output: String)] {
+        let outputs = (0..<count).map { "/tmp/\(device.prefix)concurrent-\($0)" }
+        defer { outputs.forEach { unlink($0) } }
+        let processes = try outputs.map {
+            try BackgroundProcess([CellpathBinary.path, "sim", "exec", "--prefix", device.prefix, "--", CellpathBinary.path] + arguments,
+                                  output: $0, environment: ["PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "HOME": "/nonexistent",
+                                                            "CELLPATH_SYSTEM_CONFIG": "/nonexistent/cellpath.conf"])
+        }
+        return zip(processes, outputs).map { process, output in
+            let ended = process.wait(timeoutMs: 180_000)
+            return (ended ? process.exitStatus : nil, FileSystem.readText(output) ?? "")
+        }
+    }
+
+    /// What cellpath's bearers leave in the device namespace: addresses on the modems'
+    /// interfaces, source rules, default routes through them, and bearer records.
+    static func leftovers(_ device: SimulatedDevice) throws -> [String] {
+        var found: [String] = []
+        for interface in ["wwan0", "wwan1"] {
+            let addresses = try device.run(["ip", "addr", "show", "dev", interface, "scope", "global"]).stdout
+            if addresses.contains("inet") { found.append("\(interface) addresses: \(addresses)") }
+        }
+        let rules = try device.run(["ip", "rule"]).stdout.split(separator: "\n").filter { $0.contains("100.64.") }
+        if !rules.isEmpty { found.append("rules: \(rules)") }
+        let routes = try device.run(["ip", "route", "show", "default"]).stdout.split(separator: "\n").filter { $0.contains("wwan") }
+        if !routes.isEmpty { found.append("default routes: \(routes)") }
+        let state = try #require(try device.environment()["CELLPATH_STATE_DIR"])
+        let records = try ProcessRunner.run(["ls", "-A", state]).stdout
+        if !records.isEmpty { found.append("records: \(records)") }
+        return found
+    }
+
+    @Test(arguments: [2, 8])
+    func concurrentChecksOnOneModemAllConcludeAndLeaveNothing(_ count: Int) throws {
+        try SimulatedDevice.with(connect: false) { device in
+            let routesBefore = try device.run(["ip", "route", "show", "default"]).stdout
+            let results = try Self.concurrently(count, device, ["subscriber-check", "+447940448591", "-m", "0", "--direct", "--json"])
+            for result in results {
+                #expect(result.status == 0, "\(result.output)")
+                #expect(result.output.contains("\"outcome\": \"verified\""), "\(result.output)")
+            }
+            #expect(try device.status()["modems"]?.array?[0]["bearer"]?.string == "disconnected")
+            #expect(try Self.leftovers(device) == [])
+            #expect(try device.run(["ip", "route", "show", "default"]).stdout == routesBefore)
+        }
+    }
+
+    /// Parallel `-m all` runs, again and again: default routes do not pile up.
+    @Test func repeatedParallelRunsOnEveryModemDoNotAccumulateRoutes() throws {
+        try SimulatedDevice.with(Self.twoVerifiedModems, connect: false) { device in
+            let routesBefore = try device.run(["ip", "route", "show", "default"]).stdout
+            for _ in 0..<3 {
+                let results = try Self.concurrently(3, device, ["subscriber-check", "-m", "all", "--direct", "--json"])
+                for result in results { #expect(result.status == 0, "\(result.output)") }
+                #expect(try Self.leftovers(device) == [])
+                #expect(try device.run(["ip", "route", "show", "default"]).stdout == routesBefore)
+            }
+        }
+    }
+
+    /// `timeout` sends its signal to the command and then to the command's process group, as
+    /// a control-group kill or a terminal may: one event, so the check cancels and cleans up
+    /// (exit 130, no bearer left) instead of taking the "second Ctrl-C" way out.
+    @Test func aSignalToTheCommandAndItsGroupCountsOnce() throws {
+        var scenario = Scenario.builtIn
+        scenario.api.slowMs = 4000
+        try SimulatedDevice.with(scenario, connect: false) { device in
+            let result = try ProcessRunner.run(["timeout", "--preserve-status", "-s", "INT", "2", CellpathBinary.path, "sim", "exec", "--prefix", device.prefix,
+                                                "--", CellpathBinary.path, "subscriber-check", "+447940448591", "-m", "0", "--direct"],
+                                               environment: ["PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "HOME": "/nonexistent",
+                                                             "CELLPATH_SYSTEM_CONFIG": "/nonexistent/cellpath.conf"])
+            #expect(result.status == 130, "\(result.stderr)")
+            #expect(result.stderr.contains("error: cancelled"), "\(result.stderr)")
+            #expect(try device.status()["modems"]?.array?[0]["bearer"]?.string == "disconnected")
+            #expect(try Self.leftovers(device) == [])
+        }
+    }
+}
