@@ -52,7 +52,8 @@ package enum BearerUpCommand {
             else ipv4v6): the network grants what it allows of it (an IPv4-only network narrows
             ipv4v6 to IPv4). Exit 0 with the path; 64 several modems and none named; 65 a bad PIN file; 66 an
             unreadable file; 69 no SIM, registration denied, connection refused, no modem, the
-            bearer dropped; 75 not registered or no answer in time; 77 the SIM locked (no PIN or
+            bearer dropped; 75 not registered or no answer in time, or another cellpath process
+            changing the bearer beyond --wait; 77 the SIM locked (no PIN or
             too few attempts left, wrong PIN) or no CAP_NET_ADMIN; 130 cancelled.
             """,
         options: BearerCommand.options + [apn.spec, ipType.spec, auth.spec, user.spec, passwordFile.spec, pinFile.spec],
@@ -123,12 +124,17 @@ package enum BearerDownCommand {
             Removes the address, routes and rule that cellpath added and restores rp_filter, then
             disconnects the bearer if cellpath connected it (any run, any process: see
             /run/cellpath). A bearer that another program connected is left connected unless
-            --force. Idempotent: a bearer already down exits 0.
+            --force. A bearer that running cellpath commands use (checks, fetches) is left to the
+            last of them, which takes it down ("bearer": "in-use", exit 0) unless --force. A record
+            that is not cellpath's own, or names what is not the modem's, is refused (65) and moved
+            aside; --force then removes what has cellpath's shape on the modem's interface.
+            Idempotent: a bearer already down exits 0.
             """,
         options: BearerCommand.options + [force.spec],
         action: .program(.modems))
 
-    package static let force = Flag("force", help: "Also disconnect a bearer that cellpath did not bring up.")
+    package static let force = Flag(
+        "force", help: "Also disconnect a bearer that cellpath did not bring up, or that running cellpath commands use; without a record, remove what has cellpath's shape on the interface.")
 }
 
 /// `cellpath bearer status`: the bearer as the modem and the kernel report it.
