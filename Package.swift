@@ -104,7 +104,7 @@ let package = Package(
         .executableTarget(name: "cellpath-ipconfig-probe", dependencies: ["IPConfiguration", "CellpathCore"], path: "Tests/IPConfigProbe"),
         .target(name: "TestSupport", dependencies: ["CellpathCore", "SystemSupport", "Simulator", "SimulatorScenario", "SimulatedModems",
                                                    "ModemDiscovery"], path: "Tests/TestSupport"),
-        .testTarget(name: "CellpathCLITests", dependencies: ["CellpathCLI", "TestSupport"]),
+        .testTarget(name: "CellpathCLITests", dependencies: ["CellpathCLI", "SystemSupport", "TestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["TestSupport"]),
         .testTarget(name: "SystemSupportTests", dependencies: ["SystemSupport"]),
         .testTarget(name: "PhoneNumbersTests", dependencies: ["PhoneNumbers"]),

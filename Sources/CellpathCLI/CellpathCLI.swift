@@ -1,5 +1,6 @@
 import CellpathCore
 import Glibc
+import Synchronization
 import SystemSupport
 
 /// The command-line program: parses argv, runs the command with cancellation on
@@ -113,9 +114,12 @@ public enum CellpathCLI {
             return try action(parsed, context)
         case .async(let action):
             let completion = Completion<CommandOutcome>()
+            let running = Mutex<Task<Void, Never>?>(nil)
+            // Without the watcher Ctrl-C could not cancel the command and clean up: it does not start.
+            let signals = try SignalHandling.install { running.withLock { $0?.cancel() } }
+            defer { signals.stop() }
             let task = Task.detached { await completion.finish { try await action(parsed, context) } }
-            let signals = SignalHandling.install { task.cancel() }
-            defer { signals?.stop() }
+            running.withLock { $0 = task }
             return try completion.wait()
         case .program(let other):
             throw CellpathError(.internalError, "an implementation cannot hand '\(parsed.commandName)' over to \(other.rawValue)")

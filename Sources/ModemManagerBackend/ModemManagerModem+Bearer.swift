@@ -194,7 +194,11 @@ extension ModemManagerModem {
                 || (mm_modem_get_unlock_required(modem) != MM_MODEM_LOCK_SIM_PIN && state.rawValue >= MM_MODEM_STATE_DISABLED.rawValue)
         }
         while !initialised() && session.secondsLeft > 0.2 {
-            try? await Task.sleep(for: .milliseconds(100))
+            do {
+                try await Task.sleep(for: .milliseconds(100))
+            } catch {
+                throw ModemError(.transport, .cancelled, operation: session.describe("unlock the SIM"), reason: "cancelled")
+            }
         }
         return try await simState()
     }

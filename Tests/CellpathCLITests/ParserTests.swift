@@ -1,4 +1,6 @@
 @testable import CellpathCLI
+import Glibc
+import SystemSupport
 import Testing
 
 /// The options and arguments of the test tree, one of each kind.
@@ -234,6 +236,15 @@ private func usageError(_ arguments: [String]) -> UsageError? {
             #expect(CellpathCLI.main(arguments, environment: [:], program: .front) == ExitCode.usage.rawValue, "\(arguments)")
         }
         #expect(ExitCode.usage.rawValue == 64)
+    }
+
+    /// A command that Ctrl-C could not cancel does not start: when the signal watcher cannot be
+    /// installed (here: one is installed already), the command fails with 70 before it runs.
+    @Test @MainActor func aCommandDoesNotStartWithoutItsSignalWatcher() throws {
+        let other = try SignalWatcher(signals: [SIGUSR2])
+        defer { other.stop() }
+        let code = CellpathCLI.main(["config", "show"], environment: ["HOME": "/nonexistent", "CELLPATH_SYSTEM_CONFIG": "/nonexistent/cellpath.conf"], program: .front)
+        #expect(code == ExitCode.internalError.rawValue)
     }
 
     @Test func noCommandDeclaresAnOptionNameTwice() {

@@ -1,3 +1,4 @@
+import CellpathCore
 import Glibc
 import SystemSupport
 
@@ -7,9 +8,18 @@ import SystemSupport
 /// hooks (the HTTP engine's abortive close of bearer-bound sockets) and exits with 130.
 enum SignalHandling {
     /// Installs the policy; `cancel` is called once, on the first signal, from the watcher thread.
-    /// Stop the returned watcher when the command is over.
-    static func install(cancel: @escaping @Sendable () -> Void) -> SignalWatcher? {
-        try? SignalWatcher { _, count in
+    /// Stop the returned watcher when the command is over. Throws when the watcher cannot be
+    /// installed: a command that Ctrl-C could not cancel must not start.
+    static func install(cancel: @escaping @Sendable () -> Void) throws(CellpathError) -> SignalWatcher {
+        do {
+            return try watcher(cancel: cancel)
+        } catch {
+            throw CellpathError(.internalError, "couldn't watch for Ctrl-C (SIGINT, SIGTERM): \(error.description)")
+        }
+    }
+
+    private static func watcher(cancel: @escaping @Sendable () -> Void) throws(SystemError) -> SignalWatcher {
+        try SignalWatcher { _, count in
             if count == 1 {
                 Terminal.writeErr("\ncancelling… (press Ctrl-C again to exit now)\n")
                 cancel()
