@@ -86,6 +86,37 @@ struct ConcurrentChecksEndToEndTests {
         }
     }
 
+    /// `bearer up` while a check uses the bearer the check brought up: the bearer is kept, so the
+    /// check leaves it up when it is done; `bearer down` then takes it down.
+    @Test func bearerUpDuringACheckKeepsTheBearerAfterIt() throws {
+        var scenario = Scenario.builtIn
+        scenario.api.slowMs = 3000
+        try SimulatedDevice.with(scenario, connect: false) { device in
+            let output = "/tmp/\(device.prefix)check"
+            defer { unlink(output) }
+            let check = try BackgroundProcess([CellpathBinary.path, "sim", "exec", "--prefix", device.prefix, "--", CellpathBinary.path,
+                                               "subscriber-check", "+447940448591", "-m", "0", "--direct"],
+                                              output: output, environment: ["PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "HOME": "/nonexistent",
+                                                                            "CELLPATH_SYSTEM_CONFIG": "/nonexistent/cellpath.conf"])
+            var connected = false
+            for _ in 0..<100 where !connected {
+                connected = try device.run(["ip", "-4", "addr", "show", "dev", "wwan0"]).stdout.contains("inet 100.64.23.10")
+                if !connected { usleep(50_000) }
+            }
+            #expect(connected, "the check brought the bearer up")
+            let up = try device.cellpath(["bearer", "up", "-m", "0", "--json"])
+            #expect(up.status == 0, "\(up.stderr)")
+            #expect(try JSONValue.parse(up.stdout)["reused"]?.bool == true)
+            #expect(check.wait(timeoutMs: 60_000))
+            #expect(check.exitStatus == 0, "\(FileSystem.readText(output) ?? "")")
+            #expect(try device.status()["modems"]?.array?[0]["bearer"]?.string == "connected", "kept by bearer up")
+            #expect(try device.run(["ip", "-4", "addr", "show", "dev", "wwan0"]).stdout.contains("inet 100.64.23.10"))
+            let down = try device.cellpath(["bearer", "down", "-m", "0"])
+            #expect(down.status == 0, "\(down.stderr)")
+            #expect(try Self.leftovers(device) == [])
+        }
+    }
+
     /// `timeout` sends its signal to the command and then to the command's process group, as
     /// a control-group kill or a terminal may: one event, so the check cancels and cleans up
     /// (exit 130, no bearer left) instead of taking the "second Ctrl-C" way out.
