@@ -32,14 +32,19 @@ extension ValueConversion where Value == Int {
 
 extension ValueConversion where Value == Double {
     /// A positive duration in seconds: `5`, `2.5s` or `500ms`.
-    static var seconds: ValueConversion {
+    static var seconds: ValueConversion { duration(allowingZero: false) }
+
+    /// A duration in seconds that may be zero (`0`: no wait): `0`, `5`, `2.5s` or `500ms`.
+    static var secondsOrZero: ValueConversion { duration(allowingZero: true) }
+
+    private static func duration(allowingZero: Bool) -> ValueConversion {
         ValueConversion { text throws(InvalidOptionValue) in
             let number: Double?
             if text.hasSuffix("ms") { number = Double(text.dropLast(2)).map { $0 / 1000 } }
             else if text.hasSuffix("s") { number = Double(text.dropLast()) }
             else { number = Double(text) }
-            guard let number, number > 0, number.isFinite else {
-                throw InvalidOptionValue(noun: "duration", expectation: "seconds, e.g. 5, 2.5 or 500ms")
+            guard let number, allowingZero ? number >= 0 : number > 0, number.isFinite else {
+                throw InvalidOptionValue(noun: "duration", expectation: allowingZero ? "seconds, e.g. 0, 5, 2.5 or 500ms" : "seconds, e.g. 5, 2.5 or 500ms")
             }
             return number
         }

@@ -103,7 +103,8 @@ package enum FetchCommand {
             guard let harFailure, let output = printed.output else { return printed }
             return CommandOutcome(output, failure: CommandFailure(harFailure))
         }
-        let output = Output(try record(report, disclosure), humanLines: report.humanLines(disclosure, hops: !context.global.quiet))
+        let output = Output(try record(report, disclosure), humanLines: report.humanLines(disclosure, hops: false),
+                            details: report.trace.hopLines(disclosure))
         if let failure = report.failure {
             if let harFailure { context.logger.error("\(harFailure.message)") }
             return CommandOutcome(output, failure: CommandFailure(failure.cellpathError, details: try details(of: failure)))
