@@ -246,6 +246,13 @@ struct CheckCommandsEndToEndTests {
                     "\(allowed.stderr)")
             #expect(!allowed.stderr.contains("code=") || allowed.stderr.contains("code=[redacted]"), "\(allowed.stderr)")
             #expect(try device.status()["modems"]?.array?[0]["bearer"]?.string == "disconnected")
+
+            // fetch without --strict lets the downgrade through, and says so even with -q.
+            try device.bearer(connect: true)
+            let check = try device.createCheck("subscriber_check/v0.2", token: try device.token("subscriber_check"))
+            let fetched = try device.cellpath(["fetch", "--interface", "wwan0", "--dns", "100.64.0.53", "-q", check.url])
+            #expect(fetched.status == 0, "\(fetched.stderr)")
+            #expect(fetched.stderr.contains("warning: hop ") && fetched.stderr.contains("(without --strict)"), "\(fetched.stderr)")
         }
     }
 

@@ -88,6 +88,7 @@ package enum FetchCommand {
 
         let disclosure = context.global.disclosure
         logDetails(report.trace.redacted(disclosure), interface: path.interfaceName, context.logger)
+        warnAboutDowngrades(in: report.trace, allowedBy: "without --strict", context.logger)
         // The trace is printed even when its HAR copy cannot be written: nothing of the chain is lost.
         var harFailure: CellpathError?
         if let har = parsed[Self.har] {
@@ -111,6 +112,14 @@ package enum FetchCommand {
         }
         if let harFailure { return CommandOutcome(output, failure: CommandFailure(harFailure)) }
         return CommandOutcome(output)
+    }
+
+    /// Warns, even with `--quiet`, about each downgraded hop of a chain (`allowedBy`: what let it
+    /// through): what it sent went without TLS.
+    static func warnAboutDowngrades(in trace: FetchReport?, allowedBy: String, _ logger: Logger) {
+        for hop in trace?.redacted(logger.disclosure).hops ?? [] where hop.downgrade {
+            logger.unsuppressibleWarning("hop \(hop.index) downgraded to plain http (\(hop.url)): what it carried went without TLS (\(allowedBy))")
+        }
     }
 
     /// `--print FIELD`: that field alone on stdout; a failure, or a result without it, is an error.

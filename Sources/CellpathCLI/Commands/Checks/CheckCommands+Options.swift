@@ -48,11 +48,9 @@ extension CheckCommands {
     package static func usesInterface(_ parsed: ParsedCommand) -> Bool { parsed[FetchCommand.interface] != nil }
 
     /// Warns, even with `--quiet`, about each downgraded hop of a chain (`--allow-downgrade` let it
-    /// through): what it sent went without TLS.
+    /// through).
     package static func warnAboutDowngrades(in trace: FetchReport?, _ logger: Logger) {
-        for hop in trace?.redacted(logger.disclosure).hops ?? [] where hop.downgrade {
-            logger.unsuppressibleWarning("hop \(hop.index) downgraded to plain http (\(hop.url)): what it carried went without TLS (--allow-downgrade)")
-        }
+        FetchCommand.warnAboutDowngrades(in: trace, allowedBy: "--allow-downgrade", logger)
     }
 
     /// Refuses, before any run, a `--metrics-file` that cannot be written.
