@@ -1,4 +1,5 @@
 @testable import CellpathCLI
+import CellpathCore
 import Testing
 import Workflow
 
@@ -61,5 +62,30 @@ import Workflow
         #expect(text.contains("cellpath_check_step_seconds_sum{product=\"subscriber_check\",step=\"check_url\"} 0.0274\n"), "\(text)")
         let values = text.split(separator: "\n").filter { !$0.hasPrefix("#") }.compactMap { $0.split(separator: " ").last }
         #expect(values.allSatisfy { $0.count <= 12 }, "\(values)")
+    }
+}
+
+/// Field mode's run loop.
+@Suite struct FieldRunTests {
+    /// Counts the calls of a lane's `finally`.
+    private actor Releases {
+        private(set) var count = 0
+        func add() { count += 1 }
+    }
+
+    @Test func aMetricsFileThatCannotBeWrittenStopsTheRunsButStillReleasesTheBearer() async throws {
+        var global = GlobalOptions()
+        global.quiet = true
+        let context = CommandContext(global: global, environment: [:], logger: .silent, progress: Progress(enabled: false))
+        let field = FieldRun(product: .subscriberCheck, runs: 3, interval: nil, metricsFile: "/nonexistent-cellpath-dir/metrics.prom",
+                             context: context)
+        let releases = Releases()
+        let lane = FieldRun.Lane(modem: nil, once: {
+            var report = CheckRunReport(product: .subscriberCheck, phoneNumber: "+447940448591", backend: "test", apiVersion: .v0_2)
+            report.outcome = .verified
+            return report
+        }, finally: { await releases.add() })
+        await #expect(throws: CellpathError.self) { try await field.run([lane]) }
+        #expect(await releases.count == 1)
     }
 }

@@ -57,7 +57,19 @@ package struct FieldRun {
         return CommandOutcome(output, exitCode: CheckListing.exitCode(total.worstOutcome))
     }
 
+    /// Runs `lane`, and then its `finally` whatever happened (a metrics file that could not be
+    /// written stops the runs, but the bearer is still released).
     private func run(_ lane: Lane, into summary: SummaryBox) async throws {
+        do {
+            try await runs(of: lane, into: summary)
+        } catch {
+            await lane.finally()
+            throw error
+        }
+        await lane.finally()
+    }
+
+    private func runs(of lane: Lane, into summary: SummaryBox) async throws {
         let disclosure = context.global.disclosure
         for index in 1...runs {
             let started = ContinuousClock.now
@@ -79,7 +91,6 @@ package struct FieldRun {
             let next = started + .milliseconds(Int(interval * 1000))
             do { try await Task.sleep(until: next, clock: .continuous) } catch { break }
         }
-        await lane.finally()
     }
 }
 
