@@ -73,6 +73,8 @@ import Workflow
         func add() { count += 1 }
     }
 
+    /// The runs stop with exit 73 and the summary so far (one JSON line, as field mode prints it),
+    /// and the lane's bearer is still released.
     @Test func aMetricsFileThatCannotBeWrittenStopsTheRunsButStillReleasesTheBearer() async throws {
         var global = GlobalOptions()
         global.quiet = true
@@ -85,7 +87,11 @@ import Workflow
             report.outcome = .verified
             return report
         }, finally: { await releases.add() })
-        await #expect(throws: CellpathError.self) { try await field.run([lane]) }
+        let outcome = try await field.run([lane])
         #expect(await releases.count == 1)
+        #expect(outcome.exitStatus == ExitCode.cannotCreate.rawValue)
+        #expect(outcome.failure?.error.message.contains("/nonexistent-cellpath-dir/metrics.prom") == true)
+        #expect(outcome.output?.record["runs"] == .int(1))
+        #expect(outcome.output?.jsonOnOneLine == true)
     }
 }

@@ -39,16 +39,23 @@ package struct FieldRun {
     /// Runs every lane `runs` times (fewer when cancelled), the lanes in parallel, each lane's
     /// `finally` after its last run; returns the summary. The exit code is the worst of the runs:
     /// a failure's, else 1 when a run was not verified, else 2 when one found the SIM changed.
+    /// A metrics file that cannot be written stops the runs: the summary so far, with that error.
     package func run(_ lanes: [Lane]) async throws -> CommandOutcome {
         let summary = SummaryBox(FieldSummary(product: product))
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            for lane in lanes {
-                group.addTask { try await run(lane, into: summary) }
+        var stopped: CellpathError?
+        do {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for lane in lanes {
+                    group.addTask { try await run(lane, into: summary) }
+                }
+                try await group.waitForAll()
             }
-            try await group.waitForAll()
+        } catch let error as CellpathError {
+            stopped = error
         }
         let total = await summary.total
         let output = Output(title: total.title, total.record, jsonOnOneLine: true)
+        if let stopped { return CommandOutcome(output, failure: CommandFailure(stopped)) }
         if Task.isCancelled { return CommandOutcome(output, exitCode: .cancelled) }
         if let failure = total.lastFailure {
             return CommandOutcome(output, failure: CommandFailure(CellpathError(
