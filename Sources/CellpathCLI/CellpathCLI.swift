@@ -55,7 +55,7 @@ public enum CellpathCLI {
                            warnings: WarningRecorder()),
             progress: Progress(enabled: Terminal.stderrIsTTY && !global.quiet))
         let renderer = Renderer(json: global.json,
-                                color: global.color.enabled(isTTY: Terminal.stdoutIsTTY, environment: environment))
+                                color: global.color.enabled(isTTY: Terminal.stdoutIsTTY, environment: environment), quiet: global.quiet)
 
         do {
             let outcome: CommandOutcome
@@ -87,8 +87,8 @@ public enum CellpathCLI {
         }
     }
 
-    /// Prints a command's outcome: its output on stdout (with `warnings`, and with the `error`
-    /// object first when it failed, in JSON) and its failure on stderr.
+    /// Prints a command's outcome: its details on stderr, its output on stdout (with `warnings`,
+    /// and with the `error` object first when it failed, in JSON) and its failure on stderr.
     private static func finish(_ outcome: CommandOutcome, renderer: Renderer, warnings: [String], colorErr: Bool) {
         defer { ProgressLine.end() }
         if var output = outcome.output {
@@ -99,6 +99,8 @@ public enum CellpathCLI {
                 }
                 if output.record["warnings"] == nil { output.record.add("warnings", .list(warnings.map(Value.string))) }
             }
+            let details = renderer.renderDetails(output)
+            if !details.isEmpty { Terminal.writeErr(details) }
             Terminal.writeOut(renderer.render(output))
         }
         if let failure = outcome.failure { Terminal.writeErr(errorText(failure.error, color: colorErr)) }

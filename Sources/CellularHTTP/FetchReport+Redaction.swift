@@ -130,9 +130,20 @@ extension FetchReport {
     /// the caller's to report). Redacts per `disclosure`.
     public func humanLines(_ disclosure: Disclosure, hops showHops: Bool = true) -> [String] {
         let r = redacted(disclosure)
+        var lines = showHops ? hopLines(disclosure) : []
+        if let result = r.result {
+            var line = "[fetch] \(result.finalStatus) after \(r.hops.count) hop\(r.hops.count == 1 ? "" : "s") in \(formatMs(r.totalMs)) via \(r.interfaceName)"
+            if let stop = result.stoppedAt { line += "; stopped at \(stop)" }
+            lines.append(line)
+        }
+        return lines
+    }
+
+    /// One line per hop: request, answer, addresses, connection, TLS, downgrade, time. Redacts per `disclosure`.
+    public func hopLines(_ disclosure: Disclosure) -> [String] {
         var lines: [String] = []
         var sawHTTPS = false
-        for hop in r.hops where showHops {
+        for hop in redacted(disclosure).hops {
             var line = "[hop \(hop.index)] \(hop.method) \(hop.url) → \(hop.status == 0 ? "no response" : String(hop.status))"
             if let location = hop.location { line += " → \(location)" }
             line += hop.remoteAddress.isEmpty ? " (no connection"
@@ -146,11 +157,6 @@ extension FetchReport {
             }
             sawHTTPS = sawHTTPS || hop.url.hasPrefix("https:")
             line += ", \(formatMs(hop.timings.totalMs)))"
-            lines.append(line)
-        }
-        if let result = r.result {
-            var line = "[fetch] \(result.finalStatus) after \(r.hops.count) hop\(r.hops.count == 1 ? "" : "s") in \(formatMs(r.totalMs)) via \(r.interfaceName)"
-            if let stop = result.stoppedAt { line += "; stopped at \(stop)" }
             lines.append(line)
         }
         return lines

@@ -88,7 +88,7 @@ struct RedirectPolicy {
             if request.isDowngrade && strict {
                 let why = httpsHosts.contains(request.url.host) ? "\(request.url.host) was reached over https before"
                     : "it would carry a credential (a code or an assertion) without TLS"
-                throw FetchFailure(.downgradeRefused, "refused a downgrade to plain http: \(why) (--strict)", hop: request.index)
+                throw FetchFailure(.downgradeRefused, "refused a downgrade to plain http: \(why)", hop: request.index)
             }
         }
         if request.url.origin != firstOrigin {

@@ -31,7 +31,7 @@ extension CheckCommands {
             let number = try phoneNumber(try parsed[phone], product, parsed, configuration, context)
             let runner = CheckRunner(backend: backend, pathProvider: NoPath(), checkURLRequest: FetchRequest(url: ""), progress: progress)
             let once: @Sendable () async -> CheckRunReport = { await runner.runSIMCheck(phoneNumber: number.e164, options: options) }
-            guard fieldMode else { return try CheckListing.outcome(await once(), context.global.disclosure, hops: !context.global.quiet) }
+            guard fieldMode else { return try CheckListing.outcome(await once(), context.global.disclosure) }
             return try await field(product, runs, parsed, context).run([FieldRun.Lane(modem: nil, once: once, finally: {})])
         }
 
@@ -45,13 +45,17 @@ extension CheckCommands {
             let runner = CheckRunner(backend: backend, pathProvider: provider, checkURLRequest: request, operatorOverride: operatorHeader,
                                      dnsCache: keepsBearer ? BearerDNSCache() : nil, progress: progress)
             return FieldRun.Lane(modem: lanes.count > 1 ? lane.modem : nil,
-                                 once: { await runner.run(product, phoneNumber: lane.number, options: options) },
+                                 once: {
+                                     let report = await runner.run(product, phoneNumber: lane.number, options: options)
+                                     warnAboutDowngrades(in: report.checkURL?.trace, context.logger)
+                                     return report
+                                 },
                                  finally: { await (provider as? FieldRunPath)?.releaseAtEnd() })
         }
         guard fieldMode || prepared.count > 1 else {
             let report = await prepared[0].once()
             try Task.checkCancellation()
-            return try CheckListing.outcome(report, context.global.disclosure, hops: !context.global.quiet)
+            return try CheckListing.outcome(report, context.global.disclosure)
         }
         return try await field(product, runs, parsed, context).run(prepared)
     }
@@ -182,6 +186,7 @@ extension CheckCommands {
                                  checkURLRequest: try checkURLRequest(parsed, configuration), progress: { context.progress.step($0) })
         let report = await runner.coverage()
         try Task.checkCancellation()
+        warnAboutDowngrades(in: report.trace, context.logger)
         return CoverageListing.outcome(report, context.global.disclosure)
     }
 

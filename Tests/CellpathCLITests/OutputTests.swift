@@ -131,6 +131,30 @@ import Testing
         #expect(Renderer(json: true, color: false).render(Output(record)).contains(#""c1\u001b[2J"#))
     }
 
+    @Test func quietHumanOutputIsTheTitleAlone() {
+        #expect(Renderer(json: false, color: false, quiet: true).render(sample) == "+447940448591\n")
+        // Without a title the whole result is the result line(s).
+        #expect(Renderer(json: false, color: false, quiet: true).render(Output(Record(), humanLines: ["a", "b"])) == "a\nb\n")
+        // JSON is the same with or without --quiet.
+        #expect(Renderer(json: true, color: false, quiet: true).render(sample) == Renderer(json: true, color: false).render(sample))
+    }
+
+    @Test func detailsAreForPeopleOnlyAndNotWithQuietOrJSON() {
+        let output = Output(Record(), humanLines: ["+••••91: verified"], details: ["[hop 1] GET https://a.test/ \u{1B}[2J"])
+        #expect(Renderer(json: false, color: false).render(output) == "+••••91: verified\n")
+        #expect(Renderer(json: false, color: false).renderDetails(output) == "[hop 1] GET https://a.test/ \\x1b[2J\n")
+        #expect(Renderer(json: false, color: false, quiet: true).renderDetails(output) == "")
+        #expect(Renderer(json: true, color: false).renderDetails(output) == "")
+    }
+
+    @Test func aJSONLinesSummaryIsOneLine() {
+        var output = sample
+        output.jsonOnOneLine = true
+        let text = Renderer(json: true, color: false).render(output)
+        #expect(text.hasSuffix("}\n") && text.dropLast().contains("\n") == false, "\(text)")
+        #expect(text.hasPrefix(#"{"e164": "+447940448591","valid": true,"#), "\(text)")
+    }
+
     @Test func colorModes() {
         #expect(ColorMode.auto.enabled(isTTY: true, environment: [:]))
         #expect(!ColorMode.auto.enabled(isTTY: false, environment: [:]))
@@ -201,6 +225,16 @@ import Testing
         #expect(warnings.all == ["Location x\u{1B}[2Jy"])
         logger.scoped("hop 1").warning("second")
         #expect(warnings.all.count == 2)
+    }
+
+    @Test func anUnsuppressibleWarningIsPrintedWhateverTheThreshold() {
+        let sink = Lines()
+        let warnings = WarningRecorder()
+        let logger = Logger(threshold: .error, sink: sink, warnings: warnings)
+        logger.warning("hidden by --quiet")
+        logger.unsuppressibleWarning("code \("SECRET", as: .code) sent without TLS")
+        #expect(sink.lines == ["warning: code [redacted] sent without TLS"])
+        #expect(warnings.all == ["hidden by --quiet", "code [redacted] sent without TLS"])
     }
 
     @Test func msisdnMaskKeepsThePlus() {

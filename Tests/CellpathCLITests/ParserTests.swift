@@ -15,6 +15,7 @@ private enum Keys {
     static let ipType = OptionKey<IPType>("ip-type", "type", help: "IP type.", .choice)
     static let maxHops = OptionKey<Int>("max-hops", short: "n", "n", help: "Hops.", .integer(in: 1...50))
     static let delay = OptionKey<Double>("delay", "seconds", help: "Delay.", .seconds)
+    static let pause = OptionKey<Double>("pause", "seconds", help: "Pause.", .secondsOrZero)
     static let port = RepeatableOptionKey<Int>("port", "n", help: "Port.", .integer(in: 1...65535))
     static let foreground = Flag("foreground", help: "Stay.")
     static let command = VariadicArgumentKey("command", help: "Command.")
@@ -31,7 +32,7 @@ private let tree = CommandSpec(
                     action: .async { _, _ in CommandOutcome() }),
         CommandSpec(name: "fetch", abstract: "Fetch.",
                     arguments: [Keys.url.spec],
-                    options: [Keys.header.spec, Keys.ipType.spec, Keys.maxHops.spec, Keys.delay.spec, Keys.port.spec],
+                    options: [Keys.header.spec, Keys.ipType.spec, Keys.maxHops.spec, Keys.delay.spec, Keys.pause.spec, Keys.port.spec],
                     action: .async { _, _ in CommandOutcome() }),
         CommandSpec(name: "sim", abstract: "Simulator.", subcommands: [
             CommandSpec(name: "up", abstract: "Start.", options: [Keys.foreground.spec],
@@ -199,6 +200,22 @@ private func usageError(_ arguments: [String]) -> UsageError? {
         #expect(try parsed[Keys.url] == "u")
     }
 
+    @Test func aDurationThatMayBeZeroTakesZero() throws {
+        #expect(try run(["fetch", "--pause", "0", "u"])[Keys.pause] == 0)
+        #expect(try run(["fetch", "--pause", "0ms", "u"])[Keys.pause] == 0)
+        #expect(try run(["fetch", "--pause", "250ms", "u"])[Keys.pause] == 0.25)
+    }
+
+    /// Field mode's `--interval 0` means back to back, as no `--interval` does.
+    @Test func theCheckIntervalTakesZero() throws {
+        let parsed = try CommandLineParser(root: CommandTree.root).parse(["subscriber-check", "+447940448591", "--repeat", "3", "--interval", "0"])
+        guard case .run(_, let command) = parsed else {
+            Issue.record("not a command to run: \(parsed)")
+            return
+        }
+        #expect(command[CheckCommands.interval] == 0)
+    }
+
     @Test func absentOptionsReadAsNothing() throws {
         let parsed = try run(["fetch", "u"])
         #expect(parsed[Keys.maxHops] == nil)
@@ -215,6 +232,7 @@ private func usageError(_ arguments: [String]) -> UsageError? {
         (["fetch", "-n-3", "u"], "invalid value '-3' for '--max-hops': expected an integer from 1 to 50"),
         (["fetch", "--delay", "5x", "u"], "invalid duration '5x' for '--delay': expected seconds, e.g. 5, 2.5 or 500ms"),
         (["fetch", "--delay", "0", "u"], "invalid duration '0' for '--delay': expected seconds, e.g. 5, 2.5 or 500ms"),
+        (["fetch", "--pause=-1", "u"], "invalid duration '-1' for '--pause': expected seconds, e.g. 0, 5, 2.5 or 500ms"),
         (["fetch", "--port", "80", "--port", "http", "u"], "invalid value 'http' for '--port': expected an integer from 1 to 65535"),
         (["fetch", "u", "--ip-type", "IPV4"], "invalid value 'IPV4' for '--ip-type': expected one of ipv4, ipv6, any"),
     ] as [([String], String)])

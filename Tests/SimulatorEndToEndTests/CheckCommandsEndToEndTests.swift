@@ -65,20 +65,31 @@ struct CheckCommandsEndToEndTests {
     }
 
     /// `--modem all` without a number: each modem checks the number its own SIM holds, in
-    /// parallel, each on its own bearer; one JSON line per run and a summary.
+    /// parallel, each on its own bearer; one JSON line per run and a summary line; the exit code
+    /// is the worst verdict (2: one SIM changed), and the metrics name each modem.
     @Test func everyModemChecksItsOwnNumber() throws {
         try SimulatedDevice.with(Self.twoModems, connect: false) { device in
-            let result = try device.cellpath(["subscriber-check", "-m", "all", "--direct", "--json"])
-            #expect(result.status == 0, "\(result.stderr)")
+            let metrics = "/tmp/\(device.prefix)modems.prom"
+            defer { unlink(metrics) }
+            let result = try device.cellpath(["subscriber-check", "-m", "all", "--direct", "--json", "--metrics-file", metrics])
+            #expect(result.status == 2, "\(result.stderr)")
             let lines = result.stdout.split(separator: "\n").map(String.init)
+            #expect(lines.count == 3, "two runs and the summary, a JSON value each: \(result.stdout)")
             let runs = try lines.prefix(2).map { try JSONValue.parse($0) }.sorted { ($0["modem"]?.int ?? 0) < ($1["modem"]?.int ?? 0) }
             #expect(runs.map { $0["modem"] } == [.int(0), .int(1)])
             #expect(runs.map { $0["outcome"]?.string } == ["verified", "sim_changed"])
             #expect(runs.map { $0["path"]?["interface"]?.string } == ["wwan0", "wwan1"])
-            let summary = try JSONValue.parse(lines.dropFirst(2).joined(separator: "\n"))
+            let summary = try JSONValue.parse(try #require(lines.last))
             #expect(summary["runs"] == .int(2))
             #expect(summary["outcomes"]?["sim_changed"] == .int(1))
+            let text = String(decoding: try FileSystem.read(metrics, limit: 1 << 20), as: UTF8.self)
+            #expect(text.contains("cellpath_check_runs{product=\"subscriber_check\",modem=\"1\",outcome=\"sim_changed\"} 1"), "\(text)")
+            #expect(text.contains("cellpath_check_runs{product=\"subscriber_check\",modem=\"0\",outcome=\"sim_changed\"} 0"), "\(text)")
             #expect(try device.status()["modems"]?.array?.map { $0["bearer"]?.string } == ["disconnected", "disconnected"])
+
+            let oneChanged = try device.cellpath(["subscriber-check", "-m", "all", "--direct", "-q"])
+            #expect(oneChanged.status == 2, "\(oneChanged.stderr)")
+            #expect(oneChanged.stdout.split(separator: "\n").count == 1, "-q: the summary line alone: \(oneChanged.stdout)")
         }
     }
 
@@ -164,19 +175,84 @@ struct CheckCommandsEndToEndTests {
             let metrics = "/tmp/\(device.prefix)metrics.prom"
             defer { unlink(metrics) }
             let result = try device.cellpath(["subscriber-check", "+447940448591", "-m", "0", "--direct", "--repeat", "3",
-                                              "--metrics-file", metrics, "--json"])
+                                              "--interval", "0", "--metrics-file", metrics, "--json"])
             #expect(result.status == 0, "\(result.stderr)")
             let lines = result.stdout.split(separator: "\n").map(String.init)
+            #expect(lines.count == 4, "JSON Lines: three runs and the summary: \(result.stdout)")
             let runs = try lines.prefix(3).map { try JSONValue.parse($0) }
             #expect(runs.map { $0["run"] } == [.int(1), .int(2), .int(3)])
             #expect(runs.allSatisfy { $0["outcome"]?.string == "verified" })
-            let summary = try JSONValue.parse(lines.dropFirst(3).joined(separator: "\n"))
+            let summary = try JSONValue.parse(try #require(lines.last))
             #expect(summary["runs"] == .int(3))
             #expect(summary["outcomes"]?["verified"] == .int(3))
             #expect(summary["steps"]?["check_url"]?["p50_ms"] != nil)
             let text = String(decoding: try FileSystem.read(metrics, limit: 1 << 20), as: UTF8.self)
             #expect(text.contains("cellpath_check_runs{product=\"subscriber_check\",outcome=\"verified\"} 3"), "\(text)")
+            // Seconds to the microsecond at most: no binary floating-point noise.
+            let seconds = text.split(separator: "\n").filter { $0.hasPrefix("cellpath_check_step_seconds") }.compactMap { $0.split(separator: " ").last }
+            #expect(!seconds.isEmpty && seconds.allSatisfy { ($0.split(separator: ".").dropFirst().first?.count ?? 0) <= 6 }, "\(text)")
             #expect(try device.status()["modems"]?.array?[0]["bearer"]?.string == "disconnected")
+        }
+    }
+
+    /// Human output: the verdict's line is the result on stdout; what led to it (the path, the
+    /// hops, the steps) is on stderr, and `-q` leaves the result line alone.
+    @Test func resultsGoToStdoutAndDetailsToStderr() throws {
+        try SimulatedDevice.with(Self.twoModems, connect: false) { device in
+            let normal = try device.cellpath(["subscriber-check", "+447940448591", "-m", "0", "--direct"])
+            #expect(normal.status == 0, "\(normal.stderr)")
+            #expect(normal.stdout == "+••••91: verified: the number is this SIM's, and the SIM did not change recently\n", "\(normal.stdout)")
+            for detail in ["[subscriber-check] cellular path: wwan0", "[hop 1] GET https://api.truid.test/", "[fetch] check_id=",
+                           "[subscriber-check] steps: "] {
+                #expect(normal.stderr.contains(detail), "\(detail) missing: \(normal.stderr)")
+            }
+            let quiet = try device.cellpath(["subscriber-check", "+447940448591", "-m", "0", "--direct", "-q"])
+            #expect(quiet.status == 0 && quiet.stdout == normal.stdout && quiet.stderr == "", "\(quiet.stdout)\(quiet.stderr)")
+
+            for command in [["sim-check", "+447940448593", "--direct"], ["coverage", "-m", "0", "--direct"],
+                            ["bearer", "up", "-m", "1"], ["bearer", "status", "-m", "1"]] {
+                let full = try device.cellpath(command)
+                let quiet = try device.cellpath(command + ["-q"])
+                #expect(quiet.status == full.status, "\(command): \(quiet.stderr)")
+                #expect(quiet.stdout.split(separator: "\n").count == 1, "\(command): \(quiet.stdout)")
+                // The second `bearer up` reuses the bearer the first brought up: another title.
+                #expect(command[1] == "up" || full.stdout.hasPrefix(quiet.stdout), "\(command): \(quiet.stdout)")
+                #expect(full.stdout.split(separator: "\n").count + full.stderr.split(separator: "\n").count > 1, "\(command): \(full.stdout)")
+                #expect(quiet.stderr == "", "\(command): \(quiet.stderr)")
+            }
+            #expect(try device.cellpath(["sim-check", "+447940448593", "--direct"]).stdout == "+••••93: the SIM CHANGED within the period\n")
+            _ = try device.cellpath(["bearer", "down", "-m", "1"])
+        }
+    }
+
+    /// A chain that comes back to the API over plain http (carrying the v0.2 code) is refused by
+    /// default (65, `downgradeRefused`); `--allow-downgrade` lets the check conclude, with a
+    /// warning that `-q` does not hide.
+    @Test func aDowngradeIsRefusedUnlessAllowedAndThenWarned() throws {
+        var scenario = Scenario.builtIn
+        scenario.carrier.httpsDowngrade = true
+        try SimulatedDevice.with(scenario, connect: false) { device in
+            let refused = try device.cellpath(["subscriber-check", "+447940448591", "--direct", "--json"])
+            #expect(refused.status == 65, "\(refused.stderr)")
+            let error = try JSONValue.parse(refused.stdout)["error"]
+            #expect(error?["reason"]?.string == "downgradeRefused", "\(refused.stdout)")
+            #expect(error?["hint"]?.string?.contains("--allow-downgrade") == true, "\(refused.stdout)")
+            #expect(refused.stderr.contains("refused a downgrade to plain http"), "\(refused.stderr)")
+
+            let allowed = try device.cellpath(["subscriber-check", "+447940448591", "--direct", "--allow-downgrade", "-q"])
+            #expect(allowed.status == 0, "\(allowed.stderr)")
+            #expect(allowed.stdout.contains("verified"), "\(allowed.stdout)")
+            #expect(allowed.stderr.contains("warning: hop ") && allowed.stderr.contains("downgraded to plain http (http://api.truid.test/"),
+                    "\(allowed.stderr)")
+            #expect(!allowed.stderr.contains("code=") || allowed.stderr.contains("code=[redacted]"), "\(allowed.stderr)")
+            #expect(try device.status()["modems"]?.array?[0]["bearer"]?.string == "disconnected")
+
+            // fetch without --strict lets the downgrade through, and says so even with -q.
+            try device.bearer(connect: true)
+            let check = try device.createCheck("subscriber_check/v0.2", token: try device.token("subscriber_check"))
+            let fetched = try device.cellpath(["fetch", "--interface", "wwan0", "--dns", "100.64.0.53", "-q", check.url])
+            #expect(fetched.status == 0, "\(fetched.stderr)")
+            #expect(fetched.stderr.contains("warning: hop ") && fetched.stderr.contains("(without --strict)"), "\(fetched.stderr)")
         }
     }
 
@@ -235,7 +311,7 @@ struct CheckCommandsEndToEndTests {
             let run = try JSONValue.parse(try device.cellpath(["subscriber-check", "+447940448591", "--direct", "--json"]).stdout)
             #expect(Set(run.objectKeys) == (try Self.documentedKeys("`cellpath subscriber-check`")))
             let field = try device.cellpath(["subscriber-check", "+447940448591", "--direct", "--json", "--repeat", "2"]).stdout
-            let summary = try JSONValue.parse(field.split(separator: "\n").dropFirst(2).joined(separator: "\n"))
+            let summary = try JSONValue.parse(String(try #require(field.split(separator: "\n").last)))
             #expect(Set(summary.objectKeys).subtracting(["warnings"]) == (try Self.documentedKeys("`cellpath subscriber-check`", table: 1)))
             let coverage = try JSONValue.parse(try device.cellpath(["coverage", "--direct", "--json"]).stdout)
             #expect(Set(coverage.objectKeys) == (try Self.documentedKeys("`cellpath coverage`")).union(["warnings"]))

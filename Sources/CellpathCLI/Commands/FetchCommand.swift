@@ -88,6 +88,7 @@ package enum FetchCommand {
 
         let disclosure = context.global.disclosure
         logDetails(report.trace.redacted(disclosure), interface: path.interfaceName, context.logger)
+        warnAboutDowngrades(in: report.trace, allowedBy: "without --strict", context.logger)
         // The trace is printed even when its HAR copy cannot be written: nothing of the chain is lost.
         var harFailure: CellpathError?
         if let har = parsed[Self.har] {
@@ -103,13 +104,22 @@ package enum FetchCommand {
             guard let harFailure, let output = printed.output else { return printed }
             return CommandOutcome(output, failure: CommandFailure(harFailure))
         }
-        let output = Output(try record(report, disclosure), humanLines: report.humanLines(disclosure, hops: !context.global.quiet))
+        let output = Output(try record(report, disclosure), humanLines: report.humanLines(disclosure, hops: false),
+                            details: report.trace.hopLines(disclosure))
         if let failure = report.failure {
             if let harFailure { context.logger.error("\(harFailure.message)") }
             return CommandOutcome(output, failure: CommandFailure(failure.cellpathError, details: try details(of: failure)))
         }
         if let harFailure { return CommandOutcome(output, failure: CommandFailure(harFailure)) }
         return CommandOutcome(output)
+    }
+
+    /// Warns, even with `--quiet`, about each downgraded hop of a chain (`allowedBy`: what let it
+    /// through): what it sent went without TLS.
+    static func warnAboutDowngrades(in trace: FetchReport?, allowedBy: String, _ logger: Logger) {
+        for hop in trace?.redacted(logger.disclosure).hops ?? [] where hop.downgrade {
+            logger.unsuppressibleWarning("hop \(hop.index) downgraded to plain http (\(hop.url)): what it carried went without TLS (\(allowedBy))")
+        }
     }
 
     /// `--print FIELD`: that field alone on stdout; a failure, or a result without it, is an error.

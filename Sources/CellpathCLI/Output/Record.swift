@@ -32,9 +32,11 @@ package struct Record: Sendable, Equatable {
     subscript(key: String) -> Value? { fields.first { $0.key == key }?.value }
 }
 
-/// What a command prints on stdout: a title for human output and the record.
+/// What a command prints: its result on stdout (a title for human output and the record), and
+/// for people, how it came about (`details`) on stderr.
 package struct Output: Sendable, Equatable {
     /// First line of human output, e.g. `+447940448591: valid mobile number`; not in JSON.
+    /// With `--quiet`, the only line of human output.
     var title: String?
     var record: Record
     /// Lines printed after the record in human output (e.g. warnings that belong to the result).
@@ -42,12 +44,20 @@ package struct Output: Sendable, Equatable {
     /// Human output written by the command itself (e.g. one line per hop), shown instead of
     /// the record's fields; JSON output is always the record.
     var humanLines: [String]?
+    /// Lines for people about how the result came about (a chain's hops, a check's steps): on
+    /// stderr, before the result; not printed with `--quiet` or `--json` (JSON has the record).
+    var details: [String]
+    /// With `--json`, the record on one line: the last line of JSON Lines output (field mode).
+    var jsonOnOneLine = false
 
-    package init(title: String? = nil, _ record: Record, notes: [String] = [], humanLines: [String]? = nil) {
+    package init(title: String? = nil, _ record: Record, notes: [String] = [], humanLines: [String]? = nil, details: [String] = [],
+                 jsonOnOneLine: Bool = false) {
         self.title = title
         self.record = record
         self.notes = notes
         self.humanLines = humanLines
+        self.details = details
+        self.jsonOnOneLine = jsonOnOneLine
     }
 }
 

@@ -5,20 +5,32 @@ import Glibc
 package struct Renderer: Sendable {
     var json: Bool
     var color: Bool
+    /// `--quiet`: human output is the result line alone (the title, when the output has one).
+    var quiet: Bool
 
-    package init(json: Bool, color: Bool) {
+    package init(json: Bool, color: Bool, quiet: Bool = false) {
         self.json = json
         self.color = color
+        self.quiet = quiet
     }
 
     /// The text for stdout, ending in a newline.
     package func render(_ output: Output) -> String {
-        if json { return JSONWriter.string(.record(output.record)) + "\n" }
+        if json { return output.jsonOnOneLine ? JSONWriter.line(.record(output.record)) : JSONWriter.string(.record(output.record)) + "\n" }
         var lines: [String] = []
-        if let title = output.title { lines.append(Style.bold.apply(title.terminalSafe, enabled: color)) }
+        if let title = output.title {
+            lines.append(Style.bold.apply(title.terminalSafe, enabled: color))
+            if quiet { return lines[0] + "\n" }
+        }
         lines += output.humanLines.map { $0.map(\.terminalSafe) } ?? human(output.record, indent: 0)
         lines += output.notes.map(\.terminalSafe)
         return lines.map { $0 + "\n" }.joined()
+    }
+
+    /// The text for stderr: the output's details, none with `--quiet` or `--json`.
+    package func renderDetails(_ output: Output) -> String {
+        guard !json, !quiet else { return "" }
+        return output.details.map { $0.terminalSafe + "\n" }.joined()
     }
 
     private func human(_ record: Record, indent: Int) -> [String] {

@@ -11,7 +11,7 @@ package struct GlobalOptions: Sendable, Equatable {
     static let verbose = Flag("verbose", short: "v", help: "Print progress details and debug logs (personal data masked).")
     static let verboseFull = Flag(
         "verbose-full", help: "Like --verbose, and show personal data and secrets (IMSI, MSISDN, ICCID, tokens, codes).")
-    static let quiet = Flag("quiet", short: "q", help: "Print only results and errors.")
+    static let quiet = Flag("quiet", short: "q", help: "Print only results and errors: a titled result's first line; no details, progress or warnings (but a downgrade's).")
     static let json = Flag("json", help: "Print results as JSON (see docs/json.md).")
     static let color = OptionKey<ColorMode>(
         "color", "when", help: "Colour human output: auto, always or never (default: auto).", .choice)

@@ -70,6 +70,17 @@ public struct Logger: Sendable {
     public func log(_ level: LogLevel, _ message: LogMessage) {
         if level == .warning, let warnings { warnings.record(message.rendered(disclosure)) }
         guard enabled(level) else { return }
+        write(level, message)
+    }
+
+    /// A warning that `--quiet` does not hide (what the user must see, such as a secret sent
+    /// without TLS): printed whatever the threshold.
+    public func unsuppressibleWarning(_ message: LogMessage) {
+        warnings?.record(message.rendered(disclosure))
+        write(.warning, message)
+    }
+
+    private func write(_ level: LogLevel, _ message: LogMessage) {
         let prefix = scope.map { "[\($0)] " } ?? ""
         sink.write(line: "\(level.label): \(prefix)\(message.rendered(disclosure).terminalSafe)")
     }

@@ -23,9 +23,11 @@ extension CheckCommands {
         return CheckOptions(apiVersion: version, redirectURL: parsed[redirectURL], referenceID: parsed[referenceID])
     }
 
-    /// The check_url request's settings: hops, per-hop and overall deadlines, the CA file.
+    /// The check_url request's settings: hops, per-hop and overall deadlines, the CA file, and
+    /// downgrades refused (as `fetch --strict` does) unless `--allow-downgrade`.
     package static func checkURLRequest(_ parsed: ParsedCommand, _ configuration: EffectiveConfiguration) throws -> FetchRequest {
         var request = FetchRequest(url: "")
+        request.strict = !parsed[allowDowngrade]
         request.maxHops = parsed[FetchCommand.maxHops] ?? 10
         request.hopTimeout = try configuration.hopTimeout
         request.totalTimeout = try configuration.timeout
@@ -44,6 +46,12 @@ extension CheckCommands {
 
     /// Whether the path is an interface configured by another tool (`--interface`).
     package static func usesInterface(_ parsed: ParsedCommand) -> Bool { parsed[FetchCommand.interface] != nil }
+
+    /// Warns, even with `--quiet`, about each downgraded hop of a chain (`--allow-downgrade` let it
+    /// through).
+    package static func warnAboutDowngrades(in trace: FetchReport?, _ logger: Logger) {
+        FetchCommand.warnAboutDowngrades(in: trace, allowedBy: "--allow-downgrade", logger)
+    }
 
     /// Refuses, before any run, a `--metrics-file` that cannot be written.
     package static func checkMetricsFile(_ parsed: ParsedCommand) throws(CellpathError) {

@@ -41,7 +41,7 @@ package enum CheckCommands {
             address the operator gave the bearer. Exit 69 when the address is not a mobile one.
             """,
         options: backendOptions.filter { $0.long != apiVersion.spec.long } + pathOptions + [
-            ConfigurationOptions.hopTimeout.spec, ConfigurationOptions.timeout.spec, ConfigurationOptions.caFile.spec,
+            allowDowngrade.spec, ConfigurationOptions.hopTimeout.spec, ConfigurationOptions.timeout.spec, ConfigurationOptions.caFile.spec,
         ],
         action: .program(.checks))
 
@@ -60,9 +60,12 @@ package enum CheckCommands {
         "redirect-url", "url", help: "v0.2: the app URL the chain ends at; cellpath stops there and reads the code from it.")
     package static let operatorOverride = OptionKey<String>(
         "operator-override", "mcc-mnc", help: "Send this network as x-tru-ops instead of the serving network (MCC-MNC).")
+    package static let allowDowngrade = Flag(
+        "allow-downgrade",
+        help: "Go on when the chain returns to plain http with the check's code or assertion, or to a host it reached over https (refused by default; a warning, even with -q).")
     package static let repeatCount = OptionKey<Int>("repeat", "n", help: "Run the check n times (field mode; one JSON line per run with --json).", .integer(in: 1...100_000))
     package static let interval = OptionKey<Double>(
-        "interval", "seconds", help: "Seconds between the starts of repeated runs (default: one after the other).", .seconds)
+        "interval", "seconds", help: "Seconds between the starts of repeated runs (default, or 0: one after the other).", .secondsOrZero)
     package static let metricsFile = OptionKey<String>(
         "metrics-file", "path", help: "Write the runs' summary in Prometheus text format to this file (atomically), for node_exporter.")
 
@@ -87,7 +90,7 @@ package enum CheckCommands {
             arguments: [ownPhone.spec],
             options: backendOptions + [referenceID.spec, redirectURL.spec, ConfigurationOptions.region.spec, operatorOverride.spec]
                 + pathOptions
-                + [FetchCommand.maxHops.spec, ConfigurationOptions.hopTimeout.spec, ConfigurationOptions.timeout.spec,
+                + [allowDowngrade.spec, FetchCommand.maxHops.spec, ConfigurationOptions.hopTimeout.spec, ConfigurationOptions.timeout.spec,
                    ConfigurationOptions.caFile.spec]
                 + fieldOptions,
             action: .program(.checks))

@@ -4,15 +4,19 @@ import Workflow
 
 /// How the check commands print a run: a record for JSON (docs/json.md) and lines for people.
 package enum CheckListing {
-    /// The command's output for one run.
-    package static func output(_ report: CheckRunReport, _ disclosure: Disclosure, hops: Bool) throws -> Output {
-        Output(try record(report, disclosure), humanLines: humanLines(report, disclosure, hops: hops))
+    /// The command's output for one run: the verdict's line as the result, what led to it as details.
+    package static func output(_ report: CheckRunReport, _ disclosure: Disclosure) throws -> Output {
+        let verdict = report.outcome.map { "\(disclosure.reveal(report.phoneNumber, as: .msisdn)): \($0.summary(report.product))" }
+        return Output(try record(report, disclosure), humanLines: verdict.map { [$0] } ?? [], details: details(report, disclosure))
     }
 
     /// The exit code of a run: its verdict, or its failure's.
-    package static func outcome(_ report: CheckRunReport, _ disclosure: Disclosure, hops: Bool) throws -> CommandOutcome {
-        let output = try output(report, disclosure, hops: hops)
-        if let failure = report.failure {
+    package static func outcome(_ report: CheckRunReport, _ disclosure: Disclosure) throws -> CommandOutcome {
+        let output = try output(report, disclosure)
+        if var failure = report.failure {
+            if report.checkURLFailure?.reason == FetchFailureReason.downgradeRefused.rawValue {
+                failure.hint = "the check's code or assertion would have gone without TLS; --allow-downgrade lets the check go on regardless"
+            }
             var details = Record()
             if let checkURL = report.checkURLFailure { details = try FetchCommand.details(of: checkURL) }
             details.add("step", .optional(report.steps.last { !$0.succeeded }?.step))
@@ -82,15 +86,16 @@ package enum CheckListing {
         return .record(fields)
     }
 
-    /// Lines for people: what ran, the chain's hops (unless `hops` is false), the verdict.
-    static func humanLines(_ report: CheckRunReport, _ disclosure: Disclosure, hops: Bool) -> [String] {
+    /// Lines for people about the run: what ran, the path, the chain's hops and end, the steps, the
+    /// verdict's fields.
+    static func details(_ report: CheckRunReport, _ disclosure: Disclosure) -> [String] {
         let name = report.product.commandName
         var lines = ["[\(name)] \(disclosure.reveal(report.phoneNumber, as: .msisdn)) via \(report.backend) (\(report.apiVersion.rawValue))"]
         if let path = report.path {
             lines.append("[\(name)] cellular path: \(path.interfaceName) \(path.ipv4Address ?? "-"), DNS \(path.dnsServers.joined(separator: ", "))"
                 + (report.operatorSent.map { ", x-tru-ops \($0)" } ?? ""))
         }
-        if let checkURL = report.checkURL { lines += checkURL.humanLines(disclosure, hops: hops) }
+        if let checkURL = report.checkURL { lines += checkURL.humanLines(disclosure) }
         let steps = report.steps.map { "\($0.step) \(Int($0.durationMs.rounded())) ms\($0.succeeded ? "" : " (failed)")" }
         lines.append("[\(name)] steps: \(steps.joined(separator: ", ")); total \(Int(report.totalMs.rounded())) ms")
         if let verdict = report.verdict {
@@ -101,9 +106,6 @@ package enum CheckListing {
             if let noChange = verdict.noSimChange { fields.append("no_sim_change=\(noChange)") }
             if let within = verdict.simChangeWithin { fields.append("sim_change_within=\(within)") }
             lines.append("[\(name)] " + fields.joined(separator: " "))
-        }
-        if let outcome = report.outcome {
-            lines.append("\(disclosure.reveal(report.phoneNumber, as: .msisdn)): \(outcome.summary(report.product))")
         }
         return lines
     }

@@ -4,6 +4,8 @@ import Workflow
 /// What many runs of a check came to: outcomes, failures by reason, and each step's timings.
 struct FieldSummary {
     let product: CheckProduct
+    /// The modem whose runs these are, when the runs name modems (`--modem all`).
+    let modem: Int?
     private(set) var runs = 0
     private(set) var outcomes: [CheckOutcome: Int] = [:]
     /// Failures by reason (the check_url answer or chain failure, else the error's kind).
@@ -13,11 +15,17 @@ struct FieldSummary {
     private(set) var durations: [String: [Double]] = [:]
     private var stepOrder: [String] = []
 
-    init(product: CheckProduct) {
+    init(product: CheckProduct, modem: Int? = nil) {
         self.product = product
+        self.modem = modem
     }
 
     var failed: Int { failures.values.reduce(0, +) }
+
+    /// The worst verdict of the runs: not verified, then SIM changed, then verified; nil without one.
+    var worstOutcome: CheckOutcome? {
+        [CheckOutcome.notVerified, .simChanged, .verified].first { outcomes[$0, default: 0] > 0 }
+    }
 
     mutating func add(_ report: CheckRunReport) {
         runs += 1
@@ -75,32 +83,51 @@ struct FieldSummary {
         return record
     }
 
-    /// The summary in Prometheus text exposition format, for node_exporter's textfile collector.
-    var prometheus: String {
-        let product = "product=\"\(self.product.rawValue)\""
+    /// `summaries` in Prometheus text exposition format, for node_exporter's textfile collector:
+    /// each metric's series grouped under its HELP and TYPE, labelled with the product (and the
+    /// modem, for a modem's summary); seconds rounded to the microsecond.
+    static func prometheus(_ summaries: [FieldSummary]) -> String {
         var text = "# HELP cellpath_check_runs Check runs of the last cellpath field run, by outcome (\"failed\": no verdict).\n"
         text += "# TYPE cellpath_check_runs gauge\n"
-        for outcome in [CheckOutcome.verified, .notVerified, .simChanged] {
-            text += "cellpath_check_runs{\(product),outcome=\"\(outcome.rawValue)\"} \(outcomes[outcome] ?? 0)\n"
+        for summary in summaries {
+            for outcome in [CheckOutcome.verified, .notVerified, .simChanged] {
+                text += "cellpath_check_runs{\(summary.labels),outcome=\"\(outcome.rawValue)\"} \(summary.outcomes[outcome] ?? 0)\n"
+            }
+            text += "cellpath_check_runs{\(summary.labels),outcome=\"failed\"} \(summary.failed)\n"
         }
-        text += "cellpath_check_runs{\(product),outcome=\"failed\"} \(failed)\n"
         text += "# HELP cellpath_check_failures Failed runs by reason.\n# TYPE cellpath_check_failures gauge\n"
-        for (reason, count) in failures.sorted(by: { $0.key < $1.key }) {
-            text += "cellpath_check_failures{\(product),reason=\"\(reason)\"} \(count)\n"
+        for summary in summaries {
+            for (reason, count) in summary.failures.sorted(by: { $0.key < $1.key }) {
+                text += "cellpath_check_failures{\(summary.labels),reason=\"\(reason)\"} \(count)\n"
+            }
         }
         text += "# HELP cellpath_check_step_seconds Duration of each step of the runs that completed it.\n"
         text += "# TYPE cellpath_check_step_seconds summary\n"
-        for step in stepOrder {
-            let values = durations[step] ?? []
-            for q in [0.5, 0.95] {
-                text += "cellpath_check_step_seconds{\(product),step=\"\(step)\",quantile=\"\(q)\"} \(Self.quantile(values, q) / 1000)\n"
+        for summary in summaries {
+            for step in summary.stepOrder {
+                let values = summary.durations[step] ?? []
+                let labels = "\(summary.labels),step=\"\(step)\""
+                for q in [0.5, 0.95] {
+                    text += "cellpath_check_step_seconds{\(labels),quantile=\"\(q)\"} \(seconds(quantile(values, q)))\n"
+                }
+                text += "cellpath_check_step_seconds_sum{\(labels)} \(seconds(values.reduce(0, +)))\n"
+                text += "cellpath_check_step_seconds_count{\(labels)} \(values.count)\n"
             }
-            text += "cellpath_check_step_seconds_sum{\(product),step=\"\(step)\"} \(values.reduce(0, +) / 1000)\n"
-            text += "cellpath_check_step_seconds_count{\(product),step=\"\(step)\"} \(values.count)\n"
         }
         text += "# HELP cellpath_check_last_run_timestamp_seconds When the summary was written.\n"
         text += "# TYPE cellpath_check_last_run_timestamp_seconds gauge\n"
         text += "cellpath_check_last_run_timestamp_seconds \(Int(BearerListing.now))\n"
         return text
+    }
+
+    /// The series' labels: `product="…"`, and `modem="N"` for a modem's summary.
+    private var labels: String {
+        "product=\"\(product.rawValue)\"" + (modem.map { ",modem=\"\($0)\"" } ?? "")
+    }
+
+    /// Milliseconds as seconds, rounded to the microsecond: the quotient of two whole numbers,
+    /// so that it prints as `0.0137` rather than `0.013699999999999999`.
+    static func seconds(_ ms: Double) -> String {
+        String((ms * 1000).rounded() / 1_000_000)
     }
 }
