@@ -92,7 +92,7 @@ struct ServeBadInputTests {
 
     @Test func controlCharactersWrongTypesAndMediaTypes() throws {
         let serve = try StubbedServe()
-        try serve.start()
+        try serve.start(["--allow-form-bodies"])
         func message(_ result: (status: Int, headers: [String: String], json: JSONValue?)) -> String? {
             result.status == 400 ? result.json?["error_message"]?.string : "status \(result.status)"
         }
