@@ -41,6 +41,8 @@ struct HTTPServerSlowClientTests {
             guard let client = try? RawClient(namespace: ns.name, port: server.port, source: "127.0.0.2", connectSeconds: 2) else { break }
             idle.append(client)
         }
+        #expect(dripping.count == Self.drippingConnections && idle.count == Self.idleConnections,
+                "the attacker opened \(dripping.count) dripping and \(idle.count) idle connections")
         // Each dripping connection sends a header byte every second, for three request deadlines;
         // meanwhile another client asks once a second.
         var answers: [Bool] = []
