@@ -91,6 +91,16 @@ struct ServeBrowserTests {
         #expect(serve.api.calledTargets.isEmpty, "\(serve.api.calledTargets)")
     }
 
+    @Test func servingWithoutAKeyBeyondLoopbackIsWarnedAbout() throws {
+        let warning = "without --api-key-file: anyone who reaches it can run checks on your account"
+        let open = try StubbedServe()
+        try open.start(["--listen", "0.0.0.0:8080"])
+        #expect(open.logText.contains("listening on 0.0.0.0 \(warning)"), "\(open.logText)")
+        let loopback = try StubbedServe()
+        try loopback.start(["--listen", "127.0.0.2:8080"])
+        #expect(!loopback.logText.contains(warning), "\(loopback.logText)")
+    }
+
     @Test func aKeyFileOthersCanReadIsWarnedAbout() throws {
         let directory = String(cString: mkdtemp(strdup("/tmp/cptest-serve-keyfile-XXXXXX")))
         defer { _ = try? ProcessRunner.run(["rm", "-rf", directory]) }
