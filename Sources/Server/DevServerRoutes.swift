@@ -131,12 +131,12 @@ public struct DevServerRoutes: Sendable {
             return try await method(request, ["GET"]) { () async throws(ErrorAnswer) in try await coverageToken() }
         case "/country":
             return try await method(request, ["GET"]) { () async throws(ErrorAnswer) in
-                let code = try parameters(request).required("country_code")
+                let code = try readParameters(request).required("country_code")
                 return try await upstream { () async throws(TruAPIError) in try await client.coverage(countryCode: code) }
             }
         case "/device":
             return try await method(request, ["GET"]) { () async throws(ErrorAnswer) in
-                let parameters = try parameters(request)
+                let parameters = try readParameters(request)
                 let given = try parameters.optional("ip_address")
                 let misspelt = try parameters.optional("id_address")
                 let address = given ?? misspelt ?? request.remoteAddress
@@ -178,15 +178,16 @@ public struct DevServerRoutes: Sendable {
     /// Refuses (421) a `Host` that is not serve's listen address or one of its configured names:
     /// a web page whose name was rebound to serve's address would name itself.
     private func checkHost(_ request: HTTPRequest) throws(ErrorAnswer) {
-        guard let host = request.headers["Host"].flatMap(Self.hostName), hostAllowed(host) else {
+        guard let host = request.headers["Host"].flatMap(Self.hostName), Self.hostAllowed(host, settings) else {
             throw ErrorAnswer(421, "this server is not reached by that Host name (serve --server-name NAME allows one)")
         }
     }
 
-    private func hostAllowed(_ host: String) -> Bool {
+    /// Whether `host` (a `hostName`) names serve as `settings` say it listens.
+    static func hostAllowed(_ host: String, _ settings: ServeSettings) -> Bool {
         if settings.serverNames.contains(where: { Self.hostName($0) == host }) { return true }
         let listen = IPLiteral(settings.listenAddress)
-        if host == "localhost" { return listen?.isLoopback ?? false }
+        if host == "localhost" { return listen.map { $0.isLoopback || $0.isUnspecified } ?? false }
         guard let given = IPLiteral(host) else { return false }
         return listen.map { $0.isUnspecified || $0 == given } ?? false
     }
@@ -232,7 +233,8 @@ public struct DevServerRoutes: Sendable {
 
     // MARK: Products
 
-    private func parameters(_ request: HTTPRequest) throws(ErrorAnswer) -> RequestParameters {
+    /// The request's parameters, form bodies read only when serve allows them.
+    private func readParameters(_ request: HTTPRequest) throws(ErrorAnswer) -> RequestParameters {
         try RequestParameters(request, allowsForm: settings.allowsFormBodies)
     }
 
@@ -246,7 +248,7 @@ public struct DevServerRoutes: Sendable {
     }
 
     private func createCheck(_ request: HTTPRequest, _ product: CheckProduct, _ version: APIVersion) async throws(ErrorAnswer) -> HTTPResponse {
-        let parameters = try parameters(request)
+        let parameters = try readParameters(request)
         let number = try phoneNumber(parameters)
         let redirectURL = version == .v0_2 ? try parameters.optional("redirect_url") : nil
         let created = try await call { () async throws(TruAPIError) in
@@ -258,7 +260,7 @@ public struct DevServerRoutes: Sendable {
     private func checkResult(_ request: HTTPRequest, _ product: CheckProduct, _ version: APIVersion,
                              checkID given: String?) async throws(ErrorAnswer) -> HTTPResponse {
         let checkID: String
-        if let given { checkID = given } else { checkID = try parameters(request).required("check_id") }
+        if let given { checkID = given } else { checkID = try readParameters(request).required("check_id") }
         let result = try await call { () async throws(TruAPIError) in try await client.checkResult(product, version: version, checkID: checkID) }
         var body: [(String, JSONValue)] = [("match", result.match.map(JSONValue.bool) ?? .null), ("check_id", .string(result.checkID))]
         if product == .subscriberCheck {
@@ -269,7 +271,7 @@ public struct DevServerRoutes: Sendable {
     }
 
     private func exchangeCode(_ request: HTTPRequest, _ product: CheckProduct) async throws(ErrorAnswer) -> HTTPResponse {
-        let parameters = try parameters(request)
+        let parameters = try readParameters(request)
         let code = try parameters.required("code")
         let checkID = try parameters.required("check_id")
         let result = try await call { () async throws(TruAPIError) in try await client.completeCheck(product, checkID: checkID, code: code) }
@@ -279,7 +281,7 @@ public struct DevServerRoutes: Sendable {
     }
 
     private func simCheck(_ request: HTTPRequest) async throws(ErrorAnswer) -> HTTPResponse {
-        let number = try phoneNumber(try parameters(request))
+        let number = try phoneNumber(try readParameters(request))
         let result = try await call { () async throws(TruAPIError) in try await client.simCheck(phoneNumber: number) }
         return Self.json(200, [("no_sim_change", result.noSimChange.map(JSONValue.bool) ?? .null),
                                ("last_sim_change_at", result.lastSimChangeAt.map(JSONValue.string) ?? .null),
