@@ -55,7 +55,7 @@ start_world() {
     ns=$CELLPATH_SIM_NETNS
     ip netns exec "$ns" env CELLPATH_CLIENT_ID="$CELLPATH_CLIENT_ID" CELLPATH_CLIENT_SECRET="$CELLPATH_CLIENT_SECRET" \
         CELLPATH_CA_FILE="$CELLPATH_CA_FILE" "$CELLPATH" serve --api-base https://api.truid.test --listen 127.0.0.1:8080 \
-        --rate-limit 0 2>"$work/serve.log" &
+        --rate-limit 0 --max-connections-per-address 512 2>"$work/serve.log" &
     serve_pid=$!
     for _ in $(seq 100); do grep -q '"event":"listening"' "$work/serve.log" && break; sleep 0.1; done
     grep -q '"event":"listening"' "$work/serve.log" || { echo "bench-serve: serve did not start: $(cat "$work/serve.log")" >&2; exit 70; }

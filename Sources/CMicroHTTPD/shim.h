@@ -9,21 +9,26 @@
 /// resume connections, optionally with TLS from PEM strings (both non-NULL), calling `target`
 /// with each request's target as received (its return value is the request's initial per-request
 /// pointer), `handler` for each request and `completed` when a request ends (also after `target`
-/// alone). Returns NULL on failure.
+/// alone) and `connection_event` when a connection opens and closes (before its socket is closed;
+/// NULL: not called). `per_ip_limit` bounds the connections of one client address (0: none).
+/// Returns NULL on failure.
 static inline struct MHD_Daemon *cp_mhd_start(int listen_fd,
                                               const char *cert_pem, const char *key_pem,
                                               void *(*target)(void *cls, const char *uri, struct MHD_Connection *connection),
                                               MHD_AccessHandlerCallback handler, void *handler_cls,
                                               MHD_RequestCompletedCallback completed, void *completed_cls,
                                               unsigned int connection_limit, unsigned int timeout_s,
-                                              size_t memory_limit, unsigned int event_threads)
+                                              size_t memory_limit, unsigned int event_threads,
+                                              unsigned int per_ip_limit, MHD_NotifyConnectionCallback connection_event)
 {
     /* Limits are passed only when set (non-zero), so libmicrohttpd's defaults stay otherwise. */
-    struct MHD_OptionItem limits[6];
+    struct MHD_OptionItem limits[8];
     int n = 0;
     if (connection_limit > 0) limits[n++] = (struct MHD_OptionItem){ MHD_OPTION_CONNECTION_LIMIT, connection_limit, NULL };
     if (timeout_s > 0) limits[n++] = (struct MHD_OptionItem){ MHD_OPTION_CONNECTION_TIMEOUT, timeout_s, NULL };
     if (memory_limit > 0) limits[n++] = (struct MHD_OptionItem){ MHD_OPTION_CONNECTION_MEMORY_LIMIT, (intptr_t)memory_limit, NULL };
+    if (per_ip_limit > 0) limits[n++] = (struct MHD_OptionItem){ MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_ip_limit, NULL };
+    if (connection_event != NULL) limits[n++] = (struct MHD_OptionItem){ MHD_OPTION_NOTIFY_CONNECTION, (intptr_t)connection_event, handler_cls };
     limits[n++] = (struct MHD_OptionItem){ MHD_OPTION_URI_LOG_CALLBACK, (intptr_t)target, handler_cls };
     unsigned int flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD;
     if (event_threads > 0) {
@@ -52,4 +57,18 @@ static inline const struct sockaddr *cp_mhd_client_address(struct MHD_Connection
     const union MHD_ConnectionInfo *info =
         MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
     return info != NULL ? info->client_addr : NULL;
+}
+
+/// The socket of `connection`, or -1.
+static inline int cp_mhd_connection_fd(struct MHD_Connection *connection)
+{
+    const union MHD_ConnectionInfo *info =
+        MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+    return info != NULL ? (int) info->connect_fd : -1;
+}
+
+/// Whether a connection notification says the connection started (else: it closed).
+static inline int cp_mhd_connection_started(enum MHD_ConnectionNotificationCode code)
+{
+    return code == MHD_CONNECTION_NOTIFY_STARTED;
 }

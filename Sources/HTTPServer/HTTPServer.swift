@@ -2,6 +2,7 @@ import CMicroHTTPD
 import CellpathCore
 import Glibc
 import Synchronization
+import SystemSupport
 
 /// A small HTTP/HTTPS server over libmicrohttpd.
 ///
@@ -53,14 +54,22 @@ public final class HTTPServer: Sendable {
         /// Connections open at once; further ones are closed at accept. With an async handler
         /// each event thread takes an even share of the bound.
         public var maxConnections: Int?
+        /// Connections open at once from one client address; further ones are closed at accept.
+        public var maxConnectionsPerAddress: Int?
         /// Seconds a connection may stay idle (or a slow client send nothing) before it is closed.
         public var idleTimeoutSeconds: Int?
+        /// Seconds a connection has to deliver a whole request (headers and body), counted from
+        /// its opening or its previous answer, however steadily it sends; then it is closed.
+        public var requestTimeoutSeconds: Int?
 
-        public init(maxBodyBytes: Int? = nil, maxHeaderBytes: Int? = nil, maxConnections: Int? = nil, idleTimeoutSeconds: Int? = nil) {
+        public init(maxBodyBytes: Int? = nil, maxHeaderBytes: Int? = nil, maxConnections: Int? = nil, maxConnectionsPerAddress: Int? = nil,
+                    idleTimeoutSeconds: Int? = nil, requestTimeoutSeconds: Int? = nil) {
             self.maxBodyBytes = maxBodyBytes
             self.maxHeaderBytes = maxHeaderBytes
             self.maxConnections = maxConnections
+            self.maxConnectionsPerAddress = maxConnectionsPerAddress
             self.idleTimeoutSeconds = idleTimeoutSeconds
+            self.requestTimeoutSeconds = requestTimeoutSeconds
         }
     }
 
@@ -119,8 +128,17 @@ public final class HTTPServer: Sendable {
             close(fd)
             throw CellpathError(.internalError, "HTTP server socket \(fd) is not a bound socket")
         }
+        let deadlines: RequestDeadlines?
+        do {
+            deadlines = try limits.requestTimeoutSeconds.map { seconds throws(SystemError) in try RequestDeadlines(limit: .seconds(seconds)) }
+        } catch {
+            close(fd)
+            throw CellpathError(error)
+        }
         let context = ServerContext(responder: responder, isTLS: tls != nil, maxBodyBytes: limits.maxBodyBytes,
-                                    answeredByServer: answeredByServer)
+                                    deadlines: deadlines, answeredByServer: answeredByServer)
+        let perAddressLimit = UInt32(clamping: limits.maxConnectionsPerAddress ?? 0)
+        let connectionEvents: MHD_NotifyConnectionCallback? = deadlines == nil ? nil : connectionEvent
         let connectionLimit = UInt32(clamping: limits.maxConnections ?? 0), timeout = UInt32(clamping: limits.idleTimeoutSeconds ?? 0)
         let memoryLimit = limits.maxHeaderBytes ?? 0
         let eventThreads: UInt32
@@ -136,13 +154,16 @@ public final class HTTPServer: Sendable {
         if let tls {
             started = tls.certificatePEM.withCString { cert in
                 tls.privateKeyPEM.withCString { key in
-                    cp_mhd_start(fd, cert, key, targetReceived, accessHandler, cls, requestCompleted, nil, connectionLimit, timeout, memoryLimit, eventThreads)
+                    cp_mhd_start(fd, cert, key, targetReceived, accessHandler, cls, requestCompleted, cls, connectionLimit, timeout, memoryLimit, eventThreads,
+                                 perAddressLimit, connectionEvents)
                 }
             }
         } else {
-            started = cp_mhd_start(fd, nil, nil, targetReceived, accessHandler, cls, requestCompleted, nil, connectionLimit, timeout, memoryLimit, eventThreads)
+            started = cp_mhd_start(fd, nil, nil, targetReceived, accessHandler, cls, requestCompleted, cls, connectionLimit, timeout, memoryLimit, eventThreads,
+                                 perAddressLimit, connectionEvents)
         }
         guard let started else {
+            deadlines?.stop()
             close(fd)
             throw CellpathError(.unavailable, "cannot start the HTTP server on port \(localPort)",
                                 hint: tls == nil ? nil : "check that the TLS certificate and key are valid PEM and match")
@@ -174,6 +195,7 @@ public final class HTTPServer: Sendable {
             inFlight.waitUntilSettled()
         }
         MHD_stop_daemon(running)
+        context.deadlines?.stop()
     }
 
     /// Event threads for async handlers: one per online core. libmicrohttpd splits
@@ -199,18 +221,21 @@ private final class ServerContext: Sendable {
     let responder: Responder
     let isTLS: Bool
     let maxBodyBytes: Int?
+    let deadlines: RequestDeadlines?
     let answeredByServer: HTTPServer.ServerAnswerObserver?
     let stopSignal = StopSignal()
 
-    init(responder: Responder, isTLS: Bool, maxBodyBytes: Int?, answeredByServer: HTTPServer.ServerAnswerObserver?) {
+    init(responder: Responder, isTLS: Bool, maxBodyBytes: Int?, deadlines: RequestDeadlines?, answeredByServer: HTTPServer.ServerAnswerObserver?) {
         self.responder = responder
         self.isTLS = isTLS
         self.maxBodyBytes = maxBodyBytes
+        self.deadlines = deadlines
         self.answeredByServer = answeredByServer
     }
 
     /// Sends the server's own `response` to the request in `state` and tells the observer.
     func answerItself(_ response: HTTPResponse, on connection: OpaquePointer, method: String, state: RequestState) -> MHD_Result {
+        deadlines?.requestArrived(connection)
         answeredByServer?(request(on: connection, method: method, state: state, body: []), response.status)
         return send(response, on: connection)
     }
@@ -254,6 +279,14 @@ private func targetReceived(_ cls: UnsafeMutableRawPointer?, _ uri: UnsafePointe
 private let bodyTooLargeResponse = HTTPResponse(status: 413, contentType: "application/json",
                                                 body: #"{"error_message":"the request body is too large"}"#, headers: ["Connection": "close"])
 
+/// Answered for a request whose framing `RequestFraming` refuses; the connection is closed, so
+/// that nothing after the request is read as another one.
+private func badFramingResponse(_ problem: String) -> HTTPResponse {
+    HTTPResponse(status: 400, contentType: "application/json",
+                 body: JSONValue.object([("error_message", .string("the request is malformed: \(problem)"))]).serialized,
+                 headers: ["Connection": "close"])
+}
+
 /// Collects the key/value pairs libmicrohttpd iterates over.
 private final class FieldCollector {
     var fields: [(name: String, value: String?)] = []
@@ -294,6 +327,10 @@ private func accessHandler(_ cls: UnsafeMutableRawPointer?, _ connection: Opaque
     if !state.started {
         state.started = true
         state.path = url.map { String(cString: $0) } ?? "/"
+        let headers = connectionValues(connection, MHD_ValueKind.HEADER_KIND).map { (name: $0.name, value: $0.value ?? "") }
+        if let problem = RequestFraming.problem(version: version.map { String(cString: $0) } ?? "", headers: headers) {
+            return context.answerItself(badFramingResponse(problem), on: connection, method: methodName, state: state)
+        }
         if let limit = context.maxBodyBytes,
            let declared = MHD_lookup_connection_value(connection, MHD_ValueKind.HEADER_KIND, "Content-Length").flatMap({ Int(String(cString: $0)) }),
            declared > limit {
@@ -319,6 +356,7 @@ private func accessHandler(_ cls: UnsafeMutableRawPointer?, _ connection: Opaque
         return send(response, on: connection)
     }
     if state.bodyTooLarge { return context.answerItself(bodyTooLargeResponse, on: connection, method: methodName, state: state) }
+    context.deadlines?.requestArrived(connection)
     let request = context.request(on: connection, method: methodName, state: state, body: state.body)
     switch context.responder {
     case .blocking(let handler):
@@ -409,9 +447,23 @@ private func send(_ response: HTTPResponse, on connection: OpaquePointer) -> MHD
 private func requestCompleted(_ cls: UnsafeMutableRawPointer?, _ connection: OpaquePointer?,
                               _ perRequest: UnsafeMutablePointer<UnsafeMutableRawPointer?>?,
                               _ reason: MHD_RequestTerminationCode) {
+    if let cls, let connection { Unmanaged<ServerContext>.fromOpaque(cls).takeUnretainedValue().deadlines?.requestEnded(connection) }
     guard let perRequest, let stored = perRequest.pointee else { return }
     Unmanaged<RequestState>.fromOpaque(stored).release()
     perRequest.pointee = nil
+}
+
+/// Tells the request deadlines when a connection opens and closes; libmicrohttpd calls it on
+/// the connection's thread, the close before the socket is closed.
+private func connectionEvent(_ cls: UnsafeMutableRawPointer?, _ connection: OpaquePointer?,
+                             _ socketContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>?, _ event: MHD_ConnectionNotificationCode) {
+    guard let cls, let connection, let deadlines = Unmanaged<ServerContext>.fromOpaque(cls).takeUnretainedValue().deadlines else { return }
+    if cp_mhd_connection_started(event) != 0 {
+        let fd = cp_mhd_connection_fd(connection)
+        if fd >= 0 { deadlines.opened(connection, fd: fd) }
+    } else {
+        deadlines.closed(connection)
+    }
 }
 
 private func peer(of connection: OpaquePointer) -> (String, Int) {

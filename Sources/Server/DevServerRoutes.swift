@@ -80,6 +80,8 @@ public struct DevServerRoutes: Sendable {
     ]
 
     private func answer(_ request: HTTPRequest, route: String) async throws(ErrorAnswer) -> HTTPResponse {
+        try checkHost(request)
+        try checkOrigin(request)
         if request.method == "OPTIONS" { return HTTPResponse(status: 204) }
         if route != "/healthz" && route != "/metrics" {
             if !Self.webhookPaths.contains(route) { try authorize(request) }
@@ -123,15 +125,18 @@ public struct DevServerRoutes: Sendable {
         case "/sim-check", "/v0.1/sim-check":
             return try await method(request, ["POST"]) { () async throws(ErrorAnswer) in try await simCheck(request) }
         case "/coverage-access-token":
+            guard settings.offersCoverageToken else {
+                throw ErrorAnswer(404, "the coverage-access-token route is off (serve --coverage-token-route turns it on)")
+            }
             return try await method(request, ["GET"]) { () async throws(ErrorAnswer) in try await coverageToken() }
         case "/country":
             return try await method(request, ["GET"]) { () async throws(ErrorAnswer) in
-                let code = try RequestParameters(request).required("country_code")
+                let code = try readParameters(request).required("country_code")
                 return try await upstream { () async throws(TruAPIError) in try await client.coverage(countryCode: code) }
             }
         case "/device":
             return try await method(request, ["GET"]) { () async throws(ErrorAnswer) in
-                let parameters = try RequestParameters(request)
+                let parameters = try readParameters(request)
                 let given = try parameters.optional("ip_address")
                 let misspelt = try parameters.optional("id_address")
                 let address = given ?? misspelt ?? request.remoteAddress
@@ -170,6 +175,43 @@ public struct DevServerRoutes: Sendable {
         }
     }
 
+    /// Refuses (421) a `Host` that is not serve's listen address or one of its configured names:
+    /// a web page whose name was rebound to serve's address would name itself.
+    private func checkHost(_ request: HTTPRequest) throws(ErrorAnswer) {
+        guard let host = request.headers["Host"].flatMap(Self.hostName), Self.hostAllowed(host, settings) else {
+            throw ErrorAnswer(421, "this server is not reached by that Host name (serve --server-name NAME allows one)")
+        }
+    }
+
+    /// Whether `host` (a `hostName`) names serve as `settings` say it listens.
+    static func hostAllowed(_ host: String, _ settings: ServeSettings) -> Bool {
+        if settings.serverNames.contains(where: { Self.hostName($0) == host }) { return true }
+        let listen = IPLiteral(settings.listenAddress)
+        if host == "localhost" { return listen.map { $0.isLoopback || $0.isUnspecified } ?? false }
+        guard let given = IPLiteral(host) else { return false }
+        return listen.map { $0.isUnspecified || $0 == given } ?? false
+    }
+
+    /// The name of a `Host` value (or a configured name): lower case, without port, brackets or
+    /// final dot; nil when empty.
+    static func hostName(_ value: String) -> String? {
+        var text = Substring(value.lowercased())
+        if text.hasPrefix("["), let close = text.firstIndex(of: "]") {
+            text = text[text.index(after: text.startIndex)..<close]
+        } else if let colon = text.lastIndex(of: ":"), text.firstIndex(of: ":") == colon {
+            text = text[..<colon]
+        }
+        if text.hasSuffix(".") { text = text.dropLast() }
+        return text.isEmpty ? nil : String(text)
+    }
+
+    /// Refuses (403) a request sent by a web page of an origin not given with `--cors-origin`:
+    /// browsers name the page's origin, apps do not send one.
+    private func checkOrigin(_ request: HTTPRequest) throws(ErrorAnswer) {
+        guard let origin = request.headers["Origin"], !settings.corsOrigins.contains("*"), !settings.corsOrigins.contains(origin) else { return }
+        throw ErrorAnswer(403, "requests from web pages of this origin are not allowed (serve --cors-origin ORIGIN allows one)")
+    }
+
     static func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
         guard a.count == b.count else { return false }
         return zip(a, b).reduce(0) { $0 | ($1.0 ^ $1.1) } == 0
@@ -191,6 +233,11 @@ public struct DevServerRoutes: Sendable {
 
     // MARK: Products
 
+    /// The request's parameters, form bodies read only when serve allows them.
+    private func readParameters(_ request: HTTPRequest) throws(ErrorAnswer) -> RequestParameters {
+        try RequestParameters(request, allowsForm: settings.allowsFormBodies)
+    }
+
     private func phoneNumber(_ parameters: RequestParameters) throws(ErrorAnswer) -> String {
         let input = try parameters.required("phone_number")
         do throws(CellpathError) {
@@ -201,7 +248,7 @@ public struct DevServerRoutes: Sendable {
     }
 
     private func createCheck(_ request: HTTPRequest, _ product: CheckProduct, _ version: APIVersion) async throws(ErrorAnswer) -> HTTPResponse {
-        let parameters = try RequestParameters(request)
+        let parameters = try readParameters(request)
         let number = try phoneNumber(parameters)
         let redirectURL = version == .v0_2 ? try parameters.optional("redirect_url") : nil
         let created = try await call { () async throws(TruAPIError) in
@@ -213,7 +260,7 @@ public struct DevServerRoutes: Sendable {
     private func checkResult(_ request: HTTPRequest, _ product: CheckProduct, _ version: APIVersion,
                              checkID given: String?) async throws(ErrorAnswer) -> HTTPResponse {
         let checkID: String
-        if let given { checkID = given } else { checkID = try RequestParameters(request).required("check_id") }
+        if let given { checkID = given } else { checkID = try readParameters(request).required("check_id") }
         let result = try await call { () async throws(TruAPIError) in try await client.checkResult(product, version: version, checkID: checkID) }
         var body: [(String, JSONValue)] = [("match", result.match.map(JSONValue.bool) ?? .null), ("check_id", .string(result.checkID))]
         if product == .subscriberCheck {
@@ -224,7 +271,7 @@ public struct DevServerRoutes: Sendable {
     }
 
     private func exchangeCode(_ request: HTTPRequest, _ product: CheckProduct) async throws(ErrorAnswer) -> HTTPResponse {
-        let parameters = try RequestParameters(request)
+        let parameters = try readParameters(request)
         let code = try parameters.required("code")
         let checkID = try parameters.required("check_id")
         let result = try await call { () async throws(TruAPIError) in try await client.completeCheck(product, checkID: checkID, code: code) }
@@ -234,7 +281,7 @@ public struct DevServerRoutes: Sendable {
     }
 
     private func simCheck(_ request: HTTPRequest) async throws(ErrorAnswer) -> HTTPResponse {
-        let number = try phoneNumber(try RequestParameters(request))
+        let number = try phoneNumber(try readParameters(request))
         let result = try await call { () async throws(TruAPIError) in try await client.simCheck(phoneNumber: number) }
         return Self.json(200, [("no_sim_change", result.noSimChange.map(JSONValue.bool) ?? .null),
                                ("last_sim_change_at", result.lastSimChangeAt.map(JSONValue.string) ?? .null),

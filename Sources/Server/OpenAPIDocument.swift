@@ -29,7 +29,7 @@ enum OpenAPIDocument {
         ("/v0.2/subscriber-check", #"{"post":\#(createV2),"get":\#(result)}"#),
         ("/v0.2/phone-check/exchange-code", #"{"get":\#(exchange),"post":\#(exchange)}"#),
         ("/v0.2/subscriber-check/exchange-code", #"{"get":\#(exchange),"post":\#(exchange)}"#),
-        ("/coverage-access-token", #"{"get":\#(operation("A coverage-scoped token and the device_ip URL"))}"#),
+        ("/coverage-access-token", #"{"get":\#(operation("A coverage-scoped token and the device_ip URL (only with serve --coverage-token-route; 404 otherwise)"))}"#),
         ("/country", #"{"get":\#(operation("Coverage of a country", ["country_code"]))}"#),
         ("/device", #"{"get":\#(operation("Coverage of a device address", ["ip_address"]))}"#),
         ("/callback", #"{"post":\#(webhook)}"#),

@@ -7,24 +7,27 @@ import Workflow
 struct RequestParameters: Sendable {
     private var values: [String: JSONValue] = [:]
 
-    /// Reads `request`'s body by its content type (JSON by default when it looks like JSON) and
-    /// its query; throws a 400 answer for a body that is neither.
-    init(_ request: HTTPRequest) throws(ErrorAnswer) {
+    /// Reads `request`'s body by its content type (JSON: `application/json`, `application/*+json`
+    /// or none; a form only when `allowsForm`) and its query; throws a 400 answer for a body
+    /// that is not what its type says and 415 for another type.
+    init(_ request: HTTPRequest, allowsForm: Bool) throws(ErrorAnswer) {
         for item in request.queryItems where values[item.name] == nil {
             values[item.name] = item.value.map(JSONValue.string) ?? .null
         }
         guard !request.body.isEmpty else { return }
-        let contentType = (request.headers["Content-Type"] ?? "").lowercased()
-        if contentType.hasPrefix("application/x-www-form-urlencoded") {
+        // The media type without its parameters: `text/plain; x=json` is no JSON.
+        let mediaType = String((request.headers["Content-Type"] ?? "").lowercased().prefix { $0 != ";" }.filter { $0 != " " && $0 != "\t" })
+        if mediaType == "application/x-www-form-urlencoded" && allowsForm {
             guard let fields = Self.formFields(request.body) else { throw ErrorAnswer(400, "the form body is not valid") }
             for (name, value) in fields { values[name] = .string(value) }
-        } else if contentType.isEmpty || contentType.contains("json") {
+        } else if mediaType.isEmpty || mediaType == "application/json" || (mediaType.hasPrefix("application/") && mediaType.hasSuffix("+json")) {
             guard case .object(let members)? = JSONValue.parse(request.body) else {
                 throw ErrorAnswer(400, "the body is not a JSON object")
             }
             for (name, value) in members { values[name] = value }
         } else {
-            throw ErrorAnswer(415, "send application/json or application/x-www-form-urlencoded")
+            throw ErrorAnswer(415, allowsForm ? "send application/json or application/x-www-form-urlencoded"
+                                              : "send application/json (form bodies: serve --allow-form-bodies)")
         }
     }
 

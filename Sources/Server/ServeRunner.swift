@@ -35,7 +35,9 @@ public enum ServeRunner {
                                     limits: HTTPServer.Limits(maxBodyBytes: settings.limits.maxBodyBytes,
                                                               maxHeaderBytes: settings.limits.maxHeaderBytes,
                                                               maxConnections: settings.limits.maxConnections,
-                                                              idleTimeoutSeconds: settings.limits.idleTimeoutSeconds),
+                                                              maxConnectionsPerAddress: settings.limits.maxConnectionsPerAddress,
+                                                              idleTimeoutSeconds: settings.limits.idleTimeoutSeconds,
+                                                              requestTimeoutSeconds: settings.limits.requestTimeoutSeconds),
                                     maxRequestsInFlight: settings.limits.maxRequestsInFlight,
                                     answeredByServer: { request, status in routes.answeredByServer(request, status: status) }) { request in
                 if draining.load(ordering: .acquiring) {

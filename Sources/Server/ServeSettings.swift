@@ -8,8 +8,17 @@ public struct ServeSettings: Sendable {
     public var tlsKey: String?
     /// The key clients must send (`Authorization: Bearer KEY` or `X-Api-Key: KEY`); none when nil.
     public var apiKey: String?
-    /// Origins answered with CORS headers (`*`: any, as the dev-server does).
+    /// Origins whose web pages may call serve, answered with CORS headers (`*`: any, as the
+    /// dev-server does); none by default: a request carrying another `Origin` is refused.
     public var corsOrigins: [String]
+    /// Names clients may reach serve by (`Host`), besides its listen address (and `localhost`
+    /// on a loopback address); any other `Host` is refused, against DNS rebinding.
+    public var serverNames: [String]
+    /// Whether form bodies (`application/x-www-form-urlencoded`) are read, as the dev-server
+    /// reads them; JSON only otherwise, since a web page may send a form without asking.
+    public var allowsFormBodies: Bool
+    /// Whether `GET /coverage-access-token` hands out coverage tokens.
+    public var offersCoverageToken: Bool
     /// Region for numbers written without a country code.
     public var defaultRegion: String?
     public var limits: ServeLimits
@@ -17,7 +26,8 @@ public struct ServeSettings: Sendable {
     public var logPersonalData: Bool
 
     public init(listenAddress: String = "127.0.0.1", listenPort: Int = 8080, tlsCertificate: String? = nil, tlsKey: String? = nil,
-                apiKey: String? = nil, corsOrigins: [String] = ["*"], defaultRegion: String? = nil, limits: ServeLimits = ServeLimits(),
+                apiKey: String? = nil, corsOrigins: [String] = [], serverNames: [String] = [], allowsFormBodies: Bool = false,
+                offersCoverageToken: Bool = false, defaultRegion: String? = nil, limits: ServeLimits = ServeLimits(),
                 logPersonalData: Bool = false) {
         self.listenAddress = listenAddress
         self.listenPort = listenPort
@@ -25,6 +35,9 @@ public struct ServeSettings: Sendable {
         self.tlsKey = tlsKey
         self.apiKey = apiKey
         self.corsOrigins = corsOrigins
+        self.serverNames = serverNames
+        self.allowsFormBodies = allowsFormBodies
+        self.offersCoverageToken = offersCoverageToken
         self.defaultRegion = defaultRegion
         self.limits = limits
         self.logPersonalData = logPersonalData
@@ -41,12 +54,16 @@ public struct ServeLimits: Sendable {
     public var maxHeaderBytes: Int = 16 * 1024
     /// Connections open at once; more are refused.
     public var maxConnections: Int = 512
+    /// Connections open at once from one client address; more are refused.
+    public var maxConnectionsPerAddress: Int = 64
     /// Requests being answered at once; more get 503 with Retry-After.
     public var maxRequestsInFlight: Int = 256
     /// Requests per client address and minute (429 beyond); 0: no limit.
     public var requestsPerMinute: Int = 600
     /// Seconds a connection may stay idle or slow before it is closed.
     public var idleTimeoutSeconds: Int = 30
+    /// Seconds a connection has to deliver a whole request, from its opening or previous answer.
+    public var requestTimeoutSeconds: Int = 20
     /// Bound on each upstream call to the tru.ID API.
     public var upstreamTimeout: Duration = .seconds(10)
     /// Bound on finishing the requests in flight after SIGTERM.

@@ -8,6 +8,7 @@ import HTTPServer
 /// must cover `(request-target)`, `host`, `date` and `digest`, its `keyId` must be a key of the
 /// API's JWK Set (fetched once and cached; fetched again when a `keyId` is unknown, at most once
 /// every `refetchInterval`), `Digest` must be the body's SHA-256 and `Date` within `maxClockSkew`.
+/// A signature is accepted once: a webhook sent again within the `Date` window is a replay.
 actor WebhookVerifier {
     /// Fetches the JWK Set's JSON (`{base}/.well-known/jwks.json`); nil when it cannot be had.
     typealias KeySetSource = @Sendable () async -> JSONValue?
@@ -20,11 +21,15 @@ actor WebhookVerifier {
     private let refetchInterval: Duration
     private var keys: [String: RSAPublicKey] = [:]
     private var lastFetch: ContinuousClock.Instant?
+    private var accepted: AcceptedSignatures
 
-    init(maxClockSkew: Double = 300, refetchInterval: Duration = .seconds(10), fetchKeySet: @escaping KeySetSource) {
+    /// `maxReplayEntries`: the accepted signatures remembered while their `Date` is in the window.
+    init(maxClockSkew: Double = 300, refetchInterval: Duration = .seconds(10), maxReplayEntries: Int = 10_000,
+         fetchKeySet: @escaping KeySetSource) {
         self.fetchKeySet = fetchKeySet
         self.maxClockSkew = maxClockSkew
         self.refetchInterval = refetchInterval
+        accepted = AcceptedSignatures(capacity: maxReplayEntries)
     }
 
     /// Why the webhook does not verify, or nil when it does. `target`: the request's path and
@@ -51,7 +56,10 @@ actor WebhookVerifier {
             }
         }
         guard let key = await key(keyID) else { return "unknown keyId" }
-        return key.verifies(Array(signature), of: Array(lines.joined(separator: "\n").utf8)) ? nil : "bad signature"
+        guard key.verifies(Array(signature), of: Array(lines.joined(separator: "\n").utf8)) else { return "bad signature" }
+        // No suspension point from here on: a replay racing the original cannot slip in between.
+        guard accepted.insert(Array(signature), until: date + maxClockSkew, now: now) else { return "replayed (this signature was already accepted)" }
+        return nil
     }
 
     /// The key `keyID`, fetching the key set when it is not known yet.
@@ -101,5 +109,35 @@ actor WebhookVerifier {
         var check = tm()
         guard gmtime_r(&seconds, &check) != nil, check.tm_mday == day, check.tm_mon == Int32(month) else { return nil }
         return Double(seconds)
+    }
+}
+
+/// The signatures of accepted webhooks, each kept until its `Date` leaves the window (after
+/// which the webhook is refused as stale anyway); at `capacity`, the oldest is forgotten first.
+struct AcceptedSignatures {
+    let capacity: Int
+    private var expiries: [[UInt8]: Double] = [:]
+    /// Signatures in the order they were accepted.
+    private var order: [[UInt8]] = []
+    private var orderStart = 0
+
+    init(capacity: Int) { self.capacity = max(1, capacity) }
+
+    var count: Int { expiries.count }
+
+    /// Records `signature` as accepted until `expiry`; false when it already was (a replay).
+    mutating func insert(_ signature: [UInt8], until expiry: Double, now: Double) -> Bool {
+        if let known = expiries[signature], known >= now { return false }
+        while orderStart < order.count, expiries.count >= capacity || (expiries[order[orderStart]] ?? now) < now {
+            expiries.removeValue(forKey: order[orderStart])
+            orderStart += 1
+        }
+        if orderStart > capacity {
+            order.removeFirst(orderStart)
+            orderStart = 0
+        }
+        expiries[signature] = expiry
+        order.append(signature)
+        return true
     }
 }

@@ -17,15 +17,22 @@ extension ServeCommand {
         guard (settings.tlsCertificate == nil) == (settings.tlsKey == nil) else {
             throw CellpathError(.usage, "--tls-cert and --tls-key go together")
         }
-        if let path = parsed[apiKeyFile] { settings.apiKey = try readKey(path) }
-        let origins = parsed[corsOrigin]
-        if !origins.isEmpty { settings.corsOrigins = origins }
+        if let path = parsed[apiKeyFile] {
+            settings.apiKey = try readKey(path)
+            if let warning = exposedKeyWarning(path) { context.logger.warning("\(warning)") }
+        }
+        settings.corsOrigins = parsed[corsOrigin]
+        settings.serverNames = parsed[serverName]
+        settings.allowsFormBodies = parsed[allowFormBodies]
+        settings.offersCoverageToken = parsed[coverageTokenRoute]
         if let value = parsed[maxBody] { settings.limits.maxBodyBytes = value }
         if let value = parsed[maxConnections] { settings.limits.maxConnections = value }
+        if let value = parsed[maxConnectionsPerAddress] { settings.limits.maxConnectionsPerAddress = value }
         if let value = parsed[rateLimit] { settings.limits.requestsPerMinute = value }
         if let value = parsed[clientTimeout] { settings.limits.idleTimeoutSeconds = value }
+        if let value = parsed[requestTimeout] { settings.limits.requestTimeoutSeconds = value }
         if let value = parsed[upstreamTimeout] { settings.limits.upstreamTimeout = .seconds(value) }
-        if !["127.0.0.1", "::1"].contains(settings.listenAddress) && settings.apiKey == nil {
+        if !isLoopback(settings.listenAddress) && settings.apiKey == nil {
             context.logger.warning("listening on \(settings.listenAddress) without --api-key-file: anyone who reaches it can run checks on your account")
         }
         let endpoint = TruAPIEndpoint(baseURL: try configuration.apiBaseURL, clientID: clientID, clientSecret: clientSecret,
@@ -68,6 +75,23 @@ extension ServeCommand {
 
     private static func invalidListen(_ text: String) -> CellpathError {
         CellpathError(.usage, "invalid --listen \(text.terminalSafe): expected a numeric ADDRESS:PORT, e.g. 127.0.0.1:8080 or [::1]:8080")
+    }
+
+    /// Whether `address` is 127.0.0.0/8 or ::1.
+    private static func isLoopback(_ address: String) -> Bool {
+        var v4 = in_addr(), v6 = in6_addr(), loopback6 = in6_addr()
+        if inet_pton(AF_INET, address, &v4) == 1 { return UInt32(bigEndian: v4.s_addr) >> 24 == 127 }
+        guard inet_pton(AF_INET6, address, &v6) == 1, inet_pton(AF_INET6, "::1", &loopback6) == 1 else { return false }
+        return withUnsafeBytes(of: v6) { Array($0) } == withUnsafeBytes(of: loopback6) { Array($0) }
+    }
+
+    /// The warning for a key file that its group or others may read or write, as for tru.json; nil otherwise.
+    static func exposedKeyWarning(_ path: String) -> String? {
+        var info = stat()
+        guard stat(path, &info) == 0, UInt32(info.st_mode) & 0o077 != 0 else { return nil }
+        let octal = String(UInt32(info.st_mode) & 0o777, radix: 8)
+        return "\(path.terminalSafe) holds the client key but is accessible by its group or others "
+            + "(mode \(String(repeating: "0", count: max(0, 4 - octal.count)) + octal)); run 'chmod 600 \(path.terminalSafe)'"
     }
 
     /// The first line of a key file; it must be readable and not empty.

@@ -6,19 +6,20 @@ import Testing
 struct RequestParametersTests {
     @Test func jsonFormAndQueryAreRead() throws {
         let json = try RequestParameters(HTTPRequest(method: "POST", path: "/x", headers: ["Content-Type": "application/json"],
-                                                     body: Array(#"{"phone_number":"+447940448591"}"#.utf8)))
+                                                     body: Array(#"{"phone_number":"+447940448591"}"#.utf8)), allowsForm: false)
         #expect(try json.required("phone_number") == "+447940448591")
         let form = try RequestParameters(HTTPRequest(method: "POST", path: "/x", headers: ["Content-Type": "application/x-www-form-urlencoded"],
-                                                     body: Array("phone_number=%2B44+7940&x=1".utf8)))
+                                                     body: Array("phone_number=%2B44+7940&x=1".utf8)), allowsForm: true)
         #expect(try form.required("phone_number") == "+44 7940")
-        let query = try RequestParameters(HTTPRequest(method: "GET", path: "/x", queryItems: [HTTPQueryItem(name: "check_id", value: "c1")]))
+        let query = try RequestParameters(HTTPRequest(method: "GET", path: "/x", queryItems: [HTTPQueryItem(name: "check_id", value: "c1")]), allowsForm: false)
         #expect(try query.required("check_id") == "c1")
     }
 
     @Test func badValuesAre400WithTheParameterNamed() {
-        func status(_ body: String, _ type: String = "application/json") -> (Int, String)? {
+        func status(_ body: String, _ type: String = "application/json", allowsForm: Bool = true) -> (Int, String)? {
             do {
-                _ = try RequestParameters(HTTPRequest(method: "POST", path: "/x", headers: ["Content-Type": type], body: Array(body.utf8)))
+                _ = try RequestParameters(HTTPRequest(method: "POST", path: "/x", headers: ["Content-Type": type], body: Array(body.utf8)),
+                                          allowsForm: allowsForm)
                     .required("phone_number")
                 return nil
             } catch {
@@ -33,6 +34,25 @@ struct RequestParametersTests {
         #expect(status("[1]")! == (400, "the body is not a JSON object"))
         #expect(status("phone_number=%zz", "application/x-www-form-urlencoded")! == (400, "the form body is not valid"))
         #expect(status("x", "text/plain")!.0 == 415)
+    }
+
+    /// The bodies a web page can send without a CORS preflight are not read as parameters:
+    /// forms unless allowed, and text whose type merely mentions JSON.
+    @Test func bodiesAWebPageSendsFreelyAreRefused() {
+        func status(_ type: String, _ body: String, allowsForm: Bool) -> Int? {
+            do {
+                _ = try RequestParameters(HTTPRequest(method: "POST", path: "/x", headers: ["Content-Type": type], body: Array(body.utf8)),
+                                          allowsForm: allowsForm).required("phone_number")
+                return nil
+            } catch {
+                return error.status
+            }
+        }
+        #expect(status("application/x-www-form-urlencoded", "phone_number=%2B447940448591", allowsForm: false) == 415)
+        #expect(status("application/x-www-form-urlencoded; charset=utf-8", "phone_number=%2B447940448591", allowsForm: true) == nil)
+        #expect(status("text/plain; x=json", #"{"phone_number":"+447940448591"}"#, allowsForm: true) == 415)
+        #expect(status("application/json; charset=utf-8", #"{"phone_number":"+447940448591"}"#, allowsForm: false) == nil)
+        #expect(status("application/merge-patch+json", #"{"phone_number":"+447940448591"}"#, allowsForm: false) == nil)
     }
 
     /// Found by the `serve-request` fuzz target (docs/fuzzing.md): an escape whose two

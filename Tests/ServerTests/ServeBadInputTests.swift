@@ -46,6 +46,63 @@ struct ServeBadInputTests {
         #expect(try serve.post("/subscriber-check", json: Self.create).status == 200, "others are still served")
     }
 
+    /// A TCP connection to serve from inside its namespace, from `source` (a 127.0.0.0/8 address).
+    private func openConnection(_ serve: StubbedServe, from source: String = "127.0.0.1") throws -> Int32 {
+        var error = [CChar](repeating: 0, count: 256)
+        let fd = cshims_socket_in_netns("/run/netns/\(serve.namespace)", AF_INET, Int32(SOCK_STREAM.rawValue), 0, &error, error.count)
+        try #require(fd >= 0)
+        var local = sockaddr_in(), peer = sockaddr_in()
+        local.sin_family = sa_family_t(AF_INET)
+        local.sin_addr.s_addr = inet_addr(source)
+        peer.sin_family = sa_family_t(AF_INET)
+        peer.sin_port = UInt16(8080).bigEndian
+        peer.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafePointer(to: &local) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) } }
+        let connected = withUnsafePointer(to: &peer) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, length) } }
+        try #require(bound == 0 && connected == 0)
+        return fd
+    }
+
+    /// Whether serve closed `fd` (end of stream or reset) within `waitSeconds`.
+    private func closedByServe(_ fd: Int32, waitSeconds: Int) -> Bool {
+        var timeout = timeval(tv_sec: waitSeconds, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = recv(fd, &buffer, buffer.count, 0)
+            if count > 0 { continue }
+            return count == 0 || errno == ECONNRESET
+        }
+    }
+
+    /// A client dripping header bytes is never idle, so only the whole-request deadline closes it.
+    @Test func aConnectionDrippingHeaderBytesIsClosedAtTheRequestDeadline() throws {
+        let serve = try StubbedServe()
+        try serve.start(["--request-timeout", "2", "--client-timeout", "600"])
+        let fd = try openConnection(serve)
+        defer { close(fd) }
+        var closed = false
+        for byte in Array("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Drip: aaaaaaaaaaaaaaaaaaaa".utf8) where !closed {
+            _ = [byte].withUnsafeBytes { send(fd, $0.baseAddress, 1, Int32(MSG_NOSIGNAL)) }
+            closed = closedByServe(fd, waitSeconds: 1)
+        }
+        #expect(closed, "a connection sending a byte a second stayed open")
+        #expect(try serve.post("/subscriber-check", json: Self.create).status == 200, "others are still served")
+    }
+
+    @Test func connectionsBeyondTheBoundOfOneAddressAreClosedAtOnce() throws {
+        let serve = try StubbedServe()
+        try serve.start(["--max-connections-per-address", "2"])
+        let held = [try openConnection(serve, from: "127.0.0.2"), try openConnection(serve, from: "127.0.0.2")]
+        defer { held.forEach { close($0) } }
+        let third = try openConnection(serve, from: "127.0.0.2")
+        defer { close(third) }
+        #expect(closedByServe(third, waitSeconds: 10), "a third connection from one address was kept")
+        #expect(held.allSatisfy { !closedByServe($0, waitSeconds: 1) }, "the first two were closed")
+        #expect(try serve.post("/subscriber-check", json: Self.create).status == 200, "another address is served")
+    }
+
     @Test func largeHeadersAndBodiesAreRefused() throws {
         let serve = try StubbedServe()
         try serve.start(["--max-body", "1024"])
@@ -92,7 +149,7 @@ struct ServeBadInputTests {
 
     @Test func controlCharactersWrongTypesAndMediaTypes() throws {
         let serve = try StubbedServe()
-        try serve.start()
+        try serve.start(["--allow-form-bodies"])
         func message(_ result: (status: Int, headers: [String: String], json: JSONValue?)) -> String? {
             result.status == 400 ? result.json?["error_message"]?.string : "status \(result.status)"
         }

@@ -106,7 +106,7 @@ struct ServeFlowTests {
     }
 
     @Test func phoneCheckSimCheckAndCoverageToken() throws {
-        try withServe { (prefix: String) throws in
+        try withServe(["--allow-form-bodies", "--coverage-token-route"]) { (prefix: String) throws in
             let created = try curl(prefix, ["-d", "phone_number=%2B447940448591", "http://127.0.0.1:8080/phone-check"])
             let id = try #require(created.json?["check_id"]?.string), url = try #require(created.json?["check_url"]?.string)
             _ = try openCheckURL(prefix, url)
@@ -140,7 +140,7 @@ struct ServeFlowTests {
         _ = Array("0123456789abcdef-key\n".utf8).withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
         close(fd)
         defer { unlink(keyFile) }
-        try withServe(["--api-key-file", keyFile]) { (prefix: String) throws in
+        try withServe(["--api-key-file", keyFile, "--coverage-token-route"]) { (prefix: String) throws in
             #expect(try curl(prefix, ["http://127.0.0.1:8080/coverage-access-token"]).status == 401)
             #expect(try curl(prefix, ["-H", "X-Api-Key: wrong-key-wrong-key", "http://127.0.0.1:8080/coverage-access-token"]).status == 401)
             #expect(try curl(prefix, ["-H", "X-Api-Key: 0123456789abcdef-key", "http://127.0.0.1:8080/coverage-access-token"]).status == 200)

@@ -53,7 +53,7 @@ struct ServeLoadTests {
                 environment[String(assignment[..<eq])] = String(assignment[assignment.index(after: eq)...].filter { $0 != "'" })
             }
             let serve = try BackgroundProcess(["ip", "netns", "exec", prefix + "ue", CellpathBinary.path, "serve", "--api-base", "https://api.truid.test",
-                                               "--listen", "127.0.0.1:8080", "--rate-limit", "0"], output: log, environment: environment)
+                                               "--listen", "127.0.0.1:8080", "--rate-limit", "0", "--max-connections-per-address", "512"], output: log, environment: environment)
             defer { serve.stop() }
             for _ in 0..<500 where !(try ProcessRunner.run(["cat", log]).stdout.contains(#""event":"listening""#)) { usleep(20_000) }
             func tokenRequests() throws -> Int? {

@@ -29,6 +29,7 @@ final class StubAPI: Sendable {
         var tokens = 0
         var checkCalls = 0
         var validToken = ""
+        var paths: [String] = []
     }
     private let state = Mutex(State())
 
@@ -38,6 +39,8 @@ final class StubAPI: Sendable {
     }
     var tokenRequests: Int { state.withLock { $0.tokens } }
     var checkCalls: Int { state.withLock { $0.checkCalls } }
+    /// The targets of every request but token requests, in order.
+    var calledTargets: [String] { state.withLock { $0.paths } }
 
     /// Answers one request; runs on the connection's thread.
     func answer(_ request: HTTPRequest) -> HTTPResponse {
@@ -54,6 +57,7 @@ final class StubAPI: Sendable {
             return HTTPResponse(status: 200, contentType: "application/json",
                                 body: #"{"access_token":"\#(token)","token_type":"bearer","expires_in":3600,"scope":"coverage"}"#)
         }
+        state.withLock { $0.paths.append(request.target) }
         guard request.method == "POST", request.path == "/subscriber_check/v0.1/checks" else {
             return Self.problem(404, "not_found", "Not Found")
         }

@@ -48,7 +48,7 @@ struct WebhookVerifierTests {
         let verifier = WebhookVerifier { source.next() }
         let webhook = try signed(signer)
         #expect(await problem(verifier, webhook) == nil)
-        #expect(await problem(verifier, webhook) == nil)
+        #expect(await problem(verifier, try signed(signer, body: Array(#"{"check_id":"c2","status":"COMPLETED"}"#.utf8))) == nil)
         #expect(source.fetches.load(ordering: .relaxed) == 1, "the key set is fetched once and cached")
 
         let forged = Array(String(decoding: webhook.body, as: UTF8.self).replacing("true", with: "false").utf8)
@@ -82,6 +82,32 @@ struct WebhookVerifierTests {
         #expect(await problem(patient, try signed(stranger)) == "unknown keyId")
         #expect(await problem(patient, try signed(stranger)) == "unknown keyId")
         #expect(source.fetches.load(ordering: .relaxed) == 3, "unknown keyIds do not make serve hammer the API")
+    }
+
+    @Test func aWebhookIsAcceptedOnceWithinItsDateWindow() async throws {
+        let signer = try WebhookSigner(privateKeyPEM: try makeSigningKey())
+        let verifier = WebhookVerifier { signer.keySet }
+        let webhook = try signed(signer)
+        #expect(await problem(verifier, webhook) == nil)
+        for seconds in stride(from: 0.0, through: 300, by: 6) {
+            #expect(await problem(verifier, webhook, now: Self.date.timeIntervalSince1970 + seconds) == "replayed (this signature was already accepted)")
+        }
+        #expect(await problem(verifier, webhook, now: Self.date.timeIntervalSince1970 + 301) == "stale or missing Date", "then it is stale")
+        #expect(await problem(verifier, try signed(signer, body: Array(#"{"check_id":"c3","status":"COMPLETED"}"#.utf8))) == nil,
+                "another webhook has a signature of its own")
+    }
+
+    @Test func theReplayCacheIsBoundedAndForgetsExpiredSignatures() {
+        var accepted = AcceptedSignatures(capacity: 2)
+        let answers = [([UInt8(1)], 0.0), ([1], 1), ([2], 2), ([3], 3), ([1], 4), ([3], 5)].map { accepted.insert($0.0, until: 100, now: $0.1) }
+        #expect(answers == [true, false, true, true, true, false], "at capacity the oldest is forgotten first")
+        #expect(accepted.count == 2)
+
+        var expiring = AcceptedSignatures(capacity: 100)
+        let early = (0..<50).map { expiring.insert([UInt8($0)], until: Double($0), now: 0) }
+        let late = expiring.insert([200], until: 1000, now: 60)
+        #expect(early.allSatisfy { $0 } && late)
+        #expect(expiring.count == 1, "signatures whose Date left the window are dropped")
     }
 
     @Test func httpDates() {

@@ -265,7 +265,8 @@ struct CheckCommandsEndToEndTests {
             var environment = SimulatedDevice.path
             for (name, value) in try device.environment() { environment[name] = value }
             environment["HOME"] = "/nonexistent"
-            let serve = try BackgroundProcess(["ip", "netns", "exec", device.ue, CellpathBinary.path, "serve", "--listen", "127.0.0.1:8080"],
+            let serve = try BackgroundProcess(["ip", "netns", "exec", device.ue, CellpathBinary.path, "serve", "--listen", "127.0.0.1:8080",
+                                               "--coverage-token-route"],
                                               output: log, environment: environment)
             defer { serve.stop() }
             var listening = false

@@ -40,7 +40,7 @@ enum ServeRequestTarget: FuzzTarget {
             require(fields.map { $0.map { "\($0)=\($1)" } } == reference.map { $0.map { "\($0)=\($1)" } },
                     "form body \(shown(String(decoding: body, as: UTF8.self))) decodes as \(fields.map { "\($0)" } ?? "an error"), the reference as \(reference.map { "\($0)" } ?? "an error")")
         }
-        if let parameters = try? RequestParameters(request) {
+        if let parameters = try? RequestParameters(request, allowsForm: true) {
             var names = ["phone_number"]
             if let json = JSONValue.parse(body), case .object(let members) = json { names += members.map(\.0) }
             if let fields = RequestParameters.formFields(body) { names += fields.map(\.0) }

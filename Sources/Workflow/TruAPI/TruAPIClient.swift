@@ -258,9 +258,10 @@ public actor TruAPIClient {
     }
 
     /// Whether `value` can stand in a URL path or query as it is: 1 to 128 letters, digits and `.-_:`
-    /// (check ids, IP addresses, country codes); anything else is refused, not escaped.
+    /// (check ids, IP addresses, country codes), and not a dot segment (`.`, `..`: libcurl would
+    /// resolve it into another API route); anything else is refused, not escaped.
     static func isPlainSegment(_ value: String) -> Bool {
-        !value.isEmpty && value.utf8.count <= 128 && value.utf8.allSatisfy { byte in
+        !value.isEmpty && value != "." && value != ".." && value.utf8.count <= 128 && value.utf8.allSatisfy { byte in
             (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
                 || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: ":")
         }

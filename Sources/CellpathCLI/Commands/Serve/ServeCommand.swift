@@ -14,8 +14,9 @@ package enum ServeCommand {
             on stderr. SIGTERM or SIGINT: stop accepting, finish the requests in flight, exit 0.
             Exits 78 when the API refuses the credentials and 69 when it cannot be reached at start.
             """,
-        options: [listen.spec, tlsCert.spec, tlsKey.spec, apiKeyFile.spec, corsOrigin.spec, maxBody.spec, maxConnections.spec,
-                  rateLimit.spec, clientTimeout.spec, upstreamTimeout.spec, ConfigurationOptions.truJSON.spec, ConfigurationOptions.dataResidency.spec,
+        options: [listen.spec, tlsCert.spec, tlsKey.spec, apiKeyFile.spec, corsOrigin.spec, serverName.spec, allowFormBodies.spec,
+                  coverageTokenRoute.spec, maxBody.spec, maxConnections.spec, maxConnectionsPerAddress.spec,
+                  rateLimit.spec, clientTimeout.spec, requestTimeout.spec, upstreamTimeout.spec, ConfigurationOptions.truJSON.spec, ConfigurationOptions.dataResidency.spec,
                   ConfigurationOptions.apiBase.spec, ConfigurationOptions.caFile.spec, ConfigurationOptions.region.spec],
         action: .program(.server))
 
@@ -26,16 +27,29 @@ package enum ServeCommand {
     package static let apiKeyFile = OptionKey<String>(
         "api-key-file", "path", help: "File holding the key clients must send (Authorization: Bearer KEY or X-Api-Key: KEY).")
     package static let corsOrigin = RepeatableOptionKey<String>(
-        "cors-origin", "origin", help: "Origin allowed by CORS (repeatable; default: *, as the dev-server).")
+        "cors-origin", "origin",
+        help: "Origin whose web pages may call serve, with CORS (repeatable; * for any, as the dev-server; default: none, other origins get 403).")
+    package static let serverName = RepeatableOptionKey<String>(
+        "server-name", "name", help: "Host name clients reach serve by, besides its listen address (repeatable; other Host names get 421).")
+    package static let allowFormBodies = Flag(
+        "allow-form-bodies", help: "Read form bodies (application/x-www-form-urlencoded) as the dev-server does (default: JSON only).")
+    package static let coverageTokenRoute = Flag(
+        "coverage-token-route", help: "Offer GET /coverage-access-token, which hands out coverage API tokens (default: off).")
     package static let maxBody = OptionKey<Int>(
         "max-body", "bytes", help: "Largest request body accepted (default: 16384; larger: 413).", .integer(in: 256...16_777_216))
     package static let maxConnections = OptionKey<Int>(
         "max-connections", "count", help: "Connections open at once (default: 512).", .integer(in: 1...65_536))
+    package static let maxConnectionsPerAddress = OptionKey<Int>(
+        "max-connections-per-address", "count", help: "Connections open at once from one client address (default: 64).",
+        .integer(in: 1...65_536))
     package static let rateLimit = OptionKey<Int>(
         "rate-limit", "per-minute", help: "Requests per client address and minute (default: 600; 0: no limit; beyond: 429).",
         .integer(in: 0...1_000_000))
     package static let clientTimeout = OptionKey<Int>(
         "client-timeout", "seconds", help: "Close a connection idle or sending nothing this long (default: 30; slow clients).",
+        .integer(in: 1...3600))
+    package static let requestTimeout = OptionKey<Int>(
+        "request-timeout", "seconds", help: "Close a connection that has not sent a whole request this long after opening or its last answer (default: 20).",
         .integer(in: 1...3600))
     package static let upstreamTimeout = OptionKey<Int>(
         "upstream-timeout", "seconds", help: "Bound on each call to the tru.ID API (default: 10; beyond: 504 after retries).",
