@@ -64,7 +64,7 @@ let package = Package(
         .target(name: "PhoneNumbers", dependencies: ["CPhoneNumber", "CellpathCore"]),
         .target(name: "Configuration", dependencies: ["CGLib", "CellpathCore", "SystemSupport"]),
         .target(name: "CellularHTTP", dependencies: ["CellpathCore", "SystemSupport", "CCurl", "CAres", "CNetlink", "CShims"]),
-        .target(name: "Workflow", dependencies: ["CellpathCore", "CellularHTTP"]),
+        .target(name: "Workflow", dependencies: ["CellpathCore", "CellularHTTP", "SystemSupport"]),
         .target(name: "ModemDiscovery", dependencies: ["SystemSupport"]),
         .target(name: "IPConfiguration", dependencies: ["CNetlink", "CellpathCore", "SystemSupport"]),
         // One GLib main-loop thread behind a global actor; libmbim and libqmi run only there.
@@ -106,7 +106,7 @@ let package = Package(
                                                    "ModemDiscovery"], path: "Tests/TestSupport"),
         .testTarget(name: "CellpathCLITests", dependencies: ["CellpathCLI", "TestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["TestSupport"]),
-        .testTarget(name: "SystemSupportTests", dependencies: ["SystemSupport"]),
+        .testTarget(name: "SystemSupportTests", dependencies: ["SystemSupport", "TestSupport"]),
         .testTarget(name: "PhoneNumbersTests", dependencies: ["PhoneNumbers"]),
         .testTarget(name: "ConfigurationTests", dependencies: ["Configuration"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "CShims", "TestSupport"]),

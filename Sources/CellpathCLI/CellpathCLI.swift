@@ -9,10 +9,14 @@ public enum CellpathCLI {
     /// `program` is the executable that calls this; `implementations` are the commands that the
     /// tree assigns to it, by command name (`cellpath sim up`). Commands of another program exec it.
     /// Must be called from main.swift's synchronous top level: blocking commands run on the main
-    /// thread, which otherwise waits for the command's task.
+    /// thread, which otherwise waits for the command's task. A privileged process (file
+    /// capabilities, set-user-ID, root under sudo) ignores the environment's overrides it must
+    /// not follow (`ProcessPrivilege.screen`), with a warning naming them.
     @MainActor
     package static func main(_ arguments: [String], environment: [String: String], program: Program,
                              implementations: [String: CommandAction] = [:]) -> Int32 {
+        let privilege = ProcessPrivilege.current(environment: environment)
+        let (environment, ignored) = privilege.screen(environment)
         let root = CommandTree.root
         let help = HelpFormatter(root: root)
         let parser = CommandLineParser(root: root)
@@ -33,14 +37,14 @@ public enum CellpathCLI {
             return ExitCode.success.rawValue
         case .run(let action, let parsed):
             return run(action, parsed, arguments: arguments, program: program, implementations: implementations,
-                       environment: environment, help: help)
+                       environment: environment, privilege: privilege, ignored: ignored, help: help)
         }
     }
 
     @MainActor
     private static func run(_ action: CommandAction, _ parsed: ParsedCommand, arguments: [String], program: Program,
                             implementations: [String: CommandAction], environment: [String: String],
-                            help: HelpFormatter) -> Int32 {
+                            privilege: ProcessPrivilege, ignored: [String], help: HelpFormatter) -> Int32 {
         let global: GlobalOptions
         do {
             global = try GlobalOptions(parsed)
@@ -52,7 +56,7 @@ public enum CellpathCLI {
             global: global, environment: environment,
             logger: Logger(threshold: global.logThreshold, disclosure: global.disclosure, sink: TerminalLogSink(),
                            warnings: WarningRecorder()),
-            progress: Progress(enabled: Terminal.stderrIsTTY && !global.quiet))
+            progress: Progress(enabled: Terminal.stderrIsTTY && !global.quiet), caller: privilege.caller)
         let renderer = Renderer(json: global.json,
                                 color: global.color.enabled(isTTY: Terminal.stdoutIsTTY, environment: environment))
 
@@ -65,6 +69,11 @@ public enum CellpathCLI {
             }
             if case .program(let other) = action, other != program {} else {
                 context.logger.debug("cellpath \(CellpathVersion.current): \(parsed.path.dropFirst().joined(separator: " ")) (\(program.rawValue), pid \(getpid()))")
+                // Said by the process that runs the command (a helper screens its environment itself).
+                if !ignored.isEmpty {
+                    ProcessEnvironment.remove(ignored)
+                    context.logger.warning("\(ignoredOverridesWarning(ignored, privilege))")
+                }
             }
             switch action {
             case .program(let other) where other != program:
@@ -84,6 +93,16 @@ public enum CellpathCLI {
             return fail(error, help: help, path: parsed.path, json: global.json, warnings: context.logger.warnings?.all ?? [],
                         color: colorErr)
         }
+    }
+
+    /// Why the environment's `ignored` variables were ignored.
+    private static func ignoredOverridesWarning(_ ignored: [String], _ privilege: ProcessPrivilege) -> String {
+        let names = ignored.joined(separator: ", ")
+        if case .rootUnderSudo = privilege {
+            return "ignoring \(names): as root under sudo, cellpath follows only paths that no user but root can change"
+        }
+        return "ignoring \(names): cellpath runs with privileges its caller does not have (file capabilities or set-user-ID), "
+            + "and takes no paths or credentials from the caller's environment"
     }
 
     /// Prints a command's outcome: its output on stdout (with `warnings`, and with the `error`

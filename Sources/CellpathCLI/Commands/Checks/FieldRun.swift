@@ -62,7 +62,7 @@ package struct FieldRun {
             let started = ContinuousClock.now
             let report = await lane.once()
             if report.failure?.kind == .cancelled || Task.isCancelled { break }
-            try await summary.add(report, metricsFile: metricsFile)
+            try await summary.add(report, metricsFile: metricsFile, caller: context.caller)
             var line = try CheckListing.record(report, disclosure)
             line.fields.insert(Field(key: "run", label: "run", value: .int(index)), at: 0)
             if let modem = lane.modem { line.fields.insert(Field(key: "modem", label: "modem", value: .int(modem)), at: 0) }
@@ -90,9 +90,10 @@ private actor SummaryBox {
         self.value = value
     }
 
-    /// Adds a run, and rewrites the metrics file with the summary (one writer at a time).
-    func add(_ report: CheckRunReport, metricsFile: String?) throws(CellpathError) {
+    /// Adds a run, and rewrites the metrics file with the summary (one writer at a time), as
+    /// `caller` (mode 0644: node_exporter reads it).
+    func add(_ report: CheckRunReport, metricsFile: String?, caller: FileIdentity?) throws(CellpathError) {
         value.add(report)
-        if let metricsFile { try OutputFile.replace(metricsFile, with: Array(value.prometheus.utf8)) }
+        if let metricsFile { try OutputFile.write(Array(value.prometheus.utf8), to: metricsFile, mode: 0o644, as: caller) }
     }
 }
