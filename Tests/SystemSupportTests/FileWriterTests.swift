@@ -112,6 +112,7 @@ import TestSupport
     func rootRefusesADirectoryOtherUsersMayWrite() throws {
         let dir = try temporaryDirectory()
         defer { FileSystem.removeTree(dir) }
+        #expect(chmod(dir, 0o755) == 0)
         try FileSystem.makeDirectories("\(dir)/shared/below")
         #expect(chmod("\(dir)/shared", 0o777) == 0)
         let error = #expect(throws: SystemError.self) { try FileSystem.write("record", to: "\(dir)/shared/record.json") }
@@ -137,6 +138,7 @@ import TestSupport
     func inAStickyDirectoryRootWritesOnlyItsOwnFiles() throws {
         let dir = try temporaryDirectory()
         defer { FileSystem.removeTree(dir) }
+        #expect(chmod(dir, 0o755) == 0)
         try FileSystem.makeDirectories("\(dir)/sticky")
         #expect(chmod("\(dir)/sticky", 0o1777) == 0)
         try FileSystem.write("root's", to: "\(dir)/sticky/root.json")
