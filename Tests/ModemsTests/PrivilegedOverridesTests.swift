@@ -55,4 +55,26 @@ struct PrivilegedOverridesTests {
         let json = try JSONValue.parse(result.stdout)
         #expect(json["modems"]?.array?.contains { $0["device"]?.string?.hasPrefix(fleet.runDirectory) == true } == false)
     }
+
+    /// The capable `cellpath-modem` is its group's only (mode 0750): anyone else is told so by
+    /// the front, which cannot hand the command over.
+    @Test(.enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)))
+    func aModemExecutableOfAnotherGroupIsAPermissionError() throws {
+        var template = Array("/tmp/cellpath-group-XXXXXX".utf8CString)
+        let copy = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)!) }
+        defer { _ = try? ProcessRunner.run(["rm", "-rf", copy]) }
+        #expect(chmod(copy, 0o755) == 0)
+        let built = String(CellpathBinary.path.dropLast("/cellpath".count))
+        let install = try ProcessRunner.run(["cp", "\(built)/cellpath", "\(built)/cellpath-modem", copy])
+        #expect(install.status == 0, "\(install.stderr)")
+        #expect(chmod("\(copy)/cellpath-modem", 0o750) == 0)
+        let result = try ProcessRunner.run(["runuser", "-u", "nobody", "--", "env", "-i", "PATH=/usr/bin:/bin", "HOME=/nonexistent",
+                                            "\(copy)/cellpath", "modems"])
+        #expect(result.status == 77)
+        #expect(result.stderr == """
+            error: \(copy)/cellpath-modem may not be run by this user
+            hint: run it with sudo, or join the group that may run it (docs/operations.md, Privileges)
+
+            """)
+    }
 }
