@@ -99,7 +99,7 @@ let package = Package(
 
         // MARK: Tests
         // Runs one fetch with knobs the CLI does not offer (a forced source address, a timed cancel).
-        .executableTarget(name: "cellpath-fetch-probe", dependencies: ["CellularHTTP", "Workflow"], path: "Tests/FetchProbe"),
+        .executableTarget(name: "cellpath-fetch-probe", dependencies: ["CellularHTTP", "Workflow", "SystemSupport"], path: "Tests/FetchProbe"),
         // Applies and undoes a bearer's addressing in the namespace it runs in (`ip netns exec`).
         .executableTarget(name: "cellpath-ipconfig-probe", dependencies: ["IPConfiguration", "CellpathCore"], path: "Tests/IPConfigProbe"),
         .target(name: "TestSupport", dependencies: ["CellpathCore", "SystemSupport", "Simulator", "SimulatorScenario", "SimulatedModems",
