@@ -89,7 +89,7 @@ public enum FileSystem {
         let asRoot = writer.uid == 0
         if asRoot && !onlyRootCanChange(directoryPath, allowingSharedEnd: true) {
             throw SystemError("write \(path)", code: EPERM,
-                              explanation: "a directory above it may be changed by a user other than root")
+                              explanation: "its directory, or one above it, may be changed by a user other than root")
         }
         let directory: FileDescriptor
         do {

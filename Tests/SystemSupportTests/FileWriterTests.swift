@@ -121,7 +121,7 @@ import TestSupport
         #expect(throws: SystemError.self) { try FileSystem.checkWritable("\(dir)/shared/record.json") }
         // Below it too: the other user could swap `below` for a link to anywhere.
         let above = #expect(throws: SystemError.self) { try FileSystem.write("record", to: "\(dir)/shared/below/record.json") }
-        #expect(above?.reason == "a directory above it may be changed by a user other than root")
+        #expect(above?.reason == "its directory, or one above it, may be changed by a user other than root")
         // A directory of another user is theirs to change as well.
         #expect(chown("\(dir)/shared/below", Self.nobody.uid, Self.nobody.gid) == 0)
         #expect(chmod("\(dir)/shared", 0o755) == 0)
