@@ -77,4 +77,35 @@ struct PrivilegedOverridesTests {
 
             """)
     }
+
+    /// A set-user-ID root `cellpath-modem` run by nobody opens the files its options name with
+    /// nobody's rights: it neither reads root's secrets nor writes where nobody may not.
+    @Test(.enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)))
+    func setUserIDRootOpensTheOptionsFilesAsItsCaller() throws {
+        var template = Array("/tmp/cellpath-setuid-XXXXXX".utf8CString)
+        let copy = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)!) }
+        defer { _ = try? ProcessRunner.run(["rm", "-rf", copy]) }
+        #expect(chmod(copy, 0o755) == 0)
+        let built = String(CellpathBinary.path.dropLast("/cellpath".count))
+        let install = try ProcessRunner.run(["cp", "\(built)/cellpath", "\(built)/cellpath-modem", copy])
+        #expect(install.status == 0, "\(install.stderr)")
+        #expect(chmod("\(copy)/cellpath-modem", 0o4755) == 0)
+        #expect(mkdir("\(copy)/root", 0o755) == 0 && mkdir("\(copy)/root/private", 0o700) == 0)
+        let secret = fopen("\(copy)/root/private/password", "w")!
+        fputs("secret\n", secret)
+        fclose(secret)
+        func asNobody(_ arguments: [String]) throws -> ProcessResult {
+            try ProcessRunner.run(["runuser", "-u", "nobody", "--", "env", "-i", "PATH=/usr/bin:/bin", "HOME=/nonexistent",
+                                   "\(copy)/cellpath"] + arguments)
+        }
+        let warning = "warning: ignoring HOME: cellpath runs with privileges its caller does not have (file capabilities or "
+            + "set-user-ID), and takes no paths or credentials from the caller's environment\n"
+        let bearer = try asNobody(["bearer", "up", "--user", "u", "--password-file", "\(copy)/root/private/password"])
+        #expect(bearer.status == 66)
+        #expect(bearer.stderr == warning + "error: couldn't read the password file \(copy)/root/private/password: Permission denied\n")
+        let fetch = try asNobody(["fetch", "-m", "0", "--har", "\(copy)/root/trace.har", "http://api.truid.test/"])
+        #expect(fetch.status == 73)
+        #expect(fetch.stderr == warning + "error: couldn't write --har \(copy)/root/trace.har: Permission denied\n")
+        #expect(access("\(copy)/root/trace.har", F_OK) != 0)
+    }
 }
