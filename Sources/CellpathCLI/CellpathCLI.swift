@@ -16,7 +16,10 @@ public enum CellpathCLI {
     package static func main(_ arguments: [String], environment: [String: String], program: Program,
                              implementations: [String: CommandAction] = [:]) -> Int32 {
         let privilege = ProcessPrivilege.current(environment: environment)
-        let (environment, ignored) = privilege.screen(environment)
+        let (screened, ignored) = privilege.screen(environment)
+        // The caller's own home directory is no override: dropped like one, but not announced.
+        let announced = ignored.filter { $0 != "HOME" || environment["HOME"] != privilege.caller?.homeDirectory }
+        let environment = screened
         let root = CommandTree.root
         let help = HelpFormatter(root: root)
         let parser = CommandLineParser(root: root)
@@ -37,14 +40,14 @@ public enum CellpathCLI {
             return ExitCode.success.rawValue
         case .run(let action, let parsed):
             return run(action, parsed, arguments: arguments, program: program, implementations: implementations,
-                       environment: environment, privilege: privilege, ignored: ignored, help: help)
+                       environment: environment, privilege: privilege, ignored: ignored, announced: announced, help: help)
         }
     }
 
     @MainActor
     private static func run(_ action: CommandAction, _ parsed: ParsedCommand, arguments: [String], program: Program,
                             implementations: [String: CommandAction], environment: [String: String],
-                            privilege: ProcessPrivilege, ignored: [String], help: HelpFormatter) -> Int32 {
+                            privilege: ProcessPrivilege, ignored: [String], announced: [String], help: HelpFormatter) -> Int32 {
         let global: GlobalOptions
         do {
             global = try GlobalOptions(parsed)
@@ -70,10 +73,8 @@ public enum CellpathCLI {
             if case .program(let other) = action, other != program {} else {
                 context.logger.debug("cellpath \(CellpathVersion.current): \(parsed.path.dropFirst().joined(separator: " ")) (\(program.rawValue), pid \(getpid()))")
                 // Said by the process that runs the command (a helper screens its environment itself).
-                if !ignored.isEmpty {
-                    ProcessEnvironment.remove(ignored)
-                    context.logger.warning("\(ignoredOverridesWarning(ignored, privilege))")
-                }
+                ProcessEnvironment.remove(ignored)
+                if !announced.isEmpty { context.logger.warning("\(ignoredOverridesWarning(announced, privilege))") }
             }
             switch action {
             case .program(let other) where other != program:

@@ -12,6 +12,15 @@ public struct FileIdentity: Sendable, Equatable {
         self.gid = gid
     }
 
+    /// The user's home directory in the password database, or nil.
+    public var homeDirectory: String? {
+        var entry = passwd()
+        var result: UnsafeMutablePointer<passwd>?
+        var buffer = [CChar](repeating: 0, count: 4096)
+        guard getpwuid_r(uid, &entry, &buffer, buffer.count, &result) == 0, result != nil, let directory = entry.pw_dir else { return nil }
+        return String(cString: directory)
+    }
+
     /// The identity this process opens files as (its effective user and group).
     public static var effective: FileIdentity { FileIdentity(uid: geteuid(), gid: getegid()) }
 
