@@ -30,7 +30,7 @@ DEB_PACKAGES := pkg-config libglib2.0-dev libmbim-glib-dev libqmi-glib-dev libmm
 FUZZ_RUNS ?= 1000000
 FUZZ_SMOKE_RUNS ?= 20000
 
-.PHONY: all deps build test demo bench order-file docs install uninstall clean fuzz fuzz-smoke
+.PHONY: all deps build test demo bench order-file docs install install-capability uninstall clean fuzz fuzz-smoke
 
 all: build
 
@@ -96,8 +96,19 @@ install: build
 	install -D -m 0644 udev/77-cellpath.rules $(DESTDIR)$(PREFIX)/lib/udev/rules.d/77-cellpath.rules
 	install -D -m 0644 docs/cellpath.1 $(DESTDIR)$(PREFIX)/share/man/man1/cellpath.1
 
+## install-capability: the non-root set-up (docs/operations.md): cellpath-modem runnable by the
+## `cellpath` group only (root:cellpath 0750) with CAP_NET_ADMIN, and /run/cellpath for the group
+install-capability:
+	getent group cellpath >/dev/null || groupadd --system cellpath
+	chown root:cellpath $(DESTDIR)$(LIBEXEC_DIR)/cellpath-modem
+	chmod 0750 $(DESTDIR)$(LIBEXEC_DIR)/cellpath-modem
+	setcap cap_net_admin+ep $(DESTDIR)$(LIBEXEC_DIR)/cellpath-modem
+	install -D -m 0644 udev/cellpath.tmpfiles.conf $(DESTDIR)$(PREFIX)/lib/tmpfiles.d/cellpath.conf
+	systemd-tmpfiles --create $(DESTDIR)$(PREFIX)/lib/tmpfiles.d/cellpath.conf || install -d -m 0770 -g cellpath /run/cellpath
+
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/cellpath $(DESTDIR)$(PREFIX)/lib/udev/rules.d/77-cellpath.rules \
+		$(DESTDIR)$(PREFIX)/lib/tmpfiles.d/cellpath.conf \
 		$(DESTDIR)$(PREFIX)/share/man/man1/cellpath.1 $(addprefix $(DESTDIR)$(LIBEXEC_DIR)/,$(HELPERS))
 	rmdir $(DESTDIR)$(LIBEXEC_DIR) 2>/dev/null || true
 

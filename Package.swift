@@ -64,7 +64,7 @@ let package = Package(
         .target(name: "PhoneNumbers", dependencies: ["CPhoneNumber", "CellpathCore"]),
         .target(name: "Configuration", dependencies: ["CGLib", "CellpathCore", "SystemSupport"]),
         .target(name: "CellularHTTP", dependencies: ["CellpathCore", "SystemSupport", "CCurl", "CAres", "CNetlink", "CShims"]),
-        .target(name: "Workflow", dependencies: ["CellpathCore", "CellularHTTP"]),
+        .target(name: "Workflow", dependencies: ["CellpathCore", "CellularHTTP", "SystemSupport"]),
         .target(name: "ModemDiscovery", dependencies: ["SystemSupport"]),
         .target(name: "IPConfiguration", dependencies: ["CNetlink", "CellpathCore", "SystemSupport"]),
         // One GLib main-loop thread behind a global actor; libmbim and libqmi run only there.
@@ -99,16 +99,16 @@ let package = Package(
 
         // MARK: Tests
         // Runs one fetch with knobs the CLI does not offer (a forced source address, a timed cancel).
-        .executableTarget(name: "cellpath-fetch-probe", dependencies: ["CellularHTTP", "Workflow"], path: "Tests/FetchProbe"),
+        .executableTarget(name: "cellpath-fetch-probe", dependencies: ["CellularHTTP", "Workflow", "SystemSupport"], path: "Tests/FetchProbe"),
         // Applies and undoes a bearer's addressing in the namespace it runs in (`ip netns exec`).
         .executableTarget(name: "cellpath-ipconfig-probe", dependencies: ["IPConfiguration", "CellpathCore"], path: "Tests/IPConfigProbe"),
         .target(name: "TestSupport", dependencies: ["CellpathCore", "SystemSupport", "Simulator", "SimulatorScenario", "SimulatedModems",
                                                    "ModemDiscovery"], path: "Tests/TestSupport"),
         .testTarget(name: "CellpathCLITests", dependencies: ["CellpathCLI", "SystemSupport", "TestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["TestSupport"]),
-        .testTarget(name: "SystemSupportTests", dependencies: ["SystemSupport"]),
+        .testTarget(name: "SystemSupportTests", dependencies: ["SystemSupport", "TestSupport"]),
         .testTarget(name: "PhoneNumbersTests", dependencies: ["PhoneNumbers"]),
-        .testTarget(name: "ConfigurationTests", dependencies: ["Configuration"]),
+        .testTarget(name: "ConfigurationTests", dependencies: ["Configuration", "TestSupport"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "CShims", "TestSupport"]),
         .testTarget(name: "CellularHTTPTests", dependencies: ["CellularHTTP", "Workflow", "SystemSupport", "TestSupport"],
                     exclude: ["Fixtures"]),

@@ -10,10 +10,17 @@ public enum CellpathCLI {
     /// `program` is the executable that calls this; `implementations` are the commands that the
     /// tree assigns to it, by command name (`cellpath sim up`). Commands of another program exec it.
     /// Must be called from main.swift's synchronous top level: blocking commands run on the main
-    /// thread, which otherwise waits for the command's task.
+    /// thread, which otherwise waits for the command's task. A privileged process (file
+    /// capabilities, set-user-ID, root under sudo) ignores the environment's overrides it must
+    /// not follow (`ProcessPrivilege.screen`), with a warning naming them.
     @MainActor
     package static func main(_ arguments: [String], environment: [String: String], program: Program,
                              implementations: [String: CommandAction] = [:]) -> Int32 {
+        let privilege = ProcessPrivilege.current(environment: environment)
+        let (screened, ignored) = privilege.screen(environment)
+        // The caller's own home directory is no override: dropped like one, but not announced.
+        let announced = ignored.filter { $0 != "HOME" || environment["HOME"] != privilege.caller?.homeDirectory }
+        let environment = screened
         let root = CommandTree.root
         let help = HelpFormatter(root: root)
         let parser = CommandLineParser(root: root)
@@ -34,14 +41,14 @@ public enum CellpathCLI {
             return ExitCode.success.rawValue
         case .run(let action, let parsed):
             return run(action, parsed, arguments: arguments, program: program, implementations: implementations,
-                       environment: environment, help: help)
+                       environment: environment, privilege: privilege, ignored: ignored, announced: announced, help: help)
         }
     }
 
     @MainActor
     private static func run(_ action: CommandAction, _ parsed: ParsedCommand, arguments: [String], program: Program,
                             implementations: [String: CommandAction], environment: [String: String],
-                            help: HelpFormatter) -> Int32 {
+                            privilege: ProcessPrivilege, ignored: [String], announced: [String], help: HelpFormatter) -> Int32 {
         let global: GlobalOptions
         do {
             global = try GlobalOptions(parsed)
@@ -53,7 +60,7 @@ public enum CellpathCLI {
             global: global, environment: environment,
             logger: Logger(threshold: global.logThreshold, disclosure: global.disclosure, sink: TerminalLogSink(),
                            warnings: WarningRecorder()),
-            progress: Progress(enabled: Terminal.stderrIsTTY && !global.quiet))
+            progress: Progress(enabled: Terminal.stderrIsTTY && !global.quiet), caller: privilege.caller)
         let renderer = Renderer(json: global.json,
                                 color: global.color.enabled(isTTY: Terminal.stdoutIsTTY, environment: environment), quiet: global.quiet)
 
@@ -66,6 +73,9 @@ public enum CellpathCLI {
             }
             if case .program(let other) = action, other != program {} else {
                 context.logger.debug("cellpath \(CellpathVersion.current): \(parsed.path.dropFirst().joined(separator: " ")) (\(program.rawValue), pid \(getpid()))")
+                // Said by the process that runs the command (a helper screens its environment itself).
+                ProcessEnvironment.remove(ignored)
+                if !announced.isEmpty { context.logger.warning("\(ignoredOverridesWarning(announced, privilege))") }
             }
             switch action {
             case .program(let other) where other != program:
@@ -85,6 +95,16 @@ public enum CellpathCLI {
             return fail(error, help: help, path: parsed.path, json: global.json, warnings: context.logger.warnings?.all ?? [],
                         color: colorErr)
         }
+    }
+
+    /// Why the environment's `ignored` variables were ignored.
+    private static func ignoredOverridesWarning(_ ignored: [String], _ privilege: ProcessPrivilege) -> String {
+        let names = ignored.joined(separator: ", ")
+        if case .rootUnderSudo = privilege {
+            return "ignoring \(names): as root under sudo, cellpath follows only paths that no user but root can change"
+        }
+        return "ignoring \(names): cellpath runs with privileges its caller does not have (file capabilities or set-user-ID), "
+            + "and takes no paths or credentials from the caller's environment"
     }
 
     /// Prints a command's outcome: its details on stderr, its output on stdout (with `warnings`,

@@ -1,5 +1,6 @@
 import CellpathCore
 import Glibc
+import SystemSupport
 
 /// Loads cellpath's effective configuration from, lowest to highest precedence: built-in
 /// defaults, the system file, the user file, `CELLPATH_*` environment variables, then the
@@ -19,12 +20,16 @@ public struct ConfigurationLoader: Sendable {
     public var systemPath: String
     /// The user file to read (it need not exist); nil when there is no home directory.
     public var userPath: String?
+    /// Whose rights a tru.json named by `--tru-json` is read with (the caller of a privileged
+    /// process); nil: this process's.
+    public var caller: FileIdentity?
 
     /// Paths left nil are derived from `environment` (see `systemPath(environment:)`, `userPath(environment:)`).
     public init(environment: [String: String], flags: [String: String] = [:],
-                systemPath: String? = nil, userPath: String? = nil) {
+                systemPath: String? = nil, userPath: String? = nil, caller: FileIdentity? = nil) {
         self.environment = environment
         self.flags = flags
+        self.caller = caller
         self.systemPath = systemPath ?? Self.systemPath(environment: environment)
         self.userPath = userPath ?? Self.userPath(environment: environment)
     }
@@ -63,7 +68,7 @@ public struct ConfigurationLoader: Sendable {
     /// tru.json), so a command fails only when it needs one. Runs on any thread; it reads files
     /// synchronously.
     public func load() throws(CellpathError) -> EffectiveConfiguration {
-        var resolver = ConfigurationResolver(home: environment["HOME"])
+        var resolver = ConfigurationResolver(home: environment["HOME"], caller: caller)
         resolver.readFile(systemPath, role: .system, layer: .system)
         if let userPath { resolver.readFile(userPath, role: .user, layer: .user) }
         resolver.addEnvironment(environment)

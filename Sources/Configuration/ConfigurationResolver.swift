@@ -1,5 +1,6 @@
 import CellpathCore
 import Glibc
+import SystemSupport
 
 /// A source of configuration values, lowest precedence first.
 enum Layer: Int {
@@ -51,6 +52,8 @@ typealias Settled = Result<Resolved?, SettingFailure>
 /// a command fails only when it needs a broken setting. Used once per `ConfigurationLoader.load()`.
 struct ConfigurationResolver {
     var home: String?
+    /// Whose rights a tru.json named by a flag is read with (`ConfigurationLoader.caller`).
+    var caller: FileIdentity?
     private var candidates: [String: [Candidate]] = [:]
     /// CELLPATH_SERVER_URL / --server-url: they apply to whichever profile ends up active.
     private var serverOverrides: [Candidate] = []
@@ -61,8 +64,9 @@ struct ConfigurationResolver {
     private var warnings: [String] = []
     private var files: [ConfigurationFile] = []
 
-    init(home: String?) {
+    init(home: String?, caller: FileIdentity? = nil) {
         self.home = home
+        self.caller = caller
         for setting in Setting.all {
             if let value = setting.defaultValue {
                 add(setting.name, Candidate(value: value, origin: .builtIn, layer: .builtIn))
@@ -331,7 +335,8 @@ struct ConfigurationResolver {
             let path = named.value
             let contents: TruJSONFile.Contents
             do {
-                contents = try TruJSONFile.read(path, namedBy: named.origin)
+                let reader: FileIdentity? = if case .flag = named.origin { caller } else { nil }
+                contents = try TruJSONFile.read(path, namedBy: named.origin, as: reader)
             } catch {
                 files.append(ConfigurationFile(path: path, role: .truJSON, status: Self.status(of: path, error)))
                 for (setting, field) in Self.truJSONFields {

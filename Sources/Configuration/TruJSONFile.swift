@@ -24,10 +24,11 @@ struct TruJSONFile: Decodable {
 
     /// Reads and decodes `path`, named by `origin` (quoted in errors). Errors are
     /// `.configuration` (missing, malformed, no credentials) or `.permission` (unreadable);
-    /// they never quote the file's content.
-    static func read(_ path: String, namedBy origin: ConfigurationOrigin) throws(CellpathError) -> Contents {
+    /// they never quote the file's content. It is opened with `identity`'s rights (default: this
+    /// process's).
+    static func read(_ path: String, namedBy origin: ConfigurationOrigin, as identity: FileIdentity? = nil) throws(CellpathError) -> Contents {
         let hint = "Create it with 'tru projects:create', or fix \(origin)."
-        let (bytes, mode) = try readSecretFile(path, namedBy: origin, hint: hint)
+        let (bytes, mode) = try readSecretFile(path, namedBy: origin, as: identity, hint: hint)
         let file: TruJSONFile
         do {
             file = try JSONDecoder().decode(TruJSONFile.self, from: Data(bytes))
@@ -63,11 +64,11 @@ struct TruJSONFile: Decodable {
     }
 
     /// Reads a small regular file whole, with its permission bits taken from the same open file.
-    private static func readSecretFile(_ path: String, namedBy origin: ConfigurationOrigin,
+    private static func readSecretFile(_ path: String, namedBy origin: ConfigurationOrigin, as identity: FileIdentity?,
                                        hint: String) throws(CellpathError) -> ([UInt8], UInt32) {
         let file: FileDescriptor
         do {
-            file = try FileDescriptor.open(path, O_RDONLY)
+            file = try (identity ?? .effective).perform { () throws(SystemError) in try FileDescriptor.open(path, O_RDONLY) }
         } catch {
             let code = error.code, reason = error.reason
             if code == EACCES || code == EPERM {

@@ -32,7 +32,7 @@ public enum InterfaceState {
     /// The error of a process that lacks CAP_NET_ADMIN (exit 77), with the remedy.
     public static func permissionError(_ operation: String) -> CellpathError {
         CellpathError(.permission, "couldn't \(operation): configuring the modem's interface needs CAP_NET_ADMIN",
-                      hint: "run it with sudo, or give your user the cellpath group (udev rules) and cellpath-modem the "
-                        + "capability: sudo setcap cap_net_admin+ep …/libexec/cellpath/cellpath-modem (docs/operations.md)")
+                      hint: "run it with sudo, or join the cellpath group and give its cellpath-modem the capability: "
+                        + "sudo make install-capability (docs/operations.md)")
     }
 }

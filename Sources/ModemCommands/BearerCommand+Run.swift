@@ -72,7 +72,7 @@ extension BearerCommand {
 extension BearerUpCommand {
     static func run(_ parsed: ParsedCommand, _ context: CommandContext) async throws -> CommandOutcome {
         let settings = try settings(parsed, context)
-        let pin = try pin(parsed)
+        let pin = try pin(parsed, context)
         guard InterfaceState.mayConfigure else { throw InterfaceState.permissionError("bring the bearer up") }
         let deadline = ContinuousClock.now + BearerCommand.timeLimit(parsed)
         let modem: DiscoveredModem

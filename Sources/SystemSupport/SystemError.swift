@@ -7,14 +7,17 @@ public struct SystemError: Error, Sendable, Equatable, CustomStringConvertible {
     public var operation: String
     /// The `errno` value (or a returned error number, as pthread functions give).
     public var code: Int32
+    /// Why it failed in cellpath's words, when the C library's text for `code` would mislead.
+    public var explanation: String?
 
-    public init(_ operation: String, code: Int32 = errno) {
+    public init(_ operation: String, code: Int32 = errno, explanation: String? = nil) {
         self.operation = operation
         self.code = code
+        self.explanation = explanation
     }
 
-    /// The C library's text for `code`, e.g. "No such file or directory".
-    public var reason: String { Self.text(code) }
+    /// `explanation`, else the C library's text for `code`, e.g. "No such file or directory".
+    public var reason: String { explanation ?? Self.text(code) }
 
     public var description: String { "\(operation): \(reason)" }
 

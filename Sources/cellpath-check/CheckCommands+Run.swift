@@ -21,7 +21,7 @@ extension CheckCommands {
     static func runCheck(_ product: CheckProduct, _ parsed: ParsedCommand, _ context: CommandContext) async throws -> CommandOutcome {
         let configuration = try ConfigurationOptions.load(parsed, context)
         let options = try checkOptions(parsed)
-        try checkMetricsFile(parsed)
+        try checkMetricsFile(parsed, context)
         let backend = try makeBackend(parsed, configuration, context)
         let progress: @Sendable (String) -> Void = { context.progress.step($0) }
         let runs = parsed[repeatCount] ?? 1

@@ -2,7 +2,9 @@ import CellpathCore
 import Configuration
 import FoundationEssentials
 import Glibc
+import SystemSupport
 import Testing
+import TestSupport
 
 @Suite("tru.ID credentials and tru.json")
 struct CredentialsTests {
@@ -22,6 +24,23 @@ struct CredentialsTests {
         #expect(try config.truJSONPath == path)
         #expect(config.files.last == ConfigurationFile(path: path, role: .truJSON, status: .loaded))
         #expect(config.warnings.isEmpty, "\(config.warnings)")
+    }
+
+    @Test("a tru.json named by --tru-json is read with the caller's rights, one named by a file with the process's",
+          .enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)))
+    func truJSONReadAsTheCaller() throws {
+        let fixture = Fixture()  // root's directory, mode 0700: nobody cannot reach into it
+        let path = fixture.truJSON(id: "root-only")
+        let nobody = FileIdentity(uid: 65534, gid: 65534)
+        let asCaller = ConfigurationLoader(environment: [:], flags: ["tru-json": path], systemPath: fixture.systemPath,
+                                           userPath: fixture.userPath, caller: nobody)
+        let error = #expect(throws: CellpathError.self) { try asCaller.load().credentials }
+        #expect(error?.kind == .permission)
+        #expect(error?.message == "couldn't read \(path) (named by flag --tru-json): Permission denied")
+        fixture.system("[truid]\ntru_json=\(path)\n")
+        let fromSystemFile = ConfigurationLoader(environment: [:], systemPath: fixture.systemPath, userPath: fixture.userPath,
+                                                 caller: nobody)
+        #expect(try fromSystemFile.load().credentials?.clientID == "root-only")
     }
 
     @Test("[truid] tru_json in the user file, relative to that file")

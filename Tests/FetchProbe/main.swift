@@ -4,6 +4,7 @@ import CellpathCore
 import CellularHTTP
 import FoundationEssentials
 import Glibc
+import SystemSupport
 import Workflow
 
 var args = Array(CommandLine.arguments.dropFirst())
@@ -60,7 +61,7 @@ do throws(CellpathError) {
 }
 if let har {
     let bytes = HARWriter.har(report.trace, disclosure: disclosure)
-    if let f = fopen(har, "w") { fwrite(bytes, 1, bytes.count, f); fclose(f) }
+    try FileSystem.write(bytes, to: har, mode: 0o600)
 }
 let encoder = JSONEncoder()
 encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]

@@ -3,6 +3,7 @@
 #include "cshims_bind.h"
 #include "cshims_close.h"
 #include "cshims_fd.h"
+#include "cshims_identity.h"
 #include "cshims_netns.h"
 #include "cshims_pty.h"
 #include "cshims_spawn.h"

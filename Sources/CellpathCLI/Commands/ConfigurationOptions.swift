@@ -46,7 +46,7 @@ package enum ConfigurationOptions {
             if let value = parsed[option], !(value.isEmpty && option.spec.long == apn.spec.long) { flags[option.spec.long] = value }
         }
         if let server = parsed[server] { flags[ConfigurationFlag.serverURL.rawValue] = server }
-        let configuration = try ConfigurationLoader(environment: context.environment, flags: flags).load()
+        let configuration = try ConfigurationLoader(environment: context.environment, flags: flags, caller: context.caller).load()
         for warning in configuration.warnings { context.logger.warning("\(warning)") }
         return configuration
     }

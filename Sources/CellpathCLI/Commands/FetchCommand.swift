@@ -73,7 +73,7 @@ package enum FetchCommand {
             throw UsageError("'--print' cannot be combined with '--json'", command: parsed.path)
         }
         let request = try makeRequest(parsed, context)
-        if let har = parsed[Self.har] { try OutputFile.checkWritable(har, option: "--har") }
+        if let har = parsed[Self.har] { try OutputFile.checkWritable(har, option: "--har", as: context.caller) }
         let provider = try pathProvider(parsed, context)
         let path = try await provider.cellularPath()
         for address in [path.ipv4Address, path.ipv6Address].compactMap({ $0 })
@@ -93,7 +93,7 @@ package enum FetchCommand {
         var harFailure: CellpathError?
         if let har = parsed[Self.har] {
             do {
-                try OutputFile.write(HARWriter.har(report.trace, disclosure: disclosure), to: har)
+                try OutputFile.write(HARWriter.har(report.trace, disclosure: disclosure), to: har, as: context.caller)
             } catch {
                 harFailure = error
             }

@@ -1,3 +1,4 @@
+import CellpathCore
 import Configuration
 import ModemDiscovery
 
@@ -99,6 +100,13 @@ struct ManPage {
         out += Self.item("\\fB\(DeviceRoots.sysfsVariable)\\fR, \\fB\(DeviceRoots.devVariable)\\fR",
                          "Where modem discovery looks instead of /sys and /dev; cellpath sim exec sets them to the simulated world's.")
         out += Self.item("\\fBNO_COLOR\\fR", "When set, --color auto prints no colour; neither does TERM=dumb.")
+        out += Self.item("\\fBSUDO_UID\\fR, \\fBSUDO_GID\\fR",
+                         "Set by sudo. As root under sudo, cellpath follows the variables that name files, directories "
+                            + "or the system bus (" + ProcessEnvironment.pathOverrides.joined(separator: ", ") + ") only into "
+                            + "a tree that no user but root can change, else ignores them with a warning; and it opens the files "
+                            + "that options name (--har, --metrics-file, --password-file, --pin-file, --tru-json) with the rights "
+                            + "of that user. A cellpath raised by file capabilities or set-user-ID ignores all of those and the "
+                            + "credential variables (docs/operations.md).")
 
         out += ".SH FILES\n"
         let system = ConfigurationLoader.defaultSystemPath

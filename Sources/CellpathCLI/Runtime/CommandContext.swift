@@ -1,4 +1,5 @@
 import CellpathCore
+import SystemSupport
 
 /// What a running command may use: global options, the environment, the logger and the
 /// progress reporter. Created once per invocation.
@@ -7,4 +8,8 @@ package struct CommandContext: Sendable {
     package var environment: [String: String]
     package var logger: Logger
     package var progress: Progress
+    /// Whose rights the files named by options (`--har`, `--password-file`, …) are opened
+    /// with: the caller's when this process is privileged (`ProcessPrivilege.caller`), else
+    /// nil, this process's own.
+    package var caller: FileIdentity? = nil
 }

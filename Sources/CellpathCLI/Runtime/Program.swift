@@ -33,6 +33,10 @@ package enum Program: String, Sendable {
     /// and the signals are then the program's own. Returns only when that is impossible.
     func exec(_ arguments: [String]) -> CellpathError {
         guard let path = candidatePaths.first(where: { access($0, X_OK) == 0 }) else {
+            if let present = candidatePaths.first(where: { FileSystem.exists($0) }) {
+                return CellpathError(.permission, "\(present) may not be run by this user",
+                                     hint: "run it with sudo, or join the group that may run it (docs/operations.md, Privileges)")
+            }
             return CellpathError(.internalError, "\(rawValue) is missing (looked for \(candidatePaths.joined(separator: " and ")))",
                                  hint: "build every executable (swift build, make build) or reinstall (make install)")
         }

@@ -1,6 +1,7 @@
 import CellpathCore
 import FoundationEssentials
 import Glibc
+import SystemSupport
 
 /// An access token and when it stops being valid.
 public struct CachedToken: Sendable, Equatable {
@@ -23,7 +24,7 @@ public protocol TokenCache: Sendable {
 }
 
 /// Tokens in one JSON file readable only by its owner (`$XDG_CACHE_HOME/cellpath/tokens.json`,
-/// else `~/.cache/cellpath/tokens.json`), rewritten atomically (temporary file + rename).
+/// else `~/.cache/cellpath/tokens.json`), rewritten atomically by `FileSystem.write`.
 /// A file with another owner or with group/other permissions is neither read nor replaced.
 public struct FileTokenCache: TokenCache {
     public let path: String
@@ -95,31 +96,12 @@ public struct FileTokenCache: TokenCache {
         (info.st_mode & S_IFMT) == S_IFREG && info.st_uid == geteuid() && (info.st_mode & 0o077) == 0
     }
 
-    /// Replaces the file with `bytes` (mode 0600) by renaming a temporary file over it.
+    /// Replaces the file with `bytes` (mode 0600) through `FileSystem.write`, creating its
+    /// directory (mode 0700) first; a failure leaves the cache as it was.
     private func write(_ bytes: [UInt8]) {
         let directory = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
-        guard !directory.isEmpty, makeDirectories(directory) else { return }
-        let temporary = "\(path).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        guard fd >= 0 else { return }
-        var written = 0
-        while written < bytes.count {
-            let count = bytes[written...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else { break }
-            written += count
-        }
-        let complete = written == bytes.count && fsync(fd) == 0
-        close(fd)
-        if !complete || rename(temporary, path) != 0 { unlink(temporary) }
-    }
-
-    /// Creates `directory` and its missing parents (mode 0700); true when it exists afterwards.
-    private func makeDirectories(_ directory: String) -> Bool {
-        var info = stat()
-        if stat(directory, &info) == 0 { return (info.st_mode & S_IFMT) == S_IFDIR }
-        let parent = String(directory[..<(directory.lastIndex(of: "/") ?? directory.startIndex)])
-        if !parent.isEmpty && !makeDirectories(parent) { return false }
-        return mkdir(directory, 0o700) == 0 || errno == EEXIST
+        guard !directory.isEmpty else { return }
+        try? FileSystem.makeDirectories(directory, mode: 0o700)
+        try? FileSystem.write(bytes, to: path, mode: 0o600)
     }
 }

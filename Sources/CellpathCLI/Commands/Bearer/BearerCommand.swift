@@ -79,7 +79,7 @@ package enum BearerUpCommand {
         let ipType = try parsed[Self.ipType] ?? ConfigurationOptions.bearerIPType(context)
         var password: String?
         if let file = parsed[passwordFile] {
-            password = try secret(file, what: "the password file")
+            password = try secret(file, what: "the password file", as: context.caller)
         } else if let value = context.environment[passwordVariable], !value.isEmpty {
             password = value
         }
@@ -92,20 +92,21 @@ package enum BearerUpCommand {
     }
 
     /// The PIN from `--pin-file`, if given: 4 to 8 digits.
-    package static func pin(_ parsed: ParsedCommand) throws -> String? {
+    package static func pin(_ parsed: ParsedCommand, _ context: CommandContext) throws -> String? {
         guard let file = parsed[pinFile] else { return nil }
-        let pin = try secret(file, what: "the PIN file")
+        let pin = try secret(file, what: "the PIN file", as: context.caller)
         guard (4...8).contains(pin.count), pin.allSatisfy({ $0.isASCII && $0.isNumber }) else {
             throw CellpathError(.dataError, "the PIN file \(file) does not hold a PIN (4 to 8 digits)")
         }
         return pin
     }
 
-    /// The first line of a small file (a secret), without its line end.
-    static func secret(_ file: String, what: String) throws -> String {
+    /// The first line of a small file (a secret), without its line end, read with `caller`'s
+    /// rights (`CommandContext.caller`).
+    static func secret(_ file: String, what: String, as caller: FileIdentity?) throws -> String {
         let bytes: [UInt8]
         do {
-            bytes = try FileSystem.read(file, limit: 4096)
+            bytes = try FileSystem.read(file, limit: 4096, as: caller)
         } catch {
             throw CellpathError(.noInput, "couldn't read \(what) \(file): \(error.reason)")
         }

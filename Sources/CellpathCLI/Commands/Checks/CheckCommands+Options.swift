@@ -54,8 +54,8 @@ extension CheckCommands {
     }
 
     /// Refuses, before any run, a `--metrics-file` that cannot be written.
-    package static func checkMetricsFile(_ parsed: ParsedCommand) throws(CellpathError) {
-        if let metrics = parsed[metricsFile] { try OutputFile.checkWritable(metrics, option: "--metrics-file") }
+    package static func checkMetricsFile(_ parsed: ParsedCommand, _ context: CommandContext) throws(CellpathError) {
+        if let metrics = parsed[metricsFile] { try OutputFile.checkWritable(metrics, option: "--metrics-file", as: context.caller) }
     }
 
     /// Without a modem cellpath cannot read the SIM's number: `--interface` needs the number.

@@ -82,7 +82,7 @@ package struct FieldRun {
             let started = ContinuousClock.now
             let report = await lane.once()
             if report.failure?.kind == .cancelled || Task.isCancelled { break }
-            try await summary.add(report, modem: lane.modem, metricsFile: metricsFile)
+            try await summary.add(report, modem: lane.modem, metricsFile: metricsFile, caller: context.caller)
             var line = try CheckListing.record(report, disclosure)
             line.fields.insert(Field(key: "run", label: "run", value: .int(index)), at: 0)
             if let modem = lane.modem { line.fields.insert(Field(key: "modem", label: "modem", value: .int(modem)), at: 0) }
@@ -111,12 +111,13 @@ private actor SummaryBox {
     }
 
     /// Adds a run of `modem` (nil: the runs name no modem), and rewrites the metrics file (one
-    /// writer at a time): the total, or each modem's summary under its `modem` label.
-    func add(_ report: CheckRunReport, modem: Int?, metricsFile: String?) throws(CellpathError) {
+    /// writer at a time), as `caller` (mode 0644: node_exporter reads it): the total, or each
+    /// modem's summary under its `modem` label.
+    func add(_ report: CheckRunReport, modem: Int?, metricsFile: String?, caller: FileIdentity?) throws(CellpathError) {
         total.add(report)
         if let modem { byModem[modem, default: FieldSummary(product: total.product, modem: modem)].add(report) }
         guard let metricsFile else { return }
         let summaries = byModem.isEmpty ? [total] : byModem.sorted { $0.key < $1.key }.map(\.value)
-        try OutputFile.replace(metricsFile, with: Array(FieldSummary.prometheus(summaries).utf8))
+        try OutputFile.write(Array(FieldSummary.prometheus(summaries).utf8), to: metricsFile, mode: 0o644, as: caller)
     }
 }
