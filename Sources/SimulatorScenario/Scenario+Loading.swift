@@ -160,6 +160,7 @@ extension Scenario {
         }
         if !(1...86_400).contains(api.checkTTLSeconds) { throw bad("api.checkTTLSeconds", "must be 1 to 86400") }
         if !(1...86_400).contains(api.tokenLifetimeSeconds) { throw bad("api.tokenLifetimeSeconds", "must be 1 to 86400") }
+        if !(10...1_000_000).contains(api.retainedChecks) { throw bad("api.retainedChecks", "must be 10 to 1000000") }
         if let url = api.callbackURL, !Self.isCallbackURL(url) {
             throw bad("api.callbackURL", "must be an http:// URL with a numeric IPv4 host, e.g. http://192.0.2.23:8080/callback")
         }
@@ -287,6 +288,7 @@ extension APIFaults {
         if let value = try o.bool("sandbox") { faults.sandbox = value }
         if let value = try o.int("checkTTLSeconds") { faults.checkTTLSeconds = value }
         if let value = try o.int("tokenLifetimeSeconds") { faults.tokenLifetimeSeconds = value }
+        if let value = try o.int("retainedChecks") { faults.retainedChecks = value }
         faults.callbackURL = try o.string("callbackURL", nullable: true)
         if let errors = try o.array("checkURLErrors", { (_, node, path) throws(ScenarioProblem) in
             try o.element(node, path: path, keys: keys(OperatorCheckURLError.CodingKeys.self)) { e throws(ScenarioProblem) in

@@ -293,6 +293,8 @@ public struct ModemFaults: Sendable, Equatable, Encodable {
 public struct APIFaults: Sendable, Equatable, Encodable {
     /// The default of `rateLimitPerHour`.
     public static let defaultRateLimitPerHour = 1000
+    /// The default of `retainedChecks`.
+    public static let defaultRetainedChecks = 10_000
 
     /// Answer every API request with this 5xx status, if set.
     public var serverErrorStatus: Int? = nil
@@ -314,11 +316,13 @@ public struct APIFaults: Sendable, Equatable, Encodable {
     public var checkTTLSeconds: Int = 120
     /// Seconds an access token is valid (tru.ID: 3600).
     public var tokenLifetimeSeconds: Int = 3600
+    /// Checks the API remembers at most; beyond, it forgets the oldest (EXPIRED ones first).
+    public var retainedChecks: Int = APIFaults.defaultRetainedChecks
     public init() {}
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case serverErrorStatus, slowMs, malformedJSON, rateLimitRetryAfter, rateLimitPerHour, sandbox, callbackURL, checkURLErrors,
-             checkTTLSeconds, tokenLifetimeSeconds
+             checkTTLSeconds, tokenLifetimeSeconds, retainedChecks
     }
 
     /// Writes every field; `rateLimitPerHour` as an explicit null when unlimited (absent means the default).
@@ -334,6 +338,7 @@ public struct APIFaults: Sendable, Equatable, Encodable {
         try c.encode(checkURLErrors, forKey: .checkURLErrors)
         try c.encode(checkTTLSeconds, forKey: .checkTTLSeconds)
         try c.encode(tokenLifetimeSeconds, forKey: .tokenLifetimeSeconds)
+        try c.encode(retainedChecks, forKey: .retainedChecks)
     }
 }
 
