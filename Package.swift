@@ -119,7 +119,7 @@ let package = Package(
         .testTarget(name: "ModemsTests", dependencies: ["Modems", "ModemDiscovery", "GLibRuntime", "CellpathCore", "CMBIM", "CQMI", "SimulatedModems",
                                                         "SimulatorScenario", "TestSupport"]),
         .testTarget(name: "ModemManagerBackendTests", dependencies: ["ModemManagerBackend", "GLibRuntime", "CellpathCore", "CModemManager"]),
-        .testTarget(name: "BearersTests", dependencies: ["TestSupport", "SimulatedModems", "SimulatorScenario", "CellpathCore", "SystemSupport"]),
+        .testTarget(name: "BearersTests", dependencies: ["Bearers", "TestSupport", "SimulatedModems", "SimulatorScenario", "CellpathCore", "SystemSupport"]),
         .testTarget(name: "ModemDiscoveryTests", dependencies: ["ModemDiscovery", "SimulatedModems", "SimulatorScenario", "TestSupport"]),
         .testTarget(name: "SimulatorScenarioTests", dependencies: ["SimulatorScenario", "CellpathCore"]),
         .testTarget(name: "SimulatedModemsTests", dependencies: ["SimulatedModems", "SimulatorScenario", "CellpathCore", "TestSupport"]),

@@ -209,6 +209,8 @@ public struct BearerBringUp: Sendable {
         }
         await checkClientsReleased
         let wanted = request.settings.ipType
+        bearer = try BearerIPConfigurationCheck(modemIndex: modem.index, interface: interface, wanted: wanted,
+                                                networks: InterfaceSnapshot.networks()).checked(bearer) { logger.warning("\($0)") }
         let ipv4 = wanted.includesIPv4 ? bearer.ipv4Address : nil
         let ipv6 = wanted.includesIPv6 ? bearer.ipv6Address.map {
             IPv6Addressing(address: $0, prefixLength: bearer.ipv6PrefixLength.flatMap { (1...128).contains($0) ? $0 : nil } ?? 64,

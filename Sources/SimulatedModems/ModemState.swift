@@ -135,7 +135,7 @@ final class ModemState {
                                   ipv6: granted.carriesIPv6 || current?.carriesIPv6 == true) ?? granted
         if let bearer, wanted == current { return .success(bearer) }
         guard let assignment = try? bearerNetwork.connect(modemIndex: index, ipType: wanted) else { return .failure(.networkRefused) }
-        let active = ActiveBearer(assignment: assignment, apn: bearer?.apn ?? (apn.isEmpty ? modem.apn : apn), since: bearer?.since ?? now)
+        let active = ActiveBearer(assignment: assignment.reported(as: modem.reportedIP), apn: bearer?.apn ?? (apn.isEmpty ? modem.apn : apn), since: bearer?.since ?? now)
         bearer = active
         return .success(active)
     }
@@ -152,7 +152,7 @@ final class ModemState {
               let assignment = try? bearerNetwork.connect(modemIndex: index, ipType: remaining) else {
             return disconnect()
         }
-        bearer?.assignment = assignment
+        bearer?.assignment = assignment.reported(as: modem.reportedIP)
         return true
     }
 

@@ -60,7 +60,7 @@ extension FakeTruAPI {
             }
         }
         let stored = record
-        state.withLock { $0.checks[stored.id] = stored }
+        state.withLock { $0.checks.store(stored) }
         var body = render(record, creation: true)
         if configuration.faults.malformedJSON {
             let text = Array(body.serialized.utf8)
@@ -110,7 +110,7 @@ extension FakeTruAPI {
             guard issued == code else { return (ProblemDetails.badRequest("Invalid code"), nil) }
             record.status = .completed
             record.updatedAt = now
-            state.checks[id] = record
+            state.checks.store(record)
             return (.json(200, render(record, creation: false), contentType: "application/hal+json"), record)
         }
         announceEnd(of: completed)
@@ -222,7 +222,7 @@ extension FakeTruAPI {
             guard record.status.isOpen && now.timeIntervalSince(record.createdAt) >= ttl else { return (record, false) }
             record.status = .expired
             record.updatedAt = record.createdAt.addingTimeInterval(ttl)
-            state.checks[id] = record
+            state.checks.store(record)
             return (record, true)
         }
         if expiredNow { announceEnd(of: record) }
@@ -234,7 +234,7 @@ extension FakeTruAPI {
         state.withLock { state -> CheckRecord? in
             guard var record = state.checks[id] else { return nil }
             change(&record)
-            state.checks[id] = record
+            state.checks.store(record)
             return record
         }
     }

@@ -34,10 +34,10 @@ extension FakeTruAPI {
         let ttl = Double(configuration.checkTTL)
         let expired = state.withLock { state -> [CheckRecord] in
             var expired: [CheckRecord] = []
-            for (id, var record) in state.checks where record.status.isOpen && now.timeIntervalSince(record.createdAt) >= ttl {
+            for var record in state.checks.records.values where record.status.isOpen && now.timeIntervalSince(record.createdAt) >= ttl {
                 record.status = .expired
                 record.updatedAt = record.createdAt.addingTimeInterval(ttl)
-                state.checks[id] = record
+                state.checks.store(record)
                 expired.append(record)
             }
             return expired

@@ -21,12 +21,15 @@ public struct FakeTruAPIConfiguration: Sendable {
     public var checkTTL: Int
     /// Seconds an access token is valid.
     public var tokenLifetime: Int
+    /// Checks remembered at most (`CheckStore`); the world passes the scenario's `api.retainedChecks`.
+    public var retainedChecks: Int
     /// The world's modems: their networks are the operators that country coverage lists.
     public var modems: [SimulatedModem]
 
     public init(clientID: String, clientSecret: String, baseURL: String = "https://api.truid.test",
                 carrierURL: String = "http://mno.carrier.test", faults: APIFaults = APIFaults(),
                 rateLimitPerHour: Int? = APIFaults.defaultRateLimitPerHour, checkTTL: Int = 120, tokenLifetime: Int = 3600,
+                retainedChecks: Int = APIFaults.defaultRetainedChecks,
                 modems: [SimulatedModem] = []) {
         self.clientID = clientID
         self.clientSecret = clientSecret
@@ -36,6 +39,7 @@ public struct FakeTruAPIConfiguration: Sendable {
         self.rateLimitPerHour = rateLimitPerHour
         self.checkTTL = checkTTL
         self.tokenLifetime = tokenLifetime
+        self.retainedChecks = retainedChecks
         self.modems = modems
     }
 }
@@ -52,7 +56,7 @@ public final class FakeTruAPI: SimulatedHTTPEndpoint {
     let ledger: SubscriberAssertionLedger
     let clock: SimulatorClock
     let webhooks: WebhookDispatch?
-    let state = Mutex(APIState())
+    let state: Mutex<APIState>
 
     /// Without `webhooks`, `/.well-known/jwks.json` is an empty key set and no webhook is sent.
     public init(configuration: FakeTruAPIConfiguration, directory: any SubscriberDirectory,
@@ -62,6 +66,7 @@ public final class FakeTruAPI: SimulatedHTTPEndpoint {
         self.ledger = ledger
         self.clock = clock
         self.webhooks = webhooks
+        state = Mutex(APIState(checks: CheckStore(capacity: configuration.retainedChecks)))
     }
 
     public func handle(_ request: HTTPRequest) -> HTTPResponse {
@@ -201,6 +206,6 @@ struct RateWindow: Sendable {
 /// Everything the API remembers, guarded by one mutex.
 struct APIState: Sendable {
     var tokens: [String: TokenRecord] = [:]
-    var checks: [String: CheckRecord] = [:]
+    var checks: CheckStore
     var rates: [String: RateWindow] = [:]
 }

@@ -134,6 +134,20 @@ extension Scenario {
             if let after = modem.faults.dropBearerAfterSeconds, after < 1 { throw bad("\(f).dropBearerAfterSeconds", "must be at least 1") }
             if !(0...60_000).contains(modem.faults.responseDelayMs) { throw bad("\(f).responseDelayMs", "must be 0 to 60000") }
             if !(0...100).contains(modem.faults.garbageFrames) { throw bad("\(f).garbageFrames", "must be 0 to 100") }
+            if let reported = modem.reportedIP {
+                let r = "\(m).reportedIP"
+                if let address = reported.ipv4Address, IPAddress.ipv4Bytes(address) == nil { throw bad("\(r).ipv4Address", "must be a numeric IPv4 address") }
+                if let address = reported.ipv6Address, IPAddress.ipv6Bytes(address) == nil { throw bad("\(r).ipv6Address", "must be a numeric IPv6 address") }
+                if let servers = reported.dnsServers {
+                    if let bad = servers.firstIndex(where: { !IPAddress.isNumeric($0) }) {
+                        throw ScenarioProblem(field: "\(r).dnsServers[\(bad)]", problem: "must be a numeric IPv4 or IPv6 address")
+                    }
+                    if servers.filter({ $0.contains(":") }).count > 2 || servers.filter({ !$0.contains(":") }).count > 2 {
+                        throw bad("\(r).dnsServers", "at most 2 servers of each family (what QMI carries)")
+                    }
+                }
+                if let mtu = reported.mtu, !(0...4_294_967_295).contains(mtu) { throw bad("\(r).mtu", "must be 0 to 4294967295") }
+            }
             if modem.nat64 && modem.ipType != .ipv6 {
                 throw bad("\(m).nat64", "needs \"ipType\": \"ipv6\" (a NAT64 network hands out IPv6-only bearers), got \"\(modem.ipType.rawValue)\"")
             }
@@ -160,6 +174,7 @@ extension Scenario {
         }
         if !(1...86_400).contains(api.checkTTLSeconds) { throw bad("api.checkTTLSeconds", "must be 1 to 86400") }
         if !(1...86_400).contains(api.tokenLifetimeSeconds) { throw bad("api.tokenLifetimeSeconds", "must be 1 to 86400") }
+        if !(10...1_000_000).contains(api.retainedChecks) { throw bad("api.retainedChecks", "must be 10 to 1000000") }
         if let url = api.callbackURL, !Self.isCallbackURL(url) {
             throw bad("api.callbackURL", "must be an http:// URL with a numeric IPv4 host, e.g. http://192.0.2.23:8080/callback")
         }
@@ -215,7 +230,23 @@ extension SimulatedModem {
         if let value = try o.choice("ipType", BearerIPType.self) { modem.ipType = value }
         if let value = try o.bool("nat64") { modem.nat64 = value }
         if let value = try o.object("faults", keys: keys(ModemFaults.CodingKeys.self), ModemFaults.read) { modem.faults = value }
+        modem.reportedIP = try o.object("reportedIP", keys: keys(ReportedIPConfiguration.CodingKeys.self), nullable: true,
+                                        ReportedIPConfiguration.read)
         return modem
+    }
+}
+
+extension ReportedIPConfiguration {
+    fileprivate static func read(_ o: ObjectReader) throws(ScenarioProblem) -> ReportedIPConfiguration {
+        ReportedIPConfiguration(ipv4Address: try o.string("ipv4Address", nullable: true),
+                                ipv6Address: try o.string("ipv6Address", nullable: true),
+                                dnsServers: try o.array("dnsServers") { (_, node, path) throws(ScenarioProblem) in
+                                    guard case .string(let text) = node.value else {
+                                        throw ScenarioProblem(field: path, problem: "must be a string")
+                                    }
+                                    return text
+                                },
+                                mtu: try o.int("mtu", nullable: true))
     }
 }
 
@@ -287,6 +318,7 @@ extension APIFaults {
         if let value = try o.bool("sandbox") { faults.sandbox = value }
         if let value = try o.int("checkTTLSeconds") { faults.checkTTLSeconds = value }
         if let value = try o.int("tokenLifetimeSeconds") { faults.tokenLifetimeSeconds = value }
+        if let value = try o.int("retainedChecks") { faults.retainedChecks = value }
         faults.callbackURL = try o.string("callbackURL", nullable: true)
         if let errors = try o.array("checkURLErrors", { (_, node, path) throws(ScenarioProblem) in
             try o.element(node, path: path, keys: keys(OperatorCheckURLError.CodingKeys.self)) { e throws(ScenarioProblem) in

@@ -54,12 +54,16 @@ public struct SimulatedModem: Sendable, Equatable, Encodable {
     /// The network is IPv6-only behind NAT64/DNS64 (prefix 2001:db8:64:ff9b::/96); only with `ipType` `ipv6`.
     public var nat64: Bool
     public var faults: ModemFaults
+    /// What the modem reports of its connected bearer's IP configuration instead of the
+    /// carrier's assignment (hostile or broken firmware); nil reports the assignment.
+    public var reportedIP: ReportedIPConfiguration?
 
     public init(protocol: ModemProtocol = .mbim, imei: String = SimulatedModem.defaultIMEI(index: 0),
                 manufacturer: String = "cellpath", model: String = "Simulated LTE modem",
                 firmware: String = "SIM.1.0", sim: SimulatedSIM? = SimulatedSIM(),
                 network: SimulatedNetwork = SimulatedNetwork(), apn: String = "internet",
-                ipType: BearerIPType = .ipv4, nat64: Bool = false, faults: ModemFaults = ModemFaults()) {
+                ipType: BearerIPType = .ipv4, nat64: Bool = false, faults: ModemFaults = ModemFaults(),
+                reportedIP: ReportedIPConfiguration? = nil) {
         self.protocol = `protocol`
         self.imei = imei
         self.manufacturer = manufacturer
@@ -71,6 +75,7 @@ public struct SimulatedModem: Sendable, Equatable, Encodable {
         self.ipType = ipType
         self.nat64 = nat64
         self.faults = faults
+        self.reportedIP = reportedIP
     }
 
     /// Modem number `index` of a world with every default: its IMEI and its SIM's identities
@@ -84,7 +89,7 @@ public struct SimulatedModem: Sendable, Equatable, Encodable {
         Luhn.appendingCheckDigit(to: "35123456" + digits(789_012 + index, width: 6))
     }
 
-    enum CodingKeys: String, CodingKey, CaseIterable { case `protocol`, imei, manufacturer, model, firmware, sim, network, apn, ipType, nat64, faults }
+    enum CodingKeys: String, CodingKey, CaseIterable { case `protocol`, imei, manufacturer, model, firmware, sim, network, apn, ipType, nat64, faults, reportedIP }
 
     /// Writes every field; `sim` as an explicit null when there is none (absent means the default SIM).
     public func encode(to encoder: any Encoder) throws {
@@ -100,7 +105,32 @@ public struct SimulatedModem: Sendable, Equatable, Encodable {
         try c.encode(ipType.rawValue, forKey: .ipType)
         try c.encode(nat64, forKey: .nat64)
         try c.encode(faults, forKey: .faults)
+        try c.encodeIfPresent(reportedIP, forKey: .reportedIP)
     }
+}
+
+/// A modem's report of its bearer's IP configuration that differs from what the carrier
+/// assigned: each field given replaces the assignment's in the modem's answers (MBIM IP
+/// Configuration, QMI Get Current Settings), while the data path still carries the assigned
+/// addresses. For testing how the client meets 0.0.0.0 or local DNS servers, link-local IPv6,
+/// absurd MTUs and addresses that clash with another interface's.
+public struct ReportedIPConfiguration: Sendable, Equatable, Encodable {
+    /// Reported instead of the assigned IPv4 address (on a bearer with IPv4).
+    public var ipv4Address: String? = nil
+    /// Reported instead of the assigned IPv6 address (on a bearer with IPv6).
+    public var ipv6Address: String? = nil
+    /// Reported instead of the DNS servers of both families: each server with its family's settings.
+    public var dnsServers: [String]? = nil
+    /// Reported instead of the MTU (1500); 0 reports none.
+    public var mtu: Int? = nil
+    public init(ipv4Address: String? = nil, ipv6Address: String? = nil, dnsServers: [String]? = nil, mtu: Int? = nil) {
+        self.ipv4Address = ipv4Address
+        self.ipv6Address = ipv6Address
+        self.dnsServers = dnsServers
+        self.mtu = mtu
+    }
+
+    enum CodingKeys: String, CodingKey, CaseIterable { case ipv4Address, ipv6Address, dnsServers, mtu }
 }
 
 extension BearerIPType {
@@ -293,6 +323,8 @@ public struct ModemFaults: Sendable, Equatable, Encodable {
 public struct APIFaults: Sendable, Equatable, Encodable {
     /// The default of `rateLimitPerHour`.
     public static let defaultRateLimitPerHour = 1000
+    /// The default of `retainedChecks`.
+    public static let defaultRetainedChecks = 10_000
 
     /// Answer every API request with this 5xx status, if set.
     public var serverErrorStatus: Int? = nil
@@ -314,11 +346,13 @@ public struct APIFaults: Sendable, Equatable, Encodable {
     public var checkTTLSeconds: Int = 120
     /// Seconds an access token is valid (tru.ID: 3600).
     public var tokenLifetimeSeconds: Int = 3600
+    /// Checks the API remembers at most; beyond, it forgets the oldest (EXPIRED ones first).
+    public var retainedChecks: Int = APIFaults.defaultRetainedChecks
     public init() {}
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case serverErrorStatus, slowMs, malformedJSON, rateLimitRetryAfter, rateLimitPerHour, sandbox, callbackURL, checkURLErrors,
-             checkTTLSeconds, tokenLifetimeSeconds
+             checkTTLSeconds, tokenLifetimeSeconds, retainedChecks
     }
 
     /// Writes every field; `rateLimitPerHour` as an explicit null when unlimited (absent means the default).
@@ -334,6 +368,7 @@ public struct APIFaults: Sendable, Equatable, Encodable {
         try c.encode(checkURLErrors, forKey: .checkURLErrors)
         try c.encode(checkTTLSeconds, forKey: .checkTTLSeconds)
         try c.encode(tokenLifetimeSeconds, forKey: .tokenLifetimeSeconds)
+        try c.encode(retainedChecks, forKey: .retainedChecks)
     }
 }
 

@@ -29,17 +29,50 @@ public struct InterfaceSnapshot: Sendable, Equatable {
         return addresses
     }
 
+    /// Every IPv4 and IPv6 address of every interface, with the interface and the prefix
+    /// length of its network (from the netmask).
+    public static func networks() -> [InterfaceNetwork] {
+        var networks: [InterfaceNetwork] = []
+        forEachEntry { entry in
+            guard let address = entry.ifa_addr.flatMap({ IPAddress.numericHost($0) }),
+                  let mask = entry.ifa_netmask.flatMap({ IPAddress.numericHost($0) }),
+                  let maskBytes = IPAddress.ipv4Bytes(mask) ?? IPAddress.ipv6Bytes(mask) else { return }
+            networks.append(InterfaceNetwork(interface: String(cString: entry.ifa_name), address: address,
+                                             prefixLength: maskBytes.reduce(0) { $0 + $1.nonzeroBitCount }))
+        }
+        return networks
+    }
+
     /// Calls `body` with each getifaddrs entry: interface name, flags, numeric address if IP.
     private static func forEachAddress(_ body: (String, UInt32, String?) -> Void) {
+        forEachEntry { entry in
+            body(String(cString: entry.ifa_name), entry.ifa_flags, entry.ifa_addr.flatMap { IPAddress.numericHost($0) })
+        }
+    }
+
+    /// Calls `body` with each getifaddrs entry.
+    private static func forEachEntry(_ body: (ifaddrs) -> Void) {
         var list: UnsafeMutablePointer<ifaddrs>?
         guard getifaddrs(&list) == 0 else { return }
         defer { freeifaddrs(list) }
         var entry = list
         while let current = entry {
-            let address: UnsafeMutablePointer<sockaddr>? = current.pointee.ifa_addr
-            body(String(cString: current.pointee.ifa_name), current.pointee.ifa_flags,
-                 address.flatMap { IPAddress.numericHost($0) })
+            body(current.pointee)
             entry = current.pointee.ifa_next
         }
+    }
+}
+
+/// One address of an interface and the network it is on (address/prefixLength).
+public struct InterfaceNetwork: Sendable, Equatable {
+    public var interface: String
+    /// Numeric IPv4 or IPv6 address.
+    public var address: String
+    public var prefixLength: Int
+
+    public init(interface: String, address: String, prefixLength: Int) {
+        self.interface = interface
+        self.address = address
+        self.prefixLength = prefixLength
     }
 }

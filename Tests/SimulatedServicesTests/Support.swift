@@ -45,7 +45,7 @@ struct TestWorld {
 
     init(sim: SimulatedSIM = SimulatedSIM(msisdn: TestWorld.msisdn), network: SimulatedNetwork = SimulatedNetwork(),
          api faults: APIFaults = APIFaults(), carrier carrierFaults: CarrierFaults = CarrierFaults(), rateLimit: Int? = 1000,
-         webhooks: WebhookDispatch? = nil) {
+         webhooks: WebhookDispatch? = nil, retainedChecks: Int = APIFaults.defaultRetainedChecks) {
         let other = SimulatedSIM(msisdn: "+15550001111")
         let directory = FakeDirectory(byAddress: [
             TestWorld.mobileAddress: (sim, network),
@@ -54,7 +54,8 @@ struct TestWorld {
         let modems = [SimulatedModem(sim: sim, network: network), SimulatedModem(sim: other, network: TestWorld.otherNetwork)]
         let ledger = SubscriberAssertionLedger()
         api = FakeTruAPI(configuration: FakeTruAPIConfiguration(clientID: TestWorld.clientID, clientSecret: TestWorld.clientSecret,
-                                                                 faults: faults, rateLimitPerHour: rateLimit, modems: modems),
+                                                                 faults: faults, rateLimitPerHour: rateLimit,
+                                                                 retainedChecks: retainedChecks, modems: modems),
                          directory: directory, ledger: ledger, clock: clock.clock, webhooks: webhooks)
         carrier = CarrierIdentificationEndpoint(directory: directory, faults: carrierFaults, ledger: ledger)
     }

@@ -269,7 +269,7 @@ final class WebhookOutbox: Sendable {
         let receiver = try Receiver()
         defer { receiver.tearDown() }
         let (webhook, signer) = try signedWebhook()
-        let poster = WebhookPoster(namespace: receiver.namespace, retryDelays: [], log: { _ in })
+        let poster = try WebhookPoster(namespace: receiver.namespace, retryDelays: [], log: { _ in })
         defer { poster.stop() }
         poster.deliver(webhook)
         let requests = receiver.wait(for: 1)
@@ -287,7 +287,7 @@ final class WebhookOutbox: Sendable {
         defer { receiver.tearDown() }
         let (webhook, _) = try signedWebhook()
         let lines = LineCollector()
-        let poster = WebhookPoster(namespace: receiver.namespace, retryDelays: [0.1, 0.1, 0.1, 0.1], log: { lines.append($0) })
+        let poster = try WebhookPoster(namespace: receiver.namespace, retryDelays: [0.1, 0.1, 0.1, 0.1], log: { lines.append($0) })
         defer { poster.stop() }
         poster.deliver(webhook)
         #expect(receiver.wait(for: 3).count == 3)
@@ -295,5 +295,51 @@ final class WebhookOutbox: Sendable {
         #expect(receiver.requests.count == 3)  // no attempt after the 200
         #expect(lines.lines.count == 3)
         #expect(lines.lines.last?.hasSuffix(": 200") == true)
+    }
+
+    /// A webhook to a port nothing listens on in the receiver's namespace: every attempt is refused at once.
+    private func refusedWebhook() throws -> SignedWebhook {
+        let signer = try WebhookSigner(privateKeyPEM: try makeWebhookKey())
+        return try #require(signer.webhook(to: "http://192.0.2.23:9/callback", product: "phone_check",
+                                           body: Array(#"{"check_id":"c-1","status":"EXPIRED"}"#.utf8), date: Date()))
+    }
+
+    /// The threads of this process now.
+    private func threadCount() throws -> Int {
+        let status = String(decoding: try FileSystem.read("/proc/self/status"), as: UTF8.self)
+        let line = try #require(status.split(separator: "\n").first { $0.hasPrefix("Threads:") })
+        return try #require(Int(line.dropFirst("Threads:".count).trimmingPrefix(while: \.isWhitespace)))
+    }
+
+    @Test func deliveriesWaitingForTheirRetryHoldNoThread() throws {
+        let receiver = try Receiver()
+        defer { receiver.tearDown() }
+        let webhook = try refusedWebhook()
+        let lines = LineCollector()
+        let before = try threadCount()
+        let poster = try WebhookPoster(namespace: receiver.namespace, retryDelays: [600], workers: 2, log: { lines.append($0) })
+        defer { poster.stop() }
+        for _ in 0..<200 { #expect(poster.deliver(webhook)) }
+        for _ in 0..<600 where lines.lines.count < 200 { usleep(50_000) }
+        #expect(lines.lines.count == 200)
+        #expect(lines.lines.allSatisfy { $0.hasSuffix("attempt 1 POST http://192.0.2.23:9/callback: connect: Connection refused") })
+        // 200 deliveries wait for their second attempt: on the pool's 2 threads, not one each.
+        #expect(try threadCount() - before <= 2)
+    }
+
+    @Test func aWebhookBeyondTheQueuesCapacityIsDroppedAndLogged() throws {
+        let receiver = try Receiver()
+        defer { receiver.tearDown() }
+        let webhook = try refusedWebhook()
+        let lines = LineCollector()
+        let poster = try WebhookPoster(namespace: receiver.namespace, retryDelays: [600], capacity: 3, workers: 1,
+                                       log: { lines.append($0) })
+        defer { poster.stop() }
+        // Deliveries keep their place through their retries: the fourth and fifth find the queue full.
+        #expect((0..<5).map { _ in poster.deliver(webhook) } == [true, true, true, false, false])
+        #expect(lines.lines.contains("webhook phone_check to http://192.0.2.23:9/callback dropped: 3 deliveries under way (1 dropped so far)"))
+        #expect(!lines.lines.contains { $0.contains("(2 dropped so far)") })  // not one line per dropped webhook
+        poster.stop()
+        #expect(!poster.deliver(webhook))
     }
 }

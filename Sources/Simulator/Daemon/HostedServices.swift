@@ -48,7 +48,7 @@ final class WebServicesService: SimulatorService {
         try FileSystem.write([UInt8](), to: run.webhookKey, mode: 0o600)  // private before openssl writes the key into it
         _ = try Subprocess.check(["openssl", "genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048", "-out", run.webhookKey])
         let signer = try WebhookSigner(privateKeyPEM: try FileSystem.read(run.webhookKey))
-        let webhookPoster = WebhookPoster(namespace: topology.inetNamespace, log: { context.log($0) })
+        let webhookPoster = try WebhookPoster(namespace: topology.inetNamespace, log: { context.log($0) })
         poster.withLock { $0 = webhookPoster }
         let tls = try HTTPServer.TLSIdentity.files(certificate: run.serverCertificate, privateKey: run.serverKey)
         let log = try RequestLogFile(path: run.requestLog)
@@ -72,6 +72,7 @@ final class WebServicesService: SimulatorService {
                                                         rateLimitPerHour: context.scenario.api.rateLimitPerHour,
                                                         checkTTL: context.scenario.api.checkTTLSeconds,
                                                         tokenLifetime: context.scenario.api.tokenLifetimeSeconds,
+                                                        retainedChecks: context.scenario.api.retainedChecks,
                                                         modems: context.scenario.modems)
             handedOver = true
             let web = try SimulatedWebServices(
