@@ -28,7 +28,12 @@ package enum FetchCommand {
             ConfigurationOptions.caFile.spec,
             har.spec, printField.spec,
         ],
-        action: .routed(route: route, local: run))
+        action: .routed(route: route, local: run),
+        examples: [
+            .init("Open a check_url through the only modem (its bearer brought up if needed):", "cellpath fetch \"$CHECK_URL\""),
+            .init("Through an interface another tool configured, with the bearer's DNS:", "cellpath fetch -i wwan0 --dns 100.64.0.53 \"$CHECK_URL\""),
+            .init("Print only the v0.2 code, for your backend:", "cellpath fetch -m 0 --print code \"$CHECK_URL\""),
+        ])
 
     static let url = ArgumentKey("url", help: "Absolute http or https URL of the first hop.")
     package static let interface = OptionKey<String>(
