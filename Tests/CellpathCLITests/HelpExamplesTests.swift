@@ -35,7 +35,7 @@ import Testing
     /// `NAME=value` assignments.
     static func cellpathArguments(_ commandLine: String) -> [String]? {
         var line = Substring(commandLine)
-        if let start = line.range(of: "$("), let end = line[start.upperBound...].firstIndex(of: ")") {
+        if let start = line.firstRange(of: "$("), let end = line[start.upperBound...].firstIndex(of: ")") {
             line = line[start.upperBound..<end]
         }
         let words = Self.words(String(line)).drop { $0.contains("=") && !$0.hasPrefix("-") }
@@ -49,7 +49,7 @@ import Testing
         let command = try #require(formatter.command(at: path))
         #expect((2...3).contains(command.examples.count), "\(path): \(command.examples.count) examples")
         let help = formatter.help(for: path)
-        let section = try #require(help.range(of: "\nEXAMPLES:\n"), "\(path) has no EXAMPLES section")
+        let section = try #require(help.firstRange(of: "\nEXAMPLES:\n"), "\(path) has no EXAMPLES section")
         let expected = command.examples.map { "  \($0.purpose)\n    \($0.commandLine)\n" }.joined()
         #expect(String(help[section.upperBound...]) == expected)
     }
@@ -63,7 +63,7 @@ import Testing
             case .run(_, let parsed):
                 #expect(parsed.path.starts(with: path), "\(example.commandLine) runs \(parsed.commandName)")
             case .help:
-                #expect(path == ["cellpath", "help"], "\(example.commandLine) asks for help")
+                #expect(path == ["cellpath"] || path == ["cellpath", "help"], "\(example.commandLine) asks for help")
             case .version:
                 Issue.record("\(example.commandLine) asks for the version")
             }

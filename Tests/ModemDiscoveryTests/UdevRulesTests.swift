@@ -38,10 +38,10 @@ import TestSupport
         let text = try #require(Repository.read("udev/77-cellpath.rules"))
         return text.split(separator: "\n").filter { !$0.hasPrefix("#") && $0.contains("GROUP=") }.map { line in
             line.split(separator: ",").compactMap { part -> Match? in
-                let item = part.trimmingCharacters { $0 == " " }
+                let item = String(part.drop { $0 == " " })
                 let negated = item.contains("!=")
-                guard let range = item.range(of: negated ? "!=" : "==") else { return nil }
-                let value = item[range.upperBound...].trimmingCharacters { $0 == "\"" }
+                guard let range = item.firstRange(of: negated ? "!=" : "==") else { return nil }
+                let value = item[range.upperBound...].filter { $0 != "\"" }
                 return Match(key: String(item[..<range.lowerBound]), negated: negated,
                              patterns: value.split(separator: "|").map(String.init))
             }
