@@ -191,7 +191,7 @@ extension CheckCommands {
                             _ context: CommandContext) throws -> any CheckBackend {
         let http = HTTPClient(route: .defaultNetwork)
         let caFile = try configuration.caFile
-        if let caFile { try FetchCommand.checkCABundle(caFile) }
+        if let caFile { try FetchCommand.checkCABundle(caFile, origin: configuration.origin(of: "http.cacert")) }
         if try usesDirectBackend(parsed) {
             return try directBackend(configuration, http: http, caFile: caFile, context)
         }
@@ -228,12 +228,14 @@ extension CheckCommands {
         return DirectBackend(client: client)
     }
 
-    /// The user's token cache file; none for a user whose home (or cache directory's parent)
-    /// does not exist: cellpath creates no home directory.
+    /// The token cache file: the one `CELLPATH_TOKEN_CACHE` names (a simulated world's) if its
+    /// directory exists, else the user's; none for a user whose home (or cache directory's
+    /// parent) does not exist: cellpath creates no home directory.
     static func tokenCache(_ environment: [String: String]) -> FileTokenCache? {
         guard let path = FileTokenCache.defaultPath(environment: environment) else { return nil }
-        let cacheRoot = path.split(separator: "/").dropLast(2)   // drop cellpath/tokens.json
-        let parent = "/" + cacheRoot.dropLast().joined(separator: "/")
-        return FileSystem.exists(parent) ? FileTokenCache(path: path) : nil
+        let components = path.split(separator: "/")
+        // The named file's own directory; else the parent of the cache directory (cellpath/tokens.json dropped).
+        let mustExist = FileTokenCache.namedPath(environment: environment) != nil ? components.dropLast() : components.dropLast(3)
+        return FileSystem.exists("/" + mustExist.joined(separator: "/")) ? FileTokenCache(path: path) : nil
     }
 }

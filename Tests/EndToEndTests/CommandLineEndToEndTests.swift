@@ -99,6 +99,16 @@ import TestSupport
         #expect(notPEM.status == 65 && notPEM.stderr.contains("/etc/hostname holds no PEM certificate"), "\(notPEM.stderr)")
     }
 
+    @Test func anUnreadableCABundleNamesWhereItWasSet() throws {
+        let flag = try Self.fetch(["--cacert", "/nonexistent/ca.pem"])
+        #expect(flag.stderr.hasSuffix("\nhint: flag --cacert names it: a PEM file of CA certificates that this user can read\n"), "\(flag.stderr)")
+        let variable = try CellpathBinary.run(["fetch", "--interface", "cpnone0", "--dns", "192.0.2.53", "http://api.truid.test/"],
+                                              environment: ["CELLPATH_CA_FILE": "/nonexistent/ca.pem"])
+        #expect(variable.status == 66)
+        #expect(variable.stderr.hasSuffix("\nhint: environment CELLPATH_CA_FILE names it: a PEM file of CA certificates that this user can read\n"),
+                "\(variable.stderr)")
+    }
+
     @Test func anUnwritableHARPathIsRefusedBeforeAnyPacket() throws {
         for path in ["/nonexistent/trace.har", "/tmp", "/proc/trace.har"] {
             let result = try Self.fetch(["--har", path])

@@ -99,6 +99,9 @@ struct ManPage {
         out += Self.item("\\fBXDG_CONFIG_HOME\\fR, \\fBHOME\\fR", "Locate the user configuration file (see FILES).")
         out += Self.item("\\fB\(DeviceRoots.sysfsVariable)\\fR, \\fB\(DeviceRoots.devVariable)\\fR",
                          "Where modem discovery looks instead of /sys and /dev; cellpath sim exec sets them to the simulated world's.")
+        out += Self.item("\\fBCELLPATH_TOKEN_CACHE\\fR",
+                         "The file that caches tru.ID access tokens (default: $XDG_CACHE_HOME/cellpath/tokens.json); "
+                            + "cellpath sim exec sets it to the world's.")
         out += Self.item("\\fBNO_COLOR\\fR", "When set, --color auto prints no colour; neither does TERM=dumb.")
 
         out += ".SH FILES\n"
