@@ -29,7 +29,15 @@ public enum CellpathCLI {
             Terminal.writeOut(help.help(for: path))
             return ExitCode.success.rawValue
         case .version:
-            Terminal.writeOut("cellpath \(CellpathVersion.current)\n")
+            if wantsJSON(arguments) {
+                var record = Record()
+                record.add("name", "cellpath")
+                record.add("version", .string(CellpathVersion.current))
+                record.add("warnings", .list([]))
+                Terminal.writeOut(Renderer(json: true, color: false).render(Output(record)))
+            } else {
+                Terminal.writeOut("cellpath \(CellpathVersion.current)\n")
+            }
             return ExitCode.success.rawValue
         case .run(let action, let parsed):
             return run(action, parsed, arguments: arguments, program: program, implementations: implementations,

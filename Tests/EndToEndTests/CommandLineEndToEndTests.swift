@@ -12,6 +12,21 @@ import TestSupport
         #expect(result.stderr == "")
     }
 
+    @Test func versionAsJSON() throws {
+        for arguments in [["--version", "--json"], ["--json", "--version"]] {
+            let result = try CellpathBinary.run(arguments)
+            #expect(result.status == 0)
+            #expect(result.stdout == """
+                {
+                  "name": "cellpath",
+                  "version": "0.1.0",
+                  "warnings": []
+                }
+
+                """, "\(arguments)")
+        }
+    }
+
     @Test func rootHelpGoesToStdoutWithExitZero() throws {
         for arguments in [["--help"], ["-h"], ["help"], []] {
             let result = try CellpathBinary.run(arguments)
