@@ -88,6 +88,9 @@ public enum CellpathCLI {
             }
             finish(outcome, renderer: renderer, warnings: context.logger.warnings?.all ?? [], colorErr: colorErr)
             return outcome.exitStatus
+        } catch let stopped as CommandStopped {
+            finish(stopped.outcome, renderer: renderer, warnings: context.logger.warnings?.all ?? [], colorErr: colorErr)
+            return stopped.outcome.exitStatus
         } catch {
             return fail(error, help: help, path: parsed.path, json: global.json, warnings: context.logger.warnings?.all ?? [],
                         color: colorErr)

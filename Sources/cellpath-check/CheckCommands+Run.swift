@@ -104,7 +104,7 @@ extension CheckCommands {
                 modems = [modem]
                 if let report { reports = [report] }
             case .refused(let outcome):
-                throw CellpathError(.usage, outcome.failureMessage ?? "no modem chosen", hint: "list them with cellpath modems, and name one with -m (or -m all)")
+                throw CommandStopped(outcome)
             }
         }
         if given == nil, reports.count != modems.count { reports = await ModemsCommand.read(modems, with: reader, context) }
@@ -178,7 +178,7 @@ extension CheckCommands {
     static func runCoverage(_ parsed: ParsedCommand, _ context: CommandContext) async throws -> CommandOutcome {
         let configuration = try ConfigurationOptions.load(parsed, context)
         let backend = try makeBackend(parsed, configuration, context)
-        let runner = CheckRunner(backend: backend, pathProvider: try pathProvider(parsed, context),
+        let runner = CheckRunner(backend: backend, pathProvider: try await pathProvider(parsed, context),
                                  checkURLRequest: try checkURLRequest(parsed, configuration), progress: { context.progress.step($0) })
         let report = await runner.coverage()
         try Task.checkCancellation()
@@ -202,9 +202,11 @@ extension CheckCommands {
         return DevServerBackend(baseURL: server, http: http, caFile: caFile, timeout: try configuration.timeout)
     }
 
-    /// The cellular path: an interface configured by another tool (`--interface`), else the modem layer's.
-    static func pathProvider(_ parsed: ParsedCommand, _ context: CommandContext) throws -> any CellularPathProvider {
-        usesInterface(parsed) ? try FetchCommand.pathProvider(parsed, context) : try FetchCommand.modemPath(parsed, context)
+    /// The cellular path: an interface configured by another tool (`--interface`), else the modem
+    /// layer's, of the modem chosen first (several and none named: they are listed, exit 64).
+    static func pathProvider(_ parsed: ParsedCommand, _ context: CommandContext) async throws -> any CellularPathProvider {
+        if usesInterface(parsed) { return try FetchCommand.pathProvider(parsed, context) }
+        return try FetchCommand.modemPath(parsed, context, modem: try await FetchCommand.chosenModem(parsed, context))
     }
 }
 

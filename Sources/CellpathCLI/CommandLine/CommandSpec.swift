@@ -75,6 +75,16 @@ package struct CommandOutcome: Sendable {
     }
 }
 
+/// A command that stops, deep inside, with an outcome of its own instead of an error (a refused
+/// modem choice with the modems listed): printed as any outcome, exit status included.
+package struct CommandStopped: Error, Sendable {
+    package var outcome: CommandOutcome
+
+    package init(_ outcome: CommandOutcome) {
+        self.outcome = outcome
+    }
+}
+
 /// A command's failure: the error, and fields that the JSON error object carries after `kind`,
 /// `message`, `hint` and `exit_code` (e.g. a fetch's `reason`, `hop`, `status`).
 package struct CommandFailure: Sendable {
