@@ -29,7 +29,7 @@ package enum ModemsCommand {
         examples: [
             .init("List the modems:", "cellpath modems"),
             .init("List them as JSON, IMEI and ICCID unmasked:", "cellpath modems --json --verbose-full"),
-            .init("Read them directly, not through ModemManager:", "cellpath modems --backend mbim"),
+            .init("Talk MBIM to them directly, not through ModemManager (a QMI modem is refused):", "cellpath modems --backend mbim"),
         ])
 
     package static let noProxy = Flag(
