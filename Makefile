@@ -1,6 +1,8 @@
 # cellpath — build, test, demo, install.  Run `sudo make demo` and `sudo make test` first.
 SHELL := /bin/bash
 PREFIX ?= /usr/local
+# The demo world's namespace prefix (`make demo DEMO_PREFIX=lab-`); PREFIX is the install's.
+DEMO_PREFIX ?= cpdemo-
 DESTDIR ?=
 CONFIGURATION ?= release
 
@@ -66,7 +68,7 @@ fuzz-smoke: deps
 
 ## demo: the main job, end to end, on the built-in simulator
 demo: deps build
-	@CELLPATH=$(CELLPATH) ./scripts/demo.sh
+	@CELLPATH=$(CELLPATH) DEMO_PREFIX=$(DEMO_PREFIX) ./scripts/demo.sh
 
 ## bench: benchmarks against peers, as tables of ratios
 bench: deps build

@@ -11,6 +11,13 @@ func systemLibrary(_ name: String, pkgConfig: String, apt: String) -> Target {
 /// The directory of this manifest: the package's root.
 let packageRoot = String(#filePath.dropLast("/Package.swift".count))
 
+/// A system library target over GIO or a library built on it, found with the package's own
+/// pkg-config file (pkgconfig/): through gio-2.0.pc, SwiftPM would read the `-pthread` of its
+/// private requirement gmodule-no-export-2.0 and warn about it for every such target.
+func gioLibrary(_ name: String, pkgConfigFile: String, apt: String) -> Target {
+    systemLibrary(name, pkgConfig: "\(packageRoot)/pkgconfig/\(pkgConfigFile)", apt: apt)
+}
+
 /// How the front `cellpath` is linked in release builds, so that a fetch maps as little as it can
 /// (docs/benchmarks.md, "Start-up and memory"): with lld; libstdc++ linked statically (a linker
 /// script in link/static-libstdc++ sends `-lstdc++` to the toolchain's `libstdc++.a`: the front
@@ -38,10 +45,10 @@ let package = Package(
     targets: [
         // MARK: C libraries
         systemLibrary("CGLib", pkgConfig: "glib-2.0", apt: "libglib2.0-dev"),
-        systemLibrary("CGIO", pkgConfig: "gio-2.0", apt: "libglib2.0-dev"),
-        systemLibrary("CMBIM", pkgConfig: "mbim-glib", apt: "libmbim-glib-dev"),
-        systemLibrary("CQMI", pkgConfig: "qmi-glib", apt: "libqmi-glib-dev"),
-        systemLibrary("CModemManager", pkgConfig: "mm-glib", apt: "libmm-glib-dev"),
+        gioLibrary("CGIO", pkgConfigFile: "cellpath-gio.pc", apt: "libglib2.0-dev"),
+        gioLibrary("CMBIM", pkgConfigFile: "cellpath-mbim.pc", apt: "libmbim-glib-dev"),
+        gioLibrary("CQMI", pkgConfigFile: "cellpath-qmi.pc", apt: "libqmi-glib-dev"),
+        gioLibrary("CModemManager", pkgConfigFile: "cellpath-mm.pc", apt: "libmm-glib-dev"),
         systemLibrary("CCurl", pkgConfig: "libcurl", apt: "libcurl4-openssl-dev"),
         systemLibrary("CAres", pkgConfig: "libcares", apt: "libc-ares-dev"),
         systemLibrary("CMicroHTTPD", pkgConfig: "libmicrohttpd", apt: "libmicrohttpd-dev"),

@@ -2,29 +2,36 @@
 # `make demo`: cellpath's main job — SubscriberCheck, PhoneCheck and SIMCheck from a Linux
 # machine's modems, every check_url through the cellular interface only — on a simulated world
 # with two modems (MBIM and QMI). Needs root (network namespaces). Leaves nothing behind.
+# DEMO_PREFIX names the world's namespaces (default cpdemo-); colour only on a terminal, without NO_COLOR.
 set -uo pipefail
 CELLPATH=${CELLPATH:-cellpath}
-PREFIX=${PREFIX:-cpdemo-}
+world_prefix=${DEMO_PREFIX:-cpdemo-}
 SCENARIO=${SCENARIO:-$(dirname "$0")/demo-scenario.json}
 
-bold() { printf '\n\033[1m%s\033[0m\n' "$*"; }
+if [[ -t 1 && -z ${NO_COLOR:-} ]]; then
+    bold_on=$'\033[1m' command_on=$'\033[36m' dim_on=$'\033[2m' off=$'\033[0m'
+else
+    bold_on='' command_on='' dim_on='' off=''
+fi
+bold() { printf '\n%s%s%s\n' "$bold_on" "$*" "$off"; }
+shown() { printf '%s$ cellpath %s%s\n' "$command_on" "$*" "$off"; }
 # Shows the command as a user types it on the device (inside `cellpath sim exec`, which sets the
 # world's variables: the fake API's base URL, its CA and the project's credentials), runs it
 # there, and prints its exit code.
 device() {
-    printf '\033[36m$ cellpath %s\033[0m\n' "$*"
-    "$CELLPATH" sim exec --prefix "$PREFIX" -- "$CELLPATH" "$@"
+    shown "$*"
+    "$CELLPATH" sim exec --prefix "$world_prefix" -- "$CELLPATH" "$@"
     local status=$?
-    printf '\033[2mexit code: %s\033[0m\n' "$status"
+    printf '%sexit code: %s%s\n' "$dim_on" "$status" "$off"
     return 0
 }
 
-trap '"$CELLPATH" sim down --prefix "$PREFIX" >/dev/null 2>&1 || true' EXIT
+trap '"$CELLPATH" sim down --prefix "$world_prefix" >/dev/null 2>&1 || true' EXIT
 echo "cellpath demo — SIM-based mobile authentication from a Linux machine, on a simulated world"
 
 bold "1. A simulated cellular world: a device with Wi-Fi and two modems (MBIM, QMI), a carrier, the tru.ID API"
-printf '\033[36m$ cellpath sim up --scenario %s\033[0m\n' "$(basename "$SCENARIO")"
-"$CELLPATH" sim up --prefix "$PREFIX" --scenario "$SCENARIO" >/dev/null || exit
+shown "sim up --scenario $(basename "$SCENARIO")"
+"$CELLPATH" sim up --prefix "$world_prefix" --scenario "$SCENARIO" >/dev/null || exit
 device modems
 
 bold "2. SubscriberCheck of the first SIM's number: created on the API over Wi-Fi while modem 0's bearer comes up, check_url through wwan0 only"
@@ -48,7 +55,7 @@ bold "7. Field mode: five checks in a row on modem 0, with a summary (add --json
 device subscriber-check +447940448591 -m 0 --direct --repeat 5
 
 bold "8. Phone numbers are parsed with libphonenumber, never rewritten"
-printf '\033[36m$ cellpath number "0044 7940 448591"\033[0m\n'
-"$CELLPATH" number "0044 7940 448591"
+shown "number 0044 7940 448591"
+"$CELLPATH" number 0044 7940 448591
 
 bold "Done; tearing the world down. Try it yourself: sudo cellpath sim up; sudo cellpath sim exec -- bash"

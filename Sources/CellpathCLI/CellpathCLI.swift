@@ -37,7 +37,15 @@ public enum CellpathCLI {
             Terminal.writeOut(help.help(for: path))
             return ExitCode.success.rawValue
         case .version:
-            Terminal.writeOut("cellpath \(CellpathVersion.current)\n")
+            if wantsJSON(arguments) {
+                var record = Record()
+                record.add("name", "cellpath")
+                record.add("version", .string(CellpathVersion.current))
+                record.add("warnings", .list([]))
+                Terminal.writeOut(Renderer(json: true, color: false).render(Output(record)))
+            } else {
+                Terminal.writeOut("cellpath \(CellpathVersion.current)\n")
+            }
             return ExitCode.success.rawValue
         case .run(let action, let parsed):
             return run(action, parsed, arguments: arguments, program: program, implementations: implementations,
@@ -91,6 +99,9 @@ public enum CellpathCLI {
             }
             finish(outcome, renderer: renderer, warnings: context.logger.warnings?.all ?? [], colorErr: colorErr)
             return outcome.exitStatus
+        } catch let stopped as CommandStopped {
+            finish(stopped.outcome, renderer: renderer, warnings: context.logger.warnings?.all ?? [], colorErr: colorErr)
+            return stopped.outcome.exitStatus
         } catch {
             return fail(error, help: help, path: parsed.path, json: global.json, warnings: context.logger.warnings?.all ?? [],
                         color: colorErr)

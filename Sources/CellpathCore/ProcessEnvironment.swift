@@ -22,7 +22,7 @@ public enum ProcessEnvironment {
     /// tru.json, the CA bundle, the home and cache directories, the system bus.
     public static let pathOverrides = [
         "CELLPATH_SYSFS_ROOT", "CELLPATH_DEV_ROOT", "CELLPATH_STATE_DIR", "CELLPATH_SYSTEM_CONFIG", "CELLPATH_TRU_JSON",
-        "CELLPATH_CA_FILE", "HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "DBUS_SYSTEM_BUS_ADDRESS",
+        "CELLPATH_CA_FILE", "CELLPATH_TOKEN_CACHE", "HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "DBUS_SYSTEM_BUS_ADDRESS",
     ]
 
     /// The variables that give credentials or say where they are sent.

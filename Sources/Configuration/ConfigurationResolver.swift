@@ -100,7 +100,8 @@ struct ConfigurationResolver {
             files.append(ConfigurationFile(path: path, role: role, status: .invalid(reason)))
             let error = CellpathError(.configuration, "\(path): \(reason)",
                                       hint: "\(path) must be an INI file: [group] lines and key=value lines.")
-            let failure = SettingFailure(error: error, origin: .brokenFile(path: path), problem: reason)
+            // Every setting it could set shows this, short: the file's own line says where.
+            let failure = SettingFailure(error: error, origin: .brokenFile(path: path), problem: "the file is not an INI file (see files)")
             brokenFiles.append((failure, layer))
             for setting in Setting.all { add(setting.name, .failed(failure, layer: layer)) }
             return

@@ -1,5 +1,6 @@
 import CGLib
 import CellpathCore
+import SystemSupport
 
 /// One `[group]` of an INI file, keys in file order, values unescaped by GKeyFile (or why a
 /// value could not be, such as a bad escape sequence).
@@ -39,7 +40,9 @@ enum KeyFile {
                 }
                 return .unreadable(message)
             }
-            return .invalid(message)
+            // GLib's message quotes the offending line, which may hold a secret, and has no line number.
+            guard let bytes = try? FileSystem.read(path) else { return .invalid(message) }   // a directory, …
+            return .invalid(syntaxProblem(in: bytes))
         }
 
         var groups: [KeyFileGroup] = []
@@ -64,6 +67,33 @@ enum KeyFile {
         return .loaded(groups)
     }
 
+    /// Why GKeyFile refused `bytes`, in cellpath's words with the line number, never quoting
+    /// the file: the first line that is not blank, a `#` comment, a `[group]` line or a
+    /// `key=value` line inside a group.
+    static func syntaxProblem(in bytes: [UInt8]) -> String {
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            return "it is not UTF-8 text"
+        }
+        var inGroup = false
+        for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let line = rawLine.drop { $0.isWhitespace }
+            let number = index + 1
+            if line.isEmpty || line.hasPrefix("#") { continue }
+            if line.hasPrefix("[") {
+                guard line.trimmingTrailingWhitespace.hasSuffix("]"), line.count > 2 else {
+                    return "line \(number): a group line is '[name]'"
+                }
+                inGroup = true
+            } else if let equals = line.firstIndex(of: "=") {
+                guard inGroup else { return "line \(number): a key=value line before the first [group] line" }
+                guard line[..<equals].contains(where: { !$0.isWhitespace }) else { return "line \(number): a value without a key" }
+            } else {
+                return "line \(number) is not a [group] line, a key=value line or a # comment"
+            }
+        }
+        return "it is not an INI file"
+    }
+
     /// Copies a NULL-terminated `gchar**` into Swift strings and frees it.
     private static func strings(_ vector: UnsafeMutablePointer<UnsafeMutablePointer<gchar>?>?) -> [String] {
         guard let vector else { return [] }
@@ -83,5 +113,12 @@ enum KeyFile {
         defer { g_error_free(error) }
         let message = error.pointee.message.map { String(cString: $0) } ?? "unknown error"
         return (error.pointee.domain, error.pointee.code, message)
+    }
+}
+
+private extension Substring {
+    var trimmingTrailingWhitespace: Substring {
+        guard let last = lastIndex(where: { !$0.isWhitespace }) else { return "" }
+        return self[...last]
     }
 }

@@ -140,7 +140,7 @@ public enum SimulatedWorld {
     }
 
     /// `sim env`: the variables that point cellpath and curl at this world (CA, run directory,
-    /// namespace, the fake API's base URL and credentials, the bus of its ModemManager), in a stable order. Throws `.permission` without
+    /// namespace, the fake API's base URL and credentials, its token cache, the bus of its ModemManager), in a stable order. Throws `.permission` without
     /// root (the credentials are the daemon's, mode 0600) and `.unavailable` when the world is
     /// not up (its paths would lead nowhere).
     public static func environment(prefix: String) throws -> [(name: String, value: String)] {
@@ -160,6 +160,7 @@ public enum SimulatedWorld {
             (DeviceRoots.sysfsVariable, run.sysfsRoot),
             (DeviceRoots.devVariable, run.devRoot),
             ("CELLPATH_STATE_DIR", run.stateDirectory),
+            ("CELLPATH_TOKEN_CACHE", run.tokenCache),
         ]
         if FileSystem.exists(run.busSocket) { variables.append(("DBUS_SYSTEM_BUS_ADDRESS", run.busAddress)) }
         if let credentials = SimulatorCredentials.load(run) {

@@ -108,7 +108,7 @@ extension CheckCommands {
                 modems = [modem]
                 if let report { reports = [report] }
             case .refused(let outcome):
-                throw CellpathError(.usage, outcome.failureMessage ?? "no modem chosen", hint: "list them with cellpath modems, and name one with -m (or -m all)")
+                throw CommandStopped(outcome)
             }
         }
         if given == nil, reports.count != modems.count { reports = await ModemsCommand.read(modems, with: reader, context) }
@@ -182,7 +182,7 @@ extension CheckCommands {
     static func runCoverage(_ parsed: ParsedCommand, _ context: CommandContext) async throws -> CommandOutcome {
         let configuration = try ConfigurationOptions.load(parsed, context)
         let backend = try makeBackend(parsed, configuration, context)
-        let runner = CheckRunner(backend: backend, pathProvider: try pathProvider(parsed, context),
+        let runner = CheckRunner(backend: backend, pathProvider: try await pathProvider(parsed, context),
                                  checkURLRequest: try checkURLRequest(parsed, configuration), progress: { context.progress.step($0) })
         let report = await runner.coverage()
         try Task.checkCancellation()
@@ -196,7 +196,7 @@ extension CheckCommands {
                             _ context: CommandContext) throws -> any CheckBackend {
         let http = HTTPClient(route: .defaultNetwork)
         let caFile = try configuration.caFile
-        if let caFile { try FetchCommand.checkCABundle(caFile) }
+        if let caFile { try FetchCommand.checkCABundle(caFile, origin: configuration.origin(of: "http.cacert")) }
         if try usesDirectBackend(parsed) {
             return try directBackend(configuration, http: http, caFile: caFile, context)
         }
@@ -207,9 +207,11 @@ extension CheckCommands {
         return DevServerBackend(baseURL: server, http: http, caFile: caFile, timeout: try configuration.timeout)
     }
 
-    /// The cellular path: an interface configured by another tool (`--interface`), else the modem layer's.
-    static func pathProvider(_ parsed: ParsedCommand, _ context: CommandContext) throws -> any CellularPathProvider {
-        usesInterface(parsed) ? try FetchCommand.pathProvider(parsed, context) : try FetchCommand.modemPath(parsed, context)
+    /// The cellular path: an interface configured by another tool (`--interface`), else the modem
+    /// layer's, of the modem chosen first (several and none named: they are listed, exit 64).
+    static func pathProvider(_ parsed: ParsedCommand, _ context: CommandContext) async throws -> any CellularPathProvider {
+        if usesInterface(parsed) { return try FetchCommand.pathProvider(parsed, context) }
+        return try FetchCommand.modemPath(parsed, context, modem: try await FetchCommand.chosenModem(parsed, context))
     }
 }
 
@@ -233,12 +235,14 @@ extension CheckCommands {
         return DirectBackend(client: client)
     }
 
-    /// The user's token cache file; none for a user whose home (or cache directory's parent)
-    /// does not exist: cellpath creates no home directory.
+    /// The token cache file: the one `CELLPATH_TOKEN_CACHE` names (a simulated world's) if its
+    /// directory exists, else the user's; none for a user whose home (or cache directory's
+    /// parent) does not exist: cellpath creates no home directory.
     static func tokenCache(_ environment: [String: String]) -> FileTokenCache? {
         guard let path = FileTokenCache.defaultPath(environment: environment) else { return nil }
-        let cacheRoot = path.split(separator: "/").dropLast(2)   // drop cellpath/tokens.json
-        let parent = "/" + cacheRoot.dropLast().joined(separator: "/")
-        return FileSystem.exists(parent) ? FileTokenCache(path: path) : nil
+        let components = path.split(separator: "/")
+        // The named file's own directory; else the parent of the cache directory (cellpath/tokens.json dropped).
+        let mustExist = FileTokenCache.namedPath(environment: environment) != nil ? components.dropLast() : components.dropLast(3)
+        return FileSystem.exists("/" + mustExist.joined(separator: "/")) ? FileTokenCache(path: path) : nil
     }
 }

@@ -7,7 +7,7 @@ import Testing
 private enum Keys {
     enum IPType: String, Sendable, CaseIterable { case ipv4, ipv6, any }
 
-    static let phone = ArgumentKey("phone", help: "The number.")
+    static let phone = ArgumentKey("phone", help: "The number.", joiningWords: true)
     static let region = OptionKey<String>("region", short: "r", "cc", help: "Region.")
     static let allowNonMobile = Flag("allow-non-mobile", help: "Allow.")
     static let url = ArgumentKey("url", help: "URL.")
@@ -85,6 +85,13 @@ private func usageError(_ arguments: [String]) -> UsageError? {
         #expect(parsed[GlobalOptions.verbose] && parsed[GlobalOptions.quiet])
     }
 
+    @Test func numberWrittenInGroupsIsOneArgument() throws {
+        #expect(try run(["number", "07940", "448591", "--region", "GB"])[Keys.phone] == "07940 448591")
+        #expect(try run(["number", "+44", "7940", "448591"])[Keys.phone] == "+44 7940 448591")
+        #expect(try run(["number", "--", "+44", "-7940"])[Keys.phone] == "+44 -7940")
+        #expect(try run(["number", "07940 448591"])[Keys.phone] == "07940 448591")
+    }
+
     @Test func doubleDashEndsOptions() throws {
         let parsed = try run(["number", "--", "-44"])
         #expect(try parsed[Keys.phone] == "-44")
@@ -126,7 +133,7 @@ private func usageError(_ arguments: [String]) -> UsageError? {
         (["sim", "uo"], "unknown command 'uo'. Did you mean 'up'?"),
         (["frobnicate"], "unknown command 'frobnicate'"),
         (["number"], "missing expected argument '<phone>'"),
-        (["number", "1", "2"], "unexpected argument '2'"),
+        (["fetch", "u", "v"], "unexpected argument 'v'"),
         (["number", "1", "--region"], "missing value for '--region <cc>'"),
         (["number", "1", "-r"], "missing value for '-r <cc>'"),
         (["number", "--json=yes", "1"], "option '--json' takes no value"),

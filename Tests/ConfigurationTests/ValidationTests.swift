@@ -1,5 +1,5 @@
 import CellpathCore
-import Configuration
+@testable import Configuration
 import Glibc
 import Testing
 
@@ -120,6 +120,32 @@ struct ValidationTests {
         #expect(try config.serverBaseURL == "https://x.example.com")
         fixture.system("region=GB\n")
         #expect(throws: CellpathError.self) { try fixture.load().region }
+    }
+
+    @Test("a file that is not an INI file is reported once with the line, never quoting it")
+    func syntaxErrorSaysWhereWithoutQuoting() throws {
+        let fixture = Fixture()
+        fixture.system("# comment\n[truid]\nclient_id=id\n  s3cr3t-token-line\n")
+        let config = try fixture.load()
+        let error = #expect(throws: CellpathError.self) { try config.timeout }
+        #expect(error?.message == "\(fixture.systemPath): line 4 is not a [group] line, a key=value line or a # comment")
+        guard case .invalid(let reason) = config.files.first?.status else {
+            Issue.record("status: \(String(describing: config.files.first?.status))")
+            return
+        }
+        #expect(reason == "line 4 is not a [group] line, a key=value line or a # comment")
+        #expect(config.entries.allSatisfy { $0.error == nil || $0.error == "the file is not an INI file (see files)" })
+        #expect(!config.entries.contains { $0.error?.contains("s3cr3t") == true })
+    }
+
+    @Test(arguments: [
+        ("region=GB\n", "line 1: a key=value line before the first [group] line"),
+        ("[general\nregion=GB\n", "line 1: a group line is '[name]'"),
+        ("[general]\n=GB\n", "line 2: a value without a key"),
+        ("\n\n[general]\nregion GB\n", "line 4 is not a [group] line, a key=value line or a # comment"),
+    ])
+    func syntaxProblemsByLine(text: String, problem: String) {
+        #expect(KeyFile.syntaxProblem(in: Array(text.utf8)) == problem)
     }
 
     @Test("a value GKeyFile cannot read fails only its own key, and the error does not quote it")

@@ -12,6 +12,21 @@ import TestSupport
         #expect(result.stderr == "")
     }
 
+    @Test func versionAsJSON() throws {
+        for arguments in [["--version", "--json"], ["--json", "--version"]] {
+            let result = try CellpathBinary.run(arguments)
+            #expect(result.status == 0)
+            #expect(result.stdout == """
+                {
+                  "name": "cellpath",
+                  "version": "0.1.0",
+                  "warnings": []
+                }
+
+                """, "\(arguments)")
+        }
+    }
+
     @Test func rootHelpGoesToStdoutWithExitZero() throws {
         for arguments in [["--help"], ["-h"], ["help"], []] {
             let result = try CellpathBinary.run(arguments)
@@ -97,6 +112,16 @@ import TestSupport
         #expect(missing.stderr.hasPrefix("error: couldn't read the CA bundle /nonexistent/ca.pem: No such file or directory\n"))
         let notPEM = try Self.fetch(["--cacert", "/etc/hostname"])
         #expect(notPEM.status == 65 && notPEM.stderr.contains("/etc/hostname holds no PEM certificate"), "\(notPEM.stderr)")
+    }
+
+    @Test func anUnreadableCABundleNamesWhereItWasSet() throws {
+        let flag = try Self.fetch(["--cacert", "/nonexistent/ca.pem"])
+        #expect(flag.stderr.hasSuffix("\nhint: flag --cacert names it: a PEM file of CA certificates that this user can read\n"), "\(flag.stderr)")
+        let variable = try CellpathBinary.run(["fetch", "--interface", "cpnone0", "--dns", "192.0.2.53", "http://api.truid.test/"],
+                                              environment: ["CELLPATH_CA_FILE": "/nonexistent/ca.pem"])
+        #expect(variable.status == 66)
+        #expect(variable.stderr.hasSuffix("\nhint: environment CELLPATH_CA_FILE names it: a PEM file of CA certificates that this user can read\n"),
+                "\(variable.stderr)")
     }
 
     @Test func anUnwritableHARPathIsRefusedBeforeAnyPacket() throws {

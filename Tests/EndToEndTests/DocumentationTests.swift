@@ -95,7 +95,7 @@ import TestSupport
     /// The exit codes of `cellpath --help` (from ExitCode.swift), in order.
     private static func exitCodes() throws -> [String] {
         let help = try CellpathBinary.run(["--help"]).stdout
-        return help.split(separator: "\n").drop { $0 != "EXIT CODES:" }.dropFirst()
+        return help.split(separator: "\n").drop { $0 != "EXIT CODES:" }.dropFirst().prefix { $0.hasPrefix("  ") }
             .map { $0.split(separator: " ").first.map(String.init) ?? "" }
     }
 

@@ -243,4 +243,20 @@ import TestSupport
         #expect(result.status == 64)
         #expect(result.stderr.contains("--region"))
     }
+
+    @Test func numberWrittenAsSeveralWords() throws {
+        let result = try CellpathBinary.run(["number", "07940", "448591", "--region", "GB", "--json"])
+        #expect(result.status == 0)
+        #expect(result.stderr == "")
+        #expect(result.stdout.contains("\"e164\": \"+447940448591\""))
+        let international = try CellpathBinary.run(["number", "+44", "7940", "448591", "--json"])
+        #expect(international.stdout.contains("\"e164\": \"+447940448591\""))
+    }
+
+    @Test func checksTakeANumberWrittenAsSeveralWords() throws {
+        // Parsed as one number, the command goes on to need a backend (none is configured here).
+        let result = try CellpathBinary.run(["phone-check", "07940", "448591", "--region", "GB", "--interface", "wwan0"])
+        #expect(result.status == 78)
+        #expect(result.stderr.hasPrefix("error: no backend"))
+    }
 }

@@ -163,6 +163,25 @@ struct ModemsCommandTests {
         #expect(json["modems"]?.array?.count == 2)
     }
 
+    /// `fetch`, the checks and `coverage` refuse several modems and none named (or a name that
+    /// matches none) as `modems show` and `bearer` do: the modems listed, `error:` and exit 64,
+    /// before anything is sent (the server given is never reached).
+    @Test(arguments: [
+        ["fetch", "https://api.truid.test/"],
+        ["subscriber-check", "+447940448591", "--server", "http://127.0.0.1:9"],
+        ["phone-check", "+447940448591", "-m", "7", "--server", "http://127.0.0.1:9"],
+        ["coverage", "--server", "http://127.0.0.1:9"],
+    ])
+    func commandsWithAPathListTheModemsWhenNoneIsChosen(arguments: [String]) throws {
+        let fleet = try Self.twoModems()
+        let result = try Self.run(fleet, arguments)
+        #expect(result.status == 64, "\(result.stderr)")
+        #expect(result.stdout.hasPrefix("MODEM  PROTOCOL  PORT"), "\(result.stdout)")
+        #expect(result.stdout.split(separator: "\n").count == 3)
+        let message = arguments.contains("-m") ? "no modem matches '7'" : "2 modems found: name one (index, IMEI, ICCID or control port)"
+        #expect(result.stderr == "error: \(message)\nhint: the modems are listed above\n")
+    }
+
     @Test func aNameThatMatchesNoModemOrNothingIsAUsageError() throws {
         let fleet = try Self.twoModems()
         let none = try Self.run(fleet, ["modems", "show", "7"])

@@ -242,6 +242,39 @@ struct SimCommandTests {
         #expect(FileSystem.exists(stateDirectory) == false, "the records went with the world")
     }
 
+    /// A world's tru.ID tokens are kept in its run directory (`CELLPATH_TOKEN_CACHE` of `sim env`),
+    /// out of the user's own cache, and go with `sim down`.
+    @Test func aWorldsTokensStayInItsRunDirectory() throws {
+        let home = "/tmp/cellpath-token-home-\(getpid())"
+        try FileSystem.makeDirectories(home + "/.cache")
+        defer { FileSystem.removeTree(home) }
+        var cache = ""
+        try SimulatedDevice.with(connect: false) { device in
+            cache = try #require(try device.environment()["CELLPATH_TOKEN_CACHE"])
+            #expect(cache == "/run/cellpath-sim/\(device.prefix)/tokens.json")
+            let check = try CellpathBinary.run(["sim", "exec", "--prefix", device.prefix, "--", CellpathBinary.path,
+                                                "sim-check", "+447940448591", "--direct"], environment: ["HOME": home])
+            #expect(check.status == 0, "\(check.stderr)")
+            var info = stat()
+            #expect(stat(cache, &info) == 0 && info.st_mode & 0o777 == 0o600, "the world's token cache is root's alone")
+            #expect(!FileSystem.exists(home + "/.cache/cellpath/tokens.json"), "a simulated world's token went into the user's cache")
+        }
+        #expect(!cache.isEmpty && !FileSystem.exists(cache), "the tokens went with the world")
+    }
+
+    /// A user other than root on the device trusts the world's test CA: its certificate is
+    /// readable by all (its keys are not).
+    @Test func anotherUserOnTheDeviceReadsTheWorldsCA() throws {
+        try SimulatedDevice.with(connect: false) { device in
+            let asNobody = try CellpathBinary.run(["sim", "exec", "--prefix", device.prefix, "--",
+                                                   "setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups",
+                                                   CellpathBinary.path, "sim-check", "+447940448591", "--direct"])
+            #expect(asNobody.status == 0, "\(asNobody.stderr)")
+            var info = stat()
+            #expect(stat("/run/cellpath-sim/\(device.prefix)/tls/ca.key", &info) == 0 && info.st_mode & 0o777 == 0o600)
+        }
+    }
+
     @Test func thePrefixHasOneName() throws {
         try SimulatedDevice.with(connect: false) { device in
             let fromEnvironment = try CellpathBinary.run(["sim", "status", "--json"], environment: ["CELLPATH_SIM_PREFIX": device.prefix])

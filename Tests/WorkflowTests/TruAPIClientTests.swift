@@ -226,4 +226,10 @@ struct TruAPIClientTests {
         #expect(FileTokenCache.defaultPath(environment: ["XDG_CACHE_HOME": "relative", "HOME": "/h"]) == "/h/.cache/cellpath/tokens.json")
         #expect(FileTokenCache.defaultPath(environment: [:]) == nil)
     }
+
+    @Test func aNamedCacheFileComesFirst() {
+        let world = ["CELLPATH_TOKEN_CACHE": "/run/cellpath-sim/cp-/tokens.json", "XDG_CACHE_HOME": "/c", "HOME": "/h"]
+        #expect(FileTokenCache.defaultPath(environment: world) == "/run/cellpath-sim/cp-/tokens.json")
+        #expect(FileTokenCache.defaultPath(environment: ["CELLPATH_TOKEN_CACHE": "tokens.json", "HOME": "/h"]) == "/h/.cache/cellpath/tokens.json")
+    }
 }

@@ -40,6 +40,9 @@ struct ArgumentSpec: Sendable {
     var optional: Bool = false
     /// Takes every remaining positional (e.g. `sim exec -- CMD…`).
     var variadic: Bool = false
+    /// Takes every remaining positional as one value, the words joined by single spaces: a
+    /// phone number written in groups (`number 07940 448591`).
+    var joinsWords: Bool = false
 }
 
 /// What a command produced: records for the renderer, and the exit status it chose.
@@ -69,6 +72,16 @@ package struct CommandOutcome: Sendable {
         self.output = output
         self.failure = failure
         exitStatus = ExitCode.forKind(failure.error.kind).rawValue
+    }
+}
+
+/// A command that stops, deep inside, with an outcome of its own instead of an error (a refused
+/// modem choice with the modems listed): printed as any outcome, exit status included.
+package struct CommandStopped: Error, Sendable {
+    package var outcome: CommandOutcome
+
+    package init(_ outcome: CommandOutcome) {
+        self.outcome = outcome
     }
 }
 
@@ -103,6 +116,17 @@ package enum CommandAction: Sendable {
                 local: @Sendable (ParsedCommand, CommandContext) async throws -> CommandOutcome)
 }
 
+/// An example of a command's use: what it does, and the command line that does it.
+struct CommandExample: Sendable {
+    var purpose: String
+    var commandLine: String
+
+    init(_ purpose: String, _ commandLine: String) {
+        self.purpose = purpose
+        self.commandLine = commandLine
+    }
+}
+
 /// A node of the command tree: a runnable command, a group of subcommands, or both.
 struct CommandSpec: Sendable {
     var name: String
@@ -114,6 +138,8 @@ struct CommandSpec: Sendable {
     /// Left out of help listings (tooling commands such as `generate-docs`).
     var hidden = false
     var action: CommandAction? = nil
+    /// Two or three typical uses, at the end of the help and in the man page.
+    var examples: [CommandExample] = []
 
     func subcommand(named name: String) -> CommandSpec? {
         subcommands.first { $0.name == name }

@@ -1,5 +1,5 @@
 /// Builds help and usage text in swift-argument-parser's shape: OVERVIEW / USAGE /
-/// ARGUMENTS / OPTIONS / SUBCOMMANDS.
+/// ARGUMENTS / OPTIONS / SUBCOMMANDS, then EXAMPLES.
 struct HelpFormatter {
     let root: CommandSpec
 
@@ -67,6 +67,10 @@ struct HelpFormatter {
                 let number = String(code.rawValue)
                 out += "  " + number + String(repeating: " ", count: 6 - number.count) + code.meaning + "\n"
             }
+        }
+        if !node.examples.isEmpty {
+            out += "\nEXAMPLES:\n"
+            for example in node.examples { out += "  \(example.purpose)\n    \(example.commandLine)\n" }
         }
         return out
     }

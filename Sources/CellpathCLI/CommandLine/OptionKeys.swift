@@ -43,21 +43,23 @@ extension RepeatableOptionKey where Value == String {
     }
 }
 
-/// A required positional argument: `try parsed[argument]` is its value.
+/// A required positional argument: `try parsed[argument]` is its value. With `joiningWords`, it
+/// takes every remaining positional, joined by spaces (a phone number written in groups).
 package struct ArgumentKey: Sendable {
     let spec: ArgumentSpec
 
-    init(_ name: String, help: String) {
-        spec = ArgumentSpec(name: name, help: help)
+    init(_ name: String, help: String, joiningWords: Bool = false) {
+        spec = ArgumentSpec(name: name, help: help, joinsWords: joiningWords)
     }
 }
 
-/// An optional positional argument: `parsed[argument]` is its value, if given.
+/// An optional positional argument: `parsed[argument]` is its value, if given. With
+/// `joiningWords`, it takes every remaining positional, joined by spaces.
 package struct OptionalArgumentKey: Sendable {
     let spec: ArgumentSpec
 
-    init(_ name: String, help: String) {
-        spec = ArgumentSpec(name: name, help: help, optional: true)
+    init(_ name: String, help: String, joiningWords: Bool = false) {
+        spec = ArgumentSpec(name: name, help: help, optional: true, joinsWords: joiningWords)
     }
 }
 

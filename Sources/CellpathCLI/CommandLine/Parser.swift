@@ -192,6 +192,9 @@ struct CommandLineParser {
                 }
                 parsed.arguments[argument.name] = Array(remaining)
                 remaining = []
+            } else if argument.joinsWords, !remaining.isEmpty {
+                parsed.arguments[argument.name] = [remaining.joined(separator: " ")]
+                remaining = []
             } else if let value = remaining.first {
                 parsed.arguments[argument.name] = [value]
                 remaining = remaining.dropFirst()

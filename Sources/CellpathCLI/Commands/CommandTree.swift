@@ -23,6 +23,11 @@ enum CommandTree {
             SimCommand.spec,
             help,
             GenerateDocsCommand.spec,
+        ],
+        examples: [
+            .init("Check that a number is this SIM's, with the tru.ID API:", "cellpath subscriber-check +447940448591 --direct"),
+            .init("Check the SIM of a simulated world (made by cellpath sim up, as root):", "cellpath sim exec -- cellpath subscriber-check --direct"),
+            .init("Show a command's help:", "cellpath help bearer up"),
         ]
     )
 
@@ -30,5 +35,9 @@ enum CommandTree {
     static let help: CommandSpec = CommandSpec(
         name: "help", abstract: "Show help for a command.",
         arguments: [ArgumentSpec(name: "command", help: "The command (and subcommand) to explain.",
-                                 optional: true, variadic: true)])
+                                 optional: true, variadic: true)],
+        examples: [
+            .init("List the commands:", "cellpath help"),
+            .init("Explain a subcommand (as cellpath sim up --help does):", "cellpath help sim up"),
+        ])
 }

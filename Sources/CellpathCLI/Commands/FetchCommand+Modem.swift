@@ -8,7 +8,7 @@ extension FetchCommand {
     package static let apn = OptionKey<String>(
         "apn", "name", help: "With a modem: the access point name if the bearer must be brought up (default: the modem.apn setting, CELLPATH_APN; else the modem's provisioned context).")
     package static let keepBearer = Flag(
-        "keep-bearer", help: "With a modem: leave a bearer that this fetch brought up connected (cellpath bearer down takes it down).")
+        "keep-bearer", help: "With a modem: leave a bearer that this command brought up connected (cellpath bearer down takes it down).")
 
     /// Where the fetch runs: in `cellpath-modem` with `-m/--modem`, or without `--interface` when
     /// a modem is present; in the front otherwise (an interface configured by another tool).

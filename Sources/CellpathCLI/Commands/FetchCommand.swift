@@ -1,5 +1,6 @@
 import CellpathCore
 import CellularHTTP
+import Configuration
 import ModemDiscovery
 import SystemSupport
 import Workflow
@@ -28,7 +29,12 @@ package enum FetchCommand {
             ConfigurationOptions.caFile.spec,
             har.spec, printField.spec,
         ],
-        action: .routed(route: route, local: run))
+        action: .routed(route: route, local: run),
+        examples: [
+            .init("Open a check_url through the only modem (its bearer brought up if needed):", "cellpath fetch \"$CHECK_URL\""),
+            .init("Through an interface another tool configured, with the bearer's DNS:", "cellpath fetch -i wwan0 --dns 100.64.0.53 \"$CHECK_URL\""),
+            .init("Print only the v0.2 code, for your backend:", "cellpath fetch -m 0 --print code \"$CHECK_URL\""),
+        ])
 
     static let url = ArgumentKey("url", help: "Absolute http or https URL of the first hop.")
     package static let interface = OptionKey<String>(
@@ -235,7 +241,7 @@ package enum FetchCommand {
         request.stopAtPrefix = parsed[Self.stopAt]
         request.strict = parsed[Self.strict]
         request.caFile = try configuration.caFile
-        if let caFile = request.caFile { try checkCABundle(caFile) }
+        if let caFile = request.caFile { try checkCABundle(caFile, origin: configuration.origin(of: "http.cacert")) }
         do {
             try request.validate()
         } catch {
@@ -244,17 +250,18 @@ package enum FetchCommand {
         return request
     }
 
-    /// Refuses a CA bundle that cannot be read (66) or holds no PEM certificate (65), before any packet.
-    package static func checkCABundle(_ path: String) throws(CellpathError) {
+    /// Refuses a CA bundle that cannot be read (66) or holds no PEM certificate (65), before any
+    /// packet; the hint names where the bundle was set (`origin`: the flag, a variable, a file).
+    package static func checkCABundle(_ path: String, origin: ConfigurationOrigin?) throws(CellpathError) {
+        let hint = "\(origin.map { "\($0)" } ?? "flag --cacert") names it: a PEM file of CA certificates that this user can read"
         let text: String
         do {
             text = String(decoding: try FileSystem.read(path, limit: 16 << 20), as: UTF8.self)
         } catch {
-            throw CellpathError(.noInput, "couldn't read the CA bundle \(path): \(error.reason)", hint: "--cacert takes a PEM file of CA certificates")
+            throw CellpathError(.noInput, "couldn't read the CA bundle \(path): \(error.reason)", hint: hint)
         }
         guard text.contains("-----BEGIN CERTIFICATE-----") else {
-            throw CellpathError(.dataError, "the CA bundle \(path) holds no PEM certificate ('-----BEGIN CERTIFICATE-----')",
-                                hint: "--cacert takes a PEM file of CA certificates")
+            throw CellpathError(.dataError, "the CA bundle \(path) holds no PEM certificate ('-----BEGIN CERTIFICATE-----')", hint: hint)
         }
     }
 }

@@ -72,6 +72,7 @@ struct ManPage {
         for (path, spec) in commands {
             out += ".SS \(Self.escape(path.joined(separator: " ")))\n"
             out += Self.paragraphs(spec.abstract) + (spec.discussion.map(Self.paragraphs) ?? "")
+            out += Self.examples(spec.examples)
         }
 
         out += ".SH OPTIONS\n"
@@ -99,6 +100,9 @@ struct ManPage {
         out += Self.item("\\fBXDG_CONFIG_HOME\\fR, \\fBHOME\\fR", "Locate the user configuration file (see FILES).")
         out += Self.item("\\fB\(DeviceRoots.sysfsVariable)\\fR, \\fB\(DeviceRoots.devVariable)\\fR",
                          "Where modem discovery looks instead of /sys and /dev; cellpath sim exec sets them to the simulated world's.")
+        out += Self.item("\\fBCELLPATH_TOKEN_CACHE\\fR",
+                         "The file that caches tru.ID access tokens (default: $XDG_CACHE_HOME/cellpath/tokens.json); "
+                            + "cellpath sim exec sets it to the world's.")
         out += Self.item("\\fBNO_COLOR\\fR", "When set, --color auto prints no colour; neither does TERM=dumb.")
         out += Self.item("\\fBSUDO_UID\\fR, \\fBSUDO_GID\\fR",
                          "Set by sudo. As root under sudo, cellpath follows the variables that name files, directories "
@@ -124,7 +128,7 @@ struct ManPage {
                             + "cellpath sim and cellpath number.")
 
         out += ".SH EXAMPLES\n"
-        for (title, lines) in Self.examples {
+        for (title, lines) in Self.walkThroughs {
             out += ".PP\n\(Self.escape(title))\n.PP\n.RS 4\n.nf\n"
             out += lines.map { Self.escape($0) + "\n" }.joined()
             out += ".fi\n.RE\n"
@@ -136,13 +140,27 @@ struct ManPage {
         return out
     }
 
-    /// Examples as (what it does, command lines); each line fits 80 columns with the indent.
-    static let examples: [(String, [String])] = [
-        ("Check a phone number and print it in E.164:", ["cellpath number '+44 7940 448591'"]),
-        ("Read a national number in its country:", ["cellpath number '07940 448591' --region GB"]),
+    /// A command's examples under its description: what each does, then its command line.
+    static func examples(_ examples: [CommandExample]) -> String {
+        guard !examples.isEmpty else { return "" }
+        return ".PP\nExamples:\n" + examples.map { example in
+            ".PP\n\(line(example.purpose))\n.RS 4\n.nf\n\(escape(example.commandLine))\n.fi\n.RE\n"
+        }.joined()
+    }
+
+    /// The EXAMPLES section, as (what it does, command lines); each line fits 80 columns with the indent.
+    static let walkThroughs: [(String, [String])] = [
+        ("Check that a number is this SIM's (SubscriberCheck), with the tru.ID API and your project's "
+            + "credentials, or through your development server; the exit code is the verdict:", [
+            "cellpath subscriber-check +447940448591 --direct",
+            "cellpath subscriber-check --server http://localhost:8080",
+        ]),
+        ("Check a phone number and print it in E.164:", ["cellpath number +44 7940 448591"]),
         ("Show every setting, where it came from, and any that is not usable:", ["cellpath config show"]),
-        ("Try everything on the simulated world (as root), then remove it:", [
-            "cellpath sim up", "cellpath sim bearer connect", "cellpath sim exec -- bash",
+        ("Try everything on the simulated world (as root), a SubscriberCheck of its SIM included, "
+            + "then remove it:", [
+            "cellpath sim up", "cellpath sim exec -- cellpath subscriber-check --direct",
+            "cellpath sim bearer connect", "cellpath sim exec -- bash",
             "cellpath sim down",
         ]),
         ("Open a check_url through the modem only (CHECK_URL is the check_url your backend received "

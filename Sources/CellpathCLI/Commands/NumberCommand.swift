@@ -14,7 +14,14 @@ package enum NumberCommand {
             """,
         arguments: [phone.spec],
         options: [ConfigurationOptions.region.spec],
-        action: .program(.phoneNumbers))
+        action: .program(.phoneNumbers),
+        examples: [
+            .init("Check an international number and print it in E.164:", "cellpath number +44 7940 448591"),
+            .init("Read a national number in its country:", "cellpath number 07940 448591 --region GB"),
+            .init("A tel: URI, as JSON:", "cellpath number tel:+44-7940-448591 --json"),
+        ])
 
-    package static let phone = ArgumentKey("phone", help: "The phone number, in international or national form, or a tel: URI.")
+    package static let phone = ArgumentKey(
+        "phone", help: "The phone number, in international or national form, or a tel: URI; its groups may be separate words (07940 448591).",
+        joiningWords: true)
 }

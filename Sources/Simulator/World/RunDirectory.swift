@@ -41,6 +41,9 @@ public struct RunDirectory: Sendable, Equatable {
     /// modems are named cdc-wdm0… like every other world's, so their records must not meet in
     /// the host's `/run/cellpath`; they go with the world at `sim down`.
     public var stateDirectory: String { "\(path)/state" }
+    /// The tru.ID access tokens of cellpath run in the world (`CELLPATH_TOKEN_CACHE`): the fake
+    /// API's tokens stay out of the user's cache, and go with the world at `sim down`.
+    public var tokenCache: String { "\(path)/tokens.json" }
     /// ModemManager's files (`ModemManagerHost`): its bus, scripts, pid files and logs.
     public var modemManagerDirectory: String { "\(path)/modemmanager" }
     /// The world's private D-Bus system bus (`DBUS_SYSTEM_BUS_ADDRESS`), when it runs ModemManager.

@@ -35,5 +35,9 @@ enum TestCertificates {
         for file in [csr, leaf, ext, "\(dir)/ca.srl"] { unlink(file) }
         chmod(run.caKey, 0o600)
         chmod(run.serverKey, 0o600)
+        // The CA certificate is public: every user in the world (`sim exec -- setpriv …`) must
+        // read it, whatever the umask; the keys beside it stay root's.
+        chmod(run.caCertificate, 0o644)
+        for directory in [RunDirectory.root, run.path, dir] { chmod(directory, 0o755) }
     }
 }

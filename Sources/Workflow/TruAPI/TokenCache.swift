@@ -23,8 +23,9 @@ public protocol TokenCache: Sendable {
     func remove(_ key: String)
 }
 
-/// Tokens in one JSON file readable only by its owner (`$XDG_CACHE_HOME/cellpath/tokens.json`,
-/// else `~/.cache/cellpath/tokens.json`), rewritten atomically by `FileSystem.write`.
+/// Tokens in one JSON file readable only by its owner (`CELLPATH_TOKEN_CACHE`, else
+/// `$XDG_CACHE_HOME/cellpath/tokens.json`, else `~/.cache/cellpath/tokens.json`), rewritten
+/// atomically by `FileSystem.write`.
 /// A file with another owner or with group/other permissions is neither read nor replaced.
 public struct FileTokenCache: TokenCache {
     public let path: String
@@ -33,8 +34,18 @@ public struct FileTokenCache: TokenCache {
         self.path = path
     }
 
-    /// The cache file of this user, from `environment` (XDG_CACHE_HOME, HOME); nil without either.
+    /// The variable that names the cache file itself (a simulated world's, in its run directory).
+    public static let pathVariable = "CELLPATH_TOKEN_CACHE"
+
+    /// The cache file named by `CELLPATH_TOKEN_CACHE` (an absolute path), if any.
+    public static func namedPath(environment: [String: String]) -> String? {
+        environment[pathVariable].flatMap { $0.hasPrefix("/") ? $0 : nil }
+    }
+
+    /// The cache file of this user, from `environment` (CELLPATH_TOKEN_CACHE, XDG_CACHE_HOME,
+    /// HOME); nil without any.
     public static func defaultPath(environment: [String: String]) -> String? {
+        if let named = namedPath(environment: environment) { return named }
         if let cache = environment["XDG_CACHE_HOME"], cache.hasPrefix("/") { return cache + "/cellpath/tokens.json" }
         if let home = environment["HOME"], home.hasPrefix("/") { return home + "/.cache/cellpath/tokens.json" }
         return nil

@@ -16,7 +16,12 @@ package enum BearerCommand {
             deletes again at bearer down. Configuring the interface needs CAP_NET_ADMIN (sudo; see
             docs/operations.md).
             """,
-        subcommands: [BearerUpCommand.spec, BearerDownCommand.spec, BearerStatusCommand.spec])
+        subcommands: [BearerUpCommand.spec, BearerDownCommand.spec, BearerStatusCommand.spec],
+        examples: [
+            .init("Bring the only modem's bearer up with an APN:", "cellpath bearer up --apn internet"),
+            .init("Follow its state:", "cellpath bearer status --watch"),
+            .init("Take it down again:", "cellpath bearer down"),
+        ])
 
     package static let timeout = OptionKey<Double>(
         "timeout", "seconds", help: "How long the command may take, waiting for registration included (default: 30).", .seconds)
@@ -57,7 +62,12 @@ package enum BearerUpCommand {
             too few attempts left, wrong PIN) or no CAP_NET_ADMIN; 130 cancelled.
             """,
         options: BearerCommand.options + [apn.spec, ipType.spec, auth.spec, user.spec, passwordFile.spec, pinFile.spec],
-        action: .program(.modems))
+        action: .program(.modems),
+        examples: [
+            .init("Bring the only modem's bearer up with its provisioned APN:", "cellpath bearer up"),
+            .init("The second modem, IPv4 only, on an APN of your own:", "cellpath bearer up -m 1 --apn internet --ip-type ipv4"),
+            .init("Enter the SIM's PIN from a file if the SIM asks for it:", "cellpath bearer up --pin-file /etc/cellpath/sim.pin"),
+        ])
 
     package static let apn = OptionKey<String>(
         "apn", "name", help: "Access point name (default: the modem.apn setting, CELLPATH_APN; else the modem's provisioned context).")
@@ -132,7 +142,11 @@ package enum BearerDownCommand {
             Idempotent: a bearer already down exits 0.
             """,
         options: BearerCommand.options + [force.spec],
-        action: .program(.modems))
+        action: .program(.modems),
+        examples: [
+            .init("Take down the bearer cellpath brought up on the only modem:", "cellpath bearer down"),
+            .init("On the second modem, also a bearer another program connected:", "cellpath bearer down -m 1 --force"),
+        ])
 
     package static let force = Flag(
         "force", help: "Also disconnect a bearer that cellpath did not bring up, or that running cellpath commands use; without a record, remove what has cellpath's shape on the interface.")
@@ -153,7 +167,11 @@ package enum BearerStatusCommand {
             is up.
             """,
         options: BearerCommand.options + [watch.spec],
-        action: .program(.modems))
+        action: .program(.modems),
+        examples: [
+            .init("Show the only modem's bearer:", "cellpath bearer status"),
+            .init("Follow the second modem's bearer, one JSON object per change:", "cellpath bearer status -m 1 --watch --json"),
+        ])
 
     package static let watch = Flag("watch", help: "Keep printing the status whenever it changes (JSON Lines with --json).")
 }

@@ -13,13 +13,23 @@ package enum CheckCommands {
             and prints whether the number matched and whether the SIM changed. The exit code is the
             verdict: 0 verified, 1 not verified, 2 verified but the SIM changed within the period.
             A bearer this command brought up is taken down at the end (--keep-bearer keeps it).
-            """)
+            """,
+        examples: [
+            .init("Check the SIM's own number through your development server:", "cellpath subscriber-check --server http://localhost:8080"),
+            .init("Check a number with the tru.ID API directly (your project's credentials):", "cellpath subscriber-check +44 7940 448591 --direct"),
+            .init("Every modem in parallel, 10 runs each, one JSON line per run:", "cellpath subscriber-check -m all --direct --repeat 10 --json"),
+        ])
     static let phoneCheck = spec(
         "phone-check", product: .phoneCheck,
         abstract: "Check that a phone number is this SIM's (PhoneCheck).",
         discussion: """
             As subscriber-check, without the SIM-change fields. Exit 0 verified, 1 not verified.
-            """)
+            """,
+        examples: [
+            .init("Check a national number, read in its country:", "cellpath phone-check 07940 448591 --region GB --direct"),
+            .init("Check the SIM's own number with the v0.1 flow:", "cellpath phone-check --api-version v0.1 --direct"),
+            .init("Check on the second modem:", "cellpath phone-check -m 1 --direct"),
+        ])
 
     static let simCheck = CommandSpec(
         name: "sim-check",
@@ -30,7 +40,11 @@ package enum CheckCommands {
             """,
         arguments: [phone.spec],
         options: backendOptions + [ConfigurationOptions.region.spec, ConfigurationOptions.timeout.spec] + fieldOptions,
-        action: .program(.checks))
+        action: .program(.checks),
+        examples: [
+            .init("Ask your development server whether the SIM changed recently:", "cellpath sim-check +447940448591 --server http://localhost:8080"),
+            .init("Ask the tru.ID API, with a national number:", "cellpath sim-check 07940 448591 --region GB --direct"),
+        ])
 
     static let coverage = CommandSpec(
         name: "coverage",
@@ -43,11 +57,19 @@ package enum CheckCommands {
         options: backendOptions.filter { $0.long != apiVersion.spec.long } + pathOptions + [
             allowDowngrade.spec, ConfigurationOptions.hopTimeout.spec, ConfigurationOptions.timeout.spec, ConfigurationOptions.caFile.spec,
         ],
-        action: .program(.checks))
+        action: .program(.checks),
+        examples: [
+            .init("Ask which network the only modem is on, and which checks it supports:", "cellpath coverage --direct"),
+            .init("The same for the second modem, through your development server:", "cellpath coverage -m 1 --server http://localhost:8080"),
+            .init("As JSON:", "cellpath coverage --direct --json"),
+        ])
 
-    package static let phone = ArgumentKey("phone", help: "The phone number to check: international (+44…), national with --region, or a tel: URI.")
+    package static let phone = ArgumentKey(
+        "phone", help: "The phone number to check: international (+44…), national with --region, or a tel: URI; its groups may be separate words.",
+        joiningWords: true)
     package static let ownPhone = OptionalArgumentKey(
-        "phone", help: "The phone number to check: international (+44…), national with --region, or a tel: URI. Default: the number the modem's SIM holds.")
+        "phone", help: "The phone number to check: international (+44…), national with --region, or a tel: URI; its groups may be separate words. Default: the number the modem's SIM holds.",
+        joiningWords: true)
     package static let direct = Flag("direct", help: "Speak the tru.ID API directly, with the project's credentials (tru.json, configuration or environment).")
     package static let apiVersion = OptionKey<APIVersion>(
         "api-version", "version", help: "The check flow: v0.2 (the chain ends with a code that the backend exchanges) or v0.1 (default: v0.2).",
@@ -84,7 +106,8 @@ package enum CheckCommands {
     static let fieldOptions: [OptionSpec] = [repeatCount.spec, interval.spec, metricsFile.spec]
 
     /// The spec of a check with a device leg.
-    private static func spec(_ name: String, product: CheckProduct, abstract: String, discussion: String) -> CommandSpec {
+    private static func spec(_ name: String, product: CheckProduct, abstract: String, discussion: String,
+                             examples: [CommandExample]) -> CommandSpec {
         CommandSpec(
             name: name, abstract: abstract, discussion: discussion,
             arguments: [ownPhone.spec],
@@ -93,6 +116,7 @@ package enum CheckCommands {
                 + [allowDowngrade.spec, FetchCommand.maxHops.spec, ConfigurationOptions.hopTimeout.spec, ConfigurationOptions.timeout.spec,
                    ConfigurationOptions.caFile.spec]
                 + fieldOptions,
-            action: .program(.checks))
+            action: .program(.checks),
+            examples: examples)
     }
 }

@@ -1,7 +1,8 @@
 import CellpathCore
 import Workflow
 
-/// How `coverage` prints its report.
+/// How `coverage` prints its report: a record for JSON (docs/json.md) and, for people, lines in
+/// the check commands' shape (`[coverage] …`, then the answer).
 package enum CoverageListing {
     package static func outcome(_ report: CoverageReport, _ disclosure: Disclosure) -> CommandOutcome {
         var record = Record()
@@ -21,10 +22,34 @@ package enum CoverageListing {
         }))
         record.add("steps", CheckListing.stepsValue(report.steps, withStart: false))
         record.add("total_ms", .double(report.totalMs))
-        let title = coverage.map { "network \($0[string: "network_id"] ?? "?") (\($0[string: "network_name"] ?? "unnamed")): "
-            + (report.products.isEmpty ? "no products" : report.products.map(\.name).joined(separator: ", ")) }
-        let output = Output(title: title, record)
+        let output = Output(record, humanLines: humanLines(report, disclosure))
         if let failure = report.failure { return CommandOutcome(output, failure: CommandFailure(failure)) }
         return CommandOutcome(output)
+    }
+
+    /// What ran, the path, the steps, and the answer: the network (MCC-MNC, as the path's
+    /// operator is written), its name and country, the bearer's address and the products.
+    static func humanLines(_ report: CoverageReport, _ disclosure: Disclosure) -> [String] {
+        var lines = ["[coverage] via \(report.backend)"]
+        if let path = report.path {
+            lines.append("[coverage] cellular path: \(path.interfaceName) \(path.ipv4Address ?? path.ipv6Address ?? "-"), "
+                + "DNS \(path.dnsServers.joined(separator: ", "))" + (path.operatorID.map { ", operator \($0)" } ?? ""))
+        }
+        let steps = report.steps.map { "\($0.step) \(Int($0.durationMs.rounded())) ms\($0.succeeded ? "" : " (failed)")" }
+        lines.append("[coverage] steps: \(steps.joined(separator: ", ")); total \(Int(report.totalMs.rounded())) ms")
+        if let coverage = report.coverage {
+            let network = coverage[string: "network_id"].map(operatorID) ?? "?"
+            let place = [coverage[string: "network_name"], coverage[string: "country_code"]].compactMap { $0 }.joined(separator: ", ")
+            let address = coverage[string: "mobile_data_ip"].map { ", mobile data IP \(disclosure.reveal($0, as: .ipAddress))" } ?? ""
+            lines.append("network \(network)" + (place.isEmpty ? "" : " (\(place))") + address + ": "
+                + (report.products.isEmpty ? "no products" : report.products.map(\.name).joined(separator: ", ")))
+        }
+        return lines
+    }
+
+    /// The API's network id (`23415`, MCC then MNC) as MCC-MNC (`234-15`); other text as it is.
+    static func operatorID(_ networkID: String) -> String {
+        guard networkID.count == 5 || networkID.count == 6, networkID.allSatisfy({ $0.isASCII && $0.isNumber }) else { return networkID }
+        return "\(networkID.prefix(3))-\(networkID.dropFirst(3))"
     }
 }

@@ -77,7 +77,7 @@ struct FieldSummary {
             fields.add("p50_ms", .double(Self.quantile(values, 0.5)), label: "p50 (ms)")
             fields.add("p95_ms", .double(Self.quantile(values, 0.95)), label: "p95 (ms)")
             fields.add("max_ms", .double(values.max() ?? 0), label: "max (ms)")
-            steps.add(step, .record(fields))
+            steps.add(step, .record(fields), label: step)   // a step is named as in JSON (check_url)
         }
         record.add("steps", .record(steps))
         return record

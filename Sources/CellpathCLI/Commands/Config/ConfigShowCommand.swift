@@ -13,7 +13,12 @@ enum ConfigShowCommand {
             the error column (or settings[].error in --json) to validate a configuration.
             """,
         options: ConfigurationOptions.all.map(\.spec),
-        action: .async(run))
+        action: .async(run),
+        examples: [
+            .init("Show every setting and where it came from:", "cellpath config show"),
+            .init("Show the settings of another server profile:", "cellpath config show --profile staging"),
+            .init("As JSON, to validate a configuration in a script:", "cellpath config show --json"),
+        ])
 
     static func run(_ parsed: ParsedCommand, _ context: CommandContext) async throws -> CommandOutcome {
         let configuration = try ConfigurationOptions.load(parsed, context)

@@ -25,7 +25,12 @@ package enum ModemsCommand {
             """,
         options: options,
         subcommands: [ModemsShowCommand.spec],
-        action: .program(.modems))
+        action: .program(.modems),
+        examples: [
+            .init("List the modems:", "cellpath modems"),
+            .init("List them as JSON, IMEI and ICCID unmasked:", "cellpath modems --json --verbose-full"),
+            .init("Talk MBIM to them directly, not through ModemManager (a QMI modem is refused):", "cellpath modems --backend mbim"),
+        ])
 
     package static let noProxy = Flag(
         "no-proxy", help: "Open the control ports directly, not through mbim-proxy or qmi-proxy (only ports no other program reads).")
@@ -72,7 +77,12 @@ package enum ModemsShowCommand {
             """,
         arguments: [modem.spec],
         options: [ModemOption.modem.spec] + ModemsCommand.options,
-        action: .program(.modems))
+        action: .program(.modems),
+        examples: [
+            .init("Show the only modem:", "cellpath modems show"),
+            .init("Show the modem on a control port, as JSON:", "cellpath modems show cdc-wdm0 --json"),
+            .init("Show the second modem:", "cellpath modems show 1"),
+        ])
 
     static let modem = OptionalArgumentKey(
         "modem", help: "The modem's index, IMEI, ICCID or control port (default: the only modem); or -m.")

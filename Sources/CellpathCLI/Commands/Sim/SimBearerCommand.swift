@@ -4,7 +4,11 @@ package enum SimBearerCommand {
     static let spec: CommandSpec = CommandSpec(
         name: "bearer",
         abstract: "Connect or disconnect a simulated bearer directly, without MBIM/QMI.",
-        subcommands: [command(connect: true), command(connect: false)])
+        subcommands: [command(connect: true), command(connect: false)],
+        examples: [
+            .init("Connect the first modem's bearer:", "cellpath sim bearer connect"),
+            .init("Disconnect the second modem's:", "cellpath sim bearer disconnect --modem 1"),
+        ])
 
     /// At most 32 modems per world (the scenario's limit): indexes 0 to 31; the world itself
     /// refuses an index beyond its own modems.
@@ -17,6 +21,13 @@ package enum SimBearerCommand {
                 ? "Open the modem's data path and give its wwan interface the bearer address."
                 : "Close the modem's data path and remove the bearer address.",
             options: [modem.spec, SimCommand.prefixOption.spec],
-            action: .program(.simulator))
+            action: .program(.simulator),
+            examples: connect ? [
+                .init("Connect the first modem's bearer:", "cellpath sim bearer connect"),
+                .init("Connect the second modem's, in the world created with --prefix lab-:", "cellpath sim bearer connect --modem 1 --prefix lab-"),
+            ] : [
+                .init("Disconnect the first modem's bearer:", "cellpath sim bearer disconnect"),
+                .init("Disconnect the second modem's, in the world created with --prefix lab-:", "cellpath sim bearer disconnect --modem 1 --prefix lab-"),
+            ])
     }
 }

@@ -10,5 +10,9 @@ package enum SimDownCommand {
             including what the daemon removed itself.
             """,
         options: [SimCommand.prefixOption.spec],
-        action: .program(.simulator))
+        action: .program(.simulator),
+        examples: [
+            .init("Remove the default world:", "cellpath sim down"),
+            .init("Remove the world created with --prefix lab-:", "cellpath sim down --prefix lab-"),
+        ])
 }

@@ -12,7 +12,12 @@ package enum SimExecCommand {
             """,
         arguments: [command.spec],
         options: [SimCommand.prefixOption.spec],
-        action: .program(.simulator))
+        action: .program(.simulator),
+        examples: [
+            .init("A shell on the device:", "cellpath sim exec -- bash"),
+            .init("List the world's modems:", "cellpath sim exec -- cellpath modems"),
+            .init("In the world created with --prefix lab-:", "cellpath sim exec --prefix lab- -- ip address show wwan0"),
+        ])
 
     package static let command = VariadicArgumentKey("command", help: "The command and its arguments.")
 }

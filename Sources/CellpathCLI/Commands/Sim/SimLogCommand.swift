@@ -4,5 +4,9 @@ package enum SimLogCommand {
         name: "log",
         abstract: "Print the request log of the fake tru.ID API and the carrier (one JSON object per line).",
         options: [SimCommand.prefixOption.spec],
-        action: .program(.simulator))
+        action: .program(.simulator),
+        examples: [
+            .init("Print the request log:", "cellpath sim log"),
+            .init("Of the world created with --prefix lab-:", "cellpath sim log --prefix lab-"),
+        ])
 }

@@ -4,5 +4,9 @@ package enum SimStatusCommand {
         name: "status",
         abstract: "Show the world's state, its modems and SIMs, bearers and data-path counters.",
         options: [SimCommand.prefixOption.spec],
-        action: .program(.simulator))
+        action: .program(.simulator),
+        examples: [
+            .init("Show the world:", "cellpath sim status"),
+            .init("With the SIMs' numbers and identities unmasked, as JSON:", "cellpath sim status --verbose-full --json"),
+        ])
 }

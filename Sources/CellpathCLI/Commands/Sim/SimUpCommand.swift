@@ -9,7 +9,12 @@ package enum SimUpCommand {
             (pid file and log under /run/cellpath-sim/<prefix>/) unless --foreground.
             """,
         options: [scenario.spec, SimCommand.prefixOption.spec, modemManager.spec, foreground.spec],
-        action: .program(.simulator))
+        action: .program(.simulator),
+        examples: [
+            .init("Create the built-in world (one MBIM modem):", "cellpath sim up"),
+            .init("A world of your own scenario, beside the default one:", "cellpath sim up --scenario two-modems.json --prefix lab-"),
+            .init("With ModemManager on the modems, in the foreground:", "cellpath sim up --modemmanager --foreground"),
+        ])
 
     package static let scenario = OptionKey<String>(
         "scenario", "file", help: "Scenario file (JSON, docs/simulator.md); default: the built-in world.")
