@@ -78,20 +78,27 @@ public struct BearerRecord: Sendable, Equatable, Codable {
     }
 }
 
-/// The directory of bearer records: `/run/cellpath`, or `CELLPATH_STATE_DIR`. Only the owner
-/// (root, or the user cellpath runs as) may write there: the directory is 0700, the files 0600,
-/// and a record that another user could have written, or that is not a regular file, is
-/// refused.
+/// The directory of bearer records: `/run/cellpath` for root, `/run/cellpath/user-<uid>` for
+/// another user (a capable `cellpath-modem` of the `cellpath` group's), or `CELLPATH_STATE_DIR`.
+/// Only its owner may write there: the directory is 0700, the files 0600, and a record that
+/// another user could have written, or that is not a regular file, is refused.
 public struct BearerRecords: Sendable {
     public static let directoryVariable = "CELLPATH_STATE_DIR"
     public let directory: String
 
-    public init(directory: String = "/run/cellpath") {
+    public init(directory: String = BearerRecords.defaultDirectory) {
         self.directory = directory
     }
 
     public init(environment: [String: String]) {
-        self.init(directory: environment[Self.directoryVariable].flatMap { $0.isEmpty ? nil : $0 } ?? "/run/cellpath")
+        self.init(directory: environment[Self.directoryVariable].flatMap { $0.isEmpty ? nil : $0 } ?? Self.defaultDirectory)
+    }
+
+    /// Root's records in `/run/cellpath`; each other user's in a directory of their own below
+    /// it (the directory is sticky for the group: no member can move another's aside).
+    public static var defaultDirectory: String {
+        let user = geteuid()
+        return user == 0 ? "/run/cellpath" : "/run/cellpath/user-\(user)"
     }
 
     /// The file of the bearer of `controlPort`: `bearer-dev-cdc-wdm0.json`.
