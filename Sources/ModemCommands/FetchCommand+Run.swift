@@ -10,6 +10,7 @@ extension FetchCommand {
     package static let implementations: [String: CommandAction] = [
         "cellpath fetch": .async { parsed, context in
             try checkModemPath(parsed)
+            try checkOutputs(parsed, context)
             let modem = try await chosenModem(parsed, context)
             return try await run(parsed, context, pathProvider: { try modemPath($0, $1, modem: modem) })
         },

@@ -70,6 +70,11 @@ package enum FetchCommand {
         try await run(parsed, context, pathProvider: pathProvider)
     }
 
+    /// Refuses an output file (`--har`) that cannot be written, before anything is sent or chosen.
+    package static func checkOutputs(_ parsed: ParsedCommand, _ context: CommandContext) throws {
+        if let har = parsed[Self.har] { try OutputFile.checkWritable(har, option: "--har", as: context.caller) }
+    }
+
     /// The fetch with the path from `pathProvider`: the interface and DNS servers given
     /// (`pathProvider(_:_:)`), or the modem layer's (`cellpath-modem`).
     package static func run(_ parsed: ParsedCommand, _ context: CommandContext,
@@ -79,7 +84,7 @@ package enum FetchCommand {
             throw UsageError("'--print' cannot be combined with '--json'", command: parsed.path)
         }
         let request = try makeRequest(parsed, context)
-        if let har = parsed[Self.har] { try OutputFile.checkWritable(har, option: "--har", as: context.caller) }
+        try checkOutputs(parsed, context)
         let provider = try pathProvider(parsed, context)
         let path = try await provider.cellularPath()
         for address in [path.ipv4Address, path.ipv6Address].compactMap({ $0 })
