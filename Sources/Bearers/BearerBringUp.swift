@@ -87,7 +87,7 @@ public struct BearerBringUp: Sendable {
                     following follower: IndicationFollower) async throws(CellpathError) -> BearerOutcome {
         var changes: [Change] = []
         var step = "waiting for the modem's lock"
-        let lock = try await ModemLock.acquire(modem.ports[0].devicePath, in: records, purpose: "bringing the bearer up",
+        let lock = try await ModemLock.acquire(modem, in: records, purpose: "bringing the bearer up",
                                                wait: request.lockWait) { holder in
             logger.warning("waiting for \(holder) to finish with modem \(modem.index)'s bearer (up to \(Int(request.lockWait.components.seconds)) s)")
         }

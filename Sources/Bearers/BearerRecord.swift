@@ -120,29 +120,30 @@ public struct BearerRecords: Sendable {
     /// cellpath could have written for `modem` is moved aside and refused, never acted on.
     public func load(for modem: DiscoveredModem) throws(CellpathError) -> BearerRecord? {
         let path = path(modem.ports[0].devicePath)
+        let refuse = { (reason: String) in self.refuse(path, reason, modem: modem.index) }
         let fd = Glibc.open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)
         if fd < 0 {
             if errno == ENOENT { return nil }
             let error = SystemError("open \(path)")
-            if error.code == ELOOP { throw refuse(path, "it is a symbolic link") }
+            if error.code == ELOOP { throw refuse("it is a symbolic link") }
             throw CellpathError(error, kind: .noInput, hint: "bearer records live in \(directory)")
         }
         let descriptor = FileDescriptor(owning: fd)
         try checkDirectory()
-        try checkOwnership(of: fd, path)
+        try checkOwnership(of: fd, path, modem: modem.index)
         let bytes: [UInt8]
         do {
             bytes = try IO.readAll(descriptor.rawValue, limit: 1 << 20)
         } catch {
-            throw refuse(path, "it cannot be read whole (\(error.reason))")
+            throw refuse("it cannot be read whole (\(error.reason))")
         }
         let record: BearerRecord
         do {
             record = try JSONDecoder().decode(BearerRecord.self, from: Data(bytes))
         } catch {
-            throw refuse(path, "it is not a bearer record")
+            throw refuse("it is not a bearer record")
         }
-        if let problem = record.problem(for: modem) { throw refuse(path, problem) }
+        if let problem = record.problem(for: modem) { throw refuse(problem) }
         return record
     }
 
@@ -200,20 +201,33 @@ public struct BearerRecords: Sendable {
     }
 
     /// Refuses a file (open as `fd`) that is not a regular file of this user's, private to it.
-    func checkOwnership(of fd: Int32, _ path: String) throws(CellpathError) {
+    func checkOwnership(of fd: Int32, _ path: String, modem: Int) throws(CellpathError) {
         var info = stat()
         guard fstat(fd, &info) == 0 else { throw CellpathError(SystemError("stat \(path)"), kind: .noInput) }
-        if info.st_mode & S_IFMT != S_IFREG { throw refuse(path, "it is not a regular file") }
-        if info.st_uid != geteuid() { throw refuse(path, "it belongs to user \(info.st_uid), not to \(geteuid())") }
-        if info.st_mode & 0o077 != 0 { throw refuse(path, "other users may read or write it (mode \(String(info.st_mode & 0o777, radix: 8)))") }
+        let problem: String? = if info.st_mode & S_IFMT != S_IFREG {
+            "it is not a regular file"
+        } else if info.st_uid != geteuid() {
+            "it belongs to user \(info.st_uid), not to \(geteuid())"
+        } else if info.st_mode & 0o077 != 0 {
+            "other users may read or write it (mode \(String(info.st_mode & 0o777, radix: 8)))"
+        } else {
+            nil
+        }
+        if let problem { throw refuse(path, problem, modem: modem) }
     }
 
-    /// Moves the refused record at `path` aside (`.refused`) and says why and what to do.
-    private func refuse(_ path: String, _ reason: String) -> CellpathError {
+    /// Moves the refused record at `path` (of modem `modem`) aside (`.refused`) and says why and
+    /// what to do.
+    private func refuse(_ path: String, _ reason: String, modem: Int) -> CellpathError {
         let aside = "\(path).refused"
         let moved = rename(path, aside) == 0
         return CellpathError(.dataError, "refusing the bearer record \(path): \(reason)",
                              hint: (moved ? "it was moved to \(aside); " : "")
-                                + "nothing was changed on its account. To remove what cellpath left on the modem's interface: cellpath bearer down --force -m N")
+                                + "nothing was changed on its account. To remove what cellpath left on the modem's interface: cellpath bearer down --force -m \(modem)")
+    }
+
+    /// Whether a record of `modem` was refused and moved aside.
+    public func hasRefused(_ modem: DiscoveredModem) -> Bool {
+        FileSystem.exists(path(modem.ports[0].devicePath) + ".refused")
     }
 }

@@ -50,7 +50,11 @@ public struct BearerTeardown: Sendable {
                 removed = !leftovers.removed.isEmpty
                 if removed { logger.info("removed without a record: \(leftovers.removed.joined(separator: ", "))") }
             }
-            return (try await disconnect(nil, force: force, on: backend), removed)
+            let result = try await disconnect(nil, force: force, on: backend)
+            if !force && records.hasRefused(modem) {
+                logger.warning("modem \(modem.index)'s bearer record was refused earlier: --force removes what cellpath left on \(modem.interfaces.first ?? "its interface") and disconnects the bearer")
+            }
+            return (result, removed)
         }
         Self.reportEnded(record.dropEndedUsers(), modem: modem, logger: logger)
         if !record.users.isEmpty && !force {

@@ -1,4 +1,5 @@
 import CellpathCore
+import ModemDiscovery
 import Glibc
 import SystemSupport
 
@@ -21,14 +22,15 @@ public final class ModemLock: Sendable {
     /// How often a waiting command tries the lock again.
     static let retryInterval = Duration.milliseconds(50)
 
-    /// Takes the lock of `controlPort`'s bearer for `purpose` ("bearer up"), waiting for
+    /// Takes the lock of `modem`'s bearer for `purpose` ("bearer up"), waiting for
     /// another holder up to `wait` (zero: not at all). `waiting` is called once, with the
     /// holder's description, when the lock is taken. Throws `.temporary` (75) naming the holder
     /// when the wait ends, `.cancelled` when the task is.
-    public static func acquire(_ controlPort: String, in records: BearerRecords, purpose: String, wait: Duration,
+    public static func acquire(_ modem: DiscoveredModem, in records: BearerRecords, purpose: String, wait: Duration,
                                waiting: (String) -> Void = { _ in }) async throws(CellpathError) -> ModemLock {
         try records.prepareDirectory()
-        let path = records.lockPath(controlPort)
+        let path = records.lockPath(modem.ports[0].devicePath)
+        let modemIndex = modem.index
         let deadline = ContinuousClock.now + wait
         var told = false
         while true {
@@ -38,7 +40,7 @@ public final class ModemLock: Sendable {
                                     hint: "bearer records and locks live in \(records.directory)")
             }
             let descriptor = FileDescriptor(owning: fd)
-            try records.checkOwnership(of: fd, path)
+            try records.checkOwnership(of: fd, path, modem: modemIndex)
             if flock(fd, LOCK_EX | LOCK_NB) == 0 {
                 // The holder before removed the file as it let go: lock the one at the path now.
                 guard isStillAtPath(fd, path) else { continue }

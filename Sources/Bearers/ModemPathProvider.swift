@@ -147,7 +147,7 @@ public actor ModemPathProvider: CellularPathProvider {
             let logger = logger.scoped("modem\(modem.index)")
             await backend.renewTimeLimit()   // the fetch may have taken longer than bringing the bearer up may
             do {
-                let lock = try await ModemLock.acquire(modem.ports[0].devicePath, in: records, purpose: "releasing the bearer",
+                let lock = try await ModemLock.acquire(modem, in: records, purpose: "releasing the bearer",
                                                        wait: options.lockWait) { holder in
                     logger.warning("waiting for \(holder) to finish with modem \(modem.index)'s bearer")
                 }

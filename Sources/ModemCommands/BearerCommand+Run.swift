@@ -140,7 +140,7 @@ extension BearerDownCommand {
         }
         let force = parsed[force]
         let takeDown = { () async throws -> (bearer: BearerTeardown.Result, removedConfiguration: Bool) in
-            let lock = try await ModemLock.acquire(modem.ports[0].devicePath, in: records, purpose: "bearer down",
+            let lock = try await ModemLock.acquire(modem, in: records, purpose: "bearer down",
                                                    wait: ModemOption.lockWait(parsed)) { holder in
                 logger.warning("waiting for \(holder) to finish with modem \(modem.index)'s bearer")
             }

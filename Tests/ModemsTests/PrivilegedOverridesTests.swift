@@ -8,6 +8,18 @@ import TestSupport
 /// anyone may write is a forgery of which modem drives which interface.
 @Suite(.serialized, .timeLimit(.minutes(3)))
 struct PrivilegedOverridesTests {
+    /// A directory of everyone's (0755) in /tmp holding copies of `cellpath` and
+    /// `cellpath-modem`, to be made capable, set-user-ID or a group's by the test.
+    static func copyOfTheExecutables(_ purpose: String) throws -> String {
+        var template = Array("/tmp/cellpath-\(purpose)-XXXXXX".utf8CString)
+        let copy = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)!) }
+        #expect(chmod(copy, 0o755) == 0)
+        let built = String(CellpathBinary.path.dropLast("/cellpath".count))
+        let install = try ProcessRunner.run(["cp", "\(built)/cellpath", "\(built)/cellpath-modem", copy])
+        #expect(install.status == 0, "\(install.stderr)")
+        return copy
+    }
+
     @Test(.enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)))
     func underSudoAModemTreeAnyoneCouldWriteIsIgnoredWithAWarning() throws {
         let fleet = try SimulatedFleet([.test(.mbim, 1)])
@@ -32,13 +44,8 @@ struct PrivilegedOverridesTests {
     func withFileCapabilitiesEveryPathOverrideIsIgnoredWithAWarning() throws {
         let fleet = try SimulatedFleet([.test(.mbim, 1)])
         #expect(chmod(fleet.runDirectory, 0o755) == 0)
-        var template = Array("/tmp/cellpath-capable-XXXXXX".utf8CString)
-        let copy = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)!) }
+        let copy = try Self.copyOfTheExecutables("capable")
         defer { _ = try? ProcessRunner.run(["rm", "-rf", copy]) }
-        #expect(chmod(copy, 0o755) == 0)
-        let built = String(CellpathBinary.path.dropLast("/cellpath".count))
-        let install = try ProcessRunner.run(["cp", "\(built)/cellpath", "\(built)/cellpath-modem", copy])
-        #expect(install.status == 0, "\(install.stderr)")
         let setcap = try ProcessRunner.run(["setcap", "cap_net_admin+ep", "\(copy)/cellpath-modem"])
         try #require(setcap.status == 0, "\(setcap.stderr)")
         // A HOME that is not the caller's own (nobody's is /nonexistent) is an override too.
@@ -61,13 +68,8 @@ struct PrivilegedOverridesTests {
     /// the front, which cannot hand the command over.
     @Test(.enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)))
     func aModemExecutableOfAnotherGroupIsAPermissionError() throws {
-        var template = Array("/tmp/cellpath-group-XXXXXX".utf8CString)
-        let copy = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)!) }
+        let copy = try Self.copyOfTheExecutables("group")
         defer { _ = try? ProcessRunner.run(["rm", "-rf", copy]) }
-        #expect(chmod(copy, 0o755) == 0)
-        let built = String(CellpathBinary.path.dropLast("/cellpath".count))
-        let install = try ProcessRunner.run(["cp", "\(built)/cellpath", "\(built)/cellpath-modem", copy])
-        #expect(install.status == 0, "\(install.stderr)")
         #expect(chmod("\(copy)/cellpath-modem", 0o750) == 0)
         let result = try ProcessRunner.run(["runuser", "-u", "nobody", "--", "env", "-i", "PATH=/usr/bin:/bin", "HOME=/nonexistent",
                                             "\(copy)/cellpath", "modems"])
@@ -83,13 +85,8 @@ struct PrivilegedOverridesTests {
     /// nobody's rights: it neither reads root's secrets nor writes where nobody may not.
     @Test(.enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)))
     func setUserIDRootOpensTheOptionsFilesAsItsCaller() throws {
-        var template = Array("/tmp/cellpath-setuid-XXXXXX".utf8CString)
-        let copy = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)!) }
+        let copy = try Self.copyOfTheExecutables("setuid")
         defer { _ = try? ProcessRunner.run(["rm", "-rf", copy]) }
-        #expect(chmod(copy, 0o755) == 0)
-        let built = String(CellpathBinary.path.dropLast("/cellpath".count))
-        let install = try ProcessRunner.run(["cp", "\(built)/cellpath", "\(built)/cellpath-modem", copy])
-        #expect(install.status == 0, "\(install.stderr)")
         #expect(chmod("\(copy)/cellpath-modem", 0o4755) == 0)
         #expect(mkdir("\(copy)/root", 0o755) == 0 && mkdir("\(copy)/root/private", 0o700) == 0)
         let secret = fopen("\(copy)/root/private/password", "w")!

@@ -13,15 +13,9 @@ import TestSupport
 struct ConcurrentChecksEndToEndTests {
     /// Two modems (MBIM and QMI) whose SIMs are both unchanged: every check is verified.
     static var twoVerifiedModems: Scenario {
-        var scenario = Scenario.builtIn
-        var second = scenario.modems[0]
-        scenario.modems[0].sim?.msisdn = "+447940448591"
-        second.protocol = .qmi
-        second.sim?.msisdn = "+447940448592"
-        second.imei = "351234567890132"
-        second.sim?.iccid = "8900101234567890138"
-        second.sim?.imsi = "001010123456780"
-        scenario.modems.append(second)
+        var scenario = CheckCommandsEndToEndTests.twoModems
+        scenario.modems[1].sim?.msisdn = "+447940448592"
+        scenario.modems[1].sim?.simChangedMinutesAgo = nil
         return scenario
     }
 

@@ -22,14 +22,16 @@ package enum CoverageListing {
         }))
         record.add("steps", CheckListing.stepsValue(report.steps, withStart: false))
         record.add("total_ms", .double(report.totalMs))
-        let output = Output(record, humanLines: humanLines(report, disclosure))
+        let lines = humanLines(report, disclosure)
+        let output = Output(record, humanLines: lines.answer.map { [$0] } ?? [], details: lines.details)
         if let failure = report.failure { return CommandOutcome(output, failure: CommandFailure(failure)) }
         return CommandOutcome(output)
     }
 
-    /// What ran, the path, the steps, and the answer: the network (MCC-MNC, as the path's
-    /// operator is written), its name and country, the bearer's address and the products.
-    static func humanLines(_ report: CoverageReport, _ disclosure: Disclosure) -> [String] {
+    /// What ran, the path and the steps (details, for stderr), and the answer (the result): the
+    /// network (MCC-MNC, as the path's operator is written), its name and country, the bearer's
+    /// address and the products.
+    static func humanLines(_ report: CoverageReport, _ disclosure: Disclosure) -> (details: [String], answer: String?) {
         var lines = ["[coverage] via \(report.backend)"]
         if let path = report.path {
             lines.append("[coverage] cellular path: \(path.interfaceName) \(path.ipv4Address ?? path.ipv6Address ?? "-"), "
@@ -37,14 +39,12 @@ package enum CoverageListing {
         }
         let steps = report.steps.map { "\($0.step) \(Int($0.durationMs.rounded())) ms\($0.succeeded ? "" : " (failed)")" }
         lines.append("[coverage] steps: \(steps.joined(separator: ", ")); total \(Int(report.totalMs.rounded())) ms")
-        if let coverage = report.coverage {
-            let network = coverage[string: "network_id"].map(operatorID) ?? "?"
-            let place = [coverage[string: "network_name"], coverage[string: "country_code"]].compactMap { $0 }.joined(separator: ", ")
-            let address = coverage[string: "mobile_data_ip"].map { ", mobile data IP \(disclosure.reveal($0, as: .ipAddress))" } ?? ""
-            lines.append("network \(network)" + (place.isEmpty ? "" : " (\(place))") + address + ": "
-                + (report.products.isEmpty ? "no products" : report.products.map(\.name).joined(separator: ", ")))
-        }
-        return lines
+        guard let coverage = report.coverage else { return (lines, nil) }
+        let network = coverage[string: "network_id"].map(operatorID) ?? "?"
+        let place = [coverage[string: "network_name"], coverage[string: "country_code"]].compactMap { $0 }.joined(separator: ", ")
+        let address = coverage[string: "mobile_data_ip"].map { ", mobile data IP \(disclosure.reveal($0, as: .ipAddress))" } ?? ""
+        return (lines, "network \(network)" + (place.isEmpty ? "" : " (\(place))") + address + ": "
+            + (report.products.isEmpty ? "no products" : report.products.map(\.name).joined(separator: ", ")))
     }
 
     /// The API's network id (`23415`, MCC then MNC) as MCC-MNC (`234-15`); other text as it is.
