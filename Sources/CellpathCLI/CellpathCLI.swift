@@ -63,11 +63,12 @@ public enum CellpathCLI {
         } catch {
             return fail(error, help: help, json: wantsJSON(arguments), warnings: [], color: false)
         }
-        let colorErr = global.color.enabled(isTTY: Terminal.stderrIsTTY, environment: environment)
+        let jsonLog = help.command(at: parsed.path)?.logsJSONLines ?? false
+        let colorErr = !jsonLog && global.color.enabled(isTTY: Terminal.stderrIsTTY, environment: environment)
         let context = CommandContext(
             global: global, environment: environment,
-            logger: Logger(threshold: global.logThreshold, disclosure: global.disclosure, sink: TerminalLogSink(),
-                           warnings: WarningRecorder()),
+            logger: Logger(threshold: global.logThreshold, disclosure: global.disclosure,
+                           sink: jsonLog ? JSONLinesLogSink() as any LogSink : TerminalLogSink(), warnings: WarningRecorder()),
             progress: Progress(enabled: Terminal.stderrIsTTY && !global.quiet), caller: privilege.caller)
         let renderer = Renderer(json: global.json,
                                 color: global.color.enabled(isTTY: Terminal.stdoutIsTTY, environment: environment), quiet: global.quiet)
@@ -97,7 +98,7 @@ public enum CellpathCLI {
             case let action:
                 outcome = try perform(action, parsed, context)
             }
-            finish(outcome, renderer: renderer, warnings: context.logger.warnings?.all ?? [], colorErr: colorErr)
+            finish(outcome, renderer: renderer, warnings: context.logger.warnings?.all ?? [], colorErr: colorErr, jsonLog: jsonLog)
             return outcome.exitStatus
         } catch let stopped as CommandStopped {
             finish(stopped.outcome, renderer: renderer, warnings: context.logger.warnings?.all ?? [], colorErr: colorErr)
@@ -120,7 +121,7 @@ public enum CellpathCLI {
 
     /// Prints a command's outcome: its details on stderr, its output on stdout (with `warnings`,
     /// and with the `error` object first when it failed, in JSON) and its failure on stderr.
-    private static func finish(_ outcome: CommandOutcome, renderer: Renderer, warnings: [String], colorErr: Bool) {
+    private static func finish(_ outcome: CommandOutcome, renderer: Renderer, warnings: [String], colorErr: Bool, jsonLog: Bool = false) {
         defer { ProgressLine.end() }
         if var output = outcome.output {
             if renderer.json {
@@ -134,7 +135,9 @@ public enum CellpathCLI {
             if !details.isEmpty { Terminal.writeErr(details) }
             Terminal.writeOut(renderer.render(output))
         }
-        if let failure = outcome.failure { Terminal.writeErr(errorText(failure.error, color: colorErr)) }
+        if let failure = outcome.failure {
+            Terminal.writeErr(jsonLog ? JSONLinesLogSink.errorLine(failure.error) : errorText(failure.error, color: colorErr))
+        }
     }
 
     /// Runs a command's implementation: blocking on the main thread, or as a task that the first
@@ -149,7 +152,8 @@ public enum CellpathCLI {
             let completion = Completion<CommandOutcome>()
             let running = Mutex<Task<Void, Never>?>(nil)
             // Without the watcher Ctrl-C could not cancel the command and clean up: it does not start.
-            let signals = try SignalHandling.install { running.withLock { $0?.cancel() } }
+            let jsonLines = HelpFormatter(root: CommandTree.root).command(at: parsed.path)?.logsJSONLines ?? false
+            let signals = try SignalHandling.install(jsonLines: jsonLines) { running.withLock { $0?.cancel() } }
             defer { signals.stop() }
             let task = Task.detached { await completion.finish { try await action(parsed, context) } }
             running.withLock { $0 = task }
@@ -184,7 +188,10 @@ public enum CellpathCLI {
         default:
             failure = CellpathError(.internalError, "internal error: \(error)")
         }
-        if failure.kind != .usage { Terminal.writeErr(errorText(failure, color: color)) }
+        if failure.kind != .usage {
+            let jsonLog = help.command(at: path)?.logsJSONLines ?? false
+            Terminal.writeErr(jsonLog ? JSONLinesLogSink.errorLine(failure) : errorText(failure, color: color))
+        }
         if json {
             let record = Record([errorField(failure, code: code), Field(key: "warnings", label: "warnings", value: .list(warnings.map(Value.string)))])
             Terminal.writeOut(JSONWriter.string(.record(record)) + "\n")

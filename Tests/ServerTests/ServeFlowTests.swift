@@ -30,6 +30,9 @@ struct ServeFlowTests {
             #expect(serve.wait(timeoutMs: 10_000) && serve.exitStatus == 0, "serve did not exit 0 on SIGTERM: \(String(describing: serve.exitStatus))")
             let lines = try ProcessRunner.run(["cat", log]).stdout
             #expect(lines.contains(#""event":"stopped""#))
+            // The log is JSON Lines to the end, the signal's notice included.
+            #expect(lines.contains(#"{"event":"cancelling","signal":"SIGTERM"}"#), "\(lines)")
+            for line in lines.split(separator: "\n") { #expect(JSONValue.parse(Array(line.utf8)) != nil, "not JSON: \(line)") }
             #expect(!lines.contains("447940448591"), "the access log holds a phone number")
         }
     }

@@ -140,6 +140,9 @@ struct CommandSpec: Sendable {
     var action: CommandAction? = nil
     /// Two or three typical uses, at the end of the help and in the man page.
     var examples: [CommandExample] = []
+    /// Its stderr is a log of one JSON object per line (`serve`'s access log): what the runtime
+    /// itself says there (a signal's notice) is such a line too.
+    var logsJSONLines = false
 
     func subcommand(named name: String) -> CommandSpec? {
         subcommands.first { $0.name == name }

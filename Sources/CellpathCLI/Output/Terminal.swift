@@ -41,6 +41,20 @@ struct TerminalLogSink: LogSink {
     func write(line: String) { Terminal.writeErr(line + "\n") }
 }
 
+/// The log lines of a command whose stderr is a JSON log (`serve`): each line one JSON object,
+/// `{"event":"log","message":"warning: …"}`.
+struct JSONLinesLogSink: LogSink {
+    func write(line: String) {
+        Terminal.writeErr(JSONValue.object([("event", .string("log")), ("message", .string(line))]).serialized + "\n")
+    }
+
+    /// A command's failure as a line of such a log: `{"event":"error","message":…,"hint":…}`.
+    static func errorLine(_ error: CellpathError) -> String {
+        JSONValue.object([("event", .string("error")), ("message", .string(error.message)),
+                          ("hint", error.hint.map(JSONValue.string) ?? .null)]).serialized + "\n"
+    }
+}
+
 /// ANSI styles used by the human renderer.
 enum Style: String {
     case bold = "1", dim = "2", red = "31", green = "32", yellow = "33", cyan = "36"

@@ -10,18 +10,25 @@ enum SignalHandling {
     /// Installs the policy; `cancel` is called once, on the first signal, from the watcher thread.
     /// Stop the returned watcher when the command is over. Throws when the watcher cannot be
     /// installed: a command that Ctrl-C could not cancel must not start.
-    static func install(cancel: @escaping @Sendable () -> Void) throws(CellpathError) -> SignalWatcher {
+    /// With `jsonLines` (a command whose stderr is a JSON log) the first signal's notice is a
+    /// JSON line: `{"event":"cancelling","signal":"SIGTERM"}`.
+    static func install(jsonLines: Bool = false, cancel: @escaping @Sendable () -> Void) throws(CellpathError) -> SignalWatcher {
         do {
-            return try watcher(cancel: cancel)
+            return try watcher(jsonLines: jsonLines, cancel: cancel)
         } catch {
             throw CellpathError(.internalError, "couldn't watch for Ctrl-C (SIGINT, SIGTERM): \(error.description)")
         }
     }
 
-    private static func watcher(cancel: @escaping @Sendable () -> Void) throws(SystemError) -> SignalWatcher {
-        try SignalWatcher { _, count in
+    private static func watcher(jsonLines: Bool, cancel: @escaping @Sendable () -> Void) throws(SystemError) -> SignalWatcher {
+        try SignalWatcher { signal, count in
             if count == 1 {
-                Terminal.writeErr("\ncancelling… (press Ctrl-C again to exit now)\n")
+                if jsonLines {
+                    let name = signal == SIGTERM ? "SIGTERM" : signal == SIGINT ? "SIGINT" : "signal \(signal)"
+                    Terminal.writeErr(JSONValue.object([("event", .string("cancelling")), ("signal", .string(name))]).serialized + "\n")
+                } else {
+                    Terminal.writeErr("\ncancelling… (press Ctrl-C again to exit now)\n")
+                }
                 cancel()
             } else {
                 EmergencyExit.exit(ExitCode.cancelled.rawValue)

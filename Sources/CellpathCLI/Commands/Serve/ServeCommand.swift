@@ -22,7 +22,8 @@ package enum ServeCommand {
         examples: [
             .init("Serve the tutorial apps on 127.0.0.1:8080 with a project's tru.json:", "cellpath serve --tru-json tru.json"),
             .init("Serve the network, to clients that send a key:", "cellpath serve --listen 0.0.0.0:8080 --api-key-file api.key"),
-        ])
+        ],
+        logsJSONLines: true)
 
     package static let listen = OptionKey<String>(
         "listen", "address:port", help: "Address and port to listen on (default: 127.0.0.1:8080; [::1]:8080 for IPv6).")
