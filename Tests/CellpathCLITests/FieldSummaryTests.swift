@@ -26,6 +26,21 @@ import Workflow
         #expect(CheckListing.exitCode(summary.worstOutcome) == .notVerified)
     }
 
+    /// The success rate reads as the title's share does for people, and stays a number in JSON.
+    @Test func theSuccessRateIsAPercentageForPeopleAndAFractionInJSON() {
+        var summary = FieldSummary(product: .subscriberCheck)
+        for _ in 0..<39 { summary.add(Self.run(.verified, checkURLMs: 10)) }
+        var failed = Self.run(.verified, checkURLMs: 10)
+        failed.outcome = nil
+        failed.failure = CellpathError(.unavailable, "no bearer")
+        summary.add(failed)
+        let output = Output(title: summary.title, summary.record)
+        let human = Renderer(json: false, color: false).render(output)
+        #expect(human.contains("success rate:") && human.contains("97.5%"), "\(human)")
+        #expect(Renderer(json: true, color: false).render(output).contains("\"success_rate\": 0.975"))
+        #expect(Renderer.percent(1) == "100%" && Renderer.percent(0) == "0%" && Renderer.percent(0.5) == "50%")
+    }
+
     @Test func eachModemsSeriesCarriesItsModemLabel() {
         var first = FieldSummary(product: .subscriberCheck, modem: 0)
         first.add(Self.run(.verified, checkURLMs: 12))

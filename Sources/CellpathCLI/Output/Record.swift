@@ -5,6 +5,8 @@ package indirect enum Value: Sendable, Equatable {
     case double(Double)
     /// An instant, seconds since 1970: a number in JSON, `2026-12-01 19:40:12 UTC` for people.
     case time(Double)
+    /// A share from 0 to 1: a number in JSON (`0.975`), `97.5%` for people.
+    case fraction(Double)
     case bool(Bool)
     case null
     case list([Value])

@@ -103,6 +103,13 @@ package struct Renderer: Sendable {
         return String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
+    /// A share as a percentage with at most one decimal: `100%`, `97.5%`.
+    static func percent(_ share: Double) -> String {
+        guard share.isFinite else { return "-" }
+        let tenths = (share * 1000).rounded()
+        return tenths.truncatingRemainder(dividingBy: 10) == 0 ? "\(Int(tenths / 10))%" : "\(tenths / 10)%"
+    }
+
     /// A single value as human text.
     func scalar(_ value: Value) -> String {
         switch value {
@@ -110,6 +117,7 @@ package struct Renderer: Sendable {
         case .int(let number): return String(number)
         case .double(let number): return String(number)
         case .time(let seconds): return Self.utcTime(seconds)
+        case .fraction(let share): return Self.percent(share)
         case .bool(let flag): return flag ? "yes" : "no"
         case .null: return "-"
         case .list(let items): return items.isEmpty ? "-" : items.map(scalar).joined(separator: ", ")

@@ -60,7 +60,7 @@ struct FieldSummary {
         record.add("product", .string(product.rawValue))
         record.add("runs", .int(runs))
         record.add("concluded", .int(runs - failed))
-        record.add("success_rate", .double(runs == 0 ? 0 : (Double(runs - failed) / Double(runs) * 1000).rounded() / 1000), label: "success rate")
+        record.add("success_rate", .fraction(runs == 0 ? 0 : (Double(runs - failed) / Double(runs) * 1000).rounded() / 1000), label: "success rate")
         var verdicts = Record()
         for outcome in [CheckOutcome.verified, .notVerified, .simChanged] { verdicts.add(outcome.rawValue, .int(outcomes[outcome] ?? 0)) }
         record.add("outcomes", .record(verdicts))
