@@ -17,7 +17,11 @@ struct RequestParameters: Sendable {
         guard !request.body.isEmpty else { return }
         // The media type without its parameters: `text/plain; x=json` is no JSON.
         let mediaType = String((request.headers["Content-Type"] ?? "").lowercased().prefix { $0 != ";" }.filter { $0 != " " && $0 != "\t" })
+        // `curl -d '{…}'` sends JSON as a form: say so rather than read it as one.
+        let looksLikeJSON = request.body.first { ![0x20, 0x09, 0x0A, 0x0D].contains($0) } == UInt8(ascii: "{")
+        let jsonHint = "the body looks like JSON: send it with Content-Type: application/json"
         if mediaType == "application/x-www-form-urlencoded" && allowsForm {
+            if looksLikeJSON { throw ErrorAnswer(400, jsonHint) }
             guard let fields = Self.formFields(request.body) else { throw ErrorAnswer(400, "the form body is not valid") }
             for (name, value) in fields { values[name] = .string(value) }
         } else if mediaType.isEmpty || mediaType == "application/json" || (mediaType.hasPrefix("application/") && mediaType.hasSuffix("+json")) {
@@ -25,6 +29,8 @@ struct RequestParameters: Sendable {
                 throw ErrorAnswer(400, "the body is not a JSON object")
             }
             for (name, value) in members { values[name] = value }
+        } else if looksLikeJSON {
+            throw ErrorAnswer(415, jsonHint)
         } else {
             throw ErrorAnswer(415, allowsForm ? "send application/json or application/x-www-form-urlencoded"
                                               : "send application/json (form bodies: serve --allow-form-bodies)")

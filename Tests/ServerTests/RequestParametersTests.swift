@@ -34,6 +34,11 @@ struct RequestParametersTests {
         #expect(status("[1]")! == (400, "the body is not a JSON object"))
         #expect(status("phone_number=%zz", "application/x-www-form-urlencoded")! == (400, "the form body is not valid"))
         #expect(status("x", "text/plain")!.0 == 415)
+        // JSON sent with another type (curl -d sends a form's): said so, never read as a form.
+        let hint = "the body looks like JSON: send it with Content-Type: application/json"
+        #expect(status(#"{"phone_number":"+447940448591"}"#, "application/x-www-form-urlencoded")! == (400, hint))
+        #expect(status(#" {"phone_number":"+447940448591"}"#, "application/x-www-form-urlencoded", allowsForm: false)! == (415, hint))
+        #expect(status(#"{"phone_number":"+447940448591"}"#, "text/plain")! == (415, hint))
     }
 
     /// The bodies a web page can send without a CORS preflight are not read as parameters:

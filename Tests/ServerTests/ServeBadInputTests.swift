@@ -161,9 +161,10 @@ struct ServeBadInputTests {
         #expect(message(try serve.post("/subscriber-check", json: #"["+447940448591"]"#)) == "the body is not a JSON object")
         #expect(message(try serve.curl(["-H", "Content-Type: application/x-www-form-urlencoded", "-d", "phone_number=%ZZ",
                                         "http://127.0.0.1:8080/subscriber-check"])) == "the form body is not valid")
-        // JSON labelled as a form is read as a form: it has no phone_number field.
+        // JSON labelled as a form (curl -d's default type) is not read as a form: the answer says what to send.
         #expect(message(try serve.curl(["-H", "Content-Type: application/x-www-form-urlencoded", "-d", Self.create,
-                                        "http://127.0.0.1:8080/subscriber-check"])) == "phone_number parameter is required")
+                                        "http://127.0.0.1:8080/subscriber-check"]))
+                == "the body looks like JSON: send it with Content-Type: application/json")
         let text = try serve.curl(["-H", "Content-Type: text/plain", "-d", Self.create, "http://127.0.0.1:8080/subscriber-check"])
         #expect(text.status == 415)
         #expect(serve.api.checkCalls == 0, "nothing reached the API")
