@@ -89,7 +89,7 @@ let package = Package(
         .target(name: "Simulator", dependencies: ["SimulatedModems", "SimulatedServices", "SimulatorScenario", "ModemDiscovery",
                                                   "CellpathCore", "SystemSupport", "HTTPServer", "CShims"]),
         // `cellpath serve`: the dev-server compatible backend over the tru.ID REST client.
-        .target(name: "Server", dependencies: ["Workflow", "CellularHTTP", "HTTPServer", "PhoneNumbers", "CellpathCore", "COpenSSL"]),
+        .target(name: "Server", dependencies: ["Workflow", "CellularHTTP", "HTTPServer", "PhoneNumbers", "CellpathCore", "SystemSupport", "COpenSSL"]),
         .target(name: "CellpathCLI", dependencies: ["CellpathCore", "SystemSupport", "CellularHTTP", "Workflow", "Configuration",
                                                     "ModemDiscovery"]),
         .executableTarget(name: "cellpath", dependencies: ["CellpathCLI", "CellpathCore"], linkerSettings: frontReleaseLinking),

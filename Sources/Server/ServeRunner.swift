@@ -1,6 +1,7 @@
 import CellpathCore
 import HTTPServer
 import Synchronization
+import SystemSupport
 import Workflow
 
 /// Runs `cellpath serve` until its task is cancelled (SIGTERM/SIGINT), then drains: new
@@ -65,11 +66,28 @@ public enum ServeRunner {
             while inFlight.load(ordering: .acquiring) > 0 && ContinuousClock.now < deadline {
                 try? await Task.sleep(for: .milliseconds(20))
             }
-            let left = inFlight.load(ordering: .acquiring)
-            server.stop()
-            return left
+            return inFlight.load(ordering: .acquiring)
         }.value
+        await stopOffThePool(server)
         log(JSONValue.object([("event", .string("stopped")), ("abandoned_requests", .int(left))]).serialized)
+    }
+
+    /// Stops `server` on a thread of its own: `stop()` blocks until every async handler has
+    /// returned, and those handlers need the cooperative pool, which a blocked pool thread could
+    /// starve (on a one-thread pool, it would).
+    static func stopOffThePool(_ server: HTTPServer) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            do {
+                try Threads.detach {
+                    server.stop()
+                    continuation.resume()
+                }
+            } catch {
+                // No thread to be had: stopping here is all that is left.
+                server.stop()
+                continuation.resume()
+            }
+        }
     }
 
     /// Returns once the current task is cancelled.
