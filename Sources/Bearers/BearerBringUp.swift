@@ -151,10 +151,7 @@ public struct BearerBringUp: Sendable {
 
         try begin("looking for a connected bearer")
         var previous = try records.load(for: modem)
-        if var stale = previous {
-            BearerTeardown.reportEnded(stale.dropEndedUsers(), modem: modem, logger: logger)
-            previous = stale
-        }
+        if let ended = previous?.dropEndedUsers() { BearerTeardown.reportEnded(ended, modem: modem, logger: logger) }
         var bearer = try await bearerRead.get()
         let reused = bearer.state == .connected
         var record: BearerRecord

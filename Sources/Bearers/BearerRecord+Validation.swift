@@ -37,10 +37,10 @@ extension BearerRecord {
         guard applied.addressing.interface == interface else { return "its addressing names another interface" }
         guard InterfaceConfigurator.tables.contains(applied.table) else { return "its routing table \(applied.table) is not one of cellpath's" }
         if let address = applied.addressing.address {
-            guard let bytes = IPAddress.ipv4Bytes(address), Self.isGlobalUnicast(bytes) else { return "its IPv4 address is not a unicast address" }
+            guard let bytes = IPAddress.ipv4Bytes(address), BearerIPConfigurationCheck.nonBearerKind(bytes) == nil else { return "its IPv4 address is not a unicast address" }
         }
         if let ipv6 = applied.addressing.ipv6 {
-            guard let bytes = IPAddress.ipv6Bytes(ipv6.address), Self.isGlobalUnicast(bytes) else { return "its IPv6 address is not a unicast address" }
+            guard let bytes = IPAddress.ipv6Bytes(ipv6.address), BearerIPConfigurationCheck.nonBearerKind(bytes) == nil else { return "its IPv6 address is not a unicast address" }
             guard (1...128).contains(ipv6.prefixLength) else { return "its IPv6 prefix length is out of range" }
             if let gateway = ipv6.gateway, IPAddress.ipv6Bytes(gateway) == nil { return "its IPv6 gateway is not an IPv6 address" }
         }
@@ -54,14 +54,5 @@ extension BearerRecord {
         if let previous = applied.previousRPFilter, previous != "1" { return "its previous rp_filter is not one cellpath changes" }
         if let previous = applied.previousDisableIPv6, previous != "1" { return "its previous disable_ipv6 is not one cellpath changes" }
         return nil
-    }
-
-    /// An address a bearer can have: not unspecified, loopback, link-local, multicast or broadcast.
-    private static func isGlobalUnicast(_ bytes: [UInt8]) -> Bool {
-        if bytes.count == 4 {
-            return bytes[0] != 0 && bytes[0] != 127 && bytes[0] < 224 && !(bytes[0] == 169 && bytes[1] == 254)
-        }
-        let unspecifiedOrLoopback = bytes.dropLast().allSatisfy { $0 == 0 } && bytes[15] <= 1
-        return !unspecifiedOrLoopback && bytes[0] != 0xff && !(bytes[0] == 0xfe && bytes[1] & 0xc0 == 0x80)
     }
 }

@@ -94,9 +94,9 @@ public enum CellpathCLI {
                 guard let implementation = implementations[parsed.commandName] else {
                     throw CellpathError(.internalError, "\(program.rawValue) lacks the implementation of '\(parsed.commandName)'")
                 }
-                outcome = try perform(implementation, parsed, context)
+                outcome = try perform(implementation, parsed, context, jsonLog: jsonLog)
             case let action:
-                outcome = try perform(action, parsed, context)
+                outcome = try perform(action, parsed, context, jsonLog: jsonLog)
             }
             finish(outcome, renderer: renderer, warnings: context.logger.warnings?.all ?? [], colorErr: colorErr, jsonLog: jsonLog)
             return outcome.exitStatus
@@ -141,10 +141,11 @@ public enum CellpathCLI {
     }
 
     /// Runs a command's implementation: blocking on the main thread, or as a task that the first
-    /// SIGINT/SIGTERM cancels while the main thread waits for it.
+    /// SIGINT/SIGTERM cancels while the main thread waits for it (`jsonLog`: the signal's notice
+    /// as a JSON line).
     @MainActor
     private static func perform(_ action: CommandAction, _ parsed: ParsedCommand,
-                                _ context: CommandContext) throws -> CommandOutcome {
+                                _ context: CommandContext, jsonLog: Bool) throws -> CommandOutcome {
         switch action {
         case .blocking(let action):
             return try action(parsed, context)
@@ -152,8 +153,7 @@ public enum CellpathCLI {
             let completion = Completion<CommandOutcome>()
             let running = Mutex<Task<Void, Never>?>(nil)
             // Without the watcher Ctrl-C could not cancel the command and clean up: it does not start.
-            let jsonLines = HelpFormatter(root: CommandTree.root).command(at: parsed.path)?.logsJSONLines ?? false
-            let signals = try SignalHandling.install(jsonLines: jsonLines) { running.withLock { $0?.cancel() } }
+            let signals = try SignalHandling.install(jsonLines: jsonLog) { running.withLock { $0?.cancel() } }
             defer { signals.stop() }
             let task = Task.detached { await completion.finish { try await action(parsed, context) } }
             running.withLock { $0 = task }
