@@ -109,8 +109,8 @@ extension Scenario {
             where value.isEmpty || value.count > 64 || value.contains(where: { $0.isNewline }) {
                 throw bad("\(m).\(name)", "must be 1 to 64 characters on one line")
             }
-            if let sim = modem.sim {
-                let s = "\(m).sim"
+            for (s, sim) in [("\(m).sim", modem.sim), ("\(m).secondSlot.sim", modem.secondSlot?.sim)] {
+                guard let sim else { continue }
                 if !Self.isDigits(sim.iccid, count: 18...20) { throw bad("\(s).iccid", "must be 18 to 20 digits") }
                 if !Self.isDigits(sim.imsi, count: 6...15) { throw bad("\(s).imsi", "must be 6 to 15 digits") }
                 if !sim.msisdn.hasPrefix("+") || !Self.isDigits(String(sim.msisdn.dropFirst()), count: 7...15) {
@@ -147,6 +147,11 @@ extension Scenario {
                     }
                 }
                 if let mtu = reported.mtu, !(0...4_294_967_295).contains(mtu) { throw bad("\(r).mtu", "must be 0 to 4294967295") }
+            }
+            if !(1...2).contains(modem.activeSlot) { throw bad("\(m).activeSlot", "must be 1 or 2") }
+            if modem.activeSlot == 2 && modem.secondSlot == nil { throw bad("\(m).activeSlot", "2 needs a secondSlot") }
+            if modem.secondSlot != nil && modem.profile.controlProtocol == nil {
+                throw bad("\(m).secondSlot", "device \(modem.device.rawValue) has no MBIM or QMI port to switch slots through")
             }
             if modem.nat64 && modem.ipType != .ipv6 {
                 throw bad("\(m).nat64", "needs \"ipType\": \"ipv6\" (a NAT64 network hands out IPv6-only bearers), got \"\(modem.ipType.rawValue)\"")
@@ -215,7 +220,22 @@ extension SimulatedModem {
     /// `"sim": null` means no SIM inserted.
     fileprivate static func read(_ o: ObjectReader, index: Int) throws(ScenarioProblem) -> SimulatedModem {
         var modem = SimulatedModem(index: index)
-        if let value = try o.choice("protocol", ModemProtocol.self) { modem.protocol = value }
+        if let value = try o.choice("device", DeviceProfile.Name.self) {
+            modem.device = value
+            let profile = DeviceProfile.named(value)
+            modem.protocol = profile.controlProtocol ?? .mbim
+            modem.manufacturer = profile.manufacturer
+            modem.model = profile.model
+            if profile.slots == 2 { modem.secondSlot = SecondSIMSlot(esim: true, sim: nil) }
+        }
+        if let value = try o.choice("protocol", ModemProtocol.self) {
+            if modem.device != .simulated, value != modem.profile.controlProtocol {
+                let speaks = modem.profile.controlProtocol.map { "speaks \($0.rawValue)" } ?? "has no MBIM or QMI port"
+                throw ScenarioProblem(field: "modems[\(index)].protocol",
+                                      problem: "device \(modem.device.rawValue) \(speaks); leave protocol out or match it")
+            }
+            modem.protocol = value
+        }
         if let value = try o.string("imei") { modem.imei = value }
         if let value = try o.string("manufacturer") { modem.manufacturer = value }
         if let value = try o.string("model") { modem.model = value }
@@ -232,7 +252,26 @@ extension SimulatedModem {
         if let value = try o.object("faults", keys: keys(ModemFaults.CodingKeys.self), ModemFaults.read) { modem.faults = value }
         modem.reportedIP = try o.object("reportedIP", keys: keys(ReportedIPConfiguration.CodingKeys.self), nullable: true,
                                         ReportedIPConfiguration.read)
+        if o.contains("secondSlot") {
+            modem.secondSlot = try o.object("secondSlot", keys: keys(SecondSIMSlot.CodingKeys.self), nullable: true) {
+                s throws(ScenarioProblem) in try SecondSIMSlot.read(s, index: index)
+            }
+        }
+        if let value = try o.int("activeSlot") { modem.activeSlot = value }
         return modem
+    }
+}
+
+extension SecondSIMSlot {
+    /// A second slot from its object: an eSIM unless `"esim": false`; `"sim"` absent or null: no SIM
+    /// (no enabled eSIM profile); `{}` a SIM with the defaults of a modem `index + 100`.
+    fileprivate static func read(_ o: ObjectReader, index: Int) throws(ScenarioProblem) -> SecondSIMSlot {
+        var slot = SecondSIMSlot()
+        if let value = try o.bool("esim") { slot.esim = value }
+        slot.sim = try o.object("sim", keys: keys(SimulatedSIM.CodingKeys.self), nullable: true) { s throws(ScenarioProblem) in
+            try SimulatedSIM.read(s, index: index + Scenario.maximumModems)
+        }
+        return slot
     }
 }
 

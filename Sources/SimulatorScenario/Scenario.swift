@@ -40,6 +40,8 @@ public enum ModemProtocol: String, Sendable, Codable, CaseIterable { case mbim, 
 
 /// One simulated modem with its SIM, its serving network and its faults.
 public struct SimulatedModem: Sendable, Equatable, Encodable {
+    /// The real model's shape this modem takes (docs/simulator-modems.md, "Device zoo").
+    public var device: DeviceProfile.Name = .simulated
     public var `protocol`: ModemProtocol
     public var imei: String
     public var manufacturer: String
@@ -57,6 +59,15 @@ public struct SimulatedModem: Sendable, Equatable, Encodable {
     /// What the modem reports of its connected bearer's IP configuration instead of the
     /// carrier's assignment (hostile or broken firmware); nil reports the assignment.
     public var reportedIP: ReportedIPConfiguration?
+    /// A second SIM slot (dual-SIM and eSIM modems); nil: one slot.
+    public var secondSlot: SecondSIMSlot? = nil
+    /// The slot in use when the modem appears: 1, or 2 with a `secondSlot`.
+    public var activeSlot: Int = 1
+
+    /// Everything the kernel and firmware present for this modem's `device`.
+    public var profile: DeviceProfile {
+        device == .simulated ? .simulated(`protocol`) : .named(device)
+    }
 
     public init(protocol: ModemProtocol = .mbim, imei: String = SimulatedModem.defaultIMEI(index: 0),
                 manufacturer: String = "cellpath", model: String = "Simulated LTE modem",
@@ -89,11 +100,15 @@ public struct SimulatedModem: Sendable, Equatable, Encodable {
         Luhn.appendingCheckDigit(to: "35123456" + digits(789_012 + index, width: 6))
     }
 
-    enum CodingKeys: String, CodingKey, CaseIterable { case `protocol`, imei, manufacturer, model, firmware, sim, network, apn, ipType, nat64, faults, reportedIP }
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case device, `protocol`, imei, manufacturer, model, firmware, sim, network, apn, ipType, nat64, faults, reportedIP,
+             secondSlot, activeSlot
+    }
 
     /// Writes every field; `sim` as an explicit null when there is none (absent means the default SIM).
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(device, forKey: .device)
         try c.encode(`protocol`, forKey: .protocol)
         try c.encode(imei, forKey: .imei)
         try c.encode(manufacturer, forKey: .manufacturer)
@@ -106,6 +121,28 @@ public struct SimulatedModem: Sendable, Equatable, Encodable {
         try c.encode(nat64, forKey: .nat64)
         try c.encode(faults, forKey: .faults)
         try c.encodeIfPresent(reportedIP, forKey: .reportedIP)
+        try c.encode(secondSlot, forKey: .secondSlot)
+        try c.encode(activeSlot, forKey: .activeSlot)
+    }
+}
+
+/// The second slot of a dual-SIM modem: a physical slot or an eSIM, with its SIM (for an eSIM:
+/// its enabled profile) or none (an empty slot; an eSIM without an enabled profile).
+public struct SecondSIMSlot: Sendable, Equatable, Encodable {
+    public var esim: Bool
+    public var sim: SimulatedSIM?
+    public init(esim: Bool = true, sim: SimulatedSIM? = nil) {
+        self.esim = esim
+        self.sim = sim
+    }
+
+    enum CodingKeys: String, CodingKey, CaseIterable { case esim, sim }
+
+    /// Writes `sim` as an explicit null when there is none.
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(esim, forKey: .esim)
+        try c.encode(sim, forKey: .sim)
     }
 }
 
