@@ -1,18 +1,12 @@
 import Bearers
 import CellpathCLI
 import CellpathCore
+import CommandLineKit
 import IPConfiguration
 import ModemDiscovery
 import Modems
 
 extension BearerCommand {
-    /// The commands of `cellpath bearer`, by command name.
-    package static let implementations: [String: CommandAction] = [
-        "cellpath bearer up": .async(BearerUpCommand.run),
-        "cellpath bearer down": .async(BearerDownCommand.run),
-        "cellpath bearer status": .async(BearerStatusCommand.run),
-    ]
-
     /// How the bearer commands reach the modem: through the proxy unless --no-proxy, within --timeout.
     package static func access(_ parsed: ParsedCommand) -> ModemAccess {
         ModemAccess(useProxy: !parsed[ModemsCommand.noProxy], timeout: timeLimit(parsed))
@@ -152,13 +146,7 @@ extension BearerDownCommand {
         } else {
             try await takeDown()
         }
-        let teardownResult: BearerListing.Teardown = switch result {
-        case .disconnected: .disconnected
-        case .leftConnected, .leftForOthers: .leftConnected
-        case .alreadyDown: .alreadyDown
-        case .inUse(let pids): .inUse(pids)
-        }
-        return CommandOutcome(BearerListing.down(modem, teardownResult, removedConfiguration: removed, backend: backend?.backendName))
+        return CommandOutcome(BearerListing.down(modem, result, removedConfiguration: removed, backend: backend?.backendName))
     }
 }
 

@@ -1,20 +1,19 @@
 import Bearers
 import CellpathCLI
 import CellpathCore
+import CommandLineKit
 import ModemDiscovery
 import Modems
 
 extension FetchCommand {
     /// `cellpath fetch` routed here (`-m/--modem`, or a modem and no `--interface`): the
     /// front's fetch with the modem layer's path.
-    package static let implementations: [String: CommandAction] = [
-        "cellpath fetch": .async { parsed, context in
-            try checkModemPath(parsed)
-            try checkOutputs(parsed, context)
-            let modem = try await chosenModem(parsed, context)
-            return try await run(parsed, context, pathProvider: { try modemPath($0, $1, modem: modem) })
-        },
-    ]
+    static func runWithModem(_ parsed: ParsedCommand, _ context: CommandContext) async throws -> CommandOutcome {
+        try checkModemPath(parsed)
+        try checkOutputs(parsed, context)
+        let modem = try await chosenModem(parsed, context)
+        return try await run(parsed, context, pathProvider: { try modemPath($0, $1, modem: modem) })
+    }
 
     /// The modem that -m names (or the only one), chosen before anything is sent. Several modems
     /// and none named, or a name that matches none, stops the command as `bearer` commands do:

@@ -1,5 +1,6 @@
 import CellpathCLI
 import CellpathCore
+import CommandLineKit
 import ModemDiscovery
 import ModemManagerBackend
 import Modems

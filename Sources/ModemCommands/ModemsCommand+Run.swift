@@ -1,16 +1,11 @@
 import Bearers
 import CellpathCLI
 import CellpathCore
+import CommandLineKit
 import ModemDiscovery
 import Modems
 
 extension ModemsCommand {
-    /// The commands of `cellpath modems`, by command name: what this executable runs.
-    package static let implementations: [String: CommandAction] = [
-        "cellpath modems": .async(run),
-        "cellpath modems show": .async(ModemsShowCommand.run),
-    ]
-
     static func run(_ parsed: ParsedCommand, _ context: CommandContext) async throws -> CommandOutcome {
         let (discovery, reader) = setUp(parsed, context)
         let reports = await read(discovery.modems(), with: reader, context)

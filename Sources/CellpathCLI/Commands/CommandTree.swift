@@ -1,6 +1,8 @@
+import CommandLineKit
+
 /// The whole command tree of cellpath; each command lives in its own file.
 enum CommandTree {
-    static let root: CommandSpec = CommandSpec(
+    package static let root: CommandSpec = CommandSpec(
         name: "cellpath",
         abstract: "SIM-based mobile authentication (tru.ID SubscriberCheck style) from a Linux machine's cellular modem.",
         discussion: """
@@ -32,7 +34,7 @@ enum CommandTree {
     )
 
     /// Listed in help; the parser answers `help <command>` itself.
-    static let help: CommandSpec = CommandSpec(
+    package static let help: CommandSpec = CommandSpec(
         name: "help", abstract: "Show help for a command.",
         arguments: [ArgumentSpec(name: "command", help: "The command (and subcommand) to explain.",
                                  optional: true, variadic: true)],

@@ -1,4 +1,5 @@
 import CellpathCore
+import CommandLineKit
 import Configuration
 
 /// The options that carry configuration values (one spec each, shared by the commands that
@@ -7,34 +8,34 @@ package enum ConfigurationOptions {
     package static let region = OptionKey<String>(
         ConfigurationFlag.region.rawValue, "cc",
         help: "Region for numbers written without a country code (ISO 3166, e.g. GB). Default: the config's region.")
-    static let profile = OptionKey<String>(
+    package static let profile = OptionKey<String>(
         ConfigurationFlag.profile.rawValue, "name", help: "Server profile from the config's [server] group (e.g. development).")
-    static let serverURL = OptionKey<String>(
+    package static let serverURL = OptionKey<String>(
         ConfigurationFlag.serverURL.rawValue, "url", help: "Backend base URL for the selected profile.")
     /// The check commands' name for `--server-url`.
-    static let server = OptionKey<String>(
+    package static let server = OptionKey<String>(
         "server", "url", help: "Development server (tru.ID dev-server contract, or cellpath serve) base URL. Default: the profile's.")
-    static let truJSON = OptionKey<String>(
+    package static let truJSON = OptionKey<String>(
         ConfigurationFlag.truJSON.rawValue, "path", help: "tru.json with the tru.ID credentials (as the tru CLI writes it).")
-    static let dataResidency = OptionKey<String>(
+    package static let dataResidency = OptionKey<String>(
         ConfigurationFlag.dataResidency.rawValue, "region", help: "tru.ID data residency: eu, in or us.")
-    static let apiBase = OptionKey<String>(
+    package static let apiBase = OptionKey<String>(
         ConfigurationFlag.apiBase.rawValue, "url",
         help: "tru.ID API base URL, instead of the data residency's (the simulator sets it).")
-    static let caFile = OptionKey<String>(
+    package static let caFile = OptionKey<String>(
         ConfigurationFlag.caFile.rawValue, "path", help: "Extra CA certificates (PEM) to trust, besides the system store.")
-    static let simPrefix = OptionKey<String>(
+    package static let simPrefix = OptionKey<String>(
         ConfigurationFlag.simPrefix.rawValue, "prefix",
         help: "Name prefix of the simulator's namespaces (default: the sim.prefix setting, cp-).")
-    static let hopTimeout = OptionKey<String>(
+    package static let hopTimeout = OptionKey<String>(
         ConfigurationFlag.hopTimeout.rawValue, "seconds", help: "Deadline of each HTTP hop, connect and read (default: 5).")
-    static let timeout = OptionKey<String>(
+    package static let timeout = OptionKey<String>(
         ConfigurationFlag.timeout.rawValue, "seconds", help: "Deadline of the whole operation (default: 30).")
-    static let apn = OptionKey<String>(
+    package static let apn = OptionKey<String>(
         ConfigurationFlag.apn.rawValue, "name", help: "Access point name of a bearer that cellpath brings up (default: the modem's provisioned context).")
 
     /// Every configuration option, for `config show`.
-    static let all = [region, profile, serverURL, truJSON, dataResidency, apiBase, caFile, simPrefix, hopTimeout, timeout, apn]
+    package static let all = [region, profile, serverURL, truJSON, dataResidency, apiBase, caFile, simPrefix, hopTimeout, timeout, apn]
 
     /// Loads the configuration with the configuration flags given on this command line, and
     /// logs its warnings (e.g. a secrets file readable by others). The values stay text:

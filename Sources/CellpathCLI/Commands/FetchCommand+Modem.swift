@@ -1,4 +1,5 @@
 import CellpathCore
+import CommandLineKit
 import ModemDiscovery
 
 /// `fetch --modem`: the path from the modem layer. The front `cellpath` does not load libmbim or
@@ -12,7 +13,7 @@ extension FetchCommand {
 
     /// Where the fetch runs: in `cellpath-modem` with `-m/--modem`, or without `--interface` when
     /// a modem is present; in the front otherwise (an interface configured by another tool).
-    static func route(_ parsed: ParsedCommand, _ environment: [String: String]) -> Program {
+    package static func route(_ parsed: ParsedCommand, _ environment: [String: String]) -> Program {
         if parsed[ModemOption.modem] != nil { return .modems }
         if parsed[interface] != nil { return .front }
         return ModemDiscovery(roots: DeviceRoots(environment: environment)).modems().isEmpty ? .front : .modems

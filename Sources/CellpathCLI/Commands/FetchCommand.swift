@@ -1,5 +1,6 @@
 import CellpathCore
 import CellularHTTP
+import CommandLineKit
 import Configuration
 import ModemDiscovery
 import SystemSupport
@@ -8,7 +9,7 @@ import Workflow
 /// `cellpath fetch URL`: one HTTP(S) request and its whole redirect chain, DNS included,
 /// through the cellular interface only; prints a trace of every hop.
 package enum FetchCommand {
-    static let spec: CommandSpec = CommandSpec(
+    package static let spec: CommandSpec = CommandSpec(
         name: "fetch",
         abstract: "Fetch a URL (a check_url) and follow its redirect chain through the cellular interface only.",
         discussion: """
@@ -29,44 +30,44 @@ package enum FetchCommand {
             ConfigurationOptions.caFile.spec,
             har.spec, printField.spec,
         ],
-        action: .routed(route: route, local: run),
+        placement: .routed([.front, .modems], route: route),
         examples: [
             .init("Open a check_url through the only modem (its bearer brought up if needed):", "cellpath fetch \"$CHECK_URL\""),
             .init("Through an interface another tool configured, with the bearer's DNS:", "cellpath fetch -i wwan0 --dns 100.64.0.53 \"$CHECK_URL\""),
             .init("Print only the v0.2 code, for your backend:", "cellpath fetch -m 0 --print code \"$CHECK_URL\""),
         ])
 
-    static let url = ArgumentKey("url", help: "Absolute http or https URL of the first hop.")
+    package static let url = ArgumentKey("url", help: "Absolute http or https URL of the first hop.")
     package static let interface = OptionKey<String>(
         "interface", short: "i", "name", help: "Cellular network interface (e.g. wwan0); its address is read from it.")
-    static let dns = RepeatableOptionKey<String>("dns", "address", help: "DNS server of the bearer (repeat or separate with commas).")
-    static let ipType = OptionKey<IPType>("ip-type", "type", help: "Address family: ipv4, ipv6 or any (default: any).", .choice)
+    package static let dns = RepeatableOptionKey<String>("dns", "address", help: "DNS server of the bearer (repeat or separate with commas).")
+    package static let ipType = OptionKey<IPType>("ip-type", "type", help: "Address family: ipv4, ipv6 or any (default: any).", .choice)
     package static let maxHops = OptionKey<Int>("max-hops", "n", help: "Most requests in the chain (default: 10).", .integer(in: 1...50))
-    static let stopAt = OptionKey<String>(
+    package static let stopAt = OptionKey<String>(
         "stop-at", "prefix", help: "Stop at the first redirect whose Location starts with this prefix (a redirect_url).")
-    static let strict = Flag("strict", help: "Refuse an https→http downgrade instead of only reporting it.")
-    static let method = OptionKey<String>("method", short: "X", "method", help: "Method of the first request (default: GET).")
-    static let data = OptionKey<String>("data", "body", help: "Body of the first request.")
-    static let header = RepeatableOptionKey<String>(
+    package static let strict = Flag("strict", help: "Refuse an https→http downgrade instead of only reporting it.")
+    package static let method = OptionKey<String>("method", short: "X", "method", help: "Method of the first request (default: GET).")
+    package static let data = OptionKey<String>("data", "body", help: "Body of the first request.")
+    package static let header = RepeatableOptionKey<String>(
         "header", short: "H", "header", help: "Extra request header 'Name: value' (repeatable).")
-    static let operatorID = OptionKey<String>(
+    package static let operatorID = OptionKey<String>(
         "operator", "mcc-mnc",
         help: "Send the SDKs' x-tru-ops header on the first request: MCC-MNC, several separated by commas (e.g. 234-15).")
-    static let har = OptionKey<String>("har", "file", help: "Also write the trace as HAR 1.2 to this file.")
-    static let allowAnyInterface = Flag(
+    package static let har = OptionKey<String>("har", "file", help: "Also write the trace as HAR 1.2 to this file.")
+    package static let allowAnyInterface = Flag(
         "allow-any-interface", help: "Accept an --interface that is not a modem's (for tests: a check through it proves nothing about the SIM).")
 
-    static let printField = OptionKey<PrintField>(
+    package static let printField = OptionKey<PrintField>(
         "print", "field",
         help: "Print only this field of the result on stdout: code, check-id, reference-id or status (the code is a secret: it is printed as it is).",
         .choice)
 
     /// What `--print` prints.
-    enum PrintField: String, Sendable, CaseIterable {
+    package enum PrintField: String, Sendable, CaseIterable {
         case code, checkID = "check-id", referenceID = "reference-id", status
     }
 
-    static func run(_ parsed: ParsedCommand, _ context: CommandContext) async throws -> CommandOutcome {
+    package static func run(_ parsed: ParsedCommand, _ context: CommandContext) async throws -> CommandOutcome {
         try await run(parsed, context, pathProvider: pathProvider)
     }
 
@@ -127,14 +128,14 @@ package enum FetchCommand {
 
     /// Warns, even with `--quiet`, about each downgraded hop of a chain (`allowedBy`: what let it
     /// through): what it sent went without TLS.
-    static func warnAboutDowngrades(in trace: FetchReport?, allowedBy: String, _ logger: Logger) {
+    package static func warnAboutDowngrades(in trace: FetchReport?, allowedBy: String, _ logger: Logger) {
         for hop in trace?.redacted(logger.disclosure).hops ?? [] where hop.downgrade {
             logger.unsuppressibleWarning("hop \(hop.index) downgraded to plain http (\(hop.url)): what it carried went without TLS (\(allowedBy))")
         }
     }
 
     /// `--print FIELD`: that field alone on stdout; a failure, or a result without it, is an error.
-    static func printOnly(_ field: PrintField, of report: CheckURLReport) throws -> CommandOutcome {
+    package static func printOnly(_ field: PrintField, of report: CheckURLReport) throws -> CommandOutcome {
         if let failure = report.failure { throw failure.cellpathError }
         let value: String? = switch field {
         case .code: report.callback?.code
@@ -151,7 +152,7 @@ package enum FetchCommand {
     }
 
     /// `-v`: what each hop did, from the (redacted) trace: the request, DNS, the bound socket, timings.
-    static func logDetails(_ trace: FetchReport, interface: String, _ logger: Logger) {
+    package static func logDetails(_ trace: FetchReport, interface: String, _ logger: Logger) {
         guard logger.enabled(.debug) else { return }
         logger.debug("path: \(interface), bound to \(trace.localAddresses.joined(separator: ", ")), DNS \(trace.dnsServers.joined(separator: ", "))")
         for hop in trace.hops {
@@ -192,7 +193,7 @@ package enum FetchCommand {
 
     /// Refuses an interface that is not a modem's (Wi-Fi, Ethernet, a VPN): a check through it
     /// proves nothing about the SIM. Discovery reads sysfs (`CELLPATH_SYSFS_ROOT` in the simulator).
-    static func requireModemInterface(_ interface: String, _ context: CommandContext) throws {
+    package static func requireModemInterface(_ interface: String, _ context: CommandContext) throws {
         let discovery = ModemDiscovery(roots: DeviceRoots(environment: context.environment))
         let modems = discovery.modems()
         guard !modems.contains(where: { $0.interfaces.contains(interface) }) else { return }
@@ -204,7 +205,7 @@ package enum FetchCommand {
     /// The report's fields as docs/json.md lists them: the (redacted) trace, with the callback
     /// in `result` before `stopped_at`, null when there is none. The callback's code is the
     /// code itself: it is what the device hands to the backend.
-    static func record(_ report: CheckURLReport, _ disclosure: Disclosure) throws -> Record {
+    package static func record(_ report: CheckURLReport, _ disclosure: Disclosure) throws -> Record {
         var record = try ValueEncoder.record(report.trace.redacted(disclosure))
         record.fields.removeAll { $0.key == "failure" }
         guard let index = record.fields.firstIndex(where: { $0.key == "result" }),
@@ -217,7 +218,7 @@ package enum FetchCommand {
     }
 
     /// The JSON error object's fields beyond kind, message, hint and exit code.
-    static func details(of failure: CheckURLFailure) throws -> Record {
+    package static func details(of failure: CheckURLFailure) throws -> Record {
         var details = Record()
         details.add("reason", .string(failure.reason))
         details.add("hop", failure.hop.map(Value.int) ?? .null)
@@ -228,7 +229,7 @@ package enum FetchCommand {
     }
 
     /// Builds the request from the options; bad input is refused here, before any packet.
-    static func makeRequest(_ parsed: ParsedCommand, _ context: CommandContext) throws -> FetchRequest {
+    package static func makeRequest(_ parsed: ParsedCommand, _ context: CommandContext) throws -> FetchRequest {
         let configuration = try ConfigurationOptions.load(parsed, context)
         var request = FetchRequest(url: try parsed[Self.url])
         request.method = parsed[Self.method] ?? (parsed[Self.data] == nil ? "GET" : "POST")

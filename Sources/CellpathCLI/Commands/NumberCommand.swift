@@ -1,7 +1,9 @@
+import CommandLineKit
+
 /// `cellpath number PHONE [--region CC]`: parses, normalises and validates a phone number.
-/// Runs in `cellpath-number` (Sources/cellpath-number), the executable that links libphonenumber.
+/// Runs in `cellpath-number` (implemented in Sources/NumberCommands), the executable that links libphonenumber.
 package enum NumberCommand {
-    static let spec: CommandSpec = CommandSpec(
+    package static let spec: CommandSpec = CommandSpec(
         name: "number",
         abstract: "Parse and validate a phone number, and print it in E.164.",
         discussion: """
@@ -14,7 +16,7 @@ package enum NumberCommand {
             """,
         arguments: [phone.spec],
         options: [ConfigurationOptions.region.spec],
-        action: .program(.phoneNumbers),
+        placement: .program(.phoneNumbers),
         examples: [
             .init("Check an international number and print it in E.164:", "cellpath number +44 7940 448591"),
             .init("Read a national number in its country:", "cellpath number 07940 448591 --region GB"),

@@ -1,10 +1,11 @@
 import CellpathCore
+import CommandLineKit
 import SystemSupport
 
 /// `cellpath bearer up | down | status`: a modem's data bearer, brought up with its interface
-/// configured, taken down, or shown. Runs in `cellpath-modem` (Sources/cellpath-modem).
+/// configured, taken down, or shown. Runs in `cellpath-modem` (implemented in Sources/ModemCommands).
 package enum BearerCommand {
-    static let spec: CommandSpec = CommandSpec(
+    package static let spec: CommandSpec = CommandSpec(
         name: "bearer",
         abstract: "Bring a modem's data bearer up or down, or show it.",
         discussion: """
@@ -27,7 +28,7 @@ package enum BearerCommand {
         "timeout", "seconds", help: "How long the command may take, waiting for registration included (default: 30).", .seconds)
 
     /// The options of every bearer command.
-    static let options = [ModemOption.modem.spec, ModemsCommand.backend.spec, ModemsCommand.noProxy.spec, timeout.spec, ModemOption.wait.spec]
+    package static let options = [ModemOption.modem.spec, ModemsCommand.backend.spec, ModemsCommand.noProxy.spec, timeout.spec, ModemOption.wait.spec]
 
     /// The time limit `--timeout` gives, 30 s by default.
     package static func timeLimit(_ parsed: ParsedCommand) -> Duration {
@@ -37,7 +38,7 @@ package enum BearerCommand {
 
 /// `cellpath bearer up`: the steps from SIM to a configured interface.
 package enum BearerUpCommand {
-    static let spec: CommandSpec = CommandSpec(
+    package static let spec: CommandSpec = CommandSpec(
         name: "up",
         abstract: "Bring the modem's bearer up (or reuse it) and configure its interface.",
         discussion: """
@@ -62,7 +63,7 @@ package enum BearerUpCommand {
             too few attempts left, wrong PIN) or no CAP_NET_ADMIN; 130 cancelled.
             """,
         options: BearerCommand.options + [apn.spec, ipType.spec, auth.spec, user.spec, passwordFile.spec, pinFile.spec],
-        action: .program(.modems),
+        placement: .program(.modems),
         examples: [
             .init("Bring the only modem's bearer up with its provisioned APN:", "cellpath bearer up"),
             .init("The second modem, IPv4 only, on an APN of your own:", "cellpath bearer up -m 1 --apn internet --ip-type ipv4"),
@@ -113,7 +114,7 @@ package enum BearerUpCommand {
 
     /// The first line of a small file (a secret), without its line end, read with `caller`'s
     /// rights (`CommandContext.caller`).
-    static func secret(_ file: String, what: String, as caller: FileIdentity?) throws -> String {
+    package static func secret(_ file: String, what: String, as caller: FileIdentity?) throws -> String {
         let bytes: [UInt8]
         do {
             bytes = try FileSystem.read(file, limit: 4096, as: caller)
@@ -128,7 +129,7 @@ package enum BearerUpCommand {
 
 /// `cellpath bearer down`: disconnects what cellpath brought up and removes its configuration.
 package enum BearerDownCommand {
-    static let spec: CommandSpec = CommandSpec(
+    package static let spec: CommandSpec = CommandSpec(
         name: "down",
         abstract: "Take down the bearer cellpath brought up and remove its interface configuration.",
         discussion: """
@@ -142,7 +143,7 @@ package enum BearerDownCommand {
             Idempotent: a bearer already down exits 0.
             """,
         options: BearerCommand.options + [force.spec],
-        action: .program(.modems),
+        placement: .program(.modems),
         examples: [
             .init("Take down the bearer cellpath brought up on the only modem:", "cellpath bearer down"),
             .init("On the second modem, also a bearer another program connected:", "cellpath bearer down -m 1 --force"),
@@ -154,7 +155,7 @@ package enum BearerDownCommand {
 
 /// `cellpath bearer status`: the bearer as the modem and the kernel report it.
 package enum BearerStatusCommand {
-    static let spec: CommandSpec = CommandSpec(
+    package static let spec: CommandSpec = CommandSpec(
         name: "status",
         abstract: "Show the modem's bearer: state, address, DNS, operator, uptime, byte counters.",
         discussion: """
@@ -167,7 +168,7 @@ package enum BearerStatusCommand {
             is up.
             """,
         options: BearerCommand.options + [watch.spec],
-        action: .program(.modems),
+        placement: .program(.modems),
         examples: [
             .init("Show the only modem's bearer:", "cellpath bearer status"),
             .init("Follow the second modem's bearer, one JSON object per change:", "cellpath bearer status -m 1 --watch --json"),

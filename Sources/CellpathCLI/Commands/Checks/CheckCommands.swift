@@ -1,10 +1,12 @@
+import CommandLineKit
 import Workflow
 
 /// `cellpath subscriber-check | phone-check | sim-check | coverage`: the checks from the device,
 /// against a development server (`--server`, or the profile's) or the tru.ID API (`--direct`).
-/// They run in `cellpath-check`, which links the modem layer and libphonenumber.
+/// They run in `cellpath-check`, which links the modem layer and libphonenumber (implemented in
+/// Sources/CheckCommands).
 package enum CheckCommands {
-    static let subscriberCheck = spec(
+    package static let subscriberCheck = spec(
         "subscriber-check", product: .subscriberCheck,
         abstract: "Check that a phone number is this SIM's, and that the SIM did not change recently (SubscriberCheck).",
         discussion: """
@@ -19,7 +21,7 @@ package enum CheckCommands {
             .init("Check a number with the tru.ID API directly (your project's credentials):", "cellpath subscriber-check +44 7940 448591 --direct"),
             .init("Every modem in parallel, 10 runs each, one JSON line per run:", "cellpath subscriber-check -m all --direct --repeat 10 --json"),
         ])
-    static let phoneCheck = spec(
+    package static let phoneCheck = spec(
         "phone-check", product: .phoneCheck,
         abstract: "Check that a phone number is this SIM's (PhoneCheck).",
         discussion: """
@@ -31,7 +33,7 @@ package enum CheckCommands {
             .init("Check on the second modem:", "cellpath phone-check -m 1 --direct"),
         ])
 
-    static let simCheck = CommandSpec(
+    package static let simCheck = CommandSpec(
         name: "sim-check",
         abstract: "Ask whether the SIM of a phone number changed recently (SIMCheck; no device leg).",
         discussion: """
@@ -40,13 +42,13 @@ package enum CheckCommands {
             """,
         arguments: [phone.spec],
         options: backendOptions + [ConfigurationOptions.region.spec, ConfigurationOptions.timeout.spec] + fieldOptions,
-        action: .program(.checks),
+        placement: .program(.checks),
         examples: [
             .init("Ask your development server whether the SIM changed recently:", "cellpath sim-check +447940448591 --server http://localhost:8080"),
             .init("Ask the tru.ID API, with a national number:", "cellpath sim-check 07940 448591 --region GB --direct"),
         ])
 
-    static let coverage = CommandSpec(
+    package static let coverage = CommandSpec(
         name: "coverage",
         abstract: "Ask the tru.ID API, through the cellular path, which network the device is on and which checks it supports.",
         discussion: """
@@ -57,7 +59,7 @@ package enum CheckCommands {
         options: backendOptions.filter { $0.long != apiVersion.spec.long } + pathOptions + [
             allowDowngrade.spec, ConfigurationOptions.hopTimeout.spec, ConfigurationOptions.timeout.spec, ConfigurationOptions.caFile.spec,
         ],
-        action: .program(.checks),
+        placement: .program(.checks),
         examples: [
             .init("Ask which network the only modem is on, and which checks it supports:", "cellpath coverage --direct"),
             .init("The same for the second modem, through your development server:", "cellpath coverage -m 1 --server http://localhost:8080"),
@@ -91,7 +93,7 @@ package enum CheckCommands {
     package static let metricsFile = OptionKey<String>(
         "metrics-file", "path", help: "Write the runs' summary in Prometheus text format to this file (atomically), for node_exporter.")
 
-    static let backendOptions: [OptionSpec] = [
+    package static let backendOptions: [OptionSpec] = [
         ConfigurationOptions.server.spec, direct.spec, apiVersion.spec, ConfigurationOptions.profile.spec,
         ConfigurationOptions.truJSON.spec, ConfigurationOptions.dataResidency.spec, ConfigurationOptions.apiBase.spec,
     ]
@@ -99,11 +101,11 @@ package enum CheckCommands {
     package static let modem = OptionKey<String>(
         "modem", short: "m", "modem",
         help: "The modem: its index, IMEI, ICCID or control port, or 'all' (each modem in parallel, with its own bearer). Default: the only modem.")
-    static let pathOptions: [OptionSpec] = [
+    package static let pathOptions: [OptionSpec] = [
         modem.spec, FetchCommand.apn.spec, FetchCommand.keepBearer.spec, ModemOption.wait.spec, ModemsCommand.backend.spec, ModemsCommand.noProxy.spec,
         FetchCommand.interface.spec, FetchCommand.dns.spec, FetchCommand.allowAnyInterface.spec,
     ]
-    static let fieldOptions: [OptionSpec] = [repeatCount.spec, interval.spec, metricsFile.spec]
+    package static let fieldOptions: [OptionSpec] = [repeatCount.spec, interval.spec, metricsFile.spec]
 
     /// The spec of a check with a device leg.
     private static func spec(_ name: String, product: CheckProduct, abstract: String, discussion: String,
@@ -116,7 +118,7 @@ package enum CheckCommands {
                 + [allowDowngrade.spec, FetchCommand.maxHops.spec, ConfigurationOptions.hopTimeout.spec, ConfigurationOptions.timeout.spec,
                    ConfigurationOptions.caFile.spec]
                 + fieldOptions,
-            action: .program(.checks),
+            placement: .program(.checks),
             examples: examples)
     }
 }

@@ -1,9 +1,10 @@
+import CommandLineKit
 import Configuration
 
 /// `cellpath config show`: every setting's effective value (secrets masked) and its origin, or
 /// why it is not usable.
-enum ConfigShowCommand {
-    static let spec: CommandSpec = CommandSpec(
+package enum ConfigShowCommand {
+    package static let spec: CommandSpec = CommandSpec(
         name: "show",
         abstract: "Show the effective configuration, where each value came from, and the files read.",
         discussion: """
@@ -13,14 +14,14 @@ enum ConfigShowCommand {
             the error column (or settings[].error in --json) to validate a configuration.
             """,
         options: ConfigurationOptions.all.map(\.spec),
-        action: .async(run),
+        placement: .program(.front),
         examples: [
             .init("Show every setting and where it came from:", "cellpath config show"),
             .init("Show the settings of another server profile:", "cellpath config show --profile staging"),
             .init("As JSON, to validate a configuration in a script:", "cellpath config show --json"),
         ])
 
-    static func run(_ parsed: ParsedCommand, _ context: CommandContext) async throws -> CommandOutcome {
+    package static func run(_ parsed: ParsedCommand, _ context: CommandContext) async throws -> CommandOutcome {
         let configuration = try ConfigurationOptions.load(parsed, context)
         var record = Record()
         record.add("files", .list(configuration.files.map { file in

@@ -1,3 +1,5 @@
+import CommandLineKit
+
 /// `-m/--modem INDEX|IMEI|ICCID|PORT`: the one way every command that needs a modem names it
 /// (`modems show`, `bearer`, `fetch --modem`). With a single modem it may be left out; with
 /// several, the command lists them and exits 64.
@@ -14,10 +16,5 @@ package enum ModemOption {
     /// The wait that `--wait` gives (60 s by default).
     package static func lockWait(_ parsed: ParsedCommand) -> Duration {
         .milliseconds(Int64(((parsed[wait] ?? 60) * 1000).rounded()))
-    }
-
-    /// The modem the command line names, if any.
-    package static func selector(_ parsed: ParsedCommand) throws(UsageError) -> ModemSelector? {
-        try parsed[modem].map { text throws(UsageError) in try ModemSelector(text, command: parsed.path) }
     }
 }

@@ -1,10 +1,11 @@
+import CommandLineKit
 import ModemDiscovery
 
 /// `cellpath modems`: the WWAN modems found in sysfs, each with what it reports about its SIM,
-/// network and bearer. Runs in `cellpath-modem` (Sources/cellpath-modem), the executable that
+/// network and bearer. Runs in `cellpath-modem` (implemented in Sources/ModemCommands), the executable that
 /// links libmbim and libqmi.
 package enum ModemsCommand {
-    static let spec: CommandSpec = CommandSpec(
+    package static let spec: CommandSpec = CommandSpec(
         name: "modems",
         abstract: "List the WWAN modems with their SIM, registration, signal and bearer.",
         discussion: """
@@ -25,7 +26,7 @@ package enum ModemsCommand {
             """,
         options: options,
         subcommands: [ModemsShowCommand.spec],
-        action: .program(.modems),
+        placement: .program(.modems),
         examples: [
             .init("List the modems:", "cellpath modems"),
             .init("List them as JSON, IMEI and ICCID unmasked:", "cellpath modems --json --verbose-full"),
@@ -44,7 +45,7 @@ package enum ModemsCommand {
         "timeout", "seconds", help: "How long reading a modem may take, from opening its port to its last answer (default: 10).", .seconds)
 
     /// The options of every modem command.
-    static let options = [backend.spec, noProxy.spec, timeout.spec]
+    package static let options = [backend.spec, noProxy.spec, timeout.spec]
 
     /// Where discovery looks: `CELLPATH_SYSFS_ROOT` and `CELLPATH_DEV_ROOT`, else /sys and /dev.
     package static func deviceRoots(_ context: CommandContext) -> DeviceRoots {
@@ -64,7 +65,7 @@ package enum ModemBackendChoice: String, Sendable, CaseIterable {
 
 /// `cellpath modems show [MODEM]`: everything one modem reports.
 package enum ModemsShowCommand {
-    static let spec: CommandSpec = CommandSpec(
+    package static let spec: CommandSpec = CommandSpec(
         name: "show",
         abstract: "Show everything one modem reports.",
         discussion: """
@@ -77,23 +78,13 @@ package enum ModemsShowCommand {
             """,
         arguments: [modem.spec],
         options: [ModemOption.modem.spec] + ModemsCommand.options,
-        action: .program(.modems),
+        placement: .program(.modems),
         examples: [
             .init("Show the only modem:", "cellpath modems show"),
             .init("Show the modem on a control port, as JSON:", "cellpath modems show cdc-wdm0 --json"),
             .init("Show the second modem:", "cellpath modems show 1"),
         ])
 
-    static let modem = OptionalArgumentKey(
+    package static let modem = OptionalArgumentKey(
         "modem", help: "The modem's index, IMEI, ICCID or control port (default: the only modem); or -m.")
-
-    /// The modem named on the command line (as the argument or with -m), if any.
-    package static func selector(_ parsed: ParsedCommand) throws(UsageError) -> ModemSelector? {
-        if let argument = parsed[modem], let option = parsed[ModemOption.modem], argument != option {
-            throw UsageError("two modems named: '\(argument)' and '-m \(option)'", command: parsed.path)
-        }
-        return try (parsed[modem] ?? parsed[ModemOption.modem]).map { text throws(UsageError) in
-            try ModemSelector(text, command: parsed.path)
-        }
-    }
 }

@@ -1,8 +1,10 @@
+import CommandLineKit
+
 /// `cellpath serve`: the backend that holds the tru.ID credentials, compatible with tru.ID's
-/// development server. Runs in `cellpath-serve` (Sources/cellpath-serve), the executable that
+/// development server. Runs in `cellpath-serve` (implemented in Sources/ServeCommands), the executable that
 /// links libmicrohttpd and libphonenumber.
 package enum ServeCommand {
-    static let spec: CommandSpec = CommandSpec(
+    package static let spec: CommandSpec = CommandSpec(
         name: "serve",
         abstract: "Run the backend for the tutorial apps: tru.ID dev-server routes over the tru.ID API.",
         discussion: """
@@ -18,7 +20,7 @@ package enum ServeCommand {
                   coverageTokenRoute.spec, maxBody.spec, maxConnections.spec, maxConnectionsPerAddress.spec,
                   rateLimit.spec, clientTimeout.spec, requestTimeout.spec, upstreamTimeout.spec, ConfigurationOptions.truJSON.spec, ConfigurationOptions.dataResidency.spec,
                   ConfigurationOptions.apiBase.spec, ConfigurationOptions.caFile.spec, ConfigurationOptions.region.spec],
-        action: .program(.server),
+        placement: .program(.server),
         examples: [
             .init("Serve the tutorial apps on 127.0.0.1:8080 with a project's tru.json:", "cellpath serve --tru-json tru.json"),
             .init("Serve the network, to clients that send a key:", "cellpath serve --listen 0.0.0.0:8080 --api-key-file api.key"),

@@ -1,10 +1,12 @@
+import CommandLineKit
+
 /// `cellpath sim bearer connect|disconnect`: drives a modem's data path directly (a test hook
 /// beside the MBIM/QMI control planes) and configures its wwan interface on the device.
 package enum SimBearerCommand {
-    static let spec: CommandSpec = CommandSpec(
+    package static let spec: CommandSpec = CommandSpec(
         name: "bearer",
         abstract: "Connect or disconnect a simulated bearer directly, without MBIM/QMI.",
-        subcommands: [command(connect: true), command(connect: false)],
+        subcommands: [connect, disconnect],
         examples: [
             .init("Connect the first modem's bearer:", "cellpath sim bearer connect"),
             .init("Disconnect the second modem's:", "cellpath sim bearer disconnect --modem 1"),
@@ -14,14 +16,19 @@ package enum SimBearerCommand {
     /// refuses an index beyond its own modems.
     package static let modem = OptionKey<Int>("modem", "index", help: "Modem index in the scenario (default: 0).", .integer(in: 0...31))
 
-    static func command(connect: Bool) -> CommandSpec {
+    /// `sim bearer connect`.
+    package static let connect = command(connect: true)
+    /// `sim bearer disconnect`.
+    package static let disconnect = command(connect: false)
+
+    private static func command(connect: Bool) -> CommandSpec {
         CommandSpec(
             name: connect ? "connect" : "disconnect",
             abstract: connect
                 ? "Open the modem's data path and give its wwan interface the bearer address."
                 : "Close the modem's data path and remove the bearer address.",
             options: [modem.spec, SimCommand.prefixOption.spec],
-            action: .program(.simulator),
+            placement: .program(.simulator),
             examples: connect ? [
                 .init("Connect the first modem's bearer:", "cellpath sim bearer connect"),
                 .init("Connect the second modem's, in the world created with --prefix lab-:", "cellpath sim bearer connect --modem 1 --prefix lab-"),

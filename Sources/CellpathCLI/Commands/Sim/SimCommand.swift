@@ -1,7 +1,9 @@
+import CommandLineKit
+
 /// `cellpath sim`: the simulated cellular world (modems, carrier, tru.ID API) in network namespaces.
-/// Its commands run in `cellpath-sim` (Sources/cellpath-sim), the executable that links the simulator.
+/// Its commands run in `cellpath-sim` (implemented in Sources/SimCommands), the executable that links the simulator.
 package enum SimCommand {
-    static let spec: CommandSpec = CommandSpec(
+    package static let spec: CommandSpec = CommandSpec(
         name: "sim",
         abstract: "Run a simulated cellular world: modems, carrier and tru.ID API in network namespaces.",
         discussion: """

@@ -1,6 +1,8 @@
+import CommandLineKit
+
 /// `cellpath sim down`: stops everything the simulator started and deletes the world. Idempotent.
 package enum SimDownCommand {
-    static let spec: CommandSpec = CommandSpec(
+    package static let spec: CommandSpec = CommandSpec(
         name: "down",
         abstract: "Stop the simulator and delete its namespaces, devices and files (also after a crash).",
         discussion: """
@@ -10,7 +12,7 @@ package enum SimDownCommand {
             including what the daemon removed itself.
             """,
         options: [SimCommand.prefixOption.spec],
-        action: .program(.simulator),
+        placement: .program(.simulator),
         examples: [
             .init("Remove the default world:", "cellpath sim down"),
             .init("Remove the world created with --prefix lab-:", "cellpath sim down --prefix lab-"),

@@ -1,6 +1,8 @@
+import CommandLineKit
+
 /// `cellpath sim exec -- CMD…`: runs a command on the simulated device.
 package enum SimExecCommand {
-    static let spec: CommandSpec = CommandSpec(
+    package static let spec: CommandSpec = CommandSpec(
         name: "exec",
         abstract: "Run a command on the simulated device (<prefix>ue) with the world's environment.",
         discussion: """
@@ -12,7 +14,7 @@ package enum SimExecCommand {
             """,
         arguments: [command.spec],
         options: [SimCommand.prefixOption.spec],
-        action: .program(.simulator),
+        placement: .program(.simulator),
         examples: [
             .init("A shell on the device:", "cellpath sim exec -- bash"),
             .init("List the world's modems:", "cellpath sim exec -- cellpath modems"),

@@ -1,6 +1,8 @@
+import CommandLineKit
+
 /// `cellpath sim up`: builds the world and starts its daemon (detached, or in the foreground).
 package enum SimUpCommand {
-    static let spec: CommandSpec = CommandSpec(
+    package static let spec: CommandSpec = CommandSpec(
         name: "up",
         abstract: "Create the simulated world and start its daemon.",
         discussion: """
@@ -9,7 +11,7 @@ package enum SimUpCommand {
             (pid file and log under /run/cellpath-sim/<prefix>/) unless --foreground.
             """,
         options: [scenario.spec, SimCommand.prefixOption.spec, modemManager.spec, foreground.spec],
-        action: .program(.simulator),
+        placement: .program(.simulator),
         examples: [
             .init("Create the built-in world (one MBIM modem):", "cellpath sim up"),
             .init("A world of your own scenario, beside the default one:", "cellpath sim up --scenario two-modems.json --prefix lab-"),
