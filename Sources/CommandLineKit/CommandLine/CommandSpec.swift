@@ -228,9 +228,4 @@ package struct CommandSpec: Sendable {
     package func subcommand(named name: String) -> CommandSpec? {
         subcommands.first { $0.name == name }
     }
-
-    /// This command and every command below it, depth first.
-    package var allCommands: [CommandSpec] {
-        [self] + subcommands.flatMap(\.allCommands)
-    }
 }
