@@ -30,7 +30,7 @@ extension FetchCommand {
                                   modem: DiscoveredModem) throws -> any CellularPathProvider {
         try checkModemPath(parsed)
         // Bringing the bearer up is bounded as `bearer up` is by default (fetch's --timeout is the chain's).
-        let options = ModemPathProvider.Options(settings: BearerSettings(apn: try bearerAPN(parsed, context), ipType: try bearerIPType(parsed, context)),
+        let options = ModemPathProvider.Options(settings: BearerSettings(apn: try bearerAPN(parsed, context), ipType: try ConfigurationOptions.ipType(parsed, context)),
                                                 access: BearerCommand.access(parsed),
                                                 keepBearer: parsed[keepBearer], opener: ModemBackendChoice.chosen(parsed).opener,
                                                 lockWait: ModemOption.lockWait(parsed))

@@ -1,4 +1,5 @@
 @testable import CellpathCLI
+import CellpathCore
 @testable import CommandLineKit
 import Glibc
 import SystemSupport
@@ -49,5 +50,38 @@ import Testing
             globals.filter { $0.long != CommandLineParser.versionFlag.spec.long }
         }
         check(CommandTree.root, [CommandTree.root.name])
+    }
+}
+
+/// `--ip-type` speaks one vocabulary, with one default, on every command that takes it.
+@Suite struct IPTypeOptionTests {
+    static func commands(_ node: CommandSpec = CommandTree.root, _ prefix: [String] = []) -> [([String], CommandSpec)] {
+        let path = prefix + [node.name]
+        return [(path, node)] + node.subcommands.flatMap { commands($0, path) }
+    }
+
+    @Test func everyCommandDeclaresTheSameIPTypeOption() throws {
+        let declared = Self.commands().compactMap { path, node in node.options.first { $0.long == "ip-type" }.map { (path, $0) } }
+        #expect(declared.map { $0.0.joined(separator: " ") } == ["cellpath fetch", "cellpath bearer up"])
+        for (path, option) in declared {
+            #expect(option.help == ConfigurationOptions.ipType.spec.help, "\(path)")
+            #expect(option.valueName == "type", "\(path)")
+        }
+    }
+
+    @Test(arguments: [["fetch", "https://a.test/"], ["bearer", "up"]])
+    func ipTypeTakesTheBearerFamilies(command: [String]) throws {
+        let parser = CommandLineParser(root: CommandTree.root)
+        for (text, family) in [("ipv4", BearerIPType.ipv4), ("ipv6", .ipv6), ("ipv4v6", .ipv4v6), ("any", .ipv4v6)] {
+            guard case .run(_, let parsed) = try parser.parse(command + ["--ip-type", text]) else {
+                Issue.record("not a command to run: \(command)")
+                return
+            }
+            #expect(parsed[ConfigurationOptions.ipType] == family, "\(command) --ip-type \(text)")
+        }
+        #expect(throws: UsageError("invalid value 'v6' for '--ip-type': expected one of ipv4, ipv6, ipv4v6",
+                                   command: ["cellpath"] + command.prefix { !$0.hasPrefix("https") })) {
+            try parser.parse(command + ["--ip-type", "v6"])
+        }
     }
 }

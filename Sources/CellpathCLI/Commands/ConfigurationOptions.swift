@@ -61,9 +61,21 @@ package enum ConfigurationOptions {
         return try ConfigurationLoader(environment: context.environment, flags: given.map { [apn.spec.long: $0] } ?? [:]).load().apn
     }
 
-    /// The address families of a bearer that a command brings up without naming them: the
-    /// configuration's `modem.ip_type` (`CELLPATH_IP_TYPE`, the files), else ipv4v6.
-    package static func bearerIPType(_ context: CommandContext) throws -> BearerIPType {
-        try ConfigurationLoader(environment: context.environment, flags: [:]).load().ipType
+    /// `--ip-type ipv4|ipv6|ipv4v6`, the one vocabulary of address families of every command
+    /// that takes it (`fetch`, `bearer up`). `any`, fetch's former name for both, is still read
+    /// as ipv4v6 (docs/fetch.md).
+    package static let ipType = OptionKey<BearerIPType>(
+        "ip-type", "type",
+        help: "Address families: ipv4, ipv6 or ipv4v6 (default: the modem.ip_type setting, CELLPATH_IP_TYPE, else ipv4v6).",
+        ValueConversion { text throws(InvalidOptionValue) in
+            if text == "any" { return .ipv4v6 }
+            return try ValueConversion<BearerIPType>.choice.convert(text)
+        })
+
+    /// The address families the command line asks for: its `--ip-type`, else the configuration's
+    /// `modem.ip_type` (`CELLPATH_IP_TYPE`, the files), else ipv4v6.
+    package static func ipType(_ parsed: ParsedCommand, _ context: CommandContext) throws -> BearerIPType {
+        if let given = parsed[ipType] { return given }
+        return try ConfigurationLoader(environment: context.environment, flags: [:]).load().ipType
     }
 }

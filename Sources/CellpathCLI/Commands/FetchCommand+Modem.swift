@@ -29,16 +29,6 @@ extension FetchCommand {
         }
     }
 
-    /// The families of a bearer this fetch brings up: those of its --ip-type, else (any) the
-    /// configuration's `modem.ip_type` (ipv4v6 by default, which the network narrows).
-    package static func bearerIPType(_ parsed: ParsedCommand, _ context: CommandContext) throws -> BearerIPType {
-        switch parsed[ipType] ?? .any {
-        case .ipv4: .ipv4
-        case .ipv6: .ipv6
-        case .any: try ConfigurationOptions.bearerIPType(context)
-        }
-    }
-
     /// The APN of a bearer this fetch brings up (`--apn`, else the configuration's).
     package static func bearerAPN(_ parsed: ParsedCommand, _ context: CommandContext) throws -> String? {
         try ConfigurationOptions.accessPointName(parsed, context)

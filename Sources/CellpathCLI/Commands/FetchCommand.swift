@@ -23,7 +23,7 @@ package enum FetchCommand {
         arguments: [url.spec],
         options: [
             interface.spec, allowAnyInterface.spec, dns.spec, ModemOption.modem.spec, apn.spec, keepBearer.spec, ModemOption.wait.spec,
-            ModemsCommand.backend.spec, ModemsCommand.noProxy.spec, ipType.spec, maxHops.spec,
+            ModemsCommand.backend.spec, ModemsCommand.noProxy.spec, ConfigurationOptions.ipType.spec, maxHops.spec,
             ConfigurationOptions.hopTimeout.spec,
             ConfigurationOptions.timeout.spec,
             stopAt.spec, strict.spec, method.spec, data.spec, header.spec, operatorID.spec,
@@ -41,7 +41,6 @@ package enum FetchCommand {
     package static let interface = OptionKey<String>(
         "interface", short: "i", "name", help: "Cellular network interface (e.g. wwan0); its address is read from it.")
     package static let dns = RepeatableOptionKey<String>("dns", "address", help: "DNS server of the bearer (repeat or separate with commas).")
-    package static let ipType = OptionKey<IPType>("ip-type", "type", help: "Address family: ipv4, ipv6 or any (default: any).", .choice)
     package static let maxHops = OptionKey<Int>("max-hops", "n", help: "Most requests in the chain (default: 10).", .integer(in: 1...50))
     package static let stopAt = OptionKey<String>(
         "stop-at", "prefix", help: "Stop at the first redirect whose Location starts with this prefix (a redirect_url).")
@@ -243,7 +242,11 @@ package enum FetchCommand {
         request.maxHops = parsed[Self.maxHops] ?? 10
         request.hopTimeout = try configuration.hopTimeout
         request.totalTimeout = try configuration.timeout
-        request.ipType = parsed[Self.ipType] ?? .any
+        request.ipType = switch try ConfigurationOptions.ipType(parsed, context) {
+        case .ipv4: .ipv4
+        case .ipv6: .ipv6
+        case .ipv4v6: .any
+        }
         request.stopAtPrefix = parsed[Self.stopAt]
         request.strict = parsed[Self.strict]
         request.caFile = try configuration.caFile

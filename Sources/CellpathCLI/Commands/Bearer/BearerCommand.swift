@@ -62,7 +62,7 @@ package enum BearerUpCommand {
             changing the bearer beyond --wait; 77 the SIM locked (no PIN or
             too few attempts left, wrong PIN) or no CAP_NET_ADMIN; 130 cancelled.
             """,
-        options: BearerCommand.options + [apn.spec, ipType.spec, auth.spec, user.spec, passwordFile.spec, pinFile.spec],
+        options: BearerCommand.options + [apn.spec, ConfigurationOptions.ipType.spec, auth.spec, user.spec, passwordFile.spec, pinFile.spec],
         placement: .program(.modems),
         examples: [
             .init("Bring the only modem's bearer up with its provisioned APN:", "cellpath bearer up"),
@@ -72,8 +72,6 @@ package enum BearerUpCommand {
 
     package static let apn = OptionKey<String>(
         "apn", "name", help: "Access point name (default: the modem.apn setting, CELLPATH_APN; else the modem's provisioned context).")
-    package static let ipType = OptionKey<BearerIPType>(
-        "ip-type", "type", help: "Address families to ask for: ipv4, ipv6 or ipv4v6 (default: the modem.ip_type setting, CELLPATH_IP_TYPE, else ipv4v6).", .choice)
     package static let auth = OptionKey<BearerAuthentication>(
         "auth", "method", help: "Authentication the APN asks for: none, pap, chap or mschapv2 (default: none, or chap with --user).",
         .choice)
@@ -87,7 +85,7 @@ package enum BearerUpCommand {
 
     /// The bearer's settings from the options; reads the password.
     package static func settings(_ parsed: ParsedCommand, _ context: CommandContext) throws -> BearerSettings {
-        let ipType = try parsed[Self.ipType] ?? ConfigurationOptions.bearerIPType(context)
+        let ipType = try ConfigurationOptions.ipType(parsed, context)
         var password: String?
         if let file = parsed[passwordFile] {
             password = try secret(file, what: "the password file", as: context.caller)
