@@ -8,29 +8,31 @@ import Workflow
 /// What the check commands read from their command line, validated before anything is sent.
 extension CheckCommands {
     /// The check's options; a redirect URL or reference id that could smuggle anything is refused.
-    package static func checkOptions(_ parsed: ParsedCommand) throws -> CheckOptions {
-        let version = parsed[apiVersion] ?? .v0_2
-        if let redirect = parsed[redirectURL] {
+    package static func checkOptions(apiVersion: APIVersion?, redirectURL: String?, referenceID: String?,
+                                     command: [String]) throws -> CheckOptions {
+        let version = apiVersion ?? .v0_2
+        if let redirect = redirectURL {
             guard version == .v0_2 else {
-                throw UsageError("'--redirect-url' needs '--api-version v0.2': v0.1 checks have no redirect_url", command: parsed.path)
+                throw UsageError("'--redirect-url' needs '--api-version v0.2': v0.1 checks have no redirect_url", command: command)
             }
             let lower = redirect.lowercased()
             guard lower.hasPrefix("https://") || lower.hasPrefix("http://"), !redirect.contains(where: { $0.isWhitespace || $0.asciiValue.map { $0 < 0x20 || $0 == 0x7f } ?? false }) else {
                 throw CellpathError(.dataError, "invalid --redirect-url: expected an absolute http(s) URL without spaces or control characters")
             }
         }
-        if let reference = parsed[referenceID], reference.isEmpty || reference.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) || reference.utf8.count > 256 {
+        if let reference = referenceID, reference.isEmpty || reference.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) || reference.utf8.count > 256 {
             throw CellpathError(.dataError, "invalid --reference-id: 1 to 256 bytes without control characters")
         }
-        return CheckOptions(apiVersion: version, redirectURL: parsed[redirectURL], referenceID: parsed[referenceID])
+        return CheckOptions(apiVersion: version, redirectURL: redirectURL, referenceID: referenceID)
     }
 
     /// The check_url request's settings: hops, per-hop and overall deadlines, the CA file, and
     /// downgrades refused (as `fetch --strict` does) unless `--allow-downgrade`.
-    package static func checkURLRequest(_ parsed: ParsedCommand, _ configuration: EffectiveConfiguration) throws -> FetchRequest {
+    package static func checkURLRequest(allowDowngrade: Bool, maxHops: Int?,
+                                        _ configuration: EffectiveConfiguration) throws -> FetchRequest {
         var request = FetchRequest(url: "")
-        request.strict = !parsed[allowDowngrade]
-        request.maxHops = parsed[FetchCommand.maxHops] ?? 10
+        request.strict = !allowDowngrade
+        request.maxHops = maxHops ?? 10
         request.hopTimeout = try configuration.hopTimeout
         request.totalTimeout = try configuration.timeout
         request.caFile = try configuration.caFile
@@ -38,16 +40,13 @@ extension CheckCommands {
     }
 
     /// `--direct` (refused together with `--server`).
-    package static func usesDirectBackend(_ parsed: ParsedCommand) throws(UsageError) -> Bool {
-        guard parsed[direct] else { return false }
-        if parsed[ConfigurationOptions.server] != nil {
-            throw UsageError("'--direct' cannot be combined with '--server': one backend per check", command: parsed.path)
+    package static func usesDirectBackend(_ backend: CheckBackendOptions, command: [String]) throws(UsageError) -> Bool {
+        guard backend.direct else { return false }
+        if backend.server != nil {
+            throw UsageError("'--direct' cannot be combined with '--server': one backend per check", command: command)
         }
         return true
     }
-
-    /// Whether the path is an interface configured by another tool (`--interface`).
-    package static func usesInterface(_ parsed: ParsedCommand) -> Bool { parsed[FetchCommand.interface] != nil }
 
     /// Warns, even with `--quiet`, about each downgraded hop of a chain (`--allow-downgrade` let it
     /// through).
@@ -56,12 +55,12 @@ extension CheckCommands {
     }
 
     /// Refuses, before any run, a `--metrics-file` that cannot be written.
-    package static func checkMetricsFile(_ parsed: ParsedCommand, _ context: CommandContext) throws(CellpathError) {
-        if let metrics = parsed[metricsFile] { try OutputFile.checkWritable(metrics, option: "--metrics-file", as: context.caller) }
+    package static func checkMetricsFile(_ field: FieldOptions, _ context: CommandContext) throws(CellpathError) {
+        if let metrics = field.metricsFile { try OutputFile.checkWritable(metrics, option: "--metrics-file", as: context.caller) }
     }
 
     /// Without a modem cellpath cannot read the SIM's number: `--interface` needs the number.
-    package static func numberNeededWithInterface(_ parsed: ParsedCommand) -> UsageError {
-        UsageError("missing <phone>: with --interface cellpath cannot read the SIM's own number", command: parsed.path)
+    package static func numberNeededWithInterface(command: [String]) -> UsageError {
+        UsageError("missing <phone>: with --interface cellpath cannot read the SIM's own number", command: command)
     }
 }

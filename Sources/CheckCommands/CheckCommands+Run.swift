@@ -14,34 +14,45 @@ extension ProgramImplementations {
     package static let checks = ProgramImplementations(.checks, [
         .async(CheckCommands.subscriberCheck) { try await CheckCommands.runCheck(.subscriberCheck, $0, $1) },
         .async(CheckCommands.phoneCheck) { try await CheckCommands.runCheck(.phoneCheck, $0, $1) },
-        .async(CheckCommands.simCheck) { try await CheckCommands.runCheck(.simCheck, $0, $1) },
+        .async(CheckCommands.simCheck, CheckCommands.runSIMCheck),
         .async(CheckCommands.coverage, CheckCommands.runCoverage),
     ])
 }
 
 extension CheckCommands {
-    /// A PhoneCheck, SubscriberCheck or SIMCheck: once, or `--repeat` times (field mode), on
-    /// one modem or on each (`--modem all`).
-    static func runCheck(_ product: CheckProduct, _ parsed: ParsedCommand, _ context: CommandContext) async throws -> CommandOutcome {
-        let configuration = try ConfigurationOptions.load(parsed, context)
-        let options = try checkOptions(parsed)
-        try checkMetricsFile(parsed, context)
-        let backend = try makeBackend(parsed, configuration, context)
+    /// A SIMCheck: once, or `--repeat` times (field mode).
+    static func runSIMCheck(_ options: SIMCheckOptions, _ context: CommandContext) async throws -> CommandOutcome {
+        let configuration = try ConfigurationOptions.load(options, context)
+        let check = try checkOptions(apiVersion: options.apiVersion, redirectURL: nil, referenceID: nil, command: context.command)
+        try checkMetricsFile(options.field, context)
+        let backend = try makeBackend(options.backend, configuration, context)
         let progress: @Sendable (String) -> Void = { context.progress.step($0) }
-        let runs = parsed[repeatCount] ?? 1
-        let fieldMode = runs > 1 || parsed[metricsFile] != nil
+        let runs = options.field.repeatCount ?? 1
+        let fieldMode = runs > 1 || options.field.metricsFile != nil
 
-        if product == .simCheck {
-            let number = try phoneNumber(try parsed[phone], product, parsed, configuration, context)
-            let runner = CheckRunner(backend: backend, pathProvider: NoPath(), checkURLRequest: FetchRequest(url: ""), progress: progress)
-            let once: @Sendable () async -> CheckRunReport = { await runner.runSIMCheck(phoneNumber: number.e164, options: options) }
-            guard fieldMode else { return try CheckListing.outcome(await once(), context.global.disclosure) }
-            return try await field(product, runs, parsed, context).run([FieldRun.Lane(modem: nil, once: once, finally: {})])
-        }
+        let number = try phoneNumber(options.phone, .simCheck, regionGiven: options.region != nil, configuration, context)
+        let runner = CheckRunner(backend: backend, pathProvider: NoPath(), checkURLRequest: FetchRequest(url: ""), progress: progress)
+        let once: @Sendable () async -> CheckRunReport = { await runner.runSIMCheck(phoneNumber: number.e164, options: check) }
+        guard fieldMode else { return try CheckListing.outcome(await once(), context.global.disclosure) }
+        return try await field(.simCheck, runs, options.field, context).run([FieldRun.Lane(modem: nil, once: once, finally: {})])
+    }
 
-        let request = try checkURLRequest(parsed, configuration)
-        let operatorHeader = try parsed[operatorOverride].map { try OperatorIDs(parsing: $0).headerValue }
-        let lanes = try await checkLanes(product, parsed, configuration, context)
+    /// A PhoneCheck or SubscriberCheck: once, or `--repeat` times (field mode), on one modem or
+    /// on each (`--modem all`).
+    static func runCheck(_ product: CheckProduct, _ options: DeviceCheckOptions,
+                         _ context: CommandContext) async throws -> CommandOutcome {
+        let configuration = try ConfigurationOptions.load(options, context)
+        let check = try checkOptions(apiVersion: options.apiVersion, redirectURL: options.redirectURL,
+                                     referenceID: options.referenceID, command: context.command)
+        try checkMetricsFile(options.field, context)
+        let backend = try makeBackend(options.backend, configuration, context)
+        let progress: @Sendable (String) -> Void = { context.progress.step($0) }
+        let runs = options.field.repeatCount ?? 1
+        let fieldMode = runs > 1 || options.field.metricsFile != nil
+
+        let request = try checkURLRequest(allowDowngrade: options.allowDowngrade, maxHops: options.maxHops, configuration)
+        let operatorHeader = try options.operatorOverride.map { try OperatorIDs(parsing: $0).headerValue }
+        let lanes = try await checkLanes(product, options, configuration, context)
         let prepared = lanes.map { lane in
             // Repeated runs and modems of their own keep their bearer, and with it its DNS answers.
             let keepsBearer = fieldMode || lanes.count > 1
@@ -50,7 +61,7 @@ extension CheckCommands {
                                      dnsCache: keepsBearer ? BearerDNSCache() : nil, progress: progress)
             return FieldRun.Lane(modem: lanes.count > 1 ? lane.modem : nil,
                                  once: {
-                                     let report = await runner.run(product, phoneNumber: lane.number, options: options)
+                                     let report = await runner.run(product, phoneNumber: lane.number, options: check)
                                      warnAboutDowngrades(in: report.checkURL?.trace, context.logger)
                                      return report
                                  },
@@ -61,11 +72,11 @@ extension CheckCommands {
             try Task.checkCancellation()
             return try CheckListing.outcome(report, context.global.disclosure)
         }
-        return try await field(product, runs, parsed, context).run(prepared)
+        return try await field(product, runs, options.field, context).run(prepared)
     }
 
-    private static func field(_ product: CheckProduct, _ runs: Int, _ parsed: ParsedCommand, _ context: CommandContext) -> FieldRun {
-        FieldRun(product: product, runs: runs, interval: parsed[interval], metricsFile: parsed[metricsFile], context: context)
+    private static func field(_ product: CheckProduct, _ runs: Int, _ field: FieldOptions, _ context: CommandContext) -> FieldRun {
+        FieldRun(product: product, runs: runs, interval: field.interval, metricsFile: field.metricsFile, context: context)
     }
 
     /// A modem to run checks on: the number checked there and the path provider of its bearer.
@@ -79,35 +90,39 @@ extension CheckCommands {
     /// The lanes of a check: the interface given (`--interface`), each modem (`--modem all`), or
     /// the chosen modem. The number is the one given, else the one each modem's SIM holds. A
     /// national number without a configured region takes the region of the SIM's own number.
-    static func checkLanes(_ product: CheckProduct, _ parsed: ParsedCommand, _ configuration: EffectiveConfiguration,
+    static func checkLanes(_ product: CheckProduct, _ options: DeviceCheckOptions, _ configuration: EffectiveConfiguration,
                            _ context: CommandContext) async throws -> [CheckLane] {
-        let text = parsed[ownPhone]
+        let text = options.phone
+        let regionGiven = options.region != nil
+        let usesInterface = options.interfacePath.interface != nil
         var given: String?
         var needsSIMRegion: CellpathError?
         if let text {
-            let regionless = try configuration.region == nil && !usesInterface(parsed)
+            let regionless = try configuration.region == nil && !usesInterface
             do {
-                given = try phoneNumber(text, product, parsed, configuration, context).e164
+                given = try phoneNumber(text, product, regionGiven: regionGiven, configuration, context).e164
             } catch let error as CellpathError where regionless {
                 needsSIMRegion = error
             }
         }
-        if usesInterface(parsed) {
+        if usesInterface {
             guard let given else {
-                throw numberNeededWithInterface(parsed)
+                throw numberNeededWithInterface(command: context.command)
             }
-            return [CheckLane(modem: nil, number: given, provider: try FetchCommand.pathProvider(parsed, context))]
+            let provider = try FetchCommand.pathProvider(options.interfacePath, operatorID: nil, context)
+            return [CheckLane(modem: nil, number: given, provider: provider)]
         }
         let modems: [DiscoveredModem]
         var reports: [ModemReport] = []
-        let (discovery, reader) = ModemsCommand.setUp(parsed, context)
-        if parsed[modem] == "all" {
+        let backend = options.modemPath.backend
+        let (discovery, reader) = ModemsCommand.setUp(backend, timeout: nil, context)
+        if options.modem == "all" {
             modems = discovery.modems()
             guard !modems.isEmpty else {
                 throw CellpathError(.unavailable, "no modem found in \(discovery.roots.sysfs)", hint: "cellpath modems lists what cellpath sees")
             }
         } else {
-            switch try await BearerCommand.chooseModem(parsed, context) {
+            switch try await BearerCommand.chooseModem(options.modem, backend, timeout: nil, context) {
             case .chosen(let modem, let report):
                 modems = [modem]
                 if let report { reports = [report] }
@@ -121,28 +136,29 @@ extension CheckCommands {
             if let given {
                 number = given
             } else if let text, let problem = needsSIMRegion {
-                number = try numberInSIMRegion(text, problem, modem: modem, in: reports, product, parsed, context)
+                number = try numberInSIMRegion(text, problem, modem: modem, in: reports, product, context)
             } else {
-                number = try ownNumber(of: modem, in: reports, product, parsed, configuration, context)
+                number = try ownNumber(of: modem, in: reports, product, regionGiven: regionGiven, configuration, context)
             }
-            return CheckLane(modem: modem.index, number: number, provider: try FetchCommand.modemPath(parsed, context, modem: modem))
+            let provider = try FetchCommand.modemPath(options.modemPath, options.interfacePath, ipType: nil, context, modem: modem)
+            return CheckLane(modem: modem.index, number: number, provider: provider)
         }
     }
 
     /// The number `modem`'s SIM holds (its first MSISDN), in E.164.
-    static func ownNumber(of modem: DiscoveredModem, in reports: [ModemReport], _ product: CheckProduct, _ parsed: ParsedCommand,
+    static func ownNumber(of modem: DiscoveredModem, in reports: [ModemReport], _ product: CheckProduct, regionGiven: Bool,
                           _ configuration: EffectiveConfiguration, _ context: CommandContext) throws -> String {
         guard let msisdn = try simNumber(of: modem, in: reports) else {
             throw CellpathError(.usage, "modem \(modem.index)'s SIM does not hold its own number (no MSISDN)",
                                 hint: "give the number to check: cellpath \(product.commandName) +44…")
         }
-        return try phoneNumber(msisdn, product, parsed, configuration, context).e164
+        return try phoneNumber(msisdn, product, regionGiven: regionGiven, configuration, context).e164
     }
 
     /// A national number read in the region of `modem`'s SIM (the region of the number it holds);
     /// `problem` (it needs a region) when the SIM holds no number.
     static func numberInSIMRegion(_ text: String, _ problem: CellpathError, modem: DiscoveredModem, in reports: [ModemReport],
-                                  _ product: CheckProduct, _ parsed: ParsedCommand, _ context: CommandContext) throws -> String {
+                                  _ product: CheckProduct, _ context: CommandContext) throws -> String {
         guard let msisdn = try simNumber(of: modem, in: reports),
               let region = try? PhoneNumber.parse(msisdn, defaultRegion: nil, regionIsExplicit: false).regionCode, region != "001" else {
             throw problem
@@ -171,11 +187,11 @@ extension CheckCommands {
         return msisdn.hasPrefix("+") ? msisdn : "+" + msisdn
     }
 
-    /// The number parsed and normalised; a number that cannot take a check gets a warning.
-    static func phoneNumber(_ text: String, _ product: CheckProduct, _ parsed: ParsedCommand, _ configuration: EffectiveConfiguration,
+    /// The number parsed and normalised (`regionGiven`: `--region` given); a number that cannot
+    /// take a check gets a warning.
+    static func phoneNumber(_ text: String, _ product: CheckProduct, regionGiven: Bool, _ configuration: EffectiveConfiguration,
                             _ context: CommandContext) throws -> PhoneNumber {
-        let number = try PhoneNumber.parse(text, defaultRegion: try configuration.region,
-                                           regionIsExplicit: parsed[ConfigurationOptions.region] != nil)
+        let number = try PhoneNumber.parse(text, defaultRegion: try configuration.region, regionIsExplicit: regionGiven)
         if !number.isMobileCapable {
             context.logger.warning("this is a \(number.type.numberPhrase): \(product.commandName) needs a mobile number")
         }
@@ -183,11 +199,12 @@ extension CheckCommands {
     }
 
     /// `coverage`: the network and products the API sees through the cellular path.
-    static func runCoverage(_ parsed: ParsedCommand, _ context: CommandContext) async throws -> CommandOutcome {
-        let configuration = try ConfigurationOptions.load(parsed, context)
-        let backend = try makeBackend(parsed, configuration, context)
-        let runner = CheckRunner(backend: backend, pathProvider: try await pathProvider(parsed, context),
-                                 checkURLRequest: try checkURLRequest(parsed, configuration), progress: { context.progress.step($0) })
+    static func runCoverage(_ options: CoverageOptions, _ context: CommandContext) async throws -> CommandOutcome {
+        let configuration = try ConfigurationOptions.load(options, context)
+        let backend = try makeBackend(options.backend, configuration, context)
+        let runner = CheckRunner(backend: backend, pathProvider: try await pathProvider(options, context),
+                                 checkURLRequest: try checkURLRequest(allowDowngrade: options.allowDowngrade, maxHops: nil, configuration),
+                                 progress: { context.progress.step($0) })
         let report = await runner.coverage()
         try Task.checkCancellation()
         warnAboutDowngrades(in: report.trace, context.logger)
@@ -196,12 +213,12 @@ extension CheckCommands {
 
     /// The backend: the tru.ID API with `--direct`, else the development server of `--server`
     /// or of the configuration's profile.
-    static func makeBackend(_ parsed: ParsedCommand, _ configuration: EffectiveConfiguration,
+    static func makeBackend(_ options: CheckBackendOptions, _ configuration: EffectiveConfiguration,
                             _ context: CommandContext) throws -> any CheckBackend {
         let http = HTTPClient(route: .defaultNetwork)
         let caFile = try configuration.caFile
         if let caFile { try FetchCommand.checkCABundle(caFile, origin: configuration.origin(of: "http.cacert")) }
-        if try usesDirectBackend(parsed) {
+        if try usesDirectBackend(options, command: context.command) {
             return try directBackend(configuration, http: http, caFile: caFile, context)
         }
         guard let server = try configuration.serverBaseURL else {
@@ -213,9 +230,12 @@ extension CheckCommands {
 
     /// The cellular path: an interface configured by another tool (`--interface`), else the modem
     /// layer's, of the modem chosen first (several and none named: they are listed, exit 64).
-    static func pathProvider(_ parsed: ParsedCommand, _ context: CommandContext) async throws -> any CellularPathProvider {
-        if usesInterface(parsed) { return try FetchCommand.pathProvider(parsed, context) }
-        return try FetchCommand.modemPath(parsed, context, modem: try await FetchCommand.chosenModem(parsed, context))
+    static func pathProvider(_ options: CoverageOptions, _ context: CommandContext) async throws -> any CellularPathProvider {
+        if options.interfacePath.interface != nil {
+            return try FetchCommand.pathProvider(options.interfacePath, operatorID: nil, context)
+        }
+        let modem = try await FetchCommand.chosenModem(options.modem, options.modemPath.backend, context)
+        return try FetchCommand.modemPath(options.modemPath, options.interfacePath, ipType: nil, context, modem: modem)
     }
 }
 

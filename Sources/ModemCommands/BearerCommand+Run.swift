@@ -7,26 +7,29 @@ import ModemDiscovery
 import Modems
 
 extension BearerCommand {
-    /// How the bearer commands reach the modem: through the proxy unless --no-proxy, within --timeout.
-    package static func access(_ parsed: ParsedCommand) -> ModemAccess {
-        ModemAccess(useProxy: !parsed[ModemsCommand.noProxy], timeout: timeLimit(parsed))
+    /// How the bearer commands reach the modem: through the proxy unless --no-proxy, within
+    /// `timeout` (a bearer command's --timeout; 30 s by default).
+    package static func access(_ backend: ModemBackendOptions, timeout: Double?) -> ModemAccess {
+        ModemAccess(useProxy: !backend.noProxy, timeout: timeLimit(timeout))
     }
 
-    /// The modem that -m names (or the only one); a refusal is the modems' list and exit 64.
-    package static func chooseModem(_ parsed: ParsedCommand, _ context: CommandContext) async throws -> ModemSelection.Choice {
-        let selector = try ModemOption.selector(parsed)
+    /// The modem that `name` (-m) names, or the only one; a refusal is the modems' list and exit 64.
+    package static func chooseModem(_ name: String?, _ backend: ModemBackendOptions, timeout: Double?,
+                                    _ context: CommandContext) async throws -> ModemSelection.Choice {
+        let selector = try ModemSelector.named(name, command: context.command)
         ModemLibraries.configure(logger: context.logger)
         let discovery = ModemDiscovery(roots: ModemsCommand.deviceRoots(context))
-        let reader = ModemStatusReader(access: access(parsed), logger: context.logger, opener: ModemBackendChoice.chosen(parsed).opener)
+        let reader = ModemStatusReader(access: access(backend, timeout: timeout), logger: context.logger,
+                                       opener: backend.choice.opener)
         return try await ModemSelection.choose(selector, among: discovery.modems(), roots: discovery.roots,
                                                disclosure: context.global.disclosure,
                                                read: { await ModemsCommand.read($0, with: reader, context) })
     }
 
     /// Opens `modem`'s control port for a bearer command.
-    static func open(_ modem: DiscoveredModem, _ parsed: ParsedCommand, _ logger: Logger) async throws(CellpathError) -> any ModemBackend {
+    static func open(_ modem: DiscoveredModem, _ options: Options, _ logger: Logger) async throws(CellpathError) -> any ModemBackend {
         do {
-            return try await ModemBackendChoice.chosen(parsed).opener(modem.ports[0], access(parsed), logger)
+            return try await options.backend.choice.opener(modem.ports[0], access(options.backend, timeout: options.timeout), logger)
         } catch {
             throw cellpathError(error)
         }
@@ -44,6 +47,11 @@ extension BearerCommand {
         } catch {
             return .failure(error)
         }
+    }
+
+    /// The modem the bearer command names (or the only one).
+    static func chooseModem(_ options: Options, _ context: CommandContext) async throws -> ModemSelection.Choice {
+        try await chooseModem(options.modem, options.backend, timeout: options.timeout, context)
     }
 
     /// Runs `body` with the backend and closes it (releasing what it holds) whatever happens;
@@ -64,25 +72,25 @@ extension BearerCommand {
 }
 
 extension BearerUpCommand {
-    static func run(_ parsed: ParsedCommand, _ context: CommandContext) async throws -> CommandOutcome {
-        let settings = try settings(parsed, context)
-        let pin = try pin(parsed, context)
+    static func run(_ options: Options, _ context: CommandContext) async throws -> CommandOutcome {
+        let settings = try settings(options, context)
+        let pin = try pin(options, context)
         guard InterfaceState.mayConfigure else { throw InterfaceState.permissionError("bring the bearer up") }
-        let deadline = ContinuousClock.now + BearerCommand.timeLimit(parsed)
+        let deadline = ContinuousClock.now + BearerCommand.timeLimit(options.bearer.timeout)
         let modem: DiscoveredModem
-        switch try await BearerCommand.chooseModem(parsed, context) {
+        switch try await BearerCommand.chooseModem(options.bearer, context) {
         case .refused(let outcome): return outcome
         case .chosen(let chosen, _): modem = chosen
         }
         let logger = context.logger.scoped("modem\(modem.index)")
-        let backend = try await BearerCommand.open(modem, parsed, logger)
+        let backend = try await BearerCommand.open(modem, options.bearer, logger)
         let outcome = try await BearerCommand.withBackend(backend) {
             let follower = IndicationFollower(try await backend.indications()) { indication in
                 logger.debug("indication: \(indication)")
             }
             let bringUp = BearerBringUp(modem: modem, records: BearerRecords(environment: context.environment), logger: logger,
                                         progress: { context.progress.step("modem \(modem.index): \($0)") })
-            let request = BearerRequest(settings: settings, pin: pin, deadline: deadline, use: .keep, lockWait: ModemOption.lockWait(parsed))
+            let request = BearerRequest(settings: settings, pin: pin, deadline: deadline, use: .keep, lockWait: ModemOption.lockWait(options.bearer.wait))
             return try await bringUp.run(request, on: backend, following: follower)
         }
         var report = BearerReport(modem: modem, state: .connected)
@@ -109,10 +117,10 @@ extension BearerUpCommand {
 }
 
 extension BearerDownCommand {
-    static func run(_ parsed: ParsedCommand, _ context: CommandContext) async throws -> CommandOutcome {
+    static func run(_ options: Options, _ context: CommandContext) async throws -> CommandOutcome {
         guard InterfaceState.mayConfigure else { throw InterfaceState.permissionError("take the bearer down") }
         let modem: DiscoveredModem
-        switch try await BearerCommand.chooseModem(parsed, context) {
+        switch try await BearerCommand.chooseModem(options.bearer, context) {
         case .refused(let outcome): return outcome
         case .chosen(let chosen, _): modem = chosen
         }
@@ -121,7 +129,7 @@ extension BearerDownCommand {
         let teardown = BearerTeardown(modem: modem, records: records, logger: logger)
         context.progress.step("modem \(modem.index): taking the bearer down")
         var backend: (any ModemBackend)?
-        switch await BearerCommand.attempt({ () async throws(CellpathError) in try await BearerCommand.open(modem, parsed, logger) }) {
+        switch await BearerCommand.attempt({ () async throws(CellpathError) in try await BearerCommand.open(modem, options.bearer, logger) }) {
         case .success(let opened):
             backend = opened
         case .failure(let error) where error.kind == .unavailable:
@@ -132,10 +140,10 @@ extension BearerDownCommand {
         case .failure(let error):
             throw error
         }
-        let force = parsed[force]
+        let force = options.force
         let takeDown = { () async throws -> (bearer: BearerTeardown.Result, removedConfiguration: Bool) in
             let lock = try await ModemLock.acquire(modem, in: records, purpose: "bearer down",
-                                                   wait: ModemOption.lockWait(parsed)) { holder in
+                                                   wait: ModemOption.lockWait(options.bearer.wait)) { holder in
                 logger.warning("waiting for \(holder) to finish with modem \(modem.index)'s bearer")
             }
             defer { lock.release() }
@@ -151,17 +159,17 @@ extension BearerDownCommand {
 }
 
 extension BearerStatusCommand {
-    static func run(_ parsed: ParsedCommand, _ context: CommandContext) async throws -> CommandOutcome {
+    static func run(_ options: Options, _ context: CommandContext) async throws -> CommandOutcome {
         let modem: DiscoveredModem
-        switch try await BearerCommand.chooseModem(parsed, context) {
+        switch try await BearerCommand.chooseModem(options.bearer, context) {
         case .refused(let outcome): return outcome
         case .chosen(let chosen, _): modem = chosen
         }
         let logger = context.logger.scoped("modem\(modem.index)")
         let records = BearerRecords(environment: context.environment)
-        let backend = try await BearerCommand.open(modem, parsed, logger)
+        let backend = try await BearerCommand.open(modem, options.bearer, logger)
         return try await BearerCommand.withBackend(backend) {
-            guard parsed[watch] else { return CommandOutcome(BearerListing.output(try await report(modem, backend, records, logger))) }
+            guard options.watch else { return CommandOutcome(BearerListing.output(try await report(modem, backend, records, logger))) }
             return try await follow(modem, backend, records, logger, json: context.global.json)
         }
     }

@@ -125,21 +125,19 @@ extension ModemSelector {
     }
 }
 
-extension ModemOption {
-    /// The modem the command line names, if any.
-    package static func selector(_ parsed: ParsedCommand) throws(UsageError) -> ModemSelector? {
-        try parsed[modem].map { text throws(UsageError) in try ModemSelector(text, command: parsed.path) }
+extension ModemSelector {
+    /// The modem `name` (`-m`) names, if any.
+    package static func named(_ name: String?, command: [String]) throws(UsageError) -> ModemSelector? {
+        try name.map { text throws(UsageError) in try ModemSelector(text, command: command) }
     }
 }
 
 extension ModemsShowCommand {
     /// The modem named on the command line (as the argument or with -m), if any.
-    package static func selector(_ parsed: ParsedCommand) throws(UsageError) -> ModemSelector? {
-        if let argument = parsed[modem], let option = parsed[ModemOption.modem], argument != option {
-            throw UsageError("two modems named: '\(argument)' and '-m \(option)'", command: parsed.path)
+    package static func selector(_ options: Options, command: [String]) throws(UsageError) -> ModemSelector? {
+        if let argument = options.modem, let option = options.modemOption, argument != option {
+            throw UsageError("two modems named: '\(argument)' and '-m \(option)'", command: command)
         }
-        return try (parsed[modem] ?? parsed[ModemOption.modem]).map { text throws(UsageError) in
-            try ModemSelector(text, command: parsed.path)
-        }
+        return try ModemSelector.named(options.modem ?? options.modemOption, command: command)
     }
 }

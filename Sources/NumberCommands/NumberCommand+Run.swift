@@ -9,13 +9,13 @@ extension ProgramImplementations {
 }
 
 extension NumberCommand {
-    static func run(_ parsed: ParsedCommand, _ context: CommandContext) async throws -> CommandOutcome {
-        let input = try parsed[Self.phone]
-        let configuration = try ConfigurationOptions.load(parsed, context)
+    static func run(_ options: Options, _ context: CommandContext) async throws -> CommandOutcome {
+        let input = options.phone
+        let configuration = try ConfigurationOptions.load(options, context)
         // The configured region is read only for a number without '+': a broken configuration
         // elsewhere (a missing tru.json, a bad timeout) does not concern this command.
         let number = try PhoneNumber.parse(input, defaultRegion: try configuration.region,
-                                           regionIsExplicit: parsed[ConfigurationOptions.region] != nil)
+                                           regionIsExplicit: options.region != nil)
 
         var record = Record()
         record.add("e164", .string(number.e164), label: "E.164")

@@ -13,31 +13,31 @@ extension ProgramImplementations {
 }
 
 extension ServeCommand {
-    static func run(_ parsed: ParsedCommand, _ context: CommandContext) async throws -> CommandOutcome {
-        let configuration = try ConfigurationOptions.load(parsed, context)
+    static func run(_ options: Options, _ context: CommandContext) async throws -> CommandOutcome {
+        let configuration = try ConfigurationOptions.load(options, context)
         let (clientID, clientSecret) = try credentials(configuration, context.environment)
         var settings = ServeSettings(defaultRegion: try configuration.region, logPersonalData: context.global.disclosure == .full)
-        (settings.listenAddress, settings.listenPort) = try listenAddress(parsed[listen] ?? "127.0.0.1:8080")
-        settings.tlsCertificate = parsed[tlsCert]
-        settings.tlsKey = parsed[tlsKey]
+        (settings.listenAddress, settings.listenPort) = try listenAddress(options.listen ?? "127.0.0.1:8080")
+        settings.tlsCertificate = options.tlsCert
+        settings.tlsKey = options.tlsKey
         guard (settings.tlsCertificate == nil) == (settings.tlsKey == nil) else {
             throw CellpathError(.usage, "--tls-cert and --tls-key go together")
         }
-        if let path = parsed[apiKeyFile] {
+        if let path = options.apiKeyFile {
             settings.apiKey = try readKey(path)
             if let warning = exposedKeyWarning(path) { context.logger.warning("\(warning)") }
         }
-        settings.corsOrigins = parsed[corsOrigin]
-        settings.serverNames = parsed[serverName]
-        settings.allowsFormBodies = parsed[allowFormBodies]
-        settings.offersCoverageToken = parsed[coverageTokenRoute]
-        if let value = parsed[maxBody] { settings.limits.maxBodyBytes = value }
-        if let value = parsed[maxConnections] { settings.limits.maxConnections = value }
-        if let value = parsed[maxConnectionsPerAddress] { settings.limits.maxConnectionsPerAddress = value }
-        if let value = parsed[rateLimit] { settings.limits.requestsPerMinute = value }
-        if let value = parsed[clientTimeout] { settings.limits.idleTimeoutSeconds = value }
-        if let value = parsed[requestTimeout] { settings.limits.requestTimeoutSeconds = value }
-        if let value = parsed[upstreamTimeout] { settings.limits.upstreamTimeout = .seconds(value) }
+        settings.corsOrigins = options.corsOrigin
+        settings.serverNames = options.serverName
+        settings.allowsFormBodies = options.allowFormBodies
+        settings.offersCoverageToken = options.coverageTokenRoute
+        if let value = options.maxBody { settings.limits.maxBodyBytes = value }
+        if let value = options.maxConnections { settings.limits.maxConnections = value }
+        if let value = options.maxConnectionsPerAddress { settings.limits.maxConnectionsPerAddress = value }
+        if let value = options.rateLimit { settings.limits.requestsPerMinute = value }
+        if let value = options.clientTimeout { settings.limits.idleTimeoutSeconds = value }
+        if let value = options.requestTimeout { settings.limits.requestTimeoutSeconds = value }
+        if let value = options.upstreamTimeout { settings.limits.upstreamTimeout = .seconds(value) }
         if !isLoopback(settings.listenAddress) && settings.apiKey == nil {
             context.logger.warning("listening on \(settings.listenAddress) without --api-key-file: anyone who reaches it can run checks on your account")
         }

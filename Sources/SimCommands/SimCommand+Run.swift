@@ -17,9 +17,9 @@ extension ProgramImplementations {
 
 extension SimCommand {
 
-    /// The world's prefix: `--prefix`, else the configuration's `[sim] prefix`.
-    static func prefix(_ parsed: ParsedCommand, _ context: CommandContext) throws -> String {
-        if let prefix = parsed[prefixOption] { return prefix }
-        return try ConfigurationOptions.load(parsed, context).simPrefix
+    /// The world's prefix: `given` (`--prefix`), else the configuration's `[sim] prefix`.
+    static func prefix(_ given: String?, _ context: CommandContext) throws -> String {
+        if let given { return given }
+        return try ConfigurationOptions.load(NoOptions(), context).simPrefix
     }
 }

@@ -3,8 +3,8 @@ import CommandLineKit
 import Simulator
 
 extension SimEnvCommand {
-    static func run(_ parsed: ParsedCommand, _ context: CommandContext) throws -> CommandOutcome {
-        let variables = try SimulatedWorld.environment(prefix: try SimCommand.prefix(parsed, context))
+    static func run(_ options: SimCommand.Options, _ context: CommandContext) throws -> CommandOutcome {
+        let variables = try SimulatedWorld.environment(prefix: try SimCommand.prefix(options.prefix, context))
         var values = Record()
         for variable in variables { values.add(variable.name, .string(variable.value), label: variable.name) }
         let lines = variables.map { "export \($0.name)=\(shellQuoted($0.value))" }

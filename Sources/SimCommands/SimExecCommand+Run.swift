@@ -4,9 +4,9 @@ import Simulator
 import SystemSupport
 
 extension SimExecCommand {
-    static func run(_ parsed: ParsedCommand, _ context: CommandContext) throws -> CommandOutcome {
+    static func run(_ options: Options, _ context: CommandContext) throws -> CommandOutcome {
         do {
-            try SimulatedWorld.exec(prefix: try SimCommand.prefix(parsed, context), command: parsed[Self.command])
+            try SimulatedWorld.exec(prefix: try SimCommand.prefix(options.prefix, context), command: options.command)
         } catch let failure as SimulatedWorld.CommandNotRunnable {
             // As a shell says it, with the shell's status (126, 127) rather than one of cellpath's.
             try? IO.writeAll(2, "error: \(failure.message)\n")

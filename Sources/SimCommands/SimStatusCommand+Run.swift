@@ -5,8 +5,8 @@ import Simulator
 import SimulatorScenario
 
 extension SimStatusCommand {
-    static func run(_ parsed: ParsedCommand, _ context: CommandContext) throws -> CommandOutcome {
-        let status = try SimulatedWorld.status(prefix: try SimCommand.prefix(parsed, context))
+    static func run(_ options: SimCommand.Options, _ context: CommandContext) throws -> CommandOutcome {
+        let status = try SimulatedWorld.status(prefix: try SimCommand.prefix(options.prefix, context))
         return CommandOutcome(Output(title: "simulated world \(status.prefix): \(status.state.rawValue)",
                                      try record(status, context)))
     }

@@ -10,7 +10,7 @@ enum CommandTree {
             request, with its whole redirect chain and DNS, through the cellular interface only.
             `cellpath sim` provides a complete simulated cellular world for trying it without hardware.
             """,
-        options: GlobalOptions.specs,
+        options: RootOptions.self,
         subcommands: [
             CheckCommands.subscriberCheck,
             CheckCommands.phoneCheck,
@@ -36,10 +36,14 @@ enum CommandTree {
     /// Listed in help; the parser answers `help <command>` itself.
     package static let help: CommandSpec = CommandSpec(
         name: "help", abstract: "Show help for a command.",
-        arguments: [ArgumentSpec(name: "command", help: "The command (and subcommand) to explain.",
-                                 optional: true, variadic: true)],
+        options: HelpOptions.self,
         examples: [
             .init("List the commands:", "cellpath help"),
             .init("Explain a subcommand (as cellpath sim up --help does):", "cellpath help sim up"),
         ])
+}
+
+/// The argument of `help`.
+struct HelpOptions: CommandOptions {
+    @VariadicArgument("command", help: "The command (and subcommand) to explain.", optional: true) var command: [String]
 }

@@ -20,72 +20,74 @@ package enum FetchCommand {
             cookies carried across hops; tokens, codes and cookies are masked in the trace unless
             --verbose-full.
             """,
-        arguments: [url.spec],
-        options: [
-            interface.spec, allowAnyInterface.spec, dns.spec, ModemOption.modem.spec, apn.spec, keepBearer.spec, ModemOption.wait.spec,
-            ModemsCommand.backend.spec, ModemsCommand.noProxy.spec, ConfigurationOptions.ipType.spec, maxHops.spec,
-            ConfigurationOptions.hopTimeout.spec,
-            ConfigurationOptions.timeout.spec,
-            stopAt.spec, strict.spec, method.spec, data.spec, header.spec, operatorID.spec,
-            ConfigurationOptions.caFile.spec,
-            har.spec, printField.spec,
-        ],
-        placement: .routed([.front, .modems], route: route),
+        options: Options.self,
+        placement: .routing(among: [.front, .modems], by: route),
         examples: [
             .init("Open a check_url through the only modem (its bearer brought up if needed):", "cellpath fetch \"$CHECK_URL\""),
             .init("Through an interface another tool configured, with the bearer's DNS:", "cellpath fetch -i wwan0 --dns 100.64.0.53 \"$CHECK_URL\""),
             .init("Print only the v0.2 code, for your backend:", "cellpath fetch -m 0 --print code \"$CHECK_URL\""),
         ])
 
-    package static let url = ArgumentKey("url", help: "Absolute http or https URL of the first hop.")
-    package static let interface = OptionKey<String>(
-        "interface", short: "i", "name", help: "Cellular network interface (e.g. wwan0); its address is read from it.")
-    package static let dns = RepeatableOptionKey<String>("dns", "address", help: "DNS server of the bearer (repeat or separate with commas).")
-    package static let maxHops = OptionKey<Int>("max-hops", "n", help: "Most requests in the chain (default: 10).", .integer(in: 1...50))
-    package static let stopAt = OptionKey<String>(
-        "stop-at", "prefix", help: "Stop at the first redirect whose Location starts with this prefix (a redirect_url).")
-    package static let strict = Flag("strict", help: "Refuse an https→http downgrade instead of only reporting it.")
-    package static let method = OptionKey<String>("method", short: "X", "method", help: "Method of the first request (default: GET).")
-    package static let data = OptionKey<String>("data", "body", help: "Body of the first request.")
-    package static let header = RepeatableOptionKey<String>(
-        "header", short: "H", "header", help: "Extra request header 'Name: value' (repeatable).")
-    package static let operatorID = OptionKey<String>(
-        "operator", "mcc-mnc",
-        help: "Send the SDKs' x-tru-ops header on the first request: MCC-MNC, several separated by commas (e.g. 234-15).")
-    package static let har = OptionKey<String>("har", "file", help: "Also write the trace as HAR 1.2 to this file.")
-    package static let allowAnyInterface = Flag(
-        "allow-any-interface", help: "Accept an --interface that is not a modem's (for tests: a check through it proves nothing about the SIM).")
+    /// `fetch`'s options: the path (an interface, or a modem's bearer), the request, the output.
+    package struct Options: CommandOptions {
+        @Argument("url", help: "Absolute http or https URL of the first hop.") package var url: String
+        @OptionGroup package var interfacePath: InterfacePathOptions
+        @Option(ModemOption.modem) package var modem: String?
+        @OptionGroup package var modemPath: ModemPathOptions
+        @Option(ConfigurationOptions.ipType) package var ipType: BearerIPType?
+        @Option(FetchCommand.maxHops) package var maxHops: Int?
+        @SettingOption(.hopTimeout) package var hopTimeout: String?
+        @SettingOption(.timeout) package var timeout: String?
+        @Option("stop-at", "prefix", help: "Stop at the first redirect whose Location starts with this prefix (a redirect_url).")
+        package var stopAt: String?
+        @Flag("strict", help: "Refuse an https→http downgrade instead of only reporting it.") package var strict: Bool
+        @Option("method", short: "X", "method", help: "Method of the first request (default: GET).") package var method: String?
+        @Option("data", "body", help: "Body of the first request.") package var data: String?
+        @RepeatableOption("header", short: "H", "header", help: "Extra request header 'Name: value' (repeatable).")
+        package var header: [String]
+        @Option("operator", "mcc-mnc",
+                help: "Send the SDKs' x-tru-ops header on the first request: MCC-MNC, several separated by commas (e.g. 234-15).")
+        package var operatorID: String?
+        @SettingOption(.caFile) package var caFile: String?
+        @Option("har", "file", help: "Also write the trace as HAR 1.2 to this file.") package var har: String?
+        @Option("print", "field",
+                help: "Print only this field of the result on stdout: code, check-id, reference-id or status (the code is a secret: it is printed as it is).",
+                .choice)
+        package var printField: PrintField?
 
-    package static let printField = OptionKey<PrintField>(
-        "print", "field",
-        help: "Print only this field of the result on stdout: code, check-id, reference-id or status (the code is a secret: it is printed as it is).",
-        .choice)
+        package init() {}
+    }
+
+    /// `--max-hops`, also the checks'.
+    package static let maxHops = Option<Int>("max-hops", "n", help: "Most requests in the chain (default: 10).", .integer(in: 1...50))
 
     /// What `--print` prints.
     package enum PrintField: String, Sendable, CaseIterable {
         case code, checkID = "check-id", referenceID = "reference-id", status
     }
 
-    package static func run(_ parsed: ParsedCommand, _ context: CommandContext) async throws -> CommandOutcome {
-        try await run(parsed, context, pathProvider: pathProvider)
+    package static func run(_ options: Options, _ context: CommandContext) async throws -> CommandOutcome {
+        try await run(options, context) { options, context in
+            try pathProvider(options.interfacePath, operatorID: options.operatorID, context)
+        }
     }
 
     /// Refuses an output file (`--har`) that cannot be written, before anything is sent or chosen.
-    package static func checkOutputs(_ parsed: ParsedCommand, _ context: CommandContext) throws {
-        if let har = parsed[Self.har] { try OutputFile.checkWritable(har, option: "--har", as: context.caller) }
+    package static func checkOutputs(_ options: Options, _ context: CommandContext) throws {
+        if let har = options.har { try OutputFile.checkWritable(har, option: "--har", as: context.caller) }
     }
 
     /// The fetch with the path from `pathProvider`: the interface and DNS servers given
     /// (`pathProvider(_:_:)`), or the modem layer's (`cellpath-modem`).
-    package static func run(_ parsed: ParsedCommand, _ context: CommandContext,
-                            pathProvider: (ParsedCommand, CommandContext) throws -> any CellularPathProvider) async throws -> CommandOutcome {
-        if let operators = parsed[Self.operatorID] { _ = try OperatorIDs(parsing: operators) }
-        if parsed[Self.printField] != nil, context.global.json {
-            throw UsageError("'--print' cannot be combined with '--json'", command: parsed.path)
+    package static func run(_ options: Options, _ context: CommandContext,
+                            pathProvider: (Options, CommandContext) throws -> any CellularPathProvider) async throws -> CommandOutcome {
+        if let operators = options.operatorID { _ = try OperatorIDs(parsing: operators) }
+        if options.printField != nil, context.global.json {
+            throw UsageError("'--print' cannot be combined with '--json'", command: context.command)
         }
-        let request = try makeRequest(parsed, context)
-        try checkOutputs(parsed, context)
-        let provider = try pathProvider(parsed, context)
+        let request = try makeRequest(options, context)
+        try checkOutputs(options, context)
+        let provider = try pathProvider(options, context)
         let path = try await provider.cellularPath()
         for address in [path.ipv4Address, path.ipv6Address].compactMap({ $0 })
         where !SourceAddressRule.exists(interface: path.interfaceName, address: address) {
@@ -93,7 +95,7 @@ package enum FetchCommand {
         }
         context.progress.step("fetching through \(path.interfaceName)")
         let opener = CheckURLOpener(client: CellularHTTPClient(path: path))
-        let report = await opener.open(request, sendOperatorHeader: parsed[Self.operatorID] != nil)
+        let report = await opener.open(request, sendOperatorHeader: options.operatorID != nil)
         await provider.release()
         try Task.checkCancellation()
 
@@ -102,14 +104,14 @@ package enum FetchCommand {
         warnAboutDowngrades(in: report.trace, allowedBy: "without --strict", context.logger)
         // The trace is printed even when its HAR copy cannot be written: nothing of the chain is lost.
         var harFailure: CellpathError?
-        if let har = parsed[Self.har] {
+        if let har = options.har {
             do {
                 try OutputFile.write(HARWriter.har(report.trace, disclosure: disclosure), to: har, as: context.caller)
             } catch {
                 harFailure = error
             }
         }
-        if let field = parsed[Self.printField] {
+        if let field = options.printField {
             if !context.global.quiet { Terminal.writeErr(report.humanLines(disclosure).map { $0.terminalSafe + "\n" }.joined()) }
             let printed = try printOnly(field, of: report)
             guard let harFailure, let output = printed.output else { return printed }
@@ -175,19 +177,20 @@ package enum FetchCommand {
         }
     }
 
-    /// Where the cellular path comes from: today the interface and DNS servers given on the
-    /// command line (the modem layer will provide its own).
-    package static func pathProvider(_ parsed: ParsedCommand, _ context: CommandContext) throws -> any CellularPathProvider {
-        guard let interface = parsed[Self.interface] else {
+    /// The path through the interface and DNS servers given on the command line (`operatorID`:
+    /// fetch's `--operator`); the modem layer's is `cellpath-modem`'s.
+    package static func pathProvider(_ path: InterfacePathOptions, operatorID: String?,
+                                     _ context: CommandContext) throws -> any CellularPathProvider {
+        guard let interface = path.interface else {
             throw UsageError("missing '--interface <name>': a check is sent through the bearer's interface only, never the default route",
-                             command: parsed.path)
+                             command: context.command)
         }
-        let dns = parsed[Self.dns].flatMap { $0.split(separator: ",").map(String.init) }
+        let dns = path.dnsServers
         guard !dns.isEmpty else {
-            throw UsageError("missing '--dns <address>': names must be resolved by the bearer's DNS servers", command: parsed.path)
+            throw UsageError("missing '--dns <address>': names must be resolved by the bearer's DNS servers", command: context.command)
         }
-        if !parsed[Self.allowAnyInterface] { try requireModemInterface(interface, context) }
-        return InterfacePathProvider(interface: interface, dnsServers: dns, operatorID: parsed[Self.operatorID])
+        if !path.allowAnyInterface { try requireModemInterface(interface, context) }
+        return InterfacePathProvider(interface: interface, dnsServers: dns, operatorID: operatorID)
     }
 
     /// Refuses an interface that is not a modem's (Wi-Fi, Ethernet, a VPN): a check through it
@@ -228,27 +231,27 @@ package enum FetchCommand {
     }
 
     /// Builds the request from the options; bad input is refused here, before any packet.
-    package static func makeRequest(_ parsed: ParsedCommand, _ context: CommandContext) throws -> FetchRequest {
-        let configuration = try ConfigurationOptions.load(parsed, context)
-        var request = FetchRequest(url: try parsed[Self.url])
-        request.method = parsed[Self.method] ?? (parsed[Self.data] == nil ? "GET" : "POST")
-        request.body = parsed[Self.data].map { Array($0.utf8) }
-        request.headers = try parsed[Self.header].map { text throws(UsageError) in
+    package static func makeRequest(_ options: Options, _ context: CommandContext) throws -> FetchRequest {
+        let configuration = try ConfigurationOptions.load(options, context)
+        var request = FetchRequest(url: options.url)
+        request.method = options.method ?? (options.data == nil ? "GET" : "POST")
+        request.body = options.data.map { Array($0.utf8) }
+        request.headers = try options.header.map { text throws(UsageError) in
             guard let colon = text.firstIndex(of: ":"), colon != text.startIndex else {
-                throw UsageError("invalid header '\(text)': expected 'Name: value'", command: parsed.path)
+                throw UsageError("invalid header '\(text)': expected 'Name: value'", command: context.command)
             }
             return HTTPHeader(String(text[..<colon]), String(text[text.index(after: colon)...].drop { $0 == " " }))
         }
-        request.maxHops = parsed[Self.maxHops] ?? 10
+        request.maxHops = options.maxHops ?? 10
         request.hopTimeout = try configuration.hopTimeout
         request.totalTimeout = try configuration.timeout
-        request.ipType = switch try ConfigurationOptions.ipType(parsed, context) {
+        request.ipType = switch try ConfigurationOptions.ipType(options.ipType, context) {
         case .ipv4: .ipv4
         case .ipv6: .ipv6
         case .ipv4v6: .any
         }
-        request.stopAtPrefix = parsed[Self.stopAt]
-        request.strict = parsed[Self.strict]
+        request.stopAtPrefix = options.stopAt
+        request.strict = options.strict
         request.caFile = try configuration.caFile
         if let caFile = request.caFile { try checkCABundle(caFile, origin: configuration.origin(of: "http.cacert")) }
         do {

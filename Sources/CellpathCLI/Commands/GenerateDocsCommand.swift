@@ -9,13 +9,13 @@ package enum GenerateDocsCommand {
     package static let spec: CommandSpec = CommandSpec(
         name: "generate-docs",
         abstract: "Print the help of every command as Markdown or as a man page.",
-        options: [format.spec],
+        options: Options.self,
         hidden: true,
         placement: .program(.front))
 
-    package static func run(_ parsed: ParsedCommand, _ context: CommandContext) throws -> CommandOutcome {
+    package static func run(_ options: Options, _ context: CommandContext) throws -> CommandOutcome {
         let formatter = HelpFormatter(root: CommandTree.root)
-        let text = parsed[Self.format] == .man ? ManPage(formatter).text : markdown(formatter)
+        let text = options.format == .man ? ManPage(formatter).text : markdown(formatter)
         Terminal.writeOut(text)
         return CommandOutcome()
     }
@@ -25,7 +25,12 @@ package enum GenerateDocsCommand {
         case markdown, man
     }
 
-    package static let format = OptionKey<DocumentFormat>("format", "format", help: "markdown or man (default: markdown).", .choice)
+    /// `generate-docs`'s options.
+    package struct Options: CommandOptions {
+        @Option("format", "format", help: "markdown or man (default: markdown).", .choice) package var format: DocumentFormat?
+
+        package init() {}
+    }
 
     /// Every visible command path, depth first.
     package static func paths(_ node: CommandSpec, _ prefix: [String]) -> [[String]] {

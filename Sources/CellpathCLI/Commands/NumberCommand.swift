@@ -14,8 +14,7 @@ package enum NumberCommand {
             is refused, since a SIM's number has none. Other failures say why; all exit with 65.
             SubscriberCheck and PhoneCheck need a mobile number: another type gets a warning.
             """,
-        arguments: [phone.spec],
-        options: [ConfigurationOptions.region.spec],
+        options: Options.self,
         placement: .program(.phoneNumbers),
         examples: [
             .init("Check an international number and print it in E.164:", "cellpath number +44 7940 448591"),
@@ -23,7 +22,15 @@ package enum NumberCommand {
             .init("A tel: URI, as JSON:", "cellpath number tel:+44-7940-448591 --json"),
         ])
 
-    package static let phone = ArgumentKey(
-        "phone", help: "The phone number, in international or national form, or a tel: URI; its groups may be separate words (07940 448591).",
-        joiningWords: true)
+    /// `number`'s options.
+    package struct Options: CommandOptions {
+        @Argument(
+            "phone",
+            help: "The phone number, in international or national form, or a tel: URI; its groups may be separate words (07940 448591).",
+            joiningWords: true)
+        package var phone: String
+        @SettingOption(.region) package var region: String?
+
+        package init() {}
+    }
 }

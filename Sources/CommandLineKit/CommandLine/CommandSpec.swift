@@ -1,7 +1,7 @@
 import CellpathCore
 
 /// One option of a command: a flag (`--json`) or an option with a value (`--region GB`).
-/// Declared through a `Flag`, `OptionKey` or `RepeatableOptionKey`, which also read it.
+/// Declared through a `Flag`, `Option` or `RepeatableOption` (`CommandOptions`), which also read it.
 package struct OptionSpec: Sendable {
     /// Whether the option takes a value, and how that value is read.
     package enum Kind: Sendable {
@@ -125,6 +125,17 @@ package enum CommandPlacement: Sendable {
     /// options (`fetch --modem` needs the modem layer's).
     case routed([Program], route: @Sendable (ParsedCommand, [String: String]) -> Program)
 
+    /// Routed by the command's values in `Options`, its spec's own type.
+    package static func routing<Options: CommandOptions>(
+        among programs: [Program], by route: @escaping @Sendable (Options, [String: String]) -> Program
+    ) -> CommandPlacement {
+        .routed(programs) { parsed, environment in
+            // The parser has bound every required argument: the values are there.
+            guard let options = try? parsed.options(as: Options.self) else { return programs[0] }
+            return route(options, environment)
+        }
+    }
+
     /// Every program that implements the command.
     package var programs: [Program] {
         switch self {
@@ -144,21 +155,30 @@ package final class CommandIdentity: Sendable, Hashable {
     package func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
 }
 
-/// One command's implementation: the spec it implements, and how it runs.
+/// One command's implementation: the spec it implements, the options it reads, and how it runs.
 package struct CommandImplementation: Sendable {
     package let command: CommandSpec
+    /// The `CommandOptions` type `run` takes: the spec's own (`CommandImplementationTests`).
+    package let optionsType: ObjectIdentifier
     package let action: CommandAction
 
-    /// Runs as a task that the first SIGINT/SIGTERM cancels (`CommandAction.async`).
-    package static func async(_ command: CommandSpec,
-                              _ run: @escaping @Sendable (ParsedCommand, CommandContext) async throws -> CommandOutcome) -> Self {
-        CommandImplementation(command: command, action: .async(run))
+    /// Runs as a task that the first SIGINT/SIGTERM cancels (`CommandAction.async`), with the
+    /// command line's values in `Options`.
+    package static func async<Options: CommandOptions>(
+        _ command: CommandSpec, _ run: @escaping @Sendable (Options, CommandContext) async throws -> CommandOutcome
+    ) -> Self {
+        CommandImplementation(command: command, optionsType: ObjectIdentifier(Options.self), action: .async { parsed, context in
+            try await run(try parsed.options(as: Options.self), context)
+        })
     }
 
-    /// Runs on the main thread (`CommandAction.blocking`).
-    package static func blocking(_ command: CommandSpec,
-                                 _ run: @escaping @Sendable (ParsedCommand, CommandContext) throws -> CommandOutcome) -> Self {
-        CommandImplementation(command: command, action: .blocking(run))
+    /// Runs on the main thread (`CommandAction.blocking`), with the command line's values in `Options`.
+    package static func blocking<Options: CommandOptions>(
+        _ command: CommandSpec, _ run: @escaping @Sendable (Options, CommandContext) throws -> CommandOutcome
+    ) -> Self {
+        CommandImplementation(command: command, optionsType: ObjectIdentifier(Options.self), action: .blocking { parsed, context in
+            try run(try parsed.options(as: Options.self), context)
+        })
     }
 }
 
@@ -196,6 +216,8 @@ package struct CommandSpec: Sendable {
     package var discussion: String?
     package var arguments: [ArgumentSpec]
     package var options: [OptionSpec]
+    /// The `CommandOptions` type that declares `arguments` and `options`.
+    package var optionsType: ObjectIdentifier
     package var subcommands: [CommandSpec]
     /// Left out of help listings (tooling commands such as `generate-docs`).
     package var hidden: Bool
@@ -210,14 +232,17 @@ package struct CommandSpec: Sendable {
     /// Tells this command from every other, for finding its implementation.
     package let identity = CommandIdentity()
 
-    package init(name: String, abstract: String, discussion: String? = nil, arguments: [ArgumentSpec] = [],
-                 options: [OptionSpec] = [], subcommands: [CommandSpec] = [], hidden: Bool = false,
-                 placement: CommandPlacement? = nil, examples: [CommandExample] = [], logsJSONLines: Bool = false) {
+    /// A command whose arguments and options `options` declares.
+    package init<Options: CommandOptions>(name: String, abstract: String, discussion: String? = nil,
+                                          options: Options.Type = NoOptions.self, subcommands: [CommandSpec] = [],
+                                          hidden: Bool = false, placement: CommandPlacement? = nil,
+                                          examples: [CommandExample] = [], logsJSONLines: Bool = false) {
         self.name = name
         self.abstract = abstract
         self.discussion = discussion
-        self.arguments = arguments
-        self.options = options
+        self.arguments = Options.argumentSpecs
+        self.options = Options.optionSpecs
+        self.optionsType = ObjectIdentifier(Options.self)
         self.subcommands = subcommands
         self.hidden = hidden
         self.placement = placement

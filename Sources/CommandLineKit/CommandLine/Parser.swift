@@ -98,7 +98,7 @@ package struct CommandLineParser {
             }
         }
 
-        if parsed.path.count == 1, parsed[Self.versionFlag] { return .version }
+        if parsed.path.count == 1, parsed.flags.contains(Self.versionFlag.spec.long) { return .version }
         guard node.placement != nil else { return .help(parsed.path) }
         try bind(positionals, to: node, into: &parsed)
         return .run(node, parsed)

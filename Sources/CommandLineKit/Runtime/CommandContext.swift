@@ -5,6 +5,8 @@ import SystemSupport
 /// progress reporter. Created once per invocation.
 package struct CommandContext: Sendable {
     package var global: GlobalOptions
+    /// The command's path (`["cellpath", "bearer", "up"]`), for the usage errors it finds.
+    package var command: [String]
     package var environment: [String: String]
     package var logger: Logger
     package var progress: Progress

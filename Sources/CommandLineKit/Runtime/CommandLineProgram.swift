@@ -65,7 +65,7 @@ package enum CommandLineProgram {
         let jsonLog = command.logsJSONLines
         let colorErr = !jsonLog && global.color.enabled(isTTY: Terminal.stderrIsTTY, environment: environment)
         let context = CommandContext(
-            global: global, environment: environment,
+            global: global, command: parsed.path, environment: environment,
             logger: Logger(threshold: global.logThreshold, disclosure: global.disclosure,
                            sink: jsonLog ? JSONLinesLogSink() as any LogSink : TerminalLogSink(), warnings: WarningRecorder()),
             progress: Progress(enabled: Terminal.stderrIsTTY && !global.quiet), caller: privilege.caller)

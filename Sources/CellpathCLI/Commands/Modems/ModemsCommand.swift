@@ -24,7 +24,7 @@ package enum ModemsCommand {
             CELLPATH_DEV_ROOT (set by cellpath sim exec) make discovery look at another sysfs
             and /dev.
             """,
-        options: options,
+        options: Options.self,
         subcommands: [ModemsShowCommand.spec],
         placement: .program(.modems),
         examples: [
@@ -33,34 +33,20 @@ package enum ModemsCommand {
             .init("Talk MBIM to them directly, not through ModemManager (a QMI modem is refused):", "cellpath modems --backend mbim"),
         ])
 
-    package static let noProxy = Flag(
-        "no-proxy", help: "Open the control ports directly, not through mbim-proxy or qmi-proxy (only ports no other program reads).")
+    /// The options of every modem command: how the modems are reached, and how long reading one may take.
+    package struct Options: CommandOptions {
+        @OptionGroup package var backend: ModemBackendOptions
+        @Option("timeout", "seconds",
+                help: "How long reading a modem may take, from opening its port to its last answer (default: 10).", .seconds)
+        package var timeout: Double?
 
-    package static let backend = OptionKey<ModemBackendChoice>(
-        "backend", "name",
-        help: "Reach the modems through ModemManager (modemmanager) or directly over MBIM or QMI (mbim, qmi); auto: ModemManager when it runs on the system bus, else directly (default: auto).",
-        .choice)
-
-    package static let timeout = OptionKey<Double>(
-        "timeout", "seconds", help: "How long reading a modem may take, from opening its port to its last answer (default: 10).", .seconds)
-
-    /// The options of every modem command.
-    package static let options = [backend.spec, noProxy.spec, timeout.spec]
+        package init() {}
+    }
 
     /// Where discovery looks: `CELLPATH_SYSFS_ROOT` and `CELLPATH_DEV_ROOT`, else /sys and /dev.
     package static func deviceRoots(_ context: CommandContext) -> DeviceRoots {
         DeviceRoots(environment: context.environment)
     }
-}
-
-/// Who cellpath reaches a modem through (`--backend`, docs/operations.md).
-package enum ModemBackendChoice: String, Sendable, CaseIterable {
-    /// ModemManager when `org.freedesktop.ModemManager1` has an owner on the system bus, else directly.
-    case auto
-    /// ModemManager's D-Bus API.
-    case modemmanager
-    /// The control port directly (through its proxy), in the protocol it speaks.
-    case mbim, qmi
 }
 
 /// `cellpath modems show [MODEM]`: everything one modem reports.
@@ -76,8 +62,7 @@ package enum ModemsShowCommand {
             answer in time) or 77 (no permission to open the port). No SIM, a locked SIM, the
             radio off or a refused registration are states, shown as such.
             """,
-        arguments: [modem.spec],
-        options: [ModemOption.modem.spec] + ModemsCommand.options,
+        options: Options.self,
         placement: .program(.modems),
         examples: [
             .init("Show the only modem:", "cellpath modems show"),
@@ -85,6 +70,13 @@ package enum ModemsShowCommand {
             .init("Show the second modem:", "cellpath modems show 1"),
         ])
 
-    package static let modem = OptionalArgumentKey(
-        "modem", help: "The modem's index, IMEI, ICCID or control port (default: the only modem); or -m.")
+    /// The modem, named as the argument or with -m, and how the modems are read.
+    package struct Options: CommandOptions {
+        @OptionalArgument("modem", help: "The modem's index, IMEI, ICCID or control port (default: the only modem); or -m.")
+        package var modem: String?
+        @Option(ModemOption.modem) package var modemOption: String?
+        @OptionGroup package var reading: ModemsCommand.Options
+
+        package init() {}
+    }
 }

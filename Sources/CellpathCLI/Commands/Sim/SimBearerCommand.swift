@@ -12,9 +12,16 @@ package enum SimBearerCommand {
             .init("Disconnect the second modem's:", "cellpath sim bearer disconnect --modem 1"),
         ])
 
-    /// At most 32 modems per world (the scenario's limit): indexes 0 to 31; the world itself
-    /// refuses an index beyond its own modems.
-    package static let modem = OptionKey<Int>("modem", "index", help: "Modem index in the scenario (default: 0).", .integer(in: 0...31))
+    /// `sim bearer connect|disconnect`'s options.
+    package struct Options: CommandOptions {
+        /// At most 32 modems per world (the scenario's limit): indexes 0 to 31; the world itself
+        /// refuses an index beyond its own modems.
+        @Option("modem", "index", help: "Modem index in the scenario (default: 0).", .integer(in: 0...31))
+        package var modem: Int?
+        @SettingOption(.simPrefix) package var prefix: String?
+
+        package init() {}
+    }
 
     /// `sim bearer connect`.
     package static let connect = command(connect: true)
@@ -27,7 +34,7 @@ package enum SimBearerCommand {
             abstract: connect
                 ? "Open the modem's data path and give its wwan interface the bearer address."
                 : "Close the modem's data path and remove the bearer address.",
-            options: [modem.spec, SimCommand.prefixOption.spec],
+            options: Options.self,
             placement: .program(.simulator),
             examples: connect ? [
                 .init("Connect the first modem's bearer:", "cellpath sim bearer connect"),

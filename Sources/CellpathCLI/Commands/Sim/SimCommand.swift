@@ -19,6 +19,11 @@ package enum SimCommand {
             .init("Remove it, with everything it started:", "cellpath sim down"),
         ])
 
-    /// The `sim.prefix` setting's option: one name (`--prefix`) for every command that takes it.
-    package static let prefixOption = ConfigurationOptions.simPrefix
+    /// The options of a `sim` command that takes nothing but the world's `--prefix` (the
+    /// `sim.prefix` setting's option, one name for every command that takes it).
+    package struct Options: CommandOptions {
+        @SettingOption(.simPrefix) package var prefix: String?
+
+        package init() {}
+    }
 }

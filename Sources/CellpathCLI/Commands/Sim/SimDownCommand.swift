@@ -11,7 +11,7 @@ package enum SimDownCommand {
             running): SIGTERM, then SIGKILL after 3 s. Reports what it stopped and removed,
             including what the daemon removed itself.
             """,
-        options: [SimCommand.prefixOption.spec],
+        options: SimCommand.Options.self,
         placement: .program(.simulator),
         examples: [
             .init("Remove the default world:", "cellpath sim down"),

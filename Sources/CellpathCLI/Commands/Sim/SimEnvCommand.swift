@@ -5,7 +5,7 @@ package enum SimEnvCommand {
     package static let spec: CommandSpec = CommandSpec(
         name: "env",
         abstract: "Print the variables that point cellpath and curl at the world (eval \"$(cellpath sim env)\").",
-        options: [SimCommand.prefixOption.spec],
+        options: SimCommand.Options.self,
         placement: .program(.simulator),
         examples: [
             .init("Print the variables:", "cellpath sim env"),

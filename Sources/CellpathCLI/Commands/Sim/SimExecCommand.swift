@@ -12,8 +12,7 @@ package enum SimExecCommand {
             command is not found and 126 when it cannot be executed. SIGINT, SIGTERM and SIGHUP
             sent to cellpath are passed on to the command, and cellpath waits for it to end.
             """,
-        arguments: [command.spec],
-        options: [SimCommand.prefixOption.spec],
+        options: Options.self,
         placement: .program(.simulator),
         examples: [
             .init("A shell on the device:", "cellpath sim exec -- bash"),
@@ -21,5 +20,11 @@ package enum SimExecCommand {
             .init("In the world created with --prefix lab-:", "cellpath sim exec --prefix lab- -- ip address show wwan0"),
         ])
 
-    package static let command = VariadicArgumentKey("command", help: "The command and its arguments.")
+    /// `sim exec`'s options.
+    package struct Options: CommandOptions {
+        @VariadicArgument("command", help: "The command and its arguments.") package var command: [String]
+        @SettingOption(.simPrefix) package var prefix: String?
+
+        package init() {}
+    }
 }

@@ -5,7 +5,7 @@ package enum SimLogCommand {
     package static let spec: CommandSpec = CommandSpec(
         name: "log",
         abstract: "Print the request log of the fake tru.ID API and the carrier (one JSON object per line).",
-        options: [SimCommand.prefixOption.spec],
+        options: SimCommand.Options.self,
         placement: .program(.simulator),
         examples: [
             .init("Print the request log:", "cellpath sim log"),

@@ -5,7 +5,7 @@ package enum SimStatusCommand {
     package static let spec: CommandSpec = CommandSpec(
         name: "status",
         abstract: "Show the world's state, its modems and SIMs, bearers and data-path counters.",
-        options: [SimCommand.prefixOption.spec],
+        options: SimCommand.Options.self,
         placement: .program(.simulator),
         examples: [
             .init("Show the world:", "cellpath sim status"),

@@ -10,7 +10,7 @@ package enum SimUpCommand {
             the simulated MBIM/QMI modems, then prints how to use the world. The daemon runs detached
             (pid file and log under /run/cellpath-sim/<prefix>/) unless --foreground.
             """,
-        options: [scenario.spec, SimCommand.prefixOption.spec, modemManager.spec, foreground.spec],
+        options: Options.self,
         placement: .program(.simulator),
         examples: [
             .init("Create the built-in world (one MBIM modem):", "cellpath sim up"),
@@ -18,9 +18,16 @@ package enum SimUpCommand {
             .init("With ModemManager on the modems, in the foreground:", "cellpath sim up --modemmanager --foreground"),
         ])
 
-    package static let scenario = OptionKey<String>(
-        "scenario", "file", help: "Scenario file (JSON, docs/simulator.md); default: the built-in world.")
-    package static let modemManager = Flag(
-        "modemmanager", help: "Also run ModemManager on the modems, on a private D-Bus bus (`sim env` exports its address).")
-    package static let foreground = Flag("foreground", help: "Run the daemon in this process until SIGINT/SIGTERM.")
+    /// `sim up`'s options.
+    package struct Options: CommandOptions {
+        @Option("scenario", "file", help: "Scenario file (JSON, docs/simulator.md); default: the built-in world.")
+        package var scenario: String?
+        @SettingOption(.simPrefix) package var prefix: String?
+        @Flag("modemmanager",
+              help: "Also run ModemManager on the modems, on a private D-Bus bus (`sim env` exports its address).")
+        package var modemManager: Bool
+        @Flag("foreground", help: "Run the daemon in this process until SIGINT/SIGTERM.") package var foreground: Bool
+
+        package init() {}
+    }
 }
