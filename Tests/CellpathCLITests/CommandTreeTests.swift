@@ -14,7 +14,7 @@ import Testing
             Issue.record("not a command to run: \(parsed)")
             return
         }
-        #expect(command[CheckCommands.interval] == 0)
+        #expect(try command.options(as: DeviceCheckOptions.self).field.interval == 0)
     }
 
     @Test @MainActor func conversionErrorsExitWithUsage() {
@@ -77,7 +77,12 @@ import Testing
                 Issue.record("not a command to run: \(command)")
                 return
             }
-            #expect(parsed[ConfigurationOptions.ipType] == family, "\(command) --ip-type \(text)")
+            let declared: BearerIPType? = if command[0] == "fetch" {
+                try parsed.options(as: FetchCommand.Options.self).ipType
+            } else {
+                try parsed.options(as: BearerUpCommand.Options.self).ipType
+            }
+            #expect(declared == family, "\(command) --ip-type \(text)")
         }
         #expect(throws: UsageError("invalid value 'v6' for '--ip-type': expected one of ipv4, ipv6, ipv4v6",
                                    command: ["cellpath"] + command.prefix { !$0.hasPrefix("https") })) {

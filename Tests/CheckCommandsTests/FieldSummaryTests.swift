@@ -94,7 +94,7 @@ import Workflow
     @Test func aMetricsFileThatCannotBeWrittenStopsTheRunsButStillReleasesTheBearer() async throws {
         var global = GlobalOptions()
         global.quiet = true
-        let context = CommandContext(global: global, environment: [:], logger: .silent, progress: Progress(enabled: false))
+        let context = CommandContext(global: global, command: ["cellpath", "subscriber-check"], environment: [:], logger: .silent, progress: Progress(enabled: false))
         let field = FieldRun(product: .subscriberCheck, runs: 3, interval: nil, metricsFile: "/nonexistent-cellpath-dir/metrics.prom",
                              context: context)
         let releases = Releases()

@@ -44,6 +44,17 @@ import Testing
         #expect(runnable.count == Self.commands().count - groups.count)
     }
 
+    /// An implementation reads the options its command declares, and only those: its `run` takes
+    /// the `CommandOptions` type of the command's spec (help and parser read the same type).
+    @Test func everyImplementationReadsItsCommandsOptions() {
+        for executable in Self.executables {
+            for implementation in executable.commands {
+                #expect(implementation.optionsType == implementation.command.optionsType,
+                        "\(executable.program.rawValue)'s '\(implementation.command.name)' reads options its spec does not declare")
+            }
+        }
+    }
+
     @Test func everyImplementationIsOfACommandInTheTree() {
         let tree = Set(Self.commands().map(\.1.identity))
         for executable in Self.executables {

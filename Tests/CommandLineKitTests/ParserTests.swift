@@ -4,44 +4,51 @@ import SystemSupport
 import Testing
 
 /// The options and arguments of the test tree, one of each kind.
-private enum Keys {
-    enum IPType: String, Sendable, CaseIterable { case ipv4, ipv6, any }
+private struct NumberOptions: CommandOptions {
+    @Argument("phone", help: "The number.", joiningWords: true) var phone: String
+    @Option("region", short: "r", "cc", help: "Region.") var region: String?
+    @Flag("allow-non-mobile", help: "Allow.") var allowNonMobile: Bool
+}
 
-    static let phone = ArgumentKey("phone", help: "The number.", joiningWords: true)
-    static let region = OptionKey<String>("region", short: "r", "cc", help: "Region.")
-    static let allowNonMobile = Flag("allow-non-mobile", help: "Allow.")
-    static let url = ArgumentKey("url", help: "URL.")
-    static let header = RepeatableOptionKey<String>("header", short: "H", "header", help: "Header.")
-    static let ipType = OptionKey<IPType>("ip-type", "type", help: "IP type.", .choice)
-    static let maxHops = OptionKey<Int>("max-hops", short: "n", "n", help: "Hops.", .integer(in: 1...50))
-    static let delay = OptionKey<Double>("delay", "seconds", help: "Delay.", .seconds)
-    static let pause = OptionKey<Double>("pause", "seconds", help: "Pause.", .secondsOrZero)
-    static let port = RepeatableOptionKey<Int>("port", "n", help: "Port.", .integer(in: 1...65535))
-    static let foreground = Flag("foreground", help: "Stay.")
-    static let command = VariadicArgumentKey("command", help: "Command.")
+private enum IPType: String, Sendable, CaseIterable { case ipv4, ipv6, any }
+
+private struct FetchOptions: CommandOptions {
+    @Argument("url", help: "URL.") var url: String
+    @RepeatableOption("header", short: "H", "header", help: "Header.") var header: [String]
+    @Option("ip-type", "type", help: "IP type.", .choice) var ipType: IPType?
+    @Option("max-hops", short: "n", "n", help: "Hops.", .integer(in: 1...50)) var maxHops: Int?
+    @Option("delay", "seconds", help: "Delay.", .seconds) var delay: Double?
+    @Option("pause", "seconds", help: "Pause.", .secondsOrZero) var pause: Double?
+    @RepeatableOption("port", "n", help: "Port.", .integer(in: 1...65535)) var port: [Int]
+}
+
+private struct SimUpOptions: CommandOptions {
+    @Flag("foreground", help: "Stay.") var foreground: Bool
+}
+
+private struct SimExecOptions: CommandOptions {
+    @VariadicArgument("command", help: "Command.") var command: [String]
 }
 
 /// A small tree with every kind of option and argument, independent of cellpath's real commands.
 private let tree = CommandSpec(
     name: "tool", abstract: "A test tool.",
-    options: GlobalOptions.specs,
+    options: RootOptions.self,
     subcommands: [
-        CommandSpec(name: "number", abstract: "Parse a number.",
-                    arguments: [Keys.phone.spec],
-                    options: [Keys.region.spec, Keys.allowNonMobile.spec],
-                    placement: .program(.front)),
-        CommandSpec(name: "fetch", abstract: "Fetch.",
-                    arguments: [Keys.url.spec],
-                    options: [Keys.header.spec, Keys.ipType.spec, Keys.maxHops.spec, Keys.delay.spec, Keys.pause.spec, Keys.port.spec],
-                    placement: .program(.front)),
+        CommandSpec(name: "number", abstract: "Parse a number.", options: NumberOptions.self, placement: .program(.front)),
+        CommandSpec(name: "fetch", abstract: "Fetch.", options: FetchOptions.self, placement: .program(.front)),
         CommandSpec(name: "sim", abstract: "Simulator.", subcommands: [
-            CommandSpec(name: "up", abstract: "Start.", options: [Keys.foreground.spec],
-                        placement: .program(.front)),
-            CommandSpec(name: "exec", abstract: "Run.",
-                        arguments: [Keys.command.spec],
-                        placement: .program(.front)),
+            CommandSpec(name: "up", abstract: "Start.", options: SimUpOptions.self, placement: .program(.front)),
+            CommandSpec(name: "exec", abstract: "Run.", options: SimExecOptions.self, placement: .program(.front)),
         ]),
     ])
+
+extension ParsedCommand {
+    /// One value, read through the declarations of `Options` (a required argument missing: a usage error).
+    fileprivate subscript<Options: CommandOptions, Value>(_ value: KeyPath<Options, Value>) -> Value {
+        get throws(UsageError) { try options(as: Options.self)[keyPath: value] }
+    }
+}
 
 private func parse(_ arguments: [String]) throws(UsageError) -> ParseResult {
     try CommandLineParser(root: tree).parse(arguments)
@@ -68,54 +75,54 @@ private func usageError(_ arguments: [String]) -> UsageError? {
     @Test func optionWithSeparateValue() throws {
         let parsed = try run(["number", "--region", "GB", "07940 448591"])
         #expect(parsed.path == ["tool", "number"])
-        #expect(parsed[Keys.region] == "GB")
-        #expect(try parsed[Keys.phone] == "07940 448591")
+        #expect(try parsed[\NumberOptions.region] == "GB")
+        #expect(try parsed[\NumberOptions.phone] == "07940 448591")
     }
 
     @Test func optionWithEqualsValue() throws {
-        #expect(try run(["number", "--region=GB", "1"])[Keys.region] == "GB")
-        #expect(try run(["number", "--region=", "1"])[Keys.region] == "")
-        #expect(try run(["fetch", "--header=X-A: b=c", "u"])[Keys.header] == ["X-A: b=c"])
+        #expect(try run(["number", "--region=GB", "1"])[\NumberOptions.region] == "GB")
+        #expect(try run(["number", "--region=", "1"])[\NumberOptions.region] == "")
+        #expect(try run(["fetch", "--header=X-A: b=c", "u"])[\FetchOptions.header] == ["X-A: b=c"])
     }
 
     @Test func shortOptionForms() throws {
-        #expect(try run(["number", "-r", "GB", "1"])[Keys.region] == "GB")
-        #expect(try run(["number", "-rGB", "1"])[Keys.region] == "GB")
+        #expect(try run(["number", "-r", "GB", "1"])[\NumberOptions.region] == "GB")
+        #expect(try run(["number", "-rGB", "1"])[\NumberOptions.region] == "GB")
         let parsed = try run(["number", "-vq", "1"])
-        #expect(parsed[GlobalOptions.verbose] && parsed[GlobalOptions.quiet])
+        #expect(try parsed[\GlobalOptions.Declarations.verbose] && parsed[\GlobalOptions.Declarations.quiet])
     }
 
     @Test func numberWrittenInGroupsIsOneArgument() throws {
-        #expect(try run(["number", "07940", "448591", "--region", "GB"])[Keys.phone] == "07940 448591")
-        #expect(try run(["number", "+44", "7940", "448591"])[Keys.phone] == "+44 7940 448591")
-        #expect(try run(["number", "--", "+44", "-7940"])[Keys.phone] == "+44 -7940")
-        #expect(try run(["number", "07940 448591"])[Keys.phone] == "07940 448591")
+        #expect(try run(["number", "07940", "448591", "--region", "GB"])[\NumberOptions.phone] == "07940 448591")
+        #expect(try run(["number", "+44", "7940", "448591"])[\NumberOptions.phone] == "+44 7940 448591")
+        #expect(try run(["number", "--", "+44", "-7940"])[\NumberOptions.phone] == "+44 -7940")
+        #expect(try run(["number", "07940 448591"])[\NumberOptions.phone] == "07940 448591")
     }
 
     @Test func doubleDashEndsOptions() throws {
         let parsed = try run(["number", "--", "-44"])
-        #expect(try parsed[Keys.phone] == "-44")
+        #expect(try parsed[\NumberOptions.phone] == "-44")
         let exec = try run(["sim", "exec", "--", "ip", "-4", "addr", "--help"])
-        #expect(exec[Keys.command] == ["ip", "-4", "addr", "--help"])
+        #expect(try exec[\SimExecOptions.command] == ["ip", "-4", "addr", "--help"])
     }
 
     @Test func globalOptionsBeforeAndAfterSubcommand() throws {
-        #expect(try run(["--json", "number", "1"])[GlobalOptions.json])
-        #expect(try run(["number", "1", "--json"])[GlobalOptions.json])
-        #expect(try run(["sim", "--verbose", "up"])[GlobalOptions.verbose])
-        #expect(try run(["number", "1", "--color", "never"])[GlobalOptions.color] == .never)
+        #expect(try run(["--json", "number", "1"])[\GlobalOptions.Declarations.json])
+        #expect(try run(["number", "1", "--json"])[\GlobalOptions.Declarations.json])
+        #expect(try run(["sim", "--verbose", "up"])[\GlobalOptions.Declarations.verbose])
+        #expect(try run(["number", "1", "--color", "never"])[\GlobalOptions.Declarations.color] == .never)
     }
 
     @Test func repeatableOptionKeepsEveryValue() throws {
-        #expect(try run(["fetch", "-H", "A: 1", "--header", "B: 2", "u"])[Keys.header] == ["A: 1", "B: 2"])
+        #expect(try run(["fetch", "-H", "A: 1", "--header", "B: 2", "u"])[\FetchOptions.header] == ["A: 1", "B: 2"])
     }
 
     @Test func nonRepeatableOptionKeepsTheLastValue() throws {
-        #expect(try run(["number", "--region", "GB", "--region", "US", "1"])[Keys.region] == "US")
+        #expect(try run(["number", "--region", "GB", "--region", "US", "1"])[\NumberOptions.region] == "US")
     }
 
     @Test func choicesAreChecked() throws {
-        #expect(try run(["fetch", "--ip-type", "ipv6", "u"])[Keys.ipType] == .ipv6)
+        #expect(try run(["fetch", "--ip-type", "ipv6", "u"])[\FetchOptions.ipType] == .ipv6)
         let error = usageError(["fetch", "--ip-type", "ipv5", "u"])
         #expect(error?.message == "invalid value 'ipv5' for '--ip-type': expected one of ipv4, ipv6, any")
         #expect(usageError(["--color", "sometimes", "number", "1"])?.message
@@ -166,7 +173,7 @@ private func usageError(_ arguments: [String]) -> UsageError? {
     }
 
     @Test func helpAfterDoubleDashIsAnArgument() throws {
-        #expect(try run(["number", "--", "--help"])[Keys.phone] == "--help")
+        #expect(try run(["number", "--", "--help"])[\NumberOptions.phone] == "--help")
     }
 
     @Test func version() throws {
@@ -178,12 +185,12 @@ private func usageError(_ arguments: [String]) -> UsageError? {
 
     @Test func integerAndDurationValues() throws {
         let parsed = try run(["fetch", "--max-hops", "10", "u"])
-        #expect(parsed[Keys.maxHops] == 10)
+        #expect(try parsed[\FetchOptions.maxHops] == 10)
         #expect(throws: UsageError.self) { try parse(["fetch", "--max-hops", "ten", "u"]) }
         #expect(throws: UsageError.self) { try parse(["fetch", "--max-hops", "0", "u"]) }
         let ms = try run(["fetch", "--delay", "500ms", "u"])
-        #expect(ms[Keys.delay] == 0.5)
-        #expect(try run(["fetch", "--delay", "2.5", "u"])[Keys.delay] == 2.5)
+        #expect(try ms[\FetchOptions.delay] == 0.5)
+        #expect(try run(["fetch", "--delay", "2.5", "u"])[\FetchOptions.delay] == 2.5)
         #expect(throws: UsageError.self) { try parse(["fetch", "--delay", "-1", "u"]) }
     }
 
@@ -199,27 +206,27 @@ private func usageError(_ arguments: [String]) -> UsageError? {
 @Suite struct TypedAccessorTests {
     @Test func valuesComeConverted() throws {
         let parsed = try run(["fetch", "-n", "7", "--ip-type=ipv4", "--delay", "2s", "--port", "80", "--port=443", "u"])
-        let hops: Int? = parsed[Keys.maxHops]
+        let hops: Int? = try parsed[\FetchOptions.maxHops]
         #expect(hops == 7)
-        #expect(parsed[Keys.ipType] == .ipv4)
-        #expect(parsed[Keys.delay] == 2)
-        #expect(parsed[Keys.port] == [80, 443])
-        #expect(try parsed[Keys.url] == "u")
+        #expect(try parsed[\FetchOptions.ipType] == .ipv4)
+        #expect(try parsed[\FetchOptions.delay] == 2)
+        #expect(try parsed[\FetchOptions.port] == [80, 443])
+        #expect(try parsed[\FetchOptions.url] == "u")
     }
 
     @Test func aDurationThatMayBeZeroTakesZero() throws {
-        #expect(try run(["fetch", "--pause", "0", "u"])[Keys.pause] == 0)
-        #expect(try run(["fetch", "--pause", "0ms", "u"])[Keys.pause] == 0)
-        #expect(try run(["fetch", "--pause", "250ms", "u"])[Keys.pause] == 0.25)
+        #expect(try run(["fetch", "--pause", "0", "u"])[\FetchOptions.pause] == 0)
+        #expect(try run(["fetch", "--pause", "0ms", "u"])[\FetchOptions.pause] == 0)
+        #expect(try run(["fetch", "--pause", "250ms", "u"])[\FetchOptions.pause] == 0.25)
     }
 
     @Test func absentOptionsReadAsNothing() throws {
         let parsed = try run(["fetch", "u"])
-        #expect(parsed[Keys.maxHops] == nil)
-        #expect(parsed[Keys.port] == [])
-        #expect(parsed[Keys.header] == [])
-        #expect(!parsed[GlobalOptions.json])
-        #expect(try run(["sim", "exec", "--", "true"])[Keys.command] == ["true"])
+        #expect(try parsed[\FetchOptions.maxHops] == nil)
+        #expect(try parsed[\FetchOptions.port] == [])
+        #expect(try parsed[\FetchOptions.header] == [])
+        #expect(try !parsed[\GlobalOptions.Declarations.json])
+        #expect(try run(["sim", "exec", "--", "true"])[\SimExecOptions.command] == ["true"])
     }
 
     @Test(arguments: [
@@ -241,7 +248,7 @@ private func usageError(_ arguments: [String]) -> UsageError? {
 
     @Test func aRequiredArgumentMissingFromTheValuesIsAUsageError() {
         let parsed = ParsedCommand(path: ["tool", "number"])
-        #expect(throws: UsageError("missing expected argument '<phone>'", command: ["tool", "number"])) { try parsed[Keys.phone] }
+        #expect(throws: UsageError("missing expected argument '<phone>'", command: ["tool", "number"])) { try parsed[\NumberOptions.phone] }
     }
 
 }
