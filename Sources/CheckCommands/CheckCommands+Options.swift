@@ -13,7 +13,8 @@ extension CheckCommands {
         let version = apiVersion ?? .v0_2
         if let redirect = redirectURL {
             guard version == .v0_2 else {
-                throw UsageError("'--redirect-url' needs '--api-version v0.2': v0.1 checks have no redirect_url", command: command)
+                throw UsageError("'--redirect-url' needs '--api-version v0.2': v0.1 checks have no redirect_url",
+                                 command: command)
             }
             let lower = redirect.lowercased()
             guard lower.hasPrefix("https://") || lower.hasPrefix("http://"), !redirect.contains(where: { $0.isWhitespace || $0.asciiValue.map { $0 < 0x20 || $0 == 0x7f } ?? false }) else {
@@ -40,7 +41,8 @@ extension CheckCommands {
     }
 
     /// `--direct` (refused together with `--server`).
-    package static func usesDirectBackend(_ backend: CheckBackendOptions, command: [String]) throws(UsageError) -> Bool {
+    package static func usesDirectBackend(_ backend: CheckBackendOptions,
+                                          command: [String]) throws(UsageError) -> Bool {
         guard backend.direct else { return false }
         if backend.server != nil {
             throw UsageError("'--direct' cannot be combined with '--server': one backend per check", command: command)
@@ -56,7 +58,9 @@ extension CheckCommands {
 
     /// Refuses, before any run, a `--metrics-file` that cannot be written.
     package static func checkMetricsFile(_ field: FieldOptions, _ context: CommandContext) throws(CellpathError) {
-        if let metrics = field.metricsFile { try OutputFile.checkWritable(metrics, option: "--metrics-file", as: context.caller) }
+        if let metrics = field.metricsFile {
+            try OutputFile.checkWritable(metrics, option: "--metrics-file", as: context.caller)
+        }
     }
 
     /// Without a modem cellpath cannot read the SIM's number: `--interface` needs the number.

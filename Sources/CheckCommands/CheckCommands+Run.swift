@@ -23,18 +23,21 @@ extension CheckCommands {
     /// A SIMCheck: once, or `--repeat` times (field mode).
     static func runSIMCheck(_ options: SIMCheckOptions, _ context: CommandContext) async throws -> CommandOutcome {
         let configuration = try ConfigurationOptions.load(options, context)
-        let check = try checkOptions(apiVersion: options.apiVersion, redirectURL: nil, referenceID: nil, command: context.command)
+        let check = try checkOptions(apiVersion: options.apiVersion, redirectURL: nil, referenceID: nil,
+                                     command: context.command)
         try checkMetricsFile(options.field, context)
         let backend = try makeBackend(options.backend, configuration, context)
         let progress: @Sendable (String) -> Void = { context.progress.step($0) }
         let runs = options.field.repeatCount ?? 1
         let fieldMode = runs > 1 || options.field.metricsFile != nil
 
-        let number = try phoneNumber(options.phone, .simCheck, regionGiven: options.region != nil, configuration, context)
+        let number = try phoneNumber(options.phone, .simCheck, regionGiven: options.region != nil, configuration,
+                                     context)
         let runner = CheckRunner(backend: backend, pathProvider: NoPath(), checkURLRequest: FetchRequest(url: ""), progress: progress)
         let once: @Sendable () async -> CheckRunReport = { await runner.runSIMCheck(phoneNumber: number.e164, options: check) }
         guard fieldMode else { return try CheckListing.outcome(await once(), context.global.disclosure) }
-        return try await field(.simCheck, runs, options.field, context).run([FieldRun.Lane(modem: nil, once: once, finally: {})])
+        let lane = FieldRun.Lane(modem: nil, once: once, finally: {})
+        return try await field(.simCheck, runs, options.field, context).run([lane])
     }
 
     /// A PhoneCheck or SubscriberCheck: once, or `--repeat` times (field mode), on one modem or
@@ -50,7 +53,8 @@ extension CheckCommands {
         let runs = options.field.repeatCount ?? 1
         let fieldMode = runs > 1 || options.field.metricsFile != nil
 
-        let request = try checkURLRequest(allowDowngrade: options.allowDowngrade, maxHops: options.maxHops, configuration)
+        let request = try checkURLRequest(allowDowngrade: options.allowDowngrade, maxHops: options.maxHops,
+                                          configuration)
         let operatorHeader = try options.operatorOverride.map { try OperatorIDs(parsing: $0).headerValue }
         let lanes = try await checkLanes(product, options, configuration, context)
         let prepared = lanes.map { lane in
@@ -75,7 +79,8 @@ extension CheckCommands {
         return try await field(product, runs, options.field, context).run(prepared)
     }
 
-    private static func field(_ product: CheckProduct, _ runs: Int, _ field: FieldOptions, _ context: CommandContext) -> FieldRun {
+    private static func field(_ product: CheckProduct, _ runs: Int, _ field: FieldOptions,
+                              _ context: CommandContext) -> FieldRun {
         FieldRun(product: product, runs: runs, interval: field.interval, metricsFile: field.metricsFile, context: context)
     }
 
@@ -90,8 +95,8 @@ extension CheckCommands {
     /// The lanes of a check: the interface given (`--interface`), each modem (`--modem all`), or
     /// the chosen modem. The number is the one given, else the one each modem's SIM holds. A
     /// national number without a configured region takes the region of the SIM's own number.
-    static func checkLanes(_ product: CheckProduct, _ options: DeviceCheckOptions, _ configuration: EffectiveConfiguration,
-                           _ context: CommandContext) async throws -> [CheckLane] {
+    static func checkLanes(_ product: CheckProduct, _ options: DeviceCheckOptions,
+                           _ configuration: EffectiveConfiguration, _ context: CommandContext) async throws -> [CheckLane] {
         let text = options.phone
         let regionGiven = options.region != nil
         let usesInterface = options.interfacePath.interface != nil
@@ -140,14 +145,16 @@ extension CheckCommands {
             } else {
                 number = try ownNumber(of: modem, in: reports, product, regionGiven: regionGiven, configuration, context)
             }
-            let provider = try FetchCommand.modemPath(options.modemPath, options.interfacePath, ipType: nil, context, modem: modem)
+            let provider = try FetchCommand.modemPath(options.modemPath, options.interfacePath, ipType: nil, context,
+                                                      modem: modem)
             return CheckLane(modem: modem.index, number: number, provider: provider)
         }
     }
 
     /// The number `modem`'s SIM holds (its first MSISDN), in E.164.
-    static func ownNumber(of modem: DiscoveredModem, in reports: [ModemReport], _ product: CheckProduct, regionGiven: Bool,
-                          _ configuration: EffectiveConfiguration, _ context: CommandContext) throws -> String {
+    static func ownNumber(of modem: DiscoveredModem, in reports: [ModemReport], _ product: CheckProduct,
+                          regionGiven: Bool, _ configuration: EffectiveConfiguration,
+                          _ context: CommandContext) throws -> String {
         guard let msisdn = try simNumber(of: modem, in: reports) else {
             throw CellpathError(.usage, "modem \(modem.index)'s SIM does not hold its own number (no MSISDN)",
                                 hint: "give the number to check: cellpath \(product.commandName) +44…")
@@ -189,8 +196,8 @@ extension CheckCommands {
 
     /// The number parsed and normalised (`regionGiven`: `--region` given); a number that cannot
     /// take a check gets a warning.
-    static func phoneNumber(_ text: String, _ product: CheckProduct, regionGiven: Bool, _ configuration: EffectiveConfiguration,
-                            _ context: CommandContext) throws -> PhoneNumber {
+    static func phoneNumber(_ text: String, _ product: CheckProduct, regionGiven: Bool,
+                            _ configuration: EffectiveConfiguration, _ context: CommandContext) throws -> PhoneNumber {
         let number = try PhoneNumber.parse(text, defaultRegion: try configuration.region, regionIsExplicit: regionGiven)
         if !number.isMobileCapable {
             context.logger.warning("this is a \(number.type.numberPhrase): \(product.commandName) needs a mobile number")
@@ -203,7 +210,8 @@ extension CheckCommands {
         let configuration = try ConfigurationOptions.load(options, context)
         let backend = try makeBackend(options.backend, configuration, context)
         let runner = CheckRunner(backend: backend, pathProvider: try await pathProvider(options, context),
-                                 checkURLRequest: try checkURLRequest(allowDowngrade: options.allowDowngrade, maxHops: nil, configuration),
+                                 checkURLRequest: try checkURLRequest(allowDowngrade: options.allowDowngrade, maxHops: nil,
+                                                                      configuration),
                                  progress: { context.progress.step($0) })
         let report = await runner.coverage()
         try Task.checkCancellation()
@@ -230,7 +238,8 @@ extension CheckCommands {
 
     /// The cellular path: an interface configured by another tool (`--interface`), else the modem
     /// layer's, of the modem chosen first (several and none named: they are listed, exit 64).
-    static func pathProvider(_ options: CoverageOptions, _ context: CommandContext) async throws -> any CellularPathProvider {
+    static func pathProvider(_ options: CoverageOptions,
+                             _ context: CommandContext) async throws -> any CellularPathProvider {
         if options.interfacePath.interface != nil {
             return try FetchCommand.pathProvider(options.interfacePath, operatorID: nil, context)
         }

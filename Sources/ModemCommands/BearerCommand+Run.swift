@@ -29,7 +29,8 @@ extension BearerCommand {
     /// Opens `modem`'s control port for a bearer command.
     static func open(_ modem: DiscoveredModem, _ options: Options, _ logger: Logger) async throws(CellpathError) -> any ModemBackend {
         do {
-            return try await options.backend.choice.opener(modem.ports[0], access(options.backend, timeout: options.timeout), logger)
+            let access = access(options.backend, timeout: options.timeout)
+            return try await options.backend.choice.opener(modem.ports[0], access, logger)
         } catch {
             throw cellpathError(error)
         }
@@ -90,7 +91,8 @@ extension BearerUpCommand {
             }
             let bringUp = BearerBringUp(modem: modem, records: BearerRecords(environment: context.environment), logger: logger,
                                         progress: { context.progress.step("modem \(modem.index): \($0)") })
-            let request = BearerRequest(settings: settings, pin: pin, deadline: deadline, use: .keep, lockWait: ModemOption.lockWait(options.bearer.wait))
+            let request = BearerRequest(settings: settings, pin: pin, deadline: deadline, use: .keep,
+                                        lockWait: ModemOption.lockWait(options.bearer.wait))
             return try await bringUp.run(request, on: backend, following: follower)
         }
         var report = BearerReport(modem: modem, state: .connected)
@@ -129,7 +131,8 @@ extension BearerDownCommand {
         let teardown = BearerTeardown(modem: modem, records: records, logger: logger)
         context.progress.step("modem \(modem.index): taking the bearer down")
         var backend: (any ModemBackend)?
-        switch await BearerCommand.attempt({ () async throws(CellpathError) in try await BearerCommand.open(modem, options.bearer, logger) }) {
+        let open = { () async throws(CellpathError) in try await BearerCommand.open(modem, options.bearer, logger) }
+        switch await BearerCommand.attempt(open) {
         case .success(let opened):
             backend = opened
         case .failure(let error) where error.kind == .unavailable:
@@ -169,7 +172,9 @@ extension BearerStatusCommand {
         let records = BearerRecords(environment: context.environment)
         let backend = try await BearerCommand.open(modem, options.bearer, logger)
         return try await BearerCommand.withBackend(backend) {
-            guard options.watch else { return CommandOutcome(BearerListing.output(try await report(modem, backend, records, logger))) }
+            guard options.watch else {
+                return CommandOutcome(BearerListing.output(try await report(modem, backend, records, logger)))
+            }
             return try await follow(modem, backend, records, logger, json: context.global.json)
         }
     }

@@ -102,7 +102,8 @@ package enum BearerListing {
     }
 
     /// `bearer down`: what was done.
-    package static func down(_ modem: DiscoveredModem, _ teardown: BearerTeardown.Result, removedConfiguration: Bool, backend: String?) -> Output {
+    package static func down(_ modem: DiscoveredModem, _ teardown: BearerTeardown.Result, removedConfiguration: Bool,
+                             backend: String?) -> Output {
         var record = Record()
         record.add("modem", .int(modem.index))
         record.add("backend", .optional(backend))

@@ -31,13 +31,15 @@ extension FetchCommand {
 
     /// The modem layer's path provider: the bearer of `modem`.
     /// (`interfacePath` must name no interface or DNS server: the bearer gives them.)
-    package static func modemPath(_ path: ModemPathOptions, _ interfacePath: InterfacePathOptions, ipType: BearerIPType?,
-                                  _ context: CommandContext, modem: DiscoveredModem) throws -> any CellularPathProvider {
+    package static func modemPath(_ path: ModemPathOptions, _ interfacePath: InterfacePathOptions,
+                                  ipType: BearerIPType?, _ context: CommandContext,
+                                  modem: DiscoveredModem) throws -> any CellularPathProvider {
         try checkModemPath(interfacePath, command: context.command)
         // Bringing the bearer up is bounded as `bearer up` is by default (fetch's --timeout is the chain's).
         let settings = BearerSettings(apn: try ConfigurationOptions.accessPointName(path.apn, context),
                                       ipType: try ConfigurationOptions.ipType(ipType, context))
-        let options = ModemPathProvider.Options(settings: settings, access: BearerCommand.access(path.backend, timeout: nil),
+        let options = ModemPathProvider.Options(settings: settings,
+                                                access: BearerCommand.access(path.backend, timeout: nil),
                                                 keepBearer: path.keepBearer, opener: path.backend.choice.opener,
                                                 lockWait: ModemOption.lockWait(path.wait))
         return ModemPathProvider(options: options, records: BearerRecords(environment: context.environment), logger: context.logger,

@@ -59,7 +59,8 @@ extension ModemsCommand {
 extension ModemsShowCommand {
     static func run(_ options: Options, _ context: CommandContext) async throws -> CommandOutcome {
         let selector = try selector(options, command: context.command)
-        let (discovery, reader) = ModemsCommand.setUp(options.reading.backend, timeout: options.reading.timeout, context)
+        let (discovery, reader) = ModemsCommand.setUp(options.reading.backend, timeout: options.reading.timeout,
+                                                      context)
         let choice = try await ModemSelection.choose(
             selector, among: discovery.modems(), roots: discovery.roots, disclosure: context.global.disclosure,
             read: { await ModemsCommand.read($0, with: reader, context) })

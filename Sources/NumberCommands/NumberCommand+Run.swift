@@ -5,7 +5,9 @@ import PhoneNumbers
 
 extension ProgramImplementations {
     /// What `cellpath-number` runs: `number`.
-    package static let phoneNumbers = ProgramImplementations(.phoneNumbers, [.async(NumberCommand.spec, NumberCommand.run)])
+    package static let phoneNumbers = ProgramImplementations(.phoneNumbers, [
+        .async(NumberCommand.spec, NumberCommand.run),
+    ])
 }
 
 extension NumberCommand {

@@ -5,7 +5,8 @@ import Simulator
 extension SimBearerCommand {
     static func run(connect: Bool, _ options: Options, _ context: CommandContext) throws -> CommandOutcome {
         let modem = options.modem ?? 0
-        let status = try SimulatedWorld.bearer(connect: connect, modem: modem, prefix: try SimCommand.prefix(options.prefix, context))
+        let prefix = try SimCommand.prefix(options.prefix, context)
+        let status = try SimulatedWorld.bearer(connect: connect, modem: modem, prefix: prefix)
         let state = status.modems.first { $0.index == modem }
         var title = "modem \(modem): bearer \(connect ? "connected" : "disconnected")"
         if let state, let address = state.address { title += " on \(state.interface) with \(address)" }

@@ -35,7 +35,8 @@ package struct SettingOption: OptionDeclaration {
 
 extension SettingOption {
     package static let region = SettingOption(
-        .region, "cc", help: "Region for numbers written without a country code (ISO 3166, e.g. GB). Default: the config's region.")
+        .region, "cc",
+        help: "Region for numbers written without a country code (ISO 3166, e.g. GB). Default: the config's region.")
     package static let profile = SettingOption(
         .profile, "name", help: "Server profile from the config's [server] group (e.g. development).")
     package static let serverURL = SettingOption(.serverURL, "url", help: "Backend base URL for the selected profile.")
@@ -45,7 +46,8 @@ extension SettingOption {
         help: "Development server (tru.ID dev-server contract, or cellpath serve) base URL. Default: the profile's.")
     package static let truJSON = SettingOption(
         .truJSON, "path", help: "tru.json with the tru.ID credentials (as the tru CLI writes it).")
-    package static let dataResidency = SettingOption(.dataResidency, "region", help: "tru.ID data residency: eu, in or us.")
+    package static let dataResidency = SettingOption(.dataResidency, "region",
+                                                     help: "tru.ID data residency: eu, in or us.")
     package static let apiBase = SettingOption(
         .apiBase, "url", help: "tru.ID API base URL, instead of the data residency's (the simulator sets it).")
     package static let caFile = SettingOption(
@@ -54,9 +56,11 @@ extension SettingOption {
         .simPrefix, "prefix", help: "Name prefix of the simulator's namespaces (default: the sim.prefix setting, cp-).")
     package static let hopTimeout = SettingOption(
         .hopTimeout, "seconds", help: "Deadline of each HTTP hop, connect and read (default: 5).")
-    package static let timeout = SettingOption(.timeout, "seconds", help: "Deadline of the whole operation (default: 30).")
+    package static let timeout = SettingOption(.timeout, "seconds",
+                                               help: "Deadline of the whole operation (default: 30).")
     package static let apn = SettingOption(
-        .apn, "name", help: "Access point name of a bearer that cellpath brings up (default: the modem's provisioned context).")
+        .apn, "name",
+        help: "Access point name of a bearer that cellpath brings up (default: the modem's provisioned context).")
     /// `bearer up --apn`.
     package static let bearerAPN = SettingOption(
         .apn, "name",
@@ -64,7 +68,10 @@ extension SettingOption {
     /// `--apn` of the commands that bring a bearer up only if they need one (`fetch`, the checks).
     package static let modemAPN = SettingOption(
         .apn, "name",
-        help: "With a modem: the access point name if the bearer must be brought up (default: the modem.apn setting, CELLPATH_APN; else the modem's provisioned context).")
+        help: """
+            With a modem: the access point name if the bearer must be brought up (default: the modem.apn setting, \
+            CELLPATH_APN; else the modem's provisioned context).
+            """)
 }
 
 /// Loading the effective configuration with a command's setting options on top, and the options
@@ -73,11 +80,14 @@ package enum ConfigurationOptions {
     /// Loads the configuration with the settings `options` carry (`SettingOption`), and logs its
     /// warnings (e.g. a secrets file readable by others). The values stay text: the
     /// configuration validates them.
-    package static func load(_ options: some CommandOptions, _ context: CommandContext) throws -> EffectiveConfiguration {
+    package static func load(_ options: some CommandOptions,
+                             _ context: CommandContext) throws -> EffectiveConfiguration {
         var flags: [String: String] = [:]
         for setting in options.declarations(of: SettingOption.self) {
             // An empty --apn is no value: it asks for the modem's provisioned context (`accessPointName`).
-            if let value = setting.wrappedValue, !(value.isEmpty && setting.flag == .apn) { flags[setting.flag.rawValue] = value }
+            if let value = setting.wrappedValue, !(value.isEmpty && setting.flag == .apn) {
+                flags[setting.flag.rawValue] = value
+            }
         }
         let configuration = try ConfigurationLoader(environment: context.environment, flags: flags, caller: context.caller).load()
         for warning in configuration.warnings { context.logger.warning("\(warning)") }
@@ -98,7 +108,10 @@ package enum ConfigurationOptions {
     /// as ipv4v6 (docs/fetch.md).
     package static let ipType = Option<BearerIPType>(
         "ip-type", "type",
-        help: "Address families: ipv4, ipv6 or ipv4v6 (default: the modem.ip_type setting, CELLPATH_IP_TYPE, else ipv4v6).",
+        help: """
+            Address families: ipv4, ipv6 or ipv4v6 (default: the modem.ip_type setting, CELLPATH_IP_TYPE, else \
+            ipv4v6).
+            """,
         ValueConversion { text throws(InvalidOptionValue) in
             if text == "any" { return .ipv4v6 }
             return try ValueConversion<BearerIPType>.choice.convert(text)

@@ -38,20 +38,28 @@ package enum FetchCommand {
         @Option(FetchCommand.maxHops) package var maxHops: Int?
         @SettingOption(.hopTimeout) package var hopTimeout: String?
         @SettingOption(.timeout) package var timeout: String?
-        @Option("stop-at", "prefix", help: "Stop at the first redirect whose Location starts with this prefix (a redirect_url).")
+        @Option("stop-at", "prefix",
+                help: "Stop at the first redirect whose Location starts with this prefix (a redirect_url).")
         package var stopAt: String?
         @Flag("strict", help: "Refuse an https→http downgrade instead of only reporting it.") package var strict: Bool
-        @Option("method", short: "X", "method", help: "Method of the first request (default: GET).") package var method: String?
+        @Option("method", short: "X", "method",
+                help: "Method of the first request (default: GET).") package var method: String?
         @Option("data", "body", help: "Body of the first request.") package var data: String?
         @RepeatableOption("header", short: "H", "header", help: "Extra request header 'Name: value' (repeatable).")
         package var header: [String]
         @Option("operator", "mcc-mnc",
-                help: "Send the SDKs' x-tru-ops header on the first request: MCC-MNC, several separated by commas (e.g. 234-15).")
+                help: """
+                    Send the SDKs' x-tru-ops header on the first request: MCC-MNC, several separated by commas (e.g. \
+                    234-15).
+                    """)
         package var operatorID: String?
         @SettingOption(.caFile) package var caFile: String?
         @Option("har", "file", help: "Also write the trace as HAR 1.2 to this file.") package var har: String?
         @Option("print", "field",
-                help: "Print only this field of the result on stdout: code, check-id, reference-id or status (the code is a secret: it is printed as it is).",
+                help: """
+                    Print only this field of the result on stdout: code, check-id, reference-id or status (the code is \
+                    a secret: it is printed as it is).
+                    """,
                 .choice)
         package var printField: PrintField?
 
@@ -59,7 +67,8 @@ package enum FetchCommand {
     }
 
     /// `--max-hops`, also the checks'.
-    package static let maxHops = Option<Int>("max-hops", "n", help: "Most requests in the chain (default: 10).", .integer(in: 1...50))
+    package static let maxHops = Option<Int>("max-hops", "n",
+                                             help: "Most requests in the chain (default: 10).", .integer(in: 1...50))
 
     /// What `--print` prints.
     package enum PrintField: String, Sendable, CaseIterable {
@@ -80,7 +89,8 @@ package enum FetchCommand {
     /// The fetch with the path from `pathProvider`: the interface and DNS servers given
     /// (`pathProvider(_:_:)`), or the modem layer's (`cellpath-modem`).
     package static func run(_ options: Options, _ context: CommandContext,
-                            pathProvider: (Options, CommandContext) throws -> any CellularPathProvider) async throws -> CommandOutcome {
+                            pathProvider: (Options, CommandContext) throws -> any CellularPathProvider)
+        async throws -> CommandOutcome {
         if let operators = options.operatorID { _ = try OperatorIDs(parsing: operators) }
         if options.printField != nil, context.global.json {
             throw UsageError("'--print' cannot be combined with '--json'", command: context.command)
@@ -187,7 +197,8 @@ package enum FetchCommand {
         }
         let dns = path.dnsServers
         guard !dns.isEmpty else {
-            throw UsageError("missing '--dns <address>': names must be resolved by the bearer's DNS servers", command: context.command)
+            throw UsageError("missing '--dns <address>': names must be resolved by the bearer's DNS servers",
+                             command: context.command)
         }
         if !path.allowAnyInterface { try requireModemInterface(interface, context) }
         return InterfacePathProvider(interface: interface, dnsServers: dns, operatorID: operatorID)

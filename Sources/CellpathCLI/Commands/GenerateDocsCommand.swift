@@ -27,7 +27,8 @@ package enum GenerateDocsCommand {
 
     /// `generate-docs`'s options.
     package struct Options: CommandOptions {
-        @Option("format", "format", help: "markdown or man (default: markdown).", .choice) package var format: DocumentFormat?
+        @Option("format", "format", help: "markdown or man (default: markdown).", .choice)
+        package var format: DocumentFormat?
 
         package init() {}
     }

@@ -26,7 +26,10 @@ package enum NumberCommand {
     package struct Options: CommandOptions {
         @Argument(
             "phone",
-            help: "The phone number, in international or national form, or a tel: URI; its groups may be separate words (07940 448591).",
+            help: """
+                The phone number, in international or national form, or a tel: URI; its groups may be separate words \
+                (07940 448591).
+                """,
             joiningWords: true)
         package var phone: String
         @SettingOption(.region) package var region: String?

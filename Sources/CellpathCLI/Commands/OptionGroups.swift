@@ -6,11 +6,15 @@ import CommandLineKit
 /// process that is changing the same modem's bearer.
 package enum ModemOption {
     package static let modem = Option<String>(
-        "modem", short: "m", "modem", help: "The modem: its index, IMEI, ICCID or control port (default: the only modem).")
+        "modem", short: "m", "modem",
+        help: "The modem: its index, IMEI, ICCID or control port (default: the only modem).")
 
     package static let wait = Option<Double>(
         "wait", "seconds",
-        help: "How long to wait for another cellpath process changing this modem's bearer (default: 60; 0: fail at once with 75).",
+        help: """
+            How long to wait for another cellpath process changing this modem's bearer (default: 60; 0: fail at once \
+            with 75).
+            """,
         .secondsOrZero)
 
     /// The wait that `--wait` gives (60 s by default).
@@ -22,11 +26,17 @@ package enum ModemOption {
 /// How the modem commands reach a modem: `--backend`, `--no-proxy`.
 package struct ModemBackendOptions: CommandOptions {
     @Option("backend", "name",
-            help: "Reach the modems through ModemManager (modemmanager) or directly over MBIM or QMI (mbim, qmi); auto: ModemManager when it runs on the system bus, else directly (default: auto).",
+            help: """
+                Reach the modems through ModemManager (modemmanager) or directly over MBIM or QMI (mbim, qmi); auto: \
+                ModemManager when it runs on the system bus, else directly (default: auto).
+                """,
             .choice)
     package var backend: ModemBackendChoice?
     @Flag("no-proxy",
-          help: "Open the control ports directly, not through mbim-proxy or qmi-proxy (only ports no other program reads).")
+          help: """
+              Open the control ports directly, not through mbim-proxy or qmi-proxy (only ports no other program \
+              reads).
+              """)
     package var noProxy: Bool
 
     package init() {}
@@ -50,7 +60,10 @@ package enum ModemBackendChoice: String, Sendable, CaseIterable {
 package struct ModemPathOptions: CommandOptions {
     @SettingOption(.modemAPN) package var apn: String?
     @Flag("keep-bearer",
-          help: "With a modem: leave a bearer that this command brought up connected (cellpath bearer down takes it down).")
+          help: """
+              With a modem: leave a bearer that this command brought up connected (cellpath bearer down takes it \
+              down).
+              """)
     package var keepBearer: Bool
     @Option(ModemOption.wait) package var wait: Double?
     @OptionGroup package var backend: ModemBackendOptions
@@ -60,12 +73,16 @@ package struct ModemPathOptions: CommandOptions {
 
 /// A path through an interface that another tool configured: `-i/--interface`, `--dns`.
 package struct InterfacePathOptions: CommandOptions {
-    @Option("interface", short: "i", "name", help: "Cellular network interface (e.g. wwan0); its address is read from it.")
+    @Option("interface", short: "i", "name",
+            help: "Cellular network interface (e.g. wwan0); its address is read from it.")
     package var interface: String?
     @RepeatableOption("dns", "address", help: "DNS server of the bearer (repeat or separate with commas).")
     package var dns: [String]
     @Flag("allow-any-interface",
-          help: "Accept an --interface that is not a modem's (for tests: a check through it proves nothing about the SIM).")
+          help: """
+              Accept an --interface that is not a modem's (for tests: a check through it proves nothing about the \
+              SIM).
+              """)
     package var allowAnyInterface: Bool
 
     package init() {}
@@ -78,7 +95,9 @@ package struct InterfacePathOptions: CommandOptions {
 package struct CheckBackendOptions: CommandOptions {
     @SettingOption(.server) package var server: String?
     @Flag("direct",
-          help: "Speak the tru.ID API directly, with the project's credentials (tru.json, configuration or environment).")
+          help: """
+              Speak the tru.ID API directly, with the project's credentials (tru.json, configuration or environment).
+              """)
     package var direct: Bool
 
     package init() {}
@@ -95,7 +114,8 @@ package struct TruAPIOptions: CommandOptions {
 
 /// Field mode of the checks: repeated runs and their summary.
 package struct FieldOptions: CommandOptions {
-    @Option("repeat", "n", help: "Run the check n times (field mode; one JSON line per run with --json).", .integer(in: 1...100_000))
+    @Option("repeat", "n",
+            help: "Run the check n times (field mode; one JSON line per run with --json).", .integer(in: 1...100_000))
     package var repeatCount: Int?
     @Option("interval", "seconds",
             help: "Seconds between the starts of repeated runs (default, or 0: one after the other).", .secondsOrZero)

@@ -167,18 +167,16 @@ package struct CommandImplementation: Sendable {
     package static func async<Options: CommandOptions>(
         _ command: CommandSpec, _ run: @escaping @Sendable (Options, CommandContext) async throws -> CommandOutcome
     ) -> Self {
-        CommandImplementation(command: command, optionsType: ObjectIdentifier(Options.self), action: .async { parsed, context in
-            try await run(try parsed.options(as: Options.self), context)
-        })
+        let action = CommandAction.async { parsed, context in try await run(try parsed.options(as: Options.self), context) }
+        return CommandImplementation(command: command, optionsType: ObjectIdentifier(Options.self), action: action)
     }
 
     /// Runs on the main thread (`CommandAction.blocking`), with the command line's values in `Options`.
     package static func blocking<Options: CommandOptions>(
         _ command: CommandSpec, _ run: @escaping @Sendable (Options, CommandContext) throws -> CommandOutcome
     ) -> Self {
-        CommandImplementation(command: command, optionsType: ObjectIdentifier(Options.self), action: .blocking { parsed, context in
-            try run(try parsed.options(as: Options.self), context)
-        })
+        let action = CommandAction.blocking { parsed, context in try run(try parsed.options(as: Options.self), context) }
+        return CommandImplementation(command: command, optionsType: ObjectIdentifier(Options.self), action: action)
     }
 }
 

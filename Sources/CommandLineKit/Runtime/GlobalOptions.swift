@@ -16,7 +16,10 @@ package struct GlobalOptions: Sendable, Equatable {
               help: "Like --verbose, and show personal data and secrets (IMSI, MSISDN, ICCID, tokens, codes).")
         package var verboseFull: Bool
         @Flag("quiet", short: "q",
-              help: "Print only results and errors: a titled result's first line; no details, progress or warnings (but a downgrade's).")
+              help: """
+                  Print only results and errors: a titled result's first line; no details, progress or warnings (but a \
+                  downgrade's).
+                  """)
         package var quiet: Bool
         @Flag("json", help: "Print results as JSON (see docs/json.md).")
         package var json: Bool

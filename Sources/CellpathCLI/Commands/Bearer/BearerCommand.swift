@@ -82,12 +82,16 @@ package enum BearerUpCommand {
         @SettingOption(.bearerAPN) package var apn: String?
         @Option(ConfigurationOptions.ipType) package var ipType: BearerIPType?
         @Option("auth", "method",
-                help: "Authentication the APN asks for: none, pap, chap or mschapv2 (default: none, or chap with --user).", .choice)
+                help: """
+                    Authentication the APN asks for: none, pap, chap or mschapv2 (default: none, or chap with --user).
+                    """, .choice)
         package var auth: BearerAuthentication?
         @Option("user", "name", help: "User name for the APN.") package var user: String?
-        @Option("password-file", "file", help: "File holding the APN's password (default: CELLPATH_BEARER_PASSWORD, else none).")
+        @Option("password-file", "file",
+                help: "File holding the APN's password (default: CELLPATH_BEARER_PASSWORD, else none).")
         package var passwordFile: String?
-        @Option("pin-file", "file", help: "File holding the SIM's PIN, entered only if the SIM asks.") package var pinFile: String?
+        @Option("pin-file", "file",
+                help: "File holding the SIM's PIN, entered only if the SIM asks.") package var pinFile: String?
 
         package init() {}
     }
@@ -106,7 +110,8 @@ package enum BearerUpCommand {
         }
         let authentication = options.auth ?? (options.user == nil && password == nil ? .none : .chap)
         if authentication != .none && options.user == nil && password == nil {
-            throw UsageError("'--auth \(authentication.rawValue)' needs '--user' (and a password)", command: context.command)
+            throw UsageError("'--auth \(authentication.rawValue)' needs '--user' (and a password)",
+                             command: context.command)
         }
         return BearerSettings(apn: try ConfigurationOptions.accessPointName(options.apn, context), ipType: ipType,
                               authentication: authentication, user: options.user, password: password)
@@ -163,7 +168,10 @@ package enum BearerDownCommand {
     package struct Options: CommandOptions {
         @OptionGroup package var bearer: BearerCommand.Options
         @Flag("force",
-              help: "Also disconnect a bearer that cellpath did not bring up, or that running cellpath commands use; without a record, remove what has cellpath's shape on the interface.")
+              help: """
+                  Also disconnect a bearer that cellpath did not bring up, or that running cellpath commands use; \
+                  without a record, remove what has cellpath's shape on the interface.
+                  """)
         package var force: Bool
 
         package init() {}
@@ -194,7 +202,8 @@ package enum BearerStatusCommand {
     /// `bearer status`'s options.
     package struct Options: CommandOptions {
         @OptionGroup package var bearer: BearerCommand.Options
-        @Flag("watch", help: "Keep printing the status whenever it changes (JSON Lines with --json).") package var watch: Bool
+        @Flag("watch",
+              help: "Keep printing the status whenever it changes (JSON Lines with --json).") package var watch: Bool
 
         package init() {}
     }

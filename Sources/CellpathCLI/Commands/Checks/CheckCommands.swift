@@ -66,7 +66,8 @@ package enum CheckCommands {
 
     /// `--api-version`: the check flow.
     package static let apiVersion = Option<APIVersion>(
-        "api-version", "version", help: "The check flow: v0.2 (the chain ends with a code that the backend exchanges) or v0.1 (default: v0.2).",
+        "api-version", "version",
+        help: "The check flow: v0.2 (the chain ends with a code that the backend exchanges) or v0.1 (default: v0.2).",
         ValueConversion { text throws(InvalidOptionValue) in
             guard let version = APIVersion(rawValue: text) else { throw InvalidOptionValue(expectation: "v0.1 or v0.2") }
             return version
@@ -74,10 +75,16 @@ package enum CheckCommands {
     /// `-m/--modem` of the checks: also `all`.
     package static let modem = Option<String>(
         "modem", short: "m", "modem",
-        help: "The modem: its index, IMEI, ICCID or control port, or 'all' (each modem in parallel, with its own bearer). Default: the only modem.")
+        help: """
+            The modem: its index, IMEI, ICCID or control port, or 'all' (each modem in parallel, with its own bearer). \
+            Default: the only modem.
+            """)
     package static let allowDowngrade = Flag(
         "allow-downgrade",
-        help: "Go on when the chain returns to plain http with the check's code or assertion, or to a host it reached over https (refused by default; a warning, even with -q).")
+        help: """
+            Go on when the chain returns to plain http with the check's code or assertion, or to a host it reached \
+            over https (refused by default; a warning, even with -q).
+            """)
 
     /// The spec of a check with a device leg.
     private static func spec(_ name: String, product: CheckProduct, abstract: String, discussion: String,
@@ -95,18 +102,24 @@ package enum CheckCommands {
 package struct DeviceCheckOptions: CommandOptions {
     @OptionalArgument(
         "phone",
-        help: "The phone number to check: international (+44…), national with --region, or a tel: URI; its groups may be separate words. Default: the number the modem's SIM holds.",
+        help: """
+            The phone number to check: international (+44…), national with --region, or a tel: URI; its groups may be \
+            separate words. Default: the number the modem's SIM holds.
+            """,
         joiningWords: true)
     package var phone: String?
     @OptionGroup package var backend: CheckBackendOptions
     @Option(CheckCommands.apiVersion) package var apiVersion: APIVersion?
     @SettingOption(.profile) package var profile: String?
     @OptionGroup package var api: TruAPIOptions
-    @Option("reference-id", "id", help: "Your own id for the check, echoed in its result.") package var referenceID: String?
-    @Option("redirect-url", "url", help: "v0.2: the app URL the chain ends at; cellpath stops there and reads the code from it.")
+    @Option("reference-id", "id",
+            help: "Your own id for the check, echoed in its result.") package var referenceID: String?
+    @Option("redirect-url", "url",
+            help: "v0.2: the app URL the chain ends at; cellpath stops there and reads the code from it.")
     package var redirectURL: String?
     @SettingOption(.region) package var region: String?
-    @Option("operator-override", "mcc-mnc", help: "Send this network as x-tru-ops instead of the serving network (MCC-MNC).")
+    @Option("operator-override", "mcc-mnc",
+            help: "Send this network as x-tru-ops instead of the serving network (MCC-MNC).")
     package var operatorOverride: String?
     @Option(CheckCommands.modem) package var modem: String?
     @OptionGroup package var modemPath: ModemPathOptions
@@ -125,7 +138,10 @@ package struct DeviceCheckOptions: CommandOptions {
 package struct SIMCheckOptions: CommandOptions {
     @Argument(
         "phone",
-        help: "The phone number to check: international (+44…), national with --region, or a tel: URI; its groups may be separate words.",
+        help: """
+            The phone number to check: international (+44…), national with --region, or a tel: URI; its groups may be \
+            separate words.
+            """,
         joiningWords: true)
     package var phone: String
     @OptionGroup package var backend: CheckBackendOptions

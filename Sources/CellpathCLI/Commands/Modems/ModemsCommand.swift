@@ -37,7 +37,9 @@ package enum ModemsCommand {
     package struct Options: CommandOptions {
         @OptionGroup package var backend: ModemBackendOptions
         @Option("timeout", "seconds",
-                help: "How long reading a modem may take, from opening its port to its last answer (default: 10).", .seconds)
+                help: """
+                    How long reading a modem may take, from opening its port to its last answer (default: 10).
+                    """, .seconds)
         package var timeout: Double?
 
         package init() {}
@@ -72,7 +74,8 @@ package enum ModemsShowCommand {
 
     /// The modem, named as the argument or with -m, and how the modems are read.
     package struct Options: CommandOptions {
-        @OptionalArgument("modem", help: "The modem's index, IMEI, ICCID or control port (default: the only modem); or -m.")
+        @OptionalArgument("modem",
+                          help: "The modem's index, IMEI, ICCID or control port (default: the only modem); or -m.")
         package var modem: String?
         @Option(ModemOption.modem) package var modemOption: String?
         @OptionGroup package var reading: ModemsCommand.Options
