@@ -8,9 +8,8 @@ import Workflow
 /// What the check commands read from their command line, validated before anything is sent.
 extension CheckCommands {
     /// The check's options; a redirect URL or reference id that could smuggle anything is refused.
-    package static func checkOptions(apiVersion: APIVersion?, redirectURL: String?, referenceID: String?,
+    package static func checkOptions(apiVersion version: APIVersion, redirectURL: String?, referenceID: String?,
                                      command: [String]) throws -> CheckOptions {
-        let version = apiVersion ?? .v0_2
         if let redirect = redirectURL {
             guard version == .v0_2 else {
                 throw UsageError("'--redirect-url' needs '--api-version v0.2': v0.1 checks have no redirect_url",
@@ -29,11 +28,11 @@ extension CheckCommands {
 
     /// The check_url request's settings: hops, per-hop and overall deadlines, the CA file, and
     /// downgrades refused (as `fetch --strict` does) unless `--allow-downgrade`.
-    package static func checkURLRequest(allowDowngrade: Bool, maxHops: Int?,
+    package static func checkURLRequest(allowDowngrade: Bool, maxHops: Int,
                                         _ configuration: EffectiveConfiguration) throws -> FetchRequest {
         var request = FetchRequest(url: "")
         request.strict = !allowDowngrade
-        request.maxHops = maxHops ?? 10
+        request.maxHops = maxHops
         request.hopTimeout = try configuration.hopTimeout
         request.totalTimeout = try configuration.timeout
         request.caFile = try configuration.caFile

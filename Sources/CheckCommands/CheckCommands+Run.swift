@@ -28,7 +28,7 @@ extension CheckCommands {
         try checkMetricsFile(options.field, context)
         let backend = try makeBackend(options.backend, configuration, context)
         let progress: @Sendable (String) -> Void = { context.progress.step($0) }
-        let runs = options.field.repeatCount ?? 1
+        let runs = options.field.repeatCount
         let fieldMode = runs > 1 || options.field.metricsFile != nil
 
         let number = try phoneNumber(options.phone, .simCheck, regionGiven: options.region != nil, configuration,
@@ -50,7 +50,7 @@ extension CheckCommands {
         try checkMetricsFile(options.field, context)
         let backend = try makeBackend(options.backend, configuration, context)
         let progress: @Sendable (String) -> Void = { context.progress.step($0) }
-        let runs = options.field.repeatCount ?? 1
+        let runs = options.field.repeatCount
         let fieldMode = runs > 1 || options.field.metricsFile != nil
 
         let request = try checkURLRequest(allowDowngrade: options.allowDowngrade, maxHops: options.maxHops,
@@ -127,7 +127,9 @@ extension CheckCommands {
                 throw CellpathError(.unavailable, "no modem found in \(discovery.roots.sysfs)", hint: "cellpath modems lists what cellpath sees")
             }
         } else {
-            switch try await BearerCommand.chooseModem(options.modem, backend, timeout: nil, context) {
+            let choice = try await BearerCommand.chooseModem(options.modem, backend, timeout: BearerCommand.defaultTimeout,
+                                                             context)
+            switch choice {
             case .chosen(let modem, let report):
                 modems = [modem]
                 if let report { reports = [report] }
@@ -209,10 +211,11 @@ extension CheckCommands {
     static func runCoverage(_ options: CoverageOptions, _ context: CommandContext) async throws -> CommandOutcome {
         let configuration = try ConfigurationOptions.load(options, context)
         let backend = try makeBackend(options.backend, configuration, context)
+        // coverage has no --max-hops: the chain takes fetch's default.
+        let request = try checkURLRequest(allowDowngrade: options.allowDowngrade, maxHops: FetchCommand.maxHops.wrappedValue,
+                                          configuration)
         let runner = CheckRunner(backend: backend, pathProvider: try await pathProvider(options, context),
-                                 checkURLRequest: try checkURLRequest(allowDowngrade: options.allowDowngrade, maxHops: nil,
-                                                                      configuration),
-                                 progress: { context.progress.step($0) })
+                                 checkURLRequest: request, progress: { context.progress.step($0) })
         let report = await runner.coverage()
         try Task.checkCancellation()
         warnAboutDowngrades(in: report.trace, context.logger)

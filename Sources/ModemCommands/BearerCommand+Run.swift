@@ -8,13 +8,13 @@ import Modems
 
 extension BearerCommand {
     /// How the bearer commands reach the modem: through the proxy unless --no-proxy, within
-    /// `timeout` (a bearer command's --timeout; 30 s by default).
-    package static func access(_ backend: ModemBackendOptions, timeout: Double?) -> ModemAccess {
+    /// `timeout` (a bearer command's --timeout).
+    package static func access(_ backend: ModemBackendOptions, timeout: Double) -> ModemAccess {
         ModemAccess(useProxy: !backend.noProxy, timeout: timeLimit(timeout))
     }
 
     /// The modem that `name` (-m) names, or the only one; a refusal is the modems' list and exit 64.
-    package static func chooseModem(_ name: String?, _ backend: ModemBackendOptions, timeout: Double?,
+    package static func chooseModem(_ name: String?, _ backend: ModemBackendOptions, timeout: Double,
                                     _ context: CommandContext) async throws -> ModemSelection.Choice {
         let selector = try ModemSelector.named(name, command: context.command)
         ModemLibraries.configure(logger: context.logger)

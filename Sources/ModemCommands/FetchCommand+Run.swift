@@ -23,7 +23,7 @@ extension FetchCommand {
     package static func chosenModem(_ name: String?, _ backend: ModemBackendOptions,
                                     _ context: CommandContext) async throws -> DiscoveredModem {
         // Reading the modems is bounded as `bearer` commands' is by default (--timeout is the chain's).
-        switch try await BearerCommand.chooseModem(name, backend, timeout: nil, context) {
+        switch try await BearerCommand.chooseModem(name, backend, timeout: BearerCommand.defaultTimeout, context) {
         case .chosen(let modem, _): modem
         case .refused(let outcome): throw CommandStopped(outcome)
         }
@@ -37,9 +37,10 @@ extension FetchCommand {
         try checkModemPath(interfacePath, command: context.command)
         // Bringing the bearer up is bounded as `bearer up` is by default (fetch's --timeout is the chain's).
         let settings = BearerSettings(apn: try ConfigurationOptions.accessPointName(path.apn, context),
-                                      ipType: try ConfigurationOptions.ipType(ipType, context))
+                                      ipType: try ConfigurationOptions.resolvedIPType(ipType, context))
         let options = ModemPathProvider.Options(settings: settings,
-                                                access: BearerCommand.access(path.backend, timeout: nil),
+                                                access: BearerCommand.access(path.backend,
+                                                                             timeout: BearerCommand.defaultTimeout),
                                                 keepBearer: path.keepBearer, opener: path.backend.choice.opener,
                                                 lockWait: ModemOption.lockWait(path.wait))
         return ModemPathProvider(options: options, records: BearerRecords(environment: context.environment), logger: context.logger,

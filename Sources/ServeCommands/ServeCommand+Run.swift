@@ -17,7 +17,7 @@ extension ServeCommand {
         let configuration = try ConfigurationOptions.load(options, context)
         let (clientID, clientSecret) = try credentials(configuration, context.environment)
         var settings = ServeSettings(defaultRegion: try configuration.region, logPersonalData: context.global.disclosure == .full)
-        (settings.listenAddress, settings.listenPort) = try listenAddress(options.listen ?? "127.0.0.1:8080")
+        (settings.listenAddress, settings.listenPort) = try listenAddress(options.listen)
         settings.tlsCertificate = options.tlsCert
         settings.tlsKey = options.tlsKey
         guard (settings.tlsCertificate == nil) == (settings.tlsKey == nil) else {

@@ -4,7 +4,7 @@ import Simulator
 
 extension SimBearerCommand {
     static func run(connect: Bool, _ options: Options, _ context: CommandContext) throws -> CommandOutcome {
-        let modem = options.modem ?? 0
+        let modem = options.modem
         let prefix = try SimCommand.prefix(options.prefix, context)
         let status = try SimulatedWorld.bearer(connect: connect, modem: modem, prefix: prefix)
         let state = status.modems.first { $0.index == modem }

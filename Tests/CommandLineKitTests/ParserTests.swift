@@ -24,6 +24,7 @@ private struct FetchOptions: CommandOptions {
 
 private struct SimUpOptions: CommandOptions {
     @Flag("foreground", help: "Stay.") var foreground: Bool
+    @Option("workers", "n", help: "Workers.", .integer(in: 1...8)) var workers: Int = 2
 }
 
 private struct SimExecOptions: CommandOptions {
@@ -212,6 +213,14 @@ private func usageError(_ arguments: [String]) -> UsageError? {
         #expect(try parsed[\FetchOptions.delay] == 2)
         #expect(try parsed[\FetchOptions.port] == [80, 443])
         #expect(try parsed[\FetchOptions.url] == "u")
+    }
+
+    /// An option declared with a default reads it when not given, and the value given otherwise.
+    @Test func anOptionWithADefaultReadsItWhenNotGiven() throws {
+        #expect(try run(["sim", "up"])[\SimUpOptions.workers] == 2)
+        #expect(try run(["sim", "up", "--workers", "5"])[\SimUpOptions.workers] == 5)
+        #expect(usageError(["sim", "up", "--workers", "9"])?.message
+                == "invalid value '9' for '--workers': expected an integer from 1 to 8")
     }
 
     @Test func aDurationThatMayBeZeroTakesZero() throws {

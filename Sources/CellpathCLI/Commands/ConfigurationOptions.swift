@@ -10,7 +10,7 @@ import Configuration
 package struct SettingOption: OptionDeclaration {
     /// The setting the value overrides.
     package let flag: ConfigurationFlag
-    private let option: Option<String>
+    private let option: Option<String?>
 
     private init(_ flag: ConfigurationFlag, long: String? = nil, _ valueName: String, help: String) {
         self.flag = flag
@@ -106,7 +106,7 @@ package enum ConfigurationOptions {
     /// `--ip-type ipv4|ipv6|ipv4v6`, the one vocabulary of address families of every command
     /// that takes it (`fetch`, `bearer up`). `any`, fetch's former name for both, is still read
     /// as ipv4v6 (docs/fetch.md).
-    package static let ipType = Option<BearerIPType>(
+    package static let ipType = Option<BearerIPType?>(
         "ip-type", "type",
         help: """
             Address families: ipv4, ipv6 or ipv4v6 (default: the modem.ip_type setting, CELLPATH_IP_TYPE, else \
@@ -119,7 +119,7 @@ package enum ConfigurationOptions {
 
     /// The address families asked for: `given` (`--ip-type`), else the configuration's
     /// `modem.ip_type` (`CELLPATH_IP_TYPE`, the files), else ipv4v6.
-    package static func ipType(_ given: BearerIPType?, _ context: CommandContext) throws -> BearerIPType {
+    package static func resolvedIPType(_ given: BearerIPType?, _ context: CommandContext) throws -> BearerIPType {
         if let given { return given }
         return try ConfigurationLoader(environment: context.environment, flags: [:]).load().ipType
     }

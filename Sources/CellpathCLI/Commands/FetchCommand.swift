@@ -35,7 +35,7 @@ package enum FetchCommand {
         @Option(ModemOption.modem) package var modem: String?
         @OptionGroup package var modemPath: ModemPathOptions
         @Option(ConfigurationOptions.ipType) package var ipType: BearerIPType?
-        @Option(FetchCommand.maxHops) package var maxHops: Int?
+        @Option(FetchCommand.maxHops) package var maxHops: Int
         @SettingOption(.hopTimeout) package var hopTimeout: String?
         @SettingOption(.timeout) package var timeout: String?
         @Option("stop-at", "prefix",
@@ -67,7 +67,7 @@ package enum FetchCommand {
     }
 
     /// `--max-hops`, also the checks'.
-    package static let maxHops = Option<Int>("max-hops", "n",
+    package static let maxHops = Option<Int>(wrappedValue: 10, "max-hops", "n",
                                              help: "Most requests in the chain (default: 10).", .integer(in: 1...50))
 
     /// What `--print` prints.
@@ -253,10 +253,10 @@ package enum FetchCommand {
             }
             return HTTPHeader(String(text[..<colon]), String(text[text.index(after: colon)...].drop { $0 == " " }))
         }
-        request.maxHops = options.maxHops ?? 10
+        request.maxHops = options.maxHops
         request.hopTimeout = try configuration.hopTimeout
         request.totalTimeout = try configuration.timeout
-        request.ipType = switch try ConfigurationOptions.ipType(options.ipType, context) {
+        request.ipType = switch try ConfigurationOptions.resolvedIPType(options.ipType, context) {
         case .ipv4: .ipv4
         case .ipv6: .ipv6
         case .ipv4v6: .any

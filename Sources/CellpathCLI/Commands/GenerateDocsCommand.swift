@@ -28,7 +28,7 @@ package enum GenerateDocsCommand {
     /// `generate-docs`'s options.
     package struct Options: CommandOptions {
         @Option("format", "format", help: "markdown or man (default: markdown).", .choice)
-        package var format: DocumentFormat?
+        package var format: DocumentFormat = .markdown
 
         package init() {}
     }

@@ -5,21 +5,21 @@ import CommandLineKit
 /// several, the command lists them and exits 64. `--wait`: how long to wait for another cellpath
 /// process that is changing the same modem's bearer.
 package enum ModemOption {
-    package static let modem = Option<String>(
+    package static let modem = Option<String?>(
         "modem", short: "m", "modem",
         help: "The modem: its index, IMEI, ICCID or control port (default: the only modem).")
 
     package static let wait = Option<Double>(
-        "wait", "seconds",
+        wrappedValue: 60, "wait", "seconds",
         help: """
             How long to wait for another cellpath process changing this modem's bearer (default: 60; 0: fail at once \
             with 75).
             """,
         .secondsOrZero)
 
-    /// The wait that `--wait` gives (60 s by default).
-    package static func lockWait(_ seconds: Double?) -> Duration {
-        .milliseconds(Int64(((seconds ?? 60) * 1000).rounded()))
+    /// The wait that `--wait` gives.
+    package static func lockWait(_ seconds: Double) -> Duration {
+        .milliseconds(Int64((seconds * 1000).rounded()))
     }
 }
 
@@ -31,7 +31,7 @@ package struct ModemBackendOptions: CommandOptions {
                 ModemManager when it runs on the system bus, else directly (default: auto).
                 """,
             .choice)
-    package var backend: ModemBackendChoice?
+    package var choice: ModemBackendChoice = .auto
     @Flag("no-proxy",
           help: """
               Open the control ports directly, not through mbim-proxy or qmi-proxy (only ports no other program \
@@ -40,9 +40,6 @@ package struct ModemBackendOptions: CommandOptions {
     package var noProxy: Bool
 
     package init() {}
-
-    /// The backend chosen (`auto` by default).
-    package var choice: ModemBackendChoice { backend ?? .auto }
 }
 
 /// Who cellpath reaches a modem through (`--backend`, docs/operations.md).
@@ -65,7 +62,7 @@ package struct ModemPathOptions: CommandOptions {
               down).
               """)
     package var keepBearer: Bool
-    @Option(ModemOption.wait) package var wait: Double?
+    @Option(ModemOption.wait) package var wait: Double
     @OptionGroup package var backend: ModemBackendOptions
 
     package init() {}
@@ -116,7 +113,7 @@ package struct TruAPIOptions: CommandOptions {
 package struct FieldOptions: CommandOptions {
     @Option("repeat", "n",
             help: "Run the check n times (field mode; one JSON line per run with --json).", .integer(in: 1...100_000))
-    package var repeatCount: Int?
+    package var repeatCount: Int = 1
     @Option("interval", "seconds",
             help: "Seconds between the starts of repeated runs (default, or 0: one after the other).", .secondsOrZero)
     package var interval: Double?

@@ -93,24 +93,37 @@ package struct Flag: OptionDeclaration {
     }
 }
 
-/// An option with a value (`--region GB`): its last value, converted; nil when not given.
+/// An option with a value (`--region GB`): its last value, converted; when not given, its
+/// default: `@Option(…) var maxHops: Int = 10`, or nil for an optional (`var region: String?`).
 @propertyWrapper
 package struct Option<Value: Sendable>: OptionDeclaration {
     package let spec: OptionSpec
+    private let defaultValue: Value
     private let value = ParsedValue<Value>()
 
-    package init(_ long: String, short: Character? = nil, _ valueName: String, help: String,
+    /// An option with a default: the value when it is not given.
+    package init(wrappedValue: Value, _ long: String, short: Character? = nil, _ valueName: String, help: String,
                  _ conversion: ValueConversion<Value>) {
         spec = OptionSpec(long: long, short: short, kind: .value(valueName: valueName, convert: conversion.convert),
                           help: help, repeatable: false)
+        defaultValue = wrappedValue
+    }
+
+    /// An optional option: nil when it is not given.
+    package init<Wrapped>(_ long: String, short: Character? = nil, _ valueName: String, help: String,
+                          _ conversion: ValueConversion<Wrapped>) where Value == Wrapped? {
+        spec = OptionSpec(long: long, short: short, kind: .value(valueName: valueName, convert: conversion.convert),
+                          help: help, repeatable: false)
+        defaultValue = nil
     }
 
     /// The same option, declared again in another command (its own storage).
     package init(_ declaration: Option<Value>) {
         spec = declaration.spec
+        defaultValue = declaration.defaultValue
     }
 
-    package var wrappedValue: Value? { value.current }
+    package var wrappedValue: Value { value.current ?? defaultValue }
 
     package var optionSpec: OptionSpec? { spec }
     package var argumentSpec: ArgumentSpec? { nil }
@@ -120,10 +133,17 @@ package struct Option<Value: Sendable>: OptionDeclaration {
     }
 }
 
-extension Option where Value == String {
-    /// An option whose value is the text as given.
+extension Option where Value == String? {
+    /// An optional option whose value is the text as given.
     package init(_ long: String, short: Character? = nil, _ valueName: String, help: String) {
         self.init(long, short: short, valueName, help: help, .text)
+    }
+}
+
+extension Option where Value == String {
+    /// An option with a default whose value is the text as given.
+    package init(wrappedValue: String, _ long: String, short: Character? = nil, _ valueName: String, help: String) {
+        self.init(wrappedValue: wrappedValue, long, short: short, valueName, help: help, .text)
     }
 }
 

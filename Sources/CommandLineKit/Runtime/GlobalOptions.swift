@@ -24,7 +24,7 @@ package struct GlobalOptions: Sendable, Equatable {
         @Flag("json", help: "Print results as JSON (see docs/json.md).")
         package var json: Bool
         @Option("color", "when", help: "Colour human output: auto, always or never (default: auto).", .choice)
-        package var color: ColorMode?
+        package var color: ColorMode = .auto
 
         package init() {}
     }
@@ -40,7 +40,7 @@ package struct GlobalOptions: Sendable, Equatable {
         }
         disclosure = declared.verboseFull ? .full : .redacted
         json = declared.json
-        color = declared.color ?? .auto
+        color = declared.color
     }
 
     /// The values `parsed` gives.

@@ -30,16 +30,20 @@ package enum BearerCommand {
         @OptionGroup package var backend: ModemBackendOptions
         @Option("timeout", "seconds",
                 help: "How long the command may take, waiting for registration included (default: 30).", .seconds)
-        package var timeout: Double?
-        @Option(ModemOption.wait) package var wait: Double?
+        package var timeout: Double = 30
+        @Option(ModemOption.wait) package var wait: Double
 
         package init() {}
     }
 
-    /// The time limit `--timeout` gives, 30 s by default.
-    package static func timeLimit(_ seconds: Double?) -> Duration {
-        .milliseconds(Int64(((seconds ?? 30) * 1000).rounded()))
+    /// The time limit `--timeout` gives.
+    package static func timeLimit(_ seconds: Double) -> Duration {
+        .milliseconds(Int64((seconds * 1000).rounded()))
     }
+
+    /// The time limit of a bearer brought up by a command without a bearer `--timeout` of its own
+    /// (`fetch`, the checks: their `--timeout` is the chain's): the bearer commands' default.
+    package static var defaultTimeout: Double { Options().timeout }
 }
 
 /// `cellpath bearer up`: the steps from SIM to a configured interface.
@@ -101,7 +105,7 @@ package enum BearerUpCommand {
 
     /// The bearer's settings from the options; reads the password.
     package static func settings(_ options: Options, _ context: CommandContext) throws -> BearerSettings {
-        let ipType = try ConfigurationOptions.ipType(options.ipType, context)
+        let ipType = try ConfigurationOptions.resolvedIPType(options.ipType, context)
         var password: String?
         if let file = options.passwordFile {
             password = try secret(file, what: "the password file", as: context.caller)

@@ -66,14 +66,14 @@ package enum CheckCommands {
 
     /// `--api-version`: the check flow.
     package static let apiVersion = Option<APIVersion>(
-        "api-version", "version",
+        wrappedValue: .v0_2, "api-version", "version",
         help: "The check flow: v0.2 (the chain ends with a code that the backend exchanges) or v0.1 (default: v0.2).",
         ValueConversion { text throws(InvalidOptionValue) in
             guard let version = APIVersion(rawValue: text) else { throw InvalidOptionValue(expectation: "v0.1 or v0.2") }
             return version
         })
     /// `-m/--modem` of the checks: also `all`.
-    package static let modem = Option<String>(
+    package static let modem = Option<String?>(
         "modem", short: "m", "modem",
         help: """
             The modem: its index, IMEI, ICCID or control port, or 'all' (each modem in parallel, with its own bearer). \
@@ -109,7 +109,7 @@ package struct DeviceCheckOptions: CommandOptions {
         joiningWords: true)
     package var phone: String?
     @OptionGroup package var backend: CheckBackendOptions
-    @Option(CheckCommands.apiVersion) package var apiVersion: APIVersion?
+    @Option(CheckCommands.apiVersion) package var apiVersion: APIVersion
     @SettingOption(.profile) package var profile: String?
     @OptionGroup package var api: TruAPIOptions
     @Option("reference-id", "id",
@@ -125,7 +125,7 @@ package struct DeviceCheckOptions: CommandOptions {
     @OptionGroup package var modemPath: ModemPathOptions
     @OptionGroup package var interfacePath: InterfacePathOptions
     @Flag(CheckCommands.allowDowngrade) package var allowDowngrade: Bool
-    @Option(FetchCommand.maxHops) package var maxHops: Int?
+    @Option(FetchCommand.maxHops) package var maxHops: Int
     @SettingOption(.hopTimeout) package var hopTimeout: String?
     @SettingOption(.timeout) package var timeout: String?
     @SettingOption(.caFile) package var caFile: String?
@@ -145,7 +145,7 @@ package struct SIMCheckOptions: CommandOptions {
         joiningWords: true)
     package var phone: String
     @OptionGroup package var backend: CheckBackendOptions
-    @Option(CheckCommands.apiVersion) package var apiVersion: APIVersion?
+    @Option(CheckCommands.apiVersion) package var apiVersion: APIVersion
     @SettingOption(.profile) package var profile: String?
     @OptionGroup package var api: TruAPIOptions
     @SettingOption(.region) package var region: String?

@@ -28,7 +28,7 @@ package enum ServeCommand {
     package struct Options: CommandOptions {
         @Option("listen", "address:port",
                 help: "Address and port to listen on (default: 127.0.0.1:8080; [::1]:8080 for IPv6).")
-        package var listen: String?
+        package var listen: String = "127.0.0.1:8080"
         @Option("tls-cert", "path",
                 help: "Serve HTTPS with this certificate chain (PEM); needs --tls-key.") package var tlsCert: String?
         @Option("tls-key", "path", help: "Private key (PEM) of --tls-cert.") package var tlsKey: String?

@@ -17,7 +17,7 @@ package enum SimBearerCommand {
         /// At most 32 modems per world (the scenario's limit): indexes 0 to 31; the world itself
         /// refuses an index beyond its own modems.
         @Option("modem", "index", help: "Modem index in the scenario (default: 0).", .integer(in: 0...31))
-        package var modem: Int?
+        package var modem: Int = 0
         @SettingOption(.simPrefix) package var prefix: String?
 
         package init() {}
