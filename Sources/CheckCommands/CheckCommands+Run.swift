@@ -127,8 +127,8 @@ extension CheckCommands {
                 throw CellpathError(.unavailable, "no modem found in \(discovery.roots.sysfs)", hint: "cellpath modems lists what cellpath sees")
             }
         } else {
-            let choice = try await BearerCommand.chooseModem(options.modem, backend, timeout: BearerCommand.defaultTimeout,
-                                                             context)
+            let choice = try await BearerCommand.chooseModem(options.modem, backend,
+                                                             timeout: BearerCommand.defaultTimeout, context)
             switch choice {
             case .chosen(let modem, let report):
                 modems = [modem]
@@ -212,8 +212,8 @@ extension CheckCommands {
         let configuration = try ConfigurationOptions.load(options, context)
         let backend = try makeBackend(options.backend, configuration, context)
         // coverage has no --max-hops: the chain takes fetch's default.
-        let request = try checkURLRequest(allowDowngrade: options.allowDowngrade, maxHops: FetchCommand.maxHops.wrappedValue,
-                                          configuration)
+        let request = try checkURLRequest(allowDowngrade: options.allowDowngrade,
+                                          maxHops: FetchCommand.maxHops.wrappedValue, configuration)
         let runner = CheckRunner(backend: backend, pathProvider: try await pathProvider(options, context),
                                  checkURLRequest: request, progress: { context.progress.step($0) })
         let report = await runner.coverage()
