@@ -5,8 +5,18 @@ import CommandLineKit
 import IPConfiguration
 import ModemDiscovery
 import Modems
+import SystemSupport
 
 extension BearerCommand {
+    /// The time limit `--timeout` gives.
+    package static func timeLimit(_ seconds: Double) -> Duration {
+        .milliseconds(Int64((seconds * 1000).rounded()))
+    }
+
+    /// The time limit of a bearer brought up by a command without a bearer `--timeout` of its own
+    /// (`fetch`, the checks: their `--timeout` is the chain's): the bearer commands' default.
+    package static var defaultTimeout: Double { Options().timeout }
+
     /// How the bearer commands reach the modem: through the proxy unless --no-proxy, within
     /// `timeout` (a bearer command's --timeout).
     package static func access(_ backend: ModemBackendOptions, timeout: Double) -> ModemAccess {
@@ -73,6 +83,51 @@ extension BearerCommand {
 }
 
 extension BearerUpCommand {
+    /// Where the password comes from when no --password-file is given.
+    package static let passwordVariable = "CELLPATH_BEARER_PASSWORD"
+
+    /// The bearer's settings from the options; reads the password.
+    package static func settings(_ options: Options, _ context: CommandContext) throws -> BearerSettings {
+        let ipType = try ConfigurationOptions.resolvedIPType(options.ipType, context)
+        var password: String?
+        if let file = options.passwordFile {
+            password = try secret(file, what: "the password file", as: context.caller)
+        } else if let value = context.environment[passwordVariable], !value.isEmpty {
+            password = value
+        }
+        let authentication = options.auth ?? (options.user == nil && password == nil ? .none : .chap)
+        if authentication != .none && options.user == nil && password == nil {
+            throw UsageError("'--auth \(authentication.rawValue)' needs '--user' (and a password)",
+                             command: context.command)
+        }
+        return BearerSettings(apn: try ConfigurationOptions.accessPointName(options.apn, context), ipType: ipType,
+                              authentication: authentication, user: options.user, password: password)
+    }
+
+    /// The PIN from `--pin-file`, if given: 4 to 8 digits.
+    package static func pin(_ options: Options, _ context: CommandContext) throws -> String? {
+        guard let file = options.pinFile else { return nil }
+        let pin = try secret(file, what: "the PIN file", as: context.caller)
+        guard (4...8).contains(pin.count), pin.allSatisfy({ $0.isASCII && $0.isNumber }) else {
+            throw CellpathError(.dataError, "the PIN file \(file) does not hold a PIN (4 to 8 digits)")
+        }
+        return pin
+    }
+
+    /// The first line of a small file (a secret), without its line end, read with `caller`'s
+    /// rights (`CommandContext.caller`).
+    package static func secret(_ file: String, what: String, as caller: FileIdentity?) throws -> String {
+        let bytes: [UInt8]
+        do {
+            bytes = try FileSystem.read(file, limit: 4096, as: caller)
+        } catch {
+            throw CellpathError(.noInput, "couldn't read \(what) \(file): \(error.reason)")
+        }
+        let text = String(decoding: bytes, as: UTF8.self)
+        return String(text.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false).first ?? "")
+            .trimmingCharacters { $0 == "\r" || $0 == " " }
+    }
+
     static func run(_ options: Options, _ context: CommandContext) async throws -> CommandOutcome {
         let settings = try settings(options, context)
         let pin = try pin(options, context)
@@ -250,5 +305,12 @@ extension BearerReport {
         copy.bytesReceived = nil
         copy.bytesSent = nil
         return copy
+    }
+}
+
+extension String {
+    /// The text without leading and trailing characters that match `trimmed`.
+    func trimmingCharacters(_ trimmed: (Character) -> Bool) -> String {
+        String(drop(while: trimmed).reversed().drop(while: trimmed).reversed())
     }
 }

@@ -141,3 +141,10 @@ extension ModemsShowCommand {
         return try ModemSelector.named(options.modem ?? options.modemOption, command: command)
     }
 }
+
+extension ModemOption {
+    /// The wait that `--wait` gives.
+    package static func lockWait(_ seconds: Double) -> Duration {
+        .milliseconds(Int64((seconds * 1000).rounded()))
+    }
+}

@@ -6,6 +6,11 @@ import ModemDiscovery
 import Modems
 
 extension ModemsCommand {
+    /// Where discovery looks: `CELLPATH_SYSFS_ROOT` and `CELLPATH_DEV_ROOT`, else /sys and /dev.
+    package static func deviceRoots(_ context: CommandContext) -> DeviceRoots {
+        DeviceRoots(environment: context.environment)
+    }
+
     static func run(_ options: Options, _ context: CommandContext) async throws -> CommandOutcome {
         let (discovery, reader) = setUp(options.backend, timeout: options.timeout, context)
         let reports = await read(discovery.modems(), with: reader, context)

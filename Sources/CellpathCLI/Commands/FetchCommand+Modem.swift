@@ -13,16 +13,4 @@ extension FetchCommand {
         if options.interfacePath.interface != nil { return .front }
         return ModemDiscovery(roots: DeviceRoots(environment: environment)).modems().isEmpty ? .front : .modems
     }
-
-    /// Refuses what contradicts a path from the modem: its interface and DNS servers are the bearer's.
-    package static func checkModemPath(_ path: InterfacePathOptions, command: [String]) throws(UsageError) {
-        if path.interface != nil {
-            throw UsageError("'--modem' cannot be combined with '--interface': the modem's bearer gives the interface",
-                             command: command)
-        }
-        if !path.dns.isEmpty {
-            throw UsageError("'--dns' cannot be combined with '--modem': the bearer gives its DNS servers",
-                             command: command)
-        }
-    }
 }

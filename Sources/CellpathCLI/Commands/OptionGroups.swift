@@ -16,11 +16,6 @@ package enum ModemOption {
             with 75).
             """,
         .secondsOrZero)
-
-    /// The wait that `--wait` gives.
-    package static func lockWait(_ seconds: Double) -> Duration {
-        .milliseconds(Int64((seconds * 1000).rounded()))
-    }
 }
 
 /// How the modem commands reach a modem: `--backend`, `--no-proxy`.

@@ -1,5 +1,4 @@
 import CommandLineKit
-import ModemDiscovery
 
 /// `cellpath modems`: the WWAN modems found in sysfs, each with what it reports about its SIM,
 /// network and bearer. Runs in `cellpath-modem` (implemented in Sources/ModemCommands), the executable that
@@ -43,11 +42,6 @@ package enum ModemsCommand {
         package var timeout: Double?
 
         package init() {}
-    }
-
-    /// Where discovery looks: `CELLPATH_SYSFS_ROOT` and `CELLPATH_DEV_ROOT`, else /sys and /dev.
-    package static func deviceRoots(_ context: CommandContext) -> DeviceRoots {
-        DeviceRoots(environment: context.environment)
     }
 }
 
