@@ -90,19 +90,31 @@ let package = Package(
                                                   "CellpathCore", "SystemSupport", "HTTPServer", "CShims"]),
         // `cellpath serve`: the dev-server compatible backend over the tru.ID REST client.
         .target(name: "Server", dependencies: ["Workflow", "CellularHTTP", "HTTPServer", "PhoneNumbers", "CellpathCore", "SystemSupport", "COpenSSL"]),
-        .target(name: "CellpathCLI", dependencies: ["CellpathCore", "SystemSupport", "CellularHTTP", "Workflow", "Configuration",
-                                                    "ModemDiscovery"]),
-        .executableTarget(name: "cellpath", dependencies: ["CellpathCLI", "CellpathCore"], linkerSettings: frontReleaseLinking),
-        .executableTarget(name: "cellpath-sim", dependencies: ["CellpathCLI", "CellpathCore", "Simulator", "SimulatorScenario"]),
-        .executableTarget(name: "cellpath-number", dependencies: ["CellpathCLI", "CellpathCore", "PhoneNumbers"]),
+        // The command-line framework: parser, specs, help, output, exit codes, the program runtime.
+        // No domain module: commands are declared and implemented above it.
+        .target(name: "CommandLineKit", dependencies: ["CellpathCore", "SystemSupport"]),
+        // The command tree (every command's spec and help) and the front's own commands (fetch, config).
+        .target(name: "CellpathCLI", dependencies: ["CommandLineKit", "CellpathCore", "SystemSupport", "CellularHTTP",
+                                                    "Workflow", "Configuration", "ModemDiscovery"]),
+        // Each helper executable's commands, in a library of its own so that tests reach them.
+        .target(name: "SimCommands", dependencies: ["CellpathCLI", "CommandLineKit", "CellpathCore", "Simulator",
+                                                    "SimulatorScenario", "SystemSupport"]),
+        .target(name: "NumberCommands", dependencies: ["CellpathCLI", "CommandLineKit", "CellpathCore", "PhoneNumbers"]),
         // The modem commands' implementations: `cellpath-modem` runs them, `cellpath-check` takes its path from them.
-        .target(name: "ModemCommands", dependencies: ["CellpathCLI", "CellpathCore", "ModemDiscovery", "Modems", "ModemManagerBackend", "Bearers",
-                                                      "IPConfiguration", "SystemSupport"]),
+        .target(name: "ModemCommands", dependencies: ["CellpathCLI", "CommandLineKit", "CellpathCore", "ModemDiscovery",
+                                                      "Modems", "ModemManagerBackend", "Bearers", "IPConfiguration",
+                                                      "SystemSupport"]),
+        .target(name: "CheckCommands", dependencies: ["CellpathCLI", "CommandLineKit", "CellpathCore", "ModemCommands",
+                                                      "ModemDiscovery", "PhoneNumbers", "Workflow", "CellularHTTP",
+                                                      "Configuration", "SystemSupport"]),
+        .target(name: "ServeCommands", dependencies: ["CellpathCLI", "CommandLineKit", "CellpathCore", "Server", "Workflow",
+                                                      "CellularHTTP", "Configuration"]),
+        .executableTarget(name: "cellpath", dependencies: ["CellpathCLI", "CellpathCore"], linkerSettings: frontReleaseLinking),
+        .executableTarget(name: "cellpath-sim", dependencies: ["CellpathCLI", "CellpathCore", "SimCommands"]),
+        .executableTarget(name: "cellpath-number", dependencies: ["CellpathCLI", "CellpathCore", "NumberCommands"]),
         .executableTarget(name: "cellpath-modem", dependencies: ["CellpathCLI", "CellpathCore", "ModemCommands"]),
-        .executableTarget(name: "cellpath-check", dependencies: ["CellpathCLI", "CellpathCore", "ModemCommands", "PhoneNumbers",
-                                                                 "Workflow", "CellularHTTP", "Configuration", "SystemSupport"]),
-        .executableTarget(name: "cellpath-serve", dependencies: ["CellpathCLI", "CellpathCore", "Server", "Workflow", "CellularHTTP",
-                                                                 "Configuration"]),
+        .executableTarget(name: "cellpath-check", dependencies: ["CellpathCLI", "CellpathCore", "CheckCommands"]),
+        .executableTarget(name: "cellpath-serve", dependencies: ["CellpathCLI", "CellpathCore", "ServeCommands"]),
 
         // MARK: Tests
         // Runs one fetch with knobs the CLI does not offer (a forced source address, a timed cancel).
@@ -111,7 +123,17 @@ let package = Package(
         .executableTarget(name: "cellpath-ipconfig-probe", dependencies: ["IPConfiguration", "CellpathCore"], path: "Tests/IPConfigProbe"),
         .target(name: "TestSupport", dependencies: ["CellpathCore", "SystemSupport", "Simulator", "SimulatorScenario", "SimulatedModems",
                                                    "ModemDiscovery"], path: "Tests/TestSupport"),
-        .testTarget(name: "CellpathCLITests", dependencies: ["CellpathCLI", "SystemSupport", "TestSupport"]),
+        .testTarget(name: "CommandLineKitTests", dependencies: ["CommandLineKit", "CellpathCore", "SystemSupport"]),
+        .testTarget(name: "CellpathCLITests", dependencies: ["CellpathCLI", "CommandLineKit", "SystemSupport",
+                                                             "TestSupport"]),
+        .testTarget(name: "ModemCommandsTests", dependencies: ["ModemCommands", "CellpathCLI", "CommandLineKit", "CellpathCore",
+                                                               "ModemDiscovery"]),
+        .testTarget(name: "CheckCommandsTests", dependencies: ["CheckCommands", "CellpathCLI", "CommandLineKit", "CellpathCore",
+                                                               "Workflow"]),
+        // Every command of the tree implemented once, by the executable its spec places it in.
+        .testTarget(name: "CommandImplementationTests", dependencies: ["CellpathCLI", "CommandLineKit", "SimCommands",
+                                                                      "NumberCommands", "ModemCommands", "CheckCommands",
+                                                                      "ServeCommands"]),
         .testTarget(name: "EndToEndTests", dependencies: ["TestSupport"]),
         .testTarget(name: "SystemSupportTests", dependencies: ["SystemSupport", "TestSupport"]),
         .testTarget(name: "PhoneNumbersTests", dependencies: ["PhoneNumbers"]),

@@ -1,38 +1,46 @@
 import Bearers
 import CellpathCLI
 import CellpathCore
+import CommandLineKit
 import IPConfiguration
 import ModemDiscovery
 import Modems
+import SystemSupport
 
 extension BearerCommand {
-    /// The commands of `cellpath bearer`, by command name.
-    package static let implementations: [String: CommandAction] = [
-        "cellpath bearer up": .async(BearerUpCommand.run),
-        "cellpath bearer down": .async(BearerDownCommand.run),
-        "cellpath bearer status": .async(BearerStatusCommand.run),
-    ]
-
-    /// How the bearer commands reach the modem: through the proxy unless --no-proxy, within --timeout.
-    package static func access(_ parsed: ParsedCommand) -> ModemAccess {
-        ModemAccess(useProxy: !parsed[ModemsCommand.noProxy], timeout: timeLimit(parsed))
+    /// The time limit `--timeout` gives.
+    package static func timeLimit(_ seconds: Double) -> Duration {
+        .milliseconds(Int64((seconds * 1000).rounded()))
     }
 
-    /// The modem that -m names (or the only one); a refusal is the modems' list and exit 64.
-    package static func chooseModem(_ parsed: ParsedCommand, _ context: CommandContext) async throws -> ModemSelection.Choice {
-        let selector = try ModemOption.selector(parsed)
+    /// The time limit of a bearer brought up by a command without a bearer `--timeout` of its own
+    /// (`fetch`, the checks: their `--timeout` is the chain's): the bearer commands' default.
+    package static var defaultTimeout: Double { Options().timeout }
+
+    /// How the bearer commands reach the modem: through the proxy unless --no-proxy, within
+    /// `timeout` (a bearer command's --timeout).
+    package static func access(_ backend: ModemBackendOptions, timeout: Double) -> ModemAccess {
+        ModemAccess(useProxy: !backend.noProxy, timeout: timeLimit(timeout))
+    }
+
+    /// The modem that `name` (-m) names, or the only one; a refusal is the modems' list and exit 64.
+    package static func chooseModem(_ name: String?, _ backend: ModemBackendOptions, timeout: Double,
+                                    _ context: CommandContext) async throws -> ModemSelection.Choice {
+        let selector = try ModemSelector.named(name, command: context.command)
         ModemLibraries.configure(logger: context.logger)
         let discovery = ModemDiscovery(roots: ModemsCommand.deviceRoots(context))
-        let reader = ModemStatusReader(access: access(parsed), logger: context.logger, opener: ModemBackendChoice.chosen(parsed).opener)
+        let reader = ModemStatusReader(access: access(backend, timeout: timeout), logger: context.logger,
+                                       opener: backend.choice.opener)
         return try await ModemSelection.choose(selector, among: discovery.modems(), roots: discovery.roots,
                                                disclosure: context.global.disclosure,
                                                read: { await ModemsCommand.read($0, with: reader, context) })
     }
 
     /// Opens `modem`'s control port for a bearer command.
-    static func open(_ modem: DiscoveredModem, _ parsed: ParsedCommand, _ logger: Logger) async throws(CellpathError) -> any ModemBackend {
+    static func open(_ modem: DiscoveredModem, _ options: Options, _ logger: Logger) async throws(CellpathError) -> any ModemBackend {
         do {
-            return try await ModemBackendChoice.chosen(parsed).opener(modem.ports[0], access(parsed), logger)
+            let access = access(options.backend, timeout: options.timeout)
+            return try await options.backend.choice.opener(modem.ports[0], access, logger)
         } catch {
             throw cellpathError(error)
         }
@@ -50,6 +58,11 @@ extension BearerCommand {
         } catch {
             return .failure(error)
         }
+    }
+
+    /// The modem the bearer command names (or the only one).
+    static func chooseModem(_ options: Options, _ context: CommandContext) async throws -> ModemSelection.Choice {
+        try await chooseModem(options.modem, options.backend, timeout: options.timeout, context)
     }
 
     /// Runs `body` with the backend and closes it (releasing what it holds) whatever happens;
@@ -70,25 +83,71 @@ extension BearerCommand {
 }
 
 extension BearerUpCommand {
-    static func run(_ parsed: ParsedCommand, _ context: CommandContext) async throws -> CommandOutcome {
-        let settings = try settings(parsed, context)
-        let pin = try pin(parsed, context)
+    /// Where the password comes from when no --password-file is given.
+    package static let passwordVariable = "CELLPATH_BEARER_PASSWORD"
+
+    /// The bearer's settings from the options; reads the password.
+    package static func settings(_ options: Options, _ context: CommandContext) throws -> BearerSettings {
+        let ipType = try ConfigurationOptions.resolvedIPType(options.ipType, context)
+        var password: String?
+        if let file = options.passwordFile {
+            password = try secret(file, what: "the password file", as: context.caller)
+        } else if let value = context.environment[passwordVariable], !value.isEmpty {
+            password = value
+        }
+        let authentication = options.auth ?? (options.user == nil && password == nil ? .none : .chap)
+        if authentication != .none && options.user == nil && password == nil {
+            throw UsageError("'--auth \(authentication.rawValue)' needs '--user' (and a password)",
+                             command: context.command)
+        }
+        return BearerSettings(apn: try ConfigurationOptions.accessPointName(options.apn, context), ipType: ipType,
+                              authentication: authentication, user: options.user, password: password)
+    }
+
+    /// The PIN from `--pin-file`, if given: 4 to 8 digits.
+    package static func pin(_ options: Options, _ context: CommandContext) throws -> String? {
+        guard let file = options.pinFile else { return nil }
+        let pin = try secret(file, what: "the PIN file", as: context.caller)
+        guard (4...8).contains(pin.count), pin.allSatisfy({ $0.isASCII && $0.isNumber }) else {
+            throw CellpathError(.dataError, "the PIN file \(file) does not hold a PIN (4 to 8 digits)")
+        }
+        return pin
+    }
+
+    /// The first line of a small file (a secret), without its line end, read with `caller`'s
+    /// rights (`CommandContext.caller`).
+    package static func secret(_ file: String, what: String, as caller: FileIdentity?) throws -> String {
+        let bytes: [UInt8]
+        do {
+            bytes = try FileSystem.read(file, limit: 4096, as: caller)
+        } catch {
+            throw CellpathError(.noInput, "couldn't read \(what) \(file): \(error.reason)")
+        }
+        let text = String(decoding: bytes, as: UTF8.self)
+        return String(text.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false).first ?? "")
+            .trimmingCharacters { $0 == "\r" || $0 == " " }
+    }
+
+    static func run(_ options: Options, _ context: CommandContext) async throws -> CommandOutcome {
+        let settings = try settings(options, context)
+        let pin = try pin(options, context)
         guard InterfaceState.mayConfigure else { throw InterfaceState.permissionError("bring the bearer up") }
-        let deadline = ContinuousClock.now + BearerCommand.timeLimit(parsed)
+        let deadline = ContinuousClock.now + BearerCommand.timeLimit(options.bearer.timeout)
         let modem: DiscoveredModem
-        switch try await BearerCommand.chooseModem(parsed, context) {
+        switch try await BearerCommand.chooseModem(options.bearer, context) {
         case .refused(let outcome): return outcome
         case .chosen(let chosen, _): modem = chosen
         }
         let logger = context.logger.scoped("modem\(modem.index)")
-        let backend = try await BearerCommand.open(modem, parsed, logger)
+        let backend = try await BearerCommand.open(modem, options.bearer, logger)
         let outcome = try await BearerCommand.withBackend(backend) {
             let follower = IndicationFollower(try await backend.indications()) { indication in
                 logger.debug("indication: \(indication)")
             }
             let bringUp = BearerBringUp(modem: modem, records: BearerRecords(environment: context.environment), logger: logger,
                                         progress: { context.progress.step("modem \(modem.index): \($0)") })
-            let request = BearerRequest(settings: settings, pin: pin, deadline: deadline, use: .keep, lockWait: ModemOption.lockWait(parsed))
+            let request = BearerRequest(settings: settings, pin: pin, deadline: deadline, use: .keep,
+                                        lockWait: ModemOption.lockWait(options.bearer.wait))
             return try await bringUp.run(request, on: backend, following: follower)
         }
         var report = BearerReport(modem: modem, state: .connected)
@@ -115,10 +174,10 @@ extension BearerUpCommand {
 }
 
 extension BearerDownCommand {
-    static func run(_ parsed: ParsedCommand, _ context: CommandContext) async throws -> CommandOutcome {
+    static func run(_ options: Options, _ context: CommandContext) async throws -> CommandOutcome {
         guard InterfaceState.mayConfigure else { throw InterfaceState.permissionError("take the bearer down") }
         let modem: DiscoveredModem
-        switch try await BearerCommand.chooseModem(parsed, context) {
+        switch try await BearerCommand.chooseModem(options.bearer, context) {
         case .refused(let outcome): return outcome
         case .chosen(let chosen, _): modem = chosen
         }
@@ -127,7 +186,8 @@ extension BearerDownCommand {
         let teardown = BearerTeardown(modem: modem, records: records, logger: logger)
         context.progress.step("modem \(modem.index): taking the bearer down")
         var backend: (any ModemBackend)?
-        switch await BearerCommand.attempt({ () async throws(CellpathError) in try await BearerCommand.open(modem, parsed, logger) }) {
+        let open = { () async throws(CellpathError) in try await BearerCommand.open(modem, options.bearer, logger) }
+        switch await BearerCommand.attempt(open) {
         case .success(let opened):
             backend = opened
         case .failure(let error) where error.kind == .unavailable:
@@ -138,10 +198,10 @@ extension BearerDownCommand {
         case .failure(let error):
             throw error
         }
-        let force = parsed[force]
+        let force = options.force
         let takeDown = { () async throws -> (bearer: BearerTeardown.Result, removedConfiguration: Bool) in
             let lock = try await ModemLock.acquire(modem, in: records, purpose: "bearer down",
-                                                   wait: ModemOption.lockWait(parsed)) { holder in
+                                                   wait: ModemOption.lockWait(options.bearer.wait)) { holder in
                 logger.warning("waiting for \(holder) to finish with modem \(modem.index)'s bearer")
             }
             defer { lock.release() }
@@ -152,28 +212,24 @@ extension BearerDownCommand {
         } else {
             try await takeDown()
         }
-        let teardownResult: BearerListing.Teardown = switch result {
-        case .disconnected: .disconnected
-        case .leftConnected, .leftForOthers: .leftConnected
-        case .alreadyDown: .alreadyDown
-        case .inUse(let pids): .inUse(pids)
-        }
-        return CommandOutcome(BearerListing.down(modem, teardownResult, removedConfiguration: removed, backend: backend?.backendName))
+        return CommandOutcome(BearerListing.down(modem, result, removedConfiguration: removed, backend: backend?.backendName))
     }
 }
 
 extension BearerStatusCommand {
-    static func run(_ parsed: ParsedCommand, _ context: CommandContext) async throws -> CommandOutcome {
+    static func run(_ options: Options, _ context: CommandContext) async throws -> CommandOutcome {
         let modem: DiscoveredModem
-        switch try await BearerCommand.chooseModem(parsed, context) {
+        switch try await BearerCommand.chooseModem(options.bearer, context) {
         case .refused(let outcome): return outcome
         case .chosen(let chosen, _): modem = chosen
         }
         let logger = context.logger.scoped("modem\(modem.index)")
         let records = BearerRecords(environment: context.environment)
-        let backend = try await BearerCommand.open(modem, parsed, logger)
+        let backend = try await BearerCommand.open(modem, options.bearer, logger)
         return try await BearerCommand.withBackend(backend) {
-            guard parsed[watch] else { return CommandOutcome(BearerListing.output(try await report(modem, backend, records, logger))) }
+            guard options.watch else {
+                return CommandOutcome(BearerListing.output(try await report(modem, backend, records, logger)))
+            }
             return try await follow(modem, backend, records, logger, json: context.global.json)
         }
     }
@@ -249,5 +305,12 @@ extension BearerReport {
         copy.bytesReceived = nil
         copy.bytesSent = nil
         return copy
+    }
+}
+
+extension String {
+    /// The text without leading and trailing characters that match `trimmed`.
+    func trimmingCharacters(_ trimmed: (Character) -> Bool) -> String {
+        String(drop(while: trimmed).reversed().drop(while: trimmed).reversed())
     }
 }

@@ -1,41 +1,61 @@
 import Bearers
 import CellpathCLI
 import CellpathCore
+import CommandLineKit
 import ModemDiscovery
 import Modems
 
 extension FetchCommand {
     /// `cellpath fetch` routed here (`-m/--modem`, or a modem and no `--interface`): the
     /// front's fetch with the modem layer's path.
-    package static let implementations: [String: CommandAction] = [
-        "cellpath fetch": .async { parsed, context in
-            try checkModemPath(parsed)
-            try checkOutputs(parsed, context)
-            let modem = try await chosenModem(parsed, context)
-            return try await run(parsed, context, pathProvider: { try modemPath($0, $1, modem: modem) })
-        },
-    ]
+    static func runWithModem(_ options: Options, _ context: CommandContext) async throws -> CommandOutcome {
+        try checkModemPath(options.interfacePath, command: context.command)
+        try checkOutputs(options, context)
+        let modem = try await chosenModem(options.modem, options.modemPath.backend, context)
+        return try await run(options, context) { options, context in
+            try modemPath(options.modemPath, options.interfacePath, ipType: options.ipType, context, modem: modem)
+        }
+    }
 
     /// The modem that -m names (or the only one), chosen before anything is sent. Several modems
     /// and none named, or a name that matches none, stops the command as `bearer` commands do:
     /// the modems listed, and exit 64.
-    package static func chosenModem(_ parsed: ParsedCommand, _ context: CommandContext) async throws -> DiscoveredModem {
-        switch try await BearerCommand.chooseModem(parsed, context) {
+    package static func chosenModem(_ name: String?, _ backend: ModemBackendOptions,
+                                    _ context: CommandContext) async throws -> DiscoveredModem {
+        // Reading the modems is bounded as `bearer` commands' is by default (--timeout is the chain's).
+        switch try await BearerCommand.chooseModem(name, backend, timeout: BearerCommand.defaultTimeout, context) {
         case .chosen(let modem, _): modem
         case .refused(let outcome): throw CommandStopped(outcome)
         }
     }
 
     /// The modem layer's path provider: the bearer of `modem`.
-    package static func modemPath(_ parsed: ParsedCommand, _ context: CommandContext,
+    /// (`interfacePath` must name no interface or DNS server: the bearer gives them.)
+    package static func modemPath(_ path: ModemPathOptions, _ interfacePath: InterfacePathOptions,
+                                  ipType: BearerIPType?, _ context: CommandContext,
                                   modem: DiscoveredModem) throws -> any CellularPathProvider {
-        try checkModemPath(parsed)
+        try checkModemPath(interfacePath, command: context.command)
         // Bringing the bearer up is bounded as `bearer up` is by default (fetch's --timeout is the chain's).
-        let options = ModemPathProvider.Options(settings: BearerSettings(apn: try bearerAPN(parsed, context), ipType: try bearerIPType(parsed, context)),
-                                                access: BearerCommand.access(parsed),
-                                                keepBearer: parsed[keepBearer], opener: ModemBackendChoice.chosen(parsed).opener,
-                                                lockWait: ModemOption.lockWait(parsed))
+        let settings = BearerSettings(apn: try ConfigurationOptions.accessPointName(path.apn, context),
+                                      ipType: try ConfigurationOptions.resolvedIPType(ipType, context))
+        let options = ModemPathProvider.Options(settings: settings,
+                                                access: BearerCommand.access(path.backend,
+                                                                             timeout: BearerCommand.defaultTimeout),
+                                                keepBearer: path.keepBearer, opener: path.backend.choice.opener,
+                                                lockWait: ModemOption.lockWait(path.wait))
         return ModemPathProvider(options: options, records: BearerRecords(environment: context.environment), logger: context.logger,
                                  progress: { context.progress.step($0) }) { modem }
+    }
+
+    /// Refuses what contradicts a path from the modem: its interface and DNS servers are the bearer's.
+    package static func checkModemPath(_ path: InterfacePathOptions, command: [String]) throws(UsageError) {
+        if path.interface != nil {
+            throw UsageError("'--modem' cannot be combined with '--interface': the modem's bearer gives the interface",
+                             command: command)
+        }
+        if !path.dns.isEmpty {
+            throw UsageError("'--dns' cannot be combined with '--modem': the bearer gives its DNS servers",
+                             command: command)
+        }
     }
 }

@@ -1,15 +1,11 @@
 import CellpathCLI
 import CellpathCore
+import CommandLineKit
 import ModemDiscovery
 import ModemManagerBackend
 import Modems
 
 extension ModemBackendChoice {
-    /// What `--backend` names (auto by default).
-    package static func chosen(_ parsed: ParsedCommand) -> ModemBackendChoice {
-        parsed[ModemsCommand.backend] ?? .auto
-    }
-
     /// Opens a modem's backend as this choice says: ModemManager's modem, the control port in
     /// its protocol, or (auto) ModemManager when it runs on the system bus, else the port. A
     /// port of another protocol than `mbim`/`qmi` names is refused (64).

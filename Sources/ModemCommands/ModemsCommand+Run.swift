@@ -1,18 +1,18 @@
 import Bearers
 import CellpathCLI
 import CellpathCore
+import CommandLineKit
 import ModemDiscovery
 import Modems
 
 extension ModemsCommand {
-    /// The commands of `cellpath modems`, by command name: what this executable runs.
-    package static let implementations: [String: CommandAction] = [
-        "cellpath modems": .async(run),
-        "cellpath modems show": .async(ModemsShowCommand.run),
-    ]
+    /// Where discovery looks: `CELLPATH_SYSFS_ROOT` and `CELLPATH_DEV_ROOT`, else /sys and /dev.
+    package static func deviceRoots(_ context: CommandContext) -> DeviceRoots {
+        DeviceRoots(environment: context.environment)
+    }
 
-    static func run(_ parsed: ParsedCommand, _ context: CommandContext) async throws -> CommandOutcome {
-        let (discovery, reader) = setUp(parsed, context)
+    static func run(_ options: Options, _ context: CommandContext) async throws -> CommandOutcome {
+        let (discovery, reader) = setUp(options.backend, timeout: options.timeout, context)
         let reports = await read(discovery.modems(), with: reader, context)
         for report in reports {
             if let error = report.error { context.logger.warning("modem \(report.modem.index): \(error.message)") }
@@ -20,13 +20,15 @@ extension ModemsCommand {
         return CommandOutcome(ModemListing.list(reports, context.global.disclosure, roots: discovery.roots))
     }
 
-    /// Discovery (with the roots the environment names) and a reader with the command's options.
-    package static func setUp(_ parsed: ParsedCommand, _ context: CommandContext) -> (ModemDiscovery, ModemStatusReader) {
+    /// Discovery (with the roots the environment names) and a reader that reaches the modems as
+    /// `backend` says, each read within `timeout` (`modems --timeout`; 10 s by default).
+    package static func setUp(_ backend: ModemBackendOptions, timeout: Double?,
+                              _ context: CommandContext) -> (ModemDiscovery, ModemStatusReader) {
         ModemLibraries.configure(logger: context.logger)
-        var access = ModemAccess(useProxy: !parsed[noProxy])
-        if let seconds = parsed[timeout] { access.timeout = .seconds(seconds) }
+        var access = ModemAccess(useProxy: !backend.noProxy)
+        if let timeout { access.timeout = .seconds(timeout) }
         return (ModemDiscovery(roots: deviceRoots(context)),
-                ModemStatusReader(access: access, logger: context.logger, opener: ModemBackendChoice.chosen(parsed).opener))
+                ModemStatusReader(access: access, logger: context.logger, opener: backend.choice.opener))
     }
 
     /// Reads every modem at once; one that fails is reported with its error.
@@ -60,9 +62,10 @@ extension ModemsCommand {
 }
 
 extension ModemsShowCommand {
-    static func run(_ parsed: ParsedCommand, _ context: CommandContext) async throws -> CommandOutcome {
-        let selector = try selector(parsed)
-        let (discovery, reader) = ModemsCommand.setUp(parsed, context)
+    static func run(_ options: Options, _ context: CommandContext) async throws -> CommandOutcome {
+        let selector = try selector(options, command: context.command)
+        let (discovery, reader) = ModemsCommand.setUp(options.reading.backend, timeout: options.reading.timeout,
+                                                      context)
         let choice = try await ModemSelection.choose(
             selector, among: discovery.modems(), roots: discovery.roots, disclosure: context.global.disclosure,
             read: { await ModemsCommand.read($0, with: reader, context) })

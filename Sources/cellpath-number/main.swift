@@ -1,9 +1,10 @@
 import CellpathCLI
 import CellpathCore
 import Glibc
+import NumberCommands
 
 // `cellpath number` runs here, in the executable that links libphonenumber (with protobuf,
 // abseil and ICU); the front `cellpath` parses the same command line and execs this one for it.
 let code = CellpathCLI.main(Array(CommandLine.arguments.dropFirst()), environment: ProcessEnvironment.current(),
-                            program: .phoneNumbers, implementations: ["cellpath number": .async(NumberCommand.run)])
+                            implementations: .phoneNumbers)
 exit(code)

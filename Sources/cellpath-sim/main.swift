@@ -1,9 +1,10 @@
 import CellpathCLI
 import CellpathCore
 import Glibc
+import SimCommands
 
 // `cellpath sim …` runs here, in the executable that links the simulator (libmicrohttpd,
 // GnuTLS); the front `cellpath` parses the same command line and execs this one for them.
 let code = CellpathCLI.main(Array(CommandLine.arguments.dropFirst()), environment: ProcessEnvironment.current(),
-                            program: .simulator, implementations: SimCommand.implementations)
+                            implementations: .simulator)
 exit(code)

@@ -1,4 +1,5 @@
 @testable import CellpathCLI
+@testable import CommandLineKit
 import CellpathCore
 import CellularHTTP
 import Synchronization

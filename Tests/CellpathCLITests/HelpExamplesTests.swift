@@ -1,4 +1,5 @@
 @testable import CellpathCLI
+@testable import CommandLineKit
 import Testing
 
 /// Every command's help ends with examples that run the command it documents.

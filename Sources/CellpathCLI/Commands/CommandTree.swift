@@ -1,6 +1,8 @@
+import CommandLineKit
+
 /// The whole command tree of cellpath; each command lives in its own file.
 enum CommandTree {
-    static let root: CommandSpec = CommandSpec(
+    package static let root: CommandSpec = CommandSpec(
         name: "cellpath",
         abstract: "SIM-based mobile authentication (tru.ID SubscriberCheck style) from a Linux machine's cellular modem.",
         discussion: """
@@ -8,7 +10,7 @@ enum CommandTree {
             request, with its whole redirect chain and DNS, through the cellular interface only.
             `cellpath sim` provides a complete simulated cellular world for trying it without hardware.
             """,
-        options: GlobalOptions.specs,
+        options: RootOptions.self,
         subcommands: [
             CheckCommands.subscriberCheck,
             CheckCommands.phoneCheck,
@@ -32,12 +34,16 @@ enum CommandTree {
     )
 
     /// Listed in help; the parser answers `help <command>` itself.
-    static let help: CommandSpec = CommandSpec(
+    package static let help: CommandSpec = CommandSpec(
         name: "help", abstract: "Show help for a command.",
-        arguments: [ArgumentSpec(name: "command", help: "The command (and subcommand) to explain.",
-                                 optional: true, variadic: true)],
+        options: HelpOptions.self,
         examples: [
             .init("List the commands:", "cellpath help"),
             .init("Explain a subcommand (as cellpath sim up --help does):", "cellpath help sim up"),
         ])
+}
+
+/// The argument of `help`.
+struct HelpOptions: CommandOptions {
+    @VariadicArgument("command", help: "The command (and subcommand) to explain.", optional: true) var command: [String]
 }

@@ -1,5 +1,6 @@
 import CellpathCore
 import CellularHTTP
+import CommandLineKit
 import Configuration
 import ModemDiscovery
 import SystemSupport
@@ -8,7 +9,7 @@ import Workflow
 /// `cellpath fetch URL`: one HTTP(S) request and its whole redirect chain, DNS included,
 /// through the cellular interface only; prints a trace of every hop.
 package enum FetchCommand {
-    static let spec: CommandSpec = CommandSpec(
+    package static let spec: CommandSpec = CommandSpec(
         name: "fetch",
         abstract: "Fetch a URL (a check_url) and follow its redirect chain through the cellular interface only.",
         discussion: """
@@ -19,73 +20,84 @@ package enum FetchCommand {
             cookies carried across hops; tokens, codes and cookies are masked in the trace unless
             --verbose-full.
             """,
-        arguments: [url.spec],
-        options: [
-            interface.spec, allowAnyInterface.spec, dns.spec, ModemOption.modem.spec, apn.spec, keepBearer.spec, ModemOption.wait.spec,
-            ModemsCommand.backend.spec, ModemsCommand.noProxy.spec, ipType.spec, maxHops.spec,
-            ConfigurationOptions.hopTimeout.spec,
-            ConfigurationOptions.timeout.spec,
-            stopAt.spec, strict.spec, method.spec, data.spec, header.spec, operatorID.spec,
-            ConfigurationOptions.caFile.spec,
-            har.spec, printField.spec,
-        ],
-        action: .routed(route: route, local: run),
+        options: Options.self,
+        placement: .routing(among: [.front, .modems], by: route),
         examples: [
             .init("Open a check_url through the only modem (its bearer brought up if needed):", "cellpath fetch \"$CHECK_URL\""),
             .init("Through an interface another tool configured, with the bearer's DNS:", "cellpath fetch -i wwan0 --dns 100.64.0.53 \"$CHECK_URL\""),
             .init("Print only the v0.2 code, for your backend:", "cellpath fetch -m 0 --print code \"$CHECK_URL\""),
         ])
 
-    static let url = ArgumentKey("url", help: "Absolute http or https URL of the first hop.")
-    package static let interface = OptionKey<String>(
-        "interface", short: "i", "name", help: "Cellular network interface (e.g. wwan0); its address is read from it.")
-    static let dns = RepeatableOptionKey<String>("dns", "address", help: "DNS server of the bearer (repeat or separate with commas).")
-    static let ipType = OptionKey<IPType>("ip-type", "type", help: "Address family: ipv4, ipv6 or any (default: any).", .choice)
-    package static let maxHops = OptionKey<Int>("max-hops", "n", help: "Most requests in the chain (default: 10).", .integer(in: 1...50))
-    static let stopAt = OptionKey<String>(
-        "stop-at", "prefix", help: "Stop at the first redirect whose Location starts with this prefix (a redirect_url).")
-    static let strict = Flag("strict", help: "Refuse an https→http downgrade instead of only reporting it.")
-    static let method = OptionKey<String>("method", short: "X", "method", help: "Method of the first request (default: GET).")
-    static let data = OptionKey<String>("data", "body", help: "Body of the first request.")
-    static let header = RepeatableOptionKey<String>(
-        "header", short: "H", "header", help: "Extra request header 'Name: value' (repeatable).")
-    static let operatorID = OptionKey<String>(
-        "operator", "mcc-mnc",
-        help: "Send the SDKs' x-tru-ops header on the first request: MCC-MNC, several separated by commas (e.g. 234-15).")
-    static let har = OptionKey<String>("har", "file", help: "Also write the trace as HAR 1.2 to this file.")
-    static let allowAnyInterface = Flag(
-        "allow-any-interface", help: "Accept an --interface that is not a modem's (for tests: a check through it proves nothing about the SIM).")
+    /// `fetch`'s options: the path (an interface, or a modem's bearer), the request, the output.
+    package struct Options: CommandOptions {
+        @Argument("url", help: "Absolute http or https URL of the first hop.") package var url: String
+        @OptionGroup package var interfacePath: InterfacePathOptions
+        @Option(ModemOption.modem) package var modem: String?
+        @OptionGroup package var modemPath: ModemPathOptions
+        @Option(ConfigurationOptions.ipType) package var ipType: BearerIPType?
+        @Option(FetchCommand.maxHops) package var maxHops: Int
+        @SettingOption(.hopTimeout) package var hopTimeout: String?
+        @SettingOption(.timeout) package var timeout: String?
+        @Option("stop-at", "prefix",
+                help: "Stop at the first redirect whose Location starts with this prefix (a redirect_url).")
+        package var stopAt: String?
+        @Flag("strict", help: "Refuse an https→http downgrade instead of only reporting it.") package var strict: Bool
+        @Option("method", short: "X", "method",
+                help: "Method of the first request (default: GET).") package var method: String?
+        @Option("data", "body", help: "Body of the first request.") package var data: String?
+        @RepeatableOption("header", short: "H", "header", help: "Extra request header 'Name: value' (repeatable).")
+        package var header: [String]
+        @Option("operator", "mcc-mnc",
+                help: """
+                    Send the SDKs' x-tru-ops header on the first request: MCC-MNC, several separated by commas (e.g. \
+                    234-15).
+                    """)
+        package var operatorID: String?
+        @SettingOption(.caFile) package var caFile: String?
+        @Option("har", "file", help: "Also write the trace as HAR 1.2 to this file.") package var har: String?
+        @Option("print", "field",
+                help: """
+                    Print only this field of the result on stdout: code, check-id, reference-id or status (the code is \
+                    a secret: it is printed as it is).
+                    """,
+                .choice)
+        package var printField: PrintField?
 
-    static let printField = OptionKey<PrintField>(
-        "print", "field",
-        help: "Print only this field of the result on stdout: code, check-id, reference-id or status (the code is a secret: it is printed as it is).",
-        .choice)
+        package init() {}
+    }
+
+    /// `--max-hops`, also the checks'.
+    package static let maxHops = Option<Int>(wrappedValue: 10, "max-hops", "n",
+                                             help: "Most requests in the chain (default: 10).", .integer(in: 1...50))
 
     /// What `--print` prints.
-    enum PrintField: String, Sendable, CaseIterable {
+    package enum PrintField: String, Sendable, CaseIterable {
         case code, checkID = "check-id", referenceID = "reference-id", status
     }
 
-    static func run(_ parsed: ParsedCommand, _ context: CommandContext) async throws -> CommandOutcome {
-        try await run(parsed, context, pathProvider: pathProvider)
+    package static func run(_ options: Options, _ context: CommandContext) async throws -> CommandOutcome {
+        try await run(options, context) { options, context in
+            try pathProvider(options.interfacePath, operatorID: options.operatorID, context)
+        }
     }
 
     /// Refuses an output file (`--har`) that cannot be written, before anything is sent or chosen.
-    package static func checkOutputs(_ parsed: ParsedCommand, _ context: CommandContext) throws {
-        if let har = parsed[Self.har] { try OutputFile.checkWritable(har, option: "--har", as: context.caller) }
+    package static func checkOutputs(_ options: Options, _ context: CommandContext) throws {
+        if let har = options.har { try OutputFile.checkWritable(har, option: "--har", as: context.caller) }
     }
 
     /// The fetch with the path from `pathProvider`: the interface and DNS servers given
     /// (`pathProvider(_:_:)`), or the modem layer's (`cellpath-modem`).
-    package static func run(_ parsed: ParsedCommand, _ context: CommandContext,
-                            pathProvider: (ParsedCommand, CommandContext) throws -> any CellularPathProvider) async throws -> CommandOutcome {
-        if let operators = parsed[Self.operatorID] { _ = try OperatorIDs(parsing: operators) }
-        if parsed[Self.printField] != nil, context.global.json {
-            throw UsageError("'--print' cannot be combined with '--json'", command: parsed.path)
+    package static func run(_ options: Options, _ context: CommandContext,
+                            pathProvider: (Options, CommandContext) throws -> any CellularPathProvider)
+        async throws -> CommandOutcome {
+        if let operators = options.operatorID { _ = try OperatorIDs(parsing: operators) }
+        if options.printField != nil, context.global.json {
+            throw UsageError("'--print' cannot be combined with '--json'", command: context.command)
         }
-        let request = try makeRequest(parsed, context)
-        try checkOutputs(parsed, context)
-        let provider = try pathProvider(parsed, context)
+        let request = try makeRequest(options, context)
+        try checkOutputs(options, context)
+        let provider = try pathProvider(options, context)
         let path = try await provider.cellularPath()
         for address in [path.ipv4Address, path.ipv6Address].compactMap({ $0 })
         where !SourceAddressRule.exists(interface: path.interfaceName, address: address) {
@@ -93,7 +105,7 @@ package enum FetchCommand {
         }
         context.progress.step("fetching through \(path.interfaceName)")
         let opener = CheckURLOpener(client: CellularHTTPClient(path: path))
-        let report = await opener.open(request, sendOperatorHeader: parsed[Self.operatorID] != nil)
+        let report = await opener.open(request, sendOperatorHeader: options.operatorID != nil)
         await provider.release()
         try Task.checkCancellation()
 
@@ -102,14 +114,14 @@ package enum FetchCommand {
         warnAboutDowngrades(in: report.trace, allowedBy: "without --strict", context.logger)
         // The trace is printed even when its HAR copy cannot be written: nothing of the chain is lost.
         var harFailure: CellpathError?
-        if let har = parsed[Self.har] {
+        if let har = options.har {
             do {
                 try OutputFile.write(HARWriter.har(report.trace, disclosure: disclosure), to: har, as: context.caller)
             } catch {
                 harFailure = error
             }
         }
-        if let field = parsed[Self.printField] {
+        if let field = options.printField {
             if !context.global.quiet { Terminal.writeErr(report.humanLines(disclosure).map { $0.terminalSafe + "\n" }.joined()) }
             let printed = try printOnly(field, of: report)
             guard let harFailure, let output = printed.output else { return printed }
@@ -127,14 +139,14 @@ package enum FetchCommand {
 
     /// Warns, even with `--quiet`, about each downgraded hop of a chain (`allowedBy`: what let it
     /// through): what it sent went without TLS.
-    static func warnAboutDowngrades(in trace: FetchReport?, allowedBy: String, _ logger: Logger) {
+    package static func warnAboutDowngrades(in trace: FetchReport?, allowedBy: String, _ logger: Logger) {
         for hop in trace?.redacted(logger.disclosure).hops ?? [] where hop.downgrade {
             logger.unsuppressibleWarning("hop \(hop.index) downgraded to plain http (\(hop.url)): what it carried went without TLS (\(allowedBy))")
         }
     }
 
     /// `--print FIELD`: that field alone on stdout; a failure, or a result without it, is an error.
-    static func printOnly(_ field: PrintField, of report: CheckURLReport) throws -> CommandOutcome {
+    package static func printOnly(_ field: PrintField, of report: CheckURLReport) throws -> CommandOutcome {
         if let failure = report.failure { throw failure.cellpathError }
         let value: String? = switch field {
         case .code: report.callback?.code
@@ -151,7 +163,7 @@ package enum FetchCommand {
     }
 
     /// `-v`: what each hop did, from the (redacted) trace: the request, DNS, the bound socket, timings.
-    static func logDetails(_ trace: FetchReport, interface: String, _ logger: Logger) {
+    package static func logDetails(_ trace: FetchReport, interface: String, _ logger: Logger) {
         guard logger.enabled(.debug) else { return }
         logger.debug("path: \(interface), bound to \(trace.localAddresses.joined(separator: ", ")), DNS \(trace.dnsServers.joined(separator: ", "))")
         for hop in trace.hops {
@@ -175,24 +187,26 @@ package enum FetchCommand {
         }
     }
 
-    /// Where the cellular path comes from: today the interface and DNS servers given on the
-    /// command line (the modem layer will provide its own).
-    package static func pathProvider(_ parsed: ParsedCommand, _ context: CommandContext) throws -> any CellularPathProvider {
-        guard let interface = parsed[Self.interface] else {
+    /// The path through the interface and DNS servers given on the command line (`operatorID`:
+    /// fetch's `--operator`); the modem layer's is `cellpath-modem`'s.
+    package static func pathProvider(_ path: InterfacePathOptions, operatorID: String?,
+                                     _ context: CommandContext) throws -> any CellularPathProvider {
+        guard let interface = path.interface else {
             throw UsageError("missing '--interface <name>': a check is sent through the bearer's interface only, never the default route",
-                             command: parsed.path)
+                             command: context.command)
         }
-        let dns = parsed[Self.dns].flatMap { $0.split(separator: ",").map(String.init) }
+        let dns = path.dnsServers
         guard !dns.isEmpty else {
-            throw UsageError("missing '--dns <address>': names must be resolved by the bearer's DNS servers", command: parsed.path)
+            throw UsageError("missing '--dns <address>': names must be resolved by the bearer's DNS servers",
+                             command: context.command)
         }
-        if !parsed[Self.allowAnyInterface] { try requireModemInterface(interface, context) }
-        return InterfacePathProvider(interface: interface, dnsServers: dns, operatorID: parsed[Self.operatorID])
+        if !path.allowAnyInterface { try requireModemInterface(interface, context) }
+        return InterfacePathProvider(interface: interface, dnsServers: dns, operatorID: operatorID)
     }
 
     /// Refuses an interface that is not a modem's (Wi-Fi, Ethernet, a VPN): a check through it
     /// proves nothing about the SIM. Discovery reads sysfs (`CELLPATH_SYSFS_ROOT` in the simulator).
-    static func requireModemInterface(_ interface: String, _ context: CommandContext) throws {
+    package static func requireModemInterface(_ interface: String, _ context: CommandContext) throws {
         let discovery = ModemDiscovery(roots: DeviceRoots(environment: context.environment))
         let modems = discovery.modems()
         guard !modems.contains(where: { $0.interfaces.contains(interface) }) else { return }
@@ -204,7 +218,7 @@ package enum FetchCommand {
     /// The report's fields as docs/json.md lists them: the (redacted) trace, with the callback
     /// in `result` before `stopped_at`, null when there is none. The callback's code is the
     /// code itself: it is what the device hands to the backend.
-    static func record(_ report: CheckURLReport, _ disclosure: Disclosure) throws -> Record {
+    package static func record(_ report: CheckURLReport, _ disclosure: Disclosure) throws -> Record {
         var record = try ValueEncoder.record(report.trace.redacted(disclosure))
         record.fields.removeAll { $0.key == "failure" }
         guard let index = record.fields.firstIndex(where: { $0.key == "result" }),
@@ -217,7 +231,7 @@ package enum FetchCommand {
     }
 
     /// The JSON error object's fields beyond kind, message, hint and exit code.
-    static func details(of failure: CheckURLFailure) throws -> Record {
+    package static func details(of failure: CheckURLFailure) throws -> Record {
         var details = Record()
         details.add("reason", .string(failure.reason))
         details.add("hop", failure.hop.map(Value.int) ?? .null)
@@ -228,23 +242,27 @@ package enum FetchCommand {
     }
 
     /// Builds the request from the options; bad input is refused here, before any packet.
-    static func makeRequest(_ parsed: ParsedCommand, _ context: CommandContext) throws -> FetchRequest {
-        let configuration = try ConfigurationOptions.load(parsed, context)
-        var request = FetchRequest(url: try parsed[Self.url])
-        request.method = parsed[Self.method] ?? (parsed[Self.data] == nil ? "GET" : "POST")
-        request.body = parsed[Self.data].map { Array($0.utf8) }
-        request.headers = try parsed[Self.header].map { text throws(UsageError) in
+    package static func makeRequest(_ options: Options, _ context: CommandContext) throws -> FetchRequest {
+        let configuration = try ConfigurationOptions.load(options, context)
+        var request = FetchRequest(url: options.url)
+        request.method = options.method ?? (options.data == nil ? "GET" : "POST")
+        request.body = options.data.map { Array($0.utf8) }
+        request.headers = try options.header.map { text throws(UsageError) in
             guard let colon = text.firstIndex(of: ":"), colon != text.startIndex else {
-                throw UsageError("invalid header '\(text)': expected 'Name: value'", command: parsed.path)
+                throw UsageError("invalid header '\(text)': expected 'Name: value'", command: context.command)
             }
             return HTTPHeader(String(text[..<colon]), String(text[text.index(after: colon)...].drop { $0 == " " }))
         }
-        request.maxHops = parsed[Self.maxHops] ?? 10
+        request.maxHops = options.maxHops
         request.hopTimeout = try configuration.hopTimeout
         request.totalTimeout = try configuration.timeout
-        request.ipType = parsed[Self.ipType] ?? .any
-        request.stopAtPrefix = parsed[Self.stopAt]
-        request.strict = parsed[Self.strict]
+        request.ipType = switch try ConfigurationOptions.resolvedIPType(options.ipType, context) {
+        case .ipv4: .ipv4
+        case .ipv6: .ipv6
+        case .ipv4v6: .any
+        }
+        request.stopAtPrefix = options.stopAt
+        request.strict = options.strict
         request.caFile = try configuration.caFile
         if let caFile = request.caFile { try checkCABundle(caFile, origin: configuration.origin(of: "http.cacert")) }
         do {

@@ -1,36 +1,45 @@
 import CellpathCore
+import CommandLineKit
 import Configuration
 import ModemDiscovery
 
 /// `cellpath generate-docs` (hidden): the help of every command as Markdown (docs/usage.md)
 /// or as a man page (docs/cellpath.1), so that the docs are made from the same text as `--help`.
-enum GenerateDocsCommand {
-    static let spec: CommandSpec = CommandSpec(
+package enum GenerateDocsCommand {
+    package static let spec: CommandSpec = CommandSpec(
         name: "generate-docs",
         abstract: "Print the help of every command as Markdown or as a man page.",
-        options: [format.spec],
+        options: Options.self,
         hidden: true,
-        action: .blocking { parsed, _ in
-            let formatter = HelpFormatter(root: CommandTree.root)
-            let text = parsed[Self.format] == .man ? ManPage(formatter).text : markdown(formatter)
-            Terminal.writeOut(text)
-            return CommandOutcome()
-        })
+        placement: .program(.front))
+
+    package static func run(_ options: Options, _ context: CommandContext) throws -> CommandOutcome {
+        let formatter = HelpFormatter(root: CommandTree.root)
+        let text = options.format == .man ? ManPage(formatter).text : markdown(formatter)
+        Terminal.writeOut(text)
+        return CommandOutcome()
+    }
 
     /// What the docs are written as.
-    enum DocumentFormat: String, Sendable, CaseIterable {
+    package enum DocumentFormat: String, Sendable, CaseIterable {
         case markdown, man
     }
 
-    static let format = OptionKey<DocumentFormat>("format", "format", help: "markdown or man (default: markdown).", .choice)
+    /// `generate-docs`'s options.
+    package struct Options: CommandOptions {
+        @Option("format", "format", help: "markdown or man (default: markdown).", .choice)
+        package var format: DocumentFormat = .markdown
+
+        package init() {}
+    }
 
     /// Every visible command path, depth first.
-    static func paths(_ node: CommandSpec, _ prefix: [String]) -> [[String]] {
+    package static func paths(_ node: CommandSpec, _ prefix: [String]) -> [[String]] {
         let path = prefix + [node.name]
         return [path] + node.subcommands.filter { !$0.hidden }.flatMap { paths($0, path) }
     }
 
-    static func markdown(_ formatter: HelpFormatter) -> String {
+    package static func markdown(_ formatter: HelpFormatter) -> String {
         var out = "# cellpath usage\n\nGenerated from `--help` by `make docs`; do not edit by hand.\n"
         for path in paths(formatter.root, []) {
             out += "\n## `\(path.joined(separator: " "))`\n\n```\n\(formatter.help(for: path))```\n"
@@ -141,7 +150,7 @@ struct ManPage {
     }
 
     /// A command's examples under its description: what each does, then its command line.
-    static func examples(_ examples: [CommandExample]) -> String {
+    package static func examples(_ examples: [CommandExample]) -> String {
         guard !examples.isEmpty else { return "" }
         return ".PP\nExamples:\n" + examples.map { example in
             ".PP\n\(line(example.purpose))\n.RS 4\n.nf\n\(escape(example.commandLine))\n.fi\n.RE\n"
@@ -149,7 +158,7 @@ struct ManPage {
     }
 
     /// The EXAMPLES section, as (what it does, command lines); each line fits 80 columns with the indent.
-    static let walkThroughs: [(String, [String])] = [
+    package static let walkThroughs: [(String, [String])] = [
         ("Check that a number is this SIM's (SubscriberCheck), with the tru.ID API and your project's "
             + "credentials, or through your development server; the exit code is the verdict:", [
             "cellpath subscriber-check +447940448591 --direct",
@@ -170,7 +179,7 @@ struct ManPage {
     ]
 
     /// One `.TP` item: a bold option synopsis (value placeholder in italics) and its help.
-    static func item(_ option: OptionSpec) -> String {
+    package static func item(_ option: OptionSpec) -> String {
         var tag = "\\fB" + escape(option.short.map { "-\($0), " } ?? "") + escape("--\(option.long)") + "\\fR"
         if let valueName = option.valueName { tag += " \\fI<\(escape(valueName))>\\fR" }
         if option.repeatable { tag += " ..." }
@@ -178,13 +187,13 @@ struct ManPage {
     }
 
     /// One `.TP` item: `tag` (already roff) and `text` (plain).
-    static func item(_ tag: String, _ text: String) -> String {
+    package static func item(_ tag: String, _ text: String) -> String {
         ".TP\n\(tag)\n\(line(text))\n"
     }
 
     /// Plain text as roff paragraphs: lines of one paragraph are joined (man fills them), and a
     /// blank line starts a new paragraph.
-    static func paragraphs(_ text: String) -> String {
+    package static func paragraphs(_ text: String) -> String {
         text.split(separator: "\n", omittingEmptySubsequences: false)
             .split { $0.allSatisfy(\.isWhitespace) }
             .map { ".PP\n" + line($0.map { $0.trimmingSpaces }.joined(separator: " ")) + "\n" }
@@ -192,14 +201,14 @@ struct ManPage {
     }
 
     /// One line of plain text as roff text: escaped, and protected when it begins with a control character.
-    static func line(_ text: String) -> String {
+    package static func line(_ text: String) -> String {
         let escaped = escape(text)
         return escaped.hasPrefix(".") || escaped.hasPrefix("'") ? "\\&" + escaped : escaped
     }
 
     /// Escapes plain text for roff: backslashes, hyphens as minus signs (so that options can be
     /// copied), and every non-ASCII character as a named Unicode escape (whatever the locale).
-    static func escape(_ text: String) -> String {
+    package static func escape(_ text: String) -> String {
         var out = ""
         for scalar in text.unicodeScalars {
             switch scalar {

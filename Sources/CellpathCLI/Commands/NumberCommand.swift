@@ -1,7 +1,9 @@
+import CommandLineKit
+
 /// `cellpath number PHONE [--region CC]`: parses, normalises and validates a phone number.
-/// Runs in `cellpath-number` (Sources/cellpath-number), the executable that links libphonenumber.
+/// Runs in `cellpath-number` (implemented in Sources/NumberCommands), the executable that links libphonenumber.
 package enum NumberCommand {
-    static let spec: CommandSpec = CommandSpec(
+    package static let spec: CommandSpec = CommandSpec(
         name: "number",
         abstract: "Parse and validate a phone number, and print it in E.164.",
         discussion: """
@@ -12,16 +14,26 @@ package enum NumberCommand {
             is refused, since a SIM's number has none. Other failures say why; all exit with 65.
             SubscriberCheck and PhoneCheck need a mobile number: another type gets a warning.
             """,
-        arguments: [phone.spec],
-        options: [ConfigurationOptions.region.spec],
-        action: .program(.phoneNumbers),
+        options: Options.self,
+        placement: .program(.phoneNumbers),
         examples: [
             .init("Check an international number and print it in E.164:", "cellpath number +44 7940 448591"),
             .init("Read a national number in its country:", "cellpath number 07940 448591 --region GB"),
             .init("A tel: URI, as JSON:", "cellpath number tel:+44-7940-448591 --json"),
         ])
 
-    package static let phone = ArgumentKey(
-        "phone", help: "The phone number, in international or national form, or a tel: URI; its groups may be separate words (07940 448591).",
-        joiningWords: true)
+    /// `number`'s options.
+    package struct Options: CommandOptions {
+        @Argument(
+            "phone",
+            help: """
+                The phone number, in international or national form, or a tel: URI; its groups may be separate words \
+                (07940 448591).
+                """,
+            joiningWords: true)
+        package var phone: String
+        @SettingOption(.region) package var region: String?
+
+        package init() {}
+    }
 }

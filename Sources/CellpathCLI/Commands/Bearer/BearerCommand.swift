@@ -1,10 +1,10 @@
 import CellpathCore
-import SystemSupport
+import CommandLineKit
 
 /// `cellpath bearer up | down | status`: a modem's data bearer, brought up with its interface
-/// configured, taken down, or shown. Runs in `cellpath-modem` (Sources/cellpath-modem).
+/// configured, taken down, or shown. Runs in `cellpath-modem` (implemented in Sources/ModemCommands).
 package enum BearerCommand {
-    static let spec: CommandSpec = CommandSpec(
+    package static let spec: CommandSpec = CommandSpec(
         name: "bearer",
         abstract: "Bring a modem's data bearer up or down, or show it.",
         discussion: """
@@ -23,21 +23,22 @@ package enum BearerCommand {
             .init("Take it down again:", "cellpath bearer down"),
         ])
 
-    package static let timeout = OptionKey<Double>(
-        "timeout", "seconds", help: "How long the command may take, waiting for registration included (default: 30).", .seconds)
+    /// The options of every bearer command: the modem, how it is reached, and the time limits.
+    package struct Options: CommandOptions {
+        @Option(ModemOption.modem) package var modem: String?
+        @OptionGroup package var backend: ModemBackendOptions
+        @Option("timeout", "seconds",
+                help: "How long the command may take, waiting for registration included (default: 30).", .seconds)
+        package var timeout: Double = 30
+        @Option(ModemOption.wait) package var wait: Double
 
-    /// The options of every bearer command.
-    static let options = [ModemOption.modem.spec, ModemsCommand.backend.spec, ModemsCommand.noProxy.spec, timeout.spec, ModemOption.wait.spec]
-
-    /// The time limit `--timeout` gives, 30 s by default.
-    package static func timeLimit(_ parsed: ParsedCommand) -> Duration {
-        .milliseconds(Int64(((parsed[timeout] ?? 30) * 1000).rounded()))
+        package init() {}
     }
 }
 
 /// `cellpath bearer up`: the steps from SIM to a configured interface.
 package enum BearerUpCommand {
-    static let spec: CommandSpec = CommandSpec(
+    package static let spec: CommandSpec = CommandSpec(
         name: "up",
         abstract: "Bring the modem's bearer up (or reuse it) and configure its interface.",
         discussion: """
@@ -61,74 +62,39 @@ package enum BearerUpCommand {
             changing the bearer beyond --wait; 77 the SIM locked (no PIN or
             too few attempts left, wrong PIN) or no CAP_NET_ADMIN; 130 cancelled.
             """,
-        options: BearerCommand.options + [apn.spec, ipType.spec, auth.spec, user.spec, passwordFile.spec, pinFile.spec],
-        action: .program(.modems),
+        options: Options.self,
+        placement: .program(.modems),
         examples: [
             .init("Bring the only modem's bearer up with its provisioned APN:", "cellpath bearer up"),
             .init("The second modem, IPv4 only, on an APN of your own:", "cellpath bearer up -m 1 --apn internet --ip-type ipv4"),
             .init("Enter the SIM's PIN from a file if the SIM asks for it:", "cellpath bearer up --pin-file /etc/cellpath/sim.pin"),
         ])
 
-    package static let apn = OptionKey<String>(
-        "apn", "name", help: "Access point name (default: the modem.apn setting, CELLPATH_APN; else the modem's provisioned context).")
-    package static let ipType = OptionKey<BearerIPType>(
-        "ip-type", "type", help: "Address families to ask for: ipv4, ipv6 or ipv4v6 (default: the modem.ip_type setting, CELLPATH_IP_TYPE, else ipv4v6).", .choice)
-    package static let auth = OptionKey<BearerAuthentication>(
-        "auth", "method", help: "Authentication the APN asks for: none, pap, chap or mschapv2 (default: none, or chap with --user).",
-        .choice)
-    package static let user = OptionKey<String>("user", "name", help: "User name for the APN.")
-    package static let passwordFile = OptionKey<String>(
-        "password-file", "file", help: "File holding the APN's password (default: CELLPATH_BEARER_PASSWORD, else none).")
-    package static let pinFile = OptionKey<String>("pin-file", "file", help: "File holding the SIM's PIN, entered only if the SIM asks.")
+    /// `bearer up`'s options: the bearer's settings and the secrets it may need.
+    package struct Options: CommandOptions {
+        @OptionGroup package var bearer: BearerCommand.Options
+        @SettingOption(.bearerAPN) package var apn: String?
+        @Option(ConfigurationOptions.ipType) package var ipType: BearerIPType?
+        @Option("auth", "method",
+                help: """
+                    Authentication the APN asks for: none, pap, chap or mschapv2 (default: none, or chap with --user).
+                    """, .choice)
+        package var auth: BearerAuthentication?
+        @Option("user", "name", help: "User name for the APN.") package var user: String?
+        @Option("password-file", "file",
+                help: "File holding the APN's password (default: CELLPATH_BEARER_PASSWORD, else none).")
+        package var passwordFile: String?
+        @Option("pin-file", "file",
+                help: "File holding the SIM's PIN, entered only if the SIM asks.") package var pinFile: String?
 
-    /// Where the password comes from when no --password-file is given.
-    package static let passwordVariable = "CELLPATH_BEARER_PASSWORD"
-
-    /// The bearer's settings from the options; reads the password.
-    package static func settings(_ parsed: ParsedCommand, _ context: CommandContext) throws -> BearerSettings {
-        let ipType = try parsed[Self.ipType] ?? ConfigurationOptions.bearerIPType(context)
-        var password: String?
-        if let file = parsed[passwordFile] {
-            password = try secret(file, what: "the password file", as: context.caller)
-        } else if let value = context.environment[passwordVariable], !value.isEmpty {
-            password = value
-        }
-        let authentication = parsed[auth] ?? (parsed[user] == nil && password == nil ? .none : .chap)
-        if authentication != .none && parsed[user] == nil && password == nil {
-            throw UsageError("'--auth \(authentication.rawValue)' needs '--user' (and a password)", command: parsed.path)
-        }
-        return BearerSettings(apn: try ConfigurationOptions.accessPointName(parsed, context), ipType: ipType, authentication: authentication,
-                              user: parsed[user], password: password)
+        package init() {}
     }
 
-    /// The PIN from `--pin-file`, if given: 4 to 8 digits.
-    package static func pin(_ parsed: ParsedCommand, _ context: CommandContext) throws -> String? {
-        guard let file = parsed[pinFile] else { return nil }
-        let pin = try secret(file, what: "the PIN file", as: context.caller)
-        guard (4...8).contains(pin.count), pin.allSatisfy({ $0.isASCII && $0.isNumber }) else {
-            throw CellpathError(.dataError, "the PIN file \(file) does not hold a PIN (4 to 8 digits)")
-        }
-        return pin
-    }
-
-    /// The first line of a small file (a secret), without its line end, read with `caller`'s
-    /// rights (`CommandContext.caller`).
-    static func secret(_ file: String, what: String, as caller: FileIdentity?) throws -> String {
-        let bytes: [UInt8]
-        do {
-            bytes = try FileSystem.read(file, limit: 4096, as: caller)
-        } catch {
-            throw CellpathError(.noInput, "couldn't read \(what) \(file): \(error.reason)")
-        }
-        let text = String(decoding: bytes, as: UTF8.self)
-        return String(text.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false).first ?? "")
-            .trimmingCharacters { $0 == "\r" || $0 == " " }
-    }
 }
 
 /// `cellpath bearer down`: disconnects what cellpath brought up and removes its configuration.
 package enum BearerDownCommand {
-    static let spec: CommandSpec = CommandSpec(
+    package static let spec: CommandSpec = CommandSpec(
         name: "down",
         abstract: "Take down the bearer cellpath brought up and remove its interface configuration.",
         discussion: """
@@ -141,20 +107,30 @@ package enum BearerDownCommand {
             aside; --force then removes what has cellpath's shape on the modem's interface.
             Idempotent: a bearer already down exits 0.
             """,
-        options: BearerCommand.options + [force.spec],
-        action: .program(.modems),
+        options: Options.self,
+        placement: .program(.modems),
         examples: [
             .init("Take down the bearer cellpath brought up on the only modem:", "cellpath bearer down"),
             .init("On the second modem, also a bearer another program connected:", "cellpath bearer down -m 1 --force"),
         ])
 
-    package static let force = Flag(
-        "force", help: "Also disconnect a bearer that cellpath did not bring up, or that running cellpath commands use; without a record, remove what has cellpath's shape on the interface.")
+    /// `bearer down`'s options.
+    package struct Options: CommandOptions {
+        @OptionGroup package var bearer: BearerCommand.Options
+        @Flag("force",
+              help: """
+                  Also disconnect a bearer that cellpath did not bring up, or that running cellpath commands use; \
+                  without a record, remove what has cellpath's shape on the interface.
+                  """)
+        package var force: Bool
+
+        package init() {}
+    }
 }
 
 /// `cellpath bearer status`: the bearer as the modem and the kernel report it.
 package enum BearerStatusCommand {
-    static let spec: CommandSpec = CommandSpec(
+    package static let spec: CommandSpec = CommandSpec(
         name: "status",
         abstract: "Show the modem's bearer: state, address, DNS, operator, uptime, byte counters.",
         discussion: """
@@ -166,19 +142,19 @@ package enum BearerStatusCommand {
             cellpath brought up, and reads the modem again every few seconds while no such bearer
             is up.
             """,
-        options: BearerCommand.options + [watch.spec],
-        action: .program(.modems),
+        options: Options.self,
+        placement: .program(.modems),
         examples: [
             .init("Show the only modem's bearer:", "cellpath bearer status"),
             .init("Follow the second modem's bearer, one JSON object per change:", "cellpath bearer status -m 1 --watch --json"),
         ])
 
-    package static let watch = Flag("watch", help: "Keep printing the status whenever it changes (JSON Lines with --json).")
-}
+    /// `bearer status`'s options.
+    package struct Options: CommandOptions {
+        @OptionGroup package var bearer: BearerCommand.Options
+        @Flag("watch",
+              help: "Keep printing the status whenever it changes (JSON Lines with --json).") package var watch: Bool
 
-extension String {
-    /// The text without leading and trailing characters that match `trimmed`.
-    func trimmingCharacters(_ trimmed: (Character) -> Bool) -> String {
-        String(drop(while: trimmed).reversed().drop(while: trimmed).reversed())
+        package init() {}
     }
 }

@@ -1,10 +1,13 @@
+import CellpathCore
+import CommandLineKit
 import Workflow
 
 /// `cellpath subscriber-check | phone-check | sim-check | coverage`: the checks from the device,
 /// against a development server (`--server`, or the profile's) or the tru.ID API (`--direct`).
-/// They run in `cellpath-check`, which links the modem layer and libphonenumber.
+/// They run in `cellpath-check`, which links the modem layer and libphonenumber (implemented in
+/// Sources/CheckCommands).
 package enum CheckCommands {
-    static let subscriberCheck = spec(
+    package static let subscriberCheck = spec(
         "subscriber-check", product: .subscriberCheck,
         abstract: "Check that a phone number is this SIM's, and that the SIM did not change recently (SubscriberCheck).",
         discussion: """
@@ -19,7 +22,7 @@ package enum CheckCommands {
             .init("Check a number with the tru.ID API directly (your project's credentials):", "cellpath subscriber-check +44 7940 448591 --direct"),
             .init("Every modem in parallel, 10 runs each, one JSON line per run:", "cellpath subscriber-check -m all --direct --repeat 10 --json"),
         ])
-    static let phoneCheck = spec(
+    package static let phoneCheck = spec(
         "phone-check", product: .phoneCheck,
         abstract: "Check that a phone number is this SIM's (PhoneCheck).",
         discussion: """
@@ -31,22 +34,21 @@ package enum CheckCommands {
             .init("Check on the second modem:", "cellpath phone-check -m 1 --direct"),
         ])
 
-    static let simCheck = CommandSpec(
+    package static let simCheck = CommandSpec(
         name: "sim-check",
         abstract: "Ask whether the SIM of a phone number changed recently (SIMCheck; no device leg).",
         discussion: """
             One call to the backend, over the default network. Exit 0 when the SIM did not change
             within the period, 2 when it did.
             """,
-        arguments: [phone.spec],
-        options: backendOptions + [ConfigurationOptions.region.spec, ConfigurationOptions.timeout.spec] + fieldOptions,
-        action: .program(.checks),
+        options: SIMCheckOptions.self,
+        placement: .program(.checks),
         examples: [
             .init("Ask your development server whether the SIM changed recently:", "cellpath sim-check +447940448591 --server http://localhost:8080"),
             .init("Ask the tru.ID API, with a national number:", "cellpath sim-check 07940 448591 --region GB --direct"),
         ])
 
-    static let coverage = CommandSpec(
+    package static let coverage = CommandSpec(
         name: "coverage",
         abstract: "Ask the tru.ID API, through the cellular path, which network the device is on and which checks it supports.",
         discussion: """
@@ -54,69 +56,117 @@ package enum CheckCommands {
             the API's device_ip endpoint through the cellular interface only: the API answers for the
             address the operator gave the bearer. Exit 69 when the address is not a mobile one.
             """,
-        options: backendOptions.filter { $0.long != apiVersion.spec.long } + pathOptions + [
-            allowDowngrade.spec, ConfigurationOptions.hopTimeout.spec, ConfigurationOptions.timeout.spec, ConfigurationOptions.caFile.spec,
-        ],
-        action: .program(.checks),
+        options: CoverageOptions.self,
+        placement: .program(.checks),
         examples: [
             .init("Ask which network the only modem is on, and which checks it supports:", "cellpath coverage --direct"),
             .init("The same for the second modem, through your development server:", "cellpath coverage -m 1 --server http://localhost:8080"),
             .init("As JSON:", "cellpath coverage --direct --json"),
         ])
 
-    package static let phone = ArgumentKey(
-        "phone", help: "The phone number to check: international (+44…), national with --region, or a tel: URI; its groups may be separate words.",
-        joiningWords: true)
-    package static let ownPhone = OptionalArgumentKey(
-        "phone", help: "The phone number to check: international (+44…), national with --region, or a tel: URI; its groups may be separate words. Default: the number the modem's SIM holds.",
-        joiningWords: true)
-    package static let direct = Flag("direct", help: "Speak the tru.ID API directly, with the project's credentials (tru.json, configuration or environment).")
-    package static let apiVersion = OptionKey<APIVersion>(
-        "api-version", "version", help: "The check flow: v0.2 (the chain ends with a code that the backend exchanges) or v0.1 (default: v0.2).",
+    /// `--api-version`: the check flow.
+    package static let apiVersion = Option<APIVersion>(
+        wrappedValue: .v0_2, "api-version", "version",
+        help: "The check flow: v0.2 (the chain ends with a code that the backend exchanges) or v0.1 (default: v0.2).",
         ValueConversion { text throws(InvalidOptionValue) in
             guard let version = APIVersion(rawValue: text) else { throw InvalidOptionValue(expectation: "v0.1 or v0.2") }
             return version
         })
-    package static let referenceID = OptionKey<String>("reference-id", "id", help: "Your own id for the check, echoed in its result.")
-    package static let redirectURL = OptionKey<String>(
-        "redirect-url", "url", help: "v0.2: the app URL the chain ends at; cellpath stops there and reads the code from it.")
-    package static let operatorOverride = OptionKey<String>(
-        "operator-override", "mcc-mnc", help: "Send this network as x-tru-ops instead of the serving network (MCC-MNC).")
+    /// `-m/--modem` of the checks: also `all`.
+    package static let modem = Option<String?>(
+        "modem", short: "m", "modem",
+        help: """
+            The modem: its index, IMEI, ICCID or control port, or 'all' (each modem in parallel, with its own bearer). \
+            Default: the only modem.
+            """)
     package static let allowDowngrade = Flag(
         "allow-downgrade",
-        help: "Go on when the chain returns to plain http with the check's code or assertion, or to a host it reached over https (refused by default; a warning, even with -q).")
-    package static let repeatCount = OptionKey<Int>("repeat", "n", help: "Run the check n times (field mode; one JSON line per run with --json).", .integer(in: 1...100_000))
-    package static let interval = OptionKey<Double>(
-        "interval", "seconds", help: "Seconds between the starts of repeated runs (default, or 0: one after the other).", .secondsOrZero)
-    package static let metricsFile = OptionKey<String>(
-        "metrics-file", "path", help: "Write the runs' summary in Prometheus text format to this file (atomically), for node_exporter.")
-
-    static let backendOptions: [OptionSpec] = [
-        ConfigurationOptions.server.spec, direct.spec, apiVersion.spec, ConfigurationOptions.profile.spec,
-        ConfigurationOptions.truJSON.spec, ConfigurationOptions.dataResidency.spec, ConfigurationOptions.apiBase.spec,
-    ]
-    /// `-m/--modem` of the checks: also `all`.
-    package static let modem = OptionKey<String>(
-        "modem", short: "m", "modem",
-        help: "The modem: its index, IMEI, ICCID or control port, or 'all' (each modem in parallel, with its own bearer). Default: the only modem.")
-    static let pathOptions: [OptionSpec] = [
-        modem.spec, FetchCommand.apn.spec, FetchCommand.keepBearer.spec, ModemOption.wait.spec, ModemsCommand.backend.spec, ModemsCommand.noProxy.spec,
-        FetchCommand.interface.spec, FetchCommand.dns.spec, FetchCommand.allowAnyInterface.spec,
-    ]
-    static let fieldOptions: [OptionSpec] = [repeatCount.spec, interval.spec, metricsFile.spec]
+        help: """
+            Go on when the chain returns to plain http with the check's code or assertion, or to a host it reached \
+            over https (refused by default; a warning, even with -q).
+            """)
 
     /// The spec of a check with a device leg.
     private static func spec(_ name: String, product: CheckProduct, abstract: String, discussion: String,
                              examples: [CommandExample]) -> CommandSpec {
         CommandSpec(
             name: name, abstract: abstract, discussion: discussion,
-            arguments: [ownPhone.spec],
-            options: backendOptions + [referenceID.spec, redirectURL.spec, ConfigurationOptions.region.spec, operatorOverride.spec]
-                + pathOptions
-                + [allowDowngrade.spec, FetchCommand.maxHops.spec, ConfigurationOptions.hopTimeout.spec, ConfigurationOptions.timeout.spec,
-                   ConfigurationOptions.caFile.spec]
-                + fieldOptions,
-            action: .program(.checks),
+            options: DeviceCheckOptions.self,
+            placement: .program(.checks),
             examples: examples)
     }
+}
+
+/// The options of `subscriber-check` and `phone-check`: the number, the backend, the check, the
+/// path (a modem's bearer or an interface), the chain, field mode.
+package struct DeviceCheckOptions: CommandOptions {
+    @OptionalArgument(
+        "phone",
+        help: """
+            The phone number to check: international (+44…), national with --region, or a tel: URI; its groups may be \
+            separate words. Default: the number the modem's SIM holds.
+            """,
+        joiningWords: true)
+    package var phone: String?
+    @OptionGroup package var backend: CheckBackendOptions
+    @Option(CheckCommands.apiVersion) package var apiVersion: APIVersion
+    @SettingOption(.profile) package var profile: String?
+    @OptionGroup package var api: TruAPIOptions
+    @Option("reference-id", "id",
+            help: "Your own id for the check, echoed in its result.") package var referenceID: String?
+    @Option("redirect-url", "url",
+            help: "v0.2: the app URL the chain ends at; cellpath stops there and reads the code from it.")
+    package var redirectURL: String?
+    @SettingOption(.region) package var region: String?
+    @Option("operator-override", "mcc-mnc",
+            help: "Send this network as x-tru-ops instead of the serving network (MCC-MNC).")
+    package var operatorOverride: String?
+    @Option(CheckCommands.modem) package var modem: String?
+    @OptionGroup package var modemPath: ModemPathOptions
+    @OptionGroup package var interfacePath: InterfacePathOptions
+    @Flag(CheckCommands.allowDowngrade) package var allowDowngrade: Bool
+    @Option(FetchCommand.maxHops) package var maxHops: Int
+    @SettingOption(.hopTimeout) package var hopTimeout: String?
+    @SettingOption(.timeout) package var timeout: String?
+    @SettingOption(.caFile) package var caFile: String?
+    @OptionGroup package var field: FieldOptions
+
+    package init() {}
+}
+
+/// The options of `sim-check`: the number, the backend, field mode.
+package struct SIMCheckOptions: CommandOptions {
+    @Argument(
+        "phone",
+        help: """
+            The phone number to check: international (+44…), national with --region, or a tel: URI; its groups may be \
+            separate words.
+            """,
+        joiningWords: true)
+    package var phone: String
+    @OptionGroup package var backend: CheckBackendOptions
+    @Option(CheckCommands.apiVersion) package var apiVersion: APIVersion
+    @SettingOption(.profile) package var profile: String?
+    @OptionGroup package var api: TruAPIOptions
+    @SettingOption(.region) package var region: String?
+    @SettingOption(.timeout) package var timeout: String?
+    @OptionGroup package var field: FieldOptions
+
+    package init() {}
+}
+
+/// The options of `coverage`: the backend, the path, the chain.
+package struct CoverageOptions: CommandOptions {
+    @OptionGroup package var backend: CheckBackendOptions
+    @SettingOption(.profile) package var profile: String?
+    @OptionGroup package var api: TruAPIOptions
+    @Option(CheckCommands.modem) package var modem: String?
+    @OptionGroup package var modemPath: ModemPathOptions
+    @OptionGroup package var interfacePath: InterfacePathOptions
+    @Flag(CheckCommands.allowDowngrade) package var allowDowngrade: Bool
+    @SettingOption(.hopTimeout) package var hopTimeout: String?
+    @SettingOption(.timeout) package var timeout: String?
+    @SettingOption(.caFile) package var caFile: String?
+
+    package init() {}
 }

@@ -1,6 +1,8 @@
+import CommandLineKit
+
 /// `cellpath config`: the configuration group.
-enum ConfigCommand {
-    static let spec: CommandSpec = CommandSpec(
+package enum ConfigCommand {
+    package static let spec: CommandSpec = CommandSpec(
         name: "config",
         abstract: "Inspect cellpath's configuration.",
         discussion: """

@@ -1,9 +1,10 @@
+import CommandLineKit
 import Configuration
 
 /// `cellpath config show`: every setting's effective value (secrets masked) and its origin, or
 /// why it is not usable.
-enum ConfigShowCommand {
-    static let spec: CommandSpec = CommandSpec(
+package enum ConfigShowCommand {
+    package static let spec: CommandSpec = CommandSpec(
         name: "show",
         abstract: "Show the effective configuration, where each value came from, and the files read.",
         discussion: """
@@ -12,16 +13,33 @@ enum ConfigShowCommand {
             fail (exit 78). config show itself exits 0 when it could show the configuration: check
             the error column (or settings[].error in --json) to validate a configuration.
             """,
-        options: ConfigurationOptions.all.map(\.spec),
-        action: .async(run),
+        options: Options.self,
+        placement: .program(.front),
         examples: [
             .init("Show every setting and where it came from:", "cellpath config show"),
             .init("Show the settings of another server profile:", "cellpath config show --profile staging"),
             .init("As JSON, to validate a configuration in a script:", "cellpath config show --json"),
         ])
 
-    static func run(_ parsed: ParsedCommand, _ context: CommandContext) async throws -> CommandOutcome {
-        let configuration = try ConfigurationOptions.load(parsed, context)
+    /// Every setting's option.
+    package struct Options: CommandOptions {
+        @SettingOption(.region) package var region: String?
+        @SettingOption(.profile) package var profile: String?
+        @SettingOption(.serverURL) package var serverURL: String?
+        @SettingOption(.truJSON) package var truJSON: String?
+        @SettingOption(.dataResidency) package var dataResidency: String?
+        @SettingOption(.apiBase) package var apiBase: String?
+        @SettingOption(.caFile) package var caFile: String?
+        @SettingOption(.simPrefix) package var simPrefix: String?
+        @SettingOption(.hopTimeout) package var hopTimeout: String?
+        @SettingOption(.timeout) package var timeout: String?
+        @SettingOption(.apn) package var apn: String?
+
+        package init() {}
+    }
+
+    package static func run(_ options: Options, _ context: CommandContext) async throws -> CommandOutcome {
+        let configuration = try ConfigurationOptions.load(options, context)
         var record = Record()
         record.add("files", .list(configuration.files.map { file in
             var row = Record()

@@ -1,10 +1,10 @@
-import ModemDiscovery
+import CommandLineKit
 
 /// `cellpath modems`: the WWAN modems found in sysfs, each with what it reports about its SIM,
-/// network and bearer. Runs in `cellpath-modem` (Sources/cellpath-modem), the executable that
+/// network and bearer. Runs in `cellpath-modem` (implemented in Sources/ModemCommands), the executable that
 /// links libmbim and libqmi.
 package enum ModemsCommand {
-    static let spec: CommandSpec = CommandSpec(
+    package static let spec: CommandSpec = CommandSpec(
         name: "modems",
         abstract: "List the WWAN modems with their SIM, registration, signal and bearer.",
         discussion: """
@@ -23,48 +23,31 @@ package enum ModemsCommand {
             CELLPATH_DEV_ROOT (set by cellpath sim exec) make discovery look at another sysfs
             and /dev.
             """,
-        options: options,
+        options: Options.self,
         subcommands: [ModemsShowCommand.spec],
-        action: .program(.modems),
+        placement: .program(.modems),
         examples: [
             .init("List the modems:", "cellpath modems"),
             .init("List them as JSON, IMEI and ICCID unmasked:", "cellpath modems --json --verbose-full"),
             .init("Talk MBIM to them directly, not through ModemManager (a QMI modem is refused):", "cellpath modems --backend mbim"),
         ])
 
-    package static let noProxy = Flag(
-        "no-proxy", help: "Open the control ports directly, not through mbim-proxy or qmi-proxy (only ports no other program reads).")
+    /// The options of every modem command: how the modems are reached, and how long reading one may take.
+    package struct Options: CommandOptions {
+        @OptionGroup package var backend: ModemBackendOptions
+        @Option("timeout", "seconds",
+                help: """
+                    How long reading a modem may take, from opening its port to its last answer (default: 10).
+                    """, .seconds)
+        package var timeout: Double?
 
-    package static let backend = OptionKey<ModemBackendChoice>(
-        "backend", "name",
-        help: "Reach the modems through ModemManager (modemmanager) or directly over MBIM or QMI (mbim, qmi); auto: ModemManager when it runs on the system bus, else directly (default: auto).",
-        .choice)
-
-    package static let timeout = OptionKey<Double>(
-        "timeout", "seconds", help: "How long reading a modem may take, from opening its port to its last answer (default: 10).", .seconds)
-
-    /// The options of every modem command.
-    static let options = [backend.spec, noProxy.spec, timeout.spec]
-
-    /// Where discovery looks: `CELLPATH_SYSFS_ROOT` and `CELLPATH_DEV_ROOT`, else /sys and /dev.
-    package static func deviceRoots(_ context: CommandContext) -> DeviceRoots {
-        DeviceRoots(environment: context.environment)
+        package init() {}
     }
-}
-
-/// Who cellpath reaches a modem through (`--backend`, docs/operations.md).
-package enum ModemBackendChoice: String, Sendable, CaseIterable {
-    /// ModemManager when `org.freedesktop.ModemManager1` has an owner on the system bus, else directly.
-    case auto
-    /// ModemManager's D-Bus API.
-    case modemmanager
-    /// The control port directly (through its proxy), in the protocol it speaks.
-    case mbim, qmi
 }
 
 /// `cellpath modems show [MODEM]`: everything one modem reports.
 package enum ModemsShowCommand {
-    static let spec: CommandSpec = CommandSpec(
+    package static let spec: CommandSpec = CommandSpec(
         name: "show",
         abstract: "Show everything one modem reports.",
         discussion: """
@@ -75,25 +58,22 @@ package enum ModemsShowCommand {
             answer in time) or 77 (no permission to open the port). No SIM, a locked SIM, the
             radio off or a refused registration are states, shown as such.
             """,
-        arguments: [modem.spec],
-        options: [ModemOption.modem.spec] + ModemsCommand.options,
-        action: .program(.modems),
+        options: Options.self,
+        placement: .program(.modems),
         examples: [
             .init("Show the only modem:", "cellpath modems show"),
             .init("Show the modem on a control port, as JSON:", "cellpath modems show cdc-wdm0 --json"),
             .init("Show the second modem:", "cellpath modems show 1"),
         ])
 
-    static let modem = OptionalArgumentKey(
-        "modem", help: "The modem's index, IMEI, ICCID or control port (default: the only modem); or -m.")
+    /// The modem, named as the argument or with -m, and how the modems are read.
+    package struct Options: CommandOptions {
+        @OptionalArgument("modem",
+                          help: "The modem's index, IMEI, ICCID or control port (default: the only modem); or -m.")
+        package var modem: String?
+        @Option(ModemOption.modem) package var modemOption: String?
+        @OptionGroup package var reading: ModemsCommand.Options
 
-    /// The modem named on the command line (as the argument or with -m), if any.
-    package static func selector(_ parsed: ParsedCommand) throws(UsageError) -> ModemSelector? {
-        if let argument = parsed[modem], let option = parsed[ModemOption.modem], argument != option {
-            throw UsageError("two modems named: '\(argument)' and '-m \(option)'", command: parsed.path)
-        }
-        return try (parsed[modem] ?? parsed[ModemOption.modem]).map { text throws(UsageError) in
-            try ModemSelector(text, command: parsed.path)
-        }
+        package init() {}
     }
 }

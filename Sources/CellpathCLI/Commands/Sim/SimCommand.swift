@@ -1,7 +1,9 @@
+import CommandLineKit
+
 /// `cellpath sim`: the simulated cellular world (modems, carrier, tru.ID API) in network namespaces.
-/// Its commands run in `cellpath-sim` (Sources/cellpath-sim), the executable that links the simulator.
+/// Its commands run in `cellpath-sim` (implemented in Sources/SimCommands), the executable that links the simulator.
 package enum SimCommand {
-    static let spec: CommandSpec = CommandSpec(
+    package static let spec: CommandSpec = CommandSpec(
         name: "sim",
         abstract: "Run a simulated cellular world: modems, carrier and tru.ID API in network namespaces.",
         discussion: """
@@ -17,6 +19,11 @@ package enum SimCommand {
             .init("Remove it, with everything it started:", "cellpath sim down"),
         ])
 
-    /// The `sim.prefix` setting's option: one name (`--prefix`) for every command that takes it.
-    package static let prefixOption = ConfigurationOptions.simPrefix
+    /// The options of a `sim` command that takes nothing but the world's `--prefix` (the
+    /// `sim.prefix` setting's option, one name for every command that takes it).
+    package struct Options: CommandOptions {
+        @SettingOption(.simPrefix) package var prefix: String?
+
+        package init() {}
+    }
 }

@@ -1,6 +1,8 @@
+import CommandLineKit
+
 /// `cellpath sim down`: stops everything the simulator started and deletes the world. Idempotent.
 package enum SimDownCommand {
-    static let spec: CommandSpec = CommandSpec(
+    package static let spec: CommandSpec = CommandSpec(
         name: "down",
         abstract: "Stop the simulator and delete its namespaces, devices and files (also after a crash).",
         discussion: """
@@ -9,8 +11,8 @@ package enum SimDownCommand {
             running): SIGTERM, then SIGKILL after 3 s. Reports what it stopped and removed,
             including what the daemon removed itself.
             """,
-        options: [SimCommand.prefixOption.spec],
-        action: .program(.simulator),
+        options: SimCommand.Options.self,
+        placement: .program(.simulator),
         examples: [
             .init("Remove the default world:", "cellpath sim down"),
             .init("Remove the world created with --prefix lab-:", "cellpath sim down --prefix lab-"),

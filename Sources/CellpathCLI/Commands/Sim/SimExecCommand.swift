@@ -1,6 +1,8 @@
+import CommandLineKit
+
 /// `cellpath sim exec -- CMD…`: runs a command on the simulated device.
 package enum SimExecCommand {
-    static let spec: CommandSpec = CommandSpec(
+    package static let spec: CommandSpec = CommandSpec(
         name: "exec",
         abstract: "Run a command on the simulated device (<prefix>ue) with the world's environment.",
         discussion: """
@@ -10,14 +12,19 @@ package enum SimExecCommand {
             command is not found and 126 when it cannot be executed. SIGINT, SIGTERM and SIGHUP
             sent to cellpath are passed on to the command, and cellpath waits for it to end.
             """,
-        arguments: [command.spec],
-        options: [SimCommand.prefixOption.spec],
-        action: .program(.simulator),
+        options: Options.self,
+        placement: .program(.simulator),
         examples: [
             .init("A shell on the device:", "cellpath sim exec -- bash"),
             .init("List the world's modems:", "cellpath sim exec -- cellpath modems"),
             .init("In the world created with --prefix lab-:", "cellpath sim exec --prefix lab- -- ip address show wwan0"),
         ])
 
-    package static let command = VariadicArgumentKey("command", help: "The command and its arguments.")
+    /// `sim exec`'s options.
+    package struct Options: CommandOptions {
+        @VariadicArgument("command", help: "The command and its arguments.") package var command: [String]
+        @SettingOption(.simPrefix) package var prefix: String?
+
+        package init() {}
+    }
 }

@@ -1,10 +1,12 @@
+import CommandLineKit
+
 /// `cellpath sim status`: what is up, the modems and SIMs, bearer state and data-path counters.
 package enum SimStatusCommand {
-    static let spec: CommandSpec = CommandSpec(
+    package static let spec: CommandSpec = CommandSpec(
         name: "status",
         abstract: "Show the world's state, its modems and SIMs, bearers and data-path counters.",
-        options: [SimCommand.prefixOption.spec],
-        action: .program(.simulator),
+        options: SimCommand.Options.self,
+        placement: .program(.simulator),
         examples: [
             .init("Show the world:", "cellpath sim status"),
             .init("With the SIMs' numbers and identities unmasked, as JSON:", "cellpath sim status --verbose-full --json"),

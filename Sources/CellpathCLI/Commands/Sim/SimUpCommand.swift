@@ -1,6 +1,8 @@
+import CommandLineKit
+
 /// `cellpath sim up`: builds the world and starts its daemon (detached, or in the foreground).
 package enum SimUpCommand {
-    static let spec: CommandSpec = CommandSpec(
+    package static let spec: CommandSpec = CommandSpec(
         name: "up",
         abstract: "Create the simulated world and start its daemon.",
         discussion: """
@@ -8,17 +10,24 @@ package enum SimUpCommand {
             the simulated MBIM/QMI modems, then prints how to use the world. The daemon runs detached
             (pid file and log under /run/cellpath-sim/<prefix>/) unless --foreground.
             """,
-        options: [scenario.spec, SimCommand.prefixOption.spec, modemManager.spec, foreground.spec],
-        action: .program(.simulator),
+        options: Options.self,
+        placement: .program(.simulator),
         examples: [
             .init("Create the built-in world (one MBIM modem):", "cellpath sim up"),
             .init("A world of your own scenario, beside the default one:", "cellpath sim up --scenario two-modems.json --prefix lab-"),
             .init("With ModemManager on the modems, in the foreground:", "cellpath sim up --modemmanager --foreground"),
         ])
 
-    package static let scenario = OptionKey<String>(
-        "scenario", "file", help: "Scenario file (JSON, docs/simulator.md); default: the built-in world.")
-    package static let modemManager = Flag(
-        "modemmanager", help: "Also run ModemManager on the modems, on a private D-Bus bus (`sim env` exports its address).")
-    package static let foreground = Flag("foreground", help: "Run the daemon in this process until SIGINT/SIGTERM.")
+    /// `sim up`'s options.
+    package struct Options: CommandOptions {
+        @Option("scenario", "file", help: "Scenario file (JSON, docs/simulator.md); default: the built-in world.")
+        package var scenario: String?
+        @SettingOption(.simPrefix) package var prefix: String?
+        @Flag("modemmanager",
+              help: "Also run ModemManager on the modems, on a private D-Bus bus (`sim env` exports its address).")
+        package var modemManager: Bool
+        @Flag("foreground", help: "Run the daemon in this process until SIGINT/SIGTERM.") package var foreground: Bool
+
+        package init() {}
+    }
 }

@@ -1,0 +1,120 @@
+import CommandLineKit
+
+/// `-m/--modem INDEX|IMEI|ICCID|PORT`: the one way every command that needs a modem names it
+/// (`modems show`, `bearer`, `fetch --modem`). With a single modem it may be left out; with
+/// several, the command lists them and exits 64. `--wait`: how long to wait for another cellpath
+/// process that is changing the same modem's bearer.
+package enum ModemOption {
+    package static let modem = Option<String?>(
+        "modem", short: "m", "modem",
+        help: "The modem: its index, IMEI, ICCID or control port (default: the only modem).")
+
+    package static let wait = Option<Double>(
+        wrappedValue: 60, "wait", "seconds",
+        help: """
+            How long to wait for another cellpath process changing this modem's bearer (default: 60; 0: fail at once \
+            with 75).
+            """,
+        .secondsOrZero)
+}
+
+/// How the modem commands reach a modem: `--backend`, `--no-proxy`.
+package struct ModemBackendOptions: CommandOptions {
+    @Option("backend", "name",
+            help: """
+                Reach the modems through ModemManager (modemmanager) or directly over MBIM or QMI (mbim, qmi); auto: \
+                ModemManager when it runs on the system bus, else directly (default: auto).
+                """,
+            .choice)
+    package var choice: ModemBackendChoice = .auto
+    @Flag("no-proxy",
+          help: """
+              Open the control ports directly, not through mbim-proxy or qmi-proxy (only ports no other program \
+              reads).
+              """)
+    package var noProxy: Bool
+
+    package init() {}
+}
+
+/// Who cellpath reaches a modem through (`--backend`, docs/operations.md).
+package enum ModemBackendChoice: String, Sendable, CaseIterable {
+    /// ModemManager when `org.freedesktop.ModemManager1` has an owner on the system bus, else directly.
+    case auto
+    /// ModemManager's D-Bus API.
+    case modemmanager
+    /// The control port directly (through its proxy), in the protocol it speaks.
+    case mbim, qmi
+}
+
+/// The bearer of a command that brings one up only if it needs it (`fetch`, the checks), after
+/// its `-m/--modem`.
+package struct ModemPathOptions: CommandOptions {
+    @SettingOption(.modemAPN) package var apn: String?
+    @Flag("keep-bearer",
+          help: """
+              With a modem: leave a bearer that this command brought up connected (cellpath bearer down takes it \
+              down).
+              """)
+    package var keepBearer: Bool
+    @Option(ModemOption.wait) package var wait: Double
+    @OptionGroup package var backend: ModemBackendOptions
+
+    package init() {}
+}
+
+/// A path through an interface that another tool configured: `-i/--interface`, `--dns`.
+package struct InterfacePathOptions: CommandOptions {
+    @Option("interface", short: "i", "name",
+            help: "Cellular network interface (e.g. wwan0); its address is read from it.")
+    package var interface: String?
+    @RepeatableOption("dns", "address", help: "DNS server of the bearer (repeat or separate with commas).")
+    package var dns: [String]
+    @Flag("allow-any-interface",
+          help: """
+              Accept an --interface that is not a modem's (for tests: a check through it proves nothing about the \
+              SIM).
+              """)
+    package var allowAnyInterface: Bool
+
+    package init() {}
+
+    /// The DNS servers given, the comma-separated ones split.
+    package var dnsServers: [String] { dns.flatMap { $0.split(separator: ",").map(String.init) } }
+}
+
+/// The backend of a check: a development server (`--server`) or the tru.ID API (`--direct`).
+package struct CheckBackendOptions: CommandOptions {
+    @SettingOption(.server) package var server: String?
+    @Flag("direct",
+          help: """
+              Speak the tru.ID API directly, with the project's credentials (tru.json, configuration or environment).
+              """)
+    package var direct: Bool
+
+    package init() {}
+}
+
+/// How the tru.ID API is reached: credentials, data residency, base URL.
+package struct TruAPIOptions: CommandOptions {
+    @SettingOption(.truJSON) package var truJSON: String?
+    @SettingOption(.dataResidency) package var dataResidency: String?
+    @SettingOption(.apiBase) package var apiBase: String?
+
+    package init() {}
+}
+
+/// Field mode of the checks: repeated runs and their summary.
+package struct FieldOptions: CommandOptions {
+    @Option("repeat", "n",
+            help: "Run the check n times (field mode; one JSON line per run with --json).", .integer(in: 1...100_000))
+    package var repeatCount: Int = 1
+    @Option("interval", "seconds",
+            help: "Seconds between the starts of repeated runs (default, or 0: one after the other).", .secondsOrZero)
+    package var interval: Double?
+    @Option("metrics-file", "path",
+            help: "Write the runs' summary in Prometheus text format to this file (atomically), for node_exporter.")
+    package var metricsFile: String?
+
+    package init() {}
+}

@@ -1,0 +1,147 @@
+import CellpathCore
+import CommandLineKit
+import ModemDiscovery
+
+/// The output of the modem commands: one record per modem (docs/json.md, `cellpath modems`),
+/// and a table for people. Personal data is masked unless `disclosure` is `.full`.
+package enum ModemListing {
+    /// `cellpath modems`: `{"modems": [...]}`, shown as a table.
+    package static func list(_ reports: [ModemReport], _ disclosure: Disclosure, roots: DeviceRoots) -> Output {
+        var record = Record()
+        record.add("modems", .list(reports.map { .record(self.record($0, disclosure)) }))
+        let notes = reports.isEmpty ? [noModem(roots).message] : []
+        return Output(record, notes: notes, humanLines: reports.isEmpty ? [] : table(reports))
+    }
+
+    /// `cellpath modems show`: the modem's record, with its error as the output's failure.
+    package static func show(_ report: ModemReport, _ disclosure: Disclosure) -> CommandOutcome {
+        var record = self.record(report, disclosure)
+        let title = "modem \(report.modem.index): \(report.status?.model ?? report.modem.model ?? "modem") (\(report.modem.protocol.rawValue.uppercased()), \(report.modem.ports[0].name))"
+        guard let error = report.error else { return CommandOutcome(Output(title: title, record)) }
+        // The JSON error object of a failed command comes first, with these details.
+        record.fields.removeAll { $0.key == "error" }
+        var details = Record()
+        details.add("layer", .string(error.layer.rawValue))
+        details.add("status", .optional(error.status))
+        return CommandOutcome(Output(title: title, record), failure: CommandFailure(error.cellpathError, details: details))
+    }
+
+    /// No modem was found: exit 69, with where discovery looked.
+    static func noModem(_ roots: DeviceRoots) -> CellpathError {
+        CellpathError(.unavailable, "no modem found (looked for MBIM and QMI ports in \(roots.sysfs)/class/usbmisc and \(roots.sysfs)/class/wwan)",
+                      hint: "check that the modem is plugged in and its driver (cdc_mbim, qmi_wwan, mhi_wwan) is loaded; "
+                        + "in the simulated world, run it with cellpath sim exec")
+    }
+
+    /// Every field of one modem: discovery first, then what the modem reported, then its error.
+    package static func record(_ report: ModemReport, _ disclosure: Disclosure) -> Record {
+        let modem = report.modem
+        let status = report.status?.redacted(disclosure)
+        var record = Record()
+        record.add("index", .int(modem.index))
+        record.add("protocol", .string(modem.protocol.rawValue))
+        record.add("port", .string(modem.ports[0].name))
+        record.add("backend", .optional(report.status?.backend))
+        record.add("ports", .list(modem.ports.map { .string($0.name) }))
+        record.add("device", .string(modem.ports[0].devicePath))
+        record.add("interface", .optional(modem.interfaces.first))
+        record.add("usb", modem.usbVendorID.map { vendor in
+            var usb = Record()
+            usb.add("vendor_id", .string(vendor))
+            usb.add("product_id", .optional(modem.usbProductID))
+            return .record(usb)
+        } ?? .null, label: "USB")
+        record.add("manufacturer", .optional(status?.manufacturer ?? modem.manufacturer))
+        record.add("model", .optional(status?.model ?? modem.model))
+        record.add("firmware", .optional(status?.firmware))
+        record.add("imei", .optional(status?.imei), label: "IMEI")
+        record.add("radio", .optional(status?.radio?.rawValue))
+        record.add("sim", status?.sim.map { sim in
+            var fields = Record()
+            fields.add("state", .string(sim.state.rawValue))
+            fields.add("iccid", .optional(sim.iccid), label: "ICCID")
+            fields.add("imsi", .optional(sim.imsi), label: "IMSI")
+            fields.add("msisdns", .list(sim.msisdns.map(Value.string)), label: "MSISDNs")
+            fields.add("pin_retries", sim.pinRetries.map(Value.int) ?? .null, label: "PIN retries")
+            return .record(fields)
+        } ?? .null, label: "SIM")
+        record.add("home_operator", status?.homeOperator.map(operatorValue) ?? .null)
+        record.add("registration", status?.registration.map { registration in
+            var fields = Record()
+            fields.add("state", .string(registration.state.rawValue))
+            fields.add("operator", registration.servingOperator.map(operatorValue) ?? .null)
+            fields.add("access_technology", .optional(registration.accessTechnology?.rawValue))
+            fields.add("network_error", .optional(registration.networkError))
+            return .record(fields)
+        } ?? .null)
+        record.add("signal", status?.signal.map { signal in
+            var fields = Record()
+            fields.add("rssi_dbm", signal.rssiDbm.map(Value.int) ?? .null, label: "RSSI (dBm)")
+            fields.add("rsrp_dbm", signal.rsrpDbm.map(Value.int) ?? .null, label: "RSRP (dBm)")
+            fields.add("rsrq_db", signal.rsrqDb.map(Value.int) ?? .null, label: "RSRQ (dB)")
+            fields.add("snr_db", signal.snrDb.map(Value.double) ?? .null, label: "SNR (dB)")
+            return .record(fields)
+        } ?? .null)
+        record.add("packet_service", .optional(status?.packetService?.rawValue))
+        record.add("bearer", status?.bearer.map { bearer in
+            var fields = Record()
+            fields.add("state", .string(bearer.state.rawValue))
+            fields.add("apn", .optional(bearer.apn), label: "APN")
+            fields.add("ipv4_address", .optional(bearer.ipv4Address), label: "IPv4 address")
+            fields.add("prefix_length", bearer.prefixLength.map(Value.int) ?? .null)
+            fields.add("gateway", .optional(bearer.gateway))
+            fields.add("ipv6_address", .optional(bearer.ipv6Address), label: "IPv6 address")
+            fields.add("ipv6_prefix_length", bearer.ipv6PrefixLength.map(Value.int) ?? .null, label: "IPv6 prefix length")
+            fields.add("ipv6_gateway", .optional(bearer.ipv6Gateway), label: "IPv6 gateway")
+            fields.add("dns_servers", .list(bearer.dnsServers.map(Value.string)), label: "DNS servers")
+            fields.add("mtu", bearer.mtu.map(Value.int) ?? .null, label: "MTU")
+            return .record(fields)
+        } ?? .null)
+        record.add("error", report.error.map { error in
+            var fields = Record()
+            fields.add("kind", .string(error.kind.rawValue))
+            fields.add("layer", .string(error.layer.rawValue))
+            fields.add("status", .optional(error.status))
+            fields.add("message", .string(error.message))
+            fields.add("hint", .optional(error.hint))
+            fields.add("exit_code", .int(Int(ExitCode.forKind(error.kind).rawValue)))
+            return .record(fields)
+        } ?? .null)
+        return record
+    }
+
+    private static func operatorValue(_ network: NetworkOperator) -> Value {
+        var fields = Record()
+        fields.add("id", .optional(network.id), label: "MCC-MNC")
+        fields.add("name", .optional(network.name))
+        return .record(fields)
+    }
+
+    /// One row per modem: what tells modems apart and whether each can carry a check.
+    static func table(_ reports: [ModemReport]) -> [String] {
+        let withErrors = reports.contains { $0.error != nil }
+        let rows: [Value] = reports.map { report in
+            let modem = report.modem, status = report.status
+            var row = Record()
+            row.add("modem", .int(modem.index))
+            row.add("protocol", .string(modem.protocol.rawValue.uppercased()))
+            row.add("port", .string(modem.ports[0].name))
+            row.add("backend", .optional(status?.backend))
+            row.add("interface", .optional(modem.interfaces.first))
+            row.add("model", .optional(status?.model ?? modem.model))
+            row.add("sim", .optional(status?.sim?.state.rawValue), label: "SIM")
+            let network = status?.registration?.servingOperator ?? status?.homeOperator
+            row.add("operator", .optional(network.flatMap { $0.name ?? $0.id }))
+            row.add("registration", .optional(status?.registration?.state.rawValue))
+            row.add("technology", .optional(status?.registration?.accessTechnology?.rawValue))
+            row.add("signal", .optional(status?.signal?.rssiDbm.map { "\($0) dBm" }))
+            row.add("bearer", .optional(status?.bearer?.state.rawValue))
+            row.add("address", .optional(status?.bearer?.ipv4Address))
+            if withErrors { row.add("error", .optional(report.error?.message)) }
+            return .record(row)
+        }
+        var record = Record()
+        record.add("modems", .list(rows))
+        return Renderer(json: false, color: false).render(Output(record)).split(separator: "\n").dropFirst().map { String($0.dropFirst(2)) }
+    }
+}

@@ -1,0 +1,25 @@
+import CellpathCLI
+import CommandLineKit
+
+extension ProgramImplementations {
+    /// What `cellpath-sim` runs: the `sim` commands.
+    package static let simulator = ProgramImplementations(.simulator, [
+        .blocking(SimUpCommand.spec, SimUpCommand.run),
+        .blocking(SimDownCommand.spec, SimDownCommand.run),
+        .blocking(SimStatusCommand.spec, SimStatusCommand.run),
+        .blocking(SimBearerCommand.connect) { try SimBearerCommand.run(connect: true, $0, $1) },
+        .blocking(SimBearerCommand.disconnect) { try SimBearerCommand.run(connect: false, $0, $1) },
+        .blocking(SimExecCommand.spec, SimExecCommand.run),
+        .blocking(SimEnvCommand.spec, SimEnvCommand.run),
+        .blocking(SimLogCommand.spec, SimLogCommand.run),
+    ])
+}
+
+extension SimCommand {
+
+    /// The world's prefix: `given` (`--prefix`), else the configuration's `[sim] prefix`.
+    static func prefix(_ given: String?, _ context: CommandContext) throws -> String {
+        if let given { return given }
+        return try ConfigurationOptions.load(NoOptions(), context).simPrefix
+    }
+}
