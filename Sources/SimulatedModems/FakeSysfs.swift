@@ -39,10 +39,16 @@ struct FakeSysfs {
         return "0000:\(bus.count < 2 ? "0" + bus : bus):00.0"
     }
 
+    /// The USB interface of the AT port, bound to `option`.
+    var usbATInterface: String { "\(usbDevice)/1-\(index + 1):1.\(profile.usbATInterfaceNumber)" }
+
     /// The sysfs directory of each character device of the modem (relative to the root).
     func portDirectory(_ port: DeviceProfile.Port) -> String {
-        if port.type == "usbmisc" { return "\(usbInterface)/usbmisc/\(port.name)" }
-        return profile.bus == .usb ? "\(usbInterface)/wwan/\(port.name)" : "\(wwanDevice)/\(port.name)"
+        switch port.subsystem {
+        case "usbmisc": "\(usbInterface)/usbmisc/\(port.name)"
+        case "tty": "\(usbATInterface)/\(port.name)/tty/\(port.name)"
+        default: profile.bus == .usb ? "\(usbInterface)/wwan/\(port.name)" : "\(wwanDevice)/\(port.name)"
+        }
     }
 
     /// The sysfs directory of the net device (relative to the root), if the modem has one.
@@ -129,16 +135,36 @@ struct FakeSysfs {
 
     private func createPort(_ port: DeviceProfile.Port, number: Int) throws(ModemDeviceError) {
         let dir = portDirectory(port)
-        let usbmisc = port.type == "usbmisc"
-        // usbmisc has major 180; the WWAN port class gets a dynamic major (234 here).
-        let (major, minor) = usbmisc ? (180, index) : (234, index * 8 + number)
+        // usbmisc has major 180, ttyUSB 188; the WWAN port class gets a dynamic major (234 here).
+        let (major, minor, parent) = switch port.subsystem {
+        case "usbmisc": (180, index, usbInterface)
+        case "tty": (188, index, "\(usbATInterface)/\(port.name)")
+        default: (234, index * 8 + number, profile.bus == .usb ? usbInterface : wwanDevice)
+        }
         try write("\(dir)/dev", "\(major):\(minor)")
         try write("\(dir)/uevent", "MAJOR=\(major)\nMINOR=\(minor)\nDEVNAME=\(port.name)")
-        if !usbmisc { try write("\(dir)/type", port.type) }
-        try link("\(dir)/device", to: up(dir) + (usbmisc || profile.bus == .usb ? usbInterface : wwanDevice))
-        let cls = usbmisc ? "usbmisc" : "wwan"
-        try link("\(dir)/subsystem", to: up(dir) + "class/\(cls)")
-        try link("class/\(cls)/\(port.name)", to: "../../\(dir)")
+        if port.subsystem == "wwan" { try write("\(dir)/type", port.type) }
+        if port.subsystem == "tty" { try createSerialInterface(parent) }
+        try link("\(dir)/device", to: up(dir) + parent)
+        try link("\(dir)/subsystem", to: up(dir) + "class/\(port.subsystem)")
+        try link("class/\(port.subsystem)/\(port.name)", to: "../../\(dir)")
+    }
+
+    /// The USB interface of an AT port, bound to `option`, and its usb-serial port device.
+    private func createSerialInterface(_ serialPort: String) throws(ModemDeviceError) {
+        let interface = usbATInterface
+        try write("\(interface)/bInterfaceNumber", Self.hex2(UInt8(profile.usbATInterfaceNumber)))
+        for attribute in ["bInterfaceClass", "bInterfaceSubClass", "bInterfaceProtocol"] {
+            try write("\(interface)/\(attribute)", "ff")
+        }
+        try write("\(interface)/uevent", "DEVTYPE=usb_interface\nDRIVER=option")
+        try link("\(interface)/subsystem", to: up(interface) + "bus/usb")
+        try makeDirectory("bus/usb/drivers/option")
+        try link("\(interface)/driver", to: up(interface) + "bus/usb/drivers/option")
+        try write("\(serialPort)/uevent", "DRIVER=option1")
+        try link("\(serialPort)/subsystem", to: up(serialPort) + "bus/usb-serial")
+        try makeDirectory("bus/usb-serial/drivers/option1")
+        try link("\(serialPort)/driver", to: up(serialPort) + "bus/usb-serial/drivers/option1")
     }
 
     private func createNet(_ name: String, at dir: String) throws(ModemDeviceError) {
@@ -163,7 +189,7 @@ struct FakeSysfs {
 
     /// Removes this modem's entries (its device tree and class links).
     func remove() {
-        var paths = ports.map { "class/\($0.type == "usbmisc" ? "usbmisc" : "wwan")/\($0.name)" }
+        var paths = ports.map { "class/\($0.subsystem)/\($0.name)" }
         if let name = netDevice { paths.append("class/net/\(name)") }
         if profile.bus == .pcie { paths.append("class/wwan/wwan\(index)") }
         for p in paths { unlink("\(root)/\(p)") }

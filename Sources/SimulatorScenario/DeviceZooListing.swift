@@ -11,7 +11,7 @@ public struct DeviceZooRow: Sendable, Equatable {
     public let driver: String
     /// `mbim`, `qmi`, or `none`.
     public let `protocol`: String
-    /// The character devices with their type: `cdc-wdm0 (usbmisc)`, `wwan0mbim0 (MBIM)`, `wwan0at0 (AT)`.
+    /// The character devices with their type: `cdc-wdm0 (MBIM)`, `wwan0mbim0 (MBIM)`, `wwan0at0 (AT)`.
     public let ports: [String]
     /// The data net device, or `none`.
     public let netDevice: String

@@ -137,11 +137,12 @@ final class ModemManagerService: SimulatorService {
     }
 
     /// The character devices ModemManager is told of for modem `n`, with their subsystems: every
-    /// port of its profile (`usbmisc` cdc-wdm, `wwan` ports); the idealised modem's control port only.
+    /// port of its profile (`usbmisc` cdc-wdm, `wwan` ports, `tty` USB serial); the idealised
+    /// modem's control port only.
     static func announcedPorts(_ modem: SimulatedModem, _ n: Int) -> [(subsystem: String, name: String)] {
         let ports = modem.profile.name == .simulated
             ? modem.profile.controlDevice(index: n).map { [$0] } ?? [] : modem.profile.ports(index: n)
-        return ports.map { ($0.type == "usbmisc" ? "usbmisc" : "wwan", $0.name) }
+        return ports.map { ($0.subsystem, $0.name) }
     }
 
     /// The kernel events ModemManager starts from (`--initial-kernel-events`): each modem's ports,
