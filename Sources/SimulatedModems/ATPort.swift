@@ -163,7 +163,7 @@ private final class AuxiliaryPortServer {
         let text = String(decoding: line, as: UTF8.self)
         guard !text.allSatisfy({ $0.isWhitespace }) else { return }
         let reply: String = switch commands.reply(to: text) {
-        case .ok(let lines): lines.map { "\r\n\($0)\r\n" }.joined() + "\r\nOK\r\n"
+        case .ok(let lines): (lines.isEmpty ? "" : "\r\n" + lines.joined(separator: "\r\n") + "\r\n") + "\r\nOK\r\n"
         case .error: "\r\nERROR\r\n"
         }
         let bytes = Array(reply.utf8)

@@ -127,11 +127,10 @@ struct DeviceZooLayoutTests {
                       absent: ["class/wwan/wwan\(n)qmi0", "dev/wwan\(n)qmi0"] + (atPort ? [] : ["class/tty/ttyUSB\(n)"]))
     }
 
-    /// One zoo world for the suite's tests.
-    nonisolated(unsafe) static let zoo: SimulatedFleet? = {
-        guard let scenario = try? Scenario.load(path: Repository.root + "/scripts/zoo-scenario.json") else { return nil }
-        return try? SimulatedFleet(scenario.modems)
-    }()
+    /// The zoo scenario's modems, started in a run directory of their own (removed with the fleet).
+    static func zoo() throws -> SimulatedFleet {
+        try SimulatedFleet(try Scenario.load(path: Repository.root + "/scripts/zoo-scenario.json").modems)
+    }
 
     @Test func theZooScenarioHasEveryProfileOnceInTheTableOrder() throws {
         let scenario = try Scenario.load(path: Repository.root + "/scripts/zoo-scenario.json")
@@ -141,7 +140,7 @@ struct DeviceZooLayoutTests {
 
     @Test(arguments: layouts)
     func eachProfileHasTheKernelsLayout(_ layout: Layout) throws {
-        let fleet = try #require(Self.zoo)
+        let fleet = try Self.zoo()
         let sys = "\(fleet.runDirectory)/sys", n = try #require(DeviceProfile.zoo.firstIndex { $0.name == layout.profile })
         let sysRoot = try #require(Self.resolve(sys))
         for node in layout.dev {
@@ -164,7 +163,7 @@ struct DeviceZooLayoutTests {
     }
 
     @Test func anATPortAnswersTheIdentityCommandsAndErrorOtherwise() throws {
-        let fleet = try #require(Self.zoo)
+        let fleet = try Self.zoo()
         let port = "\(fleet.runDirectory)/dev/wwan8at0"
         #expect(try Self.exchange(port, "AT\r") == "\r\nOK\r\n")
         #expect(try Self.exchange(port, "AT+CGMM\r") == "\r\nFM350-GL\r\n\r\nOK\r\n")
@@ -176,12 +175,12 @@ struct DeviceZooLayoutTests {
     }
 
     @Test func aUSBModemsSerialATPortAnswersToo() throws {
-        let fleet = try #require(Self.zoo)
+        let fleet = try Self.zoo()
         #expect(try Self.exchange("\(fleet.runDirectory)/dev/ttyUSB3", "AT+CGMM\r") == "\r\nEC25\r\n\r\nOK\r\n")
     }
 
     @Test func theXMMRPCPortAnswersNothing() throws {
-        let fleet = try #require(Self.zoo)
+        let fleet = try Self.zoo()
         #expect(try Self.exchange("\(fleet.runDirectory)/dev/wwan10xmmrpc0", "AT\r", wait: 300) == "")
         #expect(try Self.exchange("\(fleet.runDirectory)/dev/wwan10at0", "AT\r") == "\r\nOK\r\n")
     }
