@@ -71,7 +71,8 @@ public final class SimulatedModemDevice: Sendable {
         interfaceName = profile.netDeviceName(index: index)
         let commands = atCommands ?? .standard(for: modem)
         auxiliaryPorts = profile.extraPortList(index: index).map {
-            AuxiliaryPort(name: $0.name, devicePath: "\(runDirectory)/dev/\($0.name)", commands: $0.type == "AT" ? commands : nil)
+            AuxiliaryPort(name: $0.name, devicePath: "\(runDirectory)/dev/\($0.name)",
+                          commands: $0.type == "AT" ? commands : nil)
         }
     }
 

@@ -12,7 +12,8 @@ struct DeviceZooClientTests {
     static let served = DeviceProfile.zoo.filter { $0.controlProtocol != nil }.map(\.name)
 
     static func modem(_ name: DeviceProfile.Name) -> SimulatedModem {
-        var modem = SimulatedModem(protocol: DeviceProfile.named(name).controlProtocol ?? .mbim, imei: "356789012345675")
+        let proto = DeviceProfile.named(name).controlProtocol ?? .mbim
+        var modem = SimulatedModem(protocol: proto, imei: "356789012345675")
         modem.device = name
         modem.manufacturer = DeviceProfile.named(name).manufacturer
         modem.model = DeviceProfile.named(name).model
@@ -43,7 +44,8 @@ struct DeviceZooClientTests {
             #expect(field("Registration state", in: serving.stdout) == "registered", "\(serving.stdout)")
             if !profile.qmi.dmsUIMRefused {
                 let imsi = try fleet.client(0, "--dms-uim-get-imsi")
-                #expect(field("IMSI", in: imsi.stdout) == fleet.device(0).modem.sim?.imsi, "\(imsi.stdout)\(imsi.stderr)")
+                #expect(field("IMSI", in: imsi.stdout) == fleet.device(0).modem.sim?.imsi,
+                        "\(imsi.stdout)\(imsi.stderr)")
             }
         }
     }

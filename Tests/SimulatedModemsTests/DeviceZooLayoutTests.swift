@@ -20,7 +20,9 @@ struct DeviceZooLayoutTests {
         var testDescription: String { profile.rawValue }
     }
 
-    static func usb(_ n: Int, _ interface: Int) -> String { "devices/cellpath-sim/usb1/1-\(n + 1)/1-\(n + 1):1.\(interface)" }
+    static func usb(_ n: Int, _ interface: Int) -> String {
+        "devices/cellpath-sim/usb1/1-\(n + 1)/1-\(n + 1):1.\(interface)"
+    }
     static func pci(_ n: Int) -> String { "devices/pci0000:00/0000:00:1c.0/0000:\(hex2(n + 1)):00.0" }
 
     /// The modem index of each profile is its position in scripts/zoo-scenario.json.
@@ -71,7 +73,8 @@ struct DeviceZooLayoutTests {
                links: ["class/wwan/wwan9mbim0": "\(pci(9))/wwan/wwan9/wwan9mbim0",
                        "class/net/wwan9": "\(pci(9))/wwan/wwan9/net/wwan9",
                        "\(pci(9))/driver": "bus/pci/drivers/iosm"],
-               files: ["\(pci(9))/vendor": "0x8086", "\(pci(9))/device": "0x7560", "class/wwan/wwan9mbim0/type": "MBIM"],
+               files: ["\(pci(9))/vendor": "0x8086", "\(pci(9))/device": "0x7560",
+                       "class/wwan/wwan9mbim0/type": "MBIM"],
                absent: ["dev/cdc-wdm9", "class/wwan/wwan9at0"]),
         Layout(profile: .pcieIOSMUnsupported, dev: ["wwan10xmmrpc0", "wwan10at0"],
                links: ["class/wwan/wwan10xmmrpc0": "\(pci(10))/wwan/wwan10/wwan10xmmrpc0",
@@ -124,7 +127,8 @@ struct DeviceZooLayoutTests {
                               "class/net/wwan\(n)/qmi/pass_through": "N", "class/net/wwan\(n)/qmi/add_mux": "",
                               "class/net/wwan\(n)/qmi/del_mux": "",
                               "class/net/wwan\(n)/type": rawIP == "Y" ? "65534" : "1"],
-                      absent: ["class/wwan/wwan\(n)qmi0", "dev/wwan\(n)qmi0"] + (atPort ? [] : ["class/tty/ttyUSB\(n)"]))
+                      absent: ["class/wwan/wwan\(n)qmi0", "dev/wwan\(n)qmi0"]
+                        + (atPort ? [] : ["class/tty/ttyUSB\(n)"]))
     }
 
     /// The zoo scenario's modems, started in a run directory of their own (removed with the fleet).
@@ -141,7 +145,8 @@ struct DeviceZooLayoutTests {
     @Test(arguments: layouts)
     func eachProfileHasTheKernelsLayout(_ layout: Layout) throws {
         let fleet = try Self.zoo()
-        let sys = "\(fleet.runDirectory)/sys", n = try #require(DeviceProfile.zoo.firstIndex { $0.name == layout.profile })
+        let sys = "\(fleet.runDirectory)/sys"
+        let n = try #require(DeviceProfile.zoo.firstIndex { $0.name == layout.profile })
         let sysRoot = try #require(Self.resolve(sys))
         for node in layout.dev {
             #expect(Self.resolve("\(fleet.runDirectory)/dev/\(node)")?.hasPrefix("/dev/pts/") == true, "dev/\(node)")
@@ -250,7 +255,9 @@ struct DeviceZooLayoutTests {
         defer { closedir(dir) }
         var names: [String] = []
         while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            let name = withUnsafeBytes(of: entry.pointee.d_name) {
+                String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
+            }
             if name != "." && name != ".." { names.append(name) }
         }
         return names

@@ -31,7 +31,8 @@ struct DeviceZooWorldTests {
             ModemManagerView(plugin: "quectel", primaryPort: "cdc-wdm\(n)",
                              ports: ["cdc-wdm\(n) (qmi)", "ttyUSB\(n) (at)", "wwan\(n) (net)"])
         case .usbQMIUIMOnly:
-            ModemManagerView(plugin: "sierra", primaryPort: "cdc-wdm\(n)", ports: ["cdc-wdm\(n) (qmi)", "wwan\(n) (net)"])
+            ModemManagerView(plugin: "sierra", primaryPort: "cdc-wdm\(n)",
+                             ports: ["cdc-wdm\(n) (qmi)", "wwan\(n) (net)"])
         case .pcieMHIMBIM: ModemManagerView(plugin: "quectel", primaryPort: "wwan\(n)mbim0", ports: pcieMBIM)
         case .pcieMHINet:
             ModemManagerView(plugin: "quectel", primaryPort: "wwan\(n)qmi0",
@@ -39,7 +40,8 @@ struct DeviceZooWorldTests {
         // MediaTek's plugin in 1.20 takes only tty, net and usbmisc ports: the generic one claims the FM350.
         case .pcieT7xx: ModemManagerView(plugin: "generic", primaryPort: "wwan\(n)mbim0", ports: pcieMBIM)
         case .pcieIOSM:
-            ModemManagerView(plugin: "Intel", primaryPort: "wwan\(n)mbim0", ports: ["wwan\(n) (net)", "wwan\(n)mbim0 (mbim)"])
+            ModemManagerView(plugin: "Intel", primaryPort: "wwan\(n)mbim0",
+                             ports: ["wwan\(n) (net)", "wwan\(n)mbim0 (mbim)"])
         // The L850: an AT-only modem whose capabilities cannot be read; the XMM RPC port is not claimed.
         case .pcieIOSMUnsupported:
             ModemManagerView(plugin: "Intel", primaryPort: "wwan\(n)at0", ports: ["wwan\(n)at0 (at)"], state: "failed")

@@ -149,7 +149,8 @@ final class ModemManagerService: SimulatorService {
     /// then its net device, as udev would announce them.
     static func kernelEvents(_ modems: [SimulatedModem]) -> String {
         modems.enumerated().map { n, modem in
-            let ports = announcedPorts(modem, n).map { "action=add,subsystem=\($0.subsystem),name=\($0.name)\n" }.joined()
+            let ports = announcedPorts(modem, n).map { "action=add,subsystem=\($0.subsystem),name=\($0.name)\n" }
+                .joined()
             let net = modem.profile.netDeviceName(index: n).map { "action=add,subsystem=net,name=\($0)\n" } ?? ""
             return ports + net
         }.joined()
@@ -167,7 +168,8 @@ final class ModemManagerService: SimulatorService {
                 guard let target = linkTarget("\(run.devRoot)/\(name)"), target.hasPrefix("/dev/pts/") else {
                     throw CellpathError(.internalError, "\(run.devRoot)/\(name) is not a pty slave link")
                 }
-                ports += "touch /dev/\(name); mount --bind \(side)/pts/\(target.dropFirst("/dev/pts/".count)) /dev/\(name)\n"
+                let pty = target.dropFirst("/dev/pts/".count)
+                ports += "touch /dev/\(name); mount --bind \(side)/pts/\(pty) /dev/\(name)\n"
             }
         }
         return """

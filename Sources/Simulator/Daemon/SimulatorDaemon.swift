@@ -58,7 +58,8 @@ public enum SimulatorDaemon {
         try FileSystem.makeDirectories(run.path, mode: 0o755)
         try FileSystem.write("\(getpid())\n", to: run.daemonPIDFile)
         let signals = try SignalWatcher(signals: SignalWatcher.termination + [SIGHUP])
-        let world = RunningWorld(scenario: scenario, topology: WorldTopology(prefix: options.prefix, scenario: scenario),
+        let world = RunningWorld(scenario: scenario,
+                                 topology: WorldTopology(prefix: options.prefix, scenario: scenario),
                                  run: run, services: services ?? standardServices(scenario))
         defer { world.tearDown(); signals.stop() }
         do {

@@ -26,7 +26,9 @@ public struct WorldTopology: Sendable, Equatable, Codable {
     public init(prefix: String, scenario: Scenario) {
         self.prefix = prefix
         modemCount = scenario.modems.count
-        modemInterfaces = scenario.modems.enumerated().map { n, modem in modem.profile.netDeviceName(index: n) ?? "wwan\(n)" }
+        modemInterfaces = scenario.modems.enumerated().map { n, modem in
+            modem.profile.netDeviceName(index: n) ?? "wwan\(n)"
+        }
     }
 
     /// The default namespace prefix.
@@ -54,7 +56,9 @@ public struct WorldTopology: Sendable, Equatable, Codable {
     public var namespaces: [String] { [ueNamespace, carrierNamespace, inetNamespace] }
 
     /// The TUN device of modem `n` in the device namespace (`wwanN`, or its profile's name).
-    public func modemInterface(_ n: Int) -> String { modemInterfaces.indices.contains(n) ? modemInterfaces[n] : "wwan\(n)" }
+    public func modemInterface(_ n: Int) -> String {
+        modemInterfaces.indices.contains(n) ? modemInterfaces[n] : "wwan\(n)"
+    }
     /// The carrier-side TUN peer of modem `n` (`radioN`).
     public func radioInterface(_ n: Int) -> String { "radio\(n)" }
     /// The IPv4 address the carrier assigns to modem `n`'s bearer: 100.64.23.(10+n).
