@@ -2,69 +2,198 @@ import Glibc
 import SimulatorScenario
 import SystemSupport
 
-/// The sysfs entries the kernel would create for one simulated modem, under `<run dir>/sys`:
-/// a USB device with one interface bound to `cdc_mbim` or `qmi_wwan`, its control port
-/// `usbmisc/cdc-wdmN` and its network interface `net/<iface>`; MBIM modems also get a WWAN-class
-/// port `wwan/wwanNmbim0` (type "MBIM") as PCIe modems have. Every device has its `subsystem` link,
-/// the USB device its `descriptors`, and a `qmi_wwan` interface its writable `qmi/raw_ip` and
-/// `qmi/pass_through`, as ModemManager reads them.
+/// The sysfs entries the kernel would create for one simulated modem, under `<run dir>/sys`, in
+/// the shape of the modem's device profile (docs/simulator-modems.md "Device zoo"):
+/// - USB: a device `usb1/1-N` with its ids, names and descriptors, and the interface the driver
+///   binds (`1-N:1.I`, `cdc_mbim`, `qmi_wwan` or `cdc_ether`) holding the control port
+///   `usbmisc/cdc-wdmN` and the net device; a `qmi_wwan` net device has its writable `qmi/`
+///   files (`raw_ip`, `pass_through`, `add_mux`, `del_mux`). The idealised MBIM modem also has
+///   a WWAN-class port `wwan/wwanNmbim0` under its interface, as it always had.
+/// - PCIe: a function `pci0000:00/0000:00:1c.0/0000:BB:00.0` with its ids, class and driver;
+///   the WWAN device `wwan/wwanN` (under the MHI controller `mhiN` for mhi-pci-generic) with
+///   its ports (`type` MBIM, QMI, AT, XMMRPC) and the default link `net/wwanN`; mhi_net's
+///   `mhiN/mhiN_IP_HW0/net/mhi_hwipN` instead for that profile.
+/// Every device has its `subsystem` link and `uevent`; the class directories link to them.
 struct FakeSysfs {
     let root: String
     let index: Int
     let modem: SimulatedModem
-    let controlPort: String
-    let interfaceName: String
+
+    var profile: DeviceProfile { modem.profile }
+    var ports: [DeviceProfile.Port] { profile.ports(index: index) }
+    var netDevice: String? { profile.netDeviceName(index: index) }
 
     var usbDevice: String { "devices/cellpath-sim/usb1/1-\(index + 1)" }
-    var usbInterface: String { "\(usbDevice)/1-\(index + 1):1.0" }
-    var driver: String { modem.protocol == .mbim ? "cdc_mbim" : "qmi_wwan" }
-    var wwanPort: String? { modem.protocol == .mbim ? "wwan\(index)mbim0" : nil }
+    var usbInterface: String { "\(usbDevice)/1-\(index + 1):1.\(profile.usbInterfaceNumber)" }
+    var pciFunction: String { "devices/pci0000:00/0000:00:1c.0/" + Self.pciAddress(index) }
+    /// The MHI controller device of an mhi-pci-generic modem.
+    var mhiController: String? { profile.driver == "mhi-pci-generic" ? "\(pciFunction)/mhi\(index)" : nil }
+    /// The WWAN device grouping a PCIe modem's ports and default link.
+    var wwanDevice: String { "\(mhiController ?? pciFunction)/wwan/wwan\(index)" }
+    /// The device that carries this modem: its USB device or PCI function.
+    var physicalDevice: String { profile.bus == .usb ? usbDevice : pciFunction }
 
-    /// Creates the tree (idempotent).
-    func create() throws(ModemDeviceError) {
-        let (vendor, product) = modem.protocol == .mbim ? ("1199", "9079") : ("1199", "68c0")
-        try write("\(usbDevice)/idVendor", vendor)
-        try writeBytes("\(usbDevice)/descriptors", descriptors(product: UInt16(product, radix: 16) ?? 0))
-        try link("\(usbDevice)/subsystem", to: up(usbDevice) + "bus/usb")
-        try link("\(usbInterface)/subsystem", to: up(usbInterface) + "bus/usb")
-        try write("\(usbDevice)/idProduct", product)
-        try write("\(usbDevice)/manufacturer", modem.manufacturer)
-        try write("\(usbDevice)/product", modem.model)
-        try write("\(usbInterface)/bInterfaceNumber", "00")
-        try write("\(usbInterface)/bInterfaceClass", modem.protocol == .mbim ? "02" : "ff")
-        try write("\(usbInterface)/bInterfaceSubClass", modem.protocol == .mbim ? "0e" : "ff")
-        try write("\(usbInterface)/bInterfaceProtocol", modem.protocol == .mbim ? "00" : "ff")
-        try makeDirectory("bus/usb/drivers/\(driver)")
-        try link("\(usbInterface)/driver", to: "../../../../../bus/usb/drivers/\(driver)")
-        try write("\(usbInterface)/net/\(interfaceName)/uevent", "INTERFACE=\(interfaceName)")
-        try write("\(usbInterface)/net/\(interfaceName)/type", "65534")
-        try link("\(usbInterface)/net/\(interfaceName)/device", to: "../..")
-        try link("\(usbInterface)/net/\(interfaceName)/subsystem", to: up("\(usbInterface)/net/\(interfaceName)") + "class/net")
-        if modem.protocol == .qmi {
-            try write("\(usbInterface)/net/\(interfaceName)/qmi/raw_ip", "Y")
-            try write("\(usbInterface)/net/\(interfaceName)/qmi/pass_through", "N")
-        }
-        try write("\(usbInterface)/usbmisc/\(controlPort)/dev", "180:\(index)")
-        try write("\(usbInterface)/usbmisc/\(controlPort)/uevent", "MAJOR=180\nMINOR=\(index)\nDEVNAME=\(controlPort)")
-        try link("\(usbInterface)/usbmisc/\(controlPort)/device", to: "../..")
-        try link("\(usbInterface)/usbmisc/\(controlPort)/subsystem", to: up("\(usbInterface)/usbmisc/\(controlPort)") + "class/usbmisc")
-        try link("class/usbmisc/\(controlPort)", to: "../../\(usbInterface)/usbmisc/\(controlPort)")
-        try link("class/net/\(interfaceName)", to: "../../\(usbInterface)/net/\(interfaceName)")
-        if let port = wwanPort {
-            try write("\(usbInterface)/wwan/\(port)/type", "MBIM")
-            try write("\(usbInterface)/wwan/\(port)/uevent", "DEVNAME=\(port)")
-            try link("\(usbInterface)/wwan/\(port)/device", to: "../..")
-            try link("\(usbInterface)/wwan/\(port)/subsystem", to: up("\(usbInterface)/wwan/\(port)") + "class/wwan")
-            try link("class/wwan/\(port)", to: "../../\(usbInterface)/wwan/\(port)")
+    /// The PCI address of modem `index`'s function: bus `index + 1` behind the root port.
+    static func pciAddress(_ index: Int) -> String {
+        let bus = String(index + 1, radix: 16)
+        return "0000:\(bus.count < 2 ? "0" + bus : bus):00.0"
+    }
+
+    /// The USB interface of the AT port, bound to `option`.
+    var usbATInterface: String { "\(usbDevice)/1-\(index + 1):1.\(profile.usbATInterfaceNumber)" }
+
+    /// The sysfs directory of each character device of the modem (relative to the root).
+    func portDirectory(_ port: DeviceProfile.Port) -> String {
+        switch port.subsystem {
+        case "usbmisc": "\(usbInterface)/usbmisc/\(port.name)"
+        case "tty": "\(usbATInterface)/\(port.name)/tty/\(port.name)"
+        default: profile.bus == .usb ? "\(usbInterface)/wwan/\(port.name)" : "\(wwanDevice)/\(port.name)"
         }
     }
 
-    /// Removes this modem's entries (the USB device and its class links).
+    /// The sysfs directory of the net device (relative to the root), if the modem has one.
+    var netDirectory: String? {
+        guard let name = netDevice else { return nil }
+        switch profile.netDevice {
+        case .usbWWAN, .usbEthernet: return "\(usbInterface)/net/\(name)"
+        case .wwanDefaultLink: return "\(wwanDevice)/net/\(name)"
+        case .mhiNet: return "\(mhiController ?? pciFunction)/mhi\(index)_IP_HW0/net/\(name)"
+        case .none: return nil
+        }
+    }
+
+    /// Creates the tree (idempotent).
+    func create() throws(ModemDeviceError) {
+        if profile.bus == .usb { try createUSB() } else { try createPCI() }
+        for (k, port) in ports.enumerated() { try createPort(port, number: k) }
+        if let dir = netDirectory, let name = netDevice { try createNet(name, at: dir) }
+    }
+
+    private func createUSB() throws(ModemDeviceError) {
+        let (cls, sub, proto) = profile.usbInterfaceClass
+        try write("\(usbDevice)/idVendor", Self.hex4(profile.vendorID))
+        try write("\(usbDevice)/idProduct", Self.hex4(profile.productID))
+        try writeBytes("\(usbDevice)/descriptors", descriptors())
+        try link("\(usbDevice)/subsystem", to: up(usbDevice) + "bus/usb")
+        try write("\(usbDevice)/uevent", "DEVTYPE=usb_device\nPRODUCT=\(String(profile.vendorID, radix: 16))/"
+                  + "\(String(profile.productID, radix: 16))/0")
+        try link("\(usbInterface)/subsystem", to: up(usbInterface) + "bus/usb")
+        try write("\(usbInterface)/uevent", "DEVTYPE=usb_interface\nDRIVER=\(profile.driver)")
+        try write("\(usbDevice)/manufacturer", modem.manufacturer)
+        try write("\(usbDevice)/product", modem.model)
+        try write("\(usbInterface)/bInterfaceNumber", Self.hex2(UInt8(profile.usbInterfaceNumber)))
+        try write("\(usbInterface)/bInterfaceClass", Self.hex2(cls))
+        try write("\(usbInterface)/bInterfaceSubClass", Self.hex2(sub))
+        try write("\(usbInterface)/bInterfaceProtocol", Self.hex2(proto))
+        try makeDirectory("bus/usb/drivers/\(profile.driver)")
+        try link("\(usbInterface)/driver", to: up(usbInterface) + "bus/usb/drivers/\(profile.driver)")
+    }
+
+    private func createPCI() throws(ModemDeviceError) {
+        let fn = pciFunction, ids = profile.subsystemIDs ?? (profile.vendorID, profile.productID)
+        try write("\(fn)/vendor", "0x" + Self.hex4(profile.vendorID))
+        try write("\(fn)/device", "0x" + Self.hex4(profile.productID))
+        try write("\(fn)/subsystem_vendor", "0x" + Self.hex4(ids.vendor))
+        try write("\(fn)/subsystem_device", "0x" + Self.hex4(ids.device))
+        try write("\(fn)/class", profile.pciClass)
+        let pciID = "\(Self.hex4(profile.vendorID)):\(Self.hex4(profile.productID))".uppercased()
+        let subsysID = "\(Self.hex4(ids.vendor)):\(Self.hex4(ids.device))".uppercased()
+        try write("\(fn)/uevent", "DRIVER=\(profile.driver)\nPCI_CLASS=\(profile.pciClass.dropFirst(2).uppercased())\n"
+                  + "PCI_ID=\(pciID)\nPCI_SUBSYS_ID=\(subsysID)\nPCI_SLOT_NAME=\(Self.pciAddress(index))")
+        try link("\(fn)/subsystem", to: up(fn) + "bus/pci")
+        try makeDirectory("bus/pci/drivers/\(profile.driver)")
+        try link("\(fn)/driver", to: up(fn) + "bus/pci/drivers/\(profile.driver)")
+        if let mhi = mhiController {
+            try write("\(mhi)/uevent", "")
+            try link("\(mhi)/subsystem", to: up(mhi) + "bus/mhi")
+            for (channel, driver) in mhiChannels() {
+                let dir = "\(mhi)/mhi\(index)_\(channel)"
+                try write("\(dir)/uevent", "DRIVER=\(driver)\nMODALIAS=mhi:\(channel)")
+                try link("\(dir)/subsystem", to: up(dir) + "bus/mhi")
+                try makeDirectory("bus/mhi/drivers/\(driver)")
+                try link("\(dir)/driver", to: up(dir) + "bus/mhi/drivers/\(driver)")
+            }
+        }
+        if profile.controlPort == .wwanPort || !profile.extraPorts.isEmpty || profile.netDevice == .wwanDefaultLink {
+            let dev = wwanDevice
+            try write("\(dev)/uevent", "")
+            try link("\(dev)/device", to: "../..")
+            try link("\(dev)/subsystem", to: up(dev) + "class/wwan")
+            try link("class/wwan/wwan\(index)", to: "../../\(dev)")
+        }
+    }
+
+    /// The MHI channel devices and the drivers bound to them: the control and AT ports'
+    /// channels (mhi_wwan_ctrl) and the data channel (mhi_wwan_mbim, or mhi_net).
+    private func mhiChannels() -> [(String, String)] {
+        var channels: [(String, String)] = []
+        if let proto = profile.controlProtocol { channels.append((proto.rawValue.uppercased(), "mhi_wwan_ctrl")) }
+        if profile.extraPorts.contains("AT") { channels.append(("DUN", "mhi_wwan_ctrl")) }
+        channels.append(profile.netDevice == .mhiNet ? ("IP_HW0", "mhi_net") : ("IP_HW0_MBIM", "mhi_wwan_mbim"))
+        return channels
+    }
+
+    private func createPort(_ port: DeviceProfile.Port, number: Int) throws(ModemDeviceError) {
+        let dir = portDirectory(port)
+        // usbmisc has major 180, ttyUSB 188; the WWAN port class gets a dynamic major (234 here).
+        let (major, minor, parent) = switch port.subsystem {
+        case "usbmisc": (180, index, usbInterface)
+        case "tty": (188, index, "\(usbATInterface)/\(port.name)")
+        default: (234, index * 8 + number, profile.bus == .usb ? usbInterface : wwanDevice)
+        }
+        try write("\(dir)/dev", "\(major):\(minor)")
+        try write("\(dir)/uevent", "MAJOR=\(major)\nMINOR=\(minor)\nDEVNAME=\(port.name)")
+        if port.subsystem == "wwan" { try write("\(dir)/type", port.type) }
+        if port.subsystem == "tty" { try createSerialInterface(parent) }
+        try link("\(dir)/device", to: up(dir) + parent)
+        try link("\(dir)/subsystem", to: up(dir) + "class/\(port.subsystem)")
+        try link("class/\(port.subsystem)/\(port.name)", to: "../../\(dir)")
+    }
+
+    /// The USB interface of an AT port, bound to `option`, and its usb-serial port device.
+    private func createSerialInterface(_ serialPort: String) throws(ModemDeviceError) {
+        let interface = usbATInterface
+        try write("\(interface)/bInterfaceNumber", Self.hex2(UInt8(profile.usbATInterfaceNumber)))
+        for attribute in ["bInterfaceClass", "bInterfaceSubClass", "bInterfaceProtocol"] {
+            try write("\(interface)/\(attribute)", "ff")
+        }
+        try write("\(interface)/uevent", "DEVTYPE=usb_interface\nDRIVER=option")
+        try link("\(interface)/subsystem", to: up(interface) + "bus/usb")
+        try makeDirectory("bus/usb/drivers/option")
+        try link("\(interface)/driver", to: up(interface) + "bus/usb/drivers/option")
+        try write("\(serialPort)/uevent", "DRIVER=option1")
+        try link("\(serialPort)/subsystem", to: up(serialPort) + "bus/usb-serial")
+        try makeDirectory("bus/usb-serial/drivers/option1")
+        try link("\(serialPort)/driver", to: up(serialPort) + "bus/usb-serial/drivers/option1")
+    }
+
+    private func createNet(_ name: String, at dir: String) throws(ModemDeviceError) {
+        let ethernet = profile.netDevice == .usbEthernet || (profile.driver == "qmi_wwan" && !profile.qmi.kernelRawIP)
+        try write("\(dir)/uevent", "INTERFACE=\(name)")
+        // ARPHRD_ETHER for cdc_ether and a qmi_wwan in 802.3 mode, ARPHRD_NONE for raw-ip devices.
+        try write("\(dir)/type", ethernet ? "1" : "65534")
+        try link("\(dir)/device", to: "../..")
+        try link("\(dir)/subsystem", to: up(dir) + "class/net")
+        if profile.netDevice == .usbEthernet { try write("\(dir)/address", Self.routerMAC) }
+        if profile.driver == "qmi_wwan" {
+            try write("\(dir)/qmi/raw_ip", profile.qmi.kernelRawIP ? "Y" : "N")
+            try write("\(dir)/qmi/pass_through", "N")
+            try writeBytes("\(dir)/qmi/add_mux", [])
+            try writeBytes("\(dir)/qmi/del_mux", [])
+        }
+        try link("class/net/\(name)", to: "../../\(dir)")
+    }
+
+    /// The fixed MAC a HiLink modem's USB Ethernet function reports (a global, Huawei address).
+    static let routerMAC = "0c:5b:8f:27:9a:64"
+
+    /// Removes this modem's entries (its device tree and class links).
     func remove() {
-        var paths = ["class/usbmisc/\(controlPort)", "class/net/\(interfaceName)"]
-        if let port = wwanPort { paths.append("class/wwan/\(port)") }
+        var paths = ports.map { "class/\($0.subsystem)/\($0.name)" }
+        if let name = netDevice { paths.append("class/net/\(name)") }
+        if profile.bus == .pcie { paths.append("class/wwan/wwan\(index)") }
         for p in paths { unlink("\(root)/\(p)") }
-        FileSystem.removeTree("\(root)/\(usbDevice)")
+        FileSystem.removeTree("\(root)/\(physicalDevice)")
     }
 
     /// The relative path from the directory `relative` back to the sysfs root.
@@ -72,23 +201,34 @@ struct FakeSysfs {
         String(repeating: "../", count: relative.split(separator: "/").count)
     }
 
-    /// The USB descriptors a one-interface device reports: device, configuration, the control
+    private static func hex4(_ value: UInt16) -> String {
+        let text = String(value, radix: 16)
+        return String(repeating: "0", count: 4 - text.count) + text
+    }
+
+    private static func hex2(_ value: UInt8) -> String {
+        let text = String(value, radix: 16)
+        return text.count < 2 ? "0" + text : text
+    }
+
+    /// The USB descriptors a one-interface device reports: device, configuration, the bound
     /// interface, and for MBIM the CDC header, union and MBIM functional descriptors (4096-byte
     /// control messages, as the function's OPEN allows).
-    private func descriptors(product: UInt16) -> [UInt8] {
+    private func descriptors() -> [UInt8] {
         var w = ByteWriter()
-        w.append([18, 1, 0x00, 0x02, 0, 0, 0, 64, 0x99, 0x11])   // device: USB 2.0, vendor 1199
-        w.u16(product)
+        w.append([18, 1, 0x00, 0x02, 0, 0, 0, 64])   // device: USB 2.0
+        w.u16(profile.vendorID)
+        w.u16(profile.productID)
         w.append([0x00, 0x01, 1, 2, 3, 1])
-        let mbim = modem.protocol == .mbim
-        let functional: [UInt8] = mbim
+        let (cls, sub, proto) = profile.usbInterfaceClass
+        let functional: [UInt8] = profile.driver == "cdc_mbim"
             ? [5, 0x24, 0x00, 0x10, 0x01,                                    // CDC header 1.10
                5, 0x24, 0x06, 0, 1,                                          // union
                12, 0x24, 0x1b, 0x00, 0x01, 0x00, 0x10, 32, 128, 0xdc, 0x05, 0x20]  // MBIM 1.0
             : []
         let total = 9 + 9 + functional.count
         w.append([9, 2, UInt8(total & 0xff), UInt8(total >> 8), 1, 1, 0, 0xa0, 250])
-        w.append([9, 4, 0, 0, 1, mbim ? 0x02 : 0xff, mbim ? 0x0e : 0xff, mbim ? 0x00 : 0xff, 0])
+        w.append([9, 4, UInt8(profile.usbInterfaceNumber), 0, 1, cls, sub, proto, 0])
         w.append(functional)
         return w.bytes
     }

@@ -5,16 +5,21 @@ import SimulatorScenario
 import Synchronization
 import SystemSupport
 
-/// One simulated modem: a pseudo-terminal speaking MBIM or QMI, exposed as
-/// `<run dir>/dev/cdc-wdmN`, with its fake sysfs tree under `<run dir>/sys`, served by its own
-/// thread. Connecting a bearer calls the world's `BearerNetwork`. Thread-safe.
+/// One simulated modem in the shape of its device profile: a pseudo-terminal speaking MBIM or
+/// QMI, exposed as `<run dir>/dev/cdc-wdmN` (or `wwanNmbim0`, `wwanNqmi0`), served by its own
+/// thread; its AT and XMM RPC ports as further ptys (`wwanNat0`, `wwanNxmmrpc0`); its fake sysfs
+/// tree under `<run dir>/sys`. A device without an MBIM or QMI function (router mode, the L850)
+/// has no control port. Connecting a bearer calls the world's `BearerNetwork`. Thread-safe.
 public final class SimulatedModemDevice: Sendable {
     public let index: Int
     public let modem: SimulatedModem
-    /// The control port's kernel name, `cdc-wdmN`.
-    public let controlPortName: String
-    /// The network interface this modem's bearer uses, `wwanN` by default.
-    public let interfaceName: String
+    /// The MBIM or QMI control port's kernel name (`cdc-wdmN`, `wwanNmbim0`, `wwanNqmi0`);
+    /// nil when the device has none.
+    public let controlPortName: String?
+    /// The data net device (`wwanN`, `mhi_hwipN`, `usbN`); nil when the device has none.
+    public let interfaceName: String?
+    /// The ports beside the control port (AT, XMM RPC), served while the device runs.
+    private let auxiliaryPorts: [AuxiliaryPort]
     public let runDirectory: String
     private let bearerNetwork: any BearerNetwork
     private let control = Mutex<Control>(Control())
@@ -31,17 +36,20 @@ public final class SimulatedModemDevice: Sendable {
         var stopping = false
         /// Set by `start()` while it sets up, so that a concurrent `start()` is refused.
         var starting = false
+        /// Started, for a device without a control port (no server thread).
+        var serving = false
     }
 
     enum Command: Sendable { case dropBearer(family: BearerIPType?), registration(RegistrationFault), radio(Bool) }
 
-    /// The device node clients open: `<run dir>/dev/cdc-wdmN` (a symlink to the pty slave).
-    public var devicePath: String { "\(runDirectory)/dev/\(controlPortName)" }
+    /// The control port's node clients open, `<run dir>/dev/cdc-wdmN` (a symlink to the pty
+    /// slave); nil without a control port.
+    public var devicePath: String? { controlPortName.map { "\(runDirectory)/dev/\($0)" } }
     /// The root of the simulated sysfs: `<run dir>/sys`.
     public var sysfsRoot: String { "\(runDirectory)/sys" }
     /// The pty slave behind `devicePath` while running.
     public var terminalPath: String? { control.withLock { $0.terminalPath } }
-    public var isRunning: Bool { control.withLock { $0.thread != nil || $0.stopping || $0.starting } }
+    public var isRunning: Bool { control.withLock { $0.thread != nil || $0.stopping || $0.starting || $0.serving } }
     /// Whether a bearer is connected (as of the server thread's last turn).
     public var isBearerConnected: Bool { control.withLock { $0.bearerConnected } }
     /// Radio, registration and PIN as of the server thread's last turn; nil while not running.
@@ -51,18 +59,30 @@ public final class SimulatedModemDevice: Sendable {
     /// last turn: those that clients have not released. Always 0 for an MBIM modem.
     public var allocatedQMIClientIDs: Int { control.withLock { $0.qmiClientIDs } }
 
+    /// `atCommands`: what the AT ports answer (the identity commands by default).
     public init(modem: SimulatedModem, index: Int, runDirectory: String, bearerNetwork: any BearerNetwork,
-                interfaceName: String? = nil) {
+                atCommands: ATCommandTable? = nil) {
         self.modem = modem
         self.index = index
         self.runDirectory = runDirectory
         self.bearerNetwork = bearerNetwork
-        controlPortName = "cdc-wdm\(index)"
-        self.interfaceName = interfaceName ?? "wwan\(index)"
+        let profile = modem.profile
+        controlPortName = profile.controlDevice(index: index)?.name
+        interfaceName = profile.netDeviceName(index: index)
+        let commands = atCommands ?? .standard(for: modem)
+        auxiliaryPorts = profile.extraPortList(index: index).map {
+            AuxiliaryPort(name: $0.name, devicePath: "\(runDirectory)/dev/\($0.name)",
+                          commands: $0.type == "AT" ? commands : nil)
+        }
     }
 
-    private var sysfs: FakeSysfs {
-        FakeSysfs(root: sysfsRoot, index: index, modem: modem, controlPort: controlPortName, interfaceName: interfaceName)
+    private var sysfs: FakeSysfs { FakeSysfs(root: sysfsRoot, index: index, modem: modem) }
+
+    /// The device nodes of the control port: its kernel name, and for the idealised MBIM modem
+    /// also `wwanNmbim0`.
+    private var controlNodes: [String] {
+        let auxiliary = Set(auxiliaryPorts.map(\.name))
+        return sysfs.ports.map(\.name).filter { !auxiliary.contains($0) }.map { "\(runDirectory)/dev/\($0)" }
     }
 
     /// Opens the pty, creates the device link and sysfs entries and starts serving
@@ -77,7 +97,7 @@ public final class SimulatedModemDevice: Sendable {
 
     private func startServing() throws(ModemDeviceError) {
         let reserved = control.withLock { c in
-            guard c.thread == nil, !c.stopping, !c.starting else { return false }
+            guard c.thread == nil, !c.stopping, !c.starting, !c.serving else { return false }
             c.starting = true
             return true
         }
@@ -98,28 +118,28 @@ public final class SimulatedModemDevice: Sendable {
                 throw .system(error.operation, error.code)
             }
         }
-        let pty = try PseudoTerminal()
-        let wake: [Int32]
-        do {
-            let pipe = try FileDescriptor.pipe(nonBlocking: true)
-            wake = [pipe.read.release(), pipe.write.release()]
-        } catch {
-            pty.close()
-            throw .system("pipe", error.code)
-        }
         do {
             try sysfs.create()
-            try link(devicePath, to: pty.slavePath)
-            if let port = sysfs.wwanPort { try link("\(runDirectory)/dev/\(port)", to: pty.slavePath) }
+            for port in auxiliaryPorts { try port.start() }
         } catch {
-            pty.close(); close(wake[0]); close(wake[1])
+            removeEntries()
+            throw error
+        }
+        guard let proto = modem.profile.controlProtocol else {
+            control.withLock { $0.starting = false; $0.serving = true }
+            return
+        }
+        let pty: PseudoTerminal, wake: [Int32]
+        do {
+            (pty, wake) = try openControlPort()
+        } catch {
             removeEntries()
             throw error
         }
         let state = ModemState(index: index, modem: modem, bearerNetwork: bearerNetwork)
         // Before the server thread runs, which publishes every later state.
         control.withLock { $0.controlStatus = state.controlStatus }
-        let function: any ControlFunction = modem.protocol == .mbim ? MBIMFunction(state: state) : QMIFunction(state: state)
+        let function: any ControlFunction = proto == .mbim ? MBIMFunction(state: state) : QMIFunction(state: state)
         let server = ModemServer(device: self, pty: pty, wakeRead: wake[0], state: state, function: function)
         let thread: pthread_t
         do {
@@ -139,19 +159,41 @@ public final class SimulatedModemDevice: Sendable {
         }
     }
 
+    /// The control port's pty, linked from its device nodes, and the server's wake pipe.
+    private func openControlPort() throws(ModemDeviceError) -> (PseudoTerminal, [Int32]) {
+        let pty = try PseudoTerminal()
+        let wake: [Int32]
+        do {
+            let pipe = try FileDescriptor.pipe(nonBlocking: true)
+            wake = [pipe.read.release(), pipe.write.release()]
+        } catch {
+            pty.close()
+            throw .system("pipe", error.code)
+        }
+        do {
+            for node in controlNodes { try link(node, to: pty.slavePath) }
+        } catch {
+            pty.close(); close(wake[0]); close(wake[1])
+            throw error
+        }
+        return (pty, wake)
+    }
+
     /// Stops serving: the bearer goes down, the pty closes, the device link and sysfs entries
     /// are removed. Idempotent; blocks until the server thread has exited.
     public func stop() {
-        let handle: (thread: pthread_t, wake: Int32)? = control.withLock { c in
-            guard let t = c.thread else { return nil }
+        let (handle, serving): ((thread: pthread_t, wake: Int32)?, Bool) = control.withLock { c in
+            guard let t = c.thread else { return (nil, c.serving) }
             c.thread = nil
             c.stopping = true
             wake(c.wakeWrite)
-            return (t, c.wakeWrite)
+            return ((t, c.wakeWrite), false)
         }
-        guard let handle else { return }
-        pthread_join(handle.thread, nil)
-        close(handle.wake)
+        guard handle != nil || serving else { return }
+        if let handle {
+            pthread_join(handle.thread, nil)
+            close(handle.wake)
+        }
         removeEntries()
         control.withLock { $0 = Control() }
     }
@@ -208,8 +250,8 @@ public final class SimulatedModemDevice: Sendable {
     }
 
     private func removeEntries() {
-        unlink(devicePath)
-        if let port = sysfs.wwanPort { unlink("\(runDirectory)/dev/\(port)") }
+        for node in controlNodes { unlink(node) }
+        for port in auxiliaryPorts { port.stop() }
         sysfs.remove()
     }
 }

@@ -2,7 +2,8 @@ import SimulatorScenario
 import CellpathCore
 
 /// All the modems of a scenario, each on its own pty and thread: modem `i` is
-/// `<run dir>/dev/cdc-wdm<i>` with network interface `wwan<i>`. Thread-safe.
+/// `<run dir>/dev/cdc-wdm<i>` with network interface `wwan<i>`, or has the names of its device
+/// profile (`wwan<i>mbim0`, `mhi_hwip<i>`…). Thread-safe.
 public final class SimulatedModemFleet: Sendable {
     public let devices: [SimulatedModemDevice]
 
@@ -30,7 +31,7 @@ public final class SimulatedModemFleet: Sendable {
         for device in devices { device.stop() }
     }
 
-    /// The device whose control port is `name` (`cdc-wdm0`…), if any.
+    /// The device whose control port is `name` (`cdc-wdm0`, `wwan6mbim0`…), if any.
     public func device(controlPort name: String) -> SimulatedModemDevice? {
         devices.first { $0.controlPortName == name }
     }

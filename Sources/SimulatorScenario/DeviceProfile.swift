@@ -25,7 +25,8 @@ public struct DeviceProfile: Sendable, Equatable {
     public let controlProtocol: ModemProtocol?
     /// How the control port is exposed.
     public let controlPort: ControlPortKind
-    /// Further WWAN-class ports beside the control port (`AT`, `XMMRPC`), by their sysfs `type`.
+    /// Further ports beside the control port (`AT`, `XMMRPC`), by their sysfs `type`: WWAN-class
+    /// ports on PCIe, a USB serial (`option`) AT port on USB.
     public let extraPorts: [String]
     /// How the data net device is exposed and named.
     public let netDevice: NetDeviceKind
@@ -173,7 +174,7 @@ extension DeviceProfile {
                       ipv6LinkLocalOnly: false, sessionLinks: .vlan, slots: 1),
         DeviceProfile(name: .usbQMIRawIP, models: "Quectel EC25 / EG25 (USB, QMI)", manufacturer: "Quectel", model: "EC25", bus: .usb,
                       vendorID: 0x2c7c, productID: 0x0125, subsystemIDs: nil, driver: "qmi_wwan",
-                      controlProtocol: .qmi, controlPort: .cdcWDM, extraPorts: [], netDevice: .usbWWAN,
+                      controlProtocol: .qmi, controlPort: .cdcWDM, extraPorts: ["AT"], netDevice: .usbWWAN,
                       mbimExtensions: .none, fccLocked: false, fccUnlock: nil,
                       qmi: QMIQuirks(firmwareRawIP: true, kernelRawIP: false),
                       ipv6LinkLocalOnly: false, sessionLinks: .none, slots: 1),
@@ -185,7 +186,7 @@ extension DeviceProfile {
                       ipv6LinkLocalOnly: false, sessionLinks: .none, slots: 1),
         DeviceProfile(name: .usbQMIQMAP, models: "Quectel RM500Q (USB, QMI with QMAP)", manufacturer: "Quectel", model: "RM500Q-GL", bus: .usb,
                       vendorID: 0x2c7c, productID: 0x0800, subsystemIDs: nil, driver: "qmi_wwan",
-                      controlProtocol: .qmi, controlPort: .cdcWDM, extraPorts: [], netDevice: .usbWWAN,
+                      controlProtocol: .qmi, controlPort: .cdcWDM, extraPorts: ["AT"], netDevice: .usbWWAN,
                       mbimExtensions: .none, fccLocked: false, fccUnlock: nil,
                       qmi: QMIQuirks(firmwareRawIP: true, kernelRawIP: true, dmsUIMRefused: true, qmap: true),
                       ipv6LinkLocalOnly: false, sessionLinks: .qmimux, slots: 1),

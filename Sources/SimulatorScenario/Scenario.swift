@@ -105,11 +105,12 @@ public struct SimulatedModem: Sendable, Equatable, Encodable {
              secondSlot, activeSlot
     }
 
-    /// Writes every field; `sim` as an explicit null when there is none (absent means the default SIM).
+    /// Writes every field; `sim` as an explicit null when there is none (absent means the default SIM);
+    /// no `protocol` for a device without an MBIM or QMI port, as reading refuses one there.
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(device, forKey: .device)
-        try c.encode(`protocol`, forKey: .protocol)
+        if device == .simulated || profile.controlProtocol != nil { try c.encode(`protocol`, forKey: .protocol) }
         try c.encode(imei, forKey: .imei)
         try c.encode(manufacturer, forKey: .manufacturer)
         try c.encode(model, forKey: .model)

@@ -90,7 +90,7 @@ struct BearerCommandTests {
     @Test(arguments: protocols)
     func aBearerConnectedByAnotherClientIsReusedAndLeftUp(_ kind: SimulatorScenario.ModemProtocol) throws {
         let (fleet, namespace) = try Self.setUp(kind)
-        let port = fleet.device(0).devicePath
+        let port = try #require(fleet.device(0).devicePath)
         let connect = kind == .mbim
             ? try namespace.run(["mbimcli", "-p", "-d", port, "--connect=apn=internet", "--no-close"])
             : try namespace.run(["qmicli", "-p", "-d", port, "--device-open-qmi", "--wds-start-network=apn=internet,ip-type=4",

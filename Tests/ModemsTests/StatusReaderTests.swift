@@ -59,7 +59,8 @@ struct StatusReaderTests {
         let status = try await reader.status(of: fleet.modems[0])
         #expect(status.imei == "350000000000001")
         let proxy = kind == .mbim ? "mbim-proxy" : "qmi-proxy"
-        #expect(lines.all.contains("debug: \(proxy) accepts root clients only: opening \(fleet.device(0).devicePath) directly"))
+        let port = try #require(fleet.device(0).devicePath)
+        #expect(lines.all.contains("debug: \(proxy) accepts root clients only: opening \(port) directly"))
         #expect(lines.all.contains("debug: cdc-wdm0: \(kind == .mbim ? "MBIM" : "QMI") session open"))
     }
 

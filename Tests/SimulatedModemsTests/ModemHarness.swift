@@ -24,7 +24,7 @@ final class ModemHarness {
         _ = try? ProcessRunner.run(["rm", "-rf", runDirectory])
     }
 
-    var path: String { device.devicePath }
+    var path: String { device.devicePath ?? "" }
 
     /// Runs mbimcli against the device.
     func mbimcli(_ arguments: String...) throws -> ProcessResult {

@@ -1,6 +1,7 @@
 import CellpathCore
 import SimulatedModems
 import Simulator
+import SimulatorScenario
 import Testing
 
 @Suite struct WorldTopologyTests {
@@ -16,6 +17,19 @@ import Testing
         for bad in ["", "-cp", "cp/x", "cp.x", "ninechar-", "cp ue"] {
             #expect(throws: CellpathError.self) { try WorldTopology.validate(prefix: bad) }
         }
+    }
+
+    @Test func eachModemsTUNDeviceIsNamedAsItsProfilesNetDevice() throws {
+        var scenario = Scenario.builtIn
+        scenario.modems = [DeviceProfile.Name.simulated, .pcieMHINet, .routerMode, .pcieIOSMUnsupported, .pcieT7xx].map {
+            var modem = SimulatedModem(protocol: .mbim)
+            modem.device = $0
+            return modem
+        }
+        let topology = WorldTopology(prefix: "cp-", scenario: scenario)
+        #expect(topology.modemCount == 5)
+        #expect((0..<5).map(topology.modemInterface) == ["wwan0", "mhi_hwip1", "usb2", "wwan3", "wwan4"])
+        #expect(WorldTopology(prefix: "cp-", modemCount: 2).modemInterfaces == ["wwan0", "wwan1"])
     }
 
     @Test func theIPv6PlanGivesEachModemItsOwnSlash64() {

@@ -38,7 +38,8 @@ public final class SimulatedFleet {
     @discardableResult
     public func client(_ index: Int, _ arguments: String...) throws -> ProcessResult {
         let device = fleet.devices[index]
-        let base = device.modem.protocol == .mbim ? ["mbimcli", "-d", device.devicePath] : ["qmicli", "-d", device.devicePath, "--device-open-qmi"]
+        guard let port = device.devicePath else { throw CellpathError(.usage, "modem \(index) has no control port") }
+        let base = device.modem.protocol == .mbim ? ["mbimcli", "-d", port] : ["qmicli", "-d", port, "--device-open-qmi"]
         return try ProcessRunner.run(base + arguments)
     }
 }

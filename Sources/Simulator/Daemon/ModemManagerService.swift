@@ -1,5 +1,6 @@
 import CellpathCore
 import Glibc
+import SimulatorScenario
 import Synchronization
 import SystemSupport
 
@@ -26,11 +27,11 @@ final class ModemManagerService: SimulatorService {
         try FileSystem.makeDirectories(dir, mode: 0o755)
         try FileSystem.makeDirectories("\(dir)/hostdev", mode: 0o700)
         try FileSystem.write(Self.busConfig(run), to: "\(dir)/bus.conf")
-        let count = context.scenario.modems.count
-        try FileSystem.write((0..<count).map {
-            "action=add,subsystem=usbmisc,name=cdc-wdm\($0)\naction=add,subsystem=net,name=\(context.topology.modemInterface($0))\n"
-        }.joined(), to: "\(dir)/events")
-        try FileSystem.write(try Self.mountScript(run, modems: count), to: "\(dir)/mm.sh")
+        let modems = context.scenario.modems
+        // Router-mode modems and the L850 have no MBIM or QMI port: ModemManager makes no modem of them.
+        let count = modems.filter { $0.profile.controlProtocol != nil }.count
+        try FileSystem.write(Self.kernelEvents(modems), to: "\(dir)/events")
+        try FileSystem.write(try Self.mountScript(run, modems: modems), to: "\(dir)/mm.sh")
         let environment = ["PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "DBUS_SYSTEM_BUS_ADDRESS": run.busAddress]
 
         try launch(.bus, ["dbus-daemon", "--nofork", "--nopidfile", "--config-file=\(dir)/bus.conf"], run, environment)
@@ -135,17 +136,41 @@ final class ModemManagerService: SimulatorService {
             """
     }
 
+    /// The character devices ModemManager is told of for modem `n`, with their subsystems: every
+    /// port of its profile (`usbmisc` cdc-wdm, `wwan` ports, `tty` USB serial); the idealised
+    /// modem's control port only.
+    static func announcedPorts(_ modem: SimulatedModem, _ n: Int) -> [(subsystem: String, name: String)] {
+        let ports = modem.profile.name == .simulated
+            ? modem.profile.controlDevice(index: n).map { [$0] } ?? [] : modem.profile.ports(index: n)
+        return ports.map { ($0.subsystem, $0.name) }
+    }
+
+    /// The kernel events ModemManager starts from (`--initial-kernel-events`): each modem's ports,
+    /// then its net device, as udev would announce them.
+    static func kernelEvents(_ modems: [SimulatedModem]) -> String {
+        modems.enumerated().map { n, modem in
+            let ports = announcedPorts(modem, n).map { "action=add,subsystem=\($0.subsystem),name=\($0.name)\n" }
+                .joined()
+            let net = modem.profile.netDeviceName(index: n).map { "action=add,subsystem=net,name=\($0)\n" } ?? ""
+            return ports + net
+        }.joined()
+    }
+
     /// The script run in ModemManager's private mount namespace: the host's /dev kept aside,
-    /// a tmpfs /sys with the fake sysfs, a tmpfs /dev with the usual nodes and each modem's pty
-    /// slave as /dev/cdc-wdmN; then ModemManager without udev, fed the ports as kernel events.
-    private static func mountScript(_ run: RunDirectory, modems: Int) throws -> String {
+    /// a tmpfs /sys with the fake sysfs, a tmpfs /dev with the usual nodes and each modem port's
+    /// pty slave under its kernel name (/dev/cdc-wdmN, /dev/wwanNmbim0, /dev/wwanNat0…); then
+    /// ModemManager without udev, fed the ports as kernel events.
+    private static func mountScript(_ run: RunDirectory, modems: [SimulatedModem]) throws -> String {
         let dir = run.modemManagerDirectory, side = "\(dir)/hostdev"
         var ports = ""
-        for n in 0..<modems {
-            guard let target = linkTarget("\(run.devRoot)/cdc-wdm\(n)"), target.hasPrefix("/dev/pts/") else {
-                throw CellpathError(.internalError, "\(run.devRoot)/cdc-wdm\(n) is not a pty slave link")
+        for (n, modem) in modems.enumerated() {
+            for (_, name) in announcedPorts(modem, n) {
+                guard let target = linkTarget("\(run.devRoot)/\(name)"), target.hasPrefix("/dev/pts/") else {
+                    throw CellpathError(.internalError, "\(run.devRoot)/\(name) is not a pty slave link")
+                }
+                let pty = target.dropFirst("/dev/pts/".count)
+                ports += "touch /dev/\(name); mount --bind \(side)/pts/\(pty) /dev/\(name)\n"
             }
-            ports += "touch /dev/cdc-wdm\(n); mount --bind \(side)/pts/\(target.dropFirst("/dev/pts/".count)) /dev/cdc-wdm\(n)\n"
         }
         return """
             set -e

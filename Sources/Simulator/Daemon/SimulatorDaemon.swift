@@ -58,7 +58,8 @@ public enum SimulatorDaemon {
         try FileSystem.makeDirectories(run.path, mode: 0o755)
         try FileSystem.write("\(getpid())\n", to: run.daemonPIDFile)
         let signals = try SignalWatcher(signals: SignalWatcher.termination + [SIGHUP])
-        let world = RunningWorld(scenario: scenario, topology: WorldTopology(prefix: options.prefix, modemCount: scenario.modems.count),
+        let world = RunningWorld(scenario: scenario,
+                                 topology: WorldTopology(prefix: options.prefix, scenario: scenario),
                                  run: run, services: services ?? standardServices(scenario))
         defer { world.tearDown(); signals.stop() }
         do {
@@ -249,7 +250,7 @@ final class RunningWorld {
                 operatorID: modem.network.operatorID, operatorName: modem.network.operatorName,
                 radio: control.radio, registration: control.registration, roaming: control.roaming,
                 pin: control.pin, pinAttemptsLeft: control.pinAttemptsLeft,
-                controlPort: "\(run.path)/dev/cdc-wdm\(n)",
+                controlPort: modem.profile.controlDevice(index: n).map { "\(run.path)/dev/\($0.name)" } ?? "",
                 bearer: connected ? .connected : .disconnected,
                 address: granted?.carriesIPv4 == true ? topology.bearerAddress(n) : nil,
                 ipType: granted?.rawValue,

@@ -78,7 +78,8 @@ public struct ModemStatus: Sendable, Equatable, Codable {
     /// PIN1: `disabled`, `required`, `verified` or `blocked`; absent without a SIM.
     public var pin: ModemControlStatus.PIN?
     public var pinAttemptsLeft: Int?
-    /// The modem's control port (a pty symlink, like /dev/cdc-wdmN) for mbimcli/qmicli/cellpath.
+    /// The modem's control port (a pty symlink, like /dev/cdc-wdmN or /dev/wwanNmbim0) for
+    /// mbimcli/qmicli/cellpath; empty when the device has none (router mode, the L850).
     public var controlPort: String
     public var bearer: BearerState
     /// The bearer's IPv4 address (set while connected with IPv4).

@@ -1,5 +1,6 @@
 import CellpathCore
 import SimulatedModems
+import SimulatorScenario
 
 /// The names and addresses of one simulated world (docs/simulator.md "Topology"): three
 /// namespaces named after a prefix, one TUN pair per modem, a TUN pair for Wi-Fi and a veth
@@ -9,10 +10,25 @@ public struct WorldTopology: Sendable, Equatable, Codable {
     public var prefix: String
     /// How many modems (TUN pairs wwanN/radioN) the world has.
     public var modemCount: Int
+    /// The device-side TUN name of each modem: its profile's net device (`wwanN`, `mhi_hwipN`, `usbN`).
+    public var modemInterfaces: [String]
 
+    /// A world of `modemCount` modems of the idealised shape (`wwanN` each).
     public init(prefix: String, modemCount: Int) {
         self.prefix = prefix
         self.modemCount = modemCount
+        modemInterfaces = (0..<modemCount).map { "wwan\($0)" }
+    }
+
+    /// The world of `scenario`'s modems, each net device named as its profile names it. A modem
+    /// without a net device (the L850) keeps a TUN `wwanN` that nothing in sysfs announces: the
+    /// data plane has a TUN pair per modem.
+    public init(prefix: String, scenario: Scenario) {
+        self.prefix = prefix
+        modemCount = scenario.modems.count
+        modemInterfaces = scenario.modems.enumerated().map { n, modem in
+            modem.profile.netDeviceName(index: n) ?? "wwan\(n)"
+        }
     }
 
     /// The default namespace prefix.
@@ -39,8 +55,10 @@ public struct WorldTopology: Sendable, Equatable, Codable {
     /// All three namespaces, device first.
     public var namespaces: [String] { [ueNamespace, carrierNamespace, inetNamespace] }
 
-    /// The TUN device of modem `n` in the device namespace (`wwanN`).
-    public func modemInterface(_ n: Int) -> String { "wwan\(n)" }
+    /// The TUN device of modem `n` in the device namespace (`wwanN`, or its profile's name).
+    public func modemInterface(_ n: Int) -> String {
+        modemInterfaces.indices.contains(n) ? modemInterfaces[n] : "wwan\(n)"
+    }
     /// The carrier-side TUN peer of modem `n` (`radioN`).
     public func radioInterface(_ n: Int) -> String { "radio\(n)" }
     /// The IPv4 address the carrier assigns to modem `n`'s bearer: 100.64.23.(10+n).
