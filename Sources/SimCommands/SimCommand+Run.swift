@@ -12,6 +12,7 @@ extension ProgramImplementations {
         .blocking(SimExecCommand.spec, SimExecCommand.run),
         .blocking(SimEnvCommand.spec, SimEnvCommand.run),
         .blocking(SimLogCommand.spec, SimLogCommand.run),
+        .blocking(SimProfilesCommand.spec, SimProfilesCommand.run),
     ])
 }
 

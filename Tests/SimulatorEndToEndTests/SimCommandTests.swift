@@ -210,6 +210,23 @@ struct SimCommandTests {
         }
     }
 
+    /// `sim profiles` lists every device profile a scenario can name, with its ports and net
+    /// device, and needs neither root nor a world.
+    @Test func profilesListEveryDeviceAndNeedNoRoot() throws {
+        let result = try ProcessRunner.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                                            CellpathBinary.path, "sim", "profiles", "--json"],
+                                           environment: Self.environment)
+        #expect(result.status == 0, "\(result.status) \(result.stderr)")
+        let profiles = try JSONValue.parse(result.stdout)["profiles"]?.array ?? []
+        #expect(profiles.compactMap { $0["profile"]?.string } == DeviceProfile.Name.allCases.map(\.rawValue))
+        let mhi = profiles.first { $0["profile"]?.string == DeviceProfile.Name.pcieMHIMBIM.rawValue }
+        #expect(mhi?["bus"]?.string == "pcie")
+        #expect(mhi?["ports"]?.array?.compactMap(\.string).contains("wwan0mbim0 (MBIM)") == true)
+        let router = profiles.first { $0["profile"]?.string == DeviceProfile.Name.routerMode.rawValue }
+        #expect(router?["protocol"]?.string == "none")
+        #expect(router?["net_device"]?.string == "usb0")
+    }
+
     @Test func modemIndexIsBoundedByTheWorld() throws {
         try SimulatedDevice.with(connect: false) { device in
             let beyond = try CellpathBinary.run(["sim", "bearer", "connect", "--modem", "1", "--prefix", device.prefix])
