@@ -33,7 +33,7 @@ public final class SimulatedModemDevice: Sendable {
         var starting = false
     }
 
-    enum Command: Sendable { case dropBearer(family: BearerIPType?), registration(RegistrationFault), radio(Bool) }
+    enum Command: Sendable { case dropBearer(family: BearerIPType?), registration(RegistrationFault), radio(Bool), unlockFCC }
 
     /// The device node clients open: `<run dir>/dev/cdc-wdmN` (a symlink to the pty slave).
     public var devicePath: String { "\(runDirectory)/dev/\(controlPortName)" }
@@ -172,6 +172,10 @@ public final class SimulatedModemDevice: Sendable {
     /// Switches the radio on or off (as a user's rfkill would), with its indications.
     public func setRadio(on: Bool) { send(.radio(on)) }
 
+    /// Lifts the profile's FCC lock as its unlock procedure would (until the next unplug or
+    /// stop); the radio stays as it is, for the host to switch on.
+    public func unlockFCC() { send(.unlockFCC) }
+
     private func send(_ command: Command) {
         control.withLock { c in
             guard c.thread != nil, !c.stopping else { return }
@@ -276,6 +280,7 @@ final class ModemServer {
                     case .radio(let on):
                         state.radioOn = on
                         enqueue(function.registrationChanged(), delay: 0)
+                    case .unlockFCC: state.fccUnlocked = true
                     }
                 }
             }
