@@ -62,8 +62,11 @@ final class ModemState {
     /// The card in `slot` (1 or 2).
     func simInSlot(_ slot: Int) -> SimulatedSIM? { slot == 2 ? modem.secondSlot?.sim : modem.sim }
 
+    /// The active slot holds an eSIM (the second slot of an eSIM modem).
+    var activeSlotIsESIM: Bool { activeSlot == 2 && modem.secondSlot?.esim == true }
+
     /// The active slot is an eSIM with no enabled profile.
-    var esimWithoutProfile: Bool { activeSlot == 2 && modem.secondSlot?.esim == true && sim == nil }
+    var esimWithoutProfile: Bool { activeSlotIsESIM && sim == nil }
 
     /// Radio-on is refused: the profile is FCC-locked and the host has not unlocked it.
     var fccLocked: Bool { modem.profile.fccLocked && !fccUnlocked }

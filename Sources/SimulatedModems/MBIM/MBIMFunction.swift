@@ -274,7 +274,8 @@ final class MBIMFunction: ControlFunction {
         case .ready: (1, state.sim!.imsi, state.sim!.iccid, state.sim!.msisdn)  // initialized
         }
         b.u32(readyState)
-        if extensions >= .v3 { b.u32(0) }   // flags: none (not ESIM_PROFILE_DISCOVERY nor SIM_REMOVABLE)
+        // Flags: ESIM for the eSIM slot, else SIM_REMOVABILITY_KNOWN | SIM_REMOVABLE.
+        if extensions >= .v3 { b.u32(state.activeSlotIsESIM ? 0x1 : 0x6) }
         b.string(imsi); b.string(iccid)
         b.u32(0)                            // ready info: none
         if let msisdn { b.u32(1); b.string(msisdn) } else { b.u32(0) }

@@ -1,0 +1,119 @@
+import CellpathCore
+import Glibc
+import Simulator
+import SimulatorScenario
+import Testing
+import TestSupport
+
+/// The real ModemManager on MBIM device profiles, in one world: an MBIMEx v3 modem it connects,
+/// an FCC-locked one it cannot power up, an eSIM without profile it marks failed, and a dual-SIM
+/// modem whose slots it lists and switches.
+@Suite(.serialized, .enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)))
+struct ModemManagerProfilesEndToEndTests {
+    static var scenario: Scenario {
+        var scenario = Scenario.builtIn
+        scenario.modems = (0..<4).map { SimulatedModem(index: $0) }
+        scenario.modems[0].device = .usbMBIMv3
+        scenario.modems[1].device = .usbMBIMFCCLocked
+        scenario.modems[2].device = .dualSIM
+        scenario.modems[2].secondSlot = SecondSIMSlot(esim: true, sim: nil)
+        scenario.modems[2].activeSlot = 2
+        scenario.modems[3].device = .dualSIM
+        var profile = SimulatedSIM(index: 7)
+        profile.iccid = "8988247000000000077"
+        scenario.modems[3].secondSlot = SecondSIMSlot(esim: true, sim: profile)
+        scenario.modemManager = true
+        return scenario
+    }
+
+    @Test func modemManagerSeesMBIMExTheFCCLockTheESIMWithoutProfileAndTheSlots() throws {
+        try SimulatedDevice.with(Self.scenario, connect: false) { device in
+            let modems = try waitForModems(device, count: 4)
+            let log = "\(RunDirectory(prefix: device.prefix).modemManagerDirectory)/ModemManager.log"
+
+            // MBIMEx v3: ModemManager negotiates it and connects with the v3 layouts.
+            let v3 = try #require(modems["cdc-wdm0"])
+            let connect = try device.run(["mmcli", "-m", v3, "--simple-connect=apn=internet"])
+            #expect(connect.status == 0, "\(connect.stdout) \(connect.stderr)")
+            #expect(try device.status()["modems"]?.array?[0]["bearer"]?.string == "connected")
+            #expect(Self.text(log)?.contains("extended version 3.00") == true)
+
+            // FCC lock: radio-on refused, the fcc-unlock dispatcher tried, the modem stays off.
+            let locked = try #require(modems["cdc-wdm1"])
+            let enable = try device.run(["mmcli", "-m", locked, "--enable"])
+            #expect(enable.status != 0, "\(enable.stdout)")
+            let shown = try device.run(["mmcli", "-m", locked]).stdout
+            #expect(Self.value("power state", in: shown) == "low", "\(shown)")
+            #expect(Self.value("state", in: shown) == "disabled", "\(shown)")
+            #expect(Self.text(log)?.contains("attempting fcc unlock") == true)
+
+            // eSIM without profile: FAILED, reason esim-without-profiles.
+            let esim = try #require(modems["cdc-wdm2"])
+            let failed = try device.run(["mmcli", "-m", esim]).stdout
+            #expect(Self.value("state", in: failed) == "failed", "\(failed)")
+            #expect(Self.value("failed reason", in: failed) == "esim-without-profiles", "\(failed)")
+
+            // Dual SIM: both slots listed; switching to the eSIM re-creates the modem on it.
+            let dual = try #require(modems["cdc-wdm3"])
+            let slots = try device.run(["mmcli", "-m", dual]).stdout
+            #expect(slots.contains("slot 1:") && slots.contains("(active)") && slots.contains("slot 2:"), "\(slots)")
+            let switched = try device.run(["mmcli", "-m", dual, "--set-primary-sim-slot=2"])
+            #expect(switched.status == 0, "\(switched.stdout) \(switched.stderr)")
+            let recreated = try #require(try waitForModems(device, count: 4)["cdc-wdm3"])
+            let sim = try #require(Self.value("primary sim path", in: try device.run(["mmcli", "-m", recreated]).stdout))
+            let card = try device.run(["mmcli", "-i", sim]).stdout
+            #expect(Self.value("iccid", in: card) == "8988247000000000077", "\(card)")
+        }
+    }
+
+    /// Waits (up to 60 s) until ModemManager lists `count` modems; returns their paths by primary port.
+    private func waitForModems(_ device: SimulatedDevice, count: Int) throws -> [String: String] {
+        var found: [String: String] = [:]
+        for _ in 0..<60 {
+            found = [:]
+            let list = try device.run(["mmcli", "-L"]).stdout
+            for path in list.split(whereSeparator: { $0 == " " || $0 == "\n" }) where path.hasPrefix("/org/freedesktop/ModemManager1/Modem/") {
+                let shown = try device.run(["mmcli", "-m", String(path)]).stdout
+                if let port = Self.value("primary port", in: shown) { found[port] = String(path) }
+            }
+            if found.count == count { return found }
+            sleep(1)
+        }
+        Issue.record("ModemManager listed \(found)")
+        return found
+    }
+
+    /// The value of `label: value` in mmcli's output (the first such line), without its colours.
+    private static func value(_ label: String, in output: String) -> String? {
+        for line in withoutColours(output).split(separator: "\n") {
+            let fields = line.split(separator: "|", maxSplits: 1).last ?? line[...]
+            let parts = fields.split(separator: ":", maxSplits: 1)
+            guard parts.count == 2, parts[0].trimmingCharacters(in: " ") == label else { continue }
+            return parts[1].trimmingCharacters(in: " ").filter { $0 != "'" }
+        }
+        return nil
+    }
+
+    /// `text` without ANSI colour sequences (ESC [ … m), which mmcli adds to states.
+    private static func withoutColours(_ text: String) -> String {
+        var out = "", escaped = false
+        for character in text {
+            if character == "\u{1B}" { escaped = true } else if escaped { escaped = character != "m" } else { out.append(character) }
+        }
+        return out
+    }
+
+    /// A file's text, or nil when it cannot be read.
+    private static func text(_ path: String) -> String? {
+        guard let file = fopen(path, "r") else { return nil }
+        defer { fclose(file) }
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = fread(&buffer, 1, buffer.count, file)
+            if count <= 0 { break }
+            bytes += buffer[..<count]
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}
