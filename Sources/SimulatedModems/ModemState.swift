@@ -169,7 +169,8 @@ final class ModemState {
                                   ipv6: granted.carriesIPv6 || current?.carriesIPv6 == true) ?? granted
         if let bearer, wanted == current { return .success(bearer) }
         guard let assignment = try? bearerNetwork.connect(modemIndex: index, ipType: wanted) else { return .failure(.networkRefused) }
-        let active = ActiveBearer(assignment: firmwareReport(of: assignment), apn: bearer?.apn ?? (apn.isEmpty ? modem.apn : apn), since: bearer?.since ?? now)
+        let active = ActiveBearer(assignment: firmwareReport(of: assignment),
+                                  apn: bearer?.apn ?? (apn.isEmpty ? modem.apn : apn), since: bearer?.since ?? now)
         bearer = active
         return .success(active)
     }

@@ -33,7 +33,9 @@ public final class SimulatedModemDevice: Sendable {
         var starting = false
     }
 
-    enum Command: Sendable { case dropBearer(family: BearerIPType?), registration(RegistrationFault), radio(Bool), unlockFCC }
+    enum Command: Sendable {
+        case dropBearer(family: BearerIPType?), registration(RegistrationFault), radio(Bool), unlockFCC
+    }
 
     /// The device node clients open: `<run dir>/dev/cdc-wdmN` (a symlink to the pty slave).
     public var devicePath: String { "\(runDirectory)/dev/\(controlPortName)" }

@@ -60,7 +60,8 @@ struct ModemManagerProfilesEndToEndTests {
             let switched = try device.run(["mmcli", "-m", dual, "--set-primary-sim-slot=2"])
             #expect(switched.status == 0, "\(switched.stdout) \(switched.stderr)")
             let recreated = try #require(try waitForModems(device, count: 4)["cdc-wdm3"])
-            let sim = try #require(Self.value("primary sim path", in: try device.run(["mmcli", "-m", recreated]).stdout))
+            let recreatedShown = try device.run(["mmcli", "-m", recreated]).stdout
+            let sim = try #require(Self.value("primary sim path", in: recreatedShown), "\(recreatedShown)")
             let card = try device.run(["mmcli", "-i", sim]).stdout
             #expect(Self.value("iccid", in: card) == "8988247000000000077", "\(card)")
         }
@@ -72,7 +73,8 @@ struct ModemManagerProfilesEndToEndTests {
         for _ in 0..<60 {
             found = [:]
             let list = try device.run(["mmcli", "-L"]).stdout
-            for path in list.split(whereSeparator: { $0 == " " || $0 == "\n" }) where path.hasPrefix("/org/freedesktop/ModemManager1/Modem/") {
+            let paths = list.split(whereSeparator: { $0 == " " || $0 == "\n" })
+            for path in paths where path.hasPrefix("/org/freedesktop/ModemManager1/Modem/") {
                 let shown = try device.run(["mmcli", "-m", String(path)]).stdout
                 if let port = Self.value("primary port", in: shown) { found[port] = String(path) }
             }
@@ -98,7 +100,13 @@ struct ModemManagerProfilesEndToEndTests {
     private static func withoutColours(_ text: String) -> String {
         var out = "", escaped = false
         for character in text {
-            if character == "\u{1B}" { escaped = true } else if escaped { escaped = character != "m" } else { out.append(character) }
+            if character == "\u{1B}" {
+                escaped = true
+            } else if escaped {
+                escaped = character != "m"
+            } else {
+                out.append(character)
+            }
         }
         return out
     }

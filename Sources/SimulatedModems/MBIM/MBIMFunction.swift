@@ -144,7 +144,8 @@ final class MBIMFunction: ControlFunction {
         case MBIMUUID.basicConnect: basicConnect(cid: cid, set: kind == 1, info: info, now: now)
         case MBIMUUID.msBasicConnectExtensions where state.modem.profile.mbimExtensions != .none || state.slotCount > 1:
             basicConnectExtensions(cid: cid, set: kind == 1, info: info)
-        case MBIMUUID.qmi where state.modem.profile.fccUnlock == .qmiOverMBIM: qmiMessage(cid: cid, info: info, now: now)
+        case MBIMUUID.qmi where state.modem.profile.fccUnlock == .qmiOverMBIM:
+            qmiMessage(cid: cid, info: info, now: now)
         default: (.noDeviceSupport, [])
         }
         defer { pendingIndications = [] }
@@ -238,7 +239,9 @@ final class MBIMFunction: ControlFunction {
                                            .packetStatistics]
         var services = [(MBIMUUID.basicConnect, cids.map(\.rawValue))]
         let extensionCIDs = extensionsServiceCIDs
-        if !extensionCIDs.isEmpty { services.append((MBIMUUID.msBasicConnectExtensions, extensionCIDs.map(\.rawValue))) }
+        if !extensionCIDs.isEmpty {
+            services.append((MBIMUUID.msBasicConnectExtensions, extensionCIDs.map(\.rawValue)))
+        }
         if state.modem.profile.fccUnlock == .qmiOverMBIM { services.append((MBIMUUID.qmi, [1])) }
         var b = MBIMInfoBuilder()
         b.u32(UInt32(services.count))

@@ -17,6 +17,7 @@ extension MBIMFunction {
         }
         // The tunnel carries one response per request: indications and junk frames stay behind.
         let answers = tunnelledQMI.receive(info, now: now).filter { !tunnelledQMI.isJunk($0) }
+        tunnelledQMI.discardPartialInput()  // one message per command: nothing carries over
         guard let response = answers.first else { return (.failure, []) }
         return (.success, response)
     }
