@@ -6,13 +6,14 @@ import Testing
 import TestSupport
 
 /// The real ModemManager on MBIM device profiles, in one world: an MBIMEx v3 modem it connects,
-/// an FCC-locked one it cannot power up, an eSIM without profile it marks failed, and a dual-SIM
-/// modem whose slots it lists and switches.
+/// an FCC-locked one it unlocks with its fcc-unlock.d script, an eSIM without profile it marks
+/// failed, a dual-SIM modem whose slots it lists and switches, and a t7xx modem, unlocked through
+/// the control socket, whose link-local IPv6 address sends it to SLAAC/DHCP.
 @Suite(.serialized, .enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)))
 struct ModemManagerProfilesEndToEndTests {
     static var scenario: Scenario {
         var scenario = Scenario.builtIn
-        scenario.modems = (0..<4).map { SimulatedModem(index: $0) }
+        scenario.modems = (0..<5).map { SimulatedModem(index: $0) }
         scenario.modems[0].device = .usbMBIMv3
         scenario.modems[1].device = .usbMBIMFCCLocked
         scenario.modems[2].device = .dualSIM
@@ -22,13 +23,15 @@ struct ModemManagerProfilesEndToEndTests {
         var profile = SimulatedSIM(index: 7)
         profile.iccid = "8988247000000000077"
         scenario.modems[3].secondSlot = SecondSIMSlot(esim: true, sim: profile)
+        scenario.modems[4].device = .pcieT7xx
+        scenario.modems[4].ipType = .ipv4v6
         scenario.modemManager = true
         return scenario
     }
 
-    @Test func modemManagerSeesMBIMExTheFCCLockTheESIMWithoutProfileAndTheSlots() throws {
+    @Test func modemManagerSeesMBIMExTheFCCLockTheESIMWithoutProfileTheSlotsAndTheT7xxLinkLocalAddress() throws {
         try SimulatedDevice.with(Self.scenario, connect: false) { device in
-            let modems = try waitForModems(device, count: 4)
+            let modems = try waitForModems(device, count: 5)
             let log = "\(RunDirectory(prefix: device.prefix).modemManagerDirectory)/ModemManager.log"
 
             // MBIMEx v3: ModemManager negotiates it and connects with the v3 layouts.
@@ -59,11 +62,23 @@ struct ModemManagerProfilesEndToEndTests {
             #expect(slots.contains("slot 1:") && slots.contains("(active)") && slots.contains("slot 2:"), "\(slots)")
             let switched = try device.run(["mmcli", "-m", dual, "--set-primary-sim-slot=2"])
             #expect(switched.status == 0, "\(switched.stdout) \(switched.stderr)")
-            let recreated = try #require(try waitForModems(device, count: 4)["cdc-wdm3"])
+            let recreated = try #require(try waitForModems(device, count: 5)["cdc-wdm3"])
             let recreatedShown = try device.run(["mmcli", "-m", recreated]).stdout
             let sim = try #require(Self.value("primary sim path", in: recreatedShown), "\(recreatedShown)")
             let card = try device.run(["mmcli", "-i", sim]).stdout
             #expect(Self.value("iccid", in: card) == "8988247000000000077", "\(card)")
+
+            // t7xx: FCC-locked (no script for it in ModemManager 1.20); unlocked through the
+            // control socket, it connects, and its link-local IPv6 address makes the method DHCP.
+            let t7xx = try #require(modems["cdc-wdm4"])
+            try SimulatedWorld.unlockFCC(modem: 4, prefix: device.prefix)
+            let dualStack = try device.run(["mmcli", "-m", t7xx, "--simple-connect=apn=internet,ip-type=ipv4v6"])
+            #expect(dualStack.status == 0, "\(dualStack.stdout) \(dualStack.stderr)")
+            let bearers = try device.run(["mmcli", "-m", t7xx]).stdout
+            let bearer = try #require(Self.value("paths", in: bearers), "\(bearers)")
+            let ipv6 = Self.section("IPv6 configuration", in: try device.run(["mmcli", "-b", bearer]).stdout)
+            #expect(Self.value("method", in: ipv6) == "dhcp", "\(ipv6)")
+            #expect(Self.value("address", in: ipv6) == "fe80::2", "\(ipv6)")
         }
     }
 
@@ -94,6 +109,17 @@ struct ModemManagerProfilesEndToEndTests {
             return parts[1].trimmingCharacters(in: " ").filter { $0 != "'" }
         }
         return nil
+    }
+
+    /// The lines of mmcli's section `title` (from its title line to the next title).
+    private static func section(_ title: String, in output: String) -> String {
+        var lines: [Substring] = [], inside = false
+        for line in output.split(separator: "\n") {
+            let head = line.split(separator: "|", maxSplits: 1).first?.trimmingCharacters(in: " ") ?? ""
+            if !head.isEmpty { inside = head == title }
+            if inside { lines.append(line) }
+        }
+        return lines.joined(separator: "\n")
     }
 
     /// `text` without ANSI colour sequences (ESC [ … m), which mmcli adds to states.
