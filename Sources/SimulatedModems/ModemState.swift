@@ -32,35 +32,48 @@ final class ModemState {
     let bearerNetwork: any BearerNetwork
     var radioOn: Bool
     var pinVerified = false
-    var pinAttemptsLeft = 0
+    var pinAttemptsLeft: Int
     /// The registration fault in force.
     var registrationFault: RegistrationFault
+    /// The physical SIM slot in use: 1, or 2 with the scenario's `secondSlot`.
+    private(set) var activeSlot: Int
     private(set) var bearer: ActiveBearer?
     /// The host has unlocked the profile's FCC lock since the modem appeared (it lasts until a
     /// reset or unplug, which start from a fresh state).
     var fccUnlocked = false
-    /// The SIM slot in use, 1 or 2 (`modem.secondSlot`).
-    private(set) var activeSlot: Int
 
     init(index: Int, modem: SimulatedModem, bearerNetwork: any BearerNetwork) {
         self.index = index
         self.modem = modem
         self.bearerNetwork = bearerNetwork
-        activeSlot = modem.secondSlot == nil ? 1 : min(2, max(1, modem.activeSlot))
         radioOn = !modem.faults.radioOff && !modem.profile.fccLocked
+        activeSlot = modem.secondSlot == nil ? 1 : modem.activeSlot
         registrationFault = modem.faults.registration
-        pinAttemptsLeft = sim?.pinAttemptsLeft ?? 0
+        pinAttemptsLeft = (activeSlot == 2 ? modem.secondSlot?.sim : modem.sim)?.pinAttemptsLeft ?? 0
     }
 
-    /// The number of SIM slots: 2 with a `secondSlot`, else 1.
+    /// The card in the active slot (nil: empty slot, or an eSIM without an enabled profile).
+    var sim: SimulatedSIM? { card(inSlot: activeSlot) }
+
+    /// The card in physical slot `slot` (1 or 2), if any.
+    func card(inSlot slot: Int) -> SimulatedSIM? {
+        slot == 1 ? modem.sim : slot == 2 ? modem.secondSlot?.sim : nil
+    }
+
+    /// The number of physical SIM slots.
     var slotCount: Int { modem.secondSlot == nil ? 1 : 2 }
 
-    /// The card in the active slot (for an eSIM, its enabled profile).
-    var sim: SimulatedSIM? { simInSlot(activeSlot) }
-    var network: SimulatedNetwork { modem.network }
-
-    /// The card in `slot` (1 or 2).
-    func simInSlot(_ slot: Int) -> SimulatedSIM? { slot == 2 ? modem.secondSlot?.sim : modem.sim }
+    /// Makes physical slot `slot` the active one, as a slot switch does: the bearer goes down,
+    /// the new card starts unverified with its own PIN attempts. False for a slot that does not exist.
+    func switchSlot(to slot: Int) -> Bool {
+        guard (1...slotCount).contains(slot) else { return false }
+        guard slot != activeSlot else { return true }
+        disconnect()
+        activeSlot = slot
+        pinVerified = false
+        pinAttemptsLeft = sim?.pinAttemptsLeft ?? 0
+        return true
+    }
 
     /// The active slot holds an eSIM (the second slot of an eSIM modem).
     var activeSlotIsESIM: Bool { activeSlot == 2 && modem.secondSlot?.esim == true }
@@ -71,6 +84,8 @@ final class ModemState {
     /// Radio-on is refused: the profile is FCC-locked and the host has not unlocked it.
     var fccLocked: Bool { modem.profile.fccLocked && !fccUnlocked }
 
+    var network: SimulatedNetwork { modem.network }
+
     var simStatus: SIMStatus {
         guard let sim else { return .absent }
         return sim.pinLocked && !pinVerified ? .pinLocked : .ready
@@ -78,18 +93,6 @@ final class ModemState {
 
     /// PIN1 is enabled on the card (it asks for the PIN at power-up).
     var pinEnabled: Bool { sim?.pinLocked ?? false }
-
-    /// Switches to SIM slot `slot` (1 or 2) as the firmware does: the bearer goes down and the new
-    /// card starts unverified. Returns whether the slot changed; false for a slot that does not exist.
-    @discardableResult
-    func switchSlot(to slot: Int) -> Bool {
-        guard slot >= 1, slot <= slotCount, slot != activeSlot else { return false }
-        disconnect()
-        activeSlot = slot
-        pinVerified = false
-        pinAttemptsLeft = sim?.pinAttemptsLeft ?? 0
-        return true
-    }
 
     var registration: RegistrationStatus {
         guard radioOn else { return .radioOff }

@@ -103,8 +103,8 @@ extension MBIMFunction {
         let reader = ByteReader(info)
         guard reader.u32(at: 0) == 1, let offset = reader.u32(at: 4), let slot = reader.u32(at: Int(offset)),
               slot < UInt32(state.slotCount) else { return (.invalidParameters, []) }
-        let hadBearer = state.bearer != nil
-        if state.switchSlot(to: Int(slot) + 1) {
+        let hadBearer = state.bearer != nil, target = Int(slot) + 1
+        if target != state.activeSlot, state.switchSlot(to: target) {
             if hadBearer { pendingIndications += bearerDropped(cause: 0, family: nil) }
             for initializing in [true, false] {
                 pendingIndications += indication(service: MBIMUUID.basicConnect,
@@ -129,7 +129,7 @@ extension MBIMFunction {
     private func slotInfo(index: UInt32) -> [UInt8] {
         let slot = Int(index) + 1
         let esim = slot == 2 && state.modem.secondSlot?.esim == true
-        let card = state.simInSlot(slot) != nil
+        let card = state.card(inSlot: slot) != nil
         let slotState: MBIMSlotState = esim ? (card ? .activeESIM : .activeESIMNoProfiles) : (card ? .active : .empty)
         var w = ByteWriter()
         w.u32(index)
