@@ -13,6 +13,7 @@ extension MBIMFunction {
         return cids
     }
 
+    /// A command of the service: `NoDeviceSupport` for a CID the modem does not list.
     func basicConnectExtensions(cid: UInt32, set: Bool, info: [UInt8]) -> (MBIMStatus, [UInt8]) {
         guard let command = MBIMExtensionsCID(rawValue: cid), extensionsServiceCIDs.contains(command) else {
             return (.noDeviceSupport, [])

@@ -142,8 +142,7 @@ final class MBIMFunction: ControlFunction {
         }
         let (status, response): (MBIMStatus, [UInt8]) = switch service {
         case MBIMUUID.basicConnect: basicConnect(cid: cid, set: kind == 1, info: info, now: now)
-        case MBIMUUID.msBasicConnectExtensions where state.modem.profile.mbimExtensions != .none || state.slotCount > 1:
-            basicConnectExtensions(cid: cid, set: kind == 1, info: info)
+        case MBIMUUID.msBasicConnectExtensions: basicConnectExtensions(cid: cid, set: kind == 1, info: info)
         case MBIMUUID.qmi where state.modem.profile.fccUnlock == .qmiOverMBIM:
             qmiMessage(cid: cid, info: info, now: now)
         default: (.noDeviceSupport, [])
