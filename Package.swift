@@ -84,7 +84,8 @@ let package = Package(
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "CellpathCore", "SystemSupport"]),
         // The simulated world, in three layers: scenario model → modems / web services → world.
         .target(name: "SimulatorScenario", dependencies: ["CellpathCore", "SystemSupport"]),
-        .target(name: "SimulatedModems", dependencies: ["SimulatorScenario", "CellpathCore", "SystemSupport", "CShims"]),
+        .target(name: "SimulatedModems", dependencies: ["SimulatorScenario", "CellpathCore", "SystemSupport", "CShims",
+                                                       "COpenSSL"]),
         .target(name: "SimulatedServices", dependencies: ["SimulatorScenario", "CellpathCore", "SystemSupport", "HTTPServer", "COpenSSL"]),
         .target(name: "Simulator", dependencies: ["SimulatedModems", "SimulatedServices", "SimulatorScenario", "ModemDiscovery",
                                                   "CellpathCore", "SystemSupport", "HTTPServer", "CShims"]),

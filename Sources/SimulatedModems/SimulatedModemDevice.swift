@@ -40,7 +40,9 @@ public final class SimulatedModemDevice: Sendable {
         var serving = false
     }
 
-    enum Command: Sendable { case dropBearer(family: BearerIPType?), registration(RegistrationFault), radio(Bool) }
+    enum Command: Sendable {
+        case dropBearer(family: BearerIPType?), registration(RegistrationFault), radio(Bool), unlockFCC
+    }
 
     /// The control port's node clients open, `<run dir>/dev/cdc-wdmN` (a symlink to the pty
     /// slave); nil without a control port.
@@ -214,6 +216,10 @@ public final class SimulatedModemDevice: Sendable {
     /// Switches the radio on or off (as a user's rfkill would), with its indications.
     public func setRadio(on: Bool) { send(.radio(on)) }
 
+    /// Lifts the profile's FCC lock as its unlock procedure would (until the next unplug or
+    /// stop); the radio stays as it is, for the host to switch on.
+    public func unlockFCC() { send(.unlockFCC) }
+
     private func send(_ command: Command) {
         control.withLock { c in
             guard c.thread != nil, !c.stopping else { return }
@@ -318,6 +324,7 @@ final class ModemServer {
                     case .radio(let on):
                         state.radioOn = on
                         enqueue(function.registrationChanged(), delay: 0)
+                    case .unlockFCC: state.fccUnlocked = true
                     }
                 }
             }

@@ -139,6 +139,13 @@ public enum SimulatedWorld {
         return status
     }
 
+    /// Lifts modem `modem`'s FCC lock (device profiles with `fccLocked`) as its unlock procedure
+    /// would, through the daemon's control socket; the lock returns when the modem is re-plugged.
+    public static func unlockFCC(modem: Int = 0, prefix: String) throws {
+        try requireRoot()
+        _ = try control(ControlRequest(command: .unlockFCC, modem: modem), prefix: prefix)
+    }
+
     /// `sim env`: the variables that point cellpath and curl at this world (CA, run directory,
     /// namespace, the fake API's base URL and credentials, its token cache, the bus of its ModemManager), in a stable order. Throws `.permission` without
     /// root (the credentials are the daemon's, mode 0600) and `.unavailable` when the world is

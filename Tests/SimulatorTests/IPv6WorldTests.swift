@@ -321,4 +321,37 @@ struct IPv6WorldTests {
             #expect(try SimulatedWorld.status(prefix: prefix).modems[0].counters.uplink.dropped["ipv6NotGranted"] == 1)
         }
     }
+
+    /// Sends a router solicitation out of `device` and prints the first router advertisement's
+    /// source and each prefix information option: prefix, length, flags, valid and preferred lifetimes.
+    static let solicitRouter = """
+    import socket, struct, sys
+    s = socket.socket(socket.AF_INET6, socket.SOCK_RAW, socket.IPPROTO_ICMPV6)
+    s.setsockopt(socket.SOL_SOCKET, 25, sys.argv[1].encode())
+    s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_MULTICAST_HOPS, 255)
+    s.settimeout(5)
+    s.sendto(bytes([133, 0, 0, 0, 0, 0, 0, 0]), ('ff02::2', 0, 0, socket.if_nametoindex(sys.argv[1])))
+    data, source = s.recvfrom(1500)
+    while data[0] != 134:
+        data, source = s.recvfrom(1500)
+    i = 16
+    while i + 2 <= len(data) and data[i + 1]:
+        if data[i] == 3:
+            valid, preferred = struct.unpack('>II', data[i + 4:i + 12])
+            prefix = socket.inet_ntop(socket.AF_INET6, data[i + 16:i + 32])
+            print(source[0].split('%')[0], prefix, data[i + 2], hex(data[i + 3]), valid, preferred)
+        i += data[i + 1] * 8
+    """
+
+    @Test func aT7xxBearersGatewayAnswersRouterSolicitationsWithTheBearersPrefix() throws {
+        var scenario = Scenario.builtIn
+        scenario.modems[0].device = .pcieT7xx
+        scenario.modems[0].ipType = .ipv4v6
+        try WorldFixture.withWorld(scenario: scenario) { prefix in
+            _ = try SimulatedWorld.bearer(connect: true, modem: 0, prefix: prefix)
+            let result = try run(prefix + "ue", ["python3", "-c", Self.solicitRouter, "wwan0"])
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stdout == "fe80::1 2001:db8:64:10:: 64 0x40 86400 14400\n", "\(result.stdout)")
+        }
+    }
 }

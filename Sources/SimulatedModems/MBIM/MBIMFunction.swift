@@ -1,21 +1,28 @@
 import CellpathCore
+import SimulatorScenario
 import SystemSupport
 
 /// The MBIM function of a simulated modem: OPEN/CLOSE, fragment reassembly and splitting,
-/// FUNCTION_ERROR for malformed or unknown messages, and the Basic Connect service.
-/// Confined to the modem's server thread.
+/// FUNCTION_ERROR for malformed or unknown messages, the Basic Connect service in the layouts of
+/// the MBIMEx version the host negotiated, MS Basic Connect Extensions (MBIMExtensions.swift) and
+/// QMI over MBIM (QMIOverMBIM.swift) where the device profile has them. Confined to the modem's
+/// server thread.
 final class MBIMFunction: ControlFunction {
     /// Largest message accepted from the host; anything claiming more is garbage.
     static let maxInboundMessage = 64 * 1024
 
-    private let state: ModemState
+    let state: ModemState
     private var opened = false
+    /// The MBIMEx version negotiated through MS Basic Connect Extensions Version since OPEN.
+    var extensions: DeviceProfile.MBIMExtensions = .none
+    /// QMI messages tunnelled over MBIM, served by a QMI function on the same modem state.
+    lazy var tunnelledQMI = QMIFunction(state: state)
     private var maxTransfer = 4096
     private var inbox: [UInt8] = []
     private var reassembly: (tid: UInt32, total: UInt32, next: UInt32, data: [UInt8])?
     private var garbageSent = 0
     /// Indications a request caused, sent right after its COMMAND_DONE.
-    private var pendingIndications: [[UInt8]] = []
+    var pendingIndications: [[UInt8]] = []
 
     init(state: ModemState) { self.state = state }
 
@@ -55,6 +62,7 @@ final class MBIMFunction: ControlFunction {
             guard let requested = r.u32(at: 12) else { return [functionError(.lengthMismatch, tid: tid)] }
             maxTransfer = Int(min(max(requested, 64), 4096))
             opened = true
+            extensions = .none
             reassembly = nil
             var w = ByteWriter()
             w.u32(MBIMStatus.success.rawValue)
@@ -132,9 +140,13 @@ final class MBIMFunction: ControlFunction {
               let infoLength = p.u32(at: 24), let info = p.slice(28, Int(infoLength)) else {
             return [functionError(.lengthMismatch, tid: tid)]
         }
-        let (status, response) = service == MBIMUUID.basicConnect
-            ? basicConnect(cid: cid, set: kind == 1, info: info, now: now)
-            : (.noDeviceSupport, [])
+        let (status, response): (MBIMStatus, [UInt8]) = switch service {
+        case MBIMUUID.basicConnect: basicConnect(cid: cid, set: kind == 1, info: info, now: now)
+        case MBIMUUID.msBasicConnectExtensions: basicConnectExtensions(cid: cid, set: kind == 1, info: info)
+        case MBIMUUID.qmi where state.modem.profile.fccUnlock == .qmiOverMBIM:
+            qmiMessage(cid: cid, info: info, now: now)
+        default: (.noDeviceSupport, [])
+        }
         defer { pendingIndications = [] }
         return MBIMFramer.fragmented(.commandDone, tid: tid, service: service, cid: cid,
                                      status: status.rawValue, info: response, maxTransfer: maxTransfer)
@@ -142,8 +154,12 @@ final class MBIMFunction: ControlFunction {
     }
 
     private func indication(cid: MBIMBasicConnectCID, _ info: [UInt8]) -> [[UInt8]] {
+        indication(service: MBIMUUID.basicConnect, cid: cid.rawValue, info)
+    }
+
+    func indication(service: [UInt8], cid: UInt32, _ info: [UInt8]) -> [[UInt8]] {
         guard opened else { return [] }
-        return MBIMFramer.fragmented(.indicateStatus, tid: 0, service: MBIMUUID.basicConnect, cid: cid.rawValue,
+        return MBIMFramer.fragmented(.indicateStatus, tid: 0, service: service, cid: cid,
                                      status: nil, info: info, maxTransfer: maxTransfer)
     }
 
@@ -213,22 +229,31 @@ final class MBIMFunction: ControlFunction {
         return b.build()
     }
 
-    /// The services and CIDs this function implements (Basic Connect only).
+    /// The services and CIDs this function implements: Basic Connect, and as the device profile
+    /// has them MS Basic Connect Extensions and QMI over MBIM.
     private func deviceServicesInfo() -> [UInt8] {
         let cids: [MBIMBasicConnectCID] = [.deviceCaps, .subscriberReadyStatus, .radioState, .pin, .pinList, .homeProvider,
                                            .registerState, .packetService, .signalState, .connect,
                                            .ipConfiguration, .deviceServices, .deviceServiceSubscribeList,
                                            .packetStatistics]
-        var element = ByteWriter()
-        element.append(MBIMUUID.basicConnect)
-        element.u32(0)                      // DSS payload: none
-        element.u32(0)                      // max DSS instances
-        element.u32(UInt32(cids.count))
-        for cid in cids { element.u32(cid.rawValue) }
+        var services = [(MBIMUUID.basicConnect, cids.map(\.rawValue))]
+        let extensionCIDs = extensionsServiceCIDs
+        if !extensionCIDs.isEmpty {
+            services.append((MBIMUUID.msBasicConnectExtensions, extensionCIDs.map(\.rawValue)))
+        }
+        if state.modem.profile.fccUnlock == .qmiOverMBIM { services.append((MBIMUUID.qmi, [1])) }
         var b = MBIMInfoBuilder()
-        b.u32(1)
+        b.u32(UInt32(services.count))
         b.u32(0)                            // max DSS sessions
-        b.structure(element.bytes)
+        for (uuid, serviceCIDs) in services {
+            var element = ByteWriter()
+            element.append(uuid)
+            element.u32(0)                  // DSS payload: none
+            element.u32(0)                  // max DSS instances
+            element.u32(UInt32(serviceCIDs.count))
+            for cid in serviceCIDs { element.u32(cid) }
+            b.structure(element.bytes)
+        }
         return b.build()
     }
 
@@ -239,21 +264,23 @@ final class MBIMFunction: ControlFunction {
         pendingIndications += indication(cid: .packetService, packetServiceInfo())
     }
 
-    private func subscriberReadyInfo() -> [UInt8] {
+    /// Subscriber Ready Status: v1, or with MBIMEx v3 the layout with its flags field after the
+    /// ready state. An eSIM without an enabled profile is NO_ESIM_PROFILE (7); `initializing`
+    /// reports NOT_INITIALIZED (0), as while the firmware reads a card after a slot switch.
+    func subscriberReadyInfo(initializing: Bool = false) -> [UInt8] {
         var b = MBIMInfoBuilder()
-        switch state.simStatus {
-        case .absent:
-            b.u32(2)    // SIM not inserted
-            b.string(""); b.string(""); b.u32(0); b.u32(0)
-        case .pinLocked:
-            b.u32(6)    // device locked
-            b.string(""); b.string(state.sim?.iccid ?? ""); b.u32(0); b.u32(0)
-        case .ready:
-            let sim = state.sim!
-            b.u32(1)    // initialized
-            b.string(sim.imsi); b.string(sim.iccid); b.u32(0)
-            b.u32(1); b.string(sim.msisdn)
+        let (readyState, imsi, iccid, msisdn): (UInt32, String, String, String?) = switch state.simStatus {
+        case _ where initializing: (0, "", "", nil)
+        case .absent: (state.esimWithoutProfile ? 7 : 2, "", "", nil)   // no eSIM profile / SIM not inserted
+        case .pinLocked: (6, "", state.sim?.iccid ?? "", nil)                 // device locked
+        case .ready: (1, state.sim!.imsi, state.sim!.iccid, state.sim!.msisdn)  // initialized
         }
+        b.u32(readyState)
+        // Flags: ESIM for the eSIM slot, else SIM_REMOVABILITY_KNOWN | SIM_REMOVABLE.
+        if extensions >= .v3 { b.u32(state.activeSlotIsESIM ? 0x1 : 0x6) }
+        b.string(imsi); b.string(iccid)
+        b.u32(0)                            // ready info: none
+        if let msisdn { b.u32(1); b.string(msisdn) } else { b.u32(0) }
         return b.build()
     }
 
@@ -266,6 +293,8 @@ final class MBIMFunction: ControlFunction {
 
     private func setRadioState(_ info: [UInt8]) -> (MBIMStatus, [UInt8]) {
         guard let requested = MBIMInfoReader(info).u32(at: 0), requested <= 1 else { return (.invalidParameters, []) }
+        // An FCC-locked module refuses radio-on until unlocked (ModemManager then runs fcc-unlock.d).
+        if requested == 1, state.fccLocked { return (.operationNotAllowed, []) }
         let wasOn = state.radioOn
         state.radioOn = requested == 1
         if wasOn != state.radioOn {
@@ -355,6 +384,7 @@ final class MBIMFunction: ControlFunction {
         b.string(registered ? network.operatorName : "")
         b.string(registration == .roaming ? "Roaming" : "")
         b.u32(2)                            // packet service automatic attach
+        if extensions >= .v2 { b.u32(0x20) }    // preferred data classes: LTE
         return b.build()
     }
 
@@ -363,9 +393,16 @@ final class MBIMFunction: ControlFunction {
         var b = MBIMInfoBuilder()
         b.u32(0)
         b.u32(attached ? 2 : 4)             // attached / detached
-        b.u32(attached ? 0x20 : 0)          // LTE
+        b.u32(attached ? 0x20 : 0)          // LTE (the same bit in MbimDataClassV3)
         b.u64(attached ? 50_000_000 : 0)
         b.u64(attached ? 150_000_000 : 0)
+        if extensions >= .v2 { b.u32(attached ? 1 : 0) }   // frequency range: FR1 / unknown
+        if extensions >= .v3 {
+            b.u32(0)                        // data subclass: none (LTE)
+            let network = state.network
+            b.u32(UInt32(UInt16(network.mcc) ?? 0) | UInt32(UInt16(network.mnc) ?? 0) << 16)   // TAI: MCC, MNC
+            b.u32(attached ? 1 : 0)         // TAI: TAC
+        }
         return b.build()
     }
 
@@ -374,6 +411,7 @@ final class MBIMFunction: ControlFunction {
         if let dbm = state.rssiDbm { b.u32(UInt32(min(31, max(0, (dbm + 113) / 2)))) } else { b.u32(99) }
         b.u32(99)       // error rate unknown
         b.u32(0); b.u32(0); b.u32(0)
+        if extensions >= .v2 { b.offset(to: []); b.u32(0) }   // RSRP/SNR: none
         return b.build()
     }
 
@@ -385,6 +423,10 @@ final class MBIMFunction: ControlFunction {
         b.u32(activated ? Self.wireIPType(state.bearer?.assignment.ipType ?? .ipv4) : 0)   // granted type / default
         b.bytes(MBIMUUID.contextInternet)
         b.u32(nwError)
+        if extensions >= .v3 {
+            b.u32(0)                        // media preference: cellular only
+            b.tlvString(state.bearer?.apn ?? "")
+        }
         return b.build()
     }
 
@@ -409,8 +451,13 @@ final class MBIMFunction: ControlFunction {
 
     private func setConnect(_ info: [UInt8], now: Double) -> (MBIMStatus, [UInt8]) {
         let r = MBIMInfoReader(info)
-        guard let session = r.u32(at: 0), let activation = r.u32(at: 4), let apn = r.string(at: 8),
-              let ipType = r.u32(at: 40) else { return (.invalidParameters, []) }
+        // v1: session, activation, access string, user name, password (references), compression,
+        // auth, IP type at 40; v3: session, activation, compression, auth, IP type at 16, context
+        // type, media preference, then the access string as a TLV at 40.
+        let v3 = extensions >= .v3
+        guard let session = r.u32(at: 0), let activation = r.u32(at: 4),
+              let apn = v3 ? r.tlvString(at: 40) : r.string(at: 8),
+              let ipType = r.u32(at: v3 ? 16 : 40) else { return (.invalidParameters, []) }
         guard session == 0 else { return (.invalidParameters, []) }
         if activation == 0 {
             guard state.disconnect() else { return (.contextNotActivated, connectInfo(session: session, activated: false, nwError: 0)) }

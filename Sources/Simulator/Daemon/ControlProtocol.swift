@@ -5,9 +5,9 @@ import SystemSupport
 
 /// One request on the daemon's control socket: a JSON object on one line.
 struct ControlRequest: Codable, Sendable, Equatable {
-    enum Command: String, Codable, Sendable { case status, connect, disconnect, stop }
+    enum Command: String, Codable, Sendable { case status, connect, disconnect, stop, unlockFCC }
     var command: Command
-    /// The modem index for `connect` / `disconnect`.
+    /// The modem index for `connect`, `disconnect` and `unlockFCC`.
     var modem: Int?
 }
 

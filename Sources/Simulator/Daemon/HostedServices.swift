@@ -129,6 +129,14 @@ final class ModemFleetService: SimulatorService, ModemControlSource {
     func controlStatus(modem index: Int) -> ModemControlStatus? {
         fleet.withLock { fleet in fleet?.devices.first { $0.index == index }?.controlStatus }
     }
+
+    func unlockFCC(modem index: Int) -> Bool {
+        fleet.withLock { fleet in
+            guard let device = fleet?.devices.first(where: { $0.index == index }), device.isRunning else { return false }
+            device.unlockFCC()
+            return true
+        }
+    }
 }
 
 /// The request log: one line per request, appended from server threads. Thread-safe.

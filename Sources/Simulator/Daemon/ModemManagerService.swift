@@ -180,10 +180,16 @@ final class ModemManagerService: SimulatorService {
             for n in null zero urandom tty ptmx; do touch /dev/$n; mount --bind \(side)/$n /dev/$n; done
             mkdir /dev/pts /dev/net; mount --bind \(side)/pts /dev/pts
             touch /dev/net/tun; mount --bind \(side)/net/tun /dev/net/tun
-            \(ports)exec /usr/sbin/ModemManager --test-no-udev --no-auto-scan --initial-kernel-events=\(dir)/events --debug
+            \(ports)\(fccUnlockScripts)
+            exec /usr/sbin/ModemManager --test-no-udev --no-auto-scan --initial-kernel-events=\(dir)/events --debug
 
             """
     }
+
+    /// Every FCC unlock script ModemManager ships enabled, as a user enables them (they run only
+    /// for a modem whose radio-on is refused, chosen by its VID:PID; docs/simulator-modems.md).
+    private static let fccUnlockScripts =
+        "mount --bind /usr/share/ModemManager/fcc-unlock.available.d /etc/ModemManager/fcc-unlock.d"
 
     /// The target of symbolic link `path`, or nil.
     private static func linkTarget(_ path: String) -> String? {

@@ -227,6 +227,14 @@ final class RunningWorld {
             try builder.deconfigureBearer(n)
             DaemonLog.write("[\(topology.prefix)] modem \(n): bearer disconnected")
             return ControlResponse(ok: true, status: status())
+        case .unlockFCC:
+            let n = request.modem ?? 0
+            let modems = startedServices.lazy.compactMap { $0 as? any ModemControlSource }.first
+            guard modems?.unlockFCC(modem: n) == true else {
+                throw CellpathError(.usage, "no running simulated modem \(n) in this world")
+            }
+            DaemonLog.write("[\(topology.prefix)] modem \(n): FCC lock lifted")
+            return ControlResponse(ok: true, status: status())
         case .stop:
             stopRequested = true
             return ControlResponse(ok: true)

@@ -23,6 +23,8 @@ public protocol SimulatorService: AnyObject, Sendable {
 protocol ModemControlSource {
     /// Radio, registration and PIN of modem `index` now, or nil when it is not running.
     func controlStatus(modem index: Int) -> ModemControlStatus?
+    /// Lifts modem `index`'s FCC lock as its unlock procedure would; false when it is not running.
+    func unlockFCC(modem index: Int) -> Bool
 }
 
 /// What a service gets from the daemon: the scenario, the topology, the run directory's files,

@@ -25,6 +25,10 @@ public final class DataPlane: Sendable {
         offered = (0..<topology.modemCount).map { scenario.modems.indices.contains($0) ? scenario.modems[$0].ipType : .ipv4 }
         behindNAT64 = (0..<topology.modemCount).map { scenario.modems.indices.contains($0) && scenario.modems[$0].nat64 }
         granted = Mutex([:])
+        // A t7xx modem's host learns its global IPv6 address from the gateway's advertisement.
+        func advertisesPrefix(_ n: Int) -> Bool {
+            scenario.modems.indices.contains(n) && scenario.modems[n].profile.ipv6LinkLocalOnly
+        }
         var opened: [Int32] = []
         func tun(_ ns: String, _ name: String) throws -> Int32 {
             let fd = try openTUN(namespace: ns, name: name)
@@ -37,7 +41,8 @@ public final class DataPlane: Sendable {
                 modems.append(PacketRelay(name: topology.modemInterface(n),
                                           deviceFD: try tun(topology.ueNamespace, topology.modemInterface(n)),
                                           networkFD: try tun(topology.carrierNamespace, topology.radioInterface(n)),
-                                          conditions: scenario.cellularPath, open: false))
+                                          conditions: scenario.cellularPath, open: false,
+                                          advertisesPrefix: advertisesPrefix(n)))
             }
             wifi = PacketRelay(name: WorldTopology.wlanInterface,
                                deviceFD: try tun(topology.ueNamespace, WorldTopology.wlanInterface),
@@ -68,7 +73,7 @@ public final class DataPlane: Sendable {
     private func open(_ n: Int, ipType: BearerIPType) -> BearerAssignment {
         let assignment = BearerAssignment.carrier(modemIndex: n, ipType: ipType)
         granted.withLock { $0[n] = ipType }
-        modems[n].open(ipv4: assignment.ipv4?.address, ipv6: assignment.ipv6?.address)
+        modems[n].open(ipv4: assignment.ipv4?.address, ipv6: assignment.ipv6?.address, mtu: assignment.mtu)
         return assignment
     }
 

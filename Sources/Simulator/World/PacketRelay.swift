@@ -54,6 +54,8 @@ final class PacketRelay: Sendable {
         var ipv4Address: [UInt8]?
         /// The first 8 bytes of the granted /64.
         var ipv6Prefix: [UInt8]?
+        /// The bearer's MTU, advertised with the prefix.
+        var mtu = 1500
     }
 
     /// The link's mutable state, shared by both relay threads and the control thread.
@@ -71,11 +73,16 @@ final class PacketRelay: Sendable {
     private let uplinkConditions: LinkConditions
     private let downlinkConditions: LinkConditions
     private let state: Mutex<State>
+    /// The link's gateway sends router advertisements for the bearer's /64: when it opens and
+    /// in answer to router solicitations (RouterAdvertisement.swift).
+    private let advertisesPrefix: Bool
     private let stopped = Atomic<Bool>(false)
     private let threads = Mutex<[pthread_t]>([])
 
     /// Takes ownership of both descriptors (closed by `stop()`).
-    init(name: String, deviceFD: Int32, networkFD: Int32, conditions: LinkConditions, open: Bool) {
+    init(name: String, deviceFD: Int32, networkFD: Int32, conditions: LinkConditions, open: Bool,
+         advertisesPrefix: Bool = false) {
+        self.advertisesPrefix = advertisesPrefix
         self.name = name
         self.deviceFD = deviceFD
         self.networkFD = networkFD
@@ -98,10 +105,19 @@ final class PacketRelay: Sendable {
     }
 
     /// Opens the link for a bearer granted the IPv4 address `ipv4` and/or the IPv6 /64 that holds
-    /// `ipv6` (numeric texts; a family without one is dropped as not granted).
-    func open(ipv4: String?, ipv6: String?) {
-        let grant = Grant(ipv4Address: ipv4.flatMap(IPAddress.ipv4Bytes), ipv6Prefix: ipv6.flatMap(IPAddress.ipv6Bytes).map { Array($0.prefix(8)) })
+    /// `ipv6` (numeric texts; a family without one is dropped as not granted), with `mtu`.
+    func open(ipv4: String?, ipv6: String?, mtu: Int) {
+        let grant = Grant(ipv4Address: ipv4.flatMap(IPAddress.ipv4Bytes),
+                          ipv6Prefix: ipv6.flatMap(IPAddress.ipv6Bytes).map { Array($0.prefix(8)) }, mtu: mtu)
         state.withLock { $0.open = true; $0.grant = grant }
+        advertisePrefix()
+    }
+
+    /// Writes a router advertisement of the granted /64 to the device side, if this link sends them.
+    private func advertisePrefix() {
+        guard advertisesPrefix, let grant = state.withLock({ $0.grant }), let prefix = grant.ipv6Prefix else { return }
+        let packet = RouterAdvertisement.packet(prefix: prefix, mtu: grant.mtu)
+        _ = packet.withUnsafeBytes { write(deviceFD, $0.baseAddress, $0.count) }
     }
 
     /// Closes the link: every packet is dropped as `bearerDisconnected` from now on.
@@ -143,6 +159,10 @@ final class PacketRelay: Sendable {
                     let n = read(source, &buffer, buffer.count)
                     if n <= 0 { break }
                     let packet = Array(buffer[0..<n])
+                    if uplink, advertisesPrefix, RouterAdvertisement.isRouterSolicitation(packet) {
+                        advertisePrefix()   // the gateway answers; a solicitation goes no further
+                        continue
+                    }
                     if let reason = verdict(packet, uplink: uplink, conditions: conditions, generator: &generator) {
                         count(uplink: uplink) { $0.dropped[reason, default: 0] += 1 }
                         continue
