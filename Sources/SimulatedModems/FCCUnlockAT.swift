@@ -57,3 +57,24 @@ private func hex(_ value: UInt32) -> String {
     let digits = String(value, radix: 16)
     return String(repeating: "0", count: 8 - digits.count) + digits
 }
+
+extension ATCommandTable {
+    /// Answers the Fibocom FM350's FCC unlock commands (`AT+GTFCCLOCKGEN`, `AT+GTFCCLOCKVER=`)
+    /// with `fccUnlockATResponse`.
+    mutating func registerFCCUnlock(_ state: FCCUnlockATState) {
+        for name in ["+GTFCCLOCKGEN", "+GTFCCLOCKVER"] {
+            register(name) { arguments in
+                fccUnlockATResponse(command: "AT\(name)\(arguments)", state: state).map { .ok([$0]) } ?? .error
+            }
+        }
+    }
+}
+
+/// The unlock an AT port calls, pointed at its device once the device exists.
+final class FCCUnlockRelay: Sendable {
+    private let action = Mutex<(@Sendable () -> Void)?>(nil)
+
+    func target(_ unlock: @escaping @Sendable () -> Void) { action.withLock { $0 = unlock } }
+
+    var unlock: @Sendable () -> Void { { [self] in action.withLock { $0 }?() } }
+}

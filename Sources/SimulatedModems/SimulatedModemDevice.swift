@@ -71,11 +71,15 @@ public final class SimulatedModemDevice: Sendable {
         let profile = modem.profile
         controlPortName = profile.controlDevice(index: index)?.name
         interfaceName = profile.netDeviceName(index: index)
-        let commands = atCommands ?? .standard(for: modem)
+        var commands = atCommands ?? .standard(for: modem)
+        let relay = FCCUnlockRelay()
+        if profile.fccLocked && profile.fccUnlock == .atPort { commands.registerFCCUnlock(FCCUnlockATState(unlock: relay.unlock)) }
+        fccUnlockRelay = relay
         auxiliaryPorts = profile.extraPortList(index: index).map {
             AuxiliaryPort(name: $0.name, devicePath: "\(runDirectory)/dev/\($0.name)",
                           commands: $0.type == "AT" ? commands : nil)
         }
+        relay.target { [weak self] in self?.unlockFCC() }
     }
 
     private var sysfs: FakeSysfs { FakeSysfs(root: sysfsRoot, index: index, modem: modem) }
@@ -219,6 +223,10 @@ public final class SimulatedModemDevice: Sendable {
     /// Lifts the profile's FCC lock as its unlock procedure would (until the next unplug or
     /// stop); the radio stays as it is, for the host to switch on.
     public func unlockFCC() { send(.unlockFCC) }
+
+    /// Lets the AT port's FCC unlock reach this device, which does not exist yet when its
+    /// command table is built.
+    private let fccUnlockRelay: FCCUnlockRelay
 
     private func send(_ command: Command) {
         control.withLock { c in

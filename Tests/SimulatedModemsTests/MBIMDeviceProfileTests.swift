@@ -144,6 +144,26 @@ struct MBIMDeviceProfileTests {
         #expect(unlocked.withLock { $0 })
     }
 
+    /// The FM350's AT port takes ModemManager's unlock exchange: radio-on is refused before it
+    /// and allowed after it, on the MBIM port of the same device.
+    @Test func fm350sATPortUnlocksItsMBIMRadio() throws {
+        let h = try ModemHarness(Self.modem(.pcieT7xx))
+        #expect(try h.mbimcli("--set-radio-state=on").stderr.contains("OperationNotAllowed"))
+        let port = "\(h.runDirectory)/dev/wwan0at0"
+        let generated = try DeviceZooLayoutTests.exchange(port, "AT+GTFCCLOCKGEN\r")
+        let challenge = try #require(generated.split(separator: "0x").last?.prefix { $0.isHexDigit })
+        let script = "printf '%08x3df8c719' 0x\(challenge) | xxd -r -p | sha256sum | cut -c1-8"
+        let hash = try ProcessRunner.run(["sh", "-c", script]).stdout.filter(\.isHexDigit)
+        let response = try #require(UInt32(hash, radix: 16))
+        #expect(try DeviceZooLayoutTests.exchange(port, "AT+GTFCCLOCKVER=\(response)\r").contains("+GTFCCLOCKVER: 1"))
+        var on = try h.mbimcli("--set-radio-state=on")
+        for _ in 0..<20 where on.status != 0 {
+            usleep(50_000)
+            on = try h.mbimcli("--set-radio-state=on")
+        }
+        #expect(on.status == 0, "\(on.stderr)")
+    }
+
     // MARK: t7xx IPv6
 
     @Test func t7xxReportsALinkLocalIPv6Address() throws {
