@@ -35,6 +35,8 @@ final class ModemState {
     var pinAttemptsLeft: Int
     /// The registration fault in force.
     var registrationFault: RegistrationFault
+    /// The physical SIM slot in use: 1, or 2 with the scenario's `secondSlot`.
+    private(set) var activeSlot: Int
     private(set) var bearer: ActiveBearer?
 
     init(index: Int, modem: SimulatedModem, bearerNetwork: any BearerNetwork) {
@@ -42,20 +44,43 @@ final class ModemState {
         self.modem = modem
         self.bearerNetwork = bearerNetwork
         radioOn = !modem.faults.radioOff
-        pinAttemptsLeft = modem.sim?.pinAttemptsLeft ?? 0
+        activeSlot = modem.secondSlot == nil ? 1 : modem.activeSlot
         registrationFault = modem.faults.registration
+        pinAttemptsLeft = (activeSlot == 2 ? modem.secondSlot?.sim : modem.sim)?.pinAttemptsLeft ?? 0
     }
 
-    var sim: SimulatedSIM? { modem.sim }
+    /// The card in the active slot (nil: empty slot, or an eSIM without an enabled profile).
+    var sim: SimulatedSIM? { card(inSlot: activeSlot) }
+
+    /// The card in physical slot `slot` (1 or 2), if any.
+    func card(inSlot slot: Int) -> SimulatedSIM? {
+        slot == 1 ? modem.sim : slot == 2 ? modem.secondSlot?.sim : nil
+    }
+
+    /// The number of physical SIM slots.
+    var slotCount: Int { modem.secondSlot == nil ? 1 : 2 }
+
+    /// Makes physical slot `slot` the active one, as a slot switch does: the bearer goes down,
+    /// the new card starts unverified with its own PIN attempts. False for a slot that does not exist.
+    func switchSlot(to slot: Int) -> Bool {
+        guard (1...slotCount).contains(slot) else { return false }
+        guard slot != activeSlot else { return true }
+        disconnect()
+        activeSlot = slot
+        pinVerified = false
+        pinAttemptsLeft = sim?.pinAttemptsLeft ?? 0
+        return true
+    }
+
     var network: SimulatedNetwork { modem.network }
 
     var simStatus: SIMStatus {
-        guard let sim = modem.sim else { return .absent }
+        guard let sim else { return .absent }
         return sim.pinLocked && !pinVerified ? .pinLocked : .ready
     }
 
     /// PIN1 is enabled on the card (it asks for the PIN at power-up).
-    var pinEnabled: Bool { modem.sim?.pinLocked ?? false }
+    var pinEnabled: Bool { sim?.pinLocked ?? false }
 
     var registration: RegistrationStatus {
         guard radioOn else { return .radioOff }
@@ -72,7 +97,7 @@ final class ModemState {
 
     /// The SIM's home PLMN (from the IMSI), as MCC and MNC digits.
     var homePLMN: (mcc: String, mnc: String) {
-        let imsi = Array(modem.sim?.imsi ?? "")
+        let imsi = Array(sim?.imsi ?? "")
         let mncLength = network.mnc.count == 3 ? 3 : 2
         guard imsi.count >= 3 + mncLength else { return (network.mcc, network.mnc) }
         return (String(imsi[0..<3]), String(imsi[3..<(3 + mncLength)]))
@@ -89,7 +114,7 @@ final class ModemState {
 
     /// Tries a PIN1 entry; returns whether it matched. Wrong entries use up attempts.
     func verifyPIN(_ pin: String) -> Bool {
-        guard let sim = modem.sim, pinAttemptsLeft > 0 else { return false }
+        guard let sim, pinAttemptsLeft > 0 else { return false }
         if pin == sim.pin {
             pinVerified = true
             pinAttemptsLeft = sim.pinAttemptsLeft
