@@ -6,8 +6,9 @@ import SystemSupport
 /// a USB device with one interface bound to `cdc_mbim` or `qmi_wwan`, its control port
 /// `usbmisc/cdc-wdmN` and its network interface `net/<iface>`; MBIM modems also get a WWAN-class
 /// port `wwan/wwanNmbim0` (type "MBIM") as PCIe modems have. Every device has its `subsystem` link,
-/// the USB device its `descriptors`, and a `qmi_wwan` interface its writable `qmi/raw_ip` and
-/// `qmi/pass_through`, as ModemManager reads them.
+/// the USB device its `descriptors`, and a `qmi_wwan` interface its writable `qmi/raw_ip` (the
+/// profile's `kernelRawIP`), `qmi/pass_through`, `qmi/add_mux` and `qmi/del_mux`, as ModemManager
+/// reads them (QMIKernelPort makes writes to them take effect).
 struct FakeSysfs {
     let root: String
     let index: Int
@@ -41,8 +42,11 @@ struct FakeSysfs {
         try link("\(usbInterface)/net/\(interfaceName)/device", to: "../..")
         try link("\(usbInterface)/net/\(interfaceName)/subsystem", to: up("\(usbInterface)/net/\(interfaceName)") + "class/net")
         if modem.protocol == .qmi {
-            try write("\(usbInterface)/net/\(interfaceName)/qmi/raw_ip", "Y")
+            try write("\(usbInterface)/net/\(interfaceName)/qmi/raw_ip", modem.profile.qmi.kernelRawIP ? "Y" : "N")
             try write("\(usbInterface)/net/\(interfaceName)/qmi/pass_through", "N")
+            for attribute in ["add_mux", "del_mux"] {
+                try writeBytes("\(usbInterface)/net/\(interfaceName)/qmi/\(attribute)", [])
+            }
         }
         try write("\(usbInterface)/usbmisc/\(controlPort)/dev", "180:\(index)")
         try write("\(usbInterface)/usbmisc/\(controlPort)/uevent", "MAJOR=180\nMINOR=\(index)\nDEVNAME=\(controlPort)")
