@@ -1,5 +1,7 @@
+import Glibc
 import SimulatedModems
 import SimulatorScenario
+import SystemSupport
 import Testing
 import TestSupport
 
@@ -16,10 +18,16 @@ struct QMIDeviceProfileTests {
         return modem
     }
 
+    /// The qmicli slot status text of physical slot 1, and of slot 2.
+    private func slots(_ output: String) -> (first: String, second: String) {
+        let parts = output.split(separator: "Physical slot 2:", maxSplits: 1)
+        return (String(parts[0]), parts.count > 1 ? String(parts[1]) : "")
+    }
+
     @Test func uimOnlyFirmwareRefusesDMSUIM() throws {
         let h = try ModemHarness(Self.modem(.usbQMIUIMOnly))
         for command in ["--dms-uim-get-iccid", "--dms-uim-get-imsi", "--dms-uim-get-pin-status",
-                        "--dms-uim-verify-pin=PIN1,4321"] {
+                        "--dms-uim-verify-pin=PIN,4321"] {
             let r = try h.qmicli(command)
             #expect(r.status != 0, "\(command): \(r.stdout)")
             #expect(r.stderr.contains("InvalidQmiCommand"), "\(command): \(r.stderr)")
@@ -81,21 +89,25 @@ struct QMIDeviceProfileTests {
 
     @Test func slotStatusAndSwitch() throws {
         var modem = Self.modem(.usbQMIRawIP)
-        let second = SimulatedSIM(iccid: "8944500102198304826", imsi: "234150999888777", msisdn: "+447700900123")
-        modem.secondSlot = SecondSIMSlot(esim: false, sim: second)
+        let other = SimulatedSIM(iccid: "8944500102198304826", imsi: "234150999888777", msisdn: "+447700900123")
+        modem.secondSlot = SecondSIMSlot(esim: false, sim: other)
         let h = try ModemHarness(modem)
         let status = try h.qmicli("--uim-get-slot-status")
         #expect(status.status == 0, "\(status.stderr)")
-        #expect(status.stdout.contains("Physical slot 1:\n\t\tCard status: present\n\t\tSlot status: active"), "\(status.stdout)")
-        #expect(status.stdout.contains("Physical slot 2:\n\t\tCard status: present\n\t\tSlot status: inactive"), "\(status.stdout)")
-        #expect(status.stdout.contains("8931440301234567890"), "\(status.stdout)")
+        let (first, second) = slots(status.stdout)
+        #expect(field("Card status", in: first) == "present", "\(status.stdout)")
+        #expect(field("Slot status", in: first) == "active", "\(status.stdout)")
+        #expect(field("ICCID", in: first) == "8931440301234567890", "\(status.stdout)")
+        #expect(field("Card status", in: second) == "present", "\(status.stdout)")
+        #expect(field("Slot status", in: second) == "inactive", "\(status.stdout)")
 
         let same = try h.qmicli("--uim-switch-slot=1")
         #expect(same.stderr.contains("NoEffect"), "\(same.stderr)")
         let switched = try h.qmicli("--uim-switch-slot=2")
         #expect(switched.status == 0, "\(switched.stderr)")
         let after = try h.qmicli("--uim-get-slot-status")
-        #expect(after.stdout.contains("Physical slot 2:\n\t\tCard status: present\n\t\tSlot status: active"), "\(after.stdout)")
+        #expect(field("Slot status", in: slots(after.stdout).first) == "inactive", "\(after.stdout)")
+        #expect(field("Slot status", in: slots(after.stdout).second) == "active", "\(after.stdout)")
         let iccid = try h.qmicli("--uim-read-transparent=0x3F00,0x2FE2")
         #expect(iccid.stdout.contains("98:44:05:10:20:91:38:40:28:F6"), "the second slot's card: \(iccid.stdout)")
         let card = try h.qmicli("--uim-get-card-status")
@@ -134,7 +146,7 @@ struct QMIDeviceProfileTests {
         #expect(field("Downlink data aggregation protocol", in: after.stdout) == "qmap", "\(after.stdout)")
         #expect(field("Downlink data aggregation max datagrams", in: after.stdout) == "32", "\(after.stdout)")
         #expect(field("Downlink data aggregation max size", in: after.stdout) == "16384", "\(after.stdout)")
-        let ethernet = try qmap.qmicli("--wda-set-data-format=link-layer-protocol=802-3")
+        let ethernet = try qmap.qmicli("--wda-set-data-format=link-layer-protocol=802-3,ul-protocol=qmap,dl-protocol=qmap")
         #expect(ethernet.stderr.contains("InvalidArgument"), "QMAP needs raw-ip: \(ethernet.stderr)")
     }
 
@@ -149,5 +161,98 @@ struct QMIDeviceProfileTests {
         let onPCIe = try pcie.qmicli("--wds-bind-mux-data-port=mux-id=1,ep-type=pcie,ep-iface-number=4",
                                      "--client-no-release-cid")
         #expect(onPCIe.status == 0, "\(onPCIe.stderr)")
+    }
+}
+
+/// The qmi_wwan `qmi/` attributes of a simulated QMI modem's net device, written as a host
+/// (qmi-network, ModemManager, a user) writes them, and the data path they leave the bearer.
+@Suite("qmi_wwan attributes of the simulated QMI modems", .serialized)
+struct QMIKernelAttributeTests {
+    static func harness(_ device: DeviceProfile.Name) throws -> ModemHarness {
+        var modem = SimulatedModem(protocol: .qmi)
+        modem.device = device
+        return try ModemHarness(modem)
+    }
+
+    static func attribute(_ h: ModemHarness, _ name: String) -> String {
+        "\(h.device.sysfsRoot)/class/net/\(h.device.interfaceName)/qmi/\(name)"
+    }
+
+    /// Writes `value` into the attribute as `echo value > file` does (in place).
+    static func write(_ h: ModemHarness, _ name: String, _ value: String) throws {
+        try FileSystem.overwrite(value + "\n", at: attribute(h, name))
+    }
+
+    /// Waits up to 2 s for `condition`, as the modem's thread takes the write in.
+    static func eventually(_ condition: () -> Bool) -> Bool {
+        for _ in 0..<200 {
+            if condition() { return true }
+            usleep(10_000)
+        }
+        return condition()
+    }
+
+    @Test func rawIPMismatchBlocksTheBearerUntilAligned() throws {
+        let h = try Self.harness(.usbQMIRawIP)
+        #expect(FileSystem.readText(Self.attribute(h, "raw_ip")) == "N\n", "qmi_wwan starts in 802.3 mode")
+        let start = try h.qmicli("--wds-start-network=apn=internet,ip-type=4", "--client-no-release-cid")
+        #expect(start.status == 0, "\(start.stderr)")
+        #expect(Self.eventually { h.bearerNetwork.dataPath(modemIndex: 0) == .blocked(reason: "linkLayerMismatch") })
+
+        h.bearerNetwork.setInterfaceUp(true, modemIndex: 0)
+        try Self.write(h, "raw_ip", "Y")
+        #expect(Self.eventually { FileSystem.readText(Self.attribute(h, "raw_ip")) == "N\n" },
+                "a write while the interface is up is refused (EBUSY) and reverted")
+        #expect(h.bearerNetwork.dataPath(modemIndex: 0) == .blocked(reason: "linkLayerMismatch"))
+
+        h.bearerNetwork.setInterfaceUp(false, modemIndex: 0)
+        try Self.write(h, "raw_ip", "Y")
+        #expect(Self.eventually { h.bearerNetwork.dataPath(modemIndex: 0) == .master })
+        #expect(FileSystem.readText(Self.attribute(h, "raw_ip")) == "Y\n")
+
+        // The firmware switched to 802.3: mismatched again until the kernel follows.
+        let ethernet = try h.qmicli("--wda-set-data-format=link-layer-protocol=802-3")
+        #expect(ethernet.status == 0, "\(ethernet.stderr)")
+        #expect(Self.eventually { h.bearerNetwork.dataPath(modemIndex: 0) == .blocked(reason: "linkLayerMismatch") })
+    }
+
+    @Test func addMuxCreatesQmimuxAndTheBoundSessionUsesIt() throws {
+        let h = try Self.harness(.usbQMIQMAP)
+        let format = try h.qmicli("--wda-set-data-format=link-layer-protocol=raw-ip,ul-protocol=qmap,dl-protocol=qmap")
+        #expect(format.status == 0, "\(format.stderr)")
+        let bind = try h.qmicli("--wds-bind-mux-data-port=mux-id=1,ep-type=hsusb,ep-iface-number=4", "--client-no-release-cid")
+        let cid = try #require(field("CID", in: bind.stdout), "\(bind.stdout)")
+        let start = try h.qmicli("--wds-start-network=apn=internet,ip-type=4", "--client-cid=\(cid)", "--client-no-release-cid")
+        #expect(start.status == 0, "\(start.stderr)")
+        #expect(Self.eventually { h.bearerNetwork.dataPath(modemIndex: 0) == .blocked(reason: "noMuxLink") },
+                "QMAP on, no qmimux for mux id 1 yet")
+
+        try Self.write(h, "add_mux", "1")
+        #expect(Self.eventually { h.bearerNetwork.dataPath(modemIndex: 0) == .muxLink("qmimux0") })
+        #expect(h.bearerNetwork.muxLinkNames == ["qmimux0"])
+        let sys = h.device.sysfsRoot
+        #expect(FileSystem.readText(Self.attribute(h, "add_mux")) == "0x01\n")
+        #expect(FileSystem.exists("\(sys)/class/net/qmimux0/lower_\(h.device.interfaceName)/qmi/raw_ip"))
+        #expect(FileSystem.exists("\(sys)/class/net/\(h.device.interfaceName)/upper_qmimux0/lower_\(h.device.interfaceName)"))
+
+        try Self.write(h, "add_mux", "1")
+        #expect(Self.eventually { FileSystem.readText(Self.attribute(h, "add_mux")) == "0x01\n" }, "a duplicate is refused")
+        try Self.write(h, "add_mux", "300")
+        #expect(Self.eventually { FileSystem.readText(Self.attribute(h, "add_mux")) == "0x01\n" }, "out of range")
+        #expect(h.bearerNetwork.muxLinkNames == ["qmimux0"])
+
+        try Self.write(h, "del_mux", "0x01")
+        #expect(Self.eventually { h.bearerNetwork.dataPath(modemIndex: 0) == .blocked(reason: "noMuxLink") })
+        #expect(h.bearerNetwork.muxLinkNames.isEmpty)
+        #expect(!FileSystem.exists("\(sys)/class/net/qmimux0"))
+    }
+
+    @Test func idealisedModemKeepsItsDataPath() throws {
+        let h = try Self.harness(.simulated)
+        #expect(FileSystem.readText(Self.attribute(h, "raw_ip")) == "Y\n")
+        let start = try h.qmicli("--wds-start-network=apn=internet,ip-type=4", "--client-no-release-cid")
+        #expect(start.status == 0, "\(start.stderr)")
+        #expect(h.bearerNetwork.isConnected(modemIndex: 0))
+        #expect(h.bearerNetwork.dataPath(modemIndex: 0) == .master)
     }
 }

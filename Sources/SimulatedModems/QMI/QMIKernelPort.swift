@@ -17,6 +17,8 @@ final class QMIKernelPort {
     private(set) var rawIP: Bool
     /// The `qmimuxN` devices over this net device, by mux id, in creation order.
     private(set) var muxLinks: [(muxID: UInt8, name: String)] = []
+    /// Writes of our own (reverts, the mux id lists) whose events are still to come, by attribute.
+    private var ownWrites: [String: Int] = [:]
 
     private let root: String
     private let directory: String
@@ -58,6 +60,11 @@ final class QMIKernelPort {
                 let nameLength = buffer.withUnsafeBytes { Int($0.loadUnaligned(fromByteOffset: offset + 12, as: UInt32.self)) }
                 let name = String(decoding: buffer[(offset + header)..<(offset + header + nameLength)].prefix { $0 != 0 },
                                   as: UTF8.self)
+                if let pending = ownWrites[name], pending > 0 {
+                    ownWrites[name] = pending - 1
+                    offset += header + nameLength
+                    continue
+                }
                 switch name {
                 case "raw_ip": rawIPWritten()
                 case "add_mux": addMuxWritten()
@@ -92,7 +99,6 @@ final class QMIKernelPort {
 
     private func addMuxWritten() {
         let text = Self.read("\(directory)/add_mux")
-        guard text != muxList else { return }   // the list written back below
         guard let mux = Self.parseMuxID(text), (1...254).contains(mux) else {
             return refuse("add_mux", restoring: muxList, "mux_id out of range (EINVAL)")
         }
@@ -109,7 +115,6 @@ final class QMIKernelPort {
 
     private func delMuxWritten() {
         let text = Self.read("\(directory)/del_mux")
-        guard text != muxList else { return }
         guard let mux = Self.parseMuxID(text), let link = muxLinks.first(where: { $0.muxID == mux }) else {
             return refuse("del_mux", restoring: muxList, "mux_id not present (EINVAL)")
         }
@@ -122,13 +127,19 @@ final class QMIKernelPort {
     private var muxList: String { muxLinks.map { "0x" + hex2($0.muxID) + "\n" }.joined() }
 
     private func writeLists() {
-        for file in ["add_mux", "del_mux"] { try? FileSystem.overwrite(muxList, at: "\(directory)/\(file)") }
+        for file in ["add_mux", "del_mux"] { overwrite(file, muxList) }
+    }
+
+    /// Writes an attribute's content ourselves; its inotify event is then skipped.
+    private func overwrite(_ attribute: String, _ text: String) {
+        guard (try? FileSystem.overwrite(text, at: "\(directory)/\(attribute)")) != nil else { return }
+        ownWrites[attribute, default: 0] += 1
     }
 
     /// Puts back what the kernel would have kept, and says why as the kernel log would.
     private func refuse(_ attribute: String, restoring value: String, _ reason: String) {
         let restored = attribute == "raw_ip" ? value + "\n" : value
-        try? FileSystem.overwrite(restored, at: "\(directory)/\(attribute)")
+        overwrite(attribute, restored)
         let line = "simulated kernel: qmi_wwan \(masterName): write to qmi/\(attribute) refused: \(reason)\n"
         _ = line.withCString { Glibc.write(2, $0, strlen($0)) }
     }
