@@ -257,9 +257,10 @@ final class ModemServer {
     }
 
     /// Where the bearer's packets flow now (QMI): with QMAP through the `qmimux` device of the
-    /// session's mux id, else through the net device while firmware and `qmi/raw_ip` agree.
+    /// session's mux id, else through the net device while firmware and `qmi/raw_ip` agree. A
+    /// bearer the modem did not open (`sim bearer connect`) bypasses its firmware: the net device.
     private var dataPath: BearerDataPath {
-        guard let kernelPort, let qmi = function as? QMIFunction else { return .master }
+        guard let kernelPort, let qmi = function as? QMIFunction, state.bearer != nil else { return .master }
         if qmi.dataFormat.isQMAP {
             guard let mux = qmi.bearerMuxID, let link = kernelPort.muxLink(for: mux) else { return .blocked(reason: "noMuxLink") }
             return .muxLink(link)
