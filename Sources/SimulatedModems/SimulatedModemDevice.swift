@@ -121,7 +121,9 @@ public final class SimulatedModemDevice: Sendable {
         control.withLock { $0.controlStatus = state.controlStatus }
         let function: any ControlFunction = modem.protocol == .mbim ? MBIMFunction(state: state) : QMIFunction(state: state)
         let kernelPort = modem.protocol == .qmi
-            ? QMIKernelPort(sysfsRoot: sysfsRoot, interfaceName: interfaceName, index: index, bearerNetwork: bearerNetwork) : nil
+            ? QMIKernelPort(sysfsRoot: sysfsRoot, interfaceName: interfaceName, index: index,
+                            bearerNetwork: bearerNetwork)
+            : nil
         let server = ModemServer(device: self, pty: pty, wakeRead: wake[0], state: state, function: function,
                                  kernelPort: kernelPort)
         let thread: pthread_t
@@ -245,8 +247,8 @@ final class ModemServer {
     private var lastWasJunk = false
     private var awaitingRead = false
 
-    init(device: SimulatedModemDevice, pty: PseudoTerminal, wakeRead: Int32, state: ModemState, function: any ControlFunction,
-         kernelPort: QMIKernelPort?) {
+    init(device: SimulatedModemDevice, pty: PseudoTerminal, wakeRead: Int32, state: ModemState,
+         function: any ControlFunction, kernelPort: QMIKernelPort?) {
         self.device = device
         self.pty = pty
         self.wakeRead = wakeRead
@@ -262,10 +264,13 @@ final class ModemServer {
     private var dataPath: BearerDataPath {
         guard let kernelPort, let qmi = function as? QMIFunction, state.bearer != nil else { return .master }
         if qmi.dataFormat.isQMAP {
-            guard let mux = qmi.bearerMuxID, let link = kernelPort.muxLink(for: mux) else { return .blocked(reason: "noMuxLink") }
+            guard let mux = qmi.bearerMuxID, let link = kernelPort.muxLink(for: mux) else {
+                return .blocked(reason: "noMuxLink")
+            }
             return .muxLink(link)
         }
-        return kernelPort.rawIP == (qmi.dataFormat.linkLayer == .rawIP) ? .master : .blocked(reason: "linkLayerMismatch")
+        let aligned = kernelPort.rawIP == (qmi.dataFormat.linkLayer == .rawIP)
+        return aligned ? .master : .blocked(reason: "linkLayerMismatch")
     }
 
     /// Tells the bearer network where packets flow when that changed.

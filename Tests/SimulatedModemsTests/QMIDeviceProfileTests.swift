@@ -132,21 +132,22 @@ struct QMIDeviceProfileTests {
         let plain = try ModemHarness(Self.modem(.usbQMIRawIP))
         let format = try plain.qmicli("--wda-get-data-format")
         #expect(field("Link layer protocol", in: format.stdout) == "raw-ip", "\(format.stdout)")
-        let refused = try plain.qmicli("--wda-set-data-format=link-layer-protocol=raw-ip,ul-protocol=qmap,dl-protocol=qmap")
+        let qmap = "ul-protocol=qmap,dl-protocol=qmap"
+        let refused = try plain.qmicli("--wda-set-data-format=link-layer-protocol=raw-ip,\(qmap)")
         #expect(refused.status == 0, "\(refused.stderr)")
         #expect(field("Downlink data aggregation protocol", in: refused.stdout) == "disabled",
                 "firmware without QMAP keeps aggregation off: \(refused.stdout)")
 
-        let qmap = try ModemHarness(Self.modem(.usbQMIQMAP))
-        let set = try qmap.qmicli("--wda-set-data-format=link-layer-protocol=raw-ip,ul-protocol=qmap,dl-protocol=qmap,"
-                                  + "dl-max-datagrams=64,dl-datagram-max-size=16384")
+        let multiplexing = try ModemHarness(Self.modem(.usbQMIQMAP))
+        let set = try multiplexing.qmicli("--wda-set-data-format=link-layer-protocol=raw-ip,\(qmap),"
+                                          + "dl-max-datagrams=64,dl-datagram-max-size=16384")
         #expect(set.status == 0, "\(set.stderr)")
-        let after = try qmap.qmicli("--wda-get-data-format")
+        let after = try multiplexing.qmicli("--wda-get-data-format")
         #expect(field("Uplink data aggregation protocol", in: after.stdout) == "qmap", "\(after.stdout)")
         #expect(field("Downlink data aggregation protocol", in: after.stdout) == "qmap", "\(after.stdout)")
         #expect(field("Downlink data aggregation max datagrams", in: after.stdout) == "32", "\(after.stdout)")
         #expect(field("Downlink data aggregation max size", in: after.stdout) == "16384", "\(after.stdout)")
-        let ethernet = try qmap.qmicli("--wda-set-data-format=link-layer-protocol=802-3,ul-protocol=qmap,dl-protocol=qmap")
+        let ethernet = try multiplexing.qmicli("--wda-set-data-format=link-layer-protocol=802-3,\(qmap)")
         #expect(ethernet.stderr.contains("InvalidArgument"), "QMAP needs raw-ip: \(ethernet.stderr)")
     }
 
@@ -220,9 +221,11 @@ struct QMIKernelAttributeTests {
         let h = try Self.harness(.usbQMIQMAP)
         let format = try h.qmicli("--wda-set-data-format=link-layer-protocol=raw-ip,ul-protocol=qmap,dl-protocol=qmap")
         #expect(format.status == 0, "\(format.stderr)")
-        let bind = try h.qmicli("--wds-bind-mux-data-port=mux-id=1,ep-type=hsusb,ep-iface-number=4", "--client-no-release-cid")
+        let bind = try h.qmicli("--wds-bind-mux-data-port=mux-id=1,ep-type=hsusb,ep-iface-number=4",
+                                "--client-no-release-cid")
         let cid = try #require(field("CID", in: bind.stdout), "\(bind.stdout)")
-        let start = try h.qmicli("--wds-start-network=apn=internet,ip-type=4", "--client-cid=\(cid)", "--client-no-release-cid")
+        let start = try h.qmicli("--wds-start-network=apn=internet,ip-type=4", "--client-cid=\(cid)",
+                                 "--client-no-release-cid")
         #expect(start.status == 0, "\(start.stderr)")
         #expect(Self.eventually { h.bearerNetwork.dataPath(modemIndex: 0) == .blocked(reason: "noMuxLink") },
                 "QMAP on, no qmimux for mux id 1 yet")
@@ -233,10 +236,12 @@ struct QMIKernelAttributeTests {
         let sys = h.device.sysfsRoot
         #expect(FileSystem.readText(Self.attribute(h, "add_mux")) == "0x01\n")
         #expect(FileSystem.exists("\(sys)/class/net/qmimux0/lower_\(h.device.interfaceName)/qmi/raw_ip"))
-        #expect(FileSystem.exists("\(sys)/class/net/\(h.device.interfaceName)/upper_qmimux0/lower_\(h.device.interfaceName)"))
+        let master = h.device.interfaceName
+        #expect(FileSystem.exists("\(sys)/class/net/\(master)/upper_qmimux0/lower_\(master)"))
 
         try Self.write(h, "add_mux", "1")
-        #expect(Self.eventually { FileSystem.readText(Self.attribute(h, "add_mux")) == "0x01\n" }, "a duplicate is refused")
+        #expect(Self.eventually { FileSystem.readText(Self.attribute(h, "add_mux")) == "0x01\n" },
+                "a duplicate is refused")
         try Self.write(h, "add_mux", "300")
         #expect(Self.eventually { FileSystem.readText(Self.attribute(h, "add_mux")) == "0x01\n" }, "out of range")
         #expect(h.bearerNetwork.muxLinkNames == ["qmimux0"])

@@ -49,8 +49,9 @@ struct ModemManagerQMIProfileEndToEndTests {
             let shown = try device.run(["mmcli", "-m", mc7455, "-K"])
             let simPath = try #require(value("modem.generic.sim", in: shown.stdout), "\(shown.stdout)")
             let sim = try device.run(["mmcli", "-i", simPath, "-K"])
-            #expect(value("sim.properties.iccid", in: sim.stdout) == Self.scenario.modems[1].sim?.iccid, "\(sim.stdout)")
-            #expect(value("sim.properties.imsi", in: sim.stdout) == Self.scenario.modems[1].sim?.imsi, "\(sim.stdout)")
+            let expected = try #require(Self.scenario.modems[1].sim)
+            #expect(value("sim.properties.iccid", in: sim.stdout) == expected.iccid, "\(sim.stdout)")
+            #expect(value("sim.properties.imsi", in: sim.stdout) == expected.imsi, "\(sim.stdout)")
 
             // EC25: ModemManager sets qmi_wwan to raw-ip, as the firmware is; its bearer carries traffic.
             let ec25 = try #require(try modem(device, port: "cdc-wdm0"))

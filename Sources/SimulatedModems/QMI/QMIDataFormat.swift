@@ -53,12 +53,17 @@ struct QMIDataFormat: Equatable {
             for (type, protocolValue) in [(UInt8(0x12), u32(0x12)), (0x13, u32(0x13))] {
                 guard let protocolValue else { continue }
                 guard Self.aggregationProtocols.contains(protocolValue) else { return .invalidArgument }
-                if type == 0x12 { next.uplinkAggregation = protocolValue } else { next.downlinkAggregation = protocolValue }
+                if type == 0x12 {
+                    next.uplinkAggregation = protocolValue
+                } else {
+                    next.downlinkAggregation = protocolValue
+                }
             }
             if next.isQMAP && next.linkLayer != .rawIP { return .invalidArgument }
             next.downlinkMaxDatagrams = next.isQMAP
                 ? min(u32(0x15) ?? Self.downlinkMaxDatagramsLimit, Self.downlinkMaxDatagramsLimit) : 0
-            next.downlinkMaxSize = next.isQMAP ? min(u32(0x16) ?? Self.downlinkMaxSizeLimit, Self.downlinkMaxSizeLimit) : 0
+            next.downlinkMaxSize = next.isQMAP
+                ? min(u32(0x16) ?? Self.downlinkMaxSizeLimit, Self.downlinkMaxSizeLimit) : 0
         }
         self = next
         return nil

@@ -533,7 +533,8 @@ final class QMIFunction: ControlFunction {
         calls = []
         var out = [reply(request, tlvs)]
         for call in ended where call.clientID != 0 {
-            out.append(packetStatusIndication(to: call.clientID, family: call.family, connected: false, endReason: 3, cause: nil))
+            out.append(packetStatusIndication(to: call.clientID, family: call.family, connected: false,
+                                              endReason: 3, cause: nil))
         }
         return out + uim.slotSwitchIndications() + registrationChanged()
     }

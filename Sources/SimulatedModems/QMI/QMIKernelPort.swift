@@ -57,9 +57,11 @@ final class QMIKernelPort {
             guard n > 0 else { break }
             var offset = 0
             while offset + header <= n {
-                let nameLength = buffer.withUnsafeBytes { Int($0.loadUnaligned(fromByteOffset: offset + 12, as: UInt32.self)) }
-                let name = String(decoding: buffer[(offset + header)..<(offset + header + nameLength)].prefix { $0 != 0 },
-                                  as: UTF8.self)
+                let nameLength = buffer.withUnsafeBytes {
+                    Int($0.loadUnaligned(fromByteOffset: offset + 12, as: UInt32.self))
+                }
+                let nameBytes = buffer[(offset + header)..<(offset + header + nameLength)].prefix { $0 != 0 }
+                let name = String(decoding: nameBytes, as: UTF8.self)
                 if let pending = ownWrites[name], pending > 0 {
                     ownWrites[name] = pending - 1
                     offset += header + nameLength
@@ -102,7 +104,9 @@ final class QMIKernelPort {
         guard let mux = Self.parseMuxID(text), (1...254).contains(mux) else {
             return refuse("add_mux", restoring: muxList, "mux_id out of range (EINVAL)")
         }
-        guard muxLink(for: mux) == nil else { return refuse("add_mux", restoring: muxList, "mux_id already present (EINVAL)") }
+        guard muxLink(for: mux) == nil else {
+            return refuse("add_mux", restoring: muxList, "mux_id already present (EINVAL)")
+        }
         do {
             let name = try bearerNetwork.addMuxLink(modemIndex: index, muxID: mux)
             muxLinks.append((mux, name))

@@ -16,9 +16,11 @@ final class UIMService {
     static let cardStatusEvents: UInt32 = 1 << 0
     static let slotStatusEvents: UInt32 = 1 << 4
     /// The USIM application's identifier (RID A000000087, 3GPP USIM).
-    static let usimAID: [UInt8] = [0xA0, 0x00, 0x00, 0x00, 0x87, 0x10, 0x02, 0xFF, 0xFF, 0xFF, 0xFF, 0x89, 0x06, 0x19, 0x00, 0x00]
+    static let usimAID: [UInt8] = [0xA0, 0x00, 0x00, 0x00, 0x87, 0x10, 0x02, 0xFF,
+                                   0xFF, 0xFF, 0xFF, 0x89, 0x06, 0x19, 0x00, 0x00]
     /// The answer to reset a UICC sends (TS 102 221: T=0/T=1, UICC).
-    static let atr: [UInt8] = [0x3B, 0x9F, 0x96, 0x80, 0x1F, 0xC7, 0x80, 0x31, 0xE0, 0x73, 0xFE, 0x21, 0x1B, 0x63, 0xF1, 0x00]
+    static let atr: [UInt8] = [0x3B, 0x9F, 0x96, 0x80, 0x1F, 0xC7, 0x80, 0x31,
+                               0xE0, 0x73, 0xFE, 0x21, 0x1B, 0x63, 0xF1, 0x00]
 
     private let state: ModemState
     /// The events each UIM client registered for.
@@ -65,8 +67,12 @@ final class UIMService {
             if mask & Self.cardStatusEvents != 0 {
                 out.append(indication(.cardStatusIndication, to: client, [cardStatus(present: false)]))
             }
-            if mask & Self.slotStatusEvents != 0 { out.append(indication(.slotStatusIndication, to: client, slotStatus())) }
-            if mask & Self.cardStatusEvents != 0 { out.append(indication(.cardStatusIndication, to: client, [cardStatus()])) }
+            if mask & Self.slotStatusEvents != 0 {
+                out.append(indication(.slotStatusIndication, to: client, slotStatus()))
+            }
+            if mask & Self.cardStatusEvents != 0 {
+                out.append(indication(.cardStatusIndication, to: client, [cardStatus()]))
+            }
         }
         return out
     }
@@ -174,8 +180,8 @@ final class UIMService {
     /// Read Transparent of EF ICCID (2FE2 under the MF) or EF IMSI (6F07 under ADF USIM, path
     /// 3F00/7FFF); the IMSI only once PIN1 allows. Other files are not found.
     private func readTransparent(_ request: QMIRequest) -> [QMITLV] {
-        guard let file = request.tlvs[0x02], let id = ByteReader(file).u16(at: 0), let pathLength = file.count > 2 ? file[2] : nil,
-              file.count >= 3 + Int(pathLength) else {
+        guard let file = request.tlvs[0x02], let id = ByteReader(file).u16(at: 0),
+              let pathLength = file.count > 2 ? file[2] : nil, file.count >= 3 + Int(pathLength) else {
             return [QMUX.result(.missingArgument)]
         }
         let path = Array(file[3..<(3 + Int(pathLength))])

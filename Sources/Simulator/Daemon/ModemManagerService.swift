@@ -152,7 +152,9 @@ final class ModemManagerService: SimulatorService {
             set -e
             mount --rbind /dev \(side)
             mount -t tmpfs none /sys; cp -a \(run.sysfsRoot)/. /sys/
-            for d in $(cd \(run.sysfsRoot) && find . -type d -name qmi); do mount --bind \(run.sysfsRoot)/$d /sys/$d; done
+            for d in $(cd \(run.sysfsRoot) && find . -type d -name qmi); do
+                mount --bind \(run.sysfsRoot)/$d /sys/$d
+            done
             mount -t tmpfs none /dev
             for n in null zero urandom tty ptmx; do touch /dev/$n; mount --bind \(side)/$n /dev/$n; done
             mkdir /dev/pts /dev/net; mount --bind \(side)/pts /dev/pts
