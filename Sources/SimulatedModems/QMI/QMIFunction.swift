@@ -101,7 +101,9 @@ final class QMIFunction: ControlFunction {
         case .nas: tlvs = nas(request)
         case .wds: return wds(request, now: now)
         case .wda: tlvs = wda(request)
-        case .uim where uim != nil: return uimRequest(request)
+        case .uim:
+            guard let uim else { tlvs = [QMUX.result(.invalidQMICommand)]; break }
+            return uimRequest(request, uim)
         default: tlvs = [QMUX.result(.invalidQMICommand)]
         }
         return [reply(request, tlvs)]
@@ -524,8 +526,7 @@ final class QMIFunction: ControlFunction {
 
     // MARK: UIM
 
-    private func uimRequest(_ request: QMIRequest) -> [[UInt8]] {
-        guard let uim else { return [] }
+    private func uimRequest(_ request: QMIRequest, _ uim: UIMService) -> [[UInt8]] {
         let (tlvs, switched) = uim.handle(request)
         guard switched else { return [reply(request, tlvs)] }
         // The card went away with the bearer (ModemState.switchSlot): the sessions end.

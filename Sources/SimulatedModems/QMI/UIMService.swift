@@ -52,7 +52,7 @@ final class UIMService {
                 return ([QMUX.result(.missingArgument)], false)
             }
             if Int(slot) == state.activeSlot { return ([QMUX.result(.noEffect)], false) }
-            guard slot <= 2, state.switchSlot(to: Int(slot)) else { return ([QMUX.result(.invalidArgument)], false) }
+            guard state.switchSlot(to: Int(slot)) else { return ([QMUX.result(.invalidArgument)], false) }
             return ([QMUX.result(.none)], true)
         case .cardStatusIndication, .slotStatusIndication, nil:
             return ([QMUX.result(.invalidQMICommand)], false)
