@@ -9,7 +9,8 @@ import TestSupport
 /// The QMI device profiles' data path in a world, driven with qmicli and ip as a host does: the
 /// Quectel EC25's raw-ip firmware behind a qmi_wwan still in 802.3 mode loses every packet until
 /// `qmi/raw_ip` is aligned (only while the interface is down), and the RM500Q's QMAP session
-/// flows on the `qmimux0` device its host adds, never on the master.
+/// flows on the `qmimux0` device its host adds, never on the master. libqmi's qmi-network aligns
+/// the kernel with the firmware, as on hardware.
 @Suite(.serialized, .enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)))
 struct QMIDataFormatEndToEndTests {
     private static var scenario: Scenario {
@@ -69,6 +70,41 @@ struct QMIDataFormatEndToEndTests {
         let lines = try tool(["ip", "-n", device.ue, "-s", "link", "show", interface]).split(separator: "\n")
         guard let header = lines.firstIndex(where: { $0.contains("TX:") }), header + 1 < lines.count else { return nil }
         return lines[header + 1].split(separator: " ").dropFirst().first.flatMap { Int($0) }
+    }
+
+    /// libqmi's qmi-network on the EC25, in a private mount namespace of the device namespace whose
+    /// /sys is the world's sysfs (libqmi finds `qmi/raw_ip` through /sys/class/usbmisc) and whose
+    /// /tmp (the port's node, qmi-network's profile and state) vanishes with it.
+    @Test func qmiNetworkAlignsTheKernelAndTheBearerCarriesTraffic() throws {
+        var scenario = Self.scenario
+        scenario.modems.removeLast()
+        try SimulatedDevice.with(scenario, connect: false) { device in
+            let sys = try #require(try device.environment()["CELLPATH_SYSFS_ROOT"])
+            let port = try #require(try device.status()["modems"]?.array?[0]["control_port"]?.string)
+            var target = [CChar](repeating: 0, count: 256)
+            let length = readlink(port, &target, target.count - 1)
+            let pty = String(decoding: target.prefix(max(0, length)).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            #expect(pty.hasPrefix("/dev/pts/"), "\(port) → \(pty)")
+            let script = """
+                set -e
+                mount --bind \(sys) /sys
+                mount -t tmpfs none /tmp
+                touch /tmp/cdc-wdm0
+                mount --bind \(pty) /tmp/cdc-wdm0
+                printf 'APN=internet\\nIP_TYPE=4\\n' > /tmp/qmi-network.conf
+                qmi-network --profile=/tmp/qmi-network.conf /tmp/cdc-wdm0 start
+                """
+            let run = try ProcessRunner.run(["ip", "netns", "exec", device.ue, "unshare", "-m", "--propagation", "private",
+                                             "sh", "-c", script], environment: SimulatedDevice.path)
+            #expect(run.status == 0, "\(run.stdout) \(run.stderr)")
+            #expect(run.stdout.contains("Expected link layer protocol retrieved: 802-3"), "\(run.stdout)")
+            #expect(run.stdout.contains("Kernel link layer protocol updated"), "\(run.stdout)")
+            #expect(run.stdout.contains("Network started successfully"), "\(run.stdout)")
+            #expect(FileSystem.readText("\(sys)/class/net/wwan0/qmi/raw_ip")?.hasPrefix("Y") == true)
+            #expect(try device.status()["modems"]?.array?[0]["bearer"]?.string == "connected")
+            try configure(device, "wwan0", address: "100.64.23.10", metric: 700)
+            #expect(try reachCarrier(device, through: "wwan0") == 0, "aligned by qmi-network: traffic flows")
+        }
     }
 
     @Test func rawIPMismatchLosesEveryPacketAndQMAPFlowsOnTheMuxDevice() throws {
