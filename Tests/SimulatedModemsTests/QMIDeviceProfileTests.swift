@@ -114,6 +114,26 @@ struct QMIDeviceProfileTests {
         #expect(field("Application state", in: card.stdout) == "ready", "the second SIM has no PIN: \(card.stdout)")
     }
 
+    /// A client watching slot status (through qmi-proxy, as two clients share the port) gets the
+    /// indication of another client's switch.
+    @Test(.enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)))
+    func slotSwitchIsIndicated() throws {
+        var modem = Self.modem(.usbQMIUIMOnly)
+        modem.secondSlot = SecondSIMSlot(esim: false, sim: SimulatedSIM(index: 1))
+        let h = try ModemHarness(modem)
+        let output = "\(h.runDirectory)/monitor.log"
+        let monitor = try BackgroundProcess(["qmicli", "-p", "-d", h.path, "--device-open-qmi", "--uim-monitor-slot-status"],
+                                            output: output)
+        usleep(1_000_000)
+        let switched = try ProcessRunner.run(["qmicli", "-p", "-d", h.path, "--device-open-qmi", "--uim-switch-slot=2"])
+        #expect(switched.status == 0, "\(switched.stderr)")
+        usleep(500_000)
+        monitor.stop()
+        let indicated = FileSystem.readText(output) ?? ""
+        let parts = indicated.split(separator: "Physical slot 2:", maxSplits: 1)
+        #expect(parts.count == 2 && field("Slot status", in: String(parts[1])) == "active", "\(indicated)")
+    }
+
     @Test func esimWithoutProfileReadsAsNoCard() throws {
         var modem = Self.modem(.usbQMIUIMOnly)
         modem.secondSlot = SecondSIMSlot(esim: true, sim: nil)

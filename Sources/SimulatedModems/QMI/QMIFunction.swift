@@ -527,7 +527,14 @@ final class QMIFunction: ControlFunction {
     // MARK: UIM
 
     private func uimRequest(_ request: QMIRequest, _ uim: UIMService) -> [[UInt8]] {
+        let pinBefore = (state.pinVerified, state.pinAttemptsLeft)
         let (tlvs, switched) = uim.handle(request)
+        if !switched && pinBefore != (state.pinVerified, state.pinAttemptsLeft) {
+            // A PIN entry changed the card: its state goes to the clients that asked, and a
+            // SIM now ready lets the modem register.
+            let registration = pinBefore.0 != state.pinVerified ? registrationChanged() : []
+            return [reply(request, tlvs)] + uim.cardStatusIndications() + registration
+        }
         guard switched else { return [reply(request, tlvs)] }
         // The card went away with the bearer (ModemState.switchSlot): the sessions end.
         let ended = calls

@@ -77,6 +77,13 @@ final class UIMService {
         return out
     }
 
+    /// Card Status indications (after a PIN entry changed the card's state).
+    func cardStatusIndications() -> [[UInt8]] {
+        registrations.sorted { $0.key < $1.key }.filter { $0.value & Self.cardStatusEvents != 0 }.map {
+            indication(.cardStatusIndication, to: $0.key, [cardStatus()])
+        }
+    }
+
     private func indication(_ message: Message, to client: UInt8, _ tlvs: [QMITLV]) -> [UInt8] {
         QMUX.frame(service: QMIService.uim.rawValue, clientID: client, transactionID: 0, messageID: message.rawValue,
                    tlvs: tlvs, indication: true)
