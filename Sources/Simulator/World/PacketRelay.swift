@@ -151,16 +151,19 @@ final class PacketRelay: Sendable {
         for fd in state.withLock({ Array($0.muxDevices.values) + $0.retired }) { Glibc.close(fd) }
     }
 
-    /// The device-side queue the bearer's packets use now, or the reason none does.
-    private static func bearerDevice(_ s: State, master: Int32) -> Result<Int32, DropReason> {
-        switch s.path {
-        case .master: return .success(master)
-        case .muxLink(let name): return s.muxDevices[name].map { .success($0) } ?? .failure(DropReason("noMuxLink"))
-        case .blocked(let reason): return .failure(DropReason(reason))
-        }
+    /// The device-side queue the bearer's packets use, or why none does.
+    private enum BearerDevice {
+        case queue(Int32)
+        case none(reason: String)
     }
 
-    struct DropReason: Error { let name: String; init(_ name: String) { self.name = name } }
+    private static func bearerDevice(_ s: State, master: Int32) -> BearerDevice {
+        switch s.path {
+        case .master: .queue(master)
+        case .muxLink(let name): s.muxDevices[name].map { .queue($0) } ?? .none(reason: "noMuxLink")
+        case .blocked(let reason): .none(reason: reason)
+        }
+    }
 
     /// One direction's loop: read what arrives, decide, queue with its delay, deliver what is due.
     private func relay(uplink: Bool) {
@@ -207,40 +210,41 @@ final class PacketRelay: Sendable {
             while head < queue.count, queue[head].due <= now {
                 let packet = queue[head].packet
                 head += 1
-                let written: Result<Int, DropReason> = state.withLock { s in
-                    guard s.open else { return .failure(DropReason("bearerDisconnected")) }
-                    let destination: Int32
-                    if uplink {
-                        destination = networkFD
-                    } else {
-                        switch Self.bearerDevice(s, master: deviceFD) {
-                        case .success(let fd): destination = fd
-                        case .failure(let reason): return .failure(reason)
-                        }
-                    }
-                    return .success(packet.withUnsafeBytes { write(destination, $0.baseAddress, $0.count) })
-                }
+                let dropped = deliver(packet, uplink: uplink)
                 count(uplink: uplink) {
-                    guard case .success(let written) = written else {
-                        if case .failure(let reason) = written { $0.dropped[reason.name, default: 0] += 1 }
+                    if let dropped {
+                        $0.dropped[dropped, default: 0] += 1
                         return
                     }
-                    if written == packet.count {
-                        $0.relayedPackets += 1
-                        $0.relayedBytes += packet.count
-                        if packet[0] >> 4 == 6 {
-                            $0.ipv6Packets += 1
-                            $0.ipv6Bytes += packet.count
-                        } else {
-                            $0.ipv4Packets += 1
-                            $0.ipv4Bytes += packet.count
-                        }
+                    $0.relayedPackets += 1
+                    $0.relayedBytes += packet.count
+                    if packet[0] >> 4 == 6 {
+                        $0.ipv6Packets += 1
+                        $0.ipv6Bytes += packet.count
                     } else {
-                        $0.dropped["writeFailed", default: 0] += 1
+                        $0.ipv4Packets += 1
+                        $0.ipv4Bytes += packet.count
                     }
                 }
             }
             if head > 1024 || head == queue.count { queue.removeFirst(head); head = 0 }
+        }
+    }
+
+    /// Writes `packet` to the other side while the link is open (downlink: to the device the
+    /// bearer uses); nil when it went out whole, else why it was dropped.
+    private func deliver(_ packet: [UInt8], uplink: Bool) -> String? {
+        state.withLock { s in
+            guard s.open else { return "bearerDisconnected" }
+            var destination = networkFD
+            if !uplink {
+                switch Self.bearerDevice(s, master: deviceFD) {
+                case .queue(let fd): destination = fd
+                case .none(let reason): return reason
+                }
+            }
+            let written = packet.withUnsafeBytes { write(destination, $0.baseAddress, $0.count) }
+            return written == packet.count ? nil : "writeFailed"
         }
     }
 
@@ -261,8 +265,8 @@ final class PacketRelay: Sendable {
         state.withLock { s in
             guard s.open else { return nil }
             switch Self.bearerDevice(s, master: deviceFD) {
-            case .success(let device): return device == fd ? nil : "wrongDevice"
-            case .failure(let reason): return reason.name
+            case .queue(let device): return device == fd ? nil : "wrongDevice"
+            case .none(let reason): return reason
             }
         }
     }
