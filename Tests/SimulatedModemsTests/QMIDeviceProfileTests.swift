@@ -122,8 +122,8 @@ struct QMIDeviceProfileTests {
         modem.secondSlot = SecondSIMSlot(esim: false, sim: SimulatedSIM(index: 1))
         let h = try ModemHarness(modem)
         let output = "\(h.runDirectory)/monitor.log"
-        let monitor = try BackgroundProcess(["qmicli", "-p", "-d", h.path, "--device-open-qmi", "--uim-monitor-slot-status"],
-                                            output: output)
+        let monitor = try BackgroundProcess(
+            ["qmicli", "-p", "-d", h.path, "--device-open-qmi", "--uim-monitor-slot-status"], output: output)
         usleep(1_000_000)
         let switched = try ProcessRunner.run(["qmicli", "-p", "-d", h.path, "--device-open-qmi", "--uim-switch-slot=2"])
         #expect(switched.status == 0, "\(switched.stderr)")

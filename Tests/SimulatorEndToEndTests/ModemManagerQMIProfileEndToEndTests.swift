@@ -7,7 +7,7 @@ import Testing
 import TestSupport
 
 /// The real ModemManager on the QMI device profiles: on the Sierra MC7455 (DMS UIM refused) it
-/// falls back to the UIM service and reads the SIM's identities; on the Quectel EC25 (raw-ip
+/// falls back to the UIM service, reads the SIM's identities and reports both SIM slots; on the Quectel EC25 (raw-ip
 /// firmware, qmi_wwan in 802.3 mode) it aligns `qmi/raw_ip` with the firmware, and the bearer
 /// it connects carries traffic.
 @Suite(.serialized, .enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)))
@@ -20,6 +20,7 @@ struct ModemManagerQMIProfileEndToEndTests {
         var mc7455 = SimulatedModem(index: 1)
         mc7455.protocol = .qmi
         mc7455.device = .usbQMIUIMOnly
+        mc7455.secondSlot = SecondSIMSlot(esim: false, sim: SimulatedSIM(index: 5))
         scenario.modems = [ec25, mc7455]
         scenario.modemManager = true
         return scenario
@@ -52,6 +53,14 @@ struct ModemManagerQMIProfileEndToEndTests {
             let expected = try #require(Self.scenario.modems[1].sim)
             #expect(value("sim.properties.iccid", in: sim.stdout) == expected.iccid, "\(sim.stdout)")
             #expect(value("sim.properties.imsi", in: sim.stdout) == expected.imsi, "\(sim.stdout)")
+            // Both physical slots, from UIM Get Slot Status.
+            #expect(value("modem.generic.primary-sim-slot", in: shown.stdout) == "1", "\(shown.stdout)")
+            let slots = shown.stdout.split(separator: "\n").filter { $0.hasPrefix("modem.generic.sim-slots.value[") }
+            #expect(slots.count == 2, "\(shown.stdout)")
+            let other = try #require(slots.last?.split(separator: ":", maxSplits: 1).last)
+            let otherSIM = try device.run(["mmcli", "-i", String(other.drop { $0 == " " }), "-K"])
+            let otherICCID = Self.scenario.modems[1].secondSlot?.sim?.iccid
+            #expect(value("sim.properties.iccid", in: otherSIM.stdout) == otherICCID, "\(otherSIM.stdout)")
 
             // EC25: ModemManager sets qmi_wwan to raw-ip, as the firmware is; its bearer carries traffic.
             let ec25 = try #require(try modem(device, port: "cdc-wdm0"))

@@ -94,8 +94,9 @@ struct QMIDataFormatEndToEndTests {
                 printf 'APN=internet\\nIP_TYPE=4\\n' > /tmp/qmi-network.conf
                 qmi-network --profile=/tmp/qmi-network.conf /tmp/cdc-wdm0 start
                 """
-            let run = try ProcessRunner.run(["ip", "netns", "exec", device.ue, "unshare", "-m", "--propagation", "private",
-                                             "sh", "-c", script], environment: SimulatedDevice.path)
+            let run = try ProcessRunner.run(
+                ["ip", "netns", "exec", device.ue, "unshare", "-m", "--propagation", "private", "sh", "-c", script],
+                environment: SimulatedDevice.path)
             #expect(run.status == 0, "\(run.stdout) \(run.stderr)")
             #expect(run.stdout.contains("Expected link layer protocol retrieved: 802-3"), "\(run.stdout)")
             #expect(run.stdout.contains("Kernel link layer protocol updated"), "\(run.stdout)")
