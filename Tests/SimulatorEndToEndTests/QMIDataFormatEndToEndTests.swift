@@ -65,10 +65,12 @@ struct QMIDataFormatEndToEndTests {
         return FileSystem.readText(path)
     }
 
-    /// The TX packet count of `interface` in the device namespace (`ip -s link`).
-    private func transmitted(_ device: SimulatedDevice, _ interface: String) throws -> Int? {
+    /// The packets `interface` sent (`TX`) or received (`RX`) in the device namespace (`ip -s link`).
+    private func packets(_ device: SimulatedDevice, _ interface: String, _ direction: String) throws -> Int? {
         let lines = try tool(["ip", "-n", device.ue, "-s", "link", "show", interface]).split(separator: "\n")
-        guard let header = lines.firstIndex(where: { $0.contains("TX:") }), header + 1 < lines.count else { return nil }
+        guard let header = lines.firstIndex(where: { $0.contains("\(direction):") }), header + 1 < lines.count else {
+            return nil
+        }
         return lines[header + 1].split(separator: " ").dropFirst().first.flatMap { Int($0) }
     }
 
@@ -155,7 +157,9 @@ struct QMIDataFormatEndToEndTests {
             let counters = try SimulatedWorld.status(prefix: device.prefix).modems[1].counters
             #expect(counters.uplink.dropped["wrongDevice", default: 0] > 0, "\(counters)")
             #expect(counters.downlink.relayedPackets > 0, "\(counters)")
-            #expect(try transmitted(device, "qmimux0") ?? 0 > 0)
+            #expect(try packets(device, "qmimux0", "TX") ?? 0 > 0)
+            #expect(try packets(device, "qmimux0", "RX") ?? 0 > 0, "the carrier's answers come on qmimux0")
+            #expect(try packets(device, "wwan1", "RX") == 0, "and never on the master")
         }
     }
 }
