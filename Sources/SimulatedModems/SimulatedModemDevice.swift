@@ -340,6 +340,7 @@ final class ModemServer {
         }
         function.shutdown()
         kernelPort?.removeMuxLinks()
+        routeDataPath()   // no bearer now: the net device, for a bearer opened without the modem
         device.publish(bearerConnected: false, controlStatus: state.controlStatus, qmiClientIDs: 0)
         watch.close()
         pty.close()

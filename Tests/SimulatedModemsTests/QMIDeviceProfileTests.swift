@@ -272,6 +272,21 @@ struct QMIKernelAttributeTests {
         #expect(!FileSystem.exists("\(sys)/class/net/qmimux0"))
     }
 
+    @Test func unplugRemovesTheMuxLinksAndRoutesTheNetDevice() throws {
+        let h = try Self.harness(.usbQMIQMAP)
+        _ = try h.qmicli("--wda-set-data-format=link-layer-protocol=raw-ip,ul-protocol=qmap,dl-protocol=qmap")
+        let bind = try h.qmicli("--wds-bind-mux-data-port=mux-id=3,ep-type=hsusb,ep-iface-number=4",
+                                "--client-no-release-cid")
+        let cid = try #require(field("CID", in: bind.stdout), "\(bind.stdout)")
+        _ = try h.qmicli("--wds-start-network=apn=internet,ip-type=4", "--client-cid=\(cid)", "--client-no-release-cid")
+        try Self.write(h, "add_mux", "0x03")
+        #expect(Self.eventually { h.bearerNetwork.dataPath(modemIndex: 0) == .muxLink("qmimux0") })
+        h.device.unplug()
+        #expect(h.bearerNetwork.muxLinkNames.isEmpty)
+        #expect(h.bearerNetwork.dataPath(modemIndex: 0) == .master)
+        #expect(!FileSystem.exists("\(h.device.sysfsRoot)/devices/virtual/net/qmimux0"))
+    }
+
     @Test func idealisedModemKeepsItsDataPath() throws {
         let h = try Self.harness(.simulated)
         #expect(FileSystem.readText(Self.attribute(h, "raw_ip")) == "Y\n")
