@@ -77,6 +77,38 @@ public protocol BearerNetwork: Sendable {
     func connect(modemIndex: Int, ipType: BearerIPType) throws -> BearerAssignment
     /// Closes the data plane of modem `modemIndex` (idempotent).
     func disconnect(modemIndex: Int)
+    /// Routes modem `modemIndex`'s bearer packets as its firmware and kernel settings make them
+    /// flow (QMI data format, `qmi/raw_ip`, QMAP mux links). Until called: `.master`.
+    func route(modemIndex: Int, through path: BearerDataPath)
+    /// qmi_wwan `add_mux`: creates the multiplexed net device of `muxID` over modem `modemIndex`'s
+    /// net device and returns its name (`qmimuxN`, the lowest N free in the device's namespace).
+    func addMuxLink(modemIndex: Int, muxID: UInt8) throws -> String
+    /// qmi_wwan `del_mux`: removes the multiplexed net device `name` (idempotent).
+    func removeMuxLink(modemIndex: Int, name: String)
+    /// Whether modem `modemIndex`'s net device is administratively up (IFF_UP).
+    func isInterfaceUp(modemIndex: Int) -> Bool
+}
+
+/// Where a connected bearer's packets flow in the device's namespace.
+public enum BearerDataPath: Sendable, Equatable {
+    /// Through the modem's own net device (`wwanN`).
+    case master
+    /// Through the multiplexed net device of that name (qmi_wwan's `qmimuxN`); packets on the
+    /// master are dropped (they carry no QMAP header).
+    case muxLink(String)
+    /// Nowhere: every packet is dropped and counted under `reason`: `linkLayerMismatch` (the
+    /// firmware's link-layer protocol differs from `qmi/raw_ip`) or `noMuxLink` (QMAP is on and the
+    /// session's mux id has no `qmimux` device).
+    case blocked(reason: String)
+}
+
+extension BearerNetwork {
+    public func route(modemIndex: Int, through path: BearerDataPath) {}
+    public func addMuxLink(modemIndex: Int, muxID: UInt8) throws -> String {
+        throw CellpathError(.unavailable, "this bearer network has no multiplexed links")
+    }
+    public func removeMuxLink(modemIndex: Int, name: String) {}
+    public func isInterfaceUp(modemIndex: Int) -> Bool { false }
 }
 
 /// A deterministic bearer network that opens nothing: every modem gets the carrier's
@@ -85,8 +117,42 @@ public final class StaticBearerNetwork: BearerNetwork {
     private let connected = Mutex<[Int: BearerIPType]>([:])
     /// When true, `connect` throws (the world could not open the relay).
     private let failing: Bool
+    private let paths = Mutex<[Int: BearerDataPath]>([:])
+    private let muxLinks = Mutex<[String]>([])
+    private let upInterfaces = Mutex<Set<Int>>([])
 
     public init(failing: Bool = false) { self.failing = failing }
+
+    public func route(modemIndex: Int, through path: BearerDataPath) {
+        paths.withLock { $0[modemIndex] = path }
+    }
+
+    /// Where modem `modemIndex`'s bearer packets flow, as its modem last routed them.
+    public func dataPath(modemIndex: Int) -> BearerDataPath {
+        paths.withLock { $0[modemIndex] ?? .master }
+    }
+
+    public func addMuxLink(modemIndex: Int, muxID: UInt8) throws -> String {
+        muxLinks.withLock { links in
+            let name = (0...).lazy.map { "qmimux\($0)" }.first { !links.contains($0) }!
+            links.append(name)
+            return name
+        }
+    }
+
+    public func removeMuxLink(modemIndex: Int, name: String) {
+        muxLinks.withLock { $0.removeAll { $0 == name } }
+    }
+
+    /// The multiplexed links that exist, by name.
+    public var muxLinkNames: [String] { muxLinks.withLock { $0 } }
+
+    /// Sets whether modem `modemIndex`'s net device counts as up (as `ip link set up` would).
+    public func setInterfaceUp(_ up: Bool, modemIndex: Int) {
+        upInterfaces.withLock { if up { $0.insert(modemIndex) } else { $0.remove(modemIndex) } }
+    }
+
+    public func isInterfaceUp(modemIndex: Int) -> Bool { upInterfaces.withLock { $0.contains(modemIndex) } }
 
     public func connect(modemIndex: Int, ipType: BearerIPType) throws -> BearerAssignment {
         if failing { throw CellpathError(.unavailable, "simulated bearer network: relay unavailable") }

@@ -146,7 +146,13 @@ public final class SimulatedModemDevice: Sendable {
         // Before the server thread runs, which publishes every later state.
         control.withLock { $0.controlStatus = state.controlStatus }
         let function: any ControlFunction = proto == .mbim ? MBIMFunction(state: state) : QMIFunction(state: state)
-        let server = ModemServer(device: self, pty: pty, wakeRead: wake[0], state: state, function: function)
+        // qmi_wwan's `qmi/` files, whose writes take effect as the kernel's would.
+        let kernelPort = proto == .qmi && modem.profile.netDevice == .usbWWAN
+            ? interfaceName.flatMap { QMIKernelPort(sysfsRoot: sysfsRoot, interfaceName: $0, index: index,
+                                                    bearerNetwork: bearerNetwork) }
+            : nil
+        let server = ModemServer(device: self, pty: pty, wakeRead: wake[0], state: state, function: function,
+                                 kernelPort: kernelPort)
         let thread: pthread_t
         do {
             thread = try Threads.start { server.run() }
@@ -288,6 +294,9 @@ final class ModemServer {
     private let state: ModemState
     private let function: any ControlFunction
     private let watch: ClientWatch
+    /// The qmi_wwan `qmi/` attributes of a QMI modem's net device, and the data path last routed.
+    private let kernelPort: QMIKernelPort?
+    private var routedPath: BearerDataPath?
     private var outbox: [(due: Double, bytes: [UInt8])] = []
     private var lastInput = 0.0
     /// When the last frame was written, and whether the next one waits for it to be read.
@@ -295,13 +304,38 @@ final class ModemServer {
     private var lastWasJunk = false
     private var awaitingRead = false
 
-    init(device: SimulatedModemDevice, pty: PseudoTerminal, wakeRead: Int32, state: ModemState, function: any ControlFunction) {
+    init(device: SimulatedModemDevice, pty: PseudoTerminal, wakeRead: Int32, state: ModemState,
+         function: any ControlFunction, kernelPort: QMIKernelPort?) {
         self.device = device
         self.pty = pty
         self.wakeRead = wakeRead
         self.state = state
         self.function = function
+        self.kernelPort = kernelPort
         watch = ClientWatch(path: pty.slavePath)
+    }
+
+    /// Where the bearer's packets flow now (QMI): with QMAP through the `qmimux` device of the
+    /// session's mux id, else through the net device while firmware and `qmi/raw_ip` agree. A
+    /// bearer the modem did not open (`sim bearer connect`) bypasses its firmware: the net device.
+    private var dataPath: BearerDataPath {
+        guard let kernelPort, let qmi = function as? QMIFunction, state.bearer != nil else { return .master }
+        if qmi.dataFormat.isQMAP {
+            guard let mux = qmi.bearerMuxID, let link = kernelPort.muxLink(for: mux) else {
+                return .blocked(reason: "noMuxLink")
+            }
+            return .muxLink(link)
+        }
+        let aligned = kernelPort.rawIP == (qmi.dataFormat.linkLayer == .rawIP)
+        return aligned ? .master : .blocked(reason: "linkLayerMismatch")
+    }
+
+    /// Tells the bearer network where packets flow when that changed.
+    private func routeDataPath() {
+        let path = dataPath
+        guard path != routedPath else { return }
+        routedPath = path
+        state.bearerNetwork.route(modemIndex: state.index, through: path)
     }
 
     static func now() -> Double { MonotonicClock.now }
@@ -309,16 +343,19 @@ final class ModemServer {
     func run() {
         var buffer = [UInt8](repeating: 0, count: 65536)
         var running = true
+        routeDataPath()
         while running {
             let now = Self.now()
             let writable = !awaitingRead && outbox.first.map { $0.due <= now } == true
             var fds = [pollfd(fd: pty.master, events: Int16(POLLIN) | (writable ? Int16(POLLOUT) : 0), revents: 0),
                        pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0),
-                       pollfd(fd: watch.fd, events: Int16(POLLIN), revents: 0)]
+                       pollfd(fd: watch.fd, events: Int16(POLLIN), revents: 0),
+                       pollfd(fd: kernelPort?.fd ?? -1, events: Int16(POLLIN), revents: 0)]
             let rc = poll(&fds, nfds_t(fds.count), timeoutMs(now: now))
             if rc < 0 && errno != EINTR { break }
             // Opens and closes first: a client's open always precedes the bytes it writes.
             if watch.drain() { clientsLeft() }
+            if fds[3].revents != 0 { kernelPort?.drain() }
             if fds[1].revents != 0 {
                 while read(wakeRead, &buffer, buffer.count) > 0 {}
                 let (commands, stop) = device.takeCommands()
@@ -356,9 +393,12 @@ final class ModemServer {
             // state that answer came from (a released client ID is no longer counted).
             device.publish(bearerConnected: state.bearer != nil, controlStatus: state.controlStatus,
                            qmiClientIDs: (function as? QMIFunction)?.allocatedClientIDs ?? 0)
+            routeDataPath()
             flush(now: t)
         }
         function.shutdown()
+        kernelPort?.removeMuxLinks()
+        routeDataPath()   // no bearer now: the net device, for a bearer opened without the modem
         device.publish(bearerConnected: false, controlStatus: state.controlStatus, qmiClientIDs: 0)
         watch.close()
         pty.close()

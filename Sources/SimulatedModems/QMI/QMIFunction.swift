@@ -2,34 +2,54 @@ import CellpathCore
 import SystemSupport
 
 /// The QMI function of a simulated modem: QMUX framing with resynchronisation, CTL (version
-/// info, client ids, sync) and the DMS, NAS, WDS and WDA services. Confined to the modem's
-/// server thread.
+/// info, client ids, sync) and the DMS, NAS, WDS and WDA services, and UIM on the device profiles
+/// (every one but the idealised modem, as modern firmware). Confined to the modem's server thread.
 final class QMIFunction: ControlFunction {
     /// Largest QMUX frame accepted; longer claims are treated as garbage.
     static let maxFrame = 16 * 1024
     static let versions: [(QMIService, UInt16, UInt16)] = [
         (.ctl, 1, 5), (.wds, 1, 67), (.dms, 1, 14), (.nas, 1, 25), (.wda, 1, 16),
     ]
+    static let uimVersion: (QMIService, UInt16, UInt16) = (.uim, 1, 46)
+    /// DMS UIM Verify PIN, Get PIN Status, Get ICCID and Get IMSI: refused by firmware that
+    /// serves the SIM only through UIM (`dmsUIMRefused`).
+    static let dmsUIMMessages: Set<UInt16> = [0x0028, 0x002B, 0x003C, 0x0043]
 
     private let state: ModemState
+    /// The UIM service, on the device profiles and on modems with a second slot; nil: UIM
+    /// requests are refused as unknown, as the idealised modem always did.
+    private let uim: UIMService?
+    /// The firmware's data format (WDA).
+    private(set) var dataFormat: QMIDataFormat
+    /// The QMAP mux id each WDS client bound its data port to (WDS Bind Mux Data Port).
+    private var muxBindings: [UInt8: UInt8] = [:]
     private var inbox: [UInt8] = []
     private var clients: [UInt8: Set<UInt8>] = [:]
     private var nextClientID: [UInt8: UInt8] = [:]
     private var garbageSent = 0
     /// One WDS session (call) of the bearer: its packet data handle, owning client (0 once it
-    /// released its id) and IP family (`.ipv4` or `.ipv6`; dual stack is two sessions).
+    /// released its id), IP family (`.ipv4` or `.ipv6`; dual stack is two sessions) and the
+    /// QMAP mux id its client had bound.
     private struct Call {
         var handle: UInt32
         var clientID: UInt8
         var family: BearerIPType
+        var muxID: UInt8?
     }
     private var calls: [Call] = []
     /// IP family preferences set with WDS Set IP Family, per WDS client.
     private var familyPreference: [UInt8: BearerIPType] = [:]
     private var callCounter: UInt32 = 0
-    private var linkLayerProtocol: UInt32 = 2   // raw-ip
 
-    init(state: ModemState) { self.state = state }
+    init(state: ModemState) {
+        self.state = state
+        let profile = state.modem.profile
+        uim = profile.name != .simulated || state.modem.secondSlot != nil ? UIMService(state: state) : nil
+        dataFormat = QMIDataFormat(firmwareDefault: profile)
+    }
+
+    /// The QMAP mux id of the session that carries the bearer, if its client bound one.
+    var bearerMuxID: UInt8? { calls.first?.muxID }
 
     var hasPartialInput: Bool { !inbox.isEmpty }
 
@@ -81,6 +101,9 @@ final class QMIFunction: ControlFunction {
         case .nas: tlvs = nas(request)
         case .wds: return wds(request, now: now)
         case .wda: tlvs = wda(request)
+        case .uim:
+            guard let uim else { tlvs = [QMUX.result(.invalidQMICommand)]; break }
+            return uimRequest(request, uim)
         default: tlvs = [QMUX.result(.invalidQMICommand)]
         }
         return [reply(request, tlvs)]
@@ -118,9 +141,10 @@ final class QMIFunction: ControlFunction {
     private func ctl(_ request: QMIRequest) -> [[UInt8]] {
         switch request.messageID {
         case 0x0021:    // get version info
+            let versions = Self.versions + (uim != nil ? [Self.uimVersion] : [])
             var list = ByteWriter()
-            list.u8(UInt8(Self.versions.count))
-            for (service, major, minor) in Self.versions { list.u8(service.rawValue); list.u16(major); list.u16(minor) }
+            list.u8(UInt8(versions.count))
+            for (service, major, minor) in versions { list.u8(service.rawValue); list.u16(major); list.u16(minor) }
             return [reply(request, [QMUX.result(.none), QMITLV(0x01, list.bytes)])] + garbage()
         case 0x0022:    // allocate CID
             guard let service = request.tlvs[0x01]?.first else { return [reply(request, [QMUX.result(.missingArgument)])] }
@@ -135,7 +159,9 @@ final class QMIFunction: ControlFunction {
             if info[0] == QMIService.wds.rawValue {
                 for i in calls.indices where calls[i].clientID == info[1] { calls[i].clientID = 0 }
                 familyPreference[info[1]] = nil
+                muxBindings[info[1]] = nil
             }
+            if info[0] == QMIService.uim.rawValue { uim?.released(info[1]) }
             return [reply(request, [QMUX.result(.none), QMITLV(0x01, info)])]
         case 0x0026:    // set data format (QMUX framing of the data port): echo the protocol
             let requested = request.tlvs[0x10].flatMap { ByteReader($0).u16(at: 0) } ?? 1
@@ -143,6 +169,8 @@ final class QMIFunction: ControlFunction {
             return [reply(request, [QMUX.result(.none), QMITLV(0x10, u16: requested)])]
         case 0x0027:    // sync: every client id is released
             clients.removeAll()
+            muxBindings.removeAll()
+            uim?.releasedAll()
             return [reply(request, [QMUX.result(.none)])] + garbage()
         default:
             return [reply(request, [QMUX.result(.invalidQMICommand)])]
@@ -178,6 +206,8 @@ final class QMIFunction: ControlFunction {
 
     private func dms(_ request: QMIRequest) -> [QMITLV] {
         let m = state.modem
+        let refusesUIM = m.profile.qmi.dmsUIMRefused
+        if refusesUIM && Self.dmsUIMMessages.contains(request.messageID) { return [QMUX.result(.invalidQMICommand)] }
         switch request.messageID {
         case 0x0020:    // get capabilities: 150/50 Mbit/s, non-simultaneous CS/PS, SIM supported, LTE
             var caps = ByteWriter()
@@ -188,7 +218,8 @@ final class QMIFunction: ControlFunction {
         case 0x0023: return [QMUX.result(.none), QMITLV(0x01, string: m.firmware)]
         case 0x0024:    // get MSISDN: the number, and the IMSI too (optional TLV 0x11), as modems answer it
             if let e = simError(pinNeeded: true) { return [QMUX.result(e)] }
-            return [QMUX.result(.none), QMITLV(0x01, string: state.sim!.msisdn), QMITLV(0x11, string: state.sim!.imsi)]
+            let imsi = refusesUIM ? [] : [QMITLV(0x11, string: state.sim!.imsi)]
+            return [QMUX.result(.none), QMITLV(0x01, string: state.sim!.msisdn)] + imsi
         case 0x0025:    // get IDs
             return [QMUX.result(.none), QMITLV(0x10, string: "0"), QMITLV(0x11, string: m.imei)]
         case 0x0028:    // UIM verify PIN
@@ -367,8 +398,10 @@ final class QMIFunction: ControlFunction {
 
     private func wds(_ request: QMIRequest, now: Double) -> [[UInt8]] {
         switch request.messageID {
-        case 0x0001, 0x0003, 0x00A2:    // set event report, indication register, bind mux data port
+        case 0x0001, 0x0003:    // set event report, indication register
             return [reply(request, [QMUX.result(.none)])]
+        case 0x00A2:    // bind mux data port
+            return [reply(request, bindMuxDataPort(request))]
         case 0x004D:    // set IP family preference of this client
             switch request.tlvs[0x01]?.first {
             case 4: familyPreference[request.clientID] = .ipv4
@@ -390,7 +423,8 @@ final class QMIFunction: ControlFunction {
             case .success:
                 callCounter += 1
                 let handle = 0x3C00_0000 | (UInt32(state.index) << 16) | (callCounter & 0xffff)
-                calls.append(Call(handle: handle, clientID: request.clientID, family: family))
+                calls.append(Call(handle: handle, clientID: request.clientID, family: family,
+                                  muxID: muxBindings[request.clientID]))
                 return [reply(request, [QMUX.result(.none), QMITLV(0x01, u32: handle)]),
                         packetStatusIndication(to: request.clientID, family: family, connected: true, endReason: nil, cause: nil)]
             case .failure(let refusal):
@@ -463,22 +497,54 @@ final class QMIFunction: ControlFunction {
 
     // MARK: WDA
 
-    private func dataFormat() -> [QMITLV] {
-        [QMUX.result(.none), QMITLV(0x10, u8: 0), QMITLV(0x11, u32: linkLayerProtocol),
-         QMITLV(0x12, u32: 0), QMITLV(0x13, u32: 0)]
-    }
-
     private func wda(_ request: QMIRequest) -> [QMITLV] {
         switch request.messageID {
         case 0x0020:    // set data format
-            if let v = request.tlvs[0x11], v.count == 4, let p = ByteReader(v).u32(at: 0) {
-                guard p == 1 || p == 2 else { return [QMUX.result(.invalidQMICommand)] }
-                linkLayerProtocol = p
+            if let error = dataFormat.apply(request.tlvs, qmapCapable: state.modem.profile.qmi.qmap) {
+                return [QMUX.result(error)]
             }
-            return dataFormat()
-        case 0x0021: return dataFormat()
+            return [QMUX.result(.none)] + dataFormat.tlvs
+        case 0x0021: return [QMUX.result(.none)] + dataFormat.tlvs
         default: return [QMUX.result(.invalidQMICommand)]
         }
+    }
+
+    /// WDS Bind Mux Data Port: binds the client's sessions to a QMAP mux id on the data
+    /// endpoint. QMAP firmware checks the endpoint: HSUSB on USB modules, PCIe on PCIe ones.
+    private func bindMuxDataPort(_ request: QMIRequest) -> [QMITLV] {
+        let profile = state.modem.profile
+        guard profile.qmi.qmap else { return [QMUX.result(.none)] }
+        guard let mux = request.tlvs[0x11]?.first else { return [QMUX.result(.missingArgument)] }
+        if let endpoint = request.tlvs[0x10].flatMap({ ByteReader($0).u32(at: 0) }) {
+            let expected: UInt32 = profile.bus == .pcie ? 3 : 2
+            guard endpoint == expected else { return [QMUX.result(.invalidArgument)] }
+        }
+        guard mux != 0 && mux != 0xff else { return [QMUX.result(.invalidArgument)] }
+        muxBindings[request.clientID] = mux
+        return [QMUX.result(.none)]
+    }
+
+    // MARK: UIM
+
+    private func uimRequest(_ request: QMIRequest, _ uim: UIMService) -> [[UInt8]] {
+        let pinBefore = (state.pinVerified, state.pinAttemptsLeft)
+        let (tlvs, switched) = uim.handle(request)
+        if !switched && pinBefore != (state.pinVerified, state.pinAttemptsLeft) {
+            // A PIN entry changed the card: its state goes to the clients that asked, and a
+            // SIM now ready lets the modem register.
+            let registration = pinBefore.0 != state.pinVerified ? registrationChanged() : []
+            return [reply(request, tlvs)] + uim.cardStatusIndications() + registration
+        }
+        guard switched else { return [reply(request, tlvs)] }
+        // The card went away with the bearer (ModemState.switchSlot): the sessions end.
+        let ended = calls
+        calls = []
+        var out = [reply(request, tlvs)]
+        for call in ended where call.clientID != 0 {
+            out.append(packetStatusIndication(to: call.clientID, family: call.family, connected: false,
+                                              endReason: 3, cause: nil))
+        }
+        return out + uim.slotSwitchIndications() + registrationChanged()
     }
 
     // MARK: Events

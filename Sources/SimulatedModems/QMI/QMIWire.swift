@@ -10,7 +10,8 @@ enum QMIError: UInt16 {
     case none = 0, malformedMessage = 1, internalError = 3, clientIDsExhausted = 5, invalidClientID = 7
     case invalidHandle = 9, invalidPinID = 11, incorrectPin = 12, noNetworkFound = 13, callFailed = 14
     case outOfCall = 15, missingArgument = 17, noEffect = 26, invalidServiceType = 31, pinBlocked = 35
-    case uimUninitialized = 37, deviceNotReady = 52, invalidQMICommand = 71, pinRestriction = 104
+    case uimUninitialized = 37, invalidArgument = 48, deviceNotReady = 52, invalidQMICommand = 71
+    case simFileNotFound = 80, accessDenied = 82, pinRestriction = 104
 }
 
 /// One TLV of a QMI message.

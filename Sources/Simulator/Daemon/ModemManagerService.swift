@@ -157,9 +157,10 @@ final class ModemManagerService: SimulatorService {
     }
 
     /// The script run in ModemManager's private mount namespace: the host's /dev kept aside,
-    /// a tmpfs /sys with the fake sysfs, a tmpfs /dev with the usual nodes and each modem port's
-    /// pty slave under its kernel name (/dev/cdc-wdmN, /dev/wwanNmbim0, /dev/wwanNat0…); then
-    /// ModemManager without udev, fed the ports as kernel events.
+    /// a tmpfs /sys with the fake sysfs (its qmi_wwan `qmi/` directories bound to the originals, so
+    /// that the modems see what ModemManager writes there), a tmpfs /dev with the usual nodes and
+    /// each modem port's pty slave under its kernel name (/dev/cdc-wdmN, /dev/wwanNmbim0,
+    /// /dev/wwanNat0…); then ModemManager without udev, fed the ports as kernel events.
     private static func mountScript(_ run: RunDirectory, modems: [SimulatedModem]) throws -> String {
         let dir = run.modemManagerDirectory, side = "\(dir)/hostdev"
         var ports = ""
@@ -176,6 +177,9 @@ final class ModemManagerService: SimulatorService {
             set -e
             mount --rbind /dev \(side)
             mount -t tmpfs none /sys; cp -a \(run.sysfsRoot)/. /sys/
+            for d in $(cd \(run.sysfsRoot) && find . -type d -name qmi); do
+                mount --bind \(run.sysfsRoot)/$d /sys/$d
+            done
             mount -t tmpfs none /dev
             for n in null zero urandom tty ptmx; do touch /dev/$n; mount --bind \(side)/$n /dev/$n; done
             mkdir /dev/pts /dev/net; mount --bind \(side)/pts /dev/pts

@@ -1,6 +1,7 @@
 import SimulatedModems
 import SimulatorScenario
 import CellpathCore
+import CShims
 import Glibc
 import Synchronization
 import SystemSupport
@@ -17,6 +18,8 @@ public final class DataPlane: Sendable {
     private let behindNAT64: [Bool]
     /// The families each modem's open relay carries.
     private let granted: Mutex<[Int: BearerIPType]>
+    /// A socket in the device namespace, to read its net devices' flags.
+    private let deviceNamespaceSocket: Int32
 
     /// Creates the TUN devices in their namespaces and starts relaying (Wi-Fi open, every
     /// bearer disconnected). The namespaces must exist.
@@ -29,7 +32,10 @@ public final class DataPlane: Sendable {
         func advertisesPrefix(_ n: Int) -> Bool {
             scenario.modems.indices.contains(n) && scenario.modems[n].profile.ipv6LinkLocalOnly
         }
-        var opened: [Int32] = []
+        var error = [CChar](repeating: 0, count: 256)
+        deviceNamespaceSocket = cshims_socket_in_netns("/run/netns/\(topology.ueNamespace)", AF_INET,
+                                                       Int32(SOCK_DGRAM.rawValue), 0, &error, error.count)
+        var opened: [Int32] = deviceNamespaceSocket >= 0 ? [deviceNamespaceSocket] : []
         func tun(_ ns: String, _ name: String) throws -> Int32 {
             let fd = try openTUN(namespace: ns, name: name)
             opened.append(fd)
@@ -116,6 +122,7 @@ public final class DataPlane: Sendable {
     /// Stops every relay and closes the TUN devices (which deletes them). Call once.
     func stop() {
         for relay in modems + [wifi] { relay.stop() }
+        if deviceNamespaceSocket >= 0 { close(deviceNamespaceSocket) }
     }
 
     private func checkIndex(_ n: Int) throws {
@@ -137,5 +144,38 @@ extension DataPlane: BearerNetwork {
     /// Closes modem `modemIndex`'s relay (idempotent; unknown indexes are ignored).
     public func disconnect(modemIndex: Int) {
         try? disconnect(modemIndex)
+    }
+
+    public func route(modemIndex: Int, through path: BearerDataPath) {
+        guard modems.indices.contains(modemIndex) else { return }
+        modems[modemIndex].route(through: path)
+    }
+
+    /// Creates TUN device `qmimuxN` in the device namespace (the lowest N no modem uses) as a
+    /// multiplexed device of modem `modemIndex`'s link.
+    public func addMuxLink(modemIndex: Int, muxID: UInt8) throws -> String {
+        try checkIndex(modemIndex)
+        let used = Set(modems.flatMap(\.muxDeviceNames))
+        let name = (0...).lazy.map { "qmimux\($0)" }.first { !used.contains($0) }!
+        let fd = try openTUN(namespace: topology.ueNamespace, name: name)
+        modems[modemIndex].addMuxDevice(name, fd: fd)
+        return name
+    }
+
+    public func removeMuxLink(modemIndex: Int, name: String) {
+        guard modems.indices.contains(modemIndex) else { return }
+        modems[modemIndex].removeMuxDevice(name)
+    }
+
+    /// Whether modem `modemIndex`'s net device is up in the device namespace (SIOCGIFFLAGS).
+    public func isInterfaceUp(modemIndex: Int) -> Bool {
+        guard deviceNamespaceSocket >= 0, modems.indices.contains(modemIndex) else { return false }
+        var request = ifreq()
+        let name = Array(topology.modemInterface(modemIndex).utf8.prefix(Int(IFNAMSIZ) - 1))
+        withUnsafeMutableBytes(of: &request.ifr_ifrn.ifrn_name) { buffer in
+            for (i, byte) in name.enumerated() { buffer[i] = byte }
+        }
+        guard ioctl(deviceNamespaceSocket, UInt(SIOCGIFFLAGS), &request) == 0 else { return false }
+        return request.ifr_ifru.ifru_flags & Int16(IFF_UP) != 0
     }
 }

@@ -1,6 +1,7 @@
 import CellpathCore
 import CShims
 import Glibc
+import SimulatedModems
 import SimulatorScenario
 import Synchronization
 import SystemSupport
@@ -16,7 +17,8 @@ public struct DirectionCounters: Sendable, Equatable, Codable {
     public var ipv6Packets: Int = 0
     public var ipv6Bytes: Int = 0
     /// Packets dropped, by reason: `bearerDisconnected`, `ipv4NotGranted`, `ipv6NotGranted`,
-    /// `wrongSource`, `wrongDestination`, `notIP`, `loss`, `writeFailed` (docs/simulator.md).
+    /// `wrongSource`, `wrongDestination`, `notIP`, `loss`, `writeFailed`, `linkLayerMismatch`,
+    /// `noMuxLink`, `wrongDevice` (docs/simulator.md).
     public var dropped: [String: Int] = [:]
 
     public init() {}
@@ -46,7 +48,9 @@ func openTUN(namespace: String, name: String) throws -> Int32 {
 
 /// Relays IP packets between two TUN queues, one thread per direction, applying the path
 /// conditions; for a cellular link only while the bearer is connected and only packets of
-/// the assigned address (as a PGW does). Thread-safe.
+/// the assigned address (as a PGW does). A QMI modem's link also has the `qmimuxN` devices its
+/// host added, and a data path (`BearerDataPath`): the device the bearer's packets use, or
+/// none while firmware and kernel disagree. Thread-safe.
 final class PacketRelay: Sendable {
     /// What a cellular link lets through: per family, the granted address (IPv4) or /64 prefix
     /// (IPv6) that uplink packets must come from and downlink packets go to; nil = not granted.
@@ -65,6 +69,12 @@ final class PacketRelay: Sendable {
         /// The bearer's grant; nil = no address filtering (Wi-Fi).
         var grant: Grant?
         var counters = LinkCounters()
+        /// The device side's multiplexed devices (`qmimuxN`), by name.
+        var muxDevices: [String: Int32] = [:]
+        /// Descriptors of removed mux devices, closed by the uplink thread (their only reader).
+        var retired: [Int32] = []
+        /// Where the bearer's packets flow.
+        var path: BearerDataPath = .master
     }
 
     let name: String
@@ -128,18 +138,51 @@ final class PacketRelay: Sendable {
     var isOpen: Bool { state.withLock { $0.open } }
     var counters: LinkCounters { state.withLock { $0.counters } }
 
-    /// Stops and joins the threads and closes both descriptors. Call once.
+    /// Sets where the bearer's packets flow.
+    func route(through path: BearerDataPath) {
+        state.withLock { $0.path = path }
+    }
+
+    /// Adds the device side's multiplexed device `name` (its TUN queue `fd`, now owned).
+    func addMuxDevice(_ name: String, fd: Int32) {
+        state.withLock { $0.muxDevices[name] = fd }
+    }
+
+    /// Removes multiplexed device `name`: its queue closes (and the device vanishes) within a turn.
+    func removeMuxDevice(_ name: String) {
+        state.withLock { s in
+            if let fd = s.muxDevices.removeValue(forKey: name) { s.retired.append(fd) }
+        }
+    }
+
+    /// The names of the multiplexed devices.
+    var muxDeviceNames: [String] { state.withLock { Array($0.muxDevices.keys) } }
+
+    /// Stops and joins the threads and closes every descriptor. Call once.
     func stop() {
         stopped.store(true, ordering: .relaxed)
         for thread in threads.withLock({ $0 }) { pthread_join(thread, nil) }
         Glibc.close(deviceFD)
         Glibc.close(networkFD)
+        for fd in state.withLock({ Array($0.muxDevices.values) + $0.retired }) { Glibc.close(fd) }
+    }
+
+    /// The device-side queue the bearer's packets use, or why none does.
+    private enum BearerDevice {
+        case queue(Int32)
+        case none(reason: String)
+    }
+
+    private static func bearerDevice(_ s: State, master: Int32) -> BearerDevice {
+        switch s.path {
+        case .master: .queue(master)
+        case .muxLink(let name): s.muxDevices[name].map { .queue($0) } ?? .none(reason: "noMuxLink")
+        case .blocked(let reason): .none(reason: reason)
+        }
     }
 
     /// One direction's loop: read what arrives, decide, queue with its delay, deliver what is due.
     private func relay(uplink: Bool) {
-        let source = uplink ? deviceFD : networkFD
-        let destination = uplink ? networkFD : deviceFD
         let conditions = uplink ? uplinkConditions : downlinkConditions
         var queue: [(due: Double, packet: [UInt8])] = []
         var head = 0
@@ -152,15 +195,21 @@ final class PacketRelay: Sendable {
                 let wait = (queue[head].due - MonotonicClock.now) * 1000
                 timeout = max(0, min(100, Int32(wait.rounded(.up))))
             }
-            var pfd = pollfd(fd: source, events: Int16(POLLIN), revents: 0)
-            let ready = poll(&pfd, 1, timeout)
-            if ready > 0 {
+            // Uplink reads the net device and its mux devices; downlink the network side.
+            let sources = uplink ? deviceSources() : [networkFD]
+            var pfds = sources.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+            let ready = poll(&pfds, nfds_t(pfds.count), timeout)
+            for pfd in pfds where ready > 0 && pfd.revents & Int16(POLLIN) != 0 {
                 for _ in 0..<256 {
-                    let n = read(source, &buffer, buffer.count)
+                    let n = read(pfd.fd, &buffer, buffer.count)
                     if n <= 0 { break }
                     let packet = Array(buffer[0..<n])
                     if uplink, advertisesPrefix, RouterAdvertisement.isRouterSolicitation(packet) {
                         advertisePrefix()   // the gateway answers; a solicitation goes no further
+                        continue
+                    }
+                    if uplink, let reason = wrongDevice(pfd.fd) {
+                        count(uplink: uplink) { $0.dropped[reason, default: 0] += 1 }
                         continue
                     }
                     if let reason = verdict(packet, uplink: uplink, conditions: conditions, generator: &generator) {
@@ -181,28 +230,64 @@ final class PacketRelay: Sendable {
             while head < queue.count, queue[head].due <= now {
                 let packet = queue[head].packet
                 head += 1
-                guard isOpen else {
-                    count(uplink: uplink) { $0.dropped["bearerDisconnected", default: 0] += 1 }
-                    continue
-                }
-                let written = packet.withUnsafeBytes { write(destination, $0.baseAddress, $0.count) }
+                let dropped = deliver(packet, uplink: uplink)
                 count(uplink: uplink) {
-                    if written == packet.count {
-                        $0.relayedPackets += 1
-                        $0.relayedBytes += packet.count
-                        if packet[0] >> 4 == 6 {
-                            $0.ipv6Packets += 1
-                            $0.ipv6Bytes += packet.count
-                        } else {
-                            $0.ipv4Packets += 1
-                            $0.ipv4Bytes += packet.count
-                        }
+                    if let dropped {
+                        $0.dropped[dropped, default: 0] += 1
+                        return
+                    }
+                    $0.relayedPackets += 1
+                    $0.relayedBytes += packet.count
+                    if packet[0] >> 4 == 6 {
+                        $0.ipv6Packets += 1
+                        $0.ipv6Bytes += packet.count
                     } else {
-                        $0.dropped["writeFailed", default: 0] += 1
+                        $0.ipv4Packets += 1
+                        $0.ipv4Bytes += packet.count
                     }
                 }
             }
             if head > 1024 || head == queue.count { queue.removeFirst(head); head = 0 }
+        }
+    }
+
+    /// Writes `packet` to the other side while the link is open (downlink: to the device the
+    /// bearer uses); nil when it went out whole, else why it was dropped.
+    private func deliver(_ packet: [UInt8], uplink: Bool) -> String? {
+        state.withLock { s in
+            guard s.open else { return "bearerDisconnected" }
+            var destination = networkFD
+            if !uplink {
+                switch Self.bearerDevice(s, master: deviceFD) {
+                case .queue(let fd): destination = fd
+                case .none(let reason): return reason
+                }
+            }
+            let written = packet.withUnsafeBytes { write(destination, $0.baseAddress, $0.count) }
+            return written == packet.count ? nil : "writeFailed"
+        }
+    }
+
+    /// The device-side queues to read: the net device's, then its mux devices'. Closes the
+    /// queues of removed mux devices first (this thread is their only reader).
+    private func deviceSources() -> [Int32] {
+        let (retired, mux) = state.withLock { s in
+            defer { s.retired = [] }
+            return (s.retired, s.muxDevices.values.sorted())
+        }
+        for fd in retired { Glibc.close(fd) }
+        return [deviceFD] + mux
+    }
+
+    /// Why an uplink packet read from queue `fd` must be dropped for the device it came from:
+    /// the bearer's packets use one device (`wrongDevice` for the others) or none.
+    private func wrongDevice(_ fd: Int32) -> String? {
+        state.withLock { s in
+            guard s.open else { return nil }
+            switch Self.bearerDevice(s, master: deviceFD) {
+            case .queue(let device): return device == fd ? nil : "wrongDevice"
+            case .none(let reason): return reason
+            }
         }
     }
 
