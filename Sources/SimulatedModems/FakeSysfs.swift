@@ -14,11 +14,13 @@ struct FakeSysfs {
     let modem: SimulatedModem
     let controlPort: String
     let interfaceName: String
+    /// The number in the port names (`cdc-wdmN`): the modem's index until a reset renumbers it.
+    let portNumber: Int
 
     var usbDevice: String { "devices/cellpath-sim/usb1/1-\(index + 1)" }
     var usbInterface: String { "\(usbDevice)/1-\(index + 1):1.0" }
     var driver: String { modem.protocol == .mbim ? "cdc_mbim" : "qmi_wwan" }
-    var wwanPort: String? { modem.protocol == .mbim ? "wwan\(index)mbim0" : nil }
+    var wwanPort: String? { modem.protocol == .mbim ? "wwan\(portNumber)mbim0" : nil }
 
     /// Creates the tree (idempotent).
     func create() throws(ModemDeviceError) {
@@ -44,8 +46,8 @@ struct FakeSysfs {
             try write("\(usbInterface)/net/\(interfaceName)/qmi/raw_ip", "Y")
             try write("\(usbInterface)/net/\(interfaceName)/qmi/pass_through", "N")
         }
-        try write("\(usbInterface)/usbmisc/\(controlPort)/dev", "180:\(index)")
-        try write("\(usbInterface)/usbmisc/\(controlPort)/uevent", "MAJOR=180\nMINOR=\(index)\nDEVNAME=\(controlPort)")
+        try write("\(usbInterface)/usbmisc/\(controlPort)/dev", "180:\(portNumber)")
+        try write("\(usbInterface)/usbmisc/\(controlPort)/uevent", "MAJOR=180\nMINOR=\(portNumber)\nDEVNAME=\(controlPort)")
         try link("\(usbInterface)/usbmisc/\(controlPort)/device", to: "../..")
         try link("\(usbInterface)/usbmisc/\(controlPort)/subsystem", to: up("\(usbInterface)/usbmisc/\(controlPort)") + "class/usbmisc")
         try link("class/usbmisc/\(controlPort)", to: "../../\(usbInterface)/usbmisc/\(controlPort)")

@@ -11,13 +11,42 @@ import SystemSupport
 public final class SimulatedModemDevice: Sendable {
     public let index: Int
     public let modem: SimulatedModem
-    /// The control port's kernel name, `cdc-wdmN`.
-    public let controlPortName: String
-    /// The network interface this modem's bearer uses, `wwanN` by default.
-    public let interfaceName: String
     public let runDirectory: String
     private let bearerNetwork: any BearerNetwork
     private let control = Mutex<Control>(Control())
+    private let names: Mutex<KernelNames>
+
+    /// The names the kernel gave the modem's ports when it last appeared.
+    public struct KernelNames: Sendable, Equatable {
+        /// The number in the names: N of `cdc-wdmN` and `wwanN`.
+        public var number: Int
+        /// The control port's kernel name, `cdc-wdmN`.
+        public var controlPort: String
+        /// The network interface, `wwanN` by default.
+        public var interface: String
+
+        /// The names of a modem enumerated as number `number`.
+        public static func enumerated(_ number: Int) -> KernelNames {
+            KernelNames(number: number, controlPort: "cdc-wdm\(number)", interface: "wwan\(number)")
+        }
+    }
+
+    /// A while of slow answers: every response `delayMs` later, for `seconds` (a modem that just reset).
+    public struct SlowResponses: Sendable, Equatable {
+        public var delayMs: Int
+        public var seconds: Int
+        public init(delayMs: Int, seconds: Int) {
+            self.delayMs = delayMs
+            self.seconds = seconds
+        }
+    }
+
+    /// The control port's kernel name, `cdc-wdmN`.
+    public var controlPortName: String { names.withLock { $0.controlPort } }
+    /// The network interface this modem's bearer uses, `wwanN` by default.
+    public var interfaceName: String { names.withLock { $0.interface } }
+    /// The current names of the modem's ports.
+    public var kernelNames: KernelNames { names.withLock { $0 } }
 
     private struct Control: Sendable {
         var thread: pthread_t?
@@ -27,13 +56,19 @@ public final class SimulatedModemDevice: Sendable {
         var bearerConnected = false
         var controlStatus: ModemControlStatus?
         var qmiClientIDs = 0
+        /// Extra delay of every response until `slowUntil` (monotonic seconds).
+        var slowDelayMs = 0
+        var slowUntil = 0.0
         /// Set by `stop()` once it has taken the thread out; the server exits on its next turn.
         var stopping = false
         /// Set by `start()` while it sets up, so that a concurrent `start()` is refused.
         var starting = false
     }
 
-    enum Command: Sendable { case dropBearer(family: BearerIPType?), registration(RegistrationFault), radio(Bool) }
+    enum Command: Sendable {
+        case dropBearer(family: BearerIPType?), registration(RegistrationFault), radio(Bool)
+        case changeSIM(SimulatedSIM?), reportDNS([String]?)
+    }
 
     /// The device node clients open: `<run dir>/dev/cdc-wdmN` (a symlink to the pty slave).
     public var devicePath: String { "\(runDirectory)/dev/\(controlPortName)" }
@@ -57,25 +92,41 @@ public final class SimulatedModemDevice: Sendable {
         self.index = index
         self.runDirectory = runDirectory
         self.bearerNetwork = bearerNetwork
-        controlPortName = "cdc-wdm\(index)"
-        self.interfaceName = interfaceName ?? "wwan\(index)"
+        var names = KernelNames.enumerated(index)
+        if let interfaceName { names.interface = interfaceName }
+        self.names = Mutex(names)
     }
 
     private var sysfs: FakeSysfs {
-        FakeSysfs(root: sysfsRoot, index: index, modem: modem, controlPort: controlPortName, interfaceName: interfaceName)
+        let names = kernelNames
+        return FakeSysfs(root: sysfsRoot, index: index, modem: modem, controlPort: names.controlPort,
+                         interfaceName: names.interface, portNumber: names.number)
     }
 
     /// Opens the pty, creates the device link and sysfs entries and starts serving
-    /// (also after `unplug`, as a re-plug with fresh state).
-    public func start() throws(CellpathError) {
+    /// (also after `unplug`, as a re-plug with fresh state); with `slow`, answers slowly for a while.
+    public func start(slow: SlowResponses? = nil) throws(CellpathError) {
         do {
-            try startServing()
+            try startServing(slow: slow)
         } catch {
             throw error.cellpathError
         }
     }
 
-    private func startServing() throws(ModemDeviceError) {
+    /// The modem resets: its ports and net device vanish (clients lose the port, the bearer is
+    /// lost), `whileAbsent` runs (the world deletes and re-creates the net device), and it comes
+    /// back with fresh state, as number `number` when given (`cdc-wdm1`/`wwan1` instead of
+    /// `cdc-wdm0`/`wwan0`), answering slowly for a while (`faults.slowAfterReset…`, or `slow`).
+    public func reset(as number: Int? = nil, slow: SlowResponses? = nil,
+                      whileAbsent: (KernelNames) throws -> Void = { _ in }) throws {
+        stop()
+        if let number { names.withLock { $0 = .enumerated(number) } }
+        try whileAbsent(kernelNames)
+        let faults = modem.faults
+        try start(slow: slow ?? SlowResponses(delayMs: faults.slowAfterResetMs, seconds: faults.slowAfterResetSeconds))
+    }
+
+    private func startServing(slow: SlowResponses?) throws(ModemDeviceError) {
         let reserved = control.withLock { c in
             guard c.thread == nil, !c.stopping, !c.starting else { return false }
             c.starting = true
@@ -83,14 +134,14 @@ public final class SimulatedModemDevice: Sendable {
         }
         guard reserved else { throw .alreadyStarted }
         do {
-            try launch()
+            try launch(slow: slow)
         } catch {
             control.withLock { $0.starting = false }
             throw error
         }
     }
 
-    private func launch() throws(ModemDeviceError) {
+    private func launch(slow: SlowResponses?) throws(ModemDeviceError) {
         for dir in ["\(runDirectory)/dev", sysfsRoot] {
             do {
                 try FileSystem.makeDirectories(dir)
@@ -136,6 +187,8 @@ public final class SimulatedModemDevice: Sendable {
             $0.terminalPath = pty.slavePath
             $0.commands = []
             $0.starting = false
+            $0.slowDelayMs = slow?.delayMs ?? 0
+            $0.slowUntil = MonotonicClock.now + Double(slow?.seconds ?? 0)
         }
     }
 
@@ -171,6 +224,19 @@ public final class SimulatedModemDevice: Sendable {
 
     /// Switches the radio on or off (as a user's rfkill would), with its indications.
     public func setRadio(on: Bool) { send(.radio(on)) }
+
+    /// The SIM is pulled out (nil) or `sim` is inserted, with the indications of a hot-swap; a
+    /// connected bearer is lost. `changeSIM(nil)` then `changeSIM(new)` is a swap.
+    public func changeSIM(_ sim: SimulatedSIM?) { send(.changeSIM(sim)) }
+
+    /// The DNS servers the modem reports from now on, also for a bearer that is up (the
+    /// `reportedIP.dnsServers` quirk, e.g. `["0.0.0.0", "::"]`); nil = the carrier's.
+    public func reportDNS(_ servers: [String]?) { send(.reportDNS(servers)) }
+
+    /// The extra delay of a response sent now (the slow while after a reset).
+    func slowDelay(now: Double) -> Double {
+        control.withLock { now < $0.slowUntil ? Double($0.slowDelayMs) / 1000 : 0 }
+    }
 
     private func send(_ command: Command) {
         control.withLock { c in
@@ -276,6 +342,8 @@ final class ModemServer {
                     case .radio(let on):
                         state.radioOn = on
                         enqueue(function.registrationChanged(), delay: 0)
+                    case .changeSIM(let sim): enqueue(function.simChanged(to: sim), delay: 0)
+                    case .reportDNS(let servers): state.reportDNS(servers)
                     }
                 }
             }
@@ -286,7 +354,7 @@ final class ModemServer {
                     let t = Self.now()
                     if function.hasPartialInput && t - lastInput > Self.partialInputTimeout { function.discardPartialInput() }
                     lastInput = t
-                    let delay = Double(max(0, state.modem.faults.responseDelayMs)) / 1000
+                    let delay = Double(max(0, state.modem.faults.responseDelayMs)) / 1000 + device.slowDelay(now: t)
                     enqueue(function.receive(Array(buffer[0..<n]), now: t), delay: delay)
                 }
             }

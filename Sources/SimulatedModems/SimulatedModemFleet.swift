@@ -30,6 +30,15 @@ public final class SimulatedModemFleet: Sendable {
         for device in devices { device.stop() }
     }
 
+    /// The number a modem re-enumerated now gets while its old names are still held (the kernel's
+    /// next free index): the lowest that no modem of the fleet uses, its own old one included.
+    public func nextFreeNumber() -> Int {
+        let used = Set(devices.map { $0.kernelNames.number })
+        var number = 0
+        while used.contains(number) { number += 1 }
+        return number
+    }
+
     /// The device whose control port is `name` (`cdc-wdm0`…), if any.
     public func device(controlPort name: String) -> SimulatedModemDevice? {
         devices.first { $0.controlPortName == name }

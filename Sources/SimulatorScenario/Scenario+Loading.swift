@@ -134,6 +134,12 @@ extension Scenario {
             if let after = modem.faults.dropBearerAfterSeconds, after < 1 { throw bad("\(f).dropBearerAfterSeconds", "must be at least 1") }
             if !(0...60_000).contains(modem.faults.responseDelayMs) { throw bad("\(f).responseDelayMs", "must be 0 to 60000") }
             if !(0...100).contains(modem.faults.garbageFrames) { throw bad("\(f).garbageFrames", "must be 0 to 100") }
+            if !(0...60_000).contains(modem.faults.slowAfterResetMs) {
+                throw bad("\(f).slowAfterResetMs", "must be 0 to 60000")
+            }
+            if !(1...3600).contains(modem.faults.slowAfterResetSeconds) {
+                throw bad("\(f).slowAfterResetSeconds", "must be 1 to 3600")
+            }
             if let reported = modem.reportedIP {
                 let r = "\(m).reportedIP"
                 if let address = reported.ipv4Address, IPAddress.ipv4Bytes(address) == nil { throw bad("\(r).ipv4Address", "must be a numeric IPv4 address") }
@@ -342,6 +348,8 @@ extension ModemFaults {
         faults.dropBearerAfterSeconds = try o.int("dropBearerAfterSeconds", nullable: true)
         if let value = try o.int("responseDelayMs") { faults.responseDelayMs = value }
         if let value = try o.int("garbageFrames") { faults.garbageFrames = value }
+        if let value = try o.int("slowAfterResetMs") { faults.slowAfterResetMs = value }
+        if let value = try o.int("slowAfterResetSeconds") { faults.slowAfterResetSeconds = value }
         return faults
     }
 }

@@ -351,9 +351,16 @@ public struct ModemFaults: Sendable, Equatable, Encodable {
     public var responseDelayMs: Int = 0
     /// Send this many garbage frames to the client after OPEN / CTL sync.
     public var garbageFrames: Int = 0
+    /// After a reset (re-enumeration), delay every response by this many milliseconds more…
+    public var slowAfterResetMs: Int = 0
+    /// …for this many seconds after the modem came back.
+    public var slowAfterResetSeconds: Int = 10
     public init() {}
 
-    enum CodingKeys: String, CodingKey, CaseIterable { case radioOff, registration, connectRejectCode, dropBearerAfterSeconds, responseDelayMs, garbageFrames }
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case radioOff, registration, connectRejectCode, dropBearerAfterSeconds, responseDelayMs, garbageFrames
+        case slowAfterResetMs, slowAfterResetSeconds
+    }
 }
 
 /// The scenario's `api` object: faults of the fake tru.ID API and the settings of its one project.

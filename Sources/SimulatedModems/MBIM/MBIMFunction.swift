@@ -1,4 +1,5 @@
 import CellpathCore
+import SimulatorScenario
 import SystemSupport
 
 /// The MBIM function of a simulated modem: OPEN/CLOSE, fragment reassembly and splitting,
@@ -158,6 +159,17 @@ final class MBIMFunction: ControlFunction {
         if !state.isRegistered, state.bearer != nil {
             out += bearerDropped(cause: 0, family: nil)
         }
+        out += indication(cid: .registerState, registerStateInfo())
+        out += indication(cid: .packetService, packetServiceInfo())
+        return out
+    }
+
+    /// Subscriber Ready Status (not-inserted, or the new SIM's state), then registration and
+    /// packet service, after the bearer's deactivation when one was up.
+    func simChanged(to sim: SimulatedSIM?) -> [[UInt8]] {
+        var out = state.bearer != nil ? bearerDropped(cause: 0, family: nil) : []
+        state.changeSIM(sim)
+        out += indication(cid: .subscriberReadyStatus, subscriberReadyInfo())
         out += indication(cid: .registerState, registerStateInfo())
         out += indication(cid: .packetService, packetServiceInfo())
         return out
