@@ -79,12 +79,16 @@ final class RunningWorld {
     let topology: WorldTopology
     let run: RunDirectory
     let services: [any SimulatorService]
-    private var builder: WorldBuilder { WorldBuilder(topology: topology, scenario: scenario) }
-    private var dataPlane: DataPlane?
+    var builder: WorldBuilder { WorldBuilder(topology: topology, scenario: scenario) }
+    private(set) var dataPlane: DataPlane?
+    /// The SIM in each modem now (hot-swaps change it); the carrier identifies subscribers by it.
+    let sims: SIMSlots
+    /// Between a `suspend` and its `resume`.
+    var suspended = false
     private var dns: [(server: DNSServer, pid: pid_t, running: Bool)] = []
     /// tayga and unbound of a NAT64 carrier.
     private var children: [WorldChild] = []
-    private var startedServices: [any SimulatorService] = []
+    private(set) var startedServices: [any SimulatorService] = []
     private var controlFD: Int32 = -1
     private var stopRequested = false
 
@@ -93,6 +97,7 @@ final class RunningWorld {
         self.topology = topology
         self.run = run
         self.services = services
+        sims = SIMSlots(scenario.modems.map(\.sim))
     }
 
     /// Builds the world in order: namespaces, TUN devices + relay, links and routes, TLS,
@@ -115,7 +120,7 @@ final class RunningWorld {
             children = try nat64.start(logFD: 2)
         }
         let context = SimulatorContext(scenario: scenario, topology: topology, run: run,
-                                       subscribers: WorldDirectory(scenario: scenario, dataPlane: dataPlane),
+                                       subscribers: WorldDirectory(scenario: scenario, dataPlane: dataPlane, sims: sims),
                                        dataPlane: dataPlane)
         for service in services {
             startedServices.append(service)
@@ -212,7 +217,7 @@ final class RunningWorld {
             let n = request.modem ?? 0
             let assignment = try dataPlane.connect(n)
             do {
-                try builder.configureBearer(n, assignment)
+                try builder.configureBearer(n, assignment, interface: dataPlane.modemInterface(n))
             } catch {
                 try? dataPlane.disconnect(n)
                 throw error
@@ -223,12 +228,15 @@ final class RunningWorld {
         case .disconnect:
             let n = request.modem ?? 0
             try dataPlane.disconnect(n)
-            try builder.deconfigureBearer(n)
+            try builder.deconfigureBearer(n, interface: dataPlane.modemInterface(n))
             DaemonLog.write("[\(topology.prefix)] modem \(n): bearer disconnected")
             return ControlResponse(ok: true, status: status())
         case .stop:
             stopRequested = true
             return ControlResponse(ok: true)
+        case .reset, .swapSIM, .removeSIM, .suspend, .resume, .reportDNS:
+            try handleEvent(request, dataPlane: dataPlane)
+            return ControlResponse(ok: true, status: status())
         }
     }
 
@@ -243,13 +251,14 @@ final class RunningWorld {
             // Without a simulated modem serving it, the modem is as its scenario starts it.
             let control = controlSource?.controlStatus(modem: n) ?? ModemControlStatus(initial: modem)
             modems.append(ModemStatus(
-                index: n, protocol: modem.protocol, imei: modem.imei, interface: topology.modemInterface(n),
+                index: n, protocol: modem.protocol, imei: modem.imei,
+                interface: dataPlane?.modemInterface(n) ?? topology.modemInterface(n),
                 radioInterface: topology.radioInterface(n),
-                sim: modem.sim.map { SIMIdentity(iccid: $0.iccid, imsi: $0.imsi, msisdn: $0.msisdn) },
+                sim: sims.sim(n).map { SIMIdentity(iccid: $0.iccid, imsi: $0.imsi, msisdn: $0.msisdn) },
                 operatorID: modem.network.operatorID, operatorName: modem.network.operatorName,
                 radio: control.radio, registration: control.registration, roaming: control.roaming,
                 pin: control.pin, pinAttemptsLeft: control.pinAttemptsLeft,
-                controlPort: "\(run.path)/dev/cdc-wdm\(n)",
+                controlPort: "\(run.path)/dev/\(controlSource?.device(modem: n)?.controlPortName ?? "cdc-wdm\(n)")",
                 bearer: connected ? .connected : .disconnected,
                 address: granted?.carriesIPv4 == true ? topology.bearerAddress(n) : nil,
                 ipType: granted?.rawValue,
@@ -292,13 +301,14 @@ final class RunningWorld {
 struct WorldDirectory: SubscriberDirectory {
     let scenario: Scenario
     let dataPlane: DataPlane
+    let sims: SIMSlots
 
     func subscriber(holding address: String) -> SimulatedSIM? {
-        dataPlane.modem(holding: address).flatMap { scenario.modems[$0].sim }
+        dataPlane.modem(holding: address).flatMap { sims.sim($0) }
     }
 
     func subscriber(msisdn: String) -> SimulatedSIM? {
-        scenario.modems.lazy.compactMap(\.sim).first { $0.msisdn == msisdn }
+        sims.all.lazy.compactMap { $0 }.first { $0.msisdn == msisdn }
     }
 
     func network(holding address: String) -> SimulatedNetwork? {

@@ -23,6 +23,10 @@ public protocol SimulatorService: AnyObject, Sendable {
 protocol ModemControlSource {
     /// Radio, registration and PIN of modem `index` now, or nil when it is not running.
     func controlStatus(modem index: Int) -> ModemControlStatus?
+    /// The simulated device of modem `index`, for lifecycle events; nil when not running.
+    func device(modem index: Int) -> SimulatedModemDevice?
+    /// The number a modem re-enumerated now gets (`SimulatedModemFleet.nextFreeNumber`).
+    func nextFreeNumber() -> Int
 }
 
 /// What a service gets from the daemon: the scenario, the topology, the run directory's files,

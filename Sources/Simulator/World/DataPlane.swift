@@ -10,8 +10,10 @@ import SystemSupport
 /// Owns the TUN devices: they exist while it runs and vanish with it. Thread-safe.
 public final class DataPlane: Sendable {
     public let topology: WorldTopology
-    private let modems: [PacketRelay]
+    /// Each modem's relay; replaced when the modem re-enumerates (its TUN device is re-created).
+    private let relays: Mutex<[PacketRelay]>
     private let wifi: PacketRelay
+    private let cellularPath: LinkConditions
     /// What each modem's network offers (the scenario's `ipType`), and whether it is behind NAT64.
     private let offered: [BearerIPType]
     private let behindNAT64: [Bool]
@@ -25,6 +27,7 @@ public final class DataPlane: Sendable {
         offered = (0..<topology.modemCount).map { scenario.modems.indices.contains($0) ? scenario.modems[$0].ipType : .ipv4 }
         behindNAT64 = (0..<topology.modemCount).map { scenario.modems.indices.contains($0) && scenario.modems[$0].nat64 }
         granted = Mutex([:])
+        cellularPath = scenario.cellularPath
         var opened: [Int32] = []
         func tun(_ ns: String, _ name: String) throws -> Int32 {
             let fd = try openTUN(namespace: ns, name: name)
@@ -43,7 +46,7 @@ public final class DataPlane: Sendable {
                                deviceFD: try tun(topology.ueNamespace, WorldTopology.wlanInterface),
                                networkFD: try tun(topology.inetNamespace, WorldTopology.wifiPeerInterface),
                                conditions: scenario.wifiPath, open: true)
-            self.modems = modems
+            relays = Mutex(modems)
         } catch {
             for fd in opened { close(fd) }
             throw error
@@ -54,6 +57,30 @@ public final class DataPlane: Sendable {
             stop()
             throw error
         }
+    }
+
+    private var modems: [PacketRelay] { relays.withLock { $0 } }
+
+    /// The name of modem `n`'s net device now (`wwanN`, another after a re-enumeration).
+    public func modemInterface(_ n: Int) -> String { modems[n].name }
+
+    /// Modem `n` re-enumerated: its TUN device is deleted and created again as `name` (a new
+    /// ifindex; the kernel forgets its addresses and routes), its bearer disconnected. The
+    /// network end (radioN) stays.
+    func recreateModemInterface(_ n: Int, name: String) throws {
+        try checkIndex(n)
+        try disconnect(n)
+        let networkFD = modems[n].stopKeepingNetworkEnd()
+        let deviceFD: Int32
+        do {
+            deviceFD = try openTUN(namespace: topology.ueNamespace, name: name)
+        } catch {
+            close(networkFD)
+            throw error
+        }
+        let relay = PacketRelay(name: name, deviceFD: deviceFD, networkFD: networkFD, conditions: cellularPath, open: false)
+        relays.withLock { $0[n] = relay }
+        try relay.start()
     }
 
     /// Opens modem `n`'s data path for everything its network offers and returns the

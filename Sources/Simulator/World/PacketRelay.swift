@@ -114,10 +114,16 @@ final class PacketRelay: Sendable {
 
     /// Stops and joins the threads and closes both descriptors. Call once.
     func stop() {
+        Glibc.close(stopKeepingNetworkEnd())
+    }
+
+    /// Stops and joins the threads and closes the device's descriptor (its TUN device vanishes);
+    /// returns the network end's, which the caller now owns. Call once, instead of `stop()`.
+    func stopKeepingNetworkEnd() -> Int32 {
         stopped.store(true, ordering: .relaxed)
         for thread in threads.withLock({ $0 }) { pthread_join(thread, nil) }
         Glibc.close(deviceFD)
-        Glibc.close(networkFD)
+        return networkFD
     }
 
     /// One direction's loop: read what arrives, decide, queue with its delay, deliver what is due.
