@@ -87,7 +87,8 @@ let package = Package(
         .target(name: "SimulatedModems", dependencies: ["SimulatorScenario", "CellpathCore", "SystemSupport", "CShims"]),
         .target(name: "SimulatedServices", dependencies: ["SimulatorScenario", "CellpathCore", "SystemSupport", "HTTPServer", "COpenSSL"]),
         .target(name: "Simulator", dependencies: ["SimulatedModems", "SimulatedServices", "SimulatorScenario", "ModemDiscovery",
-                                                  "CellpathCore", "SystemSupport", "HTTPServer", "CShims"]),
+                                                  "CellpathCore", "SystemSupport", "HTTPServer", "CShims",
+                                                  "GLibRuntime", "CGIO"]),
         // `cellpath serve`: the dev-server compatible backend over the tru.ID REST client.
         .target(name: "Server", dependencies: ["Workflow", "CellularHTTP", "HTTPServer", "PhoneNumbers", "CellpathCore", "SystemSupport", "COpenSSL"]),
         .target(name: "CellpathCLI", dependencies: ["CellpathCore", "SystemSupport", "CellularHTTP", "Workflow", "Configuration",

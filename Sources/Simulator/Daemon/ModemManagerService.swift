@@ -8,7 +8,7 @@ import SystemSupport
 /// device namespace and a private mount namespace whose `/sys` is a copy of the fake sysfs and
 /// whose `/dev` holds the modems' pty slaves as `cdc-wdmN` (docs/simulator.md "ModemManager").
 /// Files, pid files and logs under `RUN/modemmanager/`. Started after the modems.
-final class ModemManagerService: SimulatorService {
+final class ModemManagerService: SimulatorService, SleepSignal {
     let name = "modemmanager"
     /// How long start-up waits until `mmcli -L` lists every modem.
     static let listTimeout: Double = 90
@@ -19,6 +19,8 @@ final class ModemManagerService: SimulatorService {
     }
 
     private let started = Mutex<[(Program, pid_t)]>([])
+    /// logind's sleep interface on the bus, for suspend and resume.
+    private let logind = Mutex<FakeLogind?>(nil)
 
     func start(_ context: SimulatorContext) throws {
         let run = context.run, dir = run.modemManagerDirectory
@@ -37,6 +39,8 @@ final class ModemManagerService: SimulatorService {
         try waitUntil("the D-Bus bus did not come up", run) { FileSystem.exists(run.busSocket) }
         try launch(.polkit, ["/usr/lib/polkit-1/polkitd"], run, environment)
         try waitUntil("polkitd did not register on the bus", run) { Self.hasOwner("org.freedesktop.PolicyKit1", environment) }
+        let sleepInterface = try FakeLogind(busAddress: run.busAddress) { context.log($0) }
+        logind.withLock { $0 = sleepInterface }
         try launch(.modemManager, ["ip", "netns", "exec", context.topology.ueNamespace, "unshare", "-m",
                                    "--propagation", "private", "sh", "\(dir)/mm.sh"], run, environment)
         try waitUntil("ModemManager did not list the \(count) modem(s) within \(Int(Self.listTimeout)) s",
@@ -46,14 +50,22 @@ final class ModemManagerService: SimulatorService {
 
     func stop() {
         let programs = started.withLock { list in defer { list = [] }; return list }
-        for (_, pid) in programs.reversed() {
+        for (program, pid) in programs.reversed() {
+            if program == .bus { logind.withLock { $0?.stop(); $0 = nil } }
             kill(pid, SIGTERM)
             if !Processes.waitGone(pid, seconds: 5) { kill(pid, SIGKILL); _ = Processes.waitGone(pid, seconds: 5) }
         }
+        logind.withLock { $0?.stop(); $0 = nil }
     }
 
     /// Stops the programs that a killed daemon left running: exactly the pids recorded in
     /// `run`'s pid files, while they still run on this world's bus. Returns those it stopped.
+    /// The machine sleeps or wakes: logind's PrepareForSleep on the bus (ModemManager removes
+    /// every modem on sleep, releasing its inhibitor, and probes them again on resume).
+    func prepareForSleep(_ sleeping: Bool) {
+        logind.withLock { $0 }?.prepareForSleep(sleeping)
+    }
+
     static func stopLeftovers(_ run: RunDirectory) -> [StoppedProcess] {
         var stopped: [StoppedProcess] = []
         for program in Program.allCases.reversed() {
