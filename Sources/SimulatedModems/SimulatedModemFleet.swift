@@ -8,7 +8,8 @@ public final class SimulatedModemFleet: Sendable {
 
     /// Creates (without starting) one device per scenario modem, all sharing `bearerNetwork`.
     public init(scenario: Scenario, runDirectory: String, bearerNetwork: any BearerNetwork) {
-        devices = scenario.modems.enumerated().map { index, modem in
+        // A modem without an MBIM or QMI port (router mode) has nothing to serve.
+        devices = scenario.modems.enumerated().filter { $0.element.profile.controlProtocol != nil }.map { index, modem in
             SimulatedModemDevice(modem: modem, index: index, runDirectory: runDirectory, bearerNetwork: bearerNetwork)
         }
     }

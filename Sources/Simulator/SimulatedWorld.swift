@@ -365,8 +365,9 @@ public enum SimulatedWorld {
     }
 
     private static func existingNamespaces(_ prefix: String) -> [String] {
-        let existing = Set(WorldBuilder.listNamespaces())
+        let listed = WorldBuilder.listNamespaces(), existing = Set(listed)
         return WorldTopology(prefix: prefix, modemCount: 0).namespaces.filter { existing.contains($0) }
+            + RouterModem.namespaces(prefix: prefix, among: listed)
     }
 
     private static func logTail(_ run: RunDirectory, lines: Int) -> String {

@@ -109,7 +109,8 @@ public struct SimulatedModem: Sendable, Equatable, Encodable {
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(device, forKey: .device)
-        try c.encode(`protocol`, forKey: .protocol)
+        // A device without an MBIM or QMI port (router mode) has no protocol to write back.
+        if profile.controlProtocol != nil { try c.encode(`protocol`, forKey: .protocol) }
         try c.encode(imei, forKey: .imei)
         try c.encode(manufacturer, forKey: .manufacturer)
         try c.encode(model, forKey: .model)

@@ -111,6 +111,9 @@ extension RunningWorld {
     /// The request's modem and its running device; a usage error for a modem the world lacks.
     private func modemDevice(_ request: ControlRequest) throws -> (Int, SimulatedModemDevice) {
         let n = request.modem ?? 0
+        if scenario.modems.indices.contains(n), RouterModem.isRouter(scenario.modems[n]) {
+            throw CellpathError(.usage, "modem \(n) is a router-mode modem: it has no MBIM or QMI port to take events through")
+        }
         guard scenario.modems.indices.contains(n), let device = modemSource?.device(modem: n) else {
             let count = scenario.modems.count
             let range = count == 1 ? "only modem 0" : "modems 0 to \(count - 1)"

@@ -105,9 +105,17 @@ final class RunningWorld {
     func bringUp() throws {
         try FileSystem.write(scenario.encoded(), to: run.scenarioFile)
         try builder.createNamespaces()
+        let routers = RouterModem.indexes(scenario).map { RouterModem(topology: topology, index: $0) }
+        for router in routers { try router.createNamespace() }
         let dataPlane = try DataPlane(topology: topology, scenario: scenario)
         self.dataPlane = dataPlane
         try builder.configureLinks()
+        // Router-mode modems connect by themselves: their bearer is up from the start.
+        for router in routers {
+            try router.configure()
+            try dataPlane.connect(modemIndex: router.index, ipType: .ipv4)
+            children.append(try router.startDHCP(run: run, logFD: 2))
+        }
         try TestCertificates.make(in: run)
         for server in DNSServer.all(topology, nat64: scenario.nat64) {
             let pid = try server.start(run: run, logFD: 2)
@@ -117,7 +125,7 @@ final class RunningWorld {
             let nat64 = NAT64Carrier(topology: topology, run: run, modems: scenario.modems.indices.filter { scenario.modems[$0].nat64 })
             try nat64.prepare()
             try builder.configureNAT64()
-            children = try nat64.start(logFD: 2)
+            children += try nat64.start(logFD: 2)
         }
         let context = SimulatorContext(scenario: scenario, topology: topology, run: run,
                                        subscribers: WorldDirectory(scenario: scenario, dataPlane: dataPlane, sims: sims),
@@ -164,7 +172,8 @@ final class RunningWorld {
         children = []
         // What still runs in the namespaces (a proxy started on the device, a shell's children)
         // would keep them alive after they are deleted (`sim down` stops them first and reports them).
-        let marks = WorldProcesses.marks(namespaces: topology.namespaces, run: run, daemon: nil)
+        let namespaces = topology.namespaces + RouterModem.namespaces(prefix: topology.prefix, among: WorldBuilder.listNamespaces())
+        let marks = WorldProcesses.marks(namespaces: namespaces, run: run, daemon: nil)
         for process in WorldProcesses.stopAll(marks) {
             DaemonLog.write("[\(topology.prefix)] stopped \(process.name) (pid \(process.pid), \(process.reason))")
         }
@@ -242,7 +251,7 @@ final class RunningWorld {
 
     /// The live status, with full personal data (the client redacts it).
     private func status() -> SimulatorStatus {
-        let existing = Set(WorldBuilder.listNamespaces())
+        let listed = WorldBuilder.listNamespaces(), existing = Set(listed)
         let controlSource = startedServices.lazy.compactMap { $0 as? any ModemControlSource }.first
         var modems: [ModemStatus] = []
         for (n, modem) in scenario.modems.enumerated() {
@@ -273,7 +282,8 @@ final class RunningWorld {
         services += children.map { ServiceStatus(name: $0.name, running: $0.running, pid: $0.pid, detail: $0.detail) }
         services += startedServices.map { ServiceStatus(name: $0.name, running: true) }
         return SimulatorStatus(prefix: topology.prefix, state: .up, daemonPID: getpid(), runDirectory: run.path,
-                               namespaces: topology.namespaces.filter { existing.contains($0) }, modems: modems,
+                               namespaces: topology.namespaces.filter { existing.contains($0) }
+                                   + RouterModem.namespaces(prefix: topology.prefix, among: listed), modems: modems,
                                wifi: dataPlane?.wifiCounters, services: services)
     }
 

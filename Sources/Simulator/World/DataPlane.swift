@@ -14,6 +14,8 @@ public final class DataPlane: Sendable {
     private let relays: Mutex<[PacketRelay]>
     private let wifi: PacketRelay
     private let cellularPath: LinkConditions
+    /// Router-mode modems: their relay's device end is the modem's own bearer (`RouterModem`).
+    private let routers: Set<Int>
     /// What each modem's network offers (the scenario's `ipType`), and whether it is behind NAT64.
     private let offered: [BearerIPType]
     private let behindNAT64: [Bool]
@@ -28,6 +30,8 @@ public final class DataPlane: Sendable {
         behindNAT64 = (0..<topology.modemCount).map { scenario.modems.indices.contains($0) && scenario.modems[$0].nat64 }
         granted = Mutex([:])
         cellularPath = scenario.cellularPath
+        let routers = Set(RouterModem.indexes(scenario))
+        self.routers = routers
         var opened: [Int32] = []
         func tun(_ ns: String, _ name: String) throws -> Int32 {
             let fd = try openTUN(namespace: ns, name: name)
@@ -37,8 +41,11 @@ public final class DataPlane: Sendable {
         do {
             var modems: [PacketRelay] = []
             for n in 0..<topology.modemCount {
-                modems.append(PacketRelay(name: topology.modemInterface(n),
-                                          deviceFD: try tun(topology.ueNamespace, topology.modemInterface(n)),
+                // A router-mode modem's bearer ends in the modem, not in the device.
+                let (namespace, name) = routers.contains(n)
+                    ? (RouterModem.namespace(prefix: topology.prefix, n), RouterModem.wanInterface)
+                    : (topology.ueNamespace, topology.modemInterface(n))
+                modems.append(PacketRelay(name: name, deviceFD: try tun(namespace, name),
                                           networkFD: try tun(topology.carrierNamespace, topology.radioInterface(n)),
                                           conditions: scenario.cellularPath, open: false))
             }
@@ -62,7 +69,7 @@ public final class DataPlane: Sendable {
     private var modems: [PacketRelay] { relays.withLock { $0 } }
 
     /// The name of modem `n`'s net device now (`wwanN`, another after a re-enumeration).
-    public func modemInterface(_ n: Int) -> String { modems[n].name }
+    public func modemInterface(_ n: Int) -> String { routers.contains(n) ? RouterModem.hostInterface(n) : modems[n].name }
 
     /// Modem `n` re-enumerated: its TUN device is deleted and created again as `name` (a new
     /// ifindex; the kernel forgets its addresses and routes), its bearer disconnected. The

@@ -50,7 +50,8 @@ struct WorldBuilder {
         typealias T = WorldTopology
         // IPv6 only on the radio links of modems whose network offers it.
         var ueSettings: [String: String] = [:], carrierSettings: [String: String] = [:]
-        for n in 0..<topology.modemCount where !offersIPv6(n) {
+        let routers = RouterModem.indexes(scenario)
+        for n in 0..<topology.modemCount where !offersIPv6(n) && !routers.contains(n) {
             ueSettings["net/ipv6/conf/\(topology.modemInterface(n))/disable_ipv6"] = "1"
             carrierSettings["net/ipv6/conf/\(topology.radioInterface(n))/disable_ipv6"] = "1"
         }
@@ -165,7 +166,8 @@ struct WorldBuilder {
     /// per-namespace resolv.conf. Idempotent; never fails on something already gone.
     static func destroy(_ topology: WorldTopology) {
         let existing = listNamespaces()
-        for ns in topology.namespaces where existing.contains(ns) {
+        for ns in topology.namespaces + RouterModem.namespaces(prefix: topology.prefix, among: existing)
+        where existing.contains(ns) {
             _ = try? Subprocess.run(["ip", "netns", "del", ns])
         }
         let dir = "/etc/netns/\(topology.ueNamespace)"
