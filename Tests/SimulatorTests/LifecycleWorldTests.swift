@@ -86,6 +86,27 @@ struct LifecycleWorldTests {
         }
     }
 
+    @Test func scenarioEventsFireAtTheirTime() throws {
+        var scenario = Scenario.builtIn
+        var reset = ScenarioEvent(atSeconds: 1, event: .reset)
+        reset.renumber = true
+        var swap = ScenarioEvent(atSeconds: 2, event: .swapSIM)
+        swap.sim = SimulatedSIM(iccid: Self.newSIM.iccid, imsi: Self.newSIM.imsi, msisdn: Self.newSIM.msisdn)
+        scenario.events = [swap, reset]
+        try WorldFixture.withWorld(scenario: scenario) { prefix in
+            var status = try SimulatedWorld.status(prefix: prefix)
+            for _ in 0..<50 where status.modems[0].sim != Self.newSIM {
+                usleep(100_000)
+                status = try SimulatedWorld.status(prefix: prefix)
+            }
+            #expect(status.modems[0].interface == "wwan1")
+            #expect(status.modems[0].sim == Self.newSIM)
+            let log = FileSystemText.read(RunDirectory(prefix: prefix).logFile)
+            let resetLine = log.range(of: "scenario event at 1 s: reset"), swapLine = log.range(of: "scenario event at 2 s: swapSIM")
+            #expect(resetLine != nil && swapLine != nil && resetLine!.lowerBound < swapLine!.lowerBound, "\(log)")
+        }
+    }
+
     @Test func reportedDNSIsAControlOperation() throws {
         var scenario = Scenario.builtIn
         scenario.modems[0].protocol = .qmi
@@ -110,6 +131,22 @@ private func field(_ label: String, in output: String) -> String? {
     output.split(separator: "\n").lazy.map { $0.trimmingPrefix(while: { $0 == " " || $0 == "\t" }) }
         .first { $0.hasPrefix(label + ":") }
         .map { String($0.dropFirst(label.count + 1).filter { $0 != " " && $0 != "'" }) }
+}
+
+/// A file's text ("" when it cannot be read).
+enum FileSystemText {
+    static func read(_ path: String) -> String {
+        guard let file = fopen(path, "r") else { return "" }
+        defer { fclose(file) }
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = fread(&buffer, 1, buffer.count, file)
+            if count <= 0 { break }
+            bytes += buffer[..<count]
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
 }
 
 /// `path` exists (links not followed).

@@ -56,6 +56,38 @@ extension RunningWorld {
         }
     }
 
+    /// Fires the scenario's events that are due, as their control requests would; a failure is logged.
+    func fireDueEvents() {
+        guard let dataPlane else { return }
+        while let event = scheduledEvents.first, upSince + Double(event.atSeconds) <= MonotonicClock.now {
+            scheduledEvents.removeFirst()
+            let identity = event.sim.map { SIMIdentity(iccid: $0.iccid, imsi: $0.imsi, msisdn: $0.msisdn) }
+            let command: ControlRequest.Command = switch event.event {
+            case .reset: .reset
+            case .swapSIM: .swapSIM
+            case .removeSIM: .removeSIM
+            case .reportDNS: .reportDNS
+            case .suspend: .suspend
+            case .resume: .resume
+            }
+            let request = ControlRequest(command: command, modem: event.modem, renumber: event.renumber, slowMs: event.slowMs,
+                                         slowSeconds: event.slowSeconds, sim: identity, dnsServers: event.dnsServers)
+            log("scenario event at \(event.atSeconds) s: \(event.event.rawValue)")
+            do {
+                try handleEvent(request, dataPlane: dataPlane)
+            } catch {
+                log("scenario event \(event.event.rawValue) failed: \(error)")
+            }
+        }
+    }
+
+    /// How long the control loop may wait: until the next scenario event, at most 1 s.
+    func nextEventTimeoutMs() -> Int32 {
+        guard let next = scheduledEvents.first else { return 1000 }
+        let wait = (upSince + Double(next.atSeconds) - MonotonicClock.now) * 1000
+        return Int32(max(0, min(1000, wait.rounded(.up))))
+    }
+
     /// The modem resets and re-enumerates: ports and net device vanish (the TUN device is
     /// deleted, taking its addresses and routes) and come back, under the next free names
     /// with `renumber`; the bearer is lost; the modem answers slowly for a while.

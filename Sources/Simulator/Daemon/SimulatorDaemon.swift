@@ -85,6 +85,9 @@ final class RunningWorld {
     let sims: SIMSlots
     /// Between a `suspend` and its `resume`.
     var suspended = false
+    /// The scenario's events not fired yet, earliest first, and when the world came up.
+    var scheduledEvents: [ScenarioEvent] = []
+    var upSince = 0.0
     private var dns: [(server: DNSServer, pid: pid_t, running: Bool)] = []
     /// tayga and unbound of a NAT64 carrier.
     private var children: [WorldChild] = []
@@ -136,6 +139,9 @@ final class RunningWorld {
             context.log("service \(service.name) started")
         }
         try openControlSocket()
+        scheduledEvents = scenario.events.enumerated().sorted { ($0.element.atSeconds, $0.offset) < ($1.element.atSeconds, $1.offset) }
+            .map(\.element)
+        upSince = MonotonicClock.now
     }
 
     /// Answers control requests until a signal or `stop` arrives; reaps dnsmasq children.
@@ -143,8 +149,9 @@ final class RunningWorld {
         while !stopRequested {
             var fds = [pollfd(fd: signals.readFD, events: Int16(POLLIN), revents: 0),
                        pollfd(fd: controlFD, events: Int16(POLLIN), revents: 0)]
-            let ready = poll(&fds, 2, 1000)
+            let ready = poll(&fds, 2, nextEventTimeoutMs())
             reapChildren()
+            fireDueEvents()
             if ready < 0 { continue }
             if fds[0].revents != 0, let signal = signals.take() {
                 DaemonLog.write("[\(topology.prefix)] received signal \(signal)")
