@@ -102,8 +102,10 @@ struct LifecycleWorldTests {
             #expect(status.modems[0].interface == "wwan1")
             #expect(status.modems[0].sim == Self.newSIM)
             let log = FileSystemText.read(RunDirectory(prefix: prefix).logFile)
-            let resetLine = log.range(of: "scenario event at 1 s: reset"), swapLine = log.range(of: "scenario event at 2 s: swapSIM")
-            #expect(resetLine != nil && swapLine != nil && resetLine!.lowerBound < swapLine!.lowerBound, "\(log)")
+            let lines = log.split(separator: "\n")
+            let resetLine = lines.firstIndex { $0.contains("scenario event at 1 s: reset") }
+            let swapLine = lines.firstIndex { $0.contains("scenario event at 2 s: swapSIM") }
+            #expect(resetLine != nil && swapLine != nil && resetLine! < swapLine!, "\(log)")
         }
     }
 
