@@ -47,7 +47,8 @@ struct FakeSysfs {
             try write("\(usbInterface)/net/\(interfaceName)/qmi/pass_through", "N")
         }
         try write("\(usbInterface)/usbmisc/\(controlPort)/dev", "180:\(portNumber)")
-        try write("\(usbInterface)/usbmisc/\(controlPort)/uevent", "MAJOR=180\nMINOR=\(portNumber)\nDEVNAME=\(controlPort)")
+        try write("\(usbInterface)/usbmisc/\(controlPort)/uevent",
+                  "MAJOR=180\nMINOR=\(portNumber)\nDEVNAME=\(controlPort)")
         try link("\(usbInterface)/usbmisc/\(controlPort)/device", to: "../..")
         try link("\(usbInterface)/usbmisc/\(controlPort)/subsystem", to: up("\(usbInterface)/usbmisc/\(controlPort)") + "class/usbmisc")
         try link("class/usbmisc/\(controlPort)", to: "../../\(usbInterface)/usbmisc/\(controlPort)")

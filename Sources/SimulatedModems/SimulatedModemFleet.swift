@@ -9,7 +9,8 @@ public final class SimulatedModemFleet: Sendable {
     /// Creates (without starting) one device per scenario modem, all sharing `bearerNetwork`.
     public init(scenario: Scenario, runDirectory: String, bearerNetwork: any BearerNetwork) {
         // A modem without an MBIM or QMI port (router mode) has nothing to serve.
-        devices = scenario.modems.enumerated().filter { $0.element.profile.controlProtocol != nil }.map { index, modem in
+        let served = scenario.modems.enumerated().filter { $0.element.profile.controlProtocol != nil }
+        devices = served.map { index, modem in
             SimulatedModemDevice(modem: modem, index: index, runDirectory: runDirectory, bearerNetwork: bearerNetwork)
         }
     }

@@ -174,8 +174,9 @@ public enum SimulatedWorld {
         case .suspend: request.command = .suspend
         case .resume: request.command = .resume
         }
-        let response = try control(request, prefix: prefix)
-        guard let status = response.status else { throw CellpathError(.internalError, "the simulator daemon sent no status") }
+        guard let status = try control(request, prefix: prefix).status else {
+            throw CellpathError(.internalError, "the simulator daemon sent no status")
+        }
         return status
     }
 

@@ -212,7 +212,9 @@ extension Scenario {
 
     /// The events' times, modems and arguments; suspend and resume alternate, suspend first.
     private func checkEvents(msisdns: [String: Int]) throws(ScenarioProblem) {
-        func bad(_ field: String, _ problem: String) -> ScenarioProblem { ScenarioProblem(field: field, problem: problem) }
+        func bad(_ field: String, _ problem: String) -> ScenarioProblem {
+            ScenarioProblem(field: field, problem: problem)
+        }
         for (i, event) in events.enumerated() {
             let e = "events[\(i)]"
             if !(0...86_400).contains(event.atSeconds) { throw bad("\(e).atSeconds", "must be 0 to 86400") }
@@ -236,17 +238,21 @@ extension Scenario {
                 }
             }
             if let servers = event.dnsServers,
-               let index = servers.firstIndex(where: { IPAddress.ipv4Bytes($0) == nil && IPAddress.ipv6Bytes($0) == nil }) {
+               let index = servers.firstIndex(where: { IPAddress.ipv4Bytes($0) == nil
+                                                          && IPAddress.ipv6Bytes($0) == nil }) {
                 throw bad("\(e).dnsServers[\(index)]", "must be a numeric IPv4 or IPv6 address")
             }
             if let ms = event.slowMs, !(0...60_000).contains(ms) { throw bad("\(e).slowMs", "must be 0 to 60000") }
-            if let seconds = event.slowSeconds, !(1...3600).contains(seconds) { throw bad("\(e).slowSeconds", "must be 1 to 3600") }
+            if let seconds = event.slowSeconds, !(1...3600).contains(seconds) {
+                throw bad("\(e).slowSeconds", "must be 1 to 3600")
+            }
         }
         var asleep = false
         for (i, event) in events.enumerated().sorted(by: { $0.element.atSeconds < $1.element.atSeconds })
         where event.event == .suspend || event.event == .resume {
             if (event.event == .suspend) == asleep {
-                throw bad("events[\(i)].event", asleep ? "the machine is already suspended then" : "the machine is not suspended then")
+                throw bad("events[\(i)].event",
+                          asleep ? "the machine is already suspended then" : "the machine is not suspended then")
             }
             asleep.toggle()
         }
@@ -320,7 +326,9 @@ extension SimulatedModem {
 
 extension ScenarioEvent {
     fileprivate static func read(_ o: ObjectReader, index: Int) throws(ScenarioProblem) -> ScenarioEvent {
-        guard let at = try o.int("atSeconds") else { throw ScenarioProblem(field: "events[\(index)].atSeconds", problem: "is required") }
+        guard let at = try o.int("atSeconds") else {
+            throw ScenarioProblem(field: "events[\(index)].atSeconds", problem: "is required")
+        }
         guard let kind = try o.choice("event", Kind.self) else {
             throw ScenarioProblem(field: "events[\(index)].event", problem: "is required")
         }
@@ -328,11 +336,14 @@ extension ScenarioEvent {
         if let value = try o.bool("renumber") { event.renumber = value }
         event.slowMs = try o.int("slowMs", nullable: true)
         event.slowSeconds = try o.int("slowSeconds", nullable: true)
-        event.sim = try o.object("sim", keys: keys(SimulatedSIM.CodingKeys.self), nullable: true) { s throws(ScenarioProblem) in
+        let simKeys = keys(SimulatedSIM.CodingKeys.self)
+        event.sim = try o.object("sim", keys: simKeys, nullable: true) { s throws(ScenarioProblem) in
             try SimulatedSIM.read(s, index: event.modem)
         }
         event.dnsServers = try o.array("dnsServers") { (_, node, path) throws(ScenarioProblem) in
-            guard case .string(let text) = node.value else { throw ScenarioProblem(field: path, problem: "must be a string") }
+            guard case .string(let text) = node.value else {
+                throw ScenarioProblem(field: path, problem: "must be a string")
+            }
             return text
         }
         return event

@@ -34,13 +34,17 @@ public struct Scenario: Sendable, Equatable, Encodable {
     /// bearers and the API has no IPv6 address of its own.
     public var nat64: Bool { modems.contains { $0.nat64 } }
 
-    enum CodingKeys: String, CodingKey, CaseIterable { case modems, cellularPath, wifiPath, api, carrier, modemManager, events }
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case modems, cellularPath, wifiPath, api, carrier, modemManager, events
+    }
 }
 
 /// A lifecycle event the world makes a modem (or, for `suspend`/`resume`, the machine) undergo
 /// `atSeconds` after it is up (`events[i]`; docs/simulator.md "Lifecycle events").
 public struct ScenarioEvent: Sendable, Equatable, Encodable {
-    public enum Kind: String, Sendable, Codable, CaseIterable { case reset, swapSIM, removeSIM, reportDNS, suspend, resume }
+    public enum Kind: String, Sendable, Codable, CaseIterable {
+        case reset, swapSIM, removeSIM, reportDNS, suspend, resume
+    }
 
     public var atSeconds: Int
     public var event: Kind

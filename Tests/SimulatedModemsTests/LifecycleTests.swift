@@ -40,7 +40,8 @@ struct ModemLifecycleTests {
         let renamed = try ProcessRunner.run(["mbimcli", "-d", "\(h.runDirectory)/dev/cdc-wdm1", "--query-device-caps"])
         #expect(renamed.status == 0, "\(renamed.stderr)")
         #expect(field("Device ID", in: renamed.stdout) == h.device.modem.imei)
-        let state = try ProcessRunner.run(["mbimcli", "-d", "\(h.runDirectory)/dev/cdc-wdm1", "--query-connection-state"])
+        let state = try ProcessRunner.run(["mbimcli", "-d", "\(h.runDirectory)/dev/cdc-wdm1",
+                                           "--query-connection-state"])
         #expect(field("Activation state", in: state.stdout) == "deactivated", "\(state.stdout)")
     }
 
@@ -127,7 +128,8 @@ struct ModemLifecycleTests {
         h.device.reportDNS(["0.0.0.0", "::"])
         let zero = try mbimcli("--query-ip-configuration")
         // DNS still announced available; mbimcli prints no line for an all-zero server.
-        #expect(zero.stdout.contains("'address, gateway, dns, mtu'") && !zero.stdout.contains("DNS ["), "\(zero.stdout)")
+        #expect(zero.stdout.contains("'address, gateway, dns, mtu'") && !zero.stdout.contains("DNS ["),
+                "\(zero.stdout)")
         h.device.reportDNS(nil)
         let back = try mbimcli("--query-ip-configuration")
         #expect(back.stdout.contains("100.64.0.53"), "\(back.stdout)")

@@ -17,7 +17,8 @@ struct ModemManagerSleepEndToEndTests {
             let run = RunDirectory(prefix: device.prefix)
             func listed() throws -> Int {
                 let list = try device.run(["mmcli", "-L"])
-                return list.stdout.split(separator: "\n").filter { $0.contains("/org/freedesktop/ModemManager1/Modem/") }.count
+                let lines = list.stdout.split(separator: "\n")
+                return lines.filter { $0.contains("/org/freedesktop/ModemManager1/Modem/") }.count
             }
             func waitFor(_ count: Int, seconds: Double) throws -> Bool {
                 for _ in 0..<Int(seconds * 5) {

@@ -41,7 +41,8 @@ struct LifecycleWorldTests {
             #expect(old.status != 0)
             let new = try self.run(["mbimcli", "-d", "\(run)/dev/cdc-wdm1", "--query-device-caps"])
             #expect(new.status == 0, "\(new.stderr)")
-            #expect(FileSystemProbe.exists("\(run)/sys/class/net/wwan1") && !FileSystemProbe.exists("\(run)/sys/class/net/wwan0"))
+            #expect(FileSystemProbe.exists("\(run)/sys/class/net/wwan1"))
+            #expect(!FileSystemProbe.exists("\(run)/sys/class/net/wwan0"))
             // The new device carries the bearer again.
             let again = try SimulatedWorld.bearer(connect: true, modem: 0, prefix: prefix)
             #expect(again.modems[0].address == "100.64.23.10")
@@ -114,7 +115,8 @@ struct LifecycleWorldTests {
         scenario.modems[0].protocol = .qmi
         try WorldFixture.withWorld(scenario: scenario) { prefix in
             let port = try SimulatedWorld.status(prefix: prefix).modems[0].controlPort
-            let start = try run(["qmicli", "-d", port, "--device-open-qmi", "--wds-start-network=apn=internet,ip-type=4",
+            let start = try run(["qmicli", "-d", port, "--device-open-qmi",
+                                 "--wds-start-network=apn=internet,ip-type=4",
                                  "--client-no-release-cid"])
             #expect(start.status == 0, "\(start.stderr)")
             let cid = try #require(field("CID", in: start.stdout))
@@ -122,7 +124,9 @@ struct LifecycleWorldTests {
             let settings = try run(["qmicli", "-d", port, "--device-open-qmi", "--wds-get-current-settings",
                                     "--client-cid=\(cid)", "--client-no-release-cid"])
             #expect(field("IPv4 primary DNS", in: settings.stdout) == "0.0.0.0", "\(settings.stdout)")
-            #expect(throws: CellpathError.self) { try SimulatedWorld.lifecycle(.reportDNS(["dns.example"]), prefix: prefix) }
+            #expect(throws: CellpathError.self) {
+                try SimulatedWorld.lifecycle(.reportDNS(["dns.example"]), prefix: prefix)
+            }
             #expect(throws: CellpathError.self) { try SimulatedWorld.lifecycle(.reset(), modem: 3, prefix: prefix) }
         }
     }
@@ -183,18 +187,21 @@ struct CheckWalk {
         let check = try Self.curl(prefix, environment, auth + ["-H", "Content-Type: application/json",
                                   "-d", #"{"phone_number":"\#(number)"}"#,
                                   "https://api.truid.test/subscriber_check/v0.2/checks"])
-        let id = try #require(check["check_id"]?.string), url = try #require(check["_links"]?["check_url"]?["href"]?.string)
+        let id = try #require(check["check_id"]?.string)
+        let url = try #require(check["_links"]?["check_url"]?["href"]?.string)
         let result = try Self.curl(prefix, environment, ["-L", "--interface", interface,
                                    "--resolve", "api.truid.test:443:203.0.113.10",
                                    "--resolve", "mno.carrier.test:80:100.64.0.1", url])
         let code = try #require(result["code"]?.string, "\(result)")
-        let patched = try Self.curl(prefix, environment, auth + ["-X", "PATCH", "-H", "Content-Type: application/json-patch+json",
+        let patched = try Self.curl(prefix, environment, auth + ["-X", "PATCH",
+                                    "-H", "Content-Type: application/json-patch+json",
                                     "-d", #"[{"op":"add","path":"/code","value":"\#(code)"}]"#,
                                     "https://api.truid.test/subscriber_check/v0.2/checks/\(id)"])
         return patched["match"]?.bool
     }
 
-    private static func curl(_ prefix: String, _ env: [String: String], _ arguments: [String]) throws -> [String: JSONValue] {
+    private static func curl(_ prefix: String, _ env: [String: String],
+                             _ arguments: [String]) throws -> [String: JSONValue] {
         let result = try ProcessRunner.run(["ip", "netns", "exec", prefix + "ue", "curl", "-sS", "--max-time", "10",
                                             "--cacert", env["CELLPATH_CA_FILE"] ?? ""] + arguments, environment: env)
         #expect(result.status == 0, "curl \(arguments): \(result.stderr)")

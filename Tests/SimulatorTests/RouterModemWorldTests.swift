@@ -42,7 +42,8 @@ struct RouterModemWorldTests {
             let link = try run(["ip", "-n", ue, "link", "show", "usb1"]).stdout
             #expect(link.contains("link/ether") && !link.contains("NOARP"), "\(link)")
 
-            let lease = try run(["ip", "netns", "exec", ue, "udhcpc", "-i", "usb1", "-n", "-q", "-f", "-t", "5", "-T", "1",
+            let lease = try run(["ip", "netns", "exec", ue, "udhcpc", "-i", "usb1", "-n", "-q", "-f",
+                                 "-t", "5", "-T", "1",
                                  "-s", script])
             #expect(lease.status == 0, "\(lease.stdout) \(lease.stderr)")
             #expect((lease.stdout + lease.stderr).contains("lease of 192.168.8."), "\(lease.stdout) \(lease.stderr)")

@@ -61,7 +61,10 @@ final class FakeLogind: Sendable {
         g_dbus_connection_emit_signal(connection.pointer, nil, Self.path, Self.interface, "PrepareForSleep",
                                       g_variant_new_tuple(&child, 1), &error)
         g_dbus_connection_flush_sync(connection.pointer, nil, nil)
-        if let error { log("fake logind: PrepareForSleep: \(String(cString: error.pointee.message))"); g_error_free(error) }
+        if let error {
+            log("fake logind: PrepareForSleep: \(String(cString: error.pointee.message))")
+            g_error_free(error)
+        }
         guard sleeping else { return }
         let deadline = MonotonicClock.now + Self.inhibitDelayMax
         while MonotonicClock.now < deadline, releaseClosedInhibitors().contains(where: { $0.mode == "delay" }) {
@@ -111,7 +114,9 @@ final class FakeLogind: Sendable {
             return failure("cannot connect to \(address)")
         }
         connection.withLock { $0 = Connection(pointer: bus) }
-        guard let node = g_dbus_node_info_new_for_xml(Self.introspection, &error) else { return failure("introspection") }
+        guard let node = g_dbus_node_info_new_for_xml(Self.introspection, &error) else {
+            return failure("introspection")
+        }
         defer { g_dbus_node_info_unref(node) }
         var vtable = GDBusInterfaceVTable()
         vtable.method_call = { _, _, _, _, method, parameters, invocation, data in
@@ -127,9 +132,9 @@ final class FakeLogind: Sendable {
         }
         guard registered != 0 else { return failure("cannot export \(Self.path)") }
         var name: [OpaquePointer?] = [g_variant_new_string(Self.name), g_variant_new_uint32(4)]   // DO_NOT_QUEUE
-        let reply = g_dbus_connection_call_sync(bus, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
-                                                "RequestName", g_variant_new_tuple(&name, 2), nil,
-                                                G_DBUS_CALL_FLAGS_NONE, 5000, nil, &error)
+        let reply = g_dbus_connection_call_sync(bus, "org.freedesktop.DBus", "/org/freedesktop/DBus",
+                                                "org.freedesktop.DBus", "RequestName", g_variant_new_tuple(&name, 2),
+                                                nil, G_DBUS_CALL_FLAGS_NONE, 5000, nil, &error)
         guard let reply else { return failure("cannot own \(Self.name)") }
         var result: UInt32 = 0
         if let value = g_variant_get_child_value(reply, 0) {
@@ -143,7 +148,8 @@ final class FakeLogind: Sendable {
     /// On the GLib loop thread: answers Inhibit with the write end of a fresh pipe.
     private func methodCall(_ method: String, _ parameters: OpaquePointer?, _ invocation: OpaquePointer) {
         guard method == "Inhibit", let parameters else {
-            g_dbus_method_invocation_return_dbus_error(invocation, "org.freedesktop.DBus.Error.UnknownMethod", "unknown method")
+            g_dbus_method_invocation_return_dbus_error(invocation, "org.freedesktop.DBus.Error.UnknownMethod",
+                                                       "unknown method")
             return
         }
         func argument(_ i: Int) -> String {

@@ -25,7 +25,9 @@ extension RunningWorld {
         switch request.command {
         case .reset: try reset(request, dataPlane: dataPlane)
         case .swapSIM:
-            guard let identity = request.sim else { throw CellpathError(.usage, "swapSIM needs the new SIM's identities") }
+            guard let identity = request.sim else {
+                throw CellpathError(.usage, "swapSIM needs the new SIM's identities")
+            }
             let sim = try Self.validated(identity)
             let (n, device) = try modemDevice(request)
             if let other = sims.all.enumerated().first(where: { $0.offset != n && $0.element?.msisdn == sim.msisdn }) {
@@ -70,8 +72,9 @@ extension RunningWorld {
             case .suspend: .suspend
             case .resume: .resume
             }
-            let request = ControlRequest(command: command, modem: event.modem, renumber: event.renumber, slowMs: event.slowMs,
-                                         slowSeconds: event.slowSeconds, sim: identity, dnsServers: event.dnsServers)
+            let request = ControlRequest(command: command, modem: event.modem, renumber: event.renumber,
+                                         slowMs: event.slowMs, slowSeconds: event.slowSeconds, sim: identity,
+                                         dnsServers: event.dnsServers)
             log("scenario event at \(event.atSeconds) s: \(event.event.rawValue)")
             do {
                 try handleEvent(request, dataPlane: dataPlane)
@@ -93,7 +96,9 @@ extension RunningWorld {
     /// with `renumber`; the bearer is lost; the modem answers slowly for a while.
     private func reset(_ request: ControlRequest, dataPlane: DataPlane) throws {
         let (n, device) = try modemDevice(request)
-        if let ms = request.slowMs, !(0...60_000).contains(ms) { throw CellpathError(.usage, "slowMs must be 0 to 60000") }
+        if let ms = request.slowMs, !(0...60_000).contains(ms) {
+            throw CellpathError(.usage, "slowMs must be 0 to 60000")
+        }
         if let seconds = request.slowSeconds, !(1...3600).contains(seconds) {
             throw CellpathError(.usage, "slowSeconds must be 1 to 3600")
         }
@@ -108,7 +113,8 @@ extension RunningWorld {
             try builder.prepareModemInterface(n, interface: names.interface)
         }
         let new = device.kernelNames
-        log("modem \(n): reset, \(old.controlPort)/\(old.interface) re-enumerated as \(new.controlPort)/\(new.interface)")
+        log("modem \(n): reset, \(old.controlPort)/\(old.interface) re-enumerated as "
+            + "\(new.controlPort)/\(new.interface)")
     }
 
     /// The machine suspends: with ModemManager, logind's PrepareForSleep(true) (ModemManager
@@ -144,7 +150,8 @@ extension RunningWorld {
     private func modemDevice(_ request: ControlRequest) throws -> (Int, SimulatedModemDevice) {
         let n = request.modem ?? 0
         if scenario.modems.indices.contains(n), RouterModem.isRouter(scenario.modems[n]) {
-            throw CellpathError(.usage, "modem \(n) is a router-mode modem: it has no MBIM or QMI port to take events through")
+            throw CellpathError(.usage,
+                                "modem \(n) is a router-mode modem: it has no MBIM or QMI port to take events through")
         }
         guard scenario.modems.indices.contains(n), let device = modemSource?.device(modem: n) else {
             let count = scenario.modems.count

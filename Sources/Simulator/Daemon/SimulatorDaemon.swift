@@ -131,7 +131,8 @@ final class RunningWorld {
             children += try nat64.start(logFD: 2)
         }
         let context = SimulatorContext(scenario: scenario, topology: topology, run: run,
-                                       subscribers: WorldDirectory(scenario: scenario, dataPlane: dataPlane, sims: sims),
+                                       subscribers: WorldDirectory(scenario: scenario, dataPlane: dataPlane,
+                                                                   sims: sims),
                                        dataPlane: dataPlane)
         for service in services {
             startedServices.append(service)
@@ -139,8 +140,8 @@ final class RunningWorld {
             context.log("service \(service.name) started")
         }
         try openControlSocket()
-        scheduledEvents = scenario.events.enumerated().sorted { ($0.element.atSeconds, $0.offset) < ($1.element.atSeconds, $1.offset) }
-            .map(\.element)
+        scheduledEvents = scenario.events.enumerated()
+            .sorted { ($0.element.atSeconds, $0.offset) < ($1.element.atSeconds, $1.offset) }.map(\.element)
         upSince = MonotonicClock.now
     }
 
@@ -179,7 +180,8 @@ final class RunningWorld {
         children = []
         // What still runs in the namespaces (a proxy started on the device, a shell's children)
         // would keep them alive after they are deleted (`sim down` stops them first and reports them).
-        let namespaces = topology.namespaces + RouterModem.namespaces(prefix: topology.prefix, among: WorldBuilder.listNamespaces())
+        let namespaces = topology.namespaces
+            + RouterModem.namespaces(prefix: topology.prefix, among: WorldBuilder.listNamespaces())
         let marks = WorldProcesses.marks(namespaces: namespaces, run: run, daemon: nil)
         for process in WorldProcesses.stopAll(marks) {
             DaemonLog.write("[\(topology.prefix)] stopped \(process.name) (pid \(process.pid), \(process.reason))")

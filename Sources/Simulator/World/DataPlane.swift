@@ -69,7 +69,9 @@ public final class DataPlane: Sendable {
     private var modems: [PacketRelay] { relays.withLock { $0 } }
 
     /// The name of modem `n`'s net device now (`wwanN`, another after a re-enumeration).
-    public func modemInterface(_ n: Int) -> String { routers.contains(n) ? RouterModem.hostInterface(n) : modems[n].name }
+    public func modemInterface(_ n: Int) -> String {
+        routers.contains(n) ? RouterModem.hostInterface(n) : modems[n].name
+    }
 
     /// Modem `n` re-enumerated: its TUN device is deleted and created again as `name` (a new
     /// ifindex; the kernel forgets its addresses and routes), its bearer disconnected. The
@@ -85,7 +87,8 @@ public final class DataPlane: Sendable {
             close(networkFD)
             throw error
         }
-        let relay = PacketRelay(name: name, deviceFD: deviceFD, networkFD: networkFD, conditions: cellularPath, open: false)
+        let relay = PacketRelay(name: name, deviceFD: deviceFD, networkFD: networkFD, conditions: cellularPath,
+                                open: false)
         relays.withLock { $0[n] = relay }
         try relay.start()
     }

@@ -27,7 +27,9 @@ struct RouterModem {
     static func isRouter(_ modem: SimulatedModem) -> Bool { modem.profile.netDevice == .usbEthernet }
 
     /// The indexes of the router-mode modems of `scenario`.
-    static func indexes(_ scenario: Scenario) -> [Int] { scenario.modems.indices.filter { isRouter(scenario.modems[$0]) } }
+    static func indexes(_ scenario: Scenario) -> [Int] {
+        scenario.modems.indices.filter { isRouter(scenario.modems[$0]) }
+    }
 
     /// The host's net device of router-mode modem `n`, `usbN` (cdc_ether's name).
     static func hostInterface(_ n: Int) -> String { "usb\(n)" }
@@ -53,7 +55,8 @@ struct RouterModem {
     func createNamespace() throws {
         try Subprocess.check(["ip", "netns", "add", namespace])
         try Subprocess.check(["ip", "-n", namespace, "link", "set", "lo", "up"])
-        let settings = ["net/ipv4/ip_forward": "1", "net/ipv4/conf/all/rp_filter": "2", "net/ipv4/conf/default/rp_filter": "2",
+        let settings = ["net/ipv4/ip_forward": "1", "net/ipv4/conf/all/rp_filter": "2",
+                        "net/ipv4/conf/default/rp_filter": "2",
                         "net/ipv6/conf/all/disable_ipv6": "1", "net/ipv6/conf/default/disable_ipv6": "1"]
         let script = settings.merging(WorldBuilder.quietIPv6, uniquingKeysWith: { $1 }).sorted { $0.key < $1.key }
             .map { "echo \($0.value) > /proc/sys/\($0.key)" }.joined(separator: " && ")
@@ -85,7 +88,8 @@ struct RouterModem {
     func startDHCP(run: RunDirectory, logFD: Int32) throws -> WorldChild {
         let arguments = ["ip", "netns", "exec", namespace, "dnsmasq", "--keep-in-foreground", "--conf-file=/dev/null",
                          "--no-resolv", "--no-hosts", "--interface=\(Self.lanInterface)", "--bind-interfaces",
-                         "--listen-address=\(Self.lanAddress)", "--port=53", "--server=\(WorldTopology.carrierDNSAddress)",
+                         "--listen-address=\(Self.lanAddress)", "--port=53",
+                         "--server=\(WorldTopology.carrierDNSAddress)",
                          "--dhcp-range=\(Self.dhcpRange)", "--dhcp-option=option:router,\(Self.lanAddress)",
                          "--dhcp-option=option:dns-server,\(Self.lanAddress)", "--dhcp-leasefile=\(leaseFile(run))",
                          "--dhcp-authoritative", "--pid-file=", "--user=root", "--log-facility=-", "--log-dhcp"]
@@ -94,10 +98,12 @@ struct RouterModem {
         while MonotonicClock.now < deadline {
             var status: Int32 = 0
             if waitpid(pid, &status, WNOHANG) == pid {
-                throw CellpathError(.unavailable, "dnsmasq (modem \(index) DHCP) exited with status \(Spawn.exitStatus(status))")
+                throw CellpathError(.unavailable,
+                                    "dnsmasq (modem \(index) DHCP) exited with status \(Spawn.exitStatus(status))")
             }
             if isUDPListening(pid: pid, address: Self.lanAddress, port: 53) {
-                return WorldChild(name: "dhcp-modem\(index)", detail: "\(Self.lanAddress) DHCP and DNS in \(namespace)", pid: pid)
+                return WorldChild(name: "dhcp-modem\(index)", detail: "\(Self.lanAddress) DHCP and DNS in \(namespace)",
+                                  pid: pid)
             }
             usleep(20_000)
         }
