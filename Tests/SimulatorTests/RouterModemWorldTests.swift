@@ -39,6 +39,7 @@ struct RouterModemWorldTests {
             #expect(status.modems[1].bearer == .connected && status.modems[1].address == "100.64.23.11")
             #expect(status.modems[0].bearer == .disconnected)
             #expect(status.namespaces.contains(prefix + "modem1"))
+            #expect(throws: CellpathError.self) { try SimulatedWorld.bearer(connect: false, modem: 1, prefix: prefix) }
             let link = try run(["ip", "-n", ue, "link", "show", "usb1"]).stdout
             #expect(link.contains("link/ether") && !link.contains("NOARP"), "\(link)")
 
@@ -56,6 +57,10 @@ struct RouterModemWorldTests {
             let log = try SimulatedWorld.requestLog(prefix: prefix)
             #expect(log.contains { $0.contains("\"100.64.23.11\"") && $0.contains(prefix + "carrier") })
             #expect(try SimulatedWorld.status(prefix: prefix).modems[1].counters.uplink.relayedPackets > 0)
+            // The host's sleep does not end the router's own connection.
+            _ = try SimulatedWorld.lifecycle(.suspend, prefix: prefix)
+            #expect(try SimulatedWorld.status(prefix: prefix).modems[1].bearer == .connected)
+            _ = try SimulatedWorld.lifecycle(.resume, prefix: prefix)
         }
         #expect(try !run(["ip", "netns", "list"]).stdout.contains("modem1"))
     }

@@ -118,12 +118,13 @@ extension RunningWorld {
     }
 
     /// The machine suspends: with ModemManager, logind's PrepareForSleep(true) (ModemManager
-    /// removes its modems); every modem loses its bearer and the world's data paths close.
+    /// removes its modems); every modem but router-mode ones loses its bearer, its data path closes.
     private func suspend(dataPlane: DataPlane) throws {
         guard !suspended else { throw CellpathError(.usage, "the world is already suspended") }
         suspended = true
         sleepSignal?.prepareForSleep(true)
-        for n in scenario.modems.indices {
+        // A router-mode modem is a router of its own: the host's sleep does not end its connection.
+        for n in scenario.modems.indices where !RouterModem.isRouter(scenario.modems[n]) {
             modemSource?.device(modem: n)?.dropBearer()
             try? dataPlane.disconnect(n)
         }

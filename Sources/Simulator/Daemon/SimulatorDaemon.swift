@@ -233,6 +233,7 @@ final class RunningWorld {
             return ControlResponse(ok: true, status: status())
         case .connect:
             let n = request.modem ?? 0
+            try refuseRouterModem(n)
             let assignment = try dataPlane.connect(n)
             do {
                 try builder.configureBearer(n, assignment, interface: dataPlane.modemInterface(n))
@@ -245,6 +246,7 @@ final class RunningWorld {
             return ControlResponse(ok: true, status: status(), address: addresses.first)
         case .disconnect:
             let n = request.modem ?? 0
+            try refuseRouterModem(n)
             try dataPlane.disconnect(n)
             try builder.deconfigureBearer(n, interface: dataPlane.modemInterface(n))
             DaemonLog.write("[\(topology.prefix)] modem \(n): bearer disconnected")
@@ -256,6 +258,13 @@ final class RunningWorld {
             try handleEvent(request, dataPlane: dataPlane)
             return ControlResponse(ok: true, status: status())
         }
+    }
+
+    /// `sim bearer` does not apply to a router-mode modem: its bearer is its own and always up.
+    private func refuseRouterModem(_ n: Int) throws {
+        guard scenario.modems.indices.contains(n), RouterModem.isRouter(scenario.modems[n]) else { return }
+        throw CellpathError(.usage, "modem \(n) is a router-mode modem: its bearer is always up "
+                            + "(use \(RouterModem.hostInterface(n)))")
     }
 
     /// The live status, with full personal data (the client redacts it).
