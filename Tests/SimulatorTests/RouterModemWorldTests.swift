@@ -64,4 +64,19 @@ struct RouterModemWorldTests {
         }
         #expect(try !run(["ip", "netns", "list"]).stdout.contains("modem1"))
     }
+
+    @Test func modemManagerManagesTheOtherModemsBesideARouterModem() throws {
+        var scenario = Scenario.builtIn
+        scenario.modems = [SimulatedModem(index: 0), SimulatedModem(index: 1)]
+        scenario.modems[1].device = .routerMode
+        scenario.modemManager = true
+        try WorldFixture.withWorld(scenario: scenario) { prefix in
+            let env = ["DBUS_SYSTEM_BUS_ADDRESS": RunDirectory(prefix: prefix).busAddress, "PATH": "/usr/bin:/bin"]
+            let list = try ProcessRunner.run(["mmcli", "-L"], environment: env)
+            let modems = list.stdout.split(separator: "\n")
+                .filter { $0.contains("/org/freedesktop/ModemManager1/Modem/") }
+            #expect(modems.count == 1, "\(list.stdout)")
+            #expect(try SimulatedWorld.status(prefix: prefix).modems[1].bearer == .connected)
+        }
+    }
 }

@@ -28,11 +28,13 @@ final class ModemManagerService: SimulatorService, SleepSignal {
         try FileSystem.makeDirectories(dir, mode: 0o755)
         try FileSystem.makeDirectories("\(dir)/hostdev", mode: 0o700)
         try FileSystem.write(Self.busConfig(run), to: "\(dir)/bus.conf")
-        let count = context.scenario.modems.count
-        try FileSystem.write((0..<count).map {
+        // Router-mode modems have no port for ModemManager.
+        let served = context.scenario.modems.indices.filter { !RouterModem.isRouter(context.scenario.modems[$0]) }
+        let count = served.count
+        try FileSystem.write(served.map {
             "action=add,subsystem=usbmisc,name=cdc-wdm\($0)\naction=add,subsystem=net,name=\(context.topology.modemInterface($0))\n"
         }.joined(), to: "\(dir)/events")
-        try FileSystem.write(try Self.mountScript(run, modems: count), to: "\(dir)/mm.sh")
+        try FileSystem.write(try Self.mountScript(run, modems: served), to: "\(dir)/mm.sh")
         let environment = ["PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "DBUS_SYSTEM_BUS_ADDRESS": run.busAddress]
 
         try launch(.bus, ["dbus-daemon", "--nofork", "--nopidfile", "--config-file=\(dir)/bus.conf"], run, environment)
@@ -150,10 +152,10 @@ final class ModemManagerService: SimulatorService, SleepSignal {
     /// The script run in ModemManager's private mount namespace: the host's /dev kept aside,
     /// a tmpfs /sys with the fake sysfs, a tmpfs /dev with the usual nodes and each modem's pty
     /// slave as /dev/cdc-wdmN; then ModemManager without udev, fed the ports as kernel events.
-    private static func mountScript(_ run: RunDirectory, modems: Int) throws -> String {
+    private static func mountScript(_ run: RunDirectory, modems: [Int]) throws -> String {
         let dir = run.modemManagerDirectory, side = "\(dir)/hostdev"
         var ports = ""
-        for n in 0..<modems {
+        for n in modems {
             guard let target = linkTarget("\(run.devRoot)/cdc-wdm\(n)"), target.hasPrefix("/dev/pts/") else {
                 throw CellpathError(.internalError, "\(run.devRoot)/cdc-wdm\(n) is not a pty slave link")
             }
