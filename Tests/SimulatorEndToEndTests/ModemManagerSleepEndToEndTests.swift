@@ -42,6 +42,32 @@ struct ModemManagerSleepEndToEndTests {
             #expect(mmLog.contains("system is about to suspend") && mmLog.contains("system is resuming"))
         }
     }
+
+    @Test func modemManagerReprobesTheModemAfterASIMHotSwap() throws {
+        var scenario = Scenario.builtIn
+        scenario.modemManager = true
+        try SimulatedDevice.with(scenario, connect: false) { device in
+            func simOfTheModem() throws -> String {
+                func words(_ text: String) -> [Substring] { text.split(whereSeparator: { $0 == " " || $0 == "\n" }) }
+                let list = try device.run(["mmcli", "-L"]).stdout
+                guard let modem = words(list).first(where: { $0.contains("/Modem/") }) else { return "" }
+                let shown = try device.run(["mmcli", "-m", String(modem)]).stdout
+                guard let sim = words(shown).first(where: { $0.contains("/SIM/") }) else { return "" }
+                return try device.run(["mmcli", "-i", String(sim)]).stdout
+            }
+            #expect(try simOfTheModem().contains(SimulatedSIM().iccid))
+            let new = SIMIdentity(iccid: "8900101234567890997", imsi: "001010999999999", msisdn: "+447700900999")
+            _ = try SimulatedWorld.lifecycle(.swapSIM(new), prefix: device.prefix)
+            var sim = ""
+            for _ in 0..<100 where !sim.contains(new.iccid) {
+                usleep(200_000)
+                sim = try simOfTheModem()
+            }
+            #expect(sim.contains(new.iccid) && sim.contains(new.imsi), "\(sim)")
+            let log = FileSystemText.read("\(RunDirectory(prefix: device.prefix).modemManagerDirectory)/ModemManager.log")
+            #expect(log.contains("SIM hot swap detected"))
+        }
+    }
 }
 
 /// A file's text ("" when it cannot be read).
