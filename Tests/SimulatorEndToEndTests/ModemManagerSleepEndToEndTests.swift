@@ -64,7 +64,8 @@ struct ModemManagerSleepEndToEndTests {
                 sim = try simOfTheModem()
             }
             #expect(sim.contains(new.iccid) && sim.contains(new.imsi), "\(sim)")
-            let log = FileSystemText.read("\(RunDirectory(prefix: device.prefix).modemManagerDirectory)/ModemManager.log")
+            let directory = RunDirectory(prefix: device.prefix).modemManagerDirectory
+            let log = FileSystemText.read("\(directory)/ModemManager.log")
             #expect(log.contains("SIM hot swap detected"))
         }
     }
