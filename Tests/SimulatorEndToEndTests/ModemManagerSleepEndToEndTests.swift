@@ -43,6 +43,28 @@ struct ModemManagerSleepEndToEndTests {
         }
     }
 
+    @Test func modemManagerFindsTheModemUnderItsNewNamesAfterAReset() throws {
+        var scenario = Scenario.builtIn
+        scenario.modemManager = true
+        try SimulatedDevice.with(scenario, connect: false) { device in
+            func primaryPorts() throws -> [String] {
+                let list = try device.run(["mmcli", "-L"]).stdout
+                return try list.split(whereSeparator: { $0 == " " || $0 == "\n" }).filter { $0.contains("/Modem/") }
+                    .map { try device.run(["mmcli", "-m", String($0)]).stdout }
+                    .compactMap { $0.split(separator: "\n").first { $0.contains("primary port:") } }
+                    .map { String($0.split(separator: " ").last ?? "") }
+            }
+            #expect(try primaryPorts() == ["cdc-wdm0"])
+            _ = try SimulatedWorld.lifecycle(.reset(renumber: true), prefix: device.prefix)
+            var ports: [String] = []
+            for _ in 0..<150 where ports != ["cdc-wdm1"] {
+                usleep(200_000)
+                ports = try primaryPorts()
+            }
+            #expect(ports == ["cdc-wdm1"])
+        }
+    }
+
     @Test func modemManagerReprobesTheModemAfterASIMHotSwap() throws {
         var scenario = Scenario.builtIn
         scenario.modemManager = true

@@ -113,6 +113,10 @@ extension RunningWorld {
             try builder.prepareModemInterface(n, interface: names.interface)
         }
         let new = device.kernelNames
+        if let sink = startedServices.lazy.compactMap({ $0 as? any KernelEventSink }).first,
+           let terminal = device.terminalPath {
+            try sink.reEnumerated(from: old, to: new, terminal: terminal, run: run)
+        }
         log("modem \(n): reset, \(old.controlPort)/\(old.interface) re-enumerated as "
             + "\(new.controlPort)/\(new.interface)")
     }
@@ -176,6 +180,12 @@ extension RunningWorld {
         }
         return SimulatedSIM(iccid: identity.iccid, imsi: identity.imsi, msisdn: identity.msisdn)
     }
+}
+
+/// A service that is told, as udev would tell it, that a modem re-enumerated.
+protocol KernelEventSink {
+    func reEnumerated(from old: SimulatedModemDevice.KernelNames, to new: SimulatedModemDevice.KernelNames,
+                      terminal: String, run: RunDirectory) throws
 }
 
 /// A service that tells the world's programs that the machine sleeps or wakes (logind's

@@ -1,5 +1,6 @@
 import CellpathCore
 import Glibc
+import SimulatedModems
 import Synchronization
 import SystemSupport
 
@@ -8,7 +9,7 @@ import SystemSupport
 /// device namespace and a private mount namespace whose `/sys` is a copy of the fake sysfs and
 /// whose `/dev` holds the modems' pty slaves as `cdc-wdmN` (docs/simulator.md "ModemManager").
 /// Files, pid files and logs under `RUN/modemmanager/`. Started after the modems.
-final class ModemManagerService: SimulatorService, SleepSignal {
+final class ModemManagerService: SimulatorService, SleepSignal, KernelEventSink {
     let name = "modemmanager"
     /// How long start-up waits until `mmcli -L` lists every modem.
     static let listTimeout: Double = 90
@@ -66,6 +67,30 @@ final class ModemManagerService: SimulatorService, SleepSignal {
     /// every modem on sleep, releasing its inhibitor, and probes them again on resume).
     func prepareForSleep(_ sleeping: Bool) {
         logind.withLock { $0 }?.prepareForSleep(sleeping)
+    }
+
+    /// A modem re-enumerated: what udev does on a real machine, done by hand for ModemManager
+    /// without udev. Its private `/dev` gets the new control port (the new pty slave bound onto
+    /// `/dev/<new port>`) and its `/sys` a fresh copy of the fake sysfs, then ModemManager is told
+    /// the old ports went away and the new ones came (`mmcli --report-kernel-event`).
+    func reEnumerated(from old: SimulatedModemDevice.KernelNames, to new: SimulatedModemDevice.KernelNames,
+                      terminal: String, run: RunDirectory) throws {
+        guard let pid = started.withLock({ $0.first { $0.0 == .modemManager }?.1 }),
+              terminal.hasPrefix("/dev/pts/") else { return }
+        let pts = "\(run.modemManagerDirectory)/hostdev/pts/\(terminal.dropFirst("/dev/pts/".count))"
+        let script = "touch /dev/\(new.controlPort) && mount --bind \(pts) /dev/\(new.controlPort)"
+            + " && rm -rf /sys/* && cp -a \(run.sysfsRoot)/. /sys/"
+        _ = try Subprocess.check(["nsenter", "-t", "\(pid)", "-m", "sh", "-c", script])
+        let environment = ["PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "DBUS_SYSTEM_BUS_ADDRESS": run.busAddress]
+        let events = [("remove", "usbmisc", old.controlPort), ("remove", "net", old.interface),
+                      ("add", "usbmisc", new.controlPort), ("add", "net", new.interface)]
+        for (action, subsystem, name) in events {
+            let event = "action=\(action),subsystem=\(subsystem),name=\(name)"
+            let result = try Subprocess.run(["mmcli", "--report-kernel-event=\(event)"], environment: environment)
+            if result.status != 0 {
+                throw CellpathError(.unavailable, "ModemManager refused the kernel event \(action) \(name): \(result.text)")
+            }
+        }
     }
 
     static func stopLeftovers(_ run: RunDirectory) -> [StoppedProcess] {
