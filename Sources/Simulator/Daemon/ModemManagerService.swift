@@ -88,7 +88,8 @@ final class ModemManagerService: SimulatorService, SleepSignal, KernelEventSink 
             let event = "action=\(action),subsystem=\(subsystem),name=\(name)"
             let result = try Subprocess.run(["mmcli", "--report-kernel-event=\(event)"], environment: environment)
             if result.status != 0 {
-                throw CellpathError(.unavailable, "ModemManager refused the kernel event \(action) \(name): \(result.text)")
+                throw CellpathError(.unavailable,
+                                    "ModemManager refused the kernel event \(action) \(name): \(result.text)")
             }
         }
     }
