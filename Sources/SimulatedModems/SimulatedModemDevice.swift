@@ -15,6 +15,8 @@ public final class SimulatedModemDevice: Sendable {
     private let bearerNetwork: any BearerNetwork
     private let control = Mutex<Control>(Control())
     private let names: Mutex<KernelNames>
+    /// What a reset or re-plug keeps: the SIM in the slot and the firmware's reported IP (DNS) quirk.
+    private let kept: Mutex<(sim: SimulatedSIM?, reportedIP: ReportedIPConfiguration?)>
 
     /// The names the kernel gave the modem's ports when it last appeared.
     public struct KernelNames: Sendable, Equatable {
@@ -95,6 +97,7 @@ public final class SimulatedModemDevice: Sendable {
         var names = KernelNames.enumerated(index)
         if let interfaceName { names.interface = interfaceName }
         self.names = Mutex(names)
+        kept = Mutex((modem.sim, modem.reportedIP))
     }
 
     private var sysfs: FakeSysfs {
@@ -167,7 +170,9 @@ public final class SimulatedModemDevice: Sendable {
             removeEntries()
             throw error
         }
-        let state = ModemState(index: index, modem: modem, bearerNetwork: bearerNetwork)
+        var current = modem
+        (current.sim, current.reportedIP) = kept.withLock { $0 }
+        let state = ModemState(index: index, modem: current, bearerNetwork: bearerNetwork)
         // Before the server thread runs, which publishes every later state.
         control.withLock { $0.controlStatus = state.controlStatus }
         let function: any ControlFunction = modem.protocol == .mbim ? MBIMFunction(state: state) : QMIFunction(state: state)
@@ -227,11 +232,21 @@ public final class SimulatedModemDevice: Sendable {
 
     /// The SIM is pulled out (nil) or `sim` is inserted, with the indications of a hot-swap; a
     /// connected bearer is lost. `changeSIM(nil)` then `changeSIM(new)` is a swap.
-    public func changeSIM(_ sim: SimulatedSIM?) { send(.changeSIM(sim)) }
+    public func changeSIM(_ sim: SimulatedSIM?) {
+        kept.withLock { $0.sim = sim }
+        send(.changeSIM(sim))
+    }
 
     /// The DNS servers the modem reports from now on, also for a bearer that is up (the
     /// `reportedIP.dnsServers` quirk, e.g. `["0.0.0.0", "::"]`); nil = the carrier's.
-    public func reportDNS(_ servers: [String]?) { send(.reportDNS(servers)) }
+    public func reportDNS(_ servers: [String]?) {
+        kept.withLock {
+            var report = $0.reportedIP ?? ReportedIPConfiguration()
+            report.dnsServers = servers
+            $0.reportedIP = report
+        }
+        send(.reportDNS(servers))
+    }
 
     /// The extra delay of a response sent now (the slow while after a reset).
     func slowDelay(now: Double) -> Double {

@@ -99,6 +99,14 @@ struct ModemLifecycleTests {
         #expect(imsi.stdout.contains(Self.otherSIM.imsi), "\(imsi.stdout)")
     }
 
+    @Test func theSwappedSIMStaysThroughAReset() throws {
+        let h = try ModemHarness(SimulatedModem(protocol: .qmi))
+        h.device.changeSIM(Self.otherSIM)
+        try h.device.reset(slow: .init(delayMs: 0, seconds: 1))
+        let after = try h.qmicli("--dms-uim-get-iccid")
+        #expect(after.stdout.contains(Self.otherSIM.iccid), "\(after.stdout)")
+    }
+
     @Test func qmiSIMRemovalIsAnnouncedToDMSClients() throws {
         let h = try ModemHarness(SimulatedModem(protocol: .qmi))
         let port = try RawPort(h.path)
