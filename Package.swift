@@ -88,7 +88,8 @@ let package = Package(
                                                        "COpenSSL"]),
         .target(name: "SimulatedServices", dependencies: ["SimulatorScenario", "CellpathCore", "SystemSupport", "HTTPServer", "COpenSSL"]),
         .target(name: "Simulator", dependencies: ["SimulatedModems", "SimulatedServices", "SimulatorScenario", "ModemDiscovery",
-                                                  "CellpathCore", "SystemSupport", "HTTPServer", "CShims"]),
+                                                  "CellpathCore", "SystemSupport", "HTTPServer", "CShims",
+                                                  "GLibRuntime", "CGIO"]),
         // `cellpath serve`: the dev-server compatible backend over the tru.ID REST client.
         .target(name: "Server", dependencies: ["Workflow", "CellularHTTP", "HTTPServer", "PhoneNumbers", "CellpathCore", "SystemSupport", "COpenSSL"]),
         // The command-line framework: parser, specs, help, output, exit codes, the program runtime.

@@ -1,4 +1,5 @@
 import CellpathCore
+import SimulatorScenario
 
 /// A modem's control protocol (MBIM or QMI) as a byte-stream state machine. Confined to the
 /// modem's server thread; never traps on any input.
@@ -14,6 +15,9 @@ protocol ControlFunction: AnyObject {
     func bearerDropped(cause: Int, family: BearerIPType?) -> [[UInt8]]
     /// Registration (or radio) changed outside a request: the indications to send.
     func registrationChanged() -> [[UInt8]]
+    /// The SIM was pulled out (`sim` nil) or `sim` inserted (a hot-swap): takes the bearer down,
+    /// changes the state's SIM and returns the indications a real function sends.
+    func simChanged(to sim: SimulatedSIM?) -> [[UInt8]]
     /// The control port goes away (unplug, stop): take down what the function owns.
     func shutdown()
     /// True for a frame of the garbage-frames fault.

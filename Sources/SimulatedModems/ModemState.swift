@@ -28,7 +28,8 @@ struct ActiveBearer {
 /// Confined to the modem's server thread.
 final class ModemState {
     let index: Int
-    let modem: SimulatedModem
+    /// The scenario's modem; its SIM and reported IP change with hot-swaps and control requests.
+    private(set) var modem: SimulatedModem
     let bearerNetwork: any BearerNetwork
     var radioOn: Bool
     var pinVerified = false
@@ -208,6 +209,26 @@ final class ModemState {
         bearer = nil
         bearerNetwork.disconnect(modemIndex: index)
         return true
+    }
+
+    /// The SIM is pulled out (nil) or `sim` is inserted: its PIN state starts over. The caller
+    /// takes the bearer down first (a SIM change detaches from the network).
+    func changeSIM(_ sim: SimulatedSIM?) {
+        modem.sim = sim
+        pinVerified = false
+        pinAttemptsLeft = sim?.pinAttemptsLeft ?? 0
+    }
+
+    /// The DNS servers the modem reports from now on (`reportedIP.dnsServers`; nil = the carrier's),
+    /// also for a bearer that is up.
+    func reportDNS(_ servers: [String]?) {
+        var report = modem.reportedIP ?? ReportedIPConfiguration()
+        report.dnsServers = servers
+        modem.reportedIP = report
+        guard let type = bearer?.assignment.ipType else { return }
+        let carrier = BearerAssignment.carrier(modemIndex: index, ipType: type).reported(as: report)
+        bearer?.assignment.ipv4?.dnsServers = carrier.ipv4?.dnsServers ?? []
+        bearer?.assignment.ipv6?.dnsServers = carrier.ipv6?.dnsServers ?? []
     }
 
     /// When a connected bearer is due to be dropped by the network fault, if any.

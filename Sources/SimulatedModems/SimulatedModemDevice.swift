@@ -13,16 +13,51 @@ import SystemSupport
 public final class SimulatedModemDevice: Sendable {
     public let index: Int
     public let modem: SimulatedModem
-    /// The MBIM or QMI control port's kernel name (`cdc-wdmN`, `wwanNmbim0`, `wwanNqmi0`);
-    /// nil when the device has none.
-    public let controlPortName: String?
-    /// The data net device (`wwanN`, `mhi_hwipN`, `usbN`); nil when the device has none.
-    public let interfaceName: String?
-    /// The ports beside the control port (AT, XMM RPC), served while the device runs.
-    private let auxiliaryPorts: [AuxiliaryPort]
+    /// The ports beside the control port (AT, XMM RPC) under their current names, served while
+    /// the device runs.
+    private let auxiliaryPorts: Mutex<[AuxiliaryPort]>
+    /// What the AT ports answer.
+    private let atCommands: ATCommandTable
     public let runDirectory: String
     private let bearerNetwork: any BearerNetwork
     private let control = Mutex<Control>(Control())
+    private let names: Mutex<KernelNames>
+    /// What a reset or re-plug keeps: the SIM in the slot and the firmware's reported IP (DNS) quirk.
+    private let kept: Mutex<(sim: SimulatedSIM?, reportedIP: ReportedIPConfiguration?)>
+
+    /// The names the kernel gave the modem's ports when it last appeared.
+    public struct KernelNames: Sendable, Equatable {
+        /// The number in the names: N of `cdc-wdmN`, `wwanNmbim0`, `wwanN`, `mhi_hwipN`.
+        public var number: Int
+        /// The MBIM or QMI control port's kernel name; nil when the device has none.
+        public var controlPort: String?
+        /// The data net device; nil when the device has none.
+        public var interface: String?
+
+        /// The names of a modem of `profile` enumerated as number `number`.
+        public static func enumerated(_ number: Int, profile: DeviceProfile) -> KernelNames {
+            KernelNames(number: number, controlPort: profile.controlDevice(index: number)?.name,
+                        interface: profile.netDeviceName(index: number))
+        }
+    }
+
+    /// A while of slow answers: every response `delayMs` later, for `seconds` (a modem that just reset).
+    public struct SlowResponses: Sendable, Equatable {
+        public var delayMs: Int
+        public var seconds: Int
+        public init(delayMs: Int, seconds: Int) {
+            self.delayMs = delayMs
+            self.seconds = seconds
+        }
+    }
+
+    /// The MBIM or QMI control port's kernel name (`cdc-wdmN`, `wwanNmbim0`, `wwanNqmi0`);
+    /// nil when the device has none.
+    public var controlPortName: String? { names.withLock { $0.controlPort } }
+    /// The data net device (`wwanN`, `mhi_hwipN`, `usbN`); nil when the device has none.
+    public var interfaceName: String? { names.withLock { $0.interface } }
+    /// The current names of the modem's ports.
+    public var kernelNames: KernelNames { names.withLock { $0 } }
 
     private struct Control: Sendable {
         var thread: pthread_t?
@@ -32,6 +67,9 @@ public final class SimulatedModemDevice: Sendable {
         var bearerConnected = false
         var controlStatus: ModemControlStatus?
         var qmiClientIDs = 0
+        /// Extra delay of every response until `slowUntil` (monotonic seconds).
+        var slowDelayMs = 0
+        var slowUntil = 0.0
         /// Set by `stop()` once it has taken the thread out; the server exits on its next turn.
         var stopping = false
         /// Set by `start()` while it sets up, so that a concurrent `start()` is refused.
@@ -42,6 +80,7 @@ public final class SimulatedModemDevice: Sendable {
 
     enum Command: Sendable {
         case dropBearer(family: BearerIPType?), registration(RegistrationFault), radio(Bool), unlockFCC
+        case changeSIM(SimulatedSIM?), reportDNS([String]?)
     }
 
     /// The control port's node clients open, `<run dir>/dev/cdc-wdmN` (a symlink to the pty
@@ -69,39 +108,71 @@ public final class SimulatedModemDevice: Sendable {
         self.runDirectory = runDirectory
         self.bearerNetwork = bearerNetwork
         let profile = modem.profile
-        controlPortName = profile.controlDevice(index: index)?.name
-        interfaceName = profile.netDeviceName(index: index)
         var commands = atCommands ?? .standard(for: modem)
         let relay = FCCUnlockRelay()
-        if profile.fccLocked && profile.fccUnlock == .atPort { commands.registerFCCUnlock(FCCUnlockATState(unlock: relay.unlock)) }
-        fccUnlockRelay = relay
-        auxiliaryPorts = profile.extraPortList(index: index).map {
-            AuxiliaryPort(name: $0.name, devicePath: "\(runDirectory)/dev/\($0.name)",
-                          commands: $0.type == "AT" ? commands : nil)
+        if profile.fccLocked && profile.fccUnlock == .atPort {
+            commands.registerFCCUnlock(FCCUnlockATState(unlock: relay.unlock))
         }
+        fccUnlockRelay = relay
+        self.atCommands = commands
+        let names = KernelNames.enumerated(index, profile: profile)
+        self.names = Mutex(names)
+        auxiliaryPorts = Mutex(Self.auxiliaryPorts(numbered: names.number, profile: profile, commands: commands,
+                                                   runDirectory: runDirectory))
+        kept = Mutex((modem.sim, modem.reportedIP))
         relay.target { [weak self] in self?.unlockFCC() }
     }
 
-    private var sysfs: FakeSysfs { FakeSysfs(root: sysfsRoot, index: index, modem: modem) }
+    /// The AT and XMM RPC ports of a modem enumerated as `number`.
+    private static func auxiliaryPorts(numbered number: Int, profile: DeviceProfile, commands: ATCommandTable,
+                                       runDirectory: String) -> [AuxiliaryPort] {
+        profile.extraPortList(index: number).map {
+            AuxiliaryPort(name: $0.name, devicePath: "\(runDirectory)/dev/\($0.name)",
+                          commands: $0.type == "AT" ? commands : nil)
+        }
+    }
+
+    /// The tree of the modem as the kernel last enumerated it (its names carry that number).
+    private var sysfs: FakeSysfs { FakeSysfs(root: sysfsRoot, index: kernelNames.number, modem: modem) }
 
     /// The device nodes of the control port: its kernel name, and for the idealised MBIM modem
     /// also `wwanNmbim0`.
     private var controlNodes: [String] {
-        let auxiliary = Set(auxiliaryPorts.map(\.name))
+        let auxiliary = Set(auxiliaryPorts.withLock { $0 }.map(\.name))
         return sysfs.ports.map(\.name).filter { !auxiliary.contains($0) }.map { "\(runDirectory)/dev/\($0)" }
     }
 
     /// Opens the pty, creates the device link and sysfs entries and starts serving
-    /// (also after `unplug`, as a re-plug with fresh state).
-    public func start() throws(CellpathError) {
+    /// (also after `unplug`, as a re-plug with fresh state); with `slow`, answers slowly for a while.
+    public func start(slow: SlowResponses? = nil) throws(CellpathError) {
         do {
-            try startServing()
+            try startServing(slow: slow)
         } catch {
             throw error.cellpathError
         }
     }
 
-    private func startServing() throws(ModemDeviceError) {
+    /// The modem resets: its ports and net device vanish (clients lose the port, the bearer is
+    /// lost), `whileAbsent` runs (the world deletes and re-creates the net device), and it comes
+    /// back with fresh state, as number `number` when given (`cdc-wdm1`/`wwan1` instead of
+    /// `cdc-wdm0`/`wwan0`), answering slowly for a while (`faults.slowAfterReset…`, or `slow`).
+    public func reset(as number: Int? = nil, slow: SlowResponses? = nil,
+                      whileAbsent: (KernelNames) throws -> Void = { _ in }) throws {
+        stop()
+        if let number {
+            let renamed = KernelNames.enumerated(number, profile: modem.profile)
+            names.withLock { $0 = renamed }
+            auxiliaryPorts.withLock {
+                $0 = Self.auxiliaryPorts(numbered: number, profile: modem.profile, commands: atCommands,
+                                         runDirectory: runDirectory)
+            }
+        }
+        try whileAbsent(kernelNames)
+        let faults = modem.faults
+        try start(slow: slow ?? SlowResponses(delayMs: faults.slowAfterResetMs, seconds: faults.slowAfterResetSeconds))
+    }
+
+    private func startServing(slow: SlowResponses?) throws(ModemDeviceError) {
         let reserved = control.withLock { c in
             guard c.thread == nil, !c.stopping, !c.starting, !c.serving else { return false }
             c.starting = true
@@ -109,14 +180,14 @@ public final class SimulatedModemDevice: Sendable {
         }
         guard reserved else { throw .alreadyStarted }
         do {
-            try launch()
+            try launch(slow: slow)
         } catch {
             control.withLock { $0.starting = false }
             throw error
         }
     }
 
-    private func launch() throws(ModemDeviceError) {
+    private func launch(slow: SlowResponses?) throws(ModemDeviceError) {
         for dir in ["\(runDirectory)/dev", sysfsRoot] {
             do {
                 try FileSystem.makeDirectories(dir)
@@ -126,7 +197,7 @@ public final class SimulatedModemDevice: Sendable {
         }
         do {
             try sysfs.create()
-            for port in auxiliaryPorts { try port.start() }
+            for port in auxiliaryPorts.withLock({ $0 }) { try port.start() }
         } catch {
             removeEntries()
             throw error
@@ -142,7 +213,9 @@ public final class SimulatedModemDevice: Sendable {
             removeEntries()
             throw error
         }
-        let state = ModemState(index: index, modem: modem, bearerNetwork: bearerNetwork)
+        var current = modem
+        (current.sim, current.reportedIP) = kept.withLock { $0 }
+        let state = ModemState(index: index, modem: current, bearerNetwork: bearerNetwork)
         // Before the server thread runs, which publishes every later state.
         control.withLock { $0.controlStatus = state.controlStatus }
         let function: any ControlFunction = proto == .mbim ? MBIMFunction(state: state) : QMIFunction(state: state)
@@ -168,6 +241,8 @@ public final class SimulatedModemDevice: Sendable {
             $0.terminalPath = pty.slavePath
             $0.commands = []
             $0.starting = false
+            $0.slowDelayMs = slow?.delayMs ?? 0
+            $0.slowUntil = MonotonicClock.now + Double(slow?.seconds ?? 0)
         }
     }
 
@@ -234,6 +309,29 @@ public final class SimulatedModemDevice: Sendable {
     /// command table is built.
     private let fccUnlockRelay: FCCUnlockRelay
 
+    /// The SIM is pulled out (nil) or `sim` is inserted, with the indications of a hot-swap; a
+    /// connected bearer is lost. `changeSIM(nil)` then `changeSIM(new)` is a swap.
+    public func changeSIM(_ sim: SimulatedSIM?) {
+        kept.withLock { $0.sim = sim }
+        send(.changeSIM(sim))
+    }
+
+    /// The DNS servers the modem reports from now on, also for a bearer that is up (the
+    /// `reportedIP.dnsServers` quirk, e.g. `["0.0.0.0", "::"]`); nil = the carrier's.
+    public func reportDNS(_ servers: [String]?) {
+        kept.withLock {
+            var report = $0.reportedIP ?? ReportedIPConfiguration()
+            report.dnsServers = servers
+            $0.reportedIP = report
+        }
+        send(.reportDNS(servers))
+    }
+
+    /// The extra delay of a response sent now (the slow while after a reset).
+    func slowDelay(now: Double) -> Double {
+        control.withLock { now < $0.slowUntil ? Double($0.slowDelayMs) / 1000 : 0 }
+    }
+
     private func send(_ command: Command) {
         control.withLock { c in
             guard c.thread != nil, !c.stopping else { return }
@@ -271,7 +369,7 @@ public final class SimulatedModemDevice: Sendable {
 
     private func removeEntries() {
         for node in controlNodes { unlink(node) }
-        for port in auxiliaryPorts { port.stop() }
+        for port in auxiliaryPorts.withLock({ $0 }) { port.stop() }
         sysfs.remove()
     }
 }
@@ -370,6 +468,8 @@ final class ModemServer {
                         state.radioOn = on
                         enqueue(function.registrationChanged(), delay: 0)
                     case .unlockFCC: state.fccUnlocked = true
+                    case .changeSIM(let sim): enqueue(function.simChanged(to: sim), delay: 0)
+                    case .reportDNS(let servers): state.reportDNS(servers)
                     }
                 }
             }
@@ -380,7 +480,7 @@ final class ModemServer {
                     let t = Self.now()
                     if function.hasPartialInput && t - lastInput > Self.partialInputTimeout { function.discardPartialInput() }
                     lastInput = t
-                    let delay = Double(max(0, state.modem.faults.responseDelayMs)) / 1000
+                    let delay = Double(max(0, state.modem.faults.responseDelayMs)) / 1000 + device.slowDelay(now: t)
                     enqueue(function.receive(Array(buffer[0..<n]), now: t), delay: delay)
                 }
             }

@@ -9,7 +9,9 @@ public final class SimulatedModemFleet: Sendable {
 
     /// Creates (without starting) one device per scenario modem, all sharing `bearerNetwork`.
     public init(scenario: Scenario, runDirectory: String, bearerNetwork: any BearerNetwork) {
-        devices = scenario.modems.enumerated().map { index, modem in
+        // A modem without an MBIM or QMI port (router mode) has nothing to serve.
+        let served = scenario.modems.enumerated().filter { $0.element.profile.controlProtocol != nil }
+        devices = served.map { index, modem in
             SimulatedModemDevice(modem: modem, index: index, runDirectory: runDirectory, bearerNetwork: bearerNetwork)
         }
     }
@@ -29,6 +31,15 @@ public final class SimulatedModemFleet: Sendable {
     /// Stops every device (bearers down, ptys closed, device links and sysfs entries removed).
     public func stop() {
         for device in devices { device.stop() }
+    }
+
+    /// The number a modem re-enumerated now gets while its old names are still held (the kernel's
+    /// next free index): the lowest that no modem of the fleet uses, its own old one included.
+    public func nextFreeNumber() -> Int {
+        let used = Set(devices.map { $0.kernelNames.number })
+        var number = 0
+        while used.contains(number) { number += 1 }
+        return number
     }
 
     /// The device whose control port is `name` (`cdc-wdm0`, `wwan6mbim0`…), if any.

@@ -146,6 +146,47 @@ public enum SimulatedWorld {
         _ = try control(ControlRequest(command: .unlockFCC, modem: modem), prefix: prefix)
     }
 
+    /// A lifecycle event of the world's modems (docs/simulator.md "Lifecycle events").
+    public enum LifecycleEvent: Sendable, Equatable {
+        /// The modem resets and re-enumerates, under the next free names with `renumber`; it then
+        /// answers `slowMs` late for `slowSeconds` (nil: the scenario's `faults.slowAfterReset…`).
+        case reset(renumber: Bool = false, slowMs: Int? = nil, slowSeconds: Int? = nil)
+        /// The SIM is removed and this one inserted.
+        case swapSIM(SIMIdentity)
+        /// The SIM is removed.
+        case removeSIM
+        /// The modem reports these DNS servers from now on (nil: the carrier's).
+        case reportDNS([String]?)
+        /// The machine suspends (all modems); `resume` wakes it.
+        case suspend, resume
+    }
+
+    /// Makes modem `modem` (every modem for `suspend`/`resume`) undergo `event`; returns the status afterwards.
+    public static func lifecycle(_ event: LifecycleEvent, modem: Int = 0, prefix: String) throws -> SimulatorStatus {
+        try requireRoot()
+        var request = ControlRequest(command: .status, modem: modem)
+        switch event {
+        case .reset(let renumber, let slowMs, let slowSeconds):
+            request.command = .reset
+            request.renumber = renumber
+            request.slowMs = slowMs
+            request.slowSeconds = slowSeconds
+        case .swapSIM(let sim):
+            request.command = .swapSIM
+            request.sim = sim
+        case .removeSIM: request.command = .removeSIM
+        case .reportDNS(let servers):
+            request.command = .reportDNS
+            request.dnsServers = servers
+        case .suspend: request.command = .suspend
+        case .resume: request.command = .resume
+        }
+        guard let status = try control(request, prefix: prefix).status else {
+            throw CellpathError(.internalError, "the simulator daemon sent no status")
+        }
+        return status
+    }
+
     /// `sim env`: the variables that point cellpath and curl at this world (CA, run directory,
     /// namespace, the fake API's base URL and credentials, its token cache, the bus of its ModemManager), in a stable order. Throws `.permission` without
     /// root (the credentials are the daemon's, mode 0600) and `.unavailable` when the world is
@@ -332,8 +373,9 @@ public enum SimulatedWorld {
     }
 
     private static func existingNamespaces(_ prefix: String) -> [String] {
-        let existing = Set(WorldBuilder.listNamespaces())
+        let listed = WorldBuilder.listNamespaces(), existing = Set(listed)
         return WorldTopology(prefix: prefix, modemCount: 0).namespaces.filter { existing.contains($0) }
+            + RouterModem.namespaces(prefix: prefix, among: listed)
     }
 
     private static func logTail(_ run: RunDirectory, lines: Int) -> String {

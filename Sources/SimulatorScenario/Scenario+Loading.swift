@@ -90,6 +90,13 @@ extension Scenario {
         if let api = try o.object("api", keys: keys(APIFaults.CodingKeys.self), APIFaults.read) { scenario.api = api }
         if let carrier = try o.object("carrier", keys: keys(CarrierFaults.CodingKeys.self), CarrierFaults.read) { scenario.carrier = carrier }
         if let value = try o.bool("modemManager") { scenario.modemManager = value }
+        if let events = try o.array("events", { (index, node, path) throws(ScenarioProblem) in
+            try o.element(node, path: path, keys: keys(ScenarioEvent.CodingKeys.self)) { e throws(ScenarioProblem) in
+                try ScenarioEvent.read(e, index: index)
+            }
+        }) {
+            scenario.events = events
+        }
         return scenario
     }
 
@@ -134,6 +141,12 @@ extension Scenario {
             if let after = modem.faults.dropBearerAfterSeconds, after < 1 { throw bad("\(f).dropBearerAfterSeconds", "must be at least 1") }
             if !(0...60_000).contains(modem.faults.responseDelayMs) { throw bad("\(f).responseDelayMs", "must be 0 to 60000") }
             if !(0...100).contains(modem.faults.garbageFrames) { throw bad("\(f).garbageFrames", "must be 0 to 100") }
+            if !(0...60_000).contains(modem.faults.slowAfterResetMs) {
+                throw bad("\(f).slowAfterResetMs", "must be 0 to 60000")
+            }
+            if !(1...3600).contains(modem.faults.slowAfterResetSeconds) {
+                throw bad("\(f).slowAfterResetSeconds", "must be 1 to 3600")
+            }
             if let reported = modem.reportedIP {
                 let r = "\(m).reportedIP"
                 if let address = reported.ipv4Address, IPAddress.ipv4Bytes(address) == nil { throw bad("\(r).ipv4Address", "must be a numeric IPv4 address") }
@@ -194,6 +207,55 @@ extension Scenario {
             }
         }
         if !(0...50).contains(carrier.extraHops) { throw bad("carrier.extraHops", "must be 0 to 50") }
+        try checkEvents(msisdns: msisdns)
+    }
+
+    /// The events' times, modems and arguments; suspend and resume alternate, suspend first.
+    private func checkEvents(msisdns: [String: Int]) throws(ScenarioProblem) {
+        func bad(_ field: String, _ problem: String) -> ScenarioProblem {
+            ScenarioProblem(field: field, problem: problem)
+        }
+        for (i, event) in events.enumerated() {
+            let e = "events[\(i)]"
+            if !(0...86_400).contains(event.atSeconds) { throw bad("\(e).atSeconds", "must be 0 to 86400") }
+            if event.event != .suspend && event.event != .resume {
+                guard modems.indices.contains(event.modem) else {
+                    throw bad("\(e).modem", "must be a modem of this world, 0 to \(modems.count - 1)")
+                }
+                if modems[event.modem].profile.controlProtocol == nil {
+                    throw bad("\(e).modem", "modem \(event.modem) has no MBIM or QMI port to take events through")
+                }
+            }
+            if event.event == .swapSIM {
+                guard let sim = event.sim else { throw bad("\(e).sim", "swapSIM needs the SIM inserted") }
+                if !Self.isDigits(sim.iccid, count: 18...20) { throw bad("\(e).sim.iccid", "must be 18 to 20 digits") }
+                if !Self.isDigits(sim.imsi, count: 6...15) { throw bad("\(e).sim.imsi", "must be 6 to 15 digits") }
+                if !sim.msisdn.hasPrefix("+") || !Self.isDigits(String(sim.msisdn.dropFirst()), count: 7...15) {
+                    throw bad("\(e).sim.msisdn", "must be E.164 with a leading '+', e.g. +447940448591")
+                }
+                if let other = msisdns[sim.msisdn], other != event.modem {
+                    throw bad("\(e).sim.msisdn", "\(sim.msisdn) is the number of modems[\(other)].sim")
+                }
+            }
+            if let servers = event.dnsServers,
+               let index = servers.firstIndex(where: { IPAddress.ipv4Bytes($0) == nil
+                                                          && IPAddress.ipv6Bytes($0) == nil }) {
+                throw bad("\(e).dnsServers[\(index)]", "must be a numeric IPv4 or IPv6 address")
+            }
+            if let ms = event.slowMs, !(0...60_000).contains(ms) { throw bad("\(e).slowMs", "must be 0 to 60000") }
+            if let seconds = event.slowSeconds, !(1...3600).contains(seconds) {
+                throw bad("\(e).slowSeconds", "must be 1 to 3600")
+            }
+        }
+        var asleep = false
+        for (i, event) in events.enumerated().sorted(by: { $0.element.atSeconds < $1.element.atSeconds })
+        where event.event == .suspend || event.event == .resume {
+            if (event.event == .suspend) == asleep {
+                throw bad("events[\(i)].event",
+                          asleep ? "the machine is already suspended then" : "the machine is not suspended then")
+            }
+            asleep.toggle()
+        }
     }
 
     /// `http://IPv4[:port][/path]` without spaces or control characters: where the simulator can
@@ -259,6 +321,32 @@ extension SimulatedModem {
         }
         if let value = try o.int("activeSlot") { modem.activeSlot = value }
         return modem
+    }
+}
+
+extension ScenarioEvent {
+    fileprivate static func read(_ o: ObjectReader, index: Int) throws(ScenarioProblem) -> ScenarioEvent {
+        guard let at = try o.int("atSeconds") else {
+            throw ScenarioProblem(field: "events[\(index)].atSeconds", problem: "is required")
+        }
+        guard let kind = try o.choice("event", Kind.self) else {
+            throw ScenarioProblem(field: "events[\(index)].event", problem: "is required")
+        }
+        var event = ScenarioEvent(atSeconds: at, event: kind, modem: try o.int("modem") ?? 0)
+        if let value = try o.bool("renumber") { event.renumber = value }
+        event.slowMs = try o.int("slowMs", nullable: true)
+        event.slowSeconds = try o.int("slowSeconds", nullable: true)
+        let simKeys = keys(SimulatedSIM.CodingKeys.self)
+        event.sim = try o.object("sim", keys: simKeys, nullable: true) { s throws(ScenarioProblem) in
+            try SimulatedSIM.read(s, index: event.modem)
+        }
+        event.dnsServers = try o.array("dnsServers") { (_, node, path) throws(ScenarioProblem) in
+            guard case .string(let text) = node.value else {
+                throw ScenarioProblem(field: path, problem: "must be a string")
+            }
+            return text
+        }
+        return event
     }
 }
 
@@ -342,6 +430,8 @@ extension ModemFaults {
         faults.dropBearerAfterSeconds = try o.int("dropBearerAfterSeconds", nullable: true)
         if let value = try o.int("responseDelayMs") { faults.responseDelayMs = value }
         if let value = try o.int("garbageFrames") { faults.garbageFrames = value }
+        if let value = try o.int("slowAfterResetMs") { faults.slowAfterResetMs = value }
+        if let value = try o.int("slowAfterResetSeconds") { faults.slowAfterResetSeconds = value }
         return faults
     }
 }

@@ -11,6 +11,8 @@ public struct Scenario: Sendable, Equatable, Encodable {
     public var carrier: CarrierFaults
     /// Whether the world runs the real ModemManager on its modems (`sim up --modemmanager`).
     public var modemManager: Bool
+    /// Lifecycle events the world makes its modems undergo, each at its time.
+    public var events: [ScenarioEvent] = []
 
     public init(modems: [SimulatedModem] = [SimulatedModem(index: 0)],
                 cellularPath: LinkConditions = LinkConditions(delayMs: 40),
@@ -32,7 +34,41 @@ public struct Scenario: Sendable, Equatable, Encodable {
     /// bearers and the API has no IPv6 address of its own.
     public var nat64: Bool { modems.contains { $0.nat64 } }
 
-    enum CodingKeys: String, CodingKey, CaseIterable { case modems, cellularPath, wifiPath, api, carrier, modemManager }
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case modems, cellularPath, wifiPath, api, carrier, modemManager, events
+    }
+}
+
+/// A lifecycle event the world makes a modem (or, for `suspend`/`resume`, the machine) undergo
+/// `atSeconds` after it is up (`events[i]`; docs/simulator.md "Lifecycle events").
+public struct ScenarioEvent: Sendable, Equatable, Encodable {
+    public enum Kind: String, Sendable, Codable, CaseIterable {
+        case reset, swapSIM, removeSIM, reportDNS, suspend, resume
+    }
+
+    public var atSeconds: Int
+    public var event: Kind
+    /// The modem's index (ignored by `suspend` and `resume`).
+    public var modem: Int = 0
+    /// `reset`: come back under the next free names.
+    public var renumber: Bool = false
+    /// `reset`: slow answers, instead of the modem's `faults.slowAfterReset…`.
+    public var slowMs: Int? = nil
+    public var slowSeconds: Int? = nil
+    /// `swapSIM`: the SIM inserted.
+    public var sim: SimulatedSIM? = nil
+    /// `reportDNS`: the servers reported from now on; nil: the carrier's.
+    public var dnsServers: [String]? = nil
+
+    public init(atSeconds: Int, event: Kind, modem: Int = 0) {
+        self.atSeconds = atSeconds
+        self.event = event
+        self.modem = modem
+    }
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case atSeconds, event, modem, renumber, slowMs, slowSeconds, sim, dnsServers
+    }
 }
 
 /// Which control protocol a simulated modem speaks on its pseudo-terminal.
@@ -110,7 +146,8 @@ public struct SimulatedModem: Sendable, Equatable, Encodable {
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(device, forKey: .device)
-        if device == .simulated || profile.controlProtocol != nil { try c.encode(`protocol`, forKey: .protocol) }
+        // A device without an MBIM or QMI port (router mode) has no protocol to write back.
+        if profile.controlProtocol != nil { try c.encode(`protocol`, forKey: .protocol) }
         try c.encode(imei, forKey: .imei)
         try c.encode(manufacturer, forKey: .manufacturer)
         try c.encode(model, forKey: .model)
@@ -352,9 +389,16 @@ public struct ModemFaults: Sendable, Equatable, Encodable {
     public var responseDelayMs: Int = 0
     /// Send this many garbage frames to the client after OPEN / CTL sync.
     public var garbageFrames: Int = 0
+    /// After a reset (re-enumeration), delay every response by this many milliseconds more…
+    public var slowAfterResetMs: Int = 0
+    /// …for this many seconds after the modem came back.
+    public var slowAfterResetSeconds: Int = 10
     public init() {}
 
-    enum CodingKeys: String, CodingKey, CaseIterable { case radioOff, registration, connectRejectCode, dropBearerAfterSeconds, responseDelayMs, garbageFrames }
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case radioOff, registration, connectRejectCode, dropBearerAfterSeconds, responseDelayMs, garbageFrames
+        case slowAfterResetMs, slowAfterResetSeconds
+    }
 }
 
 /// The scenario's `api` object: faults of the fake tru.ID API and the settings of its one project.

@@ -179,6 +179,17 @@ final class MBIMFunction: ControlFunction {
         return out
     }
 
+    /// Subscriber Ready Status (not-inserted, or the new SIM's state), then registration and
+    /// packet service, after the bearer's deactivation when one was up.
+    func simChanged(to sim: SimulatedSIM?) -> [[UInt8]] {
+        var out = state.bearer != nil ? bearerDropped(cause: 0, family: nil) : []
+        state.changeSIM(sim)
+        out += indication(cid: .subscriberReadyStatus, subscriberReadyInfo())
+        out += indication(cid: .registerState, registerStateInfo())
+        out += indication(cid: .packetService, packetServiceInfo())
+        return out
+    }
+
     func shutdown() {
         state.disconnect()
         opened = false

@@ -1,4 +1,5 @@
 import CellpathCore
+import SimulatorScenario
 import SystemSupport
 
 /// The QMI function of a simulated modem: QMUX framing with resynchronisation, CTL (version
@@ -575,6 +576,21 @@ final class QMIFunction: ControlFunction {
                                   messageID: 0x0024, tlvs: servingSystemTLVs(), indication: true))
         }
         return out
+    }
+
+    /// The calls end (reason 3, no service), then every DMS client gets an Event Report with the
+    /// UIM state (TLV 0x15: 0x02 not present, 0x00 initialization completed) and every NAS
+    /// client a Serving System indication.
+    func simChanged(to sim: SimulatedSIM?) -> [[UInt8]] {
+        var out = stopCalls().filter { $0.clientID != 0 }.map {
+            packetStatusIndication(to: $0.clientID, family: $0.family, connected: false, endReason: 3, cause: nil)
+        }
+        state.changeSIM(sim)
+        for cid in clients[QMIService.dms.rawValue] ?? [] {
+            out.append(QMUX.frame(service: QMIService.dms.rawValue, clientID: cid, transactionID: 0, messageID: 0x0001,
+                                  tlvs: [QMITLV(0x15, u8: sim == nil ? 0x02 : 0x00)], indication: true))
+        }
+        return out + registrationChanged()
     }
 
     func shutdown() {

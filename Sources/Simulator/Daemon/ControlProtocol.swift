@@ -5,10 +5,36 @@ import SystemSupport
 
 /// One request on the daemon's control socket: a JSON object on one line.
 struct ControlRequest: Codable, Sendable, Equatable {
-    enum Command: String, Codable, Sendable { case status, connect, disconnect, stop, unlockFCC }
+    enum Command: String, Codable, Sendable {
+        case status, connect, disconnect, stop, unlockFCC
+        /// Lifecycle events (docs/simulator.md "Lifecycle events").
+        case reset, swapSIM, removeSIM, suspend, resume, reportDNS
+    }
     var command: Command
-    /// The modem index for `connect`, `disconnect` and `unlockFCC`.
+    /// The modem index for `connect`, `disconnect`, `unlockFCC` and the per-modem events (default 0).
     var modem: Int?
+    /// `reset`: come back under the next free names (`cdc-wdm1`/`wwan1`) instead of the old ones.
+    var renumber: Bool?
+    /// `reset`: answer this many milliseconds late for `slowSeconds` (default: the scenario's
+    /// `faults.slowAfterResetMs` / `slowAfterResetSeconds`).
+    var slowMs: Int?
+    var slowSeconds: Int?
+    /// `swapSIM`: the identities of the SIM inserted.
+    var sim: SIMIdentity?
+    /// `reportDNS`: the DNS servers the modem reports from now on (e.g. `["0.0.0.0", "::"]`);
+    /// absent or null: the carrier's.
+    var dnsServers: [String]?
+
+    init(command: Command, modem: Int? = nil, renumber: Bool? = nil, slowMs: Int? = nil, slowSeconds: Int? = nil,
+         sim: SIMIdentity? = nil, dnsServers: [String]? = nil) {
+        self.command = command
+        self.modem = modem
+        self.renumber = renumber
+        self.slowMs = slowMs
+        self.slowSeconds = slowSeconds
+        self.sim = sim
+        self.dnsServers = dnsServers
+    }
 }
 
 /// The daemon's answer: one JSON object on one line, then the connection closes.

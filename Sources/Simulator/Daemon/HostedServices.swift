@@ -137,6 +137,14 @@ final class ModemFleetService: SimulatorService, ModemControlSource {
             return true
         }
     }
+
+    func device(modem index: Int) -> SimulatedModemDevice? {
+        fleet.withLock { fleet in fleet?.devices.first { $0.index == index } }
+    }
+
+    func nextFreeNumber() -> Int {
+        fleet.withLock { $0?.nextFreeNumber() ?? 0 }
+    }
 }
 
 /// The request log: one line per request, appended from server threads. Thread-safe.

@@ -1,5 +1,6 @@
 import CellpathCore
 import Glibc
+import SimulatedModems
 import SimulatorScenario
 import Synchronization
 import SystemSupport
@@ -9,7 +10,7 @@ import SystemSupport
 /// device namespace and a private mount namespace whose `/sys` is a copy of the fake sysfs and
 /// whose `/dev` holds the modems' pty slaves as `cdc-wdmN` (docs/simulator.md "ModemManager").
 /// Files, pid files and logs under `RUN/modemmanager/`. Started after the modems.
-final class ModemManagerService: SimulatorService {
+final class ModemManagerService: SimulatorService, SleepSignal, KernelEventSink {
     let name = "modemmanager"
     /// How long start-up waits until `mmcli -L` lists every modem.
     static let listTimeout: Double = 90
@@ -20,6 +21,8 @@ final class ModemManagerService: SimulatorService {
     }
 
     private let started = Mutex<[(Program, pid_t)]>([])
+    /// logind's sleep interface on the bus, for suspend and resume.
+    private let logind = Mutex<FakeLogind?>(nil)
 
     func start(_ context: SimulatorContext) throws {
         let run = context.run, dir = run.modemManagerDirectory
@@ -38,6 +41,8 @@ final class ModemManagerService: SimulatorService {
         try waitUntil("the D-Bus bus did not come up", run) { FileSystem.exists(run.busSocket) }
         try launch(.polkit, ["/usr/lib/polkit-1/polkitd"], run, environment)
         try waitUntil("polkitd did not register on the bus", run) { Self.hasOwner("org.freedesktop.PolicyKit1", environment) }
+        let sleepInterface = try FakeLogind(busAddress: run.busAddress) { context.log($0) }
+        logind.withLock { $0 = sleepInterface }
         try launch(.modemManager, ["ip", "netns", "exec", context.topology.ueNamespace, "unshare", "-m",
                                    "--propagation", "private", "sh", "\(dir)/mm.sh"], run, environment)
         try waitUntil("ModemManager did not list the \(count) modem(s) within \(Int(Self.listTimeout)) s",
@@ -47,14 +52,58 @@ final class ModemManagerService: SimulatorService {
 
     func stop() {
         let programs = started.withLock { list in defer { list = [] }; return list }
-        for (_, pid) in programs.reversed() {
+        for (program, pid) in programs.reversed() {
+            if program == .bus { logind.withLock { $0?.stop(); $0 = nil } }
             kill(pid, SIGTERM)
             if !Processes.waitGone(pid, seconds: 5) { kill(pid, SIGKILL); _ = Processes.waitGone(pid, seconds: 5) }
         }
+        logind.withLock { $0?.stop(); $0 = nil }
     }
 
     /// Stops the programs that a killed daemon left running: exactly the pids recorded in
     /// `run`'s pid files, while they still run on this world's bus. Returns those it stopped.
+    /// The machine sleeps or wakes: logind's PrepareForSleep on the bus (ModemManager removes
+    /// every modem on sleep, releasing its inhibitor, and probes them again on resume).
+    func prepareForSleep(_ sleeping: Bool) {
+        logind.withLock { $0 }?.prepareForSleep(sleeping)
+    }
+
+    /// A modem re-enumerated: what udev does on a real machine, done by hand for ModemManager
+    /// without udev. Its private `/dev` gets the new control port (the new pty slave bound onto
+    /// `/dev/<new port>`) and its `/sys` a fresh copy of the fake sysfs, then ModemManager is told
+    /// the old ports went away and the new ones came (`mmcli --report-kernel-event`).
+    func reEnumerated(from old: SimulatedModemDevice.KernelNames, to new: SimulatedModemDevice.KernelNames,
+                      profile: DeviceProfile, terminal: String, run: RunDirectory) throws {
+        guard let pid = started.withLock({ $0.first { $0.0 == .modemManager }?.1 }),
+              terminal.hasPrefix("/dev/pts/"), let oldPort = old.controlPort, let newPort = new.controlPort else { return }
+        let pts = "\(run.modemManagerDirectory)/hostdev/pts/\(terminal.dropFirst("/dev/pts/".count))"
+        // The qmi/ binds come off first: removing through them would remove the modems' own files.
+        let script = "touch /dev/\(newPort) && mount --bind \(pts) /dev/\(newPort)"
+            + " && for d in $(find /sys -type d -name qmi); do umount $d; done"
+            + " && rm -rf /sys/* && cp -a \(run.sysfsRoot)/. /sys/ && " + Self.bindQMIDirectories(run)
+        _ = try Subprocess.check(["nsenter", "-t", "\(pid)", "-m", "sh", "-c", script])
+        let environment = ["PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "DBUS_SYSTEM_BUS_ADDRESS": run.busAddress]
+        let subsystem = profile.controlDevice(index: new.number)?.subsystem ?? "usbmisc"
+        var events = [("remove", subsystem, oldPort)]
+        if let name = old.interface { events.append(("remove", "net", name)) }
+        events.append(("add", subsystem, newPort))
+        if let name = new.interface { events.append(("add", "net", name)) }
+        for (action, subsystem, name) in events {
+            let event = "action=\(action),subsystem=\(subsystem),name=\(name)"
+            let result = try Subprocess.run(["mmcli", "--report-kernel-event=\(event)"], environment: environment)
+            if result.status != 0 {
+                throw CellpathError(.unavailable,
+                                    "ModemManager refused the kernel event \(action) \(name): \(result.text)")
+            }
+        }
+    }
+
+    /// Shell that binds each qmi_wwan `qmi/` directory of the copied /sys to the original, so that
+    /// the modems see what ModemManager writes there.
+    static func bindQMIDirectories(_ run: RunDirectory) -> String {
+        "for d in $(cd \(run.sysfsRoot) && find . -type d -name qmi); do mount --bind \(run.sysfsRoot)/$d /sys/$d; done"
+    }
+
     static func stopLeftovers(_ run: RunDirectory) -> [StoppedProcess] {
         var stopped: [StoppedProcess] = []
         for program in Program.allCases.reversed() {
@@ -177,9 +226,7 @@ final class ModemManagerService: SimulatorService {
             set -e
             mount --rbind /dev \(side)
             mount -t tmpfs none /sys; cp -a \(run.sysfsRoot)/. /sys/
-            for d in $(cd \(run.sysfsRoot) && find . -type d -name qmi); do
-                mount --bind \(run.sysfsRoot)/$d /sys/$d
-            done
+            \(bindQMIDirectories(run))
             mount -t tmpfs none /dev
             for n in null zero urandom tty ptmx; do touch /dev/$n; mount --bind \(side)/$n /dev/$n; done
             mkdir /dev/pts /dev/net; mount --bind \(side)/pts /dev/pts

@@ -80,12 +80,19 @@ final class RunningWorld {
     let topology: WorldTopology
     let run: RunDirectory
     let services: [any SimulatorService]
-    private var builder: WorldBuilder { WorldBuilder(topology: topology, scenario: scenario) }
-    private var dataPlane: DataPlane?
+    var builder: WorldBuilder { WorldBuilder(topology: topology, scenario: scenario) }
+    private(set) var dataPlane: DataPlane?
+    /// The SIM in each modem now (hot-swaps change it); the carrier identifies subscribers by it.
+    let sims: SIMSlots
+    /// Between a `suspend` and its `resume`.
+    var suspended = false
+    /// The scenario's events not fired yet, earliest first, and when the world came up.
+    var scheduledEvents: [ScenarioEvent] = []
+    var upSince = 0.0
     private var dns: [(server: DNSServer, pid: pid_t, running: Bool)] = []
     /// tayga and unbound of a NAT64 carrier.
     private var children: [WorldChild] = []
-    private var startedServices: [any SimulatorService] = []
+    private(set) var startedServices: [any SimulatorService] = []
     private var controlFD: Int32 = -1
     private var stopRequested = false
 
@@ -94,6 +101,7 @@ final class RunningWorld {
         self.topology = topology
         self.run = run
         self.services = services
+        sims = SIMSlots(scenario.modems.map(\.sim))
     }
 
     /// Builds the world in order: namespaces, TUN devices + relay, links and routes, TLS,
@@ -101,9 +109,17 @@ final class RunningWorld {
     func bringUp() throws {
         try FileSystem.write(scenario.encoded(), to: run.scenarioFile)
         try builder.createNamespaces()
+        let routers = RouterModem.indexes(scenario).map { RouterModem(topology: topology, index: $0) }
+        for router in routers { try router.createNamespace() }
         let dataPlane = try DataPlane(topology: topology, scenario: scenario)
         self.dataPlane = dataPlane
         try builder.configureLinks()
+        // Router-mode modems connect by themselves: their bearer is up from the start.
+        for router in routers {
+            try router.configure()
+            try dataPlane.connect(modemIndex: router.index, ipType: .ipv4)
+            children.append(try router.startDHCP(run: run, logFD: 2))
+        }
         try TestCertificates.make(in: run)
         for server in DNSServer.all(topology, nat64: scenario.nat64) {
             let pid = try server.start(run: run, logFD: 2)
@@ -113,10 +129,11 @@ final class RunningWorld {
             let nat64 = NAT64Carrier(topology: topology, run: run, modems: scenario.modems.indices.filter { scenario.modems[$0].nat64 })
             try nat64.prepare()
             try builder.configureNAT64()
-            children = try nat64.start(logFD: 2)
+            children += try nat64.start(logFD: 2)
         }
         let context = SimulatorContext(scenario: scenario, topology: topology, run: run,
-                                       subscribers: WorldDirectory(scenario: scenario, dataPlane: dataPlane),
+                                       subscribers: WorldDirectory(scenario: scenario, dataPlane: dataPlane,
+                                                                   sims: sims),
                                        dataPlane: dataPlane)
         for service in services {
             startedServices.append(service)
@@ -124,6 +141,9 @@ final class RunningWorld {
             context.log("service \(service.name) started")
         }
         try openControlSocket()
+        scheduledEvents = scenario.events.enumerated()
+            .sorted { ($0.element.atSeconds, $0.offset) < ($1.element.atSeconds, $1.offset) }.map(\.element)
+        upSince = MonotonicClock.now
     }
 
     /// Answers control requests until a signal or `stop` arrives; reaps dnsmasq children.
@@ -131,8 +151,9 @@ final class RunningWorld {
         while !stopRequested {
             var fds = [pollfd(fd: signals.readFD, events: Int16(POLLIN), revents: 0),
                        pollfd(fd: controlFD, events: Int16(POLLIN), revents: 0)]
-            let ready = poll(&fds, 2, 1000)
+            let ready = poll(&fds, 2, nextEventTimeoutMs())
             reapChildren()
+            fireDueEvents()
             if ready < 0 { continue }
             if fds[0].revents != 0, let signal = signals.take() {
                 DaemonLog.write("[\(topology.prefix)] received signal \(signal)")
@@ -160,7 +181,9 @@ final class RunningWorld {
         children = []
         // What still runs in the namespaces (a proxy started on the device, a shell's children)
         // would keep them alive after they are deleted (`sim down` stops them first and reports them).
-        let marks = WorldProcesses.marks(namespaces: topology.namespaces, run: run, daemon: nil)
+        let namespaces = topology.namespaces
+            + RouterModem.namespaces(prefix: topology.prefix, among: WorldBuilder.listNamespaces())
+        let marks = WorldProcesses.marks(namespaces: namespaces, run: run, daemon: nil)
         for process in WorldProcesses.stopAll(marks) {
             DaemonLog.write("[\(topology.prefix)] stopped \(process.name) (pid \(process.pid), \(process.reason))")
         }
@@ -211,9 +234,10 @@ final class RunningWorld {
             return ControlResponse(ok: true, status: status())
         case .connect:
             let n = request.modem ?? 0
+            try refuseRouterModem(n)
             let assignment = try dataPlane.connect(n)
             do {
-                try builder.configureBearer(n, assignment)
+                try builder.configureBearer(n, assignment, interface: dataPlane.modemInterface(n))
             } catch {
                 try? dataPlane.disconnect(n)
                 throw error
@@ -223,8 +247,9 @@ final class RunningWorld {
             return ControlResponse(ok: true, status: status(), address: addresses.first)
         case .disconnect:
             let n = request.modem ?? 0
+            try refuseRouterModem(n)
             try dataPlane.disconnect(n)
-            try builder.deconfigureBearer(n)
+            try builder.deconfigureBearer(n, interface: dataPlane.modemInterface(n))
             DaemonLog.write("[\(topology.prefix)] modem \(n): bearer disconnected")
             return ControlResponse(ok: true, status: status())
         case .unlockFCC:
@@ -238,12 +263,22 @@ final class RunningWorld {
         case .stop:
             stopRequested = true
             return ControlResponse(ok: true)
+        case .reset, .swapSIM, .removeSIM, .suspend, .resume, .reportDNS:
+            try handleEvent(request, dataPlane: dataPlane)
+            return ControlResponse(ok: true, status: status())
         }
+    }
+
+    /// `sim bearer` does not apply to a router-mode modem: its bearer is its own and always up.
+    private func refuseRouterModem(_ n: Int) throws {
+        guard scenario.modems.indices.contains(n), RouterModem.isRouter(scenario.modems[n]) else { return }
+        throw CellpathError(.usage, "modem \(n) is a router-mode modem: its bearer is always up "
+                            + "(use \(RouterModem.hostInterface(n)))")
     }
 
     /// The live status, with full personal data (the client redacts it).
     private func status() -> SimulatorStatus {
-        let existing = Set(WorldBuilder.listNamespaces())
+        let listed = WorldBuilder.listNamespaces(), existing = Set(listed)
         let controlSource = startedServices.lazy.compactMap { $0 as? any ModemControlSource }.first
         var modems: [ModemStatus] = []
         for (n, modem) in scenario.modems.enumerated() {
@@ -252,13 +287,15 @@ final class RunningWorld {
             // Without a simulated modem serving it, the modem is as its scenario starts it.
             let control = controlSource?.controlStatus(modem: n) ?? ModemControlStatus(initial: modem)
             modems.append(ModemStatus(
-                index: n, protocol: modem.protocol, imei: modem.imei, interface: topology.modemInterface(n),
+                index: n, protocol: modem.protocol, imei: modem.imei,
+                interface: dataPlane?.modemInterface(n) ?? topology.modemInterface(n),
                 radioInterface: topology.radioInterface(n),
-                sim: modem.sim.map { SIMIdentity(iccid: $0.iccid, imsi: $0.imsi, msisdn: $0.msisdn) },
+                sim: sims.sim(n).map { SIMIdentity(iccid: $0.iccid, imsi: $0.imsi, msisdn: $0.msisdn) },
                 operatorID: modem.network.operatorID, operatorName: modem.network.operatorName,
                 radio: control.radio, registration: control.registration, roaming: control.roaming,
                 pin: control.pin, pinAttemptsLeft: control.pinAttemptsLeft,
-                controlPort: modem.profile.controlDevice(index: n).map { "\(run.path)/dev/\($0.name)" } ?? "",
+                controlPort: (controlSource?.device(modem: n)?.controlPortName
+                              ?? modem.profile.controlDevice(index: n)?.name).map { "\(run.path)/dev/\($0)" } ?? "",
                 bearer: connected ? .connected : .disconnected,
                 address: granted?.carriesIPv4 == true ? topology.bearerAddress(n) : nil,
                 ipType: granted?.rawValue,
@@ -273,7 +310,8 @@ final class RunningWorld {
         services += children.map { ServiceStatus(name: $0.name, running: $0.running, pid: $0.pid, detail: $0.detail) }
         services += startedServices.map { ServiceStatus(name: $0.name, running: true) }
         return SimulatorStatus(prefix: topology.prefix, state: .up, daemonPID: getpid(), runDirectory: run.path,
-                               namespaces: topology.namespaces.filter { existing.contains($0) }, modems: modems,
+                               namespaces: topology.namespaces.filter { existing.contains($0) }
+                                   + RouterModem.namespaces(prefix: topology.prefix, among: listed), modems: modems,
                                wifi: dataPlane?.wifiCounters, services: services)
     }
 
@@ -301,13 +339,14 @@ final class RunningWorld {
 struct WorldDirectory: SubscriberDirectory {
     let scenario: Scenario
     let dataPlane: DataPlane
+    let sims: SIMSlots
 
     func subscriber(holding address: String) -> SimulatedSIM? {
-        dataPlane.modem(holding: address).flatMap { scenario.modems[$0].sim }
+        dataPlane.modem(holding: address).flatMap { sims.sim($0) }
     }
 
     func subscriber(msisdn: String) -> SimulatedSIM? {
-        scenario.modems.lazy.compactMap(\.sim).first { $0.msisdn == msisdn }
+        sims.all.lazy.compactMap { $0 }.first { $0.msisdn == msisdn }
     }
 
     func network(holding address: String) -> SimulatedNetwork? {

@@ -25,6 +25,10 @@ protocol ModemControlSource {
     func controlStatus(modem index: Int) -> ModemControlStatus?
     /// Lifts modem `index`'s FCC lock as its unlock procedure would; false when it is not running.
     func unlockFCC(modem index: Int) -> Bool
+    /// The simulated device of modem `index`, for lifecycle events; nil when not running.
+    func device(modem index: Int) -> SimulatedModemDevice?
+    /// The number a modem re-enumerated now gets (`SimulatedModemFleet.nextFreeNumber`).
+    func nextFreeNumber() -> Int
 }
 
 /// What a service gets from the daemon: the scenario, the topology, the run directory's files,

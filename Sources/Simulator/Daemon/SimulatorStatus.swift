@@ -97,6 +97,12 @@ public struct SIMIdentity: Sendable, Equatable, Codable {
     public var iccid: String
     public var imsi: String
     public var msisdn: String
+
+    public init(iccid: String, imsi: String, msisdn: String) {
+        self.iccid = iccid
+        self.imsi = imsi
+        self.msisdn = msisdn
+    }
 }
 
 /// Whether a simulated bearer carries traffic.

@@ -11,8 +11,12 @@ import SystemSupport
 /// Owns the TUN devices: they exist while it runs and vanish with it. Thread-safe.
 public final class DataPlane: Sendable {
     public let topology: WorldTopology
-    private let modems: [PacketRelay]
+    /// Each modem's relay; replaced when the modem re-enumerates (its TUN device is re-created).
+    private let relays: Mutex<[PacketRelay]>
     private let wifi: PacketRelay
+    private let cellularPath: LinkConditions
+    /// Router-mode modems: their relay's device end is the modem's own bearer (`RouterModem`).
+    private let routers: Set<Int>
     /// What each modem's network offers (the scenario's `ipType`), and whether it is behind NAT64.
     private let offered: [BearerIPType]
     private let behindNAT64: [Bool]
@@ -36,6 +40,9 @@ public final class DataPlane: Sendable {
         deviceNamespaceSocket = cshims_socket_in_netns("/run/netns/\(topology.ueNamespace)", AF_INET,
                                                        Int32(SOCK_DGRAM.rawValue), 0, &error, error.count)
         var opened: [Int32] = deviceNamespaceSocket >= 0 ? [deviceNamespaceSocket] : []
+        cellularPath = scenario.cellularPath
+        let routers = Set(RouterModem.indexes(scenario))
+        self.routers = routers
         func tun(_ ns: String, _ name: String) throws -> Int32 {
             let fd = try openTUN(namespace: ns, name: name)
             opened.append(fd)
@@ -44,8 +51,11 @@ public final class DataPlane: Sendable {
         do {
             var modems: [PacketRelay] = []
             for n in 0..<topology.modemCount {
-                modems.append(PacketRelay(name: topology.modemInterface(n),
-                                          deviceFD: try tun(topology.ueNamespace, topology.modemInterface(n)),
+                // A router-mode modem's bearer ends in the modem, not in the device.
+                let (namespace, name) = routers.contains(n)
+                    ? (RouterModem.namespace(prefix: topology.prefix, n), RouterModem.wanInterface)
+                    : (topology.ueNamespace, topology.modemInterface(n))
+                modems.append(PacketRelay(name: name, deviceFD: try tun(namespace, name),
                                           networkFD: try tun(topology.carrierNamespace, topology.radioInterface(n)),
                                           conditions: scenario.cellularPath, open: false,
                                           advertisesPrefix: advertisesPrefix(n)))
@@ -54,7 +64,7 @@ public final class DataPlane: Sendable {
                                deviceFD: try tun(topology.ueNamespace, WorldTopology.wlanInterface),
                                networkFD: try tun(topology.inetNamespace, WorldTopology.wifiPeerInterface),
                                conditions: scenario.wifiPath, open: true)
-            self.modems = modems
+            relays = Mutex(modems)
         } catch {
             for fd in opened { close(fd) }
             throw error
@@ -65,6 +75,33 @@ public final class DataPlane: Sendable {
             stop()
             throw error
         }
+    }
+
+    private var modems: [PacketRelay] { relays.withLock { $0 } }
+
+    /// The name of modem `n`'s net device now (`wwanN`, another after a re-enumeration).
+    public func modemInterface(_ n: Int) -> String {
+        routers.contains(n) ? RouterModem.hostInterface(n) : modems[n].name
+    }
+
+    /// Modem `n` re-enumerated: its TUN device is deleted and created again as `name` (a new
+    /// ifindex; the kernel forgets its addresses and routes), its bearer disconnected. The
+    /// network end (radioN) stays.
+    func recreateModemInterface(_ n: Int, name: String) throws {
+        try checkIndex(n)
+        try disconnect(n)
+        let networkFD = modems[n].stopKeepingNetworkEnd()
+        let deviceFD: Int32
+        do {
+            deviceFD = try openTUN(namespace: topology.ueNamespace, name: name)
+        } catch {
+            close(networkFD)
+            throw error
+        }
+        let relay = PacketRelay(name: name, deviceFD: deviceFD, networkFD: networkFD, conditions: cellularPath,
+                                open: false)
+        relays.withLock { $0[n] = relay }
+        try relay.start()
     }
 
     /// Opens modem `n`'s data path for everything its network offers and returns the

@@ -160,11 +160,17 @@ final class PacketRelay: Sendable {
 
     /// Stops and joins the threads and closes every descriptor. Call once.
     func stop() {
+        Glibc.close(stopKeepingNetworkEnd())
+    }
+
+    /// Stops and joins the threads and closes the device's descriptor (its TUN device vanishes);
+    /// returns the network end's, which the caller now owns. Call once, instead of `stop()`.
+    func stopKeepingNetworkEnd() -> Int32 {
         stopped.store(true, ordering: .relaxed)
         for thread in threads.withLock({ $0 }) { pthread_join(thread, nil) }
         Glibc.close(deviceFD)
-        Glibc.close(networkFD)
         for fd in state.withLock({ Array($0.muxDevices.values) + $0.retired }) { Glibc.close(fd) }
+        return networkFD
     }
 
     /// The device-side queue the bearer's packets use, or why none does.

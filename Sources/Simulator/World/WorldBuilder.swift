@@ -50,7 +50,8 @@ struct WorldBuilder {
         typealias T = WorldTopology
         // IPv6 only on the radio links of modems whose network offers it.
         var ueSettings: [String: String] = [:], carrierSettings: [String: String] = [:]
-        for n in 0..<topology.modemCount where !offersIPv6(n) {
+        let routers = RouterModem.indexes(scenario)
+        for n in 0..<topology.modemCount where !offersIPv6(n) && !routers.contains(n) {
             ueSettings["net/ipv6/conf/\(topology.modemInterface(n))/disable_ipv6"] = "1"
             carrierSettings["net/ipv6/conf/\(topology.radioInterface(n))/disable_ipv6"] = "1"
         }
@@ -102,6 +103,12 @@ struct WorldBuilder {
         }
     }
 
+    /// Readies modem `n`'s net device re-created as `interface` after a re-enumeration: IPv6
+    /// off unless its network offers it, as `configureLinks` does at bring-up.
+    func prepareModemInterface(_ n: Int, interface: String) throws {
+        if !offersIPv6(n) { try sysctl(topology.ueNamespace, ["net/ipv6/conf/\(interface)/disable_ipv6": "1"]) }
+    }
+
     /// Routes the NAT64 prefix and tayga's IPv4 pool through tayga's TUN (created by
     /// `NAT64Carrier.prepare`); translated packets then take the carrier's own routes.
     func configureNAT64() throws {
@@ -120,8 +127,8 @@ struct WorldBuilder {
     /// the interface use it (what NetworkManager does for a WWAN connection). A source-address
     /// rule per family sends every packet from the bearer's addresses through the interface, the
     /// kernel's own replies (TCP resets) included, as a careful bearer set-up does.
-    func configureBearer(_ n: Int, _ assignment: BearerAssignment) throws {
-        let ue = topology.ueNamespace, dev = topology.modemInterface(n)
+    func configureBearer(_ n: Int, _ assignment: BearerAssignment, interface: String? = nil) throws {
+        let ue = topology.ueNamespace, dev = interface ?? topology.modemInterface(n)
         let table = "\(topology.bearerRouteTable(n))", metric = "\(topology.bearerRouteMetric(n))"
         if let v4 = assignment.ipv4 {
             try ip(ue, "addr", "replace", "\(v4.address)/\(v4.prefixLength)", "dev", dev)
@@ -146,8 +153,8 @@ struct WorldBuilder {
     }
 
     /// Removes modem `n`'s addresses, routes and rules and sets its wwan interface down.
-    func deconfigureBearer(_ n: Int) throws {
-        let ue = topology.ueNamespace, dev = topology.modemInterface(n)
+    func deconfigureBearer(_ n: Int, interface: String? = nil) throws {
+        let ue = topology.ueNamespace, dev = interface ?? topology.modemInterface(n)
         let table = "\(topology.bearerRouteTable(n))"
         _ = try? ip(ue, "rule", "del", "from", topology.bearerAddress(n), "table", table)
         _ = try? ip(ue, "-6", "rule", "del", "from", topology.bearerIPv6Prefix(n), "table", table)
@@ -159,7 +166,8 @@ struct WorldBuilder {
     /// per-namespace resolv.conf. Idempotent; never fails on something already gone.
     static func destroy(_ topology: WorldTopology) {
         let existing = listNamespaces()
-        for ns in topology.namespaces where existing.contains(ns) {
+        for ns in topology.namespaces + RouterModem.namespaces(prefix: topology.prefix, among: existing)
+        where existing.contains(ns) {
             _ = try? Subprocess.run(["ip", "netns", "del", ns])
         }
         let dir = "/etc/netns/\(topology.ueNamespace)"
