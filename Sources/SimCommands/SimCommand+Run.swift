@@ -13,6 +13,13 @@ extension ProgramImplementations {
         .blocking(SimEnvCommand.spec, SimEnvCommand.run),
         .blocking(SimLogCommand.spec, SimLogCommand.run),
         .blocking(SimProfilesCommand.spec, SimProfilesCommand.run),
+        .blocking(SimModemCommand.reset, SimModemCommand.runReset),
+        .blocking(SimModemCommand.swapSIM, SimModemCommand.runSwapSIM),
+        .blocking(SimModemCommand.removeSIM, SimModemCommand.runRemoveSIM),
+        .blocking(SimModemCommand.reportDNS, SimModemCommand.runReportDNS),
+        .blocking(SimModemCommand.unlockFCC, SimModemCommand.runUnlockFCC),
+        .blocking(SimModemCommand.suspend) { try SimModemCommand.runSleep(suspend: true, $0, $1) },
+        .blocking(SimModemCommand.resume) { try SimModemCommand.runSleep(suspend: false, $0, $1) },
     ])
 }
 

@@ -9,9 +9,8 @@ public final class SimulatedModemFleet: Sendable {
 
     /// Creates (without starting) one device per scenario modem, all sharing `bearerNetwork`.
     public init(scenario: Scenario, runDirectory: String, bearerNetwork: any BearerNetwork) {
-        // A modem without an MBIM or QMI port (router mode) has nothing to serve.
-        let served = scenario.modems.enumerated().filter { $0.element.profile.controlProtocol != nil }
-        devices = served.map { index, modem in
+        // A modem without an MBIM or QMI port (router mode, the L850) still has its sysfs and ports.
+        devices = scenario.modems.enumerated().map { index, modem in
             SimulatedModemDevice(modem: modem, index: index, runDirectory: runDirectory, bearerNetwork: bearerNetwork)
         }
     }

@@ -1,4 +1,5 @@
 import CellpathCore
+import Glibc
 import SimulatedModems
 import SimulatorScenario
 import Testing
@@ -33,6 +34,17 @@ struct DeviceZooClientTests {
             #expect(field("Hardware info", in: caps.stdout) == profile.model)
             let ready = try fleet.client(0, "--query-subscriber-ready-status")
             #expect(field("Ready state", in: ready.stdout) == "initialized", "\(ready.stdout)")
+            if profile.fccLocked {
+                // Radio-on is refused until the lock is lifted; then the modem registers.
+                #expect(try fleet.client(0, "--set-radio-state=on").stderr.contains("OperationNotAllowed"))
+                fleet.device(0).unlockFCC()
+                var on = try fleet.client(0, "--set-radio-state=on")
+                for _ in 0..<20 where on.status != 0 {
+                    usleep(50_000)
+                    on = try fleet.client(0, "--set-radio-state=on")
+                }
+                #expect(on.status == 0, "\(on.stderr)")
+            }
             let registration = try fleet.client(0, "--query-registration-state")
             #expect(field("Register state", in: registration.stdout) == "home", "\(registration.stdout)")
         } else {

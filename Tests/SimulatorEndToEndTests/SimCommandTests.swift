@@ -227,6 +227,40 @@ struct SimCommandTests {
         #expect(router?["net_device"]?.string == "usb0")
     }
 
+    /// The lifecycle commands as a user types them: a reset under new names, a SIM swap, DNS
+    /// reported as 0.0.0.0, suspend and resume, and their bad input.
+    @Test func modemLifecycleCommandsChangeTheWorld() throws {
+        try SimulatedDevice.with(connect: false) { device in
+            func sim(_ arguments: String...) throws -> ProcessResult {
+                try CellpathBinary.run(["sim"] + arguments + ["--prefix", device.prefix])
+            }
+            func modem0() throws -> JSONValue? {
+                let status = try JSONValue.parse(try sim("status", "--json", "--verbose-full").stdout)
+                return status["modems"]?.array?.first
+            }
+            let reset = try sim("modem", "reset", "--renumber", "--json")
+            #expect(reset.status == 0, "\(reset.stderr)")
+            #expect(try modem0()?["control_port"]?.string?.hasSuffix("/dev/cdc-wdm1") == true)
+            #expect(try modem0()?["interface"]?.string == "wwan1")
+            let swap = try sim("modem", "swap-sim", "--iccid", "8900101234567890999", "--imsi", "001010123456999",
+                               "--msisdn", "+447700900999")
+            #expect(swap.status == 0, "\(swap.stderr)")
+            #expect(try modem0()?["sim"]?["iccid"]?.string == "8900101234567890999")
+            let incomplete = try sim("modem", "swap-sim", "--iccid", "8900101234567890999")
+            #expect(incomplete.status == 64)
+            #expect(incomplete.stderr.contains("--imsi"), "\(incomplete.stderr)")
+            #expect(try sim("modem", "report-dns", "0.0.0.0", "::").status == 0)
+            let notAnAddress = try sim("modem", "report-dns", "dns.example")
+            #expect(notAnAddress.status == 64, "\(notAnAddress.status) \(notAnAddress.stderr)")
+            #expect(notAnAddress.stderr.contains("dns.example"))
+            #expect(try sim("suspend").status == 0)
+            #expect(try sim("suspend").status != 0)
+            #expect(try sim("resume").status == 0)
+            let twice = try sim("resume")
+            #expect(twice.status == 64 && twice.stderr.contains("not suspended"), "\(twice.status) \(twice.stderr)")
+        }
+    }
+
     @Test func modemIndexIsBoundedByTheWorld() throws {
         try SimulatedDevice.with(connect: false) { device in
             let beyond = try CellpathBinary.run(["sim", "bearer", "connect", "--modem", "1", "--prefix", device.prefix])

@@ -12,7 +12,8 @@ package enum SimCommand {
             the internet with a fake tru.ID API. Nothing leaves them. Needs root. See docs/simulator.md.
             """,
         subcommands: [SimUpCommand.spec, SimDownCommand.spec, SimStatusCommand.spec, SimBearerCommand.spec,
-                      SimExecCommand.spec, SimEnvCommand.spec, SimLogCommand.spec, SimProfilesCommand.spec],
+                      SimExecCommand.spec, SimEnvCommand.spec, SimLogCommand.spec, SimProfilesCommand.spec,
+                      SimModemCommand.spec, SimModemCommand.suspend, SimModemCommand.resume],
         examples: [
             .init("Create the world (as root):", "cellpath sim up"),
             .init("Run a SubscriberCheck on its device:", "cellpath sim exec -- cellpath subscriber-check --direct"),
