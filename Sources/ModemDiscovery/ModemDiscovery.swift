@@ -189,8 +189,8 @@ public struct ModemDiscovery: Sendable {
         modems().first { $0.interfaces.contains(name) }
     }
 
-    /// Every modem found, ordered by bus (USB, then PCI) and then by physical device path, digit
-    /// runs as numbers (`1-2` before `1-10`); indices follow that order across both kinds.
+    /// Every modem found, ordered by bus (USB, then PCI) and then by physical device path
+    /// (`pathBefore`); indices follow that order across both kinds.
     public func discover() -> Discovery {
         var groups: [String: DeviceGroup] = [:]
         for port in usbmiscPorts() + wwanPorts() {
@@ -212,7 +212,7 @@ public struct ModemDiscovery: Sendable {
         let ordered = groups.values.filter { !$0.ports.isEmpty || !$0.otherPorts.isEmpty || !$0.nets.isEmpty }
             .sorted { a, b in
                 let (x, y) = (a.busRank(self), b.busRank(self))
-                return x != y ? x < y : a.device.naturallyBefore(b.device)
+                return x != y ? x < y : Self.pathBefore(a.device, b.device)
             }
         var discovery = Discovery(modems: [], uncontrolled: [])
         for (index, group) in ordered.enumerated() {
@@ -223,6 +223,27 @@ public struct ModemDiscovery: Sendable {
             }
         }
         return discovery
+    }
+
+    /// Sysfs paths compared component by component: PCI addresses (`0000:0a:00.0`, fixed-width
+    /// hex) as text, other components with digit runs as numbers (`1-2` before `1-10`).
+    static func pathBefore(_ a: String, _ b: String) -> Bool {
+        let x = a.split(separator: "/"), y = b.split(separator: "/")
+        for (p, q) in zip(x, y) where p != q {
+            return isPCIAddress(p) && isPCIAddress(q) ? p < q : String(p).naturallyBefore(String(q))
+        }
+        return x.count < y.count
+    }
+
+    /// `DDDD:BB:DD.F`, hex.
+    private static func isPCIAddress(_ text: Substring) -> Bool {
+        text.count == 12 && text.enumerated().allSatisfy { i, c in
+            switch i {
+            case 4, 7: c == ":"
+            case 10: c == "."
+            default: c.isHexDigit
+            }
+        }
     }
 
     // MARK: grouping

@@ -314,6 +314,11 @@ import TestSupport
         }
         let indices = (found.modems.map(\.index) + found.uncontrolled.map(\.index)).sorted()
         #expect(indices == Array(0..<scenario.modems.count))
+        // USB devices by number (1-1 … 1-13), then PCI functions by address (07, 08, 09, 0a, 0b).
+        let paths = (found.modems.map { ($0.index, $0.devicePath) } + found.uncontrolled.map { ($0.index, $0.devicePath) })
+            .sorted { $0.0 < $1.0 }.map { String($0.1.split(separator: "/").last!) }
+        #expect(paths == ["1-1", "1-2", "1-3", "1-4", "1-5", "1-6", "1-12", "1-13", "0000:07:00.0", "0000:08:00.0",
+                          "0000:09:00.0", "0000:0a:00.0", "0000:0b:00.0"])
     }
 }
 
