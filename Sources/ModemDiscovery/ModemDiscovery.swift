@@ -125,13 +125,13 @@ public struct UncontrolledModem: Sendable, Equatable, Codable {
     public var reason: String {
         switch kind {
         case .unsupported:
-            return "\(hardwareName) exposes only \(Self.portKinds(portTypes)) ports: cellpath needs an MBIM or QMI port; "
-                + "see docs/operations.md"
+            return "\(hardwareName) exposes only \(Self.portKinds(portTypes)) ports: "
+                + "cellpath needs an MBIM or QMI port; see docs/operations.md"
         case .router:
             let device = interfaces.first ?? "its network interface"
-            return "\(hardwareName) is in router mode (\(driver ?? "USB network") device \(device), no MBIM or QMI port): "
-                + "cellpath cannot read its state or bring up a bearer; checks go through it with --interface \(device) "
-                + "--dns ADDRESS; see docs/operations.md"
+            return "\(hardwareName) is in router mode (\(driver ?? "USB network") device \(device), "
+                + "no MBIM or QMI port): cellpath cannot read its state or bring up a bearer; "
+                + "checks go through it with --interface \(device) --dns ADDRESS; see docs/operations.md"
         }
     }
 
@@ -333,8 +333,9 @@ public struct ModemDiscovery: Sendable {
         var linked = Set<String>(), below = Set(interfaces)
         while true {
             let found = nets.filter { net in
-                !below.contains(net.name) && (net.lowers.contains { below.contains($0) }
-                                              || nets.contains { below.contains($0.name) && $0.uppers.contains(net.name) })
+                guard !below.contains(net.name) else { return false }
+                return net.lowers.contains { below.contains($0) }
+                    || nets.contains { below.contains($0.name) && $0.uppers.contains(net.name) }
             }
             guard !found.isEmpty else { break }
             for net in found { linked.insert(net.name); below.insert(net.name) }

@@ -189,8 +189,9 @@ import TestSupport
 
     /// t7xx (FM350) and iosm (L860): the WWAN device directly under the PCI function.
     @Test func t7xxAndIOSMModems() throws {
-        for (vendor, device, driver, ports) in [("14c3", "4d75", "mtk_t7xx", [("wwan0mbim0", "MBIM"), ("wwan0at0", "AT")]),
-                                                ("8086", "7560", "iosm", [("wwan0mbim0", "MBIM")])] {
+        let shapes = [("14c3", "4d75", "mtk_t7xx", [("wwan0mbim0", "MBIM"), ("wwan0at0", "AT")]),
+                      ("8086", "7560", "iosm", [("wwan0mbim0", "MBIM")])]
+        for (vendor, device, driver, ports) in shapes {
             let tree = try Tree()
             tree.pciFunction(Self.pci, vendor: vendor, device: device, driver: driver)
             tree.wwanDevice(Self.pci, "wwan0", ports: ports)
@@ -283,7 +284,8 @@ import TestSupport
 
         let found = tree.discovery.discover()
         #expect(found.uncontrolled.map(\.index) == [0, 2] && found.uncontrolled.map(\.kind) == [.router, .unsupported])
-        #expect(found.modems.map(\.index) == [1, 3] && found.modems.map { $0.ports[0].name } == ["cdc-wdm0", "wwan1mbim0"])
+        #expect(found.modems.map(\.index) == [1, 3])
+        #expect(found.modems.map { $0.ports[0].name } == ["cdc-wdm0", "wwan1mbim0"])
         #expect(found.uncontrolled[1].reason.hasPrefix("Intel XMM7360 (8086:7360) exposes only XMM RPC ports"))
     }
 
@@ -302,7 +304,8 @@ import TestSupport
         for (n, modem) in scenario.modems.enumerated() {
             let profile = modem.profile, name = modem.device.rawValue
             if let control = profile.controlDevice(index: n) {
-                let listed = try #require(found.modems.first { $0.ports.contains { $0.name == control.name } }, "\(name)")
+                let listed = try #require(found.modems.first { $0.ports.contains { $0.name == control.name } },
+                                          "\(name)")
                 #expect(listed.interfaces == [profile.netDeviceName(index: n)].compactMap { $0 }, "\(name)")
                 #expect(listed.protocol.rawValue == control.type.lowercased(), "\(name)")
             } else {
@@ -315,7 +318,8 @@ import TestSupport
         let indices = (found.modems.map(\.index) + found.uncontrolled.map(\.index)).sorted()
         #expect(indices == Array(0..<scenario.modems.count))
         // USB devices by number (1-1 … 1-13), then PCI functions by address (07, 08, 09, 0a, 0b).
-        let paths = (found.modems.map { ($0.index, $0.devicePath) } + found.uncontrolled.map { ($0.index, $0.devicePath) })
+        let paths = (found.modems.map { ($0.index, $0.devicePath) }
+                     + found.uncontrolled.map { ($0.index, $0.devicePath) })
             .sorted { $0.0 < $1.0 }.map { String($0.1.split(separator: "/").last!) }
         #expect(paths == ["1-1", "1-2", "1-3", "1-4", "1-5", "1-6", "1-12", "1-13", "0000:07:00.0", "0000:08:00.0",
                           "0000:09:00.0", "0000:0a:00.0", "0000:0b:00.0"])

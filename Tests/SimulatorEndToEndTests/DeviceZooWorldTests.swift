@@ -118,10 +118,11 @@ struct DeviceZooWorldTests {
             #expect(listed["model"]?.string == modem.model && listed["error"] == .null, "\(name)")
         }
         let l850Index = try #require(scenario.modems.firstIndex { $0.device == .pcieIOSMUnsupported })
-        let l850 = try #require(modems.first { $0["ports"]?.array?.contains(.string("wwan\(l850Index)xmmrpc0")) == true })
+        let l850Port = JSONValue.string("wwan\(l850Index)xmmrpc0")
+        let l850 = try #require(modems.first { $0["ports"]?.array?.contains(l850Port) == true })
         #expect(l850["supported"] == .bool(false) && l850["mode"]?.string == "modem" && l850["interface"] == .null)
-        #expect(l850["reason"]?.string == "Intel XMM7360 (8086:7360) exposes only XMM RPC and AT ports: cellpath needs an "
-                + "MBIM or QMI port; see docs/operations.md")
+        #expect(l850["reason"]?.string == "Intel XMM7360 (8086:7360) exposes only XMM RPC and AT ports: "
+                + "cellpath needs an MBIM or QMI port; see docs/operations.md")
         #expect(l850["pci"]?["vendor_id"]?.string == "8086" && l850["pci"]?["device_id"]?.string == "7360")
         let routerIndex = try #require(scenario.modems.firstIndex { $0.device == .routerMode })
         let router = try #require(modems.first { $0["interface"]?.string == "usb\(routerIndex)" })
@@ -139,16 +140,19 @@ struct DeviceZooWorldTests {
         let rm520n = try #require(scenario.modems.firstIndex { $0.device == .pcieMHINet })
         let refused = try device.cellpath(["bearer", "up", "-m", "wwan\(l850)xmmrpc0"])
         #expect(refused.status == 69, "\(refused.stderr)")
-        #expect(refused.stderr.contains("Intel XMM7360 (8086:7360) exposes only XMM RPC and AT ports"), "\(refused.stderr)")
+        #expect(refused.stderr.contains("Intel XMM7360 (8086:7360) exposes only XMM RPC and AT ports"),
+                "\(refused.stderr)")
         let routerRefused = try device.cellpath(["bearer", "up", "-m", "usb\(router)"])
         #expect(routerRefused.status == 69 && routerRefused.stderr.contains("router mode"), "\(routerRefused.stderr)")
         for interface in ["usb\(router)", "mhi_hwip\(rm520n)"] {
-            let fetch = try device.cellpath(["fetch", "--interface", interface, "--dns", "100.64.0.53", "--timeout", "2",
-                                             "http://carrier.example/"])
+            let fetch = try device.cellpath(["fetch", "--interface", interface, "--dns", "100.64.0.53",
+                                             "--timeout", "2", "http://carrier.example/"])
             #expect(!fetch.stderr.contains("is not a modem's network interface"), "\(interface): \(fetch.stderr)")
         }
-        let other = try device.cellpath(["fetch", "--interface", "lo", "--dns", "100.64.0.53", "http://carrier.example/"])
-        #expect(other.status == 64 && other.stderr.contains("'lo' is not a modem's network interface"), "\(other.stderr)")
+        let other = try device.cellpath(["fetch", "--interface", "lo", "--dns", "100.64.0.53",
+                                         "http://carrier.example/"])
+        #expect(other.status == 64 && other.stderr.contains("'lo' is not a modem's network interface"),
+                "\(other.stderr)")
         #expect(other.stderr.contains("usb\(router) (router mode, cdc_ether)"), "\(other.stderr)")
     }
 }

@@ -213,11 +213,15 @@ package enum FetchCommand {
         let found = discovery.discover()
         guard !found.isCellularInterface(interface) else { return }
         let modems = found.modems.flatMap { modem in
-            (modem.interfaces + modem.links).map { "\($0) (\(modem.ports[0].name), \(modem.protocol.rawValue.uppercased()))" }
+            (modem.interfaces + modem.links).map {
+                "\($0) (\(modem.ports[0].name), \(modem.protocol.rawValue.uppercased()))"
+            }
         } + found.uncontrolled.filter { $0.kind == .router }.flatMap { modem in
             modem.interfaces.map { "\($0) (router mode, \(modem.driver ?? "USB network"))" }
         }
-        throw CellpathError(.usage, "'\(interface)' is not a modem's network interface: \(modems.isEmpty ? "no modem was found in \(discovery.roots.sysfs)" : "the modems' are " + modems.joined(separator: ", "))",
+        let known = modems.isEmpty ? "no modem was found in \(discovery.roots.sysfs)"
+            : "the modems' are " + modems.joined(separator: ", ")
+        throw CellpathError(.usage, "'\(interface)' is not a modem's network interface: \(known)",
                             hint: "a check must leave through the SIM's bearer; to test on another interface, add --allow-any-interface")
     }
 
