@@ -14,7 +14,7 @@ package enum ModemListing {
         var record = Record()
         record.add("modems", .list(entries.sorted { $0.0 < $1.0 }.map { $0.1 }))
         let notes = reports.isEmpty && uncontrolled.isEmpty ? [noModem(roots).message]
-            : uncontrolled.map { "modem \($0.index): \($0.reason)" }
+            : uncontrolled.sorted { $0.index < $1.index }.map { "modem \($0.index): \($0.reason)" }
         let empty = reports.isEmpty && uncontrolled.isEmpty
         return Output(record, notes: notes, humanLines: empty ? [] : table(reports, uncontrolled))
     }
