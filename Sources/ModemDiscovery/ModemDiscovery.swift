@@ -209,11 +209,10 @@ public struct ModemDiscovery: Sendable {
                 groups[device, default: DeviceGroup(device: device)].nets.append(net)
             }
         }
-        let ordered = groups.values.filter { !$0.ports.isEmpty || !$0.otherPorts.isEmpty || !$0.nets.isEmpty }
-            .sorted { a, b in
-                let (x, y) = (a.busRank(self), b.busRank(self))
-                return x != y ? x < y : Self.pathBefore(a.device, b.device)
-            }
+        let ordered = groups.values.sorted { a, b in
+            let (x, y) = (a.busRank(self), b.busRank(self))
+            return x != y ? x < y : Self.pathBefore(a.device, b.device)
+        }
         var discovery = Discovery(modems: [], uncontrolled: [])
         for (index, group) in ordered.enumerated() {
             if group.ports.isEmpty {

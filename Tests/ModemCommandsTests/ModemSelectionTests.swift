@@ -88,12 +88,14 @@ import Testing
     }
 
     private static let l850 = UncontrolledModem(index: 2, kind: .unsupported,
-                                                devicePath: "/sys/devices/pci0000:00/0000:01:00.0", bus: .pci, vendorID: "8086", productID: "7360", manufacturer: "Intel",
+                                                devicePath: "/sys/devices/pci0000:00/0000:01:00.0", bus: .pci,
+                                                vendorID: "8086", productID: "7360", manufacturer: "Intel",
                                                 model: "XMM7360", ports: ["wwan0at0", "wwan0xmmrpc0"],
                                                 portTypes: ["AT", "XMMRPC"])
     private static let hilink = UncontrolledModem(index: 3, kind: .router, devicePath: "/sys/devices/usb1/1-3",
-                                                  bus: .usb, vendorID: "12d1", productID: "14dc", manufacturer: "Huawei",
-                                                  model: "E3372h", interfaces: ["usb0"], driver: "cdc_ether")
+                                                  bus: .usb, vendorID: "12d1", productID: "14dc",
+                                                  manufacturer: "Huawei", model: "E3372h", interfaces: ["usb0"],
+                                                  driver: "cdc_ether")
 
     /// Chooses with `selector` among the two modems and the two cellpath cannot drive.
     private static func chooseAmongAll(_ selector: ModemSelector?, modems: [DiscoveredModem] = modems) async throws
