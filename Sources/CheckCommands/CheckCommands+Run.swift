@@ -122,8 +122,10 @@ extension CheckCommands {
         let backend = options.modemPath.backend
         let (discovery, reader) = ModemsCommand.setUp(backend, timeout: nil, context)
         if options.modem == "all" {
-            modems = discovery.modems()
+            let found = discovery.discover()
+            modems = found.modems
             guard !modems.isEmpty else {
+                if let first = found.uncontrolled.first { throw ModemListing.cannotDrive(first) }
                 throw CellpathError(.unavailable, "no modem found in \(discovery.roots.sysfs)", hint: "cellpath modems lists what cellpath sees")
             }
         } else {

@@ -31,7 +31,9 @@ extension BearerCommand {
         let discovery = ModemDiscovery(roots: ModemsCommand.deviceRoots(context))
         let reader = ModemStatusReader(access: access(backend, timeout: timeout), logger: context.logger,
                                        opener: backend.choice.opener)
-        return try await ModemSelection.choose(selector, among: discovery.modems(), roots: discovery.roots,
+        let found = discovery.discover()
+        return try await ModemSelection.choose(selector, among: found.modems, roots: discovery.roots,
+                                               uncontrolled: found.uncontrolled,
                                                disclosure: context.global.disclosure,
                                                read: { await ModemsCommand.read($0, with: reader, context) })
     }

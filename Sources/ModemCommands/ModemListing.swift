@@ -5,12 +5,27 @@ import ModemDiscovery
 /// The output of the modem commands: one record per modem (docs/json.md, `cellpath modems`),
 /// and a table for people. Personal data is masked unless `disclosure` is `.full`.
 package enum ModemListing {
-    /// `cellpath modems`: `{"modems": [...]}`, shown as a table.
-    package static func list(_ reports: [ModemReport], _ disclosure: Disclosure, roots: DeviceRoots) -> Output {
+    /// `cellpath modems`: `{"modems": [...]}` in discovery order, the modems cellpath cannot drive
+    /// (`uncontrolled`) among them, shown as a table with a note for each of those.
+    package static func list(_ reports: [ModemReport], _ disclosure: Disclosure, roots: DeviceRoots,
+                             uncontrolled: [UncontrolledModem] = []) -> Output {
+        let entries = reports.map { ($0.modem.index, Value.record(Self.record($0, disclosure))) }
+            + uncontrolled.map { ($0.index, Value.record(Self.record($0))) }
         var record = Record()
-        record.add("modems", .list(reports.map { .record(self.record($0, disclosure)) }))
-        let notes = reports.isEmpty ? [noModem(roots).message] : []
-        return Output(record, notes: notes, humanLines: reports.isEmpty ? [] : table(reports))
+        record.add("modems", .list(entries.sorted { $0.0 < $1.0 }.map { $0.1 }))
+        let notes = reports.isEmpty && uncontrolled.isEmpty ? [noModem(roots).message]
+            : uncontrolled.sorted { $0.index < $1.index }.map { "modem \($0.index): \($0.reason)" }
+        let empty = reports.isEmpty && uncontrolled.isEmpty
+        return Output(record, notes: notes, humanLines: empty ? [] : table(reports, uncontrolled))
+    }
+
+    /// A modem cellpath cannot drive, named where a command needs one: exit 69 with the reason.
+    package static func cannotDrive(_ modem: UncontrolledModem) -> CellpathError {
+        let hint = switch modem.kind {
+        case .unsupported: "cellpath modems lists the modems cellpath can use"
+        case .router: "give the modem's DNS server (its DHCP lease names it, often the router's own address) with --dns"
+        }
+        return CellpathError(.unavailable, "modem \(modem.index): \(modem.reason)", hint: hint)
     }
 
     /// `cellpath modems show`: the modem's record, with its error as the output's failure.
@@ -39,20 +54,22 @@ package enum ModemListing {
         let status = report.status?.redacted(disclosure)
         var record = Record()
         record.add("index", .int(modem.index))
+        record.add("supported", .bool(true))
+        record.add("mode", .string("modem"))
         record.add("protocol", .string(modem.protocol.rawValue))
         record.add("port", .string(modem.ports[0].name))
         record.add("backend", .optional(report.status?.backend))
         record.add("ports", .list(modem.ports.map { .string($0.name) }))
         record.add("device", .string(modem.ports[0].devicePath))
         record.add("interface", .optional(modem.interfaces.first))
-        record.add("usb", modem.usbVendorID.map { vendor in
-            var usb = Record()
-            usb.add("vendor_id", .string(vendor))
-            usb.add("product_id", .optional(modem.usbProductID))
-            return .record(usb)
-        } ?? .null, label: "USB")
+        record.add("links", .list(modem.links.map(Value.string)))
+        record.add("usb", modem.usbVendorID.map { hardwareIDs($0, modem.usbProductID, "product_id") } ?? .null,
+                   label: "USB")
+        record.add("pci", modem.pciVendorID.map { hardwareIDs($0, modem.pciDeviceID, "device_id") } ?? .null,
+                   label: "PCI")
         record.add("manufacturer", .optional(status?.manufacturer ?? modem.manufacturer))
         record.add("model", .optional(status?.model ?? modem.model))
+        record.add("driver", .null)
         record.add("firmware", .optional(status?.firmware))
         record.add("imei", .optional(status?.imei), label: "IMEI")
         record.add("radio", .optional(status?.radio?.rawValue))
@@ -97,6 +114,8 @@ package enum ModemListing {
             fields.add("mtu", bearer.mtu.map(Value.int) ?? .null, label: "MTU")
             return .record(fields)
         } ?? .null)
+        record.add("reason", .null)
+        record.add("note", .null)
         record.add("error", report.error.map { error in
             var fields = Record()
             fields.add("kind", .string(error.kind.rawValue))
@@ -110,6 +129,40 @@ package enum ModemListing {
         return record
     }
 
+    /// A modem cellpath cannot drive, with the fields of a driven one (what only the modem can
+    /// report is null): `supported` false and its `reason` (unsupported), or `mode` `router` and
+    /// its `note` (router mode).
+    package static func record(_ modem: UncontrolledModem) -> Record {
+        var record = Record()
+        record.add("index", .int(modem.index))
+        record.add("supported", .bool(modem.kind == .router))
+        record.add("mode", .string(modem.kind == .router ? "router" : "modem"))
+        for key in ["protocol", "port", "backend"] { record.add(key, .null) }
+        record.add("ports", .list(modem.ports.map(Value.string)))
+        record.add("device", .null)
+        record.add("interface", .optional(modem.interfaces.first))
+        record.add("links", .list([]))
+        let ids = hardwareIDs(modem.vendorID, modem.productID, modem.bus == .usb ? "product_id" : "device_id")
+        record.add("usb", modem.bus == .usb ? ids : .null, label: "USB")
+        record.add("pci", modem.bus == .pci ? ids : .null, label: "PCI")
+        record.add("manufacturer", .optional(modem.manufacturer))
+        record.add("model", .optional(modem.model))
+        record.add("driver", .optional(modem.driver))
+        for key in ["firmware", "imei", "radio", "sim", "home_operator", "registration", "signal", "packet_service",
+                    "bearer"] { record.add(key, .null) }
+        record.add("reason", modem.kind == .unsupported ? .string(modem.reason) : .null)
+        record.add("note", modem.kind == .router ? .string(modem.reason) : .null)
+        record.add("error", .null)
+        return record
+    }
+
+    private static func hardwareIDs(_ vendor: String, _ product: String?, _ productKey: String) -> Value {
+        var ids = Record()
+        ids.add("vendor_id", .string(vendor))
+        ids.add(productKey, .optional(product))
+        return .record(ids)
+    }
+
     private static func operatorValue(_ network: NetworkOperator) -> Value {
         var fields = Record()
         fields.add("id", .optional(network.id), label: "MCC-MNC")
@@ -117,10 +170,11 @@ package enum ModemListing {
         return .record(fields)
     }
 
-    /// One row per modem: what tells modems apart and whether each can carry a check.
-    static func table(_ reports: [ModemReport]) -> [String] {
-        let withErrors = reports.contains { $0.error != nil }
-        let rows: [Value] = reports.map { report in
+    /// One row per modem: what tells modems apart and whether each can carry a check; a modem
+    /// cellpath cannot drive says why in short (its note below the table says it in full).
+    static func table(_ reports: [ModemReport], _ uncontrolled: [UncontrolledModem] = []) -> [String] {
+        let withErrors = reports.contains { $0.error != nil } || !uncontrolled.isEmpty
+        var rows: [(Int, Value)] = reports.map { report in
             let modem = report.modem, status = report.status
             var row = Record()
             row.add("modem", .int(modem.index))
@@ -138,10 +192,23 @@ package enum ModemListing {
             row.add("bearer", .optional(status?.bearer?.state.rawValue))
             row.add("address", .optional(status?.bearer?.ipv4Address))
             if withErrors { row.add("error", .optional(report.error?.message)) }
-            return .record(row)
+            return (modem.index, .record(row))
+        }
+        rows += uncontrolled.map { modem in
+            var row = Record()
+            row.add("modem", .int(modem.index))
+            for key in ["protocol", "port", "backend"] { row.add(key, .null) }
+            row.add("interface", .optional(modem.interfaces.first))
+            row.add("model", .optional(modem.model))
+            for key in ["sim", "operator", "registration", "technology", "signal", "bearer", "address"] {
+                row.add(key, .null, label: key == "sim" ? "SIM" : nil)
+            }
+            row.add("error", .string(modem.kind == .router ? "router mode: no modem state (note below)"
+                                                           : "unsupported (note below)"))
+            return (modem.index, .record(row))
         }
         var record = Record()
-        record.add("modems", .list(rows))
+        record.add("modems", .list(rows.sorted { $0.0 < $1.0 }.map { $0.1 }))
         return Renderer(json: false, color: false).render(Output(record)).split(separator: "\n").dropFirst().map { String($0.dropFirst(2)) }
     }
 }

@@ -68,6 +68,16 @@ package enum ModemSelector: Sendable, Equatable {
         }
     }
 
+    /// Whether it names a modem cellpath cannot drive: by index, or by one of its ports or
+    /// interfaces.
+    package func matches(_ modem: UncontrolledModem) -> Bool {
+        switch self {
+        case .index(let index): modem.index == index
+        case .port(let name): modem.ports.contains(name) || modem.interfaces.contains(name)
+        case .imei, .iccid: false
+        }
+    }
+
     /// An ICCID without its padding F.
     private static func iccidDigits(_ iccid: String) -> String {
         let upper = iccid.uppercased()
@@ -87,10 +97,16 @@ package enum ModemSelection {
 
     /// The modem `selector` names, or the only one when there is no selector. Reads the modems
     /// (with `read`) only when needed: to match an IMEI or ICCID, or to list them when the
-    /// choice is refused. No modem at all is exit 69.
+    /// choice is refused. No modem at all is exit 69; so is a modem cellpath cannot drive
+    /// (`uncontrolled`: unsupported, router mode) named by index or port, or found alone, with
+    /// its reason.
     package static func choose(_ selector: ModemSelector?, among modems: [DiscoveredModem], roots: DeviceRoots,
-                               disclosure: Disclosure,
+                               uncontrolled: [UncontrolledModem] = [], disclosure: Disclosure,
                                read: @Sendable ([DiscoveredModem]) async -> [ModemReport]) async throws -> Choice {
+        if modems.isEmpty, selector == nil, let first = uncontrolled.first { throw ModemListing.cannotDrive(first) }
+        if let selector, let named = uncontrolled.first(where: { selector.matches($0) }) {
+            throw ModemListing.cannotDrive(named)
+        }
         guard !modems.isEmpty else { throw ModemListing.noModem(roots) }
         let reports = selector?.needsStatus == true ? await read(modems) : nil
         let candidates = modems.filter { modem in
@@ -110,7 +126,7 @@ package enum ModemSelection {
         }
         let listed: [ModemReport]
         if let reports { listed = reports } else { listed = await read(modems) }
-        return .refused(CommandOutcome(ModemListing.list(listed, disclosure, roots: roots),
+        return .refused(CommandOutcome(ModemListing.list(listed, disclosure, roots: roots, uncontrolled: uncontrolled),
                                        failure: CommandFailure(CellpathError(.usage, message, hint: "the modems are listed above"))))
     }
 }

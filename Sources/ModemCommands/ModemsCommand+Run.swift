@@ -13,11 +13,13 @@ extension ModemsCommand {
 
     static func run(_ options: Options, _ context: CommandContext) async throws -> CommandOutcome {
         let (discovery, reader) = setUp(options.backend, timeout: options.timeout, context)
-        let reports = await read(discovery.modems(), with: reader, context)
+        let found = discovery.discover()
+        let reports = await read(found.modems, with: reader, context)
         for report in reports {
             if let error = report.error { context.logger.warning("modem \(report.modem.index): \(error.message)") }
         }
-        return CommandOutcome(ModemListing.list(reports, context.global.disclosure, roots: discovery.roots))
+        return CommandOutcome(ModemListing.list(reports, context.global.disclosure, roots: discovery.roots,
+                                                uncontrolled: found.uncontrolled))
     }
 
     /// Discovery (with the roots the environment names) and a reader that reaches the modems as
@@ -66,8 +68,10 @@ extension ModemsShowCommand {
         let selector = try selector(options, command: context.command)
         let (discovery, reader) = ModemsCommand.setUp(options.reading.backend, timeout: options.reading.timeout,
                                                       context)
+        let found = discovery.discover()
         let choice = try await ModemSelection.choose(
-            selector, among: discovery.modems(), roots: discovery.roots, disclosure: context.global.disclosure,
+            selector, among: found.modems, roots: discovery.roots, uncontrolled: found.uncontrolled,
+            disclosure: context.global.disclosure,
             read: { await ModemsCommand.read($0, with: reader, context) })
         switch choice {
         case .refused(let outcome):

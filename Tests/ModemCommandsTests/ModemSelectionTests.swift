@@ -87,6 +87,74 @@ import Testing
         }
     }
 
+    private static let l850 = UncontrolledModem(index: 2, kind: .unsupported,
+                                                devicePath: "/sys/devices/pci0000:00/0000:01:00.0", bus: .pci,
+                                                vendorID: "8086", productID: "7360", manufacturer: "Intel",
+                                                model: "XMM7360", ports: ["wwan0at0", "wwan0xmmrpc0"],
+                                                portTypes: ["AT", "XMMRPC"])
+    private static let hilink = UncontrolledModem(index: 3, kind: .router, devicePath: "/sys/devices/usb1/1-3",
+                                                  bus: .usb, vendorID: "12d1", productID: "14dc",
+                                                  manufacturer: "Huawei", model: "E3372h", interfaces: ["usb0"],
+                                                  driver: "cdc_ether")
+
+    /// Chooses with `selector` among the two modems and the two cellpath cannot drive.
+    private static func chooseAmongAll(_ selector: ModemSelector?, modems: [DiscoveredModem] = modems) async throws
+        -> ModemSelection.Choice {
+        try await ModemSelection.choose(selector, among: modems, roots: DeviceRoots(), uncontrolled: [l850, hilink],
+                                        disclosure: .redacted) { $0.map(report) }
+    }
+
+    /// Named by index, WWAN port or interface, or alone: exit 69 with the reason; a driven modem
+    /// is still chosen beside them.
+    @Test func aModemCellpathCannotDriveIsRefusedWithItsReason() async throws {
+        let reason = "modem 2: Intel XMM7360 (8086:7360) exposes only XMM RPC and AT ports: "
+            + "cellpath needs an MBIM or QMI port; see docs/operations.md"
+        let refusal = CellpathError(.unavailable, reason, hint: "cellpath modems lists the modems cellpath can use")
+        for selector in [ModemSelector.index(2), .port("wwan0xmmrpc0")] {
+            await #expect(throws: refusal) {
+                _ = try await Self.chooseAmongAll(selector)
+            }
+        }
+        for selector in [ModemSelector.index(3), .port("usb0")] {
+            do {
+                _ = try await Self.chooseAmongAll(selector)
+                Issue.record("\(selector) chosen")
+            } catch let error as CellpathError {
+                #expect(error.kind == .unavailable && error.message.contains("router mode"), "\(error.message)")
+                #expect(error.message.contains("--interface usb0"), "\(error.message)")
+            }
+        }
+        await #expect(throws: refusal) {
+            _ = try await Self.chooseAmongAll(nil, modems: [])
+        }
+        guard case .chosen(let modem, _) = try await Self.chooseAmongAll(nil, modems: [Self.modems[1]]) else {
+            Issue.record("the only driven modem is not chosen")
+            return
+        }
+        #expect(modem.index == 1)
+    }
+
+    /// In the list: the fields of a driven modem, `supported`/`mode` and the reason or note, in index order.
+    @Test func theListShowsModemsCellpathCannotDriveInOrder() {
+        let output = ModemListing.list(Self.modems.map(Self.report), .redacted, roots: DeviceRoots(),
+                                       uncontrolled: [Self.hilink, Self.l850])
+        guard case .list(let rows) = output.record["modems"] else { Issue.record("no list"); return }
+        let records = rows.compactMap { row -> Record? in if case .record(let r) = row { r } else { nil } }
+        #expect(records.map { $0["index"] } == [.int(0), .int(1), .int(2), .int(3)])
+        #expect(records[0].fields.map(\.key) == records[2].fields.map(\.key))
+        #expect(records[0]["supported"] == .bool(true) && records[0]["mode"] == .string("modem"))
+        #expect(records[2]["supported"] == .bool(false) && records[2]["mode"] == .string("modem"))
+        #expect(records[2]["reason"] == .string(Self.l850.reason) && records[2]["note"] == .null)
+        guard case .record(let pci) = records[2]["pci"] else { Issue.record("no pci"); return }
+        #expect(pci["vendor_id"] == .string("8086") && pci["device_id"] == .string("7360"))
+        #expect(records[2]["usb"] == .null)
+        #expect(records[3]["mode"] == .string("router") && records[3]["interface"] == .string("usb0"))
+        #expect(records[3]["driver"] == .string("cdc_ether") && records[3]["port"] == .null)
+        #expect(records[3]["note"] == .string(Self.hilink.reason) && records[3]["reason"] == .null)
+        #expect(output.notes == ["modem 2: \(Self.l850.reason)", "modem 3: \(Self.hilink.reason)"])
+        #expect(output.humanLines?.count == 5)
+    }
+
     @Test func noModemAtAllIsUnavailable() async {
         await #expect(throws: CellpathError.self) { _ = try await Self.choose(nil, among: []) }
     }

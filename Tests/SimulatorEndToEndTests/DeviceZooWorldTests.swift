@@ -6,8 +6,8 @@ import TestSupport
 
 /// The zoo scenario (scripts/zoo-scenario.json, every profile once) as one world with the real
 /// ModemManager: what `mmcli` shows of each profile (plugin, ports, state), and what cellpath
-/// does with each today (`cellpath modems --json`). The "today" expectations record the
-/// behaviour as it is, gaps included, for the issues that will change it.
+/// does with each (`cellpath modems --json`, the interface checks accept): every profile listed
+/// where it belongs, the L850 as unsupported with its reason, the HiLink in router mode.
 @Suite(.serialized, .enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)))
 struct DeviceZooWorldTests {
     /// What ModemManager 1.20 makes of one profile: its plugin, primary port, ports as `mmcli`
@@ -55,9 +55,12 @@ struct DeviceZooWorldTests {
         try SimulatedDevice.with(scenario, connect: false) { device in try Self.checkModemManager(device, scenario) }
     }
 
-    @Test func cellpathModemsOnTheZooToday() throws {
+    @Test func cellpathModemsOnTheZoo() throws {
         let scenario = try Scenario.load(path: Repository.root + "/scripts/zoo-scenario.json")
-        try SimulatedDevice.with(scenario, connect: false) { device in try Self.checkCellpathToday(device, scenario) }
+        try SimulatedDevice.with(scenario, connect: false) { device in
+            try Self.checkCellpathModems(device, scenario)
+            try Self.checkCommandsRefuseWhatCellpathCannotDrive(device, scenario)
+        }
     }
 
     /// `mmcli -L` lists one modem per profile with an MBIM, QMI or AT port (the L850's comes
@@ -92,28 +95,64 @@ struct DeviceZooWorldTests {
         }
     }
 
-    /// `cellpath modems --json` today: every profile with an MBIM or QMI port is listed with its
-    /// control port; mhi_net's `mhi_hwipN` is not matched to its modem (no interface); the L850
-    /// and the router-mode modem are not listed at all.
-    static func checkCellpathToday(_ device: SimulatedDevice, _ scenario: Scenario) throws {
+    /// `cellpath modems --json`: every profile is listed in discovery order (USB devices, then
+    /// PCI functions): those with an MBIM or QMI port with their control port and net device
+    /// (the RM520N's `mhi_hwipN` too), the L850 unsupported with its reason, the HiLink in
+    /// router mode with its net device and driver.
+    static func checkCellpathModems(_ device: SimulatedDevice, _ scenario: Scenario) throws {
         let result = try device.cellpath(["modems", "--json", "--verbose-full"])
         #expect(result.status == 0, "\(result.stderr)")
         let modems = try #require(try JSONValue.parse(result.stdout)["modems"]?.array)
+        #expect(modems.count == scenario.modems.count)
+        #expect(modems.compactMap { $0["index"]?.int } == Array(0..<modems.count))
         var byIMEI: [String: JSONValue] = [:]
         for modem in modems { if let imei = modem["imei"]?.string { byIMEI[imei] = modem } }
         for (n, modem) in scenario.modems.enumerated() {
-            let profile = modem.profile
-            guard let control = profile.controlDevice(index: n) else {
-                #expect(byIMEI[modem.imei] == nil, "\(modem.device.rawValue) is not listed today")
-                continue
-            }
-            let listed = try #require(byIMEI[modem.imei], "\(modem.device.rawValue): not listed")
-            #expect(listed["port"]?.string == control.name, "\(modem.device.rawValue)")
-            #expect(listed["protocol"]?.string == control.type.lowercased(), "\(modem.device.rawValue)")
-            let interface: String? = profile.netDevice == .mhiNet ? nil : profile.netDeviceName(index: n)
-            #expect(listed["interface"]?.string == interface, "\(modem.device.rawValue)")
-            #expect(listed["model"]?.string == modem.model && listed["error"] == .null, "\(modem.device.rawValue)")
+            let profile = modem.profile, name = modem.device.rawValue
+            guard let control = profile.controlDevice(index: n) else { continue }
+            let listed = try #require(byIMEI[modem.imei], "\(name): not listed")
+            #expect(listed["port"]?.string == control.name, "\(name)")
+            #expect(listed["protocol"]?.string == control.type.lowercased(), "\(name)")
+            #expect(listed["interface"]?.string == profile.netDeviceName(index: n), "\(name)")
+            #expect(listed["supported"] == .bool(true) && listed["mode"]?.string == "modem", "\(name)")
+            #expect(listed["model"]?.string == modem.model && listed["error"] == .null, "\(name)")
         }
-        #expect(modems.count == scenario.modems.filter { $0.profile.controlProtocol != nil }.count)
+        let l850Index = try #require(scenario.modems.firstIndex { $0.device == .pcieIOSMUnsupported })
+        let l850Port = JSONValue.string("wwan\(l850Index)xmmrpc0")
+        let l850 = try #require(modems.first { $0["ports"]?.array?.contains(l850Port) == true })
+        #expect(l850["supported"] == .bool(false) && l850["mode"]?.string == "modem" && l850["interface"] == .null)
+        #expect(l850["reason"]?.string == "Intel XMM7360 (8086:7360) exposes only XMM RPC and AT ports: "
+                + "cellpath needs an MBIM or QMI port; see docs/operations.md")
+        #expect(l850["pci"]?["vendor_id"]?.string == "8086" && l850["pci"]?["device_id"]?.string == "7360")
+        let routerIndex = try #require(scenario.modems.firstIndex { $0.device == .routerMode })
+        let router = try #require(modems.first { $0["interface"]?.string == "usb\(routerIndex)" })
+        #expect(router["mode"]?.string == "router" && router["supported"] == .bool(true) && router["port"] == .null)
+        #expect(router["driver"]?.string == "cdc_ether" && router["usb"]?["vendor_id"]?.string == "12d1")
+        #expect(router["note"]?.string?.contains("--interface usb\(routerIndex)") == true)
+    }
+
+    /// `bearer up` naming the L850 or the router-mode modem is refused with the reason, exit
+    /// 69; an interface check accepts the router-mode modem's net device and the RM520N's
+    /// `mhi_hwipN`, and still refuses an interface no modem has.
+    static func checkCommandsRefuseWhatCellpathCannotDrive(_ device: SimulatedDevice, _ scenario: Scenario) throws {
+        let l850 = try #require(scenario.modems.firstIndex { $0.device == .pcieIOSMUnsupported })
+        let router = try #require(scenario.modems.firstIndex { $0.device == .routerMode })
+        let rm520n = try #require(scenario.modems.firstIndex { $0.device == .pcieMHINet })
+        let refused = try device.cellpath(["bearer", "up", "-m", "wwan\(l850)xmmrpc0"])
+        #expect(refused.status == 69, "\(refused.stderr)")
+        #expect(refused.stderr.contains("Intel XMM7360 (8086:7360) exposes only XMM RPC and AT ports"),
+                "\(refused.stderr)")
+        let routerRefused = try device.cellpath(["bearer", "up", "-m", "usb\(router)"])
+        #expect(routerRefused.status == 69 && routerRefused.stderr.contains("router mode"), "\(routerRefused.stderr)")
+        for interface in ["usb\(router)", "mhi_hwip\(rm520n)"] {
+            let fetch = try device.cellpath(["fetch", "--interface", interface, "--dns", "100.64.0.53",
+                                             "--timeout", "2", "http://carrier.example/"])
+            #expect(!fetch.stderr.contains("is not a modem's network interface"), "\(interface): \(fetch.stderr)")
+        }
+        let other = try device.cellpath(["fetch", "--interface", "lo", "--dns", "100.64.0.53",
+                                         "http://carrier.example/"])
+        #expect(other.status == 64 && other.stderr.contains("'lo' is not a modem's network interface"),
+                "\(other.stderr)")
+        #expect(other.stderr.contains("usb\(router) (router mode, cdc_ether)"), "\(other.stderr)")
     }
 }

@@ -11,6 +11,6 @@ extension FetchCommand {
     static func route(_ options: Options, _ environment: [String: String]) -> Program {
         if options.modem != nil { return .modems }
         if options.interfacePath.interface != nil { return .front }
-        return ModemDiscovery(roots: DeviceRoots(environment: environment)).modems().isEmpty ? .front : .modems
+        return ModemDiscovery(roots: DeviceRoots(environment: environment)).discover().isEmpty ? .front : .modems
     }
 }

@@ -205,13 +205,23 @@ package enum FetchCommand {
     }
 
     /// Refuses an interface that is not a modem's (Wi-Fi, Ethernet, a VPN): a check through it
-    /// proves nothing about the SIM. Discovery reads sysfs (`CELLPATH_SYSFS_ROOT` in the simulator).
+    /// proves nothing about the SIM. A modem's interface or data link (`qmimux0`) and a
+    /// router-mode modem's net device are accepted. Discovery reads sysfs (`CELLPATH_SYSFS_ROOT`
+    /// in the simulator).
     package static func requireModemInterface(_ interface: String, _ context: CommandContext) throws {
         let discovery = ModemDiscovery(roots: DeviceRoots(environment: context.environment))
-        let modems = discovery.modems()
-        guard !modems.contains(where: { $0.interfaces.contains(interface) }) else { return }
-        let found = modems.flatMap { modem in modem.interfaces.map { "\($0) (\(modem.ports[0].name), \(modem.protocol.rawValue.uppercased()))" } }
-        throw CellpathError(.usage, "'\(interface)' is not a modem's network interface: \(found.isEmpty ? "no modem was found in \(discovery.roots.sysfs)" : "the modems' are " + found.joined(separator: ", "))",
+        let found = discovery.discover()
+        guard !found.isCellularInterface(interface) else { return }
+        let modems = found.modems.flatMap { modem in
+            (modem.interfaces + modem.links).map {
+                "\($0) (\(modem.ports[0].name), \(modem.protocol.rawValue.uppercased()))"
+            }
+        } + found.uncontrolled.filter { $0.kind == .router }.flatMap { modem in
+            modem.interfaces.map { "\($0) (router mode, \(modem.driver ?? "USB network"))" }
+        }
+        let known = modems.isEmpty ? "no modem was found in \(discovery.roots.sysfs)"
+            : "the modems' are " + modems.joined(separator: ", ")
+        throw CellpathError(.usage, "'\(interface)' is not a modem's network interface: \(known)",
                             hint: "a check must leave through the SIM's bearer; to test on another interface, add --allow-any-interface")
     }
 

@@ -9,8 +9,13 @@ package enum ModemsCommand {
         abstract: "List the WWAN modems with their SIM, registration, signal and bearer.",
         discussion: """
             Finds the MBIM and QMI control ports (cdc-wdm ports of cdc_mbim and qmi_wwan, and the
-            WWAN subsystem's ports of PCIe modems), one modem per physical device, and asks each
-            modem; reading changes nothing on a modem. Where ModemManager runs (its name owned on
+            WWAN subsystem's ports of PCIe modems), one modem per physical device (USB device or
+            PCI function), and asks each modem; reading changes nothing on a modem. Modems without
+            an MBIM or QMI port are listed with why: hardware with other WWAN ports only (the Intel
+            L850) as unsupported, and USB router-mode modems (cdc_ether, cdc_ncm, rndis_host or
+            huawei_cdc_ncm on a modem maker's device) with how to check through them (--interface).
+            The list runs USB devices first, then PCI functions, each by sysfs path; the index
+            counts every modem listed. Where ModemManager runs (its name owned on
             the system bus), the modems are read through it (--backend auto, the default; the
             backend column says so); else each over its own protocol. Ports are opened
             through mbim-proxy or qmi-proxy, as ModemManager does, so that they are shared;
