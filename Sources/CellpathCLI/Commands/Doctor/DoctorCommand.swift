@@ -1,0 +1,48 @@
+import CommandLineKit
+
+/// `cellpath doctor`: what a real machine needs for cellpath, checked one by one, each passed,
+/// warned or failed with its evidence and remedy. Runs in `cellpath-modem` (implemented in
+/// Sources/ModemCommands/Doctor), the executable that links the modem libraries.
+package enum DoctorCommand {
+    package static let spec: CommandSpec = CommandSpec(
+        name: "doctor",
+        abstract: "Check the machine for cellpath: modems, owners, permissions, SIM, bearer, routing, clock, backend.",
+        discussion: """
+            Run it first on a real machine, and attach its --json output to a bug report. Each
+            check is pass, warn, fail or skip, with its evidence and a remedy: the modems found and
+            their shape (bus, driver, ports, net devices); who holds their control ports
+            (ModemManager, NetworkManager, mbim-proxy/qmi-proxy, other processes, read from
+            /proc/*/fd); the caller's access to the ports and its CAP_NET_ADMIN/CAP_NET_RAW; an FCC
+            lock (radio off, the model on ModemManager's FCC-unlock list); the SIM, registration and
+            signal; a QMI modem's raw-ip setting; the bearer and its interface (addresses, the
+            source rule and table route cellpath adds, rp_filter, IPv6) against cellpath's record;
+            the clock (TLS needs it); the configuration files and whether credentials are present
+            (never their values); and the configured backend over the default network (one HEAD
+            request, never through the cellular interface). Without root, the checks that need it
+            warn with the remedy. It changes nothing unless --fix: then it sets loose rp_filter on
+            a bearer interface where cellpath's bearer is up and strict filtering would drop its
+            replies, and reports that. IMEI, ICCID, IMSI and MSISDN are masked unless
+            --verbose-full. Exit 0 when no check failed (warnings included), 1 when one did.
+            """,
+        options: Options.self,
+        placement: .program(.modems),
+        examples: [
+            .init("Check the machine:", "cellpath doctor"),
+            .init("The report to attach to a bug report:", "sudo cellpath doctor --json > doctor.json"),
+            .init("Check the second modem only, and repair what doctor can:", "sudo cellpath doctor -m 1 --fix"),
+        ])
+
+    /// `doctor`'s options: the modem, how it is reached, the time limits, and `--fix`.
+    package struct Options: CommandOptions {
+        @Option(ModemOption.modem) package var modem: String?
+        @OptionGroup package var backend: ModemBackendOptions
+        @Option("timeout", "seconds",
+                help: "How long reading a modem, and the backend's request, may take each (default: 5).", .seconds)
+        package var timeout: Double = 5
+        @Flag("fix",
+              help: "Repair what doctor names as repairable (loose rp_filter on cellpath's bearer interface), and say so.")
+        package var fix: Bool
+
+        package init() {}
+    }
+}

@@ -1,0 +1,49 @@
+import Bearers
+import CellpathCLI
+import CellpathCore
+import CommandLineKit
+import Glibc
+import ModemDiscovery
+import ModemManagerBackend
+import Modems
+
+extension DoctorCommand {
+    /// Runs every check (changing nothing unless --fix) and reports them; exit 1 when one failed.
+    static func run(_ options: Options, _ context: CommandContext) async throws -> CommandOutcome {
+        let selector = try ModemSelector.named(options.modem, command: context.command)
+        let disclosure = context.global.disclosure
+        var checks = MachineChecks.configuration(context)
+        checks.append(MachineChecks.clock())
+        checks.append(MachineChecks.capabilities())
+
+        context.progress.step("finding the modems")
+        let modemManager = await ModemManagerService.isRunning(logger: context.logger)
+        let (discovery, reader) = ModemsCommand.setUp(options.backend, timeout: options.timeout, context)
+        let found = discovery.modems()
+        var reports = await ModemsCommand.read(found, with: reader, context)
+        if let selector {
+            reports = reports.filter { selector.matches($0.modem, $0.status) }
+            guard !reports.isEmpty else {
+                throw UsageError("no modem matches '\(options.modem ?? "")'", command: context.command)
+            }
+        }
+        if selector == nil { checks += DeviceShapeChecks.all(discovery.roots) }
+        if found.isEmpty {
+            let none = ModemListing.noModem(discovery.roots)
+            checks.append(DoctorCheck("modems", .fail, none.message, remedy: none.hint))
+        }
+        let records = BearerRecords(environment: context.environment)
+        for report in reports {
+            var modemChecks = ModemChecks(report: report, roots: discovery.roots, disclosure: disclosure,
+                                          modemManager: modemManager, records: records, fix: options.fix)
+            checks += modemChecks.all()
+            if let path = modemChecks.usablePath {
+                checks.append(await NetworkChecks.dnsThroughBearer(path, modem: report.modem.index, context,
+                                                                   timeout: options.timeout))
+            }
+        }
+        checks.append(await NetworkChecks.backendReachability(context, timeout: options.timeout))
+        let doctor = DoctorReport(checks)
+        return CommandOutcome(doctor.output, exitCode: doctor.exitCode)
+    }
+}

@@ -1,0 +1,102 @@
+import CellpathCore
+import Glibc
+import SimulatorScenario
+import Testing
+import TestSupport
+
+/// `cellpath doctor` in the simulated world: healthy with a bearer cellpath brought up, then on a
+/// machine broken on purpose — strict rp_filter (failed with its remedy; --fix restores it and
+/// says so), a missing source rule while cellpath's record exists, a bearer another program
+/// configured, and a caller without privilege — each finding and remedy asserted.
+@Suite(.serialized, .enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)))
+struct DoctorEndToEndTests {
+    /// `cellpath doctor -m 0 --json ARGS…` on the device: its exit status and checks by name.
+    private static func doctor(_ device: SimulatedDevice, _ arguments: [String] = [])
+        throws -> (status: Int32, json: JSONValue, checks: [String: JSONValue], stderr: String) {
+        let result = try device.cellpath(["doctor", "-m", "0", "--json"] + arguments)
+        let json = try JSONValue.parse(result.stdout)
+        var checks: [String: JSONValue] = [:]
+        for check in json["checks"]?.array ?? [] {
+            if let name = check["check"]?.string { checks[name] = check }
+        }
+        return (result.status, json, checks, result.stderr)
+    }
+
+    @Test func healthyThenBrokenOnPurpose() throws {
+        try SimulatedDevice.with(connect: false) { device in
+            let up = try device.cellpath(["bearer", "up", "-m", "0", "--json"])
+            try #require(up.status == 0, "\(up.stderr)")
+
+            // Healthy: nothing fails, and the checks that matter pass.
+            let start = ContinuousClock.now
+            let healthy = try Self.doctor(device)
+            let elapsed = ContinuousClock.now - start
+            #expect(healthy.status == 0, "\(healthy.json)\n\(healthy.stderr)")
+            #expect(healthy.json["status"]?.string != "fail")
+            for name in ["modem", "owners", "access", "read", "radio", "sim", "registration", "bearer", "interface",
+                         "routing", "rp_filter", "ipv6", "dns", "backend", "capabilities", "clock", "configuration"] {
+                #expect(healthy.checks[name]?["status"]?.string == "pass", "\(name): \(healthy.checks[name] ?? .null)")
+            }
+            #expect(healthy.checks["bearer"]?["summary"]?.string == "connected by cellpath")
+            #expect(healthy.checks["backend"]?["evidence"]?.array?.contains { $0.string?.contains("on wlan0") == true } == true,
+                    "over the default network: \(healthy.checks["backend"] ?? .null)")
+            #expect(healthy.checks["modem"]?["evidence"]?.array?.contains(.string("net devices: wwan0")) == true)
+            // The ICCID only with --verbose-full.
+            let full = try Self.doctor(device, ["--verbose-full"])
+            let iccidLine = full.checks["sim"]?["evidence"]?.array?.compactMap(\.string).first { $0.hasPrefix("ICCID: ") }
+            let iccid = try #require(iccidLine?.dropFirst("ICCID: ".count))
+            let redacted = try device.cellpath(["doctor", "-m", "0", "--json"]).stdout
+            #expect(iccid.count >= 18 && !redacted.contains(iccid), "\(iccid) in \(redacted)")
+            print("doctor in the world took \(elapsed)")
+
+            // Strict rp_filter on the bearer interface: failed with the remedy, repaired by --fix.
+            #expect(try device.run(["sysctl", "-q", "-w", "net.ipv4.conf.wwan0.rp_filter=1"]).status == 0)
+            let strict = try Self.doctor(device)
+            #expect(strict.status == 1)
+            #expect(strict.checks["rp_filter"]?["status"]?.string == "fail")
+            #expect(strict.checks["rp_filter"]?["remedy"]?.string?.contains("cellpath doctor --fix") == true)
+            #expect(try Self.rpFilter(device) == "1", "doctor changes nothing without --fix")
+            let fixed = try Self.doctor(device, ["--fix"])
+            #expect(fixed.status == 0, "\(fixed.json)")
+            #expect(fixed.checks["rp_filter"]?["fixed"]?.string == "net.ipv4.conf.wwan0.rp_filter: 1 → 2")
+            #expect(try Self.rpFilter(device) == "2")
+
+            // The source rule gone while cellpath's record remains.
+            let rules = try device.run(["ip", "-4", "rule"]).stdout.split(separator: "\n")
+            let rule = try #require(rules.first { $0.contains("from 100.64.23.10 lookup") })
+            #expect(try device.run(["ip", "-4", "rule", "del", "priority", String(rule.prefix { $0 != ":" })]).status == 0)
+            let noRule = try Self.doctor(device)
+            #expect(noRule.status == 1)
+            #expect(noRule.checks["routing"]?["status"]?.string == "fail")
+            #expect(noRule.checks["routing"]?["summary"]?.string?.contains("the rule from 100.64.23.10 lookup") == true,
+                    "\(noRule.checks["routing"] ?? .null)")
+            #expect(noRule.checks["routing"]?["remedy"]?.string?.contains("cellpath bearer down") == true)
+
+            // A bearer another program configured: addresses cellpath did not put there.
+            #expect(try device.cellpath(["bearer", "down", "-m", "0"]).status == 0)
+            try device.bearer(connect: true)
+            let foreign = try Self.doctor(device)
+            #expect(foreign.checks["bearer"]?["summary"]?.string == "connected by another program (cellpath reuses it)")
+            #expect(foreign.checks["interface"]?["status"]?.string == "warn")
+            #expect(foreign.checks["interface"]?["summary"]?.string?.contains("cellpath did not put there") == true,
+                    "\(foreign.checks["interface"] ?? .null)")
+            #expect(foreign.checks["interface"]?["remedy"]?.string?.contains("bearer down --force") == true)
+
+            // Without privilege: warnings with their remedies, no crash.
+            let nobody = try device.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                                         CellpathBinary.path, "doctor", "-m", "0", "--json"])
+            let unprivileged = try JSONValue.parse(nobody.stdout)
+            #expect([0, 1].contains(nobody.status), "\(nobody.status): \(nobody.stderr)")
+            let checks = unprivileged["checks"]?.array ?? []
+            let capabilities = checks.first { $0["check"]?.string == "capabilities" }
+            #expect(capabilities?["status"]?.string == "warn" && capabilities?["remedy"]?.string?.contains("sudo") == true)
+            let access = checks.first { $0["check"]?.string == "access" }
+            #expect(access?["status"]?.string == "warn" && access?["remedy"]?.string?.contains("group") == true,
+                    "\(access ?? .null)")
+        }
+    }
+
+    private static func rpFilter(_ device: SimulatedDevice) throws -> String {
+        try device.run(["cat", "/proc/sys/net/ipv4/conf/wwan0/rp_filter"]).stdout.filter { !$0.isWhitespace }
+    }
+}
