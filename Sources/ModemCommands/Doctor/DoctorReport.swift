@@ -41,8 +41,8 @@ package struct DoctorReport: Sendable, Equatable {
 
     package init(_ checks: [DoctorCheck]) { self.checks = checks }
 
-    /// The worst status of the checks (pass when there are none).
-    package var status: DoctorCheck.Status { checks.map(\.status).max() ?? .pass }
+    /// The worst status of the checks: pass, warn or fail (skipped checks count as none).
+    package var status: DoctorCheck.Status { checks.map(\.status).filter { $0 != .skip }.max() ?? .pass }
 
     /// Exit 0 unless a check failed; then 1 (`ExitCode.notVerified`: checked, not as it should be).
     package var exitCode: ExitCode { status == .fail ? .notVerified : .success }
