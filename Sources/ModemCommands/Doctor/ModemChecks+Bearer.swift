@@ -32,7 +32,6 @@ extension ModemChecks {
             let who = record?.connectedByCellpath == true ? "by cellpath" : "by another program (cellpath reuses it)"
             checks.append(check("bearer", .pass, "connected \(who)", evidence: evidence))
         }
-        guard connected || record != nil else { return checks }
         let state: InterfaceInspection
         do throws(CellpathError) {
             state = try InterfaceInspection.read(interface)
@@ -74,9 +73,18 @@ extension ModemChecks {
         let foreign = record == nil ? global : global.filter { !recorded.contains($0) }
         if !foreign.isEmpty {
             let what = foreign.map(show).joined(separator: ", ")
+            if bearer.state != .connected {
+                return check("interface", .warn, "\(name) has addresses cellpath did not put there, while the bearer is down: \(what)",
+                             evidence: evidence,
+                             remedy: "a stale configuration of another program: remove them (ip address del … dev \(name)); "
+                                + "cellpath bearer down --force removes what has cellpath's shape")
+            }
             return check("interface", .warn, "\(name) has addresses cellpath did not put there: \(what)", evidence: evidence,
                          remedy: "another program configured it: cellpath uses it as it is; to start clean, take that "
                             + "program's bearer down (cellpath bearer down --force) or remove them (ip address del … dev \(name))")
+        }
+        guard bearer.state == .connected else {
+            return check("interface", .pass, "\(name) carries no configuration of another program", evidence: evidence)
         }
         return check("interface", .pass, "\(name) is up with the bearer's addresses", evidence: evidence)
     }

@@ -77,8 +77,11 @@ struct ModemChecks {
             let found = HostProbes.holders(of: port.devicePath)
             unreadable = max(unreadable, found.unreadable)
             for holder in found.holders {
-                evidence.append("\(port.name) held open by \(holder.name) (pid \(holder.pid))")
-                if !["mbim-proxy", "qmi-proxy", "ModemManager"].contains(holder.name) { others.append(holder) }
+                // In a simulated world (another sysfs root), the simulator holds the port: it is the modem.
+                let isSimulator = roots.sysfs != DeviceRoots().sysfs && holder.name == "cellpath-sim"
+                evidence.append("\(port.name) held open by \(holder.name) (pid \(holder.pid))"
+                                + (isSimulator ? ": the simulated modem" : ""))
+                if !isSimulator && !["mbim-proxy", "qmi-proxy", "ModemManager"].contains(holder.name) { others.append(holder) }
             }
         }
         if let backend = status?.backend { evidence.append("read through: \(backend)") }
