@@ -16,12 +16,13 @@ package enum DoctorCommand {
             lock (radio off, the model on ModemManager's FCC-unlock list); the SIM, registration and
             signal; a QMI modem's raw-ip setting; the bearer and its interface (addresses, the
             source rule and table route cellpath adds, rp_filter, IPv6) against cellpath's record;
-            the clock (TLS needs it); the configuration files and whether credentials are present
+            the backend's name resolved through the bearer's DNS (one HEAD request through the
+            bearer, when it is up); the clock (TLS needs it); the configuration files and whether credentials are present
             (never their values); and the configured backend over the default network (one HEAD
             request, never through the cellular interface). Without root, the checks that need it
             warn with the remedy. It changes nothing unless --fix: then it sets loose rp_filter on
-            a bearer interface where cellpath's bearer is up and strict filtering would drop its
-            replies, and reports that. IMEI, ICCID, IMSI and MSISDN are masked unless
+            the interface of a connected bearer where strict filtering would drop its replies, and
+            reports that. IMEI, ICCID, IMSI and MSISDN are masked unless
             --verbose-full. Exit 0 when no check failed (warnings included), 1 when one did.
             """,
         options: Options.self,
