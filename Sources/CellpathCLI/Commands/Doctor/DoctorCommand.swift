@@ -29,8 +29,8 @@ package enum DoctorCommand {
         placement: .program(.modems),
         examples: [
             .init("Check the machine:", "cellpath doctor"),
-            .init("The report to attach to a bug report:", "sudo cellpath doctor --json > doctor.json"),
-            .init("Check the second modem only, and repair what doctor can:", "sudo cellpath doctor -m 1 --fix"),
+            .init("The report to attach to a bug report (run it as root: sudo):", "cellpath doctor --json"),
+            .init("Check the second modem only, and repair what doctor can:", "cellpath doctor -m 1 --fix"),
         ])
 
     /// `doctor`'s options: the modem, how it is reached, the time limits, and `--fix`.
