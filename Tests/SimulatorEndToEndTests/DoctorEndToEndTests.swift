@@ -104,6 +104,41 @@ struct DoctorEndToEndTests {
         }
     }
 
+    /// The zoo (scripts/zoo-scenario.json): the L850 named as unsupported hardware with the
+    /// reason, the HiLink stick as a router-mode modem, the EM7455's radio state with its id
+    /// checked against ModemManager's FCC-unlock list; the exit status follows the report's.
+    @Test func onTheZoo() throws {
+        let scenario = try Scenario.load(path: Repository.root + "/scripts/zoo-scenario.json")
+        try SimulatedDevice.with(scenario, connect: false) { device in
+            let result = try device.cellpath(["doctor", "--json"])
+            let json = try JSONValue.parse(result.stdout)
+            let checks = json["checks"]?.array ?? []
+            #expect(result.status == (json["status"]?.string == "fail" ? 1 : 0), "\(result.status): \(result.stderr)")
+            let named = { (name: String) in checks.filter { $0["check"]?.string == name } }
+
+            let unsupported = try #require(named("unsupported").first, "\(result.stdout)")
+            #expect(unsupported["status"]?.string == "warn")
+            #expect(unsupported["summary"]?.string?.contains("XMM7360 (L850)") == true)
+            #expect(unsupported["evidence"]?.array?.contains { $0.string?.contains("(XMMRPC)") == true } == true)
+            #expect(unsupported["evidence"]?.array?.contains(.string("id: 8086:7360")) == true, "\(unsupported)")
+            #expect(unsupported["remedy"]?.string?.contains("MBIM or QMI") == true)
+
+            let router = try #require(named("router_mode").first, "\(result.stdout)")
+            #expect(router["summary"]?.string?.contains("router mode (cdc_ether)") == true, "\(router)")
+            #expect(router["evidence"]?.array?.contains(.string("id: 12d1:14dc")) == true, "\(router)")
+            #expect(router["remedy"]?.string?.contains("--allow-any-interface") == true)
+
+            // The EM7455: its radio state, and its id on (or off) ModemManager's FCC-unlock list.
+            let em7455 = try #require(named("modem").first { $0["evidence"]?.array?.contains(.string("id: 1199:9079")) == true })
+            let radio = try #require(named("radio").first { $0["modem"] == em7455["modem"] })
+            let evidence = radio["evidence"]?.array?.compactMap(\.string) ?? []
+            #expect(evidence.contains { $0 == "radio: on" || $0 == "radio: off" }, "\(radio)")
+            let listed = access("/usr/share/ModemManager/fcc-unlock.available.d/1199:9079", F_OK) == 0
+            #expect(evidence.contains { $0.hasPrefix("1199:9079 \(listed ? "is" : "is not") on ModemManager's FCC-unlock list") })
+            if evidence.contains("radio: off") { #expect(radio["status"]?.string == (listed ? "fail" : "warn")) }
+        }
+    }
+
     private static func rpFilter(_ device: SimulatedDevice) throws -> String {
         try device.run(["cat", "/proc/sys/net/ipv4/conf/wwan0/rp_filter"]).stdout.filter { !$0.isWhitespace }
     }
