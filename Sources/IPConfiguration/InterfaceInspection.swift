@@ -54,8 +54,9 @@ public struct InterfaceInspection: Sendable {
         try each({ rtnl_addr_alloc_cache(netlink.socket, &$0) }) { address in
             guard rtnl_addr_get_ifindex(address) == index, let local = rtnl_addr_get_local(address),
                   let text = Self.text(local) else { return }
+            let isGlobal = rtnl_addr_get_scope(address) == Int32(RT_SCOPE_UNIVERSE.rawValue)
             inspection.addresses.append(Address(address: text, prefixLength: Int(rtnl_addr_get_prefixlen(address)),
-                                                isGlobal: rtnl_addr_get_scope(address) == Int32(RT_SCOPE_UNIVERSE.rawValue)))
+                                                isGlobal: isGlobal))
         }
         try each({ rtnl_rule_alloc_cache(netlink.socket, AF_UNSPEC, &$0) }) { rule in
             guard rtnl_rule_get_table(rule) == table, let source = rtnl_rule_get_src(rule),
@@ -68,7 +69,11 @@ public struct InterfaceInspection: Sendable {
                       rtnl_route_nh_get_ifindex(rtnl_route_nexthop_n(route, 0)) == index,
                       rtnl_route_get_dst(route).map({ nl_addr_get_prefixlen($0) == 0 }) ?? true else { return }
                 if rtnl_route_get_table(route) == table {
-                    if family == AF_INET { inspection.tableDefaultRoute.ipv4 = true } else { inspection.tableDefaultRoute.ipv6 = true }
+                    if family == AF_INET {
+                        inspection.tableDefaultRoute.ipv4 = true
+                    } else {
+                        inspection.tableDefaultRoute.ipv6 = true
+                    }
                 } else if rtnl_route_get_table(route) == UInt32(InterfaceConfigurator.mainTable) {
                     let metric = Int(rtnl_route_get_priority(route))
                     if family == AF_INET { inspection.mainDefaultRouteMetrics.ipv4.append(metric) } else {

@@ -26,13 +26,15 @@ import Testing
         #expect(passing.status == .pass && passing.exitCode == .success)
         let warning = DoctorReport(passing.checks + [DoctorCheck("owners", modem: 0, .warn, "held")])
         #expect(warning.status == .warn && warning.exitCode == .success, "warnings do not fail")
-        let failing = DoctorReport(warning.checks + [DoctorCheck("rp_filter", modem: 0, .fail, "strict", remedy: "loosen")])
+        let strict = DoctorCheck("rp_filter", modem: 0, .fail, "strict", remedy: "loosen")
+        let failing = DoctorReport(warning.checks + [strict])
         #expect(failing.status == .fail && failing.exitCode == .notVerified && failing.exitCode.rawValue == 1)
         #expect(failing.title == "doctor: 1 failed, 1 warning, 1 passed, 1 skipped")
     }
 
     @Test func jsonHasStableFieldsAndHumansGetEvidenceAndRemedy() throws {
-        var check = DoctorCheck("rp_filter", modem: 1, .fail, "strict", evidence: ["rp_filter = 1"], remedy: "doctor --fix")
+        var check = DoctorCheck("rp_filter", modem: 1, .fail, "strict", evidence: ["rp_filter = 1"],
+                                remedy: "doctor --fix")
         check.fixed = "rp_filter: 1 → 2"
         let output = DoctorReport([check, DoctorCheck("clock", .pass, "fine")]).output
         #expect(output.record.fields.map(\.key) == ["status", "counts", "checks"])

@@ -31,7 +31,8 @@ enum DeviceShapeChecks {
             return DoctorCheck("unsupported", .warn, "unsupported hardware: \(what)",
                                evidence: ["device: \(device)", "ports: \(ports.joined(separator: ", "))"]
                                 + (id.map { ["id: \($0)"] } ?? []),
-                               remedy: xmm ? "cellpath cannot use it: use a modem with MBIM or QMI (the xmm7360-pci project drives the L850 outside ModemManager)"
+                               remedy: xmm ? "cellpath cannot use it: use a modem with MBIM or QMI "
+                                                + "(the xmm7360-pci project drives the L850 outside ModemManager)"
                                            : "cellpath needs an MBIM or QMI control port")
         }
     }
@@ -40,14 +41,18 @@ enum DeviceShapeChecks {
     static func routerMode(_ roots: DeviceRoots) -> [DoctorCheck] {
         entries("\(roots.sysfs)/class/net").sorted().compactMap { name in
             guard let path = realPath("\(roots.sysfs)/class/net/\(name)"),
-                  let driver = HostProbes.linkName(parent(parent(path)) + "/driver"), routerDrivers.contains(driver) else {
+                  let driver = HostProbes.linkName(parent(parent(path)) + "/driver"),
+                  routerDrivers.contains(driver) else {
                 return nil
             }
             let id = ids(above: path)
-            return DoctorCheck("router_mode", .warn, "\(name) is a modem in router mode (\(driver)): no MBIM or QMI control",
-                               evidence: ["device: \(parent(parent(path)))", "driver: \(driver)"] + (id.map { ["id: \($0)"] } ?? []),
-                               remedy: "the modem does its own NAT: cellpath cannot read its SIM or bearer; a fetch through it "
-                                + "needs --interface \(name) --allow-any-interface; switch it to MBIM or QMI mode to use it as a modem")
+            return DoctorCheck("router_mode", .warn,
+                               "\(name) is a modem in router mode (\(driver)): no MBIM or QMI control",
+                               evidence: ["device: \(parent(parent(path)))", "driver: \(driver)"]
+                                + (id.map { ["id: \($0)"] } ?? []),
+                               remedy: "the modem does its own NAT: cellpath cannot read its SIM or bearer; "
+                                + "a fetch through it needs --interface \(name) --allow-any-interface; "
+                                + "switch it to MBIM or QMI mode to use it as a modem")
         }
     }
 
@@ -82,7 +87,9 @@ enum DeviceShapeChecks {
         defer { closedir(directory) }
         var names: [String] = []
         while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            let name = withUnsafeBytes(of: entry.pointee.d_name) {
+                String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
+            }
             if name != "." && name != ".." { names.append(name) }
         }
         return names

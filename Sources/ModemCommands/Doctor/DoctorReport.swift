@@ -84,7 +84,8 @@ package struct DoctorReport: Sendable, Equatable {
     /// `FAIL  rp_filter (modem 0)  summary`, then its evidence, remedy and fix, indented.
     var humanLines: [String] {
         checks.flatMap { check -> [String] in
-            let label = check.status.rawValue.uppercased() + String(repeating: " ", count: 4 - check.status.rawValue.count)
+            let name = check.status.rawValue.uppercased()
+            let label = name + String(repeating: " ", count: 4 - name.count)
             let subject = check.modem.map { "\(check.name) (modem \($0))" } ?? check.name
             var lines = ["\(label)  \(subject): \(check.summary)"]
             lines += check.evidence.map { "      \($0)" }

@@ -32,7 +32,8 @@ enum HostProbes {
             let descriptors = numericEntries("/proc/\(pid)/fd", readable: { unreadable += $0 ? 0 : 1 })
             let holds = descriptors.contains { fd in
                 var info = stat()
-                return stat("/proc/\(pid)/fd/\(fd)", &info) == 0 && info.st_dev == target.st_dev && info.st_ino == target.st_ino
+                return stat("/proc/\(pid)/fd/\(fd)", &info) == 0
+                    && info.st_dev == target.st_dev && info.st_ino == target.st_ino
             }
             if holds { holders.append(Holder(pid: pid, name: processName(pid) ?? "?")) }
         }

@@ -11,13 +11,20 @@ enum MachineChecks {
         do {
             configuration = try ConfigurationLoader(environment: context.environment, caller: context.caller).load()
         } catch {
-            return [DoctorCheck("configuration", .fail, error.message, remedy: error.hint ?? "see cellpath config show")]
+            return [DoctorCheck("configuration", .fail, error.message,
+                                remedy: error.hint ?? "see cellpath config show")]
         }
         var evidence = configuration.files.map { "\($0.role.rawValue) file \($0.path): \(describe($0.status))" }
         let unusable = configuration.entries.filter { $0.error != nil }.map(\.key)
         var status = DoctorCheck.Status.pass
         var remedies: [String] = []
-        if configuration.files.contains(where: { if case .loaded = $0.status { false } else if case .missing = $0.status { false } else { true } }) {
+        let troubled = configuration.files.contains { file in
+            switch file.status {
+            case .loaded, .missing: false
+            case .unreadable, .invalid: true
+            }
+        }
+        if troubled {
             status = .warn
             remedies.append("fix or remove the file named above")
         }
@@ -29,7 +36,7 @@ enum MachineChecks {
         evidence += configuration.warnings
         let credentials = (try? configuration.credentials) ?? nil
         let server = (try? configuration.serverBaseURL) ?? nil
-        evidence.append("tru.ID credentials: \(credentials == nil ? "none" : "present (from \(credentials!.clientIDOrigin))")")
+        evidence.append("tru.ID credentials: " + (credentials.map { "present (from \($0.clientIDOrigin))" } ?? "none"))
         evidence.append("development server: \(server ?? "none")")
         if credentials == nil && server == nil {
             status = max(status, .warn)
@@ -76,9 +83,11 @@ enum MachineChecks {
                         "CAP_NET_ADMIN: \(admin ? "yes" : "no")", "CAP_NET_RAW: \(raw ? "yes" : "no")"]
         guard admin else {
             return DoctorCheck("capabilities", .warn,
-                               "no CAP_NET_ADMIN: bearer up and down, and checks that bring a bearer up, will be refused",
+                               "no CAP_NET_ADMIN: bearer up and down, and checks that bring a bearer up, "
+                                + "will be refused",
                                evidence: evidence,
-                               remedy: "run cellpath with sudo, or join the cellpath group and run sudo make install-capability "
+                               remedy: "run cellpath with sudo, or join the cellpath group and run "
+                                + "sudo make install-capability "
                                 + "(docs/operations.md)")
         }
         return DoctorCheck("capabilities", .pass, "CAP_NET_ADMIN present", evidence: evidence)

@@ -63,8 +63,8 @@ struct ModemChecks {
             return check("modem", .fail, "\(model) has no network interface: no data path", evidence: evidence,
                          remedy: "check the driver of its net device (qmi_wwan, cdc_mbim, mhi_net) is loaded")
         }
-        return check("modem", .pass, "\(model) (\(modem.protocol.rawValue.uppercased()) over \(bus)) on \(modem.ports[0].name)",
-                     evidence: evidence)
+        let kind = "\(modem.protocol.rawValue.uppercased()) over \(bus)"
+        return check("modem", .pass, "\(model) (\(kind)) on \(modem.ports[0].name)", evidence: evidence)
     }
 
     /// ModemManager, NetworkManager, the proxies and any other process holding the control port open.
@@ -81,14 +81,17 @@ struct ModemChecks {
                 let isSimulator = roots.sysfs != DeviceRoots().sysfs && holder.name == "cellpath-sim"
                 evidence.append("\(port.name) held open by \(holder.name) (pid \(holder.pid))"
                                 + (isSimulator ? ": the simulated modem" : ""))
-                if !isSimulator && !["mbim-proxy", "qmi-proxy", "ModemManager"].contains(holder.name) { others.append(holder) }
+                if !isSimulator && !["mbim-proxy", "qmi-proxy", "ModemManager"].contains(holder.name) {
+                    others.append(holder)
+                }
             }
         }
         if let backend = status?.backend { evidence.append("read through: \(backend)") }
         if !others.isEmpty {
             let names = Set(others.map(\.name)).sorted().joined(separator: ", ")
             return check("owners", .warn, "another program holds the control port: \(names)", evidence: evidence,
-                         remedy: "stop it, or let it use mbim-proxy/qmi-proxy (mbimcli -p, qmicli -p) so that the port is shared")
+                         remedy: "stop it, or let it use mbim-proxy/qmi-proxy (mbimcli -p, qmicli -p) "
+                            + "so that the port is shared")
         }
         if unreadable > 0 && !root {
             evidence.append("the descriptors of \(unreadable) processes could not be read")
@@ -107,7 +110,8 @@ struct ModemChecks {
             return check("access", .fail, "\(port.devicePath) is missing", remedy: "check that the modem is plugged in")
         }
         let group = HostProbes.groupName(info.st_gid)
-        let evidence = ["\(port.devicePath): mode \(String(info.st_mode & 0o777, radix: 8)), uid \(info.st_uid), group \(group)"]
+        let mode = String(info.st_mode & 0o777, radix: 8)
+        let evidence = ["\(port.devicePath): mode \(mode), uid \(info.st_uid), group \(group)"]
         guard Glibc.access(port.devicePath, R_OK | W_OK) == 0 else {
             return check("access", .warn, "no read and write access to \(port.name)", evidence: evidence,
                          remedy: "run cellpath with sudo, or add the user to the group '\(group)' "
@@ -141,12 +145,15 @@ struct ModemChecks {
         }
         guard status?.radio == .off else { return check("radio", .pass, "the radio is on", evidence: evidence) }
         if listed, let id {
-            return check("radio", .fail, "the radio is off and \(id) is a model that ships FCC-locked", evidence: evidence,
+            return check("radio", .fail, "the radio is off and \(id) is a model that ships FCC-locked",
+                         evidence: evidence,
                          remedy: "enable ModemManager's unlock: sudo ln -s \(fccUnlockList)/\(id) "
-                            + "\(HostProbes.fccUnlockEnabled)/ and restart ModemManager (or run the vendor's unlock tool)")
+                            + "\(HostProbes.fccUnlockEnabled)/ and restart ModemManager "
+                            + "(or run the vendor's unlock tool)")
         }
         return check("radio", .warn, "the radio is off", evidence: evidence,
-                     remedy: "cellpath bearer up turns it on; if the modem refuses, it may be FCC-locked or in airplane mode "
+                     remedy: "cellpath bearer up turns it on; if the modem refuses, "
+                        + "it may be FCC-locked or in airplane mode "
                         + "(rfkill list)")
     }
 
@@ -168,7 +175,8 @@ struct ModemChecks {
             return check("sim", .fail, "the SIM is PUK-locked", evidence: evidence,
                          remedy: "unblock it with its PUK (mmcli --puk, or in a phone)")
         case .notReady:
-            return check("sim", .warn, "the SIM is not ready yet", evidence: evidence, remedy: "wait a few seconds and run it again")
+            return check("sim", .warn, "the SIM is not ready yet", evidence: evidence,
+                         remedy: "wait a few seconds and run it again")
         case .failed:
             return check("sim", .fail, "the SIM failed", evidence: evidence,
                          remedy: "reseat the SIM; an eSIM needs an enabled profile")
@@ -203,7 +211,8 @@ struct ModemChecks {
         }
     }
 
-    /// QMI: the kernel's raw_ip setting (the modem's WDA format cannot be read here).
+    /// QMI: the kernel's raw_ip setting. The modem's own format (WDA) is not read by the modem
+    /// layer: the check warns that it could not compare them.
     func dataFormat() -> DoctorCheck? {
         guard modem.protocol == .qmi, let interface = modem.interfaces.first else { return nil }
         let path = "\(roots.sysfs)/class/net/\(interface)/qmi/raw_ip"
@@ -214,10 +223,11 @@ struct ModemChecks {
         let remedy = "compare with qmicli -p -d \(modem.ports[0].devicePath) --wda-get-data-format; "
             + "they must agree (raw-ip: raw_ip Y)"
         if value == "Y" {
-            return check("data_format", .pass, "\(interface) expects raw IP, as modern modems send", evidence: evidence,
-                         remedy: nil)
+            return check("data_format", .warn,
+                         "\(interface) expects raw IP, as modern modems send; the modem's own format was not checked",
+                         evidence: evidence, remedy: remedy)
         }
-        return check("data_format", .warn, "\(interface) expects 802.3 frames: most modems send raw IP", evidence: evidence,
-                     remedy: remedy)
+        return check("data_format", .warn, "\(interface) expects 802.3 frames: most modems send raw IP",
+                     evidence: evidence, remedy: remedy)
     }
 }

@@ -9,8 +9,11 @@ import SystemSupport
 enum NetworkChecks {
     /// The backend's base URL (the development server, else the tru.ID API) and the CA file to trust.
     static func backend(_ context: CommandContext) -> (url: String, caFile: String?)? {
-        guard let configuration = try? ConfigurationLoader(environment: context.environment, caller: context.caller).load(),
-              let url = ((try? configuration.serverBaseURL) ?? nil) ?? (try? configuration.apiBaseURL) else { return nil }
+        let loader = ConfigurationLoader(environment: context.environment, caller: context.caller)
+        guard let configuration = try? loader.load(),
+              let url = ((try? configuration.serverBaseURL) ?? nil) ?? (try? configuration.apiBaseURL) else {
+            return nil
+        }
         return (url, (try? configuration.caFile) ?? nil)
     }
 
@@ -54,13 +57,16 @@ enum NetworkChecks {
             let answers = response.trace.dnsAnswers ?? [response.trace.remoteAddress]
             return DoctorCheck("dns", modem: modem, .pass, "the backend's name resolves through the bearer",
                                evidence: evidence + ["answers: \(answers.joined(separator: ", "))",
-                                                     "HEAD \(url) through \(path.interfaceName): HTTP \(response.status)"])
+                                                     "HEAD \(url) through \(path.interfaceName): "
+                                                        + "HTTP \(response.status)"])
         } catch where error.reason.rawValue.hasPrefix("dns") {
-            return DoctorCheck("dns", modem: modem, .fail, "the backend's name does not resolve through the bearer's DNS",
+            return DoctorCheck("dns", modem: modem, .fail,
+                               "the backend's name does not resolve through the bearer's DNS",
                                evidence: evidence + ["\(error.reason.rawValue): \(error.message)"],
                                remedy: error.hint ?? "reconnect the bearer (its DNS servers come from the network)")
         } catch {
-            return DoctorCheck("dns", modem: modem, .warn, "the name resolved, but the request through the bearer failed",
+            return DoctorCheck("dns", modem: modem, .warn,
+                               "the name resolved, but the request through the bearer failed",
                                evidence: evidence + ["\(error.reason.rawValue): \(error.message)"], remedy: error.hint)
         }
     }

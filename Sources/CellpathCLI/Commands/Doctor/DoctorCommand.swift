@@ -17,8 +17,8 @@ package enum DoctorCommand {
             signal; a QMI modem's raw-ip setting; the bearer and its interface (addresses, the
             source rule and table route cellpath adds, rp_filter, IPv6) against cellpath's record;
             the backend's name resolved through the bearer's DNS (one HEAD request through the
-            bearer, when it is up); the clock (TLS needs it); the configuration files and whether credentials are present
-            (never their values); and the configured backend over the default network (one HEAD
+            bearer, when it is up); the clock (TLS needs it); the configuration files and whether
+            credentials are present (never their values); and the configured backend over the default network (one HEAD
             request, never through the cellular interface). Without root, the checks that need it
             warn with the remedy. It changes nothing unless --fix: then it sets loose rp_filter on
             the interface of a connected bearer where strict filtering would drop its replies, and
@@ -41,7 +41,7 @@ package enum DoctorCommand {
                 help: "How long reading a modem, and the backend's request, may take each (default: 5).", .seconds)
         package var timeout: Double = 5
         @Flag("fix",
-              help: "Repair what doctor names as repairable (loose rp_filter on cellpath's bearer interface), and say so.")
+              help: "Repair what doctor can (loose rp_filter on a connected bearer's interface), and say so.")
         package var fix: Bool
 
         package init() {}
