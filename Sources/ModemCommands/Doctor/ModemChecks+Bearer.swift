@@ -101,13 +101,17 @@ extension ModemChecks {
         return check("interface", .pass, "\(name) is up with the bearer's addresses", evidence: evidence)
     }
 
-    /// The source rules and table routes cellpath's record says it added are still there.
+    /// The source rules and routes (its table's, the main table's default) cellpath's record says
+    /// it added are still there.
     private func routingCheck(_ record: BearerRecord?, _ state: InterfaceInspection) -> DoctorCheck? {
         guard let applied = record?.addressing else { return nil }
         var evidence = ["table \(applied.table); rules from: "
                         + (state.ruleSources.isEmpty ? "none" : state.ruleSources.map(show).joined(separator: ", "))]
         evidence.append("table default route: IPv4 \(state.tableDefaultRoute.ipv4 ? "yes" : "no"), "
                         + "IPv6 \(state.tableDefaultRoute.ipv6 ? "yes" : "no")")
+        let metrics = state.mainDefaultRouteMetrics.ipv4 + state.mainDefaultRouteMetrics.ipv6
+        evidence.append("main default routes through \(state.interface): "
+                        + (metrics.isEmpty ? "none" : "metrics \(metrics.map(String.init).joined(separator: ", "))"))
         var missing: [String] = []
         if let address = applied.addressing.address {
             if applied.addedRule && !state.ruleSources.contains(address) {
@@ -115,6 +119,9 @@ extension ModemChecks {
             }
             if applied.addedTableRoute && !state.tableDefaultRoute.ipv4 {
                 missing.append("the default route of table \(applied.table)")
+            }
+            if let metric = applied.addedMainRouteMetric, !state.mainDefaultRouteMetrics.ipv4.contains(metric) {
+                missing.append("the default route through \(state.interface) (metric \(metric))")
             }
         }
         if let ipv6 = applied.addressing.ipv6 {
@@ -129,7 +136,7 @@ extension ModemChecks {
             return check("routing", .fail, "missing: \(missing.joined(separator: "; "))", evidence: evidence,
                          remedy: "cellpath bearer down, then cellpath bearer up, restores them")
         }
-        return check("routing", .pass, "the source rule and table route cellpath added are in place",
+        return check("routing", .pass, "the source rule and routes cellpath added are in place",
                      evidence: evidence)
     }
 
