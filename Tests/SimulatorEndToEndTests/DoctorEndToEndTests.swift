@@ -54,6 +54,25 @@ struct DoctorEndToEndTests {
             #expect(iccid.count >= 18 && !redacted.contains(iccid), "\(iccid) in \(redacted)")
             print("doctor in the world took \(elapsed)")
 
+            // --capture: a snapshot with placeholders for personal data, mode 0600, never through a link.
+            let capture = "/tmp/\(device.prefix)doctor-capture.json"
+            defer { unlink(capture); unlink(capture + ".link") }
+            let captured = try device.cellpath(["doctor", "-m", "0", "--capture", capture, "--json"])
+            #expect(captured.status == 0, "\(captured.stderr)")
+            let snapshot = try device.run(["cat", capture]).stdout
+            #expect(snapshot.contains("<iccid-1>") && snapshot.contains("<imei-1>") && !snapshot.contains(String(iccid)))
+            #expect(!snapshot.contains("100.64.23.10"), "the bearer's address replaced")
+            let modem = try #require(try JSONValue.parse(snapshot)["modems"]?.array?.first)
+            #expect(modem["report"]?["usb"]?["vendor_id"]?.string == "1199")
+            guard case .object(let trees)? = modem["sysfs"] else { Issue.record("no sysfs in \(modem)"); return }
+            #expect(trees.contains { $0.1["attributes"]?["idVendor"]?.string == "1199" }, "\(trees.map(\.0))")
+            var info = stat()
+            #expect(stat(capture, &info) == 0 && info.st_mode & 0o777 == 0o600)
+            #expect(symlink("/tmp/\(device.prefix)elsewhere", capture + ".link") == 0)
+            let refused = try device.cellpath(["doctor", "-m", "0", "--capture", capture + ".link"])
+            #expect(refused.status == 73, "\(refused.stderr)")
+            #expect(access("/tmp/\(device.prefix)elsewhere", F_OK) != 0, "nothing written through the link")
+
             // Strict rp_filter on the bearer interface: failed with the remedy, repaired by --fix.
             // The kernel applies the larger of `all` and the interface's: the world's `all` is loose.
             #expect(try device.run(["sysctl", "-q", "-w", "net.ipv4.conf.all.rp_filter=0"]).status == 0)

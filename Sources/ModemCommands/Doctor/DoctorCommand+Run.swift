@@ -12,6 +12,9 @@ extension DoctorCommand {
     static func run(_ options: Options, _ context: CommandContext) async throws -> CommandOutcome {
         let selector = try ModemSelector.named(options.modem, command: context.command)
         let disclosure = context.global.disclosure
+        if let capture = options.capture {
+            try OutputFile.checkWritable(capture, option: "--capture", as: context.caller)
+        }
         var checks = MachineChecks.configuration(context)
         checks.append(MachineChecks.clock())
         checks.append(MachineChecks.capabilities())
@@ -43,6 +46,14 @@ extension DoctorCommand {
             }
         }
         checks.append(await NetworkChecks.backendReachability(context, timeout: options.timeout))
+        if let capture = options.capture {
+            let text = DoctorCapture(roots: discovery.roots, modemManager: modemManager).json(reports, disclosure)
+            try OutputFile.write(Array(text.utf8), to: capture, as: context.caller)
+            let redaction = disclosure == .full ? "personal data included (--verbose-full)"
+                                                : "personal data replaced by placeholders"
+            checks.append(DoctorCheck("capture", .pass, "snapshot of \(reports.count) modem(s) written to \(capture)",
+                                      evidence: [redaction, "mode 0600"]))
+        }
         let doctor = DoctorReport(checks)
         return CommandOutcome(doctor.output, exitCode: doctor.exitCode)
     }

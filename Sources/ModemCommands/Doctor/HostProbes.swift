@@ -98,10 +98,14 @@ enum HostProbes {
 
     /// The last component of the link `path` points to (a device's `driver`), nil when it is no link.
     static func linkName(_ path: String) -> String? {
+        linkTarget(path)?.split(separator: "/").last.map(String.init)
+    }
+
+    /// What the link `path` points to, as written in it; nil when it is no link.
+    static func linkTarget(_ path: String) -> String? {
         var buffer = [CChar](repeating: 0, count: 4096)
         let count = readlink(path, &buffer, buffer.count - 1)
         guard count > 0 else { return nil }
-        let target = String(decoding: buffer.prefix(count).map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        return target.split(separator: "/").last.map(String.init)
+        return String(decoding: buffer.prefix(count).map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }

@@ -29,8 +29,9 @@ package enum DoctorCommand {
         placement: .program(.modems),
         examples: [
             .init("Check the machine:", "cellpath doctor"),
-            .init("The report to attach to a bug report (run it as root: sudo):", "cellpath doctor --json"),
             .init("Check the second modem only, and repair what doctor can:", "cellpath doctor -m 1 --fix"),
+            .init("For a bug report (as root): the checks as JSON, and a snapshot of the modems:",
+                  "cellpath doctor --json --capture modems.json"),
         ])
 
     /// `doctor`'s options: the modem, how it is reached, the time limits, and `--fix`.
@@ -43,6 +44,13 @@ package enum DoctorCommand {
         @Flag("fix",
               help: "Repair what doctor can (loose rp_filter on a connected bearer's interface), and say so.")
         package var fix: Bool
+        @Option("capture", "file",
+                help: """
+                    Also write a JSON snapshot of the modems (sysfs, what they report) to this file, mode 0600; \
+                    IMEI, IMSI, ICCID, MSISDN, serial numbers and addresses replaced by placeholders unless \
+                    --verbose-full.
+                    """)
+        package var capture: String?
 
         package init() {}
     }
