@@ -99,6 +99,22 @@ struct DoctorEndToEndTests {
                     "\(noRule.checks["routing"] ?? .null)")
             #expect(noRule.checks["routing"]?["remedy"]?.string?.contains("cellpath bearer down") == true)
 
+            // The modem's bearer disconnected behind cellpath's back (mbimcli): its record is stale,
+            // and --fix removes it through the teardown.
+            let modems = try JSONValue.parse(try device.cellpath(["modems", "--json"]).stdout)
+            let port = try #require(modems["modems"]?.array?.first?["device"]?.string)
+            #expect(try device.run(["mbimcli", "-p", "-d", port, "--disconnect"]).status == 0)
+            let stale = try Self.doctor(device)
+            #expect(stale.status == 1)
+            #expect(stale.checks["bearer"]?["summary"]?.string == "the bearer is down but cellpath's record of it remains")
+            #expect(stale.checks["bearer"]?["remedy"]?.string?.contains("cellpath doctor --fix") == true)
+            let removed = try Self.doctor(device, ["--fix"])
+            #expect(removed.checks["bearer"]?["status"]?.string == "pass", "\(removed.checks["bearer"] ?? .null)")
+            #expect(removed.checks["bearer"]?["fixed"]?.string?.hasPrefix("removed cellpath's record of the bearer") == true)
+            let after = try Self.doctor(device)
+            #expect(after.checks["bearer"]?["evidence"]?.array?.contains(.string("cellpath record: none")) == true)
+            #expect(after.checks["interface"]?["status"]?.string == "pass", "configuration removed with the record")
+
             // A stale configuration another program left (the world's own hook configures wwan0
             // while the modem's bearer is down): addresses cellpath did not put there.
             #expect(try device.cellpath(["bearer", "down", "-m", "0"]).status == 0)

@@ -3,6 +3,7 @@ import CellpathCLI
 import CellpathCore
 import CommandLineKit
 import Glibc
+import IPConfiguration
 import ModemDiscovery
 import ModemManagerBackend
 import Modems
@@ -39,7 +40,11 @@ extension DoctorCommand {
         for report in reports {
             var modemChecks = ModemChecks(report: report, roots: discovery.roots, disclosure: disclosure,
                                           modemManager: modemManager, records: records, fix: options.fix)
-            checks += modemChecks.all()
+            var found = modemChecks.all()
+            if options.fix && modemChecks.staleRecord, let index = found.firstIndex(where: { $0.name == "bearer" }) {
+                found[index] = await removeStaleRecord(found[index], report.modem, records, context)
+            }
+            checks += found
             if let path = modemChecks.usablePath {
                 checks.append(await NetworkChecks.dnsThroughBearer(path, modem: report.modem.index, context,
                                                                    timeout: options.timeout))
@@ -56,5 +61,35 @@ extension DoctorCommand {
         }
         let doctor = DoctorReport(checks)
         return CommandOutcome(doctor.output, exitCode: doctor.exitCode)
+    }
+
+    /// `--fix` of a record whose bearer the modem reports down: the existing teardown, without
+    /// the modem (nothing to disconnect), under the modem's lock; `check` says what it changed.
+    static func removeStaleRecord(_ check: DoctorCheck, _ modem: DiscoveredModem, _ records: BearerRecords,
+                                  _ context: CommandContext) async -> DoctorCheck {
+        var fixed = check
+        guard InterfaceState.mayConfigure else {
+            fixed.remedy = "run cellpath doctor --fix with sudo"
+            return fixed
+        }
+        let logger = context.logger.scoped("modem\(modem.index)")
+        do throws(CellpathError) {
+            let lock = try await ModemLock.acquire(modem, in: records, purpose: "doctor --fix", wait: .seconds(5))
+            defer { lock.release() }
+            let teardown = BearerTeardown(modem: modem, records: records, logger: logger)
+            let (result, removed) = try await teardown.run(force: false, on: nil)
+            if case .inUse(let pids) = result {
+                fixed.evidence.append("in use by cellpath processes \(pids.map(String.init).joined(separator: ", "))")
+                return fixed
+            }
+            fixed.status = .pass
+            fixed.remedy = nil
+            fixed.summary = "the bearer is down: cellpath's stale record was removed"
+            fixed.fixed = "removed cellpath's record of the bearer"
+                + (removed ? " and its configuration of \(modem.interfaces.first ?? "the interface")" : "")
+        } catch {
+            fixed.evidence.append("--fix failed: \(error.message)")
+        }
+        return fixed
     }
 }

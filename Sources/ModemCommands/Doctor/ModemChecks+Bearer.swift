@@ -24,9 +24,11 @@ extension ModemChecks {
         var checks: [DoctorCheck] = []
         switch (connected, record) {
         case (false, .some):
+            staleRecord = true
             checks.append(check("bearer", .fail, "the bearer is down but cellpath's record of it remains",
                                 evidence: evidence,
-                                remedy: "cellpath bearer down removes cellpath's configuration and the record"))
+                                remedy: "cellpath doctor --fix, or cellpath bearer down: either removes cellpath's "
+                                    + "configuration of the interface and the record"))
         case (false, nil):
             checks.append(check("bearer", .pass, "no bearer connected (cellpath connects one when it needs it)",
                                 evidence: evidence))

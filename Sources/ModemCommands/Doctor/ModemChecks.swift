@@ -18,6 +18,8 @@ struct ModemChecks {
     let fccUnlockList: String
     /// The bearer's path when it is connected and its interface holds its address (for the DNS check).
     var usablePath: CellularPath?
+    /// Whether cellpath's record names a bearer the modem reports down (`--fix` removes it).
+    var staleRecord = false
 
     init(report: ModemReport, roots: DeviceRoots, disclosure: Disclosure, modemManager: Bool, records: BearerRecords,
          fix: Bool, fccUnlockList: String = HostProbes.fccUnlockAvailable) {

@@ -22,7 +22,9 @@ package enum DoctorCommand {
             request, never through the cellular interface). Without root, the checks that need it
             warn with the remedy. It changes nothing unless --fix: then it sets loose rp_filter on
             the interface of a connected bearer where strict filtering would drop its replies, and
-            reports that. IMEI, ICCID, IMSI and MSISDN are masked unless
+            removes cellpath's record of a bearer the modem reports down (with cellpath's
+            configuration of its interface, as bearer down does; never the modem's bearer), and
+            reports each change in the check's "fixed". IMEI, ICCID, IMSI and MSISDN are masked unless
             --verbose-full. Exit 0 when no check failed (warnings included), 1 when one did.
             """,
         options: Options.self,
@@ -42,7 +44,7 @@ package enum DoctorCommand {
                 help: "How long reading a modem, and the backend's request, may take each (default: 5).", .seconds)
         package var timeout: Double = 5
         @Flag("fix",
-              help: "Repair what doctor can (loose rp_filter on a connected bearer's interface), and say so.")
+              help: "Repair what doctor can (rp_filter, a stale bearer record), and say what it changed.")
         package var fix: Bool
         @Option("capture", "file",
                 help: """
