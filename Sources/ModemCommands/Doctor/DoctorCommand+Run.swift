@@ -2,7 +2,6 @@ import Bearers
 import CellpathCLI
 import CellpathCore
 import CommandLineKit
-import Glibc
 import IPConfiguration
 import ModemDiscovery
 import ModemManagerBackend
@@ -27,7 +26,7 @@ extension DoctorCommand {
         var reports = await ModemsCommand.read(found, with: reader, context)
         if let selector {
             reports = reports.filter { selector.matches($0.modem, $0.status) }
-            guard !reports.isEmpty else {
+            guard !reports.isEmpty || found.isEmpty else {
                 throw UsageError("no modem matches '\(options.modem ?? "")'", command: context.command)
             }
         }
@@ -40,11 +39,11 @@ extension DoctorCommand {
         for report in reports {
             var modemChecks = ModemChecks(report: report, roots: discovery.roots, disclosure: disclosure,
                                           modemManager: modemManager, records: records, fix: options.fix)
-            var found = modemChecks.all()
-            if options.fix && modemChecks.staleRecord, let index = found.firstIndex(where: { $0.name == "bearer" }) {
-                found[index] = await removeStaleRecord(found[index], report.modem, records, context)
+            var findings = modemChecks.all()
+            if options.fix && modemChecks.staleRecord, let index = findings.firstIndex(where: { $0.name == "bearer" }) {
+                findings[index] = await removeStaleRecord(findings[index], report.modem, records, context)
             }
-            checks += found
+            checks += findings
             if let path = modemChecks.usablePath {
                 checks.append(await NetworkChecks.dnsThroughBearer(path, modem: report.modem.index, context,
                                                                    timeout: options.timeout))

@@ -25,7 +25,8 @@ package enum DoctorCommand {
             removes cellpath's record of a bearer the modem reports down (with cellpath's
             configuration of its interface, as bearer down does; never the modem's bearer), and
             reports each change in the check's "fixed". IMEI, ICCID, IMSI and MSISDN are masked unless
-            --verbose-full. Exit 0 when no check failed (warnings included), 1 when one did.
+            --verbose-full. Exit 0 when no check failed (warnings included), 1 when one did; 64 when
+            -m names no modem that was found; 73 when --capture cannot be written.
             """,
         options: Options.self,
         placement: .program(.modems),
