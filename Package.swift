@@ -105,7 +105,7 @@ let package = Package(
         // The modem commands' implementations: `cellpath-modem` runs them, `cellpath-check` takes its path from them.
         .target(name: "ModemCommands", dependencies: ["CellpathCLI", "CommandLineKit", "CellpathCore", "ModemDiscovery",
                                                       "Modems", "ModemManagerBackend", "Bearers", "IPConfiguration",
-                                                      "SystemSupport"]),
+                                                      "Configuration", "CellularHTTP", "SystemSupport", "CShims"]),
         .target(name: "CheckCommands", dependencies: ["CellpathCLI", "CommandLineKit", "CellpathCore", "ModemCommands",
                                                       "ModemDiscovery", "PhoneNumbers", "Workflow", "CellularHTTP",
                                                       "Configuration", "SystemSupport"]),
@@ -129,7 +129,7 @@ let package = Package(
         .testTarget(name: "CellpathCLITests", dependencies: ["CellpathCLI", "CommandLineKit", "SystemSupport",
                                                              "TestSupport"]),
         .testTarget(name: "ModemCommandsTests", dependencies: ["ModemCommands", "CellpathCLI", "CommandLineKit", "CellpathCore",
-                                                               "ModemDiscovery"]),
+                                                               "ModemDiscovery", "Bearers"]),
         .testTarget(name: "CheckCommandsTests", dependencies: ["CheckCommands", "CellpathCLI", "CommandLineKit", "CellpathCore",
                                                                "Workflow"]),
         // Every command of the tree implemented once, by the executable its spec places it in.

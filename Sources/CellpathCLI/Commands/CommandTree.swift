@@ -19,6 +19,7 @@ enum CommandTree {
             FetchCommand.spec,
             ModemsCommand.spec,
             BearerCommand.spec,
+            DoctorCommand.spec,
             NumberCommand.spec,
             ConfigCommand.spec,
             ServeCommand.spec,

@@ -1,0 +1,111 @@
+import CShims
+import Glibc
+import SystemSupport
+
+/// Read-only facts about this machine that `doctor` checks: capabilities, who holds a device
+/// open, ModemManager's FCC-unlock list, the clock. Nothing here changes anything or blocks.
+enum HostProbes {
+    /// The capabilities in this process's effective set (`CapEff` of /proc/self/status).
+    static func effectiveCapabilities() -> UInt64? {
+        guard let status = FileSystem.readText("/proc/self/status"),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("CapEff:") }) else { return nil }
+        return UInt64(line.dropFirst("CapEff:".count).filter { !$0.isWhitespace }, radix: 16)
+    }
+
+    static let capNetAdmin: UInt64 = 1 << 12
+    static let capNetRaw: UInt64 = 1 << 13
+
+    /// A process holding a file open.
+    struct Holder: Sendable, Equatable {
+        var pid: Int32
+        var name: String
+    }
+
+    /// The processes (other than this one) with `path` open, found through /proc/*/fd, and how
+    /// many processes' descriptors could not be read (other users' without root).
+    static func holders(of path: String) -> (holders: [Holder], unreadable: Int) {
+        var target = stat()
+        guard stat(path, &target) == 0 else { return ([], 0) }
+        var holders: [Holder] = [], unreadable = 0
+        let own = getpid()
+        for pid in numericEntries("/proc") where pid != own {
+            let descriptors = numericEntries("/proc/\(pid)/fd", readable: { unreadable += $0 ? 0 : 1 })
+            let holds = descriptors.contains { fd in
+                var info = stat()
+                return stat("/proc/\(pid)/fd/\(fd)", &info) == 0
+                    && info.st_dev == target.st_dev && info.st_ino == target.st_ino
+            }
+            if holds { holders.append(Holder(pid: pid, name: processName(pid) ?? "?")) }
+        }
+        return (holders, unreadable)
+    }
+
+    /// The name of process `pid` (its `comm`).
+    static func processName(_ pid: Int32) -> String? {
+        FileSystem.readText("/proc/\(pid)/comm").map { $0.filter { $0 != "\n" } }
+    }
+
+    /// Whether a process named `name` runs (as far as /proc shows).
+    static func isRunning(_ name: String) -> Bool {
+        numericEntries("/proc").contains { processName($0) == name }
+    }
+
+    /// The numeric entries of directory `path` (pids, descriptors); `readable` says whether it could be listed.
+    private static func numericEntries(_ path: String, readable: (Bool) -> Void = { _ in }) -> [Int32] {
+        guard let directory = opendir(path) else { readable(false); return [] }
+        defer { closedir(directory) }
+        readable(true)
+        var entries: [Int32] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { bytes in
+                String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if let number = Int32(name) { entries.append(number) }
+        }
+        return entries
+    }
+
+    /// Where ModemManager keeps the FCC-unlock scripts it ships, one per `vid:pid` (lower-case hex).
+    static let fccUnlockAvailable = "/usr/share/ModemManager/fcc-unlock.available.d"
+    /// Where an administrator enables one of them.
+    static let fccUnlockEnabled = "/etc/ModemManager/fcc-unlock.d"
+
+    /// Whether ModemManager ships an FCC-unlock script for USB or PCI id `vendor:product`.
+    static func hasFCCUnlockScript(vendor: String, product: String, directory: String = fccUnlockAvailable) -> Bool {
+        access("\(directory)/\(vendor.lowercased()):\(product.lowercased())", F_OK) == 0
+    }
+
+    /// Whether the kernel says the clock is synchronised (adjtimex: not TIME_ERROR), as timedated's
+    /// `NTPSynchronized` does; nil when it cannot tell.
+    static func clockSynchronised() -> Bool? {
+        let state = cshims_clock_synchronised()
+        return state < 0 ? nil : state == 1
+    }
+
+    /// The current year of the system clock (UTC).
+    static func currentYear() -> Int {
+        var now = time(nil)
+        var parts = tm()
+        gmtime_r(&now, &parts)
+        return Int(parts.tm_year) + 1900
+    }
+
+    /// The name of group `gid`, or its number.
+    static func groupName(_ gid: gid_t) -> String {
+        guard let group = getgrgid(gid) else { return String(gid) }
+        return String(cString: group.pointee.gr_name)
+    }
+
+    /// The last component of the link `path` points to (a device's `driver`), nil when it is no link.
+    static func linkName(_ path: String) -> String? {
+        linkTarget(path)?.split(separator: "/").last.map(String.init)
+    }
+
+    /// What the link `path` points to, as written in it; nil when it is no link.
+    static func linkTarget(_ path: String) -> String? {
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let count = readlink(path, &buffer, buffer.count - 1)
+        guard count > 0 else { return nil }
+        return String(decoding: buffer.prefix(count).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}
