@@ -2,6 +2,7 @@ import CellpathCLI
 import CellpathCore
 import CommandLineKit
 import Simulator
+import SimulatorScenario
 
 extension SimModemCommand {
     static func runReset(_ options: ResetOptions, _ context: CommandContext) throws -> CommandOutcome {
@@ -11,10 +12,10 @@ extension SimModemCommand {
     }
 
     static func runSwapSIM(_ options: SwapOptions, _ context: CommandContext) throws -> CommandOutcome {
-        guard let iccid = options.iccid, let imsi = options.imsi, let msisdn = options.msisdn else {
-            throw CellpathError(.usage, "swap-sim needs the new SIM's --iccid, --imsi and --msisdn")
-        }
-        let sim = SIMIdentity(iccid: iccid, imsi: imsi, msisdn: msisdn)
+        // A new SIM of its own: the default identities of a SIM no modem of a world starts with.
+        let fresh = SimulatedSIM(index: 2 * Scenario.maximumModems + options.target.modem)
+        let sim = SIMIdentity(iccid: options.iccid ?? fresh.iccid, imsi: options.imsi ?? fresh.imsi,
+                              msisdn: options.msisdn ?? fresh.msisdn)
         return try lifecycle(.swapSIM(sim), options.target, "SIM swapped", context)
     }
 

@@ -40,7 +40,7 @@ import Testing
         // Groups and `help` (answered by the parser) run nothing; every other command runs somewhere.
         let groups = Self.commands().filter { $0.1.placement == nil }.map(\.0)
         #expect(groups.sorted() == ["cellpath", "cellpath bearer", "cellpath config", "cellpath help", "cellpath sim",
-                                    "cellpath sim bearer"])
+                                    "cellpath sim bearer", "cellpath sim modem"])
         #expect(runnable.count == Self.commands().count - groups.count)
     }
 

@@ -196,7 +196,7 @@ struct QMIKernelAttributeTests {
     }
 
     static func attribute(_ h: ModemHarness, _ name: String) -> String {
-        "\(h.device.sysfsRoot)/class/net/\(h.device.interfaceName)/qmi/\(name)"
+        "\(h.device.sysfsRoot)/class/net/\(h.device.interfaceName ?? "")/qmi/\(name)"
     }
 
     /// Writes `value` into the attribute as `echo value > file` does (in place).
@@ -255,8 +255,8 @@ struct QMIKernelAttributeTests {
         #expect(h.bearerNetwork.muxLinkNames == ["qmimux0"])
         let sys = h.device.sysfsRoot
         #expect(FileSystem.readText(Self.attribute(h, "add_mux")) == "0x01\n")
-        #expect(FileSystem.exists("\(sys)/class/net/qmimux0/lower_\(h.device.interfaceName)/qmi/raw_ip"))
-        let master = h.device.interfaceName
+        #expect(FileSystem.exists("\(sys)/class/net/qmimux0/lower_\(h.device.interfaceName ?? "")/qmi/raw_ip"))
+        let master = try #require(h.device.interfaceName)
         #expect(FileSystem.exists("\(sys)/class/net/\(master)/upper_qmimux0/lower_\(master)"))
 
         try Self.write(h, "add_mux", "1")

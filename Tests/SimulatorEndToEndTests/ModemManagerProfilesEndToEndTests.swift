@@ -70,7 +70,7 @@ struct ModemManagerProfilesEndToEndTests {
 
             // t7xx: FCC-locked (no script for it in ModemManager 1.20); unlocked through the
             // control socket, it connects, and its link-local IPv6 address makes the method DHCP.
-            let t7xx = try #require(modems["cdc-wdm4"])
+            let t7xx = try #require(modems["wwan4mbim0"])
             try SimulatedWorld.unlockFCC(modem: 4, prefix: device.prefix)
             let dualStack = try device.run(["mmcli", "-m", t7xx, "--simple-connect=apn=internet,ip-type=ipv4v6"])
             #expect(dualStack.status == 0, "\(dualStack.stdout) \(dualStack.stderr)")

@@ -8,8 +8,8 @@ package enum SimModemCommand {
         abstract: "Make a simulated modem reset, change its SIM, report other DNS servers or lift its FCC lock.",
         subcommands: [reset, swapSIM, removeSIM, reportDNS, unlockFCC],
         examples: [
-            .init("Reset the first modem; it comes back as cdc-wdm1/wwan1:", "cellpath sim modem reset --renumber"),
-            .init("Swap its SIM:", "cellpath sim modem swap-sim --iccid 8900101234567890999 --imsi 001010123456999 --msisdn +447700900999"),
+            .init("Reset modem 0; it comes back as cdc-wdm1/wwan1:", "cellpath sim modem reset --renumber"),
+            .init("Put another SIM into modem 1:", "cellpath sim modem swap-sim --modem 1"),
         ])
 
     /// The options every `sim modem` command takes.
@@ -39,9 +39,12 @@ package enum SimModemCommand {
     /// `sim modem swap-sim`'s options.
     package struct SwapOptions: CommandOptions {
         @OptionGroup package var target: ModemOptions
-        @Option("iccid", "digits", help: "The new SIM's ICCID (18 to 20 digits).") package var iccid: String?
-        @Option("imsi", "digits", help: "The new SIM's IMSI (6 to 15 digits).") package var imsi: String?
-        @Option("msisdn", "number", help: "The new SIM's number, E.164 (+447700900999).") package var msisdn: String?
+        @Option("iccid", "digits", help: "The new SIM's ICCID, 18 to 20 digits (default: a new SIM's).")
+        package var iccid: String?
+        @Option("imsi", "digits", help: "The new SIM's IMSI, 6 to 15 digits (default: a new SIM's).")
+        package var imsi: String?
+        @Option("msisdn", "number", help: "The new SIM's number, E.164 (default: a new SIM's).")
+        package var msisdn: String?
 
         package init() {}
     }
@@ -60,21 +63,24 @@ package enum SimModemCommand {
         name: "reset",
         abstract: "Reset the modem: its ports and net device vanish and come back; the bearer is lost.",
         options: ResetOptions.self, placement: .program(.simulator),
-        examples: [.init("Reset modem 1 and have it answer 2 s late for 10 s:",
+        examples: [.init("Reset modem 0; it comes back as cdc-wdm1/wwan1:", "cellpath sim modem reset --renumber"),
+                   .init("Reset modem 1 and have it answer 2 s late for 10 s:",
                          "cellpath sim modem reset --modem 1 --slow-ms 2000 --slow-seconds 10")])
 
     package static let swapSIM = CommandSpec(
         name: "swap-sim",
         abstract: "Pull the modem's SIM out and insert another, with the indications of a hot-swap.",
         options: SwapOptions.self, placement: .program(.simulator),
-        examples: [.init("Insert a new SIM into modem 0:",
-                         "cellpath sim modem swap-sim --iccid 8900101234567890999 --imsi 001010123456999 --msisdn +447700900999")])
+        examples: [.init("Insert another SIM into modem 0:", "cellpath sim modem swap-sim"),
+                   .init("One with this number:", "cellpath sim modem swap-sim --msisdn +447700900999")])
 
     package static let removeSIM = CommandSpec(
         name: "remove-sim",
         abstract: "Pull the modem's SIM out.",
         options: ModemOptions.self, placement: .program(.simulator),
-        examples: [.init("Pull modem 0's SIM:", "cellpath sim modem remove-sim")])
+        examples: [.init("Pull modem 0's SIM:", "cellpath sim modem remove-sim"),
+                   .init("Pull modem 2's, in the world created with --prefix lab-:",
+                         "cellpath sim modem remove-sim --modem 2 --prefix lab-")])
 
     package static let reportDNS = CommandSpec(
         name: "report-dns",
@@ -87,19 +93,22 @@ package enum SimModemCommand {
         name: "unlock-fcc",
         abstract: "Lift the modem's FCC lock (until it is re-plugged), as its unlock procedure would.",
         options: ModemOptions.self, placement: .program(.simulator),
-        examples: [.init("Unlock the L860 of the zoo (modem 9):", "cellpath sim modem unlock-fcc --modem 9")])
+        examples: [.init("Unlock modem 0:", "cellpath sim modem unlock-fcc"),
+                   .init("Unlock the L860 of the zoo (modem 9):", "cellpath sim modem unlock-fcc --modem 9")])
 
     /// `sim suspend`.
     package static let suspend = CommandSpec(
         name: "suspend",
         abstract: "Suspend the simulated machine: modems lose their bearers; ModemManager removes its modems.",
         options: SimCommand.Options.self, placement: .program(.simulator),
-        examples: [.init("Suspend, then wake:", "cellpath sim suspend && cellpath sim resume")])
+        examples: [.init("Suspend the machine:", "cellpath sim suspend"),
+                   .init("The world created with --prefix lab-:", "cellpath sim suspend --prefix lab-")])
 
     /// `sim resume`.
     package static let resume = CommandSpec(
         name: "resume",
         abstract: "Wake the simulated machine: ModemManager probes its modems again.",
         options: SimCommand.Options.self, placement: .program(.simulator),
-        examples: [.init("Wake the machine:", "cellpath sim resume")])
+        examples: [.init("Wake the machine:", "cellpath sim resume"),
+                   .init("The world created with --prefix lab-:", "cellpath sim resume --prefix lab-")])
 }

@@ -16,6 +16,5 @@ package enum SimProfilesCommand {
         examples: [
             .init("List the profiles:", "cellpath sim profiles"),
             .init("As JSON:", "cellpath sim profiles --json"),
-            .init("Bring the whole zoo up (as root):", "cellpath sim up --scenario scripts/zoo-scenario.json"),
         ])
 }
