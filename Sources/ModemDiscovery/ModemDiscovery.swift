@@ -144,16 +144,7 @@ public struct ModemDiscovery: Sendable {
         modem.model = readAbsolute("\(parent)/product")
     }
 
-    private func entries(of relative: String) -> [String] {
-        guard let dir = opendir("\(roots.sysfs)/\(relative)") else { return [] }
-        defer { closedir(dir) }
-        var names: [String] = []
-        while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            if name != "." && name != ".." { names.append(name) }
-        }
-        return names
-    }
+    private func entries(of relative: String) -> [String] { FileSystem.entries("\(roots.sysfs)/\(relative)") ?? [] }
 
     private func read(_ relative: String) -> String? { readAbsolute("\(roots.sysfs)/\(relative)") }
 

@@ -11,7 +11,8 @@ import TestSupport
 /// brings up, reuse of a bearer another client connected, every modem fault of the simulator
 /// (exit code, message, and nothing left behind: no address, route, rule, rp_filter change,
 /// record, QMI client ID or connected bearer), and Ctrl-C at each step. Root.
-@Suite(.serialized, .timeLimit(.minutes(10)), .enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)))
+@Suite(.serialized, .timeLimit(.minutes(10)), .enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)),
+       .ownThreads(.worlds))
 struct BearerCommandTests {
     static let protocols: [SimulatorScenario.ModemProtocol] = [.mbim, .qmi]
 

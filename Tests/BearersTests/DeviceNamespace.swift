@@ -107,19 +107,9 @@ final class DeviceNamespace {
 
 /// Waits (at most 5 s) until `condition` holds: the simulated modem updates what tests read
 /// (client IDs, the bearer) on its own thread, just after answering.
-func eventually(_ condition: () -> Bool) -> Bool {
-    for _ in 0..<250 {
-        if condition() { return true }
-        usleep(20_000)
-    }
-    return condition()
-}
+func eventually(_ condition: () -> Bool) -> Bool { Poll.until(timeout: .seconds(5), condition) }
 
 /// Waits (at most 30 s) until the file at `path` contains `text`.
 func waitForText(_ text: String, in path: String) -> Bool {
-    for _ in 0..<1500 {
-        if FileSystem.readText(path)?.contains(text) == true { return true }
-        usleep(20_000)
-    }
-    return false
+    Poll.until(timeout: .seconds(30)) { FileSystem.readText(path)?.contains(text) == true }
 }

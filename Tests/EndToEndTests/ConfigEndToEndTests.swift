@@ -3,7 +3,7 @@ import Testing
 import TestSupport
 
 /// `cellpath config show`: precedence and origins as the user sees them, secrets masked.
-@Suite struct ConfigEndToEndTests {
+@Suite(.ownThreads) struct ConfigEndToEndTests {
     /// A temporary directory with a system config file holding `contents`, removed afterwards.
     private func withSystemConfig(_ contents: String, _ body: (String) throws -> Void) throws {
         var template = Array("/tmp/cellpath-e2e-XXXXXX".utf8CString)

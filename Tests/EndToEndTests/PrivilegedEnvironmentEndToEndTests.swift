@@ -5,7 +5,7 @@ import TestSupport
 /// Root started through sudo (`SUDO_UID` set) by a user: the environment may not point cellpath
 /// at a tree that user could forge, and the files named by options are opened with that user's
 /// rights. The built binary, run as root.
-@Suite(.serialized) struct PrivilegedEnvironmentEndToEndTests {
+@Suite(.serialized, .ownThreads) struct PrivilegedEnvironmentEndToEndTests {
     /// The user sudo was run by, in these tests.
     private static let sudo = ["SUDO_UID": "65534", "SUDO_GID": "65534", "HOME": "/root"]
 

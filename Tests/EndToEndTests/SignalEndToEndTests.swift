@@ -5,7 +5,7 @@ import TestSupport
 /// SIGINT/SIGTERM: the first cancels the running command (which cleans up and exits 130), a
 /// second exits at once. A fetch whose DNS server never answers stands for a long operation,
 /// inside a network namespace the test creates.
-@Suite(.serialized, .enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)))
+@Suite(.serialized, .enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)), .ownThreads)
 struct SignalEndToEndTests {
     /// Runs `body` with a namespace whose loopback has a UDP "DNS server" that reads and never answers.
     private func withSilentDNS(_ body: (String) throws -> Void) throws {

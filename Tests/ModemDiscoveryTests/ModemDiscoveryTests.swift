@@ -7,7 +7,7 @@ import TestSupport
 
 /// Discovery from sysfs: the simulated fleet's tree (what `cellpath sim` makes) and a PCIe
 /// modem's layout built by hand. No root.
-@Suite(.serialized) struct ModemDiscoveryTests {
+@Suite(.serialized, .ownThreads) struct ModemDiscoveryTests {
     static func temporaryDirectory() throws -> String {
         var template = Array("/tmp/cellpath-discovery-XXXXXX".utf8CString)
         let dir = try #require(mkdtemp(&template))

@@ -6,7 +6,7 @@ import TestSupport
 /// What a web page in the operator's browser can do with `cellpath serve` on 127.0.0.1: nothing
 /// by default (no CORS, its origin refused, no form bodies, its rebound name refused, no token
 /// route), while app clients, which send no `Origin`, are served as before.
-@Suite(.serialized, .enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)))
+@Suite(.serialized, .enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)), .ownThreads(.worlds))
 struct ServeBrowserTests {
     static let create = #"{"phone_number":"+447940448591"}"#
     static let url = "http://127.0.0.1:8080"

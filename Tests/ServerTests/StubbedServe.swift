@@ -155,8 +155,8 @@ final class StubbedServe {
     func curl(_ arguments: [String]) throws -> (status: Int, headers: [String: String], json: JSONValue?) {
         let headers = "/tmp/\(namespace).headers"
         defer { unlink(headers) }
-        let result = try ProcessRunner.run(["ip", "netns", "exec", namespace, "curl", "-sS", "--max-time", "60", "-D", headers,
-                                            "-w", "\n%{http_code}"] + arguments)
+        let result = try Curl.run(in: namespace, ["--max-time", "60", "-D", headers, "-w", "\n%{http_code}"]
+                                      + arguments)
         let lines = result.stdout.split(separator: "\n", omittingEmptySubsequences: false)
         var fields: [String: String] = [:]
         for line in (try ProcessRunner.run(["cat", headers]).stdout).split(separator: "\r\n") {
@@ -173,7 +173,7 @@ final class StubbedServe {
 
     /// serve's token requests, from its /metrics.
     func tokenRequests() throws -> Int? {
-        let text = try ProcessRunner.run(["ip", "netns", "exec", namespace, "curl", "-sS", "http://127.0.0.1:8080/metrics"]).stdout
+        let text = try Curl.run(in: namespace, ["http://127.0.0.1:8080/metrics"]).stdout
         return text.split(separator: "\n").first { $0.hasPrefix("cellpath_serve_token_requests_total ") }
             .flatMap { Int($0.split(separator: " ").last ?? "") }
     }

@@ -5,7 +5,7 @@ import Testing
 import TestSupport
 
 /// Scenario faults as mbimcli (or a raw MBIM client) sees them.
-@Suite("MBIM modem faults", .serialized)
+@Suite("MBIM modem faults", .serialized, .ownThreads)
 struct MBIMFaultTests {
     static func modem(_ configure: (inout SimulatedModem) -> Void) -> SimulatedModem {
         var m = SimulatedModem(protocol: .mbim)

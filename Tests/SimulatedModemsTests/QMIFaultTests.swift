@@ -5,7 +5,7 @@ import Testing
 import TestSupport
 
 /// Scenario faults as qmicli (or a raw QMUX client) sees them.
-@Suite("QMI modem faults", .serialized)
+@Suite("QMI modem faults", .serialized, .ownThreads)
 struct QMIFaultTests {
     static func modem(_ configure: (inout SimulatedModem) -> Void) -> SimulatedModem {
         var m = SimulatedModem(protocol: .qmi)

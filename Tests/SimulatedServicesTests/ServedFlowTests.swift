@@ -60,10 +60,10 @@ final class ServedWorld: Sendable {
 
     /// curl from `source` with the API and carrier names pinned and the test CA trusted.
     func curl(_ arguments: [String], from source: String = "100.64.23.2") throws -> ProcessResult {
-        try ProcessRunner.run(["ip", "netns", "exec", namespace, "curl", "-sS", "--interface", source,
-                               "--cacert", "\(directory)/cert.pem",
-                               "--resolve", "api.truid.test:443:203.0.113.10", "--resolve", "api.truid.test:80:203.0.113.10",
-                               "--resolve", "mno.carrier.test:80:100.64.0.1"] + arguments)
+        try Curl.run(in: namespace, ["--interface", source, "--cacert", "\(directory)/cert.pem",
+                                     "--resolve", "api.truid.test:443:203.0.113.10",
+                                     "--resolve", "api.truid.test:80:203.0.113.10",
+                                     "--resolve", "mno.carrier.test:80:100.64.0.1"] + arguments)
     }
 
     private func socket(_ address: String, _ port: UInt16) throws -> Int32 {
@@ -78,7 +78,7 @@ final class ServedWorld: Sendable {
     }
 }
 
-@Suite(.enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)), .serialized)
+@Suite(.enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)), .serialized, .ownThreads)
 struct ServedFlowTests {
     private func token(_ world: ServedWorld) throws -> String {
         let result = try world.curl(["-u", "\(TestWorld.clientID):\(TestWorld.clientSecret)",

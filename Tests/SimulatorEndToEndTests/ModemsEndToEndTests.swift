@@ -7,7 +7,7 @@ import TestSupport
 /// `cellpath modems` on the simulated device (`sudo cellpath sim up`, then `cellpath sim exec --
 /// cellpath modems`): it finds the world's MBIM and QMI modems, and nothing of the host's,
 /// through the proxies (root), and sees a bearer that another client connected.
-@Suite(.serialized, .enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)))
+@Suite(.serialized, .enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)), .ownThreads(.worlds))
 struct ModemsEndToEndTests {
     private static var scenario: Scenario {
         var scenario = Scenario.builtIn

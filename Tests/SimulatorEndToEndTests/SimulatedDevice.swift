@@ -76,10 +76,7 @@ struct SimulatedDevice {
     }
 
     /// curl in the device namespace, trusting the world's CA; over Wi-Fi unless told otherwise.
-    func curl(_ arguments: [String]) throws -> ProcessResult {
-        let ca = try #require(try environment()["CELLPATH_CA_FILE"])
-        return try run(["curl", "-sS", "--max-time", "10", "--cacert", ca] + arguments)
-    }
+    func curl(_ arguments: [String]) throws -> ProcessResult { try Curl.onDevice(of: prefix, arguments) }
 
     /// curl that must succeed; its stdout parsed as JSON.
     func curlJSON(_ arguments: [String]) throws -> JSONValue {
