@@ -5,16 +5,18 @@ import Testing
 /// Runs each test of a suite (or one test) on threads of its own instead of Swift's cooperative
 /// pool, which has one thread per core: tests that block (child processes, `poll`, sleeps) then
 /// run side by side in a parallel `swift test` and never starve the async code that they, or
-/// other tests, are testing. At most `limit` of a class of tests run at once, queued without
-/// blocking a thread, so that worlds do not outnumber what the machine runs in time.
+/// other tests, are testing. At most `limit`'s number of a class of tests run at once, queued
+/// without blocking a thread, so that the tests' processes do not outnumber what the machine
+/// runs in time (tests with deadlines fail on a machine that is overloaded).
 public struct OwnThreads: SuiteTrait, TestTrait, TestScoping {
     /// A bound on how many tests of one class run at once.
     public struct Limit: Sendable {
-        fileprivate let slots: Slots?
+        fileprivate let slots: Slots
 
-        /// No bound beyond the test runner's.
-        public static let none = Limit(slots: nil)
-        /// Tests that bring up a simulated world, or a namespace world with servers of their own.
+        /// Tests that block in child processes, ptys or sockets: `CELLPATH_TEST_WIDTH` at once (3).
+        public static let blocking = Limit(slots: Slots(count: Self.width("CELLPATH_TEST_WIDTH", default: 3)))
+        /// Tests that bring up a simulated world, or a namespace world with servers of their own:
+        /// `CELLPATH_TEST_WORLDS` at once (3), beside the `blocking` ones.
         public static let worlds = Limit(slots: Slots(count: Self.width("CELLPATH_TEST_WORLDS", default: 3)))
 
         /// A positive number from the environment variable `name`, else `fallback`.
@@ -32,20 +34,20 @@ public struct OwnThreads: SuiteTrait, TestTrait, TestScoping {
 
     public func provideScope(for test: Test, testCase: Test.Case?,
                              performing function: @Sendable () async throws -> Void) async throws {
-        await limit.slots?.acquire()
+        await limit.slots.acquire()
         do {
             try await withTaskExecutorPreference(OwnThreadsExecutor.shared, operation: function)
         } catch {
-            await limit.slots?.release()
+            await limit.slots.release()
             throw error
         }
-        await limit.slots?.release()
+        await limit.slots.release()
     }
 }
 
 extension Trait where Self == OwnThreads {
-    /// Runs the tests on threads of their own (`OwnThreads`).
-    public static var ownThreads: Self { OwnThreads(limit: .none) }
+    /// Runs the tests on threads of their own (`OwnThreads`), as `blocking` tests.
+    public static var ownThreads: Self { OwnThreads(limit: .blocking) }
 
     /// Runs the tests on threads of their own, at most `limit`'s number at once.
     public static func ownThreads(_ limit: OwnThreads.Limit) -> Self { OwnThreads(limit: limit) }
