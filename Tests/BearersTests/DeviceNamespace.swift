@@ -20,9 +20,7 @@ final class DeviceNamespace {
 
     init() throws {
         _ = try ProcessRunner.run(["ip", "netns", "del", name])
-        var template = Array("/tmp/cellpath-bearers-XXXXXX".utf8CString)
-        guard let dir = mkdtemp(&template) else { throw CellpathError(.unavailable, "mkdtemp failed") }
-        stateDirectory = String(cString: dir)
+        stateDirectory = try TemporaryDirectory.make("cellpath-bearers")
         let add = try ProcessRunner.run(["ip", "netns", "add", name])
         #expect(add.status == 0, "ip netns add: \(add.stderr)")
         _ = try shell("""
@@ -38,7 +36,7 @@ final class DeviceNamespace {
             for pid in pids.stdout.split(separator: "\n").compactMap({ Int32($0) }) where pid != getpid() { kill(pid, SIGKILL) }
         }
         _ = try? ProcessRunner.run(["ip", "netns", "del", name])
-        _ = try? ProcessRunner.run(["rm", "-rf", stateDirectory])
+        FileSystem.removeTree(stateDirectory)
     }
 
     /// The environment of cellpath inside: no user configuration, the fleet's sysfs and /dev,

@@ -1,4 +1,5 @@
 import Glibc
+import SystemSupport
 import Testing
 import TestSupport
 
@@ -11,9 +12,8 @@ import TestSupport
 
     /// A new directory under /tmp with `mode`, removed after `body`.
     private func withDirectory(mode: mode_t, _ body: (String) throws -> Void) throws {
-        var template = Array("/tmp/cellpath-privileged-XXXXXX".utf8CString)
-        let dir = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)!) }
-        defer { _ = try? ProcessRunner.run(["rm", "-rf", dir]) }
+        let dir = try TemporaryDirectory.make("cellpath-privileged")
+        defer { FileSystem.removeTree(dir) }
         #expect(chmod(dir, mode) == 0)
         try body(dir)
     }

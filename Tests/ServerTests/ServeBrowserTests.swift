@@ -1,5 +1,6 @@
 import CellpathCore
 import Glibc
+import SystemSupport
 import Testing
 import TestSupport
 
@@ -102,8 +103,8 @@ struct ServeBrowserTests {
     }
 
     @Test func aKeyFileOthersCanReadIsWarnedAbout() throws {
-        let directory = String(cString: mkdtemp(strdup("/tmp/cptest-serve-keyfile-XXXXXX")))
-        defer { _ = try? ProcessRunner.run(["rm", "-rf", directory]) }
+        let directory = try TemporaryDirectory.make("cptest-serve-keyfile")
+        defer { FileSystem.removeTree(directory) }
         let keyFile = "\(directory)/key"
         let fd = open(keyFile, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         _ = Array("0123456789abcdef-key\n".utf8).withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }

@@ -8,7 +8,7 @@ import TestSupport
 /// connections, twice, for a bounded time each, POST /subscriber-check against the world's fake API
 /// with its rate limit off: no errors, no further token request, and file descriptors and memory
 /// not growing from the first round to the second (beyond generous bounds).
-@Suite(.serialized, .enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)), .ownThreads(.worlds))
+@Suite(.serialized, .enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)), .ownThreads(.alone))
 struct ServeLoadTests {
     /// One wrk run: requests done, non-2xx answers and socket errors.
     private func wrk(_ prefix: String, connections: Int, script: String) throws -> (requests: Int, errors: Int, output: String) {

@@ -7,6 +7,7 @@ import SimulatedServices
 import Simulator
 import SimulatorScenario
 import Synchronization
+import SystemSupport
 import Testing
 import TestSupport
 
@@ -26,7 +27,7 @@ final class ServedWorld: Sendable {
     let services = Mutex<SimulatedWebServices?>(nil)
 
     init(carrierFaults: CarrierFaults = CarrierFaults()) throws {
-        directory = String(cString: mkdtemp(strdup("/tmp/cptest-api-XXXXXX")))
+        directory = try TemporaryDirectory.make("cptest-api")
         try sh(["ip", "netns", "add", namespace])
         do {
             try sh(["ip", "-n", namespace, "link", "set", "lo", "up"])
@@ -55,7 +56,7 @@ final class ServedWorld: Sendable {
     func tearDown() {
         services.withLock { $0?.stop(); $0 = nil }
         _ = try? ProcessRunner.run(["ip", "netns", "delete", namespace])
-        _ = try? ProcessRunner.run(["rm", "-rf", directory])
+        FileSystem.removeTree(directory)
     }
 
     /// curl from `source` with the API and carrier names pinned and the test CA trusted.

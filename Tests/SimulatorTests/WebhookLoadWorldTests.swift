@@ -9,7 +9,7 @@ import TestSupport
 
 /// A load run against the daemon's fake API: many checks expire while their webhooks cannot be
 /// delivered, and the daemon's threads and memory stay bounded.
-@Suite(.serialized, .enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)), .ownThreads(.worlds))
+@Suite(.serialized, .enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)), .ownThreads(.alone))
 struct WebhookLoadWorldTests {
     static let checks = 1500
 

@@ -11,13 +11,22 @@ import Testing
 public struct OwnThreads: SuiteTrait, TestTrait, TestScoping {
     /// A bound on how many tests of one class run at once.
     public struct Limit: Sendable {
-        fileprivate let slots: Slots
+        /// Taken in this order, given back once the test ends.
+        fileprivate let slots: [Slots]
+
+        private static let blockingSlots = Slots(count: width("CELLPATH_TEST_WIDTH", default: 3))
+        private static let worldSlots = Slots(count: width("CELLPATH_TEST_WORLDS", default: 3))
 
         /// Tests that block in child processes, ptys or sockets: `CELLPATH_TEST_WIDTH` at once (3).
-        public static let blocking = Limit(slots: Slots(count: Self.width("CELLPATH_TEST_WIDTH", default: 3)))
+        public static let blocking = Limit(slots: [blockingSlots])
         /// Tests that bring up a simulated world, or a namespace world with servers of their own:
         /// `CELLPATH_TEST_WORLDS` at once (3), beside the `blocking` ones.
-        public static let worlds = Limit(slots: Slots(count: Self.width("CELLPATH_TEST_WORLDS", default: 3)))
+        public static let worlds = Limit(slots: [worldSlots])
+        /// Load tests, which measure what a world serves when nothing else runs: one at a time,
+        /// and only once every `blocking` and `worlds` test that runs has ended.
+        public static let alone = Limit(slots: [Slots(count: 1)]
+                                        + Array(repeating: worldSlots, count: worldSlots.count)
+                                        + Array(repeating: blockingSlots, count: blockingSlots.count))
 
         /// A positive number from the environment variable `name`, else `fallback`.
         private static func width(_ name: String, default fallback: Int) -> Int {
@@ -34,14 +43,14 @@ public struct OwnThreads: SuiteTrait, TestTrait, TestScoping {
 
     public func provideScope(for test: Test, testCase: Test.Case?,
                              performing function: @Sendable () async throws -> Void) async throws {
-        await limit.slots.acquire()
+        for slots in limit.slots { await slots.acquire() }
         do {
             try await withTaskExecutorPreference(OwnThreadsExecutor.shared, operation: function)
         } catch {
-            await limit.slots.release()
+            for slots in limit.slots { await slots.release() }
             throw error
         }
-        await limit.slots.release()
+        for slots in limit.slots { await slots.release() }
     }
 }
 
@@ -55,10 +64,15 @@ extension Trait where Self == OwnThreads {
 
 /// A counting semaphore for async code: `acquire` suspends, never blocks, until a slot is free.
 actor Slots {
+    /// How many there are.
+    nonisolated let count: Int
     private var free: Int
     private var waiting: [CheckedContinuation<Void, Never>] = []
 
-    init(count: Int) { free = count }
+    init(count: Int) {
+        self.count = count
+        free = count
+    }
 
     func acquire() async {
         if free > 0 {
