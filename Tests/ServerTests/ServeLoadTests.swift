@@ -1,6 +1,7 @@
 import CellpathCore
 import Glibc
 import SimulatorScenario
+import SystemSupport
 import Testing
 import TestSupport
 
@@ -55,7 +56,7 @@ struct ServeLoadTests {
             let serve = try BackgroundProcess(["ip", "netns", "exec", prefix + "ue", CellpathBinary.path, "serve", "--api-base", "https://api.truid.test",
                                                "--listen", "127.0.0.1:8080", "--rate-limit", "0", "--max-connections-per-address", "512"], output: log, environment: environment)
             defer { serve.stop() }
-            for _ in 0..<500 where !(try ProcessRunner.run(["cat", log]).stdout.contains(#""event":"listening""#)) { usleep(20_000) }
+            Poll.until(timeout: .seconds(10)) { FileSystem.readText(log)?.contains(#""event":"listening""#) == true }
             func tokenRequests() throws -> Int? {
                 let text = try Curl.run(in: prefix + "ue", ["http://127.0.0.1:8080/metrics"]).stdout
                 return text.split(separator: "\n").first { $0.hasPrefix("cellpath_serve_token_requests_total ") }

@@ -132,11 +132,14 @@ final class StubbedServe {
                                              "--api-base", apiBase ?? "http://127.0.0.1:\(apiPort)", "--listen", "127.0.0.1:8080"] + arguments,
                                             output: log, environment: environment)
         serve = process
-        for _ in 0..<1000 {
-            if logText.contains(#""event":"listening""#) { return nil }
-            if process.wait(timeoutMs: 0) { return process.exitStatus }
-            usleep(20_000)
+        var listening = false, exited = false
+        Poll.until(timeout: .seconds(20)) {
+            listening = logText.contains(#""event":"listening""#)
+            exited = !listening && process.wait(timeoutMs: 0)
+            return listening || exited
         }
+        if listening { return nil }
+        if exited { return process.exitStatus }
         throw CellpathError(.temporary, "serve did not start: \(logText)")
     }
 

@@ -142,9 +142,8 @@ struct SimulatedDevice {
                                                 environment: Self.path)
             captures.append((name, file, process))
             // tcpdump writes the pcap file header once the capture is open.
-            var waited = 0
-            while fileSize(file) < 24 && waited < 5000 { usleep(20_000); waited += 20 }
-            #expect(fileSize(file) >= 24, "tcpdump on \(name) did not start")
+            let started = Poll.until(timeout: .seconds(5)) { fileSize(file) >= 24 }
+            #expect(started, "tcpdump on \(name) did not start")
         }
         usleep(200_000)
         let value = try body()
