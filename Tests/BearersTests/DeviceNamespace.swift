@@ -1,4 +1,3 @@
-import CellpathCore
 import Glibc
 import SimulatedModems
 import Synchronization

@@ -4,9 +4,12 @@ import Glibc
 import Synchronization
 import SystemSupport
 import Testing
+import TestSupport
 
 /// Single requests over the default network, against a server this test runs on 127.0.0.1.
-/// No root, no namespaces, no traffic beyond loopback.
+/// No root, no namespaces, no traffic beyond loopback. On threads of their own: the server waits
+/// 5 s for a request, longer than a busy cooperative pool may take to send it.
+@Suite(.ownThreads)
 struct HTTPClientTests {
     let client = HTTPClient(route: .defaultNetwork)
 

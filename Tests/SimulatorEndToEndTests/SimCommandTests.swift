@@ -1,4 +1,3 @@
-import Foundation
 import CellpathCore
 import Glibc
 import SimulatorScenario

@@ -15,12 +15,12 @@ public struct OwnThreads: SuiteTrait, TestTrait, TestScoping {
         fileprivate let slots: [Slots]
 
         private static let blockingSlots = Slots(count: width("CELLPATH_TEST_WIDTH", default: 3))
-        private static let worldSlots = Slots(count: width("CELLPATH_TEST_WORLDS", default: 4))
+        private static let worldSlots = Slots(count: width("CELLPATH_TEST_WORLDS", default: 3))
 
         /// Tests that block in child processes, ptys or sockets: `CELLPATH_TEST_WIDTH` at once (3).
         public static let blocking = Limit(slots: [blockingSlots])
         /// Tests that bring up a simulated world, or a namespace world with servers of their own:
-        /// `CELLPATH_TEST_WORLDS` at once (4), beside the `blocking` ones.
+        /// `CELLPATH_TEST_WORLDS` at once (3), beside the `blocking` ones.
         public static let worlds = Limit(slots: [worldSlots])
         /// Load tests, which measure what a world serves when nothing else runs: one at a time,
         /// and only once every `blocking` and `worlds` test that runs has ended.
