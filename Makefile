@@ -32,7 +32,8 @@ DEB_PACKAGES := pkg-config libglib2.0-dev libmbim-glib-dev libqmi-glib-dev libmm
 FUZZ_RUNS ?= 1000000
 FUZZ_SMOKE_RUNS ?= 20000
 
-.PHONY: all deps build test demo bench order-file docs install install-capability uninstall clean fuzz fuzz-smoke
+.PHONY: all deps build test test-unit demo bench order-file docs install install-capability uninstall clean \
+	fuzz fuzz-smoke
 
 all: build
 
@@ -52,11 +53,17 @@ deps:
 build:
 	$(SWIFT) build -c $(CONFIGURATION) $(SWIFT_BUILD_FLAGS)
 
-## test: unit, end-to-end and (as root) simulator tests, then the fuzz smoke (FUZZ_SMOKE_RUNS per target)
+## test: unit, end-to-end and (as root) simulator tests in parallel, then the fuzz smoke (FUZZ_SMOKE_RUNS per target)
 test: deps
 	$(SWIFT) build
-	CELLPATH_BIN=$$($(SWIFT) build --show-bin-path)/cellpath $(SWIFT) test --no-parallel
+	CELLPATH_BIN=$$($(SWIFT) build --show-bin-path)/cellpath $(SWIFT) test --parallel
 	SWIFT=$(SWIFT) FUZZ_RUNS=$(FUZZ_SMOKE_RUNS) ./scripts/fuzz.sh
+
+## test-unit: the tests that need neither root nor a simulated world, in parallel (the root and
+## namespace tests skip, also as root: CELLPATH_SKIP_ROOT_TESTS=1)
+test-unit: deps
+	$(SWIFT) build
+	CELLPATH_SKIP_ROOT_TESTS=1 CELLPATH_BIN=$$($(SWIFT) build --show-bin-path)/cellpath $(SWIFT) test --parallel
 
 ## fuzz: build the fuzz targets (libFuzzer, AddressSanitizer) and run each FUZZ_RUNS times from Tests/FuzzCorpus
 fuzz: deps

@@ -30,7 +30,9 @@ static inline struct MHD_Daemon *cp_mhd_start(int listen_fd,
     if (per_ip_limit > 0) limits[n++] = (struct MHD_OptionItem){ MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_ip_limit, NULL };
     if (connection_event != NULL) limits[n++] = (struct MHD_OptionItem){ MHD_OPTION_NOTIFY_CONNECTION, (intptr_t)connection_event, handler_cls };
     limits[n++] = (struct MHD_OptionItem){ MHD_OPTION_URI_LOG_CALLBACK, (intptr_t)target, handler_cls };
-    unsigned int flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD;
+    // poll(), not select(): a process with many descriptors open (the tests', the simulator's
+    // with many modems) may hand over a socket at or above FD_SETSIZE, which select mode refuses.
+    unsigned int flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL;
     if (event_threads > 0) {
         flags = MHD_USE_EPOLL_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_TURBO;
         if (event_threads > 1) limits[n++] = (struct MHD_OptionItem){ MHD_OPTION_THREAD_POOL_SIZE, event_threads, NULL };

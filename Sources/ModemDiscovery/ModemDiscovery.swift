@@ -476,16 +476,7 @@ public struct ModemDiscovery: Sendable {
 
     private func entries(of relative: String) -> [String] { entries(atAbsolute: "\(roots.sysfs)/\(relative)") }
 
-    private func entries(atAbsolute path: String) -> [String] {
-        guard let dir = opendir(path) else { return [] }
-        defer { closedir(dir) }
-        var names: [String] = []
-        while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            if name != "." && name != ".." { names.append(name) }
-        }
-        return names
-    }
+    private func entries(atAbsolute path: String) -> [String] { FileSystem.entries(path) ?? [] }
 
     private func read(_ relative: String) -> String? { readAbsolute("\(roots.sysfs)/\(relative)") }
 

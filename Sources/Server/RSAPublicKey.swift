@@ -10,8 +10,8 @@ struct RSAPublicKey: Sendable, Equatable {
 
     /// The key of `jwk`, or nil when it is not an RSA key with a modulus of 2048 to 8192 bits.
     init?(jwk: JSONValue) {
-        guard jwk[string: "kty"] == "RSA", let n = jwk[string: "n"].flatMap(Self.base64url),
-              let e = jwk[string: "e"].flatMap(Self.base64url), !e.isEmpty,
+        guard jwk[string: "kty"] == "RSA", let n = jwk[string: "n"].flatMap(Base64URL.decode),
+              let e = jwk[string: "e"].flatMap(Base64URL.decode), !e.isEmpty,
               (256...1024).contains(n.drop { $0 == 0 }.count) else { return nil }
         modulus = n
         exponent = e
@@ -39,20 +39,5 @@ struct RSAPublicKey: Sendable, Equatable {
         defer { EVP_MD_CTX_free(context) }
         return EVP_DigestVerifyInit(context, nil, EVP_sha256(), nil, key) == 1
             && EVP_DigestVerify(context, signature, signature.count, data, data.count) == 1
-    }
-
-    /// SHA-256 of `data`.
-    static func sha256(_ data: [UInt8]) -> [UInt8] {
-        var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
-        var length: UInt32 = 0
-        guard EVP_Digest(data, data.count, &digest, &length, EVP_sha256(), nil) == 1 else { return [] }
-        return Array(digest.prefix(Int(length)))
-    }
-
-    /// Base64url without padding (RFC 7515) decoded; nil when it is not.
-    static func base64url(_ text: String) -> [UInt8]? {
-        var standard = text.replacing("-", with: "+").replacing("_", with: "/")
-        while standard.count % 4 != 0 { standard += "=" }
-        return Data(base64Encoded: standard).map(Array.init)
     }
 }

@@ -1,4 +1,5 @@
 import CellpathCore
+import CellpathCrypto
 import FoundationEssentials
 import Glibc
 import HTTPServer
@@ -45,7 +46,9 @@ actor WebhookVerifier {
         let signed = (parameters["headers"] ?? "date").lowercased().split(separator: " ").map(String.init)
         guard Self.requiredSignedHeaders.isSubset(of: signed) else { return "the signature does not cover (request-target), host, date and digest" }
         guard let date = headers["Date"].flatMap(Self.httpDate), abs(date - now) <= maxClockSkew else { return "stale or missing Date" }
-        guard headers["Digest"] == "SHA-256=" + Data(RSAPublicKey.sha256(body)).base64EncodedString() else { return "Digest does not match the body" }
+        guard headers["Digest"] == "SHA-256=" + Data(Digest.sha256(body)).base64EncodedString() else {
+            return "Digest does not match the body"
+        }
         var lines: [String] = []
         for name in signed {
             if name == "(request-target)" {

@@ -1,4 +1,4 @@
-import COpenSSL
+import CellpathCrypto
 import Synchronization
 
 /// The FCC lock of a Fibocom FM350 (t7xx) as its AT port sees it: the challenge the modem gave
@@ -47,10 +47,7 @@ public func fccUnlockATResponse(command: String, state: FCCUnlockATState) -> Str
 /// The response the FM350 expects to `challenge`.
 func fm350ExpectedResponse(challenge: UInt32) -> UInt32 {
     let input = [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: challenge >> UInt32($0)) } + fm350VendorHash
-    var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
-    var length: UInt32 = 0
-    guard EVP_Digest(input, input.count, &digest, &length, EVP_sha256(), nil) == 1 else { return 0 }
-    return digest.prefix(4).reduce(0) { $0 << 8 | UInt32($1) }
+    return Digest.sha256(input).prefix(4).reduce(0) { $0 << 8 | UInt32($1) }
 }
 
 private func hex(_ value: UInt32) -> String {

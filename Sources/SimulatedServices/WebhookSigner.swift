@@ -1,4 +1,5 @@
 import CellpathCore
+import CellpathCrypto
 import COpenSSL
 import FoundationEssentials
 import Glibc
@@ -52,7 +53,7 @@ public final class WebhookSigner: @unchecked Sendable {
         let (modulus, exponent) = (Base64URL.encode(n), Base64URL.encode(e))
         // RFC 7638: SHA-256 of the required members in lexicographic order, without spaces.
         let canonical = #"{"e":"\#(exponent)","kty":"RSA","n":"\#(modulus)"}"#
-        keyID = Base64URL.encode(Self.sha256(Array(canonical.utf8)))
+        keyID = Base64URL.encode(Digest.sha256(Array(canonical.utf8)))
         publicJWK = .object([("kty", .string("RSA")), ("use", .string("sig")), ("alg", .string("RS256")),
                              ("kid", .string(keyID)), ("n", .string(modulus)), ("e", .string(exponent))])
     }
@@ -66,7 +67,7 @@ public final class WebhookSigner: @unchecked Sendable {
     /// (`x-tru-callback`: `phone_check` or `subscriber_check`), dated `date`; nil when `url` has no host.
     public func webhook(to url: String, product: String, body: [UInt8], date: Date) -> SignedWebhook? {
         guard let target = HTTPTarget(url) else { return nil }
-        let digest = "SHA-256=" + Data(Self.sha256(body)).base64EncodedString()
+        let digest = "SHA-256=" + Data(Digest.sha256(body)).base64EncodedString()
         let values = ["(request-target)": "post \(target.pathAndQuery)", "host": target.authority,
                       "date": Self.httpDate(date), "x-tru-callback": product, "digest": digest]
         let signingString = Self.signedHeaders.map { "\($0): \(values[$0]!)" }.joined(separator: "\n")
@@ -90,14 +91,6 @@ public final class WebhookSigner: @unchecked Sendable {
         var signature = [UInt8](repeating: 0, count: length)
         guard EVP_DigestSign(context, &signature, &length, data, data.count) == 1 else { return [] }
         return Array(signature.prefix(length))
-    }
-
-    /// SHA-256 of `data`.
-    static func sha256(_ data: [UInt8]) -> [UInt8] {
-        var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
-        var length: UInt32 = 0
-        guard EVP_Digest(data, data.count, &digest, &length, EVP_sha256(), nil) == 1 else { return [] }
-        return Array(digest.prefix(Int(length)))
     }
 
     /// An IMF-fixdate (RFC 9110), e.g. `Tue, 01 Dec 2026 04:41:19 GMT`.
@@ -155,12 +148,5 @@ struct HTTPTarget: Sendable, Equatable {
         self.authority = String(authority)
         self.host = String(host)
         pathAndQuery = target
-    }
-}
-
-/// Base64url without padding (RFC 7515 §2), as JWKs write numbers and thumbprints.
-enum Base64URL {
-    static func encode(_ bytes: [UInt8]) -> String {
-        Data(bytes).base64EncodedString().replacing("+", with: "-").replacing("/", with: "_").replacing("=", with: "")
     }
 }

@@ -201,19 +201,29 @@ public enum FileSystem {
         }
     }
 
-    /// Removes `path` and everything below it, not following symbolic links; no error when absent.
-    public static func removeTree(_ path: String) {
-        guard let dir = opendir(path) else { unlink(path); return }
+    /// The names in directory `path`, without `.` and `..`, in the directory's order; nil when it
+    /// cannot be opened. The one place that reads directory entries.
+    public static func entries(_ path: String) -> [String]? {
+        guard let dir = opendir(path) else { return nil }
+        defer { closedir(dir) }
+        var names: [String] = []
         while let entry = readdir(dir) {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
                 String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
             }
-            if name == "." || name == ".." { continue }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
+    }
+
+    /// Removes `path` and everything below it, not following symbolic links; no error when absent.
+    public static func removeTree(_ path: String) {
+        guard let names = entries(path) else { unlink(path); return }
+        for name in names {
             let child = "\(path)/\(name)"
             var info = stat()
             if lstat(child, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR { removeTree(child) } else { unlink(child) }
         }
-        closedir(dir)
         rmdir(path)
     }
 }

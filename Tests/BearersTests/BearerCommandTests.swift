@@ -10,8 +10,10 @@ import TestSupport
 /// (`DeviceNamespace`) against simulated modems in this process, on both protocols: the path it
 /// brings up, reuse of a bearer another client connected, every modem fault of the simulator
 /// (exit code, message, and nothing left behind: no address, route, rule, rp_filter change,
-/// record, QMI client ID or connected bearer), and Ctrl-C at each step. Root.
-@Suite(.serialized, .timeLimit(.minutes(10)), .enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)))
+/// record, QMI client ID or connected bearer), and Ctrl-C at each step. Root. Every test has a
+/// namespace, modems, run and state directories of its own: they run side by side.
+@Suite(.timeLimit(.minutes(10)), .enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)),
+       .ownThreads(.worlds))
 struct BearerCommandTests {
     static let protocols: [SimulatorScenario.ModemProtocol] = [.mbim, .qmi]
 

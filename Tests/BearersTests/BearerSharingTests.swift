@@ -11,7 +11,8 @@ import TestSupport
 /// `BearerCommandTests`). A forged, corrupt or foreign record is refused and never acted on;
 /// concurrent commands take turns on the modem's lock; a bearer in use is not taken down under
 /// its user; what a killed process left is cleaned up by the next command. Root.
-@Suite(.serialized, .timeLimit(.minutes(10)), .enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)))
+@Suite(.serialized, .timeLimit(.minutes(10)), .enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)),
+       .ownThreads(.worlds))
 struct BearerSharingTests {
     /// The record file of the one modem in `namespace`, once there is one.
     static func recordPath(_ namespace: DeviceNamespace) throws -> String {

@@ -1,4 +1,3 @@
-import CellpathCore
 import Glibc
 import SimulatedModems
 import Synchronization
@@ -20,9 +19,7 @@ final class DeviceNamespace {
 
     init() throws {
         _ = try ProcessRunner.run(["ip", "netns", "del", name])
-        var template = Array("/tmp/cellpath-bearers-XXXXXX".utf8CString)
-        guard let dir = mkdtemp(&template) else { throw CellpathError(.unavailable, "mkdtemp failed") }
-        stateDirectory = String(cString: dir)
+        stateDirectory = try TemporaryDirectory.make("cellpath-bearers")
         let add = try ProcessRunner.run(["ip", "netns", "add", name])
         #expect(add.status == 0, "ip netns add: \(add.stderr)")
         _ = try shell("""
@@ -38,7 +35,7 @@ final class DeviceNamespace {
             for pid in pids.stdout.split(separator: "\n").compactMap({ Int32($0) }) where pid != getpid() { kill(pid, SIGKILL) }
         }
         _ = try? ProcessRunner.run(["ip", "netns", "del", name])
-        _ = try? ProcessRunner.run(["rm", "-rf", stateDirectory])
+        FileSystem.removeTree(stateDirectory)
     }
 
     /// The environment of cellpath inside: no user configuration, the fleet's sysfs and /dev,
@@ -107,19 +104,9 @@ final class DeviceNamespace {
 
 /// Waits (at most 5 s) until `condition` holds: the simulated modem updates what tests read
 /// (client IDs, the bearer) on its own thread, just after answering.
-func eventually(_ condition: () -> Bool) -> Bool {
-    for _ in 0..<250 {
-        if condition() { return true }
-        usleep(20_000)
-    }
-    return condition()
-}
+func eventually(_ condition: () -> Bool) -> Bool { Poll.until(timeout: .seconds(5), condition) }
 
 /// Waits (at most 30 s) until the file at `path` contains `text`.
 func waitForText(_ text: String, in path: String) -> Bool {
-    for _ in 0..<1500 {
-        if FileSystem.readText(path)?.contains(text) == true { return true }
-        usleep(20_000)
-    }
-    return false
+    Poll.until(timeout: .seconds(30)) { FileSystem.readText(path)?.contains(text) == true }
 }

@@ -24,7 +24,8 @@ import TestSupport
 import Workflow
 
 /// Everything that needs the netns world: leaks, fail-closed matrix, redirect conformance.
-@Suite(.enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)), .serialized, .world)
+@Suite(.enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)), .serialized, .world,
+       .ownThreads(.worlds))
 struct CellularChainTests {
     var world: World { get throws { try #require(World.current) } }
 

@@ -4,9 +4,12 @@ import Glibc
 import Synchronization
 import SystemSupport
 import Testing
+import TestSupport
 
 /// Single requests over the default network, against a server this test runs on 127.0.0.1.
-/// No root, no namespaces, no traffic beyond loopback.
+/// No root, no namespaces, no traffic beyond loopback. On threads of their own: the server waits
+/// 5 s for a request, longer than a busy cooperative pool may take to send it.
+@Suite(.ownThreads)
 struct HTTPClientTests {
     let client = HTTPClient(route: .defaultNetwork)
 
@@ -318,7 +321,8 @@ final class LoopbackServer: Sendable {
 
     /// Blocking: runs on the server's dedicated thread.
     private func serveOneConnection(_ responses: [String]) -> [Received] {
-        guard Self.waitReadable(listener) else { return [] }
+        // A client on a busy machine may take a while to connect.
+        guard Self.waitReadable(listener, milliseconds: 30_000) else { return [] }
         let fd = accept(listener, nil, nil)
         guard fd >= 0 else { return [] }
         defer { close(fd) }
@@ -360,10 +364,10 @@ final class LoopbackServer: Sendable {
         return (Received(line: lines.first ?? "", headers: headers, body: Array(buffer[bodyStart..<bodyStart + length])), bodyStart + length)
     }
 
-    /// Waits up to 5 s for `fd` to become readable.
-    private static func waitReadable(_ fd: Int32) -> Bool {
+    /// Waits up to `milliseconds` (5 s unless told) for `fd` to become readable.
+    private static func waitReadable(_ fd: Int32, milliseconds: Int32 = 5000) -> Bool {
         var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-        return poll(&entry, 1, 5000) == 1
+        return poll(&entry, 1, milliseconds) == 1
     }
 }
 

@@ -39,7 +39,7 @@ final class World: Sendable {
     /// Stops the servers and deletes the namespaces.
     func down() {
         _ = try? ProcessRunner.run(["/bin/bash", World.fixtures + "/world.sh", "down", prefix, workdir])
-        _ = try? ProcessRunner.run(["rm", "-rf", workdir])
+        FileSystem.removeTree(workdir)
     }
 
     /// Runs a command inside the client namespace.
@@ -146,11 +146,7 @@ final class World: Sendable {
 
     /// Polls `condition` every 20 ms until it holds; throws when it does not within `timeout`.
     func waitUntil(_ what: String, timeout: Duration = .seconds(10), _ condition: () throws -> Bool) throws {
-        let deadline = ContinuousClock.now + timeout
-        while try !condition() {
-            guard ContinuousClock.now < deadline else { throw WorldError("timed out waiting until \(what)") }
-            usleep(20_000)
-        }
+        guard try Poll.until(timeout: timeout, condition) else { throw WorldError("timed out waiting until \(what)") }
     }
 }
 

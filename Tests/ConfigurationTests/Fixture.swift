@@ -1,6 +1,8 @@
 import Configuration
 import CellpathCore
 import Glibc
+import SystemSupport
+import TestSupport
 
 /// A private temporary directory with the system file, the user file and tru.json files of one
 /// test; removed (with everything in it) on `deinit`.
@@ -10,14 +12,11 @@ final class Fixture {
     var userPath: String { directory + "/user/cellpath.conf" }
 
     init() {
-        var template = Array("/tmp/cellpath-config-XXXXXX".utf8CString)
-        let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
-        precondition(made != nil, "mkdtemp failed")
-        directory = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+        do { directory = try TemporaryDirectory.make("cellpath-config") } catch { preconditionFailure("\(error)") }
         mkdir(directory + "/user", 0o700)
     }
 
-    deinit { Self.remove(directory) }
+    deinit { FileSystem.removeTree(directory) }
 
     /// Writes `text` to `path` (relative to the directory unless absolute) with `mode`; returns the path.
     @discardableResult
@@ -68,22 +67,6 @@ final class Fixture {
         throws(CellpathError) -> EffectiveConfiguration
     {
         try loader(environment: environment, flags: flags).load()
-    }
-
-    private static func remove(_ path: String) {
-        if let dir = opendir(path) {
-            while let entry = readdir(dir) {
-                let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                    String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
-                }
-                if name == "." || name == ".." { continue }
-                remove(path + "/" + name)
-            }
-            closedir(dir)
-            rmdir(path)
-        } else {
-            unlink(path)
-        }
     }
 }
 

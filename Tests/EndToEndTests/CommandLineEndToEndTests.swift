@@ -4,7 +4,7 @@ import Testing
 import TestSupport
 
 /// Runs the built binary and compares exact stdout, stderr and exit code.
-@Suite struct CommandLineEndToEndTests {
+@Suite(.ownThreads) struct CommandLineEndToEndTests {
     @Test func version() throws {
         let result = try CellpathBinary.run(["--version"])
         #expect(result.status == 0)
@@ -181,7 +181,7 @@ import TestSupport
 
 /// `-q` prints only results and errors (a titled result: its title line alone), `-v` adds debug
 /// logs, for every command that runs without root.
-@Suite struct QuietAndVerboseEndToEndTests {
+@Suite(.ownThreads) struct QuietAndVerboseEndToEndTests {
     @Test(arguments: [(["number", "+44 20 7946 0000"], true), (["number", "+447940448591"], true), (["config", "show"], false),
                       (["sim", "status", "--prefix", "cpqv-"], true), (["generate-docs", "--format", "markdown"], false), (["modems"], false)])
     func quietKeepsResultsAndVerboseAddsDebugLogs(command: [String], titled: Bool) throws {

@@ -1,14 +1,14 @@
 import Glibc
+import SystemSupport
 import Testing
 import TestSupport
 
 /// `cellpath config show`: precedence and origins as the user sees them, secrets masked.
-@Suite struct ConfigEndToEndTests {
+@Suite(.ownThreads) struct ConfigEndToEndTests {
     /// A temporary directory with a system config file holding `contents`, removed afterwards.
     private func withSystemConfig(_ contents: String, _ body: (String) throws -> Void) throws {
-        var template = Array("/tmp/cellpath-e2e-XXXXXX".utf8CString)
-        let dir = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)!) }
-        defer { _ = try? ProcessRunner.run(["rm", "-rf", dir]) }
+        let dir = try TemporaryDirectory.make("cellpath-e2e")
+        defer { FileSystem.removeTree(dir) }
         let path = dir + "/cellpath.conf"
         let file = fopen(path, "w")!
         fputs(contents, file)

@@ -1,9 +1,10 @@
 import Glibc
+import SystemSupport
 import Testing
 import TestSupport
 
 /// The usage docs and the man page are generated from `--help`: they must not go stale.
-@Suite struct DocumentationTests {
+@Suite(.ownThreads) struct DocumentationTests {
     @Test(arguments: [("markdown", "docs/usage.md"), ("man", "docs/cellpath.1")])
     func generatedDocsAreCurrent(format: String, path: String) throws {
         let generated = try CellpathBinary.run(["generate-docs", "--format", format])
@@ -103,13 +104,8 @@ import TestSupport
 
     /// README.md and every docs/*.md, by path from the repository root.
     private static func markdownDocuments() throws -> [(path: String, text: String)] {
-        var paths = ["README.md"]
-        let directory = try #require(opendir(Repository.root + "/docs"))
-        defer { closedir(directory) }
-        while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            if name.hasSuffix(".md") { paths.append("docs/" + name) }
-        }
+        let names = try #require(FileSystem.entries(Repository.root + "/docs"))
+        let paths = ["README.md"] + names.filter { $0.hasSuffix(".md") }.map { "docs/" + $0 }
         return try paths.sorted().map { path in (path, try #require(Repository.read(path))) }
     }
 

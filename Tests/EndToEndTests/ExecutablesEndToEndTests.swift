@@ -4,7 +4,7 @@ import TestSupport
 
 /// The front `cellpath` and the executables it hands commands to (docs/architecture.md,
 /// Executables): what the front loads, and where it finds the others.
-@Suite struct ExecutablesEndToEndTests {
+@Suite(.ownThreads) struct ExecutablesEndToEndTests {
     @Test func theFrontLoadsNoServerPhoneNumberOrModemLibrary() throws {
         let libraries = try ProcessRunner.run(["ldd", CellpathBinary.path]).stdout
         #expect(libraries.contains("libcurl"))

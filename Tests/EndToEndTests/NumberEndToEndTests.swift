@@ -2,7 +2,7 @@ import Testing
 import TestSupport
 
 /// `cellpath number`: exact stdout, stderr and exit code.
-@Suite struct NumberEndToEndTests {
+@Suite(.ownThreads) struct NumberEndToEndTests {
     @Test func internationalWithDoubleZeroPrefix() throws {
         let result = try CellpathBinary.run(["number", "0044 7940 448591"])
         #expect(result.status == 0)

@@ -5,7 +5,7 @@ import TestSupport
 /// The system library targets' pkg-config files give SwiftPM no flag it refuses: a `-pthread`
 /// (from gio-2.0's private requirement gmodule-no-export-2.0) was a "prohibited flag(s)" warning
 /// per target in every build.
-@Suite struct PkgConfigTests {
+@Suite(.ownThreads) struct PkgConfigTests {
     static let environment = ["PATH": "/usr/sbin:/usr/bin:/sbin:/bin"]
 
     /// The compiler flags pkg-config gives for the system package `name` (private requirements

@@ -1,19 +1,19 @@
 import Glibc
+import SystemSupport
 import Testing
 import TestSupport
 
 /// Root started through sudo (`SUDO_UID` set) by a user: the environment may not point cellpath
 /// at a tree that user could forge, and the files named by options are opened with that user's
 /// rights. The built binary, run as root.
-@Suite(.serialized) struct PrivilegedEnvironmentEndToEndTests {
+@Suite(.serialized, .ownThreads) struct PrivilegedEnvironmentEndToEndTests {
     /// The user sudo was run by, in these tests.
     private static let sudo = ["SUDO_UID": "65534", "SUDO_GID": "65534", "HOME": "/root"]
 
     /// A new directory under /tmp with `mode`, removed after `body`.
     private func withDirectory(mode: mode_t, _ body: (String) throws -> Void) throws {
-        var template = Array("/tmp/cellpath-privileged-XXXXXX".utf8CString)
-        let dir = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)!) }
-        defer { _ = try? ProcessRunner.run(["rm", "-rf", dir]) }
+        let dir = try TemporaryDirectory.make("cellpath-privileged")
+        defer { FileSystem.removeTree(dir) }
         #expect(chmod(dir, mode) == 0)
         try body(dir)
     }

@@ -1,6 +1,7 @@
 import Glibc
 import HTTPServer
 import Synchronization
+import SystemSupport
 import Testing
 import TestSupport
 
@@ -43,32 +44,6 @@ final class Gate: Sendable {
             return Array(current.waiters.values)
         }
         waiters.forEach { $0.resume() }
-    }
-}
-
-/// Work handed to a new thread through its context pointer.
-private final class ThreadJob {
-    let run: () -> Void
-    init(_ run: @escaping () -> Void) { self.run = run }
-}
-
-/// Runs blocking work (a curl, `stop()`) on a thread of its own, so that it holds no thread
-/// of the cooperative pool, which async handlers need.
-func onOwnThread<Value: Sendable>(_ work: @escaping @Sendable () throws -> Value) async throws -> Value {
-    try await withCheckedThrowingContinuation { continuation in
-        let job = Unmanaged.passRetained(ThreadJob { continuation.resume(with: Result { try work() }) })
-        var thread = pthread_t()
-        let created = pthread_create(&thread, nil, { context in
-            guard let context else { return nil }
-            Unmanaged<ThreadJob>.fromOpaque(context).takeRetainedValue().run()
-            return nil
-        }, job.toOpaque())
-        if created == 0 {
-            pthread_detach(thread)
-        } else {
-            job.release()
-            continuation.resume(throwing: ProcessError.spawn("a thread", created))
-        }
     }
 }
 
@@ -249,13 +224,4 @@ struct HTTPServerAsyncHandlerTests {
 }
 
 /// Threads of this process now.
-private func threadCount() -> Int {
-    guard let tasks = opendir("/proc/self/task") else { return 0 }
-    defer { closedir(tasks) }
-    var count = 0
-    while let entry = readdir(tasks) {
-        let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-        if name != "." && name != ".." { count += 1 }
-    }
-    return count
-}
+private func threadCount() -> Int { FileSystem.entries("/proc/self/task")?.count ?? 0 }

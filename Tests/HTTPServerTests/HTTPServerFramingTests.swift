@@ -6,7 +6,7 @@ import TestSupport
 
 /// Requests whose framing is ambiguous (the ways of smuggling a second request past a proxy)
 /// are answered 400 and their connection closed before any handler sees them.
-@Suite(.enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)), .serialized)
+@Suite(.enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)), .serialized, .ownThreads)
 struct HTTPServerFramingTests {
     /// The paths the handler was called with.
     final class SeenPaths: Sendable {

@@ -6,7 +6,7 @@ import TestSupport
 /// One client address cannot keep the server from others: not by holding thousands of idle
 /// connections, nor by hundreds that each drip a header byte now and then (slowloris), which
 /// an idle timeout alone never closes.
-@Suite(.enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)), .serialized)
+@Suite(.enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)), .serialized, .ownThreads)
 struct HTTPServerSlowClientTests {
     static let idleConnections = 10_000
     static let drippingConnections = 600

@@ -2,6 +2,7 @@ import CShims
 import Glibc
 import Synchronization
 import HTTPServer
+import SystemSupport
 import Testing
 import TestSupport
 
@@ -24,7 +25,7 @@ final class TestNamespace: Sendable {
 
     /// Runs `curl -sS ARGS…` inside the namespace.
     func curl(_ arguments: [String], stdin: String = "") throws -> ProcessResult {
-        try ProcessRunner.run(["ip", "netns", "exec", name, "curl", "-sS"] + arguments, stdin: stdin)
+        try Curl.run(in: name, arguments, stdin: stdin)
     }
 
     @discardableResult
@@ -51,7 +52,7 @@ private func monotonicSeconds() -> Double {
     return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
 }
 
-@Suite(.enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)), .serialized)
+@Suite(.enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)), .serialized, .ownThreads)
 struct HTTPServerSocketTests {
     @Test func echoesMethodPathQueryHeadersAndPeer() throws {
         let ns = try TestNamespace()
@@ -116,8 +117,8 @@ struct HTTPServerSocketTests {
         defer { server.stop() }
         let url = "http://127.0.0.1:\(server.port)"
         let start = monotonicSeconds()
-        let slow = Task.detached {
-            let result = try ns.curl(["\(url)/slow"])
+        let slow = Task {
+            let result = try await onOwnThread { try ns.curl(["\(url)/slow"]) }
             slowAnswered.set()
             return (result, monotonicSeconds())
         }
@@ -141,7 +142,7 @@ struct HTTPServerSocketTests {
         let url = "http://127.0.0.1:\(server.port)/"
         let timedOut = try ns.curl(["--max-time", "1", url])
         #expect(timedOut.status == 28)  // CURLE_OPERATION_TIMEDOUT
-        let pending = Task.detached { try ns.curl(["--max-time", "20", url]) }
+        let pending = Task { try await onOwnThread { try ns.curl(["--max-time", "20", url]) } }
         try await Task.sleep(for: .milliseconds(300))
         let start = monotonicSeconds()
         server.stop()
@@ -154,8 +155,8 @@ struct HTTPServerSocketTests {
 
     @Test func servesTLSWithAnOpenSSLCertificate() throws {
         let ns = try TestNamespace()
-        let dir = try #require(mkdtemp(strdup("/tmp/cptest-tls-XXXXXX")).map { String(cString: $0) })
-        defer { _ = try? ProcessRunner.run(["rm", "-rf", dir]) }
+        let dir = try TemporaryDirectory.make("cptest-tls")
+        defer { FileSystem.removeTree(dir) }
         let made = try ProcessRunner.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes",
                                           "-keyout", "\(dir)/key.pem", "-out", "\(dir)/cert.pem", "-days", "1",
                                           "-subj", "/CN=api.truid.test", "-addext", "subjectAltName=DNS:api.truid.test"])

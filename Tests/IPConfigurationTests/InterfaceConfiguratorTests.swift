@@ -5,7 +5,7 @@ import TestSupport
 
 /// The bearer's addressing applied and undone over rtnetlink, in a namespace of the test's own:
 /// a TUN `wwan0` (as cdc_mbim/qmi_wwan devices look) beside a `wlan0` with the default route.
-@Suite(.serialized, .enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)))
+@Suite(.serialized, .enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)), .ownThreads)
 struct InterfaceConfiguratorTests {
     let namespace = "cpip\(getpid() % 100000)"
     static let probe: String = {

@@ -2,21 +2,16 @@ import Glibc
 import ModemDiscovery
 import SimulatedModems
 import SimulatorScenario
+import SystemSupport
 import Testing
 import TestSupport
 
 /// Discovery from sysfs: the simulated fleet's tree (what `cellpath sim` makes) and a PCIe
 /// modem's layout built by hand. No root.
-@Suite(.serialized) struct ModemDiscoveryTests {
-    static func temporaryDirectory() throws -> String {
-        var template = Array("/tmp/cellpath-discovery-XXXXXX".utf8CString)
-        let dir = try #require(mkdtemp(&template))
-        return String(cString: dir)
-    }
-
+@Suite(.serialized, .ownThreads) struct ModemDiscoveryTests {
     @Test func anMBIMAndAQMIModemOfTheSimulatedFleet() throws {
-        let run = try Self.temporaryDirectory()
-        defer { _ = try? ProcessRunner.run(["rm", "-rf", run]) }
+        let run = try TemporaryDirectory.make("cellpath-discovery")
+        defer { FileSystem.removeTree(run) }
         let fleet = SimulatedModemFleet(scenario: Scenario(modems: [SimulatedModem(protocol: .mbim), SimulatedModem(protocol: .qmi)]),
                                         runDirectory: run, bearerNetwork: StaticBearerNetwork())
         try fleet.start()
@@ -46,8 +41,8 @@ import TestSupport
     /// its MBIM, QMI-less AT and firehose ports, and its network interface; plus a Wi-Fi card
     /// and a USB modem bound to another driver.
     @Test func aPCIeModemsWWANPortsAndNothingElse() throws {
-        let root = try Self.temporaryDirectory()
-        defer { _ = try? ProcessRunner.run(["rm", "-rf", root]) }
+        let root = try TemporaryDirectory.make("cellpath-discovery")
+        defer { FileSystem.removeTree(root) }
         let pci = "devices/pci0000:00/0000:00:1c.0/0000:01:00.0"
         func write(_ path: String, _ text: String) throws {
             _ = try ProcessRunner.run(["mkdir", "-p", String(path.split(separator: "/").dropLast().joined(separator: "/")).withRoot(root)])

@@ -2,6 +2,7 @@ import Glibc
 import ModemDiscovery
 import SimulatedModems
 import SimulatorScenario
+import SystemSupport
 import Testing
 import TestSupport
 
@@ -15,11 +16,10 @@ import TestSupport
         let root: String
 
         init() throws {
-            var template = Array("/tmp/cellpath-physical-XXXXXX".utf8CString)
-            root = String(cString: try #require(mkdtemp(&template)))
+            root = try TemporaryDirectory.make("cellpath-physical")
         }
 
-        deinit { _ = try? ProcessRunner.run(["rm", "-rf", root]) }
+        deinit { FileSystem.removeTree(root) }
 
         var discovery: ModemDiscovery { ModemDiscovery(roots: DeviceRoots(sysfs: root, dev: "/dev")) }
 
@@ -292,8 +292,8 @@ import TestSupport
     /// The zoo scenario's tree as `cellpath sim` builds it, in process: every profile's modem where
     /// it belongs (the RM520N with `mhi_hwip7`), the L850 unsupported, the HiLink in router mode.
     @Test func theZoosTree() throws {
-        let run = try ModemDiscoveryTests.temporaryDirectory()
-        defer { _ = try? ProcessRunner.run(["rm", "-rf", run]) }
+        let run = try TemporaryDirectory.make("cellpath-discovery")
+        defer { FileSystem.removeTree(run) }
         let scenario = try Scenario.load(path: Repository.root + "/scripts/zoo-scenario.json")
         let fleet = SimulatedModemFleet(scenario: scenario, runDirectory: run, bearerNetwork: StaticBearerNetwork())
         try fleet.start()

@@ -7,7 +7,7 @@ import TestSupport
 
 /// The MBIM and QMI backends against simulated modems (which speak the protocols on ptys as
 /// hardware does), opened directly: what each reads, state by state. No root.
-@Suite(.serialized, .timeLimit(.minutes(2)))
+@Suite(.serialized, .timeLimit(.minutes(2)), .ownThreads)
 struct BackendTests {
     static let protocols: [SimulatorScenario.ModemProtocol] = [.mbim, .qmi]
 

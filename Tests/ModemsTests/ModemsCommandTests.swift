@@ -2,13 +2,14 @@ import CellpathCore
 import Glibc
 import SimulatedModems
 import SimulatorScenario
+import SystemSupport
 import Testing
 import TestSupport
 
 /// `cellpath modems` and `cellpath modems show`, the built binary against simulated modems in
 /// this process (`CELLPATH_SYSFS_ROOT` and `CELLPATH_DEV_ROOT` point it at them). No root,
 /// except for the proxy and permission tests.
-@Suite(.serialized, .timeLimit(.minutes(3)))
+@Suite(.serialized, .timeLimit(.minutes(3)), .ownThreads)
 struct ModemsCommandTests {
     /// An MBIM modem (also seen as wwan0mbim0) and a QMI modem.
     static func twoModems() throws -> SimulatedFleet { try SimulatedFleet([.test(.mbim, 1), .test(.qmi, 2)]) }
@@ -214,9 +215,8 @@ struct ModemsCommandTests {
     }
 
     @Test func noModemIsAnEmptyListButShowFailsWith69() throws {
-        var template = Array("/tmp/cellpath-nomodem-XXXXXX".utf8CString)
-        let root = String(cString: try #require(mkdtemp(&template)))
-        defer { rmdir(root) }
+        let root = try TemporaryDirectory.make("cellpath-nomodem")
+        defer { FileSystem.removeTree(root) }
         let environment = ["CELLPATH_SYSFS_ROOT": root, "CELLPATH_DEV_ROOT": root]
         let list = try CellpathBinary.run(["modems"], environment: environment)
         #expect(list.status == 0)

@@ -1,18 +1,18 @@
 import CellpathCore
 import Glibc
+import SystemSupport
 import Testing
 import TestSupport
 
 /// Root started through sudo by another user follows `CELLPATH_SYSFS_ROOT` and
 /// `CELLPATH_DEV_ROOT` only into a tree that user cannot change: a copied sysfs in a directory
 /// anyone may write is a forgery of which modem drives which interface.
-@Suite(.serialized, .timeLimit(.minutes(3)))
+@Suite(.serialized, .timeLimit(.minutes(3)), .ownThreads)
 struct PrivilegedOverridesTests {
     /// A directory of everyone's (0755) in /tmp holding copies of `cellpath` and
     /// `cellpath-modem`, to be made capable, set-user-ID or a group's by the test.
     static func copyOfTheExecutables(_ purpose: String) throws -> String {
-        var template = Array("/tmp/cellpath-\(purpose)-XXXXXX".utf8CString)
-        let copy = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)!) }
+        let copy = try TemporaryDirectory.make("cellpath-\(purpose)")
         #expect(chmod(copy, 0o755) == 0)
         let built = String(CellpathBinary.path.dropLast("/cellpath".count))
         let install = try ProcessRunner.run(["cp", "\(built)/cellpath", "\(built)/cellpath-modem", copy])
@@ -38,14 +38,14 @@ struct PrivilegedOverridesTests {
         #expect(json["warnings"]?.array?.compactMap(\.string) == [warning])
     }
 
-    /// The set-up the issue showed unsafe: `cellpath-modem` with `cap_net_admin+ep`, run by
+    /// The set-up where the overrides would be unsafe: `cellpath-modem` with `cap_net_admin+ep`, run by
     /// nobody with the overrides pointing at a modem tree. Every one is ignored.
     @Test(.enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)))
     func withFileCapabilitiesEveryPathOverrideIsIgnoredWithAWarning() throws {
         let fleet = try SimulatedFleet([.test(.mbim, 1)])
         #expect(chmod(fleet.runDirectory, 0o755) == 0)
         let copy = try Self.copyOfTheExecutables("capable")
-        defer { _ = try? ProcessRunner.run(["rm", "-rf", copy]) }
+        defer { FileSystem.removeTree(copy) }
         let setcap = try ProcessRunner.run(["setcap", "cap_net_admin+ep", "\(copy)/cellpath-modem"])
         try #require(setcap.status == 0, "\(setcap.stderr)")
         // A HOME that is not the caller's own (nobody's is /nonexistent) is an override too.
@@ -69,7 +69,7 @@ struct PrivilegedOverridesTests {
     @Test(.enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)))
     func aModemExecutableOfAnotherGroupIsAPermissionError() throws {
         let copy = try Self.copyOfTheExecutables("group")
-        defer { _ = try? ProcessRunner.run(["rm", "-rf", copy]) }
+        defer { FileSystem.removeTree(copy) }
         #expect(chmod("\(copy)/cellpath-modem", 0o750) == 0)
         let result = try ProcessRunner.run(["runuser", "-u", "nobody", "--", "env", "-i", "PATH=/usr/bin:/bin", "HOME=/nonexistent",
                                             "\(copy)/cellpath", "modems"])
@@ -86,7 +86,7 @@ struct PrivilegedOverridesTests {
     @Test(.enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)))
     func setUserIDRootOpensTheOptionsFilesAsItsCaller() throws {
         let copy = try Self.copyOfTheExecutables("setuid")
-        defer { _ = try? ProcessRunner.run(["rm", "-rf", copy]) }
+        defer { FileSystem.removeTree(copy) }
         #expect(chmod("\(copy)/cellpath-modem", 0o4755) == 0)
         #expect(mkdir("\(copy)/root", 0o755) == 0 && mkdir("\(copy)/root/private", 0o700) == 0)
         let secret = fopen("\(copy)/root/private/password", "w")!

@@ -8,7 +8,7 @@ import TestSupport
 
 /// How a read puts the parts of a modem's status together, what it opens (proxy or not), and
 /// what it leaves behind.
-@Suite(.serialized, .timeLimit(.minutes(2)))
+@Suite(.serialized, .timeLimit(.minutes(2)), .ownThreads)
 struct StatusReaderTests {
     @Test func aProtocolErrorInOnePartIsAWarningAndLeavesItEmpty() async throws {
         let lines = LogLines()

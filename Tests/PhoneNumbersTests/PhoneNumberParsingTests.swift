@@ -30,7 +30,7 @@ struct InvalidCase: Sendable, CustomTestStringConvertible {
 let validCases: [ValidCase] = [
     // United Kingdom: mobile numbers are 07xxx xxxxxx, national significant number 10 digits.
     .init(input: "+44 7940 448591", e164: "+447940448591", regionCode: "GB", type: .mobile,
-          why: "the issue's example, international form"),
+          why: "a UK mobile number, international form"),
     .init(input: "0044 7940 448591", e164: "+447940448591", regionCode: "GB", type: .mobile,
           why: "leading 00 is the ITU international prefix when no region is given"),
     .init(input: "0044 7700 100123", region: "GB", e164: "+447700100123", regionCode: "GB", type: .mobile,

@@ -7,7 +7,7 @@ import TestSupport
 /// The bad-input table of `cellpath serve` (docs/serve.md) beyond ServeFlowTests: slow clients,
 /// large headers and bodies, per-client rate limits, control characters, form vs JSON, wrong
 /// types, unknown routes and methods; against a stub API in a namespace of the test's own.
-@Suite(.serialized, .enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)))
+@Suite(.serialized, .enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)), .ownThreads(.worlds))
 struct ServeBadInputTests {
     static let create = #"{"phone_number":"+447940448591"}"#
 
@@ -120,7 +120,7 @@ struct ServeBadInputTests {
         #expect(refusals.count == 2, "\(serve.logText)")
         #expect(refusals.allSatisfy { $0["route"]?.string == "/subscriber-check" && $0["method"]?.string == "POST"
             && $0["answered_by"]?.string == "http-server" && $0["client"] == nil }, "\(refusals)")
-        let metrics = try ProcessRunner.run(["ip", "netns", "exec", serve.namespace, "curl", "-s", "http://127.0.0.1:8080/metrics"]).stdout
+        let metrics = try Curl.run(in: serve.namespace, ["http://127.0.0.1:8080/metrics"]).stdout
         #expect(metrics.contains(#"cellpath_serve_requests_total{route="/subscriber-check",method="POST",status="413"} 2"#), "\(metrics)")
     }
 
@@ -131,7 +131,7 @@ struct ServeBadInputTests {
         for method in ["BREW", "X\"Y"] {
             _ = try serve.curl(["-X", method, "http://127.0.0.1:8080/subscriber-check"])
         }
-        let metrics = try ProcessRunner.run(["ip", "netns", "exec", serve.namespace, "curl", "-s", "http://127.0.0.1:8080/metrics"]).stdout
+        let metrics = try Curl.run(in: serve.namespace, ["http://127.0.0.1:8080/metrics"]).stdout
         #expect(metrics.contains("BREW") == false && metrics.contains(#"X"Y"#) == false, "\(metrics)")
         #expect(metrics.contains(#"method="other""#), "\(metrics)")
     }

@@ -1,12 +1,13 @@
 import CellpathCore
 import Glibc
+import SystemSupport
 import Testing
 import TestSupport
 
 /// What a web page in the operator's browser can do with `cellpath serve` on 127.0.0.1: nothing
 /// by default (no CORS, its origin refused, no form bodies, its rebound name refused, no token
 /// route), while app clients, which send no `Origin`, are served as before.
-@Suite(.serialized, .enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)))
+@Suite(.serialized, .enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)), .ownThreads(.worlds))
 struct ServeBrowserTests {
     static let create = #"{"phone_number":"+447940448591"}"#
     static let url = "http://127.0.0.1:8080"
@@ -102,8 +103,8 @@ struct ServeBrowserTests {
     }
 
     @Test func aKeyFileOthersCanReadIsWarnedAbout() throws {
-        let directory = String(cString: mkdtemp(strdup("/tmp/cptest-serve-keyfile-XXXXXX")))
-        defer { _ = try? ProcessRunner.run(["rm", "-rf", directory]) }
+        let directory = try TemporaryDirectory.make("cptest-serve-keyfile")
+        defer { FileSystem.removeTree(directory) }
         let keyFile = "\(directory)/key"
         let fd = open(keyFile, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         _ = Array("0123456789abcdef-key\n".utf8).withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }

@@ -1,15 +1,17 @@
 import CellpathCore
+import CellpathCrypto
 import FoundationEssentials
 import Glibc
 @testable import Server
 import SimulatorScenario
+import SystemSupport
 import Testing
 import TestSupport
 
 /// The tutorial's client flows against `cellpath serve` running on the simulated device's
 /// network (its Wi-Fi reaches the fake API), the device opening check_url with `cellpath fetch`
 /// through wwan0, and the app's calls made with curl in the device namespace.
-@Suite(.serialized, .enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)))
+@Suite(.serialized, .enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)), .ownThreads(.worlds))
 struct ServeFlowTests {
     /// A world with a connected bearer and `cellpath serve` on 127.0.0.1:8080 in its device namespace.
     private func withServe(_ extra: [String] = [], scenario: Scenario? = nil, listen: String = "127.0.0.1:8080",
@@ -49,16 +51,15 @@ struct ServeFlowTests {
     }
 
     private func waitUntilListening(_ prefix: String, log: String) throws {
-        for _ in 0..<500 {
-            if try ProcessRunner.run(["cat", log]).stdout.contains(#""event":"listening""#) { return }
-            usleep(20_000)
+        if Poll.until(timeout: .seconds(10), { FileSystem.readText(log)?.contains(#""event":"listening""#) == true }) {
+            return
         }
         throw CellpathError(.temporary, "serve did not start: \(try ProcessRunner.run(["cat", log]).stdout)")
     }
 
     /// curl in the device namespace; returns status and body.
     private func curl(_ prefix: String, _ arguments: [String]) throws -> (status: Int, json: JSONValue?) {
-        let result = try ProcessRunner.run(["ip", "netns", "exec", prefix + "ue", "curl", "-sS", "-w", "\n%{http_code}"] + arguments)
+        let result = try Curl.run(in: prefix + "ue", ["-w", "\n%{http_code}"] + arguments)
         let lines = result.stdout.split(separator: "\n", omittingEmptySubsequences: false)
         return (Int(lines.last ?? "") ?? 0, try? JSONValue.parse(lines.dropLast().joined(separator: "\n")))
     }
@@ -160,20 +161,18 @@ struct ServeFlowTests {
             let id = try #require(created.json?["check_id"]?.string), url = try #require(created.json?["check_url"]?.string)
             _ = try openCheckURL(prefix, url)  // v0.1: COMPLETED at the last hop, then the API posts the webhook
             var lines = ""
-            for _ in 0..<200 where !lines.contains(#""check_id":"\#(id)""#) {
-                usleep(50_000)
-                lines = try ProcessRunner.run(["cat", log]).stdout
+            Poll.until(timeout: .seconds(10), interval: .milliseconds(50)) {
+                lines = FileSystem.readText(log) ?? ""
+                return lines.contains(#""check_id":"\#(id)""#)
             }
             #expect(lines.contains(#"{"webhook":"subscriber_check","check_id":"\#(id)","status":"COMPLETED"}"#), "\(lines)")
             #expect(lines.contains(#""route":"/callback","status":200"#), "\(lines)")
 
             // A forgery with the published keyId, a right Digest and a fresh Date, but no valid signature.
-            let environment = try simEnvironment(prefix)
-            let keys = try ProcessRunner.run(["ip", "netns", "exec", prefix + "ue", "curl", "-sS", "--cacert", try #require(environment["CELLPATH_CA_FILE"]),
-                                              "https://api.truid.test/.well-known/jwks.json"]).stdout
+            let keys = try Curl.onDevice(of: prefix, ["https://api.truid.test/.well-known/jwks.json"]).stdout
             let keyID = try #require(try JSONValue.parse(keys)["keys"]?.array?.first?["kid"]?.string)
             let body = #"{"check_id":"\#(id)","status":"COMPLETED","match":true}"#
-            let digest = "SHA-256=" + Data(RSAPublicKey.sha256(Array(body.utf8))).base64EncodedString()
+            let digest = "SHA-256=" + Data(Digest.sha256(Array(body.utf8))).base64EncodedString()
             let date = try ProcessRunner.run(["date", "-u", "+%a, %d %b %Y %H:%M:%S GMT"], environment: ["LC_ALL": "C", "PATH": "/usr/bin:/bin"])
                 .stdout.filter { $0 != "\n" }
             let signature = #"keyId="\#(keyID)",algorithm="rsa-sha256",headers="(request-target) host date x-tru-callback digest",signature="\#(Data(repeating: 7, count: 256).base64EncodedString())""#

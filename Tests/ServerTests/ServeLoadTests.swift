@@ -1,6 +1,7 @@
 import CellpathCore
 import Glibc
 import SimulatorScenario
+import SystemSupport
 import Testing
 import TestSupport
 
@@ -8,7 +9,7 @@ import TestSupport
 /// connections, twice, for a bounded time each, POST /subscriber-check against the world's fake API
 /// with its rate limit off: no errors, no further token request, and file descriptors and memory
 /// not growing from the first round to the second (beyond generous bounds).
-@Suite(.serialized, .enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)))
+@Suite(.serialized, .enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)), .ownThreads(.alone))
 struct ServeLoadTests {
     /// One wrk run: requests done, non-2xx answers and socket errors.
     private func wrk(_ prefix: String, connections: Int, script: String) throws -> (requests: Int, errors: Int, output: String) {
@@ -55,9 +56,9 @@ struct ServeLoadTests {
             let serve = try BackgroundProcess(["ip", "netns", "exec", prefix + "ue", CellpathBinary.path, "serve", "--api-base", "https://api.truid.test",
                                                "--listen", "127.0.0.1:8080", "--rate-limit", "0", "--max-connections-per-address", "512"], output: log, environment: environment)
             defer { serve.stop() }
-            for _ in 0..<500 where !(try ProcessRunner.run(["cat", log]).stdout.contains(#""event":"listening""#)) { usleep(20_000) }
+            Poll.until(timeout: .seconds(10)) { FileSystem.readText(log)?.contains(#""event":"listening""#) == true }
             func tokenRequests() throws -> Int? {
-                let text = try ProcessRunner.run(["ip", "netns", "exec", prefix + "ue", "curl", "-sS", "http://127.0.0.1:8080/metrics"]).stdout
+                let text = try Curl.run(in: prefix + "ue", ["http://127.0.0.1:8080/metrics"]).stdout
                 return text.split(separator: "\n").first { $0.hasPrefix("cellpath_serve_token_requests_total ") }
                     .flatMap { Int($0.split(separator: " ").last ?? "") }
             }

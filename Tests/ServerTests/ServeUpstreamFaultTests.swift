@@ -5,7 +5,7 @@ import TestSupport
 
 /// What `cellpath serve` answers when the tru.ID API fails: at start (exit codes) and while
 /// serving (retries, pass-through, 502/504), against a stub API in a namespace of the test's own.
-@Suite(.serialized, .enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)))
+@Suite(.serialized, .enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)), .ownThreads(.worlds))
 struct ServeUpstreamFaultTests {
     static let create = #"{"phone_number":"+447940448591"}"#
 

@@ -132,11 +132,14 @@ final class StubbedServe {
                                              "--api-base", apiBase ?? "http://127.0.0.1:\(apiPort)", "--listen", "127.0.0.1:8080"] + arguments,
                                             output: log, environment: environment)
         serve = process
-        for _ in 0..<1000 {
-            if logText.contains(#""event":"listening""#) { return nil }
-            if process.wait(timeoutMs: 0) { return process.exitStatus }
-            usleep(20_000)
+        var listening = false, exited = false
+        Poll.until(timeout: .seconds(20)) {
+            listening = logText.contains(#""event":"listening""#)
+            exited = !listening && process.wait(timeoutMs: 0)
+            return listening || exited
         }
+        if listening { return nil }
+        if exited { return process.exitStatus }
         throw CellpathError(.temporary, "serve did not start: \(logText)")
     }
 
@@ -155,8 +158,8 @@ final class StubbedServe {
     func curl(_ arguments: [String]) throws -> (status: Int, headers: [String: String], json: JSONValue?) {
         let headers = "/tmp/\(namespace).headers"
         defer { unlink(headers) }
-        let result = try ProcessRunner.run(["ip", "netns", "exec", namespace, "curl", "-sS", "--max-time", "60", "-D", headers,
-                                            "-w", "\n%{http_code}"] + arguments)
+        let result = try Curl.run(in: namespace, ["--max-time", "60", "-D", headers, "-w", "\n%{http_code}"]
+                                      + arguments)
         let lines = result.stdout.split(separator: "\n", omittingEmptySubsequences: false)
         var fields: [String: String] = [:]
         for line in (try ProcessRunner.run(["cat", headers]).stdout).split(separator: "\r\n") {
@@ -173,7 +176,7 @@ final class StubbedServe {
 
     /// serve's token requests, from its /metrics.
     func tokenRequests() throws -> Int? {
-        let text = try ProcessRunner.run(["ip", "netns", "exec", namespace, "curl", "-sS", "http://127.0.0.1:8080/metrics"]).stdout
+        let text = try Curl.run(in: namespace, ["http://127.0.0.1:8080/metrics"]).stdout
         return text.split(separator: "\n").first { $0.hasPrefix("cellpath_serve_token_requests_total ") }
             .flatMap { Int($0.split(separator: " ").last ?? "") }
     }

@@ -1,20 +1,24 @@
 import CellpathCore
+import CellpathCrypto
 import FoundationEssentials
 import Glibc
 import HTTPServer
 @testable import Server
 import SimulatedServices
 import Synchronization
+import SystemSupport
 import Testing
 import TestSupport
 
-/// A fresh 2048-bit RSA key in PEM, made with the openssl CLI as the simulated world makes it.
-func makeSigningKey() throws -> [UInt8] {
-    let directory = String(cString: mkdtemp(strdup("/tmp/cptest-serve-key-XXXXXX")))
-    defer { _ = try? ProcessRunner.run(["rm", "-rf", directory]) }
-    let result = try ProcessRunner.run(["openssl", "genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048", "-out", "\(directory)/key.pem"])
+/// A fresh 2048-bit RSA key in PEM, made with the openssl CLI as the simulated world makes it
+/// (waited for on a thread of its own: the tests are async).
+func makeSigningKey() async throws -> [UInt8] {
+    let directory = try TemporaryDirectory.make("cptest-serve-key")
+    defer { FileSystem.removeTree(directory) }
+    let result = try await ProcessRunner.running(["openssl", "genpkey", "-algorithm", "RSA",
+                                                  "-pkeyopt", "rsa_keygen_bits:2048", "-out", "\(directory)/key.pem"])
     try #require(result.status == 0, "\(result.stderr)")
-    return Array(try ProcessRunner.run(["cat", "\(directory)/key.pem"]).stdout.utf8)
+    return try FileSystem.read("\(directory)/key.pem")
 }
 
 /// Counts the key-set fetches a verifier makes.
@@ -43,7 +47,7 @@ struct WebhookVerifierTests {
     }
 
     @Test func aSignedWebhookVerifiesAndTamperedOnesDoNot() async throws {
-        let signer = try WebhookSigner(privateKeyPEM: try makeSigningKey())
+        let signer = try WebhookSigner(privateKeyPEM: try await makeSigningKey())
         let source = KeySetSource([signer.keySet])
         let verifier = WebhookVerifier { source.next() }
         let webhook = try signed(signer)
@@ -54,7 +58,7 @@ struct WebhookVerifierTests {
         let forged = Array(String(decoding: webhook.body, as: UTF8.self).replacing("true", with: "false").utf8)
         #expect(await problem(verifier, webhook, body: forged) == "Digest does not match the body")
         var newDigest = webhook
-        newDigest.headers.set("Digest", "SHA-256=" + Data(RSAPublicKey.sha256(forged)).base64EncodedString())
+        newDigest.headers.set("Digest", "SHA-256=" + Data(Digest.sha256(forged)).base64EncodedString())
         #expect(await problem(verifier, newDigest, body: forged) == "bad signature")
         #expect(await problem(verifier, webhook, target: "/elsewhere") == "bad signature")
         #expect(await problem(verifier, webhook, now: Self.date.timeIntervalSince1970 + 301) == "stale or missing Date")
@@ -69,14 +73,15 @@ struct WebhookVerifierTests {
     }
 
     @Test func anUnknownKeyIDFetchesTheKeySetAgainAtMostOncePerInterval() async throws {
-        let old = try WebhookSigner(privateKeyPEM: try makeSigningKey()), rotated = try WebhookSigner(privateKeyPEM: try makeSigningKey())
+        let old = try WebhookSigner(privateKeyPEM: try await makeSigningKey())
+        let rotated = try WebhookSigner(privateKeyPEM: try await makeSigningKey())
         let source = KeySetSource([old.keySet, rotated.keySet])
         let verifier = WebhookVerifier(refetchInterval: .zero) { source.next() }
         #expect(await problem(verifier, try signed(old)) == nil)
         #expect(await problem(verifier, try signed(rotated)) == nil, "a rotated key is found by fetching the set again")
         #expect(source.fetches.load(ordering: .relaxed) == 2)
 
-        let stranger = try WebhookSigner(privateKeyPEM: try makeSigningKey())
+        let stranger = try WebhookSigner(privateKeyPEM: try await makeSigningKey())
         let patient = WebhookVerifier(refetchInterval: .seconds(3600)) { source.next() }
         #expect(await problem(patient, try signed(rotated)) == nil)
         #expect(await problem(patient, try signed(stranger)) == "unknown keyId")
@@ -85,7 +90,7 @@ struct WebhookVerifierTests {
     }
 
     @Test func aWebhookIsAcceptedOnceWithinItsDateWindow() async throws {
-        let signer = try WebhookSigner(privateKeyPEM: try makeSigningKey())
+        let signer = try WebhookSigner(privateKeyPEM: try await makeSigningKey())
         let verifier = WebhookVerifier { signer.keySet }
         let webhook = try signed(signer)
         #expect(await problem(verifier, webhook) == nil)

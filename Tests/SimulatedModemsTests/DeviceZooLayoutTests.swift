@@ -2,6 +2,7 @@ import CellpathCore
 import Glibc
 import SimulatedModems
 import SimulatorScenario
+import SystemSupport
 import Testing
 import TestSupport
 
@@ -250,16 +251,5 @@ struct DeviceZooLayoutTests {
         return text.hasSuffix("\n") ? String(text.dropLast()) : text
     }
 
-    static func entries(_ path: String) -> [String] {
-        guard let dir = opendir(path) else { return [] }
-        defer { closedir(dir) }
-        var names: [String] = []
-        while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) {
-                String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
-            }
-            if name != "." && name != ".." { names.append(name) }
-        }
-        return names
-    }
+    static func entries(_ path: String) -> [String] { FileSystem.entries(path) ?? [] }
 }

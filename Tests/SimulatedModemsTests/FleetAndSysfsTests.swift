@@ -2,18 +2,13 @@ import CellpathCore
 import Glibc
 import SimulatedModems
 import SimulatorScenario
+import SystemSupport
 import Testing
 import TestSupport
 
 /// Several modems from one scenario, and the sysfs tree discovery reads.
-@Suite("Simulated modem fleet and sysfs", .serialized)
+@Suite("Simulated modem fleet and sysfs", .serialized, .ownThreads)
 struct FleetAndSysfsTests {
-    static func temporaryDirectory() throws -> String {
-        var template = Array("/tmp/cellpath-fleet-XXXXXX".utf8CString)
-        guard let dir = mkdtemp(&template) else { throw CellpathError(.unavailable, "mkdtemp failed") }
-        return String(cString: dir)
-    }
-
     static func readFile(_ path: String) -> String? {
         let fd = open(path, O_RDONLY)
         guard fd >= 0 else { return nil }
@@ -39,8 +34,8 @@ struct FleetAndSysfsTests {
     }
 
     @Test func mbimAndQMIModemsSideBySide() throws {
-        let run = try Self.temporaryDirectory()
-        defer { _ = try? ProcessRunner.run(["rm", "-rf", run]) }
+        let run = try TemporaryDirectory.make("cellpath-fleet")
+        defer { FileSystem.removeTree(run) }
         let scenario = Scenario(modems: [
             SimulatedModem(protocol: .mbim, imei: "351111111111111", sim: SimulatedSIM(imsi: "001010000000001")),
             SimulatedModem(protocol: .qmi, imei: "352222222222222", sim: SimulatedSIM(imsi: "001010000000002")),
@@ -90,8 +85,8 @@ struct FleetAndSysfsTests {
     }
 
     @Test func startingTwiceIsRefused() throws {
-        let run = try Self.temporaryDirectory()
-        defer { _ = try? ProcessRunner.run(["rm", "-rf", run]) }
+        let run = try TemporaryDirectory.make("cellpath-fleet")
+        defer { FileSystem.removeTree(run) }
         let device = SimulatedModemDevice(modem: SimulatedModem(), index: 0, runDirectory: run, bearerNetwork: StaticBearerNetwork())
         try device.start()
         defer { device.stop() }
@@ -117,7 +112,7 @@ extension String {
 }
 
 /// The controls the world's daemon uses while modems run.
-@Suite("Simulated modem controls", .serialized)
+@Suite("Simulated modem controls", .serialized, .ownThreads)
 struct ModemControlTests {
     @Test func setRadioOffAndOn() throws {
         let h = try ModemHarness(SimulatedModem(protocol: .mbim))
@@ -137,7 +132,7 @@ struct ModemControlTests {
         #expect(start.status == 0, "\(start.stderr)")
         #expect(h.device.isBearerConnected)
         h.device.dropBearer()
-        usleep(200_000)
+        Poll.until(timeout: .seconds(5)) { !h.device.isBearerConnected }
         #expect(!h.device.isBearerConnected)
         #expect(!h.bearerNetwork.isConnected(modemIndex: 0))
         let status = try h.qmicli("--wds-get-packet-service-status")

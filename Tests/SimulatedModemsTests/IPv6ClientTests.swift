@@ -7,7 +7,7 @@ import TestSupport
 /// IPv6 and dual-stack bearers of the simulated modems as the real mbimcli and qmicli see them:
 /// the grant is the requested families intersected with the network's, an empty one is refused
 /// with 3GPP cause 50/51, and the IP configuration carries the carrier's IPv6 plan.
-@Suite("IPv6 bearers checked by mbimcli and qmicli", .serialized)
+@Suite("IPv6 bearers checked by mbimcli and qmicli", .serialized, .ownThreads)
 struct IPv6ClientTests {
     static func modem(_ protocol: ModemProtocol, _ ipType: BearerIPType, index: Int = 0) -> SimulatedModem {
         var modem = SimulatedModem(index: index)

@@ -2,6 +2,7 @@ import CellpathCore
 import Glibc
 import SimulatedModems
 import SimulatorScenario
+import SystemSupport
 import Testing
 import TestSupport
 
@@ -145,9 +146,8 @@ struct ModemLifecycleTests {
     }
 
     @Test func theFleetRenumbersToTheNextFreeIndex() throws {
-        var template = Array("/tmp/cellpath-fleet-XXXXXX".utf8CString)
-        let dir = String(cString: try #require(mkdtemp(&template)))
-        defer { _ = try? ProcessRunner.run(["rm", "-rf", dir]) }
+        let dir = try TemporaryDirectory.make("cellpath-fleet")
+        defer { FileSystem.removeTree(dir) }
         let scenario = Scenario(modems: [SimulatedModem(index: 0), SimulatedModem(index: 1)])
         let fleet = SimulatedModemFleet(scenario: scenario, runDirectory: dir, bearerNetwork: StaticBearerNetwork())
         try fleet.start()

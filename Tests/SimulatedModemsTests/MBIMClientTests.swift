@@ -5,7 +5,7 @@ import Testing
 import TestSupport
 
 /// The simulated MBIM modem as the real mbimcli (libmbim 1.28) sees it.
-@Suite("MBIM modem checked by mbimcli", .serialized)
+@Suite("MBIM modem checked by mbimcli", .serialized, .ownThreads)
 struct MBIMClientTests {
     static let modem = SimulatedModem(
         protocol: .mbim, imei: "358812345678905", firmware: "FW.2.3",
@@ -143,8 +143,8 @@ struct MBIMClientTests {
     }
 }
 
-/// Messages beyond the list that real clients (ModemManager, cellpath) send.
-@Suite("MBIM modem extras", .serialized)
+/// Messages beyond the basic ones above that real clients (ModemManager, cellpath) send.
+@Suite("MBIM modem extras", .serialized, .ownThreads)
 struct MBIMExtraTests {
     @Test func deviceServices() throws {
         let h = try ModemHarness(SimulatedModem(protocol: .mbim))

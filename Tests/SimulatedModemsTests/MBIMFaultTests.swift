@@ -5,7 +5,7 @@ import Testing
 import TestSupport
 
 /// Scenario faults as mbimcli (or a raw MBIM client) sees them.
-@Suite("MBIM modem faults", .serialized)
+@Suite("MBIM modem faults", .serialized, .ownThreads)
 struct MBIMFaultTests {
     static func modem(_ configure: (inout SimulatedModem) -> Void) -> SimulatedModem {
         var m = SimulatedModem(protocol: .mbim)
@@ -172,7 +172,7 @@ struct MBIMFaultTests {
         let h = try ModemHarness(Self.modem { $0.faults.garbageFrames = 3 })
         let port = try RawPort(h.path)
         port.send(MBIMTestFrames.open(tid: 7))
-        let messages = mbimMessages(port.receive())
+        let messages = mbimMessages(port.receive(timeout: 10) { mbimMessages($0).count >= 4 })
         #expect(messages.count == 4)
         #expect(readLE32(messages[0], 0) == 0x8000_0001)
         #expect(messages.dropFirst().allSatisfy { MBIMKnownTypes.contains(readLE32($0, 0)) == false })

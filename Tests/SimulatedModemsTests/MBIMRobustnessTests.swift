@@ -5,7 +5,7 @@ import Testing
 import TestSupport
 
 /// Malformed, truncated and fragmented traffic from MBIM clients.
-@Suite("MBIM modem robustness", .serialized)
+@Suite("MBIM modem robustness", .serialized, .ownThreads)
 struct MBIMRobustnessTests {
     @Test func garbageFromClientGetsFunctionErrorAndServiceContinues() throws {
         let h = try ModemHarness(SimulatedModem(protocol: .mbim))

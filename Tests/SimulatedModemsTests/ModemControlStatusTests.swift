@@ -5,19 +5,17 @@ import SystemSupport
 import Testing
 import TestSupport
 
-/// Issue 9: what `sim status` shows of each modem (radio, registration, PIN, roaming) follows
+/// What `sim status` shows of each modem (radio, registration, PIN, roaming) follows
 /// what its clients did, and several modems of one scenario have distinct identities.
-@Suite("Simulated modem control status", .serialized)
+@Suite("Simulated modem control status", .serialized, .ownThreads)
 struct ModemControlStatusTests {
     /// Waits (up to a generous 5 s, to prevent a hang) until the device publishes a status that
     /// satisfies `condition`, and returns the last one seen.
     private func status(of device: SimulatedModemDevice, until condition: (ModemControlStatus) -> Bool) -> ModemControlStatus? {
-        let deadline = MonotonicClock.now + 5
         var last = device.controlStatus
-        while MonotonicClock.now < deadline {
+        Poll.until(timeout: .seconds(5), interval: .milliseconds(10)) {
             last = device.controlStatus
-            if let last, condition(last) { return last }
-            usleep(10_000)
+            return last.map(condition) ?? false
         }
         return last
     }
@@ -76,9 +74,8 @@ struct ModemControlStatusTests {
 
     @Test func modemsOfOneScenarioHaveDistinctIdentities() throws {
         let scenario = try Scenario.decode(Array(#"{"modems": [{}, {"protocol": "qmi"}]}"#.utf8))
-        var template = Array("/tmp/cellpath-fleet-XXXXXX".utf8CString)
-        let run = String(cString: try #require(mkdtemp(&template)))
-        defer { _ = try? ProcessRunner.run(["rm", "-rf", run]) }
+        let run = try TemporaryDirectory.make("cellpath-fleet")
+        defer { FileSystem.removeTree(run) }
         let fleet = SimulatedModemFleet(scenario: scenario, runDirectory: run, bearerNetwork: StaticBearerNetwork())
         try fleet.start()
         defer { fleet.stop() }

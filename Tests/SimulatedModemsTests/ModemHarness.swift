@@ -1,7 +1,7 @@
-import CellpathCore
 import Glibc
 import SimulatedModems
 import SimulatorScenario
+import SystemSupport
 import TestSupport
 
 /// A simulated modem on a pty in a private run directory, removed when the test ends.
@@ -11,9 +11,7 @@ final class ModemHarness {
     let bearerNetwork: StaticBearerNetwork
 
     init(_ modem: SimulatedModem, index: Int = 0, bearerNetwork: StaticBearerNetwork = StaticBearerNetwork()) throws {
-        var template = Array("/tmp/cellpath-modem-XXXXXX".utf8CString)
-        guard let dir = mkdtemp(&template) else { throw CellpathError(.unavailable, "mkdtemp failed") }
-        runDirectory = String(cString: dir)
+        runDirectory = try TemporaryDirectory.make("cellpath-modem")
         self.bearerNetwork = bearerNetwork
         device = SimulatedModemDevice(modem: modem, index: index, runDirectory: runDirectory, bearerNetwork: bearerNetwork)
         try device.start()
@@ -21,7 +19,7 @@ final class ModemHarness {
 
     deinit {
         device.stop()
-        _ = try? ProcessRunner.run(["rm", "-rf", runDirectory])
+        FileSystem.removeTree(runDirectory)
     }
 
     var path: String { device.devicePath ?? "" }

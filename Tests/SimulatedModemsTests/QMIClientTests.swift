@@ -5,7 +5,7 @@ import Testing
 import TestSupport
 
 /// The simulated QMI modem as the real qmicli (libqmi 1.32) sees it.
-@Suite("QMI modem checked by qmicli", .serialized)
+@Suite("QMI modem checked by qmicli", .serialized, .ownThreads)
 struct QMIClientTests {
     static let modem = SimulatedModem(
         protocol: .qmi, imei: "867530912345678", manufacturer: "Quectel-ish", model: "EC25-SIM", firmware: "EC25.R06",

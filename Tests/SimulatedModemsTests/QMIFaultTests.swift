@@ -5,7 +5,7 @@ import Testing
 import TestSupport
 
 /// Scenario faults as qmicli (or a raw QMUX client) sees them.
-@Suite("QMI modem faults", .serialized)
+@Suite("QMI modem faults", .serialized, .ownThreads)
 struct QMIFaultTests {
     static func modem(_ configure: (inout SimulatedModem) -> Void) -> SimulatedModem {
         var m = SimulatedModem(protocol: .qmi)
@@ -151,7 +151,7 @@ struct QMIFaultTests {
         let h = try ModemHarness(Self.modem { $0.faults.garbageFrames = 4 })
         let port = try RawPort(h.path)
         port.send(QMITestFrames.ctl(tid: 1, message: 0x21))
-        let frames = qmiFrames(port.receive())
+        let frames = qmiFrames(port.receive(timeout: 10) { qmiFrames($0).count >= 5 })
         #expect(frames.count == 5)
         #expect(frames.dropFirst().allSatisfy { $0.service == 0xee })
         // qmicli gets junk after its client allocation and carries on.

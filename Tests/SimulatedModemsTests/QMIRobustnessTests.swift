@@ -5,7 +5,7 @@ import Testing
 import TestSupport
 
 /// Malformed, truncated and abandoned traffic from QMI clients.
-@Suite("QMI modem robustness", .serialized)
+@Suite("QMI modem robustness", .serialized, .ownThreads)
 struct QMIRobustnessTests {
     @Test func garbageFromClientIsSkipped() throws {
         let h = try ModemHarness(SimulatedModem(protocol: .qmi))
@@ -86,7 +86,7 @@ struct QMIRobustnessTests {
 }
 
 /// CTL and state-change behaviour beyond qmicli's defaults.
-@Suite("QMI modem extras", .serialized)
+@Suite("QMI modem extras", .serialized, .ownThreads)
 struct QMIExtraTests {
     @Test func ctlSetDataFormatEchoesTheProtocol() throws {
         let h = try ModemHarness(SimulatedModem(protocol: .qmi))

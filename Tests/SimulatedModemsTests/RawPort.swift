@@ -1,4 +1,5 @@
 import Glibc
+import SystemSupport
 
 /// A raw client on a simulated modem's control port: writes bytes, reads with a deadline.
 final class RawPort {
@@ -15,19 +16,22 @@ final class RawPort {
         _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
     }
 
-    /// Reads whatever arrives within `timeout` seconds after the first byte (or nothing).
-    func receive(timeout: Double = 1.0, settle: Double = 0.15) -> [UInt8] {
+    /// Reads until `complete` holds of what arrived (by default: anything), waiting `timeout` seconds
+    /// at most for it, then whatever follows within `settle` seconds of the last bytes.
+    func receive(timeout: Double = 1.0, settle: Double = 0.15,
+                 until complete: ([UInt8]) -> Bool = { !$0.isEmpty }) -> [UInt8] {
         var out: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 65536)
-        var wait = Int32(timeout * 1000)
+        let deadline = MonotonicClock.now + timeout
         while true {
+            // What the caller waits for, up to `timeout` in all; then whatever follows within `settle`.
+            let wait = complete(out) ? settle : max(0, deadline - MonotonicClock.now)
             var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            guard poll(&p, 1, wait) > 0 else { break }
+            guard poll(&p, 1, Int32(wait * 1000)) > 0 else { break }
             if p.revents & Int16(POLLHUP | POLLERR) != 0 && p.revents & Int16(POLLIN) == 0 { break }
             let n = read(fd, &buffer, buffer.count)
             if n <= 0 { break }
             out += buffer[0..<n]
-            wait = Int32(settle * 1000)
         }
         return out
     }

@@ -7,6 +7,7 @@ import SimulatedServices
 import Simulator
 import SimulatorScenario
 import Synchronization
+import SystemSupport
 import Testing
 import TestSupport
 
@@ -26,7 +27,7 @@ final class ServedWorld: Sendable {
     let services = Mutex<SimulatedWebServices?>(nil)
 
     init(carrierFaults: CarrierFaults = CarrierFaults()) throws {
-        directory = String(cString: mkdtemp(strdup("/tmp/cptest-api-XXXXXX")))
+        directory = try TemporaryDirectory.make("cptest-api")
         try sh(["ip", "netns", "add", namespace])
         do {
             try sh(["ip", "-n", namespace, "link", "set", "lo", "up"])
@@ -55,15 +56,15 @@ final class ServedWorld: Sendable {
     func tearDown() {
         services.withLock { $0?.stop(); $0 = nil }
         _ = try? ProcessRunner.run(["ip", "netns", "delete", namespace])
-        _ = try? ProcessRunner.run(["rm", "-rf", directory])
+        FileSystem.removeTree(directory)
     }
 
     /// curl from `source` with the API and carrier names pinned and the test CA trusted.
     func curl(_ arguments: [String], from source: String = "100.64.23.2") throws -> ProcessResult {
-        try ProcessRunner.run(["ip", "netns", "exec", namespace, "curl", "-sS", "--interface", source,
-                               "--cacert", "\(directory)/cert.pem",
-                               "--resolve", "api.truid.test:443:203.0.113.10", "--resolve", "api.truid.test:80:203.0.113.10",
-                               "--resolve", "mno.carrier.test:80:100.64.0.1"] + arguments)
+        try Curl.run(in: namespace, ["--interface", source, "--cacert", "\(directory)/cert.pem",
+                                     "--resolve", "api.truid.test:443:203.0.113.10",
+                                     "--resolve", "api.truid.test:80:203.0.113.10",
+                                     "--resolve", "mno.carrier.test:80:100.64.0.1"] + arguments)
     }
 
     private func socket(_ address: String, _ port: UInt16) throws -> Int32 {
@@ -78,7 +79,7 @@ final class ServedWorld: Sendable {
     }
 }
 
-@Suite(.enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)), .serialized)
+@Suite(.enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)), .serialized, .ownThreads)
 struct ServedFlowTests {
     private func token(_ world: ServedWorld) throws -> String {
         let result = try world.curl(["-u", "\(TestWorld.clientID):\(TestWorld.clientSecret)",

@@ -1,9 +1,9 @@
 import Testing
 import TestSupport
 
-/// Issue 5 bad input in the simulated world: `cellpath fetch` refuses it with exit 64 or 65
+/// Bad input in the simulated world: `cellpath fetch` refuses it with exit 64 or 65
 /// before sending anything, through the bearer or through Wi-Fi.
-@Suite(.serialized, .enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)))
+@Suite(.serialized, .enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)), .ownThreads(.worlds))
 struct BadInputTests {
     @Test func badInputIsRefusedBeforeAnyPacket() throws {
         try SimulatedDevice.with { device in

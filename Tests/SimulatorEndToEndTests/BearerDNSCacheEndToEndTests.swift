@@ -9,7 +9,7 @@ import TestSupport
 /// Field mode keeps the DNS answers obtained through the bearer for their TTL (the simulated
 /// carrier DNS answers with 60 s): later runs on the same bearer take them from the cache, say
 /// so in their trace, and ask the carrier DNS nothing.
-@Suite(.serialized, .enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)))
+@Suite(.serialized, .enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)), .ownThreads(.worlds))
 struct BearerDNSCacheEndToEndTests {
     @Test func laterRunsOnTheSameBearerTakeTheirAnswersFromTheBearersCache() throws {
         try SimulatedDevice.with(connect: false) { device in

@@ -8,7 +8,7 @@ import TestSupport
 /// The check commands in the simulated world (`--direct`: the fake tru.ID API): the verdicts
 /// and their exit codes, the check_url chain through the bearer only, the bearer taken down
 /// after the run, and every failure leaving no bearer behind.
-@Suite(.serialized, .enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)))
+@Suite(.serialized, .enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)), .ownThreads(.worlds))
 struct CheckCommandsEndToEndTests {
     /// Two modems: the MBIM one's SIM unchanged, the QMI one's swapped 30 minutes ago.
     static var twoModems: Scenario {
@@ -269,10 +269,9 @@ struct CheckCommandsEndToEndTests {
                                                "--coverage-token-route"],
                                               output: log, environment: environment)
             defer { serve.stop() }
-            var listening = false
-            for _ in 0..<500 where !listening {
-                listening = (try? FileSystem.read(log, limit: 1 << 16)).map { String(decoding: $0, as: UTF8.self).contains("listening") } ?? false
-                if !listening { usleep(20_000) }
+            let listening = Poll.until(timeout: .seconds(10)) {
+                (try? FileSystem.read(log, limit: 1 << 16)).map { String(decoding: $0, as: UTF8.self) }?
+                    .contains("listening") ?? false
             }
             try #require(listening, "serve did not start")
             let server = ["--server", "http://127.0.0.1:8080"]

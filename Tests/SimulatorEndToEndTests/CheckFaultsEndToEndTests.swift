@@ -9,7 +9,7 @@ import TestSupport
 /// the token expires between runs, the API answers badly, the bearer drops mid-chain, the modem
 /// has no SIM, Ctrl-C at each step. Each gives its documented exit code, opens check_url at
 /// most once, and leaves no bearer, address or rule behind.
-@Suite(.serialized, .enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)))
+@Suite(.serialized, .enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)), .ownThreads(.worlds))
 struct CheckFaultsEndToEndTests {
     /// The requests the fake API and the carrier saw since `mark`.
     private func requests(_ device: SimulatedDevice, since mark: Int) throws -> [JSONValue] {

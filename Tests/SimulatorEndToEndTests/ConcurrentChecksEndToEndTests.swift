@@ -9,7 +9,7 @@ import TestSupport
 /// run them: every check concludes, the bearer they share is taken down by the last of them,
 /// and nothing accumulates (addresses, rules, default routes, records). And a signal that
 /// reaches a check both directly and through its process group counts once.
-@Suite(.serialized, .enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)))
+@Suite(.serialized, .enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)), .ownThreads(.worlds))
 struct ConcurrentChecksEndToEndTests {
     /// Two modems (MBIM and QMI) whose SIMs are both unchanged: every check is verified.
     static var twoVerifiedModems: Scenario {
@@ -92,10 +92,8 @@ struct ConcurrentChecksEndToEndTests {
                                                "subscriber-check", "+447940448591", "-m", "0", "--direct"],
                                               output: output, environment: ["PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "HOME": "/nonexistent",
                                                                             "CELLPATH_SYSTEM_CONFIG": "/nonexistent/cellpath.conf"])
-            var connected = false
-            for _ in 0..<100 where !connected {
-                connected = try device.run(["ip", "-4", "addr", "show", "dev", "wwan0"]).stdout.contains("inet 100.64.23.10")
-                if !connected { usleep(50_000) }
+            let connected = try Poll.until(timeout: .seconds(5), interval: .milliseconds(50)) {
+                try device.run(["ip", "-4", "addr", "show", "dev", "wwan0"]).stdout.contains("inet 100.64.23.10")
             }
             #expect(connected, "the check brought the bearer up")
             let up = try device.cellpath(["bearer", "up", "-m", "0", "--json"])

@@ -4,7 +4,7 @@ import Testing
 import TestSupport
 
 /// `make demo` (scripts/demo.sh) as a user runs it with its output redirected.
-@Suite(.serialized, .enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)))
+@Suite(.serialized, .enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)), .ownThreads(.worlds))
 struct DemoScriptTests {
     /// The world's prefix is DEMO_PREFIX, not the install's PREFIX that the Makefile (or the
     /// shell) also sets; output that is not a terminal has no colour escapes; the world goes.

@@ -5,7 +5,7 @@ import TestSupport
 /// What `cellpath fetch` tells a script and a person about a check_url, against the fake API's
 /// real chain: the exit code follows the answer, the code is there to hand on, a redirect_url
 /// ends the chain, and -q / -v / a terminal change what is printed.
-@Suite(.serialized, .enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)))
+@Suite(.serialized, .enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)), .ownThreads(.worlds))
 struct FetchOutcomeTests {
     static let bearer = ["fetch", "--interface", "wwan0", "--dns", "100.64.0.53"]
 

@@ -7,7 +7,7 @@ import TestSupport
 /// `cellpath bearer up` against simulated modems that report an IP configuration cellpath must
 /// not apply (scenario `reportedIP`): the refusal is clear, and the bearer cellpath connected
 /// is taken down again with nothing left on its interface.
-@Suite(.serialized, .enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)))
+@Suite(.serialized, .enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)), .ownThreads(.worlds))
 struct HostileIPConfigurationEndToEndTests {
     /// Four modems, each reporting one hostile setting: MBIM and QMI both.
     static var scenario: Scenario {

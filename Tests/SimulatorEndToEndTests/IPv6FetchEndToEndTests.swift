@@ -5,10 +5,10 @@ import Testing
 import TestSupport
 
 /// `cellpath fetch --modem 0` over IPv6-only, dual-stack and NAT64 bearers in the simulated
-/// world (issue 14): the real check_url chain completes through the bearer the fetch brings up,
+/// world: the real check_url chain completes through the bearer the fetch brings up,
 /// and nothing of either family goes through Wi-Fi (which has IPv6 too, and a DNS that answers
 /// AAAA), also when the bearer is dropped, its DNS server does not answer, or it has no route.
-@Suite(.serialized, .enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)))
+@Suite(.serialized, .enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)), .ownThreads(.worlds))
 struct IPv6FetchEndToEndTests {
     /// The carrier network of modem 0.
     enum Network: String, CaseIterable, Sendable {

@@ -3,9 +3,9 @@ import SimulatorScenario
 import Testing
 import TestSupport
 
-/// Issue 5 leak test in the simulated world: the real check_url chain run by `cellpath fetch`
-/// sends nothing through Wi-Fi, DNS included, and every hop reaches the servers from the bearer.
-@Suite(.serialized, .enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)))
+/// Leaks in the simulated world: the real check_url chain run by `cellpath fetch` sends nothing
+/// through Wi-Fi, DNS included, and every hop reaches the servers from the bearer.
+@Suite(.serialized, .enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)), .ownThreads(.worlds))
 struct LeakTests {
     @Test func theCheckURLChainSendsNothingThroughWiFi() throws {
         try SimulatedDevice.with { device in
@@ -39,12 +39,13 @@ struct LeakTests {
         }
     }
 
-    /// Issue 9: SIGINT or SIGTERM at a random moment of the chain (DNS, connect, TLS, a request
+    /// SIGINT or SIGTERM at a random moment of the chain (DNS, connect, TLS, a request
     /// in flight, a server still thinking, the close) leaves nothing for Wi-Fi, also when the
     /// bearer has no source-address rule (an interface configured by another tool): then a late
     /// answer to a socket that is gone draws a kernel reply that follows the main routing table,
     /// out through wlan0. The API thinks 700 ms before each answer: longer than the orderly close
-    /// waits for a peer, which is then reset through its still-bound socket.
+    /// waits for a peer, which is then reset through its still-bound socket. The moments come from
+    /// a seeded generator: a failure names the seed that replays them (`CELLPATH_TEST_SEED`).
     @Test(arguments: [true, false])
     func cancellingAtRandomMomentsSendsNothingThroughWiFi(sourceAddressRule: Bool) throws {
         var slowAPI = APIFaults()
@@ -57,9 +58,11 @@ struct LeakTests {
             let checks = try (0..<16).map { _ in try device.createCheck("subscriber_check/v0.2", token: token) }
             var environment = SimulatedDevice.path
             for (name, value) in try device.environment() { environment[name] = value }
+            var random = TestRandom()
             let (runs, packets) = try device.capture(on: ["wlan0", "wwan0"]) {
                 let runs = try checks.enumerated().map { index, check in
-                    let signal = index % 2 == 0 ? SIGINT : SIGTERM, delay = Double.random(in: 0.03...2.2)
+                    let signal = index % 2 == 0 ? SIGINT : SIGTERM
+                    let delay = Double.random(in: 0.03...2.2, using: &random)
                     let result = try ProcessRunner.run(["ip", "netns", "exec", device.ue, CellpathBinary.path, "fetch",
                                                         "--interface", "wwan0", "--dns", "100.64.0.53", check.url],
                                                        environment: environment, signals: [(after: delay, signal: signal)])
@@ -68,17 +71,20 @@ struct LeakTests {
                 sleep(2)  // the peers' late segments of the last run, if any, reach the capture
                 return runs
             }
+            let replay = random.replay
             for run in runs {
                 // Finished (0), cancelled (130), or killed before its handlers were installed (128 + signal).
                 #expect([0, 130, 128 + run.signal].contains(run.result.status),
-                        "signal \(run.signal) after \(run.delay) s: \(run.result.status) \(run.result.stderr)")
+                        "signal \(run.signal) after \(run.delay) s: \(run.result.status) \(run.result.stderr); \(replay)")
             }
             // Without the rule, fetch warns of it.
             #expect(runs.contains { $0.result.stderr.contains("has no source-address rule for 100.64.23.10") } == !sourceAddressRule)
             // The signals did cancel chains in flight, and the chains did use the bearer.
-            #expect(runs.filter { $0.result.status == 130 }.count >= 5, "\(runs.map { ($0.delay, $0.result.status) })")
+            #expect(runs.filter { $0.result.status == 130 }.count >= 5,
+                    "\(runs.map { ($0.delay, $0.result.status) }); \(replay)")
             #expect(packets["wwan0"]?.contains { $0.contains("100.64.23.10") } == true)
-            #expect(packets["wlan0"] == [], "packets on wlan0: \(packets["wlan0"] ?? []) (runs: \(runs.map { ($0.signal, $0.delay, $0.result.status) }))")
+            let outcomes = runs.map { ($0.signal, $0.delay, $0.result.status) }
+            #expect(packets["wlan0"] == [], "packets on wlan0: \(packets["wlan0"] ?? []) (runs: \(outcomes)); \(replay)")
         }
     }
 

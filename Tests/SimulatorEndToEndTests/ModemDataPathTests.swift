@@ -4,10 +4,10 @@ import Simulator
 import Testing
 import TestSupport
 
-/// Issue 4: a bearer connected by the real mbimcli or qmicli, with wwanN configured by hand
+/// A bearer connected by the real mbimcli or qmicli, with wwanN configured by hand
 /// from the address the modem reported, carries traffic to the carrier; after the modem's
 /// disconnect the same traffic is blackholed. The control plane and the data path are one.
-@Suite(.serialized, .enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)))
+@Suite(.serialized, .enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)), .ownThreads(.worlds))
 struct ModemDataPathTests {
     private static var scenario: Scenario {
         var scenario = Scenario.builtIn

@@ -7,7 +7,7 @@ import TestSupport
 /// `cellpath fetch --modem 0` in the simulated world: the front hands the fetch to
 /// cellpath-modem, which brings the modem's bearer up over MBIM, runs the check_url chain
 /// through it, and takes the bearer down again; nothing goes through Wi-Fi, DNS included.
-@Suite(.serialized, .enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)))
+@Suite(.serialized, .enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)), .ownThreads(.worlds))
 struct ModemFetchEndToEndTests {
     @Test func theCheckURLChainThroughTheModemsOwnBearerSendsNothingThroughWiFi() throws {
         try SimulatedDevice.with(connect: false) { device in

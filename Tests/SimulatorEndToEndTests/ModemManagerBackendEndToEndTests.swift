@@ -8,7 +8,7 @@ import TestSupport
 /// default): discovery, reusing a bearer that mmcli connected (and leaving it up), bringing a
 /// bearer up and down itself, `fetch --modem` with nothing on Wi-Fi, and ModemManager's refusals
 /// with the direct backends' exit codes.
-@Suite(.serialized, .enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)))
+@Suite(.serialized, .enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)), .ownThreads(.worlds))
 struct ModemManagerBackendEndToEndTests {
     /// The MBIM modem 0 and the QMI modem 1, with ModemManager.
     static var scenario: Scenario {

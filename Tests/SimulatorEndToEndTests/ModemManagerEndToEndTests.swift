@@ -8,7 +8,7 @@ import TestSupport
 /// The real ModemManager on the simulated modems (scenario `modemManager`): it lists the MBIM
 /// and the QMI modem, connects a bearer through the simulated MBIM modem, and `sim down`
 /// stops it with its bus and polkitd.
-@Suite(.serialized, .enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)))
+@Suite(.serialized, .enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)), .ownThreads(.worlds))
 struct ModemManagerEndToEndTests {
     @Test func modemManagerListsAndConnectsTheSimulatedModems() throws {
         var scenario = Scenario.builtIn

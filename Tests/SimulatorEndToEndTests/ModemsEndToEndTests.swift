@@ -7,7 +7,7 @@ import TestSupport
 /// `cellpath modems` on the simulated device (`sudo cellpath sim up`, then `cellpath sim exec --
 /// cellpath modems`): it finds the world's MBIM and QMI modems, and nothing of the host's,
 /// through the proxies (root), and sees a bearer that another client connected.
-@Suite(.serialized, .enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)))
+@Suite(.serialized, .enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)), .ownThreads(.worlds))
 struct ModemsEndToEndTests {
     private static var scenario: Scenario {
         var scenario = Scenario.builtIn
@@ -81,13 +81,11 @@ struct ModemsEndToEndTests {
         #expect(proxies.count == 2, "cellpath started mbim-proxy and qmi-proxy in \(device.ue)")
         for pid in proxies { kill(pid, SIGTERM) }
         for pid in proxies {
-            var waited = 0
-            while kill(pid, 0) == 0 && Self.text("/proc/\(pid)/stat")?.contains(") Z ") != true && waited < 5000 {
-                usleep(20_000)
-                waited += 20
+            let ended = Poll.until(timeout: .seconds(5)) {
+                kill(pid, 0) != 0 || Self.text("/proc/\(pid)/stat")?.contains(") Z ") == true
             }
-            #expect(waited < 5000, "proxy \(pid) ignored SIGTERM")
-            if waited >= 5000 { kill(pid, SIGKILL) }
+            #expect(ended, "proxy \(pid) ignored SIGTERM")
+            if !ended { kill(pid, SIGKILL) }
         }
     }
 

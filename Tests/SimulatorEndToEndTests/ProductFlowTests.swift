@@ -4,10 +4,10 @@ import Simulator
 import Testing
 import TestSupport
 
-/// Issue 3 flows driven by curl inside the device namespace, as docs/simulator-api.md does by
+/// The product flows driven by curl inside the device namespace, as docs/simulator-api.md does by
 /// hand: backend legs over Wi-Fi, the device leg through wwan0 (match) or Wi-Fi (the real
 /// API's failure). SubscriberCheck v0.2 has its own walk-through in SimulatorTests.
-@Suite(.serialized, .enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)))
+@Suite(.serialized, .enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)), .ownThreads(.worlds))
 struct ProductFlowTests {
     /// Opens `url` with curl -L, through the bearer (names pinned) or through Wi-Fi;
     /// returns the final status and body.

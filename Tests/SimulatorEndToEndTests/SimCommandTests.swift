@@ -1,4 +1,3 @@
-import Foundation
 import CellpathCore
 import Glibc
 import SimulatorScenario
@@ -6,12 +5,12 @@ import SystemSupport
 import Testing
 import TestSupport
 
-/// Issue 9, the `cellpath sim` commands as a user meets them: `sim exec` passes signals on and
+/// The `cellpath sim` commands as a user meets them: `sim exec` passes signals on and
 /// answers as a shell for commands it cannot run, `sim down` leaves nothing running and says
 /// what it removed, `sim status` shows each modem's radio, registration, PIN and roaming,
 /// scenario files are checked the same way by `sim up` and the daemon, and bad input, a world
 /// that is down and a user who is not root get their documented exit codes.
-@Suite(.serialized, .enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)))
+@Suite(.serialized, .enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)), .ownThreads(.worlds))
 struct SimCommandTests {
     /// The environment `CellpathBinary.run` gives cellpath.
     static let environment = ["PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "HOME": "/nonexistent", "XDG_CONFIG_HOME": "/nonexistent",
@@ -19,16 +18,6 @@ struct SimCommandTests {
 
     /// A scratch file name for this test run.
     private func scratch(_ name: String) -> String { "/tmp/cellpath-simcmd-\(getpid())-\(name)" }
-
-    /// Polls `condition` for up to a generous 10 s (only so that a failure cannot hang).
-    private func eventually(_ condition: () -> Bool) -> Bool {
-        let deadline = MonotonicClock.now + 10
-        while MonotonicClock.now < deadline {
-            if condition() { return true }
-            usleep(20_000)
-        }
-        return false
-    }
 
     private func lines(_ path: String) -> [String] {
         (FileSystem.readText(path) ?? "").split(separator: "\n").map(String.init)
@@ -47,9 +36,9 @@ struct SimCommandTests {
             let pid = try Spawn.start([CellpathBinary.path, "sim", "exec", "--prefix", device.prefix, "--",
                                        "sh", "-c", trappingScript(ready: ready, log: log)],
                                       Spawn.Options(environment: Self.environment))
-            try #require(eventually { FileSystem.exists(ready) && !lines(ready).isEmpty })
+            try #require(Poll.until(timeout: .seconds(10)) { FileSystem.exists(ready) && !lines(ready).isEmpty })
             kill(pid, SIGINT)
-            #expect(eventually { lines(log) == ["INT"] }, "\(lines(log))")
+            #expect(Poll.until(timeout: .seconds(10)) { lines(log) == ["INT"] }, "\(lines(log))")
             // cellpath still waits for its command.
             var status: Int32 = 0
             #expect(waitpid(pid, &status, WNOHANG) == 0)
@@ -57,7 +46,7 @@ struct SimCommandTests {
             #expect(Spawn.wait(pid) == 7)
             #expect(lines(log) == ["INT", "TERM"])
             let child = try #require(Int32(lines(ready).first ?? ""))
-            #expect(eventually { kill(child, 0) != 0 }, "the command outlived sim exec")
+            #expect(Poll.until(timeout: .seconds(10)) { kill(child, 0) != 0 }, "the command outlived sim exec")
         }
     }
 
@@ -75,9 +64,9 @@ struct SimCommandTests {
                                       Spawn.Options(stdin: input.read.rawValue, stdout: output.rawValue, environment: Self.environment))
             input.read.close()
             output.close()
-            try #require(eventually { !lines(ready).isEmpty })
+            try #require(Poll.until(timeout: .seconds(10)) { !lines(ready).isEmpty })
             try IO.writeAll(input.write.rawValue, [0x03])
-            #expect(eventually { lines(log).contains("INT") })
+            #expect(Poll.until(timeout: .seconds(10)) { lines(log).contains("INT") })
             usleep(300_000)  // a second, relayed SIGINT would land in this time
             let child = try #require(Int32(lines(ready).first ?? ""))
             kill(child, SIGTERM)
@@ -184,7 +173,7 @@ struct SimCommandTests {
         let sleeper = try #require(stopped.first { $0["name"]?.string == "sleep" }, "\(down.stdout)")
         #expect(sleeper["reason"]?.string == "in \(prefix)ue")
         let pid = try #require(sleeper["pid"]?.int)
-        #expect(eventually { kill(Int32(pid), 0) != 0 })
+        #expect(Poll.until(timeout: .seconds(10)) { kill(Int32(pid), 0) != 0 })
         #expect(!(try WorldFixture.output(["ip", "netns", "list"]).stdout.contains(prefix)))
         let again = try CellpathBinary.run(["sim", "down", "--prefix", prefix])
         #expect(again.stdout.contains("was already down"))
@@ -284,7 +273,7 @@ struct SimCommandTests {
             stateDirectory = try #require(try first.environment()["CELLPATH_STATE_DIR"])
             #expect(stateDirectory == "/run/cellpath-sim/\(first.prefix)/state")
             #expect(try first.cellpath(["bearer", "up", "-m", "0", "-q"]).status == 0)
-            let records = (try? FileManager.default.contentsOfDirectory(atPath: stateDirectory)) ?? []
+            let records = FileSystem.entries(stateDirectory) ?? []
             #expect(records == ["bearer-run-cellpath-sim-\(first.prefix)-dev-cdc-wdm0.json"], "\(records)")
             try SimulatedDevice.with(connect: false) { second in
                 let down = try second.cellpath(["bearer", "down", "-m", "0", "--json"])

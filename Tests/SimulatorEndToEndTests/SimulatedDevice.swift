@@ -76,10 +76,7 @@ struct SimulatedDevice {
     }
 
     /// curl in the device namespace, trusting the world's CA; over Wi-Fi unless told otherwise.
-    func curl(_ arguments: [String]) throws -> ProcessResult {
-        let ca = try #require(try environment()["CELLPATH_CA_FILE"])
-        return try run(["curl", "-sS", "--max-time", "10", "--cacert", ca] + arguments)
-    }
+    func curl(_ arguments: [String]) throws -> ProcessResult { try Curl.onDevice(of: prefix, arguments) }
 
     /// curl that must succeed; its stdout parsed as JSON.
     func curlJSON(_ arguments: [String]) throws -> JSONValue {
@@ -145,9 +142,8 @@ struct SimulatedDevice {
                                                 environment: Self.path)
             captures.append((name, file, process))
             // tcpdump writes the pcap file header once the capture is open.
-            var waited = 0
-            while fileSize(file) < 24 && waited < 5000 { usleep(20_000); waited += 20 }
-            #expect(fileSize(file) >= 24, "tcpdump on \(name) did not start")
+            let started = Poll.until(timeout: .seconds(5)) { fileSize(file) >= 24 }
+            #expect(started, "tcpdump on \(name) did not start")
         }
         usleep(200_000)
         let value = try body()

@@ -6,7 +6,7 @@ import TestSupport
 /// `sudo cellpath sim exec -- cellpath …`, as users run it: root with `SUDO_UID` set. The
 /// world's overrides (sysfs and /dev roots, record directory, CA) name trees under
 /// /run/cellpath-sim that only root can change, so the privileged cellpath follows them.
-@Suite(.serialized, .enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)))
+@Suite(.serialized, .enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)), .ownThreads(.worlds))
 struct SudoEndToEndTests {
     private static let sudo = ["SUDO_UID": "65534", "SUDO_GID": "65534", "HOME": "/root"]
 

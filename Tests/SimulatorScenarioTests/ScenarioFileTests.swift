@@ -3,7 +3,7 @@ import Glibc
 import SimulatorScenario
 import Testing
 
-/// Issue 9: scenario files as a user writes them: strict JSON with line and column in errors,
+/// Scenario files as a user writes them: strict JSON with line and column in errors,
 /// `"sim": null`, distinct default identities per modem, and a scenario that survives the copy
 /// the daemon reads.
 @Suite struct ScenarioFileTests {

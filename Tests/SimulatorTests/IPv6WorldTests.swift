@@ -10,7 +10,7 @@ import TestSupport
 /// IPv6 in the simulated world, driven with plain tools from the device namespace: addresses
 /// and routes of both families, the relay's per-family checks and counters, AAAA answers,
 /// the API and the identification endpoint on IPv6, and a quiet kernel on wlan0 and wwanN. Root only.
-@Suite(.serialized, .enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)))
+@Suite(.serialized, .enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)), .ownThreads(.worlds))
 struct IPv6WorldTests {
     /// Modem 0 on a dual-stack network, modem 1 on an IPv6-only one.
     static var scenario: Scenario {
@@ -43,8 +43,7 @@ struct IPv6WorldTests {
 
     /// curl in the device namespace with the world's CA; returns the result.
     private func curl(_ prefix: String, _ arguments: [String]) throws -> ProcessResult {
-        let env = Dictionary(uniqueKeysWithValues: try SimulatedWorld.environment(prefix: prefix).map { ($0.name, $0.value) })
-        return try run(prefix + "ue", ["curl", "-sS", "--max-time", "10", "--cacert", env["CELLPATH_CA_FILE"]!] + arguments)
+        try Curl.onDevice(of: prefix, arguments)
     }
 
     private func credentials(_ prefix: String) throws -> String {
@@ -166,8 +165,11 @@ struct IPv6WorldTests {
             _ = try ip(prefix + "ue", "addr", "add", "100.64.23.11/32", "dev", "wwan1")
             try sendDatagram(prefix, device: "wwan1", source: "100.64.23.11", destination: "203.0.113.10")
             try sendDatagram(prefix, device: "wwan1", source: "2001:db8:2::23", destination: "2001:db8:113::10")
-            usleep(300_000)
-            let counters = try SimulatedWorld.status(prefix: prefix).modems[1].counters
+            var counters = try SimulatedWorld.status(prefix: prefix).modems[1].counters
+            try Poll.until(timeout: .seconds(5)) {
+                counters = try SimulatedWorld.status(prefix: prefix).modems[1].counters
+                return counters.uplink.dropped["ipv4NotGranted"] != nil && counters.uplink.dropped["wrongSource"] != nil
+            }
             #expect(counters.uplink.dropped["ipv4NotGranted"] == 1, "\(counters)")
             #expect(counters.uplink.dropped["wrongSource"] == 1, "\(counters)")
             #expect(counters.uplink.ipv6Packets > 0 && counters.uplink.ipv4Packets == 0, "\(counters)")
@@ -317,7 +319,9 @@ struct IPv6WorldTests {
             _ = try ip(prefix + "ue", "link", "set", "wwan0", "up")
             _ = try ip(prefix + "ue", "-6", "route", "add", "default", "dev", "wwan0", "metric", "700")
             try sendDatagram(prefix, device: "wwan0", source: "2001:db8:64:10::2", destination: "2001:db8:113::10")
-            usleep(300_000)
+            try Poll.until(timeout: .seconds(5)) {
+                try SimulatedWorld.status(prefix: prefix).modems[0].counters.uplink.dropped["ipv6NotGranted"] != nil
+            }
             #expect(try SimulatedWorld.status(prefix: prefix).modems[0].counters.uplink.dropped["ipv6NotGranted"] == 1)
         }
     }

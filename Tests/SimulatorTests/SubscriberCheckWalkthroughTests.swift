@@ -7,14 +7,11 @@ import TestSupport
 
 /// The docs' curl walk-through in a real world: backend legs over Wi-Fi, the check_url chain
 /// through wwan0 and the carrier, with the daemon's fake API, carrier endpoint and data path.
-@Suite(.serialized, .enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)))
+@Suite(.serialized, .enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)), .ownThreads(.worlds))
 struct SubscriberCheckWalkthroughTests {
     /// curl in the device namespace with the world's environment; returns stdout.
     private func curl(_ prefix: String, _ arguments: [String]) throws -> String {
-        var env = ["PATH": "/usr/sbin:/usr/bin:/sbin:/bin"]
-        for (name, value) in try SimulatedWorld.environment(prefix: prefix) { env[name] = value }
-        let result = try ProcessRunner.run(["ip", "netns", "exec", prefix + "ue", "curl", "-sS", "--max-time", "10",
-                                            "--cacert", env["CELLPATH_CA_FILE"]!] + arguments, environment: env)
+        let result = try Curl.onDevice(of: prefix, arguments)
         #expect(result.status == 0, "curl \(arguments): \(result.stderr)")
         return result.stdout
     }

@@ -9,15 +9,13 @@ import TestSupport
 
 /// A load run against the daemon's fake API: many checks expire while their webhooks cannot be
 /// delivered, and the daemon's threads and memory stay bounded.
-@Suite(.serialized, .enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)))
+@Suite(.serialized, .enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)), .ownThreads(.alone))
 struct WebhookLoadWorldTests {
     static let checks = 1500
 
     /// curl in the device namespace with the world's CA; returns stdout.
     private func curl(_ prefix: String, _ arguments: [String]) throws -> String {
-        let ca = RunDirectory(prefix: prefix).caCertificate
-        let result = try WorldFixture.output(["ip", "netns", "exec", prefix + "ue", "curl", "-sS", "--max-time", "120",
-                                              "--cacert", ca] + arguments)
+        let result = try Curl.onDevice(of: prefix, arguments, maxTime: 120)
         #expect(result.status == 0, "curl \(arguments.prefix(3)): \(result.stderr)")
         return result.stdout
     }
@@ -63,9 +61,9 @@ struct WebhookLoadWorldTests {
             // Every check expires within a few seconds, and its webhook keeps a place in the queue
             // through its retries: beyond the queue's 1000 places, webhooks are dropped.
             var log = ""
-            for _ in 0..<600 where !log.contains("deliveries under way") {
-                usleep(100_000)
+            Poll.until(timeout: .seconds(60), interval: .milliseconds(100)) {
                 log = String(decoding: (try? FileSystem.read(run.logFile)) ?? [], as: UTF8.self)
+                return log.contains("deliveries under way")
             }
             #expect(log.contains("dropped: 1000 deliveries under way"))
             let threads = try status("Threads", pid: daemon)

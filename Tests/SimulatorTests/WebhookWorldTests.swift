@@ -11,14 +11,11 @@ import TestSupport
 
 /// The daemon's webhooks: the key made into the run directory and published, a check's end
 /// status POSTed from the internet namespace to a receiver on the device's Wi-Fi address.
-@Suite(.serialized, .enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)))
+@Suite(.serialized, .enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)), .ownThreads(.worlds))
 struct WebhookWorldTests {
     /// curl in the device namespace with the world's environment; returns stdout.
     private func curl(_ prefix: String, _ arguments: [String]) throws -> String {
-        var env = ["PATH": "/usr/sbin:/usr/bin:/sbin:/bin"]
-        for (name, value) in try SimulatedWorld.environment(prefix: prefix) { env[name] = value }
-        let result = try ProcessRunner.run(["ip", "netns", "exec", prefix + "ue", "curl", "-sS", "--max-time", "10",
-                                            "--cacert", env["CELLPATH_CA_FILE"]!] + arguments, environment: env)
+        let result = try Curl.onDevice(of: prefix, arguments)
         #expect(result.status == 0, "curl \(arguments): \(result.stderr)")
         return result.stdout
     }
@@ -43,7 +40,8 @@ struct WebhookWorldTests {
             let keys = try JSONValue.parse(curl(prefix, ["https://api.truid.test/.well-known/jwks.json"]))
             let jwk = try #require(keys["keys"]?.array?.first)
             let modulus = try WorldFixture.output(["openssl", "rsa", "-in", run.webhookKey, "-noout", "-modulus"]).stdout
-            #expect(modulus.split(separator: "\n").first.map(String.init) == "Modulus=" + hex(base64url(jwk["n"]?.string ?? "")))
+            let n = Base64URL.decode(jwk["n"]?.string ?? "") ?? []
+            #expect(modulus.split(separator: "\n").first.map(String.init) == "Modulus=" + hex(n))
 
             // A v0.1 SubscriberCheck completes at the chain's last hop, through the bearer.
             let env = Dictionary(uniqueKeysWithValues: try SimulatedWorld.environment(prefix: prefix).map { ($0.name, $0.value) })
@@ -59,7 +57,7 @@ struct WebhookWorldTests {
             _ = try curl(prefix, ["-L", "--interface", "wwan0", "--resolve", "api.truid.test:443:203.0.113.10",
                                   "--resolve", "mno.carrier.test:80:100.64.0.1", try #require(check["_links"]?["check_url"]?["href"]?.string)])
 
-            for _ in 0..<100 where received.withLock({ $0.isEmpty }) { usleep(50_000) }
+            Poll.until(timeout: .seconds(5), interval: .milliseconds(50)) { received.withLock { !$0.isEmpty } }
             let webhook = try #require(received.withLock { $0.first })
             #expect(webhook.method == "POST")
             #expect(webhook.path == "/hook")
@@ -72,12 +70,6 @@ struct WebhookWorldTests {
             #expect(body["status"]?.string == "COMPLETED")
             #expect(body["match"]?.bool == true)
         }
-    }
-
-    private func base64url(_ text: String) -> [UInt8] {
-        var standard = text.replacing("-", with: "+").replacing("_", with: "/")
-        while standard.count % 4 != 0 { standard += "=" }
-        return Data(base64Encoded: standard).map(Array.init) ?? []
     }
 
     private func hex(_ bytes: [UInt8]) -> String {

@@ -7,9 +7,9 @@ import SystemSupport
 import Testing
 import TestSupport
 
-/// Issue 9: a scenario that validates starts, and `sim down` leaves nothing running in the
+/// A scenario that validates starts, and `sim down` leaves nothing running in the
 /// world's namespaces or on its control ports. Root only.
-@Suite(.serialized, .enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)))
+@Suite(.serialized, .enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)), .ownThreads(.worlds))
 struct WorldCleanupTests {
     @Test(arguments: [
         #"{"modems": [{"sim": null}, {"sim": {"msisdn": "+447940448591"}}]}"#,
@@ -56,7 +56,7 @@ struct WorldCleanupTests {
         let background = try BackgroundProcess(["ip", "netns", "exec", ue, "sleep", "300"])
         let holder = try BackgroundProcess(["sh", "-c", "exec sleep 301 < \(mbimPort)"])
         let inWorld = try #require(waitForProcesses(in: ue, names: ["mbim-proxy", "qmi-proxy", "sleep"]))
-        try #require(waitUntil { holdsFile(holder.pid, mbimPort) })
+        try #require(Poll.until(timeout: .seconds(10), interval: .milliseconds(50)) { holdsFile(holder.pid, mbimPort) })
 
         let report = try SimulatedWorld.down(prefix: prefix)
         let stopped = Dictionary(report.stoppedProcesses.map { ($0.pid, $0) }, uniquingKeysWith: { a, _ in a })
@@ -101,7 +101,7 @@ struct WorldCleanupTests {
         }
         try #require(reused, "\(pts) was not free again")
         let holder = try BackgroundProcess(["sh", "-c", "exec sleep 305 < \(pts)"])
-        try #require(waitUntil { holdsFile(holder.pid, pts) })
+        try #require(Poll.until(timeout: .seconds(10), interval: .milliseconds(50)) { holdsFile(holder.pid, pts) })
 
         #expect(!WorldProcesses.find(marks).contains { $0.pid == holder.pid })
         let report = try SimulatedWorld.down(prefix: prefix)
@@ -117,7 +117,7 @@ struct WorldCleanupTests {
         let port = RunDirectory(prefix: prefix).devRoot + "/cdc-wdm0"
         let holder = try BackgroundProcess(["sh", "-c", "while [ ! -e \(port) ]; do sleep 0.05; done; exec sleep 306 < \(port)"])
         _ = try WorldFixture.up(prefix: prefix)
-        try #require(waitUntil { holdsFile(holder.pid, port) })
+        try #require(Poll.until(timeout: .seconds(10), interval: .milliseconds(50)) { holdsFile(holder.pid, port) })
 
         let report = try SimulatedWorld.down(prefix: prefix)
         #expect(!report.stoppedProcesses.contains { $0.pid == holder.pid }, "\(report.stoppedProcesses)")
@@ -162,7 +162,7 @@ struct WorldCleanupTests {
     /// in `names` is among them (within a generous 10 s); nil otherwise.
     private func waitForProcesses(in namespace: String, names: Set<String>) -> [Int32: String]? {
         var found: [Int32: String] = [:]
-        let ok = waitUntil {
+        let ok = Poll.until(timeout: .seconds(10), interval: .milliseconds(50)) {
             guard let listing = try? WorldFixture.output(["ip", "netns", "pids", namespace]) else { return false }
             found = [:]
             for line in listing.stdout.split(separator: "\n") {
@@ -172,15 +172,6 @@ struct WorldCleanupTests {
             return names.isSubset(of: Set(found.values))
         }
         return ok ? found : nil
-    }
-
-    private func waitUntil(_ condition: () -> Bool) -> Bool {
-        let deadline = MonotonicClock.now + 10
-        while MonotonicClock.now < deadline {
-            if condition() { return true }
-            usleep(50_000)
-        }
-        return false
     }
 
     private func holdsFile(_ pid: Int32, _ path: String) -> Bool {

@@ -6,7 +6,7 @@ import Testing
 import TestSupport
 
 /// The simulated world end to end: topology, data path, DNS, TLS, lifecycle. Root only.
-@Suite(.serialized, .enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)))
+@Suite(.serialized, .enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)), .ownThreads(.worlds))
 struct WorldTests {
     /// `ip -n NS ARGS…` output.
     private func ip(_ ns: String, _ arguments: String...) throws -> String {
@@ -205,8 +205,12 @@ struct WorldTests {
             // Downlink towards the former bearer address is dropped by the carrier's relay.
             let dropsBefore = status.modems[0].counters.downlink.dropped["bearerDisconnected"] ?? 0
             #expect(server.send([4], to: "100.64.23.10", port: reached.port))
-            usleep(300_000)
-            let dropsAfter = try SimulatedWorld.status(prefix: prefix).modems[0].counters.downlink.dropped["bearerDisconnected"] ?? 0
+            var dropsAfter = dropsBefore
+            try Poll.until(timeout: .seconds(5)) {
+                let downlink = try SimulatedWorld.status(prefix: prefix).modems[0].counters.downlink
+                dropsAfter = downlink.dropped["bearerDisconnected"] ?? 0
+                return dropsAfter > dropsBefore
+            }
             #expect(dropsAfter == dropsBefore + 1)
             #expect(client.receive(timeoutMs: 100) == nil)
         }
@@ -276,10 +280,9 @@ struct WorldTests {
                 try CellpathBinary.run(["sim", "exec", "--prefix", prefix, "--"] + command).status
             }
             var status: Int32 = -1
-            for _ in 0..<50 {
+            try Poll.until(timeout: .seconds(5), interval: .milliseconds(100)) {
                 status = try simExec(["sh", "-c", "curl -sf -o /dev/null --cacert \"$CELLPATH_CA_FILE\" https://api.truid.test:4433/"])
-                if status == 0 { break }
-                usleep(100_000)
+                return status == 0
             }
             #expect(status == 0)
             let untrusted = try simExec(["curl", "-s", "-o", "/dev/null", "--cacert", "/etc/ssl/certs/ca-certificates.crt",

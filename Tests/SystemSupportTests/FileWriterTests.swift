@@ -7,27 +7,12 @@ import TestSupport
 /// The one way cellpath writes a file (`FileSystem.write`): what it refuses, what it never
 /// follows, and what it leaves behind. The cases about other users need root (chown, another
 /// filesystem identity).
-@Suite(.serialized) struct FileWriterTests {
+@Suite(.serialized, .ownThreads) struct FileWriterTests {
     private static let nobody = FileIdentity(uid: 65534, gid: 65534)
-
-    private func temporaryDirectory() throws -> String {
-        var template = Array("/tmp/cellpath-writer-XXXXXX".utf8CString)
-        let path = try #require(template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) })
-        return String(cString: path)
-    }
 
     private func text(_ path: String) -> String? { FileSystem.readText(path) }
 
-    private func entries(_ directory: String) -> [String] {
-        guard let dir = opendir(directory) else { return [] }
-        defer { closedir(dir) }
-        var names: [String] = []
-        while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            if name != "." && name != ".." { names.append(name) }
-        }
-        return names.sorted()
-    }
+    private func entries(_ directory: String) -> [String] { (FileSystem.entries(directory) ?? []).sorted() }
 
     private func isSymbolicLink(_ path: String) -> Bool {
         var info = stat()
@@ -35,7 +20,7 @@ import TestSupport
     }
 
     @Test func aSymbolicLinkAtThePathIsNeitherFollowedNorReplaced() throws {
-        let dir = try temporaryDirectory()
+        let dir = try TemporaryDirectory.make("cellpath-writer")
         defer { FileSystem.removeTree(dir) }
         try FileSystem.write("victim\n", to: "\(dir)/victim")
         #expect(symlink("\(dir)/victim", "\(dir)/record.json") == 0)
@@ -49,7 +34,7 @@ import TestSupport
     }
 
     @Test func aDanglingSymbolicLinkCreatesNothingAtItsTarget() throws {
-        let dir = try temporaryDirectory()
+        let dir = try TemporaryDirectory.make("cellpath-writer")
         defer { FileSystem.removeTree(dir) }
         #expect(symlink("\(dir)/nologin", "\(dir)/out.har") == 0)
         #expect(throws: SystemError.self) { try FileSystem.checkWritable("\(dir)/out.har") }
@@ -59,7 +44,7 @@ import TestSupport
     }
 
     @Test func checkingAPathCreatesNothingThere() throws {
-        let dir = try temporaryDirectory()
+        let dir = try TemporaryDirectory.make("cellpath-writer")
         defer { FileSystem.removeTree(dir) }
         try FileSystem.checkWritable("\(dir)/metrics.prom")
         #expect(entries(dir).isEmpty)
@@ -69,7 +54,7 @@ import TestSupport
     }
 
     @Test func linksPlantedAtPredictableTemporaryNamesAreNotFollowed() throws {
-        let dir = try temporaryDirectory()
+        let dir = try TemporaryDirectory.make("cellpath-writer")
         defer { FileSystem.removeTree(dir) }
         try FileSystem.write("victim\n", to: "\(dir)/victim")
         // The names earlier writers used: `<path>.tmp<pid>` and `<path>.tmp.<pid>`.
@@ -83,7 +68,7 @@ import TestSupport
     }
 
     @Test func theFileGetsExactlyTheModeGivenWhateverTheUmask() throws {
-        let dir = try temporaryDirectory()
+        let dir = try TemporaryDirectory.make("cellpath-writer")
         defer { FileSystem.removeTree(dir) }
         let previous = umask(0o077)
         defer { umask(previous) }
@@ -95,7 +80,7 @@ import TestSupport
     }
 
     @Test func theOldFileIsReplacedWholeNotRewritten() throws {
-        let dir = try temporaryDirectory()
+        let dir = try TemporaryDirectory.make("cellpath-writer")
         defer { FileSystem.removeTree(dir) }
         try FileSystem.write("old\n", to: "\(dir)/record.json")
         // A hard link and an open descriptor keep seeing the old file: the new one is another inode.
@@ -110,7 +95,7 @@ import TestSupport
 
     @Test(.enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)))
     func rootRefusesADirectoryOtherUsersMayWrite() throws {
-        let dir = try temporaryDirectory()
+        let dir = try TemporaryDirectory.make("cellpath-writer")
         defer { FileSystem.removeTree(dir) }
         #expect(chmod(dir, 0o755) == 0)
         try FileSystem.makeDirectories("\(dir)/shared/below")
@@ -136,7 +121,7 @@ import TestSupport
 
     @Test(.enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)))
     func inAStickyDirectoryRootWritesOnlyItsOwnFiles() throws {
-        let dir = try temporaryDirectory()
+        let dir = try TemporaryDirectory.make("cellpath-writer")
         defer { FileSystem.removeTree(dir) }
         #expect(chmod(dir, 0o755) == 0)
         try FileSystem.makeDirectories("\(dir)/sticky")
@@ -152,7 +137,7 @@ import TestSupport
 
     @Test(.enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)))
     func filesAreOpenedWithTheIdentityGiven() throws {
-        let dir = try temporaryDirectory()
+        let dir = try TemporaryDirectory.make("cellpath-writer")
         defer { FileSystem.removeTree(dir) }
         try FileSystem.write("root only\n", to: "\(dir)/secret", mode: 0o600)
         let read = #expect(throws: SystemError.self) { try FileSystem.read("\(dir)/secret", as: Self.nobody) }
@@ -166,7 +151,7 @@ import TestSupport
 
     @Test(.enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)))
     func onlyRootCanChangeAPathWhoseEveryPartIsRoots() throws {
-        let dir = try temporaryDirectory()
+        let dir = try TemporaryDirectory.make("cellpath-writer")
         defer { FileSystem.removeTree(dir) }
         #expect(FileSystem.onlyRootCanChange("/run"))
         #expect(FileSystem.onlyRootCanChange("\(dir)"), "root's directory in sticky /tmp")
@@ -190,7 +175,7 @@ import TestSupport
 
     @Test(.enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)))
     func rootUnderSudoKeepsOnlyOverridesOfRootsOwnTrees() throws {
-        let dir = try temporaryDirectory()
+        let dir = try TemporaryDirectory.make("cellpath-writer")
         defer { FileSystem.removeTree(dir) }
         try FileSystem.makeDirectories("\(dir)/open")
         #expect(chmod("\(dir)/open", 0o777) == 0)

@@ -2,21 +2,16 @@ import Glibc
 import Synchronization
 import SystemSupport
 import Testing
+import TestSupport
 
-@Suite struct SystemSupportTests {
-    private func temporaryDirectory() throws -> String {
-        var template = Array("/tmp/cellpath-system-XXXXXX".utf8CString)
-        let path = try #require(template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) })
-        return String(cString: path)
-    }
-
+@Suite(.ownThreads) struct SystemSupportTests {
     @Test func errnoTextIsTheCLibrarys() {
         #expect(SystemError.text(ENOENT) == "No such file or directory")
         #expect(SystemError("open /x", code: EACCES).description == "open /x: Permission denied")
     }
 
     @Test func filesAreWrittenAtomicallyReadWholeAndRemovedAsATree() throws {
-        let dir = try temporaryDirectory()
+        let dir = try TemporaryDirectory.make("cellpath-system")
         defer { FileSystem.removeTree(dir) }
         try FileSystem.makeDirectories("\(dir)/a/b/c")
         let big = (0..<200_000).map { UInt8(truncatingIfNeeded: $0) }
@@ -92,7 +87,9 @@ import Testing
         #expect(read == payload)
     }
 
-    @Test func signalsReachTheWatcherInOrderWithTheirCount() throws {
+    /// The process has one signal watcher: the tests that install one run on the main actor, one
+    /// at a time, even when the others run in parallel.
+    @Test @MainActor func signalsReachTheWatcherInOrderWithTheirCount() throws {
         let seen = Mutex<[(Int32, Int)]>([])
         let delivered = WaitableValue(0)
         let watcher = try SignalWatcher(signals: [SIGUSR1, SIGUSR2]) { signal, count in
@@ -113,7 +110,7 @@ import Testing
 
     /// `timeout` signals its command and then the command's process group: the same process
     /// sending the same signal again at once is one event; another sender's signal is another.
-    @Test func aSignalSentAgainAtOnceByTheSameProcessCountsOnce() throws {
+    @Test @MainActor func aSignalSentAgainAtOnceByTheSameProcessCountsOnce() throws {
         let counts = Mutex<[Int]>([])
         let delivered = WaitableValue(0)
         let watcher = try SignalWatcher(signals: [SIGUSR1]) { _, count in

@@ -60,3 +60,23 @@ public enum ProcessError: Error, CustomStringConvertible {
         switch self { case .spawn(let what, let code): return "cannot start \(what): \(SystemError.text(code))" }
     }
 }
+
+/// Runs blocking work (a child process, a server's `stop()`) on a thread of its own and awaits
+/// it, so that async code holds no thread of Swift's cooperative pool while it waits.
+public func onOwnThread<Value: Sendable>(_ work: @escaping @Sendable () throws -> Value) async throws -> Value {
+    try await withCheckedThrowingContinuation { continuation in
+        do {
+            try Threads.detach { continuation.resume(with: Result { try work() }) }
+        } catch {
+            continuation.resume(throwing: error)
+        }
+    }
+}
+
+extension ProcessRunner {
+    /// `run` for async code: the child is waited for on a thread of its own (`onOwnThread`).
+    public static func running(_ arguments: [String], environment: [String: String]? = nil,
+                               stdin: String = "") async throws -> ProcessResult {
+        try await onOwnThread { try run(arguments, environment: environment, stdin: stdin) }
+    }
+}

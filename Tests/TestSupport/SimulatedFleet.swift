@@ -3,6 +3,7 @@ import Glibc
 import ModemDiscovery
 import SimulatedModems
 import SimulatorScenario
+import SystemSupport
 
 /// Simulated modems on ptys in a private run directory (removed at the end), and what
 /// discovery finds there. No root.
@@ -12,16 +13,14 @@ public final class SimulatedFleet {
     public let bearerNetwork = StaticBearerNetwork()
 
     public init(_ modems: [SimulatedModem]) throws {
-        var template = Array("/tmp/cellpath-modems-XXXXXX".utf8CString)
-        guard let dir = mkdtemp(&template) else { throw CellpathError(.unavailable, "mkdtemp failed") }
-        runDirectory = String(cString: dir)
+        runDirectory = try TemporaryDirectory.make("cellpath-modems")
         fleet = SimulatedModemFleet(scenario: Scenario(modems: modems), runDirectory: runDirectory, bearerNetwork: bearerNetwork)
         try fleet.start()
     }
 
     deinit {
         fleet.stop()
-        _ = try? ProcessRunner.run(["rm", "-rf", runDirectory])
+        FileSystem.removeTree(runDirectory)
     }
 
     public var roots: DeviceRoots { DeviceRoots(sysfs: "\(runDirectory)/sys", dev: "\(runDirectory)/dev") }

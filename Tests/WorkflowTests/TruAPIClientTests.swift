@@ -3,7 +3,9 @@ import CellularHTTP
 import FoundationEssentials
 import SimulatedServices
 import SimulatorScenario
+import SystemSupport
 import Testing
+import TestSupport
 @testable import Workflow
 
 /// `TruAPIClient` against the simulator's fake tru.ID API, called in-process: the products'
@@ -187,8 +189,8 @@ struct TruAPIClientTests {
     }
 
     @Test func aFileCacheCarriesTheTokenToTheNextClient() async throws {
-        let directory = try temporaryDirectory()
-        defer { removeTree(directory) }
+        let directory = try TemporaryDirectory.make("cellpath-truapi")
+        defer { FileSystem.removeTree(directory) }
         let cache = FileTokenCache(path: directory + "/cellpath/tokens.json")
         let transport = FakeAPITransport()
         let token = try await fakeClient(transport, tokenCache: cache).accessToken(scopes: ["coverage"])
@@ -200,8 +202,8 @@ struct TruAPIClientTests {
     }
 
     @Test func aCacheFileOthersCanReadIsNeitherTrustedNorReplaced() async throws {
-        let directory = try temporaryDirectory()
-        defer { removeTree(directory) }
+        let directory = try TemporaryDirectory.make("cellpath-truapi")
+        defer { FileSystem.removeTree(directory) }
         let path = directory + "/tokens.json"
         let planted = #"{"https://api.truid.test cp-client coverage":{"access_token":"planted","expires_at":9999999999}}"#
         try writeText(path, planted, mode: 0o644)
@@ -212,8 +214,8 @@ struct TruAPIClientTests {
     }
 
     @Test func aPrivateCacheFileIsTrusted() async throws {
-        let directory = try temporaryDirectory()
-        defer { removeTree(directory) }
+        let directory = try TemporaryDirectory.make("cellpath-truapi")
+        defer { FileSystem.removeTree(directory) }
         let path = directory + "/tokens.json"
         try writeText(path, #"{"https://api.truid.test cp-client coverage":{"access_token":"kept","expires_at":9999999999}}"#, mode: 0o600)
         let transport = FakeAPITransport()

@@ -120,26 +120,6 @@ struct TruAPIRetryTests {
 
 // MARK: Files
 
-func temporaryDirectory() throws -> String {
-    guard let made = mkdtemp(strdup("/tmp/cellpath-truapi-XXXXXX")) else { throw CellpathError(.cannotCreate, "mkdtemp") }
-    defer { free(made) }
-    return String(cString: made)
-}
-
-/// Deletes `path` and everything under it (no symbolic links are followed).
-func removeTree(_ path: String) {
-    if let directory = opendir(path) {
-        while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            if name != "." && name != ".." { removeTree(path + "/" + name) }
-        }
-        closedir(directory)
-        rmdir(path)
-    } else {
-        unlink(path)
-    }
-}
-
 func readText(_ path: String) throws -> String {
     guard let file = fopen(path, "r") else { throw CellpathError(.noInput, path) }
     defer { fclose(file) }

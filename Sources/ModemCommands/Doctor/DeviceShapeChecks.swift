@@ -82,18 +82,7 @@ enum DeviceShapeChecks {
     }
 
     /// The names in directory `path`, without `.` and `..`.
-    private static func entries(_ path: String) -> [String] {
-        guard let directory = opendir(path) else { return [] }
-        defer { closedir(directory) }
-        var names: [String] = []
-        while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) {
-                String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
-            }
-            if name != "." && name != ".." { names.append(name) }
-        }
-        return names
-    }
+    private static func entries(_ path: String) -> [String] { FileSystem.entries(path) ?? [] }
 }
 
 extension String {

@@ -96,18 +96,7 @@ struct DoctorCapture {
         return String(cString: resolved)
     }
 
-    private func entries(_ path: String) -> [String] {
-        guard let directory = opendir(path) else { return [] }
-        defer { closedir(directory) }
-        var names: [String] = []
-        while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) {
-                String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
-            }
-            if name != "." && name != ".." { names.append(name) }
-        }
-        return names
-    }
+    private func entries(_ path: String) -> [String] { FileSystem.entries(path) ?? [] }
 }
 
 /// Personal data found in the modems' reports and sysfs, each value with its placeholder:

@@ -52,17 +52,9 @@ enum HostProbes {
 
     /// The numeric entries of directory `path` (pids, descriptors); `readable` says whether it could be listed.
     private static func numericEntries(_ path: String, readable: (Bool) -> Void = { _ in }) -> [Int32] {
-        guard let directory = opendir(path) else { readable(false); return [] }
-        defer { closedir(directory) }
+        guard let names = FileSystem.entries(path) else { readable(false); return [] }
         readable(true)
-        var entries: [Int32] = []
-        while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { bytes in
-                String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
-            }
-            if let number = Int32(name) { entries.append(number) }
-        }
-        return entries
+        return names.compactMap { Int32($0) }
     }
 
     /// Where ModemManager keeps the FCC-unlock scripts it ships, one per `vid:pid` (lower-case hex).

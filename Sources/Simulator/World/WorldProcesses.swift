@@ -82,7 +82,8 @@ enum WorldProcesses {
             }
         }
         var ports: [FileIdentity: String] = [:]
-        guard let pid = daemon, let owner = processIdentity(pid), let links = entries("\(run.path)/dev") else {
+        guard let pid = daemon, let owner = processIdentity(pid),
+              let links = FileSystem.entries("\(run.path)/dev") else {
             return Marks(namespaces: namespaces, pins: pins)
         }
         let held = openFiles(pid)
@@ -115,7 +116,8 @@ enum WorldProcesses {
     /// its ancestors (a `sim down` run through `sim exec` stops the world, not itself), and
     /// `daemon` with its children.
     static func find(_ marks: Marks, sparing daemon: pid_t? = nil) -> [StoppedProcess] {
-        guard !marks.namespaces.isEmpty || !marks.ports.isEmpty, let pids = entries("/proc") else { return [] }
+        guard !marks.namespaces.isEmpty || !marks.ports.isEmpty,
+              let pids = FileSystem.entries("/proc") else { return [] }
         let spared = Set(ancestors() + (daemon.map { [$0] } ?? []))
         let ports = livePorts(marks)
         var found: [StoppedProcess] = []
@@ -167,19 +169,7 @@ enum WorldProcesses {
 
     /// The identities of the files `pid` has open.
     private static func openFiles(_ pid: pid_t) -> Set<FileIdentity> {
-        Set((entries("/proc/\(pid)/fd") ?? []).compactMap { identity("/proc/\(pid)/fd/\($0)") })
-    }
-
-    /// The names in directory `path` (without `.` and `..`), or nil when it cannot be read.
-    private static func entries(_ path: String) -> [String]? {
-        guard let dir = opendir(path) else { return nil }
-        defer { closedir(dir) }
-        var names: [String] = []
-        while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix(while: { $0 != 0 }), as: UTF8.self) }
-            if name != "." && name != ".." { names.append(name) }
-        }
-        return names
+        Set((FileSystem.entries("/proc/\(pid)/fd") ?? []).compactMap { identity("/proc/\(pid)/fd/\($0)") })
     }
 
     private static func identity(_ path: String) -> FileIdentity? {
