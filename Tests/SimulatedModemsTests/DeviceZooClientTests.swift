@@ -7,7 +7,7 @@ import TestSupport
 
 /// The real mbimcli and qmicli on each zoo profile's control port: identity, SIM, registration,
 /// and a connect where the profile's firmware lets one through without an unlock.
-@Suite("Device zoo with mbimcli and qmicli", .serialized)
+@Suite("Device zoo with mbimcli and qmicli", .serialized, .ownThreads)
 struct DeviceZooClientTests {
     /// The zoo profiles that have an MBIM or QMI port.
     static let served = DeviceProfile.zoo.filter { $0.controlProtocol != nil }.map(\.name)

@@ -8,7 +8,7 @@ import TestSupport
 
 /// The zoo scenario's modems side by side: per profile, the /dev nodes and the sysfs layout
 /// (docs/simulator-modems.md "Device zoo" layout tables), and the AT and XMM RPC ports.
-@Suite("Device zoo layout", .serialized)
+@Suite("Device zoo layout", .serialized, .ownThreads)
 struct DeviceZooLayoutTests {
     /// What one profile's modem must present: device nodes, resolved class links (relative to
     /// the sysfs root), attribute values, and entries that must not exist.

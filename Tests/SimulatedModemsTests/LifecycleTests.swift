@@ -8,7 +8,7 @@ import TestSupport
 
 /// Lifecycle events a simulated modem undergoes: reset with re-enumeration, SIM hot-swap, and
 /// the DNS servers a firmware reports, as mbimcli and qmicli see them.
-@Suite("Simulated modem lifecycle", .serialized)
+@Suite("Simulated modem lifecycle", .serialized, .ownThreads)
 struct ModemLifecycleTests {
     /// The SIM a swap inserts: identities of no scenario modem.
     static let otherSIM = SimulatedSIM(index: 7)

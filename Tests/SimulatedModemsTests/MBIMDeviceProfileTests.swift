@@ -8,7 +8,7 @@ import TestSupport
 /// The MBIM behaviours of the device zoo's profiles as mbimcli and qmicli see them: MBIMEx
 /// negotiation and the v2/v3 layouts, the FCC lock and its unlocks, the t7xx link-local IPv6
 /// address, dual-SIM slots and the eSIM without profile.
-@Suite("MBIM device profiles", .serialized)
+@Suite("MBIM device profiles", .serialized, .ownThreads)
 struct MBIMDeviceProfileTests {
     static func modem(_ device: DeviceProfile.Name,
                       _ configure: (inout SimulatedModem) -> Void = { _ in }) -> SimulatedModem {

@@ -7,7 +7,7 @@ import TestSupport
 
 /// The QMI device profiles (the zoo) as the real qmicli (libqmi 1.32) sees them: DMS UIM refused
 /// and the UIM service, SIM slots, the firmware's data format and QMAP binding.
-@Suite("QMI device profiles checked by qmicli", .serialized)
+@Suite("QMI device profiles checked by qmicli", .serialized, .ownThreads)
 struct QMIDeviceProfileTests {
     static let sim = SimulatedSIM(iccid: "8931440301234567890", imsi: "204080123456789", msisdn: "+31612345678",
                                   pinLocked: true, pin: "4321", pinAttemptsLeft: 3)
@@ -187,7 +187,7 @@ struct QMIDeviceProfileTests {
 
 /// The qmi_wwan `qmi/` attributes of a simulated QMI modem's net device, written as a host
 /// (qmi-network, ModemManager, a user) writes them, and the data path they leave the bearer.
-@Suite("qmi_wwan attributes of the simulated QMI modems", .serialized)
+@Suite("qmi_wwan attributes of the simulated QMI modems", .serialized, .ownThreads)
 struct QMIKernelAttributeTests {
     static func harness(_ device: DeviceProfile.Name) throws -> ModemHarness {
         var modem = SimulatedModem(protocol: .qmi)

@@ -8,7 +8,7 @@ import TestSupport
 /// ModemManager: what `mmcli` shows of each profile (plugin, ports, state), and what cellpath
 /// does with each (`cellpath modems --json`, the interface checks accept): every profile listed
 /// where it belongs, the L850 as unsupported with its reason, the HiLink in router mode.
-@Suite(.serialized, .enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)))
+@Suite(.serialized, .enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)), .ownThreads(.worlds))
 struct DeviceZooWorldTests {
     /// What ModemManager 1.20 makes of one profile: its plugin, primary port, ports as `mmcli`
     /// lists them, and state.

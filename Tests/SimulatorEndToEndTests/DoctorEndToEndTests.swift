@@ -8,7 +8,7 @@ import TestSupport
 /// machine broken on purpose — strict rp_filter (failed with its remedy; --fix restores it and
 /// says so), a missing source rule while cellpath's record exists, a bearer another program
 /// configured, and a caller without privilege — each finding and remedy asserted.
-@Suite(.serialized, .enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)))
+@Suite(.serialized, .enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)), .ownThreads(.worlds))
 struct DoctorEndToEndTests {
     /// `cellpath doctor -m 0 --json ARGS…` on the device: its exit status and checks by name.
     private static func doctor(_ device: SimulatedDevice, _ arguments: [String] = [])

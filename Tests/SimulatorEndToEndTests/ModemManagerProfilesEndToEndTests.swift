@@ -9,7 +9,7 @@ import TestSupport
 /// an FCC-locked one it unlocks with its fcc-unlock.d script, an eSIM without profile it marks
 /// failed, a dual-SIM modem whose slots it lists and switches, and a t7xx modem, unlocked through
 /// the control socket, whose link-local IPv6 address sends it to SLAAC/DHCP.
-@Suite(.serialized, .enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)))
+@Suite(.serialized, .enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)), .ownThreads(.worlds))
 struct ModemManagerProfilesEndToEndTests {
     static var scenario: Scenario {
         var scenario = Scenario.builtIn

@@ -10,7 +10,7 @@ import TestSupport
 /// falls back to the UIM service, reads the SIM's identities and reports both SIM slots; on the Quectel EC25 (raw-ip
 /// firmware, qmi_wwan in 802.3 mode) it aligns `qmi/raw_ip` with the firmware, and the bearer
 /// it connects carries traffic.
-@Suite(.serialized, .enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)))
+@Suite(.serialized, .enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)), .ownThreads(.worlds))
 struct ModemManagerQMIProfileEndToEndTests {
     private static var scenario: Scenario {
         var scenario = Scenario.builtIn

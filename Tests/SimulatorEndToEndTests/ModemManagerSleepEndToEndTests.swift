@@ -8,7 +8,7 @@ import TestSupport
 /// Suspend and resume with the real ModemManager: the world's fake logind emits
 /// PrepareForSleep(true) and (false) on the private bus; ModemManager takes logind's delay
 /// inhibitor, removes its modems on sleep and probes them again on resume.
-@Suite(.serialized, .enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)))
+@Suite(.serialized, .enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)), .ownThreads(.worlds))
 struct ModemManagerSleepEndToEndTests {
     @Test func modemManagerRemovesTheModemOnSuspendAndProbesItAgainOnResume() throws {
         var scenario = Scenario.builtIn

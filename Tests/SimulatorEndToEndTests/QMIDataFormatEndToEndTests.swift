@@ -11,7 +11,7 @@ import TestSupport
 /// `qmi/raw_ip` is aligned (only while the interface is down), and the RM500Q's QMAP session
 /// flows on the `qmimux0` device its host adds, never on the master. libqmi's qmi-network aligns
 /// the kernel with the firmware, as on hardware.
-@Suite(.serialized, .enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)))
+@Suite(.serialized, .enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)), .ownThreads(.worlds))
 struct QMIDataFormatEndToEndTests {
     private static var scenario: Scenario {
         var scenario = Scenario.builtIn

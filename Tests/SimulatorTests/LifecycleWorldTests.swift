@@ -8,7 +8,7 @@ import TestSupport
 
 /// Lifecycle events through the daemon's control API in a real world: reset with
 /// re-enumeration, SIM hot-swap, suspend/resume without ModemManager, reported DNS.
-@Suite(.serialized, .enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)))
+@Suite(.serialized, .enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)), .ownThreads(.worlds))
 struct LifecycleWorldTests {
     /// The SIM a swap inserts.
     static let newSIM = SIMIdentity(iccid: "8900101234567890997", imsi: "001010999999999", msisdn: "+447700900999")

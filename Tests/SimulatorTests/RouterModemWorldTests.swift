@@ -8,7 +8,7 @@ import TestSupport
 /// A router-mode modem (Huawei HiLink) in a real world: the device sees an Ethernet device
 /// `usbN`, leases 192.168.8.x from the modem's DHCP server, and its traffic reaches the carrier
 /// NATed onto the SIM's bearer address, so the carrier identifies that modem's SIM.
-@Suite(.serialized, .enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)))
+@Suite(.serialized, .enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)), .ownThreads(.worlds))
 struct RouterModemWorldTests {
     /// What udhcpc runs on a lease: the address and a default route (worse than Wi-Fi's).
     static let dhcpScript = """
