@@ -32,7 +32,7 @@ DEB_PACKAGES := pkg-config libglib2.0-dev libmbim-glib-dev libqmi-glib-dev libmm
 FUZZ_RUNS ?= 1000000
 FUZZ_SMOKE_RUNS ?= 20000
 
-.PHONY: all deps build test test-unit demo bench order-file docs install install-capability uninstall clean \
+.PHONY: all deps build test test-unit lint format demo bench order-file docs install install-capability uninstall clean \
 	fuzz fuzz-smoke
 
 all: build
@@ -64,6 +64,14 @@ test: deps
 test-unit: deps
 	$(SWIFT) build
 	CELLPATH_SKIP_ROOT_TESTS=1 CELLPATH_BIN=$$($(SWIFT) build --show-bin-path)/cellpath $(SWIFT) test --parallel
+
+## lint: the style check (swift-format, the toolchain's, with .swift-format): fails on any finding
+lint:
+	$(SWIFT) format lint --strict --recursive --parallel Package.swift Sources Tests Fuzz
+
+## format: rewrite the sources in the style `make lint` checks
+format:
+	$(SWIFT) format --in-place --recursive --parallel Package.swift Sources Tests Fuzz
 
 ## fuzz: build the fuzz targets (libFuzzer, AddressSanitizer) and run each FUZZ_RUNS times from Tests/FuzzCorpus
 fuzz: deps
