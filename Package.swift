@@ -24,10 +24,13 @@ func gioLibrary(_ name: String, pkgConfigFile: String, apt: String) -> Target {
 /// loads no other C++ library); and its functions laid out in the order a fetch runs them
 /// (link/cellpath.order, made by `make order-file`; symbols it no longer finds are ignored).
 let frontReleaseLinking: [LinkerSetting] = [
-    .unsafeFlags(["-use-ld=lld", "-L\(packageRoot)/link/static-libstdc++",
-                  "-Xlinker", "--symbol-ordering-file=\(packageRoot)/link/cellpath.order",
-                  "-Xlinker", "--no-warn-symbol-ordering"],
-                 .when(configuration: .release)),
+    .unsafeFlags(
+        [
+            "-use-ld=lld", "-L\(packageRoot)/link/static-libstdc++",
+            "-Xlinker", "--symbol-ordering-file=\(packageRoot)/link/cellpath.order",
+            "-Xlinker", "--no-warn-symbol-ordering"
+        ],
+        .when(configuration: .release))
 ]
 
 let package = Package(
@@ -40,7 +43,7 @@ let package = Package(
         .executable(name: "cellpath-number", targets: ["cellpath-number"]),
         .executable(name: "cellpath-modem", targets: ["cellpath-modem"]),
         .executable(name: "cellpath-check", targets: ["cellpath-check"]),
-        .executable(name: "cellpath-serve", targets: ["cellpath-serve"]),
+        .executable(name: "cellpath-serve", targets: ["cellpath-serve"])
     ],
     targets: [
         // MARK: C libraries
@@ -63,7 +66,6 @@ let package = Package(
         // libc-only helpers: namespace switches on private threads, TUN, socket binding.
         .target(name: "CShims"),
 
-
         // MARK: Swift modules (dependencies point down, see docs/architecture.md)
         .target(name: "CellpathCore"),
         // One set of POSIX helpers: descriptors, errno errors, I/O, threads, spawn, signals.
@@ -72,50 +74,95 @@ let package = Package(
         .target(name: "CellpathCrypto", dependencies: ["COpenSSL"]),
         .target(name: "PhoneNumbers", dependencies: ["CPhoneNumber", "CellpathCore"]),
         .target(name: "Configuration", dependencies: ["CGLib", "CellpathCore", "SystemSupport"]),
-        .target(name: "CellularHTTP", dependencies: ["CellpathCore", "SystemSupport", "CCurl", "CAres", "CNetlink", "CShims"]),
+        .target(
+            name: "CellularHTTP",
+            dependencies: ["CellpathCore", "SystemSupport", "CCurl", "CAres", "CNetlink", "CShims"]),
         .target(name: "Workflow", dependencies: ["CellpathCore", "CellularHTTP", "SystemSupport"]),
         .target(name: "ModemDiscovery", dependencies: ["SystemSupport"]),
         .target(name: "IPConfiguration", dependencies: ["CNetlink", "CellpathCore", "SystemSupport"]),
         // One GLib main-loop thread behind a global actor; libmbim and libqmi run only there.
         .target(name: "GLibRuntime", dependencies: ["CGIO", "CellpathCore", "SystemSupport"]),
-        .target(name: "Modems", dependencies: ["GLibRuntime", "ModemDiscovery", "CellpathCore", "CGIO", "CMBIM", "CQMI"]),
+        .target(
+            name: "Modems", dependencies: ["GLibRuntime", "ModemDiscovery", "CellpathCore", "CGIO", "CMBIM", "CQMI"]),
         // The modem backend over ModemManager's D-Bus API (libmm-glib), beside the direct MBIM and QMI ones.
-        .target(name: "ModemManagerBackend", dependencies: ["Modems", "GLibRuntime", "ModemDiscovery", "CellpathCore", "CGIO", "CModemManager"]),
+        .target(
+            name: "ModemManagerBackend",
+            dependencies: ["Modems", "GLibRuntime", "ModemDiscovery", "CellpathCore", "CGIO", "CModemManager"]),
         // Bringing a modem's bearer up and down: the steps, their undo, the records under /run/cellpath.
-        .target(name: "Bearers", dependencies: ["Modems", "IPConfiguration", "ModemDiscovery", "CellpathCore", "SystemSupport"]),
+        .target(
+            name: "Bearers",
+            dependencies: ["Modems", "IPConfiguration", "ModemDiscovery", "CellpathCore", "SystemSupport"]),
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "CellpathCore", "SystemSupport"]),
         // The simulated world, in three layers: scenario model → modems / web services → world.
         .target(name: "SimulatorScenario", dependencies: ["CellpathCore", "SystemSupport"]),
-        .target(name: "SimulatedModems", dependencies: ["SimulatorScenario", "CellpathCore", "SystemSupport", "CShims",
-                                                       "CellpathCrypto"]),
-        .target(name: "SimulatedServices", dependencies: ["SimulatorScenario", "CellpathCore", "SystemSupport",
-                                                         "HTTPServer", "CellpathCrypto", "COpenSSL"]),
-        .target(name: "Simulator", dependencies: ["SimulatedModems", "SimulatedServices", "SimulatorScenario", "ModemDiscovery",
-                                                  "CellpathCore", "SystemSupport", "HTTPServer", "CShims",
-                                                  "GLibRuntime", "CGIO"]),
+        .target(
+            name: "SimulatedModems",
+            dependencies: [
+                "SimulatorScenario", "CellpathCore", "SystemSupport", "CShims",
+                "CellpathCrypto"
+            ]),
+        .target(
+            name: "SimulatedServices",
+            dependencies: [
+                "SimulatorScenario", "CellpathCore", "SystemSupport",
+                "HTTPServer", "CellpathCrypto", "COpenSSL"
+            ]),
+        .target(
+            name: "Simulator",
+            dependencies: [
+                "SimulatedModems", "SimulatedServices", "SimulatorScenario", "ModemDiscovery",
+                "CellpathCore", "SystemSupport", "HTTPServer", "CShims",
+                "GLibRuntime", "CGIO"
+            ]),
         // `cellpath serve`: the dev-server compatible backend over the tru.ID REST client.
-        .target(name: "Server", dependencies: ["Workflow", "CellularHTTP", "HTTPServer", "PhoneNumbers", "CellpathCore",
-                                               "SystemSupport", "CellpathCrypto", "COpenSSL"]),
+        .target(
+            name: "Server",
+            dependencies: [
+                "Workflow", "CellularHTTP", "HTTPServer", "PhoneNumbers", "CellpathCore",
+                "SystemSupport", "CellpathCrypto", "COpenSSL"
+            ]),
         // The command-line framework: parser, specs, help, output, exit codes, the program runtime.
         // No domain module: commands are declared and implemented above it.
         .target(name: "CommandLineKit", dependencies: ["CellpathCore", "SystemSupport"]),
         // The command tree (every command's spec and help) and the front's own commands (fetch, config).
-        .target(name: "CellpathCLI", dependencies: ["CommandLineKit", "CellpathCore", "SystemSupport", "CellularHTTP",
-                                                    "Workflow", "Configuration", "ModemDiscovery"]),
+        .target(
+            name: "CellpathCLI",
+            dependencies: [
+                "CommandLineKit", "CellpathCore", "SystemSupport", "CellularHTTP",
+                "Workflow", "Configuration", "ModemDiscovery"
+            ]),
         // Each helper executable's commands, in a library of its own so that tests reach them.
-        .target(name: "SimCommands", dependencies: ["CellpathCLI", "CommandLineKit", "CellpathCore", "Simulator",
-                                                    "SimulatorScenario", "SystemSupport"]),
-        .target(name: "NumberCommands", dependencies: ["CellpathCLI", "CommandLineKit", "CellpathCore", "PhoneNumbers"]),
+        .target(
+            name: "SimCommands",
+            dependencies: [
+                "CellpathCLI", "CommandLineKit", "CellpathCore", "Simulator",
+                "SimulatorScenario", "SystemSupport"
+            ]),
+        .target(
+            name: "NumberCommands", dependencies: ["CellpathCLI", "CommandLineKit", "CellpathCore", "PhoneNumbers"]),
         // The modem commands' implementations: `cellpath-modem` runs them, `cellpath-check` takes its path from them.
-        .target(name: "ModemCommands", dependencies: ["CellpathCLI", "CommandLineKit", "CellpathCore", "ModemDiscovery",
-                                                      "Modems", "ModemManagerBackend", "Bearers", "IPConfiguration",
-                                                      "Configuration", "CellularHTTP", "SystemSupport", "CShims"]),
-        .target(name: "CheckCommands", dependencies: ["CellpathCLI", "CommandLineKit", "CellpathCore", "ModemCommands",
-                                                      "ModemDiscovery", "PhoneNumbers", "Workflow", "CellularHTTP",
-                                                      "Configuration", "SystemSupport"]),
-        .target(name: "ServeCommands", dependencies: ["CellpathCLI", "CommandLineKit", "CellpathCore", "Server", "Workflow",
-                                                      "CellularHTTP", "Configuration"]),
-        .executableTarget(name: "cellpath", dependencies: ["CellpathCLI", "CellpathCore"], linkerSettings: frontReleaseLinking),
+        .target(
+            name: "ModemCommands",
+            dependencies: [
+                "CellpathCLI", "CommandLineKit", "CellpathCore", "ModemDiscovery",
+                "Modems", "ModemManagerBackend", "Bearers", "IPConfiguration",
+                "Configuration", "CellularHTTP", "SystemSupport", "CShims"
+            ]),
+        .target(
+            name: "CheckCommands",
+            dependencies: [
+                "CellpathCLI", "CommandLineKit", "CellpathCore", "ModemCommands",
+                "ModemDiscovery", "PhoneNumbers", "Workflow", "CellularHTTP",
+                "Configuration", "SystemSupport"
+            ]),
+        .target(
+            name: "ServeCommands",
+            dependencies: [
+                "CellpathCLI", "CommandLineKit", "CellpathCore", "Server", "Workflow",
+                "CellularHTTP", "Configuration"
+            ]),
+        .executableTarget(
+            name: "cellpath", dependencies: ["CellpathCLI", "CellpathCore"], linkerSettings: frontReleaseLinking),
         .executableTarget(name: "cellpath-sim", dependencies: ["CellpathCLI", "CellpathCore", "SimCommands"]),
         .executableTarget(name: "cellpath-number", dependencies: ["CellpathCLI", "CellpathCore", "NumberCommands"]),
         .executableTarget(name: "cellpath-modem", dependencies: ["CellpathCLI", "CellpathCore", "ModemCommands"]),
@@ -124,49 +171,109 @@ let package = Package(
 
         // MARK: Tests
         // Runs one fetch with knobs the CLI does not offer (a forced source address, a timed cancel).
-        .executableTarget(name: "cellpath-fetch-probe", dependencies: ["CellularHTTP", "Workflow", "SystemSupport"], path: "Tests/FetchProbe"),
+        .executableTarget(
+            name: "cellpath-fetch-probe", dependencies: ["CellularHTTP", "Workflow", "SystemSupport"],
+            path: "Tests/FetchProbe"),
         // Applies and undoes a bearer's addressing in the namespace it runs in (`ip netns exec`).
-        .executableTarget(name: "cellpath-ipconfig-probe", dependencies: ["IPConfiguration", "CellpathCore"], path: "Tests/IPConfigProbe"),
-        .target(name: "TestSupport", dependencies: ["CellpathCore", "SystemSupport", "Simulator", "SimulatorScenario", "SimulatedModems",
-                                                   "ModemDiscovery"], path: "Tests/TestSupport"),
+        .executableTarget(
+            name: "cellpath-ipconfig-probe", dependencies: ["IPConfiguration", "CellpathCore"],
+            path: "Tests/IPConfigProbe"),
+        .target(
+            name: "TestSupport",
+            dependencies: [
+                "CellpathCore", "SystemSupport", "Simulator", "SimulatorScenario", "SimulatedModems",
+                "ModemDiscovery"
+            ], path: "Tests/TestSupport"),
         .testTarget(name: "CellpathCoreTests", dependencies: ["CellpathCore"]),
         .testTarget(name: "CommandLineKitTests", dependencies: ["CommandLineKit", "CellpathCore", "SystemSupport"]),
-        .testTarget(name: "CellpathCLITests", dependencies: ["CellpathCLI", "CommandLineKit", "SystemSupport",
-                                                             "TestSupport"]),
-        .testTarget(name: "ModemCommandsTests", dependencies: ["ModemCommands", "CellpathCLI", "CommandLineKit", "CellpathCore",
-                                                               "ModemDiscovery", "Bearers"]),
-        .testTarget(name: "CheckCommandsTests", dependencies: ["CheckCommands", "CellpathCLI", "CommandLineKit", "CellpathCore",
-                                                               "Workflow"]),
+        .testTarget(
+            name: "CellpathCLITests",
+            dependencies: [
+                "CellpathCLI", "CommandLineKit", "SystemSupport",
+                "TestSupport"
+            ]),
+        .testTarget(
+            name: "ModemCommandsTests",
+            dependencies: [
+                "ModemCommands", "CellpathCLI", "CommandLineKit", "CellpathCore",
+                "ModemDiscovery", "Bearers"
+            ]),
+        .testTarget(
+            name: "CheckCommandsTests",
+            dependencies: [
+                "CheckCommands", "CellpathCLI", "CommandLineKit", "CellpathCore",
+                "Workflow"
+            ]),
         // Every command of the tree implemented once, by the executable its spec places it in.
-        .testTarget(name: "CommandImplementationTests", dependencies: ["CellpathCLI", "CommandLineKit", "SimCommands",
-                                                                      "NumberCommands", "ModemCommands", "CheckCommands",
-                                                                      "ServeCommands"]),
+        .testTarget(
+            name: "CommandImplementationTests",
+            dependencies: [
+                "CellpathCLI", "CommandLineKit", "SimCommands",
+                "NumberCommands", "ModemCommands", "CheckCommands",
+                "ServeCommands"
+            ]),
         .testTarget(name: "EndToEndTests", dependencies: ["SystemSupport", "TestSupport"]),
         .testTarget(name: "SystemSupportTests", dependencies: ["SystemSupport", "TestSupport"]),
         .testTarget(name: "PhoneNumbersTests", dependencies: ["PhoneNumbers"]),
         .testTarget(name: "ConfigurationTests", dependencies: ["Configuration", "SystemSupport", "TestSupport"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "CShims", "SystemSupport", "TestSupport"]),
-        .testTarget(name: "CellularHTTPTests", dependencies: ["CellularHTTP", "Workflow", "SystemSupport", "TestSupport"],
-                    exclude: ["Fixtures"]),
-        .testTarget(name: "WorkflowTests", dependencies: ["Workflow", "CellularHTTP", "CellpathCore", "SimulatedServices", "SimulatorScenario",
-                                                        "HTTPServer", "SystemSupport", "TestSupport"]),
+        .testTarget(
+            name: "CellularHTTPTests", dependencies: ["CellularHTTP", "Workflow", "SystemSupport", "TestSupport"],
+            exclude: ["Fixtures"]),
+        .testTarget(
+            name: "WorkflowTests",
+            dependencies: [
+                "Workflow", "CellularHTTP", "CellpathCore", "SimulatedServices", "SimulatorScenario",
+                "HTTPServer", "SystemSupport", "TestSupport"
+            ]),
         .testTarget(name: "IPConfigurationTests", dependencies: ["TestSupport", "CellpathCore"]),
         .testTarget(name: "GLibRuntimeTests", dependencies: ["GLibRuntime", "CGIO"]),
-        .testTarget(name: "ModemsTests", dependencies: ["Modems", "ModemDiscovery", "GLibRuntime", "CellpathCore", "CMBIM", "CQMI", "SimulatedModems",
-                                                        "SimulatorScenario", "TestSupport"]),
-        .testTarget(name: "ModemManagerBackendTests", dependencies: ["ModemManagerBackend", "GLibRuntime", "CellpathCore", "CModemManager"]),
-        .testTarget(name: "BearersTests", dependencies: ["Bearers", "TestSupport", "SimulatedModems", "SimulatorScenario", "CellpathCore", "SystemSupport"]),
-        .testTarget(name: "ModemDiscoveryTests", dependencies: ["ModemDiscovery", "SimulatedModems", "SimulatorScenario", "SystemSupport",
-                                                          "TestSupport"]),
+        .testTarget(
+            name: "ModemsTests",
+            dependencies: [
+                "Modems", "ModemDiscovery", "GLibRuntime", "CellpathCore", "CMBIM", "CQMI", "SimulatedModems",
+                "SimulatorScenario", "TestSupport"
+            ]),
+        .testTarget(
+            name: "ModemManagerBackendTests",
+            dependencies: ["ModemManagerBackend", "GLibRuntime", "CellpathCore", "CModemManager"]),
+        .testTarget(
+            name: "BearersTests",
+            dependencies: [
+                "Bearers", "TestSupport", "SimulatedModems", "SimulatorScenario", "CellpathCore", "SystemSupport"
+            ]),
+        .testTarget(
+            name: "ModemDiscoveryTests",
+            dependencies: [
+                "ModemDiscovery", "SimulatedModems", "SimulatorScenario", "SystemSupport",
+                "TestSupport"
+            ]),
         .testTarget(name: "SimulatorScenarioTests", dependencies: ["SimulatorScenario", "CellpathCore"]),
-        .testTarget(name: "SimulatedModemsTests", dependencies: ["SimulatedModems", "SimulatorScenario", "CellpathCore",
-                                                                "SystemSupport", "TestSupport"]),
-        .testTarget(name: "SimulatedServicesTests", dependencies: ["SimulatedServices", "Simulator", "SimulatorScenario", "HTTPServer", "CShims", "TestSupport",
-                                                                 "CellpathCrypto", "COpenSSL"]),
-        .testTarget(name: "SimulatorTests", dependencies: ["Simulator", "SimulatorScenario", "CShims", "TestSupport", "HTTPServer"]),
-        .testTarget(name: "ServerTests", dependencies: ["Server", "Workflow", "HTTPServer", "SimulatorScenario", "SimulatedServices", "CellpathCore", "PhoneNumbers",
-                                                   "CellpathCrypto", "TestSupport"]),
-        .testTarget(name: "SimulatorEndToEndTests", dependencies: ["Simulator", "SimulatorScenario", "CellpathCore", "TestSupport"]),
+        .testTarget(
+            name: "SimulatedModemsTests",
+            dependencies: [
+                "SimulatedModems", "SimulatorScenario", "CellpathCore",
+                "SystemSupport", "TestSupport"
+            ]),
+        .testTarget(
+            name: "SimulatedServicesTests",
+            dependencies: [
+                "SimulatedServices", "Simulator", "SimulatorScenario", "HTTPServer", "CShims", "TestSupport",
+                "CellpathCrypto", "COpenSSL"
+            ]),
+        .testTarget(
+            name: "SimulatorTests",
+            dependencies: ["Simulator", "SimulatorScenario", "CShims", "TestSupport", "HTTPServer"]),
+        .testTarget(
+            name: "ServerTests",
+            dependencies: [
+                "Server", "Workflow", "HTTPServer", "SimulatorScenario", "SimulatedServices", "CellpathCore",
+                "PhoneNumbers",
+                "CellpathCrypto", "TestSupport"
+            ]),
+        .testTarget(
+            name: "SimulatorEndToEndTests",
+            dependencies: ["Simulator", "SimulatorScenario", "CellpathCore", "TestSupport"])
     ],
     swiftLanguageModes: [.v6]
 )
@@ -178,11 +285,17 @@ if Context.environment["CELLPATH_FUZZ"] == "1" {
     package.products.append(.executable(name: "cellpath-fuzz", targets: ["cellpath-fuzz"]))
     package.targets += [
         // libcurl, libphonenumber, libmbim and libqmi called directly: the independent side of each differential check.
-        .target(name: "FuzzOracles", dependencies: ["CCurl", "CFuzzPhoneNumber", "CMBIM", "CQMI"], path: "Fuzz/FuzzOracles"),
-        .target(name: "CFuzzPhoneNumber", path: "Fuzz/CFuzzPhoneNumber",
-                linkerSettings: [.linkedLibrary("phonenumber"), .linkedLibrary("protobuf")]),
-        .executableTarget(name: "cellpath-fuzz", dependencies: ["FuzzOracles", "CellpathCore", "CellularHTTP", "Workflow", "PhoneNumbers", "Modems",
-                                                         "SimulatedModems", "SimulatorScenario", "SimulatedServices", "Configuration", "Server", "HTTPServer"],
-                          path: "Fuzz/cellpath-fuzz"),
+        .target(
+            name: "FuzzOracles", dependencies: ["CCurl", "CFuzzPhoneNumber", "CMBIM", "CQMI"], path: "Fuzz/FuzzOracles"),
+        .target(
+            name: "CFuzzPhoneNumber", path: "Fuzz/CFuzzPhoneNumber",
+            linkerSettings: [.linkedLibrary("phonenumber"), .linkedLibrary("protobuf")]),
+        .executableTarget(
+            name: "cellpath-fuzz",
+            dependencies: [
+                "FuzzOracles", "CellpathCore", "CellularHTTP", "Workflow", "PhoneNumbers", "Modems",
+                "SimulatedModems", "SimulatorScenario", "SimulatedServices", "Configuration", "Server", "HTTPServer"
+            ],
+            path: "Fuzz/cellpath-fuzz")
     ]
 }

@@ -10,7 +10,8 @@ public enum CurlURLOracle {
         defer { curl_url_cleanup(handle) }
         let flags = UInt32(CURLU_NON_SUPPORT_SCHEME)
         guard curl_url_set(handle, CURLUPART_URL, base, flags) == CURLUE_OK,
-              curl_url_set(handle, CURLUPART_URL, location, flags) == CURLUE_OK else { return nil }
+            curl_url_set(handle, CURLUPART_URL, location, flags) == CURLUE_OK
+        else { return nil }
         var out: UnsafeMutablePointer<CChar>?
         guard curl_url_get(handle, CURLUPART_URL, &out, 0) == CURLUE_OK, let out else { return nil }
         defer { curl_free(out) }

@@ -16,7 +16,8 @@ public enum MBIMOracle {
 
     /// `bytes` read as one MBIM message; nil when libmbim finds it invalid.
     public static func validate(_ bytes: [UInt8]) -> Message? {
-        guard bytes.count >= 12, let message = bytes.withUnsafeBufferPointer({ mbim_message_new($0.baseAddress, UInt32($0.count)) })
+        guard bytes.count >= 12,
+            let message = bytes.withUnsafeBufferPointer({ mbim_message_new($0.baseAddress, UInt32($0.count)) })
         else { return nil }
         defer { mbim_message_unref(message) }
         var error: UnsafeMutablePointer<GError>?
@@ -24,19 +25,24 @@ public enum MBIMOracle {
             g_clear_error(&error)
             return nil
         }
-        return Message(type: mbim_message_get_message_type(message).rawValue, transactionID: mbim_message_get_transaction_id(message))
+        return Message(
+            type: mbim_message_get_message_type(message).rawValue,
+            transactionID: mbim_message_get_transaction_id(message))
     }
 
     /// The service and CID of a complete COMMAND_DONE, and whether its status is success.
     public static func commandDone(_ bytes: [UInt8]) -> (isBasicConnect: Bool, cid: UInt32, success: Bool)? {
         guard validate(bytes)?.type == MBIM_MESSAGE_TYPE_COMMAND_DONE.rawValue,
-              let message = bytes.withUnsafeBufferPointer({ mbim_message_new($0.baseAddress, UInt32($0.count)) }) else { return nil }
+            let message = bytes.withUnsafeBufferPointer({ mbim_message_new($0.baseAddress, UInt32($0.count)) })
+        else { return nil }
         defer { mbim_message_unref(message) }
         var error: UnsafeMutablePointer<GError>?
         let success = mbim_message_command_done_get_result(message, &error) != 0
         g_clear_error(&error)
-        return (mbim_message_command_done_get_service(message) == MBIM_SERVICE_BASIC_CONNECT,
-                mbim_message_command_done_get_cid(message), success)
+        return (
+            mbim_message_command_done_get_service(message) == MBIM_SERVICE_BASIC_CONNECT,
+            mbim_message_command_done_get_cid(message), success
+        )
     }
 
     /// OPEN with `transactionID`, as libmbim builds it.
@@ -82,16 +88,20 @@ public enum QMIOracle {
             return nil
         }
         defer { qmi_message_unref(message) }
-        let parsed = Message(service: UInt8(truncatingIfNeeded: qmi_message_get_service(message).rawValue),
-                             clientID: qmi_message_get_client_id(message), transactionID: qmi_message_get_transaction_id(message),
-                             messageID: qmi_message_get_message_id(message))
+        let parsed = Message(
+            service: UInt8(truncatingIfNeeded: qmi_message_get_service(message).rawValue),
+            clientID: qmi_message_get_client_id(message), transactionID: qmi_message_get_transaction_id(message),
+            messageID: qmi_message_get_message_id(message))
         return (parsed, bytes.count - Int(raw.pointee.len))
     }
 
     /// A request frame as libqmi builds it, with one TLV per element of `tlvs`.
-    public static func request(service: UInt8, clientID: UInt8, transactionID: UInt16, messageID: UInt16,
-                               tlvs: [(type: UInt8, value: [UInt8])]) -> [UInt8] {
-        guard let message = qmi_message_new(QmiService(rawValue: Int32(service)), clientID, transactionID, messageID) else { return [] }
+    public static func request(
+        service: UInt8, clientID: UInt8, transactionID: UInt16, messageID: UInt16,
+        tlvs: [(type: UInt8, value: [UInt8])]
+    ) -> [UInt8] {
+        guard let message = qmi_message_new(QmiService(rawValue: Int32(service)), clientID, transactionID, messageID)
+        else { return [] }
         defer { qmi_message_unref(message) }
         for tlv in tlvs {
             let offset = qmi_message_tlv_write_init(message, tlv.type, nil)
@@ -109,7 +119,9 @@ public enum QMIOracle {
 public enum ModemTraceOracle {
     /// libmbim's trace of the Basic Connect PIN set that enters `pin`, as cellpath sends it; nil when libmbim cannot build it.
     public static func pinEntry(_ pin: String) -> String? {
-        guard let message = mbim_message_pin_set_new(MBIM_PIN_TYPE_PIN1, MBIM_PIN_OPERATION_ENTER, pin, "", nil) else { return nil }
+        guard let message = mbim_message_pin_set_new(MBIM_PIN_TYPE_PIN1, MBIM_PIN_OPERATION_ENTER, pin, "", nil) else {
+            return nil
+        }
         defer { mbim_message_unref(message) }
         guard let text = mbim_message_get_printable_full(message, 1, 0, ">>>>>> ", 0, nil) else { return nil }
         defer { g_free(text) }

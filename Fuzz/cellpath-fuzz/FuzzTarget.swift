@@ -31,12 +31,13 @@ let allFuzzTargets: [RegisteredTarget] = [
     RegisteredTarget(ScenarioTarget.self),
     RegisteredTarget(ConfigurationTarget.self),
     RegisteredTarget(ServeRequestTarget.self),
-    RegisteredTarget(WebhookTarget.self),
+    RegisteredTarget(WebhookTarget.self)
 ]
 
 /// Stops the process with `message` unless `condition` holds: libFuzzer reports it as a crash and
 /// writes the input to a `crash-…` file.
-func require(_ condition: Bool, _ message: @autoclosure () -> String, file: StaticString = #fileID, line: UInt = #line) {
+func require(_ condition: Bool, _ message: @autoclosure () -> String, file: StaticString = #fileID, line: UInt = #line)
+{
     guard !condition else { return }
     writeError("invariant failed at \(file):\(line): \(message())\n")
     abort()
@@ -44,8 +45,10 @@ func require(_ condition: Bool, _ message: @autoclosure () -> String, file: Stat
 
 /// Bytes shown for a failure message: printable ASCII as it is, the rest escaped.
 func shown(_ text: String) -> String {
-    text.unicodeScalars.map { $0.isASCII && $0.value >= 0x20 && $0.value < 0x7F ? String($0) : "\\u{\(String($0.value, radix: 16))}" }
-        .joined()
+    text.unicodeScalars.map {
+        $0.isASCII && $0.value >= 0x20 && $0.value < 0x7F ? String($0) : "\\u{\(String($0.value, radix: 16))}"
+    }
+    .joined()
 }
 
 /// Writes `text` to standard error, unbuffered (the process may abort right after).

@@ -17,8 +17,10 @@ public struct BearerRequest: Sendable {
     /// How long to wait for another cellpath process that is changing the modem's bearer.
     public var lockWait: Duration
 
-    public init(settings: BearerSettings, pin: String? = nil, deadline: ContinuousClock.Instant, use: BearerUse,
-                lockWait: Duration = BearerUse.defaultLockWait) {
+    public init(
+        settings: BearerSettings, pin: String? = nil, deadline: ContinuousClock.Instant, use: BearerUse,
+        lockWait: Duration = BearerUse.defaultLockWait
+    ) {
         self.settings = settings
         self.pin = pin
         self.deadline = deadline
@@ -65,7 +67,10 @@ public struct BearerBringUp: Sendable {
     /// Announces each step (the command's progress line).
     public let progress: @Sendable (String) -> Void
 
-    public init(modem: DiscoveredModem, records: BearerRecords, logger: Logger, progress: @escaping @Sendable (String) -> Void = { _ in }) {
+    public init(
+        modem: DiscoveredModem, records: BearerRecords, logger: Logger,
+        progress: @escaping @Sendable (String) -> Void = { _ in }
+    ) {
         self.modem = modem
         self.records = records
         self.logger = logger
@@ -83,13 +88,19 @@ public struct BearerBringUp: Sendable {
 
     /// Runs the steps on `backend` (open on `modem`'s port), following its indications with
     /// `follower`. Throws the failing step's error after undoing; `.cancelled` when the task was.
-    public func run(_ request: BearerRequest, on backend: any ModemBackend,
-                    following follower: IndicationFollower) async throws(CellpathError) -> BearerOutcome {
+    public func run(
+        _ request: BearerRequest, on backend: any ModemBackend,
+        following follower: IndicationFollower
+    ) async throws(CellpathError) -> BearerOutcome {
         var changes: [Change] = []
         var step = "waiting for the modem's lock"
-        let lock = try await ModemLock.acquire(modem, in: records, purpose: "bringing the bearer up",
-                                               wait: request.lockWait) { holder in
-            logger.warning("waiting for \(holder) to finish with modem \(modem.index)'s bearer (up to \(Int(request.lockWait.components.seconds)) s)")
+        let lock = try await ModemLock.acquire(
+            modem, in: records, purpose: "bringing the bearer up",
+            wait: request.lockWait
+        ) { holder in
+            logger.warning(
+                "waiting for \(holder) to finish with modem \(modem.index)'s bearer (up to \(Int(request.lockWait.components.seconds)) s)"
+            )
         }
         defer { lock.release() }
         do {
@@ -102,11 +113,14 @@ public struct BearerBringUp: Sendable {
         }
     }
 
-    private func steps(_ request: BearerRequest, _ backend: any ModemBackend, _ follower: IndicationFollower,
-                       _ changes: inout [Change], _ step: inout String) async throws -> BearerOutcome {
+    private func steps(
+        _ request: BearerRequest, _ backend: any ModemBackend, _ follower: IndicationFollower,
+        _ changes: inout [Change], _ step: inout String
+    ) async throws -> BearerOutcome {
         guard let interface = modem.interfaces.first else {
-            throw CellpathError(.unavailable, "modem \(modem.index) (\(modem.ports[0].name)) has no network interface",
-                                hint: "its driver (cdc_mbim, qmi_wwan, mhi_wwan) did not create one: check dmesg")
+            throw CellpathError(
+                .unavailable, "modem \(modem.index) (\(modem.ports[0].name)) has no network interface",
+                hint: "its driver (cdc_mbim, qmi_wwan, mhi_wwan) did not create one: check dmesg")
         }
         func begin(_ name: String) throws {
             try Task.checkCancellation()
@@ -138,12 +152,15 @@ public struct BearerBringUp: Sendable {
 
         try begin("waiting for registration")
         let firstRegistration = try await registrationRead.get(), firstPacketService = try await packetServiceRead.get()
-        let registration = try await registered(request.deadline, backend, follower, first: changed ? nil : (firstRegistration, seen))
+        let registration = try await registered(
+            request.deadline, backend, follower, first: changed ? nil : (firstRegistration, seen))
         let network = registration.servingOperator
-        logger.info("registered (\(registration.state.rawValue)) on \(network?.name ?? network?.id ?? "the network")\(registration.accessTechnology.map { ", \($0.rawValue)" } ?? "")")
+        logger.info(
+            "registered (\(registration.state.rawValue)) on \(network?.name ?? network?.id ?? "the network")\(registration.accessTechnology.map { ", \($0.rawValue)" } ?? "")"
+        )
 
         try begin("waiting for the packet service")
-        let fresh = !changed && firstRegistration.isRegistered   // else the packet service may have changed since
+        let fresh = !changed && firstRegistration.isRegistered  // else the packet service may have changed since
         try await attached(request.deadline, backend, follower, first: fresh ? (firstPacketService, seen) : nil)
         logger.info("packet service attached")
         // What only the checks needed goes back while the bearer connects (QMI: not at the end).
@@ -161,15 +178,20 @@ public struct BearerBringUp: Sendable {
                 record = previous
                 logger.info("reusing the bearer that cellpath connected earlier")
             } else {
-                record = previous ?? BearerRecord(controlPort: modem.ports[0].devicePath, protocol: modem.protocol.rawValue,
-                                                  interface: interface, apn: bearer.apn ?? request.settings.apn,
-                                                  connectedByCellpath: false, handle: nil, since: Self.now)
+                record =
+                    previous
+                    ?? BearerRecord(
+                        controlPort: modem.ports[0].devicePath, protocol: modem.protocol.rawValue,
+                        interface: interface, apn: bearer.apn ?? request.settings.apn,
+                        connectedByCellpath: false, handle: nil, since: Self.now)
                 logger.info("reusing the bearer connected by another program (it stays up when cellpath is done)")
             }
         } else {
             guard bearer.state == .disconnected || bearer.state == .unknown else {
-                throw CellpathError(.temporary, "modem \(modem.index)'s bearer is \(bearer.state.rawValue): another program is changing it",
-                                    hint: "retry in a moment")
+                throw CellpathError(
+                    .temporary,
+                    "modem \(modem.index)'s bearer is \(bearer.state.rawValue): another program is changing it",
+                    hint: "retry in a moment")
             }
             if let previous {
                 // The bearer went down without cellpath (dropped by the network): its addressing is
@@ -189,15 +211,18 @@ public struct BearerBringUp: Sendable {
             try begin("connecting")
             follower.clearDrop()
             changes.append(.record(nil))
-            let connection = await Self.result { () async throws(ModemError) in try await backend.connect(request.settings) }
+            let connection = await Self.result { () async throws(ModemError) in
+                try await backend.connect(request.settings)
+            }
             if case .failure(let error) = connection, error.layer == .transport {
                 // Sent but unanswered: the modem may have connected anyway.
                 changes.append(.connected(BearerHandle()))
             }
             let handle = try connection.get()
             changes.append(.connected(handle))
-            record = BearerRecord(controlPort: modem.ports[0].devicePath, protocol: modem.protocol.rawValue, interface: interface,
-                                  apn: request.settings.apn, connectedByCellpath: true, handle: handle, since: Self.now)
+            record = BearerRecord(
+                controlPort: modem.ports[0].devicePath, protocol: modem.protocol.rawValue, interface: interface,
+                apn: request.settings.apn, connectedByCellpath: true, handle: handle, since: Self.now)
             record.adopt(request.use)
             try records.save(record)
             logger.info("bearer connected\(request.settings.apn.map { " on APN \($0)" } ?? "")")
@@ -206,38 +231,50 @@ public struct BearerBringUp: Sendable {
         }
         await checkClientsReleased
         let wanted = request.settings.ipType
-        bearer = try BearerIPConfigurationCheck(modemIndex: modem.index, interface: interface, wanted: wanted,
-                                                networks: InterfaceSnapshot.networks()).checked(bearer) { logger.warning("\($0)") }
+        bearer = try BearerIPConfigurationCheck(
+            modemIndex: modem.index, interface: interface, wanted: wanted,
+            networks: InterfaceSnapshot.networks()
+        ).checked(bearer) { logger.warning("\($0)") }
         let ipv4 = wanted.includesIPv4 ? bearer.ipv4Address : nil
-        let ipv6 = wanted.includesIPv6 ? bearer.ipv6Address.map {
-            IPv6Addressing(address: $0, prefixLength: bearer.ipv6PrefixLength.flatMap { (1...128).contains($0) ? $0 : nil } ?? 64,
-                           gateway: bearer.ipv6Gateway)
-        } : nil
+        let ipv6 =
+            wanted.includesIPv6
+            ? bearer.ipv6Address.map {
+                IPv6Addressing(
+                    address: $0,
+                    prefixLength: bearer.ipv6PrefixLength.flatMap { (1 ... 128).contains($0) ? $0 : nil } ?? 64,
+                    gateway: bearer.ipv6Gateway)
+            } : nil
         guard ipv4 != nil || ipv6 != nil else {
             let family = wanted == .ipv4 ? "IPv4" : wanted == .ipv6 ? "IPv6" : "IP"
             let granted = bearer.grantedIPType.map { " (it has \($0.rawValue) only)" } ?? ""
-            throw CellpathError(.unavailable, "modem \(modem.index)'s bearer has no \(family) address\(granted)",
-                                hint: reused ? "take it down (cellpath bearer down -m \(modem.index)) or ask for what it has (--ip-type)"
-                                             : "the network may not offer this address family on the APN: try --ip-type ipv4v6")
+            throw CellpathError(
+                .unavailable, "modem \(modem.index)'s bearer has no \(family) address\(granted)",
+                hint: reused
+                    ? "take it down (cellpath bearer down -m \(modem.index)) or ask for what it has (--ip-type)"
+                    : "the network may not offer this address family on the APN: try --ip-type ipv4v6")
         }
         if record.apn == nil { record.apn = bearer.apn }
         if reused { record.adopt(request.use) }
 
         try begin("configuring \(interface)")
         if reused { changes.append(.record(previous)) }
-        let applied = try InterfaceConfigurator().apply(BearerAddressing(interface: interface, address: ipv4, ipv6: ipv6, mtu: bearer.mtu))
+        let applied = try InterfaceConfigurator().apply(
+            BearerAddressing(interface: interface, address: ipv4, ipv6: ipv6, mtu: bearer.mtu))
         changes.append(.addressing(applied))
         record.addressing = record.addressing.map { $0.merged(with: applied) } ?? applied
         try records.save(record)
         let configured = [ipv4.map { "\($0)/32" }, ipv6.map { "\($0.address)/\($0.prefixLength)" }].compactMap { $0 }
-        logger.info("\(interface) configured with \(configured.joined(separator: " and "))\(bearer.mtu.map { ", MTU \($0)" } ?? "")")
+        logger.info(
+            "\(interface) configured with \(configured.joined(separator: " and "))\(bearer.mtu.map { ", MTU \($0)" } ?? "")"
+        )
 
         try begin("verifying \(interface)")
         // The configurator wrote the addresses in the kernel's text form.
         let addresses = [applied.addressing.address, applied.addressing.ipv6?.address].compactMap { $0 }
         for address in addresses where !InterfaceState.holds(address, on: interface) {
-            throw CellpathError(.unavailable, "\(interface) does not hold \(address) after configuring it",
-                                hint: "another program (NetworkManager?) may manage \(interface): see docs/operations.md")
+            throw CellpathError(
+                .unavailable, "\(interface) does not hold \(address) after configuring it",
+                hint: "another program (NetworkManager?) may manage \(interface): see docs/operations.md")
         }
 
         // The modem says so at once (an indication) if the network drops the bearer meanwhile.
@@ -245,10 +282,11 @@ public struct BearerBringUp: Sendable {
         // DNS servers of a family the path has no address of cannot be reached from it.
         let dns = bearer.dnsServers.filter { $0.contains(":") ? ipv6 != nil : ipv4 != nil }
         logger.info("bearer up: \(interface) \(addresses.joined(separator: " ")), DNS \(dns.joined(separator: ", "))")
-        let path = CellularPath(interfaceName: interface, ipv4Address: applied.addressing.address,
-                                ipv6Address: applied.addressing.ipv6?.address, dnsServers: dns, mtu: bearer.mtu,
-                                operatorID: network?.id, modemBackend: backend.backendName,
-                                ipv6PrefixLength: applied.addressing.ipv6?.prefixLength, ipv6Gateway: applied.addressing.ipv6?.gateway)
+        let path = CellularPath(
+            interfaceName: interface, ipv4Address: applied.addressing.address,
+            ipv6Address: applied.addressing.ipv6?.address, dnsServers: dns, mtu: bearer.mtu,
+            operatorID: network?.id, modemBackend: backend.backendName,
+            ipv6PrefixLength: applied.addressing.ipv6?.prefixLength, ipv6Gateway: applied.addressing.ipv6?.gateway)
         return BearerOutcome(path: path, bearer: bearer, registration: registration, reused: reused, record: record)
     }
 
@@ -256,17 +294,24 @@ public struct BearerBringUp: Sendable {
 
     /// SIM ready (`sim` as first read), with PIN1 entered when needed and safe; true when the
     /// PIN was entered.
-    private func readySIM(_ first: SIMStatus, _ request: BearerRequest, _ backend: any ModemBackend) async throws -> Bool {
+    private func readySIM(
+        _ first: SIMStatus, _ request: BearerRequest, _ backend: any ModemBackend
+    ) async throws -> Bool {
         var sim = first
         let locked = sim.state == .pinRequired
         if locked {
             guard let pin = request.pin else {
-                throw CellpathError(.permission, "modem \(modem.index)'s SIM is locked by its PIN\(Self.attempts(sim.pinRetries))",
-                                    hint: "give the PIN in a file: --pin-file FILE")
+                throw CellpathError(
+                    .permission, "modem \(modem.index)'s SIM is locked by its PIN\(Self.attempts(sim.pinRetries))",
+                    hint: "give the PIN in a file: --pin-file FILE")
             }
             guard let retries = sim.pinRetries, retries >= 2 else {
-                throw CellpathError(.permission, "modem \(modem.index)'s SIM is locked by its PIN\(Self.attempts(sim.pinRetries)): cellpath does not spend a PIN attempt when fewer than 2 are left",
-                                    hint: "enter the PIN by hand if you are sure of it (mmcli --pin, mbimcli --enter-pin, qmicli --dms-uim-verify-pin)")
+                throw CellpathError(
+                    .permission,
+                    "modem \(modem.index)'s SIM is locked by its PIN\(Self.attempts(sim.pinRetries)): cellpath does not spend a PIN attempt when fewer than 2 are left",
+                    hint:
+                        "enter the PIN by hand if you are sure of it (mmcli --pin, mbimcli --enter-pin, qmicli --dms-uim-verify-pin)"
+                )
             }
             progress("entering the PIN")
             sim = try await backend.unlockSIM(pin: pin)
@@ -276,29 +321,36 @@ public struct BearerBringUp: Sendable {
         case .ready:
             logger.info("SIM ready")
         case .absent:
-            throw CellpathError(.unavailable, "modem \(modem.index) has no SIM", hint: "insert a SIM (and restart the modem if it needs it)")
+            throw CellpathError(
+                .unavailable, "modem \(modem.index) has no SIM",
+                hint: "insert a SIM (and restart the modem if it needs it)")
         case .pinRequired:
             throw CellpathError(.permission, "modem \(modem.index)'s SIM is still locked after the PIN")
         case .pukRequired:
-            throw CellpathError(.permission, "modem \(modem.index)'s SIM is blocked: it asks for its PUK",
-                                hint: "unblock it with the PUK from the operator (mmcli --puk), then retry")
+            throw CellpathError(
+                .permission, "modem \(modem.index)'s SIM is blocked: it asks for its PUK",
+                hint: "unblock it with the PUK from the operator (mmcli --puk), then retry")
         case .failed:
             throw CellpathError(.unavailable, "modem \(modem.index)'s SIM failed (bad or permanently blocked SIM)")
         case .notReady:
-            throw CellpathError(.temporary, "modem \(modem.index)'s SIM is not ready yet", hint: "retry in a few seconds")
+            throw CellpathError(
+                .temporary, "modem \(modem.index)'s SIM is not ready yet", hint: "retry in a few seconds")
         }
         return locked
     }
 
     /// ` (3 attempts left)`, or nothing when the modem does not say.
     private static func attempts(_ retries: Int?) -> String {
-        retries.map { " (\($0) attempt\($0 == 1 ? "" : "s") left)" } ?? " (the modem does not say how many attempts are left)"
+        retries.map { " (\($0) attempt\($0 == 1 ? "" : "s") left)" }
+            ?? " (the modem does not say how many attempts are left)"
     }
 
     /// Waits until the modem is registered, following its indications: a denial fails at once,
     /// searching past the deadline is a temporary failure.
-    private func registered(_ deadline: ContinuousClock.Instant, _ backend: any ModemBackend, _ follower: IndicationFollower,
-                            first: (Registration, seen: Int)?) async throws -> Registration {
+    private func registered(
+        _ deadline: ContinuousClock.Instant, _ backend: any ModemBackend, _ follower: IndicationFollower,
+        first: (Registration, seen: Int)?
+    ) async throws -> Registration {
         var first = first
         var shown: RegistrationState?
         while true {
@@ -308,23 +360,31 @@ public struct BearerBringUp: Sendable {
             first = nil
             if registration.isRegistered { return registration }
             if registration.state == .denied {
-                throw CellpathError(.unavailable, "modem \(modem.index)'s registration was denied by the network\(registration.networkError.map { " (\($0))" } ?? "")",
-                                    hint: "the SIM may not be allowed on this network (roaming, barred, or not activated): ask the operator")
+                throw CellpathError(
+                    .unavailable,
+                    "modem \(modem.index)'s registration was denied by the network\(registration.networkError.map { " (\($0))" } ?? "")",
+                    hint:
+                        "the SIM may not be allowed on this network (roaming, barred, or not activated): ask the operator"
+                )
             }
             if registration.state != shown {
                 logger.info("not registered yet (\(registration.state.rawValue)): waiting for the network")
                 shown = registration.state
             }
             guard try await waitForIndicationOrRecheck(after: seen, until: deadline, follower) else {
-                throw CellpathError(.temporary, "modem \(modem.index) is not registered (\(registration.state.rawValue)) after waiting for it",
-                                    hint: "check the antenna and the coverage, or allow more time with --timeout")
+                throw CellpathError(
+                    .temporary,
+                    "modem \(modem.index) is not registered (\(registration.state.rawValue)) after waiting for it",
+                    hint: "check the antenna and the coverage, or allow more time with --timeout")
             }
         }
     }
 
     /// Waits until the packet service is attached (asking an MBIM modem to attach once).
-    private func attached(_ deadline: ContinuousClock.Instant, _ backend: any ModemBackend, _ follower: IndicationFollower,
-                          first: (PacketServiceState, seen: Int)?) async throws {
+    private func attached(
+        _ deadline: ContinuousClock.Instant, _ backend: any ModemBackend, _ follower: IndicationFollower,
+        first: (PacketServiceState, seen: Int)?
+    ) async throws {
         var asked = false
         var first = first
         while true {
@@ -339,8 +399,9 @@ public struct BearerBringUp: Sendable {
                 continue
             }
             guard try await waitForIndicationOrRecheck(after: seen, until: deadline, follower) else {
-                throw CellpathError(.temporary, "modem \(modem.index) is not attached to the packet service (\(state.rawValue))",
-                                    hint: "allow more time with --timeout, or check the SIM's data subscription")
+                throw CellpathError(
+                    .temporary, "modem \(modem.index) is not attached to the packet service (\(state.rawValue))",
+                    hint: "allow more time with --timeout, or check the SIM's data subscription")
             }
         }
     }
@@ -353,8 +414,10 @@ public struct BearerBringUp: Sendable {
 
     /// Waits for an indication beyond the first `seen`, or `recheckInterval`, whichever comes
     /// first; false only when the deadline passed.
-    private func waitForIndicationOrRecheck(after seen: Int, until deadline: ContinuousClock.Instant,
-                                            _ follower: IndicationFollower) async throws -> Bool {
+    private func waitForIndicationOrRecheck(
+        after seen: Int, until deadline: ContinuousClock.Instant,
+        _ follower: IndicationFollower
+    ) async throws -> Bool {
         await follower.waitForIndication(after: seen, until: min(deadline, .now + Self.recheckInterval))
         try Task.checkCancellation()
         return follower.count > seen || ContinuousClock.now < deadline
@@ -362,9 +425,12 @@ public struct BearerBringUp: Sendable {
 
     /// Refuses to reuse a bearer connected on another APN than the one asked for.
     private func checkAPN(_ wanted: String?, _ bearer: BearerStatus, _ previous: BearerRecord?) throws {
-        guard let wanted, let current = bearer.apn ?? previous?.apn, current.lowercased() != wanted.lowercased() else { return }
-        throw CellpathError(.unavailable, "modem \(modem.index)'s bearer is connected on APN \(current), not \(wanted)",
-                            hint: "take it down first (cellpath bearer down --force -m \(modem.index)), or use --apn \(current)")
+        guard let wanted, let current = bearer.apn ?? previous?.apn, current.lowercased() != wanted.lowercased() else {
+            return
+        }
+        throw CellpathError(
+            .unavailable, "modem \(modem.index)'s bearer is connected on APN \(current), not \(wanted)",
+            hint: "take it down first (cellpath bearer down --force -m \(modem.index)), or use --apn \(current)")
     }
 
     // MARK: Undo
@@ -408,15 +474,17 @@ public struct BearerBringUp: Sendable {
     // MARK: Errors
 
     static func dropped(_ index: Int, _ reason: String) -> CellpathError {
-        CellpathError(.unavailable, "the network dropped modem \(index)'s bearer (\(reason))",
-                      hint: "retry; if it keeps dropping, check the coverage and the SIM's data subscription")
+        CellpathError(
+            .unavailable, "the network dropped modem \(index)'s bearer (\(reason))",
+            hint: "retry; if it keeps dropping, check the coverage and the SIM's data subscription")
     }
 
     /// Any error of the steps as the command reports it.
     static func cellpathError(_ error: any Error, step: String) -> CellpathError {
         switch error {
         case let error as CellpathError: error
-        case let error as ModemError where error.kind == .cancelled: CellpathError(.cancelled, "cancelled while \(step)")
+        case let error as ModemError where error.kind == .cancelled:
+            CellpathError(.cancelled, "cancelled while \(step)")
         case let error as ModemError: error.cellpathError
         case is CancellationError: CellpathError(.cancelled, "cancelled while \(step)")
         default: CellpathError(.internalError, "internal error while \(step): \(error)")

@@ -25,7 +25,11 @@ struct BearerIPConfigurationCheck {
         let ipv4 = wanted.includesIPv4 ? bearer.ipv4Address : nil
         let ipv6 = wanted.includesIPv6 ? bearer.ipv6Address : nil
         if let ipv4 { try checkAddress(ipv4, prefixLength: 32, family: "IPv4") }
-        if let ipv6 { try checkAddress(ipv6, prefixLength: bearer.ipv6PrefixLength.flatMap { (1...128).contains($0) ? $0 : nil } ?? 64, family: "IPv6") }
+        if let ipv6 {
+            try checkAddress(
+                ipv6, prefixLength: bearer.ipv6PrefixLength.flatMap { (1 ... 128).contains($0) ? $0 : nil } ?? 64,
+                family: "IPv6")
+        }
 
         let usable = bearer.dnsServers.filter { server in
             guard let problem = dnsProblem(server) else { return true }
@@ -35,16 +39,22 @@ struct BearerIPConfigurationCheck {
         let inUse = { (servers: [String]) in servers.filter { $0.contains(":") ? ipv6 != nil : ipv4 != nil } }
         if !inUse(bearer.dnsServers).isEmpty && inUse(usable).isEmpty {
             let refused = inUse(bearer.dnsServers).map { "\($0) (\(dnsProblem($0) ?? ""))" }.joined(separator: ", ")
-            throw CellpathError(.protocolError, "modem \(modemIndex) reports no usable DNS server for its bearer: \(refused)",
-                                hint: "cellpath resolves names only through the bearer's DNS servers: reconnect the bearer, or check the APN's settings with the operator")
+            throw CellpathError(
+                .protocolError, "modem \(modemIndex) reports no usable DNS server for its bearer: \(refused)",
+                hint:
+                    "cellpath resolves names only through the bearer's DNS servers: reconnect the bearer, or check the APN's settings with the operator"
+            )
         }
         checked.dnsServers = usable
 
         if let mtu = bearer.mtu, mtu > 0 {
             let smallest = ipv6 != nil ? 1280 : 576
             if mtu < smallest {
-                throw CellpathError(.protocolError, "modem \(modemIndex) reports an MTU of \(mtu) for its bearer: too small for \(ipv6 != nil ? "IPv6" : "IPv4") (at least \(smallest))",
-                                    hint: "reconnect the bearer; if it persists, the modem's firmware or the APN's settings are at fault")
+                throw CellpathError(
+                    .protocolError,
+                    "modem \(modemIndex) reports an MTU of \(mtu) for its bearer: too small for \(ipv6 != nil ? "IPv6" : "IPv4") (at least \(smallest))",
+                    hint:
+                        "reconnect the bearer; if it persists, the modem's firmware or the APN's settings are at fault")
             }
             if mtu > Self.largestMTU {
                 warn("modem \(modemIndex) reports an MTU of \(mtu) for its bearer: clamped to \(Self.largestMTU)")
@@ -59,18 +69,29 @@ struct BearerIPConfigurationCheck {
     /// Refuses an address that is no bearer's, or that lies in another interface's network.
     private func checkAddress(_ address: String, prefixLength: Int, family: String) throws {
         guard let bytes = IPAddress.ipv4Bytes(address) ?? IPAddress.ipv6Bytes(address) else {
-            throw CellpathError(.protocolError, "modem \(modemIndex) reports \"\(address)\" as its bearer's \(family) address: not an IP address")
+            throw CellpathError(
+                .protocolError,
+                "modem \(modemIndex) reports \"\(address)\" as its bearer's \(family) address: not an IP address")
         }
         if let kind = Self.nonBearerKind(bytes) {
-            throw CellpathError(.protocolError, "modem \(modemIndex) reports \(address) as its bearer's \(family) address: \(kind), not a bearer address",
-                                hint: kind == "link-local" ? "cellpath does not wait for an address by SLAAC: ask for IPv4 (--ip-type ipv4)"
-                                                           : "reconnect the bearer; if it persists, the modem's firmware or the APN's settings are at fault")
+            throw CellpathError(
+                .protocolError,
+                "modem \(modemIndex) reports \(address) as its bearer's \(family) address: \(kind), not a bearer address",
+                hint: kind == "link-local"
+                    ? "cellpath does not wait for an address by SLAAC: ask for IPv4 (--ip-type ipv4)"
+                    : "reconnect the bearer; if it persists, the modem's firmware or the APN's settings are at fault")
         }
         for network in networks where network.interface != interface {
-            guard let other = IPAddress.ipv4Bytes(network.address) ?? IPAddress.ipv6Bytes(network.address), other.count == bytes.count,
-                  Self.samePrefix(bytes, other, bits: min(prefixLength, network.prefixLength)) else { continue }
-            throw CellpathError(.unavailable, "modem \(modemIndex)'s bearer address \(address) lies in \(network.interface)'s network \(network.address)/\(network.prefixLength)",
-                                hint: "traffic for that network could not be told apart: move \(network.interface) off it, or use another APN")
+            guard let other = IPAddress.ipv4Bytes(network.address) ?? IPAddress.ipv6Bytes(network.address),
+                other.count == bytes.count,
+                Self.samePrefix(bytes, other, bits: min(prefixLength, network.prefixLength))
+            else { continue }
+            throw CellpathError(
+                .unavailable,
+                "modem \(modemIndex)'s bearer address \(address) lies in \(network.interface)'s network \(network.address)/\(network.prefixLength)",
+                hint:
+                    "traffic for that network could not be told apart: move \(network.interface) off it, or use another APN"
+            )
         }
     }
 
@@ -89,8 +110,8 @@ struct BearerIPConfigurationCheck {
             case 0: return "unspecified"
             case 127: return "loopback"
             case 169 where bytes[1] == 254: return "link-local"
-            case 224...239: return "multicast"
-            case 240...255: return "reserved or broadcast"
+            case 224 ... 239: return "multicast"
+            case 240 ... 255: return "reserved or broadcast"
             default: return nil
             }
         }
@@ -104,7 +125,7 @@ struct BearerIPConfigurationCheck {
 
     /// Whether `a` and `b` agree in their first `bits` bits.
     static func samePrefix(_ a: [UInt8], _ b: [UInt8], bits: Int) -> Bool {
-        for index in 0..<min(a.count, (bits + 7) / 8) {
+        for index in 0 ..< min(a.count, (bits + 7) / 8) {
             let kept = min(8, bits - index * 8)
             let mask = UInt8(truncatingIfNeeded: 0xFF << (8 - kept))
             if a[index] & mask != b[index] & mask { return false }

@@ -11,10 +11,17 @@ extension BearerRecord {
     /// steer what root undoes.
     func problem(for modem: DiscoveredModem) -> String? {
         guard controlPort == modem.ports[0].devicePath else { return "it names another control port" }
-        guard `protocol` == modem.protocol.rawValue else { return "it names another protocol (\(`protocol`.prefix(16)))" }
-        guard InterfaceConfigurator.isValidInterfaceName(interface) else { return "its interface is not an interface name" }
-        guard modem.interfaces.contains(interface) else { return "its interface \(interface) is not modem \(modem.index)'s" }
-        if let apn, apn.utf8.count > 100 || apn.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7f }) {
+        guard `protocol` == modem.protocol.rawValue else {
+            return "it names another protocol (\(`protocol`.prefix(16)))"
+        }
+        guard InterfaceConfigurator.isValidInterfaceName(interface) else {
+            return "its interface is not an interface name"
+        }
+        guard modem.interfaces.contains(interface) else {
+            return "its interface \(interface) is not modem \(modem.index)'s"
+        }
+        if let apn, apn.utf8.count > 100 || apn.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7f })
+        {
             return "its APN is not an APN"
         }
         if let handle, let problem = Self.problem(handle) { return problem }
@@ -25,8 +32,10 @@ extension BearerRecord {
 
     private static func problem(_ handle: BearerHandle) -> String? {
         let clients = [handle.clientID, handle.ipv6ClientID].compactMap { $0 }
-        if clients.contains(where: { !(1...255).contains($0) }) { return "its QMI client ID is out of range" }
-        if let session = handle.sessionID, !(0...255).contains(session) { return "its MBIM session ID is out of range" }
+        if clients.contains(where: { !(1 ... 255).contains($0) }) { return "its QMI client ID is out of range" }
+        if let session = handle.sessionID, !(0 ... 255).contains(session) {
+            return "its MBIM session ID is out of range"
+        }
         if let path = handle.bearerPath, !path.hasPrefix("/org/freedesktop/ModemManager1/Bearer/") {
             return "its ModemManager bearer is not a bearer object"
         }
@@ -35,24 +44,34 @@ extension BearerRecord {
 
     private static func problem(_ applied: AppliedAddressing, interface: String) -> String? {
         guard applied.addressing.interface == interface else { return "its addressing names another interface" }
-        guard InterfaceConfigurator.tables.contains(applied.table) else { return "its routing table \(applied.table) is not one of cellpath's" }
+        guard InterfaceConfigurator.tables.contains(applied.table) else {
+            return "its routing table \(applied.table) is not one of cellpath's"
+        }
         if let address = applied.addressing.address {
-            guard let bytes = IPAddress.ipv4Bytes(address), BearerIPConfigurationCheck.nonBearerKind(bytes) == nil else { return "its IPv4 address is not a unicast address" }
+            guard let bytes = IPAddress.ipv4Bytes(address), BearerIPConfigurationCheck.nonBearerKind(bytes) == nil
+            else { return "its IPv4 address is not a unicast address" }
         }
         if let ipv6 = applied.addressing.ipv6 {
-            guard let bytes = IPAddress.ipv6Bytes(ipv6.address), BearerIPConfigurationCheck.nonBearerKind(bytes) == nil else { return "its IPv6 address is not a unicast address" }
-            guard (1...128).contains(ipv6.prefixLength) else { return "its IPv6 prefix length is out of range" }
-            if let gateway = ipv6.gateway, IPAddress.ipv6Bytes(gateway) == nil { return "its IPv6 gateway is not an IPv6 address" }
+            guard let bytes = IPAddress.ipv6Bytes(ipv6.address), BearerIPConfigurationCheck.nonBearerKind(bytes) == nil
+            else { return "its IPv6 address is not a unicast address" }
+            guard (1 ... 128).contains(ipv6.prefixLength) else { return "its IPv6 prefix length is out of range" }
+            if let gateway = ipv6.gateway, IPAddress.ipv6Bytes(gateway) == nil {
+                return "its IPv6 gateway is not an IPv6 address"
+            }
         }
-        if let mtu = applied.previousMTU, !(68...65535).contains(mtu) { return "its previous MTU is out of range" }
-        if let mtu = applied.addressing.mtu, !(68...65535).contains(mtu) { return "its MTU is out of range" }
+        if let mtu = applied.previousMTU, !(68 ... 65535).contains(mtu) { return "its previous MTU is out of range" }
+        if let mtu = applied.addressing.mtu, !(68 ... 65535).contains(mtu) { return "its MTU is out of range" }
         for metric in [applied.addedMainRouteMetric, applied.addedIPv6MainRouteMetric].compactMap({ $0 })
         where metric < InterfaceConfigurator.minimumMetric || metric > Int(Int32.max) {
             return "its route metric \(metric) is not one cellpath adds"
         }
         // cellpath changes rp_filter only from strict (1), and disable_ipv6 only from 1.
-        if let previous = applied.previousRPFilter, previous != "1" { return "its previous rp_filter is not one cellpath changes" }
-        if let previous = applied.previousDisableIPv6, previous != "1" { return "its previous disable_ipv6 is not one cellpath changes" }
+        if let previous = applied.previousRPFilter, previous != "1" {
+            return "its previous rp_filter is not one cellpath changes"
+        }
+        if let previous = applied.previousDisableIPv6, previous != "1" {
+            return "its previous disable_ipv6 is not one cellpath changes"
+        }
         return nil
     }
 }

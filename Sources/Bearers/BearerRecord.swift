@@ -32,9 +32,11 @@ public struct BearerRecord: Sendable, Equatable, Codable {
     /// (until `bearer down`).
     public var kept: Bool
 
-    public init(controlPort: String, protocol: String, interface: String, apn: String?, connectedByCellpath: Bool,
-                handle: BearerHandle?, addressing: AppliedAddressing? = nil, since: Double,
-                users: [ProcessIdentity] = [], kept: Bool = false) {
+    public init(
+        controlPort: String, protocol: String, interface: String, apn: String?, connectedByCellpath: Bool,
+        handle: BearerHandle?, addressing: AppliedAddressing? = nil, since: Double,
+        users: [ProcessIdentity] = [], kept: Bool = false
+    ) {
         self.controlPort = controlPort
         self.protocol = `protocol`
         self.interface = interface
@@ -91,7 +93,8 @@ public struct BearerRecords: Sendable {
     }
 
     public init(environment: [String: String]) {
-        self.init(directory: environment[Self.directoryVariable].flatMap { $0.isEmpty ? nil : $0 } ?? Self.defaultDirectory)
+        self.init(
+            directory: environment[Self.directoryVariable].flatMap { $0.isEmpty ? nil : $0 } ?? Self.defaultDirectory)
     }
 
     /// Root's records in `/run/cellpath`; each other user's in a directory of their own below
@@ -158,9 +161,10 @@ public struct BearerRecords: Sendable {
         do throws(SystemError) {
             try FileSystem.write(Array(data), to: path(record.controlPort), mode: 0o600)
         } catch {
-            throw CellpathError(error.code == EACCES || error.code == EPERM ? .permission : .cannotCreate,
-                                "couldn't record the bearer in \(directory): \(error.reason)",
-                                hint: "bearer records live in \(directory) (\(Self.directoryVariable) names another directory)")
+            throw CellpathError(
+                error.code == EACCES || error.code == EPERM ? .permission : .cannotCreate,
+                "couldn't record the bearer in \(directory): \(error.reason)",
+                hint: "bearer records live in \(directory) (\(Self.directoryVariable) names another directory)")
         }
     }
 
@@ -173,8 +177,9 @@ public struct BearerRecords: Sendable {
         do throws(SystemError) {
             try FileSystem.makeDirectories(directory, mode: 0o700)
         } catch {
-            throw CellpathError(error, kind: .cannotCreate,
-                                hint: "bearer records live in \(directory) (\(Self.directoryVariable) names another directory)")
+            throw CellpathError(
+                error, kind: .cannotCreate,
+                hint: "bearer records live in \(directory) (\(Self.directoryVariable) names another directory)")
         }
         try checkDirectory()
     }
@@ -185,18 +190,22 @@ public struct BearerRecords: Sendable {
         guard lstat(directory, &info) == 0 else {
             throw CellpathError(SystemError("stat \(directory)"), kind: .noInput)
         }
-        let problem: String? = if info.st_mode & S_IFMT != S_IFDIR {
-            "it is not a directory (a symbolic link?)"
-        } else if info.st_uid != geteuid() {
-            "it belongs to user \(info.st_uid), not to \(geteuid())"
-        } else if info.st_mode & 0o022 != 0 {
-            "other users may write into it (mode \(String(info.st_mode & 0o777, radix: 8)))"
-        } else {
-            nil
-        }
+        let problem: String? =
+            if info.st_mode & S_IFMT != S_IFDIR {
+                "it is not a directory (a symbolic link?)"
+            } else if info.st_uid != geteuid() {
+                "it belongs to user \(info.st_uid), not to \(geteuid())"
+            } else if info.st_mode & 0o022 != 0 {
+                "other users may write into it (mode \(String(info.st_mode & 0o777, radix: 8)))"
+            } else {
+                nil
+            }
         if let problem {
-            throw CellpathError(.permission, "refusing the bearer records' directory \(directory): \(problem)",
-                                hint: "it must be owned by the user cellpath runs as, mode 0700: remove it, or name another with \(Self.directoryVariable)")
+            throw CellpathError(
+                .permission, "refusing the bearer records' directory \(directory): \(problem)",
+                hint:
+                    "it must be owned by the user cellpath runs as, mode 0700: remove it, or name another with \(Self.directoryVariable)"
+            )
         }
     }
 
@@ -204,15 +213,16 @@ public struct BearerRecords: Sendable {
     func checkOwnership(of fd: Int32, _ path: String, modem: Int) throws(CellpathError) {
         var info = stat()
         guard fstat(fd, &info) == 0 else { throw CellpathError(SystemError("stat \(path)"), kind: .noInput) }
-        let problem: String? = if info.st_mode & S_IFMT != S_IFREG {
-            "it is not a regular file"
-        } else if info.st_uid != geteuid() {
-            "it belongs to user \(info.st_uid), not to \(geteuid())"
-        } else if info.st_mode & 0o077 != 0 {
-            "other users may read or write it (mode \(String(info.st_mode & 0o777, radix: 8)))"
-        } else {
-            nil
-        }
+        let problem: String? =
+            if info.st_mode & S_IFMT != S_IFREG {
+                "it is not a regular file"
+            } else if info.st_uid != geteuid() {
+                "it belongs to user \(info.st_uid), not to \(geteuid())"
+            } else if info.st_mode & 0o077 != 0 {
+                "other users may read or write it (mode \(String(info.st_mode & 0o777, radix: 8)))"
+            } else {
+                nil
+            }
         if let problem { throw refuse(path, problem, modem: modem) }
     }
 
@@ -221,9 +231,11 @@ public struct BearerRecords: Sendable {
     private func refuse(_ path: String, _ reason: String, modem: Int) -> CellpathError {
         let aside = "\(path).refused"
         let moved = rename(path, aside) == 0
-        return CellpathError(.dataError, "refusing the bearer record \(path): \(reason)",
-                             hint: (moved ? "it was moved to \(aside); " : "")
-                                + "nothing was changed on its account. To remove what cellpath left on the modem's interface: cellpath bearer down --force -m \(modem)")
+        return CellpathError(
+            .dataError, "refusing the bearer record \(path): \(reason)",
+            hint: (moved ? "it was moved to \(aside); " : "")
+                + "nothing was changed on its account. To remove what cellpath left on the modem's interface: cellpath bearer down --force -m \(modem)"
+        )
     }
 
     /// Whether a record of `modem` was refused and moved aside.

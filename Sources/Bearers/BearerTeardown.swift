@@ -40,8 +40,11 @@ public struct BearerTeardown: Sendable {
     /// disconnects another program's bearer, and without a record removes what has cellpath's
     /// shape on the modem's interface. Returns what happened, and whether cellpath's
     /// configuration of the interface was removed.
-    public func run(force: Bool, on backend: (any ModemBackend)?) async throws(CellpathError)
-        -> (bearer: Result, removedConfiguration: Bool) {
+    public func run(
+        force: Bool, on backend: (any ModemBackend)?
+    ) async throws(CellpathError)
+        -> (bearer: Result, removedConfiguration: Bool)
+    {
         guard var record = try records.load(for: modem) else {
             var removed = false
             if force, let interface = modem.interfaces.first {
@@ -52,7 +55,9 @@ public struct BearerTeardown: Sendable {
             }
             let result = try await disconnect(nil, force: force, on: backend)
             if !force && records.hasRefused(modem) {
-                logger.warning("modem \(modem.index)'s bearer record was refused earlier: --force removes what cellpath left on \(modem.interfaces.first ?? "its interface") and disconnects the bearer")
+                logger.warning(
+                    "modem \(modem.index)'s bearer record was refused earlier: --force removes what cellpath left on \(modem.interfaces.first ?? "its interface") and disconnects the bearer"
+                )
             }
             return (result, removed)
         }
@@ -61,7 +66,9 @@ public struct BearerTeardown: Sendable {
             record.kept = false
             try records.save(record)
             let pids = record.users.map(\.pid)
-            logger.info("in use by cellpath process\(pids.count == 1 ? "" : "es") \(pids.map(String.init).joined(separator: ", ")): the last one takes it down")
+            logger.info(
+                "in use by cellpath process\(pids.count == 1 ? "" : "es") \(pids.map(String.init).joined(separator: ", ")): the last one takes it down"
+            )
             return (.inUse(pids), false)
         }
         return try await takeDown(record, force: force, on: backend)
@@ -77,7 +84,9 @@ public struct BearerTeardown: Sendable {
         guard record.users.isEmpty, !record.kept, record.connectedByCellpath else {
             try records.save(record)
             if !record.users.isEmpty {
-                logger.info("left up for cellpath process\(record.users.count == 1 ? "" : "es") \(record.users.map { String($0.pid) }.joined(separator: ", ")), which use it too")
+                logger.info(
+                    "left up for cellpath process\(record.users.count == 1 ? "" : "es") \(record.users.map { String($0.pid) }.joined(separator: ", ")), which use it too"
+                )
             }
             return record.connectedByCellpath ? .leftForOthers : .leftConnected
         }
@@ -86,8 +95,11 @@ public struct BearerTeardown: Sendable {
 
     /// Removes the record's addressing, then disconnects (cellpath's own bearer, or any with
     /// `force`), then forgets the record.
-    private func takeDown(_ record: BearerRecord, force: Bool, on backend: (any ModemBackend)?) async throws(CellpathError)
-        -> (bearer: Result, removedConfiguration: Bool) {
+    private func takeDown(
+        _ record: BearerRecord, force: Bool, on backend: (any ModemBackend)?
+    ) async throws(CellpathError)
+        -> (bearer: Result, removedConfiguration: Bool)
+    {
         var record = record
         // Newest first, as a bring-up's undo: the interface's configuration, then the bearer.
         var removed = false
@@ -98,16 +110,19 @@ public struct BearerTeardown: Sendable {
             record.addressing = nil
             try records.save(record)  // kept until the bearer is down too
         }
-        let result = try await disconnect(record.connectedByCellpath ? record.handle : nil, owned: record.connectedByCellpath,
-                                          force: force, on: backend)
+        let result = try await disconnect(
+            record.connectedByCellpath ? record.handle : nil, owned: record.connectedByCellpath,
+            force: force, on: backend)
         records.remove(record.controlPort)
         return (result, removed)
     }
 
     /// Disconnects through `backend`: cellpath's own bearer (`owned`, with its handle), or a
     /// bearer that is connected when `force` says so.
-    private func disconnect(_ handle: BearerHandle?, owned: Bool = false, force: Bool,
-                            on backend: (any ModemBackend)?) async throws(CellpathError) -> Result {
+    private func disconnect(
+        _ handle: BearerHandle?, owned: Bool = false, force: Bool,
+        on backend: (any ModemBackend)?
+    ) async throws(CellpathError) -> Result {
         guard let backend else { return .alreadyDown }
         var result = Result.alreadyDown
         do {
@@ -133,6 +148,8 @@ public struct BearerTeardown: Sendable {
     /// Says that cellpath processes ended without releasing the bearer (a second Ctrl-C, a kill).
     static func reportEnded(_ ended: [ProcessIdentity], modem: DiscoveredModem, logger: Logger) {
         guard !ended.isEmpty else { return }
-        logger.warning("cellpath process\(ended.count == 1 ? "" : "es") \(ended.map { String($0.pid) }.joined(separator: ", ")) ended without releasing modem \(modem.index)'s bearer: cleaning up after \(ended.count == 1 ? "it" : "them")")
+        logger.warning(
+            "cellpath process\(ended.count == 1 ? "" : "es") \(ended.map { String($0.pid) }.joined(separator: ", ")) ended without releasing modem \(modem.index)'s bearer: cleaning up after \(ended.count == 1 ? "it" : "them")"
+        )
     }
 }

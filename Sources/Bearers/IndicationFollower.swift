@@ -23,7 +23,9 @@ public final class IndicationFollower: Sendable {
 
     /// Starts consuming `stream`; `onIndication` sees each indication first (for logging and
     /// for the path's watchers).
-    public init(_ stream: AsyncStream<ModemIndication>, onIndication: @escaping @Sendable (ModemIndication) -> Void = { _ in }) {
+    public init(
+        _ stream: AsyncStream<ModemIndication>, onIndication: @escaping @Sendable (ModemIndication) -> Void = { _ in }
+    ) {
         self.onIndication = onIndication
         Task { [self] in
             for await indication in stream { receive(indication) }

@@ -1,6 +1,6 @@
 import CellpathCore
-import ModemDiscovery
 import Glibc
+import ModemDiscovery
 import SystemSupport
 
 /// The lock that serialises every change of one modem's bearer state between cellpath
@@ -26,8 +26,10 @@ public final class ModemLock: Sendable {
     /// another holder up to `wait` (zero: not at all). `waiting` is called once, with the
     /// holder's description, when the lock is taken. Throws `.temporary` (75) naming the holder
     /// when the wait ends, `.cancelled` when the task is.
-    public static func acquire(_ modem: DiscoveredModem, in records: BearerRecords, purpose: String, wait: Duration,
-                               waiting: (String) -> Void = { _ in }) async throws(CellpathError) -> ModemLock {
+    public static func acquire(
+        _ modem: DiscoveredModem, in records: BearerRecords, purpose: String, wait: Duration,
+        waiting: (String) -> Void = { _ in }
+    ) async throws(CellpathError) -> ModemLock {
         try records.prepareDirectory()
         let path = records.lockPath(modem.ports[0].devicePath)
         let modemIndex = modem.index
@@ -36,8 +38,9 @@ public final class ModemLock: Sendable {
         while true {
             let fd = Glibc.open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
             guard fd >= 0 else {
-                throw CellpathError(SystemError("open \(path)"), kind: .cannotCreate,
-                                    hint: "bearer records and locks live in \(records.directory)")
+                throw CellpathError(
+                    SystemError("open \(path)"), kind: .cannotCreate,
+                    hint: "bearer records and locks live in \(records.directory)")
             }
             let descriptor = FileDescriptor(owning: fd)
             try records.checkOwnership(of: fd, path, modem: modemIndex)
@@ -53,9 +56,11 @@ public final class ModemLock: Sendable {
             }
             let holder = describeHolder(fd)
             guard ContinuousClock.now < deadline else {
-                throw CellpathError(.temporary, "the modem's bearer is busy: \(holder) is changing it",
-                                    hint: wait == .zero ? "retry when it is done, or wait for it with --wait SECONDS"
-                                                        : "retry when it is done, or wait longer with --wait SECONDS")
+                throw CellpathError(
+                    .temporary, "the modem's bearer is busy: \(holder) is changing it",
+                    hint: wait == .zero
+                        ? "retry when it is done, or wait for it with --wait SECONDS"
+                        : "retry when it is done, or wait longer with --wait SECONDS")
             }
             if !told {
                 waiting(holder)
@@ -80,7 +85,8 @@ public final class ModemLock: Sendable {
     /// Whether `fd` is still the file at `path`.
     private static func isStillAtPath(_ fd: Int32, _ path: String) -> Bool {
         var open = stat(), named = stat()
-        return fstat(fd, &open) == 0 && lstat(path, &named) == 0 && open.st_dev == named.st_dev && open.st_ino == named.st_ino
+        return fstat(fd, &open) == 0 && lstat(path, &named) == 0 && open.st_dev == named.st_dev
+            && open.st_ino == named.st_ino
     }
 
     /// Writes `cellpath process PID (PURPOSE)` into the lock file for waiting commands.
@@ -95,7 +101,7 @@ public final class ModemLock: Sendable {
     private static func describeHolder(_ fd: Int32) -> String {
         var buffer = [UInt8](repeating: 0, count: 200)
         let n = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
-        let text = n > 0 ? String(decoding: buffer[0..<n], as: UTF8.self) : ""
+        let text = n > 0 ? String(decoding: buffer[0 ..< n], as: UTF8.self) : ""
         let safe = String(text.unicodeScalars.filter { $0.value >= 0x20 && $0.value < 0x7f }.map(Character.init))
         return safe.hasPrefix("cellpath process ") ? safe : "another cellpath process"
     }

@@ -22,8 +22,11 @@ public actor ModemPathProvider: CellularPathProvider {
         /// How long to wait for another cellpath process changing the modem's bearer (`--wait`).
         public var lockWait: Duration
 
-        public init(settings: BearerSettings, access: ModemAccess, keepBearer: Bool, opener: @escaping ModemOpener = ModemBackends.direct,
-                    lockWait: Duration = BearerUse.defaultLockWait) {
+        public init(
+            settings: BearerSettings, access: ModemAccess, keepBearer: Bool,
+            opener: @escaping ModemOpener = ModemBackends.direct,
+            lockWait: Duration = BearerUse.defaultLockWait
+        ) {
             self.settings = settings
             self.access = access
             self.keepBearer = keepBearer
@@ -45,8 +48,11 @@ public actor ModemPathProvider: CellularPathProvider {
     /// Set once `release()` starts: the bearer's end is then this run's doing.
     private var releasing = false
 
-    public init(options: Options, records: BearerRecords, logger: Logger, progress: @escaping @Sendable (String) -> Void = { _ in },
-                chooseModem: @escaping @Sendable () async throws -> DiscoveredModem) {
+    public init(
+        options: Options, records: BearerRecords, logger: Logger,
+        progress: @escaping @Sendable (String) -> Void = { _ in },
+        chooseModem: @escaping @Sendable () async throws -> DiscoveredModem
+    ) {
         self.options = options
         self.records = records
         self.logger = logger
@@ -72,7 +78,9 @@ public actor ModemPathProvider: CellularPathProvider {
         let backend: any ModemBackend
         do {
             backend = try await options.opener(modem.ports[0], options.access, logger)
-            logger.info("through \(backend.backendName == "modemmanager" ? "ModemManager" : "the \(backend.backendName.uppercased()) port")")
+            logger.info(
+                "through \(backend.backendName == "modemmanager" ? "ModemManager" : "the \(backend.backendName.uppercased()) port")"
+            )
         } catch {
             throw BearerBringUp.cellpathError(error, step: "opening the modem")
         }
@@ -88,8 +96,9 @@ public actor ModemPathProvider: CellularPathProvider {
             guard InterfaceState.mayConfigure else { return try await existingPath(modem, backend) }
             let deadline = ContinuousClock.now + options.access.timeout
             let bringUp = BearerBringUp(modem: modem, records: records, logger: logger, progress: progress)
-            let request = BearerRequest(settings: options.settings, deadline: deadline,
-                                        use: .whileRunning(keepAfterwards: options.keepBearer), lockWait: options.lockWait)
+            let request = BearerRequest(
+                settings: options.settings, deadline: deadline,
+                use: .whileRunning(keepAfterwards: options.keepBearer), lockWait: options.lockWait)
             let outcome = try await bringUp.run(request, on: backend, following: follower)
             self.outcome = outcome
             return outcome.path
@@ -122,17 +131,22 @@ public actor ModemPathProvider: CellularPathProvider {
             guard let address, let interface, InterfaceState.holds(address, on: interface) else { return nil }
             return address
         }
-        let ipv4 = wanted.includesIPv4 ? held(bearer.ipv4Address) : nil, ipv6 = wanted.includesIPv6 ? held(bearer.ipv6Address) : nil
+        let ipv4 = wanted.includesIPv4 ? held(bearer.ipv4Address) : nil,
+            ipv6 = wanted.includesIPv6 ? held(bearer.ipv6Address) : nil
         guard bearer.state == .connected, let interface, ipv4 != nil || ipv6 != nil else {
-            throw CellpathError(.permission, "couldn't bring modem \(modem.index)'s bearer up: configuring its interface needs CAP_NET_ADMIN",
-                                hint: "bring it up first (sudo cellpath bearer up), or run this with sudo (docs/operations.md)")
+            throw CellpathError(
+                .permission,
+                "couldn't bring modem \(modem.index)'s bearer up: configuring its interface needs CAP_NET_ADMIN",
+                hint: "bring it up first (sudo cellpath bearer up), or run this with sudo (docs/operations.md)")
         }
         let registration = try await backend.registration()
         logger.info("using modem \(modem.index)'s bearer as it is (no CAP_NET_ADMIN to change anything)")
         let dns = bearer.dnsServers.filter { $0.contains(":") ? ipv6 != nil : ipv4 != nil }
-        return CellularPath(interfaceName: interface, ipv4Address: ipv4, ipv6Address: ipv6, dnsServers: dns, mtu: bearer.mtu,
-                            operatorID: registration.servingOperator?.id, modemBackend: backend.backendName,
-                            ipv6PrefixLength: ipv6 == nil ? nil : bearer.ipv6PrefixLength, ipv6Gateway: ipv6 == nil ? nil : bearer.ipv6Gateway)
+        return CellularPath(
+            interfaceName: interface, ipv4Address: ipv4, ipv6Address: ipv6, dnsServers: dns, mtu: bearer.mtu,
+            operatorID: registration.servingOperator?.id, modemBackend: backend.backendName,
+            ipv6PrefixLength: ipv6 == nil ? nil : bearer.ipv6PrefixLength,
+            ipv6Gateway: ipv6 == nil ? nil : bearer.ipv6Gateway)
     }
 
     public func release() async {
@@ -145,16 +159,20 @@ public actor ModemPathProvider: CellularPathProvider {
         defer { outcome = nil }
         if outcome != nil, let modem, let backend {
             let logger = logger.scoped("modem\(modem.index)")
-            await backend.renewTimeLimit()   // the fetch may have taken longer than bringing the bearer up may
+            await backend.renewTimeLimit()  // the fetch may have taken longer than bringing the bearer up may
             do {
-                let lock = try await ModemLock.acquire(modem, in: records, purpose: "releasing the bearer",
-                                                       wait: options.lockWait) { holder in
+                let lock = try await ModemLock.acquire(
+                    modem, in: records, purpose: "releasing the bearer",
+                    wait: options.lockWait
+                ) { holder in
                     logger.warning("waiting for \(holder) to finish with modem \(modem.index)'s bearer")
                 }
                 defer { lock.release() }
-                let result = try await BearerTeardown(modem: modem, records: records, logger: logger).release(on: backend)
+                let result = try await BearerTeardown(modem: modem, records: records, logger: logger).release(
+                    on: backend)
                 if result == .leftForOthers && options.keepBearer {
-                    logger.info("keeping modem \(modem.index)'s bearer up (--keep-bearer): cellpath bearer down takes it down")
+                    logger.info(
+                        "keeping modem \(modem.index)'s bearer up (--keep-bearer): cellpath bearer down takes it down")
                 }
             } catch {
                 logger.warning("couldn't release modem \(modem.index)'s bearer: \(error.message)")

@@ -7,18 +7,23 @@ package enum CellpathCLI {
     /// implementations are `implementations`, and returns the exit code. Called from main.swift's
     /// synchronous top level (`CommandLineProgram.main`).
     @MainActor
-    package static func main(_ arguments: [String], environment: [String: String],
-                             implementations: ProgramImplementations) -> Int32 {
-        CommandLineProgram.main(arguments, environment: environment, root: CommandTree.root,
-                                implementations: implementations)
+    package static func main(
+        _ arguments: [String], environment: [String: String],
+        implementations: ProgramImplementations
+    ) -> Int32 {
+        CommandLineProgram.main(
+            arguments, environment: environment, root: CommandTree.root,
+            implementations: implementations)
     }
 }
 
 extension ProgramImplementations {
     /// What the front `cellpath` runs: the client commands; it hands every other command over.
-    package static let front = ProgramImplementations(.front, [
-        .async(FetchCommand.spec, FetchCommand.run),
-        .async(ConfigShowCommand.spec, ConfigShowCommand.run),
-        .blocking(GenerateDocsCommand.spec, GenerateDocsCommand.run),
-    ])
+    package static let front = ProgramImplementations(
+        .front,
+        [
+            .async(FetchCommand.spec, FetchCommand.run),
+            .async(ConfigShowCommand.spec, ConfigShowCommand.run),
+            .blocking(GenerateDocsCommand.spec, GenerateDocsCommand.run)
+        ])
 }

@@ -9,8 +9,10 @@ public struct BearerSettings: Sendable, Equatable {
     /// A secret: never logged, never on the command line (a file or the environment).
     public var password: String?
 
-    public init(apn: String? = nil, ipType: BearerIPType = .ipv4, authentication: BearerAuthentication = .none,
-                user: String? = nil, password: String? = nil) {
+    public init(
+        apn: String? = nil, ipType: BearerIPType = .ipv4, authentication: BearerAuthentication = .none,
+        user: String? = nil, password: String? = nil
+    ) {
         self.apn = apn
         self.ipType = ipType
         self.authentication = authentication

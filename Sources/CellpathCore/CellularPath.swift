@@ -20,9 +20,11 @@ public struct CellularPath: Sendable, Equatable, Codable {
     /// nil for an interface named by the user.
     public var modemBackend: String?
 
-    public init(interfaceName: String, ipv4Address: String? = nil, ipv6Address: String? = nil,
-                dnsServers: [String], mtu: Int? = nil, operatorID: String? = nil, modemBackend: String? = nil,
-                ipv6PrefixLength: Int? = nil, ipv6Gateway: String? = nil) {
+    public init(
+        interfaceName: String, ipv4Address: String? = nil, ipv6Address: String? = nil,
+        dnsServers: [String], mtu: Int? = nil, operatorID: String? = nil, modemBackend: String? = nil,
+        ipv6PrefixLength: Int? = nil, ipv6Gateway: String? = nil
+    ) {
         self.interfaceName = interfaceName
         self.ipv4Address = ipv4Address
         self.ipv6Address = ipv6Address

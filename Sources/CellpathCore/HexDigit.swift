@@ -3,9 +3,9 @@ extension UInt8 {
     /// what percent-escapes and `\u` escapes are read with.
     public var hexDigitValue: UInt8? {
         switch self {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): self - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): self - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): self - UInt8(ascii: "A") + 10
+        case UInt8(ascii: "0") ... UInt8(ascii: "9"): self - UInt8(ascii: "0")
+        case UInt8(ascii: "a") ... UInt8(ascii: "f"): self - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A") ... UInt8(ascii: "F"): self - UInt8(ascii: "A") + 10
         default: nil
         }
     }

@@ -149,11 +149,17 @@ public enum JSONValue: Sendable, Equatable, Codable {
             return
         }
         let single = try decoder.singleValueContainer()
-        if single.decodeNil() { self = .null }
-        else if let b = try? single.decode(Bool.self) { self = .bool(b) }
-        else if let i = try? single.decode(Int.self) { self = .int(i) }
-        else if let d = try? single.decode(Double.self) { self = .double(d) }
-        else { self = .string(try single.decode(String.self)) }
+        if single.decodeNil() {
+            self = .null
+        } else if let b = try? single.decode(Bool.self) {
+            self = .bool(b)
+        } else if let i = try? single.decode(Int.self) {
+            self = .int(i)
+        } else if let d = try? single.decode(Double.self) {
+            self = .double(d)
+        } else {
+            self = .string(try single.decode(String.self))
+        }
     }
 
     public static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {

@@ -19,8 +19,10 @@ public struct ModemError: Error, Sendable, Equatable, CustomStringConvertible {
     /// (`sim-not-inserted`, `PinRestriction`).
     public var status: String?
 
-    public init(_ layer: Layer, _ kind: FailureKind, operation: String, reason: String, hint: String? = nil,
-                status: String? = nil) {
+    public init(
+        _ layer: Layer, _ kind: FailureKind, operation: String, reason: String, hint: String? = nil,
+        status: String? = nil
+    ) {
         self.layer = layer
         self.kind = kind
         self.operation = operation

@@ -18,10 +18,12 @@ public struct ModemStatus: Sendable, Equatable {
     public var packetService: PacketServiceState?
     public var bearer: BearerStatus?
 
-    public init(manufacturer: String? = nil, model: String? = nil, firmware: String? = nil, imei: String? = nil,
-                radio: RadioState? = nil, sim: SIMStatus? = nil, homeOperator: NetworkOperator? = nil,
-                registration: Registration? = nil, signal: Signal? = nil, packetService: PacketServiceState? = nil,
-                bearer: BearerStatus? = nil) {
+    public init(
+        manufacturer: String? = nil, model: String? = nil, firmware: String? = nil, imei: String? = nil,
+        radio: RadioState? = nil, sim: SIMStatus? = nil, homeOperator: NetworkOperator? = nil,
+        registration: Registration? = nil, signal: Signal? = nil, packetService: PacketServiceState? = nil,
+        bearer: BearerStatus? = nil
+    ) {
         self.manufacturer = manufacturer
         self.model = model
         self.firmware = firmware
@@ -60,7 +62,9 @@ public struct SIMStatus: Sendable, Equatable {
     /// PIN1 entries left before the SIM asks for its PUK, when the modem says.
     public var pinRetries: Int?
 
-    public init(state: SIMState, iccid: String? = nil, imsi: String? = nil, msisdns: [String] = [], pinRetries: Int? = nil) {
+    public init(
+        state: SIMState, iccid: String? = nil, imsi: String? = nil, msisdns: [String] = [], pinRetries: Int? = nil
+    ) {
         self.state = state
         self.iccid = iccid
         self.imsi = imsi
@@ -96,7 +100,9 @@ public struct NetworkOperator: Sendable, Equatable {
     /// MCC-MNC from the digits of a PLMN (`00101` → `001-01`, `310410` → `310-410`); nil unless
     /// there are 5 or 6 digits.
     public static func plmnID(_ digits: String) -> String? {
-        guard digits.count == 5 || digits.count == 6, digits.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
+        guard digits.count == 5 || digits.count == 6, digits.allSatisfy({ $0.isASCII && $0.isNumber }) else {
+            return nil
+        }
         return "\(digits.prefix(3))-\(digits.dropFirst(3))"
     }
 
@@ -119,8 +125,10 @@ public struct Registration: Sendable, Equatable {
     /// Why the network refused registration, when it said (`plmn-not-allowed`).
     public var networkError: String?
 
-    public init(state: RegistrationState, servingOperator: NetworkOperator? = nil, accessTechnology: AccessTechnology? = nil,
-                networkError: String? = nil) {
+    public init(
+        state: RegistrationState, servingOperator: NetworkOperator? = nil, accessTechnology: AccessTechnology? = nil,
+        networkError: String? = nil
+    ) {
         self.state = state
         self.servingOperator = servingOperator
         self.accessTechnology = accessTechnology
@@ -181,9 +189,11 @@ public struct BearerStatus: Sendable, Equatable {
     public var ipv6PrefixLength: Int?
     public var ipv6Gateway: String?
 
-    public init(state: BearerState, apn: String? = nil, ipv4Address: String? = nil, prefixLength: Int? = nil,
-                gateway: String? = nil, dnsServers: [String] = [], mtu: Int? = nil,
-                ipv6Address: String? = nil, ipv6PrefixLength: Int? = nil, ipv6Gateway: String? = nil) {
+    public init(
+        state: BearerState, apn: String? = nil, ipv4Address: String? = nil, prefixLength: Int? = nil,
+        gateway: String? = nil, dnsServers: [String] = [], mtu: Int? = nil,
+        ipv6Address: String? = nil, ipv6PrefixLength: Int? = nil, ipv6Gateway: String? = nil
+    ) {
         self.state = state
         self.apn = apn
         self.ipv4Address = ipv4Address

@@ -22,11 +22,14 @@ public enum ProcessEnvironment {
     /// tru.json, the CA bundle, the home and cache directories, the system bus.
     public static let pathOverrides = [
         "CELLPATH_SYSFS_ROOT", "CELLPATH_DEV_ROOT", "CELLPATH_STATE_DIR", "CELLPATH_SYSTEM_CONFIG", "CELLPATH_TRU_JSON",
-        "CELLPATH_CA_FILE", "CELLPATH_TOKEN_CACHE", "HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "DBUS_SYSTEM_BUS_ADDRESS",
+        "CELLPATH_CA_FILE", "CELLPATH_TOKEN_CACHE", "HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME",
+        "DBUS_SYSTEM_BUS_ADDRESS"
     ]
 
     /// The variables that give credentials or say where they are sent.
-    public static let credentialOverrides = ["CELLPATH_CLIENT_ID", "CELLPATH_CLIENT_SECRET", "CELLPATH_API_BASE", "CELLPATH_SERVER_URL"]
+    public static let credentialOverrides = [
+        "CELLPATH_CLIENT_ID", "CELLPATH_CLIENT_SECRET", "CELLPATH_API_BASE", "CELLPATH_SERVER_URL"
+    ]
 
     /// The file or directory a path override's `value` names: the value itself when absolute,
     /// the socket of a D-Bus `unix:path=` address; nil for anything else.
@@ -41,8 +44,10 @@ public enum ProcessEnvironment {
     /// `environment` without the path overrides that `keepPath` refuses (given name and value)
     /// and, unless `keepCredentials`, without the credential overrides; with the names removed,
     /// sorted.
-    public static func screened(_ environment: [String: String], keepCredentials: Bool,
-                                keepPath: (String, String) -> Bool) -> (environment: [String: String], ignored: [String]) {
+    public static func screened(
+        _ environment: [String: String], keepCredentials: Bool,
+        keepPath: (String, String) -> Bool
+    ) -> (environment: [String: String], ignored: [String]) {
         var kept = environment
         var ignored: [String] = []
         for name in pathOverrides {

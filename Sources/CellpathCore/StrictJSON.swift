@@ -67,7 +67,9 @@ public struct StrictJSONParser {
         if parser.index == bytes.count { throw parser.error("the file is empty: expected a JSON object") }
         let node = try parser.value(depth: 0)
         parser.skipWhitespace()
-        if parser.index < bytes.count { throw parser.error("unexpected \(parser.describeCurrent()) after the end of the document") }
+        if parser.index < bytes.count {
+            throw parser.error("unexpected \(parser.describeCurrent()) after the end of the document")
+        }
         return node
     }
 
@@ -82,7 +84,8 @@ public struct StrictJSONParser {
         case UInt8(ascii: "{"): return JSONNode(value: try object(depth: depth + 1), position: start)
         case UInt8(ascii: "["): return JSONNode(value: try array(depth: depth + 1), position: start)
         case UInt8(ascii: "\""): return JSONNode(value: .string(try string()), position: start)
-        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return JSONNode(value: .number(try number()), position: start)
+        case UInt8(ascii: "-"), UInt8(ascii: "0") ... UInt8(ascii: "9"):
+            return JSONNode(value: .number(try number()), position: start)
         case UInt8(ascii: "t"): try literal("true"); return JSONNode(value: .bool(true), position: start)
         case UInt8(ascii: "f"): try literal("false"); return JSONNode(value: .bool(false), position: start)
         case UInt8(ascii: "n"): try literal("null"); return JSONNode(value: .null, position: start)
@@ -106,12 +109,15 @@ public struct StrictJSONParser {
             let keyPosition = currentPosition()
             let key = try string()
             if let first = seen[key] {
-                throw JSONSyntaxError(message: "duplicate key \"\(key)\" (first at line \(first.line), column \(first.column))",
-                                      position: keyPosition)
+                throw JSONSyntaxError(
+                    message: "duplicate key \"\(key)\" (first at line \(first.line), column \(first.column))",
+                    position: keyPosition)
             }
             seen[key] = keyPosition
             skipWhitespace()
-            guard peek == UInt8(ascii: ":") else { throw error("unexpected \(describeCurrent()): expected ':' after the key") }
+            guard peek == UInt8(ascii: ":") else {
+                throw error("unexpected \(describeCurrent()): expected ':' after the key")
+            }
             index += 1
             skipWhitespace()
             members.append(JSONNode.Member(key: key, keyPosition: keyPosition, value: try value(depth: depth)))
@@ -145,7 +151,9 @@ public struct StrictJSONParser {
 
     private mutating func literal(_ word: String) throws(JSONSyntaxError) {
         let expected = Array(word.utf8)
-        guard bytes[index...].starts(with: expected) else { throw error("unexpected \(describeCurrent()): expected a value") }
+        guard bytes[index...].starts(with: expected) else {
+            throw error("unexpected \(describeCurrent()): expected a value")
+        }
         index += expected.count
     }
 
@@ -155,7 +163,9 @@ public struct StrictJSONParser {
         if peek == UInt8(ascii: "-") { index += 1 }
         guard let first = peek, isDigit(first) else { throw error("a number needs a digit after '-'") }
         index += 1
-        if first == UInt8(ascii: "0"), let next = peek, isDigit(next) { throw error("a number must not start with 0 (leading zeros)") }
+        if first == UInt8(ascii: "0"), let next = peek, isDigit(next) {
+            throw error("a number must not start with 0 (leading zeros)")
+        }
         while let c = peek, isDigit(c) { index += 1 }
         if peek == UInt8(ascii: ".") {
             index += 1
@@ -168,7 +178,7 @@ public struct StrictJSONParser {
             guard let c = peek, isDigit(c) else { throw error("a number needs digits in its exponent") }
             while let c = peek, isDigit(c) { index += 1 }
         }
-        return String(decoding: bytes[start..<index], as: UTF8.self)
+        return String(decoding: bytes[start ..< index], as: UTF8.self)
     }
 
     /// A string literal: escapes decoded, UTF-8 checked, control characters refused.
@@ -178,8 +188,11 @@ public struct StrictJSONParser {
         // the same well-formedness rule as `utf8Scalar`). Anything else, errors included, takes
         // the scalar-by-scalar path below.
         var end = index
-        while end < bytes.count, bytes[end] != UInt8(ascii: "\""), bytes[end] != UInt8(ascii: "\\"), bytes[end] >= 0x20 { end += 1 }
-        if end < bytes.count, bytes[end] == UInt8(ascii: "\""), let text = String(validating: bytes[index..<end], as: UTF8.self) {
+        while end < bytes.count, bytes[end] != UInt8(ascii: "\""), bytes[end] != UInt8(ascii: "\\"), bytes[end] >= 0x20
+        { end += 1 }
+        if end < bytes.count, bytes[end] == UInt8(ascii: "\""),
+            let text = String(validating: bytes[index ..< end], as: UTF8.self)
+        {
             index = end + 1
             return text
         }
@@ -193,10 +206,14 @@ public struct StrictJSONParser {
                 return String(scalars)
             case UInt8(ascii: "\\"):
                 scalars.append(try escape())
-            case 0x00..<0x20:
-                let name = byte == 0x0A ? "a line break" : byte == 0x09 ? "a tab" : "control character U+\(hex(UInt32(byte), width: 4))"
-                throw error("\(name) inside a string (write it as an escape such as \\n or \\u\(hex(UInt32(byte), width: 4)), or close the string)")
-            case 0x00..<0x80:
+            case 0x00 ..< 0x20:
+                let name =
+                    byte == 0x0A
+                    ? "a line break" : byte == 0x09 ? "a tab" : "control character U+\(hex(UInt32(byte), width: 4))"
+                throw error(
+                    "\(name) inside a string (write it as an escape such as \\n or \\u\(hex(UInt32(byte), width: 4)), or close the string)"
+                )
+            case 0x00 ..< 0x80:
                 scalars.append(Unicode.Scalar(byte))
                 index += 1
             default:
@@ -220,26 +237,34 @@ public struct StrictJSONParser {
         case UInt8(ascii: "t"): return "\t"
         case UInt8(ascii: "u"):
             let high = try hexQuad()
-            if (0xDC00...0xDFFF).contains(high) { throw error("a lone low surrogate \\u\(hex(high, width: 4)) in a string", back: 6) }
-            guard (0xD800...0xDBFF).contains(high) else { return Unicode.Scalar(high)! }
+            if (0xDC00 ... 0xDFFF).contains(high) {
+                throw error("a lone low surrogate \\u\(hex(high, width: 4)) in a string", back: 6)
+            }
+            guard (0xD800 ... 0xDBFF).contains(high) else { return Unicode.Scalar(high)! }
             guard bytes[index...].starts(with: [UInt8(ascii: "\\"), UInt8(ascii: "u")]) else {
                 throw error("a high surrogate \\u\(hex(high, width: 4)) not followed by a low one", back: 6)
             }
             index += 2
             let low = try hexQuad()
-            guard (0xDC00...0xDFFF).contains(low) else { throw error("\\u\(hex(low, width: 4)) is not a low surrogate", back: 6) }
+            guard (0xDC00 ... 0xDFFF).contains(low) else {
+                throw error("\\u\(hex(low, width: 4)) is not a low surrogate", back: 6)
+            }
             return Unicode.Scalar(0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00))!
         default:
             index -= 2
-            let shown = (0x21..<0x7F).contains(c) ? String(Character(Unicode.Scalar(c))) : "(byte 0x\(hex(UInt32(c), width: 2)))"
+            let shown =
+                (0x21 ..< 0x7F).contains(c)
+                ? String(Character(Unicode.Scalar(c))) : "(byte 0x\(hex(UInt32(c), width: 2)))"
             throw error("invalid escape \\\(shown) in a string")
         }
     }
 
     private mutating func hexQuad() throws(JSONSyntaxError) -> UInt32 {
         var value: UInt32 = 0
-        for _ in 0..<4 {
-            guard let digit = peek?.hexDigitValue.map(UInt32.init) else { throw error("\\u needs four hexadecimal digits") }
+        for _ in 0 ..< 4 {
+            guard let digit = peek?.hexDigitValue.map(UInt32.init) else {
+                throw error("\\u needs four hexadecimal digits")
+            }
             value = value << 4 | digit
             index += 1
         }
@@ -249,15 +274,18 @@ public struct StrictJSONParser {
     /// One multi-byte UTF-8 sequence (shortest form, no surrogates, at most U+10FFFF).
     private mutating func utf8Scalar() throws(JSONSyntaxError) -> Unicode.Scalar {
         let lead = bytes[index]
-        let (count, minimum, initial): (Int, UInt32, UInt32) = switch lead {
-        case 0xC2...0xDF: (2, 0x80, UInt32(lead & 0x1F))
-        case 0xE0...0xEF: (3, 0x800, UInt32(lead & 0x0F))
-        case 0xF0...0xF4: (4, 0x10000, UInt32(lead & 0x07))
-        default: (0, 0, 0)
+        let (count, minimum, initial): (Int, UInt32, UInt32) =
+            switch lead {
+            case 0xC2 ... 0xDF: (2, 0x80, UInt32(lead & 0x1F))
+            case 0xE0 ... 0xEF: (3, 0x800, UInt32(lead & 0x0F))
+            case 0xF0 ... 0xF4: (4, 0x10000, UInt32(lead & 0x07))
+            default: (0, 0, 0)
+            }
+        guard count > 0, index + count <= bytes.count else {
+            throw error("invalid UTF-8 (byte 0x\(hex(UInt32(lead), width: 2)))")
         }
-        guard count > 0, index + count <= bytes.count else { throw error("invalid UTF-8 (byte 0x\(hex(UInt32(lead), width: 2)))") }
         var value = initial
-        for offset in 1..<count {
+        for offset in 1 ..< count {
             let next = bytes[index + offset]
             guard next & 0xC0 == 0x80 else { throw error("invalid UTF-8 (byte 0x\(hex(UInt32(lead), width: 2)))") }
             value = value << 6 | UInt32(next & 0x3F)
@@ -275,7 +303,7 @@ public struct StrictJSONParser {
 
     /// The position of `index`; columns count characters (UTF-8 continuation bytes are skipped).
     private var position: TextPosition {
-        let characters = bytes[lineStart..<min(index, bytes.count)].lazy.filter { $0 & 0xC0 != 0x80 }.count
+        let characters = bytes[lineStart ..< min(index, bytes.count)].lazy.filter { $0 & 0xC0 != 0x80 }.count
         return TextPosition(line: line, column: characters + 1)
     }
 
@@ -284,7 +312,7 @@ public struct StrictJSONParser {
         let end = min(index, bytes.count)
         if counted.index < lineStart || counted.index > end { counted = (lineStart, 0) }
         var characters = counted.characters
-        for byte in bytes[counted.index..<end] where byte & 0xC0 != 0x80 { characters += 1 }
+        for byte in bytes[counted.index ..< end] where byte & 0xC0 != 0x80 { characters += 1 }
         counted = (end, characters)
         return TextPosition(line: line, column: characters + 1)
     }
@@ -319,7 +347,8 @@ public struct StrictJSONParser {
     }
 
     private func describe(_ byte: UInt8) -> String {
-        (0x21..<0x7F).contains(byte) ? "'\(Character(Unicode.Scalar(byte)))'" : "byte 0x\(hex(UInt32(byte), width: 2))"
+        (0x21 ..< 0x7F).contains(byte)
+            ? "'\(Character(Unicode.Scalar(byte)))'" : "byte 0x\(hex(UInt32(byte), width: 2))"
     }
 
     private func isDigit(_ c: UInt8) -> Bool { c >= UInt8(ascii: "0") && c <= UInt8(ascii: "9") }

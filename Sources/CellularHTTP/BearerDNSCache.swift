@@ -64,7 +64,8 @@ public final class BearerDNSCache: Sendable {
     }
 
     private static func key(_ host: String, _ family: IPType, _ path: CellularPath) -> Key {
-        Key(interfaceName: path.interfaceName, ipv4Address: path.ipv4Address, ipv6Address: path.ipv6Address,
+        Key(
+            interfaceName: path.interfaceName, ipv4Address: path.ipv4Address, ipv6Address: path.ipv6Address,
             dnsServers: path.dnsServers, host: host.lowercased(), family: family)
     }
 }

@@ -22,7 +22,8 @@ public final class CellularHTTPClient: Sendable {
         let path = path, share = share, dnsCache = dnsCache
         return await withTaskCancellationHandler {
             await runOnDedicatedThread {
-                ChainRunner(path: path, request: request, cancellation: cancellation, share: share, dnsCache: dnsCache).run()
+                ChainRunner(path: path, request: request, cancellation: cancellation, share: share, dnsCache: dnsCache)
+                    .run()
             }
         } onCancel: {
             cancellation.cancel()

@@ -8,11 +8,13 @@ public enum Credentials {
     static let names: Set<String> = [
         "code", "auth_code", "authcode", "otp", "pin", "sig", "sid", "jwt", "key", "apikey", "pwd", "passwd",
         "assertion", "session", "password", "secret", "token", "signature", "credential", "credentials",
-        "samlresponse", "samlrequest", "ticket",
+        "samlresponse", "samlrequest", "ticket"
     ]
     /// Endings that make a name a credential (`access_token`, `client_secret`, `x_api_key`, `jsessionid`).
-    static let endings = ["token", "secret", "password", "assertion", "session", "sessionid", "session_id",
-                          "signature", "credential", "credentials", "_key", "apikey", "auth_code"]
+    static let endings = [
+        "token", "secret", "password", "assertion", "session", "sessionid", "session_id",
+        "signature", "credential", "credentials", "_key", "apikey", "auth_code"
+    ]
 
     /// True when a parameter, JSON key or header called `name` holds a credential. `name` may be
     /// percent-encoded (`%63ode` is `code`).
@@ -25,7 +27,8 @@ public enum Credentials {
     /// (`+` is a space in a query). Pairs without `=` get an empty value.
     public static func queryItems(of url: String) -> [(name: String, value: String)] {
         guard let start = url.firstIndex(where: { $0 == "?" || $0 == "#" }) else { return [] }
-        return url[url.index(after: start)...].split(whereSeparator: { $0 == "&" || $0 == "#" || $0 == "?" }).map { pair in
+        return url[url.index(after: start)...].split(whereSeparator: { $0 == "&" || $0 == "#" || $0 == "?" }).map {
+            pair in
             let name = pair.prefix { $0 != "=" }
             let value = pair.dropFirst(name.count + 1)
             return (percentDecoded(String(name), plusIsSpace: true), percentDecoded(String(value), plusIsSpace: true))
@@ -40,7 +43,8 @@ public enum Credentials {
         var utf8 = Array(text.utf8)[...]
         while let byte = utf8.popFirst() {
             if byte == UInt8(ascii: "%"), utf8.count >= 2, let high = utf8[utf8.startIndex].hexDigitValue,
-               let low = utf8[utf8.startIndex + 1].hexDigitValue {
+                let low = utf8[utf8.startIndex + 1].hexDigitValue
+            {
                 bytes.append(high << 4 | low)
                 utf8 = utf8.dropFirst(2)
             } else {

@@ -1,6 +1,6 @@
 import CCurl
-import SystemSupport
 import Synchronization
+import SystemSupport
 
 /// Drives every default-network exchange of one `HTTPClient` on a single libcurl multi handle,
 /// from one thread that runs while there is work (and briefly after): no request needs a thread of its own, and the
@@ -86,7 +86,9 @@ final class CurlEventLoop: @unchecked Sendable {
         var idleSince: ContinuousClock.Instant?
         while true {
             let submitted = inbox.withLock { box -> [Submission]? in
-                if box.submitted.isEmpty && active.isEmpty, let idleSince, idleSince.duration(to: .now) >= .milliseconds(Self.lingerMilliseconds) {
+                if box.submitted.isEmpty && active.isEmpty, let idleSince,
+                    idleSince.duration(to: .now) >= .milliseconds(Self.lingerMilliseconds)
+                {
                     box.driving = false
                     return nil
                 }
@@ -123,7 +125,8 @@ final class CurlEventLoop: @unchecked Sendable {
             var left: Int32 = 0
             while let message = curl_multi_info_read(multi, &left) {
                 guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle,
-                      let submission = active.removeValue(forKey: easy) else { continue }
+                    let submission = active.removeValue(forKey: easy)
+                else { continue }
                 let result = message.pointee.data.result
                 curl_multi_remove_handle(multi, easy)
                 submission.done.resume(returning: result)

@@ -19,7 +19,7 @@ final class CurlShare: @unchecked Sendable {
     init() {
         _ = Self.ready
         locks = .allocate(capacity: Self.lockCount)
-        for i in 0..<Self.lockCount { pthread_mutex_init(locks + i, nil) }
+        for i in 0 ..< Self.lockCount { pthread_mutex_init(locks + i, nil) }
         handle = curl_share_init()
         guard let handle else { return }
         cp_curl_share_setopt_pointer(handle, CURLSHOPT_USERDATA, UnsafeMutableRawPointer(locks))
@@ -36,7 +36,7 @@ final class CurlShare: @unchecked Sendable {
 
     deinit {
         if let handle { curl_share_cleanup(handle) }
-        for i in 0..<Self.lockCount { pthread_mutex_destroy(locks + i) }
+        for i in 0 ..< Self.lockCount { pthread_mutex_destroy(locks + i) }
         locks.deallocate()
     }
 }

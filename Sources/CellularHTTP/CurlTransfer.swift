@@ -1,6 +1,6 @@
 import CCurl
-import CellpathCore
 import CShims
+import CellpathCore
 import Glibc
 import SystemSupport
 
@@ -64,8 +64,10 @@ final class CurlTransfer {
     /// Creates and configures the handles; `ipType` limits the addresses used on the route.
     /// `drainLimit`, what one request may take, bounds how long `close()` waits for the peers.
     /// `bearerCache` answers names asked by earlier transfers on the bound route, and keeps this one's answers.
-    init(route: NetworkRoute, ipType: IPType, caFile: String?, maxBodyBytes: Int, drainLimit: Duration, share: CurlShare,
-         bearerCache: BearerDNSCache? = nil, cancellation: TransferCancellation) throws(FetchFailure) {
+    init(
+        route: NetworkRoute, ipType: IPType, caFile: String?, maxBodyBytes: Int, drainLimit: Duration, share: CurlShare,
+        bearerCache: BearerDNSCache? = nil, cancellation: TransferCancellation
+    ) throws(FetchFailure) {
         guard let easy = curl_easy_init() else { throw FetchFailure(.internalError, "couldn't create a curl handle") }
         self.route = route
         self.ipType = ipType
@@ -77,10 +79,12 @@ final class CurlTransfer {
         case .bound(let path):
             // Sockets bind to the path's address of their own family: the DNS servers' family may
             // differ from `ipType`, which limits the answers asked for and pinned.
-            state = TransferState(route: route, ipv4: path.ipv4Address, ipv6: path.ipv6Address, cancellation: cancellation)
+            state = TransferState(
+                route: route, ipv4: path.ipv4Address, ipv6: path.ipv6Address, cancellation: cancellation)
             let watch = PathWatch(path: path, ipType: ipType)
             self.watch = watch
-            resolver = PinnedResolver(servers: path.dnsServers, interfaceName: path.interfaceName, state: state, watch: watch)
+            resolver = PinnedResolver(
+                servers: path.dnsServers, interfaceName: path.interfaceName, state: state, watch: watch)
         case .defaultNetwork:
             state = TransferState(route: route, ipv4: nil, ipv6: nil, cancellation: cancellation)
             resolver = nil
@@ -126,11 +130,12 @@ final class CurlTransfer {
         check(cp_curl_setopt_long(easy, CURLOPT_SSL_VERIFYHOST, 2))
         check(cp_curl_setopt_long(easy, CURLOPT_TCP_KEEPALIVE, 1))
         check(cp_curl_setopt_long(easy, CURLOPT_TCP_NODELAY, 1))
-        let resolve: Int32 = switch ipType {
-        case .ipv4: CURL_IPRESOLVE_V4
-        case .ipv6: CURL_IPRESOLVE_V6
-        case .any: CURL_IPRESOLVE_WHATEVER
-        }
+        let resolve: Int32 =
+            switch ipType {
+            case .ipv4: CURL_IPRESOLVE_V4
+            case .ipv6: CURL_IPRESOLVE_V6
+            case .any: CURL_IPRESOLVE_WHATEVER
+            }
         check(cp_curl_setopt_long(easy, CURLOPT_IPRESOLVE, Int(resolve)))
         if let caFile { check(cp_curl_setopt_string(easy, CURLOPT_CAINFO, caFile)) }
         if let s = share.handle { check(cp_curl_setopt_share(easy, s)) }
@@ -142,7 +147,9 @@ final class CurlTransfer {
         var list: UnsafeMutablePointer<curl_slist>?
         defer { if let list { lists.append(list) } }
         for line in lines {
-            guard let longer = curl_slist_append(list, line) else { throw FetchFailure(.internalError, "out of memory") }
+            guard let longer = curl_slist_append(list, line) else {
+                throw FetchFailure(.internalError, "out of memory")
+            }
             list = longer
         }
         return list
@@ -202,11 +209,17 @@ final class CurlTransfer {
         let host = request.url.host
         let literal = IPAddress.isNumeric(host)
         if literal, (ipType == .ipv4 && host.contains(":")) || (ipType == .ipv6 && !host.contains(":")) {
-            throw FetchFailure(.noAddress, "\(host) is not an \(ipType == .ipv4 ? "IPv4" : "IPv6") address (ip type \(ipType.rawValue))", hop: index)
+            throw FetchFailure(
+                .noAddress,
+                "\(host) is not an \(ipType == .ipv4 ? "IPv4" : "IPv6") address (ip type \(ipType.rawValue))",
+                hop: index)
         }
-        if case .bound(let path) = route, literal ? LocalAddresses.contains(host) : LocalAddresses.isLocalhostName(host) {
-            throw FetchFailure(.localDestination, "\(host) is \(literal ? "an address of" : "a name for") this device: "
-                               + "it cannot be reached through \(path.interfaceName)", hop: index)
+        if case .bound(let path) = route, literal ? LocalAddresses.contains(host) : LocalAddresses.isLocalhostName(host)
+        {
+            throw FetchFailure(
+                .localDestination,
+                "\(host) is \(literal ? "an address of" : "a name for") this device: "
+                    + "it cannot be reached through \(path.interfaceName)", hop: index)
         }
         state.allowCurlResolve = literal
         var dns: PinnedAnswers?
@@ -258,11 +271,15 @@ final class CurlTransfer {
 
     /// The cellular DNS answers for the request's host (from the chain's answers, the bearer's
     /// cache, or a lookup), pinned into curl so that it never resolves the name itself.
-    private func pinnedAnswers(for request: TransferRequest, path: CellularPath,
-                               resolver: PinnedResolver) throws(FetchFailure) -> PinnedAnswers {
+    private func pinnedAnswers(
+        for request: TransferRequest, path: CellularPath,
+        resolver: PinnedResolver
+    ) throws(FetchFailure) -> PinnedAnswers {
         let host = request.url.host
         // Ask only for families the path can bind: a v6 answer on a v4-only bearer would abort the hop.
-        let family: IPType = ipType != .any ? ipType
+        let family: IPType =
+            ipType != .any
+            ? ipType
             : path.ipv4Address == nil ? .ipv6 : path.ipv6Address == nil ? .ipv4 : .any
         let dns: PinnedAnswers
         if let answers = chainAnswers[host] {
@@ -271,9 +288,12 @@ final class CurlTransfer {
             dns = PinnedAnswers(addresses: hit.addresses, dnsMs: 0, source: .bearerCache, ttl: hit.ttlLeft)
         } else {
             let t0 = ContinuousClock.now
-            let answer = try resolver.resolve(host, ipType: family, budgetMs: max(1, Int(milliseconds(request.budget))),
-                                              totalBound: request.totalBound, hop: request.index)
-            dns = PinnedAnswers(addresses: answer.addresses, dnsMs: milliseconds(ContinuousClock.now - t0), source: .network, ttl: answer.ttl)
+            let answer = try resolver.resolve(
+                host, ipType: family, budgetMs: max(1, Int(milliseconds(request.budget))),
+                totalBound: request.totalBound, hop: request.index)
+            dns = PinnedAnswers(
+                addresses: answer.addresses, dnsMs: milliseconds(ContinuousClock.now - t0), source: .network,
+                ttl: answer.ttl)
             bearerCache?.store(answer.addresses, ttl: answer.ttl, for: host, family: family, on: path)
         }
         let answers = dns.addresses
@@ -281,8 +301,10 @@ final class CurlTransfer {
         // Addresses of this device are never reached through the cellular interface: curl would wait for them.
         let reachable = answers.filter { !LocalAddresses.contains($0) }
         guard !reachable.isEmpty else {
-            throw FetchFailure(.localDestination, "\(host) resolves to addresses of this device (\(answers.joined(separator: ", "))): "
-                               + "they cannot be reached through \(path.interfaceName)", hop: request.index)
+            throw FetchFailure(
+                .localDestination,
+                "\(host) resolves to addresses of this device (\(answers.joined(separator: ", "))): "
+                    + "they cannot be reached through \(path.interfaceName)", hop: request.index)
         }
         let key = "\(host):\(request.url.port)"
         if !pinned.contains(key) {
@@ -316,7 +338,9 @@ final class CurlTransfer {
                 pathLost = error
                 return CURLE_ABORTED_BY_CALLBACK
             }
-            guard curl_multi_poll(multi, &wakers, UInt32(wakers.count), 1000, nil) == CURLM_OK else { return CURLE_FAILED_INIT }
+            guard curl_multi_poll(multi, &wakers, UInt32(wakers.count), 1000, nil) == CURLM_OK else {
+                return CURLE_FAILED_INIT
+            }
         }
         var left: Int32 = 0
         while let message = curl_multi_info_read(multi, &left) {
@@ -325,10 +349,14 @@ final class CurlTransfer {
         return CURLE_FAILED_INIT
     }
 
-    private func collect(_ request: TransferRequest, dns: PinnedAnswers?, wallStart: Double,
-                         hopStart: ContinuousClock.Instant) -> HopTrace {
+    private func collect(
+        _ request: TransferRequest, dns: PinnedAnswers?, wallStart: Double,
+        hopStart: ContinuousClock.Instant
+    ) -> HopTrace {
         func long(_ i: CURLINFO) -> Int { var v = 0; cp_curl_getinfo_long(easy, i, &v); return v }
-        func micros(_ i: CURLINFO) -> Double { var v: curl_off_t = 0; cp_curl_getinfo_offset(easy, i, &v); return Double(v) / 1000 }
+        func micros(_ i: CURLINFO) -> Double {
+            var v: curl_off_t = 0; cp_curl_getinfo_offset(easy, i, &v); return Double(v) / 1000
+        }
         func string(_ i: CURLINFO) -> String {
             var p: UnsafeMutablePointer<CChar>?
             cp_curl_getinfo_string(easy, i, &p)
@@ -343,29 +371,34 @@ final class CurlTransfer {
         if url.scheme == "https" {
             if let tls { tlsByOrigin[url.origin] = tls } else if reused { tls = tlsByOrigin[url.origin] }
         }
-        let version: String = switch long(CURLINFO_HTTP_VERSION) {
-        case CURL_HTTP_VERSION_1_0: "HTTP/1.0"
-        case CURL_HTTP_VERSION_1_1: "HTTP/1.1"
-        case CURL_HTTP_VERSION_2_0: "HTTP/2"
-        case CURL_HTTP_VERSION_3: "HTTP/3"
-        default: ""
-        }
-        let keep: Set<String> = ["location", "content-type", "content-length", "transfer-encoding", "set-cookie",
-                                 "server", "connection", "cache-control", "retry-after"]
+        let version: String =
+            switch long(CURLINFO_HTTP_VERSION) {
+            case CURL_HTTP_VERSION_1_0: "HTTP/1.0"
+            case CURL_HTTP_VERSION_1_1: "HTTP/1.1"
+            case CURL_HTTP_VERSION_2_0: "HTTP/2"
+            case CURL_HTTP_VERSION_3: "HTTP/3"
+            default: ""
+            }
+        let keep: Set<String> = [
+            "location", "content-type", "content-length", "transfer-encoding", "set-cookie",
+            "server", "connection", "cache-control", "retry-after"
+        ]
         // On the default network curl resolves names itself and times the lookup.
-        let timings = HopTimings(dnsMs: dns?.dnsMs ?? (resolver == nil ? lookup : 0),
-                                 connectMs: reused || connect == 0 ? nil : max(0, connect - lookup),
-                                 tlsMs: reused || app == 0 ? nil : max(0, app - connect),
-                                 firstByteMs: first > 0 ? max(0, first - pre) : 0,
-                                 totalMs: milliseconds(ContinuousClock.now - hopStart))
-        return HopTrace(index: request.index, method: request.method, url: url.text, status: long(CURLINFO_RESPONSE_CODE),
-                        location: nil, remoteAddress: string(CURLINFO_PRIMARY_IP), remotePort: long(CURLINFO_PRIMARY_PORT),
-                        localAddress: string(CURLINFO_LOCAL_IP), localPort: long(CURLINFO_LOCAL_PORT),
-                        connectionReused: reused, tlsVersion: url.scheme == "https" ? tls : nil, httpVersion: version,
-                        timings: timings, dnsAnswers: dns?.addresses, dnsSource: dns?.source, dnsTTL: dns?.ttl,
-                        responseHeaders: state.headers.filter { keep.contains($0.name.lowercased()) },
-                        requestHeaders: state.requestHeaders, bodyBytes: state.bodyBytes,
-                        headerBytes: long(CURLINFO_HEADER_SIZE), downgrade: request.isDowngrade, startedAt: wallStart)
+        let timings = HopTimings(
+            dnsMs: dns?.dnsMs ?? (resolver == nil ? lookup : 0),
+            connectMs: reused || connect == 0 ? nil : max(0, connect - lookup),
+            tlsMs: reused || app == 0 ? nil : max(0, app - connect),
+            firstByteMs: first > 0 ? max(0, first - pre) : 0,
+            totalMs: milliseconds(ContinuousClock.now - hopStart))
+        return HopTrace(
+            index: request.index, method: request.method, url: url.text, status: long(CURLINFO_RESPONSE_CODE),
+            location: nil, remoteAddress: string(CURLINFO_PRIMARY_IP), remotePort: long(CURLINFO_PRIMARY_PORT),
+            localAddress: string(CURLINFO_LOCAL_IP), localPort: long(CURLINFO_LOCAL_PORT),
+            connectionReused: reused, tlsVersion: url.scheme == "https" ? tls : nil, httpVersion: version,
+            timings: timings, dnsAnswers: dns?.addresses, dnsSource: dns?.source, dnsTTL: dns?.ttl,
+            responseHeaders: state.headers.filter { keep.contains($0.name.lowercased()) },
+            requestHeaders: state.requestHeaders, bodyBytes: state.bodyBytes,
+            headerBytes: long(CURLINFO_HEADER_SIZE), downgrade: request.isDowngrade, startedAt: wallStart)
     }
 
     /// Maps a failed transfer to a distinct failure; path problems take precedence.
@@ -376,24 +409,31 @@ final class CurlTransfer {
         if case .bound(let path) = route {
             if let bind = state.bindFailure { return bind.failure(interface: path.interfaceName, hop: index) }
             if state.resolveAttempted {
-                return FetchFailure(.internalError, "curl tried to resolve \(url.host) itself; refused (the lookup would leave the cellular path)", hop: index)
+                return FetchFailure(
+                    .internalError,
+                    "curl tried to resolve \(url.host) itself; refused (the lookup would leave the cellular path)",
+                    hop: index)
             }
         }
         let where_ = "\(url.host):\(url.port)"
         let detail = String(cString: curl_easy_strerror(rc))
         switch rc {
         case CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CERTPROBLEM, CURLE_SSL_CIPHER,
-             CURLE_SSL_CACERT_BADFILE, CURLE_SSL_ISSUER_ERROR, CURLE_SSL_PINNEDPUBKEYNOTMATCH, CURLE_SSL_INVALIDCERTSTATUS,
-             CURLE_SSL_ENGINE_INITFAILED, CURLE_USE_SSL_FAILED:
-            return FetchFailure(.tlsFailure, "TLS with \(where_) failed: \(detail)",
-                                hint: "pass the server's CA with --cacert if it is private", hop: index)
+            CURLE_SSL_CACERT_BADFILE, CURLE_SSL_ISSUER_ERROR, CURLE_SSL_PINNEDPUBKEYNOTMATCH,
+            CURLE_SSL_INVALIDCERTSTATUS,
+            CURLE_SSL_ENGINE_INITFAILED, CURLE_USE_SSL_FAILED:
+            return FetchFailure(
+                .tlsFailure, "TLS with \(where_) failed: \(detail)",
+                hint: "pass the server's CA with --cacert if it is private", hop: index)
         case CURLE_URL_MALFORMAT:
             return FetchFailure(.malformedURL, "malformed URL for hop \(index): \(detail)", hop: index)
         // The scheme was checked before: curl says this of an answer without an HTTP/1.x or 2 status line (HTTP/0.9).
         case CURLE_UNSUPPORTED_PROTOCOL, CURLE_WEIRD_SERVER_REPLY:
-            return FetchFailure(.notHTTP, "\(where_) answered with something that is not HTTP (no valid status line)", hop: index)
+            return FetchFailure(
+                .notHTTP, "\(where_) answered with something that is not HTTP (no valid status line)", hop: index)
         case CURLE_COULDNT_RESOLVE_HOST:
-            return FetchFailure(.dnsFailure, "couldn't resolve \(url.host) with the system resolver: \(detail)", hop: index)
+            return FetchFailure(
+                .dnsFailure, "couldn't resolve \(url.host) with the system resolver: \(detail)", hop: index)
         default:
             break
         }
@@ -413,12 +453,15 @@ final class CurlTransfer {
         case CURLE_OUT_OF_MEMORY where connected:
             return FetchFailure(.headerTooLarge, "\(where_) sent a response header larger than 100 KB", hop: index)
         case CURLE_OPERATION_TIMEDOUT where request.totalBound:
-            return FetchFailure(.totalTimeout, "the chain took longer than \(seconds(request.totalTimeout)) (at \(where_))", hop: index)
+            return FetchFailure(
+                .totalTimeout, "the chain took longer than \(seconds(request.totalTimeout)) (at \(where_))", hop: index)
         case CURLE_OPERATION_TIMEDOUT where !connected:
-            return FetchFailure(.connectTimeout, "couldn't connect to \(where_) within \(seconds(request.budget))", hop: index)
+            return FetchFailure(
+                .connectTimeout, "couldn't connect to \(where_) within \(seconds(request.budget))", hop: index)
         case CURLE_OPERATION_TIMEDOUT:
-            return FetchFailure(.hopTimeout, "\(where_) did not answer within the hop timeout (\(seconds(request.budget)))",
-                                hint: "raise --hop-timeout", hop: index)
+            return FetchFailure(
+                .hopTimeout, "\(where_) did not answer within the hop timeout (\(seconds(request.budget)))",
+                hint: "raise --hop-timeout", hop: index)
         case CURLE_COULDNT_CONNECT:
             return FetchFailure(.connectFailed, "couldn't connect to \(where_)\(through): \(detail)", hop: index)
         default:
@@ -478,7 +521,9 @@ final class CurlTransfer {
         var draining: [Int32] = [], awaited: [Int32] = []
         let pathGone: Bool
         if case .bound(let path) = route {
-            do throws(FetchFailure) { try path.verify(for: ipType, hop: nil); pathGone = false } catch { pathGone = true }
+            do throws(FetchFailure) { try path.verify(for: ipType, hop: nil); pathGone = false } catch {
+                pathGone = true
+            }
         } else {
             pathGone = false
         }
@@ -494,6 +539,7 @@ final class CurlTransfer {
         state.keptSockets = []
         state.keeperOf = [:]
         state.awaitedAnswers = [:]
-        cshims_close_draining(draining, awaited, Int32(draining.count), Int32(clamping: Int(milliseconds(drainLimit))), 500)
+        cshims_close_draining(
+            draining, awaited, Int32(draining.count), Int32(clamping: Int(milliseconds(drainLimit))), 500)
     }
 }

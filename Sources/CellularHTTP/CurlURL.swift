@@ -7,7 +7,9 @@ enum CurlURL {
     static func parse(_ text: String) -> Result<ParsedURL, FetchFailure> {
         withHandle { handle in
             let rc = curl_url_set(handle, CURLUPART_URL, text, UInt32(CURLU_NON_SUPPORT_SCHEME))
-            guard rc == CURLUE_OK else { return .failure(FetchFailure(.malformedURL, "malformed URL: \(describe(rc))")) }
+            guard rc == CURLUE_OK else {
+                return .failure(FetchFailure(.malformedURL, "malformed URL: \(describe(rc))"))
+            }
             return .success(parts(of: handle))
         }
     }
@@ -24,7 +26,9 @@ enum CurlURL {
         }
     }
 
-    private static func withHandle(_ body: (OpaquePointer) -> Result<ParsedURL, FetchFailure>) -> Result<ParsedURL, FetchFailure> {
+    private static func withHandle(
+        _ body: (OpaquePointer) -> Result<ParsedURL, FetchFailure>
+    ) -> Result<ParsedURL, FetchFailure> {
         guard let handle = curl_url() else { return .failure(FetchFailure(.internalError, "out of memory")) }
         defer { curl_url_cleanup(handle) }
         return body(handle)
@@ -39,8 +43,9 @@ enum CurlURL {
         }
         var host = part(CURLUPART_HOST) ?? ""
         if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-        return ParsedURL(text: part(CURLUPART_URL) ?? "", scheme: (part(CURLUPART_SCHEME) ?? "").lowercased(), host: host,
-                         port: Int(part(CURLUPART_PORT, CURLU_DEFAULT_PORT) ?? "") ?? 0)
+        return ParsedURL(
+            text: part(CURLUPART_URL) ?? "", scheme: (part(CURLUPART_SCHEME) ?? "").lowercased(), host: host,
+            port: Int(part(CURLUPART_PORT, CURLU_DEFAULT_PORT) ?? "") ?? 0)
     }
 
     private static func describe(_ rc: CURLUcode) -> String {

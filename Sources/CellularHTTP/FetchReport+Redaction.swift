@@ -11,10 +11,12 @@ func redactedURL(_ url: String, _ disclosure: Disclosure = .redacted) -> String 
     if url[..<schemeEnd].hasSuffix(":"), url[schemeEnd...].hasPrefix("//") {
         let authorityStart = url.index(schemeEnd, offsetBy: 2)
         let authorityEnd = url[authorityStart...].firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? url.endIndex
-        let authority = url[authorityStart..<authorityEnd]
+        let authority = url[authorityStart ..< authorityEnd]
         out += url[..<authorityStart]
         if let at = authority.lastIndex(of: "@"), let colon = authority[..<at].firstIndex(of: ":") {
-            out += authority[..<colon] + ":" + disclosure.reveal(String(authority[authority.index(after: colon)..<at]), as: .secret)
+            out +=
+                authority[..<colon] + ":"
+                + disclosure.reveal(String(authority[authority.index(after: colon) ..< at]), as: .secret)
             out += authority[at...]
         } else {
             out += authority
@@ -30,7 +32,7 @@ func redactedURL(_ url: String, _ disclosure: Disclosure = .redacted) -> String 
         guard inParams, c == "?" || c == "#" || c == "&" else { continue }
         // A '?' inside the query also ends a pair, as `Credentials.queryItems` reads it ("?next=/a?code=…").
         let end = url[i...].firstIndex { $0 == "&" || $0 == "#" || $0 == "?" } ?? url.endIndex
-        let pair = url[i..<end]
+        let pair = url[i ..< end]
         if let eq = pair.firstIndex(of: "="), Credentials.isCredential(String(pair[..<eq])) {
             out += pair[...eq] + disclosure.reveal(String(pair[pair.index(after: eq)...]), as: .code)
         } else {
@@ -47,7 +49,10 @@ func redactedHeader(_ h: HTTPHeader, _ disclosure: Disclosure) -> HTTPHeader {
     switch h.name.lowercased() {
     case "authorization", "proxy-authorization":
         let scheme = h.value.split(separator: " ").first.map(String.init) ?? ""
-        return HTTPHeader(h.name, h.value.contains(" ") ? "\(scheme) \(disclosure.reveal(h.value, as: .token))" : disclosure.reveal(h.value, as: .token))
+        return HTTPHeader(
+            h.name,
+            h.value.contains(" ")
+                ? "\(scheme) \(disclosure.reveal(h.value, as: .token))" : disclosure.reveal(h.value, as: .token))
     case "cookie":
         let parts = h.value.split(separator: ";").map { part -> String in
             let p = part.drop { $0 == " " }
@@ -59,7 +64,9 @@ func redactedHeader(_ h: HTTPHeader, _ disclosure: Disclosure) -> HTTPHeader {
         let first = h.value.prefix { $0 != ";" }
         let rest = h.value.dropFirst(first.count)
         guard let eq = first.firstIndex(of: "=") else { return h }
-        return HTTPHeader(h.name, "\(first[..<eq])=\(disclosure.reveal(String(first[first.index(after: eq)...]), as: .cookie))\(rest)")
+        return HTTPHeader(
+            h.name, "\(first[..<eq])=\(disclosure.reveal(String(first[first.index(after: eq)...]), as: .cookie))\(rest)"
+        )
     case "location", "content-location", "referer", "refresh":
         return HTTPHeader(h.name, redactedURL(h.value, disclosure))
     default:
@@ -73,9 +80,10 @@ extension JSONValue {
         guard disclosure != .full else { return self }
         switch self {
         case .object(let members):
-            return .object(members.map { key, value in
-                (key, Credentials.isCredential(key) ? value.masked(disclosure) : value.redacted(disclosure))
-            })
+            return .object(
+                members.map { key, value in
+                    (key, Credentials.isCredential(key) ? value.masked(disclosure) : value.redacted(disclosure))
+                })
         case .array(let a): return .array(a.map { $0.redacted(disclosure) })
         default: return self
         }
@@ -122,7 +130,8 @@ extension FetchReport {
     /// JSON of the (already redacted) report, keys sorted.
     public func jsonData(pretty: Bool = true) -> [UInt8] {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = pretty ? [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
+        encoder.outputFormatting =
+            pretty ? [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
         return (try? Array(encoder.encode(self))) ?? []
     }
 
@@ -132,7 +141,8 @@ extension FetchReport {
         let r = redacted(disclosure)
         var lines = showHops ? hopLines(disclosure) : []
         if let result = r.result {
-            var line = "[fetch] \(result.finalStatus) after \(r.hops.count) hop\(r.hops.count == 1 ? "" : "s") in \(formatMs(r.totalMs)) via \(r.interfaceName)"
+            var line =
+                "[fetch] \(result.finalStatus) after \(r.hops.count) hop\(r.hops.count == 1 ? "" : "s") in \(formatMs(r.totalMs)) via \(r.interfaceName)"
             if let stop = result.stoppedAt { line += "; stopped at \(stop)" }
             lines.append(line)
         }
@@ -144,9 +154,12 @@ extension FetchReport {
         var lines: [String] = []
         var sawHTTPS = false
         for hop in redacted(disclosure).hops {
-            var line = "[hop \(hop.index)] \(hop.method) \(hop.url) → \(hop.status == 0 ? "no response" : String(hop.status))"
+            var line =
+                "[hop \(hop.index)] \(hop.method) \(hop.url) → \(hop.status == 0 ? "no response" : String(hop.status))"
             if let location = hop.location { line += " → \(location)" }
-            line += hop.remoteAddress.isEmpty ? " (no connection"
+            line +=
+                hop.remoteAddress.isEmpty
+                ? " (no connection"
                 : " (\(hop.localAddress):\(hop.localPort) → \(hop.remoteAddress):\(hop.remotePort)"
             line += hop.connectionReused ? ", reused" : ", new"
             if let tls = hop.tlsVersion { line += ", \(tls)" }

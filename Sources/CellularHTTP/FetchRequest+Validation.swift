@@ -12,7 +12,8 @@ extension FetchRequest {
 
 /// Checks on what a caller asks to send, shared by chains and single requests.
 enum RequestInput {
-    private static let tokenCharacters = Set("!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ".utf8)
+    private static let tokenCharacters = Set(
+        "!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ".utf8)
 
     /// Rejects control characters in the URL, a method that is not a token, header names that
     /// are not tokens and header values with a control character (CR, LF, NUL, any other C0 or
@@ -28,10 +29,16 @@ enum RequestInput {
             if h.name.isEmpty || !h.name.utf8.allSatisfy(tokenCharacters.contains) {
                 throw FetchFailure(.invalidHeader, "invalid header name \"\(h.name.filter { !$0.isNewline })\"")
             }
-            if let control = h.value.unicodeScalars.first(where: { $0 != "\t" && $0.properties.generalCategory == .control }) {
-                let code = "U+" + String(repeating: "0", count: max(0, 4 - String(control.value, radix: 16).count))
+            if let control = h.value.unicodeScalars.first(where: {
+                $0 != "\t" && $0.properties.generalCategory == .control
+            }) {
+                let code =
+                    "U+" + String(repeating: "0", count: max(0, 4 - String(control.value, radix: 16).count))
                     + String(control.value, radix: 16, uppercase: true)
-                throw FetchFailure(.invalidHeader, "header \(h.name) contains a control character (\(code)); CR, LF, NUL and other controls are refused")
+                throw FetchFailure(
+                    .invalidHeader,
+                    "header \(h.name) contains a control character (\(code)); CR, LF, NUL and other controls are refused"
+                )
             }
         }
     }

@@ -50,10 +50,12 @@ public struct FetchRequest: Sendable {
     /// Bytes of each response body kept in memory; the rest is read and counted, not kept.
     public var maxBodyBytes: Int
 
-    public init(url: String, method: String = "GET", headers: [HTTPHeader] = [], body: [UInt8]? = nil,
-                maxHops: Int = 10, hopTimeout: Duration = .seconds(5), totalTimeout: Duration = .seconds(30),
-                ipType: IPType = .any, stopAtPrefix: String? = nil, strict: Bool = false,
-                caFile: String? = nil, maxBodyBytes: Int = 1 << 20) {
+    public init(
+        url: String, method: String = "GET", headers: [HTTPHeader] = [], body: [UInt8]? = nil,
+        maxHops: Int = 10, hopTimeout: Duration = .seconds(5), totalTimeout: Duration = .seconds(30),
+        ipType: IPType = .any, stopAtPrefix: String? = nil, strict: Bool = false,
+        caFile: String? = nil, maxBodyBytes: Int = 1 << 20
+    ) {
         self.url = url
         self.method = method
         self.headers = headers

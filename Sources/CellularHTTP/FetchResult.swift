@@ -78,7 +78,13 @@ public struct HopTrace: Sendable, Equatable, Codable {
     /// Wall-clock start of the hop (seconds since 1970, to the microsecond).
     public var startedAt: Double
 
-    public init(index: Int, method: String, url: String, status: Int, location: String?, remoteAddress: String, remotePort: Int, localAddress: String, localPort: Int, connectionReused: Bool, tlsVersion: String?, httpVersion: String, timings: HopTimings, dnsAnswers: [String]?, dnsSource: DNSSource? = nil, dnsTTL: Int? = nil, responseHeaders: [HTTPHeader], requestHeaders: [HTTPHeader], bodyBytes: Int, headerBytes: Int, downgrade: Bool, startedAt: Double) {
+    public init(
+        index: Int, method: String, url: String, status: Int, location: String?, remoteAddress: String, remotePort: Int,
+        localAddress: String, localPort: Int, connectionReused: Bool, tlsVersion: String?, httpVersion: String,
+        timings: HopTimings, dnsAnswers: [String]?, dnsSource: DNSSource? = nil, dnsTTL: Int? = nil,
+        responseHeaders: [HTTPHeader], requestHeaders: [HTTPHeader], bodyBytes: Int, headerBytes: Int, downgrade: Bool,
+        startedAt: Double
+    ) {
         self.index = index
         self.method = method
         self.url = url
@@ -119,7 +125,10 @@ public struct FetchResult: Sendable, Equatable, Codable {
     /// The redirect target the chain stopped at (`stopAtPrefix`, `stopAtRedirect`), query and fragment kept.
     public var stoppedAt: String?
 
-    public init(finalStatus: Int, finalURL: String, finalBody: String, finalBodyTruncated: Bool, finalContentType: String?, json: JSONValue?, stoppedAt: String?) {
+    public init(
+        finalStatus: Int, finalURL: String, finalBody: String, finalBodyTruncated: Bool, finalContentType: String?,
+        json: JSONValue?, stoppedAt: String?
+    ) {
         self.finalStatus = finalStatus
         self.finalURL = finalURL
         self.finalBody = finalBody
@@ -147,7 +156,8 @@ public enum FetchFailureReason: String, Sendable, Codable, CaseIterable {
         case .noSuchInterface, .interfaceDown, .noAddress, .addressGone: return .unavailable
         case .bindRefused: return .permission
         case .dnsUnreachable, .dnsFailure, .connectTimeout, .hopTimeout, .totalTimeout,
-             .transportError: return .temporary
+            .transportError:
+            return .temporary
         case .dnsNoAnswer, .dnsRefused, .connectFailed, .tlsFailure: return .unavailable
         case .dnsNoSuchName: return .noHost
         case .notHTTP, .headerTooLarge: return .protocolError
@@ -189,8 +199,11 @@ public struct FetchReport: Sendable, Equatable, Codable {
     public var failure: FetchFailure?
     public var totalMs: Double
 
-    public init(interfaceName: String, modemBackend: String? = nil, localAddresses: [String], dnsServers: [String], hops: [HopTrace],
-                result: FetchResult?, failure: FetchFailure?, totalMs: Double) {
+    public init(
+        interfaceName: String, modemBackend: String? = nil, localAddresses: [String], dnsServers: [String],
+        hops: [HopTrace],
+        result: FetchResult?, failure: FetchFailure?, totalMs: Double
+    ) {
         self.interfaceName = interfaceName
         self.modemBackend = modemBackend
         self.localAddresses = localAddresses

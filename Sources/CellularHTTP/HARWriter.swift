@@ -66,20 +66,26 @@ public enum HARWriter {
             let query = queryItems(hop.url)
             return Entry(
                 startedDateTime: iso8601(hop.startedAt), time: t.totalMs,
-                request: Request(method: hop.method, url: hop.url, httpVersion: hop.httpVersion,
-                                 headers: hop.requestHeaders.map { NameValue(name: $0.name, value: $0.value) },
-                                 queryString: query),
-                response: Response(status: hop.status, httpVersion: hop.httpVersion,
-                                   headers: hop.responseHeaders.map { NameValue(name: $0.name, value: $0.value) },
-                                   content: Content(size: hop.bodyBytes, mimeType: contentType, text: text),
-                                   redirectURL: hop.location ?? "", headersSize: hop.headerBytes, bodySize: hop.bodyBytes),
-                timings: Timings(dns: t.dnsMs, connect: connect, wait: t.firstByteMs,
-                                 receive: max(0, t.totalMs - t.dnsMs - max(0, connect) - t.firstByteMs),
-                                 ssl: t.tlsMs ?? -1),
+                request: Request(
+                    method: hop.method, url: hop.url, httpVersion: hop.httpVersion,
+                    headers: hop.requestHeaders.map { NameValue(name: $0.name, value: $0.value) },
+                    queryString: query),
+                response: Response(
+                    status: hop.status, httpVersion: hop.httpVersion,
+                    headers: hop.responseHeaders.map { NameValue(name: $0.name, value: $0.value) },
+                    content: Content(size: hop.bodyBytes, mimeType: contentType, text: text),
+                    redirectURL: hop.location ?? "", headersSize: hop.headerBytes, bodySize: hop.bodyBytes),
+                timings: Timings(
+                    dns: t.dnsMs, connect: connect, wait: t.firstByteMs,
+                    receive: max(0, t.totalMs - t.dnsMs - max(0, connect) - t.firstByteMs),
+                    ssl: t.tlsMs ?? -1),
                 serverIPAddress: hop.remoteAddress, connection: "\(hop.localAddress):\(hop.localPort)",
-                comment: "via \(r.interfaceName)\(hop.connectionReused ? ", reused connection" : "")\(hop.downgrade ? ", downgrade to plain http" : "")")
+                comment:
+                    "via \(r.interfaceName)\(hop.connectionReused ? ", reused connection" : "")\(hop.downgrade ? ", downgrade to plain http" : "")"
+            )
         }
-        let log = Log(log: Body(creator: NameVersion(name: "cellpath", version: CellpathVersion.current), entries: entries))
+        let log = Log(
+            log: Body(creator: NameVersion(name: "cellpath", version: CellpathVersion.current), entries: entries))
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         return (try? Array(encoder.encode(log))) ?? []
@@ -94,7 +100,8 @@ public enum HARWriter {
     }
 
     private static func iso8601(_ seconds: Double) -> String {
-        Date(timeIntervalSince1970: seconds).formatted(.iso8601.year().month().day().dateSeparator(.dash)
-            .time(includingFractionalSeconds: true).timeSeparator(.colon).timeZone(separator: .omitted))
+        Date(timeIntervalSince1970: seconds).formatted(
+            .iso8601.year().month().day().dateSeparator(.dash)
+                .time(includingFractionalSeconds: true).timeSeparator(.colon).timeZone(separator: .omitted))
     }
 }

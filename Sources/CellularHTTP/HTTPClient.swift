@@ -18,8 +18,10 @@ public struct HTTPClientRequest: Sendable {
     /// Bytes of the response body kept in memory; the rest is read and counted, not kept.
     public var maxBodyBytes: Int
 
-    public init(url: String, method: String = "GET", headers: [HTTPHeader] = [], body: [UInt8]? = nil,
-                timeout: Duration = .seconds(10), ipType: IPType = .any, caFile: String? = nil, maxBodyBytes: Int = 1 << 20) {
+    public init(
+        url: String, method: String = "GET", headers: [HTTPHeader] = [], body: [UInt8]? = nil,
+        timeout: Duration = .seconds(10), ipType: IPType = .any, caFile: String? = nil, maxBodyBytes: Int = 1 << 20
+    ) {
         self.url = url
         self.method = method
         self.headers = headers
@@ -85,7 +87,9 @@ public final class HTTPClient: Sendable {
             if let loop {
                 return await Self.exchange(request, on: loop, cancellation: cancellation, share: share)
             }
-            return await runOnDedicatedThread { Self.exchange(request, route: route, cancellation: cancellation, share: share) }
+            return await runOnDedicatedThread {
+                Self.exchange(request, route: route, cancellation: cancellation, share: share)
+            }
         } onCancel: {
             cancellation.cancel()
             loop?.wake()
@@ -94,8 +98,10 @@ public final class HTTPClient: Sendable {
     }
 
     /// Runs one exchange on the default network's loop.
-    private static func exchange(_ request: HTTPClientRequest, on loop: CurlEventLoop, cancellation: TransferCancellation,
-                                 share: CurlShare) async -> Result<HTTPClientResponse, FetchFailure> {
+    private static func exchange(
+        _ request: HTTPClientRequest, on loop: CurlEventLoop, cancellation: TransferCancellation,
+        share: CurlShare
+    ) async -> Result<HTTPClientResponse, FetchFailure> {
         do throws(FetchFailure) {
             let (transfer, hop) = try start(request, route: .defaultNetwork, cancellation: cancellation, share: share)
             defer { transfer.close() }
@@ -106,8 +112,10 @@ public final class HTTPClient: Sendable {
     }
 
     /// Runs one exchange on its own transfer. Blocking: call on a dedicated thread.
-    private static func exchange(_ request: HTTPClientRequest, route: NetworkRoute, cancellation: TransferCancellation,
-                                 share: CurlShare) -> Result<HTTPClientResponse, FetchFailure> {
+    private static func exchange(
+        _ request: HTTPClientRequest, route: NetworkRoute, cancellation: TransferCancellation,
+        share: CurlShare
+    ) -> Result<HTTPClientResponse, FetchFailure> {
         do throws(FetchFailure) {
             let (transfer, hop) = try start(request, route: route, cancellation: cancellation, share: share)
             defer { transfer.close() }
@@ -118,26 +126,36 @@ public final class HTTPClient: Sendable {
     }
 
     /// Checks `request` and makes the transfer that sends it.
-    private static func start(_ request: HTTPClientRequest, route: NetworkRoute, cancellation: TransferCancellation,
-                              share: CurlShare) throws(FetchFailure) -> (CurlTransfer, TransferRequest) {
+    private static func start(
+        _ request: HTTPClientRequest, route: NetworkRoute, cancellation: TransferCancellation,
+        share: CurlShare
+    ) throws(FetchFailure) -> (CurlTransfer, TransferRequest) {
         try RequestInput.check(url: request.url, method: request.method, headers: request.headers)
         let url = try RequestInput.parseHTTPURL(request.url)
         if cancellation.isCancelled { throw FetchFailure(.cancelled, "cancelled", hop: 1) }
-        let transfer = try CurlTransfer(route: route, ipType: request.ipType, caFile: request.caFile,
-                                        maxBodyBytes: request.maxBodyBytes, drainLimit: request.timeout, share: share,
-                                        cancellation: cancellation)
-        return (transfer, TransferRequest(index: 1, url: url, method: request.method.uppercased(), headers: request.headers,
-                                          body: request.body, isDowngrade: false, budget: request.timeout, totalBound: false,
-                                          totalTimeout: request.timeout))
+        let transfer = try CurlTransfer(
+            route: route, ipType: request.ipType, caFile: request.caFile,
+            maxBodyBytes: request.maxBodyBytes, drainLimit: request.timeout, share: share,
+            cancellation: cancellation)
+        return (
+            transfer,
+            TransferRequest(
+                index: 1, url: url, method: request.method.uppercased(), headers: request.headers,
+                body: request.body, isDowngrade: false, budget: request.timeout, totalBound: false,
+                totalTimeout: request.timeout)
+        )
     }
 
     /// The response `transfer` read, or its failure.
-    private static func response(_ transfer: CurlTransfer, _ outcome: TransferOutcome) throws(FetchFailure) -> HTTPClientResponse {
+    private static func response(
+        _ transfer: CurlTransfer, _ outcome: TransferOutcome
+    ) throws(FetchFailure) -> HTTPClientResponse {
         if let failure = outcome.failure { throw failure }
         let contentType = transfer.responseHeader("content-type")
         let body = transfer.responseBody
-        return HTTPClientResponse(status: outcome.trace.status, headers: transfer.responseHeaders, body: body,
-                                  bodyTruncated: transfer.responseBodyTruncated, contentType: contentType,
-                                  json: parseJSONBody(body, contentType: contentType), trace: outcome.trace)
+        return HTTPClientResponse(
+            status: outcome.trace.status, headers: transfer.responseHeaders, body: body,
+            bodyTruncated: transfer.responseBodyTruncated, contentType: contentType,
+            json: parseJSONBody(body, contentType: contentType), trace: outcome.trace)
     }
 }

@@ -19,8 +19,9 @@ public struct InterfacePathProvider: CellularPathProvider {
     /// is not an IP address, `unavailable` when the interface has no address.
     public func cellularPath() async throws(CellpathError) -> CellularPath {
         if let bad = dnsServers.first(where: { !IPAddress.isNumeric($0) }) {
-            throw CellpathError(.usage, "invalid DNS server '\(bad)': expected an IPv4 or IPv6 address",
-                                hint: "give the bearer's DNS servers with --dns")
+            throw CellpathError(
+                .usage, "invalid DNS server '\(bad)': expected an IPv4 or IPv6 address",
+                hint: "give the bearer's DNS servers with --dns")
         }
         let state = InterfaceSnapshot.read(interface)
         guard state.exists else {
@@ -31,8 +32,9 @@ public struct InterfacePathProvider: CellularPathProvider {
         guard v4 != nil || v6 != nil else {
             throw CellpathError(.unavailable, "interface \(interface) has no address", hint: "connect the bearer first")
         }
-        return CellularPath(interfaceName: interface, ipv4Address: v4, ipv6Address: v6,
-                            dnsServers: dnsServers, operatorID: operatorID)
+        return CellularPath(
+            interfaceName: interface, ipv4Address: v4, ipv6Address: v6,
+            dnsServers: dnsServers, operatorID: operatorID)
     }
 
     public func release() async {}

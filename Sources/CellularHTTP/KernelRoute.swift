@@ -62,30 +62,36 @@ enum KernelRoute {
     }
 
     /// `ip route get PEER from LOCAL`: the output interface index, or 0.
-    private static func outputInterface(from local: (family: Int32, bytes: [UInt8]),
-                                        to peer: (family: Int32, bytes: [UInt8])) -> Int32 {
+    private static func outputInterface(
+        from local: (family: Int32, bytes: [UInt8]),
+        to peer: (family: Int32, bytes: [UInt8])
+    ) -> Int32 {
         guard local.family == peer.family, let socket = nl_socket_alloc() else { return 0 }
         defer { nl_socket_free(socket) }
         guard nl_connect(socket, NETLINK_ROUTE) == 0,
-              let message = nlmsg_alloc_simple(Int32(RTM_GETROUTE), 0) else { return 0 }
+            let message = nlmsg_alloc_simple(Int32(RTM_GETROUTE), 0)
+        else { return 0 }
         defer { nlmsg_free(message) }
         var header = rtmsg()
         header.rtm_family = UInt8(local.family)
         header.rtm_dst_len = UInt8(peer.bytes.count * 8)
         header.rtm_src_len = UInt8(local.bytes.count * 8)
         guard nlmsg_append(message, &header, MemoryLayout<rtmsg>.size, Int32(NLMSG_ALIGNTO)) == 0,
-              nla_put(message, Int32(RTA_DST.rawValue), Int32(peer.bytes.count), peer.bytes) == 0,
-              nla_put(message, Int32(RTA_SRC.rawValue), Int32(local.bytes.count), local.bytes) == 0,
-              nl_send_auto(socket, message) >= 0 else { return 0 }
+            nla_put(message, Int32(RTA_DST.rawValue), Int32(peer.bytes.count), peer.bytes) == 0,
+            nla_put(message, Int32(RTA_SRC.rawValue), Int32(local.bytes.count), local.bytes) == 0,
+            nl_send_auto(socket, message) >= 0
+        else { return 0 }
 
         var answer = RouteAnswer()
         let parse: nl_recvmsg_msg_cb_t = { message, context in
             var route: OpaquePointer?
             guard let message, let header = nlmsg_hdr(message), rtnl_route_parse(header, &route) == 0,
-                  let route else { return Int32(NL_SKIP.rawValue) }
+                let route
+            else { return Int32(NL_SKIP.rawValue) }
             defer { rtnl_route_put(route) }
             if rtnl_route_get_nnexthops(route) > 0, let hop = rtnl_route_nexthop_n(route, 0) {
-                context!.assumingMemoryBound(to: RouteAnswer.self).pointee.interface = Int32(rtnl_route_nh_get_ifindex(hop))
+                context!.assumingMemoryBound(to: RouteAnswer.self).pointee.interface = Int32(
+                    rtnl_route_nh_get_ifindex(hop))
             }
             return Int32(NL_OK.rawValue)
         }

@@ -44,21 +44,27 @@ extension CellularPath {
     func verify(for ipType: IPType, hop: Int?) throws(FetchFailure) {
         let (v4, v6) = bindAddresses(for: ipType)
         if v4 == nil && v6 == nil {
-            throw FetchFailure(.noAddress, "the cellular path on \(interfaceName) has no \(ipType == .ipv6 ? "IPv6" : ipType == .ipv4 ? "IPv4" : "IP") address",
-                               hint: "connect the bearer first", hop: hop)
+            throw FetchFailure(
+                .noAddress,
+                "the cellular path on \(interfaceName) has no \(ipType == .ipv6 ? "IPv6" : ipType == .ipv4 ? "IPv4" : "IP") address",
+                hint: "connect the bearer first", hop: hop)
         }
         let state = InterfaceSnapshot.read(interfaceName)
         guard state.exists else {
-            throw FetchFailure(.noSuchInterface, "interface \(interfaceName) does not exist", hint: "is the modem connected?", hop: hop)
+            throw FetchFailure(
+                .noSuchInterface, "interface \(interfaceName) does not exist", hint: "is the modem connected?", hop: hop
+            )
         }
         guard state.isUp else { throw FetchFailure(.interfaceDown, "interface \(interfaceName) is down", hop: hop) }
         guard state.hasCarrier else {
-            throw FetchFailure(.interfaceDown, "interface \(interfaceName) has lost its carrier",
-                               hint: "the network dropped the bearer", hop: hop)
+            throw FetchFailure(
+                .interfaceDown, "interface \(interfaceName) has lost its carrier",
+                hint: "the network dropped the bearer", hop: hop)
         }
         for address in [v4, v6].compactMap({ $0 }) where !state.addresses.contains(address) {
-            throw FetchFailure(.addressGone, "the bearer address \(address) is no longer on \(interfaceName)",
-                               hint: "the bearer was disconnected or re-addressed", hop: hop)
+            throw FetchFailure(
+                .addressGone, "the bearer address \(address) is no longer on \(interfaceName)",
+                hint: "the bearer was disconnected or re-addressed", hop: hop)
         }
     }
 }

@@ -19,7 +19,8 @@ struct ParsedURL: Sendable, Hashable {
     func requireHTTPScheme(hop: Int?) throws(FetchFailure) {
         guard scheme == "http" || scheme == "https" else {
             let what = hop == nil ? "the URL" : "a redirect"
-            throw FetchFailure(.nonHTTPScheme, "\(what) uses the \(scheme): scheme; only http and https are allowed", hop: hop)
+            throw FetchFailure(
+                .nonHTTPScheme, "\(what) uses the \(scheme): scheme; only http and https are allowed", hop: hop)
         }
     }
 
@@ -30,11 +31,19 @@ struct ParsedURL: Sendable, Hashable {
         let name = host.hasSuffix(".") ? String(host.dropLast()) : host
         let what = hop == nil ? "the URL's host name" : "the redirect's host name"
         if name.utf8.count > 253 {
-            throw FetchFailure(.malformedURL, "\(what) \(abbreviatedHost) is \(name.utf8.count) characters long; DNS allows 253", hop: hop)
+            throw FetchFailure(
+                .malformedURL, "\(what) \(abbreviatedHost) is \(name.utf8.count) characters long; DNS allows 253",
+                hop: hop)
         }
-        if let label = name.split(separator: ".", omittingEmptySubsequences: false).first(where: { $0.isEmpty || $0.utf8.count > 63 }) {
-            throw FetchFailure(.malformedURL, label.isEmpty ? "\(what) \(abbreviatedHost) has an empty label"
-                               : "\(what) \(abbreviatedHost) has a label of \(label.utf8.count) characters; DNS allows 63", hop: hop)
+        if let label = name.split(separator: ".", omittingEmptySubsequences: false).first(where: {
+            $0.isEmpty || $0.utf8.count > 63
+        }) {
+            throw FetchFailure(
+                .malformedURL,
+                label.isEmpty
+                    ? "\(what) \(abbreviatedHost) has an empty label"
+                    : "\(what) \(abbreviatedHost) has a label of \(label.utf8.count) characters; DNS allows 63",
+                hop: hop)
         }
     }
 

@@ -1,5 +1,5 @@
-import CellpathCore
 import CNetlink
+import CellpathCore
 import Glibc
 
 /// Follows the cellular interface's links and addresses through netlink while a transfer runs,
@@ -19,7 +19,8 @@ final class PathWatch {
         if let s = socket {
             let groups = [RTNLGRP_LINK, RTNLGRP_IPV4_IFADDR, RTNLGRP_IPV6_IFADDR].map { Int32($0.rawValue) }
             if nl_connect(s, NETLINK_ROUTE) != 0 || groups.contains(where: { nl_socket_add_membership(s, $0) != 0 })
-                || nl_socket_set_nonblocking(s) != 0 {
+                || nl_socket_set_nonblocking(s) != 0
+            {
                 nl_socket_free(s)
                 socket = nil
             }

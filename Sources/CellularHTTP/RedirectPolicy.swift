@@ -56,9 +56,11 @@ struct RedirectPolicy {
 
     /// A chain that starts with `method` on `url`, sending `headers` on every request (within
     /// the origin rules) and `firstRequestHeaders` on the first only; `maxHops` counts requests.
-    init(url: ParsedURL, method: String, body: [UInt8]?, headers: [HTTPHeader], firstRequestHeaders: [HTTPHeader] = [],
-         maxHops: Int, stopAtPrefix: String?, stopAt: (@Sendable (String) -> Bool)? = nil, strict: Bool,
-         resolve: @escaping Resolve) {
+    init(
+        url: ParsedURL, method: String, body: [UInt8]?, headers: [HTTPHeader], firstRequestHeaders: [HTTPHeader] = [],
+        maxHops: Int, stopAtPrefix: String?, stopAt: (@Sendable (String) -> Bool)? = nil, strict: Bool,
+        resolve: @escaping Resolve
+    ) {
         self.maxHops = maxHops
         self.stopAtPrefix = stopAtPrefix
         self.stopAt = stopAt
@@ -66,8 +68,9 @@ struct RedirectPolicy {
         self.resolve = resolve
         firstOrigin = url.origin
         firstRequestOnly = Set(firstRequestHeaders.map { $0.name.lowercased() })
-        pending = ChainRequest(index: 1, url: url, method: method, body: body, headers: headers + firstRequestHeaders,
-                               isDowngrade: false)
+        pending = ChainRequest(
+            index: 1, url: url, method: method, body: body, headers: headers + firstRequestHeaders,
+            isDowngrade: false)
     }
 
     /// 1-based index of the request `nextRequest()` returns.
@@ -83,10 +86,14 @@ struct RedirectPolicy {
         let previousScheme = current?.url.scheme
         if let current, previousScheme == "https" { httpsHosts.insert(current.url.host) }
         if request.url.scheme == "http", !httpsHosts.isEmpty {
-            let carriesCredential = Credentials.queryItems(of: request.url.text).contains { Credentials.isCredential($0.name) }
+            let carriesCredential = Credentials.queryItems(of: request.url.text).contains {
+                Credentials.isCredential($0.name)
+            }
             request.isDowngrade = httpsHosts.contains(request.url.host) || carriesCredential
             if request.isDowngrade && strict {
-                let why = httpsHosts.contains(request.url.host) ? "\(request.url.host) was reached over https before"
+                let why =
+                    httpsHosts.contains(request.url.host)
+                    ? "\(request.url.host) was reached over https before"
                     : "it would carry a credential (a code or an assertion) without TLS"
                 throw FetchFailure(.downgradeRefused, "refused a downgrade to plain http: \(why)", hop: request.index)
             }
@@ -112,8 +119,11 @@ struct RedirectPolicy {
         }
         // Bytes, not characters: a combining mark after the prefix ("…/\u{301}") makes its last
         // Character another one, and String.hasPrefix would let the redirect through.
-        if let prefix = stopAtPrefix, next.text.utf8.starts(with: prefix.utf8) || location.utf8.starts(with: prefix.utf8) {
-            return .stop(location: next.text, stoppedAt: next.text.utf8.starts(with: prefix.utf8) ? next.text : location)
+        if let prefix = stopAtPrefix,
+            next.text.utf8.starts(with: prefix.utf8) || location.utf8.starts(with: prefix.utf8)
+        {
+            return .stop(
+                location: next.text, stoppedAt: next.text.utf8.starts(with: prefix.utf8) ? next.text : location)
         }
         if let stopAt, stopAt(next.text) {
             return .stop(location: next.text, stoppedAt: next.text)
@@ -124,10 +134,13 @@ struct RedirectPolicy {
         } catch {
             return .refuse(error, location: next.text)
         }
-        let state = RequestState(method: request.method, url: request.url.text, body: request.body, cookies: cookieJar.sorted())
+        let state = RequestState(
+            method: request.method, url: request.url.text, body: request.body, cookies: cookieJar.sorted())
         guard seen.insert(state).inserted else {
-            let failure = FetchFailure(.redirectLoop, "redirect loop: \(redactedURL(request.url.text)) was requested twice with the same method, body and cookies",
-                                       hop: index)
+            let failure = FetchFailure(
+                .redirectLoop,
+                "redirect loop: \(redactedURL(request.url.text)) was requested twice with the same method, body and cookies",
+                hop: index)
             return .refuse(failure, location: next.text)
         }
 
@@ -148,10 +161,12 @@ struct RedirectPolicy {
         if body == nil { headers.removeAll { $0.name.lowercased() == "content-type" } }
 
         if index >= maxHops {
-            let failure = FetchFailure(.tooManyHops, "the chain needs more than \(maxHops) requests", hint: "raise --max-hops", hop: index)
+            let failure = FetchFailure(
+                .tooManyHops, "the chain needs more than \(maxHops) requests", hint: "raise --max-hops", hop: index)
             return .refuse(failure, location: next.text)
         }
-        pending = ChainRequest(index: index + 1, url: next, method: method, body: body, headers: headers, isDowngrade: false)
+        pending = ChainRequest(
+            index: index + 1, url: next, method: method, body: body, headers: headers, isDowngrade: false)
         return .follow(location: next.text)
     }
 

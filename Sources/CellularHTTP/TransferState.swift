@@ -131,21 +131,27 @@ extension TransferState.BindFailure {
         let reason = SystemError.text(errno)
         switch step {
         case nil:
-            return FetchFailure(.internalError, "couldn't keep a socket bound to \(interface) open for a safe close: \(reason)", hop: hop)
+            return FetchFailure(
+                .internalError, "couldn't keep a socket bound to \(interface) open for a safe close: \(reason)",
+                hop: hop)
         case CSHIMS_BIND_DEVICE_FAILED where errno == ENODEV:
-            return FetchFailure(.noSuchInterface, "interface \(interface) does not exist (SO_BINDTODEVICE: \(reason))", hop: hop)
+            return FetchFailure(
+                .noSuchInterface, "interface \(interface) does not exist (SO_BINDTODEVICE: \(reason))", hop: hop)
         case CSHIMS_BIND_DEVICE_FAILED:
-            return FetchFailure(.bindRefused, "couldn't bind a socket to \(interface): SO_BINDTODEVICE: \(reason)",
-                                hint: "cellpath needs to bind sockets to the modem's interface; nothing was sent", hop: hop)
+            return FetchFailure(
+                .bindRefused, "couldn't bind a socket to \(interface): SO_BINDTODEVICE: \(reason)",
+                hint: "cellpath needs to bind sockets to the modem's interface; nothing was sent", hop: hop)
         case CSHIMS_BIND_VERIFY_FAILED:
-            return FetchFailure(.bindRefused, "couldn't bind a socket to \(interface): the kernel does not report the device binding",
-                                hint: "nothing was sent", hop: hop)
+            return FetchFailure(
+                .bindRefused, "couldn't bind a socket to \(interface): the kernel does not report the device binding",
+                hint: "nothing was sent", hop: hop)
         case CSHIMS_BIND_NO_ADDRESS:
             return FetchFailure(.noAddress, "\(interface) has no address of the family this hop needs", hop: hop)
         case CSHIMS_BIND_ADDRESS_FAILED where errno == EADDRNOTAVAIL:
             return FetchFailure(.addressGone, "the bearer address is no longer on \(interface)", hop: hop)
         case CSHIMS_BIND_ADDRESS_FAILED:
-            return FetchFailure(.bindRefused, "couldn't bind a socket to the bearer address on \(interface): \(reason)", hop: hop)
+            return FetchFailure(
+                .bindRefused, "couldn't bind a socket to the bearer address on \(interface): \(reason)", hop: hop)
         default:
             return FetchFailure(.internalError, "couldn't bind a socket: unknown socket family", hop: hop)
         }
@@ -230,8 +236,10 @@ let curlDebugCallback: curl_debug_callback = { _, type, data, size, userdata in
         var lineStart = 0, sawRequestLine = false
         while lineStart < size {
             var lineEnd = lineStart
-            while lineEnd < size && !(bytes[lineEnd] == 13 && lineEnd + 1 < size && bytes[lineEnd + 1] == 10) { lineEnd += 1 }
-            let line = bytes[lineStart..<lineEnd]
+            while lineEnd < size && !(bytes[lineEnd] == 13 && lineEnd + 1 < size && bytes[lineEnd + 1] == 10) {
+                lineEnd += 1
+            }
+            let line = bytes[lineStart ..< lineEnd]
             lineStart = lineEnd + 2
             if line.isEmpty { continue }
             if !sawRequestLine {
@@ -239,9 +247,11 @@ let curlDebugCallback: curl_debug_callback = { _, type, data, size, userdata in
                 continue
             }
             guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { continue }
-            let value = bytes[(colon + 1)..<lineEnd].drop { $0 == UInt8(ascii: " ") }
-            ctx.requestHeaders.append(HTTPHeader(String(decoding: bytes[line.startIndex..<colon], as: UTF8.self),
-                                                 String(decoding: value, as: UTF8.self)))
+            let value = bytes[(colon + 1) ..< lineEnd].drop { $0 == UInt8(ascii: " ") }
+            ctx.requestHeaders.append(
+                HTTPHeader(
+                    String(decoding: bytes[line.startIndex ..< colon], as: UTF8.self),
+                    String(decoding: value, as: UTF8.self)))
         }
     }
     return 0
@@ -256,8 +266,8 @@ extension UnsafeRawBufferPointer {
         guard let first = pattern.first, count >= pattern.count else { return nil }
         var start = 0
         while start <= count - pattern.count {
-            guard let hit = self[start...(count - pattern.count)].firstIndex(of: first) else { return nil }
-            if self[hit..<(hit + pattern.count)].elementsEqual(pattern) { return hit..<(hit + pattern.count) }
+            guard let hit = self[start ... (count - pattern.count)].firstIndex(of: first) else { return nil }
+            if self[hit ..< (hit + pattern.count)].elementsEqual(pattern) { return hit ..< (hit + pattern.count) }
             start = hit + 1
         }
         return nil

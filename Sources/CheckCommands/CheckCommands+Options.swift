@@ -8,19 +8,29 @@ import Workflow
 /// What the check commands read from their command line, validated before anything is sent.
 extension CheckCommands {
     /// The check's options; a redirect URL or reference id that could smuggle anything is refused.
-    package static func checkOptions(apiVersion version: APIVersion, redirectURL: String?, referenceID: String?,
-                                     command: [String]) throws -> CheckOptions {
+    package static func checkOptions(
+        apiVersion version: APIVersion, redirectURL: String?, referenceID: String?,
+        command: [String]
+    ) throws -> CheckOptions {
         if let redirect = redirectURL {
             guard version == .v0_2 else {
-                throw UsageError("'--redirect-url' needs '--api-version v0.2': v0.1 checks have no redirect_url",
-                                 command: command)
+                throw UsageError(
+                    "'--redirect-url' needs '--api-version v0.2': v0.1 checks have no redirect_url",
+                    command: command)
             }
             let lower = redirect.lowercased()
-            guard lower.hasPrefix("https://") || lower.hasPrefix("http://"), !redirect.contains(where: { $0.isWhitespace || $0.asciiValue.map { $0 < 0x20 || $0 == 0x7f } ?? false }) else {
-                throw CellpathError(.dataError, "invalid --redirect-url: expected an absolute http(s) URL without spaces or control characters")
+            guard lower.hasPrefix("https://") || lower.hasPrefix("http://"),
+                !redirect.contains(where: { $0.isWhitespace || $0.asciiValue.map { $0 < 0x20 || $0 == 0x7f } ?? false })
+            else {
+                throw CellpathError(
+                    .dataError,
+                    "invalid --redirect-url: expected an absolute http(s) URL without spaces or control characters")
             }
         }
-        if let reference = referenceID, reference.isEmpty || reference.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) || reference.utf8.count > 256 {
+        if let reference = referenceID,
+            reference.isEmpty || reference.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+                || reference.utf8.count > 256
+        {
             throw CellpathError(.dataError, "invalid --reference-id: 1 to 256 bytes without control characters")
         }
         return CheckOptions(apiVersion: version, redirectURL: redirectURL, referenceID: referenceID)
@@ -28,8 +38,10 @@ extension CheckCommands {
 
     /// The check_url request's settings: hops, per-hop and overall deadlines, the CA file, and
     /// downgrades refused (as `fetch --strict` does) unless `--allow-downgrade`.
-    package static func checkURLRequest(allowDowngrade: Bool, maxHops: Int,
-                                        _ configuration: EffectiveConfiguration) throws -> FetchRequest {
+    package static func checkURLRequest(
+        allowDowngrade: Bool, maxHops: Int,
+        _ configuration: EffectiveConfiguration
+    ) throws -> FetchRequest {
         var request = FetchRequest(url: "")
         request.strict = !allowDowngrade
         request.maxHops = maxHops
@@ -40,8 +52,10 @@ extension CheckCommands {
     }
 
     /// `--direct` (refused together with `--server`).
-    package static func usesDirectBackend(_ backend: CheckBackendOptions,
-                                          command: [String]) throws(UsageError) -> Bool {
+    package static func usesDirectBackend(
+        _ backend: CheckBackendOptions,
+        command: [String]
+    ) throws(UsageError) -> Bool {
         guard backend.direct else { return false }
         if backend.server != nil {
             throw UsageError("'--direct' cannot be combined with '--server': one backend per check", command: command)

@@ -11,30 +11,37 @@ import Workflow
 
 extension ProgramImplementations {
     /// What `cellpath-check` runs: the checks and `coverage`.
-    package static let checks = ProgramImplementations(.checks, [
-        .async(CheckCommands.subscriberCheck) { try await CheckCommands.runCheck(.subscriberCheck, $0, $1) },
-        .async(CheckCommands.phoneCheck) { try await CheckCommands.runCheck(.phoneCheck, $0, $1) },
-        .async(CheckCommands.simCheck, CheckCommands.runSIMCheck),
-        .async(CheckCommands.coverage, CheckCommands.runCoverage),
-    ])
+    package static let checks = ProgramImplementations(
+        .checks,
+        [
+            .async(CheckCommands.subscriberCheck) { try await CheckCommands.runCheck(.subscriberCheck, $0, $1) },
+            .async(CheckCommands.phoneCheck) { try await CheckCommands.runCheck(.phoneCheck, $0, $1) },
+            .async(CheckCommands.simCheck, CheckCommands.runSIMCheck),
+            .async(CheckCommands.coverage, CheckCommands.runCoverage)
+        ])
 }
 
 extension CheckCommands {
     /// A SIMCheck: once, or `--repeat` times (field mode).
     static func runSIMCheck(_ options: SIMCheckOptions, _ context: CommandContext) async throws -> CommandOutcome {
         let configuration = try ConfigurationOptions.load(options, context)
-        let check = try checkOptions(apiVersion: options.apiVersion, redirectURL: nil, referenceID: nil,
-                                     command: context.command)
+        let check = try checkOptions(
+            apiVersion: options.apiVersion, redirectURL: nil, referenceID: nil,
+            command: context.command)
         try checkMetricsFile(options.field, context)
         let backend = try makeBackend(options.backend, configuration, context)
         let progress: @Sendable (String) -> Void = { context.progress.step($0) }
         let runs = options.field.repeatCount
         let fieldMode = runs > 1 || options.field.metricsFile != nil
 
-        let number = try phoneNumber(options.phone, .simCheck, regionGiven: options.region != nil, configuration,
-                                     context)
-        let runner = CheckRunner(backend: backend, pathProvider: NoPath(), checkURLRequest: FetchRequest(url: ""), progress: progress)
-        let once: @Sendable () async -> CheckRunReport = { await runner.runSIMCheck(phoneNumber: number.e164, options: check) }
+        let number = try phoneNumber(
+            options.phone, .simCheck, regionGiven: options.region != nil, configuration,
+            context)
+        let runner = CheckRunner(
+            backend: backend, pathProvider: NoPath(), checkURLRequest: FetchRequest(url: ""), progress: progress)
+        let once: @Sendable () async -> CheckRunReport = {
+            await runner.runSIMCheck(phoneNumber: number.e164, options: check)
+        }
         guard fieldMode else { return try CheckListing.outcome(await once(), context.global.disclosure) }
         let lane = FieldRun.Lane(modem: nil, once: once, finally: {})
         return try await field(.simCheck, runs, options.field, context).run([lane])
@@ -42,34 +49,40 @@ extension CheckCommands {
 
     /// A PhoneCheck or SubscriberCheck: once, or `--repeat` times (field mode), on one modem or
     /// on each (`--modem all`).
-    static func runCheck(_ product: CheckProduct, _ options: DeviceCheckOptions,
-                         _ context: CommandContext) async throws -> CommandOutcome {
+    static func runCheck(
+        _ product: CheckProduct, _ options: DeviceCheckOptions,
+        _ context: CommandContext
+    ) async throws -> CommandOutcome {
         let configuration = try ConfigurationOptions.load(options, context)
-        let check = try checkOptions(apiVersion: options.apiVersion, redirectURL: options.redirectURL,
-                                     referenceID: options.referenceID, command: context.command)
+        let check = try checkOptions(
+            apiVersion: options.apiVersion, redirectURL: options.redirectURL,
+            referenceID: options.referenceID, command: context.command)
         try checkMetricsFile(options.field, context)
         let backend = try makeBackend(options.backend, configuration, context)
         let progress: @Sendable (String) -> Void = { context.progress.step($0) }
         let runs = options.field.repeatCount
         let fieldMode = runs > 1 || options.field.metricsFile != nil
 
-        let request = try checkURLRequest(allowDowngrade: options.allowDowngrade, maxHops: options.maxHops,
-                                          configuration)
+        let request = try checkURLRequest(
+            allowDowngrade: options.allowDowngrade, maxHops: options.maxHops,
+            configuration)
         let operatorHeader = try options.operatorOverride.map { try OperatorIDs(parsing: $0).headerValue }
         let lanes = try await checkLanes(product, options, configuration, context)
         let prepared = lanes.map { lane in
             // Repeated runs and modems of their own keep their bearer, and with it its DNS answers.
             let keepsBearer = fieldMode || lanes.count > 1
             let provider: any CellularPathProvider = keepsBearer ? FieldRunPath(lane.provider) : lane.provider
-            let runner = CheckRunner(backend: backend, pathProvider: provider, checkURLRequest: request, operatorOverride: operatorHeader,
-                                     dnsCache: keepsBearer ? BearerDNSCache() : nil, progress: progress)
-            return FieldRun.Lane(modem: lanes.count > 1 ? lane.modem : nil,
-                                 once: {
-                                     let report = await runner.run(product, phoneNumber: lane.number, options: check)
-                                     warnAboutDowngrades(in: report.checkURL?.trace, context.logger)
-                                     return report
-                                 },
-                                 finally: { await (provider as? FieldRunPath)?.releaseAtEnd() })
+            let runner = CheckRunner(
+                backend: backend, pathProvider: provider, checkURLRequest: request, operatorOverride: operatorHeader,
+                dnsCache: keepsBearer ? BearerDNSCache() : nil, progress: progress)
+            return FieldRun.Lane(
+                modem: lanes.count > 1 ? lane.modem : nil,
+                once: {
+                    let report = await runner.run(product, phoneNumber: lane.number, options: check)
+                    warnAboutDowngrades(in: report.checkURL?.trace, context.logger)
+                    return report
+                },
+                finally: { await (provider as? FieldRunPath)?.releaseAtEnd() })
         }
         guard fieldMode || prepared.count > 1 else {
             let report = await prepared[0].once()
@@ -79,9 +92,12 @@ extension CheckCommands {
         return try await field(product, runs, options.field, context).run(prepared)
     }
 
-    private static func field(_ product: CheckProduct, _ runs: Int, _ field: FieldOptions,
-                              _ context: CommandContext) -> FieldRun {
-        FieldRun(product: product, runs: runs, interval: field.interval, metricsFile: field.metricsFile, context: context)
+    private static func field(
+        _ product: CheckProduct, _ runs: Int, _ field: FieldOptions,
+        _ context: CommandContext
+    ) -> FieldRun {
+        FieldRun(
+            product: product, runs: runs, interval: field.interval, metricsFile: field.metricsFile, context: context)
     }
 
     /// A modem to run checks on: the number checked there and the path provider of its bearer.
@@ -95,8 +111,10 @@ extension CheckCommands {
     /// The lanes of a check: the interface given (`--interface`), each modem (`--modem all`), or
     /// the chosen modem. The number is the one given, else the one each modem's SIM holds. A
     /// national number without a configured region takes the region of the SIM's own number.
-    static func checkLanes(_ product: CheckProduct, _ options: DeviceCheckOptions,
-                           _ configuration: EffectiveConfiguration, _ context: CommandContext) async throws -> [CheckLane] {
+    static func checkLanes(
+        _ product: CheckProduct, _ options: DeviceCheckOptions,
+        _ configuration: EffectiveConfiguration, _ context: CommandContext
+    ) async throws -> [CheckLane] {
         let text = options.phone
         let regionGiven = options.region != nil
         let usesInterface = options.interfacePath.interface != nil
@@ -126,11 +144,14 @@ extension CheckCommands {
             modems = found.modems
             guard !modems.isEmpty else {
                 if let first = found.uncontrolled.first { throw ModemListing.cannotDrive(first) }
-                throw CellpathError(.unavailable, "no modem found in \(discovery.roots.sysfs)", hint: "cellpath modems lists what cellpath sees")
+                throw CellpathError(
+                    .unavailable, "no modem found in \(discovery.roots.sysfs)",
+                    hint: "cellpath modems lists what cellpath sees")
             }
         } else {
-            let choice = try await BearerCommand.chooseModem(options.modem, backend,
-                                                             timeout: BearerCommand.defaultTimeout, context)
+            let choice = try await BearerCommand.chooseModem(
+                options.modem, backend,
+                timeout: BearerCommand.defaultTimeout, context)
             switch choice {
             case .chosen(let modem, let report):
                 modems = [modem]
@@ -139,7 +160,9 @@ extension CheckCommands {
                 throw CommandStopped(outcome)
             }
         }
-        if given == nil, reports.count != modems.count { reports = await ModemsCommand.read(modems, with: reader, context) }
+        if given == nil, reports.count != modems.count {
+            reports = await ModemsCommand.read(modems, with: reader, context)
+        }
         return try modems.map { modem in
             let number: String
             if let given {
@@ -147,37 +170,48 @@ extension CheckCommands {
             } else if let text, let problem = needsSIMRegion {
                 number = try numberInSIMRegion(text, problem, modem: modem, in: reports, product, context)
             } else {
-                number = try ownNumber(of: modem, in: reports, product, regionGiven: regionGiven, configuration, context)
+                number = try ownNumber(
+                    of: modem, in: reports, product, regionGiven: regionGiven, configuration, context)
             }
-            let provider = try FetchCommand.modemPath(options.modemPath, options.interfacePath, ipType: nil, context,
-                                                      modem: modem)
+            let provider = try FetchCommand.modemPath(
+                options.modemPath, options.interfacePath, ipType: nil, context,
+                modem: modem)
             return CheckLane(modem: modem.index, number: number, provider: provider)
         }
     }
 
     /// The number `modem`'s SIM holds (its first MSISDN), in E.164.
-    static func ownNumber(of modem: DiscoveredModem, in reports: [ModemReport], _ product: CheckProduct,
-                          regionGiven: Bool, _ configuration: EffectiveConfiguration,
-                          _ context: CommandContext) throws -> String {
+    static func ownNumber(
+        of modem: DiscoveredModem, in reports: [ModemReport], _ product: CheckProduct,
+        regionGiven: Bool, _ configuration: EffectiveConfiguration,
+        _ context: CommandContext
+    ) throws -> String {
         guard let msisdn = try simNumber(of: modem, in: reports) else {
-            throw CellpathError(.usage, "modem \(modem.index)'s SIM does not hold its own number (no MSISDN)",
-                                hint: "give the number to check: cellpath \(product.commandName) +44…")
+            throw CellpathError(
+                .usage, "modem \(modem.index)'s SIM does not hold its own number (no MSISDN)",
+                hint: "give the number to check: cellpath \(product.commandName) +44…")
         }
         return try phoneNumber(msisdn, product, regionGiven: regionGiven, configuration, context).e164
     }
 
     /// A national number read in the region of `modem`'s SIM (the region of the number it holds);
     /// `problem` (it needs a region) when the SIM holds no number.
-    static func numberInSIMRegion(_ text: String, _ problem: CellpathError, modem: DiscoveredModem, in reports: [ModemReport],
-                                  _ product: CheckProduct, _ context: CommandContext) throws -> String {
+    static func numberInSIMRegion(
+        _ text: String, _ problem: CellpathError, modem: DiscoveredModem, in reports: [ModemReport],
+        _ product: CheckProduct, _ context: CommandContext
+    ) throws -> String {
         guard let msisdn = try simNumber(of: modem, in: reports),
-              let region = try? PhoneNumber.parse(msisdn, defaultRegion: nil, regionIsExplicit: false).regionCode, region != "001" else {
+            let region = try? PhoneNumber.parse(msisdn, defaultRegion: nil, regionIsExplicit: false).regionCode,
+            region != "001"
+        else {
             throw problem
         }
-        context.logger.info("reading \(text) in \(region), the region of modem \(modem.index)'s SIM (--region sets another)")
+        context.logger.info(
+            "reading \(text) in \(region), the region of modem \(modem.index)'s SIM (--region sets another)")
         let number = try PhoneNumber.parse(text, defaultRegion: region, regionIsExplicit: false)
         if !number.isMobileCapable {
-            context.logger.warning("this is a \(number.type.numberPhrase): \(product.commandName) needs a mobile number")
+            context.logger.warning(
+                "this is a \(number.type.numberPhrase): \(product.commandName) needs a mobile number")
         }
         return number.e164
     }
@@ -191,8 +225,9 @@ extension CheckCommands {
         switch report.result {
         case .success(let read): status = read
         case .failure(let error):
-            throw CellpathError(.unavailable, "couldn't read modem \(modem.index)'s SIM: \(error.message)",
-                                hint: "give the number in international form (+44…) or --region")
+            throw CellpathError(
+                .unavailable, "couldn't read modem \(modem.index)'s SIM: \(error.message)",
+                hint: "give the number in international form (+44…) or --region")
         }
         guard let msisdn = status.sim?.msisdns.first, !msisdn.isEmpty else { return nil }
         return msisdn.hasPrefix("+") ? msisdn : "+" + msisdn
@@ -200,11 +235,14 @@ extension CheckCommands {
 
     /// The number parsed and normalised (`regionGiven`: `--region` given); a number that cannot
     /// take a check gets a warning.
-    static func phoneNumber(_ text: String, _ product: CheckProduct, regionGiven: Bool,
-                            _ configuration: EffectiveConfiguration, _ context: CommandContext) throws -> PhoneNumber {
+    static func phoneNumber(
+        _ text: String, _ product: CheckProduct, regionGiven: Bool,
+        _ configuration: EffectiveConfiguration, _ context: CommandContext
+    ) throws -> PhoneNumber {
         let number = try PhoneNumber.parse(text, defaultRegion: try configuration.region, regionIsExplicit: regionGiven)
         if !number.isMobileCapable {
-            context.logger.warning("this is a \(number.type.numberPhrase): \(product.commandName) needs a mobile number")
+            context.logger.warning(
+                "this is a \(number.type.numberPhrase): \(product.commandName) needs a mobile number")
         }
         return number
     }
@@ -214,10 +252,12 @@ extension CheckCommands {
         let configuration = try ConfigurationOptions.load(options, context)
         let backend = try makeBackend(options.backend, configuration, context)
         // coverage has no --max-hops: the chain takes fetch's default.
-        let request = try checkURLRequest(allowDowngrade: options.allowDowngrade,
-                                          maxHops: FetchCommand.maxHops.wrappedValue, configuration)
-        let runner = CheckRunner(backend: backend, pathProvider: try await pathProvider(options, context),
-                                 checkURLRequest: request, progress: { context.progress.step($0) })
+        let request = try checkURLRequest(
+            allowDowngrade: options.allowDowngrade,
+            maxHops: FetchCommand.maxHops.wrappedValue, configuration)
+        let runner = CheckRunner(
+            backend: backend, pathProvider: try await pathProvider(options, context),
+            checkURLRequest: request, progress: { context.progress.step($0) })
         let report = await runner.coverage()
         try Task.checkCancellation()
         warnAboutDowngrades(in: report.trace, context.logger)
@@ -226,8 +266,10 @@ extension CheckCommands {
 
     /// The backend: the tru.ID API with `--direct`, else the development server of `--server`
     /// or of the configuration's profile.
-    static func makeBackend(_ options: CheckBackendOptions, _ configuration: EffectiveConfiguration,
-                            _ context: CommandContext) throws -> any CheckBackend {
+    static func makeBackend(
+        _ options: CheckBackendOptions, _ configuration: EffectiveConfiguration,
+        _ context: CommandContext
+    ) throws -> any CheckBackend {
         let http = HTTPClient(route: .defaultNetwork)
         let caFile = try configuration.caFile
         if let caFile { try FetchCommand.checkCABundle(caFile, origin: configuration.origin(of: "http.cacert")) }
@@ -235,16 +277,22 @@ extension CheckCommands {
             return try directBackend(configuration, http: http, caFile: caFile, context)
         }
         guard let server = try configuration.serverBaseURL else {
-            throw CellpathError(.configuration, "no backend: neither --server nor a server URL for profile '\(try configuration.profile)'",
-                                hint: "give --server http://localhost:8080 (a tru.ID dev-server or cellpath serve), set [server] in the configuration, or use --direct with tru.ID credentials")
+            throw CellpathError(
+                .configuration,
+                "no backend: neither --server nor a server URL for profile '\(try configuration.profile)'",
+                hint:
+                    "give --server http://localhost:8080 (a tru.ID dev-server or cellpath serve), set [server] in the configuration, or use --direct with tru.ID credentials"
+            )
         }
         return DevServerBackend(baseURL: server, http: http, caFile: caFile, timeout: try configuration.timeout)
     }
 
     /// The cellular path: an interface configured by another tool (`--interface`), else the modem
     /// layer's, of the modem chosen first (several and none named: they are listed, exit 64).
-    static func pathProvider(_ options: CoverageOptions,
-                             _ context: CommandContext) async throws -> any CellularPathProvider {
+    static func pathProvider(
+        _ options: CoverageOptions,
+        _ context: CommandContext
+    ) async throws -> any CellularPathProvider {
         if options.interfacePath.interface != nil {
             return try FetchCommand.pathProvider(options.interfacePath, operatorID: nil, context)
         }
@@ -263,13 +311,17 @@ private struct NoPath: CellularPathProvider {
 
 extension CheckCommands {
     /// The tru.ID API as the backend (`--direct`).
-    static func directBackend(_ configuration: EffectiveConfiguration, http: HTTPClient, caFile: String?,
-                              _ context: CommandContext) throws -> any CheckBackend {
+    static func directBackend(
+        _ configuration: EffectiveConfiguration, http: HTTPClient, caFile: String?,
+        _ context: CommandContext
+    ) throws -> any CheckBackend {
         let credentials = try configuration.requireCredentials()
-        let endpoint = TruAPIEndpoint(baseURL: try configuration.apiBaseURL, clientID: credentials.clientID,
-                                      clientSecret: credentials.clientSecret, caFile: caFile)
-        let client = TruAPIClient(endpoint: endpoint, http: http, tokenCache: tokenCache(context.environment),
-                                  timeout: try configuration.timeout)
+        let endpoint = TruAPIEndpoint(
+            baseURL: try configuration.apiBaseURL, clientID: credentials.clientID,
+            clientSecret: credentials.clientSecret, caFile: caFile)
+        let client = TruAPIClient(
+            endpoint: endpoint, http: http, tokenCache: tokenCache(context.environment),
+            timeout: try configuration.timeout)
         return DirectBackend(client: client)
     }
 
@@ -280,7 +332,8 @@ extension CheckCommands {
         guard let path = FileTokenCache.defaultPath(environment: environment) else { return nil }
         let components = path.split(separator: "/")
         // The named file's own directory; else the parent of the cache directory (cellpath/tokens.json dropped).
-        let mustExist = FileTokenCache.namedPath(environment: environment) != nil ? components.dropLast() : components.dropLast(3)
+        let mustExist =
+            FileTokenCache.namedPath(environment: environment) != nil ? components.dropLast() : components.dropLast(3)
         return FileSystem.exists("/" + mustExist.joined(separator: "/")) ? FileTokenCache(path: path) : nil
     }
 }

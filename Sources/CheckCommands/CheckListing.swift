@@ -8,8 +8,12 @@ import Workflow
 package enum CheckListing {
     /// The command's output for one run: the verdict's line as the result, what led to it as details.
     package static func output(_ report: CheckRunReport, _ disclosure: Disclosure) throws -> Output {
-        let verdict = report.outcome.map { "\(disclosure.reveal(report.phoneNumber, as: .msisdn)): \($0.summary(report.product))" }
-        return Output(try record(report, disclosure), humanLines: verdict.map { [$0] } ?? [], details: details(report, disclosure))
+        let verdict = report.outcome.map {
+            "\(disclosure.reveal(report.phoneNumber, as: .msisdn)): \($0.summary(report.product))"
+        }
+        return Output(
+            try record(report, disclosure), humanLines: verdict.map { [$0] } ?? [], details: details(report, disclosure)
+        )
     }
 
     /// The exit code of a run: its verdict, or its failure's.
@@ -17,7 +21,8 @@ package enum CheckListing {
         let output = try output(report, disclosure)
         if var failure = report.failure {
             if report.checkURLFailure?.reason == FetchFailureReason.downgradeRefused.rawValue {
-                failure.hint = "the check's code or assertion would have gone without TLS; --allow-downgrade lets the check go on regardless"
+                failure.hint =
+                    "the check's code or assertion would have gone without TLS; --allow-downgrade lets the check go on regardless"
             }
             var details = Record()
             if let checkURL = report.checkURLFailure { details = try FetchCommand.details(of: checkURL) }
@@ -49,7 +54,8 @@ package enum CheckListing {
         if report.product != .simCheck { record.add("match", verdict?.match.map(Value.bool) ?? .null) }
         if report.product != .phoneCheck {
             record.add("no_sim_change", verdict?.noSimChange.map(Value.bool) ?? .null, label: "no SIM change")
-            record.add("sim_change_within", verdict?.simChangeWithin.map(Value.int) ?? .null, label: "SIM change within (min)")
+            record.add(
+                "sim_change_within", verdict?.simChangeWithin.map(Value.int) ?? .null, label: "SIM change within (min)")
             record.add("last_sim_change_at", .optional(verdict?.lastSimChangeAt), label: "last SIM change")
         }
         if report.product != .simCheck {
@@ -59,22 +65,26 @@ package enum CheckListing {
         record.add("steps", stepsValue(report.steps, withStart: true))
         record.add("total_ms", .double(report.totalMs), label: "total (ms)")
         if report.product != .simCheck {
-            record.add("check_url", try report.checkURL.map { .record(try FetchCommand.record($0.redacted(disclosure), disclosure)) } ?? .null,
-                       label: "check_url chain")
+            record.add(
+                "check_url",
+                try report.checkURL.map { .record(try FetchCommand.record($0.redacted(disclosure), disclosure)) }
+                    ?? .null,
+                label: "check_url chain")
         }
         return record
     }
 
     /// The steps as docs/json.md lists them: `{step, start_ms?, duration_ms, succeeded}`.
     static func stepsValue(_ steps: [CheckStepTiming], withStart: Bool) -> Value {
-        .list(steps.map { step in
-            var fields = Record()
-            fields.add("step", .string(step.step))
-            if withStart { fields.add("start_ms", .double(step.startMs)) }
-            fields.add("duration_ms", .double(step.durationMs))
-            fields.add("succeeded", .bool(step.succeeded))
-            return .record(fields)
-        })
+        .list(
+            steps.map { step in
+                var fields = Record()
+                fields.add("step", .string(step.step))
+                if withStart { fields.add("start_ms", .double(step.startMs)) }
+                fields.add("duration_ms", .double(step.durationMs))
+                fields.add("succeeded", .bool(step.succeeded))
+                return .record(fields)
+            })
     }
 
     static func pathValue(_ path: CellularPath, _ disclosure: Disclosure) -> Value {
@@ -92,13 +102,18 @@ package enum CheckListing {
     /// verdict's fields.
     static func details(_ report: CheckRunReport, _ disclosure: Disclosure) -> [String] {
         let name = report.product.commandName
-        var lines = ["[\(name)] \(disclosure.reveal(report.phoneNumber, as: .msisdn)) via \(report.backend) (\(report.apiVersion.rawValue))"]
+        var lines = [
+            "[\(name)] \(disclosure.reveal(report.phoneNumber, as: .msisdn)) via \(report.backend) (\(report.apiVersion.rawValue))"
+        ]
         if let path = report.path {
-            lines.append("[\(name)] cellular path: \(path.interfaceName) \(path.ipv4Address ?? "-"), DNS \(path.dnsServers.joined(separator: ", "))"
-                + (report.operatorSent.map { ", x-tru-ops \($0)" } ?? ""))
+            lines.append(
+                "[\(name)] cellular path: \(path.interfaceName) \(path.ipv4Address ?? "-"), DNS \(path.dnsServers.joined(separator: ", "))"
+                    + (report.operatorSent.map { ", x-tru-ops \($0)" } ?? ""))
         }
         if let checkURL = report.checkURL { lines += checkURL.humanLines(disclosure) }
-        let steps = report.steps.map { "\($0.step) \(Int($0.durationMs.rounded())) ms\($0.succeeded ? "" : " (failed)")" }
+        let steps = report.steps.map {
+            "\($0.step) \(Int($0.durationMs.rounded())) ms\($0.succeeded ? "" : " (failed)")"
+        }
         lines.append("[\(name)] steps: \(steps.joined(separator: ", ")); total \(Int(report.totalMs.rounded())) ms")
         if let verdict = report.verdict {
             var fields: [String] = []
@@ -124,7 +139,9 @@ extension CheckOutcome {
         switch (self, product) {
         case (.verified, .simCheck): "the SIM did not change within the period"
         case (.simChanged, .simCheck): "the SIM CHANGED within the period"
-        case (.verified, _): "verified: the number is this SIM's" + (product == .subscriberCheck ? ", and the SIM did not change recently" : "")
+        case (.verified, _):
+            "verified: the number is this SIM's"
+                + (product == .subscriberCheck ? ", and the SIM did not change recently" : "")
         case (.notVerified, _): "NOT verified: the number is not this SIM's"
         case (.simChanged, _): "the number is this SIM's, but the SIM CHANGED recently"
         }

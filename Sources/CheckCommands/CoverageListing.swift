@@ -14,14 +14,19 @@ package enum CoverageListing {
         record.add("network_id", .optional(coverage?[string: "network_id"]), label: "network")
         record.add("network_name", .optional(coverage?[string: "network_name"]), label: "network name")
         record.add("country_code", .optional(coverage?[string: "country_code"]), label: "country")
-        record.add("mobile_data_ip", .optional(coverage?[string: "mobile_data_ip"].map { disclosure.reveal($0, as: .ipAddress) }),
-                   label: "mobile data IP")
-        record.add("products", .list(report.products.map { product in
-            var fields = Record()
-            fields.add("product_id", .string(product.id))
-            fields.add("product_name", .string(product.name))
-            return .record(fields)
-        }))
+        record.add(
+            "mobile_data_ip",
+            .optional(coverage?[string: "mobile_data_ip"].map { disclosure.reveal($0, as: .ipAddress) }),
+            label: "mobile data IP")
+        record.add(
+            "products",
+            .list(
+                report.products.map { product in
+                    var fields = Record()
+                    fields.add("product_id", .string(product.id))
+                    fields.add("product_name", .string(product.name))
+                    return .record(fields)
+                }))
         record.add("steps", CheckListing.stepsValue(report.steps, withStart: false))
         record.add("total_ms", .double(report.totalMs))
         let lines = humanLines(report, disclosure)
@@ -36,22 +41,33 @@ package enum CoverageListing {
     static func humanLines(_ report: CoverageReport, _ disclosure: Disclosure) -> (details: [String], answer: String?) {
         var lines = ["[coverage] via \(report.backend)"]
         if let path = report.path {
-            lines.append("[coverage] cellular path: \(path.interfaceName) \(path.ipv4Address ?? path.ipv6Address ?? "-"), "
-                + "DNS \(path.dnsServers.joined(separator: ", "))" + (path.operatorID.map { ", operator \($0)" } ?? ""))
+            lines.append(
+                "[coverage] cellular path: \(path.interfaceName) \(path.ipv4Address ?? path.ipv6Address ?? "-"), "
+                    + "DNS \(path.dnsServers.joined(separator: ", "))"
+                    + (path.operatorID.map { ", operator \($0)" } ?? ""))
         }
-        let steps = report.steps.map { "\($0.step) \(Int($0.durationMs.rounded())) ms\($0.succeeded ? "" : " (failed)")" }
+        let steps = report.steps.map {
+            "\($0.step) \(Int($0.durationMs.rounded())) ms\($0.succeeded ? "" : " (failed)")"
+        }
         lines.append("[coverage] steps: \(steps.joined(separator: ", ")); total \(Int(report.totalMs.rounded())) ms")
         guard let coverage = report.coverage else { return (lines, nil) }
         let network = coverage[string: "network_id"].map(operatorID) ?? "?"
-        let place = [coverage[string: "network_name"], coverage[string: "country_code"]].compactMap { $0 }.joined(separator: ", ")
-        let address = coverage[string: "mobile_data_ip"].map { ", mobile data IP \(disclosure.reveal($0, as: .ipAddress))" } ?? ""
-        return (lines, "network \(network)" + (place.isEmpty ? "" : " (\(place))") + address + ": "
-            + (report.products.isEmpty ? "no products" : report.products.map(\.name).joined(separator: ", ")))
+        let place = [coverage[string: "network_name"], coverage[string: "country_code"]].compactMap { $0 }.joined(
+            separator: ", ")
+        let address =
+            coverage[string: "mobile_data_ip"].map { ", mobile data IP \(disclosure.reveal($0, as: .ipAddress))" } ?? ""
+        return (
+            lines,
+            "network \(network)" + (place.isEmpty ? "" : " (\(place))") + address + ": "
+                + (report.products.isEmpty ? "no products" : report.products.map(\.name).joined(separator: ", "))
+        )
     }
 
     /// The API's network id (`23415`, MCC then MNC) as MCC-MNC (`234-15`); other text as it is.
     static func operatorID(_ networkID: String) -> String {
-        guard networkID.count == 5 || networkID.count == 6, networkID.allSatisfy({ $0.isASCII && $0.isNumber }) else { return networkID }
+        guard networkID.count == 5 || networkID.count == 6, networkID.allSatisfy({ $0.isASCII && $0.isNumber }) else {
+            return networkID
+        }
         return "\(networkID.prefix(3))-\(networkID.dropFirst(3))"
     }
 }

@@ -16,7 +16,10 @@ package struct FieldRun {
         package var once: @Sendable () async -> CheckRunReport
         package var finally: @Sendable () async -> Void
 
-        package init(modem: Int?, once: @escaping @Sendable () async -> CheckRunReport, finally: @escaping @Sendable () async -> Void) {
+        package init(
+            modem: Int?, once: @escaping @Sendable () async -> CheckRunReport,
+            finally: @escaping @Sendable () async -> Void
+        ) {
             self.modem = modem
             self.once = once
             self.finally = finally
@@ -60,8 +63,12 @@ package struct FieldRun {
         if let stopped { return CommandOutcome(output, failure: CommandFailure(stopped)) }
         if Task.isCancelled { return CommandOutcome(output, exitCode: .cancelled) }
         if let failure = total.lastFailure {
-            return CommandOutcome(output, failure: CommandFailure(CellpathError(
-                failure.kind, "\(total.failed) of \(total.runs) runs failed; the last: \(failure.message)", hint: failure.hint)))
+            return CommandOutcome(
+                output,
+                failure: CommandFailure(
+                    CellpathError(
+                        failure.kind, "\(total.failed) of \(total.runs) runs failed; the last: \(failure.message)",
+                        hint: failure.hint)))
         }
         return CommandOutcome(output, exitCode: CheckListing.exitCode(total.worstOutcome))
     }
@@ -80,21 +87,24 @@ package struct FieldRun {
 
     private func runs(of lane: Lane, into summary: SummaryBox) async throws {
         let disclosure = context.global.disclosure
-        for index in 1...runs {
+        for index in 1 ... runs {
             let started = ContinuousClock.now
             let report = await lane.once()
             if report.failure?.kind == .cancelled || Task.isCancelled { break }
             try await summary.add(report, modem: lane.modem, metricsFile: metricsFile, caller: context.caller)
             var line = try CheckListing.record(report, disclosure)
             line.fields.insert(Field(key: "run", label: "run", value: .int(index)), at: 0)
-            if let modem = lane.modem { line.fields.insert(Field(key: "modem", label: "modem", value: .int(modem)), at: 0) }
+            if let modem = lane.modem {
+                line.fields.insert(Field(key: "modem", label: "modem", value: .int(modem)), at: 0)
+            }
             line.add("error", report.failure.map { .string($0.message) } ?? .null)
             if context.global.json {
                 Terminal.writeOut(JSONWriter.line(.record(line)))
             } else if !context.global.quiet {
                 let what = report.outcome.map { $0.summary(product) } ?? "failed: \(report.failure?.message ?? "")"
                 let modem = lane.modem.map { "modem \($0) " } ?? ""
-                Terminal.writeOut("\(modem)run \(index)/\(runs): \(what) (\(Int(report.totalMs.rounded())) ms)".terminalSafe + "\n")
+                Terminal.writeOut(
+                    "\(modem)run \(index)/\(runs): \(what) (\(Int(report.totalMs.rounded())) ms)".terminalSafe + "\n")
             }
             guard index < runs, let interval, interval > 0 else { continue }
             let next = started + .milliseconds(Int(interval * 1000))

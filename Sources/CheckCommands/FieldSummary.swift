@@ -55,7 +55,8 @@ struct FieldSummary {
 
     var title: String {
         let concluded = runs - failed
-        return "\(product.commandName): \(runs) runs, \(concluded) concluded (\(runs == 0 ? 0 : concluded * 100 / runs)%)"
+        return
+            "\(product.commandName): \(runs) runs, \(concluded) concluded (\(runs == 0 ? 0 : concluded * 100 / runs)%)"
     }
 
     var record: Record {
@@ -63,16 +64,24 @@ struct FieldSummary {
         record.add("product", .string(product.rawValue))
         record.add("runs", .int(runs))
         record.add("concluded", .int(runs - failed))
-        record.add("success_rate", .fraction(runs == 0 ? 0 : (Double(runs - failed) / Double(runs) * 1000).rounded() / 1000), label: "success rate")
+        record.add(
+            "success_rate", .fraction(runs == 0 ? 0 : (Double(runs - failed) / Double(runs) * 1000).rounded() / 1000),
+            label: "success rate")
         var verdicts = Record()
-        for outcome in [CheckOutcome.verified, .notVerified, .simChanged] { verdicts.add(outcome.rawValue, .int(outcomes[outcome] ?? 0)) }
+        for outcome in [CheckOutcome.verified, .notVerified, .simChanged] {
+            verdicts.add(outcome.rawValue, .int(outcomes[outcome] ?? 0))
+        }
         record.add("outcomes", .record(verdicts))
-        record.add("failures", .list(failures.sorted { $0.value > $1.value || ($0.value == $1.value && $0.key < $1.key) }.map { reason, count in
-            var fields = Record()
-            fields.add("reason", .string(reason))
-            fields.add("count", .int(count))
-            return .record(fields)
-        }))
+        record.add(
+            "failures",
+            .list(
+                failures.sorted { $0.value > $1.value || ($0.value == $1.value && $0.key < $1.key) }.map {
+                    reason, count in
+                    var fields = Record()
+                    fields.add("reason", .string(reason))
+                    fields.add("count", .int(count))
+                    return .record(fields)
+                }))
         var steps = Record()
         for step in stepOrder {
             let values = durations[step] ?? []
@@ -80,7 +89,7 @@ struct FieldSummary {
             fields.add("p50_ms", .double(Self.quantile(values, 0.5)), label: "p50 (ms)")
             fields.add("p95_ms", .double(Self.quantile(values, 0.95)), label: "p95 (ms)")
             fields.add("max_ms", .double(values.max() ?? 0), label: "max (ms)")
-            steps.add(step, .record(fields), label: step)   // a step is named as in JSON (check_url)
+            steps.add(step, .record(fields), label: step)  // a step is named as in JSON (check_url)
         }
         record.add("steps", .record(steps))
         return record
@@ -90,11 +99,13 @@ struct FieldSummary {
     /// each metric's series grouped under its HELP and TYPE, labelled with the product (and the
     /// modem, for a modem's summary); seconds rounded to the microsecond.
     static func prometheus(_ summaries: [FieldSummary]) -> String {
-        var text = "# HELP cellpath_check_runs Check runs of the last cellpath field run, by outcome (\"failed\": no verdict).\n"
+        var text =
+            "# HELP cellpath_check_runs Check runs of the last cellpath field run, by outcome (\"failed\": no verdict).\n"
         text += "# TYPE cellpath_check_runs gauge\n"
         for summary in summaries {
             for outcome in [CheckOutcome.verified, .notVerified, .simChanged] {
-                text += "cellpath_check_runs{\(summary.labels),outcome=\"\(outcome.rawValue)\"} \(summary.outcomes[outcome] ?? 0)\n"
+                text +=
+                    "cellpath_check_runs{\(summary.labels),outcome=\"\(outcome.rawValue)\"} \(summary.outcomes[outcome] ?? 0)\n"
             }
             text += "cellpath_check_runs{\(summary.labels),outcome=\"failed\"} \(summary.failed)\n"
         }

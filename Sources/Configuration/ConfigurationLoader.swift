@@ -25,8 +25,10 @@ public struct ConfigurationLoader: Sendable {
     public var caller: FileIdentity?
 
     /// Paths left nil are derived from `environment` (see `systemPath(environment:)`, `userPath(environment:)`).
-    public init(environment: [String: String], flags: [String: String] = [:],
-                systemPath: String? = nil, userPath: String? = nil, caller: FileIdentity? = nil) {
+    public init(
+        environment: [String: String], flags: [String: String] = [:],
+        systemPath: String? = nil, userPath: String? = nil, caller: FileIdentity? = nil
+    ) {
         self.environment = environment
         self.flags = flags
         self.caller = caller
@@ -38,8 +40,10 @@ public struct ConfigurationLoader: Sendable {
     /// general.region"), for the man page.
     public static var environmentVariables: [(name: String, meaning: String)] {
         Setting.all.compactMap { setting in setting.environment.map { ($0, "sets \(setting.name)") } }
-            + [(Setting.serverURLEnvironment, "sets the active profile's server URL (server.<profile>)"),
-               (systemConfigEnvironment, "the system configuration file to read instead of \(defaultSystemPath)")]
+            + [
+                (Setting.serverURLEnvironment, "sets the active profile's server URL (server.<profile>)"),
+                (systemConfigEnvironment, "the system configuration file to read instead of \(defaultSystemPath)")
+            ]
     }
 
     /// `$CELLPATH_SYSTEM_CONFIG`, else `/etc/cellpath/cellpath.conf`.

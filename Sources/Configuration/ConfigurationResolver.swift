@@ -98,10 +98,12 @@ struct ConfigurationResolver {
             return
         case let .invalid(reason):
             files.append(ConfigurationFile(path: path, role: role, status: .invalid(reason)))
-            let error = CellpathError(.configuration, "\(path): \(reason)",
-                                      hint: "\(path) must be an INI file: [group] lines and key=value lines.")
+            let error = CellpathError(
+                .configuration, "\(path): \(reason)",
+                hint: "\(path) must be an INI file: [group] lines and key=value lines.")
             // Every setting it could set shows this, short: the file's own line says where.
-            let failure = SettingFailure(error: error, origin: .brokenFile(path: path), problem: "the file is not an INI file (see files)")
+            let failure = SettingFailure(
+                error: error, origin: .brokenFile(path: path), problem: "the file is not an INI file (see files)")
             brokenFiles.append((failure, layer))
             for setting in Setting.all { add(setting.name, .failed(failure, layer: layer)) }
             return
@@ -113,8 +115,9 @@ struct ConfigurationResolver {
         var holdsSecret = false
         for group in groups {
             guard Setting.groups.contains(group.name) else {
-                warnings.append("\(path): unknown group [\(group.name)] ignored"
-                    + suggestion(group.name, among: Setting.groups, format: { "[\($0)]" }))
+                warnings.append(
+                    "\(path): unknown group [\(group.name)] ignored"
+                        + suggestion(group.name, among: Setting.groups, format: { "[\($0)]" }))
                 continue
             }
             for (key, read) in group.entries {
@@ -125,14 +128,17 @@ struct ConfigurationResolver {
                     if value.allSatisfy(\.isWhitespace) { continue }
                     candidate = Candidate(value: value, origin: origin, layer: layer, baseDirectory: directory)
                 case let .failure(problem):
-                    let error = CellpathError(.configuration, "\(origin): \(problem.text)",
-                                              hint: "Fix or remove '\(key)' in [\(group.name)] of \(path).")
-                    candidate = .failed(SettingFailure(error: error, origin: origin, problem: problem.text), layer: layer)
+                    let error = CellpathError(
+                        .configuration, "\(origin): \(problem.text)",
+                        hint: "Fix or remove '\(key)' in [\(group.name)] of \(path).")
+                    candidate = .failed(
+                        SettingFailure(error: error, origin: origin, problem: problem.text), layer: layer)
                 }
                 if group.name == Setting.serverGroup {
                     guard case .success = ValueKind.profile.validate(key, baseDirectory: nil, home: nil) else {
-                        warnings.append("\(path): [server] \(key) ignored: a profile name has at most "
-                            + "32 letters, digits, '-' or '_'")
+                        warnings.append(
+                            "\(path): [server] \(key) ignored: a profile name has at most "
+                                + "32 letters, digits, '-' or '_'")
                         continue
                     }
                     if !profileNames.contains(key) { profileNames.append(key) }
@@ -141,8 +147,9 @@ struct ConfigurationResolver {
                 }
                 guard let setting = Setting.all.first(where: { $0.group == group.name && $0.key == key }) else {
                     let keys = Setting.all.filter { $0.group == group.name }.map(\.key)
-                    warnings.append("\(path): unknown key '\(key)' in [\(group.name)] ignored"
-                        + suggestion(key, among: keys, format: { "'\($0)'" }))
+                    warnings.append(
+                        "\(path): unknown key '\(key)' in [\(group.name)] ignored"
+                            + suggestion(key, among: keys, format: { "'\($0)'" }))
                     continue
                 }
                 holdsSecret = holdsSecret || setting.isSecret
@@ -159,18 +166,23 @@ struct ConfigurationResolver {
     mutating func addEnvironment(_ environment: [String: String]) {
         for setting in Setting.all {
             guard let name = setting.environment, let value = environment[name],
-                  !value.allSatisfy(\.isWhitespace) else { continue }
+                !value.allSatisfy(\.isWhitespace)
+            else { continue }
             add(setting.name, Candidate(value: value, origin: .environment(name), layer: .environment))
         }
         if let value = environment[Setting.serverURLEnvironment], !value.allSatisfy(\.isWhitespace) {
-            serverOverrides.append(Candidate(value: value, origin: .environment(Setting.serverURLEnvironment),
-                                             layer: .environment))
+            serverOverrides.append(
+                Candidate(
+                    value: value, origin: .environment(Setting.serverURLEnvironment),
+                    layer: .environment))
         }
         // Names compared without their common prefix: CELLPATH_BIN is no typo of CELLPATH_APN.
         let prefix = "CELLPATH_"
         let known = Setting.environmentNames
         for name in environment.keys.sorted() where name.hasPrefix(prefix) && !known.contains(name) {
-            if let near = nearest(String(name.dropFirst(prefix.count)), among: known.map { String($0.dropFirst(prefix.count)) }) {
+            if let near = nearest(
+                String(name.dropFirst(prefix.count)), among: known.map { String($0.dropFirst(prefix.count)) })
+            {
                 warnings.append("environment \(name) is not a cellpath setting; did you mean \(prefix)\(near)?")
             }
         }
@@ -182,8 +194,9 @@ struct ConfigurationResolver {
             let name = rawName.hasPrefix("--") ? String(rawName.dropFirst(2)) : rawName
             guard let flag = ConfigurationFlag(rawValue: name) else {
                 if name.hasPrefix("client") {
-                    throw CellpathError(.usage, "tru.ID credentials are never taken from the command line",
-                                        hint: "Use --tru-json PATH, or CELLPATH_CLIENT_ID and CELLPATH_CLIENT_SECRET.")
+                    throw CellpathError(
+                        .usage, "tru.ID credentials are never taken from the command line",
+                        hint: "Use --tru-json PATH, or CELLPATH_CLIENT_ID and CELLPATH_CLIENT_SECRET.")
                 }
                 throw CellpathError(.internalError, "--\(name) is not a configuration flag")
             }
@@ -234,19 +247,25 @@ struct ConfigurationResolver {
 
         let credentials = settleCredentials(clientID: clientID, clientSecret: clientSecret)
         if case let .success(truJSON?) = truJSON, let truJSONResidency, case let .success(residency?) = residency,
-           !residency.origin.isTruJSON, truJSONResidency.lowercased() != residency.value {
-            warnings.append("data_residency '\(residency.value)' (\(residency.origin)) differs from "
-                + "'\(truJSONResidency)' in \(truJSON.value); the credentials may not work there")
+            !residency.origin.isTruJSON, truJSONResidency.lowercased() != residency.value
+        {
+            warnings.append(
+                "data_residency '\(residency.value)' (\(residency.origin)) differs from "
+                    + "'\(truJSONResidency)' in \(truJSON.value); the credentials may not work there")
         }
         if case let .success(profile?) = profile, profile.origin != .builtIn,
-           !servers.contains(where: { $0.name == profile.value }) {
-            warnings.append("profile '\(profile.value)' (\(profile.origin)) has no server URL; "
-                + "set [server] \(profile.value)=https://…")
+            !servers.contains(where: { $0.name == profile.value })
+        {
+            warnings.append(
+                "profile '\(profile.value)' (\(profile.origin)) has no server URL; "
+                    + "set [server] \(profile.value)=https://…")
         }
         if case let .success(hop?) = hopTimeout, case let .success(total?) = timeout,
-           Self.duration(hop.value) > Self.duration(total.value) {
-            warnings.append("http.hop_timeout \(hop.value) s (\(hop.origin)) is longer than "
-                + "http.timeout \(total.value) s (\(total.origin)); the overall timeout wins")
+            Self.duration(hop.value) > Self.duration(total.value)
+        {
+            warnings.append(
+                "http.hop_timeout \(hop.value) s (\(hop.origin)) is longer than "
+                    + "http.timeout \(total.value) s (\(total.origin)); the overall timeout wins")
         }
 
         func entry(_ key: String, _ settled: Settled, isSecret: Bool) -> ConfigurationEntry {
@@ -255,8 +274,9 @@ struct ConfigurationResolver {
                 let value = resolved.map { isSecret ? Disclosure.redacted.reveal($0.value, as: .secret) : $0.value }
                 return ConfigurationEntry(key: key, value: value, isSecret: isSecret, origin: resolved?.origin)
             case let .failure(failure):
-                return ConfigurationEntry(key: key, value: nil, isSecret: isSecret, origin: failure.origin,
-                                          error: failure.problem)
+                return ConfigurationEntry(
+                    key: key, value: nil, isSecret: isSecret, origin: failure.origin,
+                    error: failure.problem)
             }
         }
         func entry(_ setting: Setting, _ settled: Settled) -> ConfigurationEntry {
@@ -264,11 +284,13 @@ struct ConfigurationResolver {
         }
         var entries = [entry(.region, region), entry(.profile, profile)]
         entries += servers.map { entry("server.\($0.name)", $0.settled, isSecret: false) }
-        entries += [entry(.truJSON, truJSON), entry(.dataResidency, residency), entry(.apiBase, apiBase),
-                    entry(.clientID, clientID),
-                    entry(.clientSecret, clientSecret), entry(.simPrefix, simPrefix), entry(.caFile, caFile),
-                    entry(.hopTimeout, hopTimeout), entry(.timeout, timeout), entry(.apn, apn),
-                    entry(.ipType, ipType)]
+        entries += [
+            entry(.truJSON, truJSON), entry(.dataResidency, residency), entry(.apiBase, apiBase),
+            entry(.clientID, clientID),
+            entry(.clientSecret, clientSecret), entry(.simPrefix, simPrefix), entry(.caFile, caFile),
+            entry(.hopTimeout, hopTimeout), entry(.timeout, timeout), entry(.apn, apn),
+            entry(.ipType, ipType)
+        ]
 
         return EffectiveConfiguration(
             region: Self.value(region) { $0 },
@@ -283,9 +305,10 @@ struct ConfigurationResolver {
             timeout: Self.value(timeout, Self.duration).map { $0! },
             apn: Self.value(apn) { $0 },
             ipType: Self.value(ipType) { BearerIPType(rawValue: $0)! }.map { $0! },  // it has a default
-            serverURLs: Dictionary(uniqueKeysWithValues: servers.map { server in
-                (server.name, Self.value(server.settled) { $0 })
-            }),
+            serverURLs: Dictionary(
+                uniqueKeysWithValues: servers.map { server in
+                    (server.name, Self.value(server.settled) { $0 })
+                }),
             entries: entries, warnings: warnings, files: files)
     }
 
@@ -296,7 +319,9 @@ struct ConfigurationResolver {
 
     /// Credentials from the client id and secret; unusable when either is, with warnings about
     /// an incomplete pair or a pair from two places.
-    private mutating func settleCredentials(clientID: Settled, clientSecret: Settled)
+    private mutating func settleCredentials(
+        clientID: Settled, clientSecret: Settled
+    )
         -> Result<TruIDCredentials?, CellpathError>
     {
         switch (clientID, clientSecret) {
@@ -304,11 +329,14 @@ struct ConfigurationResolver {
             return .failure(failure.error)
         case let (.success(id?), .success(secret?)):
             if id.origin.container != secret.origin.container {
-                warnings.append("the tru.ID client_id comes from \(id.origin) but the client_secret from "
-                    + "\(secret.origin); make sure they belong together")
+                warnings.append(
+                    "the tru.ID client_id comes from \(id.origin) but the client_secret from "
+                        + "\(secret.origin); make sure they belong together")
             }
-            return .success(TruIDCredentials(clientID: id.value, clientSecret: secret.value,
-                                             clientIDOrigin: id.origin, clientSecretOrigin: secret.origin))
+            return .success(
+                TruIDCredentials(
+                    clientID: id.value, clientSecret: secret.value,
+                    clientIDOrigin: id.origin, clientSecretOrigin: secret.origin))
         case let (.success(id?), .success(nil)):
             warnings.append("tru.ID credentials incomplete: client_id is set (\(id.origin)) but no client_secret")
         case let (.success(nil), .success(secret?)):
@@ -328,9 +356,12 @@ struct ConfigurationResolver {
             return nil
         case let .failure(failure):
             let layer = candidates[Setting.truJSON.name]?.first { $0.origin == failure.origin }?.layer ?? .builtIn
-            let unusable = SettingFailure(error: failure.error, origin: failure.origin,
-                                          problem: "truid.tru_json is not usable: \(failure.problem)")
-            for (setting, _) in Self.truJSONFields { add(setting.name, .failed(unusable, layer: layer, fromTruJSON: true)) }
+            let unusable = SettingFailure(
+                error: failure.error, origin: failure.origin,
+                problem: "truid.tru_json is not usable: \(failure.problem)")
+            for (setting, _) in Self.truJSONFields {
+                add(setting.name, .failed(unusable, layer: layer, fromTruJSON: true))
+            }
             return nil
         case let .success(named?):
             let path = named.value
@@ -341,19 +372,25 @@ struct ConfigurationResolver {
             } catch {
                 files.append(ConfigurationFile(path: path, role: .truJSON, status: Self.status(of: path, error)))
                 for (setting, field) in Self.truJSONFields {
-                    let failure = SettingFailure(error: error, origin: .truJSON(path: path, field: field),
-                                                 problem: error.message)
+                    let failure = SettingFailure(
+                        error: error, origin: .truJSON(path: path, field: field),
+                        problem: error.message)
                     add(setting.name, .failed(failure, layer: named.layer, fromTruJSON: true))
                 }
                 return nil
             }
             files.append(ConfigurationFile(path: path, role: .truJSON, status: .loaded))
-            let values = [Setting.clientID.name: contents.clientID, Setting.clientSecret.name: contents.clientSecret,
-                          Setting.dataResidency.name: contents.dataResidency]
+            let values = [
+                Setting.clientID.name: contents.clientID, Setting.clientSecret.name: contents.clientSecret,
+                Setting.dataResidency.name: contents.dataResidency
+            ]
             for (setting, field) in Self.truJSONFields {
                 guard let value = values[setting.name] ?? nil else { continue }
-                add(setting.name, Candidate(value: value, origin: .truJSON(path: path, field: field),
-                                            layer: named.layer, fromTruJSON: true))
+                add(
+                    setting.name,
+                    Candidate(
+                        value: value, origin: .truJSON(path: path, field: field),
+                        layer: named.layer, fromTruJSON: true))
             }
             warnIfExposed(path, mode: contents.mode, holding: "tru.ID credentials")
             return contents.dataResidency
@@ -363,7 +400,7 @@ struct ConfigurationResolver {
     /// The settings a tru.json can give, and the field of each.
     private static let truJSONFields: [(setting: Setting, field: String)] = [
         (.clientID, "credentials[0].client_id"), (.clientSecret, "credentials[0].client_secret"),
-        (.dataResidency, "data_residency"),
+        (.dataResidency, "data_residency")
     ]
 
     /// A tru.json's status after `error`: missing, unreadable (no permission) or invalid.
@@ -389,13 +426,16 @@ struct ConfigurationResolver {
         switch kind.validate(winner.value, baseDirectory: winner.baseDirectory, home: home) {
         case let .success(normalised): value = normalised
         case let .failure(problem):
-            return .failure(SettingFailure(error: Self.error(winner, problem, isSecret: isSecret), origin: winner.origin,
-                                           problem: Self.invalidValue(winner, problem, isSecret: isSecret)))
+            return .failure(
+                SettingFailure(
+                    error: Self.error(winner, problem, isSecret: isSecret), origin: winner.origin,
+                    problem: Self.invalidValue(winner, problem, isSecret: isSecret)))
         }
         for loser in ordered.dropFirst() where loser.layer != .builtIn && loser.failure == nil {
             if case let .failure(problem) = kind.validate(loser.value, baseDirectory: loser.baseDirectory, home: home) {
-                warnings.append(Self.error(loser, problem, isSecret: isSecret).message
-                    + " (overridden by \(winner.origin))")
+                warnings.append(
+                    Self.error(loser, problem, isSecret: isSecret).message
+                        + " (overridden by \(winner.origin))")
             }
         }
         return .success(Resolved(value: value, origin: winner.origin, layer: winner.layer))
@@ -438,8 +478,9 @@ struct ConfigurationResolver {
     private mutating func warnIfExposed(_ path: String, mode: UInt32, holding what: String) {
         guard mode & 0o077 != 0 else { return }
         let octal = String(mode, radix: 8)
-        warnings.append("\(path) holds \(what) but is accessible by its group or others "
-            + "(mode \(String(repeating: "0", count: max(0, 4 - octal.count)) + octal)); run 'chmod 600 \(path)'")
+        warnings.append(
+            "\(path) holds \(what) but is accessible by its group or others "
+                + "(mode \(String(repeating: "0", count: max(0, 4 - octal.count)) + octal)); run 'chmod 600 \(path)'")
     }
 
     /// "; did you mean X?" for the nearest candidate, or "".
@@ -460,8 +501,8 @@ func nearest(_ word: String, among candidates: [String]) -> String? {
 func editDistance(_ a: String, _ b: String) -> Int {
     let a = Array(a), b = Array(b)
     if a.isEmpty { return b.count }
-    var previous = Array(0...b.count)
-    for i in 1...a.count {
+    var previous = Array(0 ... b.count)
+    for i in 1 ... a.count {
         var current = [i] + Array(repeating: 0, count: b.count)
         for j in stride(from: 1, through: b.count, by: 1) {
             current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))

@@ -54,8 +54,13 @@ enum ValueKind {
             }
             return .success(lower)
         case .simPrefix:
-            guard value.count <= 8, value.allSatisfy(Self.isNameCharacter), value.first!.isLetter || value.first!.isNumber else {
-                return .failure(Problem("expected 1 to 8 letters, digits, '-' or '_', starting with a letter or digit (it prefixes namespace names)"))
+            guard value.count <= 8, value.allSatisfy(Self.isNameCharacter),
+                value.first!.isLetter || value.first!.isNumber
+            else {
+                return .failure(
+                    Problem(
+                        "expected 1 to 8 letters, digits, '-' or '_', starting with a letter or digit (it prefixes namespace names)"
+                    ))
             }
             return .success(value)
         case .seconds:
@@ -76,13 +81,19 @@ enum ValueKind {
         case .accessPointName:
             // 3GPP TS 23.003 labels (letters, digits, '-') joined by '.'; '_' as some operators use it.
             guard value.count <= 100, value.first != ".", value.last != ".",
-                  value.allSatisfy({ Self.isNameCharacter($0) || $0 == "." }) else {
-                return .failure(Problem("expected an access point name of at most 100 letters, digits, '-', '_' or '.' such as internet"))
+                value.allSatisfy({ Self.isNameCharacter($0) || $0 == "." })
+            else {
+                return .failure(
+                    Problem(
+                        "expected an access point name of at most 100 letters, digits, '-', '_' or '.' such as internet"
+                    ))
             }
             return .success(value)
         case .ipType:
             let lower = value.lowercased()
-            guard BearerIPType(rawValue: lower) != nil else { return .failure(Problem("expected one of ipv4, ipv6, ipv4v6")) }
+            guard BearerIPType(rawValue: lower) != nil else {
+                return .failure(Problem("expected one of ipv4, ipv6, ipv4v6"))
+            }
             return .success(lower)
         }
     }
@@ -95,8 +106,8 @@ enum ValueKind {
     private static func validateBaseURL(_ value: String) -> Result<String, Problem> {
         let expected = "expected an http:// or https:// base URL such as https://example.com/api"
         guard let url = URL(string: value), let scheme = url.scheme?.lowercased(),
-              scheme == "http" || scheme == "https", let host = url.host(), !host.isEmpty,
-              !value.contains(where: \.isWhitespace)
+            scheme == "http" || scheme == "https", let host = url.host(), !host.isEmpty,
+            !value.contains(where: \.isWhitespace)
         else { return .failure(Problem(expected)) }
         if url.user() != nil || url.password() != nil {
             return .failure(Problem("a base URL must not hold a user name or password"))
@@ -140,37 +151,52 @@ struct Setting {
     /// The setting's name in `config show` and in `ConfigurationEntry.key`, e.g. `general.region`.
     var name: String { "\(group).\(key)" }
 
-    static let region = Setting(group: "general", key: "region", environment: "CELLPATH_REGION",
-                                flag: .region, kind: .region)
-    static let profile = Setting(group: "general", key: "profile", environment: "CELLPATH_PROFILE",
-                                 flag: .profile, kind: .profile, defaultValue: "development")
-    static let truJSON = Setting(group: "truid", key: "tru_json", environment: "CELLPATH_TRU_JSON",
-                                 flag: .truJSON, kind: .path)
-    static let dataResidency = Setting(group: "truid", key: "data_residency",
-                                       environment: "CELLPATH_DATA_RESIDENCY", flag: .dataResidency,
-                                       kind: .dataResidency, defaultValue: "eu")
-    static let apiBase = Setting(group: "truid", key: "api_base", environment: "CELLPATH_API_BASE",
-                                 flag: .apiBase, kind: .url)
-    static let clientID = Setting(group: "truid", key: "client_id", environment: "CELLPATH_CLIENT_ID",
-                                  kind: .clientID)
-    static let clientSecret = Setting(group: "truid", key: "client_secret",
-                                      environment: "CELLPATH_CLIENT_SECRET", kind: .secret, isSecret: true)
-    static let simPrefix = Setting(group: "sim", key: "prefix", environment: "CELLPATH_SIM_PREFIX",
-                                   flag: .simPrefix, kind: .simPrefix, defaultValue: "cp-")
-    static let caFile = Setting(group: "http", key: "cacert", environment: "CELLPATH_CA_FILE",
-                                flag: .caFile, kind: .path)
-    static let hopTimeout = Setting(group: "http", key: "hop_timeout", environment: "CELLPATH_HOP_TIMEOUT",
-                                    flag: .hopTimeout, kind: .seconds, defaultValue: "5")
-    static let timeout = Setting(group: "http", key: "timeout", environment: "CELLPATH_TIMEOUT",
-                                 flag: .timeout, kind: .seconds, defaultValue: "30")
-    static let apn = Setting(group: "modem", key: "apn", environment: "CELLPATH_APN", flag: .apn, kind: .accessPointName)
+    static let region = Setting(
+        group: "general", key: "region", environment: "CELLPATH_REGION",
+        flag: .region, kind: .region)
+    static let profile = Setting(
+        group: "general", key: "profile", environment: "CELLPATH_PROFILE",
+        flag: .profile, kind: .profile, defaultValue: "development")
+    static let truJSON = Setting(
+        group: "truid", key: "tru_json", environment: "CELLPATH_TRU_JSON",
+        flag: .truJSON, kind: .path)
+    static let dataResidency = Setting(
+        group: "truid", key: "data_residency",
+        environment: "CELLPATH_DATA_RESIDENCY", flag: .dataResidency,
+        kind: .dataResidency, defaultValue: "eu")
+    static let apiBase = Setting(
+        group: "truid", key: "api_base", environment: "CELLPATH_API_BASE",
+        flag: .apiBase, kind: .url)
+    static let clientID = Setting(
+        group: "truid", key: "client_id", environment: "CELLPATH_CLIENT_ID",
+        kind: .clientID)
+    static let clientSecret = Setting(
+        group: "truid", key: "client_secret",
+        environment: "CELLPATH_CLIENT_SECRET", kind: .secret, isSecret: true)
+    static let simPrefix = Setting(
+        group: "sim", key: "prefix", environment: "CELLPATH_SIM_PREFIX",
+        flag: .simPrefix, kind: .simPrefix, defaultValue: "cp-")
+    static let caFile = Setting(
+        group: "http", key: "cacert", environment: "CELLPATH_CA_FILE",
+        flag: .caFile, kind: .path)
+    static let hopTimeout = Setting(
+        group: "http", key: "hop_timeout", environment: "CELLPATH_HOP_TIMEOUT",
+        flag: .hopTimeout, kind: .seconds, defaultValue: "5")
+    static let timeout = Setting(
+        group: "http", key: "timeout", environment: "CELLPATH_TIMEOUT",
+        flag: .timeout, kind: .seconds, defaultValue: "30")
+    static let apn = Setting(
+        group: "modem", key: "apn", environment: "CELLPATH_APN", flag: .apn, kind: .accessPointName)
     /// No flag: `bearer up --ip-type` takes the same values, `fetch --ip-type` others (any).
-    static let ipType = Setting(group: "modem", key: "ip_type", environment: "CELLPATH_IP_TYPE", kind: .ipType,
-                                defaultValue: BearerIPType.ipv4v6.rawValue)
+    static let ipType = Setting(
+        group: "modem", key: "ip_type", environment: "CELLPATH_IP_TYPE", kind: .ipType,
+        defaultValue: BearerIPType.ipv4v6.rawValue)
 
     /// Every fixed setting, in `config show` order (server profiles go after `general`).
-    static let all: [Setting] = [region, profile, truJSON, dataResidency, apiBase, clientID, clientSecret,
-                                 simPrefix, caFile, hopTimeout, timeout, apn, ipType]
+    static let all: [Setting] = [
+        region, profile, truJSON, dataResidency, apiBase, clientID, clientSecret,
+        simPrefix, caFile, hopTimeout, timeout, apn, ipType
+    ]
 
     /// The group whose keys are profile names and whose values are server base URLs.
     static let serverGroup = "server"

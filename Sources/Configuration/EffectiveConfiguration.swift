@@ -61,14 +61,16 @@ public struct EffectiveConfiguration: Sendable {
     /// Server base URL per profile (the active profile's after env/flag overrides).
     private let serverURLs: [String: Result<String?, CellpathError>]
 
-    init(region: Result<String?, CellpathError>, profile: Result<String, CellpathError>,
-         dataResidency: Result<DataResidency, CellpathError>, apiBase: Result<String?, CellpathError>,
-         credentials: Result<TruIDCredentials?, CellpathError>,
-         truJSONPath: Result<String?, CellpathError>, simPrefix: Result<String, CellpathError>,
-         caFile: Result<String?, CellpathError>, hopTimeout: Result<Duration, CellpathError>,
-         timeout: Result<Duration, CellpathError>, apn: Result<String?, CellpathError>,
-         ipType: Result<BearerIPType, CellpathError>, serverURLs: [String: Result<String?, CellpathError>],
-         entries: [ConfigurationEntry], warnings: [String], files: [ConfigurationFile]) {
+    init(
+        region: Result<String?, CellpathError>, profile: Result<String, CellpathError>,
+        dataResidency: Result<DataResidency, CellpathError>, apiBase: Result<String?, CellpathError>,
+        credentials: Result<TruIDCredentials?, CellpathError>,
+        truJSONPath: Result<String?, CellpathError>, simPrefix: Result<String, CellpathError>,
+        caFile: Result<String?, CellpathError>, hopTimeout: Result<Duration, CellpathError>,
+        timeout: Result<Duration, CellpathError>, apn: Result<String?, CellpathError>,
+        ipType: Result<BearerIPType, CellpathError>, serverURLs: [String: Result<String?, CellpathError>],
+        entries: [ConfigurationEntry], warnings: [String], files: [ConfigurationFile]
+    ) {
         regionSetting = region
         profileSetting = profile
         dataResidencySetting = dataResidency
@@ -102,9 +104,10 @@ public struct EffectiveConfiguration: Sendable {
     public func requireServerBaseURL() throws(CellpathError) -> String {
         let profile = try profile
         guard let url = try serverBaseURL(for: profile) else {
-            throw CellpathError(.configuration, "no server URL for profile '\(profile)'",
-                                hint: "Set [server] \(profile)=https://… in the configuration file, "
-                                    + "or CELLPATH_SERVER_URL, or --server-url.")
+            throw CellpathError(
+                .configuration, "no server URL for profile '\(profile)'",
+                hint: "Set [server] \(profile)=https://… in the configuration file, "
+                    + "or CELLPATH_SERVER_URL, or --server-url.")
         }
         return url
     }
@@ -112,10 +115,11 @@ public struct EffectiveConfiguration: Sendable {
     /// The tru.ID credentials, or a `.configuration` error saying how to provide them.
     public func requireCredentials() throws(CellpathError) -> TruIDCredentials {
         guard let credentials = try credentials else {
-            throw CellpathError(.configuration, "no tru.ID credentials configured",
-                                hint: "Use --tru-json PATH (the tru.json of 'tru projects:create'), "
-                                    + "[truid] tru_json in the configuration file, "
-                                    + "or CELLPATH_CLIENT_ID and CELLPATH_CLIENT_SECRET.")
+            throw CellpathError(
+                .configuration, "no tru.ID credentials configured",
+                hint: "Use --tru-json PATH (the tru.json of 'tru projects:create'), "
+                    + "[truid] tru_json in the configuration file, "
+                    + "or CELLPATH_CLIENT_ID and CELLPATH_CLIENT_SECRET.")
         }
         return credentials
     }

@@ -41,7 +41,7 @@ enum KeyFile {
                 return .unreadable(message)
             }
             // GLib's message quotes the offending line, which may hold a secret, and has no line number.
-            guard let bytes = try? FileSystem.read(path) else { return .invalid(message) }   // a directory, …
+            guard let bytes = try? FileSystem.read(path) else { return .invalid(message) }  // a directory, …
             return .invalid(syntaxProblem(in: bytes))
         }
 
@@ -56,7 +56,8 @@ enum KeyFile {
                 guard let raw = g_key_file_get_string(keyFile, groupName, key, &valueError) else {
                     // GLib's message quotes the value, which may be a secret: say it in our words.
                     _ = consume(valueError)
-                    group.entries.append((key, .failure(Problem("the value is not UTF-8 text or has a bad escape sequence"))))
+                    group.entries.append(
+                        (key, .failure(Problem("the value is not UTF-8 text or has a bad escape sequence"))))
                     continue
                 }
                 group.entries.append((key, .success(String(cString: raw))))
@@ -86,7 +87,9 @@ enum KeyFile {
                 inGroup = true
             } else if let equals = line.firstIndex(of: "=") {
                 guard inGroup else { return "line \(number): a key=value line before the first [group] line" }
-                guard line[..<equals].contains(where: { !$0.isWhitespace }) else { return "line \(number): a value without a key" }
+                guard line[..<equals].contains(where: { !$0.isWhitespace }) else {
+                    return "line \(number): a value without a key"
+                }
             } else {
                 return "line \(number) is not a [group] line, a key=value line or a # comment"
             }

@@ -17,8 +17,10 @@ public struct TruIDCredentials: Sendable, Equatable, CustomStringConvertible,
     public var clientIDOrigin: ConfigurationOrigin
     public var clientSecretOrigin: ConfigurationOrigin
 
-    public init(clientID: String, clientSecret: String,
-                clientIDOrigin: ConfigurationOrigin, clientSecretOrigin: ConfigurationOrigin) {
+    public init(
+        clientID: String, clientSecret: String,
+        clientIDOrigin: ConfigurationOrigin, clientSecretOrigin: ConfigurationOrigin
+    ) {
         self.clientID = clientID
         self.clientSecret = clientSecret
         self.clientIDOrigin = clientIDOrigin

@@ -26,16 +26,19 @@ struct TruJSONFile: Decodable {
     /// `.configuration` (missing, malformed, no credentials) or `.permission` (unreadable);
     /// they never quote the file's content. It is opened with `identity`'s rights (default: this
     /// process's).
-    static func read(_ path: String, namedBy origin: ConfigurationOrigin, as identity: FileIdentity? = nil) throws(CellpathError) -> Contents {
+    static func read(
+        _ path: String, namedBy origin: ConfigurationOrigin, as identity: FileIdentity? = nil
+    ) throws(CellpathError) -> Contents {
         let hint = "Create it with 'tru projects:create', or fix \(origin)."
         let (bytes, mode) = try readSecretFile(path, namedBy: origin, as: identity, hint: hint)
         let file: TruJSONFile
         do {
             file = try JSONDecoder().decode(TruJSONFile.self, from: Data(bytes))
         } catch let DecodingError.typeMismatch(_, context) {
-            throw CellpathError(.configuration,
-                                "\(path): \(fieldPath(context.codingPath)) does not have the type tru.json uses",
-                                hint: hint)
+            throw CellpathError(
+                .configuration,
+                "\(path): \(fieldPath(context.codingPath)) does not have the type tru.json uses",
+                hint: hint)
         } catch {
             throw CellpathError(.configuration, "\(path): not valid JSON (named by \(origin))", hint: hint)
         }
@@ -48,15 +51,18 @@ struct TruJSONFile: Decodable {
         guard let clientSecret = first.client_secret, !clientSecret.isEmpty else {
             throw CellpathError(.configuration, "\(path): credentials[0].client_secret is missing", hint: hint)
         }
-        return Contents(clientID: clientID, clientSecret: clientSecret,
-                        dataResidency: file.data_residency, mode: mode)
+        return Contents(
+            clientID: clientID, clientSecret: clientSecret,
+            dataResidency: file.data_residency, mode: mode)
     }
 
     /// `credentials[0].client_id` style path of a decoding error.
     private static func fieldPath(_ path: [any CodingKey]) -> String {
         var text = ""
         for key in path {
-            if let index = key.intValue { text += "[\(index)]" } else {
+            if let index = key.intValue {
+                text += "[\(index)]"
+            } else {
                 text += (text.isEmpty ? "" : ".") + key.stringValue
             }
         }
@@ -64,16 +70,21 @@ struct TruJSONFile: Decodable {
     }
 
     /// Reads a small regular file whole, with its permission bits taken from the same open file.
-    private static func readSecretFile(_ path: String, namedBy origin: ConfigurationOrigin, as identity: FileIdentity?,
-                                       hint: String) throws(CellpathError) -> ([UInt8], UInt32) {
+    private static func readSecretFile(
+        _ path: String, namedBy origin: ConfigurationOrigin, as identity: FileIdentity?,
+        hint: String
+    ) throws(CellpathError) -> ([UInt8], UInt32) {
         let file: FileDescriptor
         do {
-            file = try (identity ?? .effective).perform { () throws(SystemError) in try FileDescriptor.open(path, O_RDONLY) }
+            file = try (identity ?? .effective).perform { () throws(SystemError) in
+                try FileDescriptor.open(path, O_RDONLY)
+            }
         } catch {
             let code = error.code, reason = error.reason
             if code == EACCES || code == EPERM {
-                throw CellpathError(.permission, "couldn't read \(path) (named by \(origin)): \(reason)",
-                                    hint: "Make it readable by the user running cellpath (and by nobody else).")
+                throw CellpathError(
+                    .permission, "couldn't read \(path) (named by \(origin)): \(reason)",
+                    hint: "Make it readable by the user running cellpath (and by nobody else).")
             }
             throw CellpathError(.configuration, "couldn't read \(path) (named by \(origin)): \(reason)", hint: hint)
         }

@@ -18,13 +18,14 @@ final class GLibExecutor: SerialExecutor {
     func enqueue(_ job: consuming ExecutorJob) {
         let box = UnsafeMutablePointer<UnownedJob>.allocate(capacity: 1)
         box.initialize(to: UnownedJob(job))
-        GLibLoop.shared.schedule({ data in
-            let box = data!.assumingMemoryBound(to: UnownedJob.self)
-            let job = box.move()
-            box.deallocate()
-            job.runSynchronously(on: GLibActor.shared.unownedExecutor)
-            return 0 // G_SOURCE_REMOVE
-        }, box)
+        GLibLoop.shared.schedule(
+            { data in
+                let box = data!.assumingMemoryBound(to: UnownedJob.self)
+                let job = box.move()
+                box.deallocate()
+                job.runSynchronously(on: GLibActor.shared.unownedExecutor)
+                return 0  // G_SOURCE_REMOVE
+            }, box)
     }
 
     func asUnownedSerialExecutor() -> UnownedSerialExecutor {

@@ -20,9 +20,11 @@ package enum GLibAsync {
     /// does not follow the task: it runs to its end or its time limit.
     /// A call of an aborted `group` fails with `.aborted`, also when it is already under way.
     @GLibActor
-    package static func call<Value>(timeout seconds: Double, followingTask: Bool = true, group: GLibCallGroup? = nil,
-                                    start: (GLibAsyncArguments) -> Void,
-                                    finish: (OpaquePointer) throws(GLibError) -> Value) async throws(GLibCallError) -> Value {
+    package static func call<Value>(
+        timeout seconds: Double, followingTask: Bool = true, group: GLibCallGroup? = nil,
+        start: (GLibAsyncArguments) -> Void,
+        finish: (OpaquePointer) throws(GLibError) -> Value
+    ) async throws(GLibCallError) -> Value {
         if group?.isAborted == true { throw .aborted }
         let call = PendingCall()
         group?.calls.insert(call)
@@ -31,11 +33,17 @@ package enum GLibAsync {
             let begin = { (continuation: CheckedContinuation<AsyncResult, Never>) in
                 call.continuation = continuation
                 call.startTimer(seconds)
-                start(GLibAsyncArguments(cancellable: call.cancellable, callback: asyncReady,
-                                         userData: Unmanaged.passRetained(call).toOpaque()))
+                start(
+                    GLibAsyncArguments(
+                        cancellable: call.cancellable, callback: asyncReady,
+                        userData: Unmanaged.passRetained(call).toOpaque()))
             }
             guard followingTask else { return await withCheckedContinuation(begin) }
-            return await withTaskCancellationHandler { await withCheckedContinuation(begin) } onCancel: { call.cancelOnLoop() }
+            return await withTaskCancellationHandler {
+                await withCheckedContinuation(begin)
+            } onCancel: {
+                call.cancelOnLoop()
+            }
         }
         defer { g_object_unref(gpointer(result.pointer)) }
         call.stopTimer()
@@ -77,14 +85,17 @@ package enum GLibAsync {
 
         /// Cancels the operation after `seconds`.
         func startTimer(_ seconds: Double) {
-            timer = GLibLoop.shared.timer(after: seconds, { data in
-                let call = Unmanaged<PendingCall>.fromOpaque(data!).takeUnretainedValue()
-                call.timedOut = true
-                g_cancellable_cancel(call.cancellable)
-                return 0 // G_SOURCE_REMOVE
-            }, Unmanaged.passRetained(self).toOpaque(), destroy: { data in
-                Unmanaged<PendingCall>.fromOpaque(data!).release()
-            })
+            timer = GLibLoop.shared.timer(
+                after: seconds,
+                { data in
+                    let call = Unmanaged<PendingCall>.fromOpaque(data!).takeUnretainedValue()
+                    call.timedOut = true
+                    g_cancellable_cancel(call.cancellable)
+                    return 0  // G_SOURCE_REMOVE
+                }, Unmanaged.passRetained(self).toOpaque(),
+                destroy: { data in
+                    Unmanaged<PendingCall>.fromOpaque(data!).release()
+                })
         }
 
         func stopTimer() {

@@ -21,8 +21,9 @@ package struct GLibError: Error, Sendable, Equatable, CustomStringConvertible {
             return
         }
         defer { g_error_free(error) }
-        self.init(domain: error.pointee.domain, code: error.pointee.code,
-                  message: error.pointee.message.map { String(cString: $0) } ?? "")
+        self.init(
+            domain: error.pointee.domain, code: error.pointee.code,
+            message: error.pointee.message.map { String(cString: $0) } ?? "")
     }
 
     /// The domain's name (`g-io-error-quark`).

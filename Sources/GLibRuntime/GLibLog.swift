@@ -1,5 +1,5 @@
-import CellpathCore
 import CGIO
+import CellpathCore
 import Synchronization
 
 /// GLib's log lines (libmbim's domain `Mbim`, libqmi's `Qmi`, GLib's own), sent to a Swift
@@ -25,8 +25,10 @@ public enum GLibLog {
 }
 
 /// The GLogFunc installed as GLib's default handler.
-private func forward(_ domain: UnsafePointer<gchar>?, _ flags: GLogLevelFlags, _ message: UnsafePointer<gchar>?,
-                     _ userData: gpointer?) {
+private func forward(
+    _ domain: UnsafePointer<gchar>?, _ flags: GLogLevelFlags, _ message: UnsafePointer<gchar>?,
+    _ userData: gpointer?
+) {
     let bits = flags.rawValue
     let level: LogLevel
     if bits & (G_LOG_LEVEL_ERROR.rawValue | G_LOG_LEVEL_CRITICAL.rawValue | G_LOG_LEVEL_WARNING.rawValue) != 0 {

@@ -53,17 +53,20 @@ package final class GLibLoop: Sendable {
 
     /// Runs `body` on the loop thread in a later iteration. Any thread.
     package func perform(_ body: @escaping @Sendable () -> Void) {
-        schedule({ data in
-            Unmanaged<Work>.fromOpaque(data!).takeRetainedValue().body()
-            return 0 // G_SOURCE_REMOVE
-        }, Unmanaged.passRetained(Work(body)).toOpaque())
+        schedule(
+            { data in
+                Unmanaged<Work>.fromOpaque(data!).takeRetainedValue().body()
+                return 0  // G_SOURCE_REMOVE
+            }, Unmanaged.passRetained(Work(body)).toOpaque())
     }
 
     /// Calls `function(data)` on the loop thread after `seconds`, unless the returned source is
     /// destroyed first (`g_source_destroy`, then `g_source_unref`). `destroy` releases `data`.
     /// Loop thread only (the caller owns the returned reference).
-    package func timer(after seconds: Double, _ function: GSourceFunc, _ data: gpointer?,
-                       destroy: GDestroyNotify?) -> UnsafeMutablePointer<GSource> {
+    package func timer(
+        after seconds: Double, _ function: GSourceFunc, _ data: gpointer?,
+        destroy: GDestroyNotify?
+    ) -> UnsafeMutablePointer<GSource> {
         let milliseconds = UInt32(max(0, min(Double(UInt32.max), (seconds * 1000).rounded(.up))))
         let source = g_timeout_source_new(milliseconds)!
         g_source_set_priority(source, G_PRIORITY_DEFAULT)

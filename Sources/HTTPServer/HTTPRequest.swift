@@ -26,9 +26,12 @@ public struct HTTPRequest: Sendable, Equatable {
     public var isTLS: Bool
 
     /// `target` defaults to `path`.
-    public init(method: String, path: String, target: String? = nil, queryItems: [HTTPQueryItem] = [], headers: HTTPHeaders = [:],
-                body: [UInt8] = [], remoteAddress: String = "127.0.0.1", remotePort: Int = 40000,
-                isTLS: Bool = true) {
+    public init(
+        method: String, path: String, target: String? = nil, queryItems: [HTTPQueryItem] = [],
+        headers: HTTPHeaders = [:],
+        body: [UInt8] = [], remoteAddress: String = "127.0.0.1", remotePort: Int = 40000,
+        isTLS: Bool = true
+    ) {
         self.method = method
         self.path = path
         self.target = target ?? path

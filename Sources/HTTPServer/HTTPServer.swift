@@ -38,8 +38,9 @@ public final class HTTPServer: Sendable {
 
         /// Reads the certificate chain and key from PEM files.
         public static func files(certificate: String, privateKey: String) throws -> TLSIdentity {
-            TLSIdentity(certificatePEM: try readTextFile(certificate, what: "TLS certificate"),
-                        privateKeyPEM: try readTextFile(privateKey, what: "TLS private key"))
+            TLSIdentity(
+                certificatePEM: try readTextFile(certificate, what: "TLS certificate"),
+                privateKeyPEM: try readTextFile(privateKey, what: "TLS private key"))
         }
     }
 
@@ -62,8 +63,11 @@ public final class HTTPServer: Sendable {
         /// its opening or its previous answer, however steadily it sends; then it is closed.
         public var requestTimeoutSeconds: Int?
 
-        public init(maxBodyBytes: Int? = nil, maxHeaderBytes: Int? = nil, maxConnections: Int? = nil, maxConnectionsPerAddress: Int? = nil,
-                    idleTimeoutSeconds: Int? = nil, requestTimeoutSeconds: Int? = nil) {
+        public init(
+            maxBodyBytes: Int? = nil, maxHeaderBytes: Int? = nil, maxConnections: Int? = nil,
+            maxConnectionsPerAddress: Int? = nil,
+            idleTimeoutSeconds: Int? = nil, requestTimeoutSeconds: Int? = nil
+        ) {
             self.maxBodyBytes = maxBodyBytes
             self.maxHeaderBytes = maxHeaderBytes
             self.maxConnections = maxConnections
@@ -102,19 +106,26 @@ public final class HTTPServer: Sendable {
     /// runs on the cooperative pool, at most `maxRequestsInFlight` (at least 1) at once, and a
     /// request beyond that bound gets 503 with `Retry-After: 1`. A response's `delivery` delay
     /// counts as in flight.
-    public convenience init(listener: Listener, tls: TLSIdentity? = nil, limits: Limits = Limits(), maxRequestsInFlight: Int,
-                            answeredByServer: ServerAnswerObserver? = nil, handler: @escaping AsyncHandler) throws {
+    public convenience init(
+        listener: Listener, tls: TLSIdentity? = nil, limits: Limits = Limits(), maxRequestsInFlight: Int,
+        answeredByServer: ServerAnswerObserver? = nil, handler: @escaping AsyncHandler
+    ) throws {
         guard maxRequestsInFlight >= 1 else {
             if case .socket(let fd) = listener { close(fd) }
-            throw CellpathError(.configuration, "the HTTP server needs room for at least 1 request in flight, not \(maxRequestsInFlight)")
+            throw CellpathError(
+                .configuration,
+                "the HTTP server needs room for at least 1 request in flight, not \(maxRequestsInFlight)")
         }
-        try self.init(listener: listener, tls: tls,
-                      responder: .async(handler, InFlightRequests(limit: maxRequestsInFlight)), limits: limits,
-                      answeredByServer: answeredByServer)
+        try self.init(
+            listener: listener, tls: tls,
+            responder: .async(handler, InFlightRequests(limit: maxRequestsInFlight)), limits: limits,
+            answeredByServer: answeredByServer)
     }
 
-    private init(listener: Listener, tls: TLSIdentity?, responder: Responder, limits: Limits = Limits(),
-                 answeredByServer: ServerAnswerObserver? = nil) throws {
+    private init(
+        listener: Listener, tls: TLSIdentity?, responder: Responder, limits: Limits = Limits(),
+        answeredByServer: ServerAnswerObserver? = nil
+    ) throws {
         let fd: Int32
         switch listener {
         case .address(let address, let port): fd = try listeningSocket(address: address, port: port)
@@ -130,16 +141,20 @@ public final class HTTPServer: Sendable {
         }
         let deadlines: RequestDeadlines?
         do {
-            deadlines = try limits.requestTimeoutSeconds.map { seconds throws(SystemError) in try RequestDeadlines(limit: .seconds(seconds)) }
+            deadlines = try limits.requestTimeoutSeconds.map { seconds throws(SystemError) in
+                try RequestDeadlines(limit: .seconds(seconds))
+            }
         } catch {
             close(fd)
             throw CellpathError(error)
         }
-        let context = ServerContext(responder: responder, isTLS: tls != nil, maxBodyBytes: limits.maxBodyBytes,
-                                    deadlines: deadlines, answeredByServer: answeredByServer)
+        let context = ServerContext(
+            responder: responder, isTLS: tls != nil, maxBodyBytes: limits.maxBodyBytes,
+            deadlines: deadlines, answeredByServer: answeredByServer)
         let perAddressLimit = UInt32(clamping: limits.maxConnectionsPerAddress ?? 0)
         let connectionEvents: MHD_NotifyConnectionCallback? = deadlines == nil ? nil : connectionEvent
-        let connectionLimit = UInt32(clamping: limits.maxConnections ?? 0), timeout = UInt32(clamping: limits.idleTimeoutSeconds ?? 0)
+        let connectionLimit = UInt32(clamping: limits.maxConnections ?? 0),
+            timeout = UInt32(clamping: limits.idleTimeoutSeconds ?? 0)
         let memoryLimit = limits.maxHeaderBytes ?? 0
         let eventThreads: UInt32
         switch responder {
@@ -154,19 +169,24 @@ public final class HTTPServer: Sendable {
         if let tls {
             started = tls.certificatePEM.withCString { cert in
                 tls.privateKeyPEM.withCString { key in
-                    cp_mhd_start(fd, cert, key, targetReceived, accessHandler, cls, requestCompleted, cls, connectionLimit, timeout, memoryLimit, eventThreads,
-                                 perAddressLimit, connectionEvents)
+                    cp_mhd_start(
+                        fd, cert, key, targetReceived, accessHandler, cls, requestCompleted, cls, connectionLimit,
+                        timeout, memoryLimit, eventThreads,
+                        perAddressLimit, connectionEvents)
                 }
             }
         } else {
-            started = cp_mhd_start(fd, nil, nil, targetReceived, accessHandler, cls, requestCompleted, cls, connectionLimit, timeout, memoryLimit, eventThreads,
-                                 perAddressLimit, connectionEvents)
+            started = cp_mhd_start(
+                fd, nil, nil, targetReceived, accessHandler, cls, requestCompleted, cls, connectionLimit, timeout,
+                memoryLimit, eventThreads,
+                perAddressLimit, connectionEvents)
         }
         guard let started else {
             deadlines?.stop()
             close(fd)
-            throw CellpathError(.unavailable, "cannot start the HTTP server on port \(localPort)",
-                                hint: tls == nil ? nil : "check that the TLS certificate and key are valid PEM and match")
+            throw CellpathError(
+                .unavailable, "cannot start the HTTP server on port \(localPort)",
+                hint: tls == nil ? nil : "check that the TLS certificate and key are valid PEM and match")
         }
         self.port = localPort
         self.isTLS = tls != nil
@@ -225,7 +245,10 @@ private final class ServerContext: Sendable {
     let answeredByServer: HTTPServer.ServerAnswerObserver?
     let stopSignal = StopSignal()
 
-    init(responder: Responder, isTLS: Bool, maxBodyBytes: Int?, deadlines: RequestDeadlines?, answeredByServer: HTTPServer.ServerAnswerObserver?) {
+    init(
+        responder: Responder, isTLS: Bool, maxBodyBytes: Int?, deadlines: RequestDeadlines?,
+        answeredByServer: HTTPServer.ServerAnswerObserver?
+    ) {
         self.responder = responder
         self.isTLS = isTLS
         self.maxBodyBytes = maxBodyBytes
@@ -234,7 +257,9 @@ private final class ServerContext: Sendable {
     }
 
     /// Sends the server's own `response` to the request in `state` and tells the observer.
-    func answerItself(_ response: HTTPResponse, on connection: OpaquePointer, method: String, state: RequestState) -> MHD_Result {
+    func answerItself(
+        _ response: HTTPResponse, on connection: OpaquePointer, method: String, state: RequestState
+    ) -> MHD_Result {
         deadlines?.requestArrived(connection)
         answeredByServer?(request(on: connection, method: method, state: state, body: []), response.status)
         return send(response, on: connection)
@@ -242,11 +267,16 @@ private final class ServerContext: Sendable {
 
     /// The request on `connection` as the handler sees it, with `body`.
     func request(on connection: OpaquePointer, method: String, state: RequestState, body: [UInt8]) -> HTTPRequest {
-        let headers = connectionValues(connection, MHD_ValueKind.HEADER_KIND).map { (name: $0.name, value: $0.value ?? "") }
-        let query = connectionValues(connection, MHD_ValueKind.GET_ARGUMENT_KIND).map { HTTPQueryItem(name: $0.name, value: $0.value) }
+        let headers = connectionValues(connection, MHD_ValueKind.HEADER_KIND).map {
+            (name: $0.name, value: $0.value ?? "")
+        }
+        let query = connectionValues(connection, MHD_ValueKind.GET_ARGUMENT_KIND).map {
+            HTTPQueryItem(name: $0.name, value: $0.value)
+        }
         let (address, port) = peer(of: connection)
-        return HTTPRequest(method: method, path: state.path, target: state.target, queryItems: query, headers: HTTPHeaders(headers),
-                           body: body, remoteAddress: address, remotePort: port, isTLS: isTLS)
+        return HTTPRequest(
+            method: method, path: state.path, target: state.target, queryItems: query, headers: HTTPHeaders(headers),
+            body: body, remoteAddress: address, remotePort: port, isTLS: isTLS)
     }
 }
 
@@ -270,21 +300,25 @@ private final class RequestState {
 
 /// libmicrohttpd's URI log callback, called with each request's target before it is parsed: the
 /// state it returns becomes the request's per-request pointer.
-private func targetReceived(_ cls: UnsafeMutableRawPointer?, _ uri: UnsafePointer<CChar>?,
-                            _ connection: OpaquePointer?) -> UnsafeMutableRawPointer? {
+private func targetReceived(
+    _ cls: UnsafeMutableRawPointer?, _ uri: UnsafePointer<CChar>?,
+    _ connection: OpaquePointer?
+) -> UnsafeMutableRawPointer? {
     Unmanaged.passRetained(RequestState(target: uri.map { String(cString: $0) } ?? "/")).toOpaque()
 }
 
 /// Answered for a body beyond `Limits.maxBodyBytes`.
-private let bodyTooLargeResponse = HTTPResponse(status: 413, contentType: "application/json",
-                                                body: #"{"error_message":"the request body is too large"}"#, headers: ["Connection": "close"])
+private let bodyTooLargeResponse = HTTPResponse(
+    status: 413, contentType: "application/json",
+    body: #"{"error_message":"the request body is too large"}"#, headers: ["Connection": "close"])
 
 /// Answered for a request whose framing `RequestFraming` refuses; the connection is closed, so
 /// that nothing after the request is read as another one.
 private func badFramingResponse(_ problem: String) -> HTTPResponse {
-    HTTPResponse(status: 400, contentType: "application/json",
-                 body: JSONValue.object([("error_message", .string("the request is malformed: \(problem)"))]).serialized,
-                 headers: ["Connection": "close"])
+    HTTPResponse(
+        status: 400, contentType: "application/json",
+        body: JSONValue.object([("error_message", .string("the request is malformed: \(problem)"))]).serialized,
+        headers: ["Connection": "close"])
 }
 
 /// Collects the key/value pairs libmicrohttpd iterates over.
@@ -292,8 +326,10 @@ private final class FieldCollector {
     var fields: [(name: String, value: String?)] = []
 }
 
-private func collectField(_ cls: UnsafeMutableRawPointer?, _ kind: MHD_ValueKind,
-                          _ key: UnsafePointer<CChar>?, _ value: UnsafePointer<CChar>?) -> MHD_Result {
+private func collectField(
+    _ cls: UnsafeMutableRawPointer?, _ kind: MHD_ValueKind,
+    _ key: UnsafePointer<CChar>?, _ value: UnsafePointer<CChar>?
+) -> MHD_Result {
     guard let cls, let key else { return .YES }
     let collector = Unmanaged<FieldCollector>.fromOpaque(cls).takeUnretainedValue()
     collector.fields.append((name: String(cString: key), value: value.map { String(cString: $0) }))
@@ -311,15 +347,18 @@ private func connectionValues(_ connection: OpaquePointer, _ kind: MHD_ValueKind
 /// libmicrohttpd's access handler: accumulates the upload, then has the Swift handler answer
 /// once the request is complete. Runs on the connection's thread (blocking handler) or on an
 /// event thread (async handler), where it is called once more when the connection is resumed.
-private func accessHandler(_ cls: UnsafeMutableRawPointer?, _ connection: OpaquePointer?,
-                           _ url: UnsafePointer<CChar>?, _ method: UnsafePointer<CChar>?,
-                           _ version: UnsafePointer<CChar>?, _ uploadData: UnsafePointer<CChar>?,
-                           _ uploadSize: UnsafeMutablePointer<Int>?,
-                           _ perRequest: UnsafeMutablePointer<UnsafeMutableRawPointer?>?) -> MHD_Result {
+private func accessHandler(
+    _ cls: UnsafeMutableRawPointer?, _ connection: OpaquePointer?,
+    _ url: UnsafePointer<CChar>?, _ method: UnsafePointer<CChar>?,
+    _ version: UnsafePointer<CChar>?, _ uploadData: UnsafePointer<CChar>?,
+    _ uploadSize: UnsafeMutablePointer<Int>?,
+    _ perRequest: UnsafeMutablePointer<UnsafeMutableRawPointer?>?
+) -> MHD_Result {
     guard let cls, let connection, let perRequest else { return .NO }
     let context = Unmanaged<ServerContext>.fromOpaque(cls).takeUnretainedValue()
     if perRequest.pointee == nil {
-        perRequest.pointee = Unmanaged.passRetained(RequestState(target: url.map { String(cString: $0) } ?? "/")).toOpaque()
+        perRequest.pointee = Unmanaged.passRetained(RequestState(target: url.map { String(cString: $0) } ?? "/"))
+            .toOpaque()
     }
     guard let stored = perRequest.pointee else { return .NO }
     let state = Unmanaged<RequestState>.fromOpaque(stored).takeUnretainedValue()
@@ -327,13 +366,17 @@ private func accessHandler(_ cls: UnsafeMutableRawPointer?, _ connection: Opaque
     if !state.started {
         state.started = true
         state.path = url.map { String(cString: $0) } ?? "/"
-        let headers = connectionValues(connection, MHD_ValueKind.HEADER_KIND).map { (name: $0.name, value: $0.value ?? "") }
+        let headers = connectionValues(connection, MHD_ValueKind.HEADER_KIND).map {
+            (name: $0.name, value: $0.value ?? "")
+        }
         if let problem = RequestFraming.problem(version: version.map { String(cString: $0) } ?? "", headers: headers) {
             return context.answerItself(badFramingResponse(problem), on: connection, method: methodName, state: state)
         }
         if let limit = context.maxBodyBytes,
-           let declared = MHD_lookup_connection_value(connection, MHD_ValueKind.HEADER_KIND, "Content-Length").flatMap({ Int(String(cString: $0)) }),
-           declared > limit {
+            let declared = MHD_lookup_connection_value(connection, MHD_ValueKind.HEADER_KIND, "Content-Length").flatMap(
+                { Int(String(cString: $0)) }),
+            declared > limit
+        {
             return context.answerItself(bodyTooLargeResponse, on: connection, method: methodName, state: state)
         }
         return .YES
@@ -355,7 +398,9 @@ private func accessHandler(_ cls: UnsafeMutableRawPointer?, _ connection: Opaque
         guard case .respond(let response) = suspended.answer, !context.stopSignal.hasFired else { return .NO }
         return send(response, on: connection)
     }
-    if state.bodyTooLarge { return context.answerItself(bodyTooLargeResponse, on: connection, method: methodName, state: state) }
+    if state.bodyTooLarge {
+        return context.answerItself(bodyTooLargeResponse, on: connection, method: methodName, state: state)
+    }
     context.deadlines?.requestArrived(connection)
     let request = context.request(on: connection, method: methodName, state: state, body: state.body)
     switch context.responder {
@@ -371,40 +416,45 @@ private func accessHandler(_ cls: UnsafeMutableRawPointer?, _ connection: Opaque
 }
 
 /// Answered when the async handlers in flight are at their bound.
-private let busyResponse = HTTPResponse(status: 503, contentType: "text/plain",
-                                        body: "too many requests in flight, retry later\n", headers: ["Retry-After": "1"])
+private let busyResponse = HTTPResponse(
+    status: 503, contentType: "text/plain",
+    body: "too many requests in flight, retry later\n", headers: ["Retry-After": "1"])
 
 /// Answered when an async handler throws.
-private let handlerFailedResponse = HTTPResponse(status: 500, contentType: "text/plain", body: "internal server error\n")
+private let handlerFailedResponse = HTTPResponse(
+    status: 500, contentType: "text/plain", body: "internal server error\n")
 
 /// Runs `handler` as a task that resumes the suspended connection with its response, after
 /// the response's delivery delay (`never`: once the server stops, with no answer); at the
 /// in-flight bound, resumes it at once with 503. Runs on an event thread.
-private func start(_ handler: @escaping HTTPServer.AsyncHandler, for request: HTTPRequest, within inFlight: InFlightRequests,
-                   resuming suspended: SuspendedRequest, _ context: ServerContext) {
+private func start(
+    _ handler: @escaping HTTPServer.AsyncHandler, for request: HTTPRequest, within inFlight: InFlightRequests,
+    resuming suspended: SuspendedRequest, _ context: ServerContext
+) {
     do throws(InFlightRequests.Refusal) {
-        try inFlight.start({ () async -> SuspendedRequest.Answer in
-            let response: HTTPResponse
-            do {
-                response = try await handler(request)
-            } catch {
-                return .respond(handlerFailedResponse)
-            }
-            switch response.delivery {
-            case .immediately:
-                return .respond(response)
-            case .after(let delay):
+        try inFlight.start(
+            { () async -> SuspendedRequest.Answer in
+                let response: HTTPResponse
                 do {
-                    try await Task.sleep(for: delay)
+                    response = try await handler(request)
                 } catch {
-                    return .close  // cut short by stop()
+                    return .respond(handlerFailedResponse)
                 }
-                return .respond(response)
-            case .never:
-                while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }
-                return .close
-            }
-        }, completion: suspended.resume(with:))
+                switch response.delivery {
+                case .immediately:
+                    return .respond(response)
+                case .after(let delay):
+                    do {
+                        try await Task.sleep(for: delay)
+                    } catch {
+                        return .close  // cut short by stop()
+                    }
+                    return .respond(response)
+                case .never:
+                    while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }
+                    return .close
+                }
+            }, completion: suspended.resume(with:))
     } catch {
         switch error {
         case .atLimit:
@@ -432,8 +482,9 @@ private func deliver(_ response: HTTPResponse, on connection: OpaquePointer, _ c
 
 private func send(_ response: HTTPResponse, on connection: OpaquePointer) -> MHD_Result {
     let made: OpaquePointer? = response.body.withUnsafeBytes { bytes in
-        MHD_create_response_from_buffer(bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress),
-                                        MHD_ResponseMemoryMode.RESPMEM_MUST_COPY)
+        MHD_create_response_from_buffer(
+            bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress),
+            MHD_ResponseMemoryMode.RESPMEM_MUST_COPY)
     }
     guard let made else { return .NO }
     defer { MHD_destroy_response(made) }
@@ -444,10 +495,14 @@ private func send(_ response: HTTPResponse, on connection: OpaquePointer) -> MHD
 }
 
 /// Frees the per-request state; called by libmicrohttpd when a request ends in any way.
-private func requestCompleted(_ cls: UnsafeMutableRawPointer?, _ connection: OpaquePointer?,
-                              _ perRequest: UnsafeMutablePointer<UnsafeMutableRawPointer?>?,
-                              _ reason: MHD_RequestTerminationCode) {
-    if let cls, let connection { Unmanaged<ServerContext>.fromOpaque(cls).takeUnretainedValue().deadlines?.requestEnded(connection) }
+private func requestCompleted(
+    _ cls: UnsafeMutableRawPointer?, _ connection: OpaquePointer?,
+    _ perRequest: UnsafeMutablePointer<UnsafeMutableRawPointer?>?,
+    _ reason: MHD_RequestTerminationCode
+) {
+    if let cls, let connection {
+        Unmanaged<ServerContext>.fromOpaque(cls).takeUnretainedValue().deadlines?.requestEnded(connection)
+    }
     guard let perRequest, let stored = perRequest.pointee else { return }
     Unmanaged<RequestState>.fromOpaque(stored).release()
     perRequest.pointee = nil
@@ -455,9 +510,13 @@ private func requestCompleted(_ cls: UnsafeMutableRawPointer?, _ connection: Opa
 
 /// Tells the request deadlines when a connection opens and closes; libmicrohttpd calls it on
 /// the connection's thread, the close before the socket is closed.
-private func connectionEvent(_ cls: UnsafeMutableRawPointer?, _ connection: OpaquePointer?,
-                             _ socketContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>?, _ event: MHD_ConnectionNotificationCode) {
-    guard let cls, let connection, let deadlines = Unmanaged<ServerContext>.fromOpaque(cls).takeUnretainedValue().deadlines else { return }
+private func connectionEvent(
+    _ cls: UnsafeMutableRawPointer?, _ connection: OpaquePointer?,
+    _ socketContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>?, _ event: MHD_ConnectionNotificationCode
+) {
+    guard let cls, let connection,
+        let deadlines = Unmanaged<ServerContext>.fromOpaque(cls).takeUnretainedValue().deadlines
+    else { return }
     if cp_mhd_connection_started(event) != 0 {
         let fd = cp_mhd_connection_fd(connection)
         if fd >= 0 { deadlines.opened(connection, fd: fd) }

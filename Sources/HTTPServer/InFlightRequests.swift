@@ -28,8 +28,10 @@ final class InFlightRequests: Sendable {
     /// Starts `operation` as a detached task when fewer than `limit` run and the server is not
     /// stopping. The task leaves the count when `operation` returns, before it passes the
     /// result to `completion`, so that a client answered at the bound may retry at once.
-    func start<Result: Sendable>(_ operation: @escaping @Sendable () async -> Result,
-                                 completion: @escaping @Sendable (Result) -> Void) throws(Refusal) {
+    func start<Result: Sendable>(
+        _ operation: @escaping @Sendable () async -> Result,
+        completion: @escaping @Sendable (Result) -> Void
+    ) throws(Refusal) {
         try state.withLock { current throws(Refusal) in
             if current.isStopping { throw .stopping }
             if current.running.count >= limit { throw .atLimit }

@@ -70,7 +70,8 @@ public struct AppliedAddressing: Sendable, Equatable, Codable {
 
     enum CodingKeys: String, CodingKey {
         case addressing, broughtUp, previousMTU, addedAddress, table, addedTableRoute, addedRule, addedMainRouteMetric,
-             previousRPFilter, addedIPv6Address, addedIPv6TableRoute, addedIPv6Rule, addedIPv6MainRouteMetric, previousDisableIPv6
+            previousRPFilter, addedIPv6Address, addedIPv6TableRoute, addedIPv6Rule, addedIPv6MainRouteMetric,
+            previousDisableIPv6
     }
 
     /// Decodes records of earlier versions too (IPv4 only: the IPv6 fields are missing).
@@ -109,7 +110,7 @@ public struct InterfaceConfigurator: Sendable {
     /// Tables and rule priorities are `base + ifindex`: one per interface, before `main` (32766).
     public static let tableBase = 16_000
     /// The tables (and rule priorities) cellpath may use: above the base, before `main`'s rule.
-    public static let tables = (tableBase + 1)...32765
+    public static let tables = (tableBase + 1) ... 32765
     /// The metric of the added main-table default route is at least this.
     public static let minimumMetric = 1000
 
@@ -118,7 +119,7 @@ public struct InterfaceConfigurator: Sendable {
     /// under /proc/sys.
     public static func isValidInterfaceName(_ name: String) -> Bool {
         let bytes = Array(name.utf8)
-        return (1...15).contains(bytes.count) && name != "." && name != ".."
+        return (1 ... 15).contains(bytes.count) && name != "." && name != ".."
             && !bytes.contains { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: ":") || $0 <= 0x20 || $0 == 0x7f }
     }
 
@@ -128,7 +129,9 @@ public struct InterfaceConfigurator: Sendable {
     /// CAP_NET_ADMIN, 69 for a missing interface, 65 for an address that is not one).
     public func apply(_ addressing: BearerAddressing) throws(CellpathError) -> AppliedAddressing {
         guard Self.isValidInterfaceName(addressing.interface) else {
-            throw CellpathError(.dataError, "couldn't configure the interface: '\(addressing.interface.prefix(32))' is not an interface name")
+            throw CellpathError(
+                .dataError,
+                "couldn't configure the interface: '\(addressing.interface.prefix(32))' is not an interface name")
         }
         let index = Int32(if_nametoindex(addressing.interface))
         guard index > 0 else {
@@ -141,28 +144,42 @@ public struct InterfaceConfigurator: Sendable {
             try bringUp(netlink, index, addressing, &applied)
             /// Adds the address, the source table's default route, the rule and a main default
             /// route with a worse metric than any other of the family; says which it added.
-            func addFamily(_ family: Family, _ address: String, prefixLength: Int, _ prefix: String)
-                throws(CellpathError) -> (address: Bool, tableRoute: Bool, rule: Bool, mainRouteMetric: Int?) {
-                let addedAddress = try add("the address \(address)/\(prefixLength)",
-                                           withAddress(family, index) { rtnl_addr_add(netlink.socket, $0, NLM_F_EXCL) })
-                let tableRoute = try add("the \(prefix)default route of table \(applied.table)",
-                                         withDefaultRoute(family, index, table: applied.table, metric: 0) { rtnl_route_add(netlink.socket, $0, NLM_F_EXCL) })
-                let rule = try add("the rule from \(address) lookup \(applied.table)",
-                                   withRule(family, table: applied.table) { rtnl_rule_add(netlink.socket, $0, NLM_F_EXCL) })
-                let metric = max(Self.minimumMetric, (try defaultRouteMetrics(netlink, family, excluding: index).max() ?? 0) + 1)
-                let mainRoute = try add("a\(prefix.isEmpty ? "" : "n") \(prefix)default route through \(addressing.interface)",
-                                        withDefaultRoute(family, index, table: Self.mainTable, metric: metric) { rtnl_route_add(netlink.socket, $0, NLM_F_EXCL) })
+            func addFamily(
+                _ family: Family, _ address: String, prefixLength: Int, _ prefix: String
+            )
+                throws(CellpathError) -> (address: Bool, tableRoute: Bool, rule: Bool, mainRouteMetric: Int?)
+            {
+                let addedAddress = try add(
+                    "the address \(address)/\(prefixLength)",
+                    withAddress(family, index) { rtnl_addr_add(netlink.socket, $0, NLM_F_EXCL) })
+                let tableRoute = try add(
+                    "the \(prefix)default route of table \(applied.table)",
+                    withDefaultRoute(family, index, table: applied.table, metric: 0) {
+                        rtnl_route_add(netlink.socket, $0, NLM_F_EXCL)
+                    })
+                let rule = try add(
+                    "the rule from \(address) lookup \(applied.table)",
+                    withRule(family, table: applied.table) { rtnl_rule_add(netlink.socket, $0, NLM_F_EXCL) })
+                let metric = max(
+                    Self.minimumMetric, (try defaultRouteMetrics(netlink, family, excluding: index).max() ?? 0) + 1)
+                let mainRoute = try add(
+                    "a\(prefix.isEmpty ? "" : "n") \(prefix)default route through \(addressing.interface)",
+                    withDefaultRoute(family, index, table: Self.mainTable, metric: metric) {
+                        rtnl_route_add(netlink.socket, $0, NLM_F_EXCL)
+                    })
                 return (addedAddress, tableRoute, rule, mainRoute ? metric : nil)
             }
             if let address = addressing.address {
-                (applied.addedAddress, applied.addedTableRoute, applied.addedRule, applied.addedMainRouteMetric)
-                    = try addFamily(.ipv4(address), address, prefixLength: 32, "")
+                (applied.addedAddress, applied.addedTableRoute, applied.addedRule, applied.addedMainRouteMetric) =
+                    try addFamily(.ipv4(address), address, prefixLength: 32, "")
                 try loosenReversePathFilter(addressing.interface, &applied)
             }
             if let ipv6 = addressing.ipv6 {
                 try enableIPv6(addressing.interface, &applied)
-                (applied.addedIPv6Address, applied.addedIPv6TableRoute, applied.addedIPv6Rule, applied.addedIPv6MainRouteMetric)
-                    = try addFamily(.ipv6(ipv6), ipv6.address, prefixLength: ipv6.prefixLength, "IPv6 ")
+                (
+                    applied.addedIPv6Address, applied.addedIPv6TableRoute, applied.addedIPv6Rule,
+                    applied.addedIPv6MainRouteMetric
+                ) = try addFamily(.ipv6(ipv6), ipv6.address, prefixLength: ipv6.prefixLength, "IPv6 ")
             }
         } catch {
             _ = undo(applied)
@@ -187,7 +204,8 @@ public struct InterfaceConfigurator: Sendable {
         }
         func restore(_ previous: String?, _ path: String, _ what: String, ifStill set: String) {
             guard let previous, index > 0,
-                  FileSystem.readText(path)?.filter({ !$0.isWhitespace }) == set else { return }
+                FileSystem.readText(path)?.filter({ !$0.isWhitespace }) == set
+            else { return }
             do {
                 try FileSystem.overwrite(previous + "\n", at: path)
             } catch {
@@ -195,37 +213,51 @@ public struct InterfaceConfigurator: Sendable {
             }
         }
         /// Removes what was added for one family, in the reverse order of adding it.
-        func undo(_ family: Family, _ address: String, _ prefix: String,
-                  mainRouteMetric: Int?, rule: Bool, tableRoute: Bool, addedAddress: Bool) {
+        func undo(
+            _ family: Family, _ address: String, _ prefix: String,
+            mainRouteMetric: Int?, rule: Bool, tableRoute: Bool, addedAddress: Bool
+        ) {
             if let metric = mainRouteMetric {
-                remove("the \(prefix)default route through \(interface)",
-                       withDefaultRoute(family, index, table: Self.mainTable, metric: metric) { rtnl_route_delete(netlink.socket, $0, 0) })
+                remove(
+                    "the \(prefix)default route through \(interface)",
+                    withDefaultRoute(family, index, table: Self.mainTable, metric: metric) {
+                        rtnl_route_delete(netlink.socket, $0, 0)
+                    })
             }
             if rule {
-                remove("the rule from \(address)", withRule(family, table: applied.table) { rtnl_rule_delete(netlink.socket, $0, 0) })
+                remove(
+                    "the rule from \(address)",
+                    withRule(family, table: applied.table) { rtnl_rule_delete(netlink.socket, $0, 0) })
             }
             if tableRoute {
-                remove("the \(prefix)default route of table \(applied.table)",
-                       withDefaultRoute(family, index, table: applied.table, metric: 0) { rtnl_route_delete(netlink.socket, $0, 0) })
+                remove(
+                    "the \(prefix)default route of table \(applied.table)",
+                    withDefaultRoute(family, index, table: applied.table, metric: 0) {
+                        rtnl_route_delete(netlink.socket, $0, 0)
+                    })
             }
             if addedAddress {
                 remove("the address \(address)", withAddress(family, index) { rtnl_addr_delete(netlink.socket, $0, 0) })
             }
         }
         if let ipv6 = applied.addressing.ipv6, index > 0 {
-            undo(.ipv6(ipv6), ipv6.address, "IPv6 ", mainRouteMetric: applied.addedIPv6MainRouteMetric, rule: applied.addedIPv6Rule,
-                 tableRoute: applied.addedIPv6TableRoute, addedAddress: applied.addedIPv6Address)
+            undo(
+                .ipv6(ipv6), ipv6.address, "IPv6 ", mainRouteMetric: applied.addedIPv6MainRouteMetric,
+                rule: applied.addedIPv6Rule,
+                tableRoute: applied.addedIPv6TableRoute, addedAddress: applied.addedIPv6Address)
         }
         restore(applied.previousDisableIPv6, Self.disableIPv6Path(interface), "disable_ipv6", ifStill: "0")
         restore(applied.previousRPFilter, Self.rpFilterPath(interface), "rp_filter", ifStill: "2")
         guard index > 0 else { return problems }  // the interface is gone, and its addresses and routes with it
         if let address = applied.addressing.address {
-            undo(.ipv4(address), address, "", mainRouteMetric: applied.addedMainRouteMetric, rule: applied.addedRule,
-                 tableRoute: applied.addedTableRoute, addedAddress: applied.addedAddress)
+            undo(
+                .ipv4(address), address, "", mainRouteMetric: applied.addedMainRouteMetric, rule: applied.addedRule,
+                tableRoute: applied.addedTableRoute, addedAddress: applied.addedAddress)
         }
         if applied.broughtUp || applied.previousMTU != nil {
-            remove("the link settings of \(interface)",
-                   changeLink(netlink, index, up: applied.broughtUp ? false : nil, mtu: applied.previousMTU))
+            remove(
+                "the link settings of \(interface)",
+                changeLink(netlink, index, up: applied.broughtUp ? false : nil, mtu: applied.previousMTU))
         }
         return problems
     }
@@ -235,7 +267,8 @@ public struct InterfaceConfigurator: Sendable {
     static func validated(_ addressing: BearerAddressing) throws(CellpathError) -> BearerAddressing {
         var checked = addressing
         func bad(_ text: String, _ family: String) -> CellpathError {
-            CellpathError(.dataError, "couldn't configure \(addressing.interface): '\(text)' is not an \(family) address")
+            CellpathError(
+                .dataError, "couldn't configure \(addressing.interface): '\(text)' is not an \(family) address")
         }
         if let address = addressing.address {
             guard let canonical = Family.canonical(address, AF_INET) else { throw bad(address, "IPv4") }
@@ -243,8 +276,11 @@ public struct InterfaceConfigurator: Sendable {
         }
         if let ipv6 = addressing.ipv6 {
             guard let canonical = Family.canonical(ipv6.address, AF_INET6) else { throw bad(ipv6.address, "IPv6") }
-            guard (1...128).contains(ipv6.prefixLength) else {
-                throw CellpathError(.dataError, "couldn't configure \(addressing.interface): IPv6 prefix length \(ipv6.prefixLength) is out of range")
+            guard (1 ... 128).contains(ipv6.prefixLength) else {
+                throw CellpathError(
+                    .dataError,
+                    "couldn't configure \(addressing.interface): IPv6 prefix length \(ipv6.prefixLength) is out of range"
+                )
             }
             checked.ipv6?.address = canonical
             if let gateway = ipv6.gateway {
@@ -267,8 +303,10 @@ public struct InterfaceConfigurator: Sendable {
         throw Self.failure("add \(what)", rc)
     }
 
-    private func bringUp(_ netlink: Netlink, _ index: Int32, _ addressing: BearerAddressing,
-                         _ applied: inout AppliedAddressing) throws(CellpathError) {
+    private func bringUp(
+        _ netlink: Netlink, _ index: Int32, _ addressing: BearerAddressing,
+        _ applied: inout AppliedAddressing
+    ) throws(CellpathError) {
         var link: OpaquePointer?
         let rc = rtnl_link_get_kernel(netlink.socket, index, nil, &link)
         guard rc == 0, let link else { throw Self.failure("read \(addressing.interface)", rc) }
@@ -297,14 +335,16 @@ public struct InterfaceConfigurator: Sendable {
         return rtnl_link_change(netlink.socket, current, change, 0)
     }
 
-    private func loosenReversePathFilter(_ interface: String, _ applied: inout AppliedAddressing) throws(CellpathError) {
+    private func loosenReversePathFilter(_ interface: String, _ applied: inout AppliedAddressing) throws(CellpathError)
+    {
         let path = Self.rpFilterPath(interface)
         guard let current = FileSystem.readText(path)?.filter({ !$0.isWhitespace }), current == "1" else { return }
         do {
             try FileSystem.overwrite("2\n", at: path)
         } catch {
-            throw CellpathError(error.code == EACCES || error.code == EPERM ? .permission : .unavailable,
-                                "couldn't set loose reverse-path filtering on \(interface): \(error.reason)")
+            throw CellpathError(
+                error.code == EACCES || error.code == EPERM ? .permission : .unavailable,
+                "couldn't set loose reverse-path filtering on \(interface): \(error.reason)")
         }
         applied.previousRPFilter = current
     }
@@ -318,8 +358,9 @@ public struct InterfaceConfigurator: Sendable {
         do {
             try FileSystem.overwrite("0\n", at: path)
         } catch {
-            throw CellpathError(error.code == EACCES || error.code == EPERM ? .permission : .unavailable,
-                                "couldn't enable IPv6 on \(interface): \(error.reason)")
+            throw CellpathError(
+                error.code == EACCES || error.code == EPERM ? .permission : .unavailable,
+                "couldn't enable IPv6 on \(interface): \(error.reason)")
         }
         applied.previousDisableIPv6 = current
     }
@@ -327,7 +368,9 @@ public struct InterfaceConfigurator: Sendable {
     static func disableIPv6Path(_ interface: String) -> String { "/proc/sys/net/ipv6/conf/\(interface)/disable_ipv6" }
 
     /// Metrics of the default routes of `family` in the main table, except through `excluded`.
-    private func defaultRouteMetrics(_ netlink: Netlink, _ family: Family, excluding excluded: Int32) throws(CellpathError) -> [Int] {
+    private func defaultRouteMetrics(
+        _ netlink: Netlink, _ family: Family, excluding excluded: Int32
+    ) throws(CellpathError) -> [Int] {
         var cache: OpaquePointer?
         let rc = rtnl_route_alloc_cache(netlink.socket, family.af, 0, &cache)
         guard rc == 0, let cache else { throw Self.failure("read the routes", rc) }
@@ -337,8 +380,10 @@ public struct InterfaceConfigurator: Sendable {
         while let current = object {
             let route = current
             if rtnl_route_get_table(route) == UInt32(Self.mainTable), let dst = rtnl_route_get_dst(route),
-               nl_addr_get_prefixlen(dst) == 0,
-               rtnl_route_get_nnexthops(route) == 0 || rtnl_route_nh_get_ifindex(rtnl_route_nexthop_n(route, 0)) != excluded {
+                nl_addr_get_prefixlen(dst) == 0,
+                rtnl_route_get_nnexthops(route) == 0
+                    || rtnl_route_nh_get_ifindex(rtnl_route_nexthop_n(route, 0)) != excluded
+            {
                 metrics.append(Int(rtnl_route_get_priority(route)))
             }
             object = nl_cache_get_next(current)
@@ -400,7 +445,9 @@ public struct InterfaceConfigurator: Sendable {
         return body(address)
     }
 
-    private func withDefaultRoute(_ family: Family, _ index: Int32, table: Int, metric: Int, _ body: (OpaquePointer) -> Int32) -> Int32 {
+    private func withDefaultRoute(
+        _ family: Family, _ index: Int32, table: Int, metric: Int, _ body: (OpaquePointer) -> Int32
+    ) -> Int32 {
         guard let route = rtnl_route_alloc() else { return -NLE_NOMEM }
         defer { rtnl_route_put(route) }
         guard let hop = rtnl_route_nh_alloc() else { return -NLE_NOMEM }
@@ -420,7 +467,8 @@ public struct InterfaceConfigurator: Sendable {
             rtnl_route_nh_set_flags(hop, UInt32(RTNH_F_ONLINK))
             rtnl_route_set_scope(route, UInt8(RT_SCOPE_UNIVERSE.rawValue))
         } else {
-            rtnl_route_set_scope(route, UInt8(family.af == AF_INET ? RT_SCOPE_LINK.rawValue : RT_SCOPE_UNIVERSE.rawValue))
+            rtnl_route_set_scope(
+                route, UInt8(family.af == AF_INET ? RT_SCOPE_LINK.rawValue : RT_SCOPE_UNIVERSE.rawValue))
         }
         rtnl_route_add_nexthop(route, hop)
         return body(route)
@@ -442,8 +490,9 @@ public struct InterfaceConfigurator: Sendable {
     /// The error for a failed netlink operation: 77 without CAP_NET_ADMIN, 69 otherwise.
     static func failure(_ operation: String, _ rc: Int32) -> CellpathError {
         if Netlink.denied(rc) {
-            return CellpathError(.permission, "couldn't \(operation): \(Netlink.describe(rc))",
-                                 hint: "configuring an interface needs CAP_NET_ADMIN: run it with sudo")
+            return CellpathError(
+                .permission, "couldn't \(operation): \(Netlink.describe(rc))",
+                hint: "configuring an interface needs CAP_NET_ADMIN: run it with sudo")
         }
         return CellpathError(.unavailable, "couldn't \(operation): \(Netlink.describe(rc))")
     }

@@ -45,29 +45,35 @@ public struct InterfaceInspection: Sendable {
             throw CellpathError(.dataError, "'\(interface.prefix(32))' is not an interface name")
         }
         let index = Int32(if_nametoindex(interface))
-        var inspection = InterfaceInspection(interface: interface, exists: index > 0, isUp: false,
-                                             table: InterfaceConfigurator.tableBase + Int(index))
+        var inspection = InterfaceInspection(
+            interface: interface, exists: index > 0, isUp: false,
+            table: InterfaceConfigurator.tableBase + Int(index))
         guard index > 0 else { return inspection }
         inspection.isUp = InterfaceSnapshot.read(interface).isUp
         let netlink = try Netlink()
         let table = UInt32(inspection.table)
         try each({ rtnl_addr_alloc_cache(netlink.socket, &$0) }) { address in
             guard rtnl_addr_get_ifindex(address) == index, let local = rtnl_addr_get_local(address),
-                  let text = Self.text(local) else { return }
+                let text = Self.text(local)
+            else { return }
             let isGlobal = rtnl_addr_get_scope(address) == Int32(RT_SCOPE_UNIVERSE.rawValue)
-            inspection.addresses.append(Address(address: text, prefixLength: Int(rtnl_addr_get_prefixlen(address)),
-                                                isGlobal: isGlobal))
+            inspection.addresses.append(
+                Address(
+                    address: text, prefixLength: Int(rtnl_addr_get_prefixlen(address)),
+                    isGlobal: isGlobal))
         }
         try each({ rtnl_rule_alloc_cache(netlink.socket, AF_UNSPEC, &$0) }) { rule in
             guard rtnl_rule_get_table(rule) == table, let source = rtnl_rule_get_src(rule),
-                  let text = Self.text(source) else { return }
+                let text = Self.text(source)
+            else { return }
             inspection.ruleSources.append(text)
         }
         for family in [AF_INET, AF_INET6] {
             try each({ rtnl_route_alloc_cache(netlink.socket, family, 0, &$0) }) { route in
                 guard rtnl_route_get_nnexthops(route) == 1,
-                      rtnl_route_nh_get_ifindex(rtnl_route_nexthop_n(route, 0)) == index,
-                      rtnl_route_get_dst(route).map({ nl_addr_get_prefixlen($0) == 0 }) ?? true else { return }
+                    rtnl_route_nh_get_ifindex(rtnl_route_nexthop_n(route, 0)) == index,
+                    rtnl_route_get_dst(route).map({ nl_addr_get_prefixlen($0) == 0 }) ?? true
+                else { return }
                 if rtnl_route_get_table(route) == table {
                     if family == AF_INET {
                         inspection.tableDefaultRoute.ipv4 = true
@@ -76,7 +82,9 @@ public struct InterfaceInspection: Sendable {
                     }
                 } else if rtnl_route_get_table(route) == UInt32(InterfaceConfigurator.mainTable) {
                     let metric = Int(rtnl_route_get_priority(route))
-                    if family == AF_INET { inspection.mainDefaultRouteMetrics.ipv4.append(metric) } else {
+                    if family == AF_INET {
+                        inspection.mainDefaultRouteMetrics.ipv4.append(metric)
+                    } else {
                         inspection.mainDefaultRouteMetrics.ipv6.append(metric)
                     }
                 }
@@ -99,8 +107,9 @@ public struct InterfaceInspection: Sendable {
         do {
             try FileSystem.overwrite("2\n", at: path)
         } catch {
-            throw CellpathError(error.code == EACCES || error.code == EPERM ? .permission : .unavailable,
-                                "couldn't set loose reverse-path filtering on \(interface): \(error.reason)")
+            throw CellpathError(
+                error.code == EACCES || error.code == EPERM ? .permission : .unavailable,
+                "couldn't set loose reverse-path filtering on \(interface): \(error.reason)")
         }
         return current
     }
@@ -119,8 +128,11 @@ public struct InterfaceInspection: Sendable {
     }
 
     /// Calls `body` with each object of a fresh cache of `allocate`'s kind.
-    private static func each(_ allocate: (inout OpaquePointer?) -> Int32, _ body: (OpaquePointer) -> Void)
-        throws(CellpathError) {
+    private static func each(
+        _ allocate: (inout OpaquePointer?) -> Int32, _ body: (OpaquePointer) -> Void
+    )
+        throws(CellpathError)
+    {
         var cache: OpaquePointer?
         let rc = allocate(&cache)
         guard rc == 0, let cache else {

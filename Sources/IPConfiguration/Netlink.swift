@@ -8,7 +8,9 @@ final class Netlink {
     let socket: OpaquePointer
 
     init() throws(CellpathError) {
-        guard let socket = nl_socket_alloc() else { throw CellpathError(.internalError, "couldn't allocate a netlink socket") }
+        guard let socket = nl_socket_alloc() else {
+            throw CellpathError(.internalError, "couldn't allocate a netlink socket")
+        }
         let rc = nl_connect(socket, NETLINK_ROUTE)
         guard rc == 0 else {
             nl_socket_free(socket)

@@ -24,22 +24,28 @@ extension BearerCommand {
     }
 
     /// The modem that `name` (-m) names, or the only one; a refusal is the modems' list and exit 64.
-    package static func chooseModem(_ name: String?, _ backend: ModemBackendOptions, timeout: Double,
-                                    _ context: CommandContext) async throws -> ModemSelection.Choice {
+    package static func chooseModem(
+        _ name: String?, _ backend: ModemBackendOptions, timeout: Double,
+        _ context: CommandContext
+    ) async throws -> ModemSelection.Choice {
         let selector = try ModemSelector.named(name, command: context.command)
         ModemLibraries.configure(logger: context.logger)
         let discovery = ModemDiscovery(roots: ModemsCommand.deviceRoots(context))
-        let reader = ModemStatusReader(access: access(backend, timeout: timeout), logger: context.logger,
-                                       opener: backend.choice.opener)
+        let reader = ModemStatusReader(
+            access: access(backend, timeout: timeout), logger: context.logger,
+            opener: backend.choice.opener)
         let found = discovery.discover()
-        return try await ModemSelection.choose(selector, among: found.modems, roots: discovery.roots,
-                                               uncontrolled: found.uncontrolled,
-                                               disclosure: context.global.disclosure,
-                                               read: { await ModemsCommand.read($0, with: reader, context) })
+        return try await ModemSelection.choose(
+            selector, among: found.modems, roots: discovery.roots,
+            uncontrolled: found.uncontrolled,
+            disclosure: context.global.disclosure,
+            read: { await ModemsCommand.read($0, with: reader, context) })
     }
 
     /// Opens `modem`'s control port for a bearer command.
-    static func open(_ modem: DiscoveredModem, _ options: Options, _ logger: Logger) async throws(CellpathError) -> any ModemBackend {
+    static func open(
+        _ modem: DiscoveredModem, _ options: Options, _ logger: Logger
+    ) async throws(CellpathError) -> any ModemBackend {
         do {
             let access = access(options.backend, timeout: options.timeout)
             return try await options.backend.choice.opener(modem.ports[0], access, logger)
@@ -69,8 +75,10 @@ extension BearerCommand {
 
     /// Runs `body` with the backend and closes it (releasing what it holds) whatever happens;
     /// a modem error becomes the command's error.
-    static func withBackend<Value>(_ backend: any ModemBackend,
-                                   _ body: () async throws -> Value) async throws -> Value {
+    static func withBackend<Value>(
+        _ backend: any ModemBackend,
+        _ body: () async throws -> Value
+    ) async throws -> Value {
         let result: Result<Value, any Error>
         do {
             result = .success(try await body())
@@ -99,18 +107,20 @@ extension BearerUpCommand {
         }
         let authentication = options.auth ?? (options.user == nil && password == nil ? .none : .chap)
         if authentication != .none && options.user == nil && password == nil {
-            throw UsageError("'--auth \(authentication.rawValue)' needs '--user' (and a password)",
-                             command: context.command)
+            throw UsageError(
+                "'--auth \(authentication.rawValue)' needs '--user' (and a password)",
+                command: context.command)
         }
-        return BearerSettings(apn: try ConfigurationOptions.accessPointName(options.apn, context), ipType: ipType,
-                              authentication: authentication, user: options.user, password: password)
+        return BearerSettings(
+            apn: try ConfigurationOptions.accessPointName(options.apn, context), ipType: ipType,
+            authentication: authentication, user: options.user, password: password)
     }
 
     /// The PIN from `--pin-file`, if given: 4 to 8 digits.
     package static func pin(_ options: Options, _ context: CommandContext) throws -> String? {
         guard let file = options.pinFile else { return nil }
         let pin = try secret(file, what: "the PIN file", as: context.caller)
-        guard (4...8).contains(pin.count), pin.allSatisfy({ $0.isASCII && $0.isNumber }) else {
+        guard (4 ... 8).contains(pin.count), pin.allSatisfy({ $0.isASCII && $0.isNumber }) else {
             throw CellpathError(.dataError, "the PIN file \(file) does not hold a PIN (4 to 8 digits)")
         }
         return pin
@@ -146,10 +156,12 @@ extension BearerUpCommand {
             let follower = IndicationFollower(try await backend.indications()) { indication in
                 logger.debug("indication: \(indication)")
             }
-            let bringUp = BearerBringUp(modem: modem, records: BearerRecords(environment: context.environment), logger: logger,
-                                        progress: { context.progress.step("modem \(modem.index): \($0)") })
-            let request = BearerRequest(settings: settings, pin: pin, deadline: deadline, use: .keep,
-                                        lockWait: ModemOption.lockWait(options.bearer.wait))
+            let bringUp = BearerBringUp(
+                modem: modem, records: BearerRecords(environment: context.environment), logger: logger,
+                progress: { context.progress.step("modem \(modem.index): \($0)") })
+            let request = BearerRequest(
+                settings: settings, pin: pin, deadline: deadline, use: .keep,
+                lockWait: ModemOption.lockWait(options.bearer.wait))
             return try await bringUp.run(request, on: backend, following: follower)
         }
         var report = BearerReport(modem: modem, state: .connected)
@@ -171,7 +183,12 @@ extension BearerUpCommand {
             (report.bytesReceived, report.bytesSent) = (counters.received, counters.sent)
         }
         let how = outcome.reused ? "reused" : "up"
-        return CommandOutcome(BearerListing.output(report, title: "modem \(modem.index): bearer \(how) on \(outcome.path.interfaceName) (\([outcome.path.ipv4Address, outcome.path.ipv6Address].compactMap { $0 }.joined(separator: ", ")))"))
+        return CommandOutcome(
+            BearerListing.output(
+                report,
+                title:
+                    "modem \(modem.index): bearer \(how) on \(outcome.path.interfaceName) (\([outcome.path.ipv4Address, outcome.path.ipv6Address].compactMap { $0 }.joined(separator: ", ")))"
+            ))
     }
 }
 
@@ -202,19 +219,23 @@ extension BearerDownCommand {
         }
         let force = options.force
         let takeDown = { () async throws -> (bearer: BearerTeardown.Result, removedConfiguration: Bool) in
-            let lock = try await ModemLock.acquire(modem, in: records, purpose: "bearer down",
-                                                   wait: ModemOption.lockWait(options.bearer.wait)) { holder in
+            let lock = try await ModemLock.acquire(
+                modem, in: records, purpose: "bearer down",
+                wait: ModemOption.lockWait(options.bearer.wait)
+            ) { holder in
                 logger.warning("waiting for \(holder) to finish with modem \(modem.index)'s bearer")
             }
             defer { lock.release() }
             return try await teardown.run(force: force, on: backend)
         }
-        let (result, removed) = if let backend {
-            try await BearerCommand.withBackend(backend) { try await takeDown() }
-        } else {
-            try await takeDown()
-        }
-        return CommandOutcome(BearerListing.down(modem, result, removedConfiguration: removed, backend: backend?.backendName))
+        let (result, removed) =
+            if let backend {
+                try await BearerCommand.withBackend(backend) { try await takeDown() }
+            } else {
+                try await takeDown()
+            }
+        return CommandOutcome(
+            BearerListing.down(modem, result, removedConfiguration: removed, backend: backend?.backendName))
     }
 }
 
@@ -242,8 +263,10 @@ extension BearerStatusCommand {
     static let watchInterval = Duration.seconds(5)
 
     /// `--watch`: prints the status, then again whenever it changes, until cancelled (exit 0).
-    static func follow(_ modem: DiscoveredModem, _ backend: any ModemBackend, _ records: BearerRecords, _ logger: Logger,
-                       json: Bool) async throws -> CommandOutcome {
+    static func follow(
+        _ modem: DiscoveredModem, _ backend: any ModemBackend, _ records: BearerRecords, _ logger: Logger,
+        json: Bool
+    ) async throws -> CommandOutcome {
         let follower = IndicationFollower(try await backend.indications()) { logger.debug("indication: \($0)") }
         let record = try records.load(for: modem)
         let following = await backend.followBearer(record?.connectedByCellpath == true ? record?.handle : nil)
@@ -251,7 +274,9 @@ extension BearerStatusCommand {
         while !Task.isCancelled {
             let seen = follower.count
             await backend.renewTimeLimit()
-            let read = await BearerCommand.attempt { () async throws(CellpathError) in try await report(modem, backend, records, logger) }
+            let read = await BearerCommand.attempt { () async throws(CellpathError) in
+                try await report(modem, backend, records, logger)
+            }
             if case .failure(let error) = read, error.kind == .cancelled { break }
             let current = try read.get()
             if current.withoutCounters != shown?.withoutCounters {
@@ -259,14 +284,17 @@ extension BearerStatusCommand {
                 shown = current
             }
             let told = following == .everyChange || (following == .untilDown && current.state == .connected)
-            await follower.waitForIndication(after: seen, until: told ? .now + .seconds(86_400 * 365) : .now + watchInterval)
+            await follower.waitForIndication(
+                after: seen, until: told ? .now + .seconds(86_400 * 365) : .now + watchInterval)
         }
         return CommandOutcome()
     }
 
     /// The bearer as the modem, the record and the kernel tell it.
-    static func report(_ modem: DiscoveredModem, _ backend: any ModemBackend, _ records: BearerRecords,
-                       _ logger: Logger) async throws(CellpathError) -> BearerReport {
+    static func report(
+        _ modem: DiscoveredModem, _ backend: any ModemBackend, _ records: BearerRecords,
+        _ logger: Logger
+    ) async throws(CellpathError) -> BearerReport {
         let bearer: BearerStatus
         let registration: Registration
         let record = try records.load(for: modem)

@@ -68,12 +68,14 @@ package enum BearerListing {
         record.add("ipv6_gateway", .optional(report.ipv6Gateway), label: "IPv6 gateway")
         record.add("dns_servers", .list(report.dnsServers.map(Value.string)), label: "DNS servers")
         record.add("mtu", report.mtu.map(Value.int) ?? .null, label: "MTU")
-        record.add("operator", report.servingOperator.map { network in
-            var fields = Record()
-            fields.add("id", .optional(network.id), label: "MCC-MNC")
-            fields.add("name", .optional(network.name))
-            return .record(fields)
-        } ?? .null)
+        record.add(
+            "operator",
+            report.servingOperator.map { network in
+                var fields = Record()
+                fields.add("id", .optional(network.id), label: "MCC-MNC")
+                fields.add("name", .optional(network.name))
+                return .record(fields)
+            } ?? .null)
         record.add("registration", .optional(report.registration?.rawValue))
         record.add("brought_up_by", .optional(report.broughtUpByCellpath.map { $0 ? "cellpath" : "another program" }))
         if let reused = report.reused { record.add("reused", .bool(reused)) }
@@ -102,8 +104,10 @@ package enum BearerListing {
     }
 
     /// `bearer down`: what was done.
-    package static func down(_ modem: DiscoveredModem, _ teardown: BearerTeardown.Result, removedConfiguration: Bool,
-                             backend: String?) -> Output {
+    package static func down(
+        _ modem: DiscoveredModem, _ teardown: BearerTeardown.Result, removedConfiguration: Bool,
+        backend: String?
+    ) -> Output {
         var record = Record()
         record.add("modem", .int(modem.index))
         record.add("backend", .optional(backend))
@@ -111,14 +115,18 @@ package enum BearerListing {
         record.add("bearer", .string(name(teardown)))
         record.add("configuration_removed", .bool(removedConfiguration))
         if case .inUse(let pids) = teardown { record.add("used_by", .list(pids.map { .int(Int($0)) })) }
-        let what = switch teardown {
-        case .disconnected: "bearer disconnected"
-        case .leftConnected, .leftForOthers: "bearer left connected (another program brought it up; --force disconnects it)"
-        case .alreadyDown: "bearer already down"
-        case .inUse(let pids):
-            "bearer in use by cellpath process\(pids.count == 1 ? "" : "es") \(pids.map(String.init).joined(separator: ", ")): the last of them takes it down (--force now)"
-        }
-        let configuration = removedConfiguration ? ", cellpath's configuration of \(modem.interfaces.first ?? "the interface") removed" : ""
+        let what =
+            switch teardown {
+            case .disconnected: "bearer disconnected"
+            case .leftConnected, .leftForOthers:
+                "bearer left connected (another program brought it up; --force disconnects it)"
+            case .alreadyDown: "bearer already down"
+            case .inUse(let pids):
+                "bearer in use by cellpath process\(pids.count == 1 ? "" : "es") \(pids.map(String.init).joined(separator: ", ")): the last of them takes it down (--force now)"
+            }
+        let configuration =
+            removedConfiguration
+            ? ", cellpath's configuration of \(modem.interfaces.first ?? "the interface") removed" : ""
         return Output(title: "modem \(modem.index): \(what)\(configuration)", record)
     }
 }

@@ -20,8 +20,10 @@ extension FetchCommand {
     /// The modem that -m names (or the only one), chosen before anything is sent. Several modems
     /// and none named, or a name that matches none, stops the command as `bearer` commands do:
     /// the modems listed, and exit 64.
-    package static func chosenModem(_ name: String?, _ backend: ModemBackendOptions,
-                                    _ context: CommandContext) async throws -> DiscoveredModem {
+    package static func chosenModem(
+        _ name: String?, _ backend: ModemBackendOptions,
+        _ context: CommandContext
+    ) async throws -> DiscoveredModem {
         // Reading the modems is bounded as `bearer` commands' is by default (--timeout is the chain's).
         switch try await BearerCommand.chooseModem(name, backend, timeout: BearerCommand.defaultTimeout, context) {
         case .chosen(let modem, _): modem
@@ -31,31 +33,40 @@ extension FetchCommand {
 
     /// The modem layer's path provider: the bearer of `modem`.
     /// (`interfacePath` must name no interface or DNS server: the bearer gives them.)
-    package static func modemPath(_ path: ModemPathOptions, _ interfacePath: InterfacePathOptions,
-                                  ipType: BearerIPType?, _ context: CommandContext,
-                                  modem: DiscoveredModem) throws -> any CellularPathProvider {
+    package static func modemPath(
+        _ path: ModemPathOptions, _ interfacePath: InterfacePathOptions,
+        ipType: BearerIPType?, _ context: CommandContext,
+        modem: DiscoveredModem
+    ) throws -> any CellularPathProvider {
         try checkModemPath(interfacePath, command: context.command)
         // Bringing the bearer up is bounded as `bearer up` is by default (fetch's --timeout is the chain's).
-        let settings = BearerSettings(apn: try ConfigurationOptions.accessPointName(path.apn, context),
-                                      ipType: try ConfigurationOptions.resolvedIPType(ipType, context))
-        let options = ModemPathProvider.Options(settings: settings,
-                                                access: BearerCommand.access(path.backend,
-                                                                             timeout: BearerCommand.defaultTimeout),
-                                                keepBearer: path.keepBearer, opener: path.backend.choice.opener,
-                                                lockWait: ModemOption.lockWait(path.wait))
-        return ModemPathProvider(options: options, records: BearerRecords(environment: context.environment), logger: context.logger,
-                                 progress: { context.progress.step($0) }) { modem }
+        let settings = BearerSettings(
+            apn: try ConfigurationOptions.accessPointName(path.apn, context),
+            ipType: try ConfigurationOptions.resolvedIPType(ipType, context))
+        let options = ModemPathProvider.Options(
+            settings: settings,
+            access: BearerCommand.access(
+                path.backend,
+                timeout: BearerCommand.defaultTimeout),
+            keepBearer: path.keepBearer, opener: path.backend.choice.opener,
+            lockWait: ModemOption.lockWait(path.wait))
+        return ModemPathProvider(
+            options: options, records: BearerRecords(environment: context.environment), logger: context.logger,
+            progress: { context.progress.step($0) }
+        ) { modem }
     }
 
     /// Refuses what contradicts a path from the modem: its interface and DNS servers are the bearer's.
     package static func checkModemPath(_ path: InterfacePathOptions, command: [String]) throws(UsageError) {
         if path.interface != nil {
-            throw UsageError("'--modem' cannot be combined with '--interface': the modem's bearer gives the interface",
-                             command: command)
+            throw UsageError(
+                "'--modem' cannot be combined with '--interface': the modem's bearer gives the interface",
+                command: command)
         }
         if !path.dns.isEmpty {
-            throw UsageError("'--dns' cannot be combined with '--modem': the bearer gives its DNS servers",
-                             command: command)
+            throw UsageError(
+                "'--dns' cannot be combined with '--modem': the bearer gives its DNS servers",
+                command: command)
         }
     }
 }

@@ -17,9 +17,10 @@ extension ModemBackendChoice {
                 return try await ModemManagerService.open(port, access: access, logger: logger)
             case .mbim, .qmi:
                 guard port.protocol.rawValue == choice.rawValue else {
-                    throw ModemError(.transport, .usage, operation: "open \(port.name) over \(choice.rawValue.uppercased())",
-                                     reason: "it speaks \(port.protocol.rawValue.uppercased())",
-                                     hint: "use --backend \(port.protocol.rawValue), modemmanager or auto")
+                    throw ModemError(
+                        .transport, .usage, operation: "open \(port.name) over \(choice.rawValue.uppercased())",
+                        reason: "it speaks \(port.protocol.rawValue.uppercased())",
+                        hint: "use --backend \(port.protocol.rawValue), modemmanager or auto")
                 }
                 return try await ModemBackends.open(port, access: access, logger: logger)
             case .auto:

@@ -7,13 +7,18 @@ import ModemDiscovery
 package enum ModemListing {
     /// `cellpath modems`: `{"modems": [...]}` in discovery order, the modems cellpath cannot drive
     /// (`uncontrolled`) among them, shown as a table with a note for each of those.
-    package static func list(_ reports: [ModemReport], _ disclosure: Disclosure, roots: DeviceRoots,
-                             uncontrolled: [UncontrolledModem] = []) -> Output {
-        let entries = reports.map { ($0.modem.index, Value.record(Self.record($0, disclosure))) }
+    package static func list(
+        _ reports: [ModemReport], _ disclosure: Disclosure, roots: DeviceRoots,
+        uncontrolled: [UncontrolledModem] = []
+    ) -> Output {
+        let entries =
+            reports.map { ($0.modem.index, Value.record(Self.record($0, disclosure))) }
             + uncontrolled.map { ($0.index, Value.record(Self.record($0))) }
         var record = Record()
         record.add("modems", .list(entries.sorted { $0.0 < $1.0 }.map { $0.1 }))
-        let notes = reports.isEmpty && uncontrolled.isEmpty ? [noModem(roots).message]
+        let notes =
+            reports.isEmpty && uncontrolled.isEmpty
+            ? [noModem(roots).message]
             : uncontrolled.sorted { $0.index < $1.index }.map { "modem \($0.index): \($0.reason)" }
         let empty = reports.isEmpty && uncontrolled.isEmpty
         return Output(record, notes: notes, humanLines: empty ? [] : table(reports, uncontrolled))
@@ -21,31 +26,37 @@ package enum ModemListing {
 
     /// A modem cellpath cannot drive, named where a command needs one: exit 69 with the reason.
     package static func cannotDrive(_ modem: UncontrolledModem) -> CellpathError {
-        let hint = switch modem.kind {
-        case .unsupported: "cellpath modems lists the modems cellpath can use"
-        case .router: "give the modem's DNS server (its DHCP lease names it, often the router's own address) with --dns"
-        }
+        let hint =
+            switch modem.kind {
+            case .unsupported: "cellpath modems lists the modems cellpath can use"
+            case .router:
+                "give the modem's DNS server (its DHCP lease names it, often the router's own address) with --dns"
+            }
         return CellpathError(.unavailable, "modem \(modem.index): \(modem.reason)", hint: hint)
     }
 
     /// `cellpath modems show`: the modem's record, with its error as the output's failure.
     package static func show(_ report: ModemReport, _ disclosure: Disclosure) -> CommandOutcome {
         var record = self.record(report, disclosure)
-        let title = "modem \(report.modem.index): \(report.status?.model ?? report.modem.model ?? "modem") (\(report.modem.protocol.rawValue.uppercased()), \(report.modem.ports[0].name))"
+        let title =
+            "modem \(report.modem.index): \(report.status?.model ?? report.modem.model ?? "modem") (\(report.modem.protocol.rawValue.uppercased()), \(report.modem.ports[0].name))"
         guard let error = report.error else { return CommandOutcome(Output(title: title, record)) }
         // The JSON error object of a failed command comes first, with these details.
         record.fields.removeAll { $0.key == "error" }
         var details = Record()
         details.add("layer", .string(error.layer.rawValue))
         details.add("status", .optional(error.status))
-        return CommandOutcome(Output(title: title, record), failure: CommandFailure(error.cellpathError, details: details))
+        return CommandOutcome(
+            Output(title: title, record), failure: CommandFailure(error.cellpathError, details: details))
     }
 
     /// No modem was found: exit 69, with where discovery looked.
     static func noModem(_ roots: DeviceRoots) -> CellpathError {
-        CellpathError(.unavailable, "no modem found (looked for MBIM and QMI ports in \(roots.sysfs)/class/usbmisc and \(roots.sysfs)/class/wwan)",
-                      hint: "check that the modem is plugged in and its driver (cdc_mbim, qmi_wwan, mhi_wwan) is loaded; "
-                        + "in the simulated world, run it with cellpath sim exec")
+        CellpathError(
+            .unavailable,
+            "no modem found (looked for MBIM and QMI ports in \(roots.sysfs)/class/usbmisc and \(roots.sysfs)/class/wwan)",
+            hint: "check that the modem is plugged in and its driver (cdc_mbim, qmi_wwan, mhi_wwan) is loaded; "
+                + "in the simulated world, run it with cellpath sim exec")
     }
 
     /// Every field of one modem: discovery first, then what the modem reported, then its error.
@@ -63,69 +74,82 @@ package enum ModemListing {
         record.add("device", .string(modem.ports[0].devicePath))
         record.add("interface", .optional(modem.interfaces.first))
         record.add("links", .list(modem.links.map(Value.string)))
-        record.add("usb", modem.usbVendorID.map { hardwareIDs($0, modem.usbProductID, "product_id") } ?? .null,
-                   label: "USB")
-        record.add("pci", modem.pciVendorID.map { hardwareIDs($0, modem.pciDeviceID, "device_id") } ?? .null,
-                   label: "PCI")
+        record.add(
+            "usb", modem.usbVendorID.map { hardwareIDs($0, modem.usbProductID, "product_id") } ?? .null,
+            label: "USB")
+        record.add(
+            "pci", modem.pciVendorID.map { hardwareIDs($0, modem.pciDeviceID, "device_id") } ?? .null,
+            label: "PCI")
         record.add("manufacturer", .optional(status?.manufacturer ?? modem.manufacturer))
         record.add("model", .optional(status?.model ?? modem.model))
         record.add("driver", .null)
         record.add("firmware", .optional(status?.firmware))
         record.add("imei", .optional(status?.imei), label: "IMEI")
         record.add("radio", .optional(status?.radio?.rawValue))
-        record.add("sim", status?.sim.map { sim in
-            var fields = Record()
-            fields.add("state", .string(sim.state.rawValue))
-            fields.add("iccid", .optional(sim.iccid), label: "ICCID")
-            fields.add("imsi", .optional(sim.imsi), label: "IMSI")
-            fields.add("msisdns", .list(sim.msisdns.map(Value.string)), label: "MSISDNs")
-            fields.add("pin_retries", sim.pinRetries.map(Value.int) ?? .null, label: "PIN retries")
-            return .record(fields)
-        } ?? .null, label: "SIM")
+        record.add(
+            "sim",
+            status?.sim.map { sim in
+                var fields = Record()
+                fields.add("state", .string(sim.state.rawValue))
+                fields.add("iccid", .optional(sim.iccid), label: "ICCID")
+                fields.add("imsi", .optional(sim.imsi), label: "IMSI")
+                fields.add("msisdns", .list(sim.msisdns.map(Value.string)), label: "MSISDNs")
+                fields.add("pin_retries", sim.pinRetries.map(Value.int) ?? .null, label: "PIN retries")
+                return .record(fields)
+            } ?? .null, label: "SIM")
         record.add("home_operator", status?.homeOperator.map(operatorValue) ?? .null)
-        record.add("registration", status?.registration.map { registration in
-            var fields = Record()
-            fields.add("state", .string(registration.state.rawValue))
-            fields.add("operator", registration.servingOperator.map(operatorValue) ?? .null)
-            fields.add("access_technology", .optional(registration.accessTechnology?.rawValue))
-            fields.add("network_error", .optional(registration.networkError))
-            return .record(fields)
-        } ?? .null)
-        record.add("signal", status?.signal.map { signal in
-            var fields = Record()
-            fields.add("rssi_dbm", signal.rssiDbm.map(Value.int) ?? .null, label: "RSSI (dBm)")
-            fields.add("rsrp_dbm", signal.rsrpDbm.map(Value.int) ?? .null, label: "RSRP (dBm)")
-            fields.add("rsrq_db", signal.rsrqDb.map(Value.int) ?? .null, label: "RSRQ (dB)")
-            fields.add("snr_db", signal.snrDb.map(Value.double) ?? .null, label: "SNR (dB)")
-            return .record(fields)
-        } ?? .null)
+        record.add(
+            "registration",
+            status?.registration.map { registration in
+                var fields = Record()
+                fields.add("state", .string(registration.state.rawValue))
+                fields.add("operator", registration.servingOperator.map(operatorValue) ?? .null)
+                fields.add("access_technology", .optional(registration.accessTechnology?.rawValue))
+                fields.add("network_error", .optional(registration.networkError))
+                return .record(fields)
+            } ?? .null)
+        record.add(
+            "signal",
+            status?.signal.map { signal in
+                var fields = Record()
+                fields.add("rssi_dbm", signal.rssiDbm.map(Value.int) ?? .null, label: "RSSI (dBm)")
+                fields.add("rsrp_dbm", signal.rsrpDbm.map(Value.int) ?? .null, label: "RSRP (dBm)")
+                fields.add("rsrq_db", signal.rsrqDb.map(Value.int) ?? .null, label: "RSRQ (dB)")
+                fields.add("snr_db", signal.snrDb.map(Value.double) ?? .null, label: "SNR (dB)")
+                return .record(fields)
+            } ?? .null)
         record.add("packet_service", .optional(status?.packetService?.rawValue))
-        record.add("bearer", status?.bearer.map { bearer in
-            var fields = Record()
-            fields.add("state", .string(bearer.state.rawValue))
-            fields.add("apn", .optional(bearer.apn), label: "APN")
-            fields.add("ipv4_address", .optional(bearer.ipv4Address), label: "IPv4 address")
-            fields.add("prefix_length", bearer.prefixLength.map(Value.int) ?? .null)
-            fields.add("gateway", .optional(bearer.gateway))
-            fields.add("ipv6_address", .optional(bearer.ipv6Address), label: "IPv6 address")
-            fields.add("ipv6_prefix_length", bearer.ipv6PrefixLength.map(Value.int) ?? .null, label: "IPv6 prefix length")
-            fields.add("ipv6_gateway", .optional(bearer.ipv6Gateway), label: "IPv6 gateway")
-            fields.add("dns_servers", .list(bearer.dnsServers.map(Value.string)), label: "DNS servers")
-            fields.add("mtu", bearer.mtu.map(Value.int) ?? .null, label: "MTU")
-            return .record(fields)
-        } ?? .null)
+        record.add(
+            "bearer",
+            status?.bearer.map { bearer in
+                var fields = Record()
+                fields.add("state", .string(bearer.state.rawValue))
+                fields.add("apn", .optional(bearer.apn), label: "APN")
+                fields.add("ipv4_address", .optional(bearer.ipv4Address), label: "IPv4 address")
+                fields.add("prefix_length", bearer.prefixLength.map(Value.int) ?? .null)
+                fields.add("gateway", .optional(bearer.gateway))
+                fields.add("ipv6_address", .optional(bearer.ipv6Address), label: "IPv6 address")
+                fields.add(
+                    "ipv6_prefix_length", bearer.ipv6PrefixLength.map(Value.int) ?? .null, label: "IPv6 prefix length")
+                fields.add("ipv6_gateway", .optional(bearer.ipv6Gateway), label: "IPv6 gateway")
+                fields.add("dns_servers", .list(bearer.dnsServers.map(Value.string)), label: "DNS servers")
+                fields.add("mtu", bearer.mtu.map(Value.int) ?? .null, label: "MTU")
+                return .record(fields)
+            } ?? .null)
         record.add("reason", .null)
         record.add("note", .null)
-        record.add("error", report.error.map { error in
-            var fields = Record()
-            fields.add("kind", .string(error.kind.rawValue))
-            fields.add("layer", .string(error.layer.rawValue))
-            fields.add("status", .optional(error.status))
-            fields.add("message", .string(error.message))
-            fields.add("hint", .optional(error.hint))
-            fields.add("exit_code", .int(Int(ExitCode.forKind(error.kind).rawValue)))
-            return .record(fields)
-        } ?? .null)
+        record.add(
+            "error",
+            report.error.map { error in
+                var fields = Record()
+                fields.add("kind", .string(error.kind.rawValue))
+                fields.add("layer", .string(error.layer.rawValue))
+                fields.add("status", .optional(error.status))
+                fields.add("message", .string(error.message))
+                fields.add("hint", .optional(error.hint))
+                fields.add("exit_code", .int(Int(ExitCode.forKind(error.kind).rawValue)))
+                return .record(fields)
+            } ?? .null)
         return record
     }
 
@@ -148,8 +172,10 @@ package enum ModemListing {
         record.add("manufacturer", .optional(modem.manufacturer))
         record.add("model", .optional(modem.model))
         record.add("driver", .optional(modem.driver))
-        for key in ["firmware", "imei", "radio", "sim", "home_operator", "registration", "signal", "packet_service",
-                    "bearer"] { record.add(key, .null) }
+        for key in [
+            "firmware", "imei", "radio", "sim", "home_operator", "registration", "signal", "packet_service",
+            "bearer"
+        ] { record.add(key, .null) }
         record.add("reason", modem.kind == .unsupported ? .string(modem.reason) : .null)
         record.add("note", modem.kind == .router ? .string(modem.reason) : .null)
         record.add("error", .null)
@@ -203,12 +229,18 @@ package enum ModemListing {
             for key in ["sim", "operator", "registration", "technology", "signal", "bearer", "address"] {
                 row.add(key, .null, label: key == "sim" ? "SIM" : nil)
             }
-            row.add("error", .string(modem.kind == .router ? "router mode: no modem state (note below)"
-                                                           : "unsupported (note below)"))
+            row.add(
+                "error",
+                .string(
+                    modem.kind == .router
+                        ? "router mode: no modem state (note below)"
+                        : "unsupported (note below)"))
             return (modem.index, .record(row))
         }
         var record = Record()
         record.add("modems", .list(rows.sorted { $0.0 < $1.0 }.map { $0.1 }))
-        return Renderer(json: false, color: false).render(Output(record)).split(separator: "\n").dropFirst().map { String($0.dropFirst(2)) }
+        return Renderer(json: false, color: false).render(Output(record)).split(separator: "\n").dropFirst().map {
+            String($0.dropFirst(2))
+        }
     }
 }

@@ -36,18 +36,20 @@ package enum ModemSelector: Sendable, Equatable {
         guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }) else {
             let name = text.split(separator: "/").last.map(String.init) ?? text
             guard !name.isEmpty, !text.hasSuffix("/") else {
-                throw UsageError("invalid modem '\(text)': expected an index, an IMEI, an ICCID or a control port", command: command)
+                throw UsageError(
+                    "invalid modem '\(text)': expected an index, an IMEI, an ICCID or a control port", command: command)
             }
             self = .port(name)
             return
         }
         switch digits.count {
-        case 1...3 where digits == text: self = .index(Int(text)!)
-        case 14...16 where digits == text: self = .imei(text)
-        case 18...22: self = .iccid(text.uppercased())
+        case 1 ... 3 where digits == text: self = .index(Int(text)!)
+        case 14 ... 16 where digits == text: self = .imei(text)
+        case 18 ... 22: self = .iccid(text.uppercased())
         default:
-            throw UsageError("invalid modem '\(text)': expected an index (0, 1…), an IMEI (15 digits), an ICCID (18 to 22 digits) or a control port",
-                             command: command)
+            throw UsageError(
+                "invalid modem '\(text)': expected an index (0, 1…), an IMEI (15 digits), an ICCID (18 to 22 digits) or a control port",
+                command: command)
         }
     }
 
@@ -100,9 +102,11 @@ package enum ModemSelection {
     /// choice is refused. No modem at all is exit 69; so is a modem cellpath cannot drive
     /// (`uncontrolled`: unsupported, router mode) named by index or port, or found alone, with
     /// its reason.
-    package static func choose(_ selector: ModemSelector?, among modems: [DiscoveredModem], roots: DeviceRoots,
-                               uncontrolled: [UncontrolledModem] = [], disclosure: Disclosure,
-                               read: @Sendable ([DiscoveredModem]) async -> [ModemReport]) async throws -> Choice {
+    package static func choose(
+        _ selector: ModemSelector?, among modems: [DiscoveredModem], roots: DeviceRoots,
+        uncontrolled: [UncontrolledModem] = [], disclosure: Disclosure,
+        read: @Sendable ([DiscoveredModem]) async -> [ModemReport]
+    ) async throws -> Choice {
         if modems.isEmpty, selector == nil, let first = uncontrolled.first { throw ModemListing.cannotDrive(first) }
         if let selector, let named = uncontrolled.first(where: { selector.matches($0) }) {
             throw ModemListing.cannotDrive(named)
@@ -126,8 +130,10 @@ package enum ModemSelection {
         }
         let listed: [ModemReport]
         if let reports { listed = reports } else { listed = await read(modems) }
-        return .refused(CommandOutcome(ModemListing.list(listed, disclosure, roots: roots, uncontrolled: uncontrolled),
-                                       failure: CommandFailure(CellpathError(.usage, message, hint: "the modems are listed above"))))
+        return .refused(
+            CommandOutcome(
+                ModemListing.list(listed, disclosure, roots: roots, uncontrolled: uncontrolled),
+                failure: CommandFailure(CellpathError(.usage, message, hint: "the modems are listed above"))))
     }
 }
 

@@ -18,30 +18,41 @@ extension ModemsCommand {
         for report in reports {
             if let error = report.error { context.logger.warning("modem \(report.modem.index): \(error.message)") }
         }
-        return CommandOutcome(ModemListing.list(reports, context.global.disclosure, roots: discovery.roots,
-                                                uncontrolled: found.uncontrolled))
+        return CommandOutcome(
+            ModemListing.list(
+                reports, context.global.disclosure, roots: discovery.roots,
+                uncontrolled: found.uncontrolled))
     }
 
     /// Discovery (with the roots the environment names) and a reader that reaches the modems as
     /// `backend` says, each read within `timeout` (`modems --timeout`; 10 s by default).
-    package static func setUp(_ backend: ModemBackendOptions, timeout: Double?,
-                              _ context: CommandContext) -> (ModemDiscovery, ModemStatusReader) {
+    package static func setUp(
+        _ backend: ModemBackendOptions, timeout: Double?,
+        _ context: CommandContext
+    ) -> (ModemDiscovery, ModemStatusReader) {
         ModemLibraries.configure(logger: context.logger)
         var access = ModemAccess(useProxy: !backend.noProxy)
         if let timeout { access.timeout = .seconds(timeout) }
-        return (ModemDiscovery(roots: deviceRoots(context)),
-                ModemStatusReader(access: access, logger: context.logger, opener: backend.choice.opener))
+        return (
+            ModemDiscovery(roots: deviceRoots(context)),
+            ModemStatusReader(access: access, logger: context.logger, opener: backend.choice.opener)
+        )
     }
 
     /// Reads every modem at once; one that fails is reported with its error.
-    package static func read(_ modems: [DiscoveredModem], with reader: ModemStatusReader, _ context: CommandContext) async -> [ModemReport] {
-        if !modems.isEmpty { context.progress.step("reading \(modems.count == 1 ? "the modem" : "\(modems.count) modems")") }
+    package static func read(
+        _ modems: [DiscoveredModem], with reader: ModemStatusReader, _ context: CommandContext
+    ) async -> [ModemReport] {
+        if !modems.isEmpty {
+            context.progress.step("reading \(modems.count == 1 ? "the modem" : "\(modems.count) modems")")
+        }
         let records = BearerRecords(environment: context.environment)
         return await withTaskGroup(of: ModemReport.self) { group in
             for modem in modems {
                 group.addTask {
-                    let scoped = ModemStatusReader(access: reader.access, logger: reader.logger.scoped("modem\(modem.index)"),
-                                                   opener: reader.opener)
+                    let scoped = ModemStatusReader(
+                        access: reader.access, logger: reader.logger.scoped("modem\(modem.index)"),
+                        opener: reader.opener)
                     // A bearer cellpath brought up with IPv6 is shown with it (QMI: read on a second client).
                     let record: BearerRecord?
                     do throws(CellpathError) {
@@ -52,7 +63,8 @@ extension ModemsCommand {
                     }
                     let expected: BearerIPType? = record?.hasIPv6 == true ? .ipv6 : nil
                     do throws(ModemError) {
-                        return ModemReport(modem: modem, result: .success(try await scoped.status(of: modem, expecting: expected)))
+                        return ModemReport(
+                            modem: modem, result: .success(try await scoped.status(of: modem, expecting: expected)))
                     } catch {
                         return ModemReport(modem: modem, result: .failure(error))
                     }
@@ -66,8 +78,9 @@ extension ModemsCommand {
 extension ModemsShowCommand {
     static func run(_ options: Options, _ context: CommandContext) async throws -> CommandOutcome {
         let selector = try selector(options, command: context.command)
-        let (discovery, reader) = ModemsCommand.setUp(options.reading.backend, timeout: options.reading.timeout,
-                                                      context)
+        let (discovery, reader) = ModemsCommand.setUp(
+            options.reading.backend, timeout: options.reading.timeout,
+            context)
         let found = discovery.discover()
         let choice = try await ModemSelection.choose(
             selector, among: found.modems, roots: discovery.roots, uncontrolled: found.uncontrolled,
@@ -78,7 +91,11 @@ extension ModemsShowCommand {
             return outcome
         case .chosen(let modem, let report):
             let chosen: ModemReport
-            if let report { chosen = report } else { chosen = await ModemsCommand.read([modem], with: reader, context)[0] }
+            if let report {
+                chosen = report
+            } else {
+                chosen = await ModemsCommand.read([modem], with: reader, context)[0]
+            }
             return ModemListing.show(chosen, context.global.disclosure)
         }
     }

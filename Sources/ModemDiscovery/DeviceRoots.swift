@@ -16,7 +16,8 @@ public struct DeviceRoots: Sendable, Equatable {
 
     /// The roots the environment names, else the real ones.
     public init(environment: [String: String]) {
-        self.init(sysfs: environment[Self.sysfsVariable].flatMap { $0.isEmpty ? nil : $0 } ?? "/sys",
-                  dev: environment[Self.devVariable].flatMap { $0.isEmpty ? nil : $0 } ?? "/dev")
+        self.init(
+            sysfs: environment[Self.sysfsVariable].flatMap { $0.isEmpty ? nil : $0 } ?? "/sys",
+            dev: environment[Self.devVariable].flatMap { $0.isEmpty ? nil : $0 } ?? "/dev")
     }
 }

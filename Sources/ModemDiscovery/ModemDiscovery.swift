@@ -48,9 +48,11 @@ public struct DiscoveredModem: Sendable, Equatable, Codable {
     public var pciVendorID: String?
     public var pciDeviceID: String?
 
-    public init(index: Int, devicePath: String, ports: [ControlPort], interfaces: [String], usbVendorID: String? = nil,
-                usbProductID: String? = nil, manufacturer: String? = nil, model: String? = nil, links: [String] = [],
-                pciVendorID: String? = nil, pciDeviceID: String? = nil) {
+    public init(
+        index: Int, devicePath: String, ports: [ControlPort], interfaces: [String], usbVendorID: String? = nil,
+        usbProductID: String? = nil, manufacturer: String? = nil, model: String? = nil, links: [String] = [],
+        pciVendorID: String? = nil, pciDeviceID: String? = nil
+    ) {
         self.index = index
         self.devicePath = devicePath
         self.ports = ports
@@ -98,9 +100,11 @@ public struct UncontrolledModem: Sendable, Equatable, Codable {
     /// The driver of its first network interface (router mode: `cdc_ether`…).
     public var driver: String?
 
-    public init(index: Int, kind: Kind, devicePath: String, bus: ModemBus, vendorID: String, productID: String,
-                manufacturer: String? = nil, model: String? = nil, ports: [String] = [], portTypes: [String] = [],
-                interfaces: [String] = [], driver: String? = nil) {
+    public init(
+        index: Int, kind: Kind, devicePath: String, bus: ModemBus, vendorID: String, productID: String,
+        manufacturer: String? = nil, model: String? = nil, ports: [String] = [], portTypes: [String] = [],
+        interfaces: [String] = [], driver: String? = nil
+    ) {
         self.index = index
         self.kind = kind
         self.devicePath = devicePath
@@ -236,13 +240,14 @@ public struct ModemDiscovery: Sendable {
 
     /// `DDDD:BB:DD.F`, hex.
     private static func isPCIAddress(_ text: Substring) -> Bool {
-        text.count == 12 && text.enumerated().allSatisfy { i, c in
-            switch i {
-            case 4, 7: c == ":"
-            case 10: c == "."
-            default: c.isHexDigit
+        text.count == 12
+            && text.enumerated().allSatisfy { i, c in
+                switch i {
+                case 4, 7: c == ":"
+                case 10: c == "."
+                default: c.isHexDigit
+                }
             }
-        }
     }
 
     // MARK: grouping
@@ -287,8 +292,9 @@ public struct ModemDiscovery: Sendable {
         let interfaces = group.nets.sorted { a, b in
             (a.parent == first) != (b.parent == first) ? a.parent == first : a.name.naturallyBefore(b.name)
         }.map(\.name)
-        var modem = DiscoveredModem(index: index, devicePath: group.device, ports: group.ports.map(\.port),
-                                    interfaces: interfaces, links: links(of: interfaces, among: nets))
+        var modem = DiscoveredModem(
+            index: index, devicePath: group.device, ports: group.ports.map(\.port),
+            interfaces: interfaces, links: links(of: interfaces, among: nets))
         switch bus(of: group.device) {
         case .usb:
             modem.usbVendorID = attribute(group.device, "idVendor")
@@ -309,9 +315,10 @@ public struct ModemDiscovery: Sendable {
         let kind: UncontrolledModem.Kind = group.otherPorts.isEmpty ? .router : .unsupported
         let nets = group.nets.sorted { $0.name.naturallyBefore($1.name) }
         let ports = group.otherPorts.sorted { $0.name.naturallyBefore($1.name) }
-        var modem = UncontrolledModem(index: index, kind: kind, devicePath: group.device, bus: .usb, vendorID: "",
-                                      productID: "", ports: ports.map(\.name), portTypes: ports.map(\.type),
-                                      interfaces: nets.map(\.name), driver: nets.first?.driver)
+        var modem = UncontrolledModem(
+            index: index, kind: kind, devicePath: group.device, bus: .usb, vendorID: "",
+            productID: "", ports: ports.map(\.name), portTypes: ports.map(\.type),
+            interfaces: nets.map(\.name), driver: nets.first?.driver)
         if bus(of: group.device) == .pci {
             let (vendor, device) = pciIDs(group.device)
             modem.bus = .pci
@@ -345,7 +352,8 @@ public struct ModemDiscovery: Sendable {
     /// A USB net device bound to a router-mode driver, on a device of a modem vendor.
     private func isRouterMode(_ net: NetEntry, device: String) -> Bool {
         guard let driver = net.driver, Self.routerModeDrivers.contains(driver), bus(of: device) == .usb,
-              let vendor = attribute(device, "idVendor") else { return false }
+            let vendor = attribute(device, "idVendor")
+        else { return false }
         return Self.modemVendors.contains(vendor.lowercased())
     }
 
@@ -354,14 +362,16 @@ public struct ModemDiscovery: Sendable {
 
     /// USB vendor ids of modem makers: Huawei, ZTE, Quectel, Sierra Wireless, Fibocom, Telit,
     /// SIMCom, u-blox, Novatel Wireless, Alcatel (TCL).
-    static let modemVendors: Set<String> = ["12d1", "19d2", "2c7c", "1199", "2cb7", "1bc7", "1e0e", "1546", "1410",
-                                            "1bbb"]
+    static let modemVendors: Set<String> = [
+        "12d1", "19d2", "2c7c", "1199", "2cb7", "1bc7", "1e0e", "1546", "1410",
+        "1bbb"
+    ]
 
     /// Names of PCIe modems' ids (sysfs has none; lspci takes them from pci.ids).
     static let knownPCIDevices: [String: (String, String)] = [
         "8086:7360": ("Intel", "XMM7360"), "8086:7560": ("Intel", "XMM7560"),
         "1eac:1001": ("Quectel", "EM120R-GL"), "1eac:1007": ("Quectel", "RM520N-GL"),
-        "105b:e0ab": ("Foxconn", "T99W175"), "14c3:4d75": ("MediaTek", "T700"),
+        "105b:e0ab": ("Foxconn", "T99W175"), "14c3:4d75": ("MediaTek", "T700")
     ]
 
     // MARK: sysfs
@@ -370,14 +380,16 @@ public struct ModemDiscovery: Sendable {
     private func usbmiscPorts() -> [PortEntry] {
         entries(of: "class/usbmisc").filter { $0.hasPrefix("cdc-wdm") }.compactMap { name in
             guard let parent = parentDevice(of: "class/usbmisc/\(name)", subsystem: "usbmisc") else { return nil }
-            let proto: ModemProtocol? = switch driver(of: parent) {
-            case "cdc_mbim": .mbim
-            case "qmi_wwan": .qmi
-            default: nil
-            }
+            let proto: ModemProtocol? =
+                switch driver(of: parent) {
+                case "cdc_mbim": .mbim
+                case "qmi_wwan": .qmi
+                default: nil
+                }
             guard let proto else { return nil }
-            return PortEntry(port: ControlPort(name: name, devicePath: "\(roots.dev)/\(name)", protocol: proto),
-                             parent: parent, device: physicalDevice(above: parent, fallback: parent))
+            return PortEntry(
+                port: ControlPort(name: name, devicePath: "\(roots.dev)/\(name)", protocol: proto),
+                parent: parent, device: physicalDevice(above: parent, fallback: parent))
         }
     }
 
@@ -385,14 +397,16 @@ public struct ModemDiscovery: Sendable {
     private func wwanPorts() -> [PortEntry] {
         entries(of: "class/wwan").compactMap { name in
             guard let type = read("class/wwan/\(name)/type") else { return nil }
-            let proto: ModemProtocol? = switch type {
-            case "MBIM": .mbim
-            case "QMI": .qmi
-            default: nil
-            }
+            let proto: ModemProtocol? =
+                switch type {
+                case "MBIM": .mbim
+                case "QMI": .qmi
+                default: nil
+                }
             guard let proto, let parent = parentDevice(of: "class/wwan/\(name)", subsystem: "wwan") else { return nil }
-            return PortEntry(port: ControlPort(name: name, devicePath: "\(roots.dev)/\(name)", protocol: proto),
-                             parent: parent, device: physicalDevice(above: parent, fallback: wwanFallback(parent)))
+            return PortEntry(
+                port: ControlPort(name: name, devicePath: "\(roots.dev)/\(name)", protocol: proto),
+                parent: parent, device: physicalDevice(above: parent, fallback: wwanFallback(parent)))
         }
     }
 
@@ -400,7 +414,8 @@ public struct ModemDiscovery: Sendable {
     private func otherWWANPorts() -> [(String, String, String)] {
         entries(of: "class/wwan").compactMap { name in
             guard let type = read("class/wwan/\(name)/type"), type != "MBIM", type != "QMI",
-                  let parent = parentDevice(of: "class/wwan/\(name)", subsystem: "wwan") else { return nil }
+                let parent = parentDevice(of: "class/wwan/\(name)", subsystem: "wwan")
+            else { return nil }
             return (name, type, physicalDevice(above: parent, fallback: wwanFallback(parent)))
         }
     }
@@ -411,10 +426,11 @@ public struct ModemDiscovery: Sendable {
             guard let path = realPath("\(roots.sysfs)/class/net/\(name)") else { return nil }
             let parent = parentDevice(of: "class/net/\(name)", subsystem: "net")
             let links = entries(atAbsolute: path)
-            return NetEntry(name: name, path: path, parent: parent ?? "", driver: parent.flatMap(driver(of:)),
-                            device: parent.map { physicalDevice(above: $0, fallback: $0) },
-                            lowers: links.filter { $0.hasPrefix("lower_") }.map { String($0.dropFirst(6)) },
-                            uppers: links.filter { $0.hasPrefix("upper_") }.map { String($0.dropFirst(6)) })
+            return NetEntry(
+                name: name, path: path, parent: parent ?? "", driver: parent.flatMap(driver(of:)),
+                device: parent.map { physicalDevice(above: $0, fallback: $0) },
+                lowers: links.filter { $0.hasPrefix("lower_") }.map { String($0.dropFirst(6)) },
+                uppers: links.filter { $0.hasPrefix("upper_") }.map { String($0.dropFirst(6)) })
         }
     }
 
@@ -484,7 +500,9 @@ public struct ModemDiscovery: Sendable {
 
     /// A sysfs attribute's text, trimmed; nil when it cannot be read.
     private func readAbsolute(_ path: String) -> String? {
-        FileSystem.readText(path).map { String($0.drop { $0.isWhitespace }.reversed().drop { $0.isWhitespace }.reversed()) }
+        FileSystem.readText(path).map {
+            String($0.drop { $0.isWhitespace }.reversed().drop { $0.isWhitespace }.reversed())
+        }
     }
 
     private func realPath(_ path: String) -> String? {
@@ -508,7 +526,11 @@ extension String {
     private static func chunks(_ text: String) -> [String] {
         var chunks: [String] = []
         for c in text {
-            if let last = chunks.last, last.last?.isNumber == c.isNumber { chunks[chunks.count - 1].append(c) } else { chunks.append(String(c)) }
+            if let last = chunks.last, last.last?.isNumber == c.isNumber {
+                chunks[chunks.count - 1].append(c)
+            } else {
+                chunks.append(String(c))
+            }
         }
         return chunks
     }

@@ -1,6 +1,6 @@
-import CellpathCore
 import CGIO
 import CModemManager
+import CellpathCore
 import GLibRuntime
 import Modems
 
@@ -32,8 +32,10 @@ extension ModemManagerModem {
     }
 
     /// Runs `body` with the modem's bearers and releases them.
-    private func withBearers<Value>(_ session: ModemManagerSession? = nil,
-                                    _ body: @GLibActor ([UnsafeMutablePointer<MMBearer>]) async throws(ModemError) -> Value) async throws(ModemError) -> Value {
+    private func withBearers<Value>(
+        _ session: ModemManagerSession? = nil,
+        _ body: @GLibActor ([UnsafeMutablePointer<MMBearer>]) async throws(ModemError) -> Value
+    ) async throws(ModemError) -> Value {
         let bearers = try await self.bearers(session)
         defer { for bearer in bearers { g_object_unref(gpointer(bearer)) } }
         return try await body(bearers)
@@ -62,7 +64,9 @@ extension ModemManagerModem {
     /// A bearer object as cellpath describes it: state, APN, IPv4 and IPv6 configuration.
     static func status(_ bearer: UnsafeMutablePointer<MMBearer>) -> BearerStatus {
         var status = BearerStatus(state: mm_bearer_get_connected(bearer) != 0 ? .connected : .disconnected)
-        if let properties = mm_bearer_peek_properties(bearer) { status.apn = text(mm_bearer_properties_get_apn(properties)) }
+        if let properties = mm_bearer_peek_properties(bearer) {
+            status.apn = text(mm_bearer_properties_get_apn(properties))
+        }
         guard status.state == .connected else { return status }
         if let config = mm_bearer_get_ipv6_config(bearer) {
             defer { g_object_unref(gpointer(config)) }
@@ -92,18 +96,20 @@ extension ModemManagerModem {
         // An empty APN lets the network pick the subscription's default, as with the direct backends
         // (ModemManager refuses a 3GPP bearer without any APN).
         mm_bearer_properties_set_apn(properties, settings.apn ?? "")
-        let family = switch settings.ipType {
-        case .ipv4: MM_BEARER_IP_FAMILY_IPV4
-        case .ipv6: MM_BEARER_IP_FAMILY_IPV6
-        case .ipv4v6: MM_BEARER_IP_FAMILY_IPV4V6
-        }
+        let family =
+            switch settings.ipType {
+            case .ipv4: MM_BEARER_IP_FAMILY_IPV4
+            case .ipv6: MM_BEARER_IP_FAMILY_IPV6
+            case .ipv4v6: MM_BEARER_IP_FAMILY_IPV4V6
+            }
         mm_bearer_properties_set_ip_type(properties, family)
-        let auth = switch settings.authentication {
-        case .none: MM_BEARER_ALLOWED_AUTH_NONE
-        case .pap: MM_BEARER_ALLOWED_AUTH_PAP
-        case .chap: MM_BEARER_ALLOWED_AUTH_CHAP
-        case .mschapv2: MM_BEARER_ALLOWED_AUTH_MSCHAPV2
-        }
+        let auth =
+            switch settings.authentication {
+            case .none: MM_BEARER_ALLOWED_AUTH_NONE
+            case .pap: MM_BEARER_ALLOWED_AUTH_PAP
+            case .chap: MM_BEARER_ALLOWED_AUTH_CHAP
+            case .mschapv2: MM_BEARER_ALLOWED_AUTH_MSCHAPV2
+            }
         mm_bearer_properties_set_allowed_auth(properties, auth)
         if let user = settings.user { mm_bearer_properties_set_user(properties, user) }
         if let password = settings.password { mm_bearer_properties_set_password(properties, password) }
@@ -112,7 +118,9 @@ extension ModemManagerModem {
             mm_modem_create_bearer(modem, properties, call.cancellable, call.callback, call.userData)
         } finish: { result throws(GLibError) in
             var error: UnsafeMutablePointer<GError>?
-            guard let bearer = mm_modem_create_bearer_finish(modem, result, &error) else { throw GLibError(taking: error) }
+            guard let bearer = mm_modem_create_bearer_finish(modem, result, &error) else {
+                throw GLibError(taking: error)
+            }
             return bearer
         }
         defer { g_object_unref(gpointer(bearer)) }
@@ -149,7 +157,9 @@ extension ModemManagerModem {
                     mm_bearer_disconnect(bearer, call.cancellable, call.callback, call.userData)
                 } finish: { result throws(GLibError) in
                     var error: UnsafeMutablePointer<GError>?
-                    guard mm_bearer_disconnect_finish(bearer, result, &error) != 0 else { throw GLibError(taking: error) }
+                    guard mm_bearer_disconnect_finish(bearer, result, &error) != 0 else {
+                        throw GLibError(taking: error)
+                    }
                 }
             }
             return wasConnected
@@ -191,13 +201,15 @@ extension ModemManagerModem {
         func initialised() -> Bool {
             let state = mm_modem_get_state(modem)
             return state == MM_MODEM_STATE_FAILED
-                || (mm_modem_get_unlock_required(modem) != MM_MODEM_LOCK_SIM_PIN && state.rawValue >= MM_MODEM_STATE_DISABLED.rawValue)
+                || (mm_modem_get_unlock_required(modem) != MM_MODEM_LOCK_SIM_PIN
+                    && state.rawValue >= MM_MODEM_STATE_DISABLED.rawValue)
         }
         while !initialised() && session.secondsLeft > 0.2 {
             do {
                 try await Task.sleep(for: .milliseconds(100))
             } catch {
-                throw ModemError(.transport, .cancelled, operation: session.describe("unlock the SIM"), reason: "cancelled")
+                throw ModemError(
+                    .transport, .cancelled, operation: session.describe("unlock the SIM"), reason: "cancelled")
             }
         }
         return try await simState()
@@ -241,16 +253,20 @@ extension ModemManagerModem {
         if let indicationSink { return indicationSink.stream }
         let sink = IndicationSink()
         indicationSink = sink
-        let watch = PropertyWatch(sink: sink, object: object, connected: mm_modem_get_state(modem) == MM_MODEM_STATE_CONNECTED)
+        let watch = PropertyWatch(
+            sink: sink, object: object, connected: mm_modem_get_state(modem) == MM_MODEM_STATE_CONNECTED)
         let instances: [gpointer] = [gpointer(modem)] + (modem3gpp.map { [gpointer($0)] } ?? [])
         for instance in instances {
-            let handler = cmm_connect_notify(instance, { _, property, data in
-                guard let property, let data else { return }
-                let name = String(cString: g_param_spec_get_name(property))
-                Unmanaged<PropertyWatch>.fromOpaque(data).takeUnretainedValue().changed(name)
-            }, Unmanaged.passRetained(watch).toOpaque(), { data, _ in
-                Unmanaged<PropertyWatch>.fromOpaque(data!).release()
-            })
+            let handler = cmm_connect_notify(
+                instance,
+                { _, property, data in
+                    guard let property, let data else { return }
+                    let name = String(cString: g_param_spec_get_name(property))
+                    Unmanaged<PropertyWatch>.fromOpaque(data).takeUnretainedValue().changed(name)
+                }, Unmanaged.passRetained(watch).toOpaque(),
+                { data, _ in
+                    Unmanaged<PropertyWatch>.fromOpaque(data!).release()
+                })
             notifyHandlers.append((instance, handler))
         }
         return sink.stream
@@ -284,11 +300,12 @@ final class PropertyWatch: @unchecked Sendable {
             sink.yield(.registration(ModemManagerModem.registration(object)))
         case "packet-service-state":
             guard let modem3gpp = mm_object_peek_modem_3gpp(object) else { return }
-            let state: PacketServiceState = switch mm_modem_3gpp_get_packet_service_state(modem3gpp) {
-            case MM_MODEM_3GPP_PACKET_SERVICE_STATE_ATTACHED: .attached
-            case MM_MODEM_3GPP_PACKET_SERVICE_STATE_DETACHED: .detached
-            default: .unknown
-            }
+            let state: PacketServiceState =
+                switch mm_modem_3gpp_get_packet_service_state(modem3gpp) {
+                case MM_MODEM_3GPP_PACKET_SERVICE_STATE_ATTACHED: .attached
+                case MM_MODEM_3GPP_PACKET_SERVICE_STATE_DETACHED: .detached
+                default: .unknown
+                }
             sink.yield(.packetService(state))
         default:
             break

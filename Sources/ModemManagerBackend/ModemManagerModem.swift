@@ -1,6 +1,6 @@
-import CellpathCore
 import CGIO
 import CModemManager
+import CellpathCore
 import GLibRuntime
 import ModemDiscovery
 import Modems
@@ -48,14 +48,15 @@ final class ModemManagerModem: ModemBackend {
         var count: guint = 0
         guard mm_modem_get_ports(modem, &ports, &count) != 0, let ports else { return [] }
         defer { mm_modem_port_info_array_free(ports, count) }
-        return (0..<Int(count)).compactMap { ports[$0].name.map { String(cString: $0) } }
+        return (0 ..< Int(count)).compactMap { ports[$0].name.map { String(cString: $0) } }
     }
 
     // MARK: Reads
 
     func identity() async throws(ModemError) -> ModemIdentity {
-        ModemIdentity(manufacturer: text(mm_modem_get_manufacturer(modem)), model: text(mm_modem_get_model(modem)),
-                      firmware: text(mm_modem_get_revision(modem)), imei: text(mm_modem_get_equipment_identifier(modem)))
+        ModemIdentity(
+            manufacturer: text(mm_modem_get_manufacturer(modem)), model: text(mm_modem_get_model(modem)),
+            firmware: text(mm_modem_get_revision(modem)), imei: text(mm_modem_get_equipment_identifier(modem)))
     }
 
     func sim() async throws(ModemError) -> SIMStatus {
@@ -135,21 +136,25 @@ final class ModemManagerModem: ModemBackend {
         guard let modem = mm_object_peek_modem(object), let modem3gpp = mm_object_peek_modem_3gpp(object) else {
             return Registration(state: .unknown)
         }
-        let state: RegistrationState = switch mm_modem_3gpp_get_registration_state(modem3gpp) {
-        case MM_MODEM_3GPP_REGISTRATION_STATE_HOME, MM_MODEM_3GPP_REGISTRATION_STATE_HOME_SMS_ONLY,
-             MM_MODEM_3GPP_REGISTRATION_STATE_HOME_CSFB_NOT_PREFERRED: .home
-        case MM_MODEM_3GPP_REGISTRATION_STATE_ROAMING, MM_MODEM_3GPP_REGISTRATION_STATE_ROAMING_SMS_ONLY,
-             MM_MODEM_3GPP_REGISTRATION_STATE_ROAMING_CSFB_NOT_PREFERRED: .roaming
-        case MM_MODEM_3GPP_REGISTRATION_STATE_SEARCHING: .searching
-        case MM_MODEM_3GPP_REGISTRATION_STATE_DENIED: .denied
-        case MM_MODEM_3GPP_REGISTRATION_STATE_IDLE, MM_MODEM_3GPP_REGISTRATION_STATE_EMERGENCY_ONLY: .notRegistered
-        default: mm_modem_get_state(modem).rawValue < MM_MODEM_STATE_ENABLED.rawValue ? .notRegistered : .unknown
-        }
+        let state: RegistrationState =
+            switch mm_modem_3gpp_get_registration_state(modem3gpp) {
+            case MM_MODEM_3GPP_REGISTRATION_STATE_HOME, MM_MODEM_3GPP_REGISTRATION_STATE_HOME_SMS_ONLY,
+                MM_MODEM_3GPP_REGISTRATION_STATE_HOME_CSFB_NOT_PREFERRED:
+                .home
+            case MM_MODEM_3GPP_REGISTRATION_STATE_ROAMING, MM_MODEM_3GPP_REGISTRATION_STATE_ROAMING_SMS_ONLY,
+                MM_MODEM_3GPP_REGISTRATION_STATE_ROAMING_CSFB_NOT_PREFERRED:
+                .roaming
+            case MM_MODEM_3GPP_REGISTRATION_STATE_SEARCHING: .searching
+            case MM_MODEM_3GPP_REGISTRATION_STATE_DENIED: .denied
+            case MM_MODEM_3GPP_REGISTRATION_STATE_IDLE, MM_MODEM_3GPP_REGISTRATION_STATE_EMERGENCY_ONLY: .notRegistered
+            default: mm_modem_get_state(modem).rawValue < MM_MODEM_STATE_ENABLED.rawValue ? .notRegistered : .unknown
+            }
         var registration = Registration(state: state)
         if registration.isRegistered {
             let digits = text(mm_modem_3gpp_get_operator_code(modem3gpp))
-            registration.servingOperator = NetworkOperator(id: digits.flatMap(NetworkOperator.plmnID) ?? digits,
-                                                           name: text(mm_modem_3gpp_get_operator_name(modem3gpp)))
+            registration.servingOperator = NetworkOperator(
+                id: digits.flatMap(NetworkOperator.plmnID) ?? digits,
+                name: text(mm_modem_3gpp_get_operator_name(modem3gpp)))
             registration.accessTechnology = accessTechnology(mm_modem_get_access_technologies(modem))
         }
         return registration
@@ -160,14 +165,22 @@ final class ModemManagerModem: ModemBackend {
         func has(_ technology: MMModemAccessTechnology) -> Bool { mask.rawValue & technology.rawValue != 0 }
         if has(MM_MODEM_ACCESS_TECHNOLOGY_5GNR) { return .nr5g }
         if has(MM_MODEM_ACCESS_TECHNOLOGY_LTE) { return .lte }
-        if has(MM_MODEM_ACCESS_TECHNOLOGY_HSPA) || has(MM_MODEM_ACCESS_TECHNOLOGY_HSDPA) || has(MM_MODEM_ACCESS_TECHNOLOGY_HSUPA)
-            || has(MM_MODEM_ACCESS_TECHNOLOGY_HSPA_PLUS) { return .hspa }
+        if has(MM_MODEM_ACCESS_TECHNOLOGY_HSPA) || has(MM_MODEM_ACCESS_TECHNOLOGY_HSDPA)
+            || has(MM_MODEM_ACCESS_TECHNOLOGY_HSUPA)
+            || has(MM_MODEM_ACCESS_TECHNOLOGY_HSPA_PLUS)
+        {
+            return .hspa
+        }
         if has(MM_MODEM_ACCESS_TECHNOLOGY_UMTS) { return .umts }
         if has(MM_MODEM_ACCESS_TECHNOLOGY_EDGE) { return .edge }
         if has(MM_MODEM_ACCESS_TECHNOLOGY_GPRS) { return .gprs }
         if has(MM_MODEM_ACCESS_TECHNOLOGY_GSM) || has(MM_MODEM_ACCESS_TECHNOLOGY_GSM_COMPACT) { return .gsm }
-        if has(MM_MODEM_ACCESS_TECHNOLOGY_1XRTT) || has(MM_MODEM_ACCESS_TECHNOLOGY_EVDO0) || has(MM_MODEM_ACCESS_TECHNOLOGY_EVDOA)
-            || has(MM_MODEM_ACCESS_TECHNOLOGY_EVDOB) { return .cdma }
+        if has(MM_MODEM_ACCESS_TECHNOLOGY_1XRTT) || has(MM_MODEM_ACCESS_TECHNOLOGY_EVDO0)
+            || has(MM_MODEM_ACCESS_TECHNOLOGY_EVDOA)
+            || has(MM_MODEM_ACCESS_TECHNOLOGY_EVDOB)
+        {
+            return .cdma
+        }
         return mask == MM_MODEM_ACCESS_TECHNOLOGY_UNKNOWN ? nil : .other
     }
 

@@ -1,6 +1,6 @@
-import CellpathCore
 import CGIO
 import CModemManager
+import CellpathCore
 import GLibRuntime
 import ModemDiscovery
 import Modems
@@ -38,14 +38,17 @@ public enum ModemManagerService {
 
     /// Opens the modem that ModemManager manages with `port` among its ports. ModemManager not
     /// on the bus, or not managing that modem, is an `.unavailable` transport error (69).
-    public static func open(_ port: ControlPort, access: ModemAccess, logger: Logger) async throws(ModemError) -> any ModemBackend {
+    public static func open(
+        _ port: ControlPort, access: ModemAccess, logger: Logger
+    ) async throws(ModemError) -> any ModemBackend {
         let session = ModemManagerSession(modem: port.name, timeout: access.timeout, logger: logger)
         let manager = try await self.manager(session)
         guard let object = modemObject(manager, port: port.name) else {
-            throw ModemError(.transport, .unavailable, operation: "find \(port.name) in ModemManager",
-                             reason: "ModemManager does not manage a modem with port \(port.name) (yet)",
-                             hint: "list ModemManager's modems with mmcli -L; a modem it just found takes a few seconds; "
-                               + "or open the port directly with --backend \(port.protocol.rawValue)")
+            throw ModemError(
+                .transport, .unavailable, operation: "find \(port.name) in ModemManager",
+                reason: "ModemManager does not manage a modem with port \(port.name) (yet)",
+                hint: "list ModemManager's modems with mmcli -L; a modem it just found takes a few seconds; "
+                    + "or open the port directly with --backend \(port.protocol.rawValue)")
         }
         let modem = ModemManagerModem(port: port, object: object, session: session)
         logger.debug("\(port.name): ModemManager's \(modem.path)")
@@ -76,8 +79,9 @@ public enum ModemManagerService {
         var name: OpaquePointer? = g_variant_new_string(busName)
         let parameters = g_variant_new_tuple(&name, 1)
         return try await session.call("ask the system bus for ModemManager") { call in
-            g_dbus_connection_call(bus, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "NameHasOwner",
-                                   parameters, nil, G_DBUS_CALL_FLAGS_NONE, -1, call.cancellable, call.callback, call.userData)
+            g_dbus_connection_call(
+                bus, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "NameHasOwner",
+                parameters, nil, G_DBUS_CALL_FLAGS_NONE, -1, call.cancellable, call.callback, call.userData)
         } finish: { result throws(GLibError) in
             var error: UnsafeMutablePointer<GError>?
             guard let reply = g_dbus_connection_call_finish(bus, result, &error) else { throw GLibError(taking: error) }
@@ -92,27 +96,34 @@ public enum ModemManagerService {
     /// synchronously on the loop thread (one GetManagedObjects round trip): made asynchronously,
     /// GIO initialises it on a worker thread, whose context would then receive the property
     /// changes, and no loop runs that one.
-    static func manager(_ modemSession: ModemManagerSession) async throws(ModemError) -> UnsafeMutablePointer<MMManager> {
+    static func manager(_ modemSession: ModemManagerSession) async throws(ModemError) -> UnsafeMutablePointer<MMManager>
+    {
         if let manager { return manager }
-        let session = ModemManagerSession(modem: "", timeout: .seconds(max(1, Int(modemSession.secondsLeft.rounded(.up)))),
-                                          logger: modemSession.logger)
+        let session = ModemManagerSession(
+            modem: "", timeout: .seconds(max(1, Int(modemSession.secondsLeft.rounded(.up)))),
+            logger: modemSession.logger)
         let owned: Bool
         do {
             owned = try await hasOwner(session)
         } catch {
             var unreachable = error
-            unreachable.hint = "ModemManager is reached on the system bus (DBUS_SYSTEM_BUS_ADDRESS names another): "
+            unreachable.hint =
+                "ModemManager is reached on the system bus (DBUS_SYSTEM_BUS_ADDRESS names another): "
                 + "start the bus and ModemManager, or use --backend mbim|qmi"
             throw unreachable
         }
         guard owned else {
-            throw ModemError(.transport, .unavailable, operation: "reach ModemManager",
-                             reason: "\(busName) has no owner on the system bus (ModemManager does not run)",
-                             hint: "start ModemManager (systemctl start ModemManager), or use --backend mbim|qmi")
+            throw ModemError(
+                .transport, .unavailable, operation: "reach ModemManager",
+                reason: "\(busName) has no owner on the system bus (ModemManager does not run)",
+                hint: "start ModemManager (systemctl start ModemManager), or use --backend mbim|qmi")
         }
         if let manager { return manager }
         var error: UnsafeMutablePointer<GError>?
-        guard let made = mm_manager_new_sync(try await bus(session), G_DBUS_OBJECT_MANAGER_CLIENT_FLAGS_DO_NOT_AUTO_START, nil, &error) else {
+        guard
+            let made = mm_manager_new_sync(
+                try await bus(session), G_DBUS_OBJECT_MANAGER_CLIENT_FLAGS_DO_NOT_AUTO_START, nil, &error)
+        else {
             throw ModemManagerErrors.error("reach ModemManager", GLibError(taking: error))
         }
         manager = made
@@ -120,13 +131,17 @@ public enum ModemManagerService {
     }
 
     /// The modem object (a reference of the caller's) with a port named `name`.
-    private static func modemObject(_ manager: UnsafeMutablePointer<MMManager>, port name: String) -> UnsafeMutablePointer<MMObject>? {
+    private static func modemObject(
+        _ manager: UnsafeMutablePointer<MMManager>, port name: String
+    ) -> UnsafeMutablePointer<MMObject>? {
         let objects = g_dbus_object_manager_get_objects(cmm_manager_object_manager(manager))
         defer { g_list_free_full(objects) { g_object_unref($0) } }
         var node = objects
         while let current = node {
             node = current.pointee.next
-            guard let object = cmm_object(current.pointee.data), let modem = mm_object_peek_modem(object) else { continue }
+            guard let object = cmm_object(current.pointee.data), let modem = mm_object_peek_modem(object) else {
+                continue
+            }
             if ModemManagerModem.portNames(modem).contains(name) {
                 g_object_ref(gpointer(object))
                 return object

@@ -47,12 +47,15 @@ struct ModemManagerSession: Sendable {
     /// session) the call is not cancelled with the task: ModemManager may carry it out anyway,
     /// and what it did must be known.
     @GLibActor
-    func call<Value>(_ operation: String, followingTask: Bool = true, start: (GLibAsyncArguments) -> Void,
-                     finish: (OpaquePointer) throws(GLibError) -> Value) async throws(ModemError) -> Value {
+    func call<Value>(
+        _ operation: String, followingTask: Bool = true, start: (GLibAsyncArguments) -> Void,
+        finish: (OpaquePointer) throws(GLibError) -> Value
+    ) async throws(ModemError) -> Value {
         let left = secondsLeft
         guard left > 0 else { throw timedOut(operation) }
         do {
-            return try await GLibAsync.call(timeout: left, followingTask: followingTask && !isCleanup, start: start, finish: finish)
+            return try await GLibAsync.call(
+                timeout: left, followingTask: followingTask && !isCleanup, start: start, finish: finish)
         } catch {
             switch error {
             case .cancelled:
@@ -72,8 +75,9 @@ struct ModemManagerSession: Sendable {
     }
 
     func timedOut(_ operation: String) -> ModemError {
-        ModemError(.transport, .temporary, operation: describe(operation),
-                   reason: "no answer from ModemManager within \(Int(Self.seconds(timeout).rounded(.up))) s",
-                   hint: "ModemManager or the modem may be busy: retry, or allow more time with --timeout")
+        ModemError(
+            .transport, .temporary, operation: describe(operation),
+            reason: "no answer from ModemManager within \(Int(Self.seconds(timeout).rounded(.up))) s",
+            hint: "ModemManager or the modem may be busy: retry, or allow more time with --timeout")
     }
 }

@@ -1,6 +1,6 @@
 import CellpathCore
-import Glibc
 import GLibRuntime
+import Glibc
 import ModemDiscovery
 
 /// One open session with a modem's control port, in the modem's protocol (MBIM or QMI). Each
@@ -104,8 +104,10 @@ public struct BearerHandle: Sendable, Equatable, Codable {
     /// back, also after the network ended the call.
     public var holdsClientID: Bool { clientID != nil || ipv6ClientID != nil }
 
-    public init(sessionID: Int? = nil, clientID: Int? = nil, packetDataHandle: UInt32? = nil, bearerPath: String? = nil,
-                ipv6ClientID: Int? = nil, ipv6PacketDataHandle: UInt32? = nil) {
+    public init(
+        sessionID: Int? = nil, clientID: Int? = nil, packetDataHandle: UInt32? = nil, bearerPath: String? = nil,
+        ipv6ClientID: Int? = nil, ipv6PacketDataHandle: UInt32? = nil
+    ) {
         self.sessionID = sessionID
         self.clientID = clientID
         self.packetDataHandle = packetDataHandle
@@ -188,14 +190,17 @@ public enum ModemBackends {
         try await open(port, access: access, logger: logger)
     }
 
-
     /// Opens `port` (MBIM through libmbim, QMI through libqmi in QMI mode), through the proxy
     /// when `access` says so. A port that may not be opened is a permission error (77).
     @GLibActor
-    public static func open(_ port: ControlPort, access: ModemAccess, logger: Logger) async throws(ModemError) -> any ModemBackend {
+    public static func open(
+        _ port: ControlPort, access: ModemAccess, logger: Logger
+    ) async throws(ModemError) -> any ModemBackend {
         let session = ModemSession(port: port, timeout: access.timeout, logger: logger, proxied: access.proxied)
         if access.useProxy && !access.isRoot {
-            logger.debug("\(port.protocol == .mbim ? "mbim-proxy" : "qmi-proxy") accepts root clients only: opening \(port.devicePath) directly")
+            logger.debug(
+                "\(port.protocol == .mbim ? "mbim-proxy" : "qmi-proxy") accepts root clients only: opening \(port.devicePath) directly"
+            )
         }
         if !access.proxied { try checkAccess(session) }
         switch port.protocol {
@@ -213,11 +218,13 @@ public enum ModemBackends {
         let operation = "open \(path)"
         switch code {
         case EACCES, EPERM:
-            throw ModemError(.transport, .permission, operation: operation, reason: "permission denied",
-                             hint: "run as root (sudo), or give your user read and write access to the port (its group)")
+            throw ModemError(
+                .transport, .permission, operation: operation, reason: "permission denied",
+                hint: "run as root (sudo), or give your user read and write access to the port (its group)")
         case ENOENT:
-            throw ModemError(.transport, .unavailable, operation: operation, reason: "no such device (the modem was unplugged?)",
-                             hint: "list the modems again: cellpath modems")
+            throw ModemError(
+                .transport, .unavailable, operation: operation, reason: "no such device (the modem was unplugged?)",
+                hint: "list the modems again: cellpath modems")
         default:
             throw ModemError(.transport, .unavailable, operation: operation, reason: String(cString: strerror(code)))
         }

@@ -1,9 +1,9 @@
-import CellpathCore
 import CGIO
 import CMBIM
 import CQMI
-import Glibc
+import CellpathCore
 import GLibRuntime
+import Glibc
 import ModemDiscovery
 
 /// What a backend's calls share: the port, the deadline of the whole session, and how a failed
@@ -22,8 +22,10 @@ struct ModemSession: Sendable {
     /// left behind, also (and above all) after a Ctrl-C.
     let isCleanup: Bool
 
-    init(port: ControlPort, timeout: Duration, logger: Logger, proxied: Bool, calls: GLibCallGroup = GLibCallGroup(),
-         isCleanup: Bool = false) {
+    init(
+        port: ControlPort, timeout: Duration, logger: Logger, proxied: Bool, calls: GLibCallGroup = GLibCallGroup(),
+        isCleanup: Bool = false
+    ) {
         self.port = port
         self.timeout = timeout
         deadline = .now + timeout
@@ -72,13 +74,16 @@ struct ModemSession: Sendable {
     /// result must be released (a QMI client ID); the caller checks the deadline afterwards.
     /// Nor are the calls of a clean-up session.
     @GLibActor
-    func call<Value>(_ operation: String, extraTime: Duration? = nil, start: (GLibAsyncArguments) -> Void,
-                     finish: (OpaquePointer) throws(GLibError) -> Value) async throws(ModemError) -> Value {
+    func call<Value>(
+        _ operation: String, extraTime: Duration? = nil, start: (GLibAsyncArguments) -> Void,
+        finish: (OpaquePointer) throws(GLibError) -> Value
+    ) async throws(ModemError) -> Value {
         let left = secondsLeft + (extraTime.map(Self.seconds) ?? 0)
         guard left > 0 else { throw timedOut(operation) }
         do {
-            return try await GLibAsync.call(timeout: left, followingTask: extraTime == nil && !isCleanup, group: calls,
-                                            start: start, finish: finish)
+            return try await GLibAsync.call(
+                timeout: left, followingTask: extraTime == nil && !isCleanup, group: calls,
+                start: start, finish: finish)
         } catch {
             switch error {
             case .cancelled:
@@ -104,46 +109,54 @@ struct ModemSession: Sendable {
 
     /// The port hung up or its device node is gone.
     func vanished(_ operation: String) -> ModemError {
-        ModemError(.transport, .unavailable, operation: describe(operation),
-                   reason: "\(port.devicePath) vanished (the modem was unplugged or reset)",
-                   hint: "check that the modem is still there: cellpath modems")
+        ModemError(
+            .transport, .unavailable, operation: describe(operation),
+            reason: "\(port.devicePath) vanished (the modem was unplugged or reset)",
+            hint: "check that the modem is still there: cellpath modems")
     }
 
     /// The session's time is up: `no answer within 2 s`, counting from the session's start.
     /// Opened directly, the answers may have gone to another reader of the port.
     func timedOut(_ operation: String) -> ModemError {
-        ModemError(.transport, .temporary, operation: describe(operation),
-                   reason: "no answer within \(Self.format(Self.seconds(timeout))) s",
-                   hint: proxied
-                       ? "the modem may be busy or hung: retry, allow more time with --timeout, or replug it"
-                       : "another program may be reading the port (ModemManager, mbim-proxy, qmi-proxy) and take the answers: "
-                         + "open it through the proxy (as root, without --no-proxy); or the modem is busy or hung: retry, "
-                         + "allow more time with --timeout, or replug it")
+        ModemError(
+            .transport, .temporary, operation: describe(operation),
+            reason: "no answer within \(Self.format(Self.seconds(timeout))) s",
+            hint: proxied
+                ? "the modem may be busy or hung: retry, allow more time with --timeout, or replug it"
+                : "another program may be reading the port (ModemManager, mbim-proxy, qmi-proxy) and take the answers: "
+                    + "open it through the proxy (as root, without --no-proxy); or the modem is busy or hung: retry, "
+                    + "allow more time with --timeout, or replug it")
     }
 
     /// A library error as a `ModemError`: protocol statuses (MBIM status, MBIM function error,
     /// QMI error) on the protocol level, everything else on the transport level.
     func error(_ operation: String, _ failure: GLibError) -> ModemError {
         if (failure.domain == mbim_core_error_quark() && failure.code == Int32(MBIM_CORE_ERROR_TIMEOUT.rawValue))
-            || (failure.domain == qmi_core_error_quark() && failure.code == Int32(QMI_CORE_ERROR_TIMEOUT.rawValue)) {
+            || (failure.domain == qmi_core_error_quark() && failure.code == Int32(QMI_CORE_ERROR_TIMEOUT.rawValue))
+        {
             return timedOut(operation)
         }
         let described = describe(operation)
         if failure.domain == mbim_status_error_quark() {
-            let name = mbim_status_error_get_string(MbimStatusError(rawValue: UInt32(bitPattern: failure.code)))
+            let name =
+                mbim_status_error_get_string(MbimStatusError(rawValue: UInt32(bitPattern: failure.code)))
                 .map { String(cString: $0) } ?? "status \(failure.code)"
-            return ModemError(.protocol, .unavailable, operation: described, reason: "the modem answered \(name) (MBIM status)",
-                              status: name)
+            return ModemError(
+                .protocol, .unavailable, operation: described, reason: "the modem answered \(name) (MBIM status)",
+                status: name)
         }
         if failure.domain == mbim_protocol_error_quark() {
-            return ModemError(.protocol, .unavailable, operation: described,
-                              reason: "the modem answered with an MBIM function error: \(failure.message)")
+            return ModemError(
+                .protocol, .unavailable, operation: described,
+                reason: "the modem answered with an MBIM function error: \(failure.message)")
         }
         if failure.domain == qmi_protocol_error_quark() {
-            let name = qmi_protocol_error_get_string(QmiProtocolError(rawValue: UInt32(bitPattern: failure.code)))
+            let name =
+                qmi_protocol_error_get_string(QmiProtocolError(rawValue: UInt32(bitPattern: failure.code)))
                 .map { String(cString: $0) } ?? "error \(failure.code)"
-            return ModemError(.protocol, .unavailable, operation: described, reason: "the modem answered \(name) (QMI error)",
-                              status: name)
+            return ModemError(
+                .protocol, .unavailable, operation: described, reason: "the modem answered \(name) (QMI error)",
+                status: name)
         }
         return ModemError(.transport, .unavailable, operation: described, reason: failure.message)
     }

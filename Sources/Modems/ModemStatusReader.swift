@@ -1,6 +1,6 @@
-import CellpathCore
 import CMBIM
 import CQMI
+import CellpathCore
 import GLibRuntime
 import ModemDiscovery
 
@@ -21,7 +21,9 @@ public struct ModemStatusReader: Sendable {
     /// The status of `modem`, through its first control port. Names that the protocol does not
     /// give (MBIM has no manufacturer) come from the USB device. `expecting`: the IP type of the
     /// bearer as far as it is known (`ModemBackend.expect`).
-    public func status(of modem: DiscoveredModem, expecting ipType: BearerIPType? = nil) async throws(ModemError) -> ModemStatus {
+    public func status(
+        of modem: DiscoveredModem, expecting ipType: BearerIPType? = nil
+    ) async throws(ModemError) -> ModemStatus {
         let backend = try await opener(modem.ports[0], access, logger)
         if let ipType { await backend.expect(ipType) }
         let result: Result<ModemStatus, ModemError>
@@ -80,11 +82,12 @@ public enum ModemLibraries {
     public static func configure(logger: Logger) {
         let full = logger.disclosure == .full
         GLibLog.route { _, domain, message in
-            let library = switch domain {
-            case "Mbim": "libmbim"
-            case "Qmi": "libqmi"
-            default: domain ?? "glib"
-            }
+            let library =
+                switch domain {
+                case "Mbim": "libmbim"
+                case "Qmi": "libqmi"
+                default: domain ?? "glib"
+                }
             let lines = message.split(separator: "\n", omittingEmptySubsequences: true).map(String.init)
             for line in full ? lines : TraceRedaction.redact(lines) {
                 logger.debug("[\(library)] \(line)")
@@ -125,12 +128,17 @@ enum TraceRedaction {
             if let secret = secretFields.first(where: { field.hasPrefix($0) }) {
                 return line.prefix(line.count - field.count) + secret + "'###'"
             }
-            if field.hasPrefix("type ") { inPersonalTLV = personalTLVs.contains { field.contains($0) } || isUnnamed(field) }
+            if field.hasPrefix("type ") {
+                inPersonalTLV = personalTLVs.contains { field.contains($0) } || isUnnamed(field)
+            }
             guard inPersonalTLV, field.hasPrefix("value ") || field.hasPrefix("translated "),
-                  let equals = line.firstIndex(of: "=") else { return line }
+                let equals = line.firstIndex(of: "=")
+            else { return line }
             if field.hasPrefix("value ") {
                 // The bytes as libqmi prints them: two hexadecimal digits each, separated by colons.
-                lineFeedsInValue = line[line.index(after: equals)...].split(separator: ":").filter { $0.trimmingPrefix(" ") == "0A" }.count
+                lineFeedsInValue =
+                    line[line.index(after: equals)...].split(separator: ":").filter { $0.trimmingPrefix(" ") == "0A" }
+                    .count
             } else {
                 continuedLines = lineFeedsInValue
             }

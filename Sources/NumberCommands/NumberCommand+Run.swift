@@ -5,9 +5,11 @@ import PhoneNumbers
 
 extension ProgramImplementations {
     /// What `cellpath-number` runs: `number`.
-    package static let phoneNumbers = ProgramImplementations(.phoneNumbers, [
-        .async(NumberCommand.spec, NumberCommand.run),
-    ])
+    package static let phoneNumbers = ProgramImplementations(
+        .phoneNumbers,
+        [
+            .async(NumberCommand.spec, NumberCommand.run)
+        ])
 }
 
 extension NumberCommand {
@@ -16,8 +18,9 @@ extension NumberCommand {
         let configuration = try ConfigurationOptions.load(options, context)
         // The configured region is read only for a number without '+': a broken configuration
         // elsewhere (a missing tru.json, a bad timeout) does not concern this command.
-        let number = try PhoneNumber.parse(input, defaultRegion: try configuration.region,
-                                           regionIsExplicit: options.region != nil)
+        let number = try PhoneNumber.parse(
+            input, defaultRegion: try configuration.region,
+            regionIsExplicit: options.region != nil)
 
         var record = Record()
         record.add("e164", .string(number.e164), label: "E.164")
@@ -34,7 +37,8 @@ extension NumberCommand {
             context.logger.warning("\(adjustment)")
         }
         if !number.isMobileCapable {
-            context.logger.warning("this is a \(number.type.numberPhrase): SubscriberCheck and PhoneCheck need a mobile number")
+            context.logger.warning(
+                "this is a \(number.type.numberPhrase): SubscriberCheck and PhoneCheck need a mobile number")
         }
         let title = "\(number.internationalFormat): valid \(number.type.numberPhrase) (\(number.place))"
         return CommandOutcome(Output(title: title, record))

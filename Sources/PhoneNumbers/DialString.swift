@@ -52,8 +52,9 @@ struct DialString: Equatable {
             if let digit = decimalDigit(written[index]) {
                 let zero = written[index].value - UInt32(digit)
                 if let script = digitScript, script != zero {
-                    throw CellpathError(.dataError, "the phone number mixes digits of different scripts",
-                                        hint: "write every digit in one script, such as 0-9")
+                    throw CellpathError(
+                        .dataError, "the phone number mixes digits of different scripts",
+                        hint: "write every digit in one script, such as 0-9")
                 }
                 digitScript = zero
                 dial.digits.unicodeScalars.append(Unicode.Scalar(UInt8(ascii: "0") + UInt8(digit)))
@@ -66,7 +67,7 @@ struct DialString: Equatable {
                 openParenthesis = dial.digits.count
             } else if scalar == ")" {
                 if let start = openParenthesis, start < dial.digits.count {
-                    dial.parenthesizedDigits.append(start..<dial.digits.count)
+                    dial.parenthesizedDigits.append(start ..< dial.digits.count)
                 }
                 openParenthesis = nil
             } else if !isVisualSeparator(scalar) {
@@ -77,7 +78,8 @@ struct DialString: Equatable {
                     throw extensionError("an extension")
                 }
                 throw CellpathError(
-                    .dataError, "the phone number contains \(describe(written[index])), which is not part of a phone number",
+                    .dataError,
+                    "the phone number contains \(describe(written[index])), which is not part of a phone number",
                     hint: allowedHint)
             }
         }
@@ -95,7 +97,7 @@ struct DialString: Equatable {
 
     /// The ASCII character for a fullwidth form ('＋' → '+', '（' → '('); other scalars unchanged.
     private static func asciiForm(_ scalar: Unicode.Scalar) -> Unicode.Scalar {
-        (0xFF01...0xFF5E).contains(scalar.value) ? Unicode.Scalar(scalar.value - 0xFEE0)! : scalar
+        (0xFF01 ... 0xFF5E).contains(scalar.value) ? Unicode.Scalar(scalar.value - 0xFEE0)! : scalar
     }
 
     /// Whether `rest` (from the first character that is not part of a number) is an extension:
@@ -186,7 +188,7 @@ struct DialString: Equatable {
         guard let first = scalars.firstIndex(where: { !isSpace($0) }),
             let last = scalars.lastIndex(where: { !isSpace($0) })
         else { return "" }
-        return String(scalars[first...last])
+        return String(scalars[first ... last])
     }
 
     /// Spaces, dashes and the punctuation people write between digit groups.
@@ -217,7 +219,7 @@ struct DialString: Equatable {
 
     /// Names of the control characters most often pasted by accident (Unicode gives them none).
     private static let controlNames: [UInt32: String] = [
-        0x00: "NUL", 0x09: "TAB", 0x0A: "LINE FEED", 0x0D: "CARRIAGE RETURN", 0x1B: "ESCAPE", 0x7F: "DELETE",
+        0x00: "NUL", 0x09: "TAB", 0x0A: "LINE FEED", 0x0D: "CARRIAGE RETURN", 0x1B: "ESCAPE", 0x7F: "DELETE"
     ]
 
     private static let allowedHint = "use digits, one leading '+', spaces and - . ( ) /, or a tel: URI"

@@ -22,7 +22,8 @@ extension PhoneNumber {
         regionIsExplicit: Bool = false, allowInvalid: Bool = false
     ) throws(CellpathError) -> PhoneNumber {
         let dial = try DialString.read(input)
-        let region = dial.hasPlus && !regionIsExplicit
+        let region =
+            dial.hasPlus && !regionIsExplicit
             ? nil : try defaultRegion().map { region throws(CellpathError) in try normalizedRegion(region) }
         let text: String
         // Where the country code begins in `dial.digits` when it was written after '+' or "00".
@@ -50,11 +51,14 @@ extension PhoneNumber {
         // libphonenumber's metadata takes some national numbers longer than E.164 allows (a German
         // 0800 number of 14 digits); such a number has no E.164 form.
         if number.e164Digits.count > 15 {
-            throw CellpathError(.dataError, "the phone number has \(number.e164Digits.count) digits with its country code; E.164 allows at most 15")
+            throw CellpathError(
+                .dataError,
+                "the phone number has \(number.e164Digits.count) digits with its country code; E.164 allows at most 15")
         }
         if parsed.country_code_written && !dial.isLocalNumberInContext {
             number.adjustment = try checkWrittenNationalPart(
-                of: number, countryRegion: string(parsed.country_region), dial: dial, countryCodeOffset: countryCodeOffset,
+                of: number, countryRegion: string(parsed.country_region), dial: dial,
+                countryCodeOffset: countryCodeOffset,
                 explicitRegion: regionIsExplicit ? region : nil)
         }
         if !number.isValid && !allowInvalid {
@@ -80,21 +84,25 @@ extension PhoneNumber {
         if let offset = countryCodeOffset {
             let written = digits.dropFirst(offset + code.count)
             if written == national { return nil }
-            dropped = written.hasSuffix(national)
+            dropped =
+                written.hasSuffix(national)
                 ? (written.dropLast(national.count), offset + code.count ..< digits.count - national.count)
                 : nil
         } else {
             // The region's international prefix was read ("0044…" in GB); it ends where the code begins.
             if digits.hasSuffix(code + national) { return nil }
             let beforeNational = digits.dropLast(national.count)
-            let length = digits.hasSuffix(national)
-                ? (1..<max(1, beforeNational.count)).first { beforeNational.dropLast($0).hasSuffix(code) } : nil
+            let length =
+                digits.hasSuffix(national)
+                ? (1 ..< max(1, beforeNational.count)).first { beforeNational.dropLast($0).hasSuffix(code) } : nil
             dropped = length.map { (beforeNational.suffix($0), beforeNational.count - $0 ..< beforeNational.count) }
         }
         if let dropped, dial.parenthesizedDigits.contains(dropped.range) { return nil }
 
         if let explicitRegion, (try? countryCode(forRegion: explicitRegion)) == number.countryCode {
-            return dropped.map { "dropped the trunk prefix \($0.digits) written after +\(code): E.164 numbers have none" }
+            return dropped.map {
+                "dropped the trunk prefix \($0.digits) written after +\(code): E.164 numbers have none"
+            }
                 ?? "the digits after +\(code) were written in \(explicitRegion)'s national form; libphonenumber rewrote them"
         }
         let hasRegion = countryRegion != "001" && countryRegion != "ZZ"
@@ -138,7 +146,8 @@ extension PhoneNumber {
         case CPN_PARSE_TOO_LONG_NSN:
             return CellpathError(.dataError, "the phone number is too long")
         default:
-            return CellpathError(.internalError, "libphonenumber failed to parse the number (status \(status.rawValue))")
+            return CellpathError(
+                .internalError, "libphonenumber failed to parse the number (status \(status.rawValue))")
         }
     }
 
@@ -146,11 +155,12 @@ extension PhoneNumber {
     private static func invalidity(_ parsed: cpn_number, dial: DialString, region: String?) -> CellpathError {
         let country = string(parsed.country_region)
         let readAsNational = !dial.hasPlus && region != nil
-        let place = switch country {
-        case "ZZ": "+\(parsed.country_code)"
-        case "001": "+\(parsed.country_code) (international network)"
-        default: country
-        }
+        let place =
+            switch country {
+            case "ZZ": "+\(parsed.country_code)"
+            case "001": "+\(parsed.country_code) (international network)"
+            default: country
+            }
         let hint: String? =
             if readAsNational && dial.digits.hasPrefix("00") {
                 "in \(region ?? place) \"00\" is not the international prefix: write '+' and the country code instead"

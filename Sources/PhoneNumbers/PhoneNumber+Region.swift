@@ -7,8 +7,9 @@ extension PhoneNumber {
     public static func normalizedRegion(_ code: String) throws(CellpathError) -> String {
         let upper = code.uppercased()
         let hint = "use a two-letter ISO 3166 country code such as GB, US, IN or DE"
-        guard upper.count == 2, upper.unicodeScalars.allSatisfy({ ("A"..."Z").contains($0) }) else {
-            throw CellpathError(.dataError, "the region must be two letters (ISO 3166), not \(quoted(code))", hint: hint)
+        guard upper.count == 2, upper.unicodeScalars.allSatisfy({ ("A" ... "Z").contains($0) }) else {
+            throw CellpathError(
+                .dataError, "the region must be two letters (ISO 3166), not \(quoted(code))", hint: hint)
         }
         if upper == "UK" {
             throw CellpathError(.dataError, "the region code of the United Kingdom is GB, not UK", hint: "pass GB")

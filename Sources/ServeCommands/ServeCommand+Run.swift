@@ -16,7 +16,8 @@ extension ServeCommand {
     static func run(_ options: Options, _ context: CommandContext) async throws -> CommandOutcome {
         let configuration = try ConfigurationOptions.load(options, context)
         let (clientID, clientSecret) = try credentials(configuration, context.environment)
-        var settings = ServeSettings(defaultRegion: try configuration.region, logPersonalData: context.global.disclosure == .full)
+        var settings = ServeSettings(
+            defaultRegion: try configuration.region, logPersonalData: context.global.disclosure == .full)
         (settings.listenAddress, settings.listenPort) = try listenAddress(options.listen)
         settings.tlsCertificate = options.tlsCert
         settings.tlsKey = options.tlsKey
@@ -39,34 +40,45 @@ extension ServeCommand {
         if let value = options.requestTimeout { settings.limits.requestTimeoutSeconds = value }
         if let value = options.upstreamTimeout { settings.limits.upstreamTimeout = .seconds(value) }
         if !isLoopback(settings.listenAddress) && settings.apiKey == nil {
-            context.logger.warning("listening on \(settings.listenAddress) without --api-key-file: anyone who reaches it can run checks on your account")
+            context.logger.warning(
+                "listening on \(settings.listenAddress) without --api-key-file: anyone who reaches it can run checks on your account"
+            )
         }
-        let endpoint = TruAPIEndpoint(baseURL: try configuration.apiBaseURL, clientID: clientID, clientSecret: clientSecret,
-                                      caFile: try configuration.caFile)
+        let endpoint = TruAPIEndpoint(
+            baseURL: try configuration.apiBaseURL, clientID: clientID, clientSecret: clientSecret,
+            caFile: try configuration.caFile)
         // One upstream connection for each request that may be in flight, kept for the next ones.
         let http = HTTPClient(route: .defaultNetwork, maxConnections: settings.limits.maxRequestsInFlight)
         let client = TruAPIClient(endpoint: endpoint, http: http, timeout: settings.limits.upstreamTimeout)
-        try await ServeRunner.run(settings: settings, client: client, log: { line in
-            let bytes = Array((line + "\n").utf8)
-            _ = bytes.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
-        })
+        try await ServeRunner.run(
+            settings: settings, client: client,
+            log: { line in
+                let bytes = Array((line + "\n").utf8)
+                _ = bytes.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+            })
         return CommandOutcome()
     }
 
     /// The configured credentials, else the dev-server's TRU_ID_CLIENT_ID / TRU_ID_CLIENT_SECRET.
-    private static func credentials(_ configuration: EffectiveConfiguration, _ environment: [String: String]) throws -> (String, String) {
+    private static func credentials(
+        _ configuration: EffectiveConfiguration, _ environment: [String: String]
+    ) throws -> (String, String) {
         if let configured = try configuration.credentials { return (configured.clientID, configured.clientSecret) }
-        if let id = environment["TRU_ID_CLIENT_ID"], let secret = environment["TRU_ID_CLIENT_SECRET"], !id.isEmpty, !secret.isEmpty {
+        if let id = environment["TRU_ID_CLIENT_ID"], let secret = environment["TRU_ID_CLIENT_SECRET"], !id.isEmpty,
+            !secret.isEmpty
+        {
             return (id, secret)
         }
-        return try { () throws(CellpathError) in let c = try configuration.requireCredentials(); return (c.clientID, c.clientSecret) }()
+        return try { () throws(CellpathError) in
+            let c = try configuration.requireCredentials(); return (c.clientID, c.clientSecret)
+        }()
     }
 
     /// `ADDRESS:PORT` or `[IPV6]:PORT` with a numeric address.
     static func listenAddress(_ text: String) throws(CellpathError) -> (String, Int) {
         let address: Substring, port: Substring
         if text.hasPrefix("["), let close = text.firstIndex(of: "]") {
-            address = text[text.index(after: text.startIndex)..<close]
+            address = text[text.index(after: text.startIndex) ..< close]
             port = text[close...].dropFirst(2)
             guard text[close...].dropFirst().hasPrefix(":") else { throw invalidListen(text) }
         } else {
@@ -74,13 +86,16 @@ extension ServeCommand {
             address = text[..<colon]
             port = text[text.index(after: colon)...]
         }
-        guard let number = Int(port), (0...65_535).contains(number), !address.isEmpty,
-              address.allSatisfy({ $0.isHexDigit || $0 == "." || $0 == ":" }) else { throw invalidListen(text) }
+        guard let number = Int(port), (0 ... 65_535).contains(number), !address.isEmpty,
+            address.allSatisfy({ $0.isHexDigit || $0 == "." || $0 == ":" })
+        else { throw invalidListen(text) }
         return (String(address), number)
     }
 
     private static func invalidListen(_ text: String) -> CellpathError {
-        CellpathError(.usage, "invalid --listen \(text.terminalSafe): expected a numeric ADDRESS:PORT, e.g. 127.0.0.1:8080 or [::1]:8080")
+        CellpathError(
+            .usage,
+            "invalid --listen \(text.terminalSafe): expected a numeric ADDRESS:PORT, e.g. 127.0.0.1:8080 or [::1]:8080")
     }
 
     /// Whether `address` is 127.0.0.0/8 or ::1.
@@ -102,13 +117,19 @@ extension ServeCommand {
 
     /// The first line of a key file; it must be readable and not empty.
     private static func readKey(_ path: String) throws -> String {
-        guard let file = fopen(path, "r") else { throw CellpathError(.noInput, "cannot read the client key file \(path.terminalSafe)") }
+        guard let file = fopen(path, "r") else {
+            throw CellpathError(.noInput, "cannot read the client key file \(path.terminalSafe)")
+        }
         defer { fclose(file) }
         var buffer = [CChar](repeating: 0, count: 4096)
-        guard fgets(&buffer, Int32(buffer.count), file) != nil else { throw CellpathError(.dataError, "the client key file \(path.terminalSafe) is empty") }
+        guard fgets(&buffer, Int32(buffer.count), file) != nil else {
+            throw CellpathError(.dataError, "the client key file \(path.terminalSafe) is empty")
+        }
         let line = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         let key = String(line.drop { $0.isWhitespace }.reversed().drop { $0.isWhitespace }.reversed())
-        guard key.count >= 16 else { throw CellpathError(.dataError, "the client key in \(path.terminalSafe) is shorter than 16 characters") }
+        guard key.count >= 16 else {
+            throw CellpathError(.dataError, "the client key in \(path.terminalSafe) is shorter than 16 characters")
+        }
         return key
     }
 }

@@ -15,7 +15,9 @@ public struct DevServerRoutes: Sendable {
     private let webhooks: WebhookVerifier
     private let phoneNumbers: PhoneNumberCache
 
-    public init(client: TruAPIClient, settings: ServeSettings, metrics: ServerMetrics, log: @escaping @Sendable (String) -> Void) {
+    public init(
+        client: TruAPIClient, settings: ServeSettings, metrics: ServerMetrics, log: @escaping @Sendable (String) -> Void
+    ) {
         self.client = client
         self.settings = settings
         self.metrics = metrics
@@ -39,7 +41,9 @@ public struct DevServerRoutes: Sendable {
         }
         addCORS(to: &response, request)
         metrics.finished(route: route, method: request.method, status: response.status)
-        logAccess(request, route: route, status: response.status, elapsed: started.duration(to: .now), bytes: response.body.count)
+        logAccess(
+            request, route: route, status: response.status, elapsed: started.duration(to: .now),
+            bytes: response.body.count)
         return response
     }
 
@@ -53,10 +57,12 @@ public struct DevServerRoutes: Sendable {
 
     /// One access-log line: no path or client address unless `--verbose-full`.
     private func logAccess(_ request: HTTPRequest, route: String, status: Int, elapsed: Duration?, bytes: Int?) {
-        var line: [(String, JSONValue)] = [("time", .string(Date().formatted(.iso8601))), ("method", .string(String(request.method.prefix(16)))),
-                                           ("route", .string(route)), ("status", .int(status)),
-                                           ("ms", elapsed.map { .double((Self.seconds($0) * 10_000).rounded() / 10) } ?? .null),
-                                           ("bytes", bytes.map(JSONValue.int) ?? .null)]
+        var line: [(String, JSONValue)] = [
+            ("time", .string(Date().formatted(.iso8601))), ("method", .string(String(request.method.prefix(16)))),
+            ("route", .string(route)), ("status", .int(status)),
+            ("ms", elapsed.map { .double((Self.seconds($0) * 10_000).rounded() / 10) } ?? .null),
+            ("bytes", bytes.map(JSONValue.int) ?? .null)
+        ]
         if elapsed == nil { line.append(("answered_by", .string("http-server"))) }
         if settings.logPersonalData {
             line += [("path", .string(request.path)), ("client", .string(request.remoteAddress))]
@@ -73,10 +79,13 @@ public struct DevServerRoutes: Sendable {
     }
 
     static let knownPaths: Set<String> = [
-        "/check", "/phone-check", "/v0.1/phone-check", "/check_status", "/callback", "/phone-check/callback", "/v0.1/phone-check/callback",
-        "/subscriber-check", "/v0.1/subscriber-check", "/sim-check", "/v0.1/sim-check", "/v0.2/phone-check", "/v0.2/subscriber-check",
-        "/v0.2/phone-check/exchange-code", "/v0.2/subscriber-check/exchange-code", "/coverage-access-token", "/country", "/device",
-        "/traces", "/v0.1/traces", "/v0.2/traces", "/healthz", "/metrics", "/openapi.json",
+        "/check", "/phone-check", "/v0.1/phone-check", "/check_status", "/callback", "/phone-check/callback",
+        "/v0.1/phone-check/callback",
+        "/subscriber-check", "/v0.1/subscriber-check", "/sim-check", "/v0.1/sim-check", "/v0.2/phone-check",
+        "/v0.2/subscriber-check",
+        "/v0.2/phone-check/exchange-code", "/v0.2/subscriber-check/exchange-code", "/coverage-access-token", "/country",
+        "/device",
+        "/traces", "/v0.1/traces", "/v0.2/traces", "/healthz", "/metrics", "/openapi.json"
     ]
 
     private func answer(_ request: HTTPRequest, route: String) async throws(ErrorAnswer) -> HTTPResponse {
@@ -95,7 +104,9 @@ public struct DevServerRoutes: Sendable {
         case "/healthz": return try await method(request, ["GET"]) { () async throws(ErrorAnswer) in await health() }
         case "/metrics":
             return try await method(request, ["GET"]) { () async throws(ErrorAnswer) in
-                HTTPResponse(status: 200, contentType: "text/plain; version=0.0.4", body: metrics.exposition(tokenRequests: await client.tokenRequests))
+                HTTPResponse(
+                    status: 200, contentType: "text/plain; version=0.0.4",
+                    body: metrics.exposition(tokenRequests: await client.tokenRequests))
             }
         case "/openapi.json":
             return try await method(request, ["GET"]) { () async throws(ErrorAnswer) in
@@ -105,34 +116,41 @@ public struct DevServerRoutes: Sendable {
             let create = path != "/check_status" ? ["POST"] : []
             let methods = path == "/check" ? ["POST"] : create + ["GET"]
             return try await method(request, methods) { () async throws(ErrorAnswer) in
-                request.method == "POST" ? try await createCheck(request, .phoneCheck, .v0_1)
-                                         : try await checkResult(request, .phoneCheck, .v0_1, checkID: nil)
+                request.method == "POST"
+                    ? try await createCheck(request, .phoneCheck, .v0_1)
+                    : try await checkResult(request, .phoneCheck, .v0_1, checkID: nil)
             }
         case "/subscriber-check", "/v0.1/subscriber-check":
             return try await method(request, ["POST", "GET"]) { () async throws(ErrorAnswer) in
-                request.method == "POST" ? try await createCheck(request, .subscriberCheck, .v0_1)
-                                         : try await checkResult(request, .subscriberCheck, .v0_1, checkID: nil)
+                request.method == "POST"
+                    ? try await createCheck(request, .subscriberCheck, .v0_1)
+                    : try await checkResult(request, .subscriberCheck, .v0_1, checkID: nil)
             }
         case "/v0.2/phone-check", "/v0.2/subscriber-check":
             let product: CheckProduct = path.contains("phone") ? .phoneCheck : .subscriberCheck
             return try await method(request, ["POST", "GET"]) { () async throws(ErrorAnswer) in
-                request.method == "POST" ? try await createCheck(request, product, .v0_2)
-                                         : try await checkResult(request, product, .v0_2, checkID: nil)
+                request.method == "POST"
+                    ? try await createCheck(request, product, .v0_2)
+                    : try await checkResult(request, product, .v0_2, checkID: nil)
             }
         case "/v0.2/phone-check/exchange-code", "/v0.2/subscriber-check/exchange-code":
             let product: CheckProduct = path.contains("phone") ? .phoneCheck : .subscriberCheck
-            return try await method(request, ["GET", "POST"]) { () async throws(ErrorAnswer) in try await exchangeCode(request, product) }
+            return try await method(request, ["GET", "POST"]) { () async throws(ErrorAnswer) in
+                try await exchangeCode(request, product)
+            }
         case "/sim-check", "/v0.1/sim-check":
             return try await method(request, ["POST"]) { () async throws(ErrorAnswer) in try await simCheck(request) }
         case "/coverage-access-token":
             guard settings.offersCoverageToken else {
-                throw ErrorAnswer(404, "the coverage-access-token route is off (serve --coverage-token-route turns it on)")
+                throw ErrorAnswer(
+                    404, "the coverage-access-token route is off (serve --coverage-token-route turns it on)")
             }
             return try await method(request, ["GET"]) { () async throws(ErrorAnswer) in try await coverageToken() }
         case "/country":
             return try await method(request, ["GET"]) { () async throws(ErrorAnswer) in
                 let code = try readParameters(request).required("country_code")
-                return try await upstream { () async throws(TruAPIError) in try await client.coverage(countryCode: code) }
+                return try await upstream { () async throws(TruAPIError) in try await client.coverage(countryCode: code)
+                }
             }
         case "/device":
             return try await method(request, ["GET"]) { () async throws(ErrorAnswer) in
@@ -140,7 +158,8 @@ public struct DevServerRoutes: Sendable {
                 let given = try parameters.optional("ip_address")
                 let misspelt = try parameters.optional("id_address")
                 let address = given ?? misspelt ?? request.remoteAddress
-                return try await upstream { () async throws(TruAPIError) in try await client.coverage(deviceIP: address) }
+                return try await upstream { () async throws(TruAPIError) in try await client.coverage(deviceIP: address)
+                }
             }
         case "/callback", "/phone-check/callback", "/v0.1/phone-check/callback":
             return try await method(request, ["POST"]) { () async throws(ErrorAnswer) in try await webhook(request) }
@@ -158,10 +177,13 @@ public struct DevServerRoutes: Sendable {
     }
 
     /// Runs `body` when the request's method is one of `methods`; 405 with `Allow` otherwise.
-    private func method(_ request: HTTPRequest, _ methods: [String],
-                        _ body: () async throws(ErrorAnswer) -> HTTPResponse) async throws(ErrorAnswer) -> HTTPResponse {
+    private func method(
+        _ request: HTTPRequest, _ methods: [String],
+        _ body: () async throws(ErrorAnswer) -> HTTPResponse
+    ) async throws(ErrorAnswer) -> HTTPResponse {
         guard methods.contains(request.method) else {
-            throw ErrorAnswer(405, "method not allowed", headers: ["Allow": (methods + ["OPTIONS"]).joined(separator: ", ")])
+            throw ErrorAnswer(
+                405, "method not allowed", headers: ["Allow": (methods + ["OPTIONS"]).joined(separator: ", ")])
         }
         return try await body()
     }
@@ -169,8 +191,12 @@ public struct DevServerRoutes: Sendable {
     /// Refuses a request without the configured client key (constant-time comparison).
     private func authorize(_ request: HTTPRequest) throws(ErrorAnswer) {
         guard let key = settings.apiKey else { return }
-        let bearer = request.headers["Authorization"].flatMap { $0.hasPrefix("Bearer ") ? String($0.dropFirst(7)) : nil }
-        guard let given = request.headers["X-Api-Key"] ?? bearer, Self.constantTimeEqual(Array(given.utf8), Array(key.utf8)) else {
+        let bearer = request.headers["Authorization"].flatMap {
+            $0.hasPrefix("Bearer ") ? String($0.dropFirst(7)) : nil
+        }
+        guard let given = request.headers["X-Api-Key"] ?? bearer,
+            Self.constantTimeEqual(Array(given.utf8), Array(key.utf8))
+        else {
             throw ErrorAnswer(401, "a valid client key is required", headers: ["WWW-Authenticate": "Bearer"])
         }
     }
@@ -197,7 +223,7 @@ public struct DevServerRoutes: Sendable {
     static func hostName(_ value: String) -> String? {
         var text = Substring(value.lowercased())
         if text.hasPrefix("["), let close = text.firstIndex(of: "]") {
-            text = text[text.index(after: text.startIndex)..<close]
+            text = text[text.index(after: text.startIndex) ..< close]
         } else if let colon = text.lastIndex(of: ":"), text.firstIndex(of: ":") == colon {
             text = text[..<colon]
         }
@@ -208,8 +234,11 @@ public struct DevServerRoutes: Sendable {
     /// Refuses (403) a request sent by a web page of an origin not given with `--cors-origin`:
     /// browsers name the page's origin, apps do not send one.
     private func checkOrigin(_ request: HTTPRequest) throws(ErrorAnswer) {
-        guard let origin = request.headers["Origin"], !settings.corsOrigins.contains("*"), !settings.corsOrigins.contains(origin) else { return }
-        throw ErrorAnswer(403, "requests from web pages of this origin are not allowed (serve --cors-origin ORIGIN allows one)")
+        guard let origin = request.headers["Origin"], !settings.corsOrigins.contains("*"),
+            !settings.corsOrigins.contains(origin)
+        else { return }
+        throw ErrorAnswer(
+            403, "requests from web pages of this origin are not allowed (serve --cors-origin ORIGIN allows one)")
     }
 
     static func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
@@ -247,7 +276,9 @@ public struct DevServerRoutes: Sendable {
         }
     }
 
-    private func createCheck(_ request: HTTPRequest, _ product: CheckProduct, _ version: APIVersion) async throws(ErrorAnswer) -> HTTPResponse {
+    private func createCheck(
+        _ request: HTTPRequest, _ product: CheckProduct, _ version: APIVersion
+    ) async throws(ErrorAnswer) -> HTTPResponse {
         let parameters = try readParameters(request)
         let number = try phoneNumber(parameters)
         let redirectURL = version == .v0_2 ? try parameters.optional("redirect_url") : nil
@@ -257,41 +288,63 @@ public struct DevServerRoutes: Sendable {
         return Self.json(200, [("check_id", .string(created.checkID)), ("check_url", .string(created.checkURL))])
     }
 
-    private func checkResult(_ request: HTTPRequest, _ product: CheckProduct, _ version: APIVersion,
-                             checkID given: String?) async throws(ErrorAnswer) -> HTTPResponse {
+    private func checkResult(
+        _ request: HTTPRequest, _ product: CheckProduct, _ version: APIVersion,
+        checkID given: String?
+    ) async throws(ErrorAnswer) -> HTTPResponse {
         let checkID: String
         if let given { checkID = given } else { checkID = try readParameters(request).required("check_id") }
-        let result = try await call { () async throws(TruAPIError) in try await client.checkResult(product, version: version, checkID: checkID) }
-        var body: [(String, JSONValue)] = [("match", result.match.map(JSONValue.bool) ?? .null), ("check_id", .string(result.checkID))]
+        let result = try await call { () async throws(TruAPIError) in
+            try await client.checkResult(product, version: version, checkID: checkID)
+        }
+        var body: [(String, JSONValue)] = [
+            ("match", result.match.map(JSONValue.bool) ?? .null), ("check_id", .string(result.checkID))
+        ]
         if product == .subscriberCheck {
             body.append(("no_sim_change", result.noSimChange.map(JSONValue.bool) ?? .null))
-            if version == .v0_1 { body.append(("last_sim_change_at", result.lastSimChangeAt.map(JSONValue.string) ?? .null)) }
+            if version == .v0_1 {
+                body.append(("last_sim_change_at", result.lastSimChangeAt.map(JSONValue.string) ?? .null))
+            }
         }
         return Self.json(200, body)
     }
 
-    private func exchangeCode(_ request: HTTPRequest, _ product: CheckProduct) async throws(ErrorAnswer) -> HTTPResponse {
+    private func exchangeCode(_ request: HTTPRequest, _ product: CheckProduct) async throws(ErrorAnswer) -> HTTPResponse
+    {
         let parameters = try readParameters(request)
         let code = try parameters.required("code")
         let checkID = try parameters.required("check_id")
-        let result = try await call { () async throws(TruAPIError) in try await client.completeCheck(product, checkID: checkID, code: code) }
-        var body: [(String, JSONValue)] = [("check_id", .string(result.checkID)), ("match", result.match.map(JSONValue.bool) ?? .null)]
-        if product == .subscriberCheck { body.append(("no_sim_change", result.noSimChange.map(JSONValue.bool) ?? .null)) }
+        let result = try await call { () async throws(TruAPIError) in
+            try await client.completeCheck(product, checkID: checkID, code: code)
+        }
+        var body: [(String, JSONValue)] = [
+            ("check_id", .string(result.checkID)), ("match", result.match.map(JSONValue.bool) ?? .null)
+        ]
+        if product == .subscriberCheck {
+            body.append(("no_sim_change", result.noSimChange.map(JSONValue.bool) ?? .null))
+        }
         return Self.json(200, body)
     }
 
     private func simCheck(_ request: HTTPRequest) async throws(ErrorAnswer) -> HTTPResponse {
         let number = try phoneNumber(try readParameters(request))
         let result = try await call { () async throws(TruAPIError) in try await client.simCheck(phoneNumber: number) }
-        return Self.json(200, [("no_sim_change", result.noSimChange.map(JSONValue.bool) ?? .null),
-                               ("last_sim_change_at", result.lastSimChangeAt.map(JSONValue.string) ?? .null),
-                               ("sim_change_within", result.simChangeWithin.map(JSONValue.int) ?? .null),
-                               ("check_id", .string(result.checkID))])
+        return Self.json(
+            200,
+            [
+                ("no_sim_change", result.noSimChange.map(JSONValue.bool) ?? .null),
+                ("last_sim_change_at", result.lastSimChangeAt.map(JSONValue.string) ?? .null),
+                ("sim_change_within", result.simChangeWithin.map(JSONValue.int) ?? .null),
+                ("check_id", .string(result.checkID))
+            ])
     }
 
     private func coverageToken() async throws(ErrorAnswer) -> HTTPResponse {
-        let token = try await call { () async throws(TruAPIError) in try await client.accessToken(scopes: ["coverage"]) }
-        let base = client.endpoint.baseURL.hasSuffix("/") ? String(client.endpoint.baseURL.dropLast()) : client.endpoint.baseURL
+        let token = try await call { () async throws(TruAPIError) in try await client.accessToken(scopes: ["coverage"])
+        }
+        let base =
+            client.endpoint.baseURL.hasSuffix("/")
+            ? String(client.endpoint.baseURL.dropLast()) : client.endpoint.baseURL
         return Self.json(200, [("token", .string(token)), ("url", .string(base + "/coverage/v0.1/device_ip"))])
     }
 
@@ -300,22 +353,30 @@ public struct DevServerRoutes: Sendable {
 
     /// A tru.ID webhook: 200 `{}` when its signature verifies (the check's id and status logged), 400 otherwise.
     private func webhook(_ request: HTTPRequest) async throws(ErrorAnswer) -> HTTPResponse {
-        if let problem = await webhooks.problem(method: request.method, target: request.target, headers: request.headers,
-                                                body: request.body, now: Date().timeIntervalSince1970) {
+        if let problem = await webhooks.problem(
+            method: request.method, target: request.target, headers: request.headers,
+            body: request.body, now: Date().timeIntervalSince1970)
+        {
             throw ErrorAnswer(400, "the webhook does not verify: \(problem)")
         }
         let event = JSONValue.parse(request.body)
-        log(JSONValue.object([("webhook", .string(request.headers["x-tru-callback"] ?? "")),
-                              ("check_id", .string(event?[string: "check_id"] ?? "")),
-                              ("status", .string(event?[string: "status"] ?? ""))]).serialized)
+        log(
+            JSONValue.object([
+                ("webhook", .string(request.headers["x-tru-callback"] ?? "")),
+                ("check_id", .string(event?[string: "check_id"] ?? "")),
+                ("status", .string(event?[string: "status"] ?? ""))
+            ]).serialized)
         return Self.json(200, [])
     }
 
     /// The API's JWK Set (`{base}/.well-known/jwks.json`), or nil (logged) when it cannot be had.
-    static func fetchKeySet(_ endpoint: TruAPIEndpoint, timeout: Duration, log: @Sendable (String) -> Void) async -> JSONValue? {
+    static func fetchKeySet(
+        _ endpoint: TruAPIEndpoint, timeout: Duration, log: @Sendable (String) -> Void
+    ) async -> JSONValue? {
         let base = endpoint.baseURL.hasSuffix("/") ? String(endpoint.baseURL.dropLast()) : endpoint.baseURL
-        let request = HTTPClientRequest(url: base + "/.well-known/jwks.json",
-                                        headers: [HTTPHeader("Accept", "application/json")], timeout: timeout, caFile: endpoint.caFile)
+        let request = HTTPClientRequest(
+            url: base + "/.well-known/jwks.json",
+            headers: [HTTPHeader("Accept", "application/json")], timeout: timeout, caFile: endpoint.caFile)
         do throws(FetchFailure) {
             let response = try await HTTPClient(route: .defaultNetwork).send(request)
             if response.status == 200, let json = response.json { return json }
@@ -331,8 +392,11 @@ public struct DevServerRoutes: Sendable {
         let kept = request.body.prefix(settings.limits.maxTraceBytes)
         let text = String(decoding: kept, as: UTF8.self)
         let redacted = settings.logPersonalData ? text : Self.maskingDigitRuns(text)
-        log(JSONValue.object([("trace", .string(redacted)), ("bytes", .int(request.body.count)),
-                              ("truncated", .bool(kept.count < request.body.count))]).serialized)
+        log(
+            JSONValue.object([
+                ("trace", .string(redacted)), ("bytes", .int(request.body.count)),
+                ("truncated", .bool(kept.count < request.body.count))
+            ]).serialized)
         return Self.json(200, [])
     }
 
@@ -353,7 +417,8 @@ public struct DevServerRoutes: Sendable {
             _ = try await client.accessToken(scopes: ["coverage"])
             return Self.json(200, [("status", .string("ok")), ("upstream_token", .string("valid"))])
         } catch {
-            return Self.json(503, [("status", .string("unavailable")), ("upstream_token", .string(error.cellpathError.message))])
+            return Self.json(
+                503, [("status", .string("unavailable")), ("upstream_token", .string(error.cellpathError.message))])
         }
     }
 

@@ -12,7 +12,8 @@ struct IPLiteral: Equatable {
             bytes = withUnsafeBytes(of: v4) { Array($0) }
         } else if inet_pton(AF_INET6, text, &v6) == 1 {
             let all = withUnsafeBytes(of: v6) { Array($0) }
-            bytes = all.prefix(12).elementsEqual([0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF]) ? Array(all.suffix(4)) : all
+            bytes =
+                all.prefix(12).elementsEqual([0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF]) ? Array(all.suffix(4)) : all
         } else {
             return nil
         }

@@ -16,15 +16,21 @@ struct RequestParameters: Sendable {
         }
         guard !request.body.isEmpty else { return }
         // The media type without its parameters: `text/plain; x=json` is no JSON.
-        let mediaType = String((request.headers["Content-Type"] ?? "").lowercased().prefix { $0 != ";" }.filter { $0 != " " && $0 != "\t" })
+        let mediaType = String(
+            (request.headers["Content-Type"] ?? "").lowercased().prefix { $0 != ";" }.filter { $0 != " " && $0 != "\t" }
+        )
         // `curl -d '{…}'` sends JSON as a form: say so rather than read it as one.
         let looksLikeJSON = request.body.first { ![0x20, 0x09, 0x0A, 0x0D].contains($0) } == UInt8(ascii: "{")
         let jsonHint = "the body looks like JSON: send it with Content-Type: application/json"
         if mediaType == "application/x-www-form-urlencoded" && allowsForm {
             if looksLikeJSON { throw ErrorAnswer(400, jsonHint) }
-            guard let fields = Self.formFields(request.body) else { throw ErrorAnswer(400, "the form body is not valid") }
+            guard let fields = Self.formFields(request.body) else {
+                throw ErrorAnswer(400, "the form body is not valid")
+            }
             for (name, value) in fields { values[name] = .string(value) }
-        } else if mediaType.isEmpty || mediaType == "application/json" || (mediaType.hasPrefix("application/") && mediaType.hasSuffix("+json")) {
+        } else if mediaType.isEmpty || mediaType == "application/json"
+            || (mediaType.hasPrefix("application/") && mediaType.hasSuffix("+json"))
+        {
             guard case .object(let members)? = JSONValue.parse(request.body) else {
                 throw ErrorAnswer(400, "the body is not a JSON object")
             }
@@ -32,8 +38,11 @@ struct RequestParameters: Sendable {
         } else if looksLikeJSON {
             throw ErrorAnswer(415, jsonHint)
         } else {
-            throw ErrorAnswer(415, allowsForm ? "send application/json or application/x-www-form-urlencoded"
-                                              : "send application/json (form bodies: serve --allow-form-bodies)")
+            throw ErrorAnswer(
+                415,
+                allowsForm
+                    ? "send application/json or application/x-www-form-urlencoded"
+                    : "send application/json (form bodies: serve --allow-form-bodies)")
         }
     }
 
@@ -50,7 +59,8 @@ struct RequestParameters: Sendable {
         case nil, .null?: return nil
         case .string(let text)?:
             guard !text.isEmpty else { return nil }
-            guard !text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }), text.utf8.count <= 2048 else {
+            guard !text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }), text.utf8.count <= 2048
+            else {
                 throw ErrorAnswer(400, "\(name) parameter is not valid")
             }
             return text
@@ -63,7 +73,8 @@ struct RequestParameters: Sendable {
         var fields: [(String, String)] = []
         for pair in body.split(separator: UInt8(ascii: "&")) {
             let parts = pair.split(separator: UInt8(ascii: "="), maxSplits: 1, omittingEmptySubsequences: false)
-            guard let name = percentDecoded(parts[0]), let value = percentDecoded(parts.count > 1 ? parts[1] : []) else { return nil }
+            guard let name = percentDecoded(parts[0]), let value = percentDecoded(parts.count > 1 ? parts[1] : [])
+            else { return nil }
             fields.append((name, value))
         }
         return fields
@@ -78,7 +89,9 @@ struct RequestParameters: Sendable {
                 out.append(UInt8(ascii: " "))
             } else if byte == UInt8(ascii: "%") {
                 // Two hex digits exactly: `UInt8(_:radix:)` alone would take a sign ("%+f", "%-0").
-                guard index + 2 < bytes.endIndex, let high = bytes[index + 1].hexDigitValue, let low = bytes[index + 2].hexDigitValue else { return nil }
+                guard index + 2 < bytes.endIndex, let high = bytes[index + 1].hexDigitValue,
+                    let low = bytes[index + 2].hexDigitValue
+                else { return nil }
                 out.append(high << 4 | low)
                 index += 2
             } else {
@@ -110,8 +123,9 @@ struct ErrorAnswer: Error, Sendable {
             if headers["Content-Type"] == nil { headers.set("Content-Type", "application/json") }
             return HTTPResponse(status: passThrough.status, headers: headers, body: passThrough.body)
         }
-        var response = HTTPResponse(status: status, contentType: "application/json",
-                                    body: JSONValue.object([("error_message", .string(message))]).serialized, headers: headers)
+        var response = HTTPResponse(
+            status: status, contentType: "application/json",
+            body: JSONValue.object([("error_message", .string(message))]).serialized, headers: headers)
         response.headers.set("Content-Type", "application/json")
         return response
     }

@@ -10,8 +10,10 @@ import Workflow
 public enum ServeRunner {
     /// Checks the credentials with one token request, then serves. Throws `.configuration` for
     /// credentials the API refuses and `.unavailable`/`.temporary` for an API that cannot be used.
-    public static func run(settings: ServeSettings, client: TruAPIClient, log: @escaping @Sendable (String) -> Void,
-                           started: @Sendable (Int) -> Void = { _ in }) async throws(CellpathError) {
+    public static func run(
+        settings: ServeSettings, client: TruAPIClient, log: @escaping @Sendable (String) -> Void,
+        started: @Sendable (Int) -> Void = { _ in }
+    ) async throws(CellpathError) {
         do {
             _ = try await client.accessToken(scopes: ["coverage"])
         } catch {
@@ -32,18 +34,22 @@ public enum ServeRunner {
         }
         let server: HTTPServer
         do {
-            server = try HTTPServer(listener: .address(settings.listenAddress, port: settings.listenPort), tls: tls,
-                                    limits: HTTPServer.Limits(maxBodyBytes: settings.limits.maxBodyBytes,
-                                                              maxHeaderBytes: settings.limits.maxHeaderBytes,
-                                                              maxConnections: settings.limits.maxConnections,
-                                                              maxConnectionsPerAddress: settings.limits.maxConnectionsPerAddress,
-                                                              idleTimeoutSeconds: settings.limits.idleTimeoutSeconds,
-                                                              requestTimeoutSeconds: settings.limits.requestTimeoutSeconds),
-                                    maxRequestsInFlight: settings.limits.maxRequestsInFlight,
-                                    answeredByServer: { request, status in routes.answeredByServer(request, status: status) }) { request in
+            server = try HTTPServer(
+                listener: .address(settings.listenAddress, port: settings.listenPort), tls: tls,
+                limits: HTTPServer.Limits(
+                    maxBodyBytes: settings.limits.maxBodyBytes,
+                    maxHeaderBytes: settings.limits.maxHeaderBytes,
+                    maxConnections: settings.limits.maxConnections,
+                    maxConnectionsPerAddress: settings.limits.maxConnectionsPerAddress,
+                    idleTimeoutSeconds: settings.limits.idleTimeoutSeconds,
+                    requestTimeoutSeconds: settings.limits.requestTimeoutSeconds),
+                maxRequestsInFlight: settings.limits.maxRequestsInFlight,
+                answeredByServer: { request, status in routes.answeredByServer(request, status: status) }
+            ) { request in
                 if draining.load(ordering: .acquiring) {
-                    return HTTPResponse(status: 503, contentType: "application/json", body: #"{"error_message":"shutting down"}"#,
-                                        headers: ["Connection": "close", "Retry-After": "1"])
+                    return HTTPResponse(
+                        status: 503, contentType: "application/json", body: #"{"error_message":"shutting down"}"#,
+                        headers: ["Connection": "close", "Retry-After": "1"])
                 }
                 inFlight.add(1, ordering: .acquiringAndReleasing)
                 defer { inFlight.subtract(1, ordering: .acquiringAndReleasing) }
@@ -55,8 +61,11 @@ public enum ServeRunner {
             throw CellpathError(.unavailable, "cannot listen on \(settings.listenAddress):\(settings.listenPort)")
         }
         started(server.port)
-        log(JSONValue.object([("event", .string("listening")), ("address", .string(settings.listenAddress)),
-                              ("port", .int(server.port)), ("tls", .bool(tls != nil))]).serialized)
+        log(
+            JSONValue.object([
+                ("event", .string("listening")), ("address", .string(settings.listenAddress)),
+                ("port", .int(server.port)), ("tls", .bool(tls != nil))
+            ]).serialized)
         await waitUntilCancelled()
         draining.store(true, ordering: .releasing)
         // This task is cancelled: its sleeps would end at once, so the drain runs detached.

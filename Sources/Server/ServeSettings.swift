@@ -25,10 +25,13 @@ public struct ServeSettings: Sendable {
     /// Log request paths and client addresses in full (personal data).
     public var logPersonalData: Bool
 
-    public init(listenAddress: String = "127.0.0.1", listenPort: Int = 8080, tlsCertificate: String? = nil, tlsKey: String? = nil,
-                apiKey: String? = nil, corsOrigins: [String] = [], serverNames: [String] = [], allowsFormBodies: Bool = false,
-                offersCoverageToken: Bool = false, defaultRegion: String? = nil, limits: ServeLimits = ServeLimits(),
-                logPersonalData: Bool = false) {
+    public init(
+        listenAddress: String = "127.0.0.1", listenPort: Int = 8080, tlsCertificate: String? = nil,
+        tlsKey: String? = nil,
+        apiKey: String? = nil, corsOrigins: [String] = [], serverNames: [String] = [], allowsFormBodies: Bool = false,
+        offersCoverageToken: Bool = false, defaultRegion: String? = nil, limits: ServeLimits = ServeLimits(),
+        logPersonalData: Bool = false
+    ) {
         self.listenAddress = listenAddress
         self.listenPort = listenPort
         self.tlsCertificate = tlsCertificate

@@ -32,36 +32,48 @@ public final class ServerMetrics: Sendable {
         state.withLock { $0.requests["route=\"\(route)\",method=\"\(label)\",status=\"\(status)\"", default: 0] += 1 }
     }
 
-    static let standardMethods: Set<String> = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "CONNECT", "TRACE"]
+    static let standardMethods: Set<String> = [
+        "GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "CONNECT", "TRACE"
+    ]
 
     func upstreamCall(seconds: Double) {
         state.withLock { current in
             current.upstreamCount += 1
             current.upstreamSum += seconds
-            for (index, bound) in Self.latencyBuckets.enumerated() where seconds <= bound { current.upstreamBuckets[index] += 1 }
+            for (index, bound) in Self.latencyBuckets.enumerated() where seconds <= bound {
+                current.upstreamBuckets[index] += 1
+            }
         }
     }
 
     /// The metrics as a Prometheus text exposition; `tokenRequests` from the API client.
     func exposition(tokenRequests: Int) -> String {
         let current = state.withLock { $0 }
-        var lines = ["# HELP cellpath_serve_requests_total Requests answered, by route, method and status.",
-                     "# TYPE cellpath_serve_requests_total counter"]
-        for key in current.requests.keys.sorted() { lines.append("cellpath_serve_requests_total{\(key)} \(current.requests[key]!)") }
-        lines += ["# HELP cellpath_serve_requests_in_flight Requests being answered.",
-                  "# TYPE cellpath_serve_requests_in_flight gauge",
-                  "cellpath_serve_requests_in_flight \(current.inFlight)",
-                  "# HELP cellpath_serve_token_requests_total Access-token requests sent to the tru.ID API.",
-                  "# TYPE cellpath_serve_token_requests_total counter",
-                  "cellpath_serve_token_requests_total \(tokenRequests)",
-                  "# HELP cellpath_serve_upstream_seconds Latency of calls to the tru.ID API.",
-                  "# TYPE cellpath_serve_upstream_seconds histogram"]
+        var lines = [
+            "# HELP cellpath_serve_requests_total Requests answered, by route, method and status.",
+            "# TYPE cellpath_serve_requests_total counter"
+        ]
+        for key in current.requests.keys.sorted() {
+            lines.append("cellpath_serve_requests_total{\(key)} \(current.requests[key]!)")
+        }
+        lines += [
+            "# HELP cellpath_serve_requests_in_flight Requests being answered.",
+            "# TYPE cellpath_serve_requests_in_flight gauge",
+            "cellpath_serve_requests_in_flight \(current.inFlight)",
+            "# HELP cellpath_serve_token_requests_total Access-token requests sent to the tru.ID API.",
+            "# TYPE cellpath_serve_token_requests_total counter",
+            "cellpath_serve_token_requests_total \(tokenRequests)",
+            "# HELP cellpath_serve_upstream_seconds Latency of calls to the tru.ID API.",
+            "# TYPE cellpath_serve_upstream_seconds histogram"
+        ]
         for (index, bound) in Self.latencyBuckets.enumerated() {
             lines.append("cellpath_serve_upstream_seconds_bucket{le=\"\(bound)\"} \(current.upstreamBuckets[index])")
         }
-        lines += ["cellpath_serve_upstream_seconds_bucket{le=\"+Inf\"} \(current.upstreamCount)",
-                  "cellpath_serve_upstream_seconds_sum \(current.upstreamSum)",
-                  "cellpath_serve_upstream_seconds_count \(current.upstreamCount)"]
+        lines += [
+            "cellpath_serve_upstream_seconds_bucket{le=\"+Inf\"} \(current.upstreamCount)",
+            "cellpath_serve_upstream_seconds_sum \(current.upstreamSum)",
+            "cellpath_serve_upstream_seconds_count \(current.upstreamCount)"
+        ]
         return lines.joined(separator: "\n") + "\n"
     }
 }

@@ -25,8 +25,10 @@ actor WebhookVerifier {
     private var accepted: AcceptedSignatures
 
     /// `maxReplayEntries`: the accepted signatures remembered while their `Date` is in the window.
-    init(maxClockSkew: Double = 300, refetchInterval: Duration = .seconds(10), maxReplayEntries: Int = 10_000,
-         fetchKeySet: @escaping KeySetSource) {
+    init(
+        maxClockSkew: Double = 300, refetchInterval: Duration = .seconds(10), maxReplayEntries: Int = 10_000,
+        fetchKeySet: @escaping KeySetSource
+    ) {
         self.fetchKeySet = fetchKeySet
         self.maxClockSkew = maxClockSkew
         self.refetchInterval = refetchInterval
@@ -36,16 +38,26 @@ actor WebhookVerifier {
     /// Why the webhook does not verify, or nil when it does. `target`: the request's path and
     /// query as sent; `now`: seconds since 1970.
     func problem(method: String, target: String, headers: HTTPHeaders, body: [UInt8], now: Double) async -> String? {
-        guard let text = headers["Authorization"].flatMap({ $0.hasPrefix("Signature ") ? String($0.dropFirst(10)) : nil })
-                ?? headers["Signature"] else { return "no signature" }
+        guard
+            let text = headers["Authorization"].flatMap({ $0.hasPrefix("Signature ") ? String($0.dropFirst(10)) : nil })
+                ?? headers["Signature"]
+        else { return "no signature" }
         let parameters = Self.parameters(text)
-        guard parameters["algorithm"] == nil || parameters["algorithm"] == "rsa-sha256" else { return "unsupported algorithm" }
-        guard let keyID = parameters["keyId"], let signature = parameters["signature"].flatMap({ Data(base64Encoded: $0) }) else {
+        guard parameters["algorithm"] == nil || parameters["algorithm"] == "rsa-sha256" else {
+            return "unsupported algorithm"
+        }
+        guard let keyID = parameters["keyId"],
+            let signature = parameters["signature"].flatMap({ Data(base64Encoded: $0) })
+        else {
             return "incomplete signature parameters"
         }
         let signed = (parameters["headers"] ?? "date").lowercased().split(separator: " ").map(String.init)
-        guard Self.requiredSignedHeaders.isSubset(of: signed) else { return "the signature does not cover (request-target), host, date and digest" }
-        guard let date = headers["Date"].flatMap(Self.httpDate), abs(date - now) <= maxClockSkew else { return "stale or missing Date" }
+        guard Self.requiredSignedHeaders.isSubset(of: signed) else {
+            return "the signature does not cover (request-target), host, date and digest"
+        }
+        guard let date = headers["Date"].flatMap(Self.httpDate), abs(date - now) <= maxClockSkew else {
+            return "stale or missing Date"
+        }
         guard headers["Digest"] == "SHA-256=" + Data(Digest.sha256(body)).base64EncodedString() else {
             return "Digest does not match the body"
         }
@@ -59,9 +71,13 @@ actor WebhookVerifier {
             }
         }
         guard let key = await key(keyID) else { return "unknown keyId" }
-        guard key.verifies(Array(signature), of: Array(lines.joined(separator: "\n").utf8)) else { return "bad signature" }
+        guard key.verifies(Array(signature), of: Array(lines.joined(separator: "\n").utf8)) else {
+            return "bad signature"
+        }
         // No suspension point from here on: a replay racing the original cannot slip in between.
-        guard accepted.insert(Array(signature), until: date + maxClockSkew, now: now) else { return "replayed (this signature was already accepted)" }
+        guard accepted.insert(Array(signature), until: date + maxClockSkew, now: now) else {
+            return "replayed (this signature was already accepted)"
+        }
         return nil
     }
 
@@ -84,7 +100,9 @@ actor WebhookVerifier {
         var result: [String: String] = [:]
         for piece in text.split(separator: ",") {
             let pair = piece.split(separator: "=", maxSplits: 1).map { String($0.drop { $0 == " " }) }
-            guard pair.count == 2, pair[1].count >= 2, pair[1].hasPrefix("\""), pair[1].hasSuffix("\"") else { continue }
+            guard pair.count == 2, pair[1].count >= 2, pair[1].hasPrefix("\""), pair[1].hasSuffix("\"") else {
+                continue
+            }
             result[pair[0]] = String(pair[1].dropFirst().dropLast())
         }
         return result
@@ -94,10 +112,14 @@ actor WebhookVerifier {
     static func httpDate(_ text: String) -> Double? {
         let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
         let fields = text.split(separator: " ")
-        guard fields.count == 6, fields[5] == "GMT", let day = Int32(fields[1]), let month = months.firstIndex(of: String(fields[2])),
-              let year = Int32(fields[3]) else { return nil }
+        guard fields.count == 6, fields[5] == "GMT", let day = Int32(fields[1]),
+            let month = months.firstIndex(of: String(fields[2])),
+            let year = Int32(fields[3])
+        else { return nil }
         let time = fields[4].split(separator: ":").compactMap { Int32($0) }
-        guard time.count == 3, (1...31).contains(day), (0...23).contains(time[0]), (0...59).contains(time[1]), (0...60).contains(time[2]) else {
+        guard time.count == 3, (1 ... 31).contains(day), (0 ... 23).contains(time[0]), (0 ... 59).contains(time[1]),
+            (0 ... 60).contains(time[2])
+        else {
             return nil
         }
         var parts = tm()

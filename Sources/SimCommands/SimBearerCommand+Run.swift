@@ -10,7 +10,9 @@ extension SimBearerCommand {
         let state = status.modems.first { $0.index == modem }
         var title = "modem \(modem): bearer \(connect ? "connected" : "disconnected")"
         if let state, let address = state.address { title += " on \(state.interface) with \(address)" }
-        return CommandOutcome(Output(title: title, try SimStatusCommand.record(status, context),
-                                     humanLines: SimStatusCommand.modemTable(status, context)))
+        return CommandOutcome(
+            Output(
+                title: title, try SimStatusCommand.record(status, context),
+                humanLines: SimStatusCommand.modemTable(status, context)))
     }
 }

@@ -7,8 +7,10 @@ import SimulatorScenario
 extension SimStatusCommand {
     static func run(_ options: SimCommand.Options, _ context: CommandContext) throws -> CommandOutcome {
         let status = try SimulatedWorld.status(prefix: try SimCommand.prefix(options.prefix, context))
-        return CommandOutcome(Output(title: "simulated world \(status.prefix): \(status.state.rawValue)",
-                                     try record(status, context)))
+        return CommandOutcome(
+            Output(
+                title: "simulated world \(status.prefix): \(status.state.rawValue)",
+                try record(status, context)))
     }
 
     /// The status with personal data masked unless `--verbose-full`.
@@ -33,6 +35,7 @@ extension SimStatusCommand {
         }
         var record = Record()
         record.add("modems", .list(rows))
-        return Renderer(json: false, color: false).render(Output(record)).split(separator: "\n").dropFirst().map(String.init)
+        return Renderer(json: false, color: false).render(Output(record)).split(separator: "\n").dropFirst().map(
+            String.init)
     }
 }

@@ -43,9 +43,11 @@ public struct ATCommandTable: Sendable {
     public static func standard(for modem: SimulatedModem) -> ATCommandTable {
         var table = ATCommandTable()
         for name in ["", "E0", "E1", "V1", "Z", "+CMEE"] { table.register(name) { _ in .ok([]) } }
-        let answers = [("+CGMI", modem.manufacturer), ("+GMI", modem.manufacturer), ("+CGMM", modem.model),
-                       ("+GMM", modem.model), ("+CGSN", modem.imei), ("+GSN", modem.imei),
-                       ("+CGMR", modem.firmware), ("+GMR", modem.firmware)]
+        let answers = [
+            ("+CGMI", modem.manufacturer), ("+GMI", modem.manufacturer), ("+CGMM", modem.model),
+            ("+GMM", modem.model), ("+CGSN", modem.imei), ("+GSN", modem.imei),
+            ("+CGMR", modem.firmware), ("+GMR", modem.firmware)
+        ]
         for (name, answer) in answers {
             table.register(name) { arguments in arguments.isEmpty ? .ok([answer]) : .error }
         }
@@ -106,7 +108,11 @@ final class AuxiliaryPort: Sendable {
 
     /// Stops serving, closes the pty and removes the device node. Idempotent.
     func stop() {
-        guard let (thread, wakeWrite) = running.withLock({ r in defer { r = nil }; return r }) else { return }
+        guard
+            let (thread, wakeWrite) = running.withLock({ r in
+                defer { r = nil }; return r
+            })
+        else { return }
         var one: UInt8 = 1
         _ = write(wakeWrite, &one, 1)
         pthread_join(thread, nil)
@@ -133,9 +139,11 @@ private final class AuxiliaryPortServer {
     func run() {
         var buffer = [UInt8](repeating: 0, count: 4096)
         while true {
-            var fds = [pollfd(fd: pty.master, events: Int16(POLLIN), revents: 0),
-                       pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0),
-                       pollfd(fd: watch.fd, events: Int16(POLLIN), revents: 0)]
+            var fds = [
+                pollfd(fd: pty.master, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: watch.fd, events: Int16(POLLIN), revents: 0)
+            ]
             if poll(&fds, nfds_t(fds.count), -1) < 0 && errno != EINTR { break }
             if fds[1].revents != 0 { break }
             if watch.drain() {
@@ -162,10 +170,11 @@ private final class AuxiliaryPortServer {
         defer { line = [] }
         let text = String(decoding: line, as: UTF8.self)
         guard !text.allSatisfy({ $0.isWhitespace }) else { return }
-        let reply: String = switch commands.reply(to: text) {
-        case .ok(let lines): (lines.isEmpty ? "" : "\r\n" + lines.joined(separator: "\r\n") + "\r\n") + "\r\nOK\r\n"
-        case .error: "\r\nERROR\r\n"
-        }
+        let reply: String =
+            switch commands.reply(to: text) {
+            case .ok(let lines): (lines.isEmpty ? "" : "\r\n" + lines.joined(separator: "\r\n") + "\r\n") + "\r\nOK\r\n"
+            case .error: "\r\nERROR\r\n"
+            }
         let bytes = Array(reply.utf8)
         _ = bytes.withUnsafeBytes { write(pty.master, $0.baseAddress, $0.count) }
     }

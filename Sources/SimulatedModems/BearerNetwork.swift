@@ -41,10 +41,14 @@ public struct BearerAssignment: Sendable, Equatable {
     public static func carrier(modemIndex n: Int, ipType: BearerIPType) -> BearerAssignment {
         let plan = BearerAddressPlan.self
         return BearerAssignment(
-            ipv4: ipType.carriesIPv4 ? FamilyAssignment(address: plan.ipv4Address(n), prefixLength: 32,
-                                                        gateway: plan.ipv4Gateway, dnsServers: [plan.ipv4DNS]) : nil,
-            ipv6: ipType.carriesIPv6 ? FamilyAssignment(address: plan.ipv6Address(n), prefixLength: plan.ipv6PrefixLength,
-                                                        gateway: plan.ipv6Gateway(n), dnsServers: [plan.ipv6DNS]) : nil,
+            ipv4: ipType.carriesIPv4
+                ? FamilyAssignment(
+                    address: plan.ipv4Address(n), prefixLength: 32,
+                    gateway: plan.ipv4Gateway, dnsServers: [plan.ipv4DNS]) : nil,
+            ipv6: ipType.carriesIPv6
+                ? FamilyAssignment(
+                    address: plan.ipv6Address(n), prefixLength: plan.ipv6PrefixLength,
+                    gateway: plan.ipv6Gateway(n), dnsServers: [plan.ipv6DNS]) : nil,
             mtu: 1500)
     }
 }

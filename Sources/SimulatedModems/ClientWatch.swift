@@ -35,8 +35,10 @@ final class ClientWatch {
             let header = MemoryLayout<inotify_event>.size
             while offset + header <= n {
                 let (mask, nameLength) = buffer.withUnsafeBytes { raw in
-                    (raw.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self),
-                     raw.loadUnaligned(fromByteOffset: offset + 12, as: UInt32.self))
+                    (
+                        raw.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self),
+                        raw.loadUnaligned(fromByteOffset: offset + 12, as: UInt32.self)
+                    )
                 }
                 if mask & UInt32(IN_OPEN) != 0 {
                     clients += 1

@@ -27,7 +27,7 @@ protocol ControlFunction: AnyObject {
 /// Deterministic junk for the garbage-frames fault: a sequence seeded by the frame number.
 func garbageBytes(count: Int, seed: Int) -> [UInt8] {
     var x = UInt32(truncatingIfNeeded: seed &* 2654435761 &+ 12345)
-    return (0..<count).map { _ in
+    return (0 ..< count).map { _ in
         x ^= x << 13; x ^= x >> 17; x ^= x << 5
         return UInt8(truncatingIfNeeded: x)
     }

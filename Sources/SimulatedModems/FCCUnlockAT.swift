@@ -11,7 +11,7 @@ public final class FCCUnlockATState: Sendable {
     public init(unlock: @escaping @Sendable () -> Void) { self.unlock = unlock }
 
     fileprivate func newChallenge() -> UInt32 {
-        let value = UInt32.random(in: 1...UInt32.max)
+        let value = UInt32.random(in: 1 ... UInt32.max)
         challenge.withLock { $0 = value }
         return value
     }

@@ -75,8 +75,10 @@ struct FakeSysfs {
         try write("\(usbDevice)/idProduct", Self.hex4(profile.productID))
         try writeBytes("\(usbDevice)/descriptors", descriptors())
         try link("\(usbDevice)/subsystem", to: up(usbDevice) + "bus/usb")
-        try write("\(usbDevice)/uevent", "DEVTYPE=usb_device\nPRODUCT=\(String(profile.vendorID, radix: 16))/"
-                  + "\(String(profile.productID, radix: 16))/0")
+        try write(
+            "\(usbDevice)/uevent",
+            "DEVTYPE=usb_device\nPRODUCT=\(String(profile.vendorID, radix: 16))/"
+                + "\(String(profile.productID, radix: 16))/0")
         try link("\(usbInterface)/subsystem", to: up(usbInterface) + "bus/usb")
         try write("\(usbInterface)/uevent", "DEVTYPE=usb_interface\nDRIVER=\(profile.driver)")
         try write("\(usbDevice)/manufacturer", modem.manufacturer)
@@ -98,8 +100,10 @@ struct FakeSysfs {
         try write("\(fn)/class", profile.pciClass)
         let pciID = "\(Self.hex4(profile.vendorID)):\(Self.hex4(profile.productID))".uppercased()
         let subsysID = "\(Self.hex4(ids.vendor)):\(Self.hex4(ids.device))".uppercased()
-        try write("\(fn)/uevent", "DRIVER=\(profile.driver)\nPCI_CLASS=\(profile.pciClass.dropFirst(2).uppercased())\n"
-                  + "PCI_ID=\(pciID)\nPCI_SUBSYS_ID=\(subsysID)\nPCI_SLOT_NAME=\(Self.pciAddress(index))")
+        try write(
+            "\(fn)/uevent",
+            "DRIVER=\(profile.driver)\nPCI_CLASS=\(profile.pciClass.dropFirst(2).uppercased())\n"
+                + "PCI_ID=\(pciID)\nPCI_SUBSYS_ID=\(subsysID)\nPCI_SLOT_NAME=\(Self.pciAddress(index))")
         try link("\(fn)/subsystem", to: up(fn) + "bus/pci")
         try makeDirectory("bus/pci/drivers/\(profile.driver)")
         try link("\(fn)/driver", to: up(fn) + "bus/pci/drivers/\(profile.driver)")
@@ -136,11 +140,12 @@ struct FakeSysfs {
     private func createPort(_ port: DeviceProfile.Port, number: Int) throws(ModemDeviceError) {
         let dir = portDirectory(port)
         // usbmisc has major 180, ttyUSB 188; the WWAN port class gets a dynamic major (234 here).
-        let (major, minor, parent) = switch port.subsystem {
-        case "usbmisc": (180, index, usbInterface)
-        case "tty": (188, index, "\(usbATInterface)/\(port.name)")
-        default: (234, index * 8 + number, profile.bus == .usb ? usbInterface : wwanDevice)
-        }
+        let (major, minor, parent) =
+            switch port.subsystem {
+            case "usbmisc": (180, index, usbInterface)
+            case "tty": (188, index, "\(usbATInterface)/\(port.name)")
+            default: (234, index * 8 + number, profile.bus == .usb ? usbInterface : wwanDevice)
+            }
         try write("\(dir)/dev", "\(major):\(minor)")
         try write("\(dir)/uevent", "MAJOR=\(major)\nMINOR=\(minor)\nDEVNAME=\(port.name)")
         if port.subsystem == "wwan" { try write("\(dir)/type", port.type) }
@@ -216,15 +221,18 @@ struct FakeSysfs {
     /// control messages, as the function's OPEN allows).
     private func descriptors() -> [UInt8] {
         var w = ByteWriter()
-        w.append([18, 1, 0x00, 0x02, 0, 0, 0, 64])   // device: USB 2.0
+        w.append([18, 1, 0x00, 0x02, 0, 0, 0, 64])  // device: USB 2.0
         w.u16(profile.vendorID)
         w.u16(profile.productID)
         w.append([0x00, 0x01, 1, 2, 3, 1])
         let (cls, sub, proto) = profile.usbInterfaceClass
-        let functional: [UInt8] = profile.driver == "cdc_mbim"
-            ? [5, 0x24, 0x00, 0x10, 0x01,                                    // CDC header 1.10
-               5, 0x24, 0x06, 0, 1,                                          // union
-               12, 0x24, 0x1b, 0x00, 0x01, 0x00, 0x10, 32, 128, 0xdc, 0x05, 0x20]  // MBIM 1.0
+        let functional: [UInt8] =
+            profile.driver == "cdc_mbim"
+            ? [
+                5, 0x24, 0x00, 0x10, 0x01,  // CDC header 1.10
+                5, 0x24, 0x06, 0, 1,  // union
+                12, 0x24, 0x1b, 0x00, 0x01, 0x00, 0x10, 32, 128, 0xdc, 0x05, 0x20
+            ]  // MBIM 1.0
             : []
         let total = 9 + 9 + functional.count
         w.append([9, 2, UInt8(total & 0xff), UInt8(total >> 8), 1, 1, 0, 0xa0, 250])

@@ -67,7 +67,7 @@ final class ModemState {
     /// Makes physical slot `slot` the active one, as a slot switch does: the bearer goes down,
     /// the new card starts unverified with its own PIN attempts. False for a slot that does not exist.
     func switchSlot(to slot: Int) -> Bool {
-        guard (1...slotCount).contains(slot) else { return false }
+        guard (1 ... slotCount).contains(slot) else { return false }
         guard slot != activeSlot else { return true }
         disconnect()
         activeSlot = slot
@@ -113,7 +113,7 @@ final class ModemState {
         let imsi = Array(sim?.imsi ?? "")
         let mncLength = network.mnc.count == 3 ? 3 : 2
         guard imsi.count >= 3 + mncLength else { return (network.mcc, network.mnc) }
-        return (String(imsi[0..<3]), String(imsi[3..<(3 + mncLength)]))
+        return (String(imsi[0 ..< 3]), String(imsi[3 ..< (3 + mncLength)]))
     }
 
     /// The home operator's name: the serving network's when at home, else the PLMN digits.
@@ -160,7 +160,7 @@ final class ModemState {
             if let code = modem.faults.connectRejectCode { return .failure(.network(cause: code)) }
             // No APN: the network picks the subscription's default (3GPP TS 23.401), the scenario's.
             if !modem.apn.isEmpty && !apn.isEmpty && apn.lowercased() != modem.apn.lowercased() {
-                return .failure(.network(cause: 27)) // missing or unknown APN
+                return .failure(.network(cause: 27))  // missing or unknown APN
             }
         }
         let granted: BearerIPType
@@ -169,12 +169,17 @@ final class ModemState {
         case .failure(let refusal): return .failure(refusal)
         }
         let current = bearer?.assignment.ipType
-        let wanted = BearerIPType(carryingIPv4: granted.carriesIPv4 || current?.carriesIPv4 == true,
-                                  ipv6: granted.carriesIPv6 || current?.carriesIPv6 == true) ?? granted
+        let wanted =
+            BearerIPType(
+                carryingIPv4: granted.carriesIPv4 || current?.carriesIPv4 == true,
+                ipv6: granted.carriesIPv6 || current?.carriesIPv6 == true) ?? granted
         if let bearer, wanted == current { return .success(bearer) }
-        guard let assignment = try? bearerNetwork.connect(modemIndex: index, ipType: wanted) else { return .failure(.networkRefused) }
-        let active = ActiveBearer(assignment: firmwareReport(of: assignment),
-                                  apn: bearer?.apn ?? (apn.isEmpty ? modem.apn : apn), since: bearer?.since ?? now)
+        guard let assignment = try? bearerNetwork.connect(modemIndex: index, ipType: wanted) else {
+            return .failure(.networkRefused)
+        }
+        let active = ActiveBearer(
+            assignment: firmwareReport(of: assignment),
+            apn: bearer?.apn ?? (apn.isEmpty ? modem.apn : apn), since: bearer?.since ?? now)
         bearer = active
         return .success(active)
     }
@@ -190,12 +195,17 @@ final class ModemState {
     /// taking it down when none is left; returns whether the bearer carried any of them.
     @discardableResult
     func release(_ families: BearerIPType) -> Bool {
-        guard let current = bearer?.assignment.ipType, current.carriesIPv4 && families.carriesIPv4 || current.carriesIPv6 && families.carriesIPv6 else {
+        guard let current = bearer?.assignment.ipType,
+            current.carriesIPv4 && families.carriesIPv4 || current.carriesIPv6 && families.carriesIPv6
+        else {
             return false
         }
-        guard let remaining = BearerIPType(carryingIPv4: current.carriesIPv4 && !families.carriesIPv4,
-                                           ipv6: current.carriesIPv6 && !families.carriesIPv6),
-              let assignment = try? bearerNetwork.connect(modemIndex: index, ipType: remaining) else {
+        guard
+            let remaining = BearerIPType(
+                carryingIPv4: current.carriesIPv4 && !families.carriesIPv4,
+                ipv6: current.carriesIPv6 && !families.carriesIPv6),
+            let assignment = try? bearerNetwork.connect(modemIndex: index, ipType: remaining)
+        else {
             return disconnect()
         }
         bearer?.assignment = firmwareReport(of: assignment)
@@ -272,19 +282,22 @@ public struct ModemControlStatus: Sendable, Equatable, Codable {
 extension ModemState {
     /// The state as `sim status` shows it.
     var controlStatus: ModemControlStatus {
-        let registration: ModemControlStatus.Registration = switch self.registration {
-        case .radioOff, .deregistered: .deregistered
-        case .searching: .searching
-        case .denied: .denied
-        case .home: .home
-        case .roaming: .roaming
-        }
-        let pin: ModemControlStatus.PIN? = switch simStatus {
-        case .absent: nil
-        case .ready: pinEnabled ? .verified : .disabled
-        case .pinLocked: pinAttemptsLeft > 0 ? .required : .blocked
-        }
-        return ModemControlStatus(radio: radioOn ? .on : .off, registration: registration, pin: pin,
-                                  pinAttemptsLeft: sim == nil ? nil : pinAttemptsLeft, roaming: registration == .roaming)
+        let registration: ModemControlStatus.Registration =
+            switch self.registration {
+            case .radioOff, .deregistered: .deregistered
+            case .searching: .searching
+            case .denied: .denied
+            case .home: .home
+            case .roaming: .roaming
+            }
+        let pin: ModemControlStatus.PIN? =
+            switch simStatus {
+            case .absent: nil
+            case .ready: pinEnabled ? .verified : .disabled
+            case .pinLocked: pinAttemptsLeft > 0 ? .required : .blocked
+            }
+        return ModemControlStatus(
+            radio: radioOn ? .on : .off, registration: registration, pin: pin,
+            pinAttemptsLeft: sim == nil ? nil : pinAttemptsLeft, roaming: registration == .roaming)
     }
 }

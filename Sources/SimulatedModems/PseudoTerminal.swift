@@ -1,5 +1,5 @@
-import CellpathCore
 import CShims
+import CellpathCore
 import Glibc
 import SystemSupport
 
@@ -37,7 +37,8 @@ enum ModemDeviceError: Error, Equatable {
         case .system(let what, let e):
             let message = "simulated modem: \(what): \(SystemError.text(e))"
             return e == EACCES || e == EPERM
-                ? CellpathError(.permission, message, hint: "run the simulator as root or give it a writable run directory")
+                ? CellpathError(
+                    .permission, message, hint: "run the simulator as root or give it a writable run directory")
                 : CellpathError(.unavailable, message)
         case .alreadyStarted:
             return CellpathError(.internalError, "simulated modem: already running")

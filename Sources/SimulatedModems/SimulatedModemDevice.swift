@@ -1,5 +1,5 @@
-import CellpathCore
 import CShims
+import CellpathCore
 import Glibc
 import SimulatorScenario
 import Synchronization
@@ -36,8 +36,9 @@ public final class SimulatedModemDevice: Sendable {
 
         /// The names of a modem of `profile` enumerated as number `number`.
         public static func enumerated(_ number: Int, profile: DeviceProfile) -> KernelNames {
-            KernelNames(number: number, controlPort: profile.controlDevice(index: number)?.name,
-                        interface: profile.netDeviceName(index: number))
+            KernelNames(
+                number: number, controlPort: profile.controlDevice(index: number)?.name,
+                interface: profile.netDeviceName(index: number))
         }
     }
 
@@ -101,8 +102,10 @@ public final class SimulatedModemDevice: Sendable {
     public var allocatedQMIClientIDs: Int { control.withLock { $0.qmiClientIDs } }
 
     /// `atCommands`: what the AT ports answer (the identity commands by default).
-    public init(modem: SimulatedModem, index: Int, runDirectory: String, bearerNetwork: any BearerNetwork,
-                atCommands: ATCommandTable? = nil) {
+    public init(
+        modem: SimulatedModem, index: Int, runDirectory: String, bearerNetwork: any BearerNetwork,
+        atCommands: ATCommandTable? = nil
+    ) {
         self.modem = modem
         self.index = index
         self.runDirectory = runDirectory
@@ -117,18 +120,23 @@ public final class SimulatedModemDevice: Sendable {
         self.atCommands = commands
         let names = KernelNames.enumerated(index, profile: profile)
         self.names = Mutex(names)
-        auxiliaryPorts = Mutex(Self.auxiliaryPorts(numbered: names.number, profile: profile, commands: commands,
-                                                   runDirectory: runDirectory))
+        auxiliaryPorts = Mutex(
+            Self.auxiliaryPorts(
+                numbered: names.number, profile: profile, commands: commands,
+                runDirectory: runDirectory))
         kept = Mutex((modem.sim, modem.reportedIP))
         relay.target { [weak self] in self?.unlockFCC() }
     }
 
     /// The AT and XMM RPC ports of a modem enumerated as `number`.
-    private static func auxiliaryPorts(numbered number: Int, profile: DeviceProfile, commands: ATCommandTable,
-                                       runDirectory: String) -> [AuxiliaryPort] {
+    private static func auxiliaryPorts(
+        numbered number: Int, profile: DeviceProfile, commands: ATCommandTable,
+        runDirectory: String
+    ) -> [AuxiliaryPort] {
         profile.extraPortList(index: number).map {
-            AuxiliaryPort(name: $0.name, devicePath: "\(runDirectory)/dev/\($0.name)",
-                          commands: $0.type == "AT" ? commands : nil)
+            AuxiliaryPort(
+                name: $0.name, devicePath: "\(runDirectory)/dev/\($0.name)",
+                commands: $0.type == "AT" ? commands : nil)
         }
     }
 
@@ -156,15 +164,18 @@ public final class SimulatedModemDevice: Sendable {
     /// lost), `whileAbsent` runs (the world deletes and re-creates the net device), and it comes
     /// back with fresh state, as number `number` when given (`cdc-wdm1`/`wwan1` instead of
     /// `cdc-wdm0`/`wwan0`), answering slowly for a while (`faults.slowAfterReset…`, or `slow`).
-    public func reset(as number: Int? = nil, slow: SlowResponses? = nil,
-                      whileAbsent: (KernelNames) throws -> Void = { _ in }) throws {
+    public func reset(
+        as number: Int? = nil, slow: SlowResponses? = nil,
+        whileAbsent: (KernelNames) throws -> Void = { _ in }
+    ) throws {
         stop()
         if let number {
             let renamed = KernelNames.enumerated(number, profile: modem.profile)
             names.withLock { $0 = renamed }
             auxiliaryPorts.withLock {
-                $0 = Self.auxiliaryPorts(numbered: number, profile: modem.profile, commands: atCommands,
-                                         runDirectory: runDirectory)
+                $0 = Self.auxiliaryPorts(
+                    numbered: number, profile: modem.profile, commands: atCommands,
+                    runDirectory: runDirectory)
             }
         }
         try whileAbsent(kernelNames)
@@ -203,7 +214,9 @@ public final class SimulatedModemDevice: Sendable {
             throw error
         }
         guard let proto = modem.profile.controlProtocol else {
-            control.withLock { $0.starting = false; $0.serving = true }
+            control.withLock {
+                $0.starting = false; $0.serving = true
+            }
             return
         }
         let pty: PseudoTerminal, wake: [Int32]
@@ -220,12 +233,17 @@ public final class SimulatedModemDevice: Sendable {
         control.withLock { $0.controlStatus = state.controlStatus }
         let function: any ControlFunction = proto == .mbim ? MBIMFunction(state: state) : QMIFunction(state: state)
         // qmi_wwan's `qmi/` files, whose writes take effect as the kernel's would.
-        let kernelPort = proto == .qmi && modem.profile.netDevice == .usbWWAN
-            ? interfaceName.flatMap { QMIKernelPort(sysfsRoot: sysfsRoot, interfaceName: $0, index: index,
-                                                    bearerNetwork: bearerNetwork) }
+        let kernelPort =
+            proto == .qmi && modem.profile.netDevice == .usbWWAN
+            ? interfaceName.flatMap {
+                QMIKernelPort(
+                    sysfsRoot: sysfsRoot, interfaceName: $0, index: index,
+                    bearerNetwork: bearerNetwork)
+            }
             : nil
-        let server = ModemServer(device: self, pty: pty, wakeRead: wake[0], state: state, function: function,
-                                 kernelPort: kernelPort)
+        let server = ModemServer(
+            device: self, pty: pty, wakeRead: wake[0], state: state, function: function,
+            kernelPort: kernelPort)
         let thread: pthread_t
         do {
             thread = try Threads.start { server.run() }
@@ -402,8 +420,10 @@ final class ModemServer {
     private var lastWasJunk = false
     private var awaitingRead = false
 
-    init(device: SimulatedModemDevice, pty: PseudoTerminal, wakeRead: Int32, state: ModemState,
-         function: any ControlFunction, kernelPort: QMIKernelPort?) {
+    init(
+        device: SimulatedModemDevice, pty: PseudoTerminal, wakeRead: Int32, state: ModemState,
+        function: any ControlFunction, kernelPort: QMIKernelPort?
+    ) {
         self.device = device
         self.pty = pty
         self.wakeRead = wakeRead
@@ -445,10 +465,12 @@ final class ModemServer {
         while running {
             let now = Self.now()
             let writable = !awaitingRead && outbox.first.map { $0.due <= now } == true
-            var fds = [pollfd(fd: pty.master, events: Int16(POLLIN) | (writable ? Int16(POLLOUT) : 0), revents: 0),
-                       pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0),
-                       pollfd(fd: watch.fd, events: Int16(POLLIN), revents: 0),
-                       pollfd(fd: kernelPort?.fd ?? -1, events: Int16(POLLIN), revents: 0)]
+            var fds = [
+                pollfd(fd: pty.master, events: Int16(POLLIN) | (writable ? Int16(POLLOUT) : 0), revents: 0),
+                pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: watch.fd, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: kernelPort?.fd ?? -1, events: Int16(POLLIN), revents: 0)
+            ]
             let rc = poll(&fds, nfds_t(fds.count), timeoutMs(now: now))
             if rc < 0 && errno != EINTR { break }
             // Opens and closes first: a client's open always precedes the bytes it writes.
@@ -460,7 +482,8 @@ final class ModemServer {
                 if stop { running = false }
                 for command in commands where running {
                     switch command {
-                    case .dropBearer(let family): enqueue(function.bearerDropped(cause: Self.dropCause, family: family), delay: 0)
+                    case .dropBearer(let family):
+                        enqueue(function.bearerDropped(cause: Self.dropCause, family: family), delay: 0)
                     case .registration(let r):
                         state.registrationFault = r
                         enqueue(function.registrationChanged(), delay: 0)
@@ -478,10 +501,12 @@ final class ModemServer {
                 let n = read(pty.master, &buffer, buffer.count)
                 if n > 0 {
                     let t = Self.now()
-                    if function.hasPartialInput && t - lastInput > Self.partialInputTimeout { function.discardPartialInput() }
+                    if function.hasPartialInput && t - lastInput > Self.partialInputTimeout {
+                        function.discardPartialInput()
+                    }
                     lastInput = t
                     let delay = Double(max(0, state.modem.faults.responseDelayMs)) / 1000 + device.slowDelay(now: t)
-                    enqueue(function.receive(Array(buffer[0..<n]), now: t), delay: delay)
+                    enqueue(function.receive(Array(buffer[0 ..< n]), now: t), delay: delay)
                 }
             }
             let t = Self.now()
@@ -491,14 +516,15 @@ final class ModemServer {
             }
             // Published before the responses go out: a client that got an answer then sees the
             // state that answer came from (a released client ID is no longer counted).
-            device.publish(bearerConnected: state.bearer != nil, controlStatus: state.controlStatus,
-                           qmiClientIDs: (function as? QMIFunction)?.allocatedClientIDs ?? 0)
+            device.publish(
+                bearerConnected: state.bearer != nil, controlStatus: state.controlStatus,
+                qmiClientIDs: (function as? QMIFunction)?.allocatedClientIDs ?? 0)
             routeDataPath()
             flush(now: t)
         }
         function.shutdown()
         kernelPort?.removeMuxLinks()
-        routeDataPath()   // no bearer now: the net device, for a bearer opened without the modem
+        routeDataPath()  // no bearer now: the net device, for a bearer opened without the modem
         device.publish(bearerConnected: false, controlStatus: state.controlStatus, qmiClientIDs: 0)
         watch.close()
         pty.close()

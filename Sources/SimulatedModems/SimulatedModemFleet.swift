@@ -1,5 +1,5 @@
-import SimulatorScenario
 import CellpathCore
+import SimulatorScenario
 
 /// All the modems of a scenario, each on its own pty and thread: modem `i` is
 /// `<run dir>/dev/cdc-wdm<i>` with network interface `wwan<i>`, or has the names of its device

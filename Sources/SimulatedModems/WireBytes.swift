@@ -4,13 +4,17 @@ struct ByteWriter {
 
     mutating func u8(_ v: UInt8) { bytes.append(v) }
     mutating func u16(_ v: UInt16) { bytes.append(UInt8(v & 0xff)); bytes.append(UInt8(v >> 8)) }
-    mutating func u32(_ v: UInt32) { for s in stride(from: 0, to: 32, by: 8) { bytes.append(UInt8((v >> UInt32(s)) & 0xff)) } }
-    mutating func u64(_ v: UInt64) { for s in stride(from: 0, to: 64, by: 8) { bytes.append(UInt8((v >> UInt64(s)) & 0xff)) } }
+    mutating func u32(_ v: UInt32) {
+        for s in stride(from: 0, to: 32, by: 8) { bytes.append(UInt8((v >> UInt32(s)) & 0xff)) }
+    }
+    mutating func u64(_ v: UInt64) {
+        for s in stride(from: 0, to: 64, by: 8) { bytes.append(UInt8((v >> UInt64(s)) & 0xff)) }
+    }
     mutating func append(_ other: [UInt8]) { bytes.append(contentsOf: other) }
 
     /// Overwrites a little-endian u32 at `offset`.
     mutating func patch32(_ v: UInt32, at offset: Int) {
-        for i in 0..<4 { bytes[offset + i] = UInt8((v >> UInt32(8 * i)) & 0xff) }
+        for i in 0 ..< 4 { bytes[offset + i] = UInt8((v >> UInt32(8 * i)) & 0xff) }
     }
 }
 
@@ -26,11 +30,11 @@ struct ByteReader {
     }
     func u32(at o: Int) -> UInt32? {
         guard o >= 0, o + 4 <= bytes.count else { return nil }
-        return (0..<4).reduce(UInt32(0)) { $0 | UInt32(bytes[o + $1]) << UInt32(8 * $1) }
+        return (0 ..< 4).reduce(UInt32(0)) { $0 | UInt32(bytes[o + $1]) << UInt32(8 * $1) }
     }
     func slice(_ o: Int, _ n: Int) -> [UInt8]? {
         guard o >= 0, n >= 0, o <= bytes.count, n <= bytes.count - o else { return nil }
-        return Array(bytes[o..<(o + n)])
+        return Array(bytes[o ..< (o + n)])
     }
 }
 

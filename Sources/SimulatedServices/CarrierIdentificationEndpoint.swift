@@ -1,5 +1,5 @@
-import SimulatorScenario
 import HTTPServer
+import SimulatorScenario
 import Synchronization
 import SystemSupport
 
@@ -21,8 +21,10 @@ public final class CarrierIdentificationEndpoint: SimulatedHTTPEndpoint {
     private let sessions = Mutex<Set<String>>([])
 
     /// `apiBaseURL` is the only place `return` may point to (its `http://` twin included).
-    public init(directory: any SubscriberDirectory, faults: CarrierFaults, ledger: SubscriberAssertionLedger,
-                baseURL: String = "http://mno.carrier.test", apiBaseURL: String = "https://api.truid.test") {
+    public init(
+        directory: any SubscriberDirectory, faults: CarrierFaults, ledger: SubscriberAssertionLedger,
+        baseURL: String = "http://mno.carrier.test", apiBaseURL: String = "https://api.truid.test"
+    ) {
         self.directory = directory
         self.faults = faults
         self.ledger = ledger
@@ -35,7 +37,9 @@ public final class CarrierIdentificationEndpoint: SimulatedHTTPEndpoint {
         guard parts.count == 3, parts[0] == "v1", parts[1] == "identify", !parts[2].isEmpty else {
             return ProblemDetails.notFound(request.path)
         }
-        guard request.method == "GET" || request.method == "HEAD" else { return ProblemDetails.methodNotAllowed(["GET"]) }
+        guard request.method == "GET" || request.method == "HEAD" else {
+            return ProblemDetails.methodNotAllowed(["GET"])
+        }
         if faults.timeout { return .noAnswer }
         let checkID = parts[2]
         guard let back = request.query("return"), returnIsAllowed(back) else {
@@ -55,9 +59,11 @@ public final class CarrierIdentificationEndpoint: SimulatedHTTPEndpoint {
                 return .redirect(hopLocation(checkID, back: back, hop: 1), headers: headers)
             }
             guard let session = cookie(Self.sessionCookie, in: request),
-                  sessions.withLock({ $0.contains(session) }) else {
-                return ProblemDetails.response(403, "session_required", "Forbidden",
-                                               "The carrier session cookie is missing; enable cookies")
+                sessions.withLock({ $0.contains(session) })
+            else {
+                return ProblemDetails.response(
+                    403, "session_required", "Forbidden",
+                    "The carrier session cookie is missing; enable cookies")
             }
         }
         let internalHops = max(faults.extraHops, (faults.relativeLocation || faults.requireCookies) ? 1 : 0)
@@ -67,14 +73,16 @@ public final class CarrierIdentificationEndpoint: SimulatedHTTPEndpoint {
         guard let sim = directory.subscriber(holding: request.remoteAddress) else {
             return .redirect(downgraded(WebEncoding.appending([("error", "mno_user_not_found")], to: back)))
         }
-        let assertion = ledger.issue(SubscriberAssertion(sim: sim, network: directory.network(holding: request.remoteAddress)))
+        let assertion = ledger.issue(
+            SubscriberAssertion(sim: sim, network: directory.network(holding: request.remoteAddress)))
         return .redirect(downgraded(WebEncoding.appending([("assertion", assertion)], to: back)))
     }
 
     /// The next internal hop: absolute, or relative to the current path (`{id}?…`) with
     /// the `relativeLocation` fault.
     private func hopLocation(_ checkID: String, back: String, hop: Int) -> String {
-        let relative = WebEncoding.appending([("return", back), ("hop", String(hop))], to: WebEncoding.percentEncode(checkID))
+        let relative = WebEncoding.appending(
+            [("return", back), ("hop", String(hop))], to: WebEncoding.percentEncode(checkID))
         return faults.relativeLocation ? relative : baseURL + "/v1/identify/" + relative
     }
 
@@ -84,7 +92,8 @@ public final class CarrierIdentificationEndpoint: SimulatedHTTPEndpoint {
     }
 
     private func returnIsAllowed(_ url: String) -> Bool {
-        let host = apiBaseURL.split(separator: "/", omittingEmptySubsequences: true).dropFirst().first.map(String.init) ?? ""
+        let host =
+            apiBaseURL.split(separator: "/", omittingEmptySubsequences: true).dropFirst().first.map(String.init) ?? ""
         return ["https://\(host)/", "http://\(host)/"].contains { url.hasPrefix($0) }
     }
 

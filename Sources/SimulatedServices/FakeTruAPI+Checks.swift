@@ -8,12 +8,14 @@ extension FakeTruAPI {
     /// SIMCheck is answered at once from the subscriber directory.
     func createCheck(_ kind: CheckKind, _ request: HTTPRequest, client: String) -> HTTPResponse {
         if let retryAfter = configuration.faults.rateLimitRetryAfter {
-            return ProblemDetails.response(429, "too_many_requests", "Rate Limit exceeded",
-                                           "Too many checks (scenario fault)", headers: ["Retry-After": String(retryAfter)])
+            return ProblemDetails.response(
+                429, "too_many_requests", "Rate Limit exceeded",
+                "Too many checks (scenario fault)", headers: ["Retry-After": String(retryAfter)])
         }
         guard request.headers["Content-Type"]?.lowercased().hasPrefix("application/json") == true else {
-            return ProblemDetails.response(415, "unsupported_media_type", "Unsupported Media Type",
-                                           "The body must be application/json")
+            return ProblemDetails.response(
+                415, "unsupported_media_type", "Unsupported Media Type",
+                "The body must be application/json")
         }
         guard let payload = JSONValue.parse(request.body), case .object = payload else {
             return ProblemDetails.badRequest("The request body is invalid")
@@ -23,13 +25,16 @@ extension FakeTruAPI {
         }
         var referenceID: String?
         if let value = payload["reference_id"], !value.isNull {
-            guard let text = value.stringValue else { return ProblemDetails.badRequest("reference_id must be a string") }
+            guard let text = value.stringValue else {
+                return ProblemDetails.badRequest("reference_id must be a string")
+            }
             referenceID = text
         }
         var redirectURL: String?
         if kind.hasCodeFlow, let value = payload["redirect_url"], !value.isNull {
             guard let url = value.stringValue, url.hasPrefix("https://") || url.hasPrefix("http://"),
-                  !url.contains(where: { $0 == "\r" || $0 == "\n" || $0 == " " }) else {
+                !url.contains(where: { $0 == "\r" || $0 == "\n" || $0 == " " })
+            else {
                 return ProblemDetails.badRequest("redirect_url must be an absolute http(s) URL")
             }
             redirectURL = url
@@ -42,9 +47,10 @@ extension FakeTruAPI {
             period = minutes
         }
         let now = clock.now()
-        var record = CheckRecord(id: UUID().uuidString.lowercased(), kind: kind, clientID: client, phoneNumber: number,
-                                 referenceID: referenceID, redirectURL: redirectURL, period: period,
-                                 createdAt: now, updatedAt: now, status: .accepted)
+        var record = CheckRecord(
+            id: UUID().uuidString.lowercased(), kind: kind, clientID: client, phoneNumber: number,
+            referenceID: referenceID, redirectURL: redirectURL, period: period,
+            createdAt: now, updatedAt: now, status: .accepted)
         if kind.product == .simCheck {
             if configuration.faults.sandbox {
                 let outcome = SandboxOutcome(phoneNumber: number)
@@ -64,15 +70,17 @@ extension FakeTruAPI {
         var body = render(record, creation: true)
         if configuration.faults.malformedJSON {
             let text = Array(body.serialized.utf8)
-            return HTTPResponse(status: 201, headers: ["Content-Type": "application/hal+json"],
-                                body: Array(text.prefix(text.count / 2)))
+            return HTTPResponse(
+                status: 201, headers: ["Content-Type": "application/hal+json"],
+                body: Array(text.prefix(text.count / 2)))
         }
         if kind.product == .simCheck, case .object(var members) = body {
             members.removeAll { $0.0 == "ttl" }
             body = .object(members)
         }
-        return .json(201, body, contentType: "application/hal+json",
-                     headers: ["Location": selfURL(record)])
+        return .json(
+            201, body, contentType: "application/hal+json",
+            headers: ["Location": selfURL(record)])
     }
 
     /// `GET /{product}/{version}/checks/{id}`.
@@ -85,12 +93,14 @@ extension FakeTruAPI {
     /// exchanges the code issued at the last hop (once) and completes the check.
     func patchCheck(_ kind: CheckKind, id: String, _ request: HTTPRequest, client: String) -> HTTPResponse {
         guard request.headers["Content-Type"]?.lowercased().hasPrefix("application/json-patch+json") == true else {
-            return ProblemDetails.response(415, "unsupported_media_type", "Unsupported Media Type",
-                                           "The body must be application/json-patch+json")
+            return ProblemDetails.response(
+                415, "unsupported_media_type", "Unsupported Media Type",
+                "The body must be application/json-patch+json")
         }
         guard let patch = JSONValue.parse(request.body)?.arrayValue, patch.count == 1,
-              patch[0]["op"]?.stringValue == "add", patch[0]["path"]?.stringValue == "/code",
-              let code = patch[0]["value"]?.stringValue else {
+            patch[0]["op"]?.stringValue == "add", patch[0]["path"]?.stringValue == "/code",
+            let code = patch[0]["value"]?.stringValue
+        else {
             return ProblemDetails.badRequest("Expected [{\"op\":\"add\",\"path\":\"/code\",\"value\":CODE}]")
         }
         guard refreshedCheck(id, kind: kind, client: client) != nil else { return ProblemDetails.checkNotFound() }
@@ -98,10 +108,14 @@ extension FakeTruAPI {
         let (response, completed) = state.withLock { state -> (HTTPResponse, CheckRecord?) in
             guard var record = state.checks[id] else { return (ProblemDetails.checkNotFound(), nil) }
             switch record.status {
-            case .expired, .error: return (.json(200, render(record, creation: false), contentType: "application/hal+json"), nil)
+            case .expired, .error:
+                return (.json(200, render(record, creation: false), contentType: "application/hal+json"), nil)
             case .completed: return (ProblemDetails.badRequest("Code already used"), nil)
             case .accepted:
-                return (ProblemDetails.response(404, "check_not_found", "Not Found", "check_url has not been opened yet"), nil)
+                return (
+                    ProblemDetails.response(404, "check_not_found", "Not Found", "check_url has not been opened yet"),
+                    nil
+                )
             case .pending: break
             }
             guard let issued = record.code else {
@@ -131,20 +145,23 @@ extension FakeTruAPI {
         }
         let now = clock.now()
         guard let network = directory.network(holding: request.remoteAddress) else {
-            announceEnd(of: update(id) {
-                $0.status = .error
-                $0.errorCode = "not_mobile_ip"
-                $0.updatedAt = now
-            })
+            announceEnd(
+                of: update(id) {
+                    $0.status = .error
+                    $0.errorCode = "not_mobile_ip"
+                    $0.updatedAt = now
+                })
             return ProblemDetails.notMobileIP()
         }
         if let refusal = network.checkURLError
-            ?? configuration.faults.checkURLErrors.first(where: { $0.operator == network.operatorID })?.error {
-            announceEnd(of: update(id) {
-                $0.status = .error
-                $0.errorCode = refusal.errorCode
-                $0.updatedAt = now
-            })
+            ?? configuration.faults.checkURLErrors.first(where: { $0.operator == network.operatorID })?.error
+        {
+            announceEnd(
+                of: update(id) {
+                    $0.status = .error
+                    $0.errorCode = refusal.errorCode
+                    $0.updatedAt = now
+                })
             return ProblemDetails.checkURLError(refusal)
         }
         update(id) {
@@ -166,11 +183,12 @@ extension FakeTruAPI {
         }
         let now = clock.now()
         let fail = { (code: String, description: String) -> HTTPResponse in
-            self.announceEnd(of: self.update(id) {
-                $0.status = .error
-                $0.errorCode = code
-                $0.updatedAt = now
-            })
+            self.announceEnd(
+                of: self.update(id) {
+                    $0.status = .error
+                    $0.errorCode = code
+                    $0.updatedAt = now
+                })
             return self.lastHopError(record, code, description)
         }
         if let error = request.query("error") { return fail(error, "The mobile network operator reported an error") }
@@ -178,7 +196,9 @@ extension FakeTruAPI {
             return fail("mno_response_error", "The mobile network operator's response is missing or invalid")
         }
         let sandbox = configuration.faults.sandbox ? SandboxOutcome(phoneNumber: record.phoneNumber) : nil
-        if sandbox == .error { return fail(SandboxOutcome.errorCode, "The mobile network operator reported an error (sandbox)") }
+        if sandbox == .error {
+            return fail(SandboxOutcome.errorCode, "The mobile network operator reported an error (sandbox)")
+        }
         let code = kind.hasCodeFlow ? RandomBytes.hex(16) : nil
         let updated = update(id) {
             if let sandbox {
@@ -218,7 +238,8 @@ extension FakeTruAPI {
         let ttl = Double(configuration.checkTTL)
         let (record, expiredNow) = state.withLock { state -> (CheckRecord?, Bool) in
             guard var record = state.checks[id], record.kind == kind,
-                  client == nil || record.clientID == client else { return (nil, false) }
+                client == nil || record.clientID == client
+            else { return (nil, false) }
             guard record.status.isOpen && now.timeIntervalSince(record.createdAt) >= ttl else { return (record, false) }
             record.status = .expired
             record.updatedAt = record.createdAt.addingTimeInterval(ttl)
@@ -246,14 +267,18 @@ extension FakeTruAPI {
     /// The check resource as JSON (HAL links included); `match`, `network_id` and SIM-change
     /// fields only once COMPLETED, `error_code` only on ERROR.
     func render(_ record: CheckRecord, creation: Bool) -> JSONValue {
-        var members: [(String, JSONValue)] = [("check_id", .string(record.id)), ("status", .string(record.status.rawValue))]
+        var members: [(String, JSONValue)] = [
+            ("check_id", .string(record.id)), ("status", .string(record.status.rawValue))
+        ]
         if record.status == .completed, let match = record.match, record.kind.product != .simCheck {
             members.append(("match", .bool(match)))
         }
         if record.status == .error, let code = record.errorCode { members.append(("error_code", .string(code))) }
         if let reference = record.referenceID { members.append(("reference_id", .string(reference))) }
-        members += [("charge_amount", .int(1)), ("charge_currency", .string("API")),
-                    ("created_at", .string(SimulatorClock.timestamp(record.createdAt)))]
+        members += [
+            ("charge_amount", .int(1)), ("charge_currency", .string("API")),
+            ("created_at", .string(SimulatorClock.timestamp(record.createdAt)))
+        ]
         if !creation { members.append(("updated_at", .string(SimulatorClock.timestamp(record.updatedAt)))) }
         if record.status == .completed {
             if let network = record.networkID { members.append(("network_id", .string(network))) }

@@ -9,13 +9,17 @@ extension FakeTruAPI {
     /// details that also carry OAuth2's `error` and `error_description`.
     func issueToken(_ request: HTTPRequest) -> HTTPResponse {
         guard let (id, secret) = basicCredentials(request.headers["Authorization"]),
-              id == configuration.clientID, secret == configuration.clientSecret else {
-            return tokenError(401, "invalid_client", "Unauthorized", "Invalid client credentials", key: "unauthorized",
-                              headers: ["WWW-Authenticate": "Basic realm=\"tru.ID\""])
+            id == configuration.clientID, secret == configuration.clientSecret
+        else {
+            return tokenError(
+                401, "invalid_client", "Unauthorized", "Invalid client credentials", key: "unauthorized",
+                headers: ["WWW-Authenticate": "Basic realm=\"tru.ID\""])
         }
         guard request.headers["Content-Type"]?.lowercased().hasPrefix("application/x-www-form-urlencoded") == true,
-              let form = WebEncoding.formFields(request.body) else {
-            return tokenError(400, "invalid_request", "Bad Request", "The body must be application/x-www-form-urlencoded")
+            let form = WebEncoding.formFields(request.body)
+        else {
+            return tokenError(
+                400, "invalid_request", "Bad Request", "The body must be application/x-www-form-urlencoded")
         }
         guard form["grant_type"] == "client_credentials" else {
             return tokenError(400, "unsupported_grant_type", "Bad Request", "grant_type must be client_credentials")
@@ -30,21 +34,29 @@ extension FakeTruAPI {
         let token = RandomBytes.hex(32)
         let now = clock.now()
         state.withLock {
-            $0.tokens[token] = TokenRecord(clientID: id, scopes: Set(requested),
-                                           expiresAt: now.addingTimeInterval(Double(configuration.tokenLifetime)))
+            $0.tokens[token] = TokenRecord(
+                clientID: id, scopes: Set(requested),
+                expiresAt: now.addingTimeInterval(Double(configuration.tokenLifetime)))
         }
-        return .json(200, .object([("access_token", .string(token)), ("token_type", .string("bearer")),
-                                   ("expires_in", .int(configuration.tokenLifetime)),
-                                   ("scope", .string(requested.joined(separator: " ")))]),
-                     headers: ["Cache-Control": "no-store"])
+        return .json(
+            200,
+            .object([
+                ("access_token", .string(token)), ("token_type", .string("bearer")),
+                ("expires_in", .int(configuration.tokenLifetime)),
+                ("scope", .string(requested.joined(separator: " ")))
+            ]),
+            headers: ["Cache-Control": "no-store"])
     }
 
     /// A token endpoint error: problem details whose type key is `key` (the OAuth2 error code
     /// unless given), with `error` and `error_description` added for OAuth2 clients.
-    private func tokenError(_ status: Int, _ error: String, _ title: String, _ detail: String, key: String? = nil,
-                            headers: HTTPHeaders = [:]) -> HTTPResponse {
-        ProblemDetails.response(status, key ?? error, title, detail, headers: headers,
-                                extra: [("error", .string(error)), ("error_description", .string(detail))])
+    private func tokenError(
+        _ status: Int, _ error: String, _ title: String, _ detail: String, key: String? = nil,
+        headers: HTTPHeaders = [:]
+    ) -> HTTPResponse {
+        ProblemDetails.response(
+            status, key ?? error, title, detail, headers: headers,
+            extra: [("error", .string(error)), ("error_description", .string(detail))])
     }
 
     /// Checks the Bearer token and its `scope`, counts the request against the client's
@@ -52,8 +64,9 @@ extension FakeTruAPI {
     /// (`-Reset`: when the hour's window ends, in epoch seconds). With no limit, no such headers.
     func withToken(_ request: HTTPRequest, scope: String, _ body: (String) -> HTTPResponse) -> HTTPResponse {
         let unauthorized = { (detail: String) in
-            ProblemDetails.response(401, "unauthorized", "Unauthorized", detail,
-                                    headers: ["WWW-Authenticate": "Bearer realm=\"tru.ID\", error=\"invalid_token\""])
+            ProblemDetails.response(
+                401, "unauthorized", "Unauthorized", detail,
+                headers: ["WWW-Authenticate": "Bearer realm=\"tru.ID\", error=\"invalid_token\""])
         }
         guard let header = request.headers["Authorization"], header.lowercased().hasPrefix("bearer ") else {
             return unauthorized("Missing Bearer access token")
@@ -77,9 +90,10 @@ extension FakeTruAPI {
         var response: HTTPResponse
         if window.count > limit {
             let retry = max(1, Int((reset.timeIntervalSince(now)).rounded(.up)))
-            response = ProblemDetails.response(429, "too_many_requests", "Rate Limit exceeded",
-                                               "Rate limit of \(limit) requests per hour exceeded",
-                                               headers: ["Retry-After": String(retry)])
+            response = ProblemDetails.response(
+                429, "too_many_requests", "Rate Limit exceeded",
+                "Rate limit of \(limit) requests per hour exceeded",
+                headers: ["Retry-After": String(retry)])
         } else {
             response = body(record.clientID)
         }
@@ -92,7 +106,8 @@ extension FakeTruAPI {
     /// Decodes `Basic base64(id:secret)`.
     private func basicCredentials(_ header: String?) -> (String, String)? {
         guard let header, header.lowercased().hasPrefix("basic "),
-              let data = Data(base64Encoded: String(header.dropFirst("basic ".count)).trimmedSpaces) else {
+            let data = Data(base64Encoded: String(header.dropFirst("basic ".count)).trimmedSpaces)
+        else {
             return nil
         }
         let text = String(decoding: data, as: UTF8.self)

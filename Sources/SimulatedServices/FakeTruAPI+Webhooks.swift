@@ -20,10 +20,14 @@ extension FakeTruAPI {
     /// Call once per check, outside the state lock.
     func announceEnd(of record: CheckRecord?) {
         guard let record, record.kind.product != .simCheck, !record.status.isOpen,
-              let webhooks, let url = configuration.faults.callbackURL else { return }
+            let webhooks, let url = configuration.faults.callbackURL
+        else { return }
         let body = Array(render(record, creation: false).serialized.utf8)
-        guard let webhook = webhooks.signer.webhook(to: url, product: record.kind.product.rawValue, body: body,
-                                                    date: clock.now()) else { return }
+        guard
+            let webhook = webhooks.signer.webhook(
+                to: url, product: record.kind.product.rawValue, body: body,
+                date: clock.now())
+        else { return }
         webhooks.deliver(webhook)
     }
 
@@ -34,7 +38,8 @@ extension FakeTruAPI {
         let ttl = Double(configuration.checkTTL)
         let expired = state.withLock { state -> [CheckRecord] in
             var expired: [CheckRecord] = []
-            for var record in state.checks.records.values where record.status.isOpen && now.timeIntervalSince(record.createdAt) >= ttl {
+            for var record in state.checks.records.values
+            where record.status.isOpen && now.timeIntervalSince(record.createdAt) >= ttl {
                 record.status = .expired
                 record.updatedAt = record.createdAt.addingTimeInterval(ttl)
                 state.checks.store(record)

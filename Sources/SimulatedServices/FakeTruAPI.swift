@@ -1,6 +1,6 @@
-import SimulatorScenario
 import FoundationEssentials
 import HTTPServer
+import SimulatorScenario
 import Synchronization
 
 /// Settings of the fake tru.ID API.
@@ -26,11 +26,13 @@ public struct FakeTruAPIConfiguration: Sendable {
     /// The world's modems: their networks are the operators that country coverage lists.
     public var modems: [SimulatedModem]
 
-    public init(clientID: String, clientSecret: String, baseURL: String = "https://api.truid.test",
-                carrierURL: String = "http://mno.carrier.test", faults: APIFaults = APIFaults(),
-                rateLimitPerHour: Int? = APIFaults.defaultRateLimitPerHour, checkTTL: Int = 120, tokenLifetime: Int = 3600,
-                retainedChecks: Int = APIFaults.defaultRetainedChecks,
-                modems: [SimulatedModem] = []) {
+    public init(
+        clientID: String, clientSecret: String, baseURL: String = "https://api.truid.test",
+        carrierURL: String = "http://mno.carrier.test", faults: APIFaults = APIFaults(),
+        rateLimitPerHour: Int? = APIFaults.defaultRateLimitPerHour, checkTTL: Int = 120, tokenLifetime: Int = 3600,
+        retainedChecks: Int = APIFaults.defaultRetainedChecks,
+        modems: [SimulatedModem] = []
+    ) {
         self.clientID = clientID
         self.clientSecret = clientSecret
         self.baseURL = baseURL
@@ -59,8 +61,10 @@ public final class FakeTruAPI: SimulatedHTTPEndpoint {
     let state: Mutex<APIState>
 
     /// Without `webhooks`, `/.well-known/jwks.json` is an empty key set and no webhook is sent.
-    public init(configuration: FakeTruAPIConfiguration, directory: any SubscriberDirectory,
-                ledger: SubscriberAssertionLedger, clock: SimulatorClock = .system, webhooks: WebhookDispatch? = nil) {
+    public init(
+        configuration: FakeTruAPIConfiguration, directory: any SubscriberDirectory,
+        ledger: SubscriberAssertionLedger, clock: SimulatorClock = .system, webhooks: WebhookDispatch? = nil
+    ) {
         self.configuration = configuration
         self.directory = directory
         self.ledger = ledger
@@ -79,22 +83,28 @@ public final class FakeTruAPI: SimulatedHTTPEndpoint {
 
     private func route(_ request: HTTPRequest) -> HTTPResponse {
         if let status = configuration.faults.serverErrorStatus {
-            return ProblemDetails.response(status, "server_error", "Internal Server Error",
-                                           "Simulated server failure (scenario fault)")
+            return ProblemDetails.response(
+                status, "server_error", "Internal Server Error",
+                "Simulated server failure (scenario fault)")
         }
         let parts = request.path.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map(String.init)
         switch parts.count {
         case 3 where parts == ["oauth2", "v1", "token"]:
             return only(["POST"], request) { issueToken(request) }
         case 3 where parts == ["coverage", "v0.1", "device_ip"]:
-            return only(["GET"], request) { withToken(request, scope: "coverage") { _ in coverage(address: request.remoteAddress) } }
-        case 4 where parts[0] == "coverage" && parts[1] == "v0.1" && (parts[2] == "device_ips" || parts[2] == "device_ip"):
+            return only(["GET"], request) {
+                withToken(request, scope: "coverage") { _ in coverage(address: request.remoteAddress) }
+            }
+        case 4
+        where parts[0] == "coverage" && parts[1] == "v0.1" && (parts[2] == "device_ips" || parts[2] == "device_ip"):
             return only(["GET"], request) { withToken(request, scope: "coverage") { _ in coverage(address: parts[3]) } }
         case 4 where parts[0] == "coverage" && parts[1] == "v0.1" && parts[2] == "countries":
             return only(["GET"], request) { withToken(request, scope: "coverage") { _ in countryCoverage(parts[3]) } }
         case 2 where parts == [".well-known", "jwks.json"]:
             return only(["GET"], request) {
-                .json(200, webhooks?.signer.keySet ?? .object([("keys", .array([]))]), headers: ["Cache-Control": "max-age=300"])
+                .json(
+                    200, webhooks?.signer.keySet ?? .object([("keys", .array([]))]),
+                    headers: ["Cache-Control": "max-age=300"])
             }
         default:
             break
@@ -112,8 +122,9 @@ public final class FakeTruAPI: SimulatedHTTPEndpoint {
             let methods = kind.hasCodeFlow ? ["GET", "PATCH"] : ["GET"]
             return only(methods, request) {
                 withToken(request, scope: kind.product.scope) { client in
-                    request.method == "PATCH" ? patchCheck(kind, id: id, request, client: client)
-                                              : getCheck(kind, id: id, client: client)
+                    request.method == "PATCH"
+                        ? patchCheck(kind, id: id, request, client: client)
+                        : getCheck(kind, id: id, client: client)
                 }
             }
         case 5 where parts[4] == "redirect" && kind.product != .simCheck:
@@ -151,7 +162,7 @@ struct CheckKind: Sendable, Equatable {
         guard let product = CheckProduct(rawValue: product) else { return nil }
         switch (product, version) {
         case (.subscriberCheck, "v0.1"), (.subscriberCheck, "v0.2"), (.phoneCheck, "v0.1"), (.phoneCheck, "v0.2"),
-             (.simCheck, "v0.1"):
+            (.simCheck, "v0.1"):
             self.product = product
             self.version = version
         default:

@@ -9,11 +9,17 @@ enum ProblemDetails {
 
     /// A problem response: `status`, the error `key` (the type's fragment), title, detail and
     /// `extra` members (RFC 7807 extension members).
-    static func response(_ status: Int, _ key: String, _ title: String, _ detail: String,
-                         headers: HTTPHeaders = [:], extra: [(String, JSONValue)] = []) -> HTTPResponse {
-        let body = JSONValue.object([("type", .string(typeURI(key))), ("title", .string(title)),
-                                     ("detail", .string(detail))] + extra)
-        return HTTPResponse(status: status, contentType: "application/problem+json", body: body.serialized, headers: headers)
+    static func response(
+        _ status: Int, _ key: String, _ title: String, _ detail: String,
+        headers: HTTPHeaders = [:], extra: [(String, JSONValue)] = []
+    ) -> HTTPResponse {
+        let body = JSONValue.object(
+            [
+                ("type", .string(typeURI(key))), ("title", .string(title)),
+                ("detail", .string(detail))
+            ] + extra)
+        return HTTPResponse(
+            status: status, contentType: "application/problem+json", body: body.serialized, headers: headers)
     }
 
     static func badRequest(_ detail: String) -> HTTPResponse {
@@ -30,7 +36,8 @@ enum ProblemDetails {
         case .mnoNotSupported:
             response(400, "mno_not_supported", "Bad Request", "Mobile Network Operator Not Supported")
         case .mnoRedirectUnsupported:
-            response(501, "mno_redirect_unsupported", "Not Implemented", "Mobile Network Operator Not Supporting Redirect")
+            response(
+                501, "mno_redirect_unsupported", "Not Implemented", "Mobile Network Operator Not Supporting Redirect")
         }
     }
 
@@ -43,15 +50,18 @@ enum ProblemDetails {
     }
 
     static func methodNotAllowed(_ allowed: [String]) -> HTTPResponse {
-        response(405, "method_not_allowed", "Method Not Allowed", "Allowed: \(allowed.joined(separator: ", "))",
-                 headers: ["Allow": allowed.joined(separator: ", ")])
+        response(
+            405, "method_not_allowed", "Method Not Allowed", "Allowed: \(allowed.joined(separator: ", "))",
+            headers: ["Allow": allowed.joined(separator: ", ")])
     }
 }
 
 extension HTTPResponse {
     /// A JSON response with the given content type (`application/json` unless HAL).
-    static func json(_ status: Int, _ value: JSONValue, contentType: String = "application/json",
-                     headers: HTTPHeaders = [:]) -> HTTPResponse {
+    static func json(
+        _ status: Int, _ value: JSONValue, contentType: String = "application/json",
+        headers: HTTPHeaders = [:]
+    ) -> HTTPResponse {
         HTTPResponse(status: status, contentType: contentType, body: value.serialized, headers: headers)
     }
 }

@@ -5,18 +5,22 @@ import HTTPServer
 /// One JSON line per request served by a simulated service (what `sim log` prints).
 public enum RequestLog {
     /// Query parameters whose values are secrets and are never logged.
-    public static let secretParameters: Set<String> = ["code", "assertion", "access_token", "token", "client_secret", "session"]
+    public static let secretParameters: Set<String> = [
+        "code", "assertion", "access_token", "token", "client_secret", "session"
+    ]
 
     /// The log line: time, namespace, source address, method, path (query included, secret
     /// values replaced by `[redacted]`) and status (null when the request was never answered).
     public static func line(time: Date, namespace: String, request: HTTPRequest, status: Int?) -> String {
         var path = request.path
         if !request.queryItems.isEmpty {
-            path += "?" + request.queryItems.map { item -> String in
-                guard let value = item.value else { return WebEncoding.percentEncode(item.name) }
-                let shown = secretParameters.contains(item.name) ? "[redacted]" : WebEncoding.percentEncode(value)
-                return WebEncoding.percentEncode(item.name) + "=" + shown
-            }.joined(separator: "&")
+            path +=
+                "?"
+                + request.queryItems.map { item -> String in
+                    guard let value = item.value else { return WebEncoding.percentEncode(item.name) }
+                    let shown = secretParameters.contains(item.name) ? "[redacted]" : WebEncoding.percentEncode(value)
+                    return WebEncoding.percentEncode(item.name) + "=" + shown
+                }.joined(separator: "&")
         }
         return JSONValue.object([
             ("time", .string(SimulatorClock.preciseTimestamp(time))),
@@ -24,7 +28,7 @@ public enum RequestLog {
             ("source", .string(request.remoteAddress)),
             ("method", .string(request.method)),
             ("path", .string(path)),
-            ("status", status.map { .int($0) } ?? .null),
+            ("status", status.map { .int($0) } ?? .null)
         ]).serialized
     }
 }

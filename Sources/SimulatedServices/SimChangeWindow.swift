@@ -6,7 +6,7 @@ public struct SimChangeWindow: Sendable, Equatable {
     public static let bucketBounds = [60, 360, 720, 1440, 2880, 4320, 10080, 43200, 129600, 259200, 525600]
     /// The default `period` (7 days, in minutes) and its allowed range.
     public static let defaultPeriod = 10080
-    public static let periodRange = 60...540_000
+    public static let periodRange = 60 ... 540_000
 
     public var noSimChange: Bool
     /// nil when the SIM was never changed (or not within any known time).

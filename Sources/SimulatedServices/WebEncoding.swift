@@ -7,9 +7,9 @@ enum WebEncoding {
         var out = ""
         for byte in text.utf8 {
             switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."),
-                 UInt8(ascii: "_"), UInt8(ascii: "~"):
+            case UInt8(ascii: "A") ... UInt8(ascii: "Z"), UInt8(ascii: "a") ... UInt8(ascii: "z"),
+                UInt8(ascii: "0") ... UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."),
+                UInt8(ascii: "_"), UInt8(ascii: "~"):
                 out.unicodeScalars.append(UnicodeScalar(byte))
             default:
                 let hex = String(byte, radix: 16, uppercase: true)
@@ -26,7 +26,8 @@ enum WebEncoding {
         while let byte = iterator.next() {
             if byte == UInt8(ascii: "%") {
                 guard let h = iterator.next(), let l = iterator.next(),
-                      let value = UInt8(String(decoding: [h, l], as: UTF8.self), radix: 16) else { return nil }
+                    let value = UInt8(String(decoding: [h, l], as: UTF8.self), radix: 16)
+                else { return nil }
                 bytes.append(value)
             } else if byte == UInt8(ascii: "+") && plusIsSpace {
                 bytes.append(UInt8(ascii: " "))
@@ -43,7 +44,8 @@ enum WebEncoding {
         for pair in String(decoding: body, as: UTF8.self).split(separator: "&") {
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             guard let name = percentDecode(String(parts[0])),
-                  let value = percentDecode(parts.count > 1 ? String(parts[1]) : "") else { return nil }
+                let value = percentDecode(parts.count > 1 ? String(parts[1]) : "")
+            else { return nil }
             fields[name] = value
         }
         return fields
@@ -62,8 +64,9 @@ enum PhoneNumberFormat {
     /// The number as `+digits`, or nil when it is not E.164.
     static func e164(_ text: String) -> String? {
         let digits = text.hasPrefix("+") ? text.dropFirst() : Substring(text)
-        guard (7...15).contains(digits.count), digits.allSatisfy({ $0.isASCII && $0.isNumber }),
-              digits.first != "0" else { return nil }
+        guard (7 ... 15).contains(digits.count), digits.allSatisfy({ $0.isASCII && $0.isNumber }),
+            digits.first != "0"
+        else { return nil }
         return "+" + digits
     }
 }
@@ -72,7 +75,9 @@ extension String {
     /// The string without leading and trailing spaces and tabs.
     var trimmedSpaces: String {
         let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" }
-        guard let first = firstIndex(where: { !isSpace($0) }), let last = lastIndex(where: { !isSpace($0) }) else { return "" }
-        return String(self[first...last])
+        guard let first = firstIndex(where: { !isSpace($0) }), let last = lastIndex(where: { !isSpace($0) }) else {
+            return ""
+        }
+        return String(self[first ... last])
     }
 }

@@ -1,6 +1,6 @@
+import COpenSSL
 import CellpathCore
 import CellpathCrypto
-import COpenSSL
 import FoundationEssentials
 import Glibc
 import HTTPServer
@@ -54,8 +54,10 @@ public final class WebhookSigner: @unchecked Sendable {
         // RFC 7638: SHA-256 of the required members in lexicographic order, without spaces.
         let canonical = #"{"e":"\#(exponent)","kty":"RSA","n":"\#(modulus)"}"#
         keyID = Base64URL.encode(Digest.sha256(Array(canonical.utf8)))
-        publicJWK = .object([("kty", .string("RSA")), ("use", .string("sig")), ("alg", .string("RS256")),
-                             ("kid", .string(keyID)), ("n", .string(modulus)), ("e", .string(exponent))])
+        publicJWK = .object([
+            ("kty", .string("RSA")), ("use", .string("sig")), ("alg", .string("RS256")),
+            ("kid", .string(keyID)), ("n", .string(modulus)), ("e", .string(exponent))
+        ])
     }
 
     deinit { EVP_PKEY_free(key) }
@@ -68,17 +70,23 @@ public final class WebhookSigner: @unchecked Sendable {
     public func webhook(to url: String, product: String, body: [UInt8], date: Date) -> SignedWebhook? {
         guard let target = HTTPTarget(url) else { return nil }
         let digest = "SHA-256=" + Data(Digest.sha256(body)).base64EncodedString()
-        let values = ["(request-target)": "post \(target.pathAndQuery)", "host": target.authority,
-                      "date": Self.httpDate(date), "x-tru-callback": product, "digest": digest]
+        let values = [
+            "(request-target)": "post \(target.pathAndQuery)", "host": target.authority,
+            "date": Self.httpDate(date), "x-tru-callback": product, "digest": digest
+        ]
         let signingString = Self.signedHeaders.map { "\($0): \(values[$0]!)" }.joined(separator: "\n")
         let signature = Data(sign(Array(signingString.utf8))).base64EncodedString()
-        let parameters = #"keyId="\#(keyID)",algorithm="rsa-sha256",headers="\#(Self.signedHeaders.joined(separator: " "))","#
+        let parameters =
+            #"keyId="\#(keyID)",algorithm="rsa-sha256",headers="\#(Self.signedHeaders.joined(separator: " "))","#
             + #"signature="\#(signature)""#
-        let headers: HTTPHeaders = ["Host": target.authority, "Date": values["date"]!, "Content-Type": "application/json",
-                                    "Digest": digest, "x-tru-callback": product,
-                                    "Authorization": "Signature \(parameters)", "Signature": parameters]
-        return SignedWebhook(url: url, host: target.host, port: target.port, pathAndQuery: target.pathAndQuery,
-                             headers: headers, body: body)
+        let headers: HTTPHeaders = [
+            "Host": target.authority, "Date": values["date"]!, "Content-Type": "application/json",
+            "Digest": digest, "x-tru-callback": product,
+            "Authorization": "Signature \(parameters)", "Signature": parameters
+        ]
+        return SignedWebhook(
+            url: url, host: target.host, port: target.port, pathAndQuery: target.pathAndQuery,
+            headers: headers, body: body)
     }
 
     /// RSASSA-PKCS1-v1_5 with SHA-256 over `data`.
@@ -87,7 +95,8 @@ public final class WebhookSigner: @unchecked Sendable {
         defer { EVP_MD_CTX_free(context) }
         var length = 0
         guard EVP_DigestSignInit(context, nil, EVP_sha256(), nil, key) == 1,
-              EVP_DigestSign(context, nil, &length, data, data.count) == 1 else { return [] }
+            EVP_DigestSign(context, nil, &length, data, data.count) == 1
+        else { return [] }
         var signature = [UInt8](repeating: 0, count: length)
         guard EVP_DigestSign(context, &signature, &length, data, data.count) == 1 else { return [] }
         return Array(signature.prefix(length))
@@ -101,7 +110,8 @@ public final class WebhookSigner: @unchecked Sendable {
         let days = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
         let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
         func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        return "\(days[Int(parts.tm_wday)]), \(two(parts.tm_mday)) \(months[Int(parts.tm_mon)]) \(parts.tm_year + 1900) "
+        return
+            "\(days[Int(parts.tm_wday)]), \(two(parts.tm_mday)) \(months[Int(parts.tm_mon)]) \(parts.tm_year + 1900) "
             + "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec)) GMT"
     }
 

@@ -1,8 +1,8 @@
 import CellpathCore
 import FoundationEssentials
 import Glibc
-import SimulatorScenario
 import ModemDiscovery
+import SimulatorScenario
 import SystemSupport
 
 /// The `cellpath sim` commands as a library: each function does one command's work and
@@ -24,15 +24,19 @@ public enum SimulatedWorld {
         public var removedNamespaces: [String]
         public var removedRunDirectory: Bool
         /// True when nothing of the world existed.
-        public var wasAlreadyDown: Bool { !stoppedDaemon && stoppedProcesses.isEmpty && removedNamespaces.isEmpty && !removedRunDirectory }
+        public var wasAlreadyDown: Bool {
+            !stoppedDaemon && stoppedProcesses.isEmpty && removedNamespaces.isEmpty && !removedRunDirectory
+        }
     }
 
     /// `sim up` (detached): validates the scenario, starts `daemonCommand` (default: this
     /// executable with `sim up --foreground …`) in a new session with its output in the log,
     /// and waits until the daemon answers; returns the world's status.
     /// With ModemManager, the wait is longer by `ModemManagerService.listTimeout`.
-    public static func up(_ options: DaemonOptions, daemonCommand: [String]? = nil,
-                          timeoutSeconds: Double = 60) throws -> SimulatorStatus {
+    public static func up(
+        _ options: DaemonOptions, daemonCommand: [String]? = nil,
+        timeoutSeconds: Double = 60
+    ) throws -> SimulatorStatus {
         try requireRoot()
         try WorldTopology.validate(prefix: options.prefix)
         var scenario = try options.scenarioPath.map { try Scenario.load(path: $0) } ?? .builtIn
@@ -40,8 +44,9 @@ public enum SimulatedWorld {
         let timeoutSeconds = timeoutSeconds + (scenario.modemManager ? ModemManagerService.listTimeout : 0)
         let run = RunDirectory(prefix: options.prefix)
         if let pid = liveDaemon(run) {
-            throw CellpathError(.unavailable, "the simulated world \(options.prefix) is already up (daemon pid \(pid))",
-                                hint: "cellpath sim down --prefix \(options.prefix)")
+            throw CellpathError(
+                .unavailable, "the simulated world \(options.prefix) is already up (daemon pid \(pid))",
+                hint: "cellpath sim down --prefix \(options.prefix)")
         }
         removeLeftovers(prefix: options.prefix, removeFiles: true)
         try FileSystem.makeDirectories(run.path, mode: 0o755)
@@ -50,9 +55,12 @@ public enum SimulatedWorld {
         var daemonOptions = options
         daemonOptions.scenarioPath = run.scenarioFile
         daemonOptions.modemManager = false  // in the scenario file
-        let command = daemonCommand ?? [FileSystem.runningExecutable ?? "/proc/self/exe"] + daemonOptions.foregroundArguments
+        let command =
+            daemonCommand ?? [FileSystem.runningExecutable ?? "/proc/self/exe"] + daemonOptions.foregroundArguments
         let log = open(run.logFile, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
-        guard log >= 0 else { throw CellpathError(.unavailable, "cannot create \(run.logFile): \(SystemError.text(errno))") }
+        guard log >= 0 else {
+            throw CellpathError(.unavailable, "cannot create \(run.logFile): \(SystemError.text(errno))")
+        }
         let pid: pid_t
         do {
             pid = try Subprocess.start(command, Spawn.Options(stdout: log, stderr: log, newSession: true))
@@ -70,14 +78,21 @@ public enum SimulatedWorld {
                 removeLeftovers(prefix: options.prefix, removeFiles: true)
                 // The daemon's own error says why; dnsmasq's start-up lines around it do not.
                 let lines = tail.split(separator: "\n").map(String.init)
-                let reason = lines.last { $0.contains("error: ") }.flatMap { $0.split(separator: "error: ", maxSplits: 1).last.map(String.init) }
+                let reason =
+                    lines.last { $0.contains("error: ") }.flatMap {
+                        $0.split(separator: "error: ", maxSplits: 1).last.map(String.init)
+                    }
                     ?? lines.last
-                throw CellpathError(.unavailable, "the simulator daemon exited during start-up (status \(Spawn.exitStatus(status)))"
-                                    + (reason.map { ": \($0)" } ?? ""))
+                throw CellpathError(
+                    .unavailable,
+                    "the simulator daemon exited during start-up (status \(Spawn.exitStatus(status)))"
+                        + (reason.map { ": \($0)" } ?? ""))
             }
             if FileSystem.exists(run.controlSocket),
-               let response = try? ControlClient.send(ControlRequest(command: .status), to: run.controlSocket, timeoutSeconds: 5),
-               response.ok, let status = response.status {
+                let response = try? ControlClient.send(
+                    ControlRequest(command: .status), to: run.controlSocket, timeoutSeconds: 5),
+                response.ok, let status = response.status
+            {
                 return status
             }
             usleep(50_000)
@@ -108,8 +123,9 @@ public enum SimulatedWorld {
             Processes.stop(daemon, markers: DaemonOptions.processMarkers, grace: 15)
         }
         stopped += removeLeftovers(prefix: prefix, removeFiles: true, marks: marks)
-        return DownReport(prefix: prefix, stoppedDaemon: daemon != nil, daemonPID: daemon, stoppedProcesses: stopped,
-                          removedNamespaces: namespacesBefore, removedRunDirectory: hadFiles)
+        return DownReport(
+            prefix: prefix, stoppedDaemon: daemon != nil, daemonPID: daemon, stoppedProcesses: stopped,
+            removedNamespaces: namespacesBefore, removedRunDirectory: hadFiles)
     }
 
     /// `sim status`: the daemon's live status when it answers, otherwise what exists of the world.
@@ -119,11 +135,13 @@ public enum SimulatedWorld {
         let run = RunDirectory(prefix: prefix)
         if let pid = liveDaemon(run) {
             if let response = try? ControlClient.send(ControlRequest(command: .status), to: run.controlSocket),
-               response.ok, let status = response.status {
+                response.ok, let status = response.status
+            {
                 return status
             }
-            return SimulatorStatus(prefix: prefix, state: .stale, daemonPID: pid, runDirectory: run.path,
-                                   namespaces: existingNamespaces(prefix))
+            return SimulatorStatus(
+                prefix: prefix, state: .stale, daemonPID: pid, runDirectory: run.path,
+                namespaces: existingNamespaces(prefix))
         }
         let namespaces = existingNamespaces(prefix)
         let state: SimulatorStatus.State = namespaces.isEmpty && !FileSystem.exists(run.path) ? .down : .stale
@@ -134,8 +152,11 @@ public enum SimulatedWorld {
     /// configures wwanN in the device namespace; returns the status afterwards.
     public static func bearer(connect: Bool, modem: Int = 0, prefix: String) throws -> SimulatorStatus {
         try requireRoot()
-        let response = try control(ControlRequest(command: connect ? .connect : .disconnect, modem: modem), prefix: prefix)
-        guard let status = response.status else { throw CellpathError(.internalError, "the simulator daemon sent no status") }
+        let response = try control(
+            ControlRequest(command: connect ? .connect : .disconnect, modem: modem), prefix: prefix)
+        guard let status = response.status else {
+            throw CellpathError(.internalError, "the simulator daemon sent no status")
+        }
         return status
     }
 
@@ -208,12 +229,15 @@ public enum SimulatedWorld {
             (DeviceRoots.sysfsVariable, run.sysfsRoot),
             (DeviceRoots.devVariable, run.devRoot),
             ("CELLPATH_STATE_DIR", run.stateDirectory),
-            ("CELLPATH_TOKEN_CACHE", run.tokenCache),
+            ("CELLPATH_TOKEN_CACHE", run.tokenCache)
         ]
         if FileSystem.exists(run.busSocket) { variables.append(("DBUS_SYSTEM_BUS_ADDRESS", run.busAddress)) }
         if let credentials = SimulatorCredentials.load(run) {
-            variables += [("CELLPATH_CLIENT_ID", credentials.clientID), ("CELLPATH_CLIENT_SECRET", credentials.clientSecret),
-                          ("CELLPATH_SIM_CLIENT_ID", credentials.clientID), ("CELLPATH_SIM_CLIENT_SECRET", credentials.clientSecret)]
+            variables += [
+                ("CELLPATH_CLIENT_ID", credentials.clientID), ("CELLPATH_CLIENT_SECRET", credentials.clientSecret),
+                ("CELLPATH_SIM_CLIENT_ID", credentials.clientID),
+                ("CELLPATH_SIM_CLIENT_SECRET", credentials.clientSecret)
+            ]
         }
         return variables
     }
@@ -257,7 +281,9 @@ public enum SimulatedWorld {
         if name.contains("/") {
             let (exists, runnable) = executable(name)
             if !exists { throw CommandNotRunnable(message: "\(name): No such file or directory", exitStatus: 127) }
-            if !runnable { throw CommandNotRunnable(message: "\(name): cannot execute (not an executable file)", exitStatus: 126) }
+            if !runnable {
+                throw CommandNotRunnable(message: "\(name): cannot execute (not an executable file)", exitStatus: 126)
+            }
             return
         }
         var foundButNotRunnable: String?
@@ -295,7 +321,7 @@ public enum SimulatedWorld {
             "connect the cellular bearer:   cellpath sim bearer connect\(option)",
             "API requests:                  cellpath sim log\(option)",
             "state and counters:            cellpath sim status\(option)",
-            "tear it all down:              cellpath sim down\(option)",
+            "tear it all down:              cellpath sim down\(option)"
         ]
     }
 
@@ -304,14 +330,17 @@ public enum SimulatedWorld {
     /// Throws `.permission` unless running as root (namespaces and links need CAP_NET_ADMIN).
     static func requireRoot() throws {
         if geteuid() != 0 {
-            throw CellpathError(.permission, "the simulator needs root (network namespaces and TUN devices need CAP_NET_ADMIN)",
-                                hint: "run it with sudo")
+            throw CellpathError(
+                .permission, "the simulator needs root (network namespaces and TUN devices need CAP_NET_ADMIN)",
+                hint: "run it with sudo")
         }
     }
 
     /// The pid of the daemon of `run` if it is alive (pid file + command line check).
     static func liveDaemon(_ run: RunDirectory) -> pid_t? {
-        guard let pid = Processes.readPIDFile(run.daemonPIDFile), Processes.isRunning(pid, markers: DaemonOptions.processMarkers) else { return nil }
+        guard let pid = Processes.readPIDFile(run.daemonPIDFile),
+            Processes.isRunning(pid, markers: DaemonOptions.processMarkers)
+        else { return nil }
         return pid
     }
 
@@ -320,20 +349,26 @@ public enum SimulatedWorld {
     /// the namespaces; with `removeFiles` also the run directory. Returns the processes it
     /// stopped. Never throws.
     @discardableResult
-    static func removeLeftovers(prefix: String, removeFiles: Bool, marks: WorldProcesses.Marks? = nil) -> [StoppedProcess] {
+    static func removeLeftovers(
+        prefix: String, removeFiles: Bool, marks: WorldProcesses.Marks? = nil
+    ) -> [StoppedProcess] {
         let run = RunDirectory(prefix: prefix)
         let topology = WorldTopology(prefix: prefix, modemCount: 0)
         var stopped: [StoppedProcess] = []
         // (Their names and markers are the same in a NAT64 world.)
         for server in DNSServer.all(topology, nat64: false) {
-            if let pid = Processes.readPIDFile(run.dnsPIDFile(server.name)), Processes.isRunning(pid, markers: server.markers) {
+            if let pid = Processes.readPIDFile(run.dnsPIDFile(server.name)),
+                Processes.isRunning(pid, markers: server.markers)
+            {
                 Processes.stop(pid, markers: server.markers)
-                stopped.append(StoppedProcess(pid: pid, name: "dnsmasq", reason: "\(server.name) DNS of a killed daemon"))
+                stopped.append(
+                    StoppedProcess(pid: pid, name: "dnsmasq", reason: "\(server.name) DNS of a killed daemon"))
             }
             unlink(run.dnsPIDFile(server.name))
         }
         stopped += ModemManagerService.stopLeftovers(run)
-        stopped += WorldProcesses.stopAll(marks ?? WorldProcesses.marks(namespaces: existingNamespaces(prefix), run: run, daemon: nil))
+        stopped += WorldProcesses.stopAll(
+            marks ?? WorldProcesses.marks(namespaces: existingNamespaces(prefix), run: run, daemon: nil))
         WorldBuilder.destroy(topology)
         if removeFiles {
             FileSystem.removeTree(run.path)
@@ -346,10 +381,13 @@ public enum SimulatedWorld {
     static func removeRunFiles(_ run: RunDirectory, keepLog: Bool) {
         guard keepLog, FileSystem.exists(run.logFile) else { FileSystem.removeTree(run.path); return }
         let modemManager = run.modemManagerDirectory
-        for file in [run.daemonPIDFile, run.controlSocket, run.requestLog, run.scenarioFile, run.credentialsFile,
-                     run.dnsPIDFile("carrier"), run.dnsPIDFile("wifi"), run.busSocket, "\(modemManager)/bus.conf",
-                     "\(modemManager)/events", "\(modemManager)/mm.sh"]
-            + ModemManagerService.Program.allCases.map({ ModemManagerService.pidFile($0, run) }) { unlink(file) }
+        for file in [
+            run.daemonPIDFile, run.controlSocket, run.requestLog, run.scenarioFile, run.credentialsFile,
+            run.dnsPIDFile("carrier"), run.dnsPIDFile("wifi"), run.busSocket, "\(modemManager)/bus.conf",
+            "\(modemManager)/events", "\(modemManager)/mm.sh"
+        ]
+            + ModemManagerService.Program.allCases.map({ ModemManagerService.pidFile($0, run) })
+        { unlink(file) }
         rmdir("\(modemManager)/hostdev")
         FileSystem.removeTree("\(run.path)/tls")
         FileSystem.removeTree("\(run.path)/nat64")
@@ -358,7 +396,8 @@ public enum SimulatedWorld {
     /// The error for a command that needs the world up.
     static func notUp(_ prefix: String) -> CellpathError {
         let option = prefix == WorldTopology.defaultPrefix ? "" : " --prefix \(prefix)"
-        return CellpathError(.unavailable, "the simulated world \(prefix) is not up", hint: "start it with: cellpath sim up\(option)")
+        return CellpathError(
+            .unavailable, "the simulated world \(prefix) is not up", hint: "start it with: cellpath sim up\(option)")
     }
 
     private static func control(_ request: ControlRequest, prefix: String) throws -> ControlResponse {
@@ -367,7 +406,8 @@ public enum SimulatedWorld {
         guard liveDaemon(run) != nil else { throw notUp(prefix) }
         let response = try ControlClient.send(request, to: run.controlSocket)
         if !response.ok {
-            throw CellpathError(response.errorKind ?? .internalError, response.error ?? "the simulator daemon refused the request")
+            throw CellpathError(
+                response.errorKind ?? .internalError, response.error ?? "the simulator daemon refused the request")
         }
         return response
     }

@@ -14,7 +14,8 @@ extension Scenario {
         do {
             root = try StrictJSONParser.parse(data)
         } catch {
-            throw CellpathError(.dataError, "\(source):\(error.position): not valid JSON: \(error.message)", hint: formatHint)
+            throw CellpathError(
+                .dataError, "\(source):\(error.position): not valid JSON: \(error.message)", hint: formatHint)
         }
         let positions = FieldPositions()
         positions.record("", root.position)
@@ -34,12 +35,15 @@ extension Scenario {
         do {
             bytes = try FileSystem.read(path, limit: 1 << 20)
         } catch {
-            if error.code == EFBIG { throw CellpathError(.dataError, "\(path): the scenario file is larger than 1 MiB") }
-            let kind: FailureKind = switch error.code {
-            case ENOENT, EISDIR: .dataError
-            case EACCES: .permission
-            default: .unavailable
+            if error.code == EFBIG {
+                throw CellpathError(.dataError, "\(path): the scenario file is larger than 1 MiB")
             }
+            let kind: FailureKind =
+                switch error.code {
+                case ENOENT, EISDIR: .dataError
+                case EACCES: .permission
+                default: .unavailable
+                }
             throw CellpathError(kind, "cannot read scenario file \(path): \(error.reason)")
         }
         return try decode(bytes, source: path)
@@ -70,31 +74,47 @@ extension Scenario {
     private static func read(_ root: JSONNode, _ positions: FieldPositions) throws(ScenarioProblem) -> Scenario {
         let o = try ObjectReader(root, path: "", keys: keys(CodingKeys.self), positions: positions)
         var scenario = Scenario()
-        if let modems = try o.array("modems", { (index, node, path) throws(ScenarioProblem) in
-            try o.element(node, path: path, keys: keys(SimulatedModem.CodingKeys.self)) { m throws(ScenarioProblem) in
-                try SimulatedModem.read(m, index: index)
-            }
-        }) {
+        if let modems = try o.array(
+            "modems",
+            { (index, node, path) throws(ScenarioProblem) in
+                try o.element(node, path: path, keys: keys(SimulatedModem.CodingKeys.self)) {
+                    m throws(ScenarioProblem) in
+                    try SimulatedModem.read(m, index: index)
+                }
+            })
+        {
             scenario.modems = modems
         }
-        if let path = try o.object("cellularPath", keys: keys(LinkConditions.CodingKeys.self), { p throws(ScenarioProblem) in
-            try LinkConditions.read(p, defaultDelayMs: scenario.cellularPath.delayMs)
-        }) {
+        if let path = try o.object(
+            "cellularPath", keys: keys(LinkConditions.CodingKeys.self),
+            { p throws(ScenarioProblem) in
+                try LinkConditions.read(p, defaultDelayMs: scenario.cellularPath.delayMs)
+            })
+        {
             scenario.cellularPath = path
         }
-        if let path = try o.object("wifiPath", keys: keys(LinkConditions.CodingKeys.self), { p throws(ScenarioProblem) in
-            try LinkConditions.read(p, defaultDelayMs: scenario.wifiPath.delayMs)
-        }) {
+        if let path = try o.object(
+            "wifiPath", keys: keys(LinkConditions.CodingKeys.self),
+            { p throws(ScenarioProblem) in
+                try LinkConditions.read(p, defaultDelayMs: scenario.wifiPath.delayMs)
+            })
+        {
             scenario.wifiPath = path
         }
         if let api = try o.object("api", keys: keys(APIFaults.CodingKeys.self), APIFaults.read) { scenario.api = api }
-        if let carrier = try o.object("carrier", keys: keys(CarrierFaults.CodingKeys.self), CarrierFaults.read) { scenario.carrier = carrier }
+        if let carrier = try o.object("carrier", keys: keys(CarrierFaults.CodingKeys.self), CarrierFaults.read) {
+            scenario.carrier = carrier
+        }
         if let value = try o.bool("modemManager") { scenario.modemManager = value }
-        if let events = try o.array("events", { (index, node, path) throws(ScenarioProblem) in
-            try o.element(node, path: path, keys: keys(ScenarioEvent.CodingKeys.self)) { e throws(ScenarioProblem) in
-                try ScenarioEvent.read(e, index: index)
-            }
-        }) {
+        if let events = try o.array(
+            "events",
+            { (index, node, path) throws(ScenarioProblem) in
+                try o.element(node, path: path, keys: keys(ScenarioEvent.CodingKeys.self)) {
+                    e throws(ScenarioProblem) in
+                    try ScenarioEvent.read(e, index: index)
+                }
+            })
+        {
             scenario.events = events
         }
         return scenario
@@ -104,109 +124,162 @@ extension Scenario {
 
     /// Every field's range and format, and the rules across modems.
     private func check() throws(ScenarioProblem) {
-        func bad(_ field: String, _ problem: String) -> ScenarioProblem { ScenarioProblem(field: field, problem: problem) }
+        func bad(_ field: String, _ problem: String) -> ScenarioProblem {
+            ScenarioProblem(field: field, problem: problem)
+        }
         if modems.isEmpty { throw bad("modems", "at least one modem is required") }
-        if modems.count > Self.maximumModems { throw bad("modems", "at most \(Self.maximumModems) modems are supported, got \(modems.count)") }
+        if modems.count > Self.maximumModems {
+            throw bad("modems", "at most \(Self.maximumModems) modems are supported, got \(modems.count)")
+        }
         var msisdns: [String: Int] = [:]
         for (i, modem) in modems.enumerated() {
             let m = "modems[\(i)]"
-            if !Self.isDigits(modem.imei, count: 15...15) { throw bad("\(m).imei", "must be 15 digits") }
+            if !Self.isDigits(modem.imei, count: 15 ... 15) { throw bad("\(m).imei", "must be 15 digits") }
             if modem.apn.isEmpty || modem.apn.count > 100 { throw bad("\(m).apn", "must be 1 to 100 characters") }
-            for (name, value) in [("manufacturer", modem.manufacturer), ("model", modem.model), ("firmware", modem.firmware)]
+            for (name, value) in [
+                ("manufacturer", modem.manufacturer), ("model", modem.model), ("firmware", modem.firmware)
+            ]
             where value.isEmpty || value.count > 64 || value.contains(where: { $0.isNewline }) {
                 throw bad("\(m).\(name)", "must be 1 to 64 characters on one line")
             }
             for (s, sim) in [("\(m).sim", modem.sim), ("\(m).secondSlot.sim", modem.secondSlot?.sim)] {
                 guard let sim else { continue }
-                if !Self.isDigits(sim.iccid, count: 18...20) { throw bad("\(s).iccid", "must be 18 to 20 digits") }
-                if !Self.isDigits(sim.imsi, count: 6...15) { throw bad("\(s).imsi", "must be 6 to 15 digits") }
-                if !sim.msisdn.hasPrefix("+") || !Self.isDigits(String(sim.msisdn.dropFirst()), count: 7...15) {
+                if !Self.isDigits(sim.iccid, count: 18 ... 20) { throw bad("\(s).iccid", "must be 18 to 20 digits") }
+                if !Self.isDigits(sim.imsi, count: 6 ... 15) { throw bad("\(s).imsi", "must be 6 to 15 digits") }
+                if !sim.msisdn.hasPrefix("+") || !Self.isDigits(String(sim.msisdn.dropFirst()), count: 7 ... 15) {
                     throw bad("\(s).msisdn", "must be E.164 with a leading '+', e.g. +447940448591")
                 }
                 if let other = msisdns[sim.msisdn] {
-                    throw bad("\(s).msisdn", "\(sim.msisdn) is also the number of modems[\(other)].sim (each SIM needs its own)")
+                    throw bad(
+                        "\(s).msisdn",
+                        "\(sim.msisdn) is also the number of modems[\(other)].sim (each SIM needs its own)")
                 }
                 msisdns[sim.msisdn] = i
-                if !Self.isDigits(sim.pin, count: 4...8) { throw bad("\(s).pin", "must be 4 to 8 digits") }
-                if !(0...3).contains(sim.pinAttemptsLeft) { throw bad("\(s).pinAttemptsLeft", "must be 0 to 3") }
-                if let minutes = sim.simChangedMinutesAgo, minutes < 0 { throw bad("\(s).simChangedMinutesAgo", "must not be negative") }
+                if !Self.isDigits(sim.pin, count: 4 ... 8) { throw bad("\(s).pin", "must be 4 to 8 digits") }
+                if !(0 ... 3).contains(sim.pinAttemptsLeft) { throw bad("\(s).pinAttemptsLeft", "must be 0 to 3") }
+                if let minutes = sim.simChangedMinutesAgo, minutes < 0 {
+                    throw bad("\(s).simChangedMinutesAgo", "must not be negative")
+                }
             }
             let n = "\(m).network"
-            if !Self.isDigits(modem.network.mcc, count: 3...3) { throw bad("\(n).mcc", "must be 3 digits") }
-            if !Self.isDigits(modem.network.mnc, count: 2...3) { throw bad("\(n).mnc", "must be 2 or 3 digits") }
-            if modem.network.operatorName.isEmpty || modem.network.operatorName.count > 64 { throw bad("\(n).operatorName", "must be 1 to 64 characters") }
-            if !(-130 ... -20).contains(modem.network.rssiDbm) { throw bad("\(n).rssiDbm", "must be between -130 and -20 dBm") }
+            if !Self.isDigits(modem.network.mcc, count: 3 ... 3) { throw bad("\(n).mcc", "must be 3 digits") }
+            if !Self.isDigits(modem.network.mnc, count: 2 ... 3) { throw bad("\(n).mnc", "must be 2 or 3 digits") }
+            if modem.network.operatorName.isEmpty || modem.network.operatorName.count > 64 {
+                throw bad("\(n).operatorName", "must be 1 to 64 characters")
+            }
+            if !(-130 ... -20).contains(modem.network.rssiDbm) {
+                throw bad("\(n).rssiDbm", "must be between -130 and -20 dBm")
+            }
             let f = "\(m).faults"
-            if let code = modem.faults.connectRejectCode, code < 0 { throw bad("\(f).connectRejectCode", "must not be negative") }
-            if let after = modem.faults.dropBearerAfterSeconds, after < 1 { throw bad("\(f).dropBearerAfterSeconds", "must be at least 1") }
-            if !(0...60_000).contains(modem.faults.responseDelayMs) { throw bad("\(f).responseDelayMs", "must be 0 to 60000") }
-            if !(0...100).contains(modem.faults.garbageFrames) { throw bad("\(f).garbageFrames", "must be 0 to 100") }
-            if !(0...60_000).contains(modem.faults.slowAfterResetMs) {
+            if let code = modem.faults.connectRejectCode, code < 0 {
+                throw bad("\(f).connectRejectCode", "must not be negative")
+            }
+            if let after = modem.faults.dropBearerAfterSeconds, after < 1 {
+                throw bad("\(f).dropBearerAfterSeconds", "must be at least 1")
+            }
+            if !(0 ... 60_000).contains(modem.faults.responseDelayMs) {
+                throw bad("\(f).responseDelayMs", "must be 0 to 60000")
+            }
+            if !(0 ... 100).contains(modem.faults.garbageFrames) { throw bad("\(f).garbageFrames", "must be 0 to 100") }
+            if !(0 ... 60_000).contains(modem.faults.slowAfterResetMs) {
                 throw bad("\(f).slowAfterResetMs", "must be 0 to 60000")
             }
-            if !(1...3600).contains(modem.faults.slowAfterResetSeconds) {
+            if !(1 ... 3600).contains(modem.faults.slowAfterResetSeconds) {
                 throw bad("\(f).slowAfterResetSeconds", "must be 1 to 3600")
             }
             if let reported = modem.reportedIP {
                 let r = "\(m).reportedIP"
-                if let address = reported.ipv4Address, IPAddress.ipv4Bytes(address) == nil { throw bad("\(r).ipv4Address", "must be a numeric IPv4 address") }
-                if let address = reported.ipv6Address, IPAddress.ipv6Bytes(address) == nil { throw bad("\(r).ipv6Address", "must be a numeric IPv6 address") }
+                if let address = reported.ipv4Address, IPAddress.ipv4Bytes(address) == nil {
+                    throw bad("\(r).ipv4Address", "must be a numeric IPv4 address")
+                }
+                if let address = reported.ipv6Address, IPAddress.ipv6Bytes(address) == nil {
+                    throw bad("\(r).ipv6Address", "must be a numeric IPv6 address")
+                }
                 if let servers = reported.dnsServers {
                     if let bad = servers.firstIndex(where: { !IPAddress.isNumeric($0) }) {
-                        throw ScenarioProblem(field: "\(r).dnsServers[\(bad)]", problem: "must be a numeric IPv4 or IPv6 address")
+                        throw ScenarioProblem(
+                            field: "\(r).dnsServers[\(bad)]", problem: "must be a numeric IPv4 or IPv6 address")
                     }
-                    if servers.filter({ $0.contains(":") }).count > 2 || servers.filter({ !$0.contains(":") }).count > 2 {
+                    if servers.filter({ $0.contains(":") }).count > 2 || servers.filter({ !$0.contains(":") }).count > 2
+                    {
                         throw bad("\(r).dnsServers", "at most 2 servers of each family (what QMI carries)")
                     }
                 }
-                if let mtu = reported.mtu, !(0...4_294_967_295).contains(mtu) { throw bad("\(r).mtu", "must be 0 to 4294967295") }
+                if let mtu = reported.mtu, !(0 ... 4_294_967_295).contains(mtu) {
+                    throw bad("\(r).mtu", "must be 0 to 4294967295")
+                }
             }
-            if !(1...2).contains(modem.activeSlot) { throw bad("\(m).activeSlot", "must be 1 or 2") }
+            if !(1 ... 2).contains(modem.activeSlot) { throw bad("\(m).activeSlot", "must be 1 or 2") }
             if modem.activeSlot == 2 && modem.secondSlot == nil { throw bad("\(m).activeSlot", "2 needs a secondSlot") }
             if modem.secondSlot != nil && modem.profile.controlProtocol == nil {
-                throw bad("\(m).secondSlot", "device \(modem.device.rawValue) has no MBIM or QMI port to switch slots through")
+                throw bad(
+                    "\(m).secondSlot", "device \(modem.device.rawValue) has no MBIM or QMI port to switch slots through"
+                )
             }
             if modem.nat64 && modem.ipType != .ipv6 {
-                throw bad("\(m).nat64", "needs \"ipType\": \"ipv6\" (a NAT64 network hands out IPv6-only bearers), got \"\(modem.ipType.rawValue)\"")
+                throw bad(
+                    "\(m).nat64",
+                    "needs \"ipType\": \"ipv6\" (a NAT64 network hands out IPv6-only bearers), got \"\(modem.ipType.rawValue)\""
+                )
             }
         }
         // NAT64/DNS64 is the carrier's, for every IPv6 bearer of the world.
         if let first = modems.firstIndex(where: \.nat64),
-           let other = modems.firstIndex(where: { $0.ipType.carriesIPv6 && !$0.nat64 }) {
-            throw bad("modems[\(other)].nat64", "must be true as for modems[\(first)]: the carrier runs NAT64/DNS64 for every IPv6 bearer of the world")
+            let other = modems.firstIndex(where: { $0.ipType.carriesIPv6 && !$0.nat64 })
+        {
+            throw bad(
+                "modems[\(other)].nat64",
+                "must be true as for modems[\(first)]: the carrier runs NAT64/DNS64 for every IPv6 bearer of the world")
         }
         for (name, path) in [("cellularPath", cellularPath), ("wifiPath", wifiPath)] {
-            for (suffix, values) in [("", DirectionOverride(delayMs: path.delayMs, jitterMs: path.jitterMs, lossPercent: path.lossPercent)),
-                                     (".uplink", path.uplink), (".downlink", path.downlink)] {
+            for (suffix, values) in [
+                ("", DirectionOverride(delayMs: path.delayMs, jitterMs: path.jitterMs, lossPercent: path.lossPercent)),
+                (".uplink", path.uplink), (".downlink", path.downlink)
+            ] {
                 guard let values else { continue }
-                if let v = values.delayMs, !(0...10_000).contains(v) { throw bad("\(name)\(suffix).delayMs", "must be 0 to 10000") }
-                if let v = values.jitterMs, !(0...10_000).contains(v) { throw bad("\(name)\(suffix).jitterMs", "must be 0 to 10000") }
-                if let v = values.lossPercent, !(0...100).contains(v) || v.isNaN { throw bad("\(name)\(suffix).lossPercent", "must be 0 to 100") }
+                if let v = values.delayMs, !(0 ... 10_000).contains(v) {
+                    throw bad("\(name)\(suffix).delayMs", "must be 0 to 10000")
+                }
+                if let v = values.jitterMs, !(0 ... 10_000).contains(v) {
+                    throw bad("\(name)\(suffix).jitterMs", "must be 0 to 10000")
+                }
+                if let v = values.lossPercent, !(0 ... 100).contains(v) || v.isNaN {
+                    throw bad("\(name)\(suffix).lossPercent", "must be 0 to 100")
+                }
             }
         }
-        if let status = api.serverErrorStatus, !(500...599).contains(status) { throw bad("api.serverErrorStatus", "must be a 5xx status") }
-        if !(0...600_000).contains(api.slowMs) { throw bad("api.slowMs", "must be 0 to 600000") }
-        if let after = api.rateLimitRetryAfter, !(0...86_400).contains(after) { throw bad("api.rateLimitRetryAfter", "must be 0 to 86400 seconds") }
-        if let limit = api.rateLimitPerHour, !(1...1_000_000_000).contains(limit) {
+        if let status = api.serverErrorStatus, !(500 ... 599).contains(status) {
+            throw bad("api.serverErrorStatus", "must be a 5xx status")
+        }
+        if !(0 ... 600_000).contains(api.slowMs) { throw bad("api.slowMs", "must be 0 to 600000") }
+        if let after = api.rateLimitRetryAfter, !(0 ... 86_400).contains(after) {
+            throw bad("api.rateLimitRetryAfter", "must be 0 to 86400 seconds")
+        }
+        if let limit = api.rateLimitPerHour, !(1 ... 1_000_000_000).contains(limit) {
             throw bad("api.rateLimitPerHour", "must be 1 to 1000000000 (null = unlimited)")
         }
-        if !(1...86_400).contains(api.checkTTLSeconds) { throw bad("api.checkTTLSeconds", "must be 1 to 86400") }
-        if !(1...86_400).contains(api.tokenLifetimeSeconds) { throw bad("api.tokenLifetimeSeconds", "must be 1 to 86400") }
-        if !(10...1_000_000).contains(api.retainedChecks) { throw bad("api.retainedChecks", "must be 10 to 1000000") }
+        if !(1 ... 86_400).contains(api.checkTTLSeconds) { throw bad("api.checkTTLSeconds", "must be 1 to 86400") }
+        if !(1 ... 86_400).contains(api.tokenLifetimeSeconds) {
+            throw bad("api.tokenLifetimeSeconds", "must be 1 to 86400")
+        }
+        if !(10 ... 1_000_000).contains(api.retainedChecks) { throw bad("api.retainedChecks", "must be 10 to 1000000") }
         if let url = api.callbackURL, !Self.isCallbackURL(url) {
-            throw bad("api.callbackURL", "must be an http:// URL with a numeric IPv4 host, e.g. http://192.0.2.23:8080/callback")
+            throw bad(
+                "api.callbackURL",
+                "must be an http:// URL with a numeric IPv4 host, e.g. http://192.0.2.23:8080/callback")
         }
         var refused: Set<String> = []
         for (i, entry) in api.checkURLErrors.enumerated() {
             let parts = entry.operator.split(separator: "-", omittingEmptySubsequences: false).map(String.init)
-            guard parts.count == 2, Self.isDigits(parts[0], count: 3...3), Self.isDigits(parts[1], count: 2...3) else {
+            guard parts.count == 2, Self.isDigits(parts[0], count: 3 ... 3), Self.isDigits(parts[1], count: 2 ... 3)
+            else {
                 throw bad("api.checkURLErrors[\(i)].operator", "must be MCC-MNC, e.g. 001-01")
             }
             if !refused.insert(entry.operator).inserted {
                 throw bad("api.checkURLErrors[\(i)].operator", "\(entry.operator) is listed twice")
             }
         }
-        if !(0...50).contains(carrier.extraHops) { throw bad("carrier.extraHops", "must be 0 to 50") }
+        if !(0 ... 50).contains(carrier.extraHops) { throw bad("carrier.extraHops", "must be 0 to 50") }
         try checkEvents(msisdns: msisdns)
     }
 
@@ -217,7 +290,7 @@ extension Scenario {
         }
         for (i, event) in events.enumerated() {
             let e = "events[\(i)]"
-            if !(0...86_400).contains(event.atSeconds) { throw bad("\(e).atSeconds", "must be 0 to 86400") }
+            if !(0 ... 86_400).contains(event.atSeconds) { throw bad("\(e).atSeconds", "must be 0 to 86400") }
             if event.event != .suspend && event.event != .resume {
                 guard modems.indices.contains(event.modem) else {
                     throw bad("\(e).modem", "must be a modem of this world, 0 to \(modems.count - 1)")
@@ -228,9 +301,11 @@ extension Scenario {
             }
             if event.event == .swapSIM {
                 guard let sim = event.sim else { throw bad("\(e).sim", "swapSIM needs the SIM inserted") }
-                if !Self.isDigits(sim.iccid, count: 18...20) { throw bad("\(e).sim.iccid", "must be 18 to 20 digits") }
-                if !Self.isDigits(sim.imsi, count: 6...15) { throw bad("\(e).sim.imsi", "must be 6 to 15 digits") }
-                if !sim.msisdn.hasPrefix("+") || !Self.isDigits(String(sim.msisdn.dropFirst()), count: 7...15) {
+                if !Self.isDigits(sim.iccid, count: 18 ... 20) {
+                    throw bad("\(e).sim.iccid", "must be 18 to 20 digits")
+                }
+                if !Self.isDigits(sim.imsi, count: 6 ... 15) { throw bad("\(e).sim.imsi", "must be 6 to 15 digits") }
+                if !sim.msisdn.hasPrefix("+") || !Self.isDigits(String(sim.msisdn.dropFirst()), count: 7 ... 15) {
                     throw bad("\(e).sim.msisdn", "must be E.164 with a leading '+', e.g. +447940448591")
                 }
                 if let other = msisdns[sim.msisdn], other != event.modem {
@@ -238,12 +313,15 @@ extension Scenario {
                 }
             }
             if let servers = event.dnsServers,
-               let index = servers.firstIndex(where: { IPAddress.ipv4Bytes($0) == nil
-                                                          && IPAddress.ipv6Bytes($0) == nil }) {
+                let index = servers.firstIndex(where: {
+                    IPAddress.ipv4Bytes($0) == nil
+                        && IPAddress.ipv6Bytes($0) == nil
+                })
+            {
                 throw bad("\(e).dnsServers[\(index)]", "must be a numeric IPv4 or IPv6 address")
             }
-            if let ms = event.slowMs, !(0...60_000).contains(ms) { throw bad("\(e).slowMs", "must be 0 to 60000") }
-            if let seconds = event.slowSeconds, !(1...3600).contains(seconds) {
+            if let ms = event.slowMs, !(0 ... 60_000).contains(ms) { throw bad("\(e).slowMs", "must be 0 to 60000") }
+            if let seconds = event.slowSeconds, !(1 ... 3600).contains(seconds) {
                 throw bad("\(e).slowSeconds", "must be 1 to 3600")
             }
         }
@@ -251,8 +329,9 @@ extension Scenario {
         for (i, event) in events.enumerated().sorted(by: { $0.element.atSeconds < $1.element.atSeconds })
         where event.event == .suspend || event.event == .resume {
             if (event.event == .suspend) == asleep {
-                throw bad("events[\(i)].event",
-                          asleep ? "the machine is already suspended then" : "the machine is not suspended then")
+                throw bad(
+                    "events[\(i)].event",
+                    asleep ? "the machine is already suspended then" : "the machine is not suspended then")
             }
             asleep.toggle()
         }
@@ -262,7 +341,8 @@ extension Scenario {
     /// deliver webhooks (it resolves no names).
     private static func isCallbackURL(_ url: String) -> Bool {
         guard url.count <= 2000, url.hasPrefix("http://"),
-              !url.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7F }) else { return false }
+            !url.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7F })
+        else { return false }
         let authority = url.dropFirst("http://".count).prefix { $0 != "/" && $0 != "?" && $0 != "#" }
         let parts = authority.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
         guard IPAddress.ipv4Bytes(parts[0]) != nil else { return false }
@@ -293,8 +373,9 @@ extension SimulatedModem {
         if let value = try o.choice("protocol", ModemProtocol.self) {
             if modem.device != .simulated, value != modem.profile.controlProtocol {
                 let speaks = modem.profile.controlProtocol.map { "speaks \($0.rawValue)" } ?? "has no MBIM or QMI port"
-                throw ScenarioProblem(field: "modems[\(index)].protocol",
-                                      problem: "device \(modem.device.rawValue) \(speaks); leave protocol out or match it")
+                throw ScenarioProblem(
+                    field: "modems[\(index)].protocol",
+                    problem: "device \(modem.device.rawValue) \(speaks); leave protocol out or match it")
             }
             modem.protocol = value
         }
@@ -303,17 +384,23 @@ extension SimulatedModem {
         if let value = try o.string("model") { modem.model = value }
         if let value = try o.string("firmware") { modem.firmware = value }
         if o.contains("sim") {
-            modem.sim = try o.object("sim", keys: keys(SimulatedSIM.CodingKeys.self), nullable: true) { s throws(ScenarioProblem) in
+            modem.sim = try o.object("sim", keys: keys(SimulatedSIM.CodingKeys.self), nullable: true) {
+                s throws(ScenarioProblem) in
                 try SimulatedSIM.read(s, index: index)
             }
         }
-        if let value = try o.object("network", keys: keys(SimulatedNetwork.CodingKeys.self), SimulatedNetwork.read) { modem.network = value }
+        if let value = try o.object("network", keys: keys(SimulatedNetwork.CodingKeys.self), SimulatedNetwork.read) {
+            modem.network = value
+        }
         if let value = try o.string("apn") { modem.apn = value }
         if let value = try o.choice("ipType", BearerIPType.self) { modem.ipType = value }
         if let value = try o.bool("nat64") { modem.nat64 = value }
-        if let value = try o.object("faults", keys: keys(ModemFaults.CodingKeys.self), ModemFaults.read) { modem.faults = value }
-        modem.reportedIP = try o.object("reportedIP", keys: keys(ReportedIPConfiguration.CodingKeys.self), nullable: true,
-                                        ReportedIPConfiguration.read)
+        if let value = try o.object("faults", keys: keys(ModemFaults.CodingKeys.self), ModemFaults.read) {
+            modem.faults = value
+        }
+        modem.reportedIP = try o.object(
+            "reportedIP", keys: keys(ReportedIPConfiguration.CodingKeys.self), nullable: true,
+            ReportedIPConfiguration.read)
         if o.contains("secondSlot") {
             modem.secondSlot = try o.object("secondSlot", keys: keys(SecondSIMSlot.CodingKeys.self), nullable: true) {
                 s throws(ScenarioProblem) in try SecondSIMSlot.read(s, index: index)
@@ -356,7 +443,8 @@ extension SecondSIMSlot {
     fileprivate static func read(_ o: ObjectReader, index: Int) throws(ScenarioProblem) -> SecondSIMSlot {
         var slot = SecondSIMSlot()
         if let value = try o.bool("esim") { slot.esim = value }
-        slot.sim = try o.object("sim", keys: keys(SimulatedSIM.CodingKeys.self), nullable: true) { s throws(ScenarioProblem) in
+        slot.sim = try o.object("sim", keys: keys(SimulatedSIM.CodingKeys.self), nullable: true) {
+            s throws(ScenarioProblem) in
             try SimulatedSIM.read(s, index: index + Scenario.maximumModems)
         }
         return slot
@@ -365,15 +453,16 @@ extension SecondSIMSlot {
 
 extension ReportedIPConfiguration {
     fileprivate static func read(_ o: ObjectReader) throws(ScenarioProblem) -> ReportedIPConfiguration {
-        ReportedIPConfiguration(ipv4Address: try o.string("ipv4Address", nullable: true),
-                                ipv6Address: try o.string("ipv6Address", nullable: true),
-                                dnsServers: try o.array("dnsServers") { (_, node, path) throws(ScenarioProblem) in
-                                    guard case .string(let text) = node.value else {
-                                        throw ScenarioProblem(field: path, problem: "must be a string")
-                                    }
-                                    return text
-                                },
-                                mtu: try o.int("mtu", nullable: true))
+        ReportedIPConfiguration(
+            ipv4Address: try o.string("ipv4Address", nullable: true),
+            ipv6Address: try o.string("ipv6Address", nullable: true),
+            dnsServers: try o.array("dnsServers") { (_, node, path) throws(ScenarioProblem) in
+                guard case .string(let text) = node.value else {
+                    throw ScenarioProblem(field: path, problem: "must be a string")
+                }
+                return text
+            },
+            mtu: try o.int("mtu", nullable: true))
     }
 }
 
@@ -408,16 +497,18 @@ extension LinkConditions {
     /// A path's conditions; an absent `delayMs` keeps the path's default.
     fileprivate static func read(_ o: ObjectReader, defaultDelayMs: Int) throws(ScenarioProblem) -> LinkConditions {
         let keys = keys(DirectionOverride.CodingKeys.self)
-        return LinkConditions(delayMs: try o.int("delayMs") ?? defaultDelayMs, jitterMs: try o.int("jitterMs") ?? 0,
-                              lossPercent: try o.number("lossPercent") ?? 0,
-                              uplink: try o.object("uplink", keys: keys, nullable: true, DirectionOverride.read),
-                              downlink: try o.object("downlink", keys: keys, nullable: true, DirectionOverride.read))
+        return LinkConditions(
+            delayMs: try o.int("delayMs") ?? defaultDelayMs, jitterMs: try o.int("jitterMs") ?? 0,
+            lossPercent: try o.number("lossPercent") ?? 0,
+            uplink: try o.object("uplink", keys: keys, nullable: true, DirectionOverride.read),
+            downlink: try o.object("downlink", keys: keys, nullable: true, DirectionOverride.read))
     }
 }
 
 extension DirectionOverride {
     fileprivate static func read(_ o: ObjectReader) throws(ScenarioProblem) -> DirectionOverride {
-        DirectionOverride(delayMs: try o.int("delayMs"), jitterMs: try o.int("jitterMs"), lossPercent: try o.number("lossPercent"))
+        DirectionOverride(
+            delayMs: try o.int("delayMs"), jitterMs: try o.int("jitterMs"), lossPercent: try o.number("lossPercent"))
     }
 }
 
@@ -449,15 +540,21 @@ extension APIFaults {
         if let value = try o.int("tokenLifetimeSeconds") { faults.tokenLifetimeSeconds = value }
         if let value = try o.int("retainedChecks") { faults.retainedChecks = value }
         faults.callbackURL = try o.string("callbackURL", nullable: true)
-        if let errors = try o.array("checkURLErrors", { (_, node, path) throws(ScenarioProblem) in
-            try o.element(node, path: path, keys: keys(OperatorCheckURLError.CodingKeys.self)) { e throws(ScenarioProblem) in
-                guard let op = try e.string("operator") else { throw ScenarioProblem(field: e.field("operator"), problem: "is required") }
-                guard let error = try e.choice("error", CheckURLError.self) else {
-                    throw ScenarioProblem(field: e.field("error"), problem: "is required")
+        if let errors = try o.array(
+            "checkURLErrors",
+            { (_, node, path) throws(ScenarioProblem) in
+                try o.element(node, path: path, keys: keys(OperatorCheckURLError.CodingKeys.self)) {
+                    e throws(ScenarioProblem) in
+                    guard let op = try e.string("operator") else {
+                        throw ScenarioProblem(field: e.field("operator"), problem: "is required")
+                    }
+                    guard let error = try e.choice("error", CheckURLError.self) else {
+                        throw ScenarioProblem(field: e.field("error"), problem: "is required")
+                    }
+                    return OperatorCheckURLError(operator: op, error: error)
                 }
-                return OperatorCheckURLError(operator: op, error: error)
-            }
-        }) {
+            })
+        {
             faults.checkURLErrors = errors
         }
         return faults

@@ -14,10 +14,12 @@ public struct Scenario: Sendable, Equatable, Encodable {
     /// Lifecycle events the world makes its modems undergo, each at its time.
     public var events: [ScenarioEvent] = []
 
-    public init(modems: [SimulatedModem] = [SimulatedModem(index: 0)],
-                cellularPath: LinkConditions = LinkConditions(delayMs: 40),
-                wifiPath: LinkConditions = LinkConditions(delayMs: 5),
-                api: APIFaults = APIFaults(), carrier: CarrierFaults = CarrierFaults(), modemManager: Bool = false) {
+    public init(
+        modems: [SimulatedModem] = [SimulatedModem(index: 0)],
+        cellularPath: LinkConditions = LinkConditions(delayMs: 40),
+        wifiPath: LinkConditions = LinkConditions(delayMs: 5),
+        api: APIFaults = APIFaults(), carrier: CarrierFaults = CarrierFaults(), modemManager: Bool = false
+    ) {
         self.modems = modems
         self.cellularPath = cellularPath
         self.wifiPath = wifiPath
@@ -105,12 +107,14 @@ public struct SimulatedModem: Sendable, Equatable, Encodable {
         device == .simulated ? .simulated(`protocol`) : .named(device)
     }
 
-    public init(protocol: ModemProtocol = .mbim, imei: String = SimulatedModem.defaultIMEI(index: 0),
-                manufacturer: String = "cellpath", model: String = "Simulated LTE modem",
-                firmware: String = "SIM.1.0", sim: SimulatedSIM? = SimulatedSIM(),
-                network: SimulatedNetwork = SimulatedNetwork(), apn: String = "internet",
-                ipType: BearerIPType = .ipv4, nat64: Bool = false, faults: ModemFaults = ModemFaults(),
-                reportedIP: ReportedIPConfiguration? = nil) {
+    public init(
+        protocol: ModemProtocol = .mbim, imei: String = SimulatedModem.defaultIMEI(index: 0),
+        manufacturer: String = "cellpath", model: String = "Simulated LTE modem",
+        firmware: String = "SIM.1.0", sim: SimulatedSIM? = SimulatedSIM(),
+        network: SimulatedNetwork = SimulatedNetwork(), apn: String = "internet",
+        ipType: BearerIPType = .ipv4, nat64: Bool = false, faults: ModemFaults = ModemFaults(),
+        reportedIP: ReportedIPConfiguration? = nil
+    ) {
         self.protocol = `protocol`
         self.imei = imei
         self.manufacturer = manufacturer
@@ -137,8 +141,9 @@ public struct SimulatedModem: Sendable, Equatable, Encodable {
     }
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case device, `protocol`, imei, manufacturer, model, firmware, sim, network, apn, ipType, nat64, faults, reportedIP,
-             secondSlot, activeSlot
+        case device, `protocol`, imei, manufacturer, model, firmware, sim, network, apn, ipType, nat64, faults,
+            reportedIP,
+            secondSlot, activeSlot
     }
 
     /// Writes every field; `sim` as an explicit null when there is none (absent means the default SIM);
@@ -244,9 +249,11 @@ public struct SimulatedSIM: Sendable, Equatable, Encodable {
     /// Minutes since the SIM was last changed for this number; nil = not within any period.
     public var simChangedMinutesAgo: Int?
 
-    public init(iccid: String = SimulatedSIM.defaultICCID(index: 0), imsi: String = SimulatedSIM.defaultIMSI(index: 0),
-                msisdn: String = SimulatedSIM.defaultMSISDN(index: 0), pinLocked: Bool = false, pin: String = "1234",
-                pinAttemptsLeft: Int = 3, simChangedMinutesAgo: Int? = nil) {
+    public init(
+        iccid: String = SimulatedSIM.defaultICCID(index: 0), imsi: String = SimulatedSIM.defaultIMSI(index: 0),
+        msisdn: String = SimulatedSIM.defaultMSISDN(index: 0), pinLocked: Bool = false, pin: String = "1234",
+        pinAttemptsLeft: Int = 3, simChangedMinutesAgo: Int? = nil
+    ) {
         self.iccid = iccid
         self.imsi = imsi
         self.msisdn = msisdn
@@ -258,8 +265,9 @@ public struct SimulatedSIM: Sendable, Equatable, Encodable {
 
     /// The default SIM of modem `index`: identities derived from the index, the other fields' defaults.
     public init(index: Int) {
-        self.init(iccid: Self.defaultICCID(index: index), imsi: Self.defaultIMSI(index: index),
-                  msisdn: Self.defaultMSISDN(index: index))
+        self.init(
+            iccid: Self.defaultICCID(index: index), imsi: Self.defaultIMSI(index: index),
+            msisdn: Self.defaultMSISDN(index: index))
     }
 
     /// ICCID: issuer 89 001 01, account 234567890 + (12 + index) as two digits, Luhn check digit.
@@ -273,7 +281,9 @@ public struct SimulatedSIM: Sendable, Equatable, Encodable {
     /// A UK mobile number: +44 7940448591 + index.
     public static func defaultMSISDN(index: Int) -> String { "+44" + digits(7_940_448_591 + index, width: 10) }
 
-    enum CodingKeys: String, CodingKey, CaseIterable { case iccid, imsi, msisdn, pinLocked, pin, pinAttemptsLeft, simChangedMinutesAgo }
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case iccid, imsi, msisdn, pinLocked, pin, pinAttemptsLeft, simChangedMinutesAgo
+    }
 }
 
 /// The network a modem is registered on.
@@ -287,8 +297,10 @@ public struct SimulatedNetwork: Sendable, Equatable, Encodable {
     /// How the fake API's check_url answers a device on this network (per modem), if it refuses it.
     public var checkURLError: CheckURLError?
 
-    public init(mcc: String = "001", mnc: String = "01", operatorName: String = "cellpath sim",
-                roaming: Bool = false, rssiDbm: Int = -71, checkURLError: CheckURLError? = nil) {
+    public init(
+        mcc: String = "001", mnc: String = "01", operatorName: String = "cellpath sim",
+        roaming: Bool = false, rssiDbm: Int = -71, checkURLError: CheckURLError? = nil
+    ) {
         self.mcc = mcc
         self.mnc = mnc
         self.operatorName = operatorName
@@ -337,8 +349,10 @@ public struct LinkConditions: Sendable, Equatable, Encodable {
     /// Overrides for network → device packets only.
     public var downlink: DirectionOverride?
 
-    public init(delayMs: Int = 0, jitterMs: Int = 0, lossPercent: Double = 0,
-                uplink: DirectionOverride? = nil, downlink: DirectionOverride? = nil) {
+    public init(
+        delayMs: Int = 0, jitterMs: Int = 0, lossPercent: Double = 0,
+        uplink: DirectionOverride? = nil, downlink: DirectionOverride? = nil
+    ) {
         self.delayMs = delayMs
         self.jitterMs = jitterMs
         self.lossPercent = lossPercent
@@ -349,8 +363,9 @@ public struct LinkConditions: Sendable, Equatable, Encodable {
     /// The effective conditions of one direction: the path's values with that direction's overrides.
     public func direction(uplink isUplink: Bool) -> LinkConditions {
         let override = isUplink ? uplink : downlink
-        return LinkConditions(delayMs: override?.delayMs ?? delayMs, jitterMs: override?.jitterMs ?? jitterMs,
-                              lossPercent: override?.lossPercent ?? lossPercent)
+        return LinkConditions(
+            delayMs: override?.delayMs ?? delayMs, jitterMs: override?.jitterMs ?? jitterMs,
+            lossPercent: override?.lossPercent ?? lossPercent)
     }
 
     enum CodingKeys: String, CodingKey, CaseIterable { case delayMs, jitterMs, lossPercent, uplink, downlink }
@@ -433,8 +448,9 @@ public struct APIFaults: Sendable, Equatable, Encodable {
     public init() {}
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case serverErrorStatus, slowMs, malformedJSON, rateLimitRetryAfter, rateLimitPerHour, sandbox, callbackURL, checkURLErrors,
-             checkTTLSeconds, tokenLifetimeSeconds, retainedChecks
+        case serverErrorStatus, slowMs, malformedJSON, rateLimitRetryAfter, rateLimitPerHour, sandbox, callbackURL,
+            checkURLErrors,
+            checkTTLSeconds, tokenLifetimeSeconds, retainedChecks
     }
 
     /// Writes every field; `rateLimitPerHour` as an explicit null when unlimited (absent means the default).
@@ -470,7 +486,9 @@ public struct CarrierFaults: Sendable, Equatable, Encodable {
     public var httpsDowngrade: Bool = false
     public init() {}
 
-    enum CodingKeys: String, CodingKey, CaseIterable { case timeout, requireCookies, relativeLocation, extraHops, redirectLoop, httpsDowngrade }
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case timeout, requireCookies, relativeLocation, extraHops, redirectLoop, httpsDowngrade
+    }
 }
 
 /// What the fake API and the carrier need to know about subscribers: the simulator's live

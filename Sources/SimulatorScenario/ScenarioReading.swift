@@ -1,4 +1,5 @@
 import CellpathCore
+
 /// A bad field of a scenario: its path (`modems[1].sim.msisdn`) and what is wrong with it.
 struct ScenarioProblem: Error, Sendable {
     var field: String
@@ -37,11 +38,14 @@ struct ObjectReader {
         self.path = path
         self.positions = positions
         guard case .object(let members) = node.value else {
-            throw ScenarioProblem(field: path.isEmpty ? "(top level)" : path, problem: "must be an object, got \(node.summary)")
+            throw ScenarioProblem(
+                field: path.isEmpty ? "(top level)" : path, problem: "must be an object, got \(node.summary)")
         }
         for member in members where !keys.contains(member.key) {
             positions.record(Self.join(path, member.key), member.keyPosition)
-            throw ScenarioProblem(field: Self.join(path, member.key), problem: "unknown field\(Self.suggestion(for: member.key, in: keys))")
+            throw ScenarioProblem(
+                field: Self.join(path, member.key),
+                problem: "unknown field\(Self.suggestion(for: member.key, in: keys))")
         }
         var byKey: [String: JSONNode] = [:]
         for member in members {
@@ -61,8 +65,12 @@ struct ObjectReader {
     func int(_ key: String, nullable: Bool = false) throws(ScenarioProblem) -> Int? {
         guard let node = try present(key, nullable: nullable, expected: "an integer") else { return nil }
         guard case .number(let text) = node.value else { throw mismatch(key, "an integer", node) }
-        guard text.allSatisfy({ $0 == "-" || $0.isASCII && $0.isNumber }) else { throw mismatch(key, "an integer", node) }
-        guard let value = Int(text) else { throw ScenarioProblem(field: field(key), problem: "\(text) is out of range") }
+        guard text.allSatisfy({ $0 == "-" || $0.isASCII && $0.isNumber }) else {
+            throw mismatch(key, "an integer", node)
+        }
+        guard let value = Int(text) else {
+            throw ScenarioProblem(field: field(key), problem: "\(text) is out of range")
+        }
         return value
     }
 
@@ -91,23 +99,31 @@ struct ObjectReader {
 
     /// A string member that names a case of `E`; the problem lists the allowed values. nil when
     /// absent, or null where allowed.
-    func choice<E: RawRepresentable & CaseIterable>(_ key: String, _: E.Type,
-                                                    nullable: Bool = false) throws(ScenarioProblem) -> E? where E.RawValue == String {
+    func choice<E: RawRepresentable & CaseIterable>(
+        _ key: String, _: E.Type,
+        nullable: Bool = false
+    ) throws(ScenarioProblem) -> E? where E.RawValue == String {
         let allowed = "one of " + E.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
         guard let node = try present(key, nullable: nullable, expected: allowed) else { return nil }
-        guard case .string(let text) = node.value, let value = E(rawValue: text) else { throw mismatch(key, allowed, node) }
+        guard case .string(let text) = node.value, let value = E(rawValue: text) else {
+            throw mismatch(key, allowed, node)
+        }
         return value
     }
 
     /// An object member read by `read`; nil when absent, or null where allowed.
-    func object<T>(_ key: String, keys: [String], nullable: Bool = false,
-                   _ read: (ObjectReader) throws(ScenarioProblem) -> T) throws(ScenarioProblem) -> T? {
+    func object<T>(
+        _ key: String, keys: [String], nullable: Bool = false,
+        _ read: (ObjectReader) throws(ScenarioProblem) -> T
+    ) throws(ScenarioProblem) -> T? {
         guard let node = try present(key, nullable: nullable, expected: "an object") else { return nil }
         return try read(try ObjectReader(node, path: field(key), keys: keys, positions: positions))
     }
 
     /// An array member whose elements are read by `read` with their index; nil when absent.
-    func array<T>(_ key: String, _ read: (Int, JSONNode, String) throws(ScenarioProblem) -> T) throws(ScenarioProblem) -> [T]? {
+    func array<T>(
+        _ key: String, _ read: (Int, JSONNode, String) throws(ScenarioProblem) -> T
+    ) throws(ScenarioProblem) -> [T]? {
         guard let node = try present(key, nullable: false, expected: "an array") else { return nil }
         guard case .array(let items) = node.value else { throw mismatch(key, "an array", node) }
         var values: [T] = []
@@ -120,8 +136,10 @@ struct ObjectReader {
     }
 
     /// Reads an object element of an array (see `array`).
-    func element<T>(_ node: JSONNode, path: String, keys: [String],
-                    _ read: (ObjectReader) throws(ScenarioProblem) -> T) throws(ScenarioProblem) -> T {
+    func element<T>(
+        _ node: JSONNode, path: String, keys: [String],
+        _ read: (ObjectReader) throws(ScenarioProblem) -> T
+    ) throws(ScenarioProblem) -> T {
         try read(try ObjectReader(node, path: path, keys: keys, positions: positions))
     }
 
@@ -129,7 +147,8 @@ struct ObjectReader {
         guard let node = members[key] else { return nil }
         if case .null = node.value {
             if nullable { return nil }
-            throw ScenarioProblem(field: field(key), problem: "must be \(expected), got null (leave the field out for its default)")
+            throw ScenarioProblem(
+                field: field(key), problem: "must be \(expected), got null (leave the field out for its default)")
         }
         return node
     }
@@ -144,7 +163,8 @@ struct ObjectReader {
     /// up to two edits; otherwise the list of allowed keys.
     private static func suggestion(for key: String, in keys: [String]) -> String {
         if let close = keys.first(where: { $0.lowercased() == key.lowercased() })
-            ?? keys.min(by: { distance($0, key) < distance($1, key) }).flatMap({ distance($0, key) <= 2 ? $0 : nil }) {
+            ?? keys.min(by: { distance($0, key) < distance($1, key) }).flatMap({ distance($0, key) <= 2 ? $0 : nil })
+        {
             return " (did you mean \"\(close)\"?)"
         }
         return "; allowed: " + keys.joined(separator: ", ")
@@ -154,11 +174,11 @@ struct ObjectReader {
     private static func distance(_ a: String, _ b: String) -> Int {
         let a = Array(a), b = Array(b)
         guard !a.isEmpty, !b.isEmpty else { return max(a.count, b.count) }
-        var row = Array(0...b.count)
-        for i in 1...a.count {
+        var row = Array(0 ... b.count)
+        for i in 1 ... a.count {
             var diagonal = row[0]
             row[0] = i
-            for j in 1...b.count {
+            for j in 1 ... b.count {
                 let above = row[j]
                 row[j] = min(above + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1))
                 diagonal = above

@@ -25,14 +25,17 @@ public final class FileDescriptor: Sendable {
     deinit { close() }
 
     /// `open(2)` with `O_CLOEXEC` added.
-    public static func open(_ path: String, _ flags: Int32, mode: mode_t = 0o644) throws(SystemError) -> FileDescriptor {
+    public static func open(_ path: String, _ flags: Int32, mode: mode_t = 0o644) throws(SystemError) -> FileDescriptor
+    {
         let fd = Glibc.open(path, flags | O_CLOEXEC, mode)
         guard fd >= 0 else { throw SystemError("open \(path)") }
         return FileDescriptor(owning: fd)
     }
 
     /// A pipe whose both ends are close-on-exec (atomically, `pipe2`), optionally non-blocking.
-    public static func pipe(nonBlocking: Bool = false) throws(SystemError) -> (read: FileDescriptor, write: FileDescriptor) {
+    public static func pipe(
+        nonBlocking: Bool = false
+    ) throws(SystemError) -> (read: FileDescriptor, write: FileDescriptor) {
         var fds: [Int32] = [-1, -1]
         guard cshims_pipe2(&fds, O_CLOEXEC | (nonBlocking ? O_NONBLOCK : 0)) == 0 else { throw SystemError("pipe2") }
         return (FileDescriptor(owning: fds[0]), FileDescriptor(owning: fds[1]))

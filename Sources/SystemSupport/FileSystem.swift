@@ -12,13 +12,17 @@ public enum FileSystem {
         let n = buffer.withUnsafeMutableBytes {
             readlink("/proc/self/exe", $0.baseAddress!.assumingMemoryBound(to: CChar.self), $0.count - 1)
         }
-        return n > 0 ? String(decoding: buffer[0..<n], as: UTF8.self) : nil
+        return n > 0 ? String(decoding: buffer[0 ..< n], as: UTF8.self) : nil
     }
 
     /// The whole content of the file at `path` (at most `limit` bytes), opened with
     /// `identity`'s rights (default: this process's).
-    public static func read(_ path: String, limit: Int = 64 << 20, as identity: FileIdentity? = nil) throws(SystemError) -> [UInt8] {
-        let fd = try (identity ?? .effective).perform { () throws(SystemError) in try FileDescriptor.open(path, O_RDONLY) }
+    public static func read(
+        _ path: String, limit: Int = 64 << 20, as identity: FileIdentity? = nil
+    ) throws(SystemError) -> [UInt8] {
+        let fd = try (identity ?? .effective).perform { () throws(SystemError) in
+            try FileDescriptor.open(path, O_RDONLY)
+        }
         do {
             return try IO.readAll(fd.rawValue, limit: limit)
         } catch {
@@ -40,8 +44,10 @@ public enum FileSystem {
     /// the directories above it; the directory itself owned by root and writable by no one
     /// else, unless it is sticky and the file is absent or root's). `identity` (default: this
     /// process's) is who creates the file, e.g. the caller of a privileged process.
-    public static func write(_ bytes: some Collection<UInt8>, to path: String, mode: mode_t = 0o644,
-                             as identity: FileIdentity? = nil) throws(SystemError) {
+    public static func write(
+        _ bytes: some Collection<UInt8>, to path: String, mode: mode_t = 0o644,
+        as identity: FileIdentity? = nil
+    ) throws(SystemError) {
         let writer = identity ?? .effective
         try writer.perform { () throws(SystemError) in
             let directory = try openDirectory(of: path, writer: writer)
@@ -51,7 +57,10 @@ public enum FileSystem {
                 try IO.writeAll(file.rawValue, bytes)
                 guard fsync(file.rawValue) == 0 else { throw SystemError("fsync") }
                 file.close()
-                guard renameat(directory.descriptor.rawValue, temporary, directory.descriptor.rawValue, directory.name) == 0 else {
+                guard
+                    renameat(directory.descriptor.rawValue, temporary, directory.descriptor.rawValue, directory.name)
+                        == 0
+                else {
                     throw SystemError("rename")
                 }
             } catch {
@@ -63,7 +72,9 @@ public enum FileSystem {
     }
 
     /// Replaces the file at `path` with `text` (UTF-8), as `write(_:to:mode:as:)` does.
-    public static func write(_ text: String, to path: String, mode: mode_t = 0o644, as identity: FileIdentity? = nil) throws(SystemError) {
+    public static func write(
+        _ text: String, to path: String, mode: mode_t = 0o644, as identity: FileIdentity? = nil
+    ) throws(SystemError) {
         try write(Array(text.utf8), to: path, mode: mode, as: identity)
     }
 
@@ -81,15 +92,18 @@ public enum FileSystem {
     }
 
     /// The open directory of `path` and the name in it, checked as `write` documents.
-    private static func openDirectory(of path: String, writer: FileIdentity) throws(SystemError) -> (descriptor: FileDescriptor, name: String) {
+    private static func openDirectory(
+        of path: String, writer: FileIdentity
+    ) throws(SystemError) -> (descriptor: FileDescriptor, name: String) {
         let slash = path.lastIndex(of: "/")
         let name = String(slash.map { path[path.index(after: $0)...] } ?? path[...])
         let directoryPath = slash.map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
         guard !name.isEmpty, name != ".", name != ".." else { throw SystemError("write \(path)", code: EISDIR) }
         let asRoot = writer.uid == 0
         if asRoot && !onlyRootCanChange(directoryPath, allowingSharedEnd: true) {
-            throw SystemError("write \(path)", code: EPERM,
-                              explanation: "its directory, or one above it, may be changed by a user other than root")
+            throw SystemError(
+                "write \(path)", code: EPERM,
+                explanation: "its directory, or one above it, may be changed by a user other than root")
         }
         let directory: FileDescriptor
         do {
@@ -101,7 +115,8 @@ public enum FileSystem {
         guard fstat(directory.rawValue, &directoryInfo) == 0 else { throw SystemError("write \(path)") }
         let exists = fstatat(directory.rawValue, name, &info, AT_SYMLINK_NOFOLLOW) == 0
         if exists && info.st_mode & S_IFMT == S_IFLNK {
-            throw SystemError("write \(path)", code: ELOOP, explanation: "it is a symbolic link, which cellpath never writes through")
+            throw SystemError(
+                "write \(path)", code: ELOOP, explanation: "it is a symbolic link, which cellpath never writes through")
         }
         if exists && info.st_mode & S_IFMT == S_IFDIR { throw SystemError("write \(path)", code: EISDIR) }
         if exists && info.st_mode & S_IFMT != S_IFREG {
@@ -110,8 +125,9 @@ public enum FileSystem {
         if asRoot && (directoryInfo.st_uid != 0 || directoryInfo.st_mode & 0o022 != 0) {
             let sticky = directoryInfo.st_mode & S_ISVTX != 0
             guard directoryInfo.st_uid == 0 && sticky && (!exists || info.st_uid == 0) else {
-                throw SystemError("write \(path)", code: EPERM,
-                                  explanation: "its directory may be written by a user other than root, and the file is not root's")
+                throw SystemError(
+                    "write \(path)", code: EPERM,
+                    explanation: "its directory may be written by a user other than root, and the file is not root's")
             }
         }
         return (directory, name)
@@ -119,12 +135,15 @@ public enum FileSystem {
 
     /// A new file of a random name in `directory`: `O_EXCL` and `O_NOFOLLOW`, so that nothing
     /// placed there beforehand (a file, a symbolic link) is opened instead.
-    private static func createTemporary(in directory: (descriptor: FileDescriptor, name: String), for path: String,
-                                        mode: mode_t) throws(SystemError) -> (FileDescriptor, String) {
+    private static func createTemporary(
+        in directory: (descriptor: FileDescriptor, name: String), for path: String,
+        mode: mode_t
+    ) throws(SystemError) -> (FileDescriptor, String) {
         var attempts = 0
         while true {
             let temporary = ".cellpath-\(RandomBytes.hex(8)).tmp"
-            let fd = openat(directory.descriptor.rawValue, temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode)
+            let fd = openat(
+                directory.descriptor.rawValue, temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode)
             if fd >= 0 { return (FileDescriptor(owning: fd), temporary) }
             attempts += 1
             guard errno == EEXIST && attempts < 16 else { throw SystemError("write \(path)") }
@@ -222,7 +241,11 @@ public enum FileSystem {
         for name in names {
             let child = "\(path)/\(name)"
             var info = stat()
-            if lstat(child, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR { removeTree(child) } else { unlink(child) }
+            if lstat(child, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR {
+                removeTree(child)
+            } else {
+                unlink(child)
+            }
         }
         rmdir(path)
     }

@@ -37,7 +37,7 @@ public enum IO {
             }
             if n == 0 { return bytes }
             guard bytes.count + n <= limit else { throw SystemError("read", code: EFBIG) }
-            bytes.append(contentsOf: buffer[0..<n])
+            bytes.append(contentsOf: buffer[0 ..< n])
         }
     }
 

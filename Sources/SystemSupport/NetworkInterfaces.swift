@@ -12,7 +12,8 @@ public struct InterfaceSnapshot: Sendable, Equatable {
 
     /// Reads the current state of interface `name`.
     public static func read(_ name: String) -> InterfaceSnapshot {
-        var snapshot = InterfaceSnapshot(exists: if_nametoindex(name) != 0, isUp: false, hasCarrier: false, addresses: [])
+        var snapshot = InterfaceSnapshot(
+            exists: if_nametoindex(name) != 0, isUp: false, hasCarrier: false, addresses: [])
         forEachAddress { interface, flags, address in
             guard interface == name else { return }
             if flags & UInt32(IFF_UP) != 0 { snapshot.isUp = true }
@@ -35,10 +36,13 @@ public struct InterfaceSnapshot: Sendable, Equatable {
         var networks: [InterfaceNetwork] = []
         forEachEntry { entry in
             guard let address = entry.ifa_addr.flatMap({ IPAddress.numericHost($0) }),
-                  let mask = entry.ifa_netmask.flatMap({ IPAddress.numericHost($0) }),
-                  let maskBytes = IPAddress.ipv4Bytes(mask) ?? IPAddress.ipv6Bytes(mask) else { return }
-            networks.append(InterfaceNetwork(interface: String(cString: entry.ifa_name), address: address,
-                                             prefixLength: maskBytes.reduce(0) { $0 + $1.nonzeroBitCount }))
+                let mask = entry.ifa_netmask.flatMap({ IPAddress.numericHost($0) }),
+                let maskBytes = IPAddress.ipv4Bytes(mask) ?? IPAddress.ipv6Bytes(mask)
+            else { return }
+            networks.append(
+                InterfaceNetwork(
+                    interface: String(cString: entry.ifa_name), address: address,
+                    prefixLength: maskBytes.reduce(0) { $0 + $1.nonzeroBitCount }))
         }
         return networks
     }

@@ -17,7 +17,8 @@ public struct FileIdentity: Sendable, Equatable {
         var entry = passwd()
         var result: UnsafeMutablePointer<passwd>?
         var buffer = [CChar](repeating: 0, count: 4096)
-        guard getpwuid_r(uid, &entry, &buffer, buffer.count, &result) == 0, result != nil, let directory = entry.pw_dir else { return nil }
+        guard getpwuid_r(uid, &entry, &buffer, buffer.count, &result) == 0, result != nil, let directory = entry.pw_dir
+        else { return nil }
         return String(cString: directory)
     }
 
@@ -54,7 +55,8 @@ public enum ProcessPrivilege: Sendable, Equatable {
     public static func current(environment: [String: String]) -> ProcessPrivilege {
         if cshims_at_secure() != 0 { return .raisedByExecutable(caller: FileIdentity(uid: getuid(), gid: getgid())) }
         if getuid() == 0, let uid = environment["SUDO_UID"].flatMap(uid_t.init), uid != 0 {
-            return .rootUnderSudo(caller: FileIdentity(uid: uid, gid: environment["SUDO_GID"].flatMap(gid_t.init) ?? uid))
+            return .rootUnderSudo(
+                caller: FileIdentity(uid: uid, gid: environment["SUDO_GID"].flatMap(gid_t.init) ?? uid))
         }
         return .ordinary
     }

@@ -6,8 +6,8 @@ public enum RandomBytes {
         let digits = Array("0123456789abcdef".utf8)
         var out: [UInt8] = []
         out.reserveCapacity(count * 2)
-        for _ in 0..<count {
-            let byte = UInt8.random(in: 0...255, using: &generator)
+        for _ in 0 ..< count {
+            let byte = UInt8.random(in: 0 ... 255, using: &generator)
             out.append(digits[Int(byte >> 4)])
             out.append(digits[Int(byte & 0x0f)])
         }

@@ -34,15 +34,20 @@ public final class SignalWatcher: Sendable {
 
     /// Installs handlers for `signals` and calls `handler(signal, count)` on a watcher thread
     /// for each one, `count` being 1 for the first signal, 2 for the second, and so on.
-    public convenience init(signals: [Int32] = termination,
-                            handler: @escaping @Sendable (_ signal: Int32, _ count: Int) -> Void) throws(SystemError) {
+    public convenience init(
+        signals: [Int32] = termination,
+        handler: @escaping @Sendable (_ signal: Int32, _ count: Int) -> Void
+    ) throws(SystemError) {
         try self.init(signals: signals, watcher: handler)
     }
 
     private init(signals: [Int32], watcher handler: (@Sendable (Int32, Int) -> Void)?) throws(SystemError) {
         pipe = try FileDescriptor.pipe(nonBlocking: true)
         self.signals = signals
-        guard signalWriteFD.compareExchange(expected: -1, desired: pipe.write.rawValue, ordering: .acquiringAndReleasing).exchanged else {
+        guard
+            signalWriteFD.compareExchange(expected: -1, desired: pipe.write.rawValue, ordering: .acquiringAndReleasing)
+                .exchanged
+        else {
             // Not fully initialised: no deinit runs, and the installed watcher stays as it is.
             throw SystemError("a signal watcher is already installed", code: EBUSY)
         }
@@ -50,8 +55,9 @@ public final class SignalWatcher: Sendable {
         action.__sigaction_handler.sa_sigaction = { signal, info, _ in
             let saved = errno
             // One write of a whole record (below PIPE_BUF: atomic).
-            var record = SignalRecord(signal: signal, sender: info?.pointee._sifields._kill.si_pid ?? 0,
-                                      code: info?.pointee.si_code ?? 0)
+            var record = SignalRecord(
+                signal: signal, sender: info?.pointee._sifields._kill.si_pid ?? 0,
+                code: info?.pointee.si_code ?? 0)
             _ = write(signalWriteFD.load(ordering: .relaxed), &record, MemoryLayout<SignalRecord>.size)
             errno = saved
         }
@@ -139,7 +145,9 @@ struct RepeatFilter {
     mutating func isNewEvent(_ record: SignalRecord, at now: ContinuousClock.Instant = .now) -> Bool {
         defer { last = (record.signal, record.sender, now) }
         guard record.code == SI_USER, record.sender != 0, let last else { return true }
-        return !(last.signal == record.signal && last.sender == record.sender && now - last.at < SignalWatcher.repeatWindow)
+        return
+            !(last.signal == record.signal && last.sender == record.sender
+            && now - last.at < SignalWatcher.repeatWindow)
     }
 }
 

@@ -1,5 +1,5 @@
-import CellpathCore
 import CShims
+import CellpathCore
 import Glibc
 
 /// Starts and waits for external programs with posix_spawn. The child gets stdin from
@@ -24,8 +24,10 @@ public enum Spawn {
         /// Start the child in a new session (detached from our terminal and process group).
         public var newSession = false
 
-        public init(stdin: Int32? = nil, stdout: Int32? = nil, stderr: Int32? = nil, inheritStdin: Bool = false,
-                    environment: [String: String]? = nil, newSession: Bool = false) {
+        public init(
+            stdin: Int32? = nil, stdout: Int32? = nil, stderr: Int32? = nil, inheritStdin: Bool = false,
+            environment: [String: String]? = nil, newSession: Bool = false
+        ) {
             self.stdin = stdin
             self.stdout = stdout
             self.stderr = stderr
@@ -86,7 +88,8 @@ public enum Spawn {
     /// Runs `arguments` to completion, capturing stdout and stderr together.
     public static func run(_ arguments: [String], environment: [String: String]? = nil) throws(SystemError) -> Result {
         let pipe = try FileDescriptor.pipe()
-        let pid = try start(arguments, Options(stdout: pipe.write.rawValue, stderr: pipe.write.rawValue, environment: environment))
+        let pid = try start(
+            arguments, Options(stdout: pipe.write.rawValue, stderr: pipe.write.rawValue, environment: environment))
         pipe.write.close()
         let output = (try? IO.readAll(pipe.read.rawValue)) ?? []
         return Result(status: wait(pid), output: output)
@@ -130,7 +133,9 @@ extension Spawn {
         let argv = arguments.map { strdup($0) } + [nil]
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { argv.forEach { free($0) }; envp.forEach { free($0) } }
-        for signal in Int32(1)..<Int32(32) where signal != SIGKILL && signal != SIGSTOP { Glibc.signal(signal, SIG_DFL) }
+        for signal in Int32(1) ..< Int32(32) where signal != SIGKILL && signal != SIGSTOP {
+            Glibc.signal(signal, SIG_DFL)
+        }
         var none = sigset_t()
         sigemptyset(&none)
         pthread_sigmask(SIG_SETMASK, &none, nil)

@@ -8,10 +8,12 @@ public enum Threads {
     public static func start(_ body: sending @escaping () -> Void) throws(SystemError) -> pthread_t {
         let box = Unmanaged.passRetained(ThreadBody(body)).toOpaque()
         var thread = pthread_t()
-        let rc = pthread_create(&thread, nil, { raw in
-            Unmanaged<ThreadBody>.fromOpaque(raw!).takeRetainedValue().run()
-            return nil
-        }, box)
+        let rc = pthread_create(
+            &thread, nil,
+            { raw in
+                Unmanaged<ThreadBody>.fromOpaque(raw!).takeRetainedValue().run()
+                return nil
+            }, box)
         guard rc == 0 else {
             Unmanaged<ThreadBody>.fromOpaque(box).release()
             throw SystemError("pthread_create", code: rc)

@@ -3,8 +3,8 @@ import Glibc
 import SimulatedModems
 import SimulatorScenario
 import SystemSupport
-import Testing
 import TestSupport
+import Testing
 
 /// `cellpath bearer up | status | down`, the built binary in a namespace of the test's own
 /// (`DeviceNamespace`) against simulated modems in this process, on both protocols: the path it
@@ -12,28 +12,39 @@ import TestSupport
 /// (exit code, message, and nothing left behind: no address, route, rule, rp_filter change,
 /// record, QMI client ID or connected bearer), and Ctrl-C at each step. Root. Every test has a
 /// namespace, modems, run and state directories of its own: they run side by side.
-@Suite(.timeLimit(.minutes(10)), .enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)),
-       .ownThreads(.worlds))
+@Suite(
+    .timeLimit(.minutes(10)), .enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)),
+    .ownThreads(.worlds))
 struct BearerCommandTests {
     static let protocols: [SimulatorScenario.ModemProtocol] = [.mbim, .qmi]
 
     /// One modem of `kind` with `faults` (and `sim`), and the namespace.
-    static func setUp(_ kind: SimulatorScenario.ModemProtocol, faults: ModemFaults = ModemFaults(),
-                      sim: SimulatedSIM?? = nil) throws -> (SimulatedFleet, DeviceNamespace) {
+    static func setUp(
+        _ kind: SimulatorScenario.ModemProtocol, faults: ModemFaults = ModemFaults(),
+        sim: SimulatedSIM?? = nil
+    ) throws -> (SimulatedFleet, DeviceNamespace) {
         (try SimulatedFleet([.test(kind, 1, faults: faults, sim: sim)]), try DeviceNamespace())
     }
 
     /// `cellpath bearer ARGS… --no-proxy` inside the namespace.
-    static func bearer(_ namespace: DeviceNamespace, _ fleet: SimulatedFleet, _ arguments: [String]) throws -> ProcessResult {
+    static func bearer(
+        _ namespace: DeviceNamespace, _ fleet: SimulatedFleet, _ arguments: [String]
+    ) throws -> ProcessResult {
         try namespace.cellpath(["bearer"] + arguments + ["--no-proxy"], fleet)
     }
 
     /// Nothing of cellpath's is left: on the interface, in the records, in the modem.
-    static func expectNothingLeft(_ namespace: DeviceNamespace, _ fleet: SimulatedFleet, _ comment: Comment? = nil,
-                                  sourceLocation: SourceLocation = #_sourceLocation) throws {
+    static func expectNothingLeft(
+        _ namespace: DeviceNamespace, _ fleet: SimulatedFleet, _ comment: Comment? = nil,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
         #expect(try namespace.leftovers("wwan0") == [], comment, sourceLocation: sourceLocation)
-        #expect(eventually { fleet.device(0).allocatedQMIClientIDs == 0 }, "QMI client IDs left allocated", sourceLocation: sourceLocation)
-        #expect(eventually { !fleet.device(0).isBearerConnected }, "the bearer is still connected", sourceLocation: sourceLocation)
+        #expect(
+            eventually { fleet.device(0).allocatedQMIClientIDs == 0 }, "QMI client IDs left allocated",
+            sourceLocation: sourceLocation)
+        #expect(
+            eventually { !fleet.device(0).isBearerConnected }, "the bearer is still connected",
+            sourceLocation: sourceLocation)
     }
 
     // MARK: Up, status, down
@@ -76,7 +87,9 @@ struct BearerCommandTests {
 
         let down = try Self.bearer(namespace, fleet, ["down"])
         #expect(down.status == 0, "\(down.stderr)")
-        #expect(down.stdout.hasPrefix("modem 0: bearer disconnected, cellpath's configuration of wwan0 removed\n"), "\(down.stdout)")
+        #expect(
+            down.stdout.hasPrefix("modem 0: bearer disconnected, cellpath's configuration of wwan0 removed\n"),
+            "\(down.stdout)")
         try Self.expectNothingLeft(namespace, fleet)
         // Idempotent.
         let twice = try Self.bearer(namespace, fleet, ["down", "--json"])
@@ -93,12 +106,15 @@ struct BearerCommandTests {
     func aBearerConnectedByAnotherClientIsReusedAndLeftUp(_ kind: SimulatorScenario.ModemProtocol) throws {
         let (fleet, namespace) = try Self.setUp(kind)
         let port = try #require(fleet.device(0).devicePath)
-        let connect = kind == .mbim
+        let connect =
+            kind == .mbim
             ? try namespace.run(["mbimcli", "-p", "-d", port, "--connect=apn=internet", "--no-close"])
-            : try namespace.run(["qmicli", "-p", "-d", port, "--device-open-qmi", "--wds-start-network=apn=internet,ip-type=4",
-                                 "--client-no-release-cid"])
+            : try namespace.run([
+                "qmicli", "-p", "-d", port, "--device-open-qmi", "--wds-start-network=apn=internet,ip-type=4",
+                "--client-no-release-cid"
+            ])
         #expect(connect.status == 0, "\(connect.stderr)")
-        let qmicliClients = fleet.device(0).allocatedQMIClientIDs   // qmicli keeps its WDS client, as asked
+        let qmicliClients = fleet.device(0).allocatedQMIClientIDs  // qmicli keeps its WDS client, as asked
 
         let up = try namespace.cellpath(["bearer", "up", "--apn", "internet", "--json"], fleet)
         #expect(up.status == 0, "\(up.stderr)")
@@ -124,11 +140,15 @@ struct BearerCommandTests {
             #expect(eventually { !fleet.device(0).isBearerConnected })
         } else {
             #expect(forced.status == 69)
-            #expect(forced.stderr.contains("error: couldn't stop the network of cdc-wdm0: the call's packet data handle is unknown"),
-                    "\(forced.stderr)")
+            #expect(
+                forced.stderr.contains(
+                    "error: couldn't stop the network of cdc-wdm0: the call's packet data handle is unknown"),
+                "\(forced.stderr)")
             #expect(fleet.device(0).isBearerConnected)
         }
-        #expect(eventually { fleet.device(0).allocatedQMIClientIDs == qmicliClients }, "cellpath's own client IDs are released")
+        #expect(
+            eventually { fleet.device(0).allocatedQMIClientIDs == qmicliClients },
+            "cellpath's own client IDs are released")
     }
 
     /// `status --watch --json` prints a JSON line at the start and one when the network drops
@@ -140,12 +160,14 @@ struct BearerCommandTests {
         #expect(try Self.bearer(namespace, fleet, ["up"]).status == 0)
         let output = "\(namespace.stateDirectory)-watch"
         defer { unlink(output) }
-        let watch = try namespace.start(["bearer", "status", "--watch", "--json", "--no-proxy", "-v"], fleet, output: output)
+        let watch = try namespace.start(
+            ["bearer", "status", "--watch", "--json", "--no-proxy", "-v"], fleet, output: output)
         #expect(waitForText(#""state": "connected""#, in: output))
         fleet.device(0).dropBearer()
         #expect(waitForText(#""state": "disconnected""#, in: output))
-        #expect((FileSystem.readText(output) ?? "").contains("indication: bearer disconnected"),
-                "the drop came by indication")
+        #expect(
+            (FileSystem.readText(output) ?? "").contains("indication: bearer disconnected"),
+            "the drop came by indication")
         kill(watch.pid, SIGINT)
         #expect(watch.wait(timeoutMs: 30_000))
         #expect(watch.exitStatus == 0)
@@ -166,17 +188,22 @@ struct BearerCommandTests {
         #expect(up.status == 0, "\(up.stderr)")
         let output = "\(namespace.stateDirectory)-watch"
         defer { unlink(output) }
-        let watch = try namespace.start(["bearer", "status", "--watch", "--json", "--no-proxy", "-v"], fleet, output: output)
+        let watch = try namespace.start(
+            ["bearer", "status", "--watch", "--json", "--no-proxy", "-v"], fleet, output: output)
         #expect(waitForText(#""ipv6_address": "2001:db8:64:10::2""#, in: output), "the watch shows the IPv6 call")
         #expect(waitForText("following the call of WDS client ID", in: output))
-        let followed = (FileSystem.readText(output) ?? "").split(separator: "\n").filter { $0.contains("following the call of WDS client ID") }
+        let followed = (FileSystem.readText(output) ?? "").split(separator: "\n").filter {
+            $0.contains("following the call of WDS client ID")
+        }
         #expect(followed.count == 2, "\(followed)")
         fleet.device(0).dropBearer(family: .ipv6)
         #expect(waitForText("indication: bearer disconnected", in: output), "the IPv6 call's end came by indication")
         #expect(waitForText(#""ipv6_address": null"#, in: output), "the watch shows the bearer without IPv6")
         let lines = (FileSystem.readText(output) ?? "").split(separator: "\n").filter { $0.hasPrefix("{") }
         let last = try JSONValue.parse(String(lines.last ?? ""))
-        #expect(last["state"]?.string == "connected" && last["ipv4_address"]?.string == "100.64.23.10", "IPv4 stays: \(lines)")
+        #expect(
+            last["state"]?.string == "connected" && last["ipv4_address"]?.string == "100.64.23.10",
+            "IPv4 stays: \(lines)")
         kill(watch.pid, SIGINT)
         #expect(watch.wait(timeoutMs: 30_000))
         #expect(watch.exitStatus == 0)
@@ -190,7 +217,8 @@ struct BearerCommandTests {
         #expect(try Self.bearer(namespace, fleet, ["up", "--apn", "internet"]).status == 0)
         let other = try Self.bearer(namespace, fleet, ["up", "--apn", "ims"])
         #expect(other.status == 69)
-        #expect(other.stderr.contains("error: modem 0's bearer is connected on APN internet, not ims\n"), "\(other.stderr)")
+        #expect(
+            other.stderr.contains("error: modem 0's bearer is connected on APN internet, not ims\n"), "\(other.stderr)")
         #expect(try Self.bearer(namespace, fleet, ["down"]).status == 0)
         try Self.expectNothingLeft(namespace, fleet)
     }
@@ -201,34 +229,43 @@ struct BearerCommandTests {
     @Test(arguments: protocols)
     func theConfiguredAPNReachesTheModem(_ kind: SimulatorScenario.ModemProtocol) throws {
         let (fleet, namespace) = try Self.setUp(kind)
-        let unknown = try namespace.cellpath(["bearer", "up", "--no-proxy"], fleet, environment: ["CELLPATH_APN": "nope"])
+        let unknown = try namespace.cellpath(
+            ["bearer", "up", "--no-proxy"], fleet, environment: ["CELLPATH_APN": "nope"])
         #expect(unknown.status == 69 && unknown.stderr.contains("(3GPP cause 27)"), "\(unknown.stderr)")
         try Self.expectNothingLeft(namespace, fleet)
 
-        let overridden = try namespace.cellpath(["bearer", "up", "--no-proxy", "--apn", "internet", "--json"], fleet,
-                                                environment: ["CELLPATH_APN": "nope"])
+        let overridden = try namespace.cellpath(
+            ["bearer", "up", "--no-proxy", "--apn", "internet", "--json"], fleet,
+            environment: ["CELLPATH_APN": "nope"])
         #expect(overridden.status == 0, "\(overridden.stderr)")
         #expect(try Self.bearer(namespace, fleet, ["down"]).status == 0)
-        let provisioned = try namespace.cellpath(["bearer", "up", "--no-proxy", "--apn", ""], fleet, environment: ["CELLPATH_APN": "nope"])
+        let provisioned = try namespace.cellpath(
+            ["bearer", "up", "--no-proxy", "--apn", ""], fleet, environment: ["CELLPATH_APN": "nope"])
         #expect(provisioned.status == 0, "\(provisioned.stderr)")
         #expect(try Self.bearer(namespace, fleet, ["down"]).status == 0)
 
-        let known = try namespace.cellpath(["bearer", "up", "--no-proxy", "--json"], fleet, environment: ["CELLPATH_APN": "internet"])
+        let known = try namespace.cellpath(
+            ["bearer", "up", "--no-proxy", "--json"], fleet, environment: ["CELLPATH_APN": "internet"])
         #expect(known.status == 0, "\(known.stderr)")
         #expect(try JSONValue.parse(known.stdout)["apn"]?.string == "internet")
         #expect(try Self.bearer(namespace, fleet, ["down"]).status == 0)
 
-        let invalid = try namespace.cellpath(["bearer", "up", "--no-proxy"], fleet, environment: ["CELLPATH_APN": "my apn"])
-        #expect(invalid.status == 78 && invalid.stderr.contains("error: environment CELLPATH_APN: invalid value 'my apn'"), "\(invalid.stderr)")
+        let invalid = try namespace.cellpath(
+            ["bearer", "up", "--no-proxy"], fleet, environment: ["CELLPATH_APN": "my apn"])
+        #expect(
+            invalid.status == 78 && invalid.stderr.contains("error: environment CELLPATH_APN: invalid value 'my apn'"),
+            "\(invalid.stderr)")
         try Self.expectNothingLeft(namespace, fleet)
     }
 
     // MARK: Faults
 
     /// `bearer up` against a fault: its exit code and message, and nothing left behind.
-    func fails(_ kind: SimulatorScenario.ModemProtocol, faults: ModemFaults = ModemFaults(), sim: SimulatedSIM?? = nil,
-               arguments: [String] = [], status: Int32, message: String,
-               sourceLocation: SourceLocation = #_sourceLocation) throws -> (SimulatedFleet, ProcessResult) {
+    func fails(
+        _ kind: SimulatorScenario.ModemProtocol, faults: ModemFaults = ModemFaults(), sim: SimulatedSIM?? = nil,
+        arguments: [String] = [], status: Int32, message: String,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> (SimulatedFleet, ProcessResult) {
         let (fleet, namespace) = try Self.setUp(kind, faults: faults, sim: sim)
         let up = try Self.bearer(namespace, fleet, ["up"] + arguments)
         #expect(up.status == status, "\(up.stderr)", sourceLocation: sourceLocation)
@@ -245,13 +282,19 @@ struct BearerCommandTests {
 
     @Test(arguments: protocols)
     func aPINLockedSIMWithoutAPINFile(_ kind: SimulatorScenario.ModemProtocol) throws {
-        let sim = SimulatedSIM(iccid: "8944000000000000001", imsi: "234150000000001", pinLocked: true, pin: "4321", pinAttemptsLeft: 3)
-        _ = try fails(kind, sim: sim, status: 77, message: "error: modem 0's SIM is locked by its PIN (3 attempts left)\nhint: give the PIN in a file: --pin-file FILE\n")
+        let sim = SimulatedSIM(
+            iccid: "8944000000000000001", imsi: "234150000000001", pinLocked: true, pin: "4321", pinAttemptsLeft: 3)
+        _ = try fails(
+            kind, sim: sim, status: 77,
+            message:
+                "error: modem 0's SIM is locked by its PIN (3 attempts left)\nhint: give the PIN in a file: --pin-file FILE\n"
+        )
     }
 
     @Test(arguments: protocols)
     func thePINFromItsFileUnlocksTheSIM(_ kind: SimulatorScenario.ModemProtocol) throws {
-        let sim = SimulatedSIM(iccid: "8944000000000000001", imsi: "234150000000001", pinLocked: true, pin: "4321", pinAttemptsLeft: 3)
+        let sim = SimulatedSIM(
+            iccid: "8944000000000000001", imsi: "234150000000001", pinLocked: true, pin: "4321", pinAttemptsLeft: 3)
         let (fleet, namespace) = try Self.setUp(kind, sim: sim)
         let file = "\(namespace.stateDirectory)-pin"
         #expect(try ProcessRunner.run(["sh", "-c", "printf '4321\\n' > \(file)"]).status == 0)
@@ -266,24 +309,29 @@ struct BearerCommandTests {
 
     @Test(arguments: protocols)
     func aWrongPINIsRefusedWithTheAttemptsLeft(_ kind: SimulatorScenario.ModemProtocol) throws {
-        let sim = SimulatedSIM(iccid: "8944000000000000001", imsi: "234150000000001", pinLocked: true, pin: "4321", pinAttemptsLeft: 3)
+        let sim = SimulatedSIM(
+            iccid: "8944000000000000001", imsi: "234150000000001", pinLocked: true, pin: "4321", pinAttemptsLeft: 3)
         let file = "/tmp/cellpath-wrong-pin-\(getpid())"
         #expect(try ProcessRunner.run(["sh", "-c", "echo 1111 > \(file)"]).status == 0)
         defer { unlink(file) }
-        let (fleet, _) = try fails(kind, sim: sim, arguments: ["--pin-file", file], status: 77,
-                                   message: "the SIM refused the PIN (2 attempts left)")
+        let (fleet, _) = try fails(
+            kind, sim: sim, arguments: ["--pin-file", file], status: 77,
+            message: "the SIM refused the PIN (2 attempts left)")
         #expect(fleet.device(0).controlStatus?.pinAttemptsLeft == 2)
     }
 
     /// No PIN attempt is spent when fewer than 2 are left, even with the right PIN.
     @Test(arguments: protocols)
     func theLastPINAttemptIsNeverSpent(_ kind: SimulatorScenario.ModemProtocol) throws {
-        let sim = SimulatedSIM(iccid: "8944000000000000001", imsi: "234150000000001", pinLocked: true, pin: "4321", pinAttemptsLeft: 1)
+        let sim = SimulatedSIM(
+            iccid: "8944000000000000001", imsi: "234150000000001", pinLocked: true, pin: "4321", pinAttemptsLeft: 1)
         let file = "/tmp/cellpath-last-pin-\(getpid())"
         #expect(try ProcessRunner.run(["sh", "-c", "echo 4321 > \(file)"]).status == 0)
         defer { unlink(file) }
-        let (fleet, _) = try fails(kind, sim: sim, arguments: ["--pin-file", file], status: 77,
-                                   message: "locked by its PIN (1 attempt left): cellpath does not spend a PIN attempt when fewer than 2 are left")
+        let (fleet, _) = try fails(
+            kind, sim: sim, arguments: ["--pin-file", file], status: 77,
+            message:
+                "locked by its PIN (1 attempt left): cellpath does not spend a PIN attempt when fewer than 2 are left")
         #expect(fleet.device(0).controlStatus?.pinAttemptsLeft == 1)
         #expect(fleet.device(0).controlStatus?.pin == .required)
     }
@@ -302,26 +350,31 @@ struct BearerCommandTests {
 
         faults.connectRejectCode = 33
         let (rejected, _) = try fails(kind, faults: faults, status: 69, message: "3GPP cause 33")
-        #expect(eventually { rejected.device(0).controlStatus?.radio == .off }, "the radio this run switched on is off again")
+        #expect(
+            eventually { rejected.device(0).controlStatus?.radio == .off },
+            "the radio this run switched on is off again")
     }
 
     @Test(arguments: protocols)
     func aDeniedRegistration(_ kind: SimulatorScenario.ModemProtocol) throws {
         var faults = ModemFaults()
         faults.registration = .denied
-        _ = try fails(kind, faults: faults, status: 69, message: "error: modem 0's registration was denied by the network")
+        _ = try fails(
+            kind, faults: faults, status: 69, message: "error: modem 0's registration was denied by the network")
     }
 
     @Test(arguments: protocols)
     func searchingUntilTheTimeout(_ kind: SimulatorScenario.ModemProtocol) throws {
         var faults = ModemFaults()
         faults.registration = .searching
-        _ = try fails(kind, faults: faults, arguments: ["--timeout", "1"], status: 75,
-                      message: "error: modem 0 is not registered (searching) after waiting for it")
+        _ = try fails(
+            kind, faults: faults, arguments: ["--timeout", "1"], status: 75,
+            message: "error: modem 0 is not registered (searching) after waiting for it")
         // The radio this run switched on goes off again, although the run's time is up.
         faults.radioOff = true
-        let (fleet, _) = try fails(kind, faults: faults, arguments: ["--timeout", "1"], status: 75,
-                                   message: "error: modem 0 is not registered (searching) after waiting for it")
+        let (fleet, _) = try fails(
+            kind, faults: faults, arguments: ["--timeout", "1"], status: 75,
+            message: "error: modem 0 is not registered (searching) after waiting for it")
         #expect(eventually { fleet.device(0).controlStatus?.radio == .off })
     }
 
@@ -367,7 +420,8 @@ struct BearerCommandTests {
     func answersSlowerThanTheTimeout(_ kind: SimulatorScenario.ModemProtocol) throws {
         var faults = ModemFaults()
         faults.responseDelayMs = 400
-        _ = try fails(kind, faults: faults, arguments: ["--timeout", "1.5"], status: 75, message: "no answer within 1.5 s")
+        _ = try fails(
+            kind, faults: faults, arguments: ["--timeout", "1.5"], status: 75, message: "no answer within 1.5 s")
     }
 
     @Test(arguments: protocols)
@@ -403,7 +457,9 @@ struct BearerCommandTests {
         let again = try Self.bearer(namespace, fleet, ["up", "--json"])
         #expect(again.status == 0, "\(again.stderr)")
         #expect(try JSONValue.parse(again.stdout)["reused"]?.bool == false)
-        #expect(eventually { fleet.device(0).allocatedQMIClientIDs <= (kind == .qmi ? 1 : 0) }, "the dropped call's client ID is released")
+        #expect(
+            eventually { fleet.device(0).allocatedQMIClientIDs <= (kind == .qmi ? 1 : 0) },
+            "the dropped call's client ID is released")
         #expect(try Self.bearer(namespace, fleet, ["down"]).status == 0)
         try Self.expectNothingLeft(namespace, fleet)
     }
@@ -430,8 +486,12 @@ struct BearerCommandTests {
 
     /// Ctrl-C at each step of `up` that talks to the modem undoes everything this run did (the
     /// interface's steps that follow the IP configuration take no time to cancel in).
-    @Test(arguments: protocols, ["info: [modem0] SIM ready", "radio switched on", "registered (home)", "packet service attached",
-                                 "bearer connected"])
+    @Test(
+        arguments: protocols,
+        [
+            "info: [modem0] SIM ready", "radio switched on", "registered (home)", "packet service attached",
+            "bearer connected"
+        ])
     func ctrlCAtEachStepLeavesNothingBehind(_ kind: SimulatorScenario.ModemProtocol, _ after: String) throws {
         var faults = ModemFaults()
         faults.responseDelayMs = 250
@@ -447,17 +507,22 @@ struct BearerCommandTests {
         #expect(up.exitStatus == 130, "\(log)")
         #expect(log.contains("error: cancelled while "), "\(log)")
         try Self.expectNothingLeft(namespace, fleet, "\(log)")
-        #expect(eventually { fleet.device(0).controlStatus?.radio == .off }, "the radio this run switched on is off again")
+        #expect(
+            eventually { fleet.device(0).controlStatus?.radio == .off }, "the radio this run switched on is off again")
     }
 
     // MARK: Command line
 
     @Test func withoutCAPNETADMINNothingIsTouchedAndTheExitCodeIs77() throws {
         let (fleet, namespace) = try Self.setUp(.mbim)
-        let denied = try namespace.cellpath(["bearer", "up", "--no-proxy"], fleet,
-                                            prefix: ["setpriv", "--bounding-set", "-net_admin", "--inh-caps", "-net_admin"])
+        let denied = try namespace.cellpath(
+            ["bearer", "up", "--no-proxy"], fleet,
+            prefix: ["setpriv", "--bounding-set", "-net_admin", "--inh-caps", "-net_admin"])
         #expect(denied.status == 77, "\(denied.stderr)")
-        #expect(denied.stderr.hasPrefix("error: couldn't bring the bearer up: configuring the modem's interface needs CAP_NET_ADMIN\nhint: run it with sudo"))
+        #expect(
+            denied.stderr.hasPrefix(
+                "error: couldn't bring the bearer up: configuring the modem's interface needs CAP_NET_ADMIN\nhint: run it with sudo"
+            ))
         #expect(!fleet.device(0).isBearerConnected)
         try Self.expectNothingLeft(namespace, fleet)
     }
@@ -469,11 +534,14 @@ struct BearerCommandTests {
         let (fleet, namespace) = try Self.setUp(kind)
         let result = try Self.bearer(namespace, fleet, ["up", "--ip-type", "ipv6"])
         #expect(result.status == 69, "\(result.stderr)")
-        #expect(result.stderr.contains("(3GPP cause 50)") && result.stderr.contains("hint: the network allows IPv4 only on this APN: use --ip-type ipv4"),
-                "\(result.stderr)")
+        #expect(
+            result.stderr.contains("(3GPP cause 50)")
+                && result.stderr.contains("hint: the network allows IPv4 only on this APN: use --ip-type ipv4"),
+            "\(result.stderr)")
         #expect(!fleet.device(0).isBearerConnected)
         // The configuration's modem.ip_type (here CELLPATH_IP_TYPE) is what the modem is asked for without --ip-type.
-        let configured = try namespace.cellpath(["bearer", "up", "--no-proxy"], fleet, environment: ["CELLPATH_IP_TYPE": "ipv6"])
+        let configured = try namespace.cellpath(
+            ["bearer", "up", "--no-proxy"], fleet, environment: ["CELLPATH_IP_TYPE": "ipv6"])
         #expect(configured.status == 69 && configured.stderr.contains("(3GPP cause 50)"), "\(configured.stderr)")
         try Self.expectNothingLeft(namespace, fleet)
     }
@@ -496,14 +564,20 @@ struct BearerCommandTests {
     /// what the network grants, configured on wwan0 per family (address, source rule, default
     /// route worse than Wi-Fi's), `bearer status` reads it back, `bearer down` removes all of it
     /// (QMI: both calls stopped, both client IDs released).
-    @Test(arguments: [(SimulatorScenario.ModemProtocol.mbim, BearerIPType.ipv6), (.qmi, .ipv6), (.mbim, .ipv4v6), (.qmi, .ipv4v6)])
-    func anIPv6OrDualStackNetworkGrantsWhatItOffers(_ kind: SimulatorScenario.ModemProtocol, _ network: BearerIPType) throws {
+    @Test(arguments: [
+        (SimulatorScenario.ModemProtocol.mbim, BearerIPType.ipv6), (.qmi, .ipv6), (.mbim, .ipv4v6), (.qmi, .ipv4v6)
+    ])
+    func anIPv6OrDualStackNetworkGrantsWhatItOffers(
+        _ kind: SimulatorScenario.ModemProtocol, _ network: BearerIPType
+    ) throws {
         let fleet = try SimulatedFleet([.test(kind, 1, ipType: network)])
         let namespace = try DeviceNamespace()
         let up = try namespace.cellpath(["bearer", "up", "--no-proxy", "--json"], fleet)
         #expect(up.status == 0, "\(up.stderr)")
         let path = try JSONValue.parse(up.stdout)
-        #expect(path["ipv6_address"]?.string == "2001:db8:64:10::2" && path["ipv6_prefix_length"]?.int == 64, "\(up.stdout)")
+        #expect(
+            path["ipv6_address"]?.string == "2001:db8:64:10::2" && path["ipv6_prefix_length"]?.int == 64, "\(up.stdout)"
+        )
         #expect(path["ipv6_gateway"]?.string == "2001:db8:64:10::1")
         #expect(path["ipv4_address"]?.string == (network == .ipv4v6 ? "100.64.23.10" : nil), "\(up.stdout)")
         let dns = path["dns_servers"]?.array?.compactMap(\.string) ?? []
@@ -511,8 +585,12 @@ struct BearerCommandTests {
         #expect(try namespace.shell("ip -6 addr show dev wwan0 scope global").contains("inet6 2001:db8:64:10::2/64"))
         #expect(try namespace.shell("ip -6 rule").contains("from 2001:db8:64:10::2 lookup"))
         #expect(try namespace.shell("ip -6 route get 2001:db8:113::10 from 2001:db8:64:10::2").contains("dev wwan0"))
-        #expect(try namespace.shell("ip -4 addr show dev wwan0").contains("inet 100.64.23.10/32") == (network == .ipv4v6))
-        if kind == .qmi { #expect(fleet.device(0).allocatedQMIClientIDs == (network == .ipv4v6 ? 2 : 1), "the calls' clients are kept") }
+        #expect(
+            try namespace.shell("ip -4 addr show dev wwan0").contains("inet 100.64.23.10/32") == (network == .ipv4v6))
+        if kind == .qmi {
+            #expect(
+                fleet.device(0).allocatedQMIClientIDs == (network == .ipv4v6 ? 2 : 1), "the calls' clients are kept")
+        }
 
         let status = try namespace.cellpath(["bearer", "status", "--no-proxy", "--json"], fleet)
         #expect(status.status == 0, "\(status.stderr)")
@@ -535,7 +613,9 @@ struct BearerCommandTests {
         let namespace = try DeviceNamespace()
         let result = try Self.bearer(namespace, fleet, ["up", "--ip-type", "ipv4"])
         #expect(result.status == 69, "\(result.stderr)")
-        #expect(result.stderr.contains("(3GPP cause 51)") && result.stderr.contains("use --ip-type ipv6"), "\(result.stderr)")
+        #expect(
+            result.stderr.contains("(3GPP cause 51)") && result.stderr.contains("use --ip-type ipv6"),
+            "\(result.stderr)")
         try Self.expectNothingLeft(namespace, fleet)
     }
 
@@ -549,13 +629,17 @@ struct BearerCommandTests {
         #expect(!up.stderr.contains("s3cret-pass") && !up.stdout.contains("s3cret-pass"))
         #expect(up.stderr.contains("AuthProtocol = 'chap'"), "--user without --auth is CHAP")
         #expect(try Self.bearer(namespace, fleet, ["down"]).status == 0)
-        let fromEnvironment = try namespace.cellpath(["bearer", "up", "--no-proxy", "--user", "alice", "--auth", "pap", "-v"], fleet,
-                                                     environment: ["CELLPATH_BEARER_PASSWORD": "env-s3cret"])
+        let fromEnvironment = try namespace.cellpath(
+            ["bearer", "up", "--no-proxy", "--user", "alice", "--auth", "pap", "-v"], fleet,
+            environment: ["CELLPATH_BEARER_PASSWORD": "env-s3cret"])
         #expect(fromEnvironment.status == 0, "\(fromEnvironment.stderr)")
-        #expect(!fromEnvironment.stderr.contains("env-s3cret") && fromEnvironment.stderr.contains("AuthProtocol = 'pap'"))
+        #expect(
+            !fromEnvironment.stderr.contains("env-s3cret") && fromEnvironment.stderr.contains("AuthProtocol = 'pap'"))
         #expect(try Self.bearer(namespace, fleet, ["down"]).status == 0)
         let missing = try Self.bearer(namespace, fleet, ["up", "--password-file", "/nonexistent/password"])
-        #expect(missing.status == 66 && missing.stderr.hasPrefix("error: couldn't read the password file /nonexistent/password: "))
+        #expect(
+            missing.status == 66
+                && missing.stderr.hasPrefix("error: couldn't read the password file /nonexistent/password: "))
         try Self.expectNothingLeft(namespace, fleet)
     }
 
@@ -565,7 +649,10 @@ struct BearerCommandTests {
         let up = try Self.bearer(namespace, fleet, ["up"])
         #expect(up.status == 64)
         #expect(up.stdout.hasPrefix("MODEM  PROTOCOL  PORT"))
-        #expect(up.stderr == "error: 2 modems found: name one (index, IMEI, ICCID or control port)\nhint: the modems are listed above\n")
+        #expect(
+            up.stderr
+                == "error: 2 modems found: name one (index, IMEI, ICCID or control port)\nhint: the modems are listed above\n"
+        )
         let second = try Self.bearer(namespace, fleet, ["up", "-m", "cdc-wdm1", "--json"])
         #expect(second.status == 0, "\(second.stderr)")
         #expect(try JSONValue.parse(second.stdout)["interface"]?.string == "wwan1")

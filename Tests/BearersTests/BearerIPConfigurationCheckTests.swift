@@ -1,7 +1,8 @@
-@testable import Bearers
 import CellpathCore
 import SystemSupport
 import Testing
+
+@testable import Bearers
 
 /// The IP configuration a modem reports, checked before cellpath applies it.
 @Suite struct BearerIPConfigurationCheckTests {
@@ -12,13 +13,15 @@ import Testing
         InterfaceNetwork(interface: "wlan0", address: "192.0.2.23", prefixLength: 24),
         InterfaceNetwork(interface: "wlan0", address: "2001:db8:2::23", prefixLength: 64),
         InterfaceNetwork(interface: "wlan0", address: "fe80::1", prefixLength: 64),
-        InterfaceNetwork(interface: "wwan0", address: "100.64.23.10", prefixLength: 32),
+        InterfaceNetwork(interface: "wwan0", address: "100.64.23.10", prefixLength: 32)
     ]
 
     private func check(_ bearer: BearerStatus, wanted: BearerIPType = .ipv4) throws -> (BearerStatus, [String]) {
         var warnings: [String] = []
-        let checked = try BearerIPConfigurationCheck(modemIndex: 0, interface: "wwan0", wanted: wanted, networks: Self.networks)
-            .checked(bearer) { warnings.append($0) }
+        let checked = try BearerIPConfigurationCheck(
+            modemIndex: 0, interface: "wwan0", wanted: wanted, networks: Self.networks
+        )
+        .checked(bearer) { warnings.append($0) }
         return (checked, warnings)
     }
 
@@ -31,7 +34,8 @@ import Testing
         }
     }
 
-    private static let good = BearerStatus(state: .connected, ipv4Address: "100.64.23.10", dnsServers: ["100.64.0.53"], mtu: 1500)
+    private static let good = BearerStatus(
+        state: .connected, ipv4Address: "100.64.23.10", dnsServers: ["100.64.0.53"], mtu: 1500)
 
     @Test func theCarriersOwnConfigurationPassesUnchanged() throws {
         let (checked, warnings) = try check(Self.good)
@@ -39,14 +43,17 @@ import Testing
         #expect(warnings.isEmpty)
     }
 
-    @Test(arguments: [("0.0.0.0", "unspecified"), ("127.0.0.2", "loopback"), ("169.254.7.7", "link-local"),
-                      ("224.0.0.1", "multicast"), ("255.255.255.255", "reserved or broadcast")])
+    @Test(arguments: [
+        ("0.0.0.0", "unspecified"), ("127.0.0.2", "loopback"), ("169.254.7.7", "link-local"),
+        ("224.0.0.1", "multicast"), ("255.255.255.255", "reserved or broadcast")
+    ])
     func anAddressThatIsNoBearersIsRefused(address: String, kind: String) {
         var bearer = Self.good
         bearer.ipv4Address = address
         let error = refusal(bearer)
         #expect(error?.kind == .protocolError)
-        #expect(error?.message == "modem 0 reports \(address) as its bearer's IPv4 address: \(kind), not a bearer address")
+        #expect(
+            error?.message == "modem 0 reports \(address) as its bearer's IPv4 address: \(kind), not a bearer address")
         #expect(error?.hint != nil)
     }
 
@@ -55,7 +62,8 @@ import Testing
         bearer.ipv6Address = "fe80::2"
         bearer.ipv6PrefixLength = 64
         let error = refusal(bearer, wanted: .ipv4v6)
-        #expect(error?.message == "modem 0 reports fe80::2 as its bearer's IPv6 address: link-local, not a bearer address")
+        #expect(
+            error?.message == "modem 0 reports fe80::2 as its bearer's IPv6 address: link-local, not a bearer address")
         #expect(error?.hint == "cellpath does not wait for an address by SLAAC: ask for IPv4 (--ip-type ipv4)")
         #expect(try check(bearer, wanted: .ipv4).0 == bearer)  // IPv6 not asked for: not used, not refused
     }
@@ -69,7 +77,9 @@ import Testing
         bearer.ipv4Address = "192.0.3.50"
         #expect(refusal(bearer) == nil)
         var ipv6 = BearerStatus(state: .connected, dnsServers: [], ipv6Address: "2001:db8:2::99", ipv6PrefixLength: 64)
-        #expect(refusal(ipv6, wanted: .ipv6)?.message == "modem 0's bearer address 2001:db8:2::99 lies in wlan0's network 2001:db8:2::23/64")
+        #expect(
+            refusal(ipv6, wanted: .ipv6)?.message
+                == "modem 0's bearer address 2001:db8:2::99 lies in wlan0's network 2001:db8:2::23/64")
         ipv6.ipv6Address = "2001:db8:64:10::2"
         #expect(refusal(ipv6, wanted: .ipv6) == nil)
     }
@@ -84,9 +94,12 @@ import Testing
         bearer.dnsServers = ["0.0.0.0", "127.0.0.53", "192.0.2.23", "100.64.0.53"]
         let (checked, warnings) = try check(bearer)
         #expect(checked.dnsServers == ["100.64.0.53"])
-        #expect(warnings == ["modem 0 reports 0.0.0.0 as a DNS server: left out (unspecified)",
-                             "modem 0 reports 127.0.0.53 as a DNS server: left out (loopback)",
-                             "modem 0 reports 192.0.2.23 as a DNS server: left out (an address of this host)"])
+        #expect(
+            warnings == [
+                "modem 0 reports 0.0.0.0 as a DNS server: left out (unspecified)",
+                "modem 0 reports 127.0.0.53 as a DNS server: left out (loopback)",
+                "modem 0 reports 192.0.2.23 as a DNS server: left out (an address of this host)"
+            ])
     }
 
     @Test func noUsableDNSServerIsARefusal() {
@@ -94,7 +107,9 @@ import Testing
         bearer.dnsServers = ["0.0.0.0", "127.0.0.53"]
         let error = refusal(bearer)
         #expect(error?.kind == .protocolError)
-        #expect(error?.message == "modem 0 reports no usable DNS server for its bearer: 0.0.0.0 (unspecified), 127.0.0.53 (loopback)")
+        #expect(
+            error?.message
+                == "modem 0 reports no usable DNS server for its bearer: 0.0.0.0 (unspecified), 127.0.0.53 (loopback)")
         // A bad server of a family that is not used does not matter.
         bearer.dnsServers = ["100.64.0.53", "::"]
         #expect(refusal(bearer) == nil)
@@ -107,11 +122,15 @@ import Testing
         #expect(clamped.mtu == 1500)
         #expect(warnings == ["modem 0 reports an MTU of 65535 for its bearer: clamped to 1500"])
         bearer.mtu = 100
-        #expect(refusal(bearer)?.message == "modem 0 reports an MTU of 100 for its bearer: too small for IPv4 (at least 576)")
+        #expect(
+            refusal(bearer)?.message
+                == "modem 0 reports an MTU of 100 for its bearer: too small for IPv4 (at least 576)")
         bearer.mtu = 1000
         #expect(refusal(bearer) == nil)
         bearer.ipv6Address = "2001:db8:64:10::2"
-        #expect(refusal(bearer, wanted: .ipv4v6)?.message == "modem 0 reports an MTU of 1000 for its bearer: too small for IPv6 (at least 1280)")
+        #expect(
+            refusal(bearer, wanted: .ipv4v6)?.message
+                == "modem 0 reports an MTU of 1000 for its bearer: too small for IPv6 (at least 1280)")
         bearer.mtu = 0
         #expect(try check(bearer).0.mtu == nil)  // 0: none reported, the interface keeps its own
     }

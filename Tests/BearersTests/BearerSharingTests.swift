@@ -3,27 +3,31 @@ import Glibc
 import SimulatedModems
 import SimulatorScenario
 import SystemSupport
-import Testing
 import TestSupport
+import Testing
 
 /// Two cellpath processes on one modem, and bearer records that are not cellpath's own: the
 /// built binary in a namespace of the test's own against a simulated modem (as
 /// `BearerCommandTests`). A forged, corrupt or foreign record is refused and never acted on;
 /// concurrent commands take turns on the modem's lock; a bearer in use is not taken down under
 /// its user; what a killed process left is cleaned up by the next command. Root.
-@Suite(.serialized, .timeLimit(.minutes(10)), .enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)),
-       .ownThreads(.worlds))
+@Suite(
+    .serialized, .timeLimit(.minutes(10)), .enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)),
+    .ownThreads(.worlds))
 struct BearerSharingTests {
     /// The record file of the one modem in `namespace`, once there is one.
     static func recordPath(_ namespace: DeviceNamespace) throws -> String {
         let names = try ProcessRunner.run(["ls", namespace.stateDirectory]).stdout.split(separator: "\n")
-        let name = try #require(names.first { $0.hasPrefix("bearer-") && $0.hasSuffix(".json") }, "no record in \(names)")
+        let name = try #require(
+            names.first { $0.hasPrefix("bearer-") && $0.hasSuffix(".json") }, "no record in \(names)")
         return "\(namespace.stateDirectory)/\(name)"
     }
 
     /// Brings the bearer up, then replaces its record by `change` of it (as a forger with write
     /// access to the file would); returns the fleet, namespace and record path.
-    static func upWithForgedRecord(_ change: (inout JSONValue) -> Void) throws -> (SimulatedFleet, DeviceNamespace, String) {
+    static func upWithForgedRecord(
+        _ change: (inout JSONValue) -> Void
+    ) throws -> (SimulatedFleet, DeviceNamespace, String) {
         let (fleet, namespace) = try BearerCommandTests.setUp(.mbim)
         let up = try BearerCommandTests.bearer(namespace, fleet, ["up"])
         #expect(up.status == 0, "\(up.stderr)")
@@ -35,14 +39,21 @@ struct BearerSharingTests {
     }
 
     /// A forged record is refused with 65, moved aside, and `bearer down` changes nothing.
-    static func expectRefused(_ namespace: DeviceNamespace, _ fleet: SimulatedFleet, _ path: String, mentioning reason: String,
-                              sourceLocation: SourceLocation = #_sourceLocation) throws {
+    static func expectRefused(
+        _ namespace: DeviceNamespace, _ fleet: SimulatedFleet, _ path: String, mentioning reason: String,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
         let down = try BearerCommandTests.bearer(namespace, fleet, ["down"])
         #expect(down.status == 65, "\(down.stderr)", sourceLocation: sourceLocation)
-        #expect(down.stderr.contains("error: refusing the bearer record \(path): \(reason)"), "\(down.stderr)", sourceLocation: sourceLocation)
-        #expect(down.stderr.contains("it was moved to \(path).refused"), "\(down.stderr)", sourceLocation: sourceLocation)
+        #expect(
+            down.stderr.contains("error: refusing the bearer record \(path): \(reason)"), "\(down.stderr)",
+            sourceLocation: sourceLocation)
+        #expect(
+            down.stderr.contains("it was moved to \(path).refused"), "\(down.stderr)", sourceLocation: sourceLocation)
         #expect(FileSystem.exists("\(path).refused") && !FileSystem.exists(path), sourceLocation: sourceLocation)
-        #expect(fleet.device(0).isBearerConnected, "a refused record must not take anything down", sourceLocation: sourceLocation)
+        #expect(
+            fleet.device(0).isBearerConnected, "a refused record must not take anything down",
+            sourceLocation: sourceLocation)
     }
 
     /// The JSON document in a command's output (stdout and stderr together): from its first
@@ -89,7 +100,8 @@ struct BearerSharingTests {
             record.set(["addressing", "table"], .int(100))
         }
         // A VPN's table and rule.
-        _ = try namespace.shell("ip route add default dev wlan0 table 100 && ip rule add from 100.64.23.10 lookup 100 priority 100")
+        _ = try namespace.shell(
+            "ip route add default dev wlan0 table 100 && ip rule add from 100.64.23.10 lookup 100 priority 100")
         try Self.expectRefused(namespace, fleet, path, mentioning: "its routing table 100 is not one of cellpath's")
         #expect(try namespace.shell("ip rule").contains("100:\tfrom 100.64.23.10 lookup 100"))
         #expect(try namespace.shell("ip route show table 100").contains("default dev wlan0"))
@@ -120,15 +132,20 @@ struct BearerSharingTests {
         #expect(chmod(namespace.stateDirectory, 0o777) == 0)
         let up = try BearerCommandTests.bearer(namespace, fleet, ["up"])
         #expect(up.status == 77, "\(up.stderr)")
-        #expect(up.stderr.contains("refusing the bearer records' directory \(namespace.stateDirectory): other users may write into it (mode 777)"),
-                "\(up.stderr)")
+        #expect(
+            up.stderr.contains(
+                "refusing the bearer records' directory \(namespace.stateDirectory): other users may write into it (mode 777)"
+            ),
+            "\(up.stderr)")
         #expect(!fleet.device(0).isBearerConnected)
     }
 
     /// Without a record (lost, refused), `down --force` removes what has cellpath's shape on the
     /// modem's interface and disconnects the bearer.
     @Test func downForceWithoutARecordRemovesCellpathsShape() throws {
-        let (fleet, namespace, path) = try Self.upWithForgedRecord { record in record.set(["addressing", "table"], .int(100)) }
+        let (fleet, namespace, path) = try Self.upWithForgedRecord { record in
+            record.set(["addressing", "table"], .int(100))
+        }
         try Self.expectRefused(namespace, fleet, path, mentioning: "its routing table 100")
         #expect(try namespace.leftovers("wwan0").contains { $0.hasPrefix("address:") })
         let forced = try BearerCommandTests.bearer(namespace, fleet, ["down", "--force", "--json"])
@@ -174,10 +191,14 @@ struct BearerSharingTests {
         try IO.writeAll(holder.rawValue, "cellpath process 4242 (bearer up)")
         let busy = try BearerCommandTests.bearer(namespace, fleet, ["down", "--wait", "0"])
         #expect(busy.status == 75, "\(busy.stderr)")
-        #expect(busy.stderr.contains("error: the modem's bearer is busy: cellpath process 4242 (bearer up) is changing it"), "\(busy.stderr)")
+        #expect(
+            busy.stderr.contains("error: the modem's bearer is busy: cellpath process 4242 (bearer up) is changing it"),
+            "\(busy.stderr)")
         #expect(fleet.device(0).isBearerConnected)
         let waited = try BearerCommandTests.bearer(namespace, fleet, ["down", "--wait", "0.3"])
-        #expect(waited.status == 75 && waited.stderr.contains("waiting for cellpath process 4242 (bearer up)"), "\(waited.stderr)")
+        #expect(
+            waited.status == 75 && waited.stderr.contains("waiting for cellpath process 4242 (bearer up)"),
+            "\(waited.stderr)")
         holder.close()
         let down = try BearerCommandTests.bearer(namespace, fleet, ["down", "--wait", "0"])
         #expect(down.status == 0, "\(down.stderr)")
@@ -200,16 +221,21 @@ struct BearerSharingTests {
         let down = try BearerCommandTests.bearer(namespace, fleet, ["down", "--json"])
         #expect(down.status == 0, "\(down.stderr)")
         let result = try JSONValue.parse(down.stdout)
-        #expect(result["bearer"]?.string == "in-use" && result["used_by"]?.array?.compactMap(\.int) == [Int(user)], "\(down.stdout)")
+        #expect(
+            result["bearer"]?.string == "in-use" && result["used_by"]?.array?.compactMap(\.int) == [Int(user)],
+            "\(down.stdout)")
         #expect(fleet.device(0).isBearerConnected && FileSystem.exists(path))
 
         // The user ends without releasing it: the next fetch reuses the bearer and, as its last
         // user, takes it down.
         kill(user, SIGKILL)
         _ = Spawn.wait(user)
-        let fetch = try namespace.cellpath(["fetch", "-m", "0", "--no-proxy", "--timeout", "1", "http://192.0.2.99/"], fleet)
-        #expect(fetch.stderr.contains("cellpath process \(user) ended without releasing modem 0's bearer: cleaning up after it"),
-                "\(fetch.stderr)")
+        let fetch = try namespace.cellpath(
+            ["fetch", "-m", "0", "--no-proxy", "--timeout", "1", "http://192.0.2.99/"], fleet)
+        #expect(
+            fetch.stderr.contains(
+                "cellpath process \(user) ended without releasing modem 0's bearer: cleaning up after it"),
+            "\(fetch.stderr)")
         try BearerCommandTests.expectNothingLeft(namespace, fleet, "\(fetch.stderr)")
     }
 }

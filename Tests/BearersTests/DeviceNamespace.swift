@@ -2,8 +2,8 @@ import Glibc
 import SimulatedModems
 import Synchronization
 import SystemSupport
-import Testing
 import TestSupport
+import Testing
 
 /// A network namespace of the test's own standing in for the device: TUN `wwan0` and `wwan1`
 /// (down, strict rp_filter, as cdc_mbim/qmi_wwan links start) and a `wlan0` with the default
@@ -22,7 +22,8 @@ final class DeviceNamespace {
         stateDirectory = try TemporaryDirectory.make("cellpath-bearers")
         let add = try ProcessRunner.run(["ip", "netns", "add", name])
         #expect(add.status == 0, "ip netns add: \(add.stderr)")
-        _ = try shell("""
+        _ = try shell(
+            """
             ip link set lo up && ip tuntap add wwan0 mode tun && ip tuntap add wwan1 mode tun && \
             ip link add wlan0 type veth peer name wlanpeer && ip link set wlan0 up && ip link set wlanpeer up && \
             ip addr add 192.0.2.23/24 dev wlan0 && ip route add default via 192.0.2.1 dev wlan0 metric 600 && \
@@ -32,7 +33,9 @@ final class DeviceNamespace {
 
     deinit {
         if let pids = try? ProcessRunner.run(["ip", "netns", "pids", name]) {
-            for pid in pids.stdout.split(separator: "\n").compactMap({ Int32($0) }) where pid != getpid() { kill(pid, SIGKILL) }
+            for pid in pids.stdout.split(separator: "\n").compactMap({ Int32($0) }) where pid != getpid() {
+                kill(pid, SIGKILL)
+            }
         }
         _ = try? ProcessRunner.run(["ip", "netns", "del", name])
         FileSystem.removeTree(stateDirectory)
@@ -52,16 +55,20 @@ final class DeviceNamespace {
     }
 
     /// `cellpath ARGS…` inside the namespace.
-    func cellpath(_ arguments: [String], _ fleet: SimulatedFleet, environment extra: [String: String] = [:],
-                  prefix: [String] = []) throws -> ProcessResult {
-        try ProcessRunner.run(["ip", "netns", "exec", name] + prefix + [CellpathBinary.path] + arguments,
-                              environment: environment(fleet, extra))
+    func cellpath(
+        _ arguments: [String], _ fleet: SimulatedFleet, environment extra: [String: String] = [:],
+        prefix: [String] = []
+    ) throws -> ProcessResult {
+        try ProcessRunner.run(
+            ["ip", "netns", "exec", name] + prefix + [CellpathBinary.path] + arguments,
+            environment: environment(fleet, extra))
     }
 
     /// `cellpath ARGS…` inside the namespace, in the background, its output going to `output`.
     func start(_ arguments: [String], _ fleet: SimulatedFleet, output: String) throws -> BackgroundProcess {
-        try BackgroundProcess(["ip", "netns", "exec", name, CellpathBinary.path] + arguments, output: output,
-                              environment: environment(fleet))
+        try BackgroundProcess(
+            ["ip", "netns", "exec", name, CellpathBinary.path] + arguments, output: output,
+            environment: environment(fleet))
     }
 
     /// Runs a program inside the namespace (mbimcli, qmicli).
@@ -84,14 +91,18 @@ final class DeviceNamespace {
         if addresses.contains("inet ") { found.append("address: \(addresses)") }
         let routes = try shell("ip -4 route show table all dev \(interface)")
         if !routes.isEmpty { found.append("routes: \(routes)") }
-        let rules = try shell("ip -4 rule").split(separator: "\n").filter { !$0.hasPrefix("0:") && !$0.hasPrefix("32766:") && !$0.hasPrefix("32767:") }
+        let rules = try shell("ip -4 rule").split(separator: "\n").filter {
+            !$0.hasPrefix("0:") && !$0.hasPrefix("32766:") && !$0.hasPrefix("32767:")
+        }
         if !rules.isEmpty { found.append("rules: \(rules)") }
         let addresses6 = try shell("ip -6 addr show dev \(interface) scope global")
         if !addresses6.isEmpty { found.append("IPv6 address: \(addresses6)") }
         let routes6 = try shell("ip -6 route show table all dev \(interface)").split(separator: "\n")
             .filter { !$0.contains("fe80::") && !$0.hasPrefix("multicast") && !$0.hasPrefix("local fe80") }
         if !routes6.isEmpty { found.append("IPv6 routes: \(routes6)") }
-        let rules6 = try shell("ip -6 rule").split(separator: "\n").filter { !$0.hasPrefix("0:") && !$0.hasPrefix("32766:") }
+        let rules6 = try shell("ip -6 rule").split(separator: "\n").filter {
+            !$0.hasPrefix("0:") && !$0.hasPrefix("32766:")
+        }
         if !rules6.isEmpty { found.append("IPv6 rules: \(rules6)") }
         let rpFilter = try shell("cat /proc/sys/net/ipv4/conf/\(interface)/rp_filter").filter { !$0.isWhitespace }
         if rpFilter != "1" { found.append("rp_filter \(rpFilter)") }

@@ -1,15 +1,18 @@
-@testable import CellpathCLI
 import CellpathCore
-@testable import CommandLineKit
 import Glibc
 import SystemSupport
 import Testing
+
+@testable import CellpathCLI
+@testable import CommandLineKit
 
 /// The parser and the runtime over cellpath's own command tree.
 @Suite struct CommandTreeTests {
     /// Field mode's `--interval 0` means back to back, as no `--interval` does.
     @Test func theCheckIntervalTakesZero() throws {
-        let parsed = try CommandLineParser(root: CommandTree.root).parse(["subscriber-check", "+447940448591", "--repeat", "3", "--interval", "0"])
+        let parsed = try CommandLineParser(root: CommandTree.root).parse([
+            "subscriber-check", "+447940448591", "--repeat", "3", "--interval", "0"
+        ])
         guard case .run(_, let command) = parsed else {
             Issue.record("not a command to run: \(parsed)")
             return
@@ -18,10 +21,14 @@ import Testing
     }
 
     @Test @MainActor func conversionErrorsExitWithUsage() {
-        for arguments in [["fetch", "--max-hops", "ten", "https://api.truid.test/"],
-                          ["sim", "bearer", "connect", "--modem", "64"],
-                          ["generate-docs", "--format", "pdf"]] {
-            #expect(CellpathCLI.main(arguments, environment: [:], implementations: .front) == ExitCode.usage.rawValue, "\(arguments)")
+        for arguments in [
+            ["fetch", "--max-hops", "ten", "https://api.truid.test/"],
+            ["sim", "bearer", "connect", "--modem", "64"],
+            ["generate-docs", "--format", "pdf"]
+        ] {
+            #expect(
+                CellpathCLI.main(arguments, environment: [:], implementations: .front) == ExitCode.usage.rawValue,
+                "\(arguments)")
         }
         #expect(ExitCode.usage.rawValue == 64)
     }
@@ -31,13 +38,17 @@ import Testing
     @Test @MainActor func aCommandDoesNotStartWithoutItsSignalWatcher() throws {
         let other = try SignalWatcher(signals: [SIGUSR2])
         defer { other.stop() }
-        let code = CellpathCLI.main(["config", "show"], environment: ["HOME": "/nonexistent", "CELLPATH_SYSTEM_CONFIG": "/nonexistent/cellpath.conf"], implementations: .front)
+        let code = CellpathCLI.main(
+            ["config", "show"],
+            environment: ["HOME": "/nonexistent", "CELLPATH_SYSTEM_CONFIG": "/nonexistent/cellpath.conf"],
+            implementations: .front)
         #expect(code == ExitCode.internalError.rawValue)
     }
 
     @Test func noCommandDeclaresAnOptionNameTwice() {
         func check(_ node: CommandSpec, _ path: [String]) {
-            let options = node.options + (path.count > 1 ? belowTheRoot(CommandTree.root.options) : [])
+            let options =
+                node.options + (path.count > 1 ? belowTheRoot(CommandTree.root.options) : [])
                 + [CommandLineParser.helpFlag.spec]
             let longs = options.map(\.long), shorts = options.compactMap(\.short)
             #expect(Set(longs).count == longs.count, "\(path): \(longs)")
@@ -61,7 +72,9 @@ import Testing
     }
 
     @Test func everyCommandDeclaresTheSameIPTypeOption() throws {
-        let declared = Self.commands().compactMap { path, node in node.options.first { $0.long == "ip-type" }.map { (path, $0) } }
+        let declared = Self.commands().compactMap { path, node in
+            node.options.first { $0.long == "ip-type" }.map { (path, $0) }
+        }
         #expect(declared.map { $0.0.joined(separator: " ") } == ["cellpath fetch", "cellpath bearer up"])
         for (path, option) in declared {
             #expect(option.help == ConfigurationOptions.ipType.spec.help, "\(path)")
@@ -77,15 +90,19 @@ import Testing
                 Issue.record("not a command to run: \(command)")
                 return
             }
-            let declared: BearerIPType? = if command[0] == "fetch" {
-                try parsed.options(as: FetchCommand.Options.self).ipType
-            } else {
-                try parsed.options(as: BearerUpCommand.Options.self).ipType
-            }
+            let declared: BearerIPType? =
+                if command[0] == "fetch" {
+                    try parsed.options(as: FetchCommand.Options.self).ipType
+                } else {
+                    try parsed.options(as: BearerUpCommand.Options.self).ipType
+                }
             #expect(declared == family, "\(command) --ip-type \(text)")
         }
-        #expect(throws: UsageError("invalid value 'v6' for '--ip-type': expected one of ipv4, ipv6, ipv4v6",
-                                   command: ["cellpath"] + command.prefix { !$0.hasPrefix("https") })) {
+        #expect(
+            throws: UsageError(
+                "invalid value 'v6' for '--ip-type': expected one of ipv4, ipv6, ipv4v6",
+                command: ["cellpath"] + command.prefix { !$0.hasPrefix("https") })
+        ) {
             try parser.parse(command + ["--ip-type", "v6"])
         }
     }

@@ -1,6 +1,7 @@
+import Testing
+
 @testable import CellpathCLI
 @testable import CommandLineKit
-import Testing
 
 /// Every command's help ends with examples that run the command it documents.
 @Suite struct HelpExamplesTests {
@@ -37,7 +38,7 @@ import Testing
     static func cellpathArguments(_ commandLine: String) -> [String]? {
         var line = Substring(commandLine)
         if let start = line.firstRange(of: "$("), let end = line[start.upperBound...].firstIndex(of: ")") {
-            line = line[start.upperBound..<end]
+            line = line[start.upperBound ..< end]
         }
         let words = Self.words(String(line)).drop { $0.contains("=") && !$0.hasPrefix("-") }
         guard words.first == "cellpath" else { return nil }
@@ -48,7 +49,7 @@ import Testing
     func helpEndsWithTwoOrThreeExamples(path: [String]) throws {
         let formatter = HelpFormatter(root: CommandTree.root)
         let command = try #require(formatter.command(at: path))
-        #expect((2...3).contains(command.examples.count), "\(path): \(command.examples.count) examples")
+        #expect((2 ... 3).contains(command.examples.count), "\(path): \(command.examples.count) examples")
         let help = formatter.help(for: path)
         let section = try #require(help.firstRange(of: "\nEXAMPLES:\n"), "\(path) has no EXAMPLES section")
         let expected = command.examples.map { "  \($0.purpose)\n    \($0.commandLine)\n" }.joined()
@@ -59,7 +60,8 @@ import Testing
     func examplesRunTheCommandTheyDocument(path: [String]) throws {
         let command = try #require(HelpFormatter(root: CommandTree.root).command(at: path))
         for example in command.examples {
-            let arguments = try #require(Self.cellpathArguments(example.commandLine), "not a cellpath command: \(example.commandLine)")
+            let arguments = try #require(
+                Self.cellpathArguments(example.commandLine), "not a cellpath command: \(example.commandLine)")
             switch try CommandLineParser(root: CommandTree.root).parse(arguments) {
             case .run(_, let parsed):
                 #expect(parsed.path.starts(with: path), "\(example.commandLine) runs \(parsed.commandName)")
@@ -86,7 +88,8 @@ import Testing
     }
 
     @Test func shellWordsOfAnExample() {
-        #expect(Self.cellpathArguments("cellpath fetch -i wwan0 \"$CHECK_URL\"") == ["fetch", "-i", "wwan0", "$CHECK_URL"])
+        #expect(
+            Self.cellpathArguments("cellpath fetch -i wwan0 \"$CHECK_URL\"") == ["fetch", "-i", "wwan0", "$CHECK_URL"])
         #expect(Self.cellpathArguments("eval \"$(cellpath sim env)\"") == ["sim", "env"])
         #expect(Self.cellpathArguments("CELLPATH_REGION=GB cellpath config show") == ["config", "show"])
         #expect(Self.cellpathArguments("ip address") == nil)

@@ -74,8 +74,8 @@ import Testing
     }
 
     @Test func everyLengthRoundTrips() {
-        for length in 0..<40 {
-            let bytes = (0..<length).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 250) }
+        for length in 0 ..< 40 {
+            let bytes = (0 ..< length).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 250) }
             let text = Base64URL.encode(bytes)
             #expect(!text.contains("=") && !text.contains("+") && !text.contains("/"))
             #expect(Base64URL.decode(text) == bytes, "length \(length)")
@@ -91,7 +91,7 @@ import Testing
 /// The hexadecimal digit value of a byte, against the standard library's reading of each byte.
 @Suite struct HexDigitTests {
     @Test func everyByteIsReadAsTheStandardLibraryReadsIt() {
-        for byte in UInt8.min...UInt8.max {
+        for byte in UInt8.min ... UInt8.max {
             let expected = UInt8(String(Character(Unicode.Scalar(byte))), radix: 16)
             #expect(byte.hexDigitValue == expected, "byte \(byte)")
         }
@@ -107,8 +107,10 @@ import Testing
     }
 
     @Test func whatIsWrittenParsesBackToTheSameValue() throws {
-        let value = JSONValue.object([("z", .int(-3)), ("a", .array([.double(0.5), .null, .bool(false)])),
-                                      ("text", .string("tab\there \"quoted\" \u{1B}[0m é😀"))])
+        let value = JSONValue.object([
+            ("z", .int(-3)), ("a", .array([.double(0.5), .null, .bool(false)])),
+            ("text", .string("tab\there \"quoted\" \u{1B}[0m é😀"))
+        ])
         #expect(JSONValue.parse(Array(value.serialized.utf8)) == value)
     }
 

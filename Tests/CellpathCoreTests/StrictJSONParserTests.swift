@@ -20,13 +20,17 @@ import Testing
 
     // MARK: Numbers
 
-    @Test(arguments: ["0", "-0", "7", "-12", "1.5", "-0.25", "1e3", "1E+3", "2e-3", "10.5E10", "123456789012345678901234567890"])
+    @Test(arguments: [
+        "0", "-0", "7", "-12", "1.5", "-0.25", "1e3", "1E+3", "2e-3", "10.5E10", "123456789012345678901234567890"
+    ])
     func numbersKeepTheirText(_ text: String) throws {
         guard case .number(let kept) = try parse(text).value else { Issue.record("\(text) is not a number"); return }
         #expect(kept == text)
     }
 
-    @Test(arguments: ["01", "-01", "00", "-", "+1", "1.", ".5", "1.e3", "1e", "1e+", "0x10", "NaN", "Infinity", "-Infinity"])
+    @Test(arguments: [
+        "01", "-01", "00", "-", "+1", "1.", ".5", "1.e3", "1e", "1e+", "0x10", "NaN", "Infinity", "-Infinity"
+    ])
     func malformedNumbersAreRefused(_ text: String) {
         #expect(error(text) != nil, "\(text) parsed")
     }
@@ -83,7 +87,8 @@ import Testing
     @Test func controlCharactersInsideStringsAreRefused() {
         #expect(error("\"a\tb\"")?.message.hasPrefix("a tab inside a string") == true)
         #expect(error("\"a\nb\"")?.message.hasPrefix("a line break inside a string") == true)
-        #expect(error(stringDocument([0x61, 0x01]))?.message.hasPrefix("control character U+0001 inside a string") == true)
+        #expect(
+            error(stringDocument([0x61, 0x01]))?.message.hasPrefix("control character U+0001 inside a string") == true)
         // DEL is not a control character for JSON.
         #expect(JSONValue.parse(stringDocument([0x7F])) == .string("\u{7F}"))
     }
@@ -99,9 +104,12 @@ import Testing
 
     /// Truncated sequences, lone continuation bytes, overlong forms, UTF-16 surrogates and code
     /// points beyond U+10FFFF, each with and without an escape before it (both decoding paths).
-    @Test(arguments: [[0xC3], [0x80], [0xBF], [0xC0, 0x80], [0xC1, 0xBF], [0xE0, 0x80, 0x80], [0xE2, 0x82],
-                      [0xED, 0xA0, 0x80], [0xED, 0xBF, 0xBF], [0xF0, 0x80, 0x80, 0x80], [0xF4, 0x90, 0x80, 0x80],
-                      [0xF5, 0x80, 0x80, 0x80], [0xFE], [0xFF], [0xC3, 0x41]] as [[UInt8]])
+    @Test(
+        arguments: [
+            [0xC3], [0x80], [0xBF], [0xC0, 0x80], [0xC1, 0xBF], [0xE0, 0x80, 0x80], [0xE2, 0x82],
+            [0xED, 0xA0, 0x80], [0xED, 0xBF, 0xBF], [0xF0, 0x80, 0x80, 0x80], [0xF4, 0x90, 0x80, 0x80],
+            [0xF5, 0x80, 0x80, 0x80], [0xFE], [0xFF], [0xC3, 0x41]
+        ] as [[UInt8]])
     func illFormedUTF8IsRefused(_ sequence: [UInt8]) {
         let plain = error(stringDocument(sequence))
         #expect(plain?.message.hasPrefix("invalid UTF-8") == true, "\(sequence): \(String(describing: plain))")
@@ -118,7 +126,8 @@ import Testing
 
     @Test func objectsKeepTheirMembersInDocumentOrder() throws {
         let value = try #require(JSONValue.parse(Array(#"{"b": 1, "a": [true, false, null], "c": {}}"#.utf8)))
-        #expect(value == .object([("b", .int(1)), ("a", .array([.bool(true), .bool(false), .null])), ("c", .object([]))]))
+        #expect(
+            value == .object([("b", .int(1)), ("a", .array([.bool(true), .bool(false), .null])), ("c", .object([]))]))
         #expect(value.serialized == #"{"b":1,"a":[true,false,null],"c":{}}"#)
     }
 
@@ -148,7 +157,9 @@ import Testing
 
     @Test func commentsSingleQuotesAndBareWordsAreRefused() {
         #expect(error("// note\n{}")?.message == "unexpected '/' (comments are not allowed in JSON): expected a value")
-        #expect(error("{'a': 1}")?.message == "unexpected \"'\" (JSON strings use double quotes): expected a key in double quotes")
+        #expect(
+            error("{'a': 1}")?.message
+                == "unexpected \"'\" (JSON strings use double quotes): expected a key in double quotes")
         #expect(error("{a: 1}") != nil)
         #expect(error("tru")?.message == "unexpected 't': expected a value")
         #expect(error("True") != nil)

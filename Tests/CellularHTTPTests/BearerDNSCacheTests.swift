@@ -1,7 +1,8 @@
 import CellpathCore
-@testable import CellularHTTP
 import Synchronization
 import Testing
+
+@testable import CellularHTTP
 
 /// The DNS cache shared by the chains on one bearer, on a clock the test moves.
 struct BearerDNSCacheTests {
@@ -23,9 +24,13 @@ struct BearerDNSCacheTests {
 
     @Test func anAnswerIsKeptForItsTTLAndNotASecondLonger() {
         cache.store(["203.0.113.10"], ttl: 60, for: "api.truid.test", family: .ipv4, on: path)
-        #expect(cache.answer(for: "api.truid.test", family: .ipv4, on: path) == .init(addresses: ["203.0.113.10"], ttlLeft: 60))
+        #expect(
+            cache.answer(for: "api.truid.test", family: .ipv4, on: path)
+                == .init(addresses: ["203.0.113.10"], ttlLeft: 60))
         clock.advance(by: .milliseconds(59_500))
-        #expect(cache.answer(for: "api.truid.test", family: .ipv4, on: path) == .init(addresses: ["203.0.113.10"], ttlLeft: 1))
+        #expect(
+            cache.answer(for: "api.truid.test", family: .ipv4, on: path)
+                == .init(addresses: ["203.0.113.10"], ttlLeft: 1))
         clock.advance(by: .milliseconds(500))
         #expect(cache.answer(for: "api.truid.test", family: .ipv4, on: path) == nil)
     }
@@ -46,7 +51,8 @@ struct BearerDNSCacheTests {
         CellularPath(interfaceName: "wwan0", ipv4Address: "100.64.23.6", dnsServers: ["100.64.0.53"]),
         CellularPath(interfaceName: "wwan0", ipv4Address: "100.64.23.5", dnsServers: ["100.64.0.54"]),
         CellularPath(interfaceName: "wwan1", ipv4Address: "100.64.23.5", dnsServers: ["100.64.0.53"]),
-        CellularPath(interfaceName: "wwan0", ipv4Address: "100.64.23.5", ipv6Address: "fd00:64::5", dnsServers: ["100.64.0.53"]),
+        CellularPath(
+            interfaceName: "wwan0", ipv4Address: "100.64.23.5", ipv6Address: "fd00:64::5", dnsServers: ["100.64.0.53"])
     ])
     func anAnswerAskedThroughAnotherPathIsNeverUsed(other: CellularPath) {
         cache.store(["203.0.113.10"], ttl: 60, for: "api.truid.test", family: .ipv4, on: path)
@@ -72,6 +78,8 @@ struct BearerDNSCacheTests {
         cache.store(["203.0.113.10"], ttl: 60, for: "api.truid.test", family: .ipv4, on: path)
         clock.advance(by: .seconds(30))
         cache.store(["203.0.113.11"], ttl: 10, for: "api.truid.test", family: .ipv4, on: path)
-        #expect(cache.answer(for: "api.truid.test", family: .ipv4, on: path) == .init(addresses: ["203.0.113.11"], ttlLeft: 10))
+        #expect(
+            cache.answer(for: "api.truid.test", family: .ipv4, on: path)
+                == .init(addresses: ["203.0.113.11"], ttlLeft: 10))
     }
 }

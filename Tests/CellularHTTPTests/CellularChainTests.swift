@@ -19,13 +19,14 @@ import CellularHTTP
 import FoundationEssentials
 import Glibc
 import SystemSupport
-import Testing
 import TestSupport
+import Testing
 import Workflow
 
 /// Everything that needs the netns world: leaks, fail-closed matrix, redirect conformance.
-@Suite(.enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)), .serialized, .world,
-       .ownThreads(.worlds))
+@Suite(
+    .enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)), .serialized, .world,
+    .ownThreads(.worlds))
 struct CellularChainTests {
     var world: World { get throws { try #require(World.current) } }
 
@@ -36,7 +37,9 @@ struct CellularChainTests {
         let (_, packets) = try world.capture {
             try world.ueRun(["curl", "-s", "-m", "1", "--interface", "100.64.23.5", "http://100.64.0.1/final"])
         }
-        #expect(packets.contains { $0.contains("IP 100.64.23.5.") && $0.contains(" > 100.64.0.1.80: Flags [S]") }, "\(packets)")
+        #expect(
+            packets.contains { $0.contains("IP 100.64.23.5.") && $0.contains(" > 100.64.0.1.80: Flags [S]") },
+            "\(packets)")
     }
 
     @Test func aSecondCtrlCExitsAtOnceAndLeavesNothingOnWlan0() throws {
@@ -55,10 +58,13 @@ struct CellularChainTests {
             exit $status
             """
         let (result, packets) = try w.capture {
-            try ProcessRunner.run(["ip", "netns", "exec", w.ue, "bash", "-c", script, CellpathBinary.path,
-                                   w.workdir + "/ca.pem", "https://api.truid.test/slow?s=3"],
-                                  environment: ["PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "HOME": "/nonexistent"],
-                                  signals: [(after: 1.0, signal: SIGINT), (after: 1.2, signal: SIGINT)])
+            try ProcessRunner.run(
+                [
+                    "ip", "netns", "exec", w.ue, "bash", "-c", script, CellpathBinary.path,
+                    w.workdir + "/ca.pem", "https://api.truid.test/slow?s=3"
+                ],
+                environment: ["PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "HOME": "/nonexistent"],
+                signals: [(after: 1.0, signal: SIGINT), (after: 1.2, signal: SIGINT)])
         }
         #expect(result.status == 130, "\(result.stderr)")
         #expect(result.stderr.contains("cancelling…"))
@@ -70,20 +76,28 @@ struct CellularChainTests {
         // the kernel sends what comes from them through wwan0 and the warning goes away.
         let w = try world
         func fetch() throws -> ProcessResult {
-            try w.ueRun([CellpathBinary.path, "fetch", "--interface", "wwan0", "--allow-any-interface", "--dns", "100.64.0.53",
-                         "http://mno.carrier.test/final"],
-                        environment: ["PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "HOME": "/nonexistent"])
+            try w.ueRun(
+                [
+                    CellpathBinary.path, "fetch", "--interface", "wwan0", "--allow-any-interface", "--dns",
+                    "100.64.0.53",
+                    "http://mno.carrier.test/final"
+                ],
+                environment: ["PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "HOME": "/nonexistent"])
         }
         let without = try fetch()
         #expect(without.status == 0, "\(without.stderr)")
-        #expect(without.stderr.contains("warning: --interface wwan0 has no source-address rule for 100.64.23.5:"), "\(without.stderr)")
+        #expect(
+            without.stderr.contains("warning: --interface wwan0 has no source-address rule for 100.64.23.5:"),
+            "\(without.stderr)")
         #expect(without.stderr.contains("has no source-address rule for fd00:64::5:"))
         #expect(!SourceAddressRule.exists(interface: "wwan0", address: "not an address"))
 
-        let rules = [["ip", "route", "add", "default", "dev", "wwan0", "table", "105"],
-                     ["ip", "rule", "add", "from", "100.64.23.5", "table", "105"],
-                     ["ip", "-6", "route", "add", "default", "dev", "wwan0", "table", "105"],
-                     ["ip", "-6", "rule", "add", "from", "fd00:64::5", "table", "105"]]
+        let rules = [
+            ["ip", "route", "add", "default", "dev", "wwan0", "table", "105"],
+            ["ip", "rule", "add", "from", "100.64.23.5", "table", "105"],
+            ["ip", "-6", "route", "add", "default", "dev", "wwan0", "table", "105"],
+            ["ip", "-6", "rule", "add", "from", "fd00:64::5", "table", "105"]
+        ]
         defer {
             _ = try? w.ueRun(["ip", "rule", "del", "from", "100.64.23.5", "table", "105"])
             _ = try? w.ueRun(["ip", "-6", "rule", "del", "from", "fd00:64::5", "table", "105"])
@@ -121,10 +135,14 @@ struct CellularChainTests {
     @Test func captureFilterForBadInputSeesARealFetch() throws {
         // Control for badInputRejectedBeforeAnyPacket: the same filter sees a valid fetch's DNS and SYN.
         let w = try world
-        let (_, packets) = try w.capture(on: "wwan0", filter: "src host 100.64.23.5 and (udp or tcp[tcpflags] & tcp-syn != 0)") {
+        let (_, packets) = try w.capture(
+            on: "wwan0", filter: "src host 100.64.23.5 and (udp or tcp[tcpflags] & tcp-syn != 0)"
+        ) {
             try w.fetchOnCellular("http://mno.carrier.test/final")
         }
-        #expect(packets.contains { $0.contains("100.64.0.53.53") } && packets.contains { $0.contains("100.64.0.1.80: Flags [S]") })
+        #expect(
+            packets.contains { $0.contains("100.64.0.53.53") }
+                && packets.contains { $0.contains("100.64.0.1.80: Flags [S]") })
     }
 
     @Test func cancellationStopsAHangingHop() throws {
@@ -134,8 +152,10 @@ struct CellularChainTests {
         #expect(out.report.totalMs < 1000, "\(out.report.totalMs) ms")
     }
 
-    @Test(arguments: [("http://mno.carrier.test/slow?s=1.5", "5"), ("https://api.truid.test/slow?s=1.5", "5"),
-                      ("http://mno.carrier.test/slow?s=2.5", "1"), ("https://api.truid.test/slow?s=2.5", "1")])
+    @Test(arguments: [
+        ("http://mno.carrier.test/slow?s=1.5", "5"), ("https://api.truid.test/slow?s=1.5", "5"),
+        ("http://mno.carrier.test/slow?s=2.5", "1"), ("https://api.truid.test/slow?s=2.5", "1")
+    ])
     func aCancelledHopWhoseServerAnswersLaterLeavesNothingOnWlan0(url: String, hopTimeout: String) throws {
         // Cancelled at 300 ms while the server sleeps. With a 5 s hop timeout the orderly close
         // waits for its answer (1.5 s) and its FIN; with 1 s it stops waiting first and resets
@@ -155,12 +175,16 @@ struct CellularChainTests {
     // MARK: fail-closed matrix
 
     /// Runs the probe with a capture on wlan0 and checks the failure reason and silence.
-    private func expectFailure(_ reason: FetchFailureReason, _ args: [String], preload: String? = nil,
-                               sourceLocation: SourceLocation = #_sourceLocation) throws -> FetchReport {
+    private func expectFailure(
+        _ reason: FetchFailureReason, _ args: [String], preload: String? = nil,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> FetchReport {
         let w = try world
         let (out, packets) = try w.capture { try w.fetch(args, preload: preload) }
         #expect(out.status != 0, sourceLocation: sourceLocation)
-        #expect(out.report.failure?.reason == reason, "\(String(describing: out.report.failure))", sourceLocation: sourceLocation)
+        #expect(
+            out.report.failure?.reason == reason, "\(String(describing: out.report.failure))",
+            sourceLocation: sourceLocation)
         #expect(packets.isEmpty, "packets on wlan0: \(packets)", sourceLocation: sourceLocation)
         return out.report
     }
@@ -171,13 +195,19 @@ struct CellularChainTests {
     /// connection cannot meet another test's changes (a late segment for it after its address was
     /// removed would draw a kernel RST that follows the main routing table).
     /// The hop timeout is long (20 s): the failure comes as the path goes, not when the hop times out.
-    private func expectSecondHopFailure(_ reason: FetchFailureReason, interface: String, hook: String, shell: String,
-                                        sourceLocation: SourceLocation = #_sourceLocation) throws {
+    private func expectSecondHopFailure(
+        _ reason: FetchFailureReason, interface: String, hook: String, shell: String,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
         let w = try world
         try w.writeHook(hook, shell)
-        let r = try expectFailure(reason, ["--interface", interface, "--dns", "100.64.0.53", "--hop-timeout", "20",
-                                           "http://mno.carrier.test/redirect?to=/hook%3Fname%3D\(hook)"],
-                                  sourceLocation: sourceLocation)
+        let r = try expectFailure(
+            reason,
+            [
+                "--interface", interface, "--dns", "100.64.0.53", "--hop-timeout", "20",
+                "http://mno.carrier.test/redirect?to=/hook%3Fname%3D\(hook)"
+            ],
+            sourceLocation: sourceLocation)
         #expect(r.failure?.hop == 2, sourceLocation: sourceLocation)
         #expect(r.hops.map(\.status) == [302, 0], sourceLocation: sourceLocation)
         #expect(r.result == nil, sourceLocation: sourceLocation)
@@ -185,17 +215,26 @@ struct CellularChainTests {
     }
 
     @Test func interfaceMissing() throws {
-        let r = try expectFailure(.noSuchInterface, ["--interface", "wwan9", "--ipv4", "100.64.23.5", "--dns", "100.64.0.53",
-                                                     "http://mno.carrier.test/final"])
+        let r = try expectFailure(
+            .noSuchInterface,
+            [
+                "--interface", "wwan9", "--ipv4", "100.64.23.5", "--dns", "100.64.0.53",
+                "http://mno.carrier.test/final"
+            ])
         #expect(r.hops.isEmpty)
     }
 
     @Test func interfaceWithoutAddress() throws {
-        let r = try expectFailure(.addressGone, ["--interface", "wwan2", "--ipv4", "100.64.23.9", "--dns", "100.64.0.53",
-                                                 "http://mno.carrier.test/final"])
+        let r = try expectFailure(
+            .addressGone,
+            [
+                "--interface", "wwan2", "--ipv4", "100.64.23.9", "--dns", "100.64.0.53",
+                "http://mno.carrier.test/final"
+            ])
         #expect(r.hops.isEmpty)
         // Discovering the path from an interface without address fails the same way: nothing sent.
-        let discovered = try expectFailure(.noAddress, ["--interface", "wwan2", "--dns", "100.64.0.53", "http://mno.carrier.test/final"])
+        let discovered = try expectFailure(
+            .noAddress, ["--interface", "wwan2", "--dns", "100.64.0.53", "http://mno.carrier.test/final"])
         #expect(discovered.failure?.message == "interface wwan2 has no address")
     }
 
@@ -205,8 +244,12 @@ struct CellularChainTests {
         // Wi-Fi during a later test.
         let w = try world
         try w.writeHook("deladdr", "ip netns exec \(w.ue) ip addr del 100.64.23.13/32 dev wwan8")
-        let r = try expectFailure(.addressGone, ["--interface", "wwan8", "--dns", "100.64.0.53", "--hop-timeout", "2",
-                                                 "http://mno.carrier.test/hook?name=deladdr"])
+        let r = try expectFailure(
+            .addressGone,
+            [
+                "--interface", "wwan8", "--dns", "100.64.0.53", "--hop-timeout", "2",
+                "http://mno.carrier.test/hook?name=deladdr"
+            ])
         #expect(r.hops.count == 1)
     }
 
@@ -216,7 +259,10 @@ struct CellularChainTests {
         let w = try world
         try w.writeHook("dellink", "ip netns exec \(w.ue) ip link del wwan3")
         let (out, packets) = try w.capture {
-            try w.fetch(["--interface", "wwan3", "--dns", "100.64.0.53", "--hop-timeout", "20", "http://mno.carrier.test/hook?name=dellink"])
+            try w.fetch([
+                "--interface", "wwan3", "--dns", "100.64.0.53", "--hop-timeout", "20",
+                "http://mno.carrier.test/hook?name=dellink"
+            ])
         }
         let r = out.report
         #expect([.noSuchInterface, .interfaceDown].contains(r.failure?.reason), "\(String(describing: r.failure))")
@@ -228,35 +274,48 @@ struct CellularChainTests {
         let w = try world
         try w.ueRun(["ip", "link", "set", "wwan1", "down"])
         defer { _ = try? w.ueRun(["ip", "link", "set", "wwan1", "up"]) }
-        _ = try expectFailure(.interfaceDown, ["--interface", "wwan1", "--ipv4", "100.64.23.6", "--dns", "100.64.0.53",
-                                               "http://mno.carrier.test/final"])
+        _ = try expectFailure(
+            .interfaceDown,
+            [
+                "--interface", "wwan1", "--ipv4", "100.64.23.6", "--dns", "100.64.0.53",
+                "http://mno.carrier.test/final"
+            ])
     }
 
     @Test func bearerDisconnectedWhileTheSecondHopIsInFlight() throws {
         let w = try world
-        try expectSecondHopFailure(.interfaceDown, interface: "wwan5", hook: "linkdown",
-                                   shell: "ip netns exec \(w.ue) ip link set wwan5 down")
+        try expectSecondHopFailure(
+            .interfaceDown, interface: "wwan5", hook: "linkdown",
+            shell: "ip netns exec \(w.ue) ip link set wwan5 down")
     }
 
     @Test func bearerAddressRemovedWhileTheSecondHopIsInFlight() throws {
         let w = try world
-        try expectSecondHopFailure(.addressGone, interface: "wwan6", hook: "deladdr-in-flight",
-                                   shell: "ip netns exec \(w.ue) ip addr del 100.64.23.11/32 dev wwan6")
+        try expectSecondHopFailure(
+            .addressGone, interface: "wwan6", hook: "deladdr-in-flight",
+            shell: "ip netns exec \(w.ue) ip addr del 100.64.23.11/32 dev wwan6")
     }
 
     @Test func bearerDroppedByTheNetworkWhileTheSecondHopIsInFlight() throws {
         // The carrier's end goes away (the hook runs in the carrier): wwan4 stays up with its
         // address but loses its carrier, which netlink reports at once.
-        try expectSecondHopFailure(.interfaceDown, interface: "wwan4", hook: "dropbearer", shell: "ip link set radio4 down")
+        try expectSecondHopFailure(
+            .interfaceDown, interface: "wwan4", hook: "dropbearer", shell: "ip link set radio4 down")
     }
 
     @Test func bearerLostDuringDNSIsInterfaceDownNotADNSTimeout() throws {
         // The carrier DNS holds the query; wwan7 goes down while it waits.
         let w = try world
         let r = try w.withCarrierDNSSilent {
-            try Threads.detach { usleep(400_000); _ = try? w.ueRun(["ip", "link", "set", "wwan7", "down"]) }
-            return try expectFailure(.interfaceDown, ["--interface", "wwan7", "--dns", "100.64.0.53", "--hop-timeout", "20",
-                                                      "http://mno.carrier.test/final"])
+            try Threads.detach {
+                usleep(400_000); _ = try? w.ueRun(["ip", "link", "set", "wwan7", "down"])
+            }
+            return try expectFailure(
+                .interfaceDown,
+                [
+                    "--interface", "wwan7", "--dns", "100.64.0.53", "--hop-timeout", "20",
+                    "http://mno.carrier.test/final"
+                ])
         }
         #expect(r.hops.isEmpty && r.failure?.hop == 1)
         #expect(r.totalMs < 10_000, "\(r.totalMs) ms")
@@ -264,13 +323,21 @@ struct CellularChainTests {
 
     @Test func dnsServerOnTheWiFiSideIsStillAskedOnlyThroughWwan0() throws {
         // 192.0.2.1 is reachable only through wlan0; the bound DNS socket must not get there.
-        _ = try expectFailure(.dnsUnreachable, ["--interface", "wwan0", "--dns", "192.0.2.1", "--hop-timeout", "2",
-                                                "http://mno.carrier.test/final"])
+        _ = try expectFailure(
+            .dnsUnreachable,
+            [
+                "--interface", "wwan0", "--dns", "192.0.2.1", "--hop-timeout", "2",
+                "http://mno.carrier.test/final"
+            ])
     }
 
     @Test func carrierDNSUnreachable() throws {
-        _ = try expectFailure(.dnsUnreachable, ["--interface", "wwan0", "--dns", "100.64.0.54", "--hop-timeout", "2",
-                                                "http://mno.carrier.test/final"])
+        _ = try expectFailure(
+            .dnsUnreachable,
+            [
+                "--interface", "wwan0", "--dns", "100.64.0.54", "--hop-timeout", "2",
+                "http://mno.carrier.test/final"
+            ])
     }
 
     @Test func carrierDNSThatStopsAnsweringIsAskedOnlyThroughTheBearer() throws {
@@ -288,8 +355,10 @@ struct CellularChainTests {
         #expect(out.report.hops.isEmpty)
         #expect(wifi.isEmpty, "packets on wlan0: \(wifi)")
         // Queries went to the carrier DNS from the bearer address, and no connection was opened.
-        #expect(!cellular.isEmpty && cellular.allSatisfy { $0.contains("IP 100.64.23.5.") && $0.contains(" > 100.64.0.53.53: ") },
-                "\(cellular)")
+        #expect(
+            !cellular.isEmpty
+                && cellular.allSatisfy { $0.contains("IP 100.64.23.5.") && $0.contains(" > 100.64.0.53.53: ") },
+            "\(cellular)")
     }
 
     @Test func aDNSAnswerAfterTheCancelStillFindsItsSocket() throws {
@@ -303,7 +372,9 @@ struct CellularChainTests {
             try w.capture {
                 let out = try w.fetchOnCellular("http://mno.carrier.test/final", ["--cancel-after", "300"])
                 // The capture lasts until the server has answered (the reply follows its log line).
-                try w.waitUntil("the carrier DNS answers") { try w.dnsLog().components(separatedBy: query).count > asked }
+                try w.waitUntil("the carrier DNS answers") {
+                    try w.dnsLog().components(separatedBy: query).count > asked
+                }
                 usleep(200_000)
                 return out
             }
@@ -314,33 +385,44 @@ struct CellularChainTests {
     }
 
     @Test func nameUnknownToCarrierDNS() throws {
-        let r = try expectFailure(.dnsNoSuchName, ["--interface", "wwan0", "--dns", "100.64.0.53", "http://nx.carrier.test/final"])
+        let r = try expectFailure(
+            .dnsNoSuchName, ["--interface", "wwan0", "--dns", "100.64.0.53", "http://nx.carrier.test/final"])
         #expect(r.failure?.message.contains("NXDOMAIN") == true)
     }
 
     @Test func carrierDNSRefusesTheName() throws {
         // The carrier DNS serves only test. and forwards nothing: it answers REFUSED.
-        let r = try expectFailure(.dnsRefused, ["--interface", "wwan0", "--dns", "100.64.0.53", "http://nx.example/final"])
+        let r = try expectFailure(
+            .dnsRefused, ["--interface", "wwan0", "--dns", "100.64.0.53", "http://nx.example/final"])
         #expect(r.failure?.message.contains("REFUSED") == true)
     }
 
     @Test func anInvalidDNSServerIsBadInput() throws {
-        _ = try expectFailure(.invalidDNSServer, ["--interface", "wwan0", "--ipv4", "100.64.23.5", "--dns", "foo",
-                                                  "http://mno.carrier.test/final"])
+        _ = try expectFailure(
+            .invalidDNSServer,
+            [
+                "--interface", "wwan0", "--ipv4", "100.64.23.5", "--dns", "foo",
+                "http://mno.carrier.test/final"
+            ])
     }
 
-    @Test(arguments: [("http://127.0.0.1/final", 0), ("http://[::1]/final", 0), ("http://192.0.2.23/final", 0),
-                      ("http://localhost/final", 0), ("http://self.carrier.test/final", 0),
-                      ("http://mno.carrier.test/to-loopback", 1)])
+    @Test(arguments: [
+        ("http://127.0.0.1/final", 0), ("http://[::1]/final", 0), ("http://192.0.2.23/final", 0),
+        ("http://localhost/final", 0), ("http://self.carrier.test/final", 0),
+        ("http://mno.carrier.test/to-loopback", 1)
+    ])
     func aDestinationOnThisDeviceFailsAtOnce(url: String, hopsBefore: Int) throws {
         // Loopback, the device's Wi-Fi address, localhost, a name the carrier DNS resolves to the
         // bearer's own address, a redirect to loopback: nothing through wwan0 reaches them.
-        let r = try expectFailure(.localDestination, ["--interface", "wwan0", "--dns", "100.64.0.53", "--hop-timeout", "20", url])
+        let r = try expectFailure(
+            .localDestination, ["--interface", "wwan0", "--dns", "100.64.0.53", "--hop-timeout", "20", url])
         #expect(r.hops.count == hopsBefore && r.failure?.hop == hopsBefore + 1)
         #expect(r.totalMs < 10_000, "\(r.totalMs) ms")
     }
 
-    @Test(arguments: [("/http09", FetchFailureReason.notHTTP), ("/garbage-status", .notHTTP), ("/huge-location", .headerTooLarge)])
+    @Test(arguments: [
+        ("/http09", FetchFailureReason.notHTTP), ("/garbage-status", .notHTTP), ("/huge-location", .headerTooLarge)
+    ])
     func anAnswerThatIsNotHTTPIsAProtocolError(path: String, reason: FetchFailureReason) throws {
         let out = try world.fetchOnCellular("http://mno.carrier.test\(path)")
         #expect(out.report.failure?.reason == reason, "\(String(describing: out.report.failure))")
@@ -351,12 +433,15 @@ struct CellularChainTests {
         // Through the CLI: NXDOMAIN 68, not HTTP 76, an invalid --dns 64, a 64-character label 65.
         let w = try world
         func fetch(_ dns: String, _ url: String) throws -> ProcessResult {
-            try w.ueRun([CellpathBinary.path, "fetch", "--interface", "wwan0", "--allow-any-interface", "--dns", dns, url],
-                        environment: ["PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "HOME": "/nonexistent"])
+            try w.ueRun(
+                [CellpathBinary.path, "fetch", "--interface", "wwan0", "--allow-any-interface", "--dns", dns, url],
+                environment: ["PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "HOME": "/nonexistent"])
         }
         let label = String(repeating: "a", count: 64)
-        let cases: [(String, String, Int32)] = [("100.64.0.53", "http://nx.carrier.test/", 68), ("100.64.0.53", "http://mno.carrier.test/http09", 76),
-                                                ("foo", "http://mno.carrier.test/final", 64), ("100.64.0.53", "http://\(label).carrier.test/", 65)]
+        let cases: [(String, String, Int32)] = [
+            ("100.64.0.53", "http://nx.carrier.test/", 68), ("100.64.0.53", "http://mno.carrier.test/http09", 76),
+            ("foo", "http://mno.carrier.test/final", 64), ("100.64.0.53", "http://\(label).carrier.test/", 65)
+        ]
         for (dns, url, code) in cases {
             let result = try fetch(dns, url)
             #expect(result.status == code, "\(url) with --dns \(dns): \(result.stderr)")
@@ -368,10 +453,12 @@ struct CellularChainTests {
         // "refuse": SO_BINDTODEVICE fails with EPERM; "ignore": it claims success but does nothing,
         // which only the getsockopt verification catches. Both for DNS and for an address literal.
         let preload = try buildPreloadShim(mode)
-        _ = try expectFailure(.bindRefused, ["--interface", "wwan0", "--dns", "100.64.0.53", "http://mno.carrier.test/final"],
-                              preload: preload)
-        _ = try expectFailure(.bindRefused, ["--interface", "wwan0", "--dns", "100.64.0.53", "http://100.64.0.1/final"],
-                              preload: preload)
+        _ = try expectFailure(
+            .bindRefused, ["--interface", "wwan0", "--dns", "100.64.0.53", "http://mno.carrier.test/final"],
+            preload: preload)
+        _ = try expectFailure(
+            .bindRefused, ["--interface", "wwan0", "--dns", "100.64.0.53", "http://100.64.0.1/final"],
+            preload: preload)
     }
 
     /// Builds an LD_PRELOAD library that sabotages setsockopt(SO_BINDTODEVICE).
@@ -379,25 +466,27 @@ struct CellularChainTests {
         let w = try world
         let src = "\(w.workdir)/nobind-\(mode).c", lib = "\(w.workdir)/nobind-\(mode).so"
         let code = """
-        #define _GNU_SOURCE
-        #include <dlfcn.h>
-        #include <errno.h>
-        #include <sys/socket.h>
-        int setsockopt(int fd, int level, int name, const void *v, socklen_t len) {
-            static int (*real)(int, int, int, const void *, socklen_t);
-            if (!real) real = dlsym(RTLD_NEXT, "setsockopt");
-            if (level == SOL_SOCKET && name == SO_BINDTODEVICE) {
-                \(mode == "refuse" ? "errno = EPERM; return -1;" : "return 0;")
+            #define _GNU_SOURCE
+            #include <dlfcn.h>
+            #include <errno.h>
+            #include <sys/socket.h>
+            int setsockopt(int fd, int level, int name, const void *v, socklen_t len) {
+                static int (*real)(int, int, int, const void *, socklen_t);
+                if (!real) real = dlsym(RTLD_NEXT, "setsockopt");
+                if (level == SOL_SOCKET && name == SO_BINDTODEVICE) {
+                    \(mode == "refuse" ? "errno = EPERM; return -1;" : "return 0;")
+                }
+                return real(fd, level, name, v, len);
             }
-            return real(fd, level, name, v, len);
-        }
-        """
+            """
         guard let f = fopen(src, "w") else { throw WorldError("cannot write \(src)") }
         fputs(code, f)
         fclose(f)
         var errors = ""
         for compiler in ["cc", "clang", "/opt/swift/usr/bin/clang"] {
-            guard let r = try? ProcessRunner.run([compiler, "-shared", "-fPIC", "-o", lib, src, "-ldl"]) else { continue }
+            guard let r = try? ProcessRunner.run([compiler, "-shared", "-fPIC", "-o", lib, src, "-ldl"]) else {
+                continue
+            }
             if r.status == 0 { return lib }
             errors += r.stderr
         }
@@ -411,9 +500,15 @@ struct CellularChainTests {
         let mark = try w.serverLogMark()
         let out = try w.fetchOnCellular("http://mno.carrier.test/dir/rel")
         #expect(out.report.result?.finalStatus == 200)
-        #expect(out.report.hops.map(\.url) == ["http://mno.carrier.test/dir/rel", "http://mno.carrier.test/dir/step2?x=1&y=a%20b",
-                                               "http://mno.carrier.test/final"])
-        #expect(try w.serverRequests(since: mark).map { $0["path"] } == [.string("/dir/rel"), .string("/dir/step2?x=1&y=a%20b"), .string("/final")])
+        #expect(
+            out.report.hops.map(\.url) == [
+                "http://mno.carrier.test/dir/rel", "http://mno.carrier.test/dir/step2?x=1&y=a%20b",
+                "http://mno.carrier.test/final"
+            ])
+        #expect(
+            try w.serverRequests(since: mark).map { $0["path"] } == [
+                .string("/dir/rel"), .string("/dir/step2?x=1&y=a%20b"), .string("/final")
+            ])
         // The relative Location as the server sent it, and as the trace resolved it.
         let first = try #require(out.report.hops.first)
         #expect(first.responseHeaders.contains(HTTPHeader("Location", "step2?x=1&y=a%20b")))
@@ -450,8 +545,10 @@ struct CellularChainTests {
     @Test func cookiesCarriedAndRedacted() throws {
         let w = try world
         // Control: a client without a cookie engine is refused by the cookie check.
-        let plain = try w.ueRun(["curl", "-s", "-L", "-o", "/dev/null", "-w", "%{http_code}", "--interface", "wwan0",
-                                 "--resolve", "mno.carrier.test:80:100.64.0.1", "http://mno.carrier.test/cookie/set"])
+        let plain = try w.ueRun([
+            "curl", "-s", "-L", "-o", "/dev/null", "-w", "%{http_code}", "--interface", "wwan0",
+            "--resolve", "mno.carrier.test:80:100.64.0.1", "http://mno.carrier.test/cookie/set"
+        ])
         #expect(plain.stdout == "403")
 
         let mark = try w.serverLogMark()
@@ -463,16 +560,21 @@ struct CellularChainTests {
         // The second hop sent it, masked in the trace.
         let second = try #require(out.report.hops.dropFirst().first)
         #expect(second.requestHeaders.contains(HTTPHeader("Cookie", "sid=[redacted]")), "\(second.requestHeaders)")
-        let json = try w.ueRun([World.probe, "--interface", "wwan0", "--dns", "100.64.0.53", "http://mno.carrier.test/cookie/set"]).stdout
+        let json = try w.ueRun([
+            World.probe, "--interface", "wwan0", "--dns", "100.64.0.53", "http://mno.carrier.test/cookie/set"
+        ]).stdout
         #expect(!json.contains("s3cr3t-cookie") && json.contains("sid=[redacted]"))
         #expect(!json.contains("c0de-s3cret"))
-        let full = try w.ueRun([World.probe, "--full", "--interface", "wwan0", "--dns", "100.64.0.53", "http://mno.carrier.test/cookie/set"]).stdout
+        let full = try w.ueRun([
+            World.probe, "--full", "--interface", "wwan0", "--dns", "100.64.0.53", "http://mno.carrier.test/cookie/set"
+        ]).stdout
         #expect(full.contains("s3cr3t-cookie") && full.contains("c0de-s3cret"))
     }
 
     @Test(arguments: [(301, "GET", ""), (302, "GET", ""), (303, "GET", ""), (307, "POST", "a=1"), (308, "POST", "a=1")])
     func redirectMethodRules(status: Int, method: String, body: String) throws {
-        let out = try world.fetchOnCellular("http://mno.carrier.test/status/\(status)", ["--method", "POST", "--data", "a=1"])
+        let out = try world.fetchOnCellular(
+            "http://mno.carrier.test/status/\(status)", ["--method", "POST", "--data", "a=1"])
         #expect(out.report.hops.first?.status == status)
         #expect(out.report.result?.json?["method"] == .string(method))
         #expect(out.report.result?.json?["body"] == .string(body))
@@ -519,7 +621,8 @@ struct CellularChainTests {
             try #require(out.report.hops.count == 2)
             #expect(out.report.hops[0].tlsVersion?.hasPrefix("TLSv1.") == true && out.report.hops[1].tlsVersion == nil)
             // The probe prints the human lines on stderr.
-            #expect(out.stderr.contains("plain http: carrier leg") && !out.stderr.contains("DOWNGRADE"), "\(out.stderr)")
+            #expect(
+                out.stderr.contains("plain http: carrier leg") && !out.stderr.contains("DOWNGRADE"), "\(out.stderr)")
         }
     }
 
@@ -575,7 +678,9 @@ struct CellularChainTests {
         #expect(total.report.failure?.reason == .totalTimeout)
         // The chains' own clocks, without the probe's start-up: each ended at its 1 s budget,
         // long before the server's 4 s.
-        #expect(hop.report.totalMs < 2000 && total.report.totalMs < 2000, "\(hop.report.totalMs) ms, \(total.report.totalMs) ms")
+        #expect(
+            hop.report.totalMs < 2000 && total.report.totalMs < 2000,
+            "\(hop.report.totalMs) ms, \(total.report.totalMs) ms")
     }
 
     @Test func secondHopThatNeverAnswersIsAHopTimeout() throws {
@@ -589,7 +694,8 @@ struct CellularChainTests {
         #expect(out.report.totalMs < 3000, "\(out.report.totalMs) ms")
         #expect(wifi.isEmpty, "packets on wlan0: \(wifi)")
         // Both requests reached the carrier from the bearer address.
-        #expect(try w.serverRequests(since: mark).map { $0["client"] } == [.string("100.64.23.5"), .string("100.64.23.5")])
+        #expect(
+            try w.serverRequests(since: mark).map { $0["client"] } == [.string("100.64.23.5"), .string("100.64.23.5")])
     }
 
     @Test func connectRefusedAndConnectTimeoutAreTold() throws {
@@ -604,8 +710,9 @@ struct CellularChainTests {
     @Test func headersAcrossOrigins() throws {
         let w = try world
         let mark = try w.serverLogMark()
-        let out = try w.fetchOnCellular("http://mno.carrier.test/empty-path",
-                                        ["--header", "Authorization: Bearer tok-SECRET", "--header", "X-Trace: 1", "--operator", "00101"])
+        let out = try w.fetchOnCellular(
+            "http://mno.carrier.test/empty-path",
+            ["--header", "Authorization: Bearer tok-SECRET", "--header", "X-Trace: 1", "--operator", "00101"])
         #expect(out.report.result?.finalStatus == 200)
         let reqs = try w.serverRequests(since: mark)
         try #require(reqs.count == 3)
@@ -615,17 +722,24 @@ struct CellularChainTests {
         #expect(header(0, "authorization") == .string("Bearer tok-SECRET"))
         #expect(header(1, "authorization") == nil && header(2, "authorization") == nil)
         // x-tru-ops goes with the first request only, as the SDKs send it; other headers with every one.
-        #expect(header(0, "x-tru-ops") == .string("00101") && header(1, "x-tru-ops") == nil && header(2, "x-tru-ops") == nil)
-        #expect((0..<3).allSatisfy { header($0, "x-trace") == .string("1") })
-        #expect((0..<3).allSatisfy { header($0, "user-agent") == .string("cellpath/\(CellpathVersion.current)") })
-        #expect(out.report.hops.first?.requestHeaders.contains(HTTPHeader("Authorization", "Bearer [redacted]")) == true)
+        #expect(
+            header(0, "x-tru-ops") == .string("00101") && header(1, "x-tru-ops") == nil && header(2, "x-tru-ops") == nil
+        )
+        #expect((0 ..< 3).allSatisfy { header($0, "x-trace") == .string("1") })
+        #expect((0 ..< 3).allSatisfy { header($0, "user-agent") == .string("cellpath/\(CellpathVersion.current)") })
+        #expect(
+            out.report.hops.first?.requestHeaders.contains(HTTPHeader("Authorization", "Bearer [redacted]")) == true)
     }
 
     @Test func tlsFailsWithWrongCA() throws {
         let w = try world
         let mark = try w.serverLogMark()
-        let r = try expectFailure(.tlsFailure, ["--interface", "wwan0", "--dns", "100.64.0.53", "--cacert", w.workdir + "/wrong-ca.pem",
-                                                "https://api.truid.test/final"])
+        let r = try expectFailure(
+            .tlsFailure,
+            [
+                "--interface", "wwan0", "--dns", "100.64.0.53", "--cacert", w.workdir + "/wrong-ca.pem",
+                "https://api.truid.test/final"
+            ])
         // The handshake failed before any request was sent.
         #expect(r.hops.map(\.status) == [0])
         #expect(try w.serverRequests(since: mark).isEmpty)
@@ -634,16 +748,20 @@ struct CellularChainTests {
     @Test func stopAtRedirectURLKeepsQueryAndFragment() throws {
         let w = try world
         let mark = try w.serverLogMark()
-        let out = try w.fetchOnCellular("http://mno.carrier.test/stop", ["--stop-at", "https://app.example.test/", "--full"])
+        let out = try w.fetchOnCellular(
+            "http://mno.carrier.test/stop", ["--stop-at", "https://app.example.test/", "--full"])
         #expect(out.status == 0 && out.report.hops.count == 1)
         #expect(out.report.hops.first?.status == 302)
-        #expect(out.report.result?.stoppedAt == "https://app.example.test/callback?check_id=chk-123&code=c0de-s3cret#frag")
+        #expect(
+            out.report.result?.stoppedAt == "https://app.example.test/callback?check_id=chk-123&code=c0de-s3cret#frag")
         // The redirect_url itself was never requested, nor even looked up.
         #expect(try w.serverRequests(since: mark).count == 1)
         let dns = try w.dnsLog()
         #expect(!dns.contains("app.example.test"))
         let redacted = try w.fetchOnCellular("http://mno.carrier.test/stop", ["--stop-at", "https://app.example.test/"])
-        #expect(redacted.report.result?.stoppedAt == "https://app.example.test/callback?check_id=chk-123&code=[redacted]#frag")
+        #expect(
+            redacted.report.result?.stoppedAt
+                == "https://app.example.test/callback?check_id=chk-123&code=[redacted]#frag")
     }
 
     @Test func oneConnectionAcrossHopsAndHAR() throws {
@@ -678,10 +796,13 @@ struct CellularChainTests {
         let mark = try w.serverLogMark()
         let v6 = try w.fetchOnCellular("http://v6.carrier.test/final", ["--ip-type", "ipv6"])
         #expect(v6.report.result?.finalStatus == 200)
-        #expect(v6.report.hops.first?.localAddress == "fd00:64::5" && v6.report.hops.first?.remoteAddress == "fd00:64::1")
+        #expect(
+            v6.report.hops.first?.localAddress == "fd00:64::5" && v6.report.hops.first?.remoteAddress == "fd00:64::1")
         let v4 = try w.fetchOnCellular("http://dual.carrier.test/final", ["--ip-type", "ipv4"])
-        #expect(v4.report.hops.first?.localAddress == "100.64.23.5" && v4.report.hops.first?.dnsAnswers == ["100.64.0.1"])
-        #expect(try w.serverRequests(since: mark).map { $0["client"] } == [.string("fd00:64::5"), .string("100.64.23.5")])
+        #expect(
+            v4.report.hops.first?.localAddress == "100.64.23.5" && v4.report.hops.first?.dnsAnswers == ["100.64.0.1"])
+        #expect(
+            try w.serverRequests(since: mark).map { $0["client"] } == [.string("fd00:64::5"), .string("100.64.23.5")])
         // A dual-stack name on a v4-only bearer (wwan1): only the A record is used.
         let v4only = try w.fetch(["--interface", "wwan1", "--dns", "100.64.0.53", "http://dual.carrier.test/final"])
         #expect(v4only.report.result?.finalStatus == 200 && v4only.report.hops.first?.dnsAnswers == ["100.64.0.1"])
@@ -710,7 +831,9 @@ struct CellularChainTests {
         let w = try world
         // IPv6 replies from the carrier go nowhere: the IPv6 attempt gets no answer.
         let car = w.prefix + "car"
-        #expect(try ProcessRunner.run(["ip", "-n", car, "-6", "route", "del", "fd00:64::5/128", "dev", "radio0"]).status == 0)
+        #expect(
+            try ProcessRunner.run(["ip", "-n", car, "-6", "route", "del", "fd00:64::5/128", "dev", "radio0"]).status
+                == 0)
         defer { _ = try? ProcessRunner.run(["ip", "-n", car, "-6", "route", "add", "fd00:64::5/128", "dev", "radio0"]) }
         let (out, packets) = try w.capture {
             try w.fetch(["--interface", "wwan0", "--dns", "100.64.0.53", "http://dual.carrier.test/final"])
@@ -726,7 +849,9 @@ struct CellularChainTests {
     @Test func aDNSServerOfAFamilyThePathLacksIsNotAsked() throws {
         let w = try world
         // wwan1 has IPv4 only: the IPv6 server is left out, the IPv4 one answers.
-        let mixed = try w.fetch(["--interface", "wwan1", "--dns", "fd00:64::53,100.64.0.53", "http://mno.carrier.test/final"])
+        let mixed = try w.fetch([
+            "--interface", "wwan1", "--dns", "fd00:64::53,100.64.0.53", "http://mno.carrier.test/final"
+        ])
         #expect(mixed.report.result?.finalStatus == 200 && mixed.report.hops.first?.family == "ipv4", "\(mixed.stderr)")
         let (only, packets) = try w.capture {
             try w.fetch(["--interface", "wwan1", "--dns", "fd00:64::53", "http://mno.carrier.test/final"])
@@ -742,14 +867,19 @@ struct CellularChainTests {
         (["http://mno.carrier.test/final\r\nX-Evil: 1"], FetchFailureReason.malformedURL),
         (["http://exa mple.test/"], .malformedURL),
         (["http://\(String(repeating: "a", count: 64)).carrier.test/"], .malformedURL),
-        (["http://\(Array(repeating: String(repeating: "b", count: 60), count: 1700).joined(separator: "."))/"], .malformedURL),
+        (
+            ["http://\(Array(repeating: String(repeating: "b", count: 60), count: 1700).joined(separator: "."))/"],
+            .malformedURL
+        ),
         (["ftp://mno.carrier.test/file"], .nonHTTPScheme),
-        (["--header", "X-A: b\rX-Evil: 1", "http://mno.carrier.test/final"], .invalidHeader),
+        (["--header", "X-A: b\rX-Evil: 1", "http://mno.carrier.test/final"], .invalidHeader)
     ])
     func badInputRejectedBeforeAnyPacket(args: [String], reason: FetchFailureReason) throws {
         let w = try world
         // Any DNS query or new connection from the client counts (late replies to earlier tests do not).
-        let (out, packets) = try w.capture(on: "wwan0", filter: "src host 100.64.23.5 and (udp or tcp[tcpflags] & tcp-syn != 0)") { try w.fetchOnCellular(args[args.count - 1], Array(args.dropLast())) }
+        let (out, packets) = try w.capture(
+            on: "wwan0", filter: "src host 100.64.23.5 and (udp or tcp[tcpflags] & tcp-syn != 0)"
+        ) { try w.fetchOnCellular(args[args.count - 1], Array(args.dropLast())) }
         #expect(out.report.failure?.reason == reason)
         #expect(out.report.hops.isEmpty)
         #expect(packets.isEmpty, "packets on wwan0: \(packets)")

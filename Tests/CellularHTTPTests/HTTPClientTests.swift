@@ -1,10 +1,11 @@
 import CellpathCore
-@testable import CellularHTTP
 import Glibc
 import Synchronization
 import SystemSupport
-import Testing
 import TestSupport
+import Testing
+
+@testable import CellularHTTP
 
 /// Single requests over the default network, against a server this test runs on 127.0.0.1.
 /// No root, no namespaces, no traffic beyond loopback. On threads of their own: the server waits
@@ -16,11 +17,16 @@ struct HTTPClientTests {
     @Test func postsAndReadsAJSONResponse() async throws {
         let server = try LoopbackServer()
         let body = Array(#"{"phone_number":"+447940448591"}"#.utf8)
-        let received = server.serve([LoopbackServer.response(201, "Created", headers: ["Content-Type: application/json"],
-                                                                   body: #"{"check_id":"c1"}"#)])
-        let response = try await client.send(HTTPClientRequest(
-            url: "http://127.0.0.1:\(server.port)/subscriber_check/v0.2/checks?x=1", method: "POST",
-            headers: [HTTPHeader("Authorization", "Bearer tok"), HTTPHeader("Content-Type", "application/json")], body: body))
+        let received = server.serve([
+            LoopbackServer.response(
+                201, "Created", headers: ["Content-Type: application/json"],
+                body: #"{"check_id":"c1"}"#)
+        ])
+        let response = try await client.send(
+            HTTPClientRequest(
+                url: "http://127.0.0.1:\(server.port)/subscriber_check/v0.2/checks?x=1", method: "POST",
+                headers: [HTTPHeader("Authorization", "Bearer tok"), HTTPHeader("Content-Type", "application/json")],
+                body: body))
         let requests = await received.value
         let request = try #require(requests.first)
         #expect(requests.count == 1)
@@ -51,7 +57,8 @@ struct HTTPClientTests {
     @Test func anEmptyBodyIsSentWithContentLengthZero() async throws {
         let server = try LoopbackServer()
         let received = server.serve([LoopbackServer.response(204, "No Content")])
-        let response = try await client.send(HTTPClientRequest(url: "http://127.0.0.1:\(server.port)/empty", method: "POST", body: []))
+        let response = try await client.send(
+            HTTPClientRequest(url: "http://127.0.0.1:\(server.port)/empty", method: "POST", body: []))
         let request = try #require(await received.value.first)
         #expect(request.line == "POST /empty HTTP/1.1")
         #expect(request.header("content-length") == "0")
@@ -72,14 +79,15 @@ struct HTTPClientTests {
     @Test func theBodyIsReadWholeButKeptCapped() async throws {
         let server = try LoopbackServer()
         let received = server.serve([LoopbackServer.response(200, "OK", body: String(repeating: "x", count: 100))])
-        let response = try await client.send(HTTPClientRequest(url: "http://127.0.0.1:\(server.port)/big", maxBodyBytes: 10))
+        let response = try await client.send(
+            HTTPClientRequest(url: "http://127.0.0.1:\(server.port)/big", maxBodyBytes: 10))
         _ = await received.value
         #expect(response.body == Array(repeating: UInt8(ascii: "x"), count: 10))
         #expect(response.bodyTruncated && response.trace.bodyBytes == 100)
     }
 
     @Test func aRefusedConnectionIsConnectFailed() async throws {
-        let port = try LoopbackServer().port   // closed again: nothing listens there
+        let port = try LoopbackServer().port  // closed again: nothing listens there
         let failure = await failure(of: HTTPClientRequest(url: "http://127.0.0.1:\(port)/"))
         #expect(failure?.reason == .connectFailed, "\(String(describing: failure))")
     }
@@ -87,7 +95,8 @@ struct HTTPClientTests {
     @Test func aSilentServerIsAHopTimeout() async throws {
         let server = try LoopbackServer()
         let received = server.serve([])
-        let failure = await failure(of: HTTPClientRequest(url: "http://127.0.0.1:\(server.port)/slow", timeout: .milliseconds(300)))
+        let failure = await failure(
+            of: HTTPClientRequest(url: "http://127.0.0.1:\(server.port)/slow", timeout: .milliseconds(300)))
         #expect(await received.value.count == 1)
         #expect(failure?.reason == .hopTimeout, "\(String(describing: failure))")
         // The timed-out connection was closed, not kept: the next request opens its own.
@@ -110,7 +119,7 @@ struct HTTPClientTests {
                 return error
             }
         }
-        try await server.waitForRequests(1)   // the transfer is waiting for the answer
+        try await server.waitForRequests(1)  // the transfer is waiting for the answer
         let cancelled = ContinuousClock.now
         task.cancel()
         let failure = await task.value
@@ -126,16 +135,19 @@ struct HTTPClientTests {
     }
 
     @Test func sequentialSendsReuseTheConnectionWithTheirOwnSettings() async throws {
-        let server = try LoopbackServer()   // accepts one connection only
-        let received = server.serve([LoopbackServer.response(200, "OK", headers: ["Set-Cookie: s=1"], body: String(repeating: "x", count: 20)),
-                                     LoopbackServer.response(201, "Created", body: String(repeating: "y", count: 20))])
+        let server = try LoopbackServer()  // accepts one connection only
+        let received = server.serve([
+            LoopbackServer.response(200, "OK", headers: ["Set-Cookie: s=1"], body: String(repeating: "x", count: 20)),
+            LoopbackServer.response(201, "Created", body: String(repeating: "y", count: 20))
+        ])
         let url = "http://127.0.0.1:\(server.port)/"
         let first = try await client.send(HTTPClientRequest(url: url + "a", maxBodyBytes: 10))
         let second = try await client.send(HTTPClientRequest(url: url + "b", method: "POST", body: Array("z".utf8)))
         let requests = await received.value
         #expect(requests.map(\.line) == ["GET /a HTTP/1.1", "POST /b HTTP/1.1"])
         #expect(!first.trace.connectionReused && first.bodyTruncated && first.body.count == 10)
-        #expect(second.trace.connectionReused && second.status == 201 && !second.bodyTruncated && second.body.count == 20)
+        #expect(
+            second.trace.connectionReused && second.status == 201 && !second.bodyTruncated && second.body.count == 20)
         #expect(second.trace.localPort == first.trace.localPort)
         // Another caller's request carries no cookie from the previous one.
         #expect(requests.last?.header("cookie") == nil && requests.last?.body == Array("z".utf8))
@@ -164,22 +176,22 @@ struct HTTPClientTests {
         let ok = LoopbackServer.response(200, "OK", body: "ok")
         let concurrent = 50
         // One server thread per connection the two rounds may open, each answering all it gets.
-        for _ in 0..<2 * concurrent { _ = server.serve(Array(repeating: ok, count: 2 * concurrent)) }
+        for _ in 0 ..< 2 * concurrent { _ = server.serve(Array(repeating: ok, count: 2 * concurrent)) }
         let request = HTTPClientRequest(url: "http://127.0.0.1:\(server.port)/")
         func round() async throws -> [HTTPClientResponse] {
             try await withThrowingTaskGroup(of: HTTPClientResponse.self) { group in
-                for _ in 0..<concurrent { group.addTask { try await client.send(request) } }
+                for _ in 0 ..< concurrent { group.addTask { try await client.send(request) } }
                 return try await group.reduce(into: []) { $0.append($1) }
             }
         }
         let first = try await round()
         #expect(first.count == concurrent && first.allSatisfy { $0.status == 200 && $0.body == Array("ok".utf8) })
         let kept = try establishedConnections(toPort: server.port)
-        #expect((1...8).contains(kept), "\(kept) connections kept open")
+        #expect((1 ... 8).contains(kept), "\(kept) connections kept open")
         let second = try await round()
         #expect(second.count == concurrent && second.allSatisfy { $0.status == 200 && $0.body == Array("ok".utf8) })
         #expect(second.filter { $0.trace.connectionReused }.count >= kept, "the kept connections were used again")
-        #expect((1...8).contains(try establishedConnections(toPort: server.port)))
+        #expect((1 ... 8).contains(try establishedConnections(toPort: server.port)))
     }
 
     /// This machine's established TCP connections to 127.0.0.1:`port` (the client ends), from /proc/net/tcp.
@@ -189,7 +201,7 @@ struct HTTPClientTests {
         let remote = "0100007F:" + String(repeating: "0", count: 4 - hex.count) + hex
         return table.split(separator: "\n").dropFirst().filter { line in
             let fields = line.split(separator: " ")
-            return fields.count > 3 && fields[2] == remote && fields[3] == "01"   // 01: ESTABLISHED
+            return fields.count > 3 && fields[2] == remote && fields[3] == "01"  // 01: ESTABLISHED
         }.count
     }
 
@@ -197,7 +209,7 @@ struct HTTPClientTests {
         (HTTPClientRequest(url: "http://127.0.0.1/a\r\nX-Evil: 1"), FetchFailureReason.malformedURL),
         (HTTPClientRequest(url: "ftp://127.0.0.1/file"), .nonHTTPScheme),
         (HTTPClientRequest(url: "http://127.0.0.1/", method: "GET /x"), .invalidHeader),
-        (HTTPClientRequest(url: "http://127.0.0.1/", headers: [HTTPHeader("X-A", "b\r\nX-Evil: 1")]), .invalidHeader),
+        (HTTPClientRequest(url: "http://127.0.0.1/", headers: [HTTPHeader("X-A", "b\r\nX-Evil: 1")]), .invalidHeader)
     ])
     func badInputIsRefusedBeforeAnyConnection(request: HTTPClientRequest, reason: FetchFailureReason) async throws {
         let server = try LoopbackServer()
@@ -214,7 +226,8 @@ struct HTTPClientTests {
         let path = CellularPath(interfaceName: "cpnone0", ipv4Address: "192.0.2.99", dnsServers: ["192.0.2.53"])
         let failure: FetchFailure?
         do throws(FetchFailure) {
-            _ = try await HTTPClient(route: .bound(path)).send(HTTPClientRequest(url: "http://127.0.0.1:\(server.port)/"))
+            _ = try await HTTPClient(route: .bound(path)).send(
+                HTTPClientRequest(url: "http://127.0.0.1:\(server.port)/"))
             failure = nil
         } catch {
             failure = error
@@ -283,7 +296,8 @@ final class LoopbackServer: Sendable {
 
     /// A response with a Content-Length for `body`.
     static func response(_ status: Int, _ reason: String, headers: [String] = [], body: String = "") -> String {
-        "HTTP/1.1 \(status) \(reason)\r\n" + headers.map { $0 + "\r\n" }.joined() + "Content-Length: \(body.utf8.count)\r\n\r\n" + body
+        "HTTP/1.1 \(status) \(reason)\r\n" + headers.map { $0 + "\r\n" }.joined()
+            + "Content-Length: \(body.utf8.count)\r\n\r\n" + body
     }
 
     /// Starts at once, on a dedicated thread (a busy cooperative pool cannot delay it), to accept
@@ -345,14 +359,16 @@ final class LoopbackServer: Sendable {
             var chunk = [UInt8](repeating: 0, count: 65536)
             let n = recv(fd, &chunk, chunk.count, 0)
             if n <= 0 { return received }
-            buffer += chunk[0..<n]
+            buffer += chunk[0 ..< n]
         }
     }
 
     /// A whole request at the start of `buffer` and the bytes it took, or nil when incomplete.
     private static func parse(_ buffer: [UInt8]) -> (Received, Int)? {
         let end: [UInt8] = [13, 10, 13, 10]
-        guard let headEnd = buffer.indices.dropLast(3).first(where: { Array(buffer[$0..<$0 + 4]) == end }) else { return nil }
+        guard let headEnd = buffer.indices.dropLast(3).first(where: { Array(buffer[$0 ..< $0 + 4]) == end }) else {
+            return nil
+        }
         let lines = String(decoding: buffer[..<headEnd], as: UTF8.self).split(separator: "\r\n").map(String.init)
         let headers = lines.dropFirst().compactMap { line -> HTTPHeader? in
             guard let colon = line.firstIndex(of: ":") else { return nil }
@@ -361,7 +377,10 @@ final class LoopbackServer: Sendable {
         let length = Int(headers.last { $0.name.lowercased() == "content-length" }?.value ?? "0") ?? 0
         let bodyStart = headEnd + 4
         guard buffer.count >= bodyStart + length else { return nil }
-        return (Received(line: lines.first ?? "", headers: headers, body: Array(buffer[bodyStart..<bodyStart + length])), bodyStart + length)
+        return (
+            Received(line: lines.first ?? "", headers: headers, body: Array(buffer[bodyStart ..< bodyStart + length])),
+            bodyStart + length
+        )
     }
 
     /// Waits up to `milliseconds` (5 s unless told) for `fd` to become readable.

@@ -1,5 +1,6 @@
-@testable import CellularHTTP
 import Testing
+
+@testable import CellularHTTP
 
 /// The redirect rules alone: no network, no root. Locations are resolved with curl's URL API
 /// (`CurlURL.resolve`, pure computation) unless a test injects its own resolver.
@@ -29,11 +30,14 @@ struct RedirectPolicyTests {
         try CurlURL.parse(text).get()
     }
 
-    static func policy(_ first: String, method: String = "GET", body: [UInt8]? = nil, headers: [HTTPHeader] = [],
-                       maxHops: Int = 10, stopAt: String? = nil, strict: Bool = false,
-                       resolve: @escaping RedirectPolicy.Resolve = CurlURL.resolve) throws -> RedirectPolicy {
-        RedirectPolicy(url: try parse(first), method: method, body: body, headers: headers, maxHops: maxHops,
-                       stopAtPrefix: stopAt, strict: strict, resolve: resolve)
+    static func policy(
+        _ first: String, method: String = "GET", body: [UInt8]? = nil, headers: [HTTPHeader] = [],
+        maxHops: Int = 10, stopAt: String? = nil, strict: Bool = false,
+        resolve: @escaping RedirectPolicy.Resolve = CurlURL.resolve
+    ) throws -> RedirectPolicy {
+        RedirectPolicy(
+            url: try parse(first), method: method, body: body, headers: headers, maxHops: maxHops,
+            stopAtPrefix: stopAt, strict: strict, resolve: resolve)
     }
 
     /// Drives `policy` as the chain runner does, answering request n with `responses[n - 1]`.
@@ -66,12 +70,13 @@ struct RedirectPolicyTests {
         (301, "POST", "GET", false), (302, "POST", "GET", false), (303, "POST", "GET", false),
         (307, "POST", "POST", true), (308, "POST", "POST", true),
         (301, "PUT", "PUT", true), (302, "PUT", "PUT", true), (303, "PUT", "GET", false),
-        (307, "PUT", "PUT", true), (303, "HEAD", "HEAD", false), (302, "DELETE", "DELETE", true),
+        (307, "PUT", "PUT", true), (303, "HEAD", "HEAD", false), (302, "DELETE", "DELETE", true)
     ])
     func methodRules(status: Int, method: String, nextMethod: String, keepsBody: Bool) throws {
         let body = Array("a=1".utf8)
-        let chain = try Self.walk(try Self.policy("http://h/start", method: method, body: body),
-                                  [.redirect(status, to: "/next"), .ok])
+        let chain = try Self.walk(
+            try Self.policy("http://h/start", method: method, body: body),
+            [.redirect(status, to: "/next"), .ok])
         try #require(chain.requests.count == 2)
         #expect(chain.requests[1].method == nextMethod)
         #expect(chain.requests[1].body == (keepsBody ? body : nil))
@@ -80,11 +85,13 @@ struct RedirectPolicyTests {
 
     @Test func contentTypeGoesWithTheBody() throws {
         let headers = [HTTPHeader("Content-Type", "application/x-www-form-urlencoded"), HTTPHeader("X-Trace", "1")]
-        let dropped = try Self.walk(try Self.policy("http://h/a", method: "POST", body: [1], headers: headers),
-                                    [.redirect(302, to: "/b"), .ok])
+        let dropped = try Self.walk(
+            try Self.policy("http://h/a", method: "POST", body: [1], headers: headers),
+            [.redirect(302, to: "/b"), .ok])
         #expect(dropped.requests.last?.headers == [HTTPHeader("X-Trace", "1")])
-        let kept = try Self.walk(try Self.policy("http://h/a", method: "POST", body: [1], headers: headers),
-                                 [.redirect(307, to: "/b"), .ok])
+        let kept = try Self.walk(
+            try Self.policy("http://h/a", method: "POST", body: [1], headers: headers),
+            [.redirect(307, to: "/b"), .ok])
         #expect(kept.requests.last?.headers == headers)
     }
 
@@ -108,7 +115,7 @@ struct RedirectPolicyTests {
         ("http://h/dir/sub/rel", "../up", "http://h/dir/up"),
         ("https://h/a", "//other.test/b", "https://other.test/b"),
         ("http://mno.test/empty-path", "http://other.test:8080?from=empty", "http://other.test:8080/?from=empty"),
-        ("http://h/a", "https://app.test/cb?code=1#frag", "https://app.test/cb?code=1#frag"),
+        ("http://h/a", "https://app.test/cb?code=1#frag", "https://app.test/cb?code=1#frag")
     ])
     func relativeLocationsResolveAgainstTheCurrentURL(base: String, location: String, resolved: String) throws {
         let chain = try Self.walk(try Self.policy(base), [.redirect(to: location), .ok])
@@ -130,11 +137,13 @@ struct RedirectPolicyTests {
 
     @Test func theInjectedResolverDecidesTheTarget() throws {
         let target = try Self.parse("http://elsewhere.test/x")
-        let chain = try Self.walk(try Self.policy("http://h/a", resolve: { _, _ in .success(target) }),
-                                  [.redirect(to: "anything"), .ok])
+        let chain = try Self.walk(
+            try Self.policy("http://h/a", resolve: { _, _ in .success(target) }),
+            [.redirect(to: "anything"), .ok])
         #expect(chain.requests.last?.url == target)
-        let failing = try Self.walk(try Self.policy("http://h/a", resolve: { _, _ in .failure(FetchFailure(.malformedURL, "no")) }),
-                                    [.redirect(to: "anything")])
+        let failing = try Self.walk(
+            try Self.policy("http://h/a", resolve: { _, _ in .failure(FetchFailure(.malformedURL, "no")) }),
+            [.redirect(to: "anything")])
         #expect(failing.last == .refuse(FetchFailure(.malformedURL, "no", hop: 1), location: nil))
     }
 
@@ -154,15 +163,17 @@ struct RedirectPolicyTests {
     @Test(arguments: [1, 2, 10])
     func aChainEndingAtRequestMaxHopsSucceeds(maxHops: Int) throws {
         let responses = Array(repeating: Response.redirect(to: "/next"), count: maxHops - 1) + [.ok]
-        let chain = try Self.walk(try Self.policy("http://h/start", maxHops: maxHops, resolve: Self.numbered), responses)
-        #expect(chain.requests.map(\.index) == Array(1...maxHops))
+        let chain = try Self.walk(
+            try Self.policy("http://h/start", maxHops: maxHops, resolve: Self.numbered), responses)
+        #expect(chain.requests.map(\.index) == Array(1 ... maxHops))
         #expect(chain.last == .final)
     }
 
     @Test(arguments: [1, 2, 10])
     func aChainNeedingOneMoreRequestFailsAfterMaxHops(maxHops: Int) throws {
         let responses = Array(repeating: Response.redirect(to: "/next"), count: maxHops)
-        let chain = try Self.walk(try Self.policy("http://h/start", maxHops: maxHops, resolve: Self.numbered), responses)
+        let chain = try Self.walk(
+            try Self.policy("http://h/start", maxHops: maxHops, resolve: Self.numbered), responses)
         #expect(chain.requests.count == maxHops)
         guard case .refuse(let failure, let location) = chain.last else {
             Issue.record("not refused: \(String(describing: chain.last))")
@@ -189,32 +200,40 @@ struct RedirectPolicyTests {
             return
         }
         #expect(failure.reason == .redirectLoop && failure.hop == 2)
-        #expect(failure.message == "redirect loop: http://h/loop was requested twice with the same method, body and cookies")
+        #expect(
+            failure.message == "redirect loop: http://h/loop was requested twice with the same method, body and cookies"
+        )
     }
 
     @Test func aTwoStepCycleIsALoopAtTheThirdRequest() throws {
-        let chain = try Self.walk(try Self.policy("http://h/a"), [.redirect(to: "/b"), .redirect(to: "/a"), .redirect(to: "/b")])
+        let chain = try Self.walk(
+            try Self.policy("http://h/a"), [.redirect(to: "/b"), .redirect(to: "/a"), .redirect(to: "/b")])
         #expect(chain.requests.map(\.url.text) == ["http://h/a", "http://h/b", "http://h/a"])
         #expect(Self.refusal(chain.last)?.reason == .redirectLoop && Self.refusal(chain.last)?.hop == 3)
     }
 
     @Test func aSelfRedirectThatChangesTheCookieJarIsNoLoop() throws {
         let visit = { (n: Int) in ["h\tFALSE\t/\tFALSE\t0\tvisited\t\(n)"] }
-        let changing = try Self.walk(try Self.policy("http://h/self"), [
-            .redirect(to: "/self", cookies: visit(1)), .redirect(to: "/self", cookies: visit(2)), .ok,
-        ])
+        let changing = try Self.walk(
+            try Self.policy("http://h/self"),
+            [
+                .redirect(to: "/self", cookies: visit(1)), .redirect(to: "/self", cookies: visit(2)), .ok
+            ])
         #expect(changing.requests.count == 3 && changing.last == .final)
         // The same request leaving the same jar behind is a loop.
-        let repeating = try Self.walk(try Self.policy("http://h/self"), [
-            .redirect(to: "/self", cookies: visit(1)), .redirect(to: "/self", cookies: visit(1)),
-        ])
+        let repeating = try Self.walk(
+            try Self.policy("http://h/self"),
+            [
+                .redirect(to: "/self", cookies: visit(1)), .redirect(to: "/self", cookies: visit(1))
+            ])
         #expect(Self.refusal(repeating.last)?.reason == .redirectLoop && Self.refusal(repeating.last)?.hop == 2)
     }
 
     @Test func theSameURLWithAnotherMethodAndBodyIsNoLoop() throws {
         // POST /a → 302 /a becomes GET /a without body: a new request; GET /a → 302 /a repeats it.
-        let chain = try Self.walk(try Self.policy("http://h/a", method: "POST", body: [1]),
-                                  [.redirect(to: "/a"), .redirect(to: "/a"), .redirect(to: "/a")])
+        let chain = try Self.walk(
+            try Self.policy("http://h/a", method: "POST", body: [1]),
+            [.redirect(to: "/a"), .redirect(to: "/a"), .redirect(to: "/a")])
         #expect(chain.requests.map(\.method) == ["POST", "GET", "GET"])
         #expect(Self.refusal(chain.last)?.reason == .redirectLoop && Self.refusal(chain.last)?.hop == 3)
     }
@@ -223,20 +242,26 @@ struct RedirectPolicyTests {
 
     @Test func thePlainHTTPCarrierLegToANewHostIsNoDowngrade() throws {
         // The carrier's header-enrichment leg: https at the API, plain http to the operator.
-        let chain = try Self.walk(try Self.policy("https://api.test/a", strict: true), [.redirect(to: "http://carrier.test/b"), .ok])
+        let chain = try Self.walk(
+            try Self.policy("https://api.test/a", strict: true), [.redirect(to: "http://carrier.test/b"), .ok])
         #expect(chain.requests.map(\.isDowngrade) == [false, false])
         #expect(chain.last == .final)
     }
 
     @Test func plainHTTPBackToAHostReachedOverHTTPSIsADowngrade() throws {
-        let chain = try Self.walk(try Self.policy("https://api.test/a"),
-                                  [.redirect(to: "http://carrier.test/b"), .redirect(to: "http://other.test/c"),
-                                   .redirect(to: "http://api.test:8080/d"), .ok])
+        let chain = try Self.walk(
+            try Self.policy("https://api.test/a"),
+            [
+                .redirect(to: "http://carrier.test/b"), .redirect(to: "http://other.test/c"),
+                .redirect(to: "http://api.test:8080/d"), .ok
+            ])
         // carrier.test and other.test: never reached over https; api.test: was, on any port.
         #expect(chain.requests.map(\.isDowngrade) == [false, false, false, true])
     }
 
-    @Test(arguments: ["http://carrier.test/cb?check_id=c&code=k", "http://carrier.test/cb?assertion=a", "http://app.test/cb#%63ode=k"])
+    @Test(arguments: [
+        "http://carrier.test/cb?check_id=c&code=k", "http://carrier.test/cb?assertion=a", "http://app.test/cb#%63ode=k"
+    ])
     func plainHTTPCarryingACredentialAfterHTTPSIsADowngrade(target: String) throws {
         let chain = try Self.walk(try Self.policy("https://api.test/a"), [.redirect(to: target), .ok])
         #expect(chain.requests.map(\.isDowngrade) == [false, true])
@@ -244,40 +269,54 @@ struct RedirectPolicyTests {
 
     @Test func httpsAndPlainHTTPChainsAreNoDowngrade() throws {
         let secure = try Self.walk(try Self.policy("https://a.test/"), [.redirect(to: "https://b.test/"), .ok])
-        let plain = try Self.walk(try Self.policy("http://a.test/?code=1"), [.redirect(to: "http://b.test/?code=2"), .redirect(to: "https://a.test/"), .ok])
+        let plain = try Self.walk(
+            try Self.policy("http://a.test/?code=1"),
+            [.redirect(to: "http://b.test/?code=2"), .redirect(to: "https://a.test/"), .ok])
         #expect(secure.requests.map(\.isDowngrade) == [false, false])
         #expect(plain.requests.map(\.isDowngrade) == [false, false, false])
     }
 
     @Test func strictRefusesTheDowngradeBeforeSendingIt() throws {
-        let back = try Self.walk(try Self.policy("https://api.test/a", strict: true), [.redirect(to: "http://api.test/b"), .ok])
+        let back = try Self.walk(
+            try Self.policy("https://api.test/a", strict: true), [.redirect(to: "http://api.test/b"), .ok])
         #expect(back.requests.count == 1)
-        #expect(back.refused == FetchFailure(.downgradeRefused, "refused a downgrade to plain http: api.test was reached over https before", hop: 2))
-        let code = try Self.walk(try Self.policy("https://api.test/a", strict: true), [.redirect(to: "http://app.test/cb?code=k"), .ok])
+        #expect(
+            back.refused
+                == FetchFailure(
+                    .downgradeRefused, "refused a downgrade to plain http: api.test was reached over https before",
+                    hop: 2))
+        let code = try Self.walk(
+            try Self.policy("https://api.test/a", strict: true), [.redirect(to: "http://app.test/cb?code=k"), .ok])
         #expect(code.requests.count == 1 && code.refused?.reason == .downgradeRefused)
     }
 
     // MARK: stop-at
 
     @Test func theStopPrefixEndsTheChainWithQueryAndFragment() throws {
-        let chain = try Self.walk(try Self.policy("http://h/stop", stopAt: "https://app.test/"),
-                                  [.redirect(to: "https://app.test/cb?check_id=c&code=k#frag")])
+        let chain = try Self.walk(
+            try Self.policy("http://h/stop", stopAt: "https://app.test/"),
+            [.redirect(to: "https://app.test/cb?check_id=c&code=k#frag")])
         #expect(chain.requests.count == 1)
-        #expect(chain.last == .stop(location: "https://app.test/cb?check_id=c&code=k#frag",
-                                    stoppedAt: "https://app.test/cb?check_id=c&code=k#frag"))
+        #expect(
+            chain.last
+                == .stop(
+                    location: "https://app.test/cb?check_id=c&code=k#frag",
+                    stoppedAt: "https://app.test/cb?check_id=c&code=k#frag"))
     }
 
     @Test func theStopPrefixMatchesAnAppSchemeAndCostsNoHop() throws {
         // Checked before the scheme rule and the hop limit.
-        let chain = try Self.walk(try Self.policy("http://h/stop", maxHops: 1, stopAt: "myapp://"), [.redirect(to: "myapp://cb?code=k")])
+        let chain = try Self.walk(
+            try Self.policy("http://h/stop", maxHops: 1, stopAt: "myapp://"), [.redirect(to: "myapp://cb?code=k")])
         #expect(chain.last == .stop(location: "myapp://cb/?code=k", stoppedAt: "myapp://cb/?code=k"))
     }
 
     /// Found with the `redirect` fuzz target (docs/fuzzing.md): curl keeps non-ASCII as it is, and a
     /// combining mark right after the prefix hid it from a Character-wise `hasPrefix`.
     @Test func theStopPrefixMatchesBeforeACombiningMark() throws {
-        let chain = try Self.walk(try Self.policy("http://h/stop", stopAt: "https://app.test/"),
-                                  [.redirect(to: "https://app.test/\u{301}cb?code=k")])
+        let chain = try Self.walk(
+            try Self.policy("http://h/stop", stopAt: "https://app.test/"),
+            [.redirect(to: "https://app.test/\u{301}cb?code=k")])
         #expect(chain.requests.count == 1)
         guard case .stop? = chain.last else {
             Issue.record("the chain did not stop: \(String(describing: chain.last))")
@@ -291,29 +330,41 @@ struct RedirectPolicyTests {
     }
 
     @Test func theStopRuleEndsTheChainAtTheTargetItAccepts() throws {
-        let policy = RedirectPolicy(url: try Self.parse("http://h/a"), method: "GET", body: nil, headers: [], maxHops: 10,
-                                    stopAtPrefix: nil, stopAt: { $0.contains("check_id=") }, strict: false, resolve: CurlURL.resolve)
-        let chain = try Self.walk(policy, [.redirect(to: "http://carrier.test/id"), .redirect(to: "https://app.test/cb?check_id=c&code=k")])
+        let policy = RedirectPolicy(
+            url: try Self.parse("http://h/a"), method: "GET", body: nil, headers: [], maxHops: 10,
+            stopAtPrefix: nil, stopAt: { $0.contains("check_id=") }, strict: false, resolve: CurlURL.resolve)
+        let chain = try Self.walk(
+            policy, [.redirect(to: "http://carrier.test/id"), .redirect(to: "https://app.test/cb?check_id=c&code=k")])
         #expect(chain.requests.count == 2)
-        #expect(chain.last == .stop(location: "https://app.test/cb?check_id=c&code=k", stoppedAt: "https://app.test/cb?check_id=c&code=k"))
+        #expect(
+            chain.last
+                == .stop(
+                    location: "https://app.test/cb?check_id=c&code=k",
+                    stoppedAt: "https://app.test/cb?check_id=c&code=k"))
     }
 
     // MARK: headers across origins
 
     @Test func credentialsStayWithTheFirstOrigin() throws {
-        let headers = [HTTPHeader("Authorization", "Bearer t"), HTTPHeader("Proxy-Authorization", "Basic p"),
-                       HTTPHeader("Cookie", "a=1"), HTTPHeader("X-Trace", "1")]
-        let chain = try Self.walk(try Self.policy("http://mno.test/a", headers: headers),
-                                  [.redirect(to: "/same-origin"), .redirect(to: "http://mno.test:8080/port"),
-                                   .redirect(to: "http://mno.test/back"), .ok])
+        let headers = [
+            HTTPHeader("Authorization", "Bearer t"), HTTPHeader("Proxy-Authorization", "Basic p"),
+            HTTPHeader("Cookie", "a=1"), HTTPHeader("X-Trace", "1")
+        ]
+        let chain = try Self.walk(
+            try Self.policy("http://mno.test/a", headers: headers),
+            [
+                .redirect(to: "/same-origin"), .redirect(to: "http://mno.test:8080/port"),
+                .redirect(to: "http://mno.test/back"), .ok
+            ])
         #expect(chain.requests.map(\.headers.count) == [4, 4, 1, 1])
         #expect(chain.requests.last?.headers == [HTTPHeader("X-Trace", "1")])
     }
 
     @Test func firstRequestHeadersGoWithTheFirstRequestOnly() throws {
-        let policy = RedirectPolicy(url: try Self.parse("http://mno.test/a"), method: "GET", body: nil,
-                                    headers: [HTTPHeader("X-Trace", "1")], firstRequestHeaders: [HTTPHeader("x-tru-ops", "00101")],
-                                    maxHops: 10, stopAtPrefix: nil, strict: false, resolve: CurlURL.resolve)
+        let policy = RedirectPolicy(
+            url: try Self.parse("http://mno.test/a"), method: "GET", body: nil,
+            headers: [HTTPHeader("X-Trace", "1")], firstRequestHeaders: [HTTPHeader("x-tru-ops", "00101")],
+            maxHops: 10, stopAtPrefix: nil, strict: false, resolve: CurlURL.resolve)
         let chain = try Self.walk(policy, [.redirect(to: "/same-origin"), .redirect(to: "http://other.test/"), .ok])
         try #require(chain.requests.count == 3)
         #expect(chain.requests[0].headers == [HTTPHeader("X-Trace", "1"), HTTPHeader("x-tru-ops", "00101")])

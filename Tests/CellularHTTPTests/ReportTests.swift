@@ -6,22 +6,29 @@ import Testing
 /// Redaction, rendering, HAR and input validation: no network, no root.
 struct ReportTests {
     static func sampleReport() -> FetchReport {
-        let hop = HopTrace(index: 1, method: "GET", url: "https://api.truid.test/cb?check_id=c1&code=SECRET1&x=2", status: 302,
-                           location: "https://app.test/done?code=SECRET2#f", remoteAddress: "203.0.113.10", remotePort: 443,
-                           localAddress: "100.64.23.5", localPort: 40000, connectionReused: false, tlsVersion: "TLSv1.3",
-                           httpVersion: "HTTP/1.1",
-                           timings: HopTimings(dnsMs: 1, connectMs: 2, tlsMs: 3, firstByteMs: 4, totalMs: 12),
-                           dnsAnswers: ["203.0.113.10"],
-                           responseHeaders: [HTTPHeader("Set-Cookie", "sid=COOKIE1; Path=/"), HTTPHeader("Location", "/done?code=SECRET2")],
-                           requestHeaders: [HTTPHeader("Authorization", "Bearer TOKEN1"), HTTPHeader("Cookie", "a=COOKIE2; b=COOKIE3")],
-                           bodyBytes: 10, headerBytes: 100, downgrade: false, startedAt: 1_700_000_000)
+        let hop = HopTrace(
+            index: 1, method: "GET", url: "https://api.truid.test/cb?check_id=c1&code=SECRET1&x=2", status: 302,
+            location: "https://app.test/done?code=SECRET2#f", remoteAddress: "203.0.113.10", remotePort: 443,
+            localAddress: "100.64.23.5", localPort: 40000, connectionReused: false, tlsVersion: "TLSv1.3",
+            httpVersion: "HTTP/1.1",
+            timings: HopTimings(dnsMs: 1, connectMs: 2, tlsMs: 3, firstByteMs: 4, totalMs: 12),
+            dnsAnswers: ["203.0.113.10"],
+            responseHeaders: [
+                HTTPHeader("Set-Cookie", "sid=COOKIE1; Path=/"), HTTPHeader("Location", "/done?code=SECRET2")
+            ],
+            requestHeaders: [
+                HTTPHeader("Authorization", "Bearer TOKEN1"), HTTPHeader("Cookie", "a=COOKIE2; b=COOKIE3")
+            ],
+            bodyBytes: 10, headerBytes: 100, downgrade: false, startedAt: 1_700_000_000)
         let body = #"{"check_id":"c1","code":"SECRET3","reference_id":"r1"}"#
-        let result = FetchResult(finalStatus: 200, finalURL: "https://api.truid.test/cb?code=SECRET1", finalBody: body,
-                                 finalBodyTruncated: false, finalContentType: "application/json",
-                                 json: .object([("check_id", .string("c1")), ("code", .string("SECRET3")), ("reference_id", .string("r1"))]),
-                                 stoppedAt: nil)
-        return FetchReport(interfaceName: "wwan0", localAddresses: ["100.64.23.5"], dnsServers: ["100.64.0.53"],
-                           hops: [hop], result: result, failure: nil, totalMs: 12)
+        let result = FetchResult(
+            finalStatus: 200, finalURL: "https://api.truid.test/cb?code=SECRET1", finalBody: body,
+            finalBodyTruncated: false, finalContentType: "application/json",
+            json: .object([("check_id", .string("c1")), ("code", .string("SECRET3")), ("reference_id", .string("r1"))]),
+            stoppedAt: nil)
+        return FetchReport(
+            interfaceName: "wwan0", localAddresses: ["100.64.23.5"], dnsServers: ["100.64.0.53"],
+            hops: [hop], result: result, failure: nil, totalMs: 12)
     }
 
     static let secrets = ["SECRET1", "SECRET2", "SECRET3", "TOKEN1", "COOKIE1", "COOKIE2", "COOKIE3"]
@@ -32,8 +39,11 @@ struct ReportTests {
         for s in Self.secrets { #expect(!json.contains(s), "\(s) leaked") }
         #expect(r.hops[0].url == "https://api.truid.test/cb?check_id=c1&code=[redacted]&x=2")
         #expect(r.hops[0].location == "https://app.test/done?code=[redacted]#f")
-        #expect(r.hops[0].requestHeaders == [HTTPHeader("Authorization", "Bearer [redacted]"),
-                                             HTTPHeader("Cookie", "a=[redacted]; b=[redacted]")])
+        #expect(
+            r.hops[0].requestHeaders == [
+                HTTPHeader("Authorization", "Bearer [redacted]"),
+                HTTPHeader("Cookie", "a=[redacted]; b=[redacted]")
+            ])
         #expect(r.hops[0].responseHeaders[0] == HTTPHeader("Set-Cookie", "sid=[redacted]; Path=/"))
         #expect(r.result?.json?["check_id"] == .string("c1") && r.result?.json?["reference_id"] == .string("r1"))
         #expect(r.result?.json?["code"] == .string("[redacted]"))
@@ -41,32 +51,49 @@ struct ReportTests {
 
     /// A chain whose every part carries a credential that the first masks did not know.
     static func credentialReport() -> FetchReport {
-        let hop = HopTrace(index: 1, method: "GET", url: "https://user:PASS1@carrier.test/id?assertion=ASSERT1&%63ode=CODE1&session=SESS1",
-                           status: 302, location: "http://u:PASS2@app.test/cb?check_id=c1&Auth-Code=CODE2&JSESSIONID=SESS2",
-                           remoteAddress: "203.0.113.10", remotePort: 443, localAddress: "100.64.23.5", localPort: 40000,
-                           connectionReused: false, tlsVersion: nil, httpVersion: "HTTP/1.1",
-                           timings: HopTimings(dnsMs: 1, connectMs: 2, tlsMs: nil, firstByteMs: 4, totalMs: 12), dnsAnswers: nil,
-                           responseHeaders: [HTTPHeader("Refresh", "0; url=/x?token=TOKEN2")],
-                           requestHeaders: [HTTPHeader("X-Api-Key", "KEY1"), HTTPHeader("Accept", "*/*")],
-                           bodyBytes: 10, headerBytes: 100, downgrade: false, startedAt: 1_700_000_000)
-        let json = JSONValue.object([("check_id", .string("c1")), ("code", .int(123456)), ("nested", .object([("access_token", .string("TOKEN3"))]))])
-        let result = FetchResult(finalStatus: 200, finalURL: "https://app.test/cb", finalBody: json.serialized, finalBodyTruncated: false,
-                                 finalContentType: "application/json", json: json, stoppedAt: "https://app.test/cb?code=CODE4")
-        return FetchReport(interfaceName: "wwan0", localAddresses: [], dnsServers: [], hops: [hop], result: result, failure: nil, totalMs: 12)
+        let hop = HopTrace(
+            index: 1, method: "GET",
+            url: "https://user:PASS1@carrier.test/id?assertion=ASSERT1&%63ode=CODE1&session=SESS1",
+            status: 302, location: "http://u:PASS2@app.test/cb?check_id=c1&Auth-Code=CODE2&JSESSIONID=SESS2",
+            remoteAddress: "203.0.113.10", remotePort: 443, localAddress: "100.64.23.5", localPort: 40000,
+            connectionReused: false, tlsVersion: nil, httpVersion: "HTTP/1.1",
+            timings: HopTimings(dnsMs: 1, connectMs: 2, tlsMs: nil, firstByteMs: 4, totalMs: 12), dnsAnswers: nil,
+            responseHeaders: [HTTPHeader("Refresh", "0; url=/x?token=TOKEN2")],
+            requestHeaders: [HTTPHeader("X-Api-Key", "KEY1"), HTTPHeader("Accept", "*/*")],
+            bodyBytes: 10, headerBytes: 100, downgrade: false, startedAt: 1_700_000_000)
+        let json = JSONValue.object([
+            ("check_id", .string("c1")), ("code", .int(123456)),
+            ("nested", .object([("access_token", .string("TOKEN3"))]))
+        ])
+        let result = FetchResult(
+            finalStatus: 200, finalURL: "https://app.test/cb", finalBody: json.serialized, finalBodyTruncated: false,
+            finalContentType: "application/json", json: json, stoppedAt: "https://app.test/cb?code=CODE4")
+        return FetchReport(
+            interfaceName: "wwan0", localAddresses: [], dnsServers: [], hops: [hop], result: result, failure: nil,
+            totalMs: 12)
     }
 
     @Test func passwordsAssertionsSessionsEncodedNamesAndNumericCodesAreMasked() throws {
         let report = Self.credentialReport()
         let r = report.redacted(.redacted)
-        let outputs = [String(decoding: r.jsonData(), as: UTF8.self), report.humanLines(.redacted).joined(separator: "\n"),
-                       String(decoding: HARWriter.har(report, disclosure: .redacted), as: UTF8.self)]
+        let outputs = [
+            String(decoding: r.jsonData(), as: UTF8.self), report.humanLines(.redacted).joined(separator: "\n"),
+            String(decoding: HARWriter.har(report, disclosure: .redacted), as: UTF8.self)
+        ]
         for output in outputs {
-            for secret in ["PASS1", "PASS2", "ASSERT1", "CODE1", "SESS1", "CODE2", "SESS2", "TOKEN2", "KEY1", "TOKEN3", "123456", "CODE4"] {
+            for secret in [
+                "PASS1", "PASS2", "ASSERT1", "CODE1", "SESS1", "CODE2", "SESS2", "TOKEN2", "KEY1", "TOKEN3", "123456",
+                "CODE4"
+            ] {
                 #expect(!output.contains(secret), "\(secret) leaked")
             }
         }
-        #expect(r.hops[0].url == "https://user:[redacted]@carrier.test/id?assertion=[redacted]&%63ode=[redacted]&session=[redacted]")
-        #expect(r.hops[0].location == "http://u:[redacted]@app.test/cb?check_id=c1&Auth-Code=[redacted]&JSESSIONID=[redacted]")
+        #expect(
+            r.hops[0].url
+                == "https://user:[redacted]@carrier.test/id?assertion=[redacted]&%63ode=[redacted]&session=[redacted]")
+        #expect(
+            r.hops[0].location
+                == "http://u:[redacted]@app.test/cb?check_id=c1&Auth-Code=[redacted]&JSESSIONID=[redacted]")
         #expect(r.hops[0].requestHeaders == [HTTPHeader("X-Api-Key", "[redacted]"), HTTPHeader("Accept", "*/*")])
         #expect(r.result?.json?["check_id"] == .string("c1"))
         #expect(report.redacted(.full) == report)
@@ -75,25 +102,34 @@ struct ReportTests {
     /// Found by the `response` fuzz target (docs/fuzzing.md): a '?' inside the query ends a pair
     /// for `Credentials.queryItems`, so it must for the mask too.
     @Test func aQuestionMarkInsideTheQueryStartsAPairThatIsMasked() {
-        let report = FetchReport(interfaceName: "wwan0", localAddresses: [], dnsServers: [],
-                                 hops: [HopTrace(index: 1, method: "GET", url: "https://app.test/cb?next=/done?code=CODE5&x=1", status: 200,
-                                                 location: nil, remoteAddress: "", remotePort: 0, localAddress: "", localPort: 0,
-                                                 connectionReused: false, tlsVersion: nil, httpVersion: "HTTP/1.1",
-                                                 timings: HopTimings(dnsMs: 0, connectMs: 0, tlsMs: nil, firstByteMs: 0, totalMs: 0),
-                                                 dnsAnswers: nil, responseHeaders: [], requestHeaders: [], bodyBytes: 0, headerBytes: 0,
-                                                 downgrade: false, startedAt: 0)],
-                                 result: nil, failure: nil, totalMs: 0)
+        let report = FetchReport(
+            interfaceName: "wwan0", localAddresses: [], dnsServers: [],
+            hops: [
+                HopTrace(
+                    index: 1, method: "GET", url: "https://app.test/cb?next=/done?code=CODE5&x=1", status: 200,
+                    location: nil, remoteAddress: "", remotePort: 0, localAddress: "", localPort: 0,
+                    connectionReused: false, tlsVersion: nil, httpVersion: "HTTP/1.1",
+                    timings: HopTimings(dnsMs: 0, connectMs: 0, tlsMs: nil, firstByteMs: 0, totalMs: 0),
+                    dnsAnswers: nil, responseHeaders: [], requestHeaders: [], bodyBytes: 0, headerBytes: 0,
+                    downgrade: false, startedAt: 0)
+            ],
+            result: nil, failure: nil, totalMs: 0)
         #expect(report.redacted(.redacted).hops[0].url == "https://app.test/cb?next=/done?code=[redacted]&x=1")
     }
 
     /// Found by the `response` fuzz target: a secret key whose value is an array or an object
     /// has every string, number and boolean in it masked.
     @Test func everythingUnderASecretKeyIsMasked() {
-        let json = JSONValue.object([("tokens", .array([.string("TOKEN5")])), ("token", .array([.string("TOKEN6"), .int(7), .null])),
-                                     ("client_secret", .object([("value", .string("SECRET6"))])), ("x", .array([.string("kept")]))])
-        let result = FetchResult(finalStatus: 200, finalURL: "https://app.test/", finalBody: json.serialized, finalBodyTruncated: false,
-                                 finalContentType: "application/json", json: json, stoppedAt: nil)
-        let report = FetchReport(interfaceName: "wwan0", localAddresses: [], dnsServers: [], hops: [], result: result, failure: nil, totalMs: 0)
+        let json = JSONValue.object([
+            ("tokens", .array([.string("TOKEN5")])), ("token", .array([.string("TOKEN6"), .int(7), .null])),
+            ("client_secret", .object([("value", .string("SECRET6"))])), ("x", .array([.string("kept")]))
+        ])
+        let result = FetchResult(
+            finalStatus: 200, finalURL: "https://app.test/", finalBody: json.serialized, finalBodyTruncated: false,
+            finalContentType: "application/json", json: json, stoppedAt: nil)
+        let report = FetchReport(
+            interfaceName: "wwan0", localAddresses: [], dnsServers: [], hops: [], result: result, failure: nil,
+            totalMs: 0)
         let masked = report.redacted(.redacted).result?.json
         #expect(masked?["token"] == .array([.string("[redacted]"), .string("[redacted]"), .null]))
         #expect(masked?["client_secret"] == .object([("value", .string("[redacted]"))]))
@@ -101,13 +137,17 @@ struct ReportTests {
         #expect(masked?["tokens"] == .array([.string("TOKEN5")]), "tokens is not a credential name")
     }
 
-    @Test(arguments: ["code", "CODE", "%63ode", "%63%6F%64%65", "assertion", "session", "access_token", "client_secret", "x-api-key",
-                      "password", "jsessionid"])
+    @Test(arguments: [
+        "code", "CODE", "%63ode", "%63%6F%64%65", "assertion", "session", "access_token", "client_secret", "x-api-key",
+        "password", "jsessionid"
+    ])
     func credentialNamesAreRecognised(name: String) {
         #expect(Credentials.isCredential(name))
     }
 
-    @Test(arguments: ["check_id", "reference_id", "country_code", "error", "error_description", "redirect_url", "state", "x-tru-ops"])
+    @Test(arguments: [
+        "check_id", "reference_id", "country_code", "error", "error_description", "redirect_url", "state", "x-tru-ops"
+    ])
     func otherNamesAreNotCredentials(name: String) {
         #expect(!Credentials.isCredential(name))
     }
@@ -145,7 +185,10 @@ struct ReportTests {
         }
         #expect(log["version"] == .string("1.2"))
         #expect(entry["serverIPAddress"] == .string("203.0.113.10"))
-        #expect(entry["startedDateTime"].map { if case .string(let s) = $0 { return s.hasPrefix("2023-11-14T22:13:20") } else { return false } } == true)
+        #expect(
+            entry["startedDateTime"].map {
+                if case .string(let s) = $0 { return s.hasPrefix("2023-11-14T22:13:20") } else { return false }
+            } == true)
     }
 
     // MARK: validation before anything touches the network
@@ -163,7 +206,7 @@ struct ReportTests {
         ("http://\(String(repeating: "a", count: 64)).example/", .malformedURL),
         ("http://\(String(repeating: "b.", count: 200))example/", .malformedURL),
         ("http://a..example/", .malformedURL),
-        ("http://api.truid.test/", .noSuchInterface),
+        ("http://api.truid.test/", .noSuchInterface)
     ])
     func inputIsCheckedFirst(url: String, reason: FetchFailureReason) async {
         let report = await CellularHTTPClient(path: Self.nowhere).trace(FetchRequest(url: url))
@@ -171,9 +214,11 @@ struct ReportTests {
         #expect(report.hops.isEmpty)
     }
 
-    @Test(arguments: [HTTPHeader("X-A", "b\r\nX-Evil: 1"), HTTPHeader("X-A", "b\nc"), HTTPHeader("Bad Name", "v"),
-                      HTTPHeader("", "v"), HTTPHeader("X-A\r\n", "v"), HTTPHeader("X-A", "b\u{0}c"), HTTPHeader("X-A", "b\u{1b}[31m"),
-                      HTTPHeader("X-A", "b\u{7f}"), HTTPHeader("X-A", "b\u{85}c"), HTTPHeader("X-A", "b\u{0b}c")])
+    @Test(arguments: [
+        HTTPHeader("X-A", "b\r\nX-Evil: 1"), HTTPHeader("X-A", "b\nc"), HTTPHeader("Bad Name", "v"),
+        HTTPHeader("", "v"), HTTPHeader("X-A\r\n", "v"), HTTPHeader("X-A", "b\u{0}c"), HTTPHeader("X-A", "b\u{1b}[31m"),
+        HTTPHeader("X-A", "b\u{7f}"), HTTPHeader("X-A", "b\u{85}c"), HTTPHeader("X-A", "b\u{0b}c")
+    ])
     func headersWithCRLFOrBadNamesAreRejected(header: HTTPHeader) async {
         let report = await CellularHTTPClient(path: Self.nowhere)
             .trace(FetchRequest(url: "http://api.truid.test/", headers: [header]))
@@ -183,7 +228,9 @@ struct ReportTests {
     @Test func aTabAndNonASCIITextAreFineInHeaderValues() async {
         // Past validation, the request fails only at the path (which does not exist).
         let report = await CellularHTTPClient(path: Self.nowhere)
-            .trace(FetchRequest(url: "http://api.truid.test/", headers: [HTTPHeader("X-A", "b\tc"), HTTPHeader("X-B", "café ✓")]))
+            .trace(
+                FetchRequest(
+                    url: "http://api.truid.test/", headers: [HTTPHeader("X-A", "b\tc"), HTTPHeader("X-B", "café ✓")]))
         #expect(report.failure?.reason == .noSuchInterface, "\(String(describing: report.failure))")
     }
 
@@ -198,10 +245,13 @@ struct ReportTests {
     }
 
     @Test func badInputIsADataErrorPathProblemsAreUnavailable() {
-        for r in [FetchFailureReason.malformedURL, .invalidHeader, .nonHTTPScheme, .invalidDNSServer, .localDestination] {
+        for r in [FetchFailureReason.malformedURL, .invalidHeader, .nonHTTPScheme, .invalidDNSServer, .localDestination]
+        {
             #expect(r.kind == .dataError)
         }
-        for r in [FetchFailureReason.noSuchInterface, .interfaceDown, .noAddress, .addressGone, .dnsRefused] { #expect(r.kind == .unavailable) }
+        for r in [FetchFailureReason.noSuchInterface, .interfaceDown, .noAddress, .addressGone, .dnsRefused] {
+            #expect(r.kind == .unavailable)
+        }
         #expect(FetchFailureReason.dnsNoSuchName.kind == .noHost)
         for r in [FetchFailureReason.notHTTP, .headerTooLarge] { #expect(r.kind == .protocolError) }
         #expect(FetchFailureReason.bindRefused.kind == .permission)

@@ -3,8 +3,8 @@ import CellularHTTP
 import FoundationEssentials
 import Glibc
 import SystemSupport
-import Testing
 import TestSupport
+import Testing
 import Workflow
 
 /// The netns world of Fixtures/world.sh, set up once per suite by the `.world` trait.
@@ -69,7 +69,9 @@ final class World: Sendable {
 
     /// Standard probe arguments on wwan0 with the carrier DNS, the test CA and `url`.
     func fetchOnCellular(_ url: String, _ extra: [String] = [], preload: String? = nil) throws -> ProbeRun {
-        try fetch(["--interface", "wwan0", "--dns", "100.64.0.53", "--cacert", workdir + "/ca.pem"] + extra + [url], preload: preload)
+        try fetch(
+            ["--interface", "wwan0", "--dns", "100.64.0.53", "--cacert", workdir + "/ca.pem"] + extra + [url],
+            preload: preload)
     }
 
     /// Requests the test server logged since `mark` (a line count from `serverLogMark()`).
@@ -101,7 +103,9 @@ final class World: Sendable {
         kill(pid, SIGSTOP)
         defer { kill(pid, SIGCONT) }
         if let resumeAfter {
-            try Threads.detach { usleep(UInt32(resumeAfter * 1_000_000)); kill(pid, SIGCONT) }
+            try Threads.detach {
+                usleep(UInt32(resumeAfter * 1_000_000)); kill(pid, SIGCONT)
+            }
         }
         return try body()
     }
@@ -113,13 +117,18 @@ final class World: Sendable {
     /// The probe exits only once its connections are closed, so every packet of its fetch has
     /// passed the interface when `body` returns; the capture is read once it holds at least as
     /// many packets as the interface counted meanwhile, however slowly tcpdump runs.
-    func capture<T>(on interface: String = "wlan0", filter: String = "not arp", _ body: () throws -> T) throws -> (value: T, packets: [String]) {
+    func capture<T>(
+        on interface: String = "wlan0", filter: String = "not arp", _ body: () throws -> T
+    ) throws -> (value: T, packets: [String]) {
         let file = "\(workdir)/cap-\(interface)-\(UInt32.random(in: 0...UInt32.max)).pcap"
         let log = file + ".log"
-        let tcpdump = try BackgroundProcess(["ip", "netns", "exec", ue, "tcpdump", "--immediate-mode", "-i", interface, "-n", "-U", "-w", file],
-                                            output: log)
+        let tcpdump = try BackgroundProcess(
+            ["ip", "netns", "exec", ue, "tcpdump", "--immediate-mode", "-i", interface, "-n", "-U", "-w", file],
+            output: log)
         defer { tcpdump.stop() }
-        try waitUntil("tcpdump listens on \(interface)") { try ProcessRunner.run(["cat", log]).stdout.contains("listening on") }
+        try waitUntil("tcpdump listens on \(interface)") {
+            try ProcessRunner.run(["cat", log]).stdout.contains("listening on")
+        }
         let before = try packetCount(on: interface)
         let value = try body()
         let carried = try packetCount(on: interface) - before
@@ -139,7 +148,8 @@ final class World: Sendable {
     /// Packets the kernel counted on `interface` in the client namespace, both directions.
     private func packetCount(on interface: String) throws -> Int {
         let text = try ProcessRunner.run(["ip", "-n", ue, "-j", "-s", "link", "show", "dev", interface]).stdout
-        let stats = try #require(try JSONValue.parse(text).array?.first?["stats64"], "no statistics for \(interface): \(text)")
+        let stats = try #require(
+            try JSONValue.parse(text).array?.first?["stats64"], "no statistics for \(interface): \(text)")
         let rx = try #require(stats["rx"]?["packets"]?.int), tx = try #require(stats["tx"]?["packets"]?.int)
         return rx + tx
     }
@@ -159,7 +169,9 @@ struct WorldError: Error, CustomStringConvertible {
 struct WorldTrait: SuiteTrait, TestScoping {
     var isRecursive: Bool { false }
 
-    func provideScope(for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void) async throws {
+    func provideScope(
+        for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
+    ) async throws {
         let world = try World()
         defer { world.down() }
         try await World.$current.withValue(world) { try await function() }
@@ -169,4 +181,3 @@ struct WorldTrait: SuiteTrait, TestScoping {
 extension Trait where Self == WorldTrait {
     static var world: Self { Self() }
 }
-

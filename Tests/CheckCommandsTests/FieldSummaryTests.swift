@@ -1,13 +1,15 @@
-@testable import CheckCommands
-@testable import CommandLineKit
 import CellpathCore
 import Testing
 import Workflow
 
+@testable import CheckCommands
+@testable import CommandLineKit
+
 /// Field mode's summary: the worst verdict for the exit code, and the Prometheus file.
 @Suite struct FieldSummaryTests {
     private static func run(_ outcome: CheckOutcome, checkURLMs: Double) -> CheckRunReport {
-        var report = CheckRunReport(product: .subscriberCheck, phoneNumber: "+447940448591", backend: "test", apiVersion: .v0_2)
+        var report = CheckRunReport(
+            product: .subscriberCheck, phoneNumber: "+447940448591", backend: "test", apiVersion: .v0_2)
         report.outcome = outcome
         report.steps = [CheckStepTiming(step: "check_url", startMs: 0, durationMs: checkURLMs, succeeded: true)]
         report.totalMs = checkURLMs
@@ -30,7 +32,7 @@ import Workflow
     /// The success rate reads as the title's share does for people, and stays a number in JSON.
     @Test func theSuccessRateIsAPercentageForPeopleAndAFractionInJSON() {
         var summary = FieldSummary(product: .subscriberCheck)
-        for _ in 0..<39 { summary.add(Self.run(.verified, checkURLMs: 10)) }
+        for _ in 0 ..< 39 { summary.add(Self.run(.verified, checkURLMs: 10)) }
         var failed = Self.run(.verified, checkURLMs: 10)
         failed.outcome = nil
         failed.failure = CellpathError(.unavailable, "no bearer")
@@ -48,12 +50,19 @@ import Workflow
         var second = FieldSummary(product: .subscriberCheck, modem: 1)
         second.add(Self.run(.simChanged, checkURLMs: 15))
         let text = FieldSummary.prometheus([first, second])
-        #expect(text.contains("cellpath_check_runs{product=\"subscriber_check\",modem=\"0\",outcome=\"verified\"} 1\n"), "\(text)")
-        #expect(text.contains("cellpath_check_runs{product=\"subscriber_check\",modem=\"1\",outcome=\"sim_changed\"} 1\n"), "\(text)")
-        #expect(text.contains("cellpath_check_runs{product=\"subscriber_check\",modem=\"0\",outcome=\"sim_changed\"} 0\n"), "\(text)")
+        #expect(
+            text.contains("cellpath_check_runs{product=\"subscriber_check\",modem=\"0\",outcome=\"verified\"} 1\n"),
+            "\(text)")
+        #expect(
+            text.contains("cellpath_check_runs{product=\"subscriber_check\",modem=\"1\",outcome=\"sim_changed\"} 1\n"),
+            "\(text)")
+        #expect(
+            text.contains("cellpath_check_runs{product=\"subscriber_check\",modem=\"0\",outcome=\"sim_changed\"} 0\n"),
+            "\(text)")
         // One HELP and TYPE per metric, its series together.
         #expect(text.components(separatedBy: "# TYPE cellpath_check_runs gauge").count == 2)
-        let runs = text.split(separator: "\n").enumerated().filter { $0.element.hasPrefix("cellpath_check_runs{") }.map(\.offset)
+        let runs = text.split(separator: "\n").enumerated().filter { $0.element.hasPrefix("cellpath_check_runs{") }.map(
+            \.offset)
         #expect(runs.count == 8 && runs.last! - runs.first! == 7, "\(text)")
     }
 
@@ -74,9 +83,16 @@ import Workflow
         summary.add(Self.run(.verified, checkURLMs: 13.7))
         summary.add(Self.run(.verified, checkURLMs: 13.7))
         let text = FieldSummary.prometheus([summary])
-        #expect(text.contains("cellpath_check_step_seconds{product=\"subscriber_check\",step=\"check_url\",quantile=\"0.5\"} 0.0137\n"), "\(text)")
-        #expect(text.contains("cellpath_check_step_seconds_sum{product=\"subscriber_check\",step=\"check_url\"} 0.0274\n"), "\(text)")
-        let values = text.split(separator: "\n").filter { !$0.hasPrefix("#") }.compactMap { $0.split(separator: " ").last }
+        #expect(
+            text.contains(
+                "cellpath_check_step_seconds{product=\"subscriber_check\",step=\"check_url\",quantile=\"0.5\"} 0.0137\n"
+            ), "\(text)")
+        #expect(
+            text.contains("cellpath_check_step_seconds_sum{product=\"subscriber_check\",step=\"check_url\"} 0.0274\n"),
+            "\(text)")
+        let values = text.split(separator: "\n").filter { !$0.hasPrefix("#") }.compactMap {
+            $0.split(separator: " ").last
+        }
         #expect(values.allSatisfy { $0.count <= 12 }, "\(values)")
     }
 }
@@ -94,15 +110,21 @@ import Workflow
     @Test func aMetricsFileThatCannotBeWrittenStopsTheRunsButStillReleasesTheBearer() async throws {
         var global = GlobalOptions()
         global.quiet = true
-        let context = CommandContext(global: global, command: ["cellpath", "subscriber-check"], environment: [:], logger: .silent, progress: Progress(enabled: false))
-        let field = FieldRun(product: .subscriberCheck, runs: 3, interval: nil, metricsFile: "/nonexistent-cellpath-dir/metrics.prom",
-                             context: context)
+        let context = CommandContext(
+            global: global, command: ["cellpath", "subscriber-check"], environment: [:], logger: .silent,
+            progress: Progress(enabled: false))
+        let field = FieldRun(
+            product: .subscriberCheck, runs: 3, interval: nil, metricsFile: "/nonexistent-cellpath-dir/metrics.prom",
+            context: context)
         let releases = Releases()
-        let lane = FieldRun.Lane(modem: nil, once: {
-            var report = CheckRunReport(product: .subscriberCheck, phoneNumber: "+447940448591", backend: "test", apiVersion: .v0_2)
-            report.outcome = .verified
-            return report
-        }, finally: { await releases.add() })
+        let lane = FieldRun.Lane(
+            modem: nil,
+            once: {
+                var report = CheckRunReport(
+                    product: .subscriberCheck, phoneNumber: "+447940448591", backend: "test", apiVersion: .v0_2)
+                report.outcome = .verified
+                return report
+            }, finally: { await releases.add() })
         let outcome = try await field.run([lane])
         #expect(await releases.count == 1)
         #expect(outcome.exitStatus == ExitCode.cannotCreate.rawValue)

@@ -1,4 +1,3 @@
-@testable import CellpathCLI
 import CheckCommands
 import CommandLineKit
 import ModemCommands
@@ -6,6 +5,8 @@ import NumberCommands
 import ServeCommands
 import SimCommands
 import Testing
+
+@testable import CellpathCLI
 
 /// Every command of the tree has exactly one implementation in each executable its spec places it
 /// in, and none elsewhere: the front hands a command to an executable that runs it, never to one
@@ -29,8 +30,10 @@ import Testing
             let placed = command.placement?.programs ?? []
             for executable in Self.executables {
                 let count = executable.commands.count { $0.command.identity == command.identity }
-                #expect(count == (placed.contains(executable.program) ? 1 : 0),
-                        "'\(path)' has \(count) implementations in \(executable.program.rawValue); its spec places it in \(placed)")
+                #expect(
+                    count == (placed.contains(executable.program) ? 1 : 0),
+                    "'\(path)' has \(count) implementations in \(executable.program.rawValue); its spec places it in \(placed)"
+                )
             }
         }
     }
@@ -39,8 +42,11 @@ import Testing
         let runnable = Self.commands().filter { $0.1.placement != nil }.map(\.0)
         // Groups and `help` (answered by the parser) run nothing; every other command runs somewhere.
         let groups = Self.commands().filter { $0.1.placement == nil }.map(\.0)
-        #expect(groups.sorted() == ["cellpath", "cellpath bearer", "cellpath config", "cellpath help", "cellpath sim",
-                                    "cellpath sim bearer", "cellpath sim modem"])
+        #expect(
+            groups.sorted() == [
+                "cellpath", "cellpath bearer", "cellpath config", "cellpath help", "cellpath sim",
+                "cellpath sim bearer", "cellpath sim modem"
+            ])
         #expect(runnable.count == Self.commands().count - groups.count)
     }
 
@@ -49,8 +55,10 @@ import Testing
     @Test func everyImplementationReadsItsCommandsOptions() {
         for executable in Self.executables {
             for implementation in executable.commands {
-                #expect(implementation.optionsType == implementation.command.optionsType,
-                        "\(executable.program.rawValue)'s '\(implementation.command.name)' reads options its spec does not declare")
+                #expect(
+                    implementation.optionsType == implementation.command.optionsType,
+                    "\(executable.program.rawValue)'s '\(implementation.command.name)' reads options its spec does not declare"
+                )
             }
         }
     }
@@ -59,8 +67,9 @@ import Testing
         let tree = Set(Self.commands().map(\.1.identity))
         for executable in Self.executables {
             for implementation in executable.commands {
-                #expect(tree.contains(implementation.command.identity),
-                        "\(executable.program.rawValue) implements '\(implementation.command.name)', which the tree lacks")
+                #expect(
+                    tree.contains(implementation.command.identity),
+                    "\(executable.program.rawValue) implements '\(implementation.command.name)', which the tree lacks")
             }
         }
     }
@@ -74,8 +83,10 @@ import Testing
         }
         #expect(programs == [.front, .modems])
         let parser = CommandLineParser(root: CommandTree.root)
-        for (arguments, program) in [(["fetch", "-i", "wwan0", "https://a.test/"], Program.front),
-                                     (["fetch", "-m", "0", "https://a.test/"], .modems)] {
+        for (arguments, program) in [
+            (["fetch", "-i", "wwan0", "https://a.test/"], Program.front),
+            (["fetch", "-m", "0", "https://a.test/"], .modems)
+        ] {
             guard case .run(_, let parsed) = try parser.parse(arguments) else {
                 Issue.record("not a command to run: \(arguments)")
                 continue

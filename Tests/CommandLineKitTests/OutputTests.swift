@@ -1,7 +1,8 @@
-@testable import CommandLineKit
 import CellpathCore
 import Synchronization
 import Testing
+
+@testable import CommandLineKit
 
 @Suite struct RendererTests {
     private var sample: Output {
@@ -21,19 +22,20 @@ import Testing
 
     @Test func humanOutputIsAligned() {
         let text = Renderer(json: false, color: false).render(sample)
-        #expect(text == """
-            +447940448591
-            E.164:        +447940448591
-            valid:        yes
-            country code: 44
-            region:       -
-            ratio:        1.5
-            hops:
-              STATUS  URL
-              302     https://api.truid.test/a
-            names:        a, b
+        #expect(
+            text == """
+                +447940448591
+                E.164:        +447940448591
+                valid:        yes
+                country code: 44
+                region:       -
+                ratio:        1.5
+                hops:
+                  STATUS  URL
+                  302     https://api.truid.test/a
+                names:        a, b
 
-            """)
+                """)
     }
 
     @Test func mixedRecordsRenderAsAList() {
@@ -44,13 +46,14 @@ import Testing
         second.add("status", 200)
         var record = Record()
         record.add("hops", .list([.record(first), .record(second)]))
-        #expect(Renderer(json: false, color: false).render(Output(record)) == """
-            hops:
-              - status:   302
-                location: /b
-              - status: 200
+        #expect(
+            Renderer(json: false, color: false).render(Output(record)) == """
+                hops:
+                  - status:   302
+                    location: /b
+                  - status: 200
 
-            """)
+                """)
     }
 
     @Test func uniformRecordsRenderAsATable() {
@@ -62,15 +65,20 @@ import Testing
             return .record(record)
         }
         var record = Record()
-        record.add("settings", .list([row("general.region", "GB", "flag --region"),
-                                      row("http.hop_timeout", "5", .null)]))
-        #expect(Renderer(json: false, color: false).render(Output(record)) == """
-            settings:
-              KEY               VALUE  SOURCE
-              general.region    GB     flag --region
-              http.hop_timeout  5      -
+        record.add(
+            "settings",
+            .list([
+                row("general.region", "GB", "flag --region"),
+                row("http.hop_timeout", "5", .null)
+            ]))
+        #expect(
+            Renderer(json: false, color: false).render(Output(record)) == """
+                settings:
+                  KEY               VALUE  SOURCE
+                  general.region    GB     flag --region
+                  http.hop_timeout  5      -
 
-            """)
+                """)
     }
 
     @Test func humanOutputHasNoEscapesWithoutColor() {
@@ -80,32 +88,34 @@ import Testing
 
     @Test func jsonOutputKeepsFieldOrderAndTypes() {
         let text = Renderer(json: true, color: true).render(sample)
-        #expect(text == """
-            {
-              "e164": "+447940448591",
-              "valid": true,
-              "country_code": 44,
-              "region": null,
-              "ratio": 1.5,
-              "hops": [
+        #expect(
+            text == """
                 {
-                  "status": 302,
-                  "url": "https://api.truid.test/a"
+                  "e164": "+447940448591",
+                  "valid": true,
+                  "country_code": 44,
+                  "region": null,
+                  "ratio": 1.5,
+                  "hops": [
+                    {
+                      "status": 302,
+                      "url": "https://api.truid.test/a"
+                    }
+                  ],
+                  "names": [
+                    "a",
+                    "b"
+                  ]
                 }
-              ],
-              "names": [
-                "a",
-                "b"
-              ]
-            }
 
-            """)
+                """)
     }
 
     @Test func instantsAreUTCTimesForPeopleAndSecondsInJSON() {
         var record = Record()
         record.add("connected_since", .time(1_796_093_563.749))
-        #expect(Renderer(json: false, color: false).render(Output(record)) == "connected since: 2026-12-01 02:52:43 UTC\n")
+        #expect(
+            Renderer(json: false, color: false).render(Output(record)) == "connected since: 2026-12-01 02:52:43 UTC\n")
         #expect(JSONWriter.line(.record(record)) == #"{"connected_since": 1796093563.749}"# + "\n")
         #expect(Renderer.utcTime(.infinity) == "-" && Renderer.utcTime(0) == "1970-01-01 00:00:00 UTC")
     }
@@ -121,9 +131,14 @@ import Testing
         var record = Record()
         record.add("check_id", "c1\u{1B}[2J\u{1B}]0;owned\u{07}")
         record.add("detail", "line\r\nX-Fake: 1\u{202E}txt")
-        let text = Renderer(json: false, color: false).render(Output(title: "t\u{1B}[31m", record, notes: ["n\u{9B}1"],
-                                                                   humanLines: nil))
-        #expect(!text.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x07 || $0.value == 0x9B || $0.value == 0x202E || $0 == "\r" })
+        let text = Renderer(json: false, color: false).render(
+            Output(
+                title: "t\u{1B}[31m", record, notes: ["n\u{9B}1"],
+                humanLines: nil))
+        #expect(
+            !text.unicodeScalars.contains {
+                $0.value == 0x1B || $0.value == 0x07 || $0.value == 0x9B || $0.value == 0x202E || $0 == "\r"
+            })
         #expect(text.contains("c1\\x1b[2J\\x1b]0;owned\\x07") && text.contains("line\\r\\nX-Fake: 1\\u{202e}txt"))
         let lines = Renderer(json: false, color: true).render(Output(record, humanLines: ["[hop 1] \u{1B}[8mhidden"]))
         #expect(lines == "[hop 1] \\x1b[8mhidden\n")
@@ -134,13 +149,18 @@ import Testing
     @Test func quietHumanOutputIsTheTitleAlone() {
         #expect(Renderer(json: false, color: false, quiet: true).render(sample) == "+447940448591\n")
         // Without a title the whole result is the result line(s).
-        #expect(Renderer(json: false, color: false, quiet: true).render(Output(Record(), humanLines: ["a", "b"])) == "a\nb\n")
+        #expect(
+            Renderer(json: false, color: false, quiet: true).render(Output(Record(), humanLines: ["a", "b"]))
+                == "a\nb\n")
         // JSON is the same with or without --quiet.
-        #expect(Renderer(json: true, color: false, quiet: true).render(sample) == Renderer(json: true, color: false).render(sample))
+        #expect(
+            Renderer(json: true, color: false, quiet: true).render(sample)
+                == Renderer(json: true, color: false).render(sample))
     }
 
     @Test func detailsAreForPeopleOnlyAndNotWithQuietOrJSON() {
-        let output = Output(Record(), humanLines: ["+••••91: verified"], details: ["[hop 1] GET https://a.test/ \u{1B}[2J"])
+        let output = Output(
+            Record(), humanLines: ["+••••91: verified"], details: ["[hop 1] GET https://a.test/ \u{1B}[2J"])
         #expect(Renderer(json: false, color: false).render(output) == "+••••91: verified\n")
         #expect(Renderer(json: false, color: false).renderDetails(output) == "[hop 1] GET https://a.test/ \\x1b[2J\n")
         #expect(Renderer(json: false, color: false, quiet: true).renderDetails(output) == "")
@@ -165,10 +185,11 @@ import Testing
 }
 
 @Suite struct ExitCodeTests {
-    @Test(arguments: [
-        (FailureKind.usage, Int32(64)), (.dataError, 65), (.noHost, 68), (.unavailable, 69), (.internalError, 70),
-        (.temporary, 75), (.protocolError, 76), (.permission, 77), (.configuration, 78), (.cancelled, 130),
-    ] as [(FailureKind, Int32)])
+    @Test(
+        arguments: [
+            (FailureKind.usage, Int32(64)), (.dataError, 65), (.noHost, 68), (.unavailable, 69), (.internalError, 70),
+            (.temporary, 75), (.protocolError, 76), (.permission, 77), (.configuration, 78), (.cancelled, 130)
+        ] as [(FailureKind, Int32)])
     func kindsMapToDocumentedCodes(kind: FailureKind, code: Int32) {
         #expect(ExitCode.forError(CellpathError(kind, "x")).rawValue == code)
     }
@@ -264,8 +285,10 @@ import Testing
         }
     }
 
-    @Test(arguments: [("checkID", "check_id"), ("tlsVersion", "tls_version"), ("ipv4Address", "ipv4_address"),
-                      ("daemonPID", "daemon_pid"), ("URLPath", "url_path"), ("status", "status"), ("firstByteMs", "first_byte_ms")])
+    @Test(arguments: [
+        ("checkID", "check_id"), ("tlsVersion", "tls_version"), ("ipv4Address", "ipv4_address"),
+        ("daemonPID", "daemon_pid"), ("URLPath", "url_path"), ("status", "status"), ("firstByteMs", "first_byte_ms")
+    ])
     func snakeCaseKeys(key: String, expected: String) {
         #expect(ValueEncoder.snakeCase(key) == expected)
     }
@@ -273,8 +296,13 @@ import Testing
     @Test func dictionaryKeysAreDataKeptAsTheyAreAndSorted() throws {
         struct Counters: Encodable { var droppedPackets: [String: Int] }
         let record = try ValueEncoder.record(Counters(droppedPackets: ["writeFailed": 1, "bearerDisconnected": 2]))
-        #expect(record["dropped_packets"] == .record(Record([Field(key: "bearerDisconnected", label: "bearerDisconnected", value: 2),
-                                                             Field(key: "writeFailed", label: "writeFailed", value: 1)])))
+        #expect(
+            record["dropped_packets"]
+                == .record(
+                    Record([
+                        Field(key: "bearerDisconnected", label: "bearerDisconnected", value: 2),
+                        Field(key: "writeFailed", label: "writeFailed", value: 1)
+                    ])))
     }
 
     @Test func aServersJSONIsShownInTheOrderItWasSent() throws {
@@ -288,34 +316,42 @@ import Testing
     }
 
     @Test func serverJSONKeepsItsKeysAndOrder() throws {
-        let json = JSONValue.object([("zeta", .int(1)), ("checkId", .string("c")), ("alpha", .array([.null, .bool(true)]))])
-        #expect(ValueEncoder.value(json) == .record(Record([Field(key: "zeta", label: "zeta", value: 1),
-                                                           Field(key: "checkId", label: "checkId", value: "c"),
-                                                           Field(key: "alpha", label: "alpha", value: .list([.null, true]))])))
+        let json = JSONValue.object([
+            ("zeta", .int(1)), ("checkId", .string("c")), ("alpha", .array([.null, .bool(true)]))
+        ])
+        #expect(
+            ValueEncoder.value(json)
+                == .record(
+                    Record([
+                        Field(key: "zeta", label: "zeta", value: 1),
+                        Field(key: "checkId", label: "checkId", value: "c"),
+                        Field(key: "alpha", label: "alpha", value: .list([.null, true]))
+                    ])))
         struct Wrapper: Encodable { var json: JSONValue }
         #expect(try ValueEncoder.record(Wrapper(json: json))["json"] == ValueEncoder.value(json))
     }
 
     @Test func keepsKeyOrderAndTypes() throws {
         let value = try ValueEncoder.encode(Report())
-        #expect(JSONWriter.string(value) == """
-            {
-              "zeta": "last letter first",
-              "alpha": 1.5,
-              "hops": [
+        #expect(
+            JSONWriter.string(value) == """
                 {
-                  "status": 302,
-                  "location": "/b",
-                  "reused": false
-                },
-                {
-                  "status": 200,
-                  "reused": true
+                  "zeta": "last letter first",
+                  "alpha": 1.5,
+                  "hops": [
+                    {
+                      "status": 302,
+                      "location": "/b",
+                      "reused": false
+                    },
+                    {
+                      "status": 200,
+                      "reused": true
+                    }
+                  ],
+                  "tags": [],
+                  "kind": "redirect"
                 }
-              ],
-              "tags": [],
-              "kind": "redirect"
-            }
-            """)
+                """)
     }
 }

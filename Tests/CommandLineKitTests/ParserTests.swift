@@ -1,7 +1,8 @@
-@testable import CommandLineKit
 import Glibc
 import SystemSupport
 import Testing
+
+@testable import CommandLineKit
 
 /// The options and arguments of the test tree, one of each kind.
 private struct NumberOptions: CommandOptions {
@@ -16,15 +17,15 @@ private struct FetchOptions: CommandOptions {
     @Argument("url", help: "URL.") var url: String
     @RepeatableOption("header", short: "H", "header", help: "Header.") var header: [String]
     @Option("ip-type", "type", help: "IP type.", .choice) var ipType: IPType?
-    @Option("max-hops", short: "n", "n", help: "Hops.", .integer(in: 1...50)) var maxHops: Int?
+    @Option("max-hops", short: "n", "n", help: "Hops.", .integer(in: 1 ... 50)) var maxHops: Int?
     @Option("delay", "seconds", help: "Delay.", .seconds) var delay: Double?
     @Option("pause", "seconds", help: "Pause.", .secondsOrZero) var pause: Double?
-    @RepeatableOption("port", "n", help: "Port.", .integer(in: 1...65535)) var port: [Int]
+    @RepeatableOption("port", "n", help: "Port.", .integer(in: 1 ... 65535)) var port: [Int]
 }
 
 private struct SimUpOptions: CommandOptions {
     @Flag("foreground", help: "Stay.") var foreground: Bool
-    @Option("workers", "n", help: "Workers.", .integer(in: 1...8)) var workers: Int = 2
+    @Option("workers", "n", help: "Workers.", .integer(in: 1 ... 8)) var workers: Int = 2
 }
 
 private struct SimExecOptions: CommandOptions {
@@ -36,12 +37,15 @@ private let tree = CommandSpec(
     name: "tool", abstract: "A test tool.",
     options: RootOptions.self,
     subcommands: [
-        CommandSpec(name: "number", abstract: "Parse a number.", options: NumberOptions.self, placement: .program(.front)),
+        CommandSpec(
+            name: "number", abstract: "Parse a number.", options: NumberOptions.self, placement: .program(.front)),
         CommandSpec(name: "fetch", abstract: "Fetch.", options: FetchOptions.self, placement: .program(.front)),
-        CommandSpec(name: "sim", abstract: "Simulator.", subcommands: [
-            CommandSpec(name: "up", abstract: "Start.", options: SimUpOptions.self, placement: .program(.front)),
-            CommandSpec(name: "exec", abstract: "Run.", options: SimExecOptions.self, placement: .program(.front)),
-        ]),
+        CommandSpec(
+            name: "sim", abstract: "Simulator.",
+            subcommands: [
+                CommandSpec(name: "up", abstract: "Start.", options: SimUpOptions.self, placement: .program(.front)),
+                CommandSpec(name: "exec", abstract: "Run.", options: SimExecOptions.self, placement: .program(.front))
+            ])
     ])
 
 extension ParsedCommand {
@@ -126,28 +130,33 @@ private func usageError(_ arguments: [String]) -> UsageError? {
         #expect(try run(["fetch", "--ip-type", "ipv6", "u"])[\FetchOptions.ipType] == .ipv6)
         let error = usageError(["fetch", "--ip-type", "ipv5", "u"])
         #expect(error?.message == "invalid value 'ipv5' for '--ip-type': expected one of ipv4, ipv6, any")
-        #expect(usageError(["--color", "sometimes", "number", "1"])?.message
+        #expect(
+            usageError(["--color", "sometimes", "number", "1"])?.message
                 == "invalid value 'sometimes' for '--color': expected one of auto, always, never")
     }
 
-    @Test(arguments: [
-        (["number", "--regoin", "GB", "1"], "unknown option '--regoin'. Did you mean '--region'?"),
-        (["number", "--jsno", "1"], "unknown option '--jsno'. Did you mean '--json'?"),
-        (["number", "--allow-non-mobil", "1"], "unknown option '--allow-non-mobil'. Did you mean '--allow-non-mobile'?"),
-        (["number", "--zzzzzz", "1"], "unknown option '--zzzzzz'"),
-        (["number", "-x", "1"], "unknown option '-x'"),
-        (["numbr", "1"], "unknown command 'numbr'. Did you mean 'number'?"),
-        (["sim", "dwn"], "unknown command 'dwn'"),
-        (["sim", "uo"], "unknown command 'uo'. Did you mean 'up'?"),
-        (["frobnicate"], "unknown command 'frobnicate'"),
-        (["number"], "missing expected argument '<phone>'"),
-        (["fetch", "u", "v"], "unexpected argument 'v'"),
-        (["number", "1", "--region"], "missing value for '--region <cc>'"),
-        (["number", "1", "-r"], "missing value for '-r <cc>'"),
-        (["number", "--json=yes", "1"], "option '--json' takes no value"),
-        (["sim", "exec"], "missing expected argument '<command>'"),
-        (["number", "1", "--version"], "unknown option '--version'"),
-    ] as [([String], String)])
+    @Test(
+        arguments: [
+            (["number", "--regoin", "GB", "1"], "unknown option '--regoin'. Did you mean '--region'?"),
+            (["number", "--jsno", "1"], "unknown option '--jsno'. Did you mean '--json'?"),
+            (
+                ["number", "--allow-non-mobil", "1"],
+                "unknown option '--allow-non-mobil'. Did you mean '--allow-non-mobile'?"
+            ),
+            (["number", "--zzzzzz", "1"], "unknown option '--zzzzzz'"),
+            (["number", "-x", "1"], "unknown option '-x'"),
+            (["numbr", "1"], "unknown command 'numbr'. Did you mean 'number'?"),
+            (["sim", "dwn"], "unknown command 'dwn'"),
+            (["sim", "uo"], "unknown command 'uo'. Did you mean 'up'?"),
+            (["frobnicate"], "unknown command 'frobnicate'"),
+            (["number"], "missing expected argument '<phone>'"),
+            (["fetch", "u", "v"], "unexpected argument 'v'"),
+            (["number", "1", "--region"], "missing value for '--region <cc>'"),
+            (["number", "1", "-r"], "missing value for '-r <cc>'"),
+            (["number", "--json=yes", "1"], "option '--json' takes no value"),
+            (["sim", "exec"], "missing expected argument '<command>'"),
+            (["number", "1", "--version"], "unknown option '--version'")
+        ] as [([String], String)])
     func usageErrors(arguments: [String], message: String) {
         #expect(usageError(arguments)?.message == message)
     }
@@ -162,7 +171,7 @@ private func usageError(_ arguments: [String]) -> UsageError? {
             (["number", "--help"], ["tool", "number"]), (["number", "1", "-h"], ["tool", "number"]),
             (["sim"], ["tool", "sim"]), (["sim", "up", "--help"], ["tool", "sim", "up"]),
             (["help"], ["tool"]), (["help", "sim", "up"], ["tool", "sim", "up"]),
-            (["number", "-vh"], ["tool", "number"]),
+            (["number", "-vh"], ["tool", "number"])
         ] as [([String], [String])] {
             guard case .help(let shown) = try parse(arguments) else {
                 Issue.record("expected help for \(arguments)")
@@ -219,7 +228,8 @@ private func usageError(_ arguments: [String]) -> UsageError? {
     @Test func anOptionWithADefaultReadsItWhenNotGiven() throws {
         #expect(try run(["sim", "up"])[\SimUpOptions.workers] == 2)
         #expect(try run(["sim", "up", "--workers", "5"])[\SimUpOptions.workers] == 5)
-        #expect(usageError(["sim", "up", "--workers", "9"])?.message
+        #expect(
+            usageError(["sim", "up", "--workers", "9"])?.message
                 == "invalid value '9' for '--workers': expected an integer from 1 to 8")
     }
 
@@ -238,17 +248,36 @@ private func usageError(_ arguments: [String]) -> UsageError? {
         #expect(try run(["sim", "exec", "--", "true"])[\SimExecOptions.command] == ["true"])
     }
 
-    @Test(arguments: [
-        (["fetch", "--max-hops", "ten", "u"], "invalid value 'ten' for '--max-hops': expected an integer from 1 to 50"),
-        (["fetch", "--max-hops=51", "u"], "invalid value '51' for '--max-hops': expected an integer from 1 to 50"),
-        (["fetch", "-n", "0", "u"], "invalid value '0' for '--max-hops': expected an integer from 1 to 50"),
-        (["fetch", "-n-3", "u"], "invalid value '-3' for '--max-hops': expected an integer from 1 to 50"),
-        (["fetch", "--delay", "5x", "u"], "invalid duration '5x' for '--delay': expected seconds, e.g. 5, 2.5 or 500ms"),
-        (["fetch", "--delay", "0", "u"], "invalid duration '0' for '--delay': expected seconds, e.g. 5, 2.5 or 500ms"),
-        (["fetch", "--pause=-1", "u"], "invalid duration '-1' for '--pause': expected seconds, e.g. 0, 5, 2.5 or 500ms"),
-        (["fetch", "--port", "80", "--port", "http", "u"], "invalid value 'http' for '--port': expected an integer from 1 to 65535"),
-        (["fetch", "u", "--ip-type", "IPV4"], "invalid value 'IPV4' for '--ip-type': expected one of ipv4, ipv6, any"),
-    ] as [([String], String)])
+    @Test(
+        arguments: [
+            (
+                ["fetch", "--max-hops", "ten", "u"],
+                "invalid value 'ten' for '--max-hops': expected an integer from 1 to 50"
+            ),
+            (["fetch", "--max-hops=51", "u"], "invalid value '51' for '--max-hops': expected an integer from 1 to 50"),
+            (["fetch", "-n", "0", "u"], "invalid value '0' for '--max-hops': expected an integer from 1 to 50"),
+            (["fetch", "-n-3", "u"], "invalid value '-3' for '--max-hops': expected an integer from 1 to 50"),
+            (
+                ["fetch", "--delay", "5x", "u"],
+                "invalid duration '5x' for '--delay': expected seconds, e.g. 5, 2.5 or 500ms"
+            ),
+            (
+                ["fetch", "--delay", "0", "u"],
+                "invalid duration '0' for '--delay': expected seconds, e.g. 5, 2.5 or 500ms"
+            ),
+            (
+                ["fetch", "--pause=-1", "u"],
+                "invalid duration '-1' for '--pause': expected seconds, e.g. 0, 5, 2.5 or 500ms"
+            ),
+            (
+                ["fetch", "--port", "80", "--port", "http", "u"],
+                "invalid value 'http' for '--port': expected an integer from 1 to 65535"
+            ),
+            (
+                ["fetch", "u", "--ip-type", "IPV4"],
+                "invalid value 'IPV4' for '--ip-type': expected one of ipv4, ipv6, any"
+            )
+        ] as [([String], String)])
     func conversionErrorsNameTheOption(arguments: [String], message: String) {
         let error = usageError(arguments)
         #expect(error?.message == message)
@@ -257,7 +286,9 @@ private func usageError(_ arguments: [String]) -> UsageError? {
 
     @Test func aRequiredArgumentMissingFromTheValuesIsAUsageError() {
         let parsed = ParsedCommand(path: ["tool", "number"])
-        #expect(throws: UsageError("missing expected argument '<phone>'", command: ["tool", "number"])) { try parsed[\NumberOptions.phone] }
+        #expect(throws: UsageError("missing expected argument '<phone>'", command: ["tool", "number"])) {
+            try parsed[\NumberOptions.phone]
+        }
     }
 
 }

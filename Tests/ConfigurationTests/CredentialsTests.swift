@@ -3,8 +3,8 @@ import Configuration
 import FoundationEssentials
 import Glibc
 import SystemSupport
-import Testing
 import TestSupport
+import Testing
 
 @Suite("tru.ID credentials and tru.json")
 struct CredentialsTests {
@@ -26,20 +26,23 @@ struct CredentialsTests {
         #expect(config.warnings.isEmpty, "\(config.warnings)")
     }
 
-    @Test("a tru.json named by --tru-json is read with the caller's rights, one named by a file with the process's",
-          .enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)))
+    @Test(
+        "a tru.json named by --tru-json is read with the caller's rights, one named by a file with the process's",
+        .enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)))
     func truJSONReadAsTheCaller() throws {
         let fixture = Fixture()  // root's directory, mode 0700: nobody cannot reach into it
         let path = fixture.truJSON(id: "root-only")
         let nobody = FileIdentity(uid: 65534, gid: 65534)
-        let asCaller = ConfigurationLoader(environment: [:], flags: ["tru-json": path], systemPath: fixture.systemPath,
-                                           userPath: fixture.userPath, caller: nobody)
+        let asCaller = ConfigurationLoader(
+            environment: [:], flags: ["tru-json": path], systemPath: fixture.systemPath,
+            userPath: fixture.userPath, caller: nobody)
         let error = #expect(throws: CellpathError.self) { try asCaller.load().credentials }
         #expect(error?.kind == .permission)
         #expect(error?.message == "couldn't read \(path) (named by flag --tru-json): Permission denied")
         fixture.system("[truid]\ntru_json=\(path)\n")
-        let fromSystemFile = ConfigurationLoader(environment: [:], systemPath: fixture.systemPath, userPath: fixture.userPath,
-                                                 caller: nobody)
+        let fromSystemFile = ConfigurationLoader(
+            environment: [:], systemPath: fixture.systemPath, userPath: fixture.userPath,
+            caller: nobody)
         #expect(try fromSystemFile.load().credentials?.clientID == "root-only")
     }
 
@@ -84,37 +87,47 @@ struct CredentialsTests {
         #expect(error?.message.contains("environment CELLPATH_TRU_JSON") == true)
         #expect(error?.message.contains("No such file") == true, "\(error?.message ?? "")")
         #expect(throws: CellpathError.self) { try config.dataResidency }
-        #expect(config.usableKeys == ["general.region", "general.profile", "truid.tru_json", "sim.prefix",
-                                      "http.cacert", "http.hop_timeout", "http.timeout", "modem.apn", "modem.ip_type"])
+        #expect(
+            config.usableKeys == [
+                "general.region", "general.profile", "truid.tru_json", "sim.prefix",
+                "http.cacert", "http.hop_timeout", "http.timeout", "modem.apn", "modem.ip_type"
+            ])
         #expect(try config.region == "GB")
         #expect(config.files.last == ConfigurationFile(path: path, role: .truJSON, status: .missing))
         let entry = try #require(config.entries.first { $0.key == "truid.client_id" })
         #expect(entry.value == nil)
         #expect(entry.origin == .truJSON(path: path, field: "credentials[0].client_id"))
         #expect(entry.error?.contains("No such file") == true)
-        #expect(config.entries.filter { $0.error != nil }.map(\.key)
-            == ["truid.data_residency", "truid.client_id", "truid.client_secret"])
+        #expect(
+            config.entries.filter { $0.error != nil }.map(\.key)
+                == ["truid.data_residency", "truid.client_id", "truid.client_secret"])
     }
 
     @Test("a broken tru.json named below direct credentials leaves them usable, not the residency it may hold")
     func brokenTruJSONBelowCredentials() throws {
         let fixture = Fixture()
         fixture.user("[truid]\ntru_json=\(fixture.directory)/absent.json\n")
-        let config = try fixture.load(environment: ["CELLPATH_CLIENT_ID": "env-id", "CELLPATH_CLIENT_SECRET": "env-secret"])
+        let config = try fixture.load(environment: [
+            "CELLPATH_CLIENT_ID": "env-id", "CELLPATH_CLIENT_SECRET": "env-secret"
+        ])
         #expect(try config.credentials?.clientID == "env-id")
         // The file could have said where the credentials live; its named-by layer beats the default.
         #expect(throws: CellpathError.self) { try config.dataResidency }
         // Said by the environment, the residency no longer depends on the file.
-        let withResidency = try fixture.load(environment: ["CELLPATH_CLIENT_ID": "env-id", "CELLPATH_CLIENT_SECRET": "env-secret",
-                                                           "CELLPATH_DATA_RESIDENCY": "us"])
+        let withResidency = try fixture.load(environment: [
+            "CELLPATH_CLIENT_ID": "env-id", "CELLPATH_CLIENT_SECRET": "env-secret",
+            "CELLPATH_DATA_RESIDENCY": "us"
+        ])
         #expect(try withResidency.dataResidency == .us)
     }
 
-    @Test("a malformed tru.json is an error that does not quote the file", arguments: [
-        #"{"credentials": [{"client_id": "x", "client_secret": "leaky-secret""#,
-        "client_secret=leaky-secret",
-        "",
-    ])
+    @Test(
+        "a malformed tru.json is an error that does not quote the file",
+        arguments: [
+            #"{"credentials": [{"client_id": "x", "client_secret": "leaky-secret""#,
+            "client_secret=leaky-secret",
+            ""
+        ])
     func malformedTruJSON(_ text: String) throws {
         let fixture = Fixture()
         let path = fixture.write("tru.json", text)
@@ -127,16 +140,20 @@ struct CredentialsTests {
         #expect(!config.entries.contains { $0.error?.contains("leaky") == true })
     }
 
-    @Test("a tru.json without usable credentials is an error saying which field is missing", arguments: [
-        (#"{"name": "p"}"#, "no credentials[0] entry"),
-        (#"{"credentials": []}"#, "no credentials[0] entry"),
-        (#"{"credentials": [{"client_secret": "s"}]}"#, "credentials[0].client_id is missing"),
-        (#"{"credentials": [{"client_id": "i"}]}"#, "credentials[0].client_secret is missing"),
-        (#"{"credentials": [{"client_id": "", "client_secret": "s"}]}"#, "credentials[0].client_id is missing"),
-        (#"{"credentials": {"client_id": "i"}}"#, "credentials does not have the type tru.json uses"),
-        (#"{"credentials": [{"client_id": 7, "client_secret": "s"}]}"#,
-         "credentials[0].client_id does not have the type tru.json uses"),
-    ])
+    @Test(
+        "a tru.json without usable credentials is an error saying which field is missing",
+        arguments: [
+            (#"{"name": "p"}"#, "no credentials[0] entry"),
+            (#"{"credentials": []}"#, "no credentials[0] entry"),
+            (#"{"credentials": [{"client_secret": "s"}]}"#, "credentials[0].client_id is missing"),
+            (#"{"credentials": [{"client_id": "i"}]}"#, "credentials[0].client_secret is missing"),
+            (#"{"credentials": [{"client_id": "", "client_secret": "s"}]}"#, "credentials[0].client_id is missing"),
+            (#"{"credentials": {"client_id": "i"}}"#, "credentials does not have the type tru.json uses"),
+            (
+                #"{"credentials": [{"client_id": 7, "client_secret": "s"}]}"#,
+                "credentials[0].client_id does not have the type tru.json uses"
+            )
+        ])
     func truJSONWithoutCredentials(_ text: String, _ expected: String) throws {
         let fixture = Fixture()
         let path = fixture.write("tru.json", text)
@@ -159,7 +176,9 @@ struct CredentialsTests {
     @Test("CELLPATH_CLIENT_ID and CELLPATH_CLIENT_SECRET")
     func environmentCredentials() throws {
         let fixture = Fixture()
-        let config = try fixture.load(environment: ["CELLPATH_CLIENT_ID": "env-id", "CELLPATH_CLIENT_SECRET": "env-secret"])
+        let config = try fixture.load(environment: [
+            "CELLPATH_CLIENT_ID": "env-id", "CELLPATH_CLIENT_SECRET": "env-secret"
+        ])
         let credentials = try #require(try config.credentials)
         #expect(credentials.clientID == "env-id")
         #expect(credentials.clientSecret == "env-secret")
@@ -185,8 +204,9 @@ struct CredentialsTests {
         fixture.user("[truid]\ntru_json=\(path)\nclient_id=file-id\nclient_secret=file-secret\n")
         config = try fixture.load()
         #expect(try config.credentials?.clientID == "file-id")
-        #expect(try config.credentials?.clientSecretOrigin
-            == .file(path: fixture.userPath, group: "truid", key: "client_secret"))
+        #expect(
+            try config.credentials?.clientSecretOrigin
+                == .file(path: fixture.userPath, group: "truid", key: "client_secret"))
     }
 
     @Test("incomplete or mixed credentials are warned about")
@@ -194,7 +214,10 @@ struct CredentialsTests {
         let fixture = Fixture()
         var config = try fixture.load(environment: ["CELLPATH_CLIENT_ID": "only-id"])
         #expect(try config.credentials == nil)
-        #expect(config.warnings == ["tru.ID credentials incomplete: client_id is set (environment CELLPATH_CLIENT_ID) but no client_secret"])
+        #expect(
+            config.warnings == [
+                "tru.ID credentials incomplete: client_id is set (environment CELLPATH_CLIENT_ID) but no client_secret"
+            ])
         let error = #expect(throws: CellpathError.self) { try config.requireCredentials() }
         #expect(error?.kind == .configuration)
         #expect(error?.hint?.contains("--tru-json") == true)
@@ -213,12 +236,15 @@ struct CredentialsTests {
             #expect(error?.kind == .usage)
             #expect(error?.message == "tru.ID credentials are never taken from the command line")
         }
-        #expect(!ConfigurationFlag.allCases.contains { $0.rawValue.contains("client") || $0.rawValue.contains("secret") })
+        #expect(
+            !ConfigurationFlag.allCases.contains { $0.rawValue.contains("client") || $0.rawValue.contains("secret") })
     }
 
-    @Test("tru.json permissions: group/world access warns, 0600 does not", arguments: [
-        (0o644 as mode_t, true), (0o640, true), (0o604, true), (0o600, false), (0o400, false),
-    ])
+    @Test(
+        "tru.json permissions: group/world access warns, 0600 does not",
+        arguments: [
+            (0o644 as mode_t, true), (0o640, true), (0o604, true), (0o600, false), (0o400, false)
+        ])
     func truJSONPermissions(_ mode: mode_t, _ warns: Bool) throws {
         let fixture = Fixture()
         let path = fixture.truJSON(mode: mode)
@@ -227,7 +253,10 @@ struct CredentialsTests {
         #expect((warning != nil) == warns, "\(config.warnings)")
         if warns {
             let octal = "0" + String(mode, radix: 8)
-            #expect(warning == "\(path) holds tru.ID credentials but is accessible by its group or others (mode \(octal)); run 'chmod 600 \(path)'")
+            #expect(
+                warning
+                    == "\(path) holds tru.ID credentials but is accessible by its group or others (mode \(octal)); run 'chmod 600 \(path)'"
+            )
         }
     }
 
@@ -262,15 +291,20 @@ struct CredentialsTests {
         let credentials = try #require(try config.credentials)
         var dumped = ""
         dump(credentials, to: &dumped)
-        for text in [json, "\(config.entries)", "\(credentials)", String(reflecting: credentials), dumped,
-                     "\(config.warnings)"] {
+        for text in [
+            json, "\(config.entries)", "\(credentials)", String(reflecting: credentials), dumped,
+            "\(config.warnings)"
+        ] {
             #expect(!text.contains(secret), "secret leaked in \(text)")
         }
         #expect("\(credentials)" == "client_id=id-from-tru-json client_secret=[redacted]")
 
-        let badSecret = try fixture.load(environment: ["CELLPATH_CLIENT_ID": "id", "CELLPATH_CLIENT_SECRET": "bad secret with spaces"])
+        let badSecret = try fixture.load(environment: [
+            "CELLPATH_CLIENT_ID": "id", "CELLPATH_CLIENT_SECRET": "bad secret with spaces"
+        ])
         let error = #expect(throws: CellpathError.self) { try badSecret.credentials }
-        #expect(error?.message == "environment CELLPATH_CLIENT_SECRET: invalid value: a client secret contains no spaces")
+        #expect(
+            error?.message == "environment CELLPATH_CLIENT_SECRET: invalid value: a client secret contains no spaces")
         let badEntry = try #require(badSecret.entries.first { $0.key == "truid.client_secret" })
         #expect(badEntry.error == "invalid value: a client secret contains no spaces")
         #expect(badEntry.value == nil)

@@ -1,5 +1,5 @@
-import Configuration
 import CellpathCore
+import Configuration
 import Glibc
 import SystemSupport
 import TestSupport
@@ -43,11 +43,15 @@ final class Fixture {
 
     /// Writes a tru.json as `tru projects:create` does; returns its path.
     @discardableResult
-    func truJSON(_ name: String = "tru.json", id: String = "id-from-tru-json",
-                 secret: String = "S3cr3t-from-tru-json", residency: String? = "eu",
-                 mode: mode_t = 0o600) -> String {
+    func truJSON(
+        _ name: String = "tru.json", id: String = "id-from-tru-json",
+        secret: String = "S3cr3t-from-tru-json", residency: String? = "eu",
+        mode: mode_t = 0o600
+    ) -> String {
         let residencyField = residency.map { #", "data_residency": "\#($0)""# } ?? ""
-        return write(name, #"""
+        return write(
+            name,
+            #"""
             {"project_id": "c69bc0e6-a429-11ea-bb37-0242ac130002", "name": "cellpath test",
              "created_at": "2026-11-30T00:00:00+0000",
              "credentials": [{"client_id": "\#(id)", "client_secret": "\#(secret)",
@@ -63,7 +67,9 @@ final class Fixture {
     }
 
     /// Loads with `environment` and `flags`.
-    func load(environment: [String: String] = [:], flags: [String: String] = [:])
+    func load(
+        environment: [String: String] = [:], flags: [String: String] = [:]
+    )
         throws(CellpathError) -> EffectiveConfiguration
     {
         try loader(environment: environment, flags: flags).load()
@@ -72,9 +78,11 @@ final class Fixture {
 
 extension EffectiveConfiguration {
     /// Every setting key that `read(_:)` knows, in `config show` order (profiles aside).
-    static let keys = ["general.region", "general.profile", "truid.tru_json", "truid.data_residency",
-                       "truid.client_id", "truid.client_secret", "sim.prefix", "http.cacert",
-                       "http.hop_timeout", "http.timeout", "modem.apn", "modem.ip_type"]
+    static let keys = [
+        "general.region", "general.profile", "truid.tru_json", "truid.data_residency",
+        "truid.client_id", "truid.client_secret", "sim.prefix", "http.cacert",
+        "http.hop_timeout", "http.timeout", "modem.apn", "modem.ip_type"
+    ]
 
     /// Reads the typed setting `key` (`server.<profile>` too) as a command that needs it does,
     /// throwing the setting's error.

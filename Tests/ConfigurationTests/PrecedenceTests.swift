@@ -37,25 +37,34 @@ struct PrecedenceTests {
     }
 
     static let layered: [Layered] = [
-        Layered(group: "general", key: "region", environment: "CELLPATH_REGION", flag: "region",
-                values: ["FR", "DE", "ES", "IT"], read: { try $0.region }),
-        Layered(group: "general", key: "profile", environment: "CELLPATH_PROFILE", flag: "profile",
-                values: ["alpha", "beta", "gamma", "delta"], read: { try $0.profile }),
-        Layered(group: "truid", key: "data_residency", environment: "CELLPATH_DATA_RESIDENCY", flag: "data-residency",
-                values: ["in", "us", "eu", "in"], read: { try $0.dataResidency.rawValue }),
-        Layered(group: "truid", key: "api_base", environment: "CELLPATH_API_BASE", flag: "api-base",
-                values: ["https://a.test", "https://b.test", "http://c.test:8080", "https://d.test/api"],
-                read: { try $0.apiBaseURL }),
-        Layered(group: "http", key: "hop_timeout", environment: "CELLPATH_HOP_TIMEOUT", flag: "hop-timeout",
-                values: ["1", "2", "3", "4"], read: { try "\($0.hopTimeout.components.seconds)" }),
-        Layered(group: "http", key: "timeout", environment: "CELLPATH_TIMEOUT", flag: "timeout",
-                values: ["10", "20", "40", "50"], read: { try "\($0.timeout.components.seconds)" }),
-        Layered(group: "sim", key: "prefix", environment: "CELLPATH_SIM_PREFIX", flag: "prefix",
-                values: ["a-", "b-", "c-", "d-"], read: { try $0.simPrefix }),
-        Layered(group: "modem", key: "apn", environment: "CELLPATH_APN", flag: "apn",
-                values: ["internet", "web.operator.test", "iot-apn", "m2m_data"], read: { try $0.apn }),
-        Layered(group: "http", key: "cacert", environment: "CELLPATH_CA_FILE", flag: "cacert",
-                values: ["/etc/a.pem", "/etc/b.pem", "/etc/c.pem", "/etc/d.pem"], read: { try $0.caFile }),
+        Layered(
+            group: "general", key: "region", environment: "CELLPATH_REGION", flag: "region",
+            values: ["FR", "DE", "ES", "IT"], read: { try $0.region }),
+        Layered(
+            group: "general", key: "profile", environment: "CELLPATH_PROFILE", flag: "profile",
+            values: ["alpha", "beta", "gamma", "delta"], read: { try $0.profile }),
+        Layered(
+            group: "truid", key: "data_residency", environment: "CELLPATH_DATA_RESIDENCY", flag: "data-residency",
+            values: ["in", "us", "eu", "in"], read: { try $0.dataResidency.rawValue }),
+        Layered(
+            group: "truid", key: "api_base", environment: "CELLPATH_API_BASE", flag: "api-base",
+            values: ["https://a.test", "https://b.test", "http://c.test:8080", "https://d.test/api"],
+            read: { try $0.apiBaseURL }),
+        Layered(
+            group: "http", key: "hop_timeout", environment: "CELLPATH_HOP_TIMEOUT", flag: "hop-timeout",
+            values: ["1", "2", "3", "4"], read: { try "\($0.hopTimeout.components.seconds)" }),
+        Layered(
+            group: "http", key: "timeout", environment: "CELLPATH_TIMEOUT", flag: "timeout",
+            values: ["10", "20", "40", "50"], read: { try "\($0.timeout.components.seconds)" }),
+        Layered(
+            group: "sim", key: "prefix", environment: "CELLPATH_SIM_PREFIX", flag: "prefix",
+            values: ["a-", "b-", "c-", "d-"], read: { try $0.simPrefix }),
+        Layered(
+            group: "modem", key: "apn", environment: "CELLPATH_APN", flag: "apn",
+            values: ["internet", "web.operator.test", "iot-apn", "m2m_data"], read: { try $0.apn }),
+        Layered(
+            group: "http", key: "cacert", environment: "CELLPATH_CA_FILE", flag: "cacert",
+            values: ["/etc/a.pem", "/etc/b.pem", "/etc/c.pem", "/etc/d.pem"], read: { try $0.caFile })
     ]
 
     @Test("system < user < environment < flags", arguments: layered)
@@ -65,14 +74,16 @@ struct PrecedenceTests {
         fixture.system(line(setting.values[0]))
         var config = try fixture.load()
         #expect(try setting.read(config) == setting.values[0])
-        #expect(config.origin(of: "\(setting.group).\(setting.key)")
-            == .file(path: fixture.systemPath, group: setting.group, key: setting.key))
+        #expect(
+            config.origin(of: "\(setting.group).\(setting.key)")
+                == .file(path: fixture.systemPath, group: setting.group, key: setting.key))
 
         fixture.user(line(setting.values[1]))
         config = try fixture.load()
         #expect(try setting.read(config) == setting.values[1])
-        #expect(config.origin(of: "\(setting.group).\(setting.key)")
-            == .file(path: fixture.userPath, group: setting.group, key: setting.key))
+        #expect(
+            config.origin(of: "\(setting.group).\(setting.key)")
+                == .file(path: fixture.userPath, group: setting.group, key: setting.key))
 
         let environment = [setting.environment: setting.values[2]]
         config = try fixture.load(environment: environment)
@@ -132,11 +143,14 @@ struct PrecedenceTests {
     func locations() {
         #expect(ConfigurationLoader.systemPath(environment: [:]) == "/etc/cellpath/cellpath.conf")
         #expect(ConfigurationLoader.systemPath(environment: ["CELLPATH_SYSTEM_CONFIG": "/tmp/s.conf"]) == "/tmp/s.conf")
-        #expect(ConfigurationLoader.userPath(environment: ["HOME": "/home/a"]) == "/home/a/.config/cellpath/cellpath.conf")
-        #expect(ConfigurationLoader.userPath(environment: ["HOME": "/home/a", "XDG_CONFIG_HOME": "/cfg"])
-            == "/cfg/cellpath/cellpath.conf")
-        #expect(ConfigurationLoader.userPath(environment: ["HOME": "/home/a", "XDG_CONFIG_HOME": "relative"])
-            == "/home/a/.config/cellpath/cellpath.conf")
+        #expect(
+            ConfigurationLoader.userPath(environment: ["HOME": "/home/a"]) == "/home/a/.config/cellpath/cellpath.conf")
+        #expect(
+            ConfigurationLoader.userPath(environment: ["HOME": "/home/a", "XDG_CONFIG_HOME": "/cfg"])
+                == "/cfg/cellpath/cellpath.conf")
+        #expect(
+            ConfigurationLoader.userPath(environment: ["HOME": "/home/a", "XDG_CONFIG_HOME": "relative"])
+                == "/home/a/.config/cellpath/cellpath.conf")
         #expect(ConfigurationLoader.userPath(environment: [:]) == nil)
         let loader = ConfigurationLoader(environment: ["CELLPATH_SYSTEM_CONFIG": "/x/s.conf", "XDG_CONFIG_HOME": "/y"])
         #expect(loader.systemPath == "/x/s.conf")
@@ -150,8 +164,10 @@ struct PrecedenceTests {
         mkdir(fixture.directory + "/xdg", 0o700)
         mkdir(fixture.directory + "/xdg/cellpath", 0o700)
         let userFile = fixture.write("xdg/cellpath/cellpath.conf", "[general]\nprofile=production\n")
-        let config = try ConfigurationLoader(environment: ["CELLPATH_SYSTEM_CONFIG": fixture.systemPath,
-                                                           "XDG_CONFIG_HOME": fixture.directory + "/xdg"]).load()
+        let config = try ConfigurationLoader(environment: [
+            "CELLPATH_SYSTEM_CONFIG": fixture.systemPath,
+            "XDG_CONFIG_HOME": fixture.directory + "/xdg"
+        ]).load()
         #expect(try config.region == "NL")
         #expect(try config.profile == "production")
         #expect(config.origin(of: "general.profile") == .file(path: userFile, group: "general", key: "profile"))

@@ -1,33 +1,59 @@
 import CellpathCore
-@testable import Configuration
 import Glibc
 import Testing
 
+@testable import Configuration
+
 @Suite("Configuration validation, warnings and profiles")
 struct ValidationTests {
-    @Test("an invalid value in a file fails its setting only, with an error naming file, group and key", arguments: [
-        ("general", "region", "GBR", "expected a two-letter ISO 3166 region code such as GB"),
-        ("general", "region", "4X", "expected a two-letter ISO 3166 region code such as GB"),
-        ("general", "profile", "has space", "expected a profile name of at most 32 letters, digits, '-' or '_'"),
-        ("server", "development", "ftp://example.com", "expected an http:// or https:// base URL such as https://example.com/api"),
-        ("server", "production", "not a url", "expected an http:// or https:// base URL such as https://example.com/api"),
-        ("server", "development", "https://user:pw@example.com", "a base URL must not hold a user name or password"),
-        ("server", "development", "https://example.com/?x=1", "a base URL has no query ('?') or fragment ('#')"),
-        ("truid", "data_residency", "asia", "expected one of eu, in, us"),
-        ("truid", "client_id", "a:b", "a client id contains no ':' and no spaces"),
-        ("sim", "prefix", "way-too-long-", "expected 1 to 8 letters, digits, '-' or '_', starting with a letter or digit (it prefixes namespace names)"),
-        ("sim", "prefix", "-cp", "expected 1 to 8 letters, digits, '-' or '_', starting with a letter or digit (it prefixes namespace names)"),
-        ("http", "timeout", "soon", "expected a number of seconds greater than 0 and at most 3600"),
-        ("http", "hop_timeout", "0", "expected a number of seconds greater than 0 and at most 3600"),
-        ("http", "hop_timeout", "-3", "expected a number of seconds greater than 0 and at most 3600"),
-        ("http", "timeout", "nan", "expected a number of seconds greater than 0 and at most 3600"),
-        ("http", "timeout", "7200", "expected a number of seconds greater than 0 and at most 3600"),
-        ("modem", "apn", "my apn", "expected an access point name of at most 100 letters, digits, '-', '_' or '.' such as internet"),
-        ("modem", "apn", ".internet", "expected an access point name of at most 100 letters, digits, '-', '_' or '.' such as internet"),
-        ("modem", "apn", String(repeating: "a", count: 101),
-         "expected an access point name of at most 100 letters, digits, '-', '_' or '.' such as internet"),
-        ("modem", "ip_type", "any", "expected one of ipv4, ipv6, ipv4v6"),
-    ])
+    @Test(
+        "an invalid value in a file fails its setting only, with an error naming file, group and key",
+        arguments: [
+            ("general", "region", "GBR", "expected a two-letter ISO 3166 region code such as GB"),
+            ("general", "region", "4X", "expected a two-letter ISO 3166 region code such as GB"),
+            ("general", "profile", "has space", "expected a profile name of at most 32 letters, digits, '-' or '_'"),
+            (
+                "server", "development", "ftp://example.com",
+                "expected an http:// or https:// base URL such as https://example.com/api"
+            ),
+            (
+                "server", "production", "not a url",
+                "expected an http:// or https:// base URL such as https://example.com/api"
+            ),
+            (
+                "server", "development", "https://user:pw@example.com",
+                "a base URL must not hold a user name or password"
+            ),
+            ("server", "development", "https://example.com/?x=1", "a base URL has no query ('?') or fragment ('#')"),
+            ("truid", "data_residency", "asia", "expected one of eu, in, us"),
+            ("truid", "client_id", "a:b", "a client id contains no ':' and no spaces"),
+            (
+                "sim", "prefix", "way-too-long-",
+                "expected 1 to 8 letters, digits, '-' or '_', starting with a letter or digit (it prefixes namespace names)"
+            ),
+            (
+                "sim", "prefix", "-cp",
+                "expected 1 to 8 letters, digits, '-' or '_', starting with a letter or digit (it prefixes namespace names)"
+            ),
+            ("http", "timeout", "soon", "expected a number of seconds greater than 0 and at most 3600"),
+            ("http", "hop_timeout", "0", "expected a number of seconds greater than 0 and at most 3600"),
+            ("http", "hop_timeout", "-3", "expected a number of seconds greater than 0 and at most 3600"),
+            ("http", "timeout", "nan", "expected a number of seconds greater than 0 and at most 3600"),
+            ("http", "timeout", "7200", "expected a number of seconds greater than 0 and at most 3600"),
+            (
+                "modem", "apn", "my apn",
+                "expected an access point name of at most 100 letters, digits, '-', '_' or '.' such as internet"
+            ),
+            (
+                "modem", "apn", ".internet",
+                "expected an access point name of at most 100 letters, digits, '-', '_' or '.' such as internet"
+            ),
+            (
+                "modem", "apn", String(repeating: "a", count: 101),
+                "expected an access point name of at most 100 letters, digits, '-', '_' or '.' such as internet"
+            ),
+            ("modem", "ip_type", "any", "expected one of ipv4, ipv6, ipv4v6")
+        ])
     func invalidFileValue(_ group: String, _ key: String, _ value: String, _ problem: String) throws {
         let fixture = Fixture()
         fixture.user("[general]\nprofile=production\n[\(group)]\n\(key)=\(value)\n")
@@ -54,8 +80,11 @@ struct ValidationTests {
         fixture.user("[modem]\nip_type=IPv4\n")
         #expect(try fixture.load().ipType == .ipv4)
         #expect(try fixture.load(environment: ["CELLPATH_IP_TYPE": "ipv6"]).ipType == .ipv6)
-        let error = #expect(throws: CellpathError.self) { try fixture.load(environment: ["CELLPATH_IP_TYPE": "v6"]).ipType }
-        #expect(error?.message == "environment CELLPATH_IP_TYPE: invalid value 'v6': expected one of ipv4, ipv6, ipv4v6")
+        let error = #expect(throws: CellpathError.self) {
+            try fixture.load(environment: ["CELLPATH_IP_TYPE": "v6"]).ipType
+        }
+        #expect(
+            error?.message == "environment CELLPATH_IP_TYPE: invalid value 'v6': expected one of ipv4, ipv6, ipv4v6")
     }
 
     @Test("an invalid environment variable names the variable")
@@ -64,7 +93,10 @@ struct ValidationTests {
         let config = try fixture.load(environment: ["CELLPATH_TIMEOUT": "30s"])
         let error = #expect(throws: CellpathError.self) { try config.timeout }
         #expect(error?.kind == .configuration)
-        #expect(error?.message == "environment CELLPATH_TIMEOUT: invalid value '30s': expected a number of seconds greater than 0 and at most 3600")
+        #expect(
+            error?.message
+                == "environment CELLPATH_TIMEOUT: invalid value '30s': expected a number of seconds greater than 0 and at most 3600"
+        )
         #expect(error?.hint == "Fix or unset CELLPATH_TIMEOUT.")
     }
 
@@ -73,7 +105,10 @@ struct ValidationTests {
         let fixture = Fixture()
         var error = #expect(throws: CellpathError.self) { try fixture.load(flags: ["region": "United Kingdom"]) }
         #expect(error?.kind == .usage)
-        #expect(error?.message == "flag --region: invalid value 'United Kingdom': expected a two-letter ISO 3166 region code such as GB")
+        #expect(
+            error?.message
+                == "flag --region: invalid value 'United Kingdom': expected a two-letter ISO 3166 region code such as GB"
+        )
         error = #expect(throws: CellpathError.self) { try fixture.load(flags: ["timeout": ""]) }
         #expect(error?.message == "flag --timeout: invalid value '': is empty")
     }
@@ -90,7 +125,8 @@ struct ValidationTests {
         let fixture = Fixture()
         fixture.user("[general]\nregion=G\\nB\n")
         let error = #expect(throws: CellpathError.self) { try fixture.load().region }
-        #expect(error?.message == "\(fixture.userPath) [general] region: invalid value 'G\nB': contains control characters")
+        #expect(
+            error?.message == "\(fixture.userPath) [general] region: invalid value 'G\nB': contains control characters")
         let envError = #expect(throws: CellpathError.self) {
             try fixture.load(environment: ["CELLPATH_PROFILE": "a\r\nb"]).profile
         }
@@ -101,7 +137,9 @@ struct ValidationTests {
     func syntaxError() throws {
         let fixture = Fixture()
         fixture.system("[general\nregion=GB\n")
-        var config = try fixture.load(environment: ["CELLPATH_REGION": "SE", "CELLPATH_SERVER_URL": "https://x.example.com"])
+        var config = try fixture.load(environment: [
+            "CELLPATH_REGION": "SE", "CELLPATH_SERVER_URL": "https://x.example.com"
+        ])
         let error = #expect(throws: CellpathError.self) { try config.hopTimeout }
         #expect(error?.kind == .configuration)
         #expect(error?.message.hasPrefix("\(fixture.systemPath): ") == true)
@@ -116,7 +154,9 @@ struct ValidationTests {
         #expect(entry.origin == .brokenFile(path: fixture.systemPath))
         #expect(entry.error?.isEmpty == false)
 
-        config = try fixture.load(environment: ["CELLPATH_PROFILE": "lab", "CELLPATH_SERVER_URL": "https://x.example.com"])
+        config = try fixture.load(environment: [
+            "CELLPATH_PROFILE": "lab", "CELLPATH_SERVER_URL": "https://x.example.com"
+        ])
         #expect(try config.serverBaseURL == "https://x.example.com")
         fixture.system("region=GB\n")
         #expect(throws: CellpathError.self) { try fixture.load().region }
@@ -128,7 +168,8 @@ struct ValidationTests {
         fixture.system("# comment\n[truid]\nclient_id=id\n  s3cr3t-token-line\n")
         let config = try fixture.load()
         let error = #expect(throws: CellpathError.self) { try config.timeout }
-        #expect(error?.message == "\(fixture.systemPath): line 4 is not a [group] line, a key=value line or a # comment")
+        #expect(
+            error?.message == "\(fixture.systemPath): line 4 is not a [group] line, a key=value line or a # comment")
         guard case .invalid(let reason) = config.files.first?.status else {
             Issue.record("status: \(String(describing: config.files.first?.status))")
             return
@@ -142,7 +183,7 @@ struct ValidationTests {
         ("region=GB\n", "line 1: a key=value line before the first [group] line"),
         ("[general\nregion=GB\n", "line 1: a group line is '[name]'"),
         ("[general]\n=GB\n", "line 2: a value without a key"),
-        ("\n\n[general]\nregion GB\n", "line 4 is not a [group] line, a key=value line or a # comment"),
+        ("\n\n[general]\nregion GB\n", "line 4 is not a [group] line, a key=value line or a # comment")
     ])
     func syntaxProblemsByLine(text: String, problem: String) {
         #expect(KeyFile.syntaxProblem(in: Array(text.utf8)) == problem)
@@ -152,16 +193,22 @@ struct ValidationTests {
     func unreadableValue() throws {
         let fixture = Fixture()
         let secret: [UInt8] = Array("s3cr3t".utf8) + [0xFF]
-        fixture.write(fixture.userPath, bytes: Array("[general]\nregion=G".utf8) + [0xFF] + Array("B\n[truid]\nclient_secret=".utf8)
-            + secret + Array("\nclient_id=id\n[http]\ntimeout=9\n".utf8))
+        fixture.write(
+            fixture.userPath,
+            bytes: Array("[general]\nregion=G".utf8) + [0xFF] + Array("B\n[truid]\nclient_secret=".utf8)
+                + secret + Array("\nclient_id=id\n[http]\ntimeout=9\n".utf8))
         let config = try fixture.load()
         let error = #expect(throws: CellpathError.self) { try config.region }
-        #expect(error?.message == "\(fixture.userPath) [general] region: the value is not UTF-8 text or has a bad escape sequence")
+        #expect(
+            error?.message
+                == "\(fixture.userPath) [general] region: the value is not UTF-8 text or has a bad escape sequence")
         #expect(error?.hint == "Fix or remove 'region' in [general] of \(fixture.userPath).")
         #expect(try config.timeout == .seconds(9))
-        #expect(config.usableKeys == EffectiveConfiguration.keys.filter {
-            !["general.region", "truid.client_id", "truid.client_secret"].contains($0)
-        })
+        #expect(
+            config.usableKeys
+                == EffectiveConfiguration.keys.filter {
+                    !["general.region", "truid.client_id", "truid.client_secret"].contains($0)
+                })
         let secretError = #expect(throws: CellpathError.self) { try config.credentials }
         #expect(secretError?.message.contains("s3cr3t") == false)
         #expect(!config.entries.contains { $0.error?.contains("s3cr3t") == true })
@@ -179,7 +226,9 @@ struct ValidationTests {
     @Test("values are normalised: region upper case, residency lower case, URL without trailing '/'")
     func normalisation() throws {
         let fixture = Fixture()
-        fixture.user("[general]\nregion = gb \n[truid]\ndata_residency=US\n[server]\ndevelopment=https://dev.example.com/base/\n")
+        fixture.user(
+            "[general]\nregion = gb \n[truid]\ndata_residency=US\n[server]\ndevelopment=https://dev.example.com/base/\n"
+        )
         let config = try fixture.load()
         #expect(try config.region == "GB")
         #expect(try config.dataResidency == .us)
@@ -193,20 +242,24 @@ struct ValidationTests {
         let config = try fixture.load()
         #expect(try config.region == nil)
         #expect(try config.caFile == "/ca.pem")
-        #expect(config.warnings == [
-            "\(fixture.userPath): unknown group [generl] ignored; did you mean [general]?",
-            "\(fixture.userPath): unknown key 'regoin' in [general] ignored; did you mean 'region'?",
-            "\(fixture.userPath): unknown key 'foo' in [general] ignored",
-            "\(fixture.userPath): unknown group [plugins] ignored",
-        ])
+        #expect(
+            config.warnings == [
+                "\(fixture.userPath): unknown group [generl] ignored; did you mean [general]?",
+                "\(fixture.userPath): unknown key 'regoin' in [general] ignored; did you mean 'region'?",
+                "\(fixture.userPath): unknown key 'foo' in [general] ignored",
+                "\(fixture.userPath): unknown group [plugins] ignored"
+            ])
     }
 
     @Test("a misspelt CELLPATH_ variable is warned about; unrelated ones are not")
     func environmentTypos() throws {
         let fixture = Fixture()
-        let config = try fixture.load(environment: ["CELLPATH_REGOIN": "GB", "CELLPATH_REQUIRE_ROOT_TESTS": "1",
-                                                    "CELLPATH_BIN": "/x", "CELLPATH_SYSTEM_CONFIG": "/nonexistent"])
-        #expect(config.warnings == ["environment CELLPATH_REGOIN is not a cellpath setting; did you mean CELLPATH_REGION?"])
+        let config = try fixture.load(environment: [
+            "CELLPATH_REGOIN": "GB", "CELLPATH_REQUIRE_ROOT_TESTS": "1",
+            "CELLPATH_BIN": "/x", "CELLPATH_SYSTEM_CONFIG": "/nonexistent"
+        ])
+        #expect(
+            config.warnings == ["environment CELLPATH_REGOIN is not a cellpath setting; did you mean CELLPATH_REGION?"])
     }
 
     @Test("an invalid value overridden by a higher layer is a warning, not an error")
@@ -215,7 +268,10 @@ struct ValidationTests {
         fixture.system("[general]\nregion=XYZ\n")
         let config = try fixture.load(environment: ["CELLPATH_REGION": "SE"])
         #expect(try config.region == "SE")
-        #expect(config.warnings == ["\(fixture.systemPath) [general] region: invalid value 'XYZ': expected a two-letter ISO 3166 region code such as GB (overridden by environment CELLPATH_REGION)"])
+        #expect(
+            config.warnings == [
+                "\(fixture.systemPath) [general] region: invalid value 'XYZ': expected a two-letter ISO 3166 region code such as GB (overridden by environment CELLPATH_REGION)"
+            ])
     }
 
     @Test("a hop timeout above the overall timeout is warned about")
@@ -223,7 +279,9 @@ struct ValidationTests {
         let fixture = Fixture()
         let config = try fixture.load(flags: ["hop-timeout": "40"])
         #expect(config.warnings.count == 1)
-        #expect(config.warnings.first?.hasPrefix("http.hop_timeout 40 s (flag --hop-timeout) is longer than http.timeout 30 s") == true)
+        #expect(
+            config.warnings.first?.hasPrefix(
+                "http.hop_timeout 40 s (flag --hop-timeout) is longer than http.timeout 30 s") == true)
     }
 
     @Test("profiles: one server URL each, chosen by profile; the override applies to the active one only")
@@ -236,20 +294,28 @@ struct ValidationTests {
         #expect(try config.serverBaseURL == "http://localhost:8080")
         #expect(try config.requireServerBaseURL() == "http://localhost:8080")
         #expect(try config.serverBaseURL(for: "production") == "https://api.example.com")
-        #expect(config.entries.map(\.key).prefix(4) == ["general.region", "general.profile", "server.development", "server.production"])
+        #expect(
+            config.entries.map(\.key).prefix(4) == [
+                "general.region", "general.profile", "server.development", "server.production"
+            ])
 
         config = try fixture.load(flags: ["profile": "production"])
         #expect(try config.serverBaseURL == "https://api.example.com")
-        #expect(config.origin(of: "server.production") == .file(path: fixture.systemPath, group: "server", key: "production"))
+        #expect(
+            config.origin(of: "server.production")
+                == .file(path: fixture.systemPath, group: "server", key: "production"))
 
-        config = try fixture.load(environment: ["CELLPATH_PROFILE": "production",
-                                                "CELLPATH_SERVER_URL": "https://override.example.com/"])
+        config = try fixture.load(environment: [
+            "CELLPATH_PROFILE": "production",
+            "CELLPATH_SERVER_URL": "https://override.example.com/"
+        ])
         #expect(try config.serverBaseURL == "https://override.example.com")
         #expect(config.origin(of: "server.production") == .environment("CELLPATH_SERVER_URL"))
         #expect(try config.serverBaseURL(for: "development") == "http://localhost:8080")
 
-        config = try fixture.load(environment: ["CELLPATH_SERVER_URL": "https://env.example.com"],
-                                  flags: ["server-url": "https://flag.example.com"])
+        config = try fixture.load(
+            environment: ["CELLPATH_SERVER_URL": "https://env.example.com"],
+            flags: ["server-url": "https://flag.example.com"])
         #expect(try config.serverBaseURL == "https://flag.example.com")
         #expect(config.origin(of: "server.development") == .flag("server-url"))
     }
@@ -260,7 +326,8 @@ struct ValidationTests {
         fixture.user("[server]\ndevelopment=http://localhost:8080\n")
         let config = try fixture.load(flags: ["profile": "staging"])
         #expect(try config.serverBaseURL == nil)
-        #expect(config.warnings == ["profile 'staging' (flag --profile) has no server URL; set [server] staging=https://…"])
+        #expect(
+            config.warnings == ["profile 'staging' (flag --profile) has no server URL; set [server] staging=https://…"])
         let error = #expect(throws: CellpathError.self) { try config.requireServerBaseURL() }
         #expect(error?.kind == .configuration)
         #expect(error?.message == "no server URL for profile 'staging'")

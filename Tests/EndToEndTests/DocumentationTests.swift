@@ -1,7 +1,7 @@
 import Glibc
 import SystemSupport
-import Testing
 import TestSupport
+import Testing
 
 /// The usage docs and the man page are generated from `--help`: they must not go stale.
 @Suite(.ownThreads) struct DocumentationTests {
@@ -27,8 +27,10 @@ import TestSupport
     private static func renderedManPage() throws -> [Substring] {
         let result = try ProcessRunner.run(
             ["man", "-l", Repository.root + "/docs/cellpath.1"],
-            environment: ["PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "LANG": "C.UTF-8", "MANWIDTH": "80",
-                          "MANPAGER": "cat", "PAGER": "cat"])
+            environment: [
+                "PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "LANG": "C.UTF-8", "MANWIDTH": "80",
+                "MANPAGER": "cat", "PAGER": "cat"
+            ])
         #expect(result.status == 0)
         #expect(result.stderr == "", "man or groff complained")
         return result.stdout.split(separator: "\n", omittingEmptySubsequences: false)
@@ -51,8 +53,12 @@ import TestSupport
         let lines = try Self.renderedManPage()
         let long = lines.filter { $0.count > 80 }
         #expect(long.isEmpty, "lines wider than 80 columns:\n\(long.joined(separator: "\n"))")
-        #expect(Self.sections(lines).map(\.name)
-            == ["NAME", "SYNOPSIS", "DESCRIPTION", "OPTIONS", "EXIT STATUS", "ENVIRONMENT", "FILES", "EXAMPLES", "SEE ALSO"])
+        #expect(
+            Self.sections(lines).map(\.name)
+                == [
+                    "NAME", "SYNOPSIS", "DESCRIPTION", "OPTIONS", "EXIT STATUS", "ENVIRONMENT", "FILES", "EXAMPLES",
+                    "SEE ALSO"
+                ])
     }
 
     @Test func manPageDescribesEveryCommandAndItsOptions() throws {
@@ -61,9 +67,15 @@ import TestSupport
         let description = try #require(sections.first { $0.name == "DESCRIPTION" }).lines
         let options = try #require(sections.first { $0.name == "OPTIONS" }).lines
         // docs/usage.md holds every command's --help (generatedDocsAreCurrent keeps it so).
-        let usage = try #require(Repository.read("docs/usage.md")).split(separator: "\n", omittingEmptySubsequences: false)
+        let usage = try #require(Repository.read("docs/usage.md")).split(
+            separator: "\n", omittingEmptySubsequences: false)
         let commands = usage.indices.filter { usage[$0].hasPrefix("## `cellpath ") }
-            .map { (name: String(usage[$0].dropFirst(4).dropLast()), help: usage[($0 + 1)...].prefix { !$0.hasPrefix("## ") }) }
+            .map {
+                (
+                    name: String(usage[$0].dropFirst(4).dropLast()),
+                    help: usage[($0 + 1)...].prefix { !$0.hasPrefix("## ") }
+                )
+            }
         #expect(commands.count >= 10)
         for (command, help) in commands {
             #expect(description.contains("   \(command)"[...]), "DESCRIPTION has no subsection for \(command)")
@@ -73,11 +85,15 @@ import TestSupport
                 .compactMap { $0.split(separator: " ").first { $0.hasPrefix("--") } }
                 .filter { $0 != "--help" }
             guard !own.isEmpty else { continue }
-            let start = try #require(options.firstIndex(of: "   \(command)"[...]), "OPTIONS has no subsection for \(command)")
-            let subsection = options[options.index(after: start)...].prefix { !$0.hasPrefix("   ") || $0.hasPrefix("    ") }
+            let start = try #require(
+                options.firstIndex(of: "   \(command)"[...]), "OPTIONS has no subsection for \(command)")
+            let subsection = options[options.index(after: start)...].prefix {
+                !$0.hasPrefix("   ") || $0.hasPrefix("    ")
+            }
             for option in own {
-                #expect(subsection.contains { $0.trimmingSpaces.hasPrefix(String(option)) || $0.contains(", \(option)") },
-                        "OPTIONS of \(command) lacks \(option)")
+                #expect(
+                    subsection.contains { $0.trimmingSpaces.hasPrefix(String(option)) || $0.contains(", \(option)") },
+                    "OPTIONS of \(command) lacks \(option)")
             }
         }
     }
@@ -87,7 +103,8 @@ import TestSupport
         let exitStatus = try #require(sections.first { $0.name == "EXIT STATUS" }).lines
         let listed = exitStatus.compactMap { line -> String? in
             let word = line.trimmingSpaces.split(separator: " ").first.map(String.init) ?? ""
-            return line.hasPrefix("       ") && !line.hasPrefix("        ") && word.allSatisfy(\.isNumber) && !word.isEmpty
+            return line.hasPrefix("       ") && !line.hasPrefix("        ") && word.allSatisfy(\.isNumber)
+                && !word.isEmpty
                 ? word : nil
         }
         #expect(listed == (try Self.exitCodes()))
@@ -123,10 +140,12 @@ import TestSupport
 
     /// GitHub's anchor for a heading: lower case, spaces as '-', other punctuation dropped.
     private static func anchor(_ heading: Substring) -> String {
-        String(heading.lowercased().compactMap { character -> Character? in
-            if character == " " { return "-" }
-            return character.isLetter || character.isNumber || character == "-" || character == "_" ? character : nil
-        })
+        String(
+            heading.lowercased().compactMap { character -> Character? in
+                if character == " " { return "-" }
+                return character.isLetter || character.isNumber || character == "-" || character == "_"
+                    ? character : nil
+            })
     }
 
     private static func anchors(_ text: String) -> Set<String> {
@@ -148,7 +167,8 @@ import TestSupport
                 let file = parts[0].isEmpty ? path : Self.resolve(String(parts[0]), from: path)
                 #expect(Self.exists(file), "\(path) links to \(link), which is not in the repository")
                 if parts.count == 2, let target = Repository.read(file) {
-                    #expect(Self.anchors(target).contains(String(parts[1])), "\(path) links to \(link): no such heading")
+                    #expect(
+                        Self.anchors(target).contains(String(parts[1])), "\(path) links to \(link): no such heading")
                 }
                 checked += 1
             }
@@ -161,25 +181,30 @@ import TestSupport
             // Words made of the characters of paths; URLs are not names of the project's files.
             let words = text.split { !($0.isLetter || $0.isNumber || "./-_#".contains($0)) }
             for word in words {
-                let name = word.split(separator: "#").first.map { String($0.reversed().drop { $0 == "." }.reversed()) } ?? ""
+                let name =
+                    word.split(separator: "#").first.map { String($0.reversed().drop { $0 == "." }.reversed()) } ?? ""
                 guard name.hasSuffix(".md") || name.hasPrefix("docs/") else { continue }
                 if word.hasPrefix("//") { continue }
-                #expect(Self.exists(Self.resolve(name, from: path)) || Self.exists(name),
-                        "\(path) names \(name), which the project does not ship")
+                #expect(
+                    Self.exists(Self.resolve(name, from: path)) || Self.exists(name),
+                    "\(path) names \(name), which the project does not ship")
             }
             // Nor the design notes or the issue tracker, which readers of the docs do not have.
             let lower = text.lowercased()
             #expect(!text.contains("DESIGN"), "\(path) refers to the design notes, which the project does not ship")
             let issues = lower.split(separator: "issue ", omittingEmptySubsequences: false).dropFirst()
-            #expect(!issues.contains { $0.first?.isNumber == true } && !lower.contains("the issue"),
-                    "\(path) refers to an issue of the tracker, which the project does not ship")
+            #expect(
+                !issues.contains { $0.first?.isNumber == true } && !lower.contains("the issue"),
+                "\(path) refers to an issue of the tracker, which the project does not ship")
         }
     }
 }
 
 private extension Substring {
     var trimmingSpaces: Substring {
-        guard let first = firstIndex(where: { $0 != " " }), let last = lastIndex(where: { $0 != " " }) else { return "" }
-        return self[first...last]
+        guard let first = firstIndex(where: { $0 != " " }), let last = lastIndex(where: { $0 != " " }) else {
+            return ""
+        }
+        return self[first ... last]
     }
 }

@@ -1,6 +1,6 @@
 import Glibc
-import Testing
 import TestSupport
+import Testing
 
 /// The front `cellpath` and the executables it hands commands to (docs/architecture.md,
 /// Executables): what the front loads, and where it finds the others.
@@ -15,8 +15,9 @@ import TestSupport
 
     @Test func installedTheFrontFindsTheOthersInLibexec() throws {
         try withDirectory("installed") { root in
-            try shell("mkdir -p \(root)/bin \(root)/libexec/cellpath && cp \(CellpathBinary.path) \(root)/bin/ && "
-                      + "ln -s \(CellpathBinary.path)-number \(root)/libexec/cellpath/")
+            try shell(
+                "mkdir -p \(root)/bin \(root)/libexec/cellpath && cp \(CellpathBinary.path) \(root)/bin/ && "
+                    + "ln -s \(CellpathBinary.path)-number \(root)/libexec/cellpath/")
             let result = try ProcessRunner.run(["\(root)/bin/cellpath", "number", "+447940448591", "--json"])
             #expect(result.status == 0, "\(result.stderr)")
             #expect(result.stdout.contains(#""e164": "+447940448591""#))
@@ -29,11 +30,12 @@ import TestSupport
             let result = try ProcessRunner.run(["\(root)/cellpath", "number", "+447940448591"])
             #expect(result.status == 70)
             #expect(result.stdout == "")
-            #expect(result.stderr == """
-                error: cellpath-number is missing (looked for \(root)/cellpath-number and \(root)/../libexec/cellpath/cellpath-number)
-                hint: build every executable (swift build, make build) or reinstall (make install)
+            #expect(
+                result.stderr == """
+                    error: cellpath-number is missing (looked for \(root)/cellpath-number and \(root)/../libexec/cellpath/cellpath-number)
+                    hint: build every executable (swift build, make build) or reinstall (make install)
 
-                """)
+                    """)
             let help = try ProcessRunner.run(["\(root)/cellpath", "help", "number"])
             #expect(help.status == 0)
             #expect(help.stdout == (try CellpathBinary.run(["number", "--help"])).stdout)

@@ -1,5 +1,5 @@
-import Testing
 import TestSupport
+import Testing
 
 /// `cellpath number`: exact stdout, stderr and exit code.
 @Suite(.ownThreads) struct NumberEndToEndTests {
@@ -7,44 +7,47 @@ import TestSupport
         let result = try CellpathBinary.run(["number", "0044 7940 448591"])
         #expect(result.status == 0)
         #expect(result.stderr == "")
-        #expect(result.stdout == """
-            +44 7940 448591: valid mobile number (GB)
-            E.164:           +447940448591
-            E.164 digits:    447940448591
-            international:   +44 7940 448591
-            country code:    44
-            national number: 7940448591
-            region:          GB
-            type:            mobile
-            valid:           yes
-            mobile capable:  yes
+        #expect(
+            result.stdout == """
+                +44 7940 448591: valid mobile number (GB)
+                E.164:           +447940448591
+                E.164 digits:    447940448591
+                international:   +44 7940 448591
+                country code:    44
+                national number: 7940448591
+                region:          GB
+                type:            mobile
+                valid:           yes
+                mobile capable:  yes
 
-            """)
+                """)
     }
 
     @Test func nationalNumberWithRegionAsJSON() throws {
         let result = try CellpathBinary.run(["number", "07940 448591", "--region", "GB", "--json"])
         #expect(result.status == 0)
         #expect(result.stderr == "")
-        #expect(result.stdout == """
-            {
-              "e164": "+447940448591",
-              "e164_digits": "447940448591",
-              "international": "+44 7940 448591",
-              "country_code": 44,
-              "national_number": "7940448591",
-              "region": "GB",
-              "type": "mobile",
-              "valid": true,
-              "mobile": true,
-              "warnings": []
-            }
+        #expect(
+            result.stdout == """
+                {
+                  "e164": "+447940448591",
+                  "e164_digits": "447940448591",
+                  "international": "+44 7940 448591",
+                  "country_code": 44,
+                  "national_number": "7940448591",
+                  "region": "GB",
+                  "type": "mobile",
+                  "valid": true,
+                  "mobile": true,
+                  "warnings": []
+                }
 
-            """)
+                """)
     }
 
     @Test func regionFromTheEnvironmentConfiguration() throws {
-        let result = try CellpathBinary.run(["number", "07940 448591", "--json"], environment: ["CELLPATH_REGION": "GB"])
+        let result = try CellpathBinary.run(
+            ["number", "07940 448591", "--json"], environment: ["CELLPATH_REGION": "GB"])
         #expect(result.status == 0)
         #expect(result.stdout.contains("\"e164\": \"+447940448591\""))
     }
@@ -53,38 +56,41 @@ import TestSupport
         let result = try CellpathBinary.run(["number", "abc"])
         #expect(result.status == 65)
         #expect(result.stdout == "")
-        #expect(result.stderr == """
-            error: this is not a phone number: it has no digits
-            hint: use digits, one leading '+', spaces and - . ( ) /, or a tel: URI
+        #expect(
+            result.stderr == """
+                error: this is not a phone number: it has no digits
+                hint: use digits, one leading '+', spaces and - . ( ) /, or a tel: URI
 
-            """)
+                """)
     }
 
     @Test func errorAsJSONOnStdout() throws {
         let result = try CellpathBinary.run(["number", "abc", "--json"])
         #expect(result.status == 65)
-        #expect(result.stdout == """
-            {
-              "error": {
-                "kind": "dataError",
-                "message": "this is not a phone number: it has no digits",
-                "hint": "use digits, one leading '+', spaces and - . ( ) /, or a tel: URI",
-                "exit_code": 65
-              },
-              "warnings": []
-            }
+        #expect(
+            result.stdout == """
+                {
+                  "error": {
+                    "kind": "dataError",
+                    "message": "this is not a phone number: it has no digits",
+                    "hint": "use digits, one leading '+', spaces and - . ( ) /, or a tel: URI",
+                    "exit_code": 65
+                  },
+                  "warnings": []
+                }
 
-            """)
+                """)
     }
 
     @Test func nationalNumberWithoutRegion() throws {
         let result = try CellpathBinary.run(["number", "07940 448591"])
         #expect(result.status == 65)
-        #expect(result.stderr == """
-            error: the phone number has no country code, and no region was given to read it in
-            hint: give it in international form (+44…) or pass --region
+        #expect(
+            result.stderr == """
+                error: the phone number has no country code, and no region was given to read it in
+                hint: give it in international form (+44…) or pass --region
 
-            """)
+                """)
     }
 
     @Test func lineBreaksAreRefused() throws {
@@ -99,7 +105,9 @@ import TestSupport
         let result = try CellpathBinary.run(["number", "+44 20 7946 0018"])
         #expect(result.status == 0)
         #expect(result.stdout.hasPrefix("+44 20 7946 0018: valid fixed-line number (GB)\n"))
-        #expect(result.stderr == "warning: this is a fixed-line number: SubscriberCheck and PhoneCheck need a mobile number\n")
+        #expect(
+            result.stderr
+                == "warning: this is a fixed-line number: SubscriberCheck and PhoneCheck need a mobile number\n")
     }
 
     @Test func fixedLineOrMobileIsNotCalledMobile() throws {
@@ -115,11 +123,12 @@ import TestSupport
             let result = try CellpathBinary.run(["number", input], environment: ["CELLPATH_REGION": "GB"])
             #expect(result.status == 65)
             #expect(result.stdout == "")
-            #expect(result.stderr == """
-                error: the phone number has the trunk prefix 0 after +44, which international form never has
-                hint: write it without the 0 after +44 (SubscriberCheck needs the exact E.164), or pass --region GB to have it dropped
+            #expect(
+                result.stderr == """
+                    error: the phone number has the trunk prefix 0 after +44, which international form never has
+                    hint: write it without the 0 after +44 (SubscriberCheck needs the exact E.164), or pass --region GB to have it dropped
 
-                """)
+                    """)
         }
     }
 
@@ -149,11 +158,15 @@ import TestSupport
         #expect(voip.stderr == "warning: this is a VoIP number: SubscriberCheck and PhoneCheck need a mobile number\n")
         let short = try CellpathBinary.run(["number", "+882 12345"])
         #expect(short.status == 65)
-        #expect(short.stderr == "error: the phone number is not valid: it is too short for a +882 (international network) number\n")
+        #expect(
+            short.stderr
+                == "error: the phone number is not valid: it is too short for a +882 (international network) number\n")
     }
 
     @Test func extensionsAreRefused() throws {
-        for input in ["+44 7940 448591 ext. 123", "+44 7940 448591 x123", "+447940448591;ext=123", "tel:+447940448591;ext=123"] {
+        for input in [
+            "+44 7940 448591 ext. 123", "+44 7940 448591 x123", "+447940448591;ext=123", "tel:+447940448591;ext=123"
+        ] {
             let result = try CellpathBinary.run(["number", input])
             #expect(result.status == 65, "\(input)")
             #expect(result.stderr.hasPrefix("error: the phone number has an extension"), "\(input): \(result.stderr)")
@@ -175,17 +188,22 @@ import TestSupport
     /// Every option that number's help, warnings and hints mention is one that `number` accepts.
     @Test func messagesNameOnlyOptionsThatExist() throws {
         let help = try CellpathBinary.run(["number", "--help"]).stdout
-        let accepted = Set(help.split(separator: "\n").filter { $0.hasPrefix("  -") }.flatMap { Self.options(String($0)) })
+        let accepted = Set(
+            help.split(separator: "\n").filter { $0.hasPrefix("  -") }.flatMap { Self.options(String($0)) })
         #expect(accepted.contains("--region"))
         var texts = [help]
-        for arguments in [["+44 20 7946 0018"], ["+4407940448591"], ["07940 448591"], ["+44 07940 448591", "--region", "GB"],
-                          ["+54 11 15 1234 5678"], ["+883 510012345"], ["+44 7940 448591 x1"]] {
+        for arguments in [
+            ["+44 20 7946 0018"], ["+4407940448591"], ["07940 448591"], ["+44 07940 448591", "--region", "GB"],
+            ["+54 11 15 1234 5678"], ["+883 510012345"], ["+44 7940 448591 x1"]
+        ] {
             let result = try CellpathBinary.run(["number"] + arguments)
             texts += [result.stdout, result.stderr]
         }
         let mentioned = Set(texts.flatMap(Self.options))
         #expect(!mentioned.isEmpty)
-        #expect(mentioned.subtracting(accepted).isEmpty, "not options of cellpath number: \(mentioned.subtracting(accepted))")
+        #expect(
+            mentioned.subtracting(accepted).isEmpty,
+            "not options of cellpath number: \(mentioned.subtracting(accepted))")
     }
 
     /// The `--long-option` words of `text`.
@@ -195,8 +213,10 @@ import TestSupport
     }
 
     @Test func brokenSettingsOfOtherCommandsDoNotMatter() throws {
-        let environment = ["CELLPATH_TRU_JSON": "/nonexistent/tru.json", "CELLPATH_TIMEOUT": "soon",
-                           "CELLPATH_REGION": "GB"]
+        let environment = [
+            "CELLPATH_TRU_JSON": "/nonexistent/tru.json", "CELLPATH_TIMEOUT": "soon",
+            "CELLPATH_REGION": "GB"
+        ]
         for input in ["+44 7940 448591", "07940 448591"] {
             let result = try CellpathBinary.run(["number", input, "--json"], environment: environment)
             #expect(result.status == 0, "\(result.stderr)")
@@ -230,12 +250,13 @@ import TestSupport
         let result = try CellpathBinary.run(["number"])
         #expect(result.status == 64)
         #expect(result.stdout == "")
-        #expect(result.stderr == """
-            Error: missing expected argument '<phone>'
-            Usage: cellpath number [--region <cc>] <phone>
-              See 'cellpath number --help' for more information.
+        #expect(
+            result.stderr == """
+                Error: missing expected argument '<phone>'
+                Usage: cellpath number [--region <cc>] <phone>
+                  See 'cellpath number --help' for more information.
 
-            """)
+                """)
     }
 
     @Test func badRegionFlagIsAUsageError() throws {
@@ -255,7 +276,8 @@ import TestSupport
 
     @Test func checksTakeANumberWrittenAsSeveralWords() throws {
         // Parsed as one number, the command goes on to need a backend (none is configured here).
-        let result = try CellpathBinary.run(["phone-check", "07940", "448591", "--region", "GB", "--interface", "wwan0"])
+        let result = try CellpathBinary.run(["phone-check", "07940", "448591", "--region", "GB", "--interface", "wwan0"]
+        )
         #expect(result.status == 78)
         #expect(result.stderr.hasPrefix("error: no backend"))
     }

@@ -1,6 +1,6 @@
 import Glibc
-import Testing
 import TestSupport
+import Testing
 
 /// The system library targets' pkg-config files give SwiftPM no flag it refuses: a `-pthread`
 /// (from gio-2.0's private requirement gmodule-no-export-2.0) was a "prohibited flag(s)" warning
@@ -39,7 +39,9 @@ import TestSupport
         #expect(manifest.contains("pkgConfigFile: \"\(file)\""), "Package.swift does not use \(file)")
         let text = try #require(Repository.read("pkgconfig/" + file))
         let lines = text.split(separator: "\n").filter { !$0.hasPrefix("#") }
-        let includeDirectory = lines.first { $0.hasPrefix("includedir=") }.map { String($0.dropFirst("includedir=".count)) }
+        let includeDirectory = lines.first { $0.hasPrefix("includedir=") }.map {
+            String($0.dropFirst("includedir=".count))
+        }
         for line in lines where line.hasPrefix("Requires:") {
             for name in line.dropFirst("Requires:".count).split(separator: ",").map({ $0.filter { $0 != " " } })
             where !name.hasPrefix("${pcfiledir}") {

@@ -1,7 +1,7 @@
 import Glibc
 import SystemSupport
-import Testing
 import TestSupport
+import Testing
 
 /// Root started through sudo (`SUDO_UID` set) by a user: the environment may not point cellpath
 /// at a tree that user could forge, and the files named by options are opened with that user's
@@ -37,7 +37,10 @@ import TestSupport
             // ...under sudo it is not: the system file is the real one, and the warning names the variable.
             let sudo = try CellpathBinary.run(["config", "show"], environment: environment.merging(Self.sudo) { $1 })
             #expect(sudo.status == 0)
-            #expect(sudo.stderr == "warning: ignoring CELLPATH_SYSTEM_CONFIG: as root under sudo, cellpath follows only paths that no user but root can change\n")
+            #expect(
+                sudo.stderr
+                    == "warning: ignoring CELLPATH_SYSTEM_CONFIG: as root under sudo, cellpath follows only paths that no user but root can change\n"
+            )
             #expect(!sudo.stdout.contains("FR"))
             #expect(sudo.stdout.contains("/etc/cellpath/cellpath.conf"))
         }
@@ -47,8 +50,9 @@ import TestSupport
     func underSudoAConfigurationOnlyRootCouldWriteIsFollowed() throws {
         try withDirectory(mode: 0o755) { dir in
             write("[general]\nregion=FR\n", to: "\(dir)/cellpath.conf")
-            let result = try CellpathBinary.run(["config", "show"],
-                                                environment: ["CELLPATH_SYSTEM_CONFIG": "\(dir)/cellpath.conf"].merging(Self.sudo) { $1 })
+            let result = try CellpathBinary.run(
+                ["config", "show"],
+                environment: ["CELLPATH_SYSTEM_CONFIG": "\(dir)/cellpath.conf"].merging(Self.sudo) { $1 })
             #expect(result.status == 0 && result.stderr == "", "\(result.stderr)")
             #expect(result.stdout.contains("general.region        FR "))
         }
@@ -57,7 +61,10 @@ import TestSupport
     @Test(.enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)))
     func underSudoTheHARIsWrittenWithTheCallersRights() throws {
         try withDirectory(mode: 0o700) { dir in
-            let fetch = ["fetch", "--interface", "cpnone0", "--dns", "192.0.2.53", "--har", "\(dir)/trace.har", "http://api.truid.test/"]
+            let fetch = [
+                "fetch", "--interface", "cpnone0", "--dns", "192.0.2.53", "--har", "\(dir)/trace.har",
+                "http://api.truid.test/"
+            ]
             // The caller may not write in root's directory: refused before any packet.
             let sudo = try CellpathBinary.run(fetch, environment: Self.sudo)
             #expect(sudo.status == 73)
@@ -74,7 +81,8 @@ import TestSupport
         try withDirectory(mode: 0o755) { dir in
             write("secret\n", to: "\(dir)/password", mode: 0o600)
             let bearerUp = ["bearer", "up", "--user", "u", "--password-file", "\(dir)/password"]
-            let sudo = try CellpathBinary.run(bearerUp, environment: ["CELLPATH_SYSFS_ROOT": "/nonexistent"].merging(Self.sudo) { $1 })
+            let sudo = try CellpathBinary.run(
+                bearerUp, environment: ["CELLPATH_SYSFS_ROOT": "/nonexistent"].merging(Self.sudo) { $1 })
             #expect(sudo.status == 66)
             #expect(sudo.stderr == "error: couldn't read the password file \(dir)/password: Permission denied\n")
             // Root itself reads it, and goes on to look for the modem.
@@ -87,10 +95,15 @@ import TestSupport
     @Test func aHARPathThatIsASymbolicLinkIsRefusedAndItsTargetLeftAlone() throws {
         try withDirectory(mode: 0o700) { dir in
             #expect(symlink("\(dir)/nologin", "\(dir)/trace.har") == 0)
-            let result = try CellpathBinary.run(["fetch", "--interface", "cpnone0", "--dns", "192.0.2.53",
-                                                 "--har", "\(dir)/trace.har", "http://api.truid.test/"])
+            let result = try CellpathBinary.run([
+                "fetch", "--interface", "cpnone0", "--dns", "192.0.2.53",
+                "--har", "\(dir)/trace.har", "http://api.truid.test/"
+            ])
             #expect(result.status == 73)
-            #expect(result.stderr == "error: couldn't write --har \(dir)/trace.har: it is a symbolic link, which cellpath never writes through\n")
+            #expect(
+                result.stderr
+                    == "error: couldn't write --har \(dir)/trace.har: it is a symbolic link, which cellpath never writes through\n"
+            )
             #expect(access("\(dir)/nologin", F_OK) != 0, "the link's target was not created")
         }
     }

@@ -1,7 +1,7 @@
 import Glibc
 import SystemSupport
-import Testing
 import TestSupport
+import Testing
 
 /// SIGINT/SIGTERM: the first cancels the running command (which cleans up and exits 130), a
 /// second exits at once. A fetch whose DNS server never answers stands for a long operation,
@@ -33,11 +33,13 @@ struct SignalEndToEndTests {
             wait $fetch; status=$?; while kill -0 $fetch 2>/dev/null; do wait $fetch; status=$?; done
             kill $server; exit $status
             """
-        let process = try BackgroundProcess(["ip", "netns", "exec", namespace, "bash", "-c", script, CellpathBinary.path, directory],
-                                            output: "\(directory)/output",
-                                            environment: ["PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "HOME": "/nonexistent"])
-        try #require(Poll.until(timeout: .seconds(30)) { FileSystem.exists("\(directory)/asked") },
-                     "the fetch never asked its DNS server")
+        let process = try BackgroundProcess(
+            ["ip", "netns", "exec", namespace, "bash", "-c", script, CellpathBinary.path, directory],
+            output: "\(directory)/output",
+            environment: ["PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "HOME": "/nonexistent"])
+        try #require(
+            Poll.until(timeout: .seconds(30)) { FileSystem.exists("\(directory)/asked") },
+            "the fetch never asked its DNS server")
         kill(process.pid, signal)
         _ = process.wait(timeoutMs: 60_000)
         return (process.exitStatus, FileSystem.readText("\(directory)/output") ?? "")

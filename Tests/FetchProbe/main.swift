@@ -8,7 +8,8 @@ import SystemSupport
 import Workflow
 
 var args = Array(CommandLine.arguments.dropFirst())
-var interface = "wwan0", dns: [String] = [], url = "", har: String?, ipv4: String?, cancelAfterMs: Int?, operatorID: String?
+var interface = "wwan0", dns: [String] = [], url = "", har: String?, ipv4: String?, cancelAfterMs: Int?,
+    operatorID: String?
 var request = FetchRequest(url: "")
 var disclosure = Disclosure.redacted
 while !args.isEmpty {
@@ -46,18 +47,23 @@ do throws(CellpathError) {
     if let ipv4 {
         path = CellularPath(interfaceName: interface, ipv4Address: ipv4, dnsServers: dns)
     } else {
-        path = try await InterfacePathProvider(interface: interface, dnsServers: dns, operatorID: operatorID).cellularPath()
+        path = try await InterfacePathProvider(interface: interface, dnsServers: dns, operatorID: operatorID)
+            .cellularPath()
     }
     let opener = CheckURLOpener(client: CellularHTTPClient(path: path)), fixed = request
     let task = Task { await opener.open(fixed, sendOperatorHeader: operatorID != nil) }
     if let cancelAfterMs {
-        Task { try await Task.sleep(for: .milliseconds(cancelAfterMs)); task.cancel() }
+        Task {
+            try await Task.sleep(for: .milliseconds(cancelAfterMs)); task.cancel()
+        }
     }
     report = await task.value
 } catch {
-    report = CheckURLReport(trace: FetchReport(interfaceName: interface, localAddresses: [], dnsServers: dns, hops: [], result: nil,
-                                               failure: FetchFailure(.noAddress, error.message), totalMs: 0),
-                            callback: nil)
+    report = CheckURLReport(
+        trace: FetchReport(
+            interfaceName: interface, localAddresses: [], dnsServers: dns, hops: [], result: nil,
+            failure: FetchFailure(.noAddress, error.message), totalMs: 0),
+        callback: nil)
 }
 if let har {
     let bytes = HARWriter.har(report.trace, disclosure: disclosure)
@@ -68,5 +74,7 @@ encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes
 let out = ((try? Array(encoder.encode(report.redacted(disclosure)))) ?? []) + [10]
 _ = out.withUnsafeBytes { write(1, $0.baseAddress, $0.count) }
 for line in report.humanLines(disclosure) { _ = (line + "\n").withCString { write(2, $0, strlen($0)) } }
-if let failure = report.trace.failure { _ = "error: couldn't fetch: \(failure.message)\n".withCString { write(2, $0, strlen($0)) } }
+if let failure = report.trace.failure {
+    _ = "error: couldn't fetch: \(failure.message)\n".withCString { write(2, $0, strlen($0)) }
+}
 exit(report.trace.failure == nil ? 0 : 1)

@@ -1,5 +1,5 @@
-import CellpathCore
 import CGIO
+import CellpathCore
 import GLibRuntime
 import Synchronization
 import Testing
@@ -39,7 +39,7 @@ import Testing
     @Test func jobsOfManyTasksRunOneAtATime() async {
         let counter = Counter()
         await withTaskGroup(of: Void.self) { group in
-            for _ in 0..<200 { group.addTask { await counter.bump() } }
+            for _ in 0 ..< 200 { group.addTask { await counter.bump() } }
         }
         #expect(await counter.value == 200)
         #expect(await counter.overlaps == 0)
@@ -78,7 +78,9 @@ import Testing
         try? await Task.sleep(for: .milliseconds(100))
         GLibLoop.shared.perform { group.abort() }
         await #expect(throws: GLibCallError.aborted) { _ = try await task.value }
-        await #expect(throws: GLibCallError.aborted) { _ = try await Self.runTask(returning: 1, timeout: 30, group: group) }
+        await #expect(throws: GLibCallError.aborted) {
+            _ = try await Self.runTask(returning: 1, timeout: 30, group: group)
+        }
         // Another group's calls go on.
         #expect(try await Self.runTask(returning: 7, timeout: 30, group: GLibCallGroup()).0 == 7)
     }
@@ -102,20 +104,25 @@ import Testing
     /// A GTask run in GIO's thread pool: it returns `value` (an error for -1), or, for nil,
     /// nothing until it is cancelled. Returns the value and whether `finish` ran on the loop.
     @GLibActor
-    static func runTask(returning value: Int?, timeout: Double, followingTask: Bool = true,
-                        group: GLibCallGroup? = nil) async throws(GLibCallError) -> (Int, Bool) {
-        try await GLibAsync.call(timeout: timeout, followingTask: followingTask, group: group, start: { call in
-            let task = g_task_new(nil, call.cancellable, call.callback, call.userData)
-            g_task_set_return_on_cancel(task, 1)
-            g_task_set_task_data(task, UnsafeMutableRawPointer(bitPattern: (value ?? -2) + 1000), nil)
-            g_task_run_in_thread(task, testTaskBody)
-            g_object_unref(gpointer(task))
-        }, finish: { result throws(GLibError) in
-            var error: UnsafeMutablePointer<GError>?
-            let value = g_task_propagate_int(result, &error)
-            if error != nil { throw GLibError(taking: error) }
-            return (value, GLibLoop.shared.isCurrent)
-        })
+    static func runTask(
+        returning value: Int?, timeout: Double, followingTask: Bool = true,
+        group: GLibCallGroup? = nil
+    ) async throws(GLibCallError) -> (Int, Bool) {
+        try await GLibAsync.call(
+            timeout: timeout, followingTask: followingTask, group: group,
+            start: { call in
+                let task = g_task_new(nil, call.cancellable, call.callback, call.userData)
+                g_task_set_return_on_cancel(task, 1)
+                g_task_set_task_data(task, UnsafeMutableRawPointer(bitPattern: (value ?? -2) + 1000), nil)
+                g_task_run_in_thread(task, testTaskBody)
+                g_object_unref(gpointer(task))
+            },
+            finish: { result throws(GLibError) in
+                var error: UnsafeMutablePointer<GError>?
+                let value = g_task_propagate_int(result, &error)
+                if error != nil { throw GLibError(taking: error) }
+                return (value, GLibLoop.shared.isCurrent)
+            })
     }
 }
 
@@ -136,12 +143,16 @@ final class Counter {
 }
 
 /// The body of `runTask`'s GTask, in GIO's thread pool (so not isolated to any actor).
-private func testTaskBody(_ task: OpaquePointer?, _ source: gpointer?, _ data: gpointer?, _ cancellable: UnsafeMutablePointer<GCancellable>?) {
+private func testTaskBody(
+    _ task: OpaquePointer?, _ source: gpointer?, _ data: gpointer?, _ cancellable: UnsafeMutablePointer<GCancellable>?
+) {
     let value = Int(bitPattern: data) - 1000
     if value == -2 {
         while g_cancellable_is_cancelled(cancellable) == 0 { g_usleep(1000) }
     } else if value == -1 {
-        g_task_return_error(task, g_error_new_literal(g_io_error_quark(), Int32(G_IO_ERROR_NOT_SUPPORTED.rawValue), "refused by the test"))
+        g_task_return_error(
+            task,
+            g_error_new_literal(g_io_error_quark(), Int32(G_IO_ERROR_NOT_SUPPORTED.rawValue), "refused by the test"))
     } else {
         g_task_return_int(task, value)
     }

@@ -2,8 +2,8 @@ import Glibc
 import HTTPServer
 import Synchronization
 import SystemSupport
-import Testing
 import TestSupport
+import Testing
 
 /// Holds async handlers until `open()`; a waiter whose task is cancelled throws CancellationError.
 final class Gate: Sendable {
@@ -55,7 +55,9 @@ private func headerLines(_ result: ProcessResult) -> [String] {
 @Suite struct HTTPServerAsyncLimitTests {
     @Test func aLimitBelowOneIsRefused() {
         #expect(throws: (any Error).self) {
-            _ = try HTTPServer(listener: .address("127.0.0.1", port: 0), maxRequestsInFlight: 0) { _ in HTTPResponse(status: 200) }
+            _ = try HTTPServer(listener: .address("127.0.0.1", port: 0), maxRequestsInFlight: 0) { _ in
+                HTTPResponse(status: 200)
+            }
         }
     }
 }
@@ -102,7 +104,9 @@ struct HTTPServerAsyncHandlerTests {
         for _ in held { heldPaths.insert(await arrivals.next() ?? "") }
         #expect(heldPaths == ["/held-1", "/held-2"])
 
-        let refused = try await onOwnThread { try ns.curl(["--max-time", "60", "-D", "-", "-o", "/dev/null", url + "/extra"]) }
+        let refused = try await onOwnThread {
+            try ns.curl(["--max-time", "60", "-D", "-", "-o", "/dev/null", url + "/extra"])
+        }
         let lines = headerLines(refused)
         #expect(lines.first?.hasPrefix("HTTP/1.1 503") == true, "\(refused.stdout)")
         #expect(lines.contains { $0.lowercased() == "retry-after: 1" })
@@ -182,11 +186,16 @@ struct HTTPServerAsyncHandlerTests {
         }
         let before = threadCount()
         let held = 40
-        let urls = (1...held).map { "http://127.0.0.1:\(server.port)/held-\($0)" }
+        let urls = (1 ... held).map { "http://127.0.0.1:\(server.port)/held-\($0)" }
         // One curl process with 40 connections at once, so that the test itself adds one thread.
-        let pending = Task { try await onOwnThread { try ns.curl(["--max-time", "60", "--parallel", "--parallel-immediate", "--parallel-max", "\(held)"] + urls) } }
+        let pending = Task {
+            try await onOwnThread {
+                try ns.curl(
+                    ["--max-time", "60", "--parallel", "--parallel-immediate", "--parallel-max", "\(held)"] + urls)
+            }
+        }
         var arrivals = entered.makeAsyncIterator()
-        for _ in 1...held { _ = await arrivals.next() }
+        for _ in 1 ... held { _ = await arrivals.next() }
         let during = threadCount()
         // A thread per connection would add at least 40; event threads, the cooperative pool and
         // the curl's own thread add a few.
@@ -194,7 +203,7 @@ struct HTTPServerAsyncHandlerTests {
         gate.open()
         let answered = try await pending.value
         #expect(answered.status == 0, "\(answered.stderr)")
-        #expect(Set(answered.stdout.split(separator: "\n").map(String.init)) == Set((1...held).map { "/held-\($0)" }))
+        #expect(Set(answered.stdout.split(separator: "\n").map(String.init)) == Set((1 ... held).map { "/held-\($0)" }))
     }
 
     @Test func aDelayedAsyncResponseArrivesLateAndAnUnansweredOneIsClosedByStop() async throws {

@@ -1,7 +1,7 @@
 import Glibc
 import HTTPServer
-import Testing
 import TestSupport
+import Testing
 
 /// One client address cannot keep the server from others: not by holding thousands of idle
 /// connections, nor by hundreds that each drip a header byte now and then (slowloris), which
@@ -22,8 +22,11 @@ struct HTTPServerSlowClientTests {
         let ns = try TestNamespace()
         // serve's defaults, but for a request deadline short enough to pass within the test; the
         // idle timeout is far beyond the test's length, so that only the deadline can close a dripping connection.
-        let limits = HTTPServer.Limits(maxConnections: 512, maxConnectionsPerAddress: 64, idleTimeoutSeconds: 600, requestTimeoutSeconds: 3)
-        let server = try HTTPServer(listener: .socket(try ns.listeningSocket()), limits: limits, maxRequestsInFlight: 256) { _ in
+        let limits = HTTPServer.Limits(
+            maxConnections: 512, maxConnectionsPerAddress: 64, idleTimeoutSeconds: 600, requestTimeoutSeconds: 3)
+        let server = try HTTPServer(
+            listener: .socket(try ns.listeningSocket()), limits: limits, maxRequestsInFlight: 256
+        ) { _ in
             HTTPResponse(status: 200, contentType: "text/plain", body: "ok\n")
         }
         defer { server.stop() }
@@ -31,22 +34,29 @@ struct HTTPServerSlowClientTests {
 
         // The attacker stops opening connections once the server's backlog no longer takes them.
         var dripping: [RawClient] = []
-        for _ in 0..<Self.drippingConnections {
-            guard let client = try? RawClient(namespace: ns.name, port: server.port, source: "127.0.0.2", connectSeconds: 2) else { break }
+        for _ in 0 ..< Self.drippingConnections {
+            guard
+                let client = try? RawClient(
+                    namespace: ns.name, port: server.port, source: "127.0.0.2", connectSeconds: 2)
+            else { break }
             client.send("GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n")
             dripping.append(client)
         }
         var idle: [RawClient] = []
-        for _ in 0..<Self.idleConnections {
-            guard let client = try? RawClient(namespace: ns.name, port: server.port, source: "127.0.0.2", connectSeconds: 2) else { break }
+        for _ in 0 ..< Self.idleConnections {
+            guard
+                let client = try? RawClient(
+                    namespace: ns.name, port: server.port, source: "127.0.0.2", connectSeconds: 2)
+            else { break }
             idle.append(client)
         }
-        #expect(dripping.count == Self.drippingConnections && idle.count == Self.idleConnections,
-                "the attacker opened \(dripping.count) dripping and \(idle.count) idle connections")
+        #expect(
+            dripping.count == Self.drippingConnections && idle.count == Self.idleConnections,
+            "the attacker opened \(dripping.count) dripping and \(idle.count) idle connections")
         // Each dripping connection sends a header byte every second, for three request deadlines;
         // meanwhile another client asks once a second.
         var answers: [Bool] = []
-        for round in 0..<9 {
+        for round in 0 ..< 9 {
             for client in dripping { client.send(round % 2 == 0 ? "X" : "\r\n") }
             answers.append(answered(ns, server.port))
             try await Task.sleep(for: .seconds(1))
@@ -60,7 +70,8 @@ struct HTTPServerSlowClientTests {
     @Test func aConnectionIsKeptForItsNextRequestWithinTheDeadline() throws {
         let ns = try TestNamespace()
         let limits = HTTPServer.Limits(idleTimeoutSeconds: 600, requestTimeoutSeconds: 30)
-        let server = try HTTPServer(listener: .socket(try ns.listeningSocket()), limits: limits, maxRequestsInFlight: 4) { request in
+        let server = try HTTPServer(listener: .socket(try ns.listeningSocket()), limits: limits, maxRequestsInFlight: 4)
+        { request in
             HTTPResponse(status: 200, contentType: "text/plain", body: "\(request.path)\n")
         }
         defer { server.stop() }

@@ -1,10 +1,10 @@
 import CShims
 import Glibc
-import Synchronization
 import HTTPServer
+import Synchronization
 import SystemSupport
-import Testing
 import TestSupport
+import Testing
 
 /// A network namespace created for one test and deleted afterwards.
 final class TestNamespace: Sendable {
@@ -31,17 +31,21 @@ final class TestNamespace: Sendable {
     @discardableResult
     private func run(_ arguments: [String]) throws -> ProcessResult {
         let result = try ProcessRunner.run(arguments)
-        guard result.status == 0 else { throw ProcessError.spawn(arguments.joined(separator: " ") + ": " + result.stderr, 0) }
+        guard result.status == 0 else {
+            throw ProcessError.spawn(arguments.joined(separator: " ") + ": " + result.stderr, 0)
+        }
         return result
     }
 }
 
 /// Echoes what the server saw, one `key=value` line per fact.
 @Sendable func echo(_ request: HTTPRequest) -> HTTPResponse {
-    var lines = ["method=\(request.method)", "path=\(request.path)", "target=\(request.target)", "tls=\(request.isTLS)",
-                 "remote=\(request.remoteAddress)", "port-known=\(request.remotePort > 0)",
-                 "x-test=\(request.headers["X-TEST"] ?? "-")", "body-length=\(request.body.count)",
-                 "body=\(request.bodyText)"]
+    var lines = [
+        "method=\(request.method)", "path=\(request.path)", "target=\(request.target)", "tls=\(request.isTLS)",
+        "remote=\(request.remoteAddress)", "port-known=\(request.remotePort > 0)",
+        "x-test=\(request.headers["X-TEST"] ?? "-")", "body-length=\(request.body.count)",
+        "body=\(request.bodyText)"
+    ]
     lines += request.queryItems.map { "query:\($0.name)=\($0.value ?? "<none>")" }
     return HTTPResponse(status: 200, contentType: "text/plain", body: lines.joined(separator: "\n") + "\n")
 }
@@ -58,7 +62,9 @@ struct HTTPServerSocketTests {
         let ns = try TestNamespace()
         let server = try HTTPServer(listener: .socket(try ns.listeningSocket()), handler: echo)
         defer { server.stop() }
-        let result = try ns.curl(["-H", "x-test: hello", "http://127.0.0.1:\(server.port)/a%20b/c?x=1&y=two%26&flag&x=3&z=%2f"])
+        let result = try ns.curl([
+            "-H", "x-test: hello", "http://127.0.0.1:\(server.port)/a%20b/c?x=1&y=two%26&flag&x=3&z=%2f"
+        ])
         #expect(result.status == 0, "\(result.stderr)")
         let lines = Set(result.stdout.split(separator: "\n").map(String.init))
         #expect(lines.contains("method=GET"))
@@ -80,8 +86,11 @@ struct HTTPServerSocketTests {
         let server = try HTTPServer(listener: .socket(try ns.listeningSocket()), handler: echo)
         defer { server.stop() }
         let body = String(repeating: "0123456789abcdef", count: 40_000)  // 640 KB, many chunks
-        let result = try ns.curl(["-X", "POST", "-H", "Transfer-Encoding: chunked", "--data-binary", "@-",
-                                  "http://127.0.0.1:\(server.port)/upload"], stdin: body)
+        let result = try ns.curl(
+            [
+                "-X", "POST", "-H", "Transfer-Encoding: chunked", "--data-binary", "@-",
+                "http://127.0.0.1:\(server.port)/upload"
+            ], stdin: body)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("body-length=\(body.utf8.count)\n"))
         #expect(result.stdout.contains("method=POST"))
@@ -157,21 +166,27 @@ struct HTTPServerSocketTests {
         let ns = try TestNamespace()
         let dir = try TemporaryDirectory.make("cptest-tls")
         defer { FileSystem.removeTree(dir) }
-        let made = try ProcessRunner.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes",
-                                          "-keyout", "\(dir)/key.pem", "-out", "\(dir)/cert.pem", "-days", "1",
-                                          "-subj", "/CN=api.truid.test", "-addext", "subjectAltName=DNS:api.truid.test"])
+        let made = try ProcessRunner.run([
+            "openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes",
+            "-keyout", "\(dir)/key.pem", "-out", "\(dir)/cert.pem", "-days", "1",
+            "-subj", "/CN=api.truid.test", "-addext", "subjectAltName=DNS:api.truid.test"
+        ])
         #expect(made.status == 0, "\(made.stderr)")
         let tls = try HTTPServer.TLSIdentity.files(certificate: "\(dir)/cert.pem", privateKey: "\(dir)/key.pem")
         let server = try HTTPServer(listener: .socket(try ns.listeningSocket()), tls: tls, handler: echo)
         defer { server.stop() }
         #expect(server.isTLS)
-        let result = try ns.curl(["--cacert", "\(dir)/cert.pem", "--resolve", "api.truid.test:\(server.port):127.0.0.1",
-                                  "-d", "grant_type=client_credentials", "https://api.truid.test:\(server.port)/oauth2/v1/token"])
+        let result = try ns.curl([
+            "--cacert", "\(dir)/cert.pem", "--resolve", "api.truid.test:\(server.port):127.0.0.1",
+            "-d", "grant_type=client_credentials", "https://api.truid.test:\(server.port)/oauth2/v1/token"
+        ])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("tls=true"))
         #expect(result.stdout.contains("body=grant_type=client_credentials"))
-        let untrusted = try ns.curl(["--resolve", "api.truid.test:\(server.port):127.0.0.1",
-                                     "https://api.truid.test:\(server.port)/"])
+        let untrusted = try ns.curl([
+            "--resolve", "api.truid.test:\(server.port):127.0.0.1",
+            "https://api.truid.test:\(server.port)/"
+        ])
         #expect(untrusted.status == 60)  // peer certificate cannot be verified with the system CAs
     }
 

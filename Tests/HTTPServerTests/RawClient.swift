@@ -10,7 +10,8 @@ final class RawClient {
     /// address), waiting at most `connectSeconds` for a server whose backlog is full.
     init(namespace: String, port: Int, source: String = "127.0.0.1", connectSeconds: Int = 10) throws(RawClientError) {
         var error = [CChar](repeating: 0, count: 256)
-        let fd = cshims_socket_in_netns("/run/netns/\(namespace)", AF_INET, Int32(SOCK_STREAM.rawValue), 0, &error, error.count)
+        let fd = cshims_socket_in_netns(
+            "/run/netns/\(namespace)", AF_INET, Int32(SOCK_STREAM.rawValue), 0, &error, error.count)
         guard fd >= 0 else { throw RawClientError(what: "socket") }
         var timeout = timeval(tv_sec: connectSeconds, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
@@ -22,8 +23,12 @@ final class RawClient {
         peer.sin_port = UInt16(port).bigEndian
         peer.sin_addr.s_addr = inet_addr("127.0.0.1")
         let length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafePointer(to: &local) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) } }
-        let connected = withUnsafePointer(to: &peer) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, length) } }
+        let bound = withUnsafePointer(to: &local) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
+        }
+        let connected = withUnsafePointer(to: &peer) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, length) }
+        }
         guard bound == 0, connected == 0 else {
             close(fd)
             throw RawClientError(what: "connect from \(source)")
@@ -36,7 +41,8 @@ final class RawClient {
     /// Sends `text`; false when the connection no longer takes data.
     @discardableResult
     func send(_ text: String) -> Bool {
-        Array(text.utf8).withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) } == text.utf8.count
+        Array(text.utf8).withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            == text.utf8.count
     }
 
     /// Whether the server has closed the connection (end of stream or reset), without waiting.

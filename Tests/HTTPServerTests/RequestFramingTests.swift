@@ -1,5 +1,6 @@
-@testable import HTTPServer
 import Testing
+
+@testable import HTTPServer
 
 /// The framing rules on header fields alone, as libmicrohttpd hands them over.
 struct RequestFramingTests {
@@ -15,14 +16,24 @@ struct RequestFramingTests {
     }
 
     @Test func ambiguousFramingIsNamed() {
-        #expect(problem([("Host", "x"), ("Content-Length", "5"), ("content-length", "5")]) == "more than one Content-Length")
+        #expect(
+            problem([("Host", "x"), ("Content-Length", "5"), ("content-length", "5")]) == "more than one Content-Length"
+        )
         #expect(problem([("Host", "x"), ("Content-Length", "-5")]) == "Content-Length is not a number")
         #expect(problem([("Host", "x"), ("Content-Length", "")]) == "Content-Length is not a number")
-        #expect(problem([("Host", "x"), ("Content-Length", "5"), ("Transfer-Encoding", "chunked")]) == "both Content-Length and Transfer-Encoding")
-        #expect(problem([("Host", "x"), ("Transfer-Encoding", "chunked"), ("Transfer-Encoding", "chunked")]) == "a Transfer-Encoding other than chunked")
+        #expect(
+            problem([("Host", "x"), ("Content-Length", "5"), ("Transfer-Encoding", "chunked")])
+                == "both Content-Length and Transfer-Encoding")
+        #expect(
+            problem([("Host", "x"), ("Transfer-Encoding", "chunked"), ("Transfer-Encoding", "chunked")])
+                == "a Transfer-Encoding other than chunked")
         #expect(problem([("Host", "x"), ("Transfer-Encoding", "identity")]) == "a Transfer-Encoding other than chunked")
-        #expect(problem([("Host", "x"), ("Transfer-Encoding ", "chunked")]) == "a header name that is not a token (a space before the colon?)")
-        #expect(problem([("Host", "x"), ("X\u{1}", "y")]) == "a header name that is not a token (a space before the colon?)")
+        #expect(
+            problem([("Host", "x"), ("Transfer-Encoding ", "chunked")])
+                == "a header name that is not a token (a space before the colon?)")
+        #expect(
+            problem([("Host", "x"), ("X\u{1}", "y")]) == "a header name that is not a token (a space before the colon?)"
+        )
         #expect(problem([]) == "no Host")
         #expect(problem([("Host", "x"), ("Host", "y")], version: "HTTP/1.0") == "more than one Host")
     }

@@ -1,10 +1,11 @@
-@testable import CommandLineKit
-@testable import ModemCommands
 import Bearers
 import CellpathCore
 import Glibc
 import ModemDiscovery
 import Testing
+
+@testable import CommandLineKit
+@testable import ModemCommands
 
 /// `cellpath doctor`'s check model and its rendering, and the checks that need no world: the
 /// report's status and exit code, its JSON fields, the clock, capabilities, SIM, registration
@@ -16,9 +17,10 @@ import Testing
         interfaces: ["wwan0"], usbVendorID: "1199", usbProductID: "9079", model: "EM7455")
 
     private static func checks(_ status: ModemStatus, fccList: String = "/nonexistent") -> ModemChecks {
-        ModemChecks(report: ModemReport(modem: modem, result: .success(status)), roots: DeviceRoots(),
-                    disclosure: .redacted, modemManager: false, records: BearerRecords(environment: [:]), fix: false,
-                    fccUnlockList: fccList)
+        ModemChecks(
+            report: ModemReport(modem: modem, result: .success(status)), roots: DeviceRoots(),
+            disclosure: .redacted, modemManager: false, records: BearerRecords(environment: [:]), fix: false,
+            fccUnlockList: fccList)
     }
 
     @Test func theReportIsAsBadAsItsWorstCheckAndFailsWithExit1() {
@@ -33,8 +35,9 @@ import Testing
     }
 
     @Test func jsonHasStableFieldsAndHumansGetEvidenceAndRemedy() throws {
-        var check = DoctorCheck("rp_filter", modem: 1, .fail, "strict", evidence: ["rp_filter = 1"],
-                                remedy: "doctor --fix")
+        var check = DoctorCheck(
+            "rp_filter", modem: 1, .fail, "strict", evidence: ["rp_filter = 1"],
+            remedy: "doctor --fix")
         check.fixed = "rp_filter: 1 → 2"
         let output = DoctorReport([check, DoctorCheck("clock", .pass, "fine")]).output
         #expect(output.record.fields.map(\.key) == ["status", "counts", "checks"])

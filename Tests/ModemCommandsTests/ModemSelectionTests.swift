@@ -1,15 +1,18 @@
-@testable import CommandLineKit
-@testable import ModemCommands
 import CellpathCore
 import ModemDiscovery
 import Synchronization
 import Testing
 
+@testable import CommandLineKit
+@testable import ModemCommands
+
 /// How a modem is named on the command line, and how one is chosen among those found.
 @Suite struct ModemSelectionTests {
     private static let command = ["cellpath", "modems", "show"]
 
-    private static func selector(_ text: String) throws(UsageError) -> ModemSelector { try ModemSelector(text, command: command) }
+    private static func selector(_ text: String) throws(UsageError) -> ModemSelector {
+        try ModemSelector(text, command: command)
+    }
 
     @Test func namesAreReadByTheirShape() throws {
         #expect(try Self.selector("0") == .index(0))
@@ -25,24 +28,37 @@ import Testing
     }
 
     private static let modems = [
-        DiscoveredModem(index: 0, devicePath: "/sys/devices/usb1/1-1/1-1:1.0",
-                        ports: [ControlPort(name: "cdc-wdm0", devicePath: "/dev/cdc-wdm0", protocol: .mbim),
-                                ControlPort(name: "wwan0mbim0", devicePath: "/dev/wwan0mbim0", protocol: .mbim)],
-                        interfaces: ["wwan0"]),
-        DiscoveredModem(index: 1, devicePath: "/sys/devices/usb1/1-2/1-2:1.0",
-                        ports: [ControlPort(name: "cdc-wdm1", devicePath: "/dev/cdc-wdm1", protocol: .qmi)], interfaces: ["wwan1"]),
+        DiscoveredModem(
+            index: 0, devicePath: "/sys/devices/usb1/1-1/1-1:1.0",
+            ports: [
+                ControlPort(name: "cdc-wdm0", devicePath: "/dev/cdc-wdm0", protocol: .mbim),
+                ControlPort(name: "wwan0mbim0", devicePath: "/dev/wwan0mbim0", protocol: .mbim)
+            ],
+            interfaces: ["wwan0"]),
+        DiscoveredModem(
+            index: 1, devicePath: "/sys/devices/usb1/1-2/1-2:1.0",
+            ports: [ControlPort(name: "cdc-wdm1", devicePath: "/dev/cdc-wdm1", protocol: .qmi)], interfaces: ["wwan1"])
     ]
 
     private static func report(_ modem: DiscoveredModem) -> ModemReport {
-        ModemReport(modem: modem, result: .success(ModemStatus(imei: "35000000000000\(modem.index)",
-                                                               sim: SIMStatus(state: .ready, iccid: "894400000000000000\(modem.index)"))))
+        ModemReport(
+            modem: modem,
+            result: .success(
+                ModemStatus(
+                    imei: "35000000000000\(modem.index)",
+                    sim: SIMStatus(state: .ready, iccid: "894400000000000000\(modem.index)"))))
     }
 
     /// Chooses with `selector` among `modems`, counting the modems read.
-    private static func choose(_ selector: ModemSelector?, among modems: [DiscoveredModem] = modems) async throws
-        -> (ModemSelection.Choice, Int) {
+    private static func choose(
+        _ selector: ModemSelector?, among modems: [DiscoveredModem] = modems
+    ) async throws
+        -> (ModemSelection.Choice, Int)
+    {
         let reads = Mutex(0)
-        let choice = try await ModemSelection.choose(selector, among: modems, roots: DeviceRoots(), disclosure: .redacted) { modems in
+        let choice = try await ModemSelection.choose(
+            selector, among: modems, roots: DeviceRoots(), disclosure: .redacted
+        ) { modems in
             reads.withLock { $0 += modems.count }
             return modems.map(report)
         }
@@ -75,9 +91,11 @@ import Testing
     }
 
     @Test func severalModemsWithoutANameOrNoMatchAreRefusedWithTheList() async throws {
-        for (selector, message) in [(nil, "2 modems found: name one (index, IMEI, ICCID or control port)"),
-                                    (ModemSelector.index(5), "no modem matches '5'"),
-                                    (ModemSelector.imei("359999999999999"), "no modem matches '359999999999999'")] {
+        for (selector, message) in [
+            (nil, "2 modems found: name one (index, IMEI, ICCID or control port)"),
+            (ModemSelector.index(5), "no modem matches '5'"),
+            (ModemSelector.imei("359999999999999"), "no modem matches '359999999999999'")
+        ] {
             let (choice, _) = try await Self.choose(selector)
             guard case .refused(let outcome) = choice else { Issue.record("\(choice)"); continue }
             #expect(outcome.exitStatus == 64)
@@ -87,27 +105,35 @@ import Testing
         }
     }
 
-    private static let l850 = UncontrolledModem(index: 2, kind: .unsupported,
-                                                devicePath: "/sys/devices/pci0000:00/0000:01:00.0", bus: .pci,
-                                                vendorID: "8086", productID: "7360", manufacturer: "Intel",
-                                                model: "XMM7360", ports: ["wwan0at0", "wwan0xmmrpc0"],
-                                                portTypes: ["AT", "XMMRPC"])
-    private static let hilink = UncontrolledModem(index: 3, kind: .router, devicePath: "/sys/devices/usb1/1-3",
-                                                  bus: .usb, vendorID: "12d1", productID: "14dc",
-                                                  manufacturer: "Huawei", model: "E3372h", interfaces: ["usb0"],
-                                                  driver: "cdc_ether")
+    private static let l850 = UncontrolledModem(
+        index: 2, kind: .unsupported,
+        devicePath: "/sys/devices/pci0000:00/0000:01:00.0", bus: .pci,
+        vendorID: "8086", productID: "7360", manufacturer: "Intel",
+        model: "XMM7360", ports: ["wwan0at0", "wwan0xmmrpc0"],
+        portTypes: ["AT", "XMMRPC"])
+    private static let hilink = UncontrolledModem(
+        index: 3, kind: .router, devicePath: "/sys/devices/usb1/1-3",
+        bus: .usb, vendorID: "12d1", productID: "14dc",
+        manufacturer: "Huawei", model: "E3372h", interfaces: ["usb0"],
+        driver: "cdc_ether")
 
     /// Chooses with `selector` among the two modems and the two cellpath cannot drive.
-    private static func chooseAmongAll(_ selector: ModemSelector?, modems: [DiscoveredModem] = modems) async throws
-        -> ModemSelection.Choice {
-        try await ModemSelection.choose(selector, among: modems, roots: DeviceRoots(), uncontrolled: [l850, hilink],
-                                        disclosure: .redacted) { $0.map(report) }
+    private static func chooseAmongAll(
+        _ selector: ModemSelector?, modems: [DiscoveredModem] = modems
+    ) async throws
+        -> ModemSelection.Choice
+    {
+        try await ModemSelection.choose(
+            selector, among: modems, roots: DeviceRoots(), uncontrolled: [l850, hilink],
+            disclosure: .redacted
+        ) { $0.map(report) }
     }
 
     /// Named by index, WWAN port or interface, or alone: exit 69 with the reason; a driven modem
     /// is still chosen beside them.
     @Test func aModemCellpathCannotDriveIsRefusedWithItsReason() async throws {
-        let reason = "modem 2: Intel XMM7360 (8086:7360) exposes only XMM RPC and AT ports: "
+        let reason =
+            "modem 2: Intel XMM7360 (8086:7360) exposes only XMM RPC and AT ports: "
             + "cellpath needs an MBIM or QMI port; see docs/operations.md"
         let refusal = CellpathError(.unavailable, reason, hint: "cellpath modems lists the modems cellpath can use")
         for selector in [ModemSelector.index(2), .port("wwan0xmmrpc0")] {
@@ -136,8 +162,9 @@ import Testing
 
     /// In the list: the fields of a driven modem, `supported`/`mode` and the reason or note, in index order.
     @Test func theListShowsModemsCellpathCannotDriveInOrder() {
-        let output = ModemListing.list(Self.modems.map(Self.report), .redacted, roots: DeviceRoots(),
-                                       uncontrolled: [Self.hilink, Self.l850])
+        let output = ModemListing.list(
+            Self.modems.map(Self.report), .redacted, roots: DeviceRoots(),
+            uncontrolled: [Self.hilink, Self.l850])
         guard case .list(let rows) = output.record["modems"] else { Issue.record("no list"); return }
         let records = rows.compactMap { row -> Record? in if case .record(let r) = row { r } else { nil } }
         #expect(records.map { $0["index"] } == [.int(0), .int(1), .int(2), .int(3)])
@@ -160,7 +187,8 @@ import Testing
     }
 
     @Test func theRecordMasksPersonalDataAndCarriesTheError() {
-        let error = ModemError(.transport, .temporary, operation: "open cdc-wdm1", reason: "no answer within 1 s", hint: "retry")
+        let error = ModemError(
+            .transport, .temporary, operation: "open cdc-wdm1", reason: "no answer within 1 s", hint: "retry")
         let failed = ModemListing.record(ModemReport(modem: Self.modems[1], result: .failure(error)), .redacted)
         guard case .record(let fields) = failed["error"] else { Issue.record("no error"); return }
         #expect(fields["exit_code"] == .int(75))

@@ -3,8 +3,8 @@ import ModemDiscovery
 import SimulatedModems
 import SimulatorScenario
 import SystemSupport
-import Testing
 import TestSupport
+import Testing
 
 /// Discovery from sysfs: the simulated fleet's tree (what `cellpath sim` makes) and a PCIe
 /// modem's layout built by hand. No root.
@@ -12,8 +12,9 @@ import TestSupport
     @Test func anMBIMAndAQMIModemOfTheSimulatedFleet() throws {
         let run = try TemporaryDirectory.make("cellpath-discovery")
         defer { FileSystem.removeTree(run) }
-        let fleet = SimulatedModemFleet(scenario: Scenario(modems: [SimulatedModem(protocol: .mbim), SimulatedModem(protocol: .qmi)]),
-                                        runDirectory: run, bearerNetwork: StaticBearerNetwork())
+        let fleet = SimulatedModemFleet(
+            scenario: Scenario(modems: [SimulatedModem(protocol: .mbim), SimulatedModem(protocol: .qmi)]),
+            runDirectory: run, bearerNetwork: StaticBearerNetwork())
         try fleet.start()
         defer { fleet.stop() }
 
@@ -27,14 +28,18 @@ import TestSupport
         #expect(modems[0].interfaces == ["wwan0"])
         #expect(modems[1].index == 1 && modems[1].protocol == .qmi && modems[1].ports.map(\.name) == ["cdc-wdm1"])
         #expect(modems[1].interfaces == ["wwan1"])
-        #expect(modems[0].usbVendorID == "1199" && modems[1].usbVendorID == "1199" && modems[1].usbProductID == "68c0" && modems[0].model != nil)
+        #expect(
+            modems[0].usbVendorID == "1199" && modems[1].usbVendorID == "1199" && modems[1].usbProductID == "68c0"
+                && modems[0].model != nil)
         #expect(discovery.modem(withInterface: "wwan1")?.index == 1)
         for other in ["wlan0", "eth0", "lo", "nonexistent0"] { #expect(discovery.modem(withInterface: other) == nil) }
     }
 
     @Test func theRealMachinesRootsAreTheDefault() {
         #expect(DeviceRoots(environment: [:]) == DeviceRoots(sysfs: "/sys", dev: "/dev"))
-        #expect(DeviceRoots(environment: ["CELLPATH_SYSFS_ROOT": "/r/sys", "CELLPATH_DEV_ROOT": "/r/dev"]) == DeviceRoots(sysfs: "/r/sys", dev: "/r/dev"))
+        #expect(
+            DeviceRoots(environment: ["CELLPATH_SYSFS_ROOT": "/r/sys", "CELLPATH_DEV_ROOT": "/r/dev"])
+                == DeviceRoots(sysfs: "/r/sys", dev: "/r/dev"))
     }
 
     /// A PCIe modem as the kernel's WWAN subsystem shows it: `wwan0` (the WWAN device, no type),
@@ -45,11 +50,15 @@ import TestSupport
         defer { FileSystem.removeTree(root) }
         let pci = "devices/pci0000:00/0000:00:1c.0/0000:01:00.0"
         func write(_ path: String, _ text: String) throws {
-            _ = try ProcessRunner.run(["mkdir", "-p", String(path.split(separator: "/").dropLast().joined(separator: "/")).withRoot(root)])
+            _ = try ProcessRunner.run([
+                "mkdir", "-p", String(path.split(separator: "/").dropLast().joined(separator: "/")).withRoot(root)
+            ])
             _ = try ProcessRunner.run(["sh", "-c", "printf '%s\\n' \"$1\" > \"$2\"", "sh", text, "\(root)/\(path)"])
         }
         func link(_ path: String, _ target: String) throws {
-            _ = try ProcessRunner.run(["mkdir", "-p", String(path.split(separator: "/").dropLast().joined(separator: "/")).withRoot(root)])
+            _ = try ProcessRunner.run([
+                "mkdir", "-p", String(path.split(separator: "/").dropLast().joined(separator: "/")).withRoot(root)
+            ])
             _ = try ProcessRunner.run(["ln", "-s", target, "\(root)/\(path)"])
         }
         try write("\(pci)/wwan/wwan0/uevent", "DEVTYPE=wwan_dev")
@@ -70,7 +79,8 @@ import TestSupport
 
         let modems = ModemDiscovery(roots: DeviceRoots(sysfs: root, dev: "/dev")).modems()
         #expect(modems.count == 1, "\(modems)")
-        #expect(modems.first?.ports == [ControlPort(name: "wwan0mbim0", devicePath: "/dev/wwan0mbim0", protocol: .mbim)])
+        #expect(
+            modems.first?.ports == [ControlPort(name: "wwan0mbim0", devicePath: "/dev/wwan0mbim0", protocol: .mbim)])
         #expect(modems.first?.interfaces == ["wwan0"] && modems.first?.usbVendorID == nil)
     }
 }

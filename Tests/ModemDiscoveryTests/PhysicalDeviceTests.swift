@@ -3,8 +3,8 @@ import ModemDiscovery
 import SimulatedModems
 import SimulatorScenario
 import SystemSupport
-import Testing
 import TestSupport
+import Testing
 
 /// Grouping by physical device over fake sysfs trees in the kernel's shapes (USB, MHI default
 /// link, mhi_net, t7xx, iosm, the L850, a router-mode modem, QMAP and VLAN uppers), and over the
@@ -189,8 +189,10 @@ import TestSupport
 
     /// t7xx (FM350) and iosm (L860): the WWAN device directly under the PCI function.
     @Test func t7xxAndIOSMModems() throws {
-        let shapes = [("14c3", "4d75", "mtk_t7xx", [("wwan0mbim0", "MBIM"), ("wwan0at0", "AT")]),
-                      ("8086", "7560", "iosm", [("wwan0mbim0", "MBIM")])]
+        let shapes = [
+            ("14c3", "4d75", "mtk_t7xx", [("wwan0mbim0", "MBIM"), ("wwan0at0", "AT")]),
+            ("8086", "7560", "iosm", [("wwan0mbim0", "MBIM")])
+        ]
         for (vendor, device, driver, ports) in shapes {
             let tree = try Tree()
             tree.pciFunction(Self.pci, vendor: vendor, device: device, driver: driver)
@@ -216,7 +218,8 @@ import TestSupport
         #expect(l850.kind == .unsupported && l850.index == 0 && l850.bus == .pci)
         #expect(l850.ports == ["wwan0at0", "wwan0xmmrpc0"] && l850.portTypes == ["AT", "XMMRPC"])
         #expect(l850.interfaces.isEmpty)
-        #expect(l850.reason == "Intel XMM7360 (8086:7360) exposes only XMM RPC and AT ports: cellpath needs an MBIM or "
+        #expect(
+            l850.reason == "Intel XMM7360 (8086:7360) exposes only XMM RPC and AT ports: cellpath needs an MBIM or "
                 + "QMI port; see docs/operations.md")
     }
 
@@ -304,25 +307,34 @@ import TestSupport
         for (n, modem) in scenario.modems.enumerated() {
             let profile = modem.profile, name = modem.device.rawValue
             if let control = profile.controlDevice(index: n) {
-                let listed = try #require(found.modems.first { $0.ports.contains { $0.name == control.name } },
-                                          "\(name)")
+                let listed = try #require(
+                    found.modems.first { $0.ports.contains { $0.name == control.name } },
+                    "\(name)")
                 #expect(listed.interfaces == [profile.netDeviceName(index: n)].compactMap { $0 }, "\(name)")
                 #expect(listed.protocol.rawValue == control.type.lowercased(), "\(name)")
             } else {
-                let listed = try #require(found.uncontrolled.first { $0.devicePath.hasSuffix(profile.bus == .usb
-                    ? "/1-\(n + 1)" : "/0000:\(String(format2: n + 1)):00.0") }, "\(name)")
+                let listed = try #require(
+                    found.uncontrolled.first {
+                        $0.devicePath.hasSuffix(
+                            profile.bus == .usb
+                                ? "/1-\(n + 1)" : "/0000:\(String(format2: n + 1)):00.0")
+                    }, "\(name)")
                 #expect(listed.kind == (profile.bus == .usb ? .router : .unsupported), "\(name)")
                 #expect(listed.interfaces == [profile.netDeviceName(index: n)].compactMap { $0 }, "\(name)")
             }
         }
         let indices = (found.modems.map(\.index) + found.uncontrolled.map(\.index)).sorted()
-        #expect(indices == Array(0..<scenario.modems.count))
+        #expect(indices == Array(0 ..< scenario.modems.count))
         // USB devices by number (1-1 … 1-13), then PCI functions by address (07, 08, 09, 0a, 0b).
-        let paths = (found.modems.map { ($0.index, $0.devicePath) }
-                     + found.uncontrolled.map { ($0.index, $0.devicePath) })
+        let paths =
+            (found.modems.map { ($0.index, $0.devicePath) }
+            + found.uncontrolled.map { ($0.index, $0.devicePath) })
             .sorted { $0.0 < $1.0 }.map { String($0.1.split(separator: "/").last!) }
-        #expect(paths == ["1-1", "1-2", "1-3", "1-4", "1-5", "1-6", "1-12", "1-13", "0000:07:00.0", "0000:08:00.0",
-                          "0000:09:00.0", "0000:0a:00.0", "0000:0b:00.0"])
+        #expect(
+            paths == [
+                "1-1", "1-2", "1-3", "1-4", "1-5", "1-6", "1-12", "1-13", "0000:07:00.0", "0000:08:00.0",
+                "0000:09:00.0", "0000:0a:00.0", "0000:0b:00.0"
+            ])
     }
 }
 

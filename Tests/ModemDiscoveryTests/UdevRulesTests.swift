@@ -1,6 +1,6 @@
 import Glibc
-import Testing
 import TestSupport
+import Testing
 
 /// udev/77-cellpath.rules gives the `cellpath` group the control ports of modems only: the
 /// ports discovery reads (cdc-wdm on cdc_mbim or qmi_wwan, WWAN MBIM/QMI ports), not every
@@ -22,12 +22,13 @@ import TestSupport
 
         /// udev's matching: shell glob patterns, alternatives separated by `|`.
         func matches(_ device: Device) -> Bool {
-            let values: [String] = switch key {
-            case "SUBSYSTEM": [device.subsystem]
-            case "KERNEL": [device.kernel]
-            case "DRIVERS": device.drivers
-            default: []
-            }
+            let values: [String] =
+                switch key {
+                case "SUBSYSTEM": [device.subsystem]
+                case "KERNEL": [device.kernel]
+                case "DRIVERS": device.drivers
+                default: []
+                }
             let found = values.contains { value in patterns.contains { fnmatch($0, value, 0) == 0 } }
             return found != negated
         }
@@ -42,8 +43,9 @@ import TestSupport
                 let negated = item.contains("!=")
                 guard let range = item.firstRange(of: negated ? "!=" : "==") else { return nil }
                 let value = item[range.upperBound...].filter { $0 != "\"" }
-                return Match(key: String(item[..<range.lowerBound]), negated: negated,
-                             patterns: value.split(separator: "|").map(String.init))
+                return Match(
+                    key: String(item[..<range.lowerBound]), negated: negated,
+                    patterns: value.split(separator: "|").map(String.init))
             }
         }
     }
@@ -58,13 +60,15 @@ import TestSupport
     }
 
     @Test func wwanSubsystemPortsGetTheGroup() throws {
-        #expect(try Self.groupGiven(to: Device(subsystem: "wwan", kernel: "wwan0mbim0", drivers: ["", "mhi_wwan_ctrl"])))
+        #expect(
+            try Self.groupGiven(to: Device(subsystem: "wwan", kernel: "wwan0mbim0", drivers: ["", "mhi_wwan_ctrl"])))
         #expect(try Self.groupGiven(to: Device(subsystem: "wwan", kernel: "wwan0qmi0", drivers: ["", "mhi_wwan_ctrl"])))
         #expect(try !Self.groupGiven(to: Device(subsystem: "wwan", kernel: "wwan0at0", drivers: ["", "mhi_wwan_ctrl"])))
     }
 
     @Test(arguments: ["cdc_wdm", "huawei_cdc_ncm", "cdc_ncm"])
     func otherCdcWdmDevicesDoNot(driver: String) throws {
-        #expect(try !Self.groupGiven(to: Device(subsystem: "usbmisc", kernel: "cdc-wdm0", drivers: ["", driver, "usb"])))
+        #expect(
+            try !Self.groupGiven(to: Device(subsystem: "usbmisc", kernel: "cdc-wdm0", drivers: ["", driver, "usb"])))
     }
 }

@@ -2,8 +2,8 @@ import CellpathCore
 import Modems
 import SimulatedModems
 import SimulatorScenario
-import Testing
 import TestSupport
+import Testing
 
 /// The MBIM and QMI backends against simulated modems (which speak the protocols on ptys as
 /// hardware does), opened directly: what each reads, state by state. No root.
@@ -20,10 +20,16 @@ struct BackendTests {
         #expect(status.firmware == "FW.1")
         #expect(status.imei == "350000000000001")
         #expect(status.radio == .on)
-        #expect(status.sim == SIMStatus(state: .ready, iccid: "8944000000000000001", imsi: "234150000000001", msisdns: ["+447700900001"]))
+        #expect(
+            status.sim
+                == SIMStatus(
+                    state: .ready, iccid: "8944000000000000001", imsi: "234150000000001", msisdns: ["+447700900001"]))
         #expect(status.homeOperator == NetworkOperator(id: "234-15", name: "Test Net"))
-        #expect(status.registration == Registration(state: .home, servingOperator: NetworkOperator(id: "234-15", name: "Test Net"),
-                                                    accessTechnology: .lte))
+        #expect(
+            status.registration
+                == Registration(
+                    state: .home, servingOperator: NetworkOperator(id: "234-15", name: "Test Net"),
+                    accessTechnology: .lte))
         #expect(status.signal?.rssiDbm == -67)
         #expect(status.packetService == .attached)
         #expect(status.bearer == BearerStatus(state: .disconnected))
@@ -33,7 +39,9 @@ struct BackendTests {
     @Test(arguments: protocols)
     func aBearerConnectedByAnotherClientIsReadWithItsAddress(_ kind: SimulatorScenario.ModemProtocol) async throws {
         let fleet = try SimulatedFleet([.test(kind, 1)])
-        let connect = kind == .mbim ? try fleet.client(0, "--connect=apn=internet", "--no-close")
+        let connect =
+            kind == .mbim
+            ? try fleet.client(0, "--connect=apn=internet", "--no-close")
             : try fleet.client(0, "--wds-start-network=apn=internet,ip-type=4", "--client-no-release-cid")
         #expect(connect.status == 0, "\(connect.stderr)")
         let bearer = try #require(try await fleet.status(0).bearer)
@@ -63,7 +71,8 @@ struct BackendTests {
 
     @Test(arguments: protocols)
     func aPINLockedSIMIsAStateWithItsRetries(_ kind: SimulatorScenario.ModemProtocol) async throws {
-        let sim = SimulatedSIM(iccid: "8944000000000000001", imsi: "234150000000001", pinLocked: true, pinAttemptsLeft: 2)
+        let sim = SimulatedSIM(
+            iccid: "8944000000000000001", imsi: "234150000000001", pinLocked: true, pinAttemptsLeft: 2)
         let fleet = try SimulatedFleet([.test(kind, 1, sim: sim)])
         let status = try await fleet.status(0)
         #expect(status.sim == SIMStatus(state: .pinRequired, iccid: "8944000000000000001", pinRetries: 2))
@@ -128,8 +137,11 @@ struct BackendTests {
         #expect(error?.layer == .transport)
         #expect(error?.kind == .temporary)
         // QMI opens without a round trip (no version info): its first request is the first allocation.
-        #expect(error?.message == (kind == .mbim ? "couldn't open cdc-wdm0: no answer within 0.5 s"
-                                                 : "couldn't allocate a DMS client ID on cdc-wdm0: no answer within 0.5 s"))
+        #expect(
+            error?.message
+                == (kind == .mbim
+                    ? "couldn't open cdc-wdm0: no answer within 0.5 s"
+                    : "couldn't allocate a DMS client ID on cdc-wdm0: no answer within 0.5 s"))
         #expect(error?.hint != nil)
     }
 
@@ -149,8 +161,11 @@ struct BackendTests {
         faults.responseDelayMs = 700
         let fleet = try SimulatedFleet([.test(.qmi, 1, faults: faults)])
         let modem = fleet.modems[0]
-        let reading = Task { try await ModemStatusReader(access: ModemAccess(useProxy: false, timeout: .seconds(30)), logger: .silent).status(of: modem) }
-        try await Task.sleep(for: .milliseconds(300))   // the allocation (the first request) is answered at 0.7 s
+        let reading = Task {
+            try await ModemStatusReader(access: ModemAccess(useProxy: false, timeout: .seconds(30)), logger: .silent)
+                .status(of: modem)
+        }
+        try await Task.sleep(for: .milliseconds(300))  // the allocation (the first request) is answered at 0.7 s
         reading.cancel()
         let error = await #expect(throws: ModemError.self) { try await reading.value }
         #expect(error?.kind == .cancelled)
@@ -177,14 +192,19 @@ struct BackendTests {
         faults.responseDelayMs = 400
         let fleet = try SimulatedFleet([.test(kind, 1, faults: faults)])
         let modem = fleet.modems[0]
-        let reading = Task { try await ModemStatusReader(access: ModemAccess(useProxy: false, timeout: .seconds(300)), logger: .silent).status(of: modem) }
+        let reading = Task {
+            try await ModemStatusReader(access: ModemAccess(useProxy: false, timeout: .seconds(300)), logger: .silent)
+                .status(of: modem)
+        }
         try await Task.sleep(for: .milliseconds(900))
         fleet.device(0).unplug()
         let error = await #expect(throws: ModemError.self) { try await reading.value }
         #expect(error?.layer == .transport)
         #expect(error?.kind == .unavailable)
-        #expect(error?.message.hasSuffix("\(modem.ports[0].devicePath) vanished (the modem was unplugged or reset)") == true,
-                "\(String(describing: error))")
+        #expect(
+            error?.message.hasSuffix("\(modem.ports[0].devicePath) vanished (the modem was unplugged or reset)")
+                == true,
+            "\(String(describing: error))")
     }
 
     @Test(arguments: protocols)
@@ -193,7 +213,10 @@ struct BackendTests {
         faults.responseDelayMs = 300
         let fleet = try SimulatedFleet([.test(kind, 1, faults: faults)])
         let modem = fleet.modems[0]
-        let reading = Task { try await ModemStatusReader(access: ModemAccess(useProxy: false, timeout: .seconds(30)), logger: .silent).status(of: modem) }
+        let reading = Task {
+            try await ModemStatusReader(access: ModemAccess(useProxy: false, timeout: .seconds(30)), logger: .silent)
+                .status(of: modem)
+        }
         try await Task.sleep(for: .milliseconds(1500))
         if kind == .qmi { #expect(fleet.device(0).allocatedQMIClientIDs > 0, "the read is past allocating a client") }
         reading.cancel()

@@ -3,8 +3,8 @@ import Glibc
 import SimulatedModems
 import SimulatorScenario
 import SystemSupport
-import Testing
 import TestSupport
+import Testing
 
 /// `cellpath modems` and `cellpath modems show`, the built binary against simulated modems in
 /// this process (`CELLPATH_SYSFS_ROOT` and `CELLPATH_DEV_ROOT` point it at them). No root,
@@ -34,7 +34,9 @@ struct ModemsCommandTests {
         // One modem, two ports: the USB control port and the WWAN subsystem's.
         #expect(mbim["ports"]?.array?.compactMap(\.string) == ["cdc-wdm0", "wwan0mbim0"])
         #expect(mbim["device"]?.string == "\(fleet.runDirectory)/dev/cdc-wdm0")
-        #expect(qmi["index"]?.int == 1 && qmi["protocol"]?.string == "qmi" && qmi["ports"]?.array?.compactMap(\.string) == ["cdc-wdm1"])
+        #expect(
+            qmi["index"]?.int == 1 && qmi["protocol"]?.string == "qmi"
+                && qmi["ports"]?.array?.compactMap(\.string) == ["cdc-wdm1"])
         // No ModemManager on a bus here: `--backend auto` reads each modem over its own protocol.
         #expect(mbim["backend"]?.string == "mbim" && qmi["backend"]?.string == "qmi")
         for (modem, n) in [(mbim, 1), (qmi, 2)] {
@@ -47,7 +49,9 @@ struct ModemsCommandTests {
             #expect(modem["sim"]?["iccid"]?.string == "••••0\(n)")
             #expect(modem["sim"]?["imsi"]?.string == "••••0\(n)")
             #expect(modem["sim"]?["msisdns"]?.array?.compactMap(\.string) == ["+••••0\(n)"])
-            #expect(modem["home_operator"]?["id"]?.string == "234-15" && modem["home_operator"]?["name"]?.string == "Test Net")
+            #expect(
+                modem["home_operator"]?["id"]?.string == "234-15"
+                    && modem["home_operator"]?["name"]?.string == "Test Net")
             #expect(modem["registration"]?["state"]?.string == "home")
             #expect(modem["registration"]?["operator"]?["id"]?.string == "234-15")
             #expect(modem["registration"]?["access_technology"]?.string == "lte")
@@ -82,7 +86,7 @@ struct ModemsCommandTests {
         #expect(result.stderr.contains("debug: [libmbim] [\(fleet.runDirectory)/dev/cdc-wdm0] sent message"))
         #expect(result.stderr.contains("debug: [libqmi] [\(fleet.runDirectory)/dev/cdc-wdm1] sent message"))
         #expect(result.stderr.contains("debug: [libqmi] <<<<<<   message     = \"Get MSISDN\" (0x0024)"))
-        for n in 1...2 {
+        for n in 1 ... 2 {
             for secret in ["35000000000000\(n)", "894400000000000000\(n)", "23415000000000\(n)", "44770090000\(n)"] {
                 #expect(!result.stderr.contains(secret), "\(secret) in the trace")
                 // As the bytes of a TLV libqmi has no name for (Get MSISDN's IMSI).
@@ -96,12 +100,13 @@ struct ModemsCommandTests {
         let fleet = try Self.twoModems()
         let result = try Self.run(fleet, ["modems"])
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stdout == """
-            MODEM  PROTOCOL  PORT      BACKEND  INTERFACE  MODEL    SIM    OPERATOR  REGISTRATION  TECHNOLOGY  SIGNAL   BEARER        ADDRESS
-            0      MBIM      cdc-wdm0  mbim     wwan0      Model 1  ready  Test Net  home          lte         -67 dBm  disconnected  -
-            1      QMI       cdc-wdm1  qmi      wwan1      Model 2  ready  Test Net  home          lte         -67 dBm  disconnected  -
+        #expect(
+            result.stdout == """
+                MODEM  PROTOCOL  PORT      BACKEND  INTERFACE  MODEL    SIM    OPERATOR  REGISTRATION  TECHNOLOGY  SIGNAL   BEARER        ADDRESS
+                0      MBIM      cdc-wdm0  mbim     wwan0      Model 1  ready  Test Net  home          lte         -67 dBm  disconnected  -
+                1      QMI       cdc-wdm1  qmi      wwan1      Model 2  ready  Test Net  home          lte         -67 dBm  disconnected  -
 
-            """)
+                """)
     }
 
     /// `--backend mbim|qmi` opens only ports of that protocol and refuses the others (64);
@@ -122,16 +127,22 @@ struct ModemsCommandTests {
         #expect(try Self.json(qmi)["backend"]?.string == "qmi")
         let refused = try Self.run(fleet, ["modems", "show", "0", "--backend", "qmi"])
         #expect(refused.status == 64)
-        #expect(refused.stderr.hasPrefix("error: couldn't open cdc-wdm0 over QMI: it speaks MBIM\nhint: use --backend mbim, modemmanager or auto"),
-                "\(refused.stderr)")
+        #expect(
+            refused.stderr.hasPrefix(
+                "error: couldn't open cdc-wdm0 over QMI: it speaks MBIM\nhint: use --backend mbim, modemmanager or auto"
+            ),
+            "\(refused.stderr)")
 
         var environment = fleet.environment
         environment["DBUS_SYSTEM_BUS_ADDRESS"] = "unix:path=\(fleet.runDirectory)/no-bus"
-        let noBus = try CellpathBinary.run(["modems", "show", "0", "--backend", "modemmanager"], environment: environment)
+        let noBus = try CellpathBinary.run(
+            ["modems", "show", "0", "--backend", "modemmanager"], environment: environment)
         #expect(noBus.status == 69)
         #expect(noBus.stderr.hasPrefix("error: couldn't connect to the system bus: "), "\(noBus.stderr)")
-        #expect(noBus.stderr.contains("\nhint: ModemManager is reached on the system bus (DBUS_SYSTEM_BUS_ADDRESS names another): "
-            + "start the bus and ModemManager, or use --backend mbim|qmi\n"), "\(noBus.stderr)")
+        #expect(
+            noBus.stderr.contains(
+                "\nhint: ModemManager is reached on the system bus (DBUS_SYSTEM_BUS_ADDRESS names another): "
+                    + "start the bus and ModemManager, or use --backend mbim|qmi\n"), "\(noBus.stderr)")
         // auto: no ModemManager, so the modem is read over its own protocol.
         let auto = try CellpathBinary.run(["modems", "show", "0", "--no-proxy", "--json"], environment: environment)
         #expect(auto.status == 0, "\(auto.stderr)")
@@ -140,8 +151,11 @@ struct ModemsCommandTests {
 
     @Test func showNamesTheModemByIndexIMEIICCIDOrPort() throws {
         let fleet = try Self.twoModems()
-        let names = ["1", "350000000000002", "8944000000000000002", "8944000000000000002F", "cdc-wdm1", "\(fleet.runDirectory)/dev/cdc-wdm1",
-                     "0", "wwan0mbim0"]
+        let names = [
+            "1", "350000000000002", "8944000000000000002", "8944000000000000002F", "cdc-wdm1",
+            "\(fleet.runDirectory)/dev/cdc-wdm1",
+            "0", "wwan0mbim0"
+        ]
         for (name, index) in zip(names, [1, 1, 1, 1, 1, 1, 0, 0]) {
             let result = try Self.run(fleet, ["modems", "show", name, "--json"])
             #expect(result.status == 0, "\(name): \(result.stderr)")
@@ -158,7 +172,10 @@ struct ModemsCommandTests {
         #expect(result.status == 64)
         #expect(result.stdout.hasPrefix("MODEM  PROTOCOL  PORT"))
         #expect(result.stdout.split(separator: "\n").count == 3)
-        #expect(result.stderr == "error: 2 modems found: name one (index, IMEI, ICCID or control port)\nhint: the modems are listed above\n")
+        #expect(
+            result.stderr
+                == "error: 2 modems found: name one (index, IMEI, ICCID or control port)\nhint: the modems are listed above\n"
+        )
         let json = try Self.json(try Self.run(fleet, ["modems", "show", "--json"]))
         #expect(json["error"]?["kind"]?.string == "usage" && json["error"]?["exit_code"]?.int == 64)
         #expect(json["modems"]?.array?.count == 2)
@@ -171,7 +188,7 @@ struct ModemsCommandTests {
         ["fetch", "https://api.truid.test/"],
         ["subscriber-check", "+447940448591", "--server", "http://127.0.0.1:9"],
         ["phone-check", "+447940448591", "-m", "7", "--server", "http://127.0.0.1:9"],
-        ["coverage", "--server", "http://127.0.0.1:9"],
+        ["coverage", "--server", "http://127.0.0.1:9"]
     ])
     func commandsWithAPathListTheModemsWhenNoneIsChosen(arguments: [String]) throws {
         let fleet = try Self.twoModems()
@@ -179,7 +196,9 @@ struct ModemsCommandTests {
         #expect(result.status == 64, "\(result.stderr)")
         #expect(result.stdout.hasPrefix("MODEM  PROTOCOL  PORT"), "\(result.stdout)")
         #expect(result.stdout.split(separator: "\n").count == 3)
-        let message = arguments.contains("-m") ? "no modem matches '7'" : "2 modems found: name one (index, IMEI, ICCID or control port)"
+        let message =
+            arguments.contains("-m")
+            ? "no modem matches '7'" : "2 modems found: name one (index, IMEI, ICCID or control port)"
         #expect(result.stderr == "error: \(message)\nhint: the modems are listed above\n")
     }
 
@@ -193,7 +212,10 @@ struct ModemsCommandTests {
         let invalid = try Self.run(fleet, ["modems", "show", "12345"])
         #expect(invalid.status == 64)
         #expect(invalid.stdout == "")
-        #expect(invalid.stderr.hasPrefix("Error: invalid modem '12345': expected an index (0, 1…), an IMEI (15 digits), an ICCID (18 to 22 digits) or a control port\n"))
+        #expect(
+            invalid.stderr.hasPrefix(
+                "Error: invalid modem '12345': expected an index (0, 1…), an IMEI (15 digits), an ICCID (18 to 22 digits) or a control port\n"
+            ))
     }
 
     /// `-m/--modem`, the option every modem command shares, names the modem too; naming two is refused.
@@ -220,12 +242,17 @@ struct ModemsCommandTests {
         let environment = ["CELLPATH_SYSFS_ROOT": root, "CELLPATH_DEV_ROOT": root]
         let list = try CellpathBinary.run(["modems"], environment: environment)
         #expect(list.status == 0)
-        #expect(list.stdout == "no modem found (looked for MBIM and QMI ports in \(root)/class/usbmisc and \(root)/class/wwan)\n")
+        #expect(
+            list.stdout
+                == "no modem found (looked for MBIM and QMI ports in \(root)/class/usbmisc and \(root)/class/wwan)\n")
         let json = try CellpathBinary.run(["modems", "--json"], environment: environment)
         #expect(json.stdout == "{\n  \"modems\": [],\n  \"warnings\": []\n}\n")
         let show = try CellpathBinary.run(["modems", "show"], environment: environment)
         #expect(show.status == 69)
-        #expect(show.stderr.hasPrefix("error: no modem found (looked for MBIM and QMI ports in \(root)/class/usbmisc and \(root)/class/wwan)\nhint: "))
+        #expect(
+            show.stderr.hasPrefix(
+                "error: no modem found (looked for MBIM and QMI ports in \(root)/class/usbmisc and \(root)/class/wwan)\nhint: "
+            ))
     }
 
     @Test func statesOfFaultsAreShownAndExit0() throws {
@@ -237,13 +264,16 @@ struct ModemsCommandTests {
             .test(.mbim, 1, sim: .some(nil)),
             .test(.qmi, 2, sim: SimulatedSIM(iccid: "8944000000000000002", pinLocked: true)),
             .test(.qmi, 3, faults: radioOff),
-            .test(.mbim, 4, faults: denied),
+            .test(.mbim, 4, faults: denied)
         ])
         let result = try Self.run(fleet, ["modems", "--json"])
         #expect(result.status == 0, "\(result.stderr)")
         let modems = try #require(try Self.json(result)["modems"]?.array)
         #expect(modems.map { $0["sim"]?["state"]?.string } == ["absent", "pin-required", "ready", "ready"])
-        #expect(modems.map { $0["registration"]?["state"]?.string } == ["not-registered", "not-registered", "not-registered", "denied"])
+        #expect(
+            modems.map { $0["registration"]?["state"]?.string } == [
+                "not-registered", "not-registered", "not-registered", "denied"
+            ])
         #expect(modems.map { $0["radio"]?.string } == ["on", "on", "off", "on"])
         #expect(modems[1]["sim"]?["pin_retries"]?.int == 3)
         #expect(modems[3]["registration"]?["network_error"]?.string == "plmn-not-allowed")
@@ -267,12 +297,19 @@ struct ModemsCommandTests {
         #expect(error["message"]?.string == "couldn't allocate a DMS client ID on cdc-wdm1: no answer within 1 s")
         #expect(error["exit_code"]?.int == 75)
         #expect(modems[1]["model"]?.string == "Model 2", "discovery's model, from sysfs")
-        #expect(json["warnings"]?.array?.compactMap(\.string) == ["modem 1: couldn't allocate a DMS client ID on cdc-wdm1: no answer within 1 s"])
-        #expect(list.stderr == "warning: modem 1: couldn't allocate a DMS client ID on cdc-wdm1: no answer within 1 s\n")
+        #expect(
+            json["warnings"]?.array?.compactMap(\.string) == [
+                "modem 1: couldn't allocate a DMS client ID on cdc-wdm1: no answer within 1 s"
+            ])
+        #expect(
+            list.stderr == "warning: modem 1: couldn't allocate a DMS client ID on cdc-wdm1: no answer within 1 s\n")
 
         let show = try Self.run(fleet, ["modems", "show", "1", "--timeout", "1"])
         #expect(show.status == 75)
-        #expect(show.stderr.contains("error: couldn't allocate a DMS client ID on cdc-wdm1: no answer within 1 s\nhint: another program may be reading the port"))
+        #expect(
+            show.stderr.contains(
+                "error: couldn't allocate a DMS client ID on cdc-wdm1: no answer within 1 s\nhint: another program may be reading the port"
+            ))
         let showJSON = try Self.json(try Self.run(fleet, ["modems", "show", "1", "--timeout", "1", "--json"]))
         #expect(showJSON["error"]?["exit_code"]?.int == 75 && showJSON["error"]?["layer"]?.string == "transport")
         #expect(showJSON["index"]?.int == 1)
@@ -280,7 +317,7 @@ struct ModemsCommandTests {
 
     @Test func runsOfTheCommandLeaveNoQMIClientIDAllocated() throws {
         let fleet = try SimulatedFleet([.test(.qmi, 1)])
-        for _ in 0..<10 {
+        for _ in 0 ..< 10 {
             let result = try Self.run(fleet, ["modems", "show", "0", "--json"])
             #expect(result.status == 0, "\(result.stderr)")
         }
@@ -290,7 +327,7 @@ struct ModemsCommandTests {
     @Test(.enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)))
     func throughTheProxiesByDefaultAndNoClientIDLeft() throws {
         let fleet = try Self.twoModems()
-        for _ in 0..<5 {
+        for _ in 0 ..< 5 {
             let result = try Self.run(fleet, ["modems", "--json", "-v"], proxy: true)
             #expect(result.status == 0, "\(result.stderr)")
             #expect(try Self.json(result)["modems"]?.array?.map { $0["error"] } == [.null, .null])
@@ -309,13 +346,15 @@ struct ModemsCommandTests {
         environment["PATH"] = "/usr/sbin:/usr/bin:/sbin:/bin"
         environment["HOME"] = "/nonexistent"
         environment["CELLPATH_SYSTEM_CONFIG"] = "/nonexistent/cellpath.conf"
-        let result = try ProcessRunner.run(["runuser", "-u", "nobody", "--", CellpathBinary.path, "modems", "show", "0"],
-                                           environment: environment)
+        let result = try ProcessRunner.run(
+            ["runuser", "-u", "nobody", "--", CellpathBinary.path, "modems", "show", "0"],
+            environment: environment)
         #expect(result.status == 77)
-        #expect(result.stderr == """
-            error: couldn't open \(fleet.runDirectory)/dev/cdc-wdm0: permission denied
-            hint: run as root (sudo), or give your user read and write access to the port (its group)
+        #expect(
+            result.stderr == """
+                error: couldn't open \(fleet.runDirectory)/dev/cdc-wdm0: permission denied
+                hint: run as root (sudo), or give your user read and write access to the port (its group)
 
-            """)
+                """)
     }
 }

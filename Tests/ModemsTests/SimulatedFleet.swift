@@ -5,8 +5,11 @@ import TestSupport
 
 extension SimulatedFleet {
     /// Reads modem `index` directly (no proxy) within `timeout`.
-    func status(_ index: Int, timeout: Duration = .seconds(10), logger: Logger = .silent) async throws(ModemError) -> ModemStatus {
-        try await ModemStatusReader(access: ModemAccess(useProxy: false, timeout: timeout), logger: logger).status(of: modems[index])
+    func status(
+        _ index: Int, timeout: Duration = .seconds(10), logger: Logger = .silent
+    ) async throws(ModemError) -> ModemStatus {
+        try await ModemStatusReader(access: ModemAccess(useProxy: false, timeout: timeout), logger: logger).status(
+            of: modems[index])
     }
 }
 

@@ -3,8 +3,8 @@ import ModemDiscovery
 import Modems
 import SimulatedModems
 import SimulatorScenario
-import Testing
 import TestSupport
+import Testing
 
 /// How a read puts the parts of a modem's status together, what it opens (proxy or not), and
 /// what it leaves behind.
@@ -12,18 +12,25 @@ import TestSupport
 struct StatusReaderTests {
     @Test func aProtocolErrorInOnePartIsAWarningAndLeavesItEmpty() async throws {
         let lines = LogLines()
-        let backend = FakeBackend(signal: .failure(ModemError(.protocol, .unavailable, operation: "query the signal state of fake0",
-                                                              reason: "the modem answered NoDeviceSupport (MBIM status)")))
+        let backend = FakeBackend(
+            signal: .failure(
+                ModemError(
+                    .protocol, .unavailable, operation: "query the signal state of fake0",
+                    reason: "the modem answered NoDeviceSupport (MBIM status)")))
         let status = try await ModemStatusReader.read(backend, logger: lines.logger(.warning))
         #expect(status.signal == nil)
         #expect(status.imei == "350000000000009")
         #expect(status.registration?.state == .home)
         #expect(status.bearer?.state == .disconnected)
-        #expect(lines.all == ["warning: couldn't query the signal state of fake0: the modem answered NoDeviceSupport (MBIM status)"])
+        #expect(
+            lines.all == [
+                "warning: couldn't query the signal state of fake0: the modem answered NoDeviceSupport (MBIM status)"
+            ])
     }
 
     @Test func aTransportErrorInAnyPartFailsTheRead() async throws {
-        let timeout = ModemError(.transport, .temporary, operation: "query the register state of fake0", reason: "no answer within 2 s")
+        let timeout = ModemError(
+            .transport, .temporary, operation: "query the register state of fake0", reason: "no answer within 2 s")
         let backend = FakeBackend(registration: .failure(timeout))
         await #expect(throws: timeout) { try await ModemStatusReader.read(backend, logger: .silent) }
     }
@@ -40,7 +47,7 @@ struct StatusReaderTests {
     /// The control shows that the count sees a client that keeps its ID.
     @Test func repeatedReadsLeaveNoQMIClientIDAllocated() async throws {
         let fleet = try SimulatedFleet([.test(.qmi, 1)])
-        for _ in 0..<20 {
+        for _ in 0 ..< 20 {
             let status = try await fleet.status(0)
             #expect(status.imei == "350000000000001")
         }
@@ -55,7 +62,8 @@ struct StatusReaderTests {
     func withoutRootTheProxyIsSkipped(_ kind: SimulatorScenario.ModemProtocol) async throws {
         let fleet = try SimulatedFleet([.test(kind, 1)])
         let lines = LogLines()
-        let reader = ModemStatusReader(access: ModemAccess(useProxy: true, isRoot: false, timeout: .seconds(10)), logger: lines.logger())
+        let reader = ModemStatusReader(
+            access: ModemAccess(useProxy: true, isRoot: false, timeout: .seconds(10)), logger: lines.logger())
         let status = try await reader.status(of: fleet.modems[0])
         #expect(status.imei == "350000000000001")
         let proxy = kind == .mbim ? "mbim-proxy" : "qmi-proxy"
@@ -64,13 +72,15 @@ struct StatusReaderTests {
         #expect(lines.all.contains("debug: cdc-wdm0: \(kind == .mbim ? "MBIM" : "QMI") session open"))
     }
 
-    @Test(.enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)),
-          arguments: [SimulatorScenario.ModemProtocol.mbim, .qmi])
+    @Test(
+        .enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)),
+        arguments: [SimulatorScenario.ModemProtocol.mbim, .qmi])
     func throughTheProxy(_ kind: SimulatorScenario.ModemProtocol) async throws {
         let fleet = try SimulatedFleet([.test(kind, 1)])
         let lines = LogLines()
-        let reader = ModemStatusReader(access: ModemAccess(useProxy: true, isRoot: true, timeout: .seconds(20)), logger: lines.logger())
-        for _ in 0..<3 {
+        let reader = ModemStatusReader(
+            access: ModemAccess(useProxy: true, isRoot: true, timeout: .seconds(20)), logger: lines.logger())
+        for _ in 0 ..< 3 {
             let status = try await reader.status(of: fleet.modems[0])
             #expect(status.sim?.imsi == "234150000000001")
             #expect(status.registration?.state == .home)
@@ -99,9 +109,11 @@ actor FakeBackend: ModemBackend {
     var signal: Result<Signal?, ModemError>
     private(set) var asked: [String] = []
 
-    init(sim: Result<SIMStatus, ModemError> = .success(SIMStatus(state: .ready, imsi: "001010000000009")),
-         registration: Result<Registration, ModemError> = .success(Registration(state: .home)),
-         signal: Result<Signal?, ModemError> = .success(Signal(rssiDbm: -70))) {
+    init(
+        sim: Result<SIMStatus, ModemError> = .success(SIMStatus(state: .ready, imsi: "001010000000009")),
+        registration: Result<Registration, ModemError> = .success(Registration(state: .home)),
+        signal: Result<Signal?, ModemError> = .success(Signal(rssiDbm: -70))
+    ) {
         self.sim = sim
         self.registration = registration
         self.signal = signal
@@ -117,20 +129,34 @@ actor FakeBackend: ModemBackend {
         asked.append("homeOperator")
         return NetworkOperator(id: "001-01", name: "Fake")
     }
-    func registration() async throws(ModemError) -> Registration { asked.append("registration"); return try registration.get() }
+    func registration() async throws(ModemError) -> Registration {
+        asked.append("registration"); return try registration.get()
+    }
     func signal() async throws(ModemError) -> Signal? { asked.append("signal"); return try signal.get() }
-    func packetService() async throws(ModemError) -> PacketServiceState { asked.append("packetService"); return .attached }
-    func bearer() async throws(ModemError) -> BearerStatus { asked.append("bearer"); return BearerStatus(state: .disconnected) }
+    func packetService() async throws(ModemError) -> PacketServiceState {
+        asked.append("packetService"); return .attached
+    }
+    func bearer() async throws(ModemError) -> BearerStatus {
+        asked.append("bearer"); return BearerStatus(state: .disconnected)
+    }
     func simState() async throws(ModemError) -> SIMStatus { asked.append("simState"); return try sim.get() }
     func bearerState() async throws(ModemError) -> BearerState { asked.append("bearerState"); return .disconnected }
-    func ipConfiguration() async throws(ModemError) -> BearerStatus { asked.append("ipConfiguration"); return BearerStatus(state: .connected) }
+    func ipConfiguration() async throws(ModemError) -> BearerStatus {
+        asked.append("ipConfiguration"); return BearerStatus(state: .connected)
+    }
     func close() async { asked.append("close") }
     // Reading changes nothing: these are recorded, and a reader test expects none of them.
-    func unlockSIM(pin: String) async throws(ModemError) -> SIMStatus { asked.append("unlockSIM"); return try sim.get() }
+    func unlockSIM(pin: String) async throws(ModemError) -> SIMStatus {
+        asked.append("unlockSIM"); return try sim.get()
+    }
     func setRadio(_ state: RadioState) async throws(ModemError) { asked.append("setRadio") }
     func attachPacketService() async throws(ModemError) { asked.append("attachPacketService") }
-    func connect(_ settings: BearerSettings) async throws(ModemError) -> BearerHandle { asked.append("connect"); return BearerHandle() }
-    func disconnect(_ handle: BearerHandle?) async throws(ModemError) -> Bool { asked.append("disconnect"); return false }
+    func connect(_ settings: BearerSettings) async throws(ModemError) -> BearerHandle {
+        asked.append("connect"); return BearerHandle()
+    }
+    func disconnect(_ handle: BearerHandle?) async throws(ModemError) -> Bool {
+        asked.append("disconnect"); return false
+    }
     func renewTimeLimit() async {}
     func releaseCheckClients() async { asked.append("releaseCheckClients") }
     func indications() async throws(ModemError) -> AsyncStream<ModemIndication> {

@@ -1,6 +1,7 @@
 import CQMI
-@testable import Modems
 import Testing
+
+@testable import Modems
 
 /// The masking of what libqmi and libmbim trace of personal data (`-v` without `--verbose-full`).
 @Suite struct TraceRedactionTests {
@@ -48,7 +49,8 @@ import Testing
     @Test func aTLVThatLibqmiCannotNameIsMasked() throws {
         let lines = try Self.msisdnTrace("+447700900001", imsi: "234150000000001")
         let imsiBytes = "32:33:34:31:35:30:30:30:30:30:30:30:30:30:31"
-        #expect(lines.contains { $0.contains(imsiBytes) } && lines.contains { $0.hasSuffix("type   = 0x11") }, "\(lines)")
+        #expect(
+            lines.contains { $0.contains(imsiBytes) } && lines.contains { $0.hasSuffix("type   = 0x11") }, "\(lines)")
         let masked = TraceRedaction.redact(lines)
         #expect(!masked.joined().contains(imsiBytes), "\(masked)")
         #expect(masked.contains("<<<<<<   value  = ###"))
@@ -56,7 +58,9 @@ import Testing
     }
 
     @Test func theMBIMPINFieldsAreMasked() {
-        let masked = TraceRedaction.redact([">>>>>>   Pin = '1234'", ">>>>>>   NewPin = '5678'", ">>>>>>   PinType = 'pin1'"])
+        let masked = TraceRedaction.redact([
+            ">>>>>>   Pin = '1234'", ">>>>>>   NewPin = '5678'", ">>>>>>   PinType = 'pin1'"
+        ])
         #expect(masked == [">>>>>>   Pin = '###'", ">>>>>>   NewPin = '###'", ">>>>>>   PinType = 'pin1'"])
     }
 }

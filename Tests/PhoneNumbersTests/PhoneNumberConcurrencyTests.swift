@@ -9,10 +9,10 @@ struct PhoneNumberConcurrencyTests {
     func concurrent() async throws {
         let expected = validCases.map(\.e164)
         try await withThrowingTaskGroup(of: [String].self) { group in
-            for _ in 0..<8 {
+            for _ in 0 ..< 8 {
                 group.addTask {
                     var results: [String] = []
-                    for _ in 0..<20 {
+                    for _ in 0 ..< 20 {
                         results = try validCases.map { try PhoneNumber.parse($0.input, defaultRegion: $0.region).e164 }
                     }
                     return results

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import Server
 
 /// Which `Host` values name serve (against DNS rebinding), without a server.

@@ -1,6 +1,7 @@
 import CellpathCore
 import PhoneNumbers
 import Testing
+
 @testable import Server
 
 /// Serve's phone-number cache gives what libphonenumber gives, errors included, within its bound.
@@ -19,14 +20,14 @@ struct PhoneNumberCacheTests {
         let cache = PhoneNumberCache(defaultRegion: nil)
         var fresh: CellpathError?
         do { _ = try PhoneNumber.parse("+44 12", defaultRegion: nil) } catch { fresh = error }
-        for _ in 0..<2 {
+        for _ in 0 ..< 2 {
             #expect(throws: fresh!) { try cache.e164("+44 12") }
         }
     }
 
     @Test func holdsAtMostItsCapacity() throws {
         let cache = PhoneNumberCache(defaultRegion: nil, capacity: 2)
-        for last in 1...5 { _ = try cache.e164("+44794044859\(last)") }
+        for last in 1 ... 5 { _ = try cache.e164("+44794044859\(last)") }
         #expect(cache.count <= 2)
         #expect(try cache.e164("+447940448591") == "+447940448591")
     }

@@ -2,8 +2,8 @@ import CellpathCore
 import Glibc
 import SimulatorScenario
 import SystemSupport
-import Testing
 import TestSupport
+import Testing
 
 /// `cellpath serve` under load: wrk (Debian `wrk`) in the device namespace at 1, 16 and 256
 /// connections, twice, for a bounded time each, POST /subscriber-check against the world's fake API
@@ -12,10 +12,14 @@ import TestSupport
 @Suite(.serialized, .enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)), .ownThreads(.alone))
 struct ServeLoadTests {
     /// One wrk run: requests done, non-2xx answers and socket errors.
-    private func wrk(_ prefix: String, connections: Int, script: String) throws -> (requests: Int, errors: Int, output: String) {
-        let result = try ProcessRunner.run(["ip", "netns", "exec", prefix + "ue", "wrk", "-t", connections == 1 ? "1" : "2",
-                                            "-c", String(connections), "-d", "2s", "--timeout", "10s", "-s", script,
-                                            "http://127.0.0.1:8080/subscriber-check"])
+    private func wrk(
+        _ prefix: String, connections: Int, script: String
+    ) throws -> (requests: Int, errors: Int, output: String) {
+        let result = try ProcessRunner.run([
+            "ip", "netns", "exec", prefix + "ue", "wrk", "-t", connections == 1 ? "1" : "2",
+            "-c", String(connections), "-d", "2s", "--timeout", "10s", "-s", script,
+            "http://127.0.0.1:8080/subscriber-check"
+        ])
         try #require(result.status == 0, "wrk: \(result.stderr)")
         var requests = 0, errors = 0
         for line in result.stdout.split(separator: "\n") {
@@ -23,7 +27,8 @@ struct ServeLoadTests {
             if text.contains("requests in") { requests = Int(text.split(separator: " ").first ?? "") ?? 0 }
             if text.hasPrefix("Non-2xx or 3xx responses:") { errors += Int(text.split(separator: " ").last ?? "") ?? 1 }
             if text.hasPrefix("Socket errors:") {
-                errors += text.split(separator: ",").compactMap { Int($0.split(separator: " ").last ?? "") }.reduce(0, +)
+                errors += text.split(separator: ",").compactMap { Int($0.split(separator: " ").last ?? "") }.reduce(
+                    0, +)
             }
         }
         return (requests, errors, result.stdout)
@@ -45,16 +50,23 @@ struct ServeLoadTests {
         try WorldFixture.withWorld(scenario: scenario) { (prefix: String) throws in
             let log = "/tmp/\(prefix)serve.log", script = "/tmp/\(prefix)post.lua"
             defer { unlink(log); unlink(script) }
-            let lua = #"wrk.method = "POST"; wrk.body = '{"phone_number":"+447940448591"}'; wrk.headers["Content-Type"] = "application/json""#
+            let lua =
+                #"wrk.method = "POST"; wrk.body = '{"phone_number":"+447940448591"}'; wrk.headers["Content-Type"] = "application/json""#
             _ = try ProcessRunner.run(["sh", "-c", "cat > \(script)"], stdin: lua + "\n")
             var environment = ["PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "HOME": "/tmp/\(prefix)home"]
-            for line in try CellpathBinary.run(["sim", "env", "--prefix", prefix]).stdout.split(separator: "\n") where line.hasPrefix("export ") {
+            for line in try CellpathBinary.run(["sim", "env", "--prefix", prefix]).stdout.split(separator: "\n")
+            where line.hasPrefix("export ") {
                 let assignment = line.dropFirst("export ".count)
                 guard let eq = assignment.firstIndex(of: "=") else { continue }
-                environment[String(assignment[..<eq])] = String(assignment[assignment.index(after: eq)...].filter { $0 != "'" })
+                environment[String(assignment[..<eq])] = String(
+                    assignment[assignment.index(after: eq)...].filter { $0 != "'" })
             }
-            let serve = try BackgroundProcess(["ip", "netns", "exec", prefix + "ue", CellpathBinary.path, "serve", "--api-base", "https://api.truid.test",
-                                               "--listen", "127.0.0.1:8080", "--rate-limit", "0", "--max-connections-per-address", "512"], output: log, environment: environment)
+            let serve = try BackgroundProcess(
+                [
+                    "ip", "netns", "exec", prefix + "ue", CellpathBinary.path, "serve", "--api-base",
+                    "https://api.truid.test",
+                    "--listen", "127.0.0.1:8080", "--rate-limit", "0", "--max-connections-per-address", "512"
+                ], output: log, environment: environment)
             defer { serve.stop() }
             Poll.until(timeout: .seconds(10)) { FileSystem.readText(log)?.contains(#""event":"listening""#) == true }
             func tokenRequests() throws -> Int? {
@@ -64,10 +76,12 @@ struct ServeLoadTests {
             }
 
             var after: [(fds: Int, rssKiB: Int)] = []
-            for round in 1...2 {
+            for round in 1 ... 2 {
                 for connections in [1, 16, 256] {
                     let run = try wrk(prefix, connections: connections, script: script)
-                    #expect(run.requests > 0 && run.errors == 0, "round \(round), \(connections) connections: \(run.output)")
+                    #expect(
+                        run.requests > 0 && run.errors == 0, "round \(round), \(connections) connections: \(run.output)"
+                    )
                 }
                 usleep(500_000)  // let closed connections go
                 after.append(try usage(serve.pid))

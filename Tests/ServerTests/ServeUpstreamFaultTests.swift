@@ -1,7 +1,7 @@
 import CellpathCore
 import Glibc
-import Testing
 import TestSupport
+import Testing
 
 /// What `cellpath serve` answers when the tru.ID API fails: at start (exit codes) and while
 /// serving (retries, pass-through, 502/504), against a stub API in a namespace of the test's own.
@@ -31,7 +31,8 @@ struct ServeUpstreamFaultTests {
 
         serve.api.mode = .failing(status: 502, count: 100)
         let failed = try serve.post("/subscriber-check", json: Self.create)
-        #expect(failed.status == 502 && failed.json?["title"]?.string == "Upstream failing", "the API's problem, passed on")
+        #expect(
+            failed.status == 502 && failed.json?["title"]?.string == "Upstream failing", "the API's problem, passed on")
         #expect(failed.headers["content-type"] == "application/problem+json")
         #expect(serve.api.checkCalls == 6, "three attempts in all")
         #expect(serve.stop() == 0)

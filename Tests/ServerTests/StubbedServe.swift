@@ -1,11 +1,11 @@
-import CellpathCore
 import CShims
+import CellpathCore
 import FoundationEssentials
 import Glibc
 import HTTPServer
 import Synchronization
-import Testing
 import TestSupport
+import Testing
 
 /// A stand-in for the tru.ID API whose answers a test steers: tokens for `id:secret`, and
 /// SubscriberCheck creation answered as `mode` says. Counts what it was asked. Any thread.
@@ -54,8 +54,9 @@ final class StubAPI: Sendable {
                 state.validToken = "token-\(state.tokens)"
                 return state.validToken
             }
-            return HTTPResponse(status: 200, contentType: "application/json",
-                                body: #"{"access_token":"\#(token)","token_type":"bearer","expires_in":3600,"scope":"coverage"}"#)
+            return HTTPResponse(
+                status: 200, contentType: "application/json",
+                body: #"{"access_token":"\#(token)","token_type":"bearer","expires_in":3600,"scope":"coverage"}"#)
         }
         state.withLock { $0.paths.append(request.target) }
         guard request.method == "POST", request.path == "/subscriber_check/v0.1/checks" else {
@@ -64,7 +65,9 @@ final class StubAPI: Sendable {
         let (mode, authorized) = state.withLock { state -> (Mode, Bool) in
             state.checkCalls += 1
             let mode = state.mode
-            if case .failing(let status, let count) = mode { state.mode = count > 1 ? .failing(status: status, count: count - 1) : .normal }
+            if case .failing(let status, let count) = mode {
+                state.mode = count > 1 ? .failing(status: status, count: count - 1) : .normal
+            }
             if case .tokenExpiresOnce = mode { state.validToken = "expired"; state.mode = .normal }
             return (mode, request.headers["Authorization"] == "Bearer \(state.validToken)")
         }
@@ -74,17 +77,25 @@ final class StubAPI: Sendable {
             var response = Self.problem(429, "too_many_requests", "Too Many Requests")
             response.headers.set("Retry-After", String(seconds))
             return response
-        case .malformed: return HTTPResponse(status: 201, contentType: "application/hal+json", body: #"{"check_id":"c1","_links":{"chec"#)
+        case .malformed:
+            return HTTPResponse(
+                status: 201, contentType: "application/hal+json", body: #"{"check_id":"c1","_links":{"chec"#)
         default: break
         }
         guard authorized else { return Self.problem(401, "unauthorized", "Access token expired") }
-        return HTTPResponse(status: 201, contentType: "application/hal+json",
-                            body: #"{"check_id":"c1","status":"ACCEPTED","_links":{"check_url":{"href":"https://api.example/c1/redirect"}}}"#)
+        return HTTPResponse(
+            status: 201, contentType: "application/hal+json",
+            body:
+                #"{"check_id":"c1","status":"ACCEPTED","_links":{"check_url":{"href":"https://api.example/c1/redirect"}}}"#
+        )
     }
 
     static func problem(_ status: Int, _ key: String, _ title: String) -> HTTPResponse {
-        HTTPResponse(status: status, contentType: "application/problem+json",
-                     body: #"{"type":"https://developer.tru.id/docs/reference/api-errors#\#(key)","title":"\#(title)","status":\#(status)}"#)
+        HTTPResponse(
+            status: status, contentType: "application/problem+json",
+            body:
+                #"{"type":"https://developer.tru.id/docs/reference/api-errors#\#(key)","title":"\#(title)","status":\#(status)}"#
+        )
     }
 }
 
@@ -126,11 +137,16 @@ final class StubbedServe {
     /// (then returns its exit status).
     @discardableResult
     func start(_ arguments: [String] = [], clientSecret: String = "secret", apiBase: String? = nil) throws -> Int32? {
-        let environment = ["PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "HOME": "/tmp/\(namespace)", "CELLPATH_CLIENT_ID": "id",
-                           "CELLPATH_CLIENT_SECRET": clientSecret]
-        let process = try BackgroundProcess(["ip", "netns", "exec", namespace, CellpathBinary.path, "serve",
-                                             "--api-base", apiBase ?? "http://127.0.0.1:\(apiPort)", "--listen", "127.0.0.1:8080"] + arguments,
-                                            output: log, environment: environment)
+        let environment = [
+            "PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "HOME": "/tmp/\(namespace)", "CELLPATH_CLIENT_ID": "id",
+            "CELLPATH_CLIENT_SECRET": clientSecret
+        ]
+        let process = try BackgroundProcess(
+            [
+                "ip", "netns", "exec", namespace, CellpathBinary.path, "serve",
+                "--api-base", apiBase ?? "http://127.0.0.1:\(apiPort)", "--listen", "127.0.0.1:8080"
+            ] + arguments,
+            output: log, environment: environment)
         serve = process
         var listening = false, exited = false
         Poll.until(timeout: .seconds(20)) {
@@ -158,8 +174,10 @@ final class StubbedServe {
     func curl(_ arguments: [String]) throws -> (status: Int, headers: [String: String], json: JSONValue?) {
         let headers = "/tmp/\(namespace).headers"
         defer { unlink(headers) }
-        let result = try Curl.run(in: namespace, ["--max-time", "60", "-D", headers, "-w", "\n%{http_code}"]
-                                      + arguments)
+        let result = try Curl.run(
+            in: namespace,
+            ["--max-time", "60", "-D", headers, "-w", "\n%{http_code}"]
+                + arguments)
         let lines = result.stdout.split(separator: "\n", omittingEmptySubsequences: false)
         var fields: [String: String] = [:]
         for line in (try ProcessRunner.run(["cat", headers]).stdout).split(separator: "\r\n") {
@@ -170,7 +188,9 @@ final class StubbedServe {
     }
 
     /// POST of a JSON body to serve.
-    func post(_ path: String, json: String, _ extra: [String] = []) throws -> (status: Int, headers: [String: String], json: JSONValue?) {
+    func post(
+        _ path: String, json: String, _ extra: [String] = []
+    ) throws -> (status: Int, headers: [String: String], json: JSONValue?) {
         try curl(["-H", "Content-Type: application/json", "-d", json] + extra + ["http://127.0.0.1:8080\(path)"])
     }
 

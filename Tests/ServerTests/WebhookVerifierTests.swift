@@ -3,20 +3,23 @@ import CellpathCrypto
 import FoundationEssentials
 import Glibc
 import HTTPServer
-@testable import Server
 import SimulatedServices
 import Synchronization
 import SystemSupport
-import Testing
 import TestSupport
+import Testing
+
+@testable import Server
 
 /// A fresh 2048-bit RSA key in PEM, made with the openssl CLI as the simulated world makes it
 /// (waited for on a thread of its own: the tests are async).
 func makeSigningKey() async throws -> [UInt8] {
     let directory = try TemporaryDirectory.make("cptest-serve-key")
     defer { FileSystem.removeTree(directory) }
-    let result = try await ProcessRunner.running(["openssl", "genpkey", "-algorithm", "RSA",
-                                                  "-pkeyopt", "rsa_keygen_bits:2048", "-out", "\(directory)/key.pem"])
+    let result = try await ProcessRunner.running([
+        "openssl", "genpkey", "-algorithm", "RSA",
+        "-pkeyopt", "rsa_keygen_bits:2048", "-out", "\(directory)/key.pem"
+    ])
     try #require(result.status == 0, "\(result.stderr)")
     return try FileSystem.read("\(directory)/key.pem")
 }
@@ -38,12 +41,18 @@ struct WebhookVerifierTests {
     static let body = Array(#"{"check_id":"c1","status":"COMPLETED","match":true}"#.utf8)
 
     private func signed(_ signer: WebhookSigner, body: [UInt8] = WebhookVerifierTests.body) throws -> SignedWebhook {
-        try #require(signer.webhook(to: "http://192.0.2.23:8080/callback", product: "subscriber_check", body: body, date: Self.date))
+        try #require(
+            signer.webhook(
+                to: "http://192.0.2.23:8080/callback", product: "subscriber_check", body: body, date: Self.date))
     }
 
-    private func problem(_ verifier: WebhookVerifier, _ webhook: SignedWebhook, target: String? = nil, body: [UInt8]? = nil,
-                         now: Double = WebhookVerifierTests.date.timeIntervalSince1970) async -> String? {
-        await verifier.problem(method: "POST", target: target ?? webhook.pathAndQuery, headers: webhook.headers, body: body ?? webhook.body, now: now)
+    private func problem(
+        _ verifier: WebhookVerifier, _ webhook: SignedWebhook, target: String? = nil, body: [UInt8]? = nil,
+        now: Double = WebhookVerifierTests.date.timeIntervalSince1970
+    ) async -> String? {
+        await verifier.problem(
+            method: "POST", target: target ?? webhook.pathAndQuery, headers: webhook.headers,
+            body: body ?? webhook.body, now: now)
     }
 
     @Test func aSignedWebhookVerifiesAndTamperedOnesDoNot() async throws {
@@ -52,7 +61,9 @@ struct WebhookVerifierTests {
         let verifier = WebhookVerifier { source.next() }
         let webhook = try signed(signer)
         #expect(await problem(verifier, webhook) == nil)
-        #expect(await problem(verifier, try signed(signer, body: Array(#"{"check_id":"c2","status":"COMPLETED"}"#.utf8))) == nil)
+        #expect(
+            await problem(verifier, try signed(signer, body: Array(#"{"check_id":"c2","status":"COMPLETED"}"#.utf8)))
+                == nil)
         #expect(source.fetches.load(ordering: .relaxed) == 1, "the key set is fetched once and cached")
 
         let forged = Array(String(decoding: webhook.body, as: UTF8.self).replacing("true", with: "false").utf8)
@@ -67,9 +78,11 @@ struct WebhookVerifierTests {
         unsigned.headers.remove("Signature")
         #expect(await problem(verifier, unsigned) == "no signature")
         var narrow = webhook
-        narrow.headers.set("Authorization", try #require(webhook.headers["Authorization"]).replacing("digest", with: ""))
+        narrow.headers.set(
+            "Authorization", try #require(webhook.headers["Authorization"]).replacing("digest", with: ""))
         narrow.headers.remove("Signature")
-        #expect(await problem(verifier, narrow) == "the signature does not cover (request-target), host, date and digest")
+        #expect(
+            await problem(verifier, narrow) == "the signature does not cover (request-target), host, date and digest")
     }
 
     @Test func anUnknownKeyIDFetchesTheKeySetAgainAtMostOncePerInterval() async throws {
@@ -95,21 +108,29 @@ struct WebhookVerifierTests {
         let webhook = try signed(signer)
         #expect(await problem(verifier, webhook) == nil)
         for seconds in stride(from: 0.0, through: 300, by: 6) {
-            #expect(await problem(verifier, webhook, now: Self.date.timeIntervalSince1970 + seconds) == "replayed (this signature was already accepted)")
+            #expect(
+                await problem(verifier, webhook, now: Self.date.timeIntervalSince1970 + seconds)
+                    == "replayed (this signature was already accepted)")
         }
-        #expect(await problem(verifier, webhook, now: Self.date.timeIntervalSince1970 + 301) == "stale or missing Date", "then it is stale")
-        #expect(await problem(verifier, try signed(signer, body: Array(#"{"check_id":"c3","status":"COMPLETED"}"#.utf8))) == nil,
-                "another webhook has a signature of its own")
+        #expect(
+            await problem(verifier, webhook, now: Self.date.timeIntervalSince1970 + 301) == "stale or missing Date",
+            "then it is stale")
+        #expect(
+            await problem(verifier, try signed(signer, body: Array(#"{"check_id":"c3","status":"COMPLETED"}"#.utf8)))
+                == nil,
+            "another webhook has a signature of its own")
     }
 
     @Test func theReplayCacheIsBoundedAndForgetsExpiredSignatures() {
         var accepted = AcceptedSignatures(capacity: 2)
-        let answers = [([UInt8(1)], 0.0), ([1], 1), ([2], 2), ([3], 3), ([1], 4), ([3], 5)].map { accepted.insert($0.0, until: 100, now: $0.1) }
+        let answers = [([UInt8(1)], 0.0), ([1], 1), ([2], 2), ([3], 3), ([1], 4), ([3], 5)].map {
+            accepted.insert($0.0, until: 100, now: $0.1)
+        }
         #expect(answers == [true, false, true, true, true, false], "at capacity the oldest is forgotten first")
         #expect(accepted.count == 2)
 
         var expiring = AcceptedSignatures(capacity: 100)
-        let early = (0..<50).map { expiring.insert([UInt8($0)], until: Double($0), now: 0) }
+        let early = (0 ..< 50).map { expiring.insert([UInt8($0)], until: Double($0), now: 0) }
         let late = expiring.insert([200], until: 1000, now: 60)
         #expect(early.allSatisfy { $0 } && late)
         #expect(expiring.count == 1, "signatures whose Date left the window are dropped")

@@ -2,8 +2,8 @@ import CellpathCore
 import Glibc
 import SimulatedModems
 import SimulatorScenario
-import Testing
 import TestSupport
+import Testing
 
 /// The real mbimcli and qmicli on each zoo profile's control port: identity, SIM, registration,
 /// and a connect where the profile's firmware lets one through without an unlock.
@@ -39,7 +39,7 @@ struct DeviceZooClientTests {
                 #expect(try fleet.client(0, "--set-radio-state=on").stderr.contains("OperationNotAllowed"))
                 fleet.device(0).unlockFCC()
                 var on = try fleet.client(0, "--set-radio-state=on")
-                for _ in 0..<20 where on.status != 0 {
+                for _ in 0 ..< 20 where on.status != 0 {
                     usleep(50_000)
                     on = try fleet.client(0, "--set-radio-state=on")
                 }
@@ -56,8 +56,9 @@ struct DeviceZooClientTests {
             #expect(field("Registration state", in: serving.stdout) == "registered", "\(serving.stdout)")
             if !profile.qmi.dmsUIMRefused {
                 let imsi = try fleet.client(0, "--dms-uim-get-imsi")
-                #expect(field("IMSI", in: imsi.stdout) == fleet.device(0).modem.sim?.imsi,
-                        "\(imsi.stdout)\(imsi.stderr)")
+                #expect(
+                    field("IMSI", in: imsi.stdout) == fleet.device(0).modem.sim?.imsi,
+                    "\(imsi.stdout)\(imsi.stderr)")
             }
         }
     }
@@ -68,7 +69,8 @@ struct DeviceZooClientTests {
     @Test(arguments: connectable)
     func theControlPortConnectsABearer(_ name: DeviceProfile.Name) throws {
         let fleet = try SimulatedFleet([Self.modem(name)])
-        let connect = DeviceProfile.named(name).controlProtocol == .mbim
+        let connect =
+            DeviceProfile.named(name).controlProtocol == .mbim
             ? try fleet.client(0, "--connect=apn=internet", "--no-close")
             : try fleet.client(0, "--wds-start-network=apn=internet,ip-type=4", "--client-no-release-cid")
         #expect(connect.status == 0, "\(connect.stdout)\(connect.stderr)")

@@ -3,8 +3,8 @@ import Glibc
 import SimulatedModems
 import SimulatorScenario
 import SystemSupport
-import Testing
 import TestSupport
+import Testing
 
 /// Several modems from one scenario, and the sysfs tree discovery reads.
 @Suite("Simulated modem fleet and sysfs", .serialized, .ownThreads)
@@ -15,7 +15,7 @@ struct FleetAndSysfsTests {
         defer { close(fd) }
         var buffer = [UInt8](repeating: 0, count: 4096)
         let n = read(fd, &buffer, buffer.count)
-        return n >= 0 ? String(decoding: buffer[0..<n], as: UTF8.self).trimmingCharacters(in: "\n") : nil
+        return n >= 0 ? String(decoding: buffer[0 ..< n], as: UTF8.self).trimmingCharacters(in: "\n") : nil
     }
 
     static func readBytes(_ path: String) -> [UInt8] {
@@ -24,7 +24,7 @@ struct FleetAndSysfsTests {
         defer { close(fd) }
         var buffer = [UInt8](repeating: 0, count: 4096)
         let n = read(fd, &buffer, buffer.count)
-        return n > 0 ? Array(buffer[0..<n]) : []
+        return n > 0 ? Array(buffer[0 ..< n]) : []
     }
 
     static func resolve(_ path: String) -> String? {
@@ -38,7 +38,7 @@ struct FleetAndSysfsTests {
         defer { FileSystem.removeTree(run) }
         let scenario = Scenario(modems: [
             SimulatedModem(protocol: .mbim, imei: "351111111111111", sim: SimulatedSIM(imsi: "001010000000001")),
-            SimulatedModem(protocol: .qmi, imei: "352222222222222", sim: SimulatedSIM(imsi: "001010000000002")),
+            SimulatedModem(protocol: .qmi, imei: "352222222222222", sim: SimulatedSIM(imsi: "001010000000002"))
         ])
         let bearerNetwork = StaticBearerNetwork()
         let fleet = SimulatedModemFleet(scenario: scenario, runDirectory: run, bearerNetwork: bearerNetwork)
@@ -47,11 +47,15 @@ struct FleetAndSysfsTests {
 
         let mbim = try ProcessRunner.run(["mbimcli", "-d", "\(run)/dev/cdc-wdm0", "--query-subscriber-ready-status"])
         #expect(field("Subscriber ID", in: mbim.stdout) == "001010000000001")
-        let qmi = try ProcessRunner.run(["qmicli", "-d", "\(run)/dev/cdc-wdm1", "--device-open-qmi", "--dms-uim-get-imsi"])
+        let qmi = try ProcessRunner.run([
+            "qmicli", "-d", "\(run)/dev/cdc-wdm1", "--device-open-qmi", "--dms-uim-get-imsi"
+        ])
         #expect(field("IMSI", in: qmi.stdout) == "001010000000002")
 
-        let start = try ProcessRunner.run(["qmicli", "-d", "\(run)/dev/cdc-wdm1", "--device-open-qmi",
-                                           "--wds-start-network=apn=internet,ip-type=4", "--client-no-release-cid"])
+        let start = try ProcessRunner.run([
+            "qmicli", "-d", "\(run)/dev/cdc-wdm1", "--device-open-qmi",
+            "--wds-start-network=apn=internet,ip-type=4", "--client-no-release-cid"
+        ])
         #expect(start.status == 0, "\(start.stderr)")
         #expect(bearerNetwork.isConnected(modemIndex: 1))
         #expect(!bearerNetwork.isConnected(modemIndex: 0))
@@ -74,7 +78,7 @@ struct FleetAndSysfsTests {
         #expect(access("\(run)/sys/class/net/wwan0/qmi", F_OK) != 0)
         let descriptors = Self.readBytes("\(sys)/cdc-wdm0/device/../descriptors")
         #expect(descriptors.count == 18 + 9 + 9 + 22 && descriptors[0] == 18 && descriptors[1] == 1)
-        #expect(Array(descriptors[(descriptors.count - 12)...].prefix(3)) == [12, 0x24, 0x1b])   // MBIM functional
+        #expect(Array(descriptors[(descriptors.count - 12)...].prefix(3)) == [12, 0x24, 0x1b])  // MBIM functional
         #expect(Self.readFile("\(run)/sys/class/wwan/wwan0mbim0/type") == "MBIM")
         #expect(access("\(run)/sys/class/wwan/wwan1mbim0", F_OK) != 0)
 
@@ -87,7 +91,8 @@ struct FleetAndSysfsTests {
     @Test func startingTwiceIsRefused() throws {
         let run = try TemporaryDirectory.make("cellpath-fleet")
         defer { FileSystem.removeTree(run) }
-        let device = SimulatedModemDevice(modem: SimulatedModem(), index: 0, runDirectory: run, bearerNetwork: StaticBearerNetwork())
+        let device = SimulatedModemDevice(
+            modem: SimulatedModem(), index: 0, runDirectory: run, bearerNetwork: StaticBearerNetwork())
         try device.start()
         defer { device.stop() }
         let error = #expect(throws: CellpathError.self) { try device.start() }

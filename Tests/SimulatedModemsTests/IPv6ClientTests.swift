@@ -1,8 +1,8 @@
 import CellpathCore
 import SimulatedModems
 import SimulatorScenario
-import Testing
 import TestSupport
+import Testing
 
 /// IPv6 and dual-stack bearers of the simulated modems as the real mbimcli and qmicli see them:
 /// the grant is the requested families intersected with the network's, an empty one is refused
@@ -18,10 +18,14 @@ struct IPv6ClientTests {
 
     /// Connects with mbimcli (`ip-type=TYPE`) and returns the connect output, the families the
     /// data plane was opened for and the IP configuration (after which mbimcli closes the device).
-    private func mbimConnect(_ h: ModemHarness, _ ipType: String) throws -> (connect: ProcessResult, opened: BearerIPType?, ip: ProcessResult?) {
+    private func mbimConnect(
+        _ h: ModemHarness, _ ipType: String
+    ) throws -> (connect: ProcessResult, opened: BearerIPType?, ip: ProcessResult?) {
         let c = try h.mbimcli("--connect=access-string=internet,ip-type=\(ipType)", "--no-close")
         let opened = h.bearerNetwork.ipType(modemIndex: h.device.index)
-        guard c.status == 0, let trid = field("TRID", in: c.stdout).flatMap({ Int($0) }) else { return (c, opened, nil) }
+        guard c.status == 0, let trid = field("TRID", in: c.stdout).flatMap({ Int($0) }) else {
+            return (c, opened, nil)
+        }
         return (c, opened, try h.mbimcli("--query-ip-configuration", "--no-open=\(trid)"))
     }
 
@@ -46,7 +50,10 @@ struct IPv6ClientTests {
         #expect(field("IP type", in: c.stdout) == "ipv4v6", "\(c.stdout)")
         #expect(opened == .ipv4v6)
         let out = try #require(ip).stdout
-        for text in ["100.64.23.10/32", "100.64.0.1", "100.64.0.53", "2001:db8:64:10::2/64", "2001:db8:64:10::1", "2001:db8:64::53"] {
+        for text in [
+            "100.64.23.10/32", "100.64.0.1", "100.64.0.53", "2001:db8:64:10::2/64", "2001:db8:64:10::1",
+            "2001:db8:64::53"
+        ] {
             #expect(out.contains(text), "\(text) missing in \(out)")
         }
     }
@@ -74,8 +81,8 @@ struct IPv6ClientTests {
         _ = port.receive()
         port.send(MBIMTestFrames.connect(tid: 2, ipType: asked == "ipv6" ? 2 : 1))
         let done = try #require(mbimMessages(port.receive()).first)
-        #expect(readLE32(done, 40) == 2)                    // status FAILURE
-        #expect(readLE32(Array(done[48...]), 32) == UInt32(cause))   // NwError
+        #expect(readLE32(done, 40) == 2)  // status FAILURE
+        #expect(readLE32(Array(done[48...]), 32) == UInt32(cause))  // NwError
     }
 
     @Test func qmiIPv6SessionReportsTheIPv6Settings() throws {
@@ -128,8 +135,10 @@ struct IPv6ClientTests {
         let start = try h.qmicli("--wds-start-network=apn=internet,ip-type=\(family)")
         #expect(start.status != 0)
         #expect(start.stderr.contains("CallFailed"), "\(start.stderr)")
-        #expect(start.stderr.contains("verbose call end reason (6,\(cause)): [3gpp] \(cause == 50 ? "ipv4" : "ipv6")-only-allowed"),
-                "\(start.stderr)")
+        #expect(
+            start.stderr.contains(
+                "verbose call end reason (6,\(cause)): [3gpp] \(cause == 50 ? "ipv4" : "ipv6")-only-allowed"),
+            "\(start.stderr)")
         #expect(!h.bearerNetwork.isConnected(modemIndex: 0))
     }
 }

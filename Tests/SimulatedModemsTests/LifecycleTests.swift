@@ -3,8 +3,8 @@ import Glibc
 import SimulatedModems
 import SimulatorScenario
 import SystemSupport
-import Testing
 import TestSupport
+import Testing
 
 /// Lifecycle events a simulated modem undergoes: reset with re-enumeration, SIM hot-swap, and
 /// the DNS servers a firmware reports, as mbimcli and qmicli see them.
@@ -42,8 +42,10 @@ struct ModemLifecycleTests {
         let renamed = try ProcessRunner.run(["mbimcli", "-d", "\(h.runDirectory)/dev/cdc-wdm1", "--query-device-caps"])
         #expect(renamed.status == 0, "\(renamed.stderr)")
         #expect(field("Device ID", in: renamed.stdout) == h.device.modem.imei)
-        let state = try ProcessRunner.run(["mbimcli", "-d", "\(h.runDirectory)/dev/cdc-wdm1",
-                                           "--query-connection-state"])
+        let state = try ProcessRunner.run([
+            "mbimcli", "-d", "\(h.runDirectory)/dev/cdc-wdm1",
+            "--query-connection-state"
+        ])
         #expect(field("Activation state", in: state.stdout) == "deactivated", "\(state.stdout)")
     }
 
@@ -112,7 +114,7 @@ struct ModemLifecycleTests {
     @Test func qmiSIMRemovalIsAnnouncedToDMSClients() throws {
         let h = try ModemHarness(SimulatedModem(protocol: .qmi))
         let port = try RawPort(h.path)
-        port.send(QMITestFrames.ctl(tid: 1, message: 0x0022, tlvs: [(0x01, [0x02])]))   // allocate a DMS client
+        port.send(QMITestFrames.ctl(tid: 1, message: 0x0022, tlvs: [(0x01, [0x02])]))  // allocate a DMS client
         let allocation = qmiFrames(port.receive())
         let cid = try #require(allocation.first?.tlvs[0x01]).last ?? 0
         h.device.changeSIM(nil)
@@ -126,8 +128,9 @@ struct ModemLifecycleTests {
         var trid = 0
         /// mbimcli on the session the connect opened, kept open.
         func mbimcli(_ arguments: String...) throws -> ProcessResult {
-            let r = try ProcessRunner.run(["mbimcli", "-d", h.path] + arguments
-                                          + (trid == 0 ? [] : ["--no-open=\(trid)"]) + ["--no-close"])
+            let r = try ProcessRunner.run(
+                ["mbimcli", "-d", h.path] + arguments
+                    + (trid == 0 ? [] : ["--no-open=\(trid)"]) + ["--no-close"])
             trid = field("TRID", in: r.stdout).flatMap { Int($0) } ?? trid
             return r
         }
@@ -138,8 +141,9 @@ struct ModemLifecycleTests {
         h.device.reportDNS(["0.0.0.0", "::"])
         let zero = try mbimcli("--query-ip-configuration")
         // DNS still announced available; mbimcli prints no line for an all-zero server.
-        #expect(zero.stdout.contains("'address, gateway, dns, mtu'") && !zero.stdout.contains("DNS ["),
-                "\(zero.stdout)")
+        #expect(
+            zero.stdout.contains("'address, gateway, dns, mtu'") && !zero.stdout.contains("DNS ["),
+            "\(zero.stdout)")
         h.device.reportDNS(nil)
         let back = try mbimcli("--query-ip-configuration")
         #expect(back.stdout.contains("100.64.0.53"), "\(back.stdout)")

@@ -1,8 +1,8 @@
 import Glibc
 import SimulatedModems
 import SimulatorScenario
-import Testing
 import TestSupport
+import Testing
 
 /// The simulated MBIM modem as the real mbimcli (libmbim 1.28) sees it.
 @Suite("MBIM modem checked by mbimcli", .serialized, .ownThreads)
@@ -73,7 +73,7 @@ struct MBIMClientTests {
         let h = try ModemHarness(Self.modem)
         let r = try h.mbimcli("--query-signal-state")
         #expect(r.status == 0, "\(r.stderr)")
-        #expect(field("RSSI [0-31,99]", in: r.stdout) == "19")   // (-75 + 113) / 2
+        #expect(field("RSSI [0-31,99]", in: r.stdout) == "19")  // (-75 + 113) / 2
     }
 
     @Test func packetServiceState() throws {
@@ -121,12 +121,14 @@ struct MBIMClientTests {
         let caps = try h.mbimcli("-p", "--query-device-caps")
         #expect(caps.status == 0, "\(caps.stderr)")
         #expect(field("Device ID", in: caps.stdout) == "358812345678905")
-        for (option, label, value) in [("--query-subscriber-ready-status", "Subscriber ID", "234150123456789"),
-                                       ("--query-radio-state", "Software radio state", "on"),
-                                       ("--query-registration-state", "Register state", "home"),
-                                       ("--query-home-provider", "Provider name", "Cellpath UK"),
-                                       ("--query-signal-state", "RSSI [0-31,99]", "19"),
-                                       ("--query-packet-service-state", "Packet service state", "attached")] {
+        for (option, label, value) in [
+            ("--query-subscriber-ready-status", "Subscriber ID", "234150123456789"),
+            ("--query-radio-state", "Software radio state", "on"),
+            ("--query-registration-state", "Register state", "home"),
+            ("--query-home-provider", "Provider name", "Cellpath UK"),
+            ("--query-signal-state", "RSSI [0-31,99]", "19"),
+            ("--query-packet-service-state", "Packet service state", "attached")
+        ] {
             let r = try h.mbimcli("-p", option)
             #expect(r.status == 0, "\(option): \(r.stderr)")
             #expect(field(label, in: r.stdout) == value, Comment(rawValue: option))
@@ -162,12 +164,14 @@ struct MBIMExtraTests {
         port.send(MBIMTestFrames.open(tid: 1))
         _ = port.receive()
         let pin: [UInt8] = Array("1234".utf16).flatMap { [UInt8($0), 0] }
-        port.send(MBIMTestFrames.command(tid: 2, cid: 4, set: true, info: le32(2) + le32(0) + le32(24) + le32(8) + le32(0) + le32(0) + pin))
+        port.send(
+            MBIMTestFrames.command(
+                tid: 2, cid: 4, set: true, info: le32(2) + le32(0) + le32(24) + le32(8) + le32(0) + le32(0) + pin))
         let messages = mbimMessages(port.receive())
-        #expect(messages.first.map { readLE32($0, 40) } == 0)              // COMMAND_DONE success
+        #expect(messages.first.map { readLE32($0, 40) } == 0)  // COMMAND_DONE success
         let indicated = messages.filter { readLE32($0, 0) == 0x8000_0007 }.map { readLE32($0, 36) }
-        #expect(indicated == [2, 9, 10])                                   // ready status, register, packet service
+        #expect(indicated == [2, 9, 10])  // ready status, register, packet service
         let registerState = try #require(messages.first { readLE32($0, 0) == 0x8000_0007 && readLE32($0, 36) == 9 })
-        #expect(readLE32(Array(registerState[44...]), 4) == 3)             // home
+        #expect(readLE32(Array(registerState[44...]), 4) == 3)  // home
     }
 }

@@ -2,16 +2,18 @@ import Glibc
 import SimulatedModems
 import SimulatorScenario
 import Synchronization
-import Testing
 import TestSupport
+import Testing
 
 /// The MBIM behaviours of the device zoo's profiles as mbimcli and qmicli see them: MBIMEx
 /// negotiation and the v2/v3 layouts, the FCC lock and its unlocks, the t7xx link-local IPv6
 /// address, dual-SIM slots and the eSIM without profile.
 @Suite("MBIM device profiles", .serialized, .ownThreads)
 struct MBIMDeviceProfileTests {
-    static func modem(_ device: DeviceProfile.Name,
-                      _ configure: (inout SimulatedModem) -> Void = { _ in }) -> SimulatedModem {
+    static func modem(
+        _ device: DeviceProfile.Name,
+        _ configure: (inout SimulatedModem) -> Void = { _ in }
+    ) -> SimulatedModem {
         var m = SimulatedModem(protocol: .mbim)
         m.device = device
         configure(&m)
@@ -98,8 +100,10 @@ struct MBIMDeviceProfileTests {
         #expect(services.stdout.contains("qmi"), "\(services.stdout)")
 
         // What ModemManager's fcc-unlock.d script for 1199:9079 sends, in MBIM mode.
-        let unlock = try ProcessRunner.run(["qmicli", "-d", h.path, "--device-open-mbim",
-                                            "--dms-set-fcc-authentication"])
+        let unlock = try ProcessRunner.run([
+            "qmicli", "-d", h.path, "--device-open-mbim",
+            "--dms-set-fcc-authentication"
+        ])
         #expect(unlock.status == 0, "\(unlock.stderr)")
         let after = try h.mbimcli("--set-radio-state=on")
         #expect(after.status == 0, "\(after.stderr)")
@@ -157,7 +161,7 @@ struct MBIMDeviceProfileTests {
         let response = try #require(UInt32(hash, radix: 16))
         #expect(try DeviceZooLayoutTests.exchange(port, "AT+GTFCCLOCKVER=\(response)\r").contains("+GTFCCLOCKVER: 1"))
         var on = try h.mbimcli("--set-radio-state=on")
-        for _ in 0..<20 where on.status != 0 {
+        for _ in 0 ..< 20 where on.status != 0 {
             usleep(50_000)
             on = try h.mbimcli("--set-radio-state=on")
         }
@@ -211,10 +215,11 @@ struct MBIMDeviceProfileTests {
     }
 
     @Test func esimWithoutProfile() throws {
-        let h = try ModemHarness(Self.modem(.dualSIM) {
-            $0.secondSlot = SecondSIMSlot(esim: true, sim: nil)
-            $0.activeSlot = 2
-        })
+        let h = try ModemHarness(
+            Self.modem(.dualSIM) {
+                $0.secondSlot = SecondSIMSlot(esim: true, sim: nil)
+                $0.activeSlot = 2
+            })
         let ready = try h.mbimcli("--device-open-ms-mbimex-v3", "--query-subscriber-ready-status")
         #expect(ready.status == 0, "\(ready.stderr)")
         #expect(field("Ready state", in: ready.stdout) == "no-esim-profile", "\(ready.stdout)")

@@ -1,8 +1,8 @@
 import Glibc
 import SimulatedModems
 import SimulatorScenario
-import Testing
 import TestSupport
+import Testing
 
 /// Scenario faults as mbimcli (or a raw MBIM client) sees them.
 @Suite("MBIM modem faults", .serialized, .ownThreads)
@@ -28,7 +28,10 @@ struct MBIMFaultTests {
     }
 
     @Test func pinLockedThenEntered() throws {
-        let h = try ModemHarness(Self.modem { $0.sim?.pinLocked = true; $0.sim?.pin = "4321"; $0.sim?.pinAttemptsLeft = 3 })
+        let h = try ModemHarness(
+            Self.modem {
+                $0.sim?.pinLocked = true; $0.sim?.pin = "4321"; $0.sim?.pinAttemptsLeft = 3
+            })
         let ready = try h.mbimcli("--query-subscriber-ready-status")
         #expect(field("Ready state", in: ready.stdout) == "device-locked")
         let pin = try h.mbimcli("--query-pin-state")
@@ -65,15 +68,18 @@ struct MBIMFaultTests {
         #expect(field("Register state", in: now.stdout) == "home")
     }
 
-    @Test(arguments: [(RegistrationFault.searching, "searching", "none"), (.deregistered, "deregistered", "none"),
-                      (.denied, "denied", "plmn-not-allowed")])
+    @Test(arguments: [
+        (RegistrationFault.searching, "searching", "none"), (.deregistered, "deregistered", "none"),
+        (.denied, "denied", "plmn-not-allowed")
+    ])
     func notRegistered(fault: RegistrationFault, state: String, networkError: String) throws {
         let h = try ModemHarness(Self.modem { $0.faults.registration = fault })
         let r = try h.mbimcli("--query-registration-state")
         #expect(field("Register state", in: r.stdout) == state)
         #expect(field("Network error", in: r.stdout) == networkError)
         // A denial names the network's technology (ModemManager files the denial under it).
-        #expect(field("Available data classes", in: r.stdout) == (fault == .denied ? "lte" : "unknown"))   // libmbim names no data class "unknown"
+        // libmbim names no data class "unknown".
+        #expect(field("Available data classes", in: r.stdout) == (fault == .denied ? "lte" : "unknown"))
         let packet = try h.mbimcli("--query-packet-service-state")
         #expect(field("Packet service state", in: packet.stdout) == "detached")
         let signal = try h.mbimcli("--query-signal-state")
@@ -84,10 +90,11 @@ struct MBIMFaultTests {
     }
 
     @Test func roaming() throws {
-        let h = try ModemHarness(Self.modem {
-            $0.sim?.imsi = "234150123456789"
-            $0.network = SimulatedNetwork(mcc: "262", mnc: "01", operatorName: "Visited DE", roaming: true)
-        })
+        let h = try ModemHarness(
+            Self.modem {
+                $0.sim?.imsi = "234150123456789"
+                $0.network = SimulatedNetwork(mcc: "262", mnc: "01", operatorName: "Visited DE", roaming: true)
+            })
         let r = try h.mbimcli("--query-registration-state")
         #expect(field("Register state", in: r.stdout) == "roaming")
         #expect(field("Provider ID", in: r.stdout) == "26201")
@@ -110,10 +117,10 @@ struct MBIMFaultTests {
         port.send(MBIMTestFrames.connect(tid: 2))
         let done = try #require(mbimMessages(port.receive()).first)
         #expect(readLE32(done, 0) == 0x8000_0003)
-        #expect(readLE32(done, 40) == 2)                    // status FAILURE
+        #expect(readLE32(done, 40) == 2)  // status FAILURE
         let info = Array(done[48...])
-        #expect(readLE32(info, 4) == 3)                     // deactivated
-        #expect(readLE32(info, 32) == 33)                   // NwError
+        #expect(readLE32(info, 4) == 3)  // deactivated
+        #expect(readLE32(info, 32) == 33)  // NwError
     }
 
     @Test func unknownAPNIsRejected() throws {
@@ -135,10 +142,10 @@ struct MBIMFaultTests {
         #expect(h.bearerNetwork.isConnected(modemIndex: 0))
         let indication = try #require(mbimMessages(port.receive(timeout: 3)).first)
         #expect(readLE32(indication, 0) == 0x8000_0007)
-        #expect(readLE32(indication, 36) == 12)             // CONNECT
+        #expect(readLE32(indication, 36) == 12)  // CONNECT
         let info = Array(indication[44...])
-        #expect(readLE32(info, 4) == 3)                     // deactivated
-        #expect(readLE32(info, 32) == 36)                   // regular deactivation
+        #expect(readLE32(info, 4) == 3)  // deactivated
+        #expect(readLE32(info, 32) == 36)  // regular deactivation
         #expect(!h.bearerNetwork.isConnected(modemIndex: 0))
         #expect(!h.device.isBearerConnected)
     }
@@ -153,8 +160,8 @@ struct MBIMFaultTests {
         h.device.setRegistration(.denied)
         let messages = mbimMessages(port.receive(timeout: 2))
         let cids = messages.filter { readLE32($0, 0) == 0x8000_0007 }.map { readLE32($0, 36) }
-        #expect(cids.contains(12))                          // CONNECT deactivated
-        #expect(cids.contains(9))                           // REGISTER_STATE
+        #expect(cids.contains(12))  // CONNECT deactivated
+        #expect(cids.contains(9))  // REGISTER_STATE
         #expect(!h.bearerNetwork.isConnected(modemIndex: 0))
         let r = try h.mbimcli("--query-registration-state")
         #expect(field("Register state", in: r.stdout) == "denied")
@@ -165,7 +172,7 @@ struct MBIMFaultTests {
         let start = ModemServerClock.now()
         let r = try h.mbimcli("--query-device-caps")
         #expect(r.status == 0, "\(r.stderr)")
-        #expect(ModemServerClock.now() - start >= 0.8)      // OPEN_DONE, COMMAND_DONE, CLOSE_DONE delayed
+        #expect(ModemServerClock.now() - start >= 0.8)  // OPEN_DONE, COMMAND_DONE, CLOSE_DONE delayed
     }
 
     @Test func garbageFramesAfterOpen() throws {

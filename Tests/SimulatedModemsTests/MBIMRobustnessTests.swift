@@ -1,8 +1,8 @@
 import Glibc
 import SimulatedModems
 import SimulatorScenario
-import Testing
 import TestSupport
+import Testing
 
 /// Malformed, truncated and fragmented traffic from MBIM clients.
 @Suite("MBIM modem robustness", .serialized, .ownThreads)
@@ -10,10 +10,12 @@ struct MBIMRobustnessTests {
     @Test func garbageFromClientGetsFunctionErrorAndServiceContinues() throws {
         let h = try ModemHarness(SimulatedModem(protocol: .mbim))
         let port = try RawPort(h.path)
-        for seed in 0..<20 {
+        for seed in 0 ..< 20 {
             var junk: [UInt8] = []
             var x = UInt32(seed * 7919 + 1)
-            for _ in 0..<(17 + seed * 13) { x = x &* 1_103_515_245 &+ 12345; junk.append(UInt8(truncatingIfNeeded: x >> 16)) }
+            for _ in 0 ..< (17 + seed * 13) {
+                x = x &* 1_103_515_245 &+ 12345; junk.append(UInt8(truncatingIfNeeded: x >> 16))
+            }
             port.send(junk)
         }
         _ = port.receive(timeout: 0.7)
@@ -33,7 +35,7 @@ struct MBIMRobustnessTests {
         port.send(MBIMTestFrames.command(tid: 5, cid: 1))
         let reply = try #require(mbimMessages(port.receive()).first)
         #expect(readLE32(reply, 0) == 0x8000_0004)
-        #expect(readLE32(reply, 12) == 5)                   // NOT_OPENED
+        #expect(readLE32(reply, 12) == 5)  // NOT_OPENED
     }
 
     @Test func truncatedMessageFromVanishedClientIsForgotten() throws {
@@ -48,12 +50,17 @@ struct MBIMRobustnessTests {
     }
 
     @Test func clientVanishingMidTransactionLeavesServiceRunning() throws {
-        let h = try ModemHarness(SimulatedModem(protocol: .mbim, faults: { var f = ModemFaults(); f.responseDelayMs = 200; return f }()))
-        for tid in 1...3 {
+        let h = try ModemHarness(
+            SimulatedModem(
+                protocol: .mbim,
+                faults: {
+                    var f = ModemFaults(); f.responseDelayMs = 200; return f
+                }()))
+        for tid in 1 ... 3 {
             let port = try RawPort(h.path)
             port.send(MBIMTestFrames.open(tid: UInt32(tid)) + MBIMTestFrames.command(tid: UInt32(tid + 10), cid: 2))
         }
-        for _ in 0..<5 {
+        for _ in 0 ..< 5 {
             let r = try h.mbimcli("--query-subscriber-ready-status")
             #expect(r.status == 0, "\(r.stderr)")
             #expect(field("Ready state", in: r.stdout) == "initialized")
@@ -69,13 +76,18 @@ struct MBIMRobustnessTests {
         let fragments = mbimMessages(port.receive())
         #expect(fragments.count > 1)
         #expect(fragments.allSatisfy { $0.count <= 64 && readLE32($0, 0) == 0x8000_0003 && readLE32($0, 8) == 2 })
-        #expect(fragments.enumerated().allSatisfy { readLE32($1, 12) == UInt32(fragments.count) && readLE32($1, 16) == UInt32($0) })
+        #expect(
+            fragments.enumerated().allSatisfy {
+                readLE32($1, 12) == UInt32(fragments.count) && readLE32($1, 16) == UInt32($0)
+            })
         let payload = fragments.flatMap { $0[20...] }
         let info = Array(payload[28...])
-        #expect(readLE32(payload, 20) == 0)                 // status success
+        #expect(readLE32(payload, 20) == 0)  // status success
         #expect(Int(readLE32(payload, 24)) == info.count)
         let hardwareOffset = Int(readLE32(info, 56)), hardwareLength = Int(readLE32(info, 60))
-        let units = stride(from: hardwareOffset, to: hardwareOffset + hardwareLength, by: 2).map { UInt16(info[$0]) | UInt16(info[$0 + 1]) << 8 }
+        let units = stride(from: hardwareOffset, to: hardwareOffset + hardwareLength, by: 2).map {
+            UInt16(info[$0]) | UInt16(info[$0 + 1]) << 8
+        }
         #expect(String(decoding: units, as: UTF16.self) == String(repeating: "M", count: 60))
     }
 
@@ -130,7 +142,7 @@ struct MBIMRobustnessTests {
 
     @Test func repeatedOpenCloseByManyClients() throws {
         let h = try ModemHarness(SimulatedModem(protocol: .mbim))
-        for _ in 0..<15 {
+        for _ in 0 ..< 15 {
             let r = try h.mbimcli("--query-radio-state")
             #expect(r.status == 0, "\(r.stderr)")
         }

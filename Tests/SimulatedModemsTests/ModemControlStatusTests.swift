@@ -2,8 +2,8 @@ import Glibc
 import SimulatedModems
 import SimulatorScenario
 import SystemSupport
-import Testing
 import TestSupport
+import Testing
 
 /// What `sim status` shows of each modem (radio, registration, PIN, roaming) follows
 /// what its clients did, and several modems of one scenario have distinct identities.
@@ -11,7 +11,9 @@ import TestSupport
 struct ModemControlStatusTests {
     /// Waits (up to a generous 5 s, to prevent a hang) until the device publishes a status that
     /// satisfies `condition`, and returns the last one seen.
-    private func status(of device: SimulatedModemDevice, until condition: (ModemControlStatus) -> Bool) -> ModemControlStatus? {
+    private func status(
+        of device: SimulatedModemDevice, until condition: (ModemControlStatus) -> Bool
+    ) -> ModemControlStatus? {
         var last = device.controlStatus
         Poll.until(timeout: .seconds(5), interval: .milliseconds(10)) {
             last = device.controlStatus
@@ -25,15 +27,20 @@ struct ModemControlStatusTests {
         modem.sim?.pinLocked = true
         modem.sim?.pin = "4321"
         let h = try ModemHarness(modem)
-        #expect(h.device.controlStatus == ModemControlStatus(radio: .on, registration: .deregistered, pin: .required,
-                                                             pinAttemptsLeft: 3, roaming: false))
+        #expect(
+            h.device.controlStatus
+                == ModemControlStatus(
+                    radio: .on, registration: .deregistered, pin: .required,
+                    pinAttemptsLeft: 3, roaming: false))
         #expect(ModemControlStatus(initial: modem) == h.device.controlStatus)
         _ = try h.mbimcli("--enter-pin=0000")
         #expect(status(of: h.device) { $0.pinAttemptsLeft == 2 }?.pin == .required)
         let right = try h.mbimcli("--enter-pin=4321")
         #expect(right.status == 0, "\(right.stderr)")
-        #expect(status(of: h.device) { $0.pin == .verified } == ModemControlStatus(
-            radio: .on, registration: .home, pin: .verified, pinAttemptsLeft: 3, roaming: false))
+        #expect(
+            status(of: h.device) { $0.pin == .verified }
+                == ModemControlStatus(
+                    radio: .on, registration: .home, pin: .verified, pinAttemptsLeft: 3, roaming: false))
     }
 
     @Test func blockedPINAndMissingSIM() throws {
@@ -44,8 +51,11 @@ struct ModemControlStatusTests {
         var empty = SimulatedModem(protocol: .qmi)
         empty.sim = nil
         let h = try ModemHarness(empty)
-        #expect(h.device.controlStatus == ModemControlStatus(radio: .on, registration: .deregistered, pin: nil,
-                                                             pinAttemptsLeft: nil, roaming: false))
+        #expect(
+            h.device.controlStatus
+                == ModemControlStatus(
+                    radio: .on, registration: .deregistered, pin: nil,
+                    pinAttemptsLeft: nil, roaming: false))
     }
 
     @Test func radioAndRegistrationFollowTheControls() throws {
@@ -87,7 +97,9 @@ struct ModemControlStatusTests {
         #expect(second == SimulatedModem.defaultIMEI(index: 1))
         #expect(first != second)
         let msisdn0 = try ProcessRunner.run(["mbimcli", "-d", "\(run)/dev/cdc-wdm0", "--query-subscriber-ready-status"])
-        let msisdn1 = try ProcessRunner.run(["qmicli", "-d", "\(run)/dev/cdc-wdm1", "--device-open-qmi", "--dms-get-msisdn"])
+        let msisdn1 = try ProcessRunner.run([
+            "qmicli", "-d", "\(run)/dev/cdc-wdm1", "--device-open-qmi", "--dms-get-msisdn"
+        ])
         #expect(msisdn0.stdout.contains("447940448591"), "\(msisdn0.stdout)")
         #expect(msisdn1.stdout.contains("447940448592"), "\(msisdn1.stdout)")
     }

@@ -13,7 +13,8 @@ final class ModemHarness {
     init(_ modem: SimulatedModem, index: Int = 0, bearerNetwork: StaticBearerNetwork = StaticBearerNetwork()) throws {
         runDirectory = try TemporaryDirectory.make("cellpath-modem")
         self.bearerNetwork = bearerNetwork
-        device = SimulatedModemDevice(modem: modem, index: index, runDirectory: runDirectory, bearerNetwork: bearerNetwork)
+        device = SimulatedModemDevice(
+            modem: modem, index: index, runDirectory: runDirectory, bearerNetwork: bearerNetwork)
         try device.start()
     }
 
@@ -45,7 +46,7 @@ func field(_ label: String, in output: String) -> String? {
         guard let open = rest.firstIndex(of: "'"), let close = rest.lastIndex(of: "'"), open < close else {
             return String(rest.trimmingPrefix(while: { $0 == " " }))
         }
-        return String(rest[rest.index(after: open)..<close])
+        return String(rest[rest.index(after: open) ..< close])
     }
     return nil
 }

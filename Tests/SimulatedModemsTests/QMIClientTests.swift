@@ -1,8 +1,8 @@
 import Glibc
 import SimulatedModems
 import SimulatorScenario
-import Testing
 import TestSupport
+import Testing
 
 /// The simulated QMI modem as the real qmicli (libqmi 1.32) sees it.
 @Suite("QMI modem checked by qmicli", .serialized, .ownThreads)
@@ -162,16 +162,22 @@ struct QMIClientTests {
         #expect(field("IMEI", in: ids.stdout) == "867530912345678")
         let imsi = try ProcessRunner.run(["qmicli", "-p", "-d", h.path, "--device-open-qmi", "--dms-uim-get-imsi"])
         #expect(field("IMSI", in: imsi.stdout) == "204080123456789")
-        let start = try ProcessRunner.run(["qmicli", "-p", "-d", h.path, "--device-open-qmi",
-                                           "--wds-start-network=apn=internet,ip-type=4", "--client-no-release-cid"])
+        let start = try ProcessRunner.run([
+            "qmicli", "-p", "-d", h.path, "--device-open-qmi",
+            "--wds-start-network=apn=internet,ip-type=4", "--client-no-release-cid"
+        ])
         #expect(start.status == 0, "\(start.stderr)")
         let cid = try #require(field("CID", in: start.stdout))
         let handle = try #require(field("Packet data handle", in: start.stdout))
-        let settings = try ProcessRunner.run(["qmicli", "-p", "-d", h.path, "--device-open-qmi",
-                                              "--wds-get-current-settings", "--client-cid=\(cid)", "--client-no-release-cid"])
+        let settings = try ProcessRunner.run([
+            "qmicli", "-p", "-d", h.path, "--device-open-qmi",
+            "--wds-get-current-settings", "--client-cid=\(cid)", "--client-no-release-cid"
+        ])
         #expect(field("IPv4 address", in: settings.stdout) == "100.64.23.10")
-        let stop = try ProcessRunner.run(["qmicli", "-p", "-d", h.path, "--device-open-qmi",
-                                          "--wds-stop-network=\(handle)", "--client-cid=\(cid)"])
+        let stop = try ProcessRunner.run([
+            "qmicli", "-p", "-d", h.path, "--device-open-qmi",
+            "--wds-stop-network=\(handle)", "--client-cid=\(cid)"
+        ])
         #expect(stop.status == 0, "\(stop.stderr)")
         #expect(!h.bearerNetwork.isConnected(modemIndex: 0))
     }

@@ -2,15 +2,16 @@ import Glibc
 import SimulatedModems
 import SimulatorScenario
 import SystemSupport
-import Testing
 import TestSupport
+import Testing
 
 /// The QMI device profiles (the zoo) as the real qmicli (libqmi 1.32) sees them: DMS UIM refused
 /// and the UIM service, SIM slots, the firmware's data format and QMAP binding.
 @Suite("QMI device profiles checked by qmicli", .serialized, .ownThreads)
 struct QMIDeviceProfileTests {
-    static let sim = SimulatedSIM(iccid: "8931440301234567890", imsi: "204080123456789", msisdn: "+31612345678",
-                                  pinLocked: true, pin: "4321", pinAttemptsLeft: 3)
+    static let sim = SimulatedSIM(
+        iccid: "8931440301234567890", imsi: "204080123456789", msisdn: "+31612345678",
+        pinLocked: true, pin: "4321", pinAttemptsLeft: 3)
 
     static func modem(_ device: DeviceProfile.Name, sim: SimulatedSIM? = Self.sim) -> SimulatedModem {
         var modem = SimulatedModem(protocol: .qmi, sim: sim)
@@ -26,8 +27,10 @@ struct QMIDeviceProfileTests {
 
     @Test func uimOnlyFirmwareRefusesDMSUIM() throws {
         let h = try ModemHarness(Self.modem(.usbQMIUIMOnly))
-        for command in ["--dms-uim-get-iccid", "--dms-uim-get-imsi", "--dms-uim-get-pin-status",
-                        "--dms-uim-verify-pin=PIN,4321"] {
+        for command in [
+            "--dms-uim-get-iccid", "--dms-uim-get-imsi", "--dms-uim-get-pin-status",
+            "--dms-uim-verify-pin=PIN,4321"
+        ] {
             let r = try h.qmicli(command)
             #expect(r.status != 0, "\(command): \(r.stdout)")
             #expect(r.stderr.contains("InvalidQmiCommand"), "\(command): \(r.stderr)")
@@ -155,12 +158,14 @@ struct QMIDeviceProfileTests {
         let qmap = "ul-protocol=qmap,dl-protocol=qmap"
         let refused = try plain.qmicli("--wda-set-data-format=link-layer-protocol=raw-ip,\(qmap)")
         #expect(refused.status == 0, "\(refused.stderr)")
-        #expect(field("Downlink data aggregation protocol", in: refused.stdout) == "disabled",
-                "firmware without QMAP keeps aggregation off: \(refused.stdout)")
+        #expect(
+            field("Downlink data aggregation protocol", in: refused.stdout) == "disabled",
+            "firmware without QMAP keeps aggregation off: \(refused.stdout)")
 
         let multiplexing = try ModemHarness(Self.modem(.usbQMIQMAP))
-        let set = try multiplexing.qmicli("--wda-set-data-format=link-layer-protocol=raw-ip,\(qmap),"
-                                          + "dl-max-datagrams=64,dl-datagram-max-size=16384")
+        let set = try multiplexing.qmicli(
+            "--wda-set-data-format=link-layer-protocol=raw-ip,\(qmap),"
+                + "dl-max-datagrams=64,dl-datagram-max-size=16384")
         #expect(set.status == 0, "\(set.stderr)")
         let after = try multiplexing.qmicli("--wda-get-data-format")
         #expect(field("Uplink data aggregation protocol", in: after.stdout) == "qmap", "\(after.stdout)")
@@ -175,12 +180,14 @@ struct QMIDeviceProfileTests {
         let usb = try ModemHarness(Self.modem(.usbQMIQMAP))
         let wrong = try usb.qmicli("--wds-bind-mux-data-port=mux-id=1,ep-type=pcie,ep-iface-number=4")
         #expect(wrong.stderr.contains("InvalidArgument"), "\(wrong.stderr)")
-        let bound = try usb.qmicli("--wds-bind-mux-data-port=mux-id=1,ep-type=hsusb,ep-iface-number=4",
-                                   "--client-no-release-cid")
+        let bound = try usb.qmicli(
+            "--wds-bind-mux-data-port=mux-id=1,ep-type=hsusb,ep-iface-number=4",
+            "--client-no-release-cid")
         #expect(bound.status == 0, "\(bound.stderr)")
         let pcie = try ModemHarness(Self.modem(.pcieMHINet))
-        let onPCIe = try pcie.qmicli("--wds-bind-mux-data-port=mux-id=1,ep-type=pcie,ep-iface-number=4",
-                                     "--client-no-release-cid")
+        let onPCIe = try pcie.qmicli(
+            "--wds-bind-mux-data-port=mux-id=1,ep-type=pcie,ep-iface-number=4",
+            "--client-no-release-cid")
         #expect(onPCIe.status == 0, "\(onPCIe.stderr)")
     }
 }
@@ -206,7 +213,7 @@ struct QMIKernelAttributeTests {
 
     /// Waits up to 2 s for `condition`, as the modem's thread takes the write in.
     static func eventually(_ condition: () -> Bool) -> Bool {
-        for _ in 0..<200 {
+        for _ in 0 ..< 200 {
             if condition() { return true }
             usleep(10_000)
         }
@@ -222,8 +229,9 @@ struct QMIKernelAttributeTests {
 
         h.bearerNetwork.setInterfaceUp(true, modemIndex: 0)
         try Self.write(h, "raw_ip", "Y")
-        #expect(Self.eventually { FileSystem.readText(Self.attribute(h, "raw_ip")) == "N\n" },
-                "a write while the interface is up is refused (EBUSY) and reverted")
+        #expect(
+            Self.eventually { FileSystem.readText(Self.attribute(h, "raw_ip")) == "N\n" },
+            "a write while the interface is up is refused (EBUSY) and reverted")
         #expect(h.bearerNetwork.dataPath(modemIndex: 0) == .blocked(reason: "linkLayerMismatch"))
 
         h.bearerNetwork.setInterfaceUp(false, modemIndex: 0)
@@ -241,14 +249,17 @@ struct QMIKernelAttributeTests {
         let h = try Self.harness(.usbQMIQMAP)
         let format = try h.qmicli("--wda-set-data-format=link-layer-protocol=raw-ip,ul-protocol=qmap,dl-protocol=qmap")
         #expect(format.status == 0, "\(format.stderr)")
-        let bind = try h.qmicli("--wds-bind-mux-data-port=mux-id=1,ep-type=hsusb,ep-iface-number=4",
-                                "--client-no-release-cid")
+        let bind = try h.qmicli(
+            "--wds-bind-mux-data-port=mux-id=1,ep-type=hsusb,ep-iface-number=4",
+            "--client-no-release-cid")
         let cid = try #require(field("CID", in: bind.stdout), "\(bind.stdout)")
-        let start = try h.qmicli("--wds-start-network=apn=internet,ip-type=4", "--client-cid=\(cid)",
-                                 "--client-no-release-cid")
+        let start = try h.qmicli(
+            "--wds-start-network=apn=internet,ip-type=4", "--client-cid=\(cid)",
+            "--client-no-release-cid")
         #expect(start.status == 0, "\(start.stderr)")
-        #expect(Self.eventually { h.bearerNetwork.dataPath(modemIndex: 0) == .blocked(reason: "noMuxLink") },
-                "QMAP on, no qmimux for mux id 1 yet")
+        #expect(
+            Self.eventually { h.bearerNetwork.dataPath(modemIndex: 0) == .blocked(reason: "noMuxLink") },
+            "QMAP on, no qmimux for mux id 1 yet")
 
         try Self.write(h, "add_mux", "1")
         #expect(Self.eventually { h.bearerNetwork.dataPath(modemIndex: 0) == .muxLink("qmimux0") })
@@ -260,8 +271,9 @@ struct QMIKernelAttributeTests {
         #expect(FileSystem.exists("\(sys)/class/net/\(master)/upper_qmimux0/lower_\(master)"))
 
         try Self.write(h, "add_mux", "1")
-        #expect(Self.eventually { FileSystem.readText(Self.attribute(h, "add_mux")) == "0x01\n" },
-                "a duplicate is refused")
+        #expect(
+            Self.eventually { FileSystem.readText(Self.attribute(h, "add_mux")) == "0x01\n" },
+            "a duplicate is refused")
         try Self.write(h, "add_mux", "300")
         #expect(Self.eventually { FileSystem.readText(Self.attribute(h, "add_mux")) == "0x01\n" }, "out of range")
         #expect(h.bearerNetwork.muxLinkNames == ["qmimux0"])
@@ -275,8 +287,9 @@ struct QMIKernelAttributeTests {
     @Test func unplugRemovesTheMuxLinksAndRoutesTheNetDevice() throws {
         let h = try Self.harness(.usbQMIQMAP)
         _ = try h.qmicli("--wda-set-data-format=link-layer-protocol=raw-ip,ul-protocol=qmap,dl-protocol=qmap")
-        let bind = try h.qmicli("--wds-bind-mux-data-port=mux-id=3,ep-type=hsusb,ep-iface-number=4",
-                                "--client-no-release-cid")
+        let bind = try h.qmicli(
+            "--wds-bind-mux-data-port=mux-id=3,ep-type=hsusb,ep-iface-number=4",
+            "--client-no-release-cid")
         let cid = try #require(field("CID", in: bind.stdout), "\(bind.stdout)")
         _ = try h.qmicli("--wds-start-network=apn=internet,ip-type=4", "--client-cid=\(cid)", "--client-no-release-cid")
         try Self.write(h, "add_mux", "0x03")

@@ -1,8 +1,8 @@
 import Glibc
 import SimulatedModems
 import SimulatorScenario
-import Testing
 import TestSupport
+import Testing
 
 /// Scenario faults as qmicli (or a raw QMUX client) sees them.
 @Suite("QMI modem faults", .serialized, .ownThreads)
@@ -27,7 +27,10 @@ struct QMIFaultTests {
     }
 
     @Test func pinLockedThenVerified() throws {
-        let h = try ModemHarness(Self.modem { $0.sim?.pinLocked = true; $0.sim?.pin = "2468" })
+        let h = try ModemHarness(
+            Self.modem {
+                $0.sim?.pinLocked = true; $0.sim?.pin = "2468"
+            })
         let imsi = try h.qmicli("--dms-uim-get-imsi")
         #expect(imsi.stderr.contains("'PinRestriction'"))
         let iccid = try h.qmicli("--dms-uim-get-iccid")
@@ -58,8 +61,10 @@ struct QMIFaultTests {
         #expect(field("Registration state", in: now.stdout) == "registered")
     }
 
-    @Test(arguments: [(RegistrationFault.searching, "not-registered-searching"), (.denied, "registration-denied"),
-                      (.deregistered, "not-registered")])
+    @Test(arguments: [
+        (RegistrationFault.searching, "not-registered-searching"), (.denied, "registration-denied"),
+        (.deregistered, "not-registered")
+    ])
     func notRegistered(fault: RegistrationFault, state: String) throws {
         let h = try ModemHarness(Self.modem { $0.faults.registration = fault })
         let r = try h.qmicli("--nas-get-serving-system")
@@ -70,10 +75,11 @@ struct QMIFaultTests {
     }
 
     @Test func roaming() throws {
-        let h = try ModemHarness(Self.modem {
-            $0.sim?.imsi = "204080123456789"
-            $0.network = SimulatedNetwork(mcc: "310", mnc: "260", operatorName: "Visited US", roaming: true)
-        })
+        let h = try ModemHarness(
+            Self.modem {
+                $0.sim?.imsi = "204080123456789"
+                $0.network = SimulatedNetwork(mcc: "310", mnc: "260", operatorName: "Visited US", roaming: true)
+            })
         let r = try h.qmicli("--nas-get-serving-system")
         #expect(field("Roaming status", in: r.stdout) == "on")
         #expect(field("MCC", in: r.stdout) == "310")
@@ -119,8 +125,8 @@ struct QMIFaultTests {
         #expect(indication.flags == 0x04)
         #expect(indication.clientID == cid)
         #expect(indication.messageID == 0x22)
-        #expect(indication.tlvs[0x01]?.first == 1)             // disconnected
-        #expect(indication.tlvs[0x11] == [6, 0, 36, 0])        // 3GPP regular deactivation
+        #expect(indication.tlvs[0x01]?.first == 1)  // disconnected
+        #expect(indication.tlvs[0x11] == [6, 0, 36, 0])  // 3GPP regular deactivation
         #expect(!h.bearerNetwork.isConnected(modemIndex: 0))
         let settings = try h.qmicli("--wds-get-current-settings")
         #expect(settings.stderr.contains("'OutOfCall'"))

@@ -18,8 +18,10 @@ final class RawPort {
 
     /// Reads until `complete` holds of what arrived (by default: anything), waiting `timeout` seconds
     /// at most for it, then whatever follows within `settle` seconds of the last bytes.
-    func receive(timeout: Double = 1.0, settle: Double = 0.15,
-                 until complete: ([UInt8]) -> Bool = { !$0.isEmpty }) -> [UInt8] {
+    func receive(
+        timeout: Double = 1.0, settle: Double = 0.15,
+        until complete: ([UInt8]) -> Bool = { !$0.isEmpty }
+    ) -> [UInt8] {
         var out: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 65536)
         let deadline = MonotonicClock.now + timeout
@@ -31,7 +33,7 @@ final class RawPort {
             if p.revents & Int16(POLLHUP | POLLERR) != 0 && p.revents & Int16(POLLIN) == 0 { break }
             let n = read(fd, &buffer, buffer.count)
             if n <= 0 { break }
-            out += buffer[0..<n]
+            out += buffer[0 ..< n]
         }
         return out
     }
@@ -49,9 +51,9 @@ final class RawPort {
 enum RawPortError: Error { case open(Int32) }
 
 /// Little-endian helpers for building and reading frames in tests.
-func le32(_ v: UInt32) -> [UInt8] { (0..<4).map { UInt8((v >> UInt32(8 * $0)) & 0xff) } }
+func le32(_ v: UInt32) -> [UInt8] { (0 ..< 4).map { UInt8((v >> UInt32(8 * $0)) & 0xff) } }
 func le16(_ v: UInt16) -> [UInt8] { [UInt8(v & 0xff), UInt8(v >> 8)] }
-func readLE32(_ b: [UInt8], _ o: Int) -> UInt32 { (0..<4).reduce(0) { $0 | UInt32(b[o + $1]) << UInt32(8 * $1) } }
+func readLE32(_ b: [UInt8], _ o: Int) -> UInt32 { (0 ..< 4).reduce(0) { $0 | UInt32(b[o + $1]) << UInt32(8 * $1) } }
 func readLE16(_ b: [UInt8], _ o: Int) -> UInt16 { UInt16(b[o]) | UInt16(b[o + 1]) << 8 }
 
 /// Splits a byte stream of MBIM messages at their length fields.
@@ -61,15 +63,17 @@ func mbimMessages(_ bytes: [UInt8]) -> [[UInt8]] {
     while o + 12 <= bytes.count {
         let n = Int(readLE32(bytes, o + 4))
         guard n >= 12, o + n <= bytes.count else { break }
-        out.append(Array(bytes[o..<(o + n)]))
+        out.append(Array(bytes[o ..< (o + n)]))
         o += n
     }
     return out
 }
 
 enum MBIMTestFrames {
-    static let basicConnect: [UInt8] = [0xa2, 0x89, 0xcc, 0x33, 0xbc, 0xbb, 0x8b, 0x4f,
-                                        0xb6, 0xb0, 0x13, 0x3e, 0xc2, 0xaa, 0xe6, 0xdf]
+    static let basicConnect: [UInt8] = [
+        0xa2, 0x89, 0xcc, 0x33, 0xbc, 0xbb, 0x8b, 0x4f,
+        0xb6, 0xb0, 0x13, 0x3e, 0xc2, 0xaa, 0xe6, 0xdf
+    ]
     static func open(tid: UInt32, maxTransfer: UInt32 = 4096) -> [UInt8] {
         le32(1) + le32(16) + le32(tid) + le32(maxTransfer)
     }
@@ -97,7 +101,9 @@ enum QMITestFrames {
         let sdu: [UInt8] = [0x00, tid] + le16(message) + le16(UInt16(body.count)) + body
         return [0x01] + le16(UInt16(5 + sdu.count)) + [0x00, 0x00, 0x00] + sdu
     }
-    static func service(_ service: UInt8, cid: UInt8, tid: UInt16, message: UInt16, tlvs: [(UInt8, [UInt8])] = []) -> [UInt8] {
+    static func service(
+        _ service: UInt8, cid: UInt8, tid: UInt16, message: UInt16, tlvs: [(UInt8, [UInt8])] = []
+    ) -> [UInt8] {
         let body = tlvs.flatMap { [$0.0] + le16(UInt16($0.1.count)) + $0.1 }
         let sdu: [UInt8] = [0x00] + le16(tid) + le16(message) + le16(UInt16(body.count)) + body
         return [0x01] + le16(UInt16(5 + sdu.count)) + [0x00, service, cid] + sdu
@@ -119,7 +125,7 @@ func qmiFrames(_ bytes: [UInt8]) -> [QMIFrame] {
     while o + 3 <= bytes.count, bytes[o] == 0x01 {
         let n = Int(readLE16(bytes, o + 1)) + 1
         guard o + n <= bytes.count else { break }
-        let f = Array(bytes[o..<(o + n)])
+        let f = Array(bytes[o ..< (o + n)])
         let ctl = f[4] == 0
         let header = ctl ? 12 : 13
         if f.count >= header {
@@ -128,10 +134,11 @@ func qmiFrames(_ bytes: [UInt8]) -> [QMIFrame] {
             while p + 3 <= f.count {
                 let len = Int(readLE16(f, p + 1))
                 guard p + 3 + len <= f.count else { break }
-                tlvs[f[p]] = Array(f[(p + 3)..<(p + 3 + len)])
+                tlvs[f[p]] = Array(f[(p + 3) ..< (p + 3 + len)])
                 p += 3 + len
             }
-            out.append(QMIFrame(service: f[4], clientID: f[5], flags: f[6], messageID: readLE16(f, ctl ? 8 : 9), tlvs: tlvs))
+            out.append(
+                QMIFrame(service: f[4], clientID: f[5], flags: f[6], messageID: readLE16(f, ctl ? 8 : 9), tlvs: tlvs))
         }
         o += n
     }

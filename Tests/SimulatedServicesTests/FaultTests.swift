@@ -10,7 +10,9 @@ import Testing
         var faults = APIFaults()
         faults.serverErrorStatus = 503
         let world = TestWorld(api: faults)
-        for url in ["https://api.truid.test/oauth2/v1/token", "https://api.truid.test/subscriber_check/v0.2/checks/x/redirect"] {
+        for url in [
+            "https://api.truid.test/oauth2/v1/token", "https://api.truid.test/subscriber_check/v0.2/checks/x/redirect"
+        ] {
             let response = world.send("POST", url)
             #expect(response.status == 503)
             #expect(response.headers["Content-Type"] == "application/problem+json")
@@ -29,7 +31,8 @@ import Testing
         var faults = APIFaults()
         faults.malformedJSON = true
         let world = TestWorld(api: faults)
-        let response = world.create("/subscriber_check/v0.2/checks", #"{"phone_number":"+447940448591"}"#, token: world.token())
+        let response = world.create(
+            "/subscriber_check/v0.2/checks", #"{"phone_number":"+447940448591"}"#, token: world.token())
         #expect(response.status == 201)
         #expect(!response.body.isEmpty)
         #expect(response.json == nil)
@@ -39,7 +42,8 @@ import Testing
         var faults = APIFaults()
         faults.rateLimitRetryAfter = 7
         let world = TestWorld(api: faults)
-        let response = world.create("/subscriber_check/v0.2/checks", #"{"phone_number":"+447940448591"}"#, token: world.token())
+        let response = world.create(
+            "/subscriber_check/v0.2/checks", #"{"phone_number":"+447940448591"}"#, token: world.token())
         #expect(response.status == 429)
         #expect(response.headers["Retry-After"] == "7")
         #expect(response.headers["Content-Type"] == "application/problem+json")
@@ -52,7 +56,8 @@ import Testing
         let first = world.create("/subscriber_check/v0.2/checks", body, token: token)
         #expect(first.headers["X-RateLimit-Limit"] == "2")
         #expect(first.headers["X-RateLimit-Remaining"] == "1")
-        #expect(world.create("/subscriber_check/v0.2/checks", body, token: token).headers["X-RateLimit-Remaining"] == "0")
+        #expect(
+            world.create("/subscriber_check/v0.2/checks", body, token: token).headers["X-RateLimit-Remaining"] == "0")
         world.clock.advance(seconds: 600)
         let limited = world.create("/subscriber_check/v0.2/checks", body, token: token)
         #expect(limited.status == 429)
@@ -64,7 +69,9 @@ import Testing
 }
 
 @Suite struct CarrierFaultTests {
-    private func chain(_ faults: CarrierFaults, cookies: Bool = true, limit: Int = 15) throws -> (TestWorld, String, [Hop]) {
+    private func chain(
+        _ faults: CarrierFaults, cookies: Bool = true, limit: Int = 15
+    ) throws -> (TestWorld, String, [Hop]) {
         let world = TestWorld(carrier: faults)
         let token = world.token()
         let (id, checkURL) = try createCheck(world, token)
@@ -148,9 +155,11 @@ import Testing
 
 @Suite struct RequestLogTests {
     @Test func linesCarryTheFieldsAndRedactSecrets() throws {
-        let request = TestWorld.request("GET", "https://api.truid.test/x/callback?assertion=s3cr3t&code=c0de&hop=2&return=https://a/b",
-                                        from: "100.64.23.2")
-        let line = RequestLog.line(time: Date(timeIntervalSince1970: 0), namespace: "cp-inet", request: request, status: 302)
+        let request = TestWorld.request(
+            "GET", "https://api.truid.test/x/callback?assertion=s3cr3t&code=c0de&hop=2&return=https://a/b",
+            from: "100.64.23.2")
+        let line = RequestLog.line(
+            time: Date(timeIntervalSince1970: 0), namespace: "cp-inet", request: request, status: 302)
         #expect(!line.contains("s3cr3t"))
         #expect(!line.contains("c0de"))
         #expect(!line.contains("\n"))
@@ -160,7 +169,9 @@ import Testing
         #expect(json["source"]?.stringValue == "100.64.23.2")
         #expect(json["method"]?.stringValue == "GET")
         #expect(json["status"]?.intValue == 302)
-        #expect(json["path"]?.stringValue == "/x/callback?assertion=[redacted]&code=[redacted]&hop=2&return=https%3A%2F%2Fa%2Fb")
+        #expect(
+            json["path"]?.stringValue
+                == "/x/callback?assertion=[redacted]&code=[redacted]&hop=2&return=https%3A%2F%2Fa%2Fb")
         let unanswered = RequestLog.line(time: Date(), namespace: "cp-carrier", request: request, status: nil)
         #expect(JSONValue.parse(Array(unanswered.utf8))?["status"] == .null)
     }

@@ -8,21 +8,25 @@ import Testing
 /// The points where the fake API follows tru.ID's published API definitions (docs/simulator-api.md).
 
 /// Sends an authenticated GET.
-private func get(_ world: TestWorld, _ path: String, token: String, from address: String = TestWorld.mobileAddress) -> HTTPResponse {
+private func get(
+    _ world: TestWorld, _ path: String, token: String, from address: String = TestWorld.mobileAddress
+) -> HTTPResponse {
     world.send("GET", "https://api.truid.test\(path)", headers: ["Authorization": "Bearer \(token)"], from: address)
 }
 
 /// Requests a token for `scope` (form-encoded as given) and returns the response.
 private func tokenResponse(_ world: TestWorld, scope: String) -> HTTPResponse {
     let basic = Data("\(TestWorld.clientID):\(TestWorld.clientSecret)".utf8).base64EncodedString()
-    return world.send("POST", "https://api.truid.test/oauth2/v1/token",
-                      headers: ["Authorization": "Basic \(basic)", "Content-Type": "application/x-www-form-urlencoded"],
-                      body: "grant_type=client_credentials&scope=\(scope)")
+    return world.send(
+        "POST", "https://api.truid.test/oauth2/v1/token",
+        headers: ["Authorization": "Basic \(basic)", "Content-Type": "application/x-www-form-urlencoded"],
+        body: "grant_type=client_credentials&scope=\(scope)")
 }
 
 @Suite struct ScopeTests {
     @Test func moCheckIsGrantedWithTheDevServersScopes() throws {
-        let response = tokenResponse(TestWorld(), scope: "phone_check%20sim_check%20subscriber_check%20mo_check%20coverage")
+        let response = tokenResponse(
+            TestWorld(), scope: "phone_check%20sim_check%20subscriber_check%20mo_check%20coverage")
         #expect(response.status == 200)
         #expect(response.json?["scope"]?.stringValue == "phone_check sim_check subscriber_check mo_check coverage")
     }
@@ -40,10 +44,13 @@ private func tokenResponse(_ world: TestWorld, scope: String) -> HTTPResponse {
 
     @Test func wrongCredentialsAreUnauthorizedAndInvalidClient() throws {
         let world = TestWorld()
-        let response = world.send("POST", "https://api.truid.test/oauth2/v1/token",
-                                  headers: ["Authorization": "Basic \(Data("x:y".utf8).base64EncodedString())",
-                                            "Content-Type": "application/x-www-form-urlencoded"],
-                                  body: "grant_type=client_credentials&scope=coverage")
+        let response = world.send(
+            "POST", "https://api.truid.test/oauth2/v1/token",
+            headers: [
+                "Authorization": "Basic \(Data("x:y".utf8).base64EncodedString())",
+                "Content-Type": "application/x-www-form-urlencoded"
+            ],
+            body: "grant_type=client_credentials&scope=coverage")
         #expect(response.status == 401)
         #expect(response.json?["error"]?.stringValue == "invalid_client")
         #expect(response.json?["type"]?.stringValue?.hasSuffix("#unauthorized") == true)
@@ -62,7 +69,9 @@ private func tokenResponse(_ world: TestWorld, scope: String) -> HTTPResponse {
         #expect(later.headers["X-RateLimit-Reset"] == String(start + 3600))
         #expect(later.headers["X-RateLimit-Remaining"] == "3")
         world.clock.advance(seconds: 3500)  // a new window (and a new token: the first one has expired)
-        #expect(get(world, "/coverage/v0.1/device_ip", token: world.token()).headers["X-RateLimit-Reset"] == String(start + 7200))
+        #expect(
+            get(world, "/coverage/v0.1/device_ip", token: world.token()).headers["X-RateLimit-Reset"]
+                == String(start + 7200))
     }
 
     @Test func errorsOfAuthenticatedRequestsCarryTheHeadersToo() {
@@ -76,7 +85,7 @@ private func tokenResponse(_ world: TestWorld, scope: String) -> HTTPResponse {
         let world = TestWorld(rateLimit: nil)
         let token = world.token()
         var statuses: Set<Int> = []
-        for _ in 0..<1200 { statuses.insert(get(world, "/coverage/v0.1/device_ip", token: token).status) }
+        for _ in 0 ..< 1200 { statuses.insert(get(world, "/coverage/v0.1/device_ip", token: token).status) }
         #expect(statuses == [200])
         let response = get(world, "/coverage/v0.1/device_ip", token: token)
         #expect(response.headers["X-RateLimit-Limit"] == nil)
@@ -86,7 +95,7 @@ private func tokenResponse(_ world: TestWorld, scope: String) -> HTTPResponse {
     @Test func theLimitIsTheConfiguredOne() {
         let world = TestWorld(rateLimit: 3)
         let token = world.token()
-        let statuses = (0..<4).map { _ in get(world, "/coverage/v0.1/device_ip", token: token).status }
+        let statuses = (0 ..< 4).map { _ in get(world, "/coverage/v0.1/device_ip", token: token).status }
         #expect(statuses == [200, 200, 200, 429])
     }
 }
@@ -95,7 +104,8 @@ private func tokenResponse(_ world: TestWorld, scope: String) -> HTTPResponse {
     @Test func deviceIPsIsThePublishedPathAndAnswersHAL() throws {
         let world = TestWorld()
         let token = world.token("coverage")
-        let response = get(world, "/coverage/v0.1/device_ips/\(TestWorld.otherAddress)", token: token, from: TestWorld.wifiAddress)
+        let response = get(
+            world, "/coverage/v0.1/device_ips/\(TestWorld.otherAddress)", token: token, from: TestWorld.wifiAddress)
         #expect(response.status == 200)
         #expect(response.headers["Content-Type"] == "application/hal+json")
         #expect(response.headers["X-RateLimit-Limit"] == "1000")
@@ -134,14 +144,16 @@ private func tokenResponse(_ world: TestWorld, scope: String) -> HTTPResponse {
             #expect(product["networks"]?.arrayValue?.compactMap { $0["network_id"]?.stringValue } == ["00101"])
             #expect(product["coverage"]?.stringValue == "FULL")
         }
-        #expect(json["_links"]?["self"]?["href"]?.stringValue == "https://api.truid.test/coverage/v0.1/countries/\(code)")
+        #expect(
+            json["_links"]?["self"]?["href"]?.stringValue == "https://api.truid.test/coverage/v0.1/countries/\(code)")
     }
 
     @Test func aCountryWithoutOperatorsIs404ProblemJSON() throws {
         let world = TestWorld()
         let token = world.token("coverage")
-        #expect(get(world, "/coverage/v0.1/countries/US", token: token).json?["products"]?.arrayValue?.first?["networks"]?
-            .arrayValue?.first?["network_id"]?.stringValue == "310260")
+        #expect(
+            get(world, "/coverage/v0.1/countries/US", token: token).json?["products"]?.arrayValue?.first?["networks"]?
+                .arrayValue?.first?["network_id"]?.stringValue == "310260")
         let response = get(world, "/coverage/v0.1/countries/FR", token: token)
         #expect(response.status == 404)
         #expect(response.headers["Content-Type"] == "application/problem+json")
@@ -151,8 +163,11 @@ private func tokenResponse(_ world: TestWorld, scope: String) -> HTTPResponse {
     @Test func coverageNeedsTheCoverageScope() {
         let world = TestWorld()
         #expect(get(world, "/coverage/v0.1/countries/GB", token: world.token("subscriber_check")).status == 403)
-        #expect(world.send("POST", "https://api.truid.test/coverage/v0.1/countries/GB",
-                           headers: ["Authorization": "Bearer \(world.token("coverage"))"]).status == 405)
+        #expect(
+            world.send(
+                "POST", "https://api.truid.test/coverage/v0.1/countries/GB",
+                headers: ["Authorization": "Bearer \(world.token("coverage"))"]
+            ).status == 405)
     }
 }
 
@@ -176,8 +191,9 @@ private func tokenResponse(_ world: TestWorld, scope: String) -> HTTPResponse {
         let patched = patchCode(world, token, id, code)
         #expect(patched.status == 200)
         #expect(patched.headers["Content-Type"] == "application/hal+json")
-        let fetched = world.send("GET", "https://api.truid.test/subscriber_check/v0.2/checks/\(id)",
-                                 headers: ["Authorization": "Bearer \(token)"])
+        let fetched = world.send(
+            "GET", "https://api.truid.test/subscriber_check/v0.2/checks/\(id)",
+            headers: ["Authorization": "Bearer \(token)"])
         #expect(fetched.headers["Content-Type"] == "application/hal+json")
     }
 }
@@ -247,7 +263,9 @@ private func tokenResponse(_ world: TestWorld, scope: String) -> HTTPResponse {
         let response = world.send("GET", checkURL)
         #expect(response.status == 400)
         #expect(response.headers["Content-Type"] == "application/problem+json")
-        #expect(response.json?["type"]?.stringValue == "https://developer.tru.id/docs/reference/api-errors#mno_not_supported")
+        #expect(
+            response.json?["type"]?.stringValue
+                == "https://developer.tru.id/docs/reference/api-errors#mno_not_supported")
         let check = getCheck(world, token, id)
         #expect(check?["status"]?.stringValue == "ERROR")
         #expect(check?["error_code"]?.stringValue == "mno_not_supported")

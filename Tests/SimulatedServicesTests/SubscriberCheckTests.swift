@@ -6,33 +6,45 @@ import SimulatorScenario
 import Testing
 
 /// Creates a check and returns (check_id, check_url).
-func createCheck(_ world: TestWorld, _ token: String, product: String = "subscriber_check", version: String = "v0.2",
-                 body: String = #"{"phone_number":"+447940448591"}"#) throws -> (String, String) {
+func createCheck(
+    _ world: TestWorld, _ token: String, product: String = "subscriber_check", version: String = "v0.2",
+    body: String = #"{"phone_number":"+447940448591"}"#
+) throws -> (String, String) {
     let response = world.create("/\(product)/\(version)/checks", body, token: token)
     try #require(response.status == 201, "\(response.bodyText)")
     let json = try #require(response.json)
-    return (try #require(json["check_id"]?.stringValue), try #require(json["_links"]?["check_url"]?["href"]?.stringValue))
+    return (
+        try #require(json["check_id"]?.stringValue), try #require(json["_links"]?["check_url"]?["href"]?.stringValue)
+    )
 }
 
-func patchCode(_ world: TestWorld, _ token: String, _ id: String, _ code: String,
-               product: String = "subscriber_check", version: String = "v0.2",
-               contentType: String = "application/json-patch+json") -> HTTPResponse {
-    world.send("PATCH", "https://api.truid.test/\(product)/\(version)/checks/\(id)",
-               headers: ["Authorization": "Bearer \(token)", "Content-Type": contentType],
-               body: #"[{"op":"add","path":"/code","value":"\#(code)"}]"#)
+func patchCode(
+    _ world: TestWorld, _ token: String, _ id: String, _ code: String,
+    product: String = "subscriber_check", version: String = "v0.2",
+    contentType: String = "application/json-patch+json"
+) -> HTTPResponse {
+    world.send(
+        "PATCH", "https://api.truid.test/\(product)/\(version)/checks/\(id)",
+        headers: ["Authorization": "Bearer \(token)", "Content-Type": contentType],
+        body: #"[{"op":"add","path":"/code","value":"\#(code)"}]"#)
 }
 
-func getCheck(_ world: TestWorld, _ token: String, _ id: String, product: String = "subscriber_check",
-              version: String = "v0.2") -> JSONValue? {
-    world.send("GET", "https://api.truid.test/\(product)/\(version)/checks/\(id)",
-               headers: ["Authorization": "Bearer \(token)"]).json
+func getCheck(
+    _ world: TestWorld, _ token: String, _ id: String, product: String = "subscriber_check",
+    version: String = "v0.2"
+) -> JSONValue? {
+    world.send(
+        "GET", "https://api.truid.test/\(product)/\(version)/checks/\(id)",
+        headers: ["Authorization": "Bearer \(token)"]
+    ).json
 }
 
 @Suite struct SubscriberCheckV02Tests {
     @Test func createAnswers201HALWithCheckURLAndTTL() throws {
         let world = TestWorld()
-        let response = world.create("/subscriber_check/v0.2/checks", #"{"phone_number":"447940448591","reference_id":"ref-1"}"#,
-                                    token: world.token())
+        let response = world.create(
+            "/subscriber_check/v0.2/checks", #"{"phone_number":"447940448591","reference_id":"ref-1"}"#,
+            token: world.token())
         #expect(response.status == 201)
         #expect(response.headers["Content-Type"] == "application/hal+json")
         let json = try #require(response.json)
@@ -40,8 +52,12 @@ func getCheck(_ world: TestWorld, _ token: String, _ id: String, product: String
         #expect(json["status"]?.stringValue == "ACCEPTED")
         #expect(json["ttl"]?.intValue == 120)
         #expect(json["reference_id"]?.stringValue == "ref-1")
-        #expect(json["_links"]?["self"]?["href"]?.stringValue == "https://api.truid.test/subscriber_check/v0.2/checks/\(id)")
-        #expect(json["_links"]?["check_url"]?["href"]?.stringValue == "https://api.truid.test/subscriber_check/v0.2/checks/\(id)/redirect")
+        #expect(
+            json["_links"]?["self"]?["href"]?.stringValue == "https://api.truid.test/subscriber_check/v0.2/checks/\(id)"
+        )
+        #expect(
+            json["_links"]?["check_url"]?["href"]?.stringValue
+                == "https://api.truid.test/subscriber_check/v0.2/checks/\(id)/redirect")
         #expect(json["match"] == nil)
         #expect(response.headers["X-RateLimit-Limit"] == "1000")
     }
@@ -49,7 +65,8 @@ func getCheck(_ world: TestWorld, _ token: String, _ id: String, product: String
     @Test func fullChainThroughTheCarrierThenPatchMatches() throws {
         let world = TestWorld()
         let token = world.token()
-        let (id, checkURL) = try createCheck(world, token, body: #"{"phone_number":"+447940448591","reference_id":"r9"}"#)
+        let (id, checkURL) = try createCheck(
+            world, token, body: #"{"phone_number":"+447940448591","reference_id":"r9"}"#)
         let hops = world.follow(checkURL)
         #expect(hops.map(\.response.status) == [302, 302, 200])
         #expect(hops[1].url.hasPrefix("http://mno.carrier.test/v1/identify/\(id)?return="))
@@ -109,8 +126,9 @@ func getCheck(_ world: TestWorld, _ token: String, _ id: String, product: String
     @Test func redirectURLReceivesCodeAndCheckID() throws {
         let world = TestWorld()
         let token = world.token()
-        let (id, checkURL) = try createCheck(world, token,
-                                             body: #"{"phone_number":"+447940448591","redirect_url":"https://app.example.test/done?x=1"}"#)
+        let (id, checkURL) = try createCheck(
+            world, token,
+            body: #"{"phone_number":"+447940448591","redirect_url":"https://app.example.test/done?x=1"}"#)
         let hops = world.follow(checkURL, limit: 3)
         let location = try #require(hops.last?.response.headers["Location"])
         #expect(hops.last?.response.status == 302)
@@ -126,7 +144,8 @@ func getCheck(_ world: TestWorld, _ token: String, _ id: String, product: String
         let response = world.send("GET", checkURL, from: TestWorld.wifiAddress)
         #expect(response.status == 412)
         #expect(response.headers["Content-Type"] == "application/problem+json")
-        #expect(response.json?["type"]?.stringValue == "https://developer.tru.id/docs/reference/api-errors#not_mobile_ip")
+        #expect(
+            response.json?["type"]?.stringValue == "https://developer.tru.id/docs/reference/api-errors#not_mobile_ip")
         #expect(response.json?["title"]?.stringValue == "Precondition Failed")
         let check = try #require(getCheck(world, token, id))
         #expect(check["status"]?.stringValue == "ERROR")
@@ -185,7 +204,8 @@ func getCheck(_ world: TestWorld, _ token: String, _ id: String, product: String
         let token = world.token()
         let (id, checkURL) = try createCheck(world, token)
         #expect(world.send("GET", checkURL).status == 302)
-        let response = world.send("GET", "https://api.truid.test/subscriber_check/v0.2/checks/\(id)/callback?assertion=forged")
+        let response = world.send(
+            "GET", "https://api.truid.test/subscriber_check/v0.2/checks/\(id)/callback?assertion=forged")
         #expect(response.json?["error"]?.stringValue == "mno_response_error")
         #expect(response.json?["check_id"]?.stringValue == id)
         #expect(getCheck(world, token, id)?["status"]?.stringValue == "ERROR")
@@ -199,7 +219,7 @@ func getCheck(_ world: TestWorld, _ token: String, _ id: String, product: String
         (#"{"phone_number":"+447940448591","period":"60"}"#, "#bad_request"),
         (#"{"phone_number":"+447940448591","redirect_url":"ftp://x"}"#, "#bad_request"),
         (#"{"phone_number":"+447940448591","reference_id":5}"#, "#bad_request"),
-        (#"{"phone_number":"+4479404"#, "#bad_request"),
+        (#"{"phone_number":"+4479404"#, "#bad_request")
     ])
     func invalidPayloadsAre400(body: String, type: String) {
         let world = TestWorld()
@@ -210,9 +230,10 @@ func getCheck(_ world: TestWorld, _ token: String, _ id: String, product: String
 
     @Test func createNeedsJSONContentType() {
         let world = TestWorld()
-        let response = world.send("POST", "https://api.truid.test/subscriber_check/v0.2/checks",
-                                  headers: ["Authorization": "Bearer \(world.token())", "Content-Type": "text/plain"],
-                                  body: #"{"phone_number":"+447940448591"}"#)
+        let response = world.send(
+            "POST", "https://api.truid.test/subscriber_check/v0.2/checks",
+            headers: ["Authorization": "Bearer \(world.token())", "Content-Type": "text/plain"],
+            body: #"{"phone_number":"+447940448591"}"#)
         #expect(response.status == 415)
     }
 
@@ -221,8 +242,11 @@ func getCheck(_ world: TestWorld, _ token: String, _ id: String, product: String
         let token = world.token()
         #expect(world.send("GET", "https://api.truid.test/subscriber_check/v9/checks").status == 404)
         #expect(world.send("GET", "https://api.truid.test/oauth2/v1/token").status == 405)
-        #expect(world.send("DELETE", "https://api.truid.test/subscriber_check/v0.2/checks/x",
-                           headers: ["Authorization": "Bearer \(token)"]).status == 405)
+        #expect(
+            world.send(
+                "DELETE", "https://api.truid.test/subscriber_check/v0.2/checks/x",
+                headers: ["Authorization": "Bearer \(token)"]
+            ).status == 405)
         #expect(getCheck(world, token, "no-such-check")?["title"]?.stringValue == "Not Found")
     }
 }
@@ -271,7 +295,9 @@ func getCheck(_ world: TestWorld, _ token: String, _ id: String, product: String
         let world = TestWorld()
         let token = world.token()
         let (id, _) = try createCheck(world, token)
-        #expect(getCheck(world, token, id, product: "phone_check")?["type"]?.stringValue?.hasSuffix("#check_not_found") == true)
+        #expect(
+            getCheck(world, token, id, product: "phone_check")?["type"]?.stringValue?.hasSuffix("#check_not_found")
+                == true)
     }
 }
 
@@ -292,7 +318,8 @@ func getCheck(_ world: TestWorld, _ token: String, _ id: String, product: String
 
     @Test func anUnknownNumberIsAnError() throws {
         let world = TestWorld()
-        let response = world.create("/sim_check/v0.1/checks", #"{"phone_number":"+447700900999"}"#, token: world.token("sim_check"))
+        let response = world.create(
+            "/sim_check/v0.1/checks", #"{"phone_number":"+447700900999"}"#, token: world.token("sim_check"))
         #expect(response.json?["status"]?.stringValue == "ERROR")
         #expect(response.json?["error_code"]?.stringValue == "mno_user_not_found")
     }
@@ -302,31 +329,37 @@ func getCheck(_ world: TestWorld, _ token: String, _ id: String, product: String
     @Test func aMobileAddressGetsItsNetwork() throws {
         let world = TestWorld()
         let token = world.token("coverage")
-        let response = world.send("GET", "https://api.truid.test/coverage/v0.1/device_ip", headers: ["Authorization": "Bearer \(token)"])
+        let response = world.send(
+            "GET", "https://api.truid.test/coverage/v0.1/device_ip", headers: ["Authorization": "Bearer \(token)"])
         #expect(response.status == 200)
         let json = try #require(response.json)
         #expect(json["network_id"]?.stringValue == "00101")
         #expect(json["network_name"]?.stringValue == "cellpath sim")
         #expect(json["mobile_data_ip"]?.stringValue == TestWorld.mobileAddress)
         #expect(json["products"]?.arrayValue?.count == 3)
-        let other = world.send("GET", "https://api.truid.test/coverage/v0.1/device_ip/100.64.23.9",
-                               headers: ["Authorization": "Bearer \(token)"]).json
+        let other = world.send(
+            "GET", "https://api.truid.test/coverage/v0.1/device_ip/100.64.23.9",
+            headers: ["Authorization": "Bearer \(token)"]
+        ).json
         #expect(other?["network_id"]?.stringValue == "310260")
         #expect(other?["country_code"]?.stringValue == "US")
     }
 
     @Test func aWiFiAddressIs412() {
         let world = TestWorld()
-        let response = world.send("GET", "https://api.truid.test/coverage/v0.1/device_ip",
-                                  headers: ["Authorization": "Bearer \(world.token("coverage"))"], from: TestWorld.wifiAddress)
+        let response = world.send(
+            "GET", "https://api.truid.test/coverage/v0.1/device_ip",
+            headers: ["Authorization": "Bearer \(world.token("coverage"))"], from: TestWorld.wifiAddress)
         #expect(response.status == 412)
         #expect(response.json?["detail"]?.stringValue == "Not a mobile IP")
     }
 }
 
 @Suite struct SimChangeWindowTests {
-    @Test(arguments: [(0, 60), (60, 60), (61, 360), (360, 360), (361, 720), (1441, 2880), (4321, 10080),
-                      (10081, 43200), (43201, 129600), (259201, 525600), (525600, 525600), (525601, 525601), (900000, 525601)])
+    @Test(arguments: [
+        (0, 60), (60, 60), (61, 360), (360, 360), (361, 720), (1441, 2880), (4321, 10080),
+        (10081, 43200), (43201, 129600), (259201, 525600), (525600, 525600), (525601, 525601), (900000, 525601)
+    ])
     func bucketsFollowTheDocumentedTable(minutes: Int, bucket: Int) {
         #expect(SimChangeWindow(minutesAgo: minutes, period: 10080).simChangeWithin == bucket)
     }

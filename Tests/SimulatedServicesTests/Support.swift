@@ -43,33 +43,44 @@ struct TestWorld {
     static let otherAddress = "100.64.23.9"
     static let otherNetwork = SimulatedNetwork(mcc: "310", mnc: "260", operatorName: "Other")
 
-    init(sim: SimulatedSIM = SimulatedSIM(msisdn: TestWorld.msisdn), network: SimulatedNetwork = SimulatedNetwork(),
-         api faults: APIFaults = APIFaults(), carrier carrierFaults: CarrierFaults = CarrierFaults(), rateLimit: Int? = 1000,
-         webhooks: WebhookDispatch? = nil, retainedChecks: Int = APIFaults.defaultRetainedChecks) {
+    init(
+        sim: SimulatedSIM = SimulatedSIM(msisdn: TestWorld.msisdn), network: SimulatedNetwork = SimulatedNetwork(),
+        api faults: APIFaults = APIFaults(), carrier carrierFaults: CarrierFaults = CarrierFaults(),
+        rateLimit: Int? = 1000,
+        webhooks: WebhookDispatch? = nil, retainedChecks: Int = APIFaults.defaultRetainedChecks
+    ) {
         let other = SimulatedSIM(msisdn: "+15550001111")
         let directory = FakeDirectory(byAddress: [
             TestWorld.mobileAddress: (sim, network),
-            TestWorld.otherAddress: (other, TestWorld.otherNetwork),
+            TestWorld.otherAddress: (other, TestWorld.otherNetwork)
         ])
-        let modems = [SimulatedModem(sim: sim, network: network), SimulatedModem(sim: other, network: TestWorld.otherNetwork)]
+        let modems = [
+            SimulatedModem(sim: sim, network: network), SimulatedModem(sim: other, network: TestWorld.otherNetwork)
+        ]
         let ledger = SubscriberAssertionLedger()
-        api = FakeTruAPI(configuration: FakeTruAPIConfiguration(clientID: TestWorld.clientID, clientSecret: TestWorld.clientSecret,
-                                                                 faults: faults, rateLimitPerHour: rateLimit,
-                                                                 retainedChecks: retainedChecks, modems: modems),
-                         directory: directory, ledger: ledger, clock: clock.clock, webhooks: webhooks)
+        api = FakeTruAPI(
+            configuration: FakeTruAPIConfiguration(
+                clientID: TestWorld.clientID, clientSecret: TestWorld.clientSecret,
+                faults: faults, rateLimitPerHour: rateLimit,
+                retainedChecks: retainedChecks, modems: modems),
+            directory: directory, ledger: ledger, clock: clock.clock, webhooks: webhooks)
         carrier = CarrierIdentificationEndpoint(directory: directory, faults: carrierFaults, ledger: ledger)
     }
 
     /// Sends `method url` to whichever service owns the URL's host.
-    func send(_ method: String, _ url: String, headers: HTTPHeaders = [:], body: String = "",
-              from address: String = TestWorld.mobileAddress) -> HTTPResponse {
+    func send(
+        _ method: String, _ url: String, headers: HTTPHeaders = [:], body: String = "",
+        from address: String = TestWorld.mobileAddress
+    ) -> HTTPResponse {
         let request = TestWorld.request(method, url, headers: headers, body: body, from: address)
         return url.contains("://mno.carrier.test") ? carrier.handle(request) : api.handle(request)
     }
 
     /// Builds a request value from an absolute URL (query decoded as the server would).
-    static func request(_ method: String, _ url: String, headers: HTTPHeaders = [:], body: String = "",
-                        from address: String = TestWorld.mobileAddress) -> HTTPRequest {
+    static func request(
+        _ method: String, _ url: String, headers: HTTPHeaders = [:], body: String = "",
+        from address: String = TestWorld.mobileAddress
+    ) -> HTTPRequest {
         let schemeEnd = url.firstRange(of: "://")!
         let afterScheme = url[schemeEnd.upperBound...]
         let pathStart = afterScheme.firstIndex(of: "/") ?? afterScheme.endIndex
@@ -79,8 +90,9 @@ struct TestWorld {
             let kv = pair.split(separator: "=", maxSplits: 1).map(String.init)
             return HTTPQueryItem(name: decode(kv[0]), value: kv.count > 1 ? decode(kv[1]) : nil)
         }
-        return HTTPRequest(method: method, path: decode(path), queryItems: items, headers: headers,
-                           body: Array(body.utf8), remoteAddress: address, isTLS: url.hasPrefix("https://"))
+        return HTTPRequest(
+            method: method, path: decode(path), queryItems: items, headers: headers,
+            body: Array(body.utf8), remoteAddress: address, isTLS: url.hasPrefix("https://"))
     }
 
     private static func decode(_ text: String) -> String {
@@ -88,7 +100,12 @@ struct TestWorld {
         var i = Array(text.utf8).makeIterator()
         while let b = i.next() {
             if b == UInt8(ascii: "%"), let h = i.next(), let l = i.next(),
-               let v = UInt8(String(decoding: [h, l], as: UTF8.self), radix: 16) { bytes.append(v) } else { bytes.append(b) }
+                let v = UInt8(String(decoding: [h, l], as: UTF8.self), radix: 16)
+            {
+                bytes.append(v)
+            } else {
+                bytes.append(b)
+            }
         }
         return String(decoding: bytes, as: UTF8.self)
     }
@@ -96,34 +113,41 @@ struct TestWorld {
     /// A token for `scopes`.
     func token(_ scopes: String = "subscriber_check phone_check sim_check coverage") -> String {
         let basic = Data("\(TestWorld.clientID):\(TestWorld.clientSecret)".utf8).base64EncodedString()
-        let response = send("POST", "https://api.truid.test/oauth2/v1/token",
-                            headers: ["Authorization": "Basic \(basic)", "Content-Type": "application/x-www-form-urlencoded"],
-                            body: "grant_type=client_credentials&scope=\(scopes.replacingSpaces)")
+        let response = send(
+            "POST", "https://api.truid.test/oauth2/v1/token",
+            headers: ["Authorization": "Basic \(basic)", "Content-Type": "application/x-www-form-urlencoded"],
+            body: "grant_type=client_credentials&scope=\(scopes.replacingSpaces)")
         return JSONValue.parse(response.body)?["access_token"]?.stringValue ?? "no-token"
     }
 
     /// Creates a check and returns the response.
     func create(_ path: String, _ json: String, token: String) -> HTTPResponse {
-        send("POST", "https://api.truid.test\(path)",
-             headers: ["Authorization": "Bearer \(token)", "Content-Type": "application/json"], body: json)
+        send(
+            "POST", "https://api.truid.test\(path)",
+            headers: ["Authorization": "Bearer \(token)", "Content-Type": "application/json"], body: json)
     }
 
     /// Follows redirects from `url` like a device would (relative Locations resolved,
     /// cookies kept when `cookies`), up to `limit` requests.
-    func follow(_ url: String, from address: String = TestWorld.mobileAddress, cookies: Bool = true, limit: Int = 15) -> [Hop] {
+    func follow(
+        _ url: String, from address: String = TestWorld.mobileAddress, cookies: Bool = true, limit: Int = 15
+    ) -> [Hop] {
         var hops: [Hop] = []
         var current = url
         var jar: [String: String] = [:]
         while hops.count < limit {
             var headers: HTTPHeaders = [:]
-            if cookies && !jar.isEmpty { headers.add("Cookie", jar.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: "; ")) }
+            if cookies && !jar.isEmpty {
+                headers.add(
+                    "Cookie", jar.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: "; "))
+            }
             let response = send("GET", current, headers: headers, from: address)
             hops.append(Hop(url: current, response: response))
             for cookie in response.headers.values(for: "Set-Cookie") {
                 let pair = cookie.split(separator: ";")[0].split(separator: "=", maxSplits: 1).map(String.init)
                 jar[pair[0]] = pair[1]
             }
-            guard (300..<400).contains(response.status), let location = response.headers["Location"] else { break }
+            guard (300 ..< 400).contains(response.status), let location = response.headers["Location"] else { break }
             current = TestWorld.resolve(location, against: current)
         }
         return hops

@@ -4,12 +4,15 @@ import SimulatedServices
 import Testing
 
 @Suite struct TokenTests {
-    private func tokenRequest(_ world: TestWorld, id: String = TestWorld.clientID, secret: String = TestWorld.clientSecret,
-                              body: String = "grant_type=client_credentials&scope=subscriber_check%20coverage",
-                              contentType: String = "application/x-www-form-urlencoded") -> HTTPResponse {
+    private func tokenRequest(
+        _ world: TestWorld, id: String = TestWorld.clientID, secret: String = TestWorld.clientSecret,
+        body: String = "grant_type=client_credentials&scope=subscriber_check%20coverage",
+        contentType: String = "application/x-www-form-urlencoded"
+    ) -> HTTPResponse {
         let basic = Data("\(id):\(secret)".utf8).base64EncodedString()
-        return world.send("POST", "https://api.truid.test/oauth2/v1/token",
-                          headers: ["Authorization": "Basic \(basic)", "Content-Type": contentType], body: body)
+        return world.send(
+            "POST", "https://api.truid.test/oauth2/v1/token",
+            headers: ["Authorization": "Basic \(basic)", "Content-Type": contentType], body: body)
     }
 
     @Test func clientCredentialsGrantIssuesAnHourLongBearerToken() throws {
@@ -34,14 +37,17 @@ import Testing
 
     @Test func missingAuthorizationIs401() {
         let world = TestWorld()
-        let response = world.send("POST", "https://api.truid.test/oauth2/v1/token",
-                                  headers: ["Content-Type": "application/x-www-form-urlencoded"],
-                                  body: "grant_type=client_credentials&scope=coverage")
+        let response = world.send(
+            "POST", "https://api.truid.test/oauth2/v1/token",
+            headers: ["Content-Type": "application/x-www-form-urlencoded"],
+            body: "grant_type=client_credentials&scope=coverage")
         #expect(response.status == 401)
     }
 
-    @Test(arguments: ["grant_type=password&scope=coverage", "grant_type=client_credentials",
-                      "grant_type=client_credentials&scope=coverage+teleport", "grant_type=client_credentials&scope=%zz"])
+    @Test(arguments: [
+        "grant_type=password&scope=coverage", "grant_type=client_credentials",
+        "grant_type=client_credentials&scope=coverage+teleport", "grant_type=client_credentials&scope=%zz"
+    ])
     func badFormsAre400(body: String) {
         let response = tokenRequest(TestWorld(), body: body)
         #expect(response.status == 400)
@@ -70,6 +76,8 @@ import Testing
         let token = world.token("coverage")
         let response = world.create("/subscriber_check/v0.2/checks", #"{"phone_number":"+447940448591"}"#, token: token)
         #expect(response.status == 403)
-        #expect(world.create("/subscriber_check/v0.2/checks", #"{"phone_number":"+447940448591"}"#, token: "nope").status == 401)
+        #expect(
+            world.create("/subscriber_check/v0.2/checks", #"{"phone_number":"+447940448591"}"#, token: "nope").status
+                == 401)
     }
 }

@@ -1,7 +1,7 @@
-import CellpathCore
-import CellpathCrypto
 import COpenSSL
 import CShims
+import CellpathCore
+import CellpathCrypto
 import FoundationEssentials
 import Glibc
 import HTTPServer
@@ -10,8 +10,8 @@ import Simulator
 import SimulatorScenario
 import Synchronization
 import SystemSupport
-import Testing
 import TestSupport
+import Testing
 
 /// A webhook receiver as tru.ID's dev-server is one (http-signature + jwks-rsa), written here
 /// against libcrypto directly: finds the key by `keyId` in the published JWK Set, rebuilds the
@@ -22,23 +22,35 @@ struct WebhookReceiver {
 
     /// Why the request does not verify, or nil when it does.
     func problem(method: String, target: String, headers: HTTPHeaders, body: [UInt8]) -> String? {
-        guard let authorization = headers["Authorization"], authorization.hasPrefix("Signature ") else { return "no Authorization: Signature" }
+        guard let authorization = headers["Authorization"], authorization.hasPrefix("Signature ") else {
+            return "no Authorization: Signature"
+        }
         let parameters = Self.parameters(String(authorization.dropFirst("Signature ".count)))
-        guard parameters == Self.parameters(headers["Signature"] ?? "") else { return "Signature differs from Authorization" }
-        guard parameters["algorithm"] == "rsa-sha256", let keyID = parameters["keyId"], let names = parameters["headers"],
-              let signature = parameters["signature"].flatMap({ Data(base64Encoded: $0) }) else { return "incomplete parameters" }
+        guard parameters == Self.parameters(headers["Signature"] ?? "") else {
+            return "Signature differs from Authorization"
+        }
+        guard parameters["algorithm"] == "rsa-sha256", let keyID = parameters["keyId"],
+            let names = parameters["headers"],
+            let signature = parameters["signature"].flatMap({ Data(base64Encoded: $0) })
+        else { return "incomplete parameters" }
         guard names == "(request-target) host date x-tru-callback digest" else { return "signs \(names)" }
-        guard let jwk = keySet["keys"]?.arrayValue?.first(where: { $0["kid"]?.stringValue == keyID }) else { return "unknown keyId" }
+        guard let jwk = keySet["keys"]?.arrayValue?.first(where: { $0["kid"]?.stringValue == keyID }) else {
+            return "unknown keyId"
+        }
         guard headers["Digest"] == "SHA-256=" + Data(Digest.sha256(body)).base64EncodedString() else {
             return "digest mismatch"
         }
         var lines: [String] = []
         for name in names.split(separator: " ").map(String.init) {
-            if name == "(request-target)" { lines.append("(request-target): \(method.lowercased()) \(target)"); continue }
+            if name == "(request-target)" {
+                lines.append("(request-target): \(method.lowercased()) \(target)"); continue
+            }
             guard let value = headers[name] else { return "missing \(name)" }
             lines.append("\(name): \(value)")
         }
-        guard Self.verify(Array(lines.joined(separator: "\n").utf8), signature: Array(signature), jwk: jwk) else { return "bad signature" }
+        guard Self.verify(Array(lines.joined(separator: "\n").utf8), signature: Array(signature), jwk: jwk) else {
+            return "bad signature"
+        }
         return nil
     }
 
@@ -55,22 +67,26 @@ struct WebhookReceiver {
     /// RSASSA-PKCS1-v1_5 SHA-256 verification with the RSA public key of `jwk`.
     static func verify(_ data: [UInt8], signature: [UInt8], jwk: JSONValue) -> Bool {
         guard jwk["kty"]?.stringValue == "RSA", let n = jwk["n"]?.stringValue.flatMap(Base64URL.decode),
-              let e = jwk["e"]?.stringValue.flatMap(Base64URL.decode),
-              let builder = OSSL_PARAM_BLD_new() else { return false }
+            let e = jwk["e"]?.stringValue.flatMap(Base64URL.decode),
+            let builder = OSSL_PARAM_BLD_new()
+        else { return false }
         defer { OSSL_PARAM_BLD_free(builder) }
         let modulus = BN_bin2bn(n, Int32(n.count), nil), exponent = BN_bin2bn(e, Int32(e.count), nil)
         defer { BN_free(modulus); BN_free(exponent) }
         // The parameters point at their names, not copies: the names must live until the key is made.
         let nName = strdup("n"), eName = strdup("e")
         defer { free(nName); free(eName) }
-        guard OSSL_PARAM_BLD_push_BN(builder, nName, modulus) == 1, OSSL_PARAM_BLD_push_BN(builder, eName, exponent) == 1,
-              let parameters = OSSL_PARAM_BLD_to_param(builder) else { return false }
+        guard OSSL_PARAM_BLD_push_BN(builder, nName, modulus) == 1,
+            OSSL_PARAM_BLD_push_BN(builder, eName, exponent) == 1,
+            let parameters = OSSL_PARAM_BLD_to_param(builder)
+        else { return false }
         defer { OSSL_PARAM_free(parameters) }
         guard let keyContext = EVP_PKEY_CTX_new_from_name(nil, "RSA", nil) else { return false }
         defer { EVP_PKEY_CTX_free(keyContext) }
         var key: OpaquePointer?
         guard EVP_PKEY_fromdata_init(keyContext) == 1,
-              EVP_PKEY_fromdata(keyContext, &key, Int32(OSSL_KEYMGMT_SELECT_PUBLIC_KEY), parameters) == 1, let key else { return false }
+            EVP_PKEY_fromdata(keyContext, &key, Int32(OSSL_KEYMGMT_SELECT_PUBLIC_KEY), parameters) == 1, let key
+        else { return false }
         defer { EVP_PKEY_free(key) }
         guard let context = EVP_MD_CTX_new() else { return false }
         defer { EVP_MD_CTX_free(context) }
@@ -83,8 +99,10 @@ struct WebhookReceiver {
 func makeWebhookKey() throws -> [UInt8] {
     let directory = try TemporaryDirectory.make("cptest-webhook")
     defer { FileSystem.removeTree(directory) }
-    let result = try ProcessRunner.run(["openssl", "genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048",
-                                        "-out", "\(directory)/key.pem"])
+    let result = try ProcessRunner.run([
+        "openssl", "genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048",
+        "-out", "\(directory)/key.pem"
+    ])
     try #require(result.status == 0, "\(result.stderr)")
     return try FileSystem.read("\(directory)/key.pem")
 }
@@ -100,12 +118,18 @@ final class WebhookOutbox: Sendable {
     static let callbackURL = "http://192.0.2.23:8080/truid/callback?project=1"
 
     /// A world whose API signs webhooks with a fresh key into `outbox`.
-    private func world(callback: String? = WebhookTests.callbackURL, outbox: WebhookOutbox,
-                       network: SimulatedNetwork = SimulatedNetwork()) throws -> (TestWorld, WebhookSigner) {
+    private func world(
+        callback: String? = WebhookTests.callbackURL, outbox: WebhookOutbox,
+        network: SimulatedNetwork = SimulatedNetwork()
+    ) throws -> (TestWorld, WebhookSigner) {
         var api = APIFaults()
         api.callbackURL = callback
         let signer = try WebhookSigner(privateKeyPEM: try makeWebhookKey())
-        return (TestWorld(network: network, api: api, webhooks: WebhookDispatch(signer: signer, deliver: { outbox.append($0) })), signer)
+        return (
+            TestWorld(
+                network: network, api: api, webhooks: WebhookDispatch(signer: signer, deliver: { outbox.append($0) })),
+            signer
+        )
     }
 
     private func keySet(_ world: TestWorld) throws -> JSONValue {
@@ -124,7 +148,9 @@ final class WebhookOutbox: Sendable {
         #expect(keys[0]["kid"]?.stringValue == signer.keyID)
         #expect(keys[0]["e"]?.stringValue == "AQAB")
         #expect((keys[0]["n"]?.stringValue.flatMap(Base64URL.decode)?.count ?? 0) == 256)
-        #expect(TestWorld().send("GET", "https://api.truid.test/.well-known/jwks.json").json?["keys"]?.arrayValue?.isEmpty == true)
+        #expect(
+            TestWorld().send("GET", "https://api.truid.test/.well-known/jwks.json").json?["keys"]?.arrayValue?.isEmpty
+                == true)
     }
 
     @Test func aCompletedV02CheckIsPostedSignedAndVerifies() throws {
@@ -138,7 +164,8 @@ final class WebhookOutbox: Sendable {
         let webhook = try #require(outbox.webhooks.first)
         #expect(outbox.webhooks.count == 1)
         #expect(webhook.url == WebhookTests.callbackURL)
-        #expect(webhook.host == "192.0.2.23" && webhook.port == 8080 && webhook.pathAndQuery == "/truid/callback?project=1")
+        #expect(
+            webhook.host == "192.0.2.23" && webhook.port == 8080 && webhook.pathAndQuery == "/truid/callback?project=1")
         #expect(webhook.headers["Host"] == "192.0.2.23:8080")
         #expect(webhook.headers["x-tru-callback"] == "subscriber_check")
         #expect(webhook.headers["Date"] == "Mon, 21 Sep 2026 14:13:20 GMT")  // the manual clock's time
@@ -147,7 +174,9 @@ final class WebhookOutbox: Sendable {
         #expect(payload["status"]?.stringValue == "COMPLETED")
         #expect(payload["match"]?.boolValue == true)
         let receiver = WebhookReceiver(keySet: try keySet(world))
-        #expect(receiver.problem(method: "POST", target: webhook.pathAndQuery, headers: webhook.headers, body: webhook.body) == nil)
+        #expect(
+            receiver.problem(method: "POST", target: webhook.pathAndQuery, headers: webhook.headers, body: webhook.body)
+                == nil)
     }
 
     @Test func aReceiverRefusesTamperedWebhooks() throws {
@@ -160,15 +189,23 @@ final class WebhookOutbox: Sendable {
         #expect(JSONValue.parse(webhook.body)?["check_id"]?.stringValue == id)
         let receiver = WebhookReceiver(keySet: try keySet(world))
         let forgedBody = Array(String(decoding: webhook.body, as: UTF8.self).replacing("true", with: "false").utf8)
-        #expect(receiver.problem(method: "POST", target: webhook.pathAndQuery, headers: webhook.headers, body: forgedBody) == "digest mismatch")
+        #expect(
+            receiver.problem(method: "POST", target: webhook.pathAndQuery, headers: webhook.headers, body: forgedBody)
+                == "digest mismatch")
         var forgedDigest = webhook.headers
         forgedDigest.set("Digest", "SHA-256=" + Data(Digest.sha256(forgedBody)).base64EncodedString())
-        #expect(receiver.problem(method: "POST", target: webhook.pathAndQuery, headers: forgedDigest, body: forgedBody) == "bad signature")
-        #expect(receiver.problem(method: "POST", target: "/elsewhere", headers: webhook.headers, body: webhook.body) == "bad signature")
+        #expect(
+            receiver.problem(method: "POST", target: webhook.pathAndQuery, headers: forgedDigest, body: forgedBody)
+                == "bad signature")
+        #expect(
+            receiver.problem(method: "POST", target: "/elsewhere", headers: webhook.headers, body: webhook.body)
+                == "bad signature")
         // A key set without the signing key (another world's) does not verify it either.
         let (other, _) = try self.world(outbox: WebhookOutbox())
-        #expect(WebhookReceiver(keySet: try keySet(other)).problem(method: "POST", target: webhook.pathAndQuery,
-                                                                   headers: webhook.headers, body: webhook.body) == "unknown keyId")
+        #expect(
+            WebhookReceiver(keySet: try keySet(other)).problem(
+                method: "POST", target: webhook.pathAndQuery,
+                headers: webhook.headers, body: webhook.body) == "unknown keyId")
     }
 
     @Test func errorsAndExpiryAreAnnouncedOnceAndSIMCheckIsNot() throws {
@@ -238,21 +275,27 @@ struct WebhookDeliveryTests {
         }
 
         func tearDown() {
-            server.withLock { $0?.stop(); $0 = nil }
+            server.withLock {
+                $0?.stop(); $0 = nil
+            }
             _ = try? ProcessRunner.run(["ip", "netns", "delete", namespace])
         }
 
         private static func sh(_ arguments: [String]) throws {
             let result = try ProcessRunner.run(arguments)
-            guard result.status == 0 else { throw ProcessError.spawn(arguments.joined(separator: " ") + ": " + result.stderr, 0) }
+            guard result.status == 0 else {
+                throw ProcessError.spawn(arguments.joined(separator: " ") + ": " + result.stderr, 0)
+            }
         }
     }
 
     private func signedWebhook() throws -> (SignedWebhook, WebhookSigner) {
         let signer = try WebhookSigner(privateKeyPEM: try makeWebhookKey())
         let body = Array(#"{"check_id":"c-1","status":"COMPLETED","match":true}"#.utf8)
-        let webhook = try #require(signer.webhook(to: "http://192.0.2.23:8080/callback", product: "phone_check", body: body,
-                                                  date: Date()))
+        let webhook = try #require(
+            signer.webhook(
+                to: "http://192.0.2.23:8080/callback", product: "phone_check", body: body,
+                date: Date()))
         return (webhook, signer)
     }
 
@@ -268,8 +311,9 @@ struct WebhookDeliveryTests {
         #expect(request.method == "POST")
         #expect(request.path == "/callback")
         #expect(request.body == webhook.body)
-        let verdict = WebhookReceiver(keySet: signer.keySet).problem(method: request.method, target: request.path,
-                                                                     headers: request.headers, body: request.body)
+        let verdict = WebhookReceiver(keySet: signer.keySet).problem(
+            method: request.method, target: request.path,
+            headers: request.headers, body: request.body)
         #expect(verdict == nil)
     }
 
@@ -278,7 +322,8 @@ struct WebhookDeliveryTests {
         defer { receiver.tearDown() }
         let (webhook, _) = try signedWebhook()
         let lines = LineCollector()
-        let poster = try WebhookPoster(namespace: receiver.namespace, retryDelays: [0.1, 0.1, 0.1, 0.1], log: { lines.append($0) })
+        let poster = try WebhookPoster(
+            namespace: receiver.namespace, retryDelays: [0.1, 0.1, 0.1, 0.1], log: { lines.append($0) })
         defer { poster.stop() }
         poster.deliver(webhook)
         #expect(receiver.wait(for: 3).count == 3)
@@ -291,8 +336,10 @@ struct WebhookDeliveryTests {
     /// A webhook to a port nothing listens on in the receiver's namespace: every attempt is refused at once.
     private func refusedWebhook() throws -> SignedWebhook {
         let signer = try WebhookSigner(privateKeyPEM: try makeWebhookKey())
-        return try #require(signer.webhook(to: "http://192.0.2.23:9/callback", product: "phone_check",
-                                           body: Array(#"{"check_id":"c-1","status":"EXPIRED"}"#.utf8), date: Date()))
+        return try #require(
+            signer.webhook(
+                to: "http://192.0.2.23:9/callback", product: "phone_check",
+                body: Array(#"{"check_id":"c-1","status":"EXPIRED"}"#.utf8), date: Date()))
     }
 
     /// The threads of this process now.
@@ -308,12 +355,16 @@ struct WebhookDeliveryTests {
         let webhook = try refusedWebhook()
         let lines = LineCollector()
         let before = try threadCount()
-        let poster = try WebhookPoster(namespace: receiver.namespace, retryDelays: [600], workers: 2, log: { lines.append($0) })
+        let poster = try WebhookPoster(
+            namespace: receiver.namespace, retryDelays: [600], workers: 2, log: { lines.append($0) })
         defer { poster.stop() }
-        for _ in 0..<200 { #expect(poster.deliver(webhook)) }
+        for _ in 0 ..< 200 { #expect(poster.deliver(webhook)) }
         Poll.until(timeout: .seconds(30), interval: .milliseconds(50)) { lines.lines.count >= 200 }
         #expect(lines.lines.count == 200)
-        #expect(lines.lines.allSatisfy { $0.hasSuffix("attempt 1 POST http://192.0.2.23:9/callback: connect: Connection refused") })
+        #expect(
+            lines.lines.allSatisfy {
+                $0.hasSuffix("attempt 1 POST http://192.0.2.23:9/callback: connect: Connection refused")
+            })
         // 200 deliveries wait for their second attempt: on the pool's 2 threads, not one each. The
         // count is the process's: other tests' threads come and go beside it, 200 held ones would stay.
         #expect(try Poll.until(timeout: .seconds(10)) { try threadCount() - before <= 2 })
@@ -324,12 +375,16 @@ struct WebhookDeliveryTests {
         defer { receiver.tearDown() }
         let webhook = try refusedWebhook()
         let lines = LineCollector()
-        let poster = try WebhookPoster(namespace: receiver.namespace, retryDelays: [600], capacity: 3, workers: 1,
-                                       log: { lines.append($0) })
+        let poster = try WebhookPoster(
+            namespace: receiver.namespace, retryDelays: [600], capacity: 3, workers: 1,
+            log: { lines.append($0) })
         defer { poster.stop() }
         // Deliveries keep their place through their retries: the fourth and fifth find the queue full.
-        #expect((0..<5).map { _ in poster.deliver(webhook) } == [true, true, true, false, false])
-        #expect(lines.lines.contains("webhook phone_check to http://192.0.2.23:9/callback dropped: 3 deliveries under way (1 dropped so far)"))
+        #expect((0 ..< 5).map { _ in poster.deliver(webhook) } == [true, true, true, false, false])
+        #expect(
+            lines.lines.contains(
+                "webhook phone_check to http://192.0.2.23:9/callback dropped: 3 deliveries under way (1 dropped so far)"
+            ))
         #expect(!lines.lines.contains { $0.contains("(2 dropped so far)") })  // not one line per dropped webhook
         poster.stop()
         #expect(!poster.deliver(webhook))

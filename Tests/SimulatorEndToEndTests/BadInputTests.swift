@@ -1,5 +1,5 @@
-import Testing
 import TestSupport
+import Testing
 
 /// Bad input in the simulated world: `cellpath fetch` refuses it with exit 64 or 65
 /// before sending anything, through the bearer or through Wi-Fi.
@@ -20,14 +20,19 @@ struct BadInputTests {
                 (["https://"], 65),
                 (["http://[::1/"], 65),
                 ([check.url, "--header", "no colon"], 64),
-                ([check.url, "--max-hops", "0"], 64),
+                ([check.url, "--max-hops", "0"], 64)
             ]
             let mark = try device.requestLog().count
             let (results, packets) = try device.capture(on: ["wlan0", "wwan0"]) {
-                try cases.map { try device.cellpath(["fetch", "--interface", "wwan0", "--dns", "100.64.0.53"] + $0.arguments + ["--json"]) }
+                try cases.map {
+                    try device.cellpath(
+                        ["fetch", "--interface", "wwan0", "--dns", "100.64.0.53"] + $0.arguments + ["--json"])
+                }
             }
             for (result, input) in zip(results, cases) {
-                #expect(result.status == input.status, "\(input.arguments.map { $0.debugDescription }): \(result.status) \(result.stderr)")
+                #expect(
+                    result.status == input.status,
+                    "\(input.arguments.map { $0.debugDescription }): \(result.status) \(result.stderr)")
             }
             #expect(packets["wlan0"] == [], "\(packets)")
             #expect(packets["wwan0"] == [], "\(packets)")

@@ -3,8 +3,8 @@ import Glibc
 import Simulator
 import SimulatorScenario
 import SystemSupport
-import Testing
 import TestSupport
+import Testing
 
 /// Field mode keeps the DNS answers obtained through the bearer for their TTL (the simulated
 /// carrier DNS answers with 60 s): later runs on the same bearer take them from the cache, say
@@ -14,7 +14,9 @@ struct BearerDNSCacheEndToEndTests {
     @Test func laterRunsOnTheSameBearerTakeTheirAnswersFromTheBearersCache() throws {
         try SimulatedDevice.with(connect: false) { device in
             let daemonLog = RunDirectory(prefix: device.prefix).logFile
-            let result = try device.cellpath(["subscriber-check", "+447940448591", "-m", "0", "--direct", "--repeat", "3", "--json"])
+            let result = try device.cellpath([
+                "subscriber-check", "+447940448591", "-m", "0", "--direct", "--repeat", "3", "--json"
+            ])
             #expect(result.status == 0, "\(result.stderr)")
             let runs = try result.stdout.split(separator: "\n").prefix(3).map { try JSONValue.parse(String($0)) }
             try #require(runs.count == 3)
@@ -35,7 +37,7 @@ struct BearerDNSCacheEndToEndTests {
                     if expected == "network" { #expect(hop["dns_ttl"] == .int(60), "\(hop)") }
                     if expected == "bearer-cache" {
                         #expect([.int(0), .double(0)].contains(hop["timings"]?["dns_ms"]), "\(hop)")
-                        #expect((1...60).contains(hop["dns_ttl"]?.int ?? 0), "\(hop)")
+                        #expect((1 ... 60).contains(hop["dns_ttl"]?.int ?? 0), "\(hop)")
                     }
                 }
             }
@@ -53,7 +55,9 @@ struct BearerDNSCacheEndToEndTests {
             #expect(!singleHops.contains { $0["dns_source"]?.string == "bearer-cache" }, "\(singleHops)")
             let singleAddress = try #require(try JSONValue.parse(single.stdout)["path"]?["ipv4_address"]?.string)
             for host in Self.hostsAsked(singleHops) {
-                #expect(try Self.queries(for: host, from: singleAddress, in: daemonLog) == (singleAddress == bearerAddress ? 2 : 1), "\(host)")
+                #expect(
+                    try Self.queries(for: host, from: singleAddress, in: daemonLog)
+                        == (singleAddress == bearerAddress ? 2 : 1), "\(host)")
             }
         }
     }
@@ -70,15 +74,23 @@ struct BearerDNSCacheEndToEndTests {
         scenario.modems.append(second)
         try SimulatedDevice.with(scenario, connect: false) { device in
             let daemonLog = RunDirectory(prefix: device.prefix).logFile
-            let result = try device.cellpath(["subscriber-check", "+447940448591", "-m", "all", "--direct", "--repeat", "2", "--json"])
+            let result = try device.cellpath([
+                "subscriber-check", "+447940448591", "-m", "all", "--direct", "--repeat", "2", "--json"
+            ])
             // Modem 1's SIM holds another number: its runs are not verified, the worst verdict (exit 1).
             #expect(result.status == 1, "\(result.stderr)")
             let runs = try result.stdout.split(separator: "\n").prefix(4).map { try JSONValue.parse(String($0)) }
-            #expect(runs.allSatisfy { $0["error"] == .null && $0["outcome"]?.string != nil }, "every run reached a verdict: \(runs)")
+            #expect(
+                runs.allSatisfy { $0["error"] == .null && $0["outcome"]?.string != nil },
+                "every run reached a verdict: \(runs)")
             for modem in [0, 1] {
-                let lane = runs.filter { $0["modem"] == .int(modem) }.sorted { ($0["run"]?.int ?? 0) < ($1["run"]?.int ?? 0) }
+                let lane = runs.filter { $0["modem"] == .int(modem) }.sorted {
+                    ($0["run"]?.int ?? 0) < ($1["run"]?.int ?? 0)
+                }
                 try #require(lane.count == 2, "\(runs)")
-                let sources = lane.map { Set(($0["check_url"]?["hops"]?.array ?? []).compactMap { $0["dns_source"]?.string }) }
+                let sources = lane.map {
+                    Set(($0["check_url"]?["hops"]?.array ?? []).compactMap { $0["dns_source"]?.string })
+                }
                 #expect(sources == [["network", "chain"], ["bearer-cache", "chain"]], "modem \(modem): \(lane)")
                 let address = try #require(lane[0]["path"]?["ipv4_address"]?.string)
                 for host in Self.hostsAsked(lane[0]["check_url"]?["hops"]?.array ?? []) {

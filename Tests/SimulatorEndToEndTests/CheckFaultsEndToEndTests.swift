@@ -2,8 +2,8 @@ import CellpathCore
 import Glibc
 import SimulatorScenario
 import SystemSupport
-import Testing
 import TestSupport
+import Testing
 
 /// The check commands when something goes wrong: the check expires before the bearer is up,
 /// the token expires between runs, the API answers badly, the bearer drops mid-chain, the modem
@@ -16,10 +16,15 @@ struct CheckFaultsEndToEndTests {
         Array(try device.requestLog().dropFirst(mark))
     }
 
-    private func expectNothingLeft(_ device: SimulatedDevice, modem: Int = 0, sourceLocation: SourceLocation = #_sourceLocation) throws {
-        #expect(try device.status()["modems"]?.array?[modem]["bearer"]?.string == "disconnected", sourceLocation: sourceLocation)
-        #expect(try device.run(["ip", "-4", "addr", "show", "dev", "wwan\(modem)"]).stdout.contains("inet ") == false,
-                sourceLocation: sourceLocation)
+    private func expectNothingLeft(
+        _ device: SimulatedDevice, modem: Int = 0, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        #expect(
+            try device.status()["modems"]?.array?[modem]["bearer"]?.string == "disconnected",
+            sourceLocation: sourceLocation)
+        #expect(
+            try device.run(["ip", "-4", "addr", "show", "dev", "wwan\(modem)"]).stdout.contains("inet ") == false,
+            sourceLocation: sourceLocation)
         #expect(try device.run(["ip", "rule"]).stdout.contains("100.64.23.1") == false, sourceLocation: sourceLocation)
     }
 
@@ -33,9 +38,12 @@ struct CheckFaultsEndToEndTests {
             let mark = try device.requestLog().count
             let result = try device.cellpath(["subscriber-check", "+447940448591", "-m", "0", "--direct", "--json"])
             #expect(result.status == 65, "\(result.stderr)")
-            #expect(try JSONValue.parse(result.stdout)["error"]?["message"]?.string?.contains("expired") == true, "\(result.stdout)")
-            #expect(try requests(device, since: mark).allSatisfy { $0["path"]?.string?.contains("/redirect") != true },
-                    "check_url was opened")
+            #expect(
+                try JSONValue.parse(result.stdout)["error"]?["message"]?.string?.contains("expired") == true,
+                "\(result.stdout)")
+            #expect(
+                try requests(device, since: mark).allSatisfy { $0["path"]?.string?.contains("/redirect") != true },
+                "check_url was opened")
             try expectNothingLeft(device)
         }
     }
@@ -66,9 +74,11 @@ struct CheckFaultsEndToEndTests {
 
     @Test(arguments: [
         ("malformed JSON on create", #"{"api": {"malformedJSON": true}}"#, Int32(76)),
-        ("429 on every create", #"{"api": {"rateLimitRetryAfter": 1}}"#, Int32(75)),
+        ("429 on every create", #"{"api": {"rateLimitRetryAfter": 1}}"#, Int32(75))
     ])
-    func theAPIAnsweringBadlyHasItsExitCodeAndNoBearerStays(_ name: String, _ scenarioJSON: String, _ code: Int32) throws {
+    func theAPIAnsweringBadlyHasItsExitCodeAndNoBearerStays(
+        _ name: String, _ scenarioJSON: String, _ code: Int32
+    ) throws {
         let scenario = try Scenario.decode(Array(scenarioJSON.utf8))
         try SimulatedDevice.with(scenario, connect: false) { device in
             let result = try device.cellpath(["subscriber-check", "+447940448591", "-m", "0", "--direct", "--json"])
@@ -89,8 +99,10 @@ struct CheckFaultsEndToEndTests {
             let result = try device.cellpath(["subscriber-check", "+447940448591", "-m", "0", "--direct", "--json"])
             #expect(result.status == 69, "\(result.stderr)")
             // The dropped bearer's addressing is removed at once: the engine sees the interface or the address go.
-            #expect(["interfaceDown", "addressGone"].contains(try JSONValue.parse(result.stdout)["error"]?["reason"]?.string ?? ""),
-                    "\(result.stdout)")
+            #expect(
+                ["interfaceDown", "addressGone"].contains(
+                    try JSONValue.parse(result.stdout)["error"]?["reason"]?.string ?? ""),
+                "\(result.stdout)")
             let visits = try requests(device, since: mark).filter { $0["path"]?.string?.contains("/redirect") == true }
             #expect(visits.count == 1, "\(visits)")
             #expect(visits.allSatisfy { $0["source"]?.string == "100.64.23.10" })
@@ -118,11 +130,16 @@ struct CheckFaultsEndToEndTests {
         scenario.api.slowMs = 1000
         scenario.modems[0].faults.responseDelayMs = 40
         try SimulatedDevice.with(scenario, connect: false) { device in
-            let result = try ProcessRunner.run([CellpathBinary.path, "sim", "exec", "--prefix", device.prefix, "--", CellpathBinary.path,
-                                                "subscriber-check", "+447940448591", "-m", "0", "--direct", "-v"],
-                                               environment: ["PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "HOME": "/nonexistent",
-                                                             "CELLPATH_SYSTEM_CONFIG": "/nonexistent/cellpath.conf"],
-                                               signals: [(after: after, signal: SIGINT)])
+            let result = try ProcessRunner.run(
+                [
+                    CellpathBinary.path, "sim", "exec", "--prefix", device.prefix, "--", CellpathBinary.path,
+                    "subscriber-check", "+447940448591", "-m", "0", "--direct", "-v"
+                ],
+                environment: [
+                    "PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "HOME": "/nonexistent",
+                    "CELLPATH_SYSTEM_CONFIG": "/nonexistent/cellpath.conf"
+                ],
+                signals: [(after: after, signal: SIGINT)])
             #expect(result.status == 130, "SIGINT after \(after) s: \(result.stderr)")
             try expectNothingLeft(device)
         }

@@ -2,8 +2,8 @@ import CellpathCore
 import Glibc
 import SimulatorScenario
 import SystemSupport
-import Testing
 import TestSupport
+import Testing
 
 /// Several cellpath processes on the same modems at once, as a gateway's timer and a person
 /// run them: every check concludes, the bearer they share is taken down by the last of them,
@@ -20,13 +20,19 @@ struct ConcurrentChecksEndToEndTests {
     }
 
     /// Runs `count` copies of `cellpath ARGS…` on the device at once; their statuses and outputs.
-    static func concurrently(_ count: Int, _ device: SimulatedDevice, _ arguments: [String]) throws -> [(status: Int32?, output: String)] {
-        let outputs = (0..<count).map { "/tmp/\(device.prefix)concurrent-\($0)" }
+    static func concurrently(
+        _ count: Int, _ device: SimulatedDevice, _ arguments: [String]
+    ) throws -> [(status: Int32?, output: String)] {
+        let outputs = (0 ..< count).map { "/tmp/\(device.prefix)concurrent-\($0)" }
         defer { outputs.forEach { unlink($0) } }
         let processes = try outputs.map {
-            try BackgroundProcess([CellpathBinary.path, "sim", "exec", "--prefix", device.prefix, "--", CellpathBinary.path] + arguments,
-                                  output: $0, environment: ["PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "HOME": "/nonexistent",
-                                                            "CELLPATH_SYSTEM_CONFIG": "/nonexistent/cellpath.conf"])
+            try BackgroundProcess(
+                [CellpathBinary.path, "sim", "exec", "--prefix", device.prefix, "--", CellpathBinary.path] + arguments,
+                output: $0,
+                environment: [
+                    "PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "HOME": "/nonexistent",
+                    "CELLPATH_SYSTEM_CONFIG": "/nonexistent/cellpath.conf"
+                ])
         }
         return zip(processes, outputs).map { process, output in
             let ended = process.wait(timeoutMs: 180_000)
@@ -44,7 +50,9 @@ struct ConcurrentChecksEndToEndTests {
         }
         let rules = try device.run(["ip", "rule"]).stdout.split(separator: "\n").filter { $0.contains("100.64.") }
         if !rules.isEmpty { found.append("rules: \(rules)") }
-        let routes = try device.run(["ip", "route", "show", "default"]).stdout.split(separator: "\n").filter { $0.contains("wwan") }
+        let routes = try device.run(["ip", "route", "show", "default"]).stdout.split(separator: "\n").filter {
+            $0.contains("wwan")
+        }
         if !routes.isEmpty { found.append("default routes: \(routes)") }
         let state = try #require(try device.environment()["CELLPATH_STATE_DIR"])
         let records = try ProcessRunner.run(["ls", "-A", state]).stdout
@@ -56,7 +64,8 @@ struct ConcurrentChecksEndToEndTests {
     func concurrentChecksOnOneModemAllConcludeAndLeaveNothing(_ count: Int) throws {
         try SimulatedDevice.with(connect: false) { device in
             let routesBefore = try device.run(["ip", "route", "show", "default"]).stdout
-            let results = try Self.concurrently(count, device, ["subscriber-check", "+447940448591", "-m", "0", "--direct", "--json"])
+            let results = try Self.concurrently(
+                count, device, ["subscriber-check", "+447940448591", "-m", "0", "--direct", "--json"])
             for result in results {
                 #expect(result.status == 0, "\(result.output)")
                 #expect(result.output.contains("\"outcome\": \"verified\""), "\(result.output)")
@@ -71,7 +80,7 @@ struct ConcurrentChecksEndToEndTests {
     @Test func repeatedParallelRunsOnEveryModemDoNotAccumulateRoutes() throws {
         try SimulatedDevice.with(Self.twoVerifiedModems, connect: false) { device in
             let routesBefore = try device.run(["ip", "route", "show", "default"]).stdout
-            for _ in 0..<3 {
+            for _ in 0 ..< 3 {
                 let results = try Self.concurrently(3, device, ["subscriber-check", "-m", "all", "--direct", "--json"])
                 for result in results { #expect(result.status == 0, "\(result.output)") }
                 #expect(try Self.leftovers(device) == [])
@@ -88,10 +97,16 @@ struct ConcurrentChecksEndToEndTests {
         try SimulatedDevice.with(scenario, connect: false) { device in
             let output = "/tmp/\(device.prefix)check"
             defer { unlink(output) }
-            let check = try BackgroundProcess([CellpathBinary.path, "sim", "exec", "--prefix", device.prefix, "--", CellpathBinary.path,
-                                               "subscriber-check", "+447940448591", "-m", "0", "--direct"],
-                                              output: output, environment: ["PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "HOME": "/nonexistent",
-                                                                            "CELLPATH_SYSTEM_CONFIG": "/nonexistent/cellpath.conf"])
+            let check = try BackgroundProcess(
+                [
+                    CellpathBinary.path, "sim", "exec", "--prefix", device.prefix, "--", CellpathBinary.path,
+                    "subscriber-check", "+447940448591", "-m", "0", "--direct"
+                ],
+                output: output,
+                environment: [
+                    "PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "HOME": "/nonexistent",
+                    "CELLPATH_SYSTEM_CONFIG": "/nonexistent/cellpath.conf"
+                ])
             let connected = try Poll.until(timeout: .seconds(5), interval: .milliseconds(50)) {
                 try device.run(["ip", "-4", "addr", "show", "dev", "wwan0"]).stdout.contains("inet 100.64.23.10")
             }
@@ -116,10 +131,16 @@ struct ConcurrentChecksEndToEndTests {
         var scenario = Scenario.builtIn
         scenario.api.slowMs = 4000
         try SimulatedDevice.with(scenario, connect: false) { device in
-            let result = try ProcessRunner.run(["timeout", "--preserve-status", "-s", "INT", "2", CellpathBinary.path, "sim", "exec", "--prefix", device.prefix,
-                                                "--", CellpathBinary.path, "subscriber-check", "+447940448591", "-m", "0", "--direct"],
-                                               environment: ["PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "HOME": "/nonexistent",
-                                                             "CELLPATH_SYSTEM_CONFIG": "/nonexistent/cellpath.conf"])
+            let result = try ProcessRunner.run(
+                [
+                    "timeout", "--preserve-status", "-s", "INT", "2", CellpathBinary.path, "sim", "exec", "--prefix",
+                    device.prefix,
+                    "--", CellpathBinary.path, "subscriber-check", "+447940448591", "-m", "0", "--direct"
+                ],
+                environment: [
+                    "PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "HOME": "/nonexistent",
+                    "CELLPATH_SYSTEM_CONFIG": "/nonexistent/cellpath.conf"
+                ])
             #expect(result.status == 130, "\(result.stderr)")
             #expect(result.stderr.contains("error: cancelled"), "\(result.stderr)")
             #expect(try device.status()["modems"]?.array?[0]["bearer"]?.string == "disconnected")

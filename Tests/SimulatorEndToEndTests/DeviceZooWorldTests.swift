@@ -1,8 +1,8 @@
 import CellpathCore
 import Glibc
 import SimulatorScenario
-import Testing
 import TestSupport
+import Testing
 
 /// The zoo scenario (scripts/zoo-scenario.json, every profile once) as one world with the real
 /// ModemManager: what `mmcli` shows of each profile (plugin, ports, state), and what cellpath
@@ -28,20 +28,24 @@ struct DeviceZooWorldTests {
         case .usbMBIMv3: ModemManagerView(plugin: "telit", primaryPort: "cdc-wdm\(n)", ports: usbMBIM)
         case .usbMBIMFCCLocked: ModemManagerView(plugin: "sierra", primaryPort: "cdc-wdm\(n)", ports: usbMBIM)
         case .usbQMIRawIP, .usbQMIQMAP:
-            ModemManagerView(plugin: "quectel", primaryPort: "cdc-wdm\(n)",
-                             ports: ["cdc-wdm\(n) (qmi)", "ttyUSB\(n) (at)", "wwan\(n) (net)"])
+            ModemManagerView(
+                plugin: "quectel", primaryPort: "cdc-wdm\(n)",
+                ports: ["cdc-wdm\(n) (qmi)", "ttyUSB\(n) (at)", "wwan\(n) (net)"])
         case .usbQMIUIMOnly:
-            ModemManagerView(plugin: "sierra", primaryPort: "cdc-wdm\(n)",
-                             ports: ["cdc-wdm\(n) (qmi)", "wwan\(n) (net)"])
+            ModemManagerView(
+                plugin: "sierra", primaryPort: "cdc-wdm\(n)",
+                ports: ["cdc-wdm\(n) (qmi)", "wwan\(n) (net)"])
         case .pcieMHIMBIM: ModemManagerView(plugin: "quectel", primaryPort: "wwan\(n)mbim0", ports: pcieMBIM)
         case .pcieMHINet:
-            ModemManagerView(plugin: "quectel", primaryPort: "wwan\(n)qmi0",
-                             ports: ["mhi_hwip\(n) (net)", "wwan\(n)at0 (at)", "wwan\(n)qmi0 (qmi)"])
+            ModemManagerView(
+                plugin: "quectel", primaryPort: "wwan\(n)qmi0",
+                ports: ["mhi_hwip\(n) (net)", "wwan\(n)at0 (at)", "wwan\(n)qmi0 (qmi)"])
         // MediaTek's plugin in 1.20 takes only tty, net and usbmisc ports: the generic one claims the FM350.
         case .pcieT7xx: ModemManagerView(plugin: "generic", primaryPort: "wwan\(n)mbim0", ports: pcieMBIM)
         case .pcieIOSM:
-            ModemManagerView(plugin: "Intel", primaryPort: "wwan\(n)mbim0",
-                             ports: ["wwan\(n) (net)", "wwan\(n)mbim0 (mbim)"])
+            ModemManagerView(
+                plugin: "Intel", primaryPort: "wwan\(n)mbim0",
+                ports: ["wwan\(n) (net)", "wwan\(n)mbim0 (mbim)"])
         // The L850: an AT-only modem whose capabilities cannot be read; the XMM RPC port is not claimed.
         case .pcieIOSMUnsupported:
             ModemManagerView(plugin: "Intel", primaryPort: "wwan\(n)at0", ports: ["wwan\(n)at0 (at)"], state: "failed")
@@ -71,7 +75,7 @@ struct DeviceZooWorldTests {
             Self.expectedModemManagerView(modem.device, n).map { (modem, $0) }
         }
         var paths: [String] = []
-        for _ in 0..<180 {  // up to 90 s
+        for _ in 0 ..< 180 {  // up to 90 s
             let list = try device.run(["mmcli", "-J", "-L"])
             paths = (try? JSONValue.parse(list.stdout))?["modem-list"]?.array?.compactMap(\.string) ?? []
             if paths.count >= expected.count { break }
@@ -104,7 +108,7 @@ struct DeviceZooWorldTests {
         #expect(result.status == 0, "\(result.stderr)")
         let modems = try #require(try JSONValue.parse(result.stdout)["modems"]?.array)
         #expect(modems.count == scenario.modems.count)
-        #expect(modems.compactMap { $0["index"]?.int } == Array(0..<modems.count))
+        #expect(modems.compactMap { $0["index"]?.int } == Array(0 ..< modems.count))
         var byIMEI: [String: JSONValue] = [:]
         for modem in modems { if let imei = modem["imei"]?.string { byIMEI[imei] = modem } }
         for (n, modem) in scenario.modems.enumerated() {
@@ -121,7 +125,8 @@ struct DeviceZooWorldTests {
         let l850Port = JSONValue.string("wwan\(l850Index)xmmrpc0")
         let l850 = try #require(modems.first { $0["ports"]?.array?.contains(l850Port) == true })
         #expect(l850["supported"] == .bool(false) && l850["mode"]?.string == "modem" && l850["interface"] == .null)
-        #expect(l850["reason"]?.string == "Intel XMM7360 (8086:7360) exposes only XMM RPC and AT ports: "
+        #expect(
+            l850["reason"]?.string == "Intel XMM7360 (8086:7360) exposes only XMM RPC and AT ports: "
                 + "cellpath needs an MBIM or QMI port; see docs/operations.md")
         #expect(l850["pci"]?["vendor_id"]?.string == "8086" && l850["pci"]?["device_id"]?.string == "7360")
         let routerIndex = try #require(scenario.modems.firstIndex { $0.device == .routerMode })
@@ -140,19 +145,25 @@ struct DeviceZooWorldTests {
         let rm520n = try #require(scenario.modems.firstIndex { $0.device == .pcieMHINet })
         let refused = try device.cellpath(["bearer", "up", "-m", "wwan\(l850)xmmrpc0"])
         #expect(refused.status == 69, "\(refused.stderr)")
-        #expect(refused.stderr.contains("Intel XMM7360 (8086:7360) exposes only XMM RPC and AT ports"),
-                "\(refused.stderr)")
+        #expect(
+            refused.stderr.contains("Intel XMM7360 (8086:7360) exposes only XMM RPC and AT ports"),
+            "\(refused.stderr)")
         let routerRefused = try device.cellpath(["bearer", "up", "-m", "usb\(router)"])
         #expect(routerRefused.status == 69 && routerRefused.stderr.contains("router mode"), "\(routerRefused.stderr)")
         for interface in ["usb\(router)", "mhi_hwip\(rm520n)"] {
-            let fetch = try device.cellpath(["fetch", "--interface", interface, "--dns", "100.64.0.53",
-                                             "--timeout", "2", "http://carrier.example/"])
+            let fetch = try device.cellpath([
+                "fetch", "--interface", interface, "--dns", "100.64.0.53",
+                "--timeout", "2", "http://carrier.example/"
+            ])
             #expect(!fetch.stderr.contains("is not a modem's network interface"), "\(interface): \(fetch.stderr)")
         }
-        let other = try device.cellpath(["fetch", "--interface", "lo", "--dns", "100.64.0.53",
-                                         "http://carrier.example/"])
-        #expect(other.status == 64 && other.stderr.contains("'lo' is not a modem's network interface"),
-                "\(other.stderr)")
+        let other = try device.cellpath([
+            "fetch", "--interface", "lo", "--dns", "100.64.0.53",
+            "http://carrier.example/"
+        ])
+        #expect(
+            other.status == 64 && other.stderr.contains("'lo' is not a modem's network interface"),
+            "\(other.stderr)")
         #expect(other.stderr.contains("usb\(router) (router mode, cdc_ether)"), "\(other.stderr)")
     }
 }

@@ -1,8 +1,8 @@
 import CellpathCore
 import Glibc
 import SimulatorScenario
-import Testing
 import TestSupport
+import Testing
 
 /// `cellpath doctor` in the simulated world: healthy with a bearer cellpath brought up, then on a
 /// machine broken on purpose — strict rp_filter (failed with its remedy; --fix restores it and
@@ -11,8 +11,11 @@ import TestSupport
 @Suite(.serialized, .enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)), .ownThreads(.worlds))
 struct DoctorEndToEndTests {
     /// `cellpath doctor -m 0 --json ARGS…` on the device: its exit status and checks by name.
-    private static func doctor(_ device: SimulatedDevice, _ arguments: [String] = [])
-        throws -> (status: Int32, json: JSONValue, checks: [String: JSONValue], stderr: String) {
+    private static func doctor(
+        _ device: SimulatedDevice, _ arguments: [String] = []
+    )
+        throws -> (status: Int32, json: JSONValue, checks: [String: JSONValue], stderr: String)
+    {
         let result = try device.cellpath(["doctor", "-m", "0", "--json"] + arguments)
         let json = try JSONValue.parse(result.stdout)
         var checks: [String: JSONValue] = [:]
@@ -33,8 +36,10 @@ struct DoctorEndToEndTests {
             let elapsed = ContinuousClock.now - start
             #expect(healthy.status == 0, "\(healthy.json)\n\(healthy.stderr)")
             #expect(healthy.json["status"]?.string != "fail")
-            for name in ["modem", "owners", "access", "read", "radio", "sim", "registration", "bearer", "interface",
-                         "routing", "rp_filter", "ipv6", "dns", "backend", "capabilities", "configuration"] {
+            for name in [
+                "modem", "owners", "access", "read", "radio", "sim", "registration", "bearer", "interface",
+                "routing", "rp_filter", "ipv6", "dns", "backend", "capabilities", "configuration"
+            ] {
                 #expect(healthy.checks[name]?["status"]?.string == "pass", "\(name): \(healthy.checks[name] ?? .null)")
             }
             // The host's clock is the test machine's: right, synchronised or not.
@@ -96,8 +101,9 @@ struct DoctorEndToEndTests {
             let noRule = try Self.doctor(device)
             #expect(noRule.status == 1)
             #expect(noRule.checks["routing"]?["status"]?.string == "fail")
-            #expect(noRule.checks["routing"]?["summary"]?.string?.contains("the rule from 100.64.23.10 lookup") == true,
-                    "\(noRule.checks["routing"] ?? .null)")
+            #expect(
+                noRule.checks["routing"]?["summary"]?.string?.contains("the rule from 100.64.23.10 lookup") == true,
+                "\(noRule.checks["routing"] ?? .null)")
             #expect(noRule.checks["routing"]?["remedy"]?.string?.contains("cellpath bearer down") == true)
 
             // The modem's bearer disconnected behind cellpath's back (mbimcli): its record is stale,
@@ -127,13 +133,16 @@ struct DoctorEndToEndTests {
             let foreign = try Self.doctor(device)
             #expect(foreign.checks["bearer"]?["evidence"]?.array?.contains(.string("cellpath record: none")) == true)
             #expect(foreign.checks["interface"]?["status"]?.string == "warn")
-            #expect(foreign.checks["interface"]?["summary"]?.string?.contains("cellpath did not put there") == true,
-                    "\(foreign.checks["interface"] ?? .null)")
+            #expect(
+                foreign.checks["interface"]?["summary"]?.string?.contains("cellpath did not put there") == true,
+                "\(foreign.checks["interface"] ?? .null)")
             #expect(foreign.checks["interface"]?["remedy"]?.string?.contains("bearer down --force") == true)
 
             // Without privilege: warnings with their remedies, no crash.
-            let nobody = try device.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
-                                         CellpathBinary.path, "doctor", "-m", "0", "--json"])
+            let nobody = try device.run([
+                "setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                CellpathBinary.path, "doctor", "-m", "0", "--json"
+            ])
             let unprivileged = try JSONValue.parse(nobody.stdout)
             #expect([0, 1].contains(nobody.status), "\(nobody.status): \(nobody.stderr)")
             let checks = unprivileged["checks"]?.array ?? []
@@ -141,8 +150,9 @@ struct DoctorEndToEndTests {
             #expect(capabilities?["status"]?.string == "warn")
             #expect(capabilities?["remedy"]?.string?.contains("sudo") == true)
             let access = checks.first { $0["check"]?.string == "access" }
-            #expect(access?["status"]?.string == "warn" && access?["remedy"]?.string?.contains("group") == true,
-                    "\(access ?? .null)")
+            #expect(
+                access?["status"]?.string == "warn" && access?["remedy"]?.string?.contains("group") == true,
+                "\(access ?? .null)")
         }
     }
 
@@ -171,9 +181,10 @@ struct DoctorEndToEndTests {
             #expect(router["remedy"]?.string?.contains("--allow-any-interface") == true)
 
             // The EM7455: its radio state, and its id on (or off) ModemManager's FCC-unlock list.
-            let em7455 = try #require(named("modem").first {
-                $0["evidence"]?.array?.contains(.string("id: 1199:9079")) == true
-            })
+            let em7455 = try #require(
+                named("modem").first {
+                    $0["evidence"]?.array?.contains(.string("id: 1199:9079")) == true
+                })
             let radio = try #require(named("radio").first { $0["modem"] == em7455["modem"] })
             let evidence = radio["evidence"]?.array?.compactMap(\.string) ?? []
             #expect(evidence.contains { $0 == "radio: on" || $0 == "radio: off" }, "\(radio)")

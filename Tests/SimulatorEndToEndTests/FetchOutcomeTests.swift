@@ -1,6 +1,6 @@
 import CellpathCore
-import Testing
 import TestSupport
+import Testing
 
 /// What `cellpath fetch` tells a script and a person about a check_url, against the fake API's
 /// real chain: the exit code follows the answer, the code is there to hand on, a redirect_url
@@ -11,9 +11,11 @@ struct FetchOutcomeTests {
 
     /// PATCHes `code` to the check over Wi-Fi (the backend's leg) and returns the check.
     private func exchange(_ device: SimulatedDevice, _ id: String, code: String, token: String) throws -> JSONValue {
-        try device.curlJSON(["-X", "PATCH", "-H", "Authorization: Bearer \(token)", "-H", "Content-Type: application/json-patch+json",
-                             "-d", #"[{"op":"add","path":"/code","value":"\#(code)"}]"#,
-                             "https://api.truid.test/subscriber_check/v0.2/checks/\(id)"])
+        try device.curlJSON([
+            "-X", "PATCH", "-H", "Authorization: Bearer \(token)", "-H", "Content-Type: application/json-patch+json",
+            "-d", #"[{"op":"add","path":"/code","value":"\#(code)"}]"#,
+            "https://api.truid.test/subscriber_check/v0.2/checks/\(id)"
+        ])
     }
 
     @Test func theCodeReachesScriptsAndTheExitCodeFollowsTheAnswer() throws {
@@ -51,15 +53,22 @@ struct FetchOutcomeTests {
             let wifi = try device.createCheck("subscriber_check/v0.2", token: token)
             let notModem = try device.cellpath(["fetch", "--interface", "wlan0", "--dns", "192.0.2.1", wifi.url])
             #expect(notModem.status == 64)
-            #expect(notModem.stderr.hasPrefix("Error: 'wlan0' is not a modem's network interface: the modems' are wwan0 (cdc-wdm0, MBIM)"),
-                    "\(notModem.stderr)")
-            let state = try device.curlJSON(["-H", "Authorization: Bearer \(token)", "https://api.truid.test/subscriber_check/v0.2/checks/\(wifi.id)"])
+            #expect(
+                notModem.stderr.hasPrefix(
+                    "Error: 'wlan0' is not a modem's network interface: the modems' are wwan0 (cdc-wdm0, MBIM)"),
+                "\(notModem.stderr)")
+            let state = try device.curlJSON([
+                "-H", "Authorization: Bearer \(token)", "https://api.truid.test/subscriber_check/v0.2/checks/\(wifi.id)"
+            ])
             #expect(state["status"] == .string("ACCEPTED"))
 
             // Through Wi-Fi anyway: the API answers 412 not_mobile_ip, and fetch says so.
-            let refused = try device.cellpath(["fetch", "--interface", "wlan0", "--allow-any-interface", "--dns", "192.0.2.1", wifi.url])
+            let refused = try device.cellpath([
+                "fetch", "--interface", "wlan0", "--allow-any-interface", "--dns", "192.0.2.1", wifi.url
+            ])
             #expect(refused.status == 69)
-            #expect(refused.stderr.contains("did not come from a mobile network (412 not_mobile_ip)"), "\(refused.stderr)")
+            #expect(
+                refused.stderr.contains("did not come from a mobile network (412 not_mobile_ip)"), "\(refused.stderr)")
             #expect(refused.stdout.contains("[fetch] 412 Precondition Failed: Not a mobile IP"), "\(refused.stdout)")
         }
     }
@@ -67,16 +76,20 @@ struct FetchOutcomeTests {
     @Test func theChainEndsAtTheRedirectURLWithTheResult() throws {
         try SimulatedDevice.with { device in
             let token = try device.token("subscriber_check")
-            let check = try device.curlJSON(["-H", "Authorization: Bearer \(token)", "-H", "Content-Type: application/json",
-                                             "-d", #"{"phone_number":"+447940448591","redirect_url":"https://app.example.test/done"}"#,
-                                             "https://api.truid.test/subscriber_check/v0.2/checks"])
+            let check = try device.curlJSON([
+                "-H", "Authorization: Bearer \(token)", "-H", "Content-Type: application/json",
+                "-d", #"{"phone_number":"+447940448591","redirect_url":"https://app.example.test/done"}"#,
+                "https://api.truid.test/subscriber_check/v0.2/checks"
+            ])
             let id = try #require(check["check_id"]?.stringValue)
             let url = try #require(check["_links"]?["check_url"]?["href"]?.stringValue)
             let fetched = try device.fetch([url])
             #expect(fetched.status == 0, "\(fetched.stderr)")
             // The app's own URL is not requested: the chain stops with the result in its query.
             #expect(fetched.json["hops"]?.arrayValue?.count == 3)
-            #expect(fetched.json["result"]?["stopped_at"]?.stringValue?.hasPrefix("https://app.example.test/done?check_id=\(id)&code=[redacted]") == true)
+            #expect(
+                fetched.json["result"]?["stopped_at"]?.stringValue?.hasPrefix(
+                    "https://app.example.test/done?check_id=\(id)&code=[redacted]") == true)
             let code = try #require(fetched.json["result"]?["callback"]?["code"]?.stringValue)
             #expect(try exchange(device, id, code: code, token: token)["match"] == .bool(true))
         }
@@ -93,19 +106,25 @@ struct FetchOutcomeTests {
             }
             // The hops are details, on stderr; the chain's end is the result, on stdout.
             let normal = try run([])
-            #expect(normal.stderr.contains("[hop 1] GET https://api.truid.test/") && !normal.stdout.contains("[hop"), "\(normal.stdout)")
+            #expect(
+                normal.stderr.contains("[hop 1] GET https://api.truid.test/") && !normal.stdout.contains("[hop"),
+                "\(normal.stdout)")
             #expect(normal.stdout.contains("[fetch] check_id="))
             #expect(!normal.stderr.contains("debug:"))
 
             let quiet = try run(["-q"])
             #expect(quiet.stdout.contains("[fetch] check_id="), "\(quiet.stdout)")
-            #expect(quiet.stdout.split(separator: "\n").count == normal.stdout.split(separator: "\n").count, "\(quiet.stdout)")
+            #expect(
+                quiet.stdout.split(separator: "\n").count == normal.stdout.split(separator: "\n").count,
+                "\(quiet.stdout)")
             #expect(quiet.stderr == "")
 
             let verbose = try run(["-v"])
-            for detail in ["debug: [hop 1] GET https://api.truid.test/", "debug: [hop 1] DNS answers 203.0.113.10",
-                           "bound to wwan0 (SO_BINDTODEVICE read back)", "debug: [hop 2] status 302: connect",
-                           "assertion=[redacted]"] {
+            for detail in [
+                "debug: [hop 1] GET https://api.truid.test/", "debug: [hop 1] DNS answers 203.0.113.10",
+                "bound to wwan0 (SO_BINDTODEVICE read back)", "debug: [hop 2] status 302: connect",
+                "assertion=[redacted]"
+            ] {
                 #expect(verbose.stderr.contains(detail), "\(detail) missing: \(verbose.stderr)")
             }
             #expect(!verbose.stderr.contains("code=") || verbose.stderr.contains("code=[redacted]"))
@@ -116,7 +135,8 @@ struct FetchOutcomeTests {
             let terminal = try device.run(["script", "-qec", command, "/dev/null"])
             #expect(terminal.status == 0, "\(terminal.stdout)")
             let redraws = terminal.stdout.split(separator: "\r[", omittingEmptySubsequences: false).count - 1
-            #expect(redraws >= 2 && terminal.stdout.contains("s] fetching through wwan0"), "\(redraws): \(terminal.stdout)")
+            #expect(
+                redraws >= 2 && terminal.stdout.contains("s] fetching through wwan0"), "\(redraws): \(terminal.stdout)")
         }
     }
 }

@@ -1,8 +1,8 @@
 import CellpathCore
 import Glibc
 import SimulatorScenario
-import Testing
 import TestSupport
+import Testing
 
 /// `cellpath bearer up` against simulated modems that report an IP configuration cellpath must
 /// not apply (scenario `reportedIP`): the refusal is clear, and the bearer cellpath connected
@@ -11,7 +11,7 @@ import TestSupport
 struct HostileIPConfigurationEndToEndTests {
     /// Four modems, each reporting one hostile setting: MBIM and QMI both.
     static var scenario: Scenario {
-        var modems = (0..<4).map { SimulatedModem(index: $0) }
+        var modems = (0 ..< 4).map { SimulatedModem(index: $0) }
         modems[0].reportedIP = ReportedIPConfiguration(ipv4Address: "192.0.2.50")  // in wlan0's 192.0.2.0/24
         modems[1].protocol = .qmi
         modems[1].reportedIP = ReportedIPConfiguration(dnsServers: ["0.0.0.0", "127.0.0.53"])
@@ -33,25 +33,32 @@ struct HostileIPConfigurationEndToEndTests {
         try SimulatedDevice.with(Self.scenario, connect: false) { device in
             let clash = try device.cellpath(["bearer", "up", "-m", "0"])
             #expect(clash.status == 69, "\(clash.stderr)")
-            #expect(clash.stderr.contains("modem 0's bearer address 192.0.2.50 lies in wlan0's network 192.0.2.23/24"), "\(clash.stderr)")
+            #expect(
+                clash.stderr.contains("modem 0's bearer address 192.0.2.50 lies in wlan0's network 192.0.2.23/24"),
+                "\(clash.stderr)")
             try expectNothingLeft(device, modem: 0)
 
             let dns = try device.cellpath(["bearer", "up", "-m", "1"])
             #expect(dns.status == 76, "\(dns.stderr)")
-            #expect(dns.stderr.contains("modem 1 reports no usable DNS server for its bearer: 0.0.0.0 (unspecified), 127.0.0.53 (loopback)"),
-                    "\(dns.stderr)")
+            #expect(
+                dns.stderr.contains(
+                    "modem 1 reports no usable DNS server for its bearer: 0.0.0.0 (unspecified), 127.0.0.53 (loopback)"),
+                "\(dns.stderr)")
             try expectNothingLeft(device, modem: 1)
 
             let linkLocal = try device.cellpath(["bearer", "up", "-m", "2", "--ip-type", "ipv6"])
             #expect(linkLocal.status == 76, "\(linkLocal.stderr)")
-            #expect(linkLocal.stderr.contains("modem 2 reports fe80::2 as its bearer's IPv6 address: link-local, not a bearer address"),
-                    "\(linkLocal.stderr)")
+            #expect(
+                linkLocal.stderr.contains(
+                    "modem 2 reports fe80::2 as its bearer's IPv6 address: link-local, not a bearer address"),
+                "\(linkLocal.stderr)")
             #expect(linkLocal.stderr.contains("SLAAC"))
             #expect(try device.status()["modems"]?.array?[2]["bearer"]?.string == "disconnected")
 
             let mtu = try device.cellpath(["bearer", "up", "-m", "3"])
             #expect(mtu.status == 0, "\(mtu.stderr)")
-            #expect(mtu.stderr.contains("modem 3 reports an MTU of 65535 for its bearer: clamped to 1500"), "\(mtu.stderr)")
+            #expect(
+                mtu.stderr.contains("modem 3 reports an MTU of 65535 for its bearer: clamped to 1500"), "\(mtu.stderr)")
             #expect(try device.run(["ip", "link", "show", "dev", "wwan3"]).stdout.contains(" mtu 1500 "))
             #expect(try device.cellpath(["bearer", "down", "-m", "3"]).status == 0)
         }

@@ -1,8 +1,8 @@
 import CellpathCore
 import Glibc
 import SimulatorScenario
-import Testing
 import TestSupport
+import Testing
 
 /// `cellpath fetch --modem 0` over IPv6-only, dual-stack and NAT64 bearers in the simulated
 /// world: the real check_url chain completes through the bearer the fetch brings up,
@@ -31,7 +31,7 @@ struct IPv6FetchEndToEndTests {
     @Test(arguments: Network.allCases)
     func theCheckURLChainCompletesOverIPv6AndNothingLeavesThroughWiFi(_ network: Network) throws {
         try SimulatedDevice.with(network.scenario, connect: false) { device in
-            let check = try device.subscriberCheckURL()   // backend leg, over Wi-Fi, before the capture
+            let check = try device.subscriberCheckURL()  // backend leg, over Wi-Fi, before the capture
             let logMark = try device.requestLog().count
             let (fetch, packets) = try device.capture(on: ["wlan0"]) {
                 try device.cellpath(["fetch", "--modem", "0", check.url, "--json", "-v"])
@@ -42,16 +42,23 @@ struct IPv6FetchEndToEndTests {
             let hops = json.hops
             #expect(hops.count == 3)
             // IPv6 first on every hop (on dual stack too), from the bearer's IPv6 address.
-            #expect(hops.allSatisfy { $0["family"]?.string == "ipv6" && $0["local_address"]?.string == Self.bearer6 }, "\(hops)")
-            #expect(hops.map { $0["remote_address"]?.string } == [network.apiAddress, "2001:db8:64::1", network.apiAddress])
+            #expect(
+                hops.allSatisfy { $0["family"]?.string == "ipv6" && $0["local_address"]?.string == Self.bearer6 },
+                "\(hops)")
+            #expect(
+                hops.map { $0["remote_address"]?.string } == [network.apiAddress, "2001:db8:64::1", network.apiAddress])
             let addresses = json["local_addresses"]?.array?.compactMap(\.string) ?? []
-            #expect(addresses == (network == .dualStack ? ["100.64.23.10", Self.bearer6] : [Self.bearer6]), "\(addresses)")
+            #expect(
+                addresses == (network == .dualStack ? ["100.64.23.10", Self.bearer6] : [Self.bearer6]), "\(addresses)")
             #expect(json["result"]?["callback"]?["check_id"]?.string == check.id)
             // As the servers saw it: api → carrier → api; the carrier identified the subscriber by
             // the bearer's IPv6 address; behind NAT64 the API sees the bearer's fixed egress address
             // of the translator (100.64.96.10 for modem 0), which it takes for a mobile IP.
             let chain = try Array(device.requestLog().dropFirst(logMark))
-            #expect(chain.map { $0["namespace"]?.string } == [device.prefix + "inet", device.prefix + "carrier", device.prefix + "inet"])
+            #expect(
+                chain.map { $0["namespace"]?.string } == [
+                    device.prefix + "inet", device.prefix + "carrier", device.prefix + "inet"
+                ])
             guard chain.count == 3 else { return }
             #expect(chain[1]["source"]?.string == Self.bearer6, "\(chain)")
             for hop in [chain[0], chain[2]] {
@@ -81,8 +88,10 @@ struct IPv6FetchEndToEndTests {
             #expect(json["path"]?["ipv6_address"]?.string == Self.bearer6)
             #expect(json["path"]?["ipv4_address"]?.string == (network == .dualStack ? "100.64.23.10" : nil))
             let hops = json["check_url"]?["hops"]?.array ?? []
-            #expect(hops.count == 3 && hops.allSatisfy { $0["local_address"]?.string == Self.bearer6 && $0["family"]?.string == "ipv6" },
-                    "\(hops)")
+            #expect(
+                hops.count == 3
+                    && hops.allSatisfy { $0["local_address"]?.string == Self.bearer6 && $0["family"]?.string == "ipv6" },
+                "\(hops)")
             #expect(try device.status()["modems"]?.array?[0]["bearer"]?.string == "disconnected")
             #expect(try device.run(["ip", "-6", "addr", "show", "dev", "wwan0", "scope", "global"]).stdout.isEmpty)
         }
@@ -117,11 +126,15 @@ struct IPv6FetchEndToEndTests {
             let up = try device.cellpath(["bearer", "up", "--json"])
             #expect(up.status == 0, "\(up.stderr)")
             let (unreachable, silent) = try device.capture(on: ["wlan0"]) {
-                try device.cellpath(["fetch", "--interface", "wwan0", "--dns", "2001:db8:64::99",
-                                     "http://mno.carrier.test/", "--json"])
+                try device.cellpath([
+                    "fetch", "--interface", "wwan0", "--dns", "2001:db8:64::99",
+                    "http://mno.carrier.test/", "--json"
+                ])
             }
             #expect(unreachable.status == 75, "\(unreachable.stderr)")
-            #expect(try JSONValue.parse(unreachable.stdout)["error"]?["reason"]?.string == "dnsUnreachable", "\(unreachable.stdout)")
+            #expect(
+                try JSONValue.parse(unreachable.stdout)["error"]?["reason"]?.string == "dnsUnreachable",
+                "\(unreachable.stdout)")
             #expect(silent["wlan0"] == [], "packets on wlan0: \(silent["wlan0"] ?? [])")
 
             // No route through the bearer at all: the source rules and default routes go.
@@ -133,25 +146,35 @@ struct IPv6FetchEndToEndTests {
                 }
                 _ = try device.run(["ip", family, "route", "del", "default", "dev", "wwan0"])
             }
-            #expect(try device.run(["ip", "-6", "route", "get", "2001:db8:64::1", "from", Self.bearer6]).stdout.contains("dev wlan0"))
+            #expect(
+                try device.run(["ip", "-6", "route", "get", "2001:db8:64::1", "from", Self.bearer6]).stdout.contains(
+                    "dev wlan0"))
             let (routeless, packets) = try device.capture(on: ["wlan0"]) {
-                try device.cellpath(["fetch", "--interface", "wwan0", "--dns", "2001:db8:64::53", "--timeout", "5",
-                                     "http://mno.carrier.test/", "--json"])
+                try device.cellpath([
+                    "fetch", "--interface", "wwan0", "--dns", "2001:db8:64::53", "--timeout", "5",
+                    "http://mno.carrier.test/", "--json"
+                ])
             }
             #expect(packets["wlan0"] == [], "packets on wlan0 without a route: \(packets["wlan0"] ?? [])")
             // An IPv6 socket bound to a device with no route through it fails at once (ENETUNREACH;
             // IPv4 would send through the device anyway): the DNS query over IPv6 fails closed.
             #expect(routeless.status == 75, "\(routeless.stderr)")
-            #expect(try JSONValue.parse(routeless.stdout)["error"]?["reason"]?.string == "dnsUnreachable", "\(routeless.stdout)")
+            #expect(
+                try JSONValue.parse(routeless.stdout)["error"]?["reason"]?.string == "dnsUnreachable",
+                "\(routeless.stdout)")
             if network == .dualStack {
                 // Happy eyeballs: IPv6 fails at once, IPv4 (device-bound, sent through the device
                 // without a route) carries the hop, still on the bearer.
                 let (fallback, seen) = try device.capture(on: ["wlan0"]) {
-                    try device.cellpath(["fetch", "--interface", "wwan0", "--dns", "100.64.0.53", "--timeout", "5",
-                                         "http://mno.carrier.test/", "--json"])
+                    try device.cellpath([
+                        "fetch", "--interface", "wwan0", "--dns", "100.64.0.53", "--timeout", "5",
+                        "http://mno.carrier.test/", "--json"
+                    ])
                 }
                 let hop = try JSONValue.parse(fallback.stdout).hops.first
-                #expect(hop?["family"]?.string == "ipv4" && hop?["local_address"]?.string == "100.64.23.10", "\(fallback.stdout) \(fallback.stderr)")
+                #expect(
+                    hop?["family"]?.string == "ipv4" && hop?["local_address"]?.string == "100.64.23.10",
+                    "\(fallback.stdout) \(fallback.stderr)")
                 #expect(seen["wlan0"] == [], "packets on wlan0: \(seen["wlan0"] ?? [])")
             }
             let down = try device.cellpath(["bearer", "down"])

@@ -1,8 +1,8 @@
-import SimulatorScenario
 import CellpathCore
 import Simulator
-import Testing
+import SimulatorScenario
 import TestSupport
+import Testing
 
 /// A bearer connected by the real mbimcli or qmicli, with wwanN configured by hand
 /// from the address the modem reported, carries traffic to the carrier; after the modem's
@@ -13,8 +13,9 @@ struct ModemDataPathTests {
         var scenario = Scenario.builtIn
         scenario.modems = [
             SimulatedModem(protocol: .mbim),
-            SimulatedModem(protocol: .qmi, imei: "351234567890124",
-                           sim: SimulatedSIM(iccid: "8900101234567890124", imsi: "001010123456780", msisdn: "+447940448592")),
+            SimulatedModem(
+                protocol: .qmi, imei: "351234567890124",
+                sim: SimulatedSIM(iccid: "8900101234567890124", imsi: "001010123456780", msisdn: "+447940448592"))
         ]
         return scenario
     }
@@ -43,11 +44,17 @@ struct ModemDataPathTests {
 
     /// curl bound to `interface` to the carrier's endpoint; returns curl's exit status and the
     /// log lines the carrier wrote for it.
-    private func reachCarrier(_ device: SimulatedDevice, through interface: String) throws -> (status: Int32, logged: [JSONValue]) {
+    private func reachCarrier(
+        _ device: SimulatedDevice, through interface: String
+    ) throws -> (status: Int32, logged: [JSONValue]) {
         let mark = try device.requestLog().count
-        let result = try device.run(["curl", "-sS", "-o", "/dev/null", "--max-time", "3", "--interface", interface,
-                                     "http://100.64.0.1/"])
-        let logged = Array(try device.requestLog().dropFirst(mark)).filter { $0["namespace"]?.string == device.prefix + "carrier" }
+        let result = try device.run([
+            "curl", "-sS", "-o", "/dev/null", "--max-time", "3", "--interface", interface,
+            "http://100.64.0.1/"
+        ])
+        let logged = Array(try device.requestLog().dropFirst(mark)).filter {
+            $0["namespace"]?.string == device.prefix + "carrier"
+        }
         return (result.status, logged)
     }
 
@@ -78,7 +85,7 @@ struct ModemDataPathTests {
             // The host configuration is still there, but the modem no longer relays.
             #expect(try tool(["ip", "-n", device.ue, "-4", "addr", "show", "dev", "wwan0"]).contains("100.64.23.10/32"))
             let blackholed = try reachCarrier(device, through: "wwan0")
-            #expect(blackholed.status == 28)   // CURLE_OPERATION_TIMEDOUT
+            #expect(blackholed.status == 28)  // CURLE_OPERATION_TIMEDOUT
             #expect(blackholed.logged.isEmpty)
         }
     }
@@ -88,13 +95,17 @@ struct ModemDataPathTests {
             let port = try #require(try device.status()["modems"]?.array?[1]["control_port"]?.string)
             #expect(try reachCarrier(device, through: "wwan1").status != 0)
 
-            let start = try tool(["qmicli", "-d", port, "--device-open-qmi", "--wds-start-network=apn=internet,ip-type=4",
-                                  "--client-no-release-cid"])
+            let start = try tool([
+                "qmicli", "-d", port, "--device-open-qmi", "--wds-start-network=apn=internet,ip-type=4",
+                "--client-no-release-cid"
+            ])
             let handle = try #require(field(start, after: "Packet data handle:"))
             let cid = try #require(field(start, after: "CID:"))
             #expect(try bearerState(device, 1) == "connected")
-            let settings = try tool(["qmicli", "-d", port, "--device-open-qmi", "--wds-get-current-settings",
-                                     "--client-cid=\(cid)", "--client-no-release-cid"])
+            let settings = try tool([
+                "qmicli", "-d", port, "--device-open-qmi", "--wds-get-current-settings",
+                "--client-cid=\(cid)", "--client-no-release-cid"
+            ])
             let address = try #require(field(settings, after: "IPv4 address:"))
             #expect(address == "100.64.23.11")
             try configure(device, "wwan1", address: address, metric: 701)

@@ -1,8 +1,8 @@
 import CellpathCore
 import Glibc
 import SimulatorScenario
-import Testing
 import TestSupport
+import Testing
 
 /// cellpath through the real ModemManager on the simulated modems (`--backend`, auto by
 /// default): discovery, reusing a bearer that mmcli connected (and leaving it up), bringing a
@@ -37,13 +37,17 @@ struct ModemManagerBackendEndToEndTests {
             // Named explicitly, the same; the human table names the backend too.
             let table = try device.cellpath(["modems", "--backend", "modemmanager"])
             #expect(table.status == 0, "\(table.stderr)")
-            #expect(table.stdout.split(separator: "\n").dropFirst().allSatisfy { $0.contains(" modemmanager ") }, "\(table.stdout)")
+            #expect(
+                table.stdout.split(separator: "\n").dropFirst().allSatisfy { $0.contains(" modemmanager ") },
+                "\(table.stdout)")
         }
     }
 
     @Test func aBearerThatMmcliConnectedIsReusedAndLeftUp() throws {
         try SimulatedDevice.with(Self.scenario, connect: false) { device in
-            let connect = try device.run(["mmcli", "-m", try Self.modemPath(device, port: "cdc-wdm0"), "--simple-connect=apn=internet"])
+            let connect = try device.run([
+                "mmcli", "-m", try Self.modemPath(device, port: "cdc-wdm0"), "--simple-connect=apn=internet"
+            ])
             #expect(connect.status == 0, "\(connect.stdout) \(connect.stderr)")
             #expect(try device.status()["modems"]?.array?[0]["bearer"]?.string == "connected")
 
@@ -56,16 +60,23 @@ struct ModemManagerBackendEndToEndTests {
             #expect(report["ipv4_address"]?.string == "100.64.23.10")
 
             let fetch = try device.cellpath(["fetch", "-m", "0", "--json", "http://mno.carrier.test/"])
-            #expect(try JSONValue.parse(fetch.stdout).hops.first?["local_address"]?.string == "100.64.23.10", "\(fetch.stderr)")
+            #expect(
+                try JSONValue.parse(fetch.stdout).hops.first?["local_address"]?.string == "100.64.23.10",
+                "\(fetch.stderr)")
 
             let down = try device.cellpath(["bearer", "down", "-m", "0", "--json"])
             #expect(down.status == 0, "\(down.stderr)")
             #expect(try JSONValue.parse(down.stdout)["bearer"]?.string == "left-connected")
             // mmcli's bearer is still up, in the simulated modem and in ModemManager.
             #expect(try device.status()["modems"]?.array?[0]["bearer"]?.string == "connected")
-            let shown = try device.run(["mmcli", "-m", try Self.modemPath(device, port: "cdc-wdm0"), "--output-keyvalue"])
-            #expect(shown.stdout.split(separator: "\n").contains { $0.hasPrefix("modem.generic.state ") && $0.hasSuffix(": connected") },
-                    "\(shown.stdout)")
+            let shown = try device.run([
+                "mmcli", "-m", try Self.modemPath(device, port: "cdc-wdm0"), "--output-keyvalue"
+            ])
+            #expect(
+                shown.stdout.split(separator: "\n").contains {
+                    $0.hasPrefix("modem.generic.state ") && $0.hasSuffix(": connected")
+                },
+                "\(shown.stdout)")
         }
     }
 
@@ -81,7 +92,9 @@ struct ModemManagerBackendEndToEndTests {
                 #expect(report["ipv4_address"]?.string == "100.64.23.1\(index)")
                 #expect(try device.status()["modems"]?.array?[index]["bearer"]?.string == "connected")
                 let interface = "wwan\(index)"
-                #expect(try device.run(["ip", "-4", "addr", "show", "dev", interface]).stdout.contains("inet 100.64.23.1\(index)/32"))
+                #expect(
+                    try device.run(["ip", "-4", "addr", "show", "dev", interface]).stdout.contains(
+                        "inet 100.64.23.1\(index)/32"))
                 // ModemManager knows the bearer cellpath created.
                 let path = try Self.modemPath(device, port: port)
                 #expect(try device.run(["mmcli", "-m", path]).stdout.contains("/org/freedesktop/ModemManager1/Bearer/"))
@@ -95,16 +108,19 @@ struct ModemManagerBackendEndToEndTests {
                 #expect(result["bearer"]?.string == "disconnected")
                 #expect(result["backend"]?.string == "modemmanager")
                 #expect(try device.status()["modems"]?.array?[index]["bearer"]?.string == "disconnected")
-                #expect(try device.run(["ip", "-4", "addr", "show", "dev", interface]).stdout.contains("inet ") == false)
+                #expect(
+                    try device.run(["ip", "-4", "addr", "show", "dev", interface]).stdout.contains("inet ") == false)
                 // The bearer object cellpath created is deleted again.
-                #expect(try device.run(["mmcli", "-m", path]).stdout.contains("/org/freedesktop/ModemManager1/Bearer/") == false)
+                #expect(
+                    try device.run(["mmcli", "-m", path]).stdout.contains("/org/freedesktop/ModemManager1/Bearer/")
+                        == false)
             }
         }
     }
 
     @Test func fetchThroughModemManagerSendsNothingThroughWiFi() throws {
         try SimulatedDevice.with(Self.scenario, connect: false) { device in
-            let check = try device.subscriberCheckURL()   // backend leg, over Wi-Fi, before the capture
+            let check = try device.subscriberCheckURL()  // backend leg, over Wi-Fi, before the capture
             let logMark = try device.requestLog().count
             let (fetch, packets) = try device.capture(on: ["wlan0"]) {
                 try device.cellpath(["fetch", "--modem", "0", check.url, "--json", "-v"])
@@ -114,7 +130,10 @@ struct ModemManagerBackendEndToEndTests {
             #expect(fetch.stderr.contains("info: [modem0] bearer connected"))
             #expect(packets["wlan0"] == [], "packets on wlan0 during the chain: \(packets["wlan0"] ?? [])")
             let chain = try Array(device.requestLog().dropFirst(logMark))
-            #expect(chain.map { $0["namespace"]?.string } == [device.prefix + "inet", device.prefix + "carrier", device.prefix + "inet"])
+            #expect(
+                chain.map { $0["namespace"]?.string } == [
+                    device.prefix + "inet", device.prefix + "carrier", device.prefix + "inet"
+                ])
             #expect(chain.allSatisfy { $0["source"]?.string == "100.64.23.10" }, "\(chain)")
             let json = try JSONValue.parse(fetch.stdout)
             #expect(json["modem_backend"]?.string == "modemmanager")
@@ -134,8 +153,9 @@ struct ModemManagerBackendEndToEndTests {
             #expect(fetch.stderr.contains("warning: [modem0] the network dropped the bearer"), "\(fetch.stderr)")
             #expect(try device.run(["ip", "-4", "addr", "show", "dev", "wwan0"]).stdout.contains("inet ") == false)
             #expect(try device.run(["ip", "rule"]).stdout.contains("100.64.23.10") == false)
-            #expect(try device.run(["mmcli", "-m", try Self.modemPath(device, port: "cdc-wdm0")]).stdout
-                .contains("/org/freedesktop/ModemManager1/Bearer/") == false)
+            #expect(
+                try device.run(["mmcli", "-m", try Self.modemPath(device, port: "cdc-wdm0")]).stdout
+                    .contains("/org/freedesktop/ModemManager1/Bearer/") == false)
         }
     }
 
@@ -148,10 +168,12 @@ struct ModemManagerBackendEndToEndTests {
             let json = try JSONValue.parse(checked.stdout)
             #expect(json["outcome"]?.string == "verified")
             #expect(json["path"]?["modem_backend"]?.string == "modemmanager")
-            #expect(json["check_url"]?["hops"]?.array?.allSatisfy { $0["local_address"]?.string == "100.64.23.10" } == true)
+            #expect(
+                json["check_url"]?["hops"]?.array?.allSatisfy { $0["local_address"]?.string == "100.64.23.10" } == true)
             #expect(try device.status()["modems"]?.array?[0]["bearer"]?.string == "disconnected")
-            #expect(try device.run(["mmcli", "-m", try Self.modemPath(device, port: "cdc-wdm0")]).stdout
-                .contains("/org/freedesktop/ModemManager1/Bearer/") == false)
+            #expect(
+                try device.run(["mmcli", "-m", try Self.modemPath(device, port: "cdc-wdm0")]).stdout
+                    .contains("/org/freedesktop/ModemManager1/Bearer/") == false)
         }
     }
 
@@ -165,12 +187,15 @@ struct ModemManagerBackendEndToEndTests {
         try SimulatedDevice.with(Self.scenario, connect: false) { device in
             let refused = try device.cellpath(["bearer", "up", "-m", "0", "--apn", "wrong.apn"])
             #expect(refused.status == direct.status, "\(refused.stderr)")
-            #expect(refused.stderr.hasPrefix("error: couldn't connect the bearer of cdc-wdm0 through ModemManager: the network refused it: "
-                + "missing or unknown APN (3GPP cause 27) (ModemManager: MobileEquipment.MissingOrUnknownApn)\n"
-                + "hint: check the APN (--apn): the network does not know it"), "\(refused.stderr)")
+            #expect(
+                refused.stderr.hasPrefix(
+                    "error: couldn't connect the bearer of cdc-wdm0 through ModemManager: the network refused it: "
+                        + "missing or unknown APN (3GPP cause 27) (ModemManager: MobileEquipment.MissingOrUnknownApn)\n"
+                        + "hint: check the APN (--apn): the network does not know it"), "\(refused.stderr)")
             #expect(try device.status()["modems"]?.array?[0]["bearer"]?.string == "disconnected")
-            #expect(try device.run(["mmcli", "-m", try Self.modemPath(device, port: "cdc-wdm0")]).stdout
-                .contains("/org/freedesktop/ModemManager1/Bearer/") == false, "the failed bearer is deleted")
+            #expect(
+                try device.run(["mmcli", "-m", try Self.modemPath(device, port: "cdc-wdm0")]).stdout
+                    .contains("/org/freedesktop/ModemManager1/Bearer/") == false, "the failed bearer is deleted")
         }
     }
 
@@ -191,12 +216,17 @@ struct ModemManagerBackendEndToEndTests {
             for (index, port) in [(0, "cdc-wdm0"), (1, "cdc-wdm1")] {
                 let refused = try device.cellpath(["bearer", "up", "-m", "\(index)"])
                 #expect(refused.status == direct[index].status, "modem \(index): \(refused.stderr)")
-                #expect(refused.stderr.hasPrefix("error: couldn't connect the bearer of \(port) through ModemManager: "), "\(refused.stderr)")
+                #expect(
+                    refused.stderr.hasPrefix("error: couldn't connect the bearer of \(port) through ModemManager: "),
+                    "\(refused.stderr)")
                 #expect(refused.stderr.contains("(ModemManager: "), "\(refused.stderr)")
                 #expect(try device.status()["modems"]?.array?[index]["bearer"]?.string == "disconnected")
-                #expect(try device.run(["ip", "-4", "addr", "show", "dev", "wwan\(index)"]).stdout.contains("inet ") == false)
-                #expect(try device.run(["mmcli", "-m", try Self.modemPath(device, port: port)]).stdout
-                    .contains("/org/freedesktop/ModemManager1/Bearer/") == false, "the failed bearer is deleted")
+                #expect(
+                    try device.run(["ip", "-4", "addr", "show", "dev", "wwan\(index)"]).stdout.contains("inet ")
+                        == false)
+                #expect(
+                    try device.run(["mmcli", "-m", try Self.modemPath(device, port: port)]).stdout
+                        .contains("/org/freedesktop/ModemManager1/Bearer/") == false, "the failed bearer is deleted")
             }
         }
     }
@@ -208,7 +238,8 @@ struct ModemManagerBackendEndToEndTests {
         try SimulatedDevice.with(scenario, connect: false) { device in
             let denied = try device.cellpath(["bearer", "up", "-m", "0", "--timeout", "20"])
             #expect(denied.status == 69, "\(denied.stderr)")
-            #expect(denied.stderr.hasPrefix("error: modem 0's registration was denied by the network"), "\(denied.stderr)")
+            #expect(
+                denied.stderr.hasPrefix("error: modem 0's registration was denied by the network"), "\(denied.stderr)")
         }
     }
 
@@ -229,8 +260,10 @@ struct ModemManagerBackendEndToEndTests {
         try SimulatedDevice.with(scenario, connect: false) { device in
             let refused = try device.cellpath(["bearer", "up", "-m", "0", "--pin-file", wrong])
             #expect(refused.status == 77, "\(refused.stderr)")
-            #expect(refused.stderr.hasPrefix("error: couldn't unlock the SIM of cdc-wdm0 through ModemManager: the SIM refused the PIN "
-                + "(ModemManager: MobileEquipment.IncorrectPassword)"), "\(refused.stderr)")
+            #expect(
+                refused.stderr.hasPrefix(
+                    "error: couldn't unlock the SIM of cdc-wdm0 through ModemManager: the SIM refused the PIN "
+                        + "(ModemManager: MobileEquipment.IncorrectPassword)"), "\(refused.stderr)")
             let listed = try JSONValue.parse(try device.cellpath(["modems", "--json"]).stdout)
             #expect(listed["modems"]?.array?[0]["sim"]?["state"]?.string == "pin-required")
             #expect(listed["modems"]?.array?[0]["sim"]?["pin_retries"]?.int == 2)
@@ -248,7 +281,8 @@ struct ModemManagerBackendEndToEndTests {
         let paths = list.stdout.split(separator: "\n").compactMap { line in
             line.split(separator: " ").first { $0.hasPrefix("/org/freedesktop/ModemManager1/Modem/") }.map(String.init)
         }
-        return try #require(try paths.first { try device.run(["mmcli", "-m", $0]).stdout.contains("primary port: \(port)") },
-                            "\(list.stdout)")
+        return try #require(
+            try paths.first { try device.run(["mmcli", "-m", $0]).stdout.contains("primary port: \(port)") },
+            "\(list.stdout)")
     }
 }

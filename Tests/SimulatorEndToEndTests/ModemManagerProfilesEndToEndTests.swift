@@ -2,8 +2,8 @@ import CellpathCore
 import Glibc
 import Simulator
 import SimulatorScenario
-import Testing
 import TestSupport
+import Testing
 
 /// The real ModemManager on MBIM device profiles, in one world: an MBIMEx v3 modem it connects,
 /// an FCC-locked one it unlocks with its fcc-unlock.d script, an eSIM without profile it marks
@@ -13,7 +13,7 @@ import TestSupport
 struct ModemManagerProfilesEndToEndTests {
     static var scenario: Scenario {
         var scenario = Scenario.builtIn
-        scenario.modems = (0..<5).map { SimulatedModem(index: $0) }
+        scenario.modems = (0 ..< 5).map { SimulatedModem(index: $0) }
         scenario.modems[0].device = .usbMBIMv3
         scenario.modems[1].device = .usbMBIMFCCLocked
         scenario.modems[2].device = .dualSIM
@@ -85,7 +85,7 @@ struct ModemManagerProfilesEndToEndTests {
     /// Waits (up to 60 s) until ModemManager lists `count` modems; returns their paths by primary port.
     private func waitForModems(_ device: SimulatedDevice, count: Int) throws -> [String: String] {
         var found: [String: String] = [:]
-        for _ in 0..<60 {
+        for _ in 0 ..< 60 {
             found = [:]
             let list = try device.run(["mmcli", "-L"]).stdout
             let paths = list.split(whereSeparator: { $0 == " " || $0 == "\n" })

@@ -3,8 +3,8 @@ import Glibc
 import Simulator
 import SimulatorScenario
 import SystemSupport
-import Testing
 import TestSupport
+import Testing
 
 /// The real ModemManager on the QMI device profiles: on the Sierra MC7455 (DMS UIM refused) it
 /// falls back to the UIM service, reads the SIM's identities and reports both SIM slots; on the Quectel EC25 (raw-ip
@@ -72,8 +72,10 @@ struct ModemManagerQMIProfileEndToEndTests {
             try device.run(["ip", "addr", "replace", "100.64.23.10/32", "dev", "wwan0"]).expectSuccess()
             try device.run(["ip", "link", "set", "wwan0", "up"]).expectSuccess()
             try device.run(["ip", "route", "replace", "default", "dev", "wwan0", "metric", "700"]).expectSuccess()
-            let reached = try device.run(["curl", "-sS", "-o", "/dev/null", "--max-time", "3", "--interface", "wwan0",
-                                          "http://100.64.0.1/"])
+            let reached = try device.run([
+                "curl", "-sS", "-o", "/dev/null", "--max-time", "3", "--interface", "wwan0",
+                "http://100.64.0.1/"
+            ])
             #expect(reached.status == 0, "\(reached.stderr)")
         }
     }

@@ -2,8 +2,8 @@ import CellpathCore
 import Glibc
 import Simulator
 import SimulatorScenario
-import Testing
 import TestSupport
+import Testing
 
 /// Suspend and resume with the real ModemManager: the world's fake logind emits
 /// PrepareForSleep(true) and (false) on the private bus; ModemManager takes logind's delay
@@ -21,7 +21,7 @@ struct ModemManagerSleepEndToEndTests {
                 return lines.filter { $0.contains("/org/freedesktop/ModemManager1/Modem/") }.count
             }
             func waitFor(_ count: Int, seconds: Double) throws -> Bool {
-                for _ in 0..<Int(seconds * 5) {
+                for _ in 0 ..< Int(seconds * 5) {
                     if try listed() == count { return true }
                     usleep(200_000)
                 }
@@ -57,7 +57,7 @@ struct ModemManagerSleepEndToEndTests {
             #expect(try primaryPorts() == ["cdc-wdm0"])
             _ = try SimulatedWorld.lifecycle(.reset(renumber: true), prefix: device.prefix)
             var ports: [String] = []
-            for _ in 0..<150 where ports != ["cdc-wdm1"] {
+            for _ in 0 ..< 150 where ports != ["cdc-wdm1"] {
                 usleep(200_000)
                 ports = try primaryPorts()
             }
@@ -81,7 +81,7 @@ struct ModemManagerSleepEndToEndTests {
             let new = SIMIdentity(iccid: "8900101234567890997", imsi: "001010999999999", msisdn: "+447700900999")
             _ = try SimulatedWorld.lifecycle(.swapSIM(new), prefix: device.prefix)
             var sim = ""
-            for _ in 0..<100 where !sim.contains(new.iccid) {
+            for _ in 0 ..< 100 where !sim.contains(new.iccid) {
                 usleep(200_000)
                 sim = try simOfTheModem()
             }

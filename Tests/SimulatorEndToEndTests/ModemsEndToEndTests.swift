@@ -1,8 +1,8 @@
 import CellpathCore
 import Glibc
 import SimulatorScenario
-import Testing
 import TestSupport
+import Testing
 
 /// `cellpath modems` on the simulated device (`sudo cellpath sim up`, then `cellpath sim exec --
 /// cellpath modems`): it finds the world's MBIM and QMI modems, and nothing of the host's,
@@ -12,12 +12,15 @@ struct ModemsEndToEndTests {
     private static var scenario: Scenario {
         var scenario = Scenario.builtIn
         scenario.modems = [
-            SimulatedModem(protocol: .mbim, imei: "351234567890123", model: "EM7565-SIM",
-                           sim: SimulatedSIM(iccid: "8944110012345678901", imsi: "234150123456789", msisdn: "+447940448591"),
-                           network: SimulatedNetwork(mcc: "234", mnc: "15", operatorName: "Vodafone UK", rssiDbm: -71)),
-            SimulatedModem(protocol: .qmi, imei: "351234567890124", model: "EC25-SIM",
-                           sim: SimulatedSIM(iccid: "8944110012345678902", imsi: "234150123456780", msisdn: "+447940448592"),
-                           network: SimulatedNetwork(mcc: "234", mnc: "15", operatorName: "Vodafone UK", roaming: true, rssiDbm: -85)),
+            SimulatedModem(
+                protocol: .mbim, imei: "351234567890123", model: "EM7565-SIM",
+                sim: SimulatedSIM(iccid: "8944110012345678901", imsi: "234150123456789", msisdn: "+447940448591"),
+                network: SimulatedNetwork(mcc: "234", mnc: "15", operatorName: "Vodafone UK", rssiDbm: -71)),
+            SimulatedModem(
+                protocol: .qmi, imei: "351234567890124", model: "EC25-SIM",
+                sim: SimulatedSIM(iccid: "8944110012345678902", imsi: "234150123456780", msisdn: "+447940448592"),
+                network: SimulatedNetwork(
+                    mcc: "234", mnc: "15", operatorName: "Vodafone UK", roaming: true, rssiDbm: -85))
         ]
         return scenario
     }
@@ -31,16 +34,22 @@ struct ModemsEndToEndTests {
             let modems = try #require(json["modems"]?.array)
             try #require(modems.count == 2, "\(result.stdout)")
             let (mbim, qmi) = (modems[0], modems[1])
-            #expect(mbim["protocol"]?.string == "mbim" && mbim["ports"]?.array?.compactMap(\.string) == ["cdc-wdm0", "wwan0mbim0"])
+            #expect(
+                mbim["protocol"]?.string == "mbim"
+                    && mbim["ports"]?.array?.compactMap(\.string) == ["cdc-wdm0", "wwan0mbim0"])
             #expect(qmi["protocol"]?.string == "qmi" && qmi["ports"]?.array?.compactMap(\.string) == ["cdc-wdm1"])
             #expect(mbim["interface"]?.string == "wwan0" && qmi["interface"]?.string == "wwan1")
             #expect(mbim["imei"]?.string == "351234567890123" && qmi["imei"]?.string == "351234567890124")
             #expect(mbim["model"]?.string == "EM7565-SIM" && qmi["model"]?.string == "EC25-SIM")
-            #expect(mbim["sim"]?["iccid"]?.string == "8944110012345678901" && qmi["sim"]?["iccid"]?.string == "8944110012345678902")
-            #expect(mbim["sim"]?["imsi"]?.string == "234150123456789" && qmi["sim"]?["imsi"]?.string == "234150123456780")
+            #expect(
+                mbim["sim"]?["iccid"]?.string == "8944110012345678901"
+                    && qmi["sim"]?["iccid"]?.string == "8944110012345678902")
+            #expect(
+                mbim["sim"]?["imsi"]?.string == "234150123456789" && qmi["sim"]?["imsi"]?.string == "234150123456780")
             #expect(mbim["sim"]?["msisdns"]?.array?.compactMap(\.string) == ["+447940448591"])
             #expect(qmi["sim"]?["msisdns"]?.array?.compactMap(\.string) == ["+447940448592"])
-            #expect(mbim["registration"]?["state"]?.string == "home" && qmi["registration"]?["state"]?.string == "roaming")
+            #expect(
+                mbim["registration"]?["state"]?.string == "home" && qmi["registration"]?["state"]?.string == "roaming")
             #expect(mbim["registration"]?["operator"]?["name"]?.string == "Vodafone UK")
             #expect(mbim["home_operator"]?["id"]?.string == "234-15")
             #expect(mbim["signal"]?["rssi_dbm"]?.int == -71 && qmi["signal"]?["rssi_dbm"]?.int == -85)
@@ -51,8 +60,10 @@ struct ModemsEndToEndTests {
             // A bearer that qmicli connected through the proxy, as ModemManager would, is seen
             // with its address; reading leaves it connected.
             let port = try #require(qmi["device"]?.string)
-            let start = try device.run(["qmicli", "-p", "-d", port, "--device-open-qmi",
-                                        "--wds-start-network=apn=internet,ip-type=4", "--client-no-release-cid"])
+            let start = try device.run([
+                "qmicli", "-p", "-d", port, "--device-open-qmi",
+                "--wds-start-network=apn=internet,ip-type=4", "--client-no-release-cid"
+            ])
             #expect(start.status == 0, "\(start.stderr)")
             let show = try device.cellpath(["modems", "show", "1", "--json"])
             #expect(show.status == 0, "\(show.stderr)")
@@ -73,7 +84,8 @@ struct ModemsEndToEndTests {
     /// them); they must obey SIGTERM, which they would not if they had inherited the blocked
     /// signals of Swift's threads.
     private static func stopProxies(_ device: SimulatedDevice) {
-        guard let listed = try? ProcessRunner.run(["ip", "netns", "pids", device.ue], environment: SimulatedDevice.path) else { return }
+        guard let listed = try? ProcessRunner.run(["ip", "netns", "pids", device.ue], environment: SimulatedDevice.path)
+        else { return }
         let proxies = listed.stdout.split(separator: "\n").compactMap { Int32($0) }.filter { pid in
             let name = Self.text("/proc/\(pid)/comm")
             return name == "mbim-proxy\n" || name == "qmi-proxy\n"
@@ -94,6 +106,6 @@ struct ModemsEndToEndTests {
         defer { fclose(file) }
         var buffer = [UInt8](repeating: 0, count: 512)
         let n = fread(&buffer, 1, buffer.count, file)
-        return String(decoding: buffer[0..<n], as: UTF8.self)
+        return String(decoding: buffer[0 ..< n], as: UTF8.self)
     }
 }

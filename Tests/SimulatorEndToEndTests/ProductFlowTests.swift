@@ -1,8 +1,8 @@
-import SimulatorScenario
 import CellpathCore
 import Simulator
-import Testing
+import SimulatorScenario
 import TestSupport
+import Testing
 
 /// The product flows driven by curl inside the device namespace, as docs/simulator-api.md does by
 /// hand: backend legs over Wi-Fi, the device leg through wwan0 (match) or Wi-Fi (the real
@@ -11,9 +11,15 @@ import TestSupport
 struct ProductFlowTests {
     /// Opens `url` with curl -L, through the bearer (names pinned) or through Wi-Fi;
     /// returns the final status and body.
-    private func open(_ device: SimulatedDevice, _ url: String, throughBearer: Bool) throws -> (status: Int, body: String) {
-        let bearer = throughBearer ? ["--interface", "wwan0", "--resolve", "api.truid.test:443:203.0.113.10",
-                                      "--resolve", "mno.carrier.test:80:100.64.0.1"] : []
+    private func open(
+        _ device: SimulatedDevice, _ url: String, throughBearer: Bool
+    ) throws -> (status: Int, body: String) {
+        let bearer =
+            throughBearer
+            ? [
+                "--interface", "wwan0", "--resolve", "api.truid.test:443:203.0.113.10",
+                "--resolve", "mno.carrier.test:80:100.64.0.1"
+            ] : []
         let result = try device.curl(["-L", "-w", "\n%{http_code}"] + bearer + [url])
         #expect(result.status == 0, "curl \(url): \(result.stderr)")
         let body = result.stdout.split(separator: "\n", omittingEmptySubsequences: false)
@@ -26,10 +32,14 @@ struct ProductFlowTests {
     }
 
     /// PATCH the v0.2 code over Wi-Fi.
-    private func patchCode(_ device: SimulatedDevice, _ product: String, _ id: String, code: String, token: String) throws -> JSONValue {
-        try device.curlJSON(["-X", "PATCH", "-H", "Authorization: Bearer \(token)", "-H", "Content-Type: application/json-patch+json",
-                             "-d", #"[{"op":"add","path":"/code","value":"\#(code)"}]"#,
-                             "https://api.truid.test/\(product)/checks/\(id)"])
+    private func patchCode(
+        _ device: SimulatedDevice, _ product: String, _ id: String, code: String, token: String
+    ) throws -> JSONValue {
+        try device.curlJSON([
+            "-X", "PATCH", "-H", "Authorization: Bearer \(token)", "-H", "Content-Type: application/json-patch+json",
+            "-d", #"[{"op":"add","path":"/code","value":"\#(code)"}]"#,
+            "https://api.truid.test/\(product)/checks/\(id)"
+        ])
     }
 
     /// The 412 not_mobile_ip answer to a check_url opened through Wi-Fi, and the check's ERROR.
@@ -85,14 +95,18 @@ struct ProductFlowTests {
     @Test func simCheck() throws {
         try SimulatedDevice.with(connect: false) { device in
             let token = try device.token("sim_check")
-            let check = try device.curlJSON(["-H", "Authorization: Bearer \(token)", "-H", "Content-Type: application/json",
-                                             "-d", #"{"phone_number":"+447940448591"}"#, "https://api.truid.test/sim_check/v0.1/checks"])
+            let check = try device.curlJSON([
+                "-H", "Authorization: Bearer \(token)", "-H", "Content-Type: application/json",
+                "-d", #"{"phone_number":"+447940448591"}"#, "https://api.truid.test/sim_check/v0.1/checks"
+            ])
             #expect(check["status"]?.string == "COMPLETED")
             #expect(check["no_sim_change"]?.bool == true)
             let id = try #require(check["check_id"]?.string)
             #expect(try get(device, "sim_check/v0.1/checks/\(id)", token: token)["no_sim_change"]?.bool == true)
-            let unknown = try device.curlJSON(["-H", "Authorization: Bearer \(token)", "-H", "Content-Type: application/json",
-                                               "-d", #"{"phone_number":"+447700900123"}"#, "https://api.truid.test/sim_check/v0.1/checks"])
+            let unknown = try device.curlJSON([
+                "-H", "Authorization: Bearer \(token)", "-H", "Content-Type: application/json",
+                "-d", #"{"phone_number":"+447700900123"}"#, "https://api.truid.test/sim_check/v0.1/checks"
+            ])
             #expect(unknown["status"]?.string == "ERROR")
             #expect(unknown["error_code"]?.string == "mno_user_not_found")
         }
@@ -101,8 +115,10 @@ struct ProductFlowTests {
     @Test func coverageOfTheDeviceAddress() throws {
         try SimulatedDevice.with { device in
             let token = try device.token("coverage")
-            let through = try device.curl(["-w", "\n%{http_code}", "-H", "Authorization: Bearer \(token)", "--interface", "wwan0",
-                                           "--resolve", "api.truid.test:443:203.0.113.10", "https://api.truid.test/coverage/v0.1/device_ip"])
+            let through = try device.curl([
+                "-w", "\n%{http_code}", "-H", "Authorization: Bearer \(token)", "--interface", "wwan0",
+                "--resolve", "api.truid.test:443:203.0.113.10", "https://api.truid.test/coverage/v0.1/device_ip"
+            ])
             let lines = through.stdout.split(separator: "\n")
             #expect(lines.last == "200")
             let coverage = try JSONValue.parse(String(lines.first ?? ""))
@@ -112,8 +128,10 @@ struct ProductFlowTests {
             let products = Set((coverage["products"]?.array ?? []).compactMap { $0["product_id"]?.string })
             #expect(products.isSuperset(of: ["SUK", "PCK", "SCK"]), "\(products)")
 
-            let wifi = try device.curl(["-o", "/dev/null", "-w", "%{http_code}", "-H", "Authorization: Bearer \(token)",
-                                        "https://api.truid.test/coverage/v0.1/device_ip"])
+            let wifi = try device.curl([
+                "-o", "/dev/null", "-w", "%{http_code}", "-H", "Authorization: Bearer \(token)",
+                "https://api.truid.test/coverage/v0.1/device_ip"
+            ])
             #expect(wifi.stdout == "412")
         }
     }
@@ -139,8 +157,10 @@ struct ProductFlowTests {
             #expect(own["no_sim_change"]?.bool == false)
             #expect(own["sim_change_within"]?.int == 60)
 
-            let sim = try device.curlJSON(["-H", "Authorization: Bearer \(token)", "-H", "Content-Type: application/json",
-                                           "-d", #"{"phone_number":"+447940448591"}"#, "https://api.truid.test/sim_check/v0.1/checks"])
+            let sim = try device.curlJSON([
+                "-H", "Authorization: Bearer \(token)", "-H", "Content-Type: application/json",
+                "-d", #"{"phone_number":"+447940448591"}"#, "https://api.truid.test/sim_check/v0.1/checks"
+            ])
             #expect(sim["no_sim_change"]?.bool == false)
             #expect(sim["sim_change_within"]?.int == 60)
         }

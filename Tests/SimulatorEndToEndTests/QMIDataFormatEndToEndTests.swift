@@ -3,8 +3,8 @@ import Glibc
 import Simulator
 import SimulatorScenario
 import SystemSupport
-import Testing
 import TestSupport
+import Testing
 
 /// The QMI device profiles' data path in a world, driven with qmicli and ip as a host does: the
 /// Quectel EC25's raw-ip firmware behind a qmi_wwan still in 802.3 mode loses every packet until
@@ -53,8 +53,10 @@ struct QMIDataFormatEndToEndTests {
 
     /// curl bound to `interface` to the carrier's endpoint: its exit status.
     private func reachCarrier(_ device: SimulatedDevice, through interface: String) throws -> Int32 {
-        try device.run(["curl", "-sS", "-o", "/dev/null", "--max-time", "3", "--interface", interface,
-                        "http://100.64.0.1/"]).status
+        try device.run([
+            "curl", "-sS", "-o", "/dev/null", "--max-time", "3", "--interface", interface,
+            "http://100.64.0.1/"
+        ]).status
     }
 
     /// Writes `value` into a qmi_wwan attribute as `echo` does, then reads it back after the
@@ -138,11 +140,13 @@ struct QMIDataFormatEndToEndTests {
 
             // RM500Q: QMAP on, the session bound to mux id 1, qmimux0 added over wwan1.
             _ = try qmicli(rm500q, "--wda-set-data-format=link-layer-protocol=raw-ip,ul-protocol=qmap,dl-protocol=qmap")
-            let bind = try qmicli(rm500q, "--wds-bind-mux-data-port=mux-id=1,ep-type=hsusb,ep-iface-number=4",
-                                  "--client-no-release-cid")
+            let bind = try qmicli(
+                rm500q, "--wds-bind-mux-data-port=mux-id=1,ep-type=hsusb,ep-iface-number=4",
+                "--client-no-release-cid")
             let cid = try #require(field(bind, after: "CID"))
-            let start = try qmicli(rm500q, "--wds-start-network=apn=internet,ip-type=4", "--client-cid=\(cid)",
-                                   "--client-no-release-cid")
+            let start = try qmicli(
+                rm500q, "--wds-start-network=apn=internet,ip-type=4", "--client-cid=\(cid)",
+                "--client-no-release-cid")
             #expect(start.contains("Packet data handle"), "\(start)")
             _ = try writeAttribute("\(sys)/class/net/wwan1/qmi/add_mux", "1")
             let links = try tool(["ip", "-n", device.ue, "-o", "link", "show"])

@@ -2,8 +2,8 @@ import CellpathCore
 import Glibc
 import SimulatorScenario
 import SystemSupport
-import Testing
 import TestSupport
+import Testing
 
 /// The `cellpath sim` commands as a user meets them: `sim exec` passes signals on and
 /// answers as a shell for commands it cannot run, `sim down` leaves nothing running and says
@@ -13,8 +13,10 @@ import TestSupport
 @Suite(.serialized, .enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)), .ownThreads(.worlds))
 struct SimCommandTests {
     /// The environment `CellpathBinary.run` gives cellpath.
-    static let environment = ["PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "HOME": "/nonexistent", "XDG_CONFIG_HOME": "/nonexistent",
-                              "LANG": "C.UTF-8", "CELLPATH_SYSTEM_CONFIG": "/nonexistent/cellpath.conf"]
+    static let environment = [
+        "PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "HOME": "/nonexistent", "XDG_CONFIG_HOME": "/nonexistent",
+        "LANG": "C.UTF-8", "CELLPATH_SYSTEM_CONFIG": "/nonexistent/cellpath.conf"
+    ]
 
     /// A scratch file name for this test run.
     private func scratch(_ name: String) -> String { "/tmp/cellpath-simcmd-\(getpid())-\(name)" }
@@ -33,9 +35,12 @@ struct SimCommandTests {
         try SimulatedDevice.with(connect: false) { device in
             let ready = scratch("ready"), log = scratch("log")
             defer { unlink(ready); unlink(log) }
-            let pid = try Spawn.start([CellpathBinary.path, "sim", "exec", "--prefix", device.prefix, "--",
-                                       "sh", "-c", trappingScript(ready: ready, log: log)],
-                                      Spawn.Options(environment: Self.environment))
+            let pid = try Spawn.start(
+                [
+                    CellpathBinary.path, "sim", "exec", "--prefix", device.prefix, "--",
+                    "sh", "-c", trappingScript(ready: ready, log: log)
+                ],
+                Spawn.Options(environment: Self.environment))
             try #require(Poll.until(timeout: .seconds(10)) { FileSystem.exists(ready) && !lines(ready).isEmpty })
             kill(pid, SIGINT)
             #expect(Poll.until(timeout: .seconds(10)) { lines(log) == ["INT"] }, "\(lines(log))")
@@ -56,12 +61,17 @@ struct SimCommandTests {
             defer { unlink(ready); unlink(log) }
             // `script` runs cellpath on a pseudo-terminal whose foreground group gets ^C from the line
             // discipline (through `sh -c`, which `exec` takes out of the way).
-            let command = "exec " + [CellpathBinary.path, "sim", "exec", "--prefix", device.prefix, "--", "sh", "-c",
-                           trappingScript(ready: ready, log: log)].map(SimCommandTests.shellQuoted).joined(separator: " ")
+            let command =
+                "exec "
+                + [
+                    CellpathBinary.path, "sim", "exec", "--prefix", device.prefix, "--", "sh", "-c",
+                    trappingScript(ready: ready, log: log)
+                ].map(SimCommandTests.shellQuoted).joined(separator: " ")
             let input = try FileDescriptor.pipe()
             let output = try FileDescriptor.open("/dev/null", O_WRONLY)
-            let pid = try Spawn.start(["script", "-qfec", command, "/dev/null"],
-                                      Spawn.Options(stdin: input.read.rawValue, stdout: output.rawValue, environment: Self.environment))
+            let pid = try Spawn.start(
+                ["script", "-qfec", command, "/dev/null"],
+                Spawn.Options(stdin: input.read.rawValue, stdout: output.rawValue, environment: Self.environment))
             input.read.close()
             output.close()
             try #require(Poll.until(timeout: .seconds(10)) { !lines(ready).isEmpty })
@@ -78,7 +88,9 @@ struct SimCommandTests {
 
     @Test func commandsThatCannotRunGetAShellsStatus() throws {
         try SimulatedDevice.with(connect: false) { device in
-            let notFound = try CellpathBinary.run(["sim", "exec", "--prefix", device.prefix, "--", "no-such-command-cellpath"])
+            let notFound = try CellpathBinary.run([
+                "sim", "exec", "--prefix", device.prefix, "--", "no-such-command-cellpath"
+            ])
             #expect(notFound.status == 127)
             #expect(notFound.stderr.contains("no-such-command-cellpath: command not found"), "\(notFound.stderr)")
             let noFile = try CellpathBinary.run(["sim", "exec", "--prefix", device.prefix, "--", "/nonexistent/tool"])
@@ -98,23 +110,29 @@ struct SimCommandTests {
     }
 
     @Test func statusShowsRadioRegistrationPINAndRoaming() throws {
-        let scenario = try Scenario.decode(Array("""
-            {"modems": [{"sim": {"pinLocked": true}}, {"network": {"roaming": true}}, {"faults": {"radioOff": true}},
-                        {"protocol": "qmi", "sim": null}, {"faults": {"registration": "denied"}}]}
-            """.utf8))
+        let scenario = try Scenario.decode(
+            Array(
+                """
+                {"modems": [{"sim": {"pinLocked": true}}, {"network": {"roaming": true}}, {"faults": {"radioOff": true}},
+                            {"protocol": "qmi", "sim": null}, {"faults": {"registration": "denied"}}]}
+                """.utf8))
         try SimulatedDevice.with(scenario, connect: false) { device in
             let modems = try #require(try device.status()["modems"]?.array)
             func show(_ m: JSONValue) -> [String?] {
-                [m["radio"]?.string, m["registration"]?.string, m["pin"]?.string, m["pin_attempts_left"]?.int.map(String.init),
-                 m["roaming"]?.bool.map { "\($0)" }]
+                [
+                    m["radio"]?.string, m["registration"]?.string, m["pin"]?.string,
+                    m["pin_attempts_left"]?.int.map(String.init),
+                    m["roaming"]?.bool.map { "\($0)" }
+                ]
             }
-            #expect(modems.map(show) == [
-                ["on", "deregistered", "required", "3", "false"],
-                ["on", "roaming", "disabled", "3", "true"],
-                ["off", "deregistered", "disabled", "3", "false"],
-                ["on", "deregistered", nil, nil, "false"],
-                ["on", "denied", "disabled", "3", "false"],
-            ])
+            #expect(
+                modems.map(show) == [
+                    ["on", "deregistered", "required", "3", "false"],
+                    ["on", "roaming", "disabled", "3", "true"],
+                    ["off", "deregistered", "disabled", "3", "false"],
+                    ["on", "deregistered", nil, nil, "false"],
+                    ["on", "denied", "disabled", "3", "false"]
+                ])
             // Entering the PIN on the device changes what status shows.
             let port = try #require(modems[0]["control_port"]?.string)
             let pin = try device.run(["mbimcli", "-d", port, "--enter-pin=1234"])
@@ -122,7 +140,9 @@ struct SimCommandTests {
             let after = try #require(try device.status()["modems"]?.array?.first)
             #expect(show(after) == ["on", "home", "verified", "3", "false"])
             let human = try CellpathBinary.run(["sim", "status", "--prefix", device.prefix])
-            #expect(human.stdout.contains("registration:") && human.stdout.contains("roaming") && human.stdout.contains("pin:"))
+            #expect(
+                human.stdout.contains("registration:") && human.stdout.contains("roaming")
+                    && human.stdout.contains("pin:"))
         }
     }
 
@@ -137,7 +157,9 @@ struct SimCommandTests {
         try FileSystem.write(#"{"modems": [{"sim": null}, {"sim": {"msisdn": "+447940448591"}}]}"#, to: file)
         let up = try CellpathBinary.run(["sim", "up", "--prefix", prefix, "--scenario", file])
         #expect(up.status == 0, "\(up.stderr)")
-        let modems = try JSONValue.parse(CellpathBinary.run(["sim", "status", "--prefix", prefix, "--json", "--verbose-full"]).stdout)["modems"]?.array
+        let modems = try JSONValue.parse(
+            CellpathBinary.run(["sim", "status", "--prefix", prefix, "--json", "--verbose-full"]).stdout)["modems"]?
+            .array
         #expect(modems?.first?["sim"] == JSONValue.null || modems?.first?["sim"] == nil)
         #expect(modems?.last?["sim"]?["msisdn"]?.string == "+447940448591")
         #expect(try CellpathBinary.run(["sim", "down", "--prefix", prefix]).status == 0)
@@ -146,7 +168,8 @@ struct SimCommandTests {
         try FileSystem.write("{\n  \"modems\": [{\"imei\": 351234567890124}]\n}\n", to: file)
         let bad = try CellpathBinary.run(["sim", "up", "--prefix", prefix, "--scenario", file])
         #expect(bad.status == 65)
-        #expect(bad.stderr.contains("\(file):2:23: modems[0].imei: must be a string, got 351234567890124"), "\(bad.stderr)")
+        #expect(
+            bad.stderr.contains("\(file):2:23: modems[0].imei: must be a string, got 351234567890124"), "\(bad.stderr)")
         try FileSystem.write("{\"cellularPath\": {\"delayMs\": 40,}}", to: file)
         let syntax = try CellpathBinary.run(["sim", "up", "--prefix", prefix, "--scenario", file])
         #expect(syntax.status == 65)
@@ -160,14 +183,19 @@ struct SimCommandTests {
         defer { _ = try? CellpathBinary.run(["sim", "down", "--prefix", prefix]) }
         #expect(try CellpathBinary.run(["sim", "up", "--prefix", prefix]).status == 0)
         // A command that leaves a child behind on the device.
-        let exec = try CellpathBinary.run(["sim", "exec", "--prefix", prefix, "--", "sh", "-c", "sleep 303 > /dev/null 2>&1 &"])
+        let exec = try CellpathBinary.run([
+            "sim", "exec", "--prefix", prefix, "--", "sh", "-c", "sleep 303 > /dev/null 2>&1 &"
+        ])
         #expect(exec.status == 0)
         let down = try CellpathBinary.run(["sim", "down", "--prefix", prefix, "--json"])
         #expect(down.status == 0, "\(down.stderr)")
         let report = try JSONValue.parse(down.stdout)
         #expect(report["stopped_daemon"]?.bool == true)
         #expect(report["daemon_pid"]?.int != nil)
-        #expect(report["removed_namespaces"]?.array?.compactMap(\.string) == [prefix + "ue", prefix + "carrier", prefix + "inet"])
+        #expect(
+            report["removed_namespaces"]?.array?.compactMap(\.string) == [
+                prefix + "ue", prefix + "carrier", prefix + "inet"
+            ])
         #expect(report["removed_run_directory"]?.bool == true)
         let stopped = report["stopped_processes"]?.array ?? []
         let sleeper = try #require(stopped.first { $0["name"]?.string == "sleep" }, "\(down.stdout)")
@@ -182,15 +210,20 @@ struct SimCommandTests {
     @Test func aWorldThatIsDownAndAUserWhoIsNotRootGetTheirExitCodes() throws {
         let prefix = WorldFixture.uniquePrefix()
         for arguments in [["env"], ["log"], ["exec"], ["bearer", "connect"], ["bearer", "disconnect"]] {
-            let result = try CellpathBinary.run(["sim"] + arguments + ["--prefix", prefix] + (arguments == ["exec"] ? ["--", "true"] : []))
+            let result = try CellpathBinary.run(
+                ["sim"] + arguments + ["--prefix", prefix] + (arguments == ["exec"] ? ["--", "true"] : []))
             #expect(result.status == 69, "\(arguments): \(result.status) \(result.stderr)")
             #expect(result.stderr.contains("the simulated world \(prefix) is not up"), "\(arguments): \(result.stderr)")
         }
         try SimulatedDevice.with(connect: false) { device in
-            for arguments in [["up"], ["down"], ["status"], ["bearer", "connect"], ["bearer", "disconnect"], ["exec"], ["env"], ["log"]] {
-                let result = try ProcessRunner.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", CellpathBinary.path, "sim"]
-                                                   + arguments + ["--prefix", device.prefix] + (arguments == ["exec"] ? ["--", "true"] : []),
-                                                   environment: Self.environment)
+            for arguments in [
+                ["up"], ["down"], ["status"], ["bearer", "connect"], ["bearer", "disconnect"], ["exec"], ["env"],
+                ["log"]
+            ] {
+                let result = try ProcessRunner.run(
+                    ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", CellpathBinary.path, "sim"]
+                        + arguments + ["--prefix", device.prefix] + (arguments == ["exec"] ? ["--", "true"] : []),
+                    environment: Self.environment)
                 #expect(result.status == 77, "\(arguments): \(result.status) \(result.stderr)")
                 #expect(result.stderr.contains("sudo"), "\(arguments): \(result.stderr)")
             }
@@ -202,9 +235,12 @@ struct SimCommandTests {
     /// `sim profiles` lists every device profile a scenario can name, with its ports and net
     /// device, and needs neither root nor a world.
     @Test func profilesListEveryDeviceAndNeedNoRoot() throws {
-        let result = try ProcessRunner.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
-                                            CellpathBinary.path, "sim", "profiles", "--json"],
-                                           environment: Self.environment)
+        let result = try ProcessRunner.run(
+            [
+                "setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                CellpathBinary.path, "sim", "profiles", "--json"
+            ],
+            environment: Self.environment)
         #expect(result.status == 0, "\(result.status) \(result.stderr)")
         let profiles = try JSONValue.parse(result.stdout)["profiles"]?.array ?? []
         #expect(profiles.compactMap { $0["profile"]?.string } == DeviceProfile.Name.allCases.map(\.rawValue))
@@ -231,8 +267,9 @@ struct SimCommandTests {
             #expect(reset.status == 0, "\(reset.stderr)")
             #expect(try modem0()?["control_port"]?.string?.hasSuffix("/dev/cdc-wdm1") == true)
             #expect(try modem0()?["interface"]?.string == "wwan1")
-            let swap = try sim("modem", "swap-sim", "--iccid", "8900101234567890999", "--imsi", "001010123456999",
-                               "--msisdn", "+447700900999")
+            let swap = try sim(
+                "modem", "swap-sim", "--iccid", "8900101234567890999", "--imsi", "001010123456999",
+                "--msisdn", "+447700900999")
             #expect(swap.status == 0, "\(swap.stderr)")
             #expect(try modem0()?["sim"]?["iccid"]?.string == "8900101234567890999")
             #expect(try sim("modem", "swap-sim").status == 0)
@@ -240,7 +277,8 @@ struct SimCommandTests {
             #expect(fresh != nil && fresh != "8900101234567890999")
             let badNumber = try sim("modem", "swap-sim", "--msisdn", "07700900999")
             #expect(badNumber.status == 64, "\(badNumber.status) \(badNumber.stderr)")
-            #expect(badNumber.stderr.contains("07700900999") || badNumber.stderr.contains("E.164"), "\(badNumber.stderr)")
+            #expect(
+                badNumber.stderr.contains("07700900999") || badNumber.stderr.contains("E.164"), "\(badNumber.stderr)")
             #expect(try sim("modem", "report-dns", "0.0.0.0", "::").status == 0)
             let notAnAddress = try sim("modem", "report-dns", "dns.example")
             #expect(notAnAddress.status == 64, "\(notAnAddress.status) \(notAnAddress.stderr)")
@@ -295,12 +333,17 @@ struct SimCommandTests {
         try SimulatedDevice.with(connect: false) { device in
             cache = try #require(try device.environment()["CELLPATH_TOKEN_CACHE"])
             #expect(cache == "/run/cellpath-sim/\(device.prefix)/tokens.json")
-            let check = try CellpathBinary.run(["sim", "exec", "--prefix", device.prefix, "--", CellpathBinary.path,
-                                                "sim-check", "+447940448591", "--direct"], environment: ["HOME": home])
+            let check = try CellpathBinary.run(
+                [
+                    "sim", "exec", "--prefix", device.prefix, "--", CellpathBinary.path,
+                    "sim-check", "+447940448591", "--direct"
+                ], environment: ["HOME": home])
             #expect(check.status == 0, "\(check.stderr)")
             var info = stat()
             #expect(stat(cache, &info) == 0 && info.st_mode & 0o777 == 0o600, "the world's token cache is root's alone")
-            #expect(!FileSystem.exists(home + "/.cache/cellpath/tokens.json"), "a simulated world's token went into the user's cache")
+            #expect(
+                !FileSystem.exists(home + "/.cache/cellpath/tokens.json"),
+                "a simulated world's token went into the user's cache")
         }
         #expect(!cache.isEmpty && !FileSystem.exists(cache), "the tokens went with the world")
     }
@@ -309,9 +352,11 @@ struct SimCommandTests {
     /// readable by all (its keys are not).
     @Test func anotherUserOnTheDeviceReadsTheWorldsCA() throws {
         try SimulatedDevice.with(connect: false) { device in
-            let asNobody = try CellpathBinary.run(["sim", "exec", "--prefix", device.prefix, "--",
-                                                   "setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups",
-                                                   CellpathBinary.path, "sim-check", "+447940448591", "--direct"])
+            let asNobody = try CellpathBinary.run([
+                "sim", "exec", "--prefix", device.prefix, "--",
+                "setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups",
+                CellpathBinary.path, "sim-check", "+447940448591", "--direct"
+            ])
             #expect(asNobody.status == 0, "\(asNobody.stderr)")
             var info = stat()
             #expect(stat("/run/cellpath-sim/\(device.prefix)/tls/ca.key", &info) == 0 && info.st_mode & 0o777 == 0o600)
@@ -320,7 +365,8 @@ struct SimCommandTests {
 
     @Test func thePrefixHasOneName() throws {
         try SimulatedDevice.with(connect: false) { device in
-            let fromEnvironment = try CellpathBinary.run(["sim", "status", "--json"], environment: ["CELLPATH_SIM_PREFIX": device.prefix])
+            let fromEnvironment = try CellpathBinary.run(
+                ["sim", "status", "--json"], environment: ["CELLPATH_SIM_PREFIX": device.prefix])
             #expect(try JSONValue.parse(fromEnvironment.stdout)["state"]?.string == "up", "\(fromEnvironment.stderr)")
         }
         let shown = try CellpathBinary.run(["config", "show", "--prefix", "ab1-", "--json"])
@@ -329,11 +375,15 @@ struct SimCommandTests {
         let old = try CellpathBinary.run(["config", "show", "--sim-prefix", "ab1-"])
         #expect(old.status == 64)
         // One rule for the prefix, wherever it comes from.
-        for (arguments, environment) in [(["sim", "status", "--prefix", "_ab"], [:]), (["sim", "status"], ["CELLPATH_SIM_PREFIX": "_ab"]),
-                                         (["config", "show", "--prefix", "_ab"], [:])] {
+        for (arguments, environment) in [
+            (["sim", "status", "--prefix", "_ab"], [:]), (["sim", "status"], ["CELLPATH_SIM_PREFIX": "_ab"]),
+            (["config", "show", "--prefix", "_ab"], [:])
+        ] {
             let result = try CellpathBinary.run(arguments, environment: environment)
             #expect(result.status != 0, "\(arguments) \(environment)")
-            #expect(result.stderr.contains("starting with a letter or digit"), "\(arguments) \(environment): \(result.stderr)")
+            #expect(
+                result.stderr.contains("starting with a letter or digit"),
+                "\(arguments) \(environment): \(result.stderr)")
         }
     }
 

@@ -1,9 +1,9 @@
-import SimulatorScenario
 import CellpathCore
 import Glibc
 import Simulator
-import Testing
+import SimulatorScenario
 import TestSupport
+import Testing
 
 /// One test world seen from the device, driven through the built `cellpath` binary:
 /// `cellpath sim …` for the world, `cellpath sim exec -- cellpath fetch …` on the device, and
@@ -14,7 +14,9 @@ struct SimulatedDevice {
     static let path = ["PATH": "/usr/sbin:/usr/bin:/sbin:/bin"]
 
     /// Brings a world up with `scenario`, runs `body` on it and always takes it down.
-    static func with<T>(_ scenario: Scenario? = nil, connect: Bool = true, _ body: (SimulatedDevice) throws -> T) throws -> T {
+    static func with<T>(
+        _ scenario: Scenario? = nil, connect: Bool = true, _ body: (SimulatedDevice) throws -> T
+    ) throws -> T {
         try WorldFixture.withWorld(scenario: scenario) { prefix in
             let device = SimulatedDevice(prefix: prefix)
             if connect { try device.bearer(connect: true) }
@@ -89,15 +91,21 @@ struct SimulatedDevice {
     func token(_ scope: String) throws -> String {
         let env = try environment()
         let id = try #require(env["CELLPATH_CLIENT_ID"]), secret = try #require(env["CELLPATH_CLIENT_SECRET"])
-        let answer = try curlJSON(["-u", "\(id):\(secret)", "-d", "grant_type=client_credentials&scope=\(scope)",
-                                   "https://api.truid.test/oauth2/v1/token"])
+        let answer = try curlJSON([
+            "-u", "\(id):\(secret)", "-d", "grant_type=client_credentials&scope=\(scope)",
+            "https://api.truid.test/oauth2/v1/token"
+        ])
         return try #require(answer["access_token"]?.string)
     }
 
     /// Creates a check over Wi-Fi (`product` e.g. `subscriber_check/v0.2`) and returns its id and check_url.
-    func createCheck(_ product: String, token: String, number: String = "+447940448591") throws -> (id: String, url: String) {
-        let check = try curlJSON(["-H", "Authorization: Bearer \(token)", "-H", "Content-Type: application/json",
-                                  "-d", #"{"phone_number":"\#(number)"}"#, "https://api.truid.test/\(product)/checks"])
+    func createCheck(
+        _ product: String, token: String, number: String = "+447940448591"
+    ) throws -> (id: String, url: String) {
+        let check = try curlJSON([
+            "-H", "Authorization: Bearer \(token)", "-H", "Content-Type: application/json",
+            "-d", #"{"phone_number":"\#(number)"}"#, "https://api.truid.test/\(product)/checks"
+        ])
         #expect(check["status"]?.string == "ACCEPTED")
         return (try #require(check["check_id"]?.string), try #require(check["_links"]?["check_url"]?["href"]?.string))
     }
@@ -115,19 +123,26 @@ struct SimulatedDevice {
     /// a second, with a capture on wlan0: the fetch must fail closed at once (69, the path went
     /// away: interfaceDown or addressGone, whichever the engine sees first, not the hop timeout)
     /// with nothing on Wi-Fi; `body` then checks what is left, on the world still up.
-    static func withBearerDroppedDuringAFetch(_ scenario: Scenario, sourceLocation: SourceLocation = #_sourceLocation,
-                                              _ body: (SimulatedDevice, ProcessResult) throws -> Void) throws {
+    static func withBearerDroppedDuringAFetch(
+        _ scenario: Scenario, sourceLocation: SourceLocation = #_sourceLocation,
+        _ body: (SimulatedDevice, ProcessResult) throws -> Void
+    ) throws {
         var scenario = scenario
         scenario.modems[0].faults.dropBearerAfterSeconds = 1
         scenario.api.slowMs = 3000
         try with(scenario, connect: false) { device in
             let (fetch, packets) = try device.capture(on: ["wlan0"]) {
-                try device.cellpath(["fetch", "--modem", "0", "https://api.truid.test/coverage/v0.1/device_ip", "--json"])
+                try device.cellpath([
+                    "fetch", "--modem", "0", "https://api.truid.test/coverage/v0.1/device_ip", "--json"
+                ])
             }
             #expect(fetch.status == 69, "\(fetch.stderr)", sourceLocation: sourceLocation)
-            #expect(["interfaceDown", "addressGone"].contains(try JSONValue.parse(fetch.stdout)["error"]?["reason"]?.string ?? ""),
-                    "\(fetch.stdout)", sourceLocation: sourceLocation)
-            #expect(packets["wlan0"] == [], "packets on wlan0: \(packets["wlan0"] ?? [])", sourceLocation: sourceLocation)
+            #expect(
+                ["interfaceDown", "addressGone"].contains(
+                    try JSONValue.parse(fetch.stdout)["error"]?["reason"]?.string ?? ""),
+                "\(fetch.stdout)", sourceLocation: sourceLocation)
+            #expect(
+                packets["wlan0"] == [], "packets on wlan0: \(packets["wlan0"] ?? [])", sourceLocation: sourceLocation)
             try body(device, fetch)
         }
     }
@@ -138,8 +153,9 @@ struct SimulatedDevice {
         for name in interfaces {
             let file = "/tmp/\(prefix)\(name)-\(getpid()).pcap"
             unlink(file)
-            let process = try BackgroundProcess(["ip", "netns", "exec", ue, "tcpdump", "-i", name, "-n", "--immediate-mode", "-U", "-w", file],
-                                                environment: Self.path)
+            let process = try BackgroundProcess(
+                ["ip", "netns", "exec", ue, "tcpdump", "-i", name, "-n", "--immediate-mode", "-U", "-w", file],
+                environment: Self.path)
             captures.append((name, file, process))
             // tcpdump writes the pcap file header once the capture is open.
             let started = Poll.until(timeout: .seconds(5)) { fileSize(file) >= 24 }
@@ -168,8 +184,10 @@ struct SimulatedDevice {
         /// `TIME IP A > B: …` or `TIME IP6 A > B: …` → (A, B).
         func endpoints(_ line: String) -> (String, String)? {
             let words = line.split(separator: " ")
-            guard let ip = words.firstIndex(where: { $0 == "IP" || $0 == "IP6" }), ip + 3 < words.count, words[ip + 2] == ">",
-                  words[ip + 3].hasSuffix(":") else { return nil }
+            guard let ip = words.firstIndex(where: { $0 == "IP" || $0 == "IP6" }), ip + 3 < words.count,
+                words[ip + 2] == ">",
+                words[ip + 3].hasSuffix(":")
+            else { return nil }
             return (String(words[ip + 1]), String(words[ip + 3].dropLast()))
         }
         func connection(_ a: String, _ b: String) -> String { a < b ? "\(a) \(b)" : "\(b) \(a)" }
@@ -180,7 +198,8 @@ struct SimulatedDevice {
         }
         return lines.filter { line in
             guard line.contains(" Flags ["), let (a, b) = endpoints(line),
-                  isWiFi(a) || isWiFi(b), !bearer.contains(where: line.contains) else { return true }
+                isWiFi(a) || isWiFi(b), !bearer.contains(where: line.contains)
+            else { return true }
             return opened.contains(connection(a, b))
         }
     }

@@ -16,7 +16,8 @@ import Testing
     }
 
     @Test func everySettingIsRead() throws {
-        let scenario = try decode(#"""
+        let scenario = try decode(
+            #"""
             {"api": {"rateLimitPerHour": null, "sandbox": true, "callbackURL": "http://192.0.2.23:8080/callback",
                      "checkURLErrors": [{"operator": "310-260", "error": "mnoRedirectUnsupported"}]},
              "modems": [{"network": {"checkURLError": "mnoNotSupported"}}]}
@@ -24,7 +25,8 @@ import Testing
         #expect(scenario.api.rateLimitPerHour == nil)
         #expect(scenario.api.sandbox)
         #expect(scenario.api.callbackURL == "http://192.0.2.23:8080/callback")
-        #expect(scenario.api.checkURLErrors == [OperatorCheckURLError(operator: "310-260", error: .mnoRedirectUnsupported)])
+        #expect(
+            scenario.api.checkURLErrors == [OperatorCheckURLError(operator: "310-260", error: .mnoRedirectUnsupported)])
         #expect(scenario.modems[0].network.checkURLError == .mnoNotSupported)
         #expect(try decode(#"{"api": {"rateLimitPerHour": 5}}"#).api.rateLimitPerHour == 5)
     }
@@ -41,22 +43,37 @@ import Testing
 
     @Test(arguments: [
         (#"{"api": {"rateLimitPerHour": 0}}"#, "api.rateLimitPerHour: must be 1 to 1000000000 (null = unlimited)"),
-        (#"{"api": {"rateLimitPerHour": "many"}}"#, #"api.rateLimitPerHour: must be an integer, got the string "many""#),
+        (
+            #"{"api": {"rateLimitPerHour": "many"}}"#,
+            #"api.rateLimitPerHour: must be an integer, got the string "many""#
+        ),
         (#"{"api": {"sandbox": "yes"}}"#, #"api.sandbox: must be true or false"#),
         (#"{"api": {"callbackURL": "https://example.test/hook"}}"#, "api.callbackURL: must be an http:// URL"),
         (#"{"api": {"callbackURL": "http://"}}"#, "api.callbackURL: must be an http:// URL"),
         (#"{"api": {"callbackURL": "http://a b/"}}"#, "api.callbackURL: must be an http:// URL"),
-        (#"{"api": {"callbackURL": "http://backend.test/hook"}}"#, "api.callbackURL: must be an http:// URL with a numeric IPv4 host"),
+        (
+            #"{"api": {"callbackURL": "http://backend.test/hook"}}"#,
+            "api.callbackURL: must be an http:// URL with a numeric IPv4 host"
+        ),
         (#"{"api": {"callbackURL": "http://192.0.2.23:0/hook"}}"#, "api.callbackURL: must be an http:// URL"),
-        (#"{"api": {"checkURLErrors": [{"operator": "00101", "error": "mnoNotSupported"}]}}"#,
-         "api.checkURLErrors[0].operator: must be MCC-MNC, e.g. 001-01"),
-        (#"{"api": {"checkURLErrors": [{"operator": "001-01", "error": "mnoNotSupported"}, {"operator": "001-01", "error": "mnoRedirectUnsupported"}]}}"#,
-         "api.checkURLErrors[1].operator: 001-01 is listed twice"),
-        (#"{"api": {"checkURLErrors": [{"operator": "001-01", "error": "notSupported"}]}}"#,
-         #"api.checkURLErrors[0].error: must be one of "mnoNotSupported", "mnoRedirectUnsupported""#),
+        (
+            #"{"api": {"checkURLErrors": [{"operator": "00101", "error": "mnoNotSupported"}]}}"#,
+            "api.checkURLErrors[0].operator: must be MCC-MNC, e.g. 001-01"
+        ),
+        (
+            #"{"api": {"checkURLErrors": [{"operator": "001-01", "error": "mnoNotSupported"}, {"operator": "001-01", "error": "mnoRedirectUnsupported"}]}}"#,
+            "api.checkURLErrors[1].operator: 001-01 is listed twice"
+        ),
+        (
+            #"{"api": {"checkURLErrors": [{"operator": "001-01", "error": "notSupported"}]}}"#,
+            #"api.checkURLErrors[0].error: must be one of "mnoNotSupported", "mnoRedirectUnsupported""#
+        ),
         (#"{"api": {"checkURLErrors": [{"operator": "001-01"}]}}"#, "api.checkURLErrors[0].error: is required"),
-        (#"{"api": {"checkURLErrors": [{"error": "mnoNotSupported"}]}}"#, "api.checkURLErrors[0].operator: is required"),
-        (#"{"modems": [{"network": {"checkURLError": "nope"}}]}"#, "modems[0].network.checkURLError: must be one of"),
+        (
+            #"{"api": {"checkURLErrors": [{"error": "mnoNotSupported"}]}}"#,
+            "api.checkURLErrors[0].operator: is required"
+        ),
+        (#"{"modems": [{"network": {"checkURLError": "nope"}}]}"#, "modems[0].network.checkURLError: must be one of")
     ])
     func badSettingsNameTheField(json: String, expected: String) throws {
         let error = #expect(throws: CellpathError.self) { try Scenario.decode(Array(json.utf8)) }

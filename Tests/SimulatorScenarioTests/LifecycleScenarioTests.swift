@@ -17,7 +17,8 @@ import Testing
     }
 
     @Test func eventsAndSlowAfterResetAreReadAndSurviveTheDaemonsCopy() throws {
-        let scenario = try decode("""
+        let scenario = try decode(
+            """
             {"modems": [{"faults": {"slowAfterResetMs": 800, "slowAfterResetSeconds": 20}}, {"protocol": "qmi"}],
              "events": [{"atSeconds": 30, "event": "reset", "modem": 1, "renumber": true, "slowMs": 100},
                         {"atSeconds": 60, "event": "swapSIM",
@@ -42,24 +43,33 @@ import Testing
 
     @Test func badEventsAreRefusedByField() {
         #expect(message(#"{"events": [{"event": "reset"}]}"#)?.hasSuffix("events[0].atSeconds: is required") == true)
-        #expect(message(#"{"events": [{"atSeconds": 1, "event": "reboot"}]}"#)?
-            .contains("events[0].event: must be one of") == true)
-        #expect(message(#"{"events": [{"atSeconds": 1, "event": "reset", "modem": 2}]}"#)?
-            .hasSuffix("events[0].modem: must be a modem of this world, 0 to 0") == true)
-        #expect(message(#"{"events": [{"atSeconds": 1, "event": "swapSIM"}]}"#)?
-            .hasSuffix("events[0].sim: swapSIM needs the SIM inserted") == true)
-        #expect(message(#"{"events": [{"atSeconds": 1, "event": "reportDNS", "dnsServers": ["dns.test"]}]}"#)?
-            .hasSuffix("events[0].dnsServers[0]: must be a numeric IPv4 or IPv6 address") == true)
-        #expect(message(#"{"events": [{"atSeconds": 1, "event": "resume"}]}"#)?
-            .hasSuffix("events[0].event: the machine is not suspended then") == true)
-        #expect(message(#"{"events": [{"atSeconds": 1, "event": "suspend"}, {"atSeconds": 2, "event": "suspend"}]}"#)?
-            .hasSuffix("events[1].event: the machine is already suspended then") == true)
-        #expect(message(#"{"modems": [{"faults": {"slowAfterResetSeconds": 0}}]}"#)?
-            .hasSuffix("modems[0].faults.slowAfterResetSeconds: must be 1 to 3600") == true)
-        let routerReset = #"{"modems": [{"device": "huawei-e3372h-hilink"}], "#
+        #expect(
+            message(#"{"events": [{"atSeconds": 1, "event": "reboot"}]}"#)?
+                .contains("events[0].event: must be one of") == true)
+        #expect(
+            message(#"{"events": [{"atSeconds": 1, "event": "reset", "modem": 2}]}"#)?
+                .hasSuffix("events[0].modem: must be a modem of this world, 0 to 0") == true)
+        #expect(
+            message(#"{"events": [{"atSeconds": 1, "event": "swapSIM"}]}"#)?
+                .hasSuffix("events[0].sim: swapSIM needs the SIM inserted") == true)
+        #expect(
+            message(#"{"events": [{"atSeconds": 1, "event": "reportDNS", "dnsServers": ["dns.test"]}]}"#)?
+                .hasSuffix("events[0].dnsServers[0]: must be a numeric IPv4 or IPv6 address") == true)
+        #expect(
+            message(#"{"events": [{"atSeconds": 1, "event": "resume"}]}"#)?
+                .hasSuffix("events[0].event: the machine is not suspended then") == true)
+        #expect(
+            message(#"{"events": [{"atSeconds": 1, "event": "suspend"}, {"atSeconds": 2, "event": "suspend"}]}"#)?
+                .hasSuffix("events[1].event: the machine is already suspended then") == true)
+        #expect(
+            message(#"{"modems": [{"faults": {"slowAfterResetSeconds": 0}}]}"#)?
+                .hasSuffix("modems[0].faults.slowAfterResetSeconds: must be 1 to 3600") == true)
+        let routerReset =
+            #"{"modems": [{"device": "huawei-e3372h-hilink"}], "#
             + #""events": [{"atSeconds": 1, "event": "reset"}]}"#
-        #expect(message(routerReset)?
-            .hasSuffix("events[0].modem: modem 0 has no MBIM or QMI port to take events through") == true)
+        #expect(
+            message(routerReset)?
+                .hasSuffix("events[0].modem: modem 0 has no MBIM or QMI port to take events through") == true)
         #expect(message(#"{"events": [{"atSeconds": 1, "event": "reset", "when": 3}]}"#) != nil)
     }
 }

@@ -28,16 +28,23 @@ import Testing
 
     @Test func encodedScenarioDecodesToTheSameValue() throws {
         var scenario = Scenario.builtIn
-        scenario.modems.append(SimulatedModem(protocol: .qmi, imei: "351234567890132",
-                                              sim: SimulatedSIM(iccid: "8900101234567890138", imsi: "001010123456780",
-                                                                msisdn: "+447940448592", simChangedMinutesAgo: 30)))
+        scenario.modems.append(
+            SimulatedModem(
+                protocol: .qmi, imei: "351234567890132",
+                sim: SimulatedSIM(
+                    iccid: "8900101234567890138", imsi: "001010123456780",
+                    msisdn: "+447940448592", simChangedMinutesAgo: 30)))
         var withoutSIM = SimulatedModem(index: 2)
         withoutSIM.sim = nil
         scenario.modems.append(withoutSIM)
-        scenario.cellularPath = LinkConditions(delayMs: 60, jitterMs: 5, lossPercent: 1.5,
-                                               downlink: DirectionOverride(delayMs: 80))
-        #expect(scenario.cellularPath.direction(uplink: false) == LinkConditions(delayMs: 80, jitterMs: 5, lossPercent: 1.5))
-        #expect(scenario.cellularPath.direction(uplink: true) == LinkConditions(delayMs: 60, jitterMs: 5, lossPercent: 1.5))
+        scenario.cellularPath = LinkConditions(
+            delayMs: 60, jitterMs: 5, lossPercent: 1.5,
+            downlink: DirectionOverride(delayMs: 80))
+        #expect(
+            scenario.cellularPath.direction(uplink: false) == LinkConditions(delayMs: 80, jitterMs: 5, lossPercent: 1.5)
+        )
+        #expect(
+            scenario.cellularPath.direction(uplink: true) == LinkConditions(delayMs: 60, jitterMs: 5, lossPercent: 1.5))
         scenario.api.rateLimitRetryAfter = 3
         #expect(try Scenario.decode(scenario.encoded()) == scenario)
     }
@@ -46,12 +53,19 @@ import Testing
         (#"{"modems": []}"#, "modems: at least one modem"),
         (#"{"modems": [{"imei": "12"}]}"#, "modems[0].imei: must be 15 digits"),
         (#"{"modems": [{}, {"sim": {"msisdn": "447940448591"}}]}"#, "modems[1].sim.msisdn"),
-        (#"{"modems": [{}, {"sim": {"msisdn": "+447940448591"}}]}"#,
-         "modems[1].sim.msisdn: +447940448591 is also the number of modems[0].sim"),
+        (
+            #"{"modems": [{}, {"sim": {"msisdn": "+447940448591"}}]}"#,
+            "modems[1].sim.msisdn: +447940448591 is also the number of modems[0].sim"
+        ),
         (#"{"modems": [{"network": {"mnc": "1"}}]}"#, "modems[0].network.mnc"),
-        (#"{"modems": [{"faults": {"registration": "roaming"}}]}"#,
-         #"modems[0].faults.registration: must be one of "registered", "searching", "denied", "deregistered", got the string "roaming""#),
-        (#"{"modems": [{"protocol": "at"}]}"#, #"modems[0].protocol: must be one of "mbim", "qmi", got the string "at""#),
+        (
+            #"{"modems": [{"faults": {"registration": "roaming"}}]}"#,
+            #"modems[0].faults.registration: must be one of "registered", "searching", "denied", "deregistered", got the string "roaming""#
+        ),
+        (
+            #"{"modems": [{"protocol": "at"}]}"#,
+            #"modems[0].protocol: must be one of "mbim", "qmi", got the string "at""#
+        ),
         (#"{"cellularPath": {"lossPercent": 101}}"#, "cellularPath.lossPercent"),
         (#"{"wifiPath": {"delayMs": "5"}}"#, #"wifiPath.delayMs: must be an integer, got the string "5""#),
         (#"{"cellularPath": {"delayMs": 40.5}}"#, "cellularPath.delayMs: must be an integer, got 40.5"),
@@ -60,18 +74,24 @@ import Testing
         (#"{"cellularPath": {"lossPercent": true}}"#, "cellularPath.lossPercent: must be a number, got true"),
         (#"{"modems": {"imei": "351234567890124"}}"#, "modems: must be an array, got an object"),
         (#"{"modems": [{"sim": 5}]}"#, "modems[0].sim: must be an object, got 5"),
-        (#"{"modems": [{"network": {"roaming": "yes"}}]}"#, #"modems[0].network.roaming: must be true or false, got the string "yes""#),
+        (
+            #"{"modems": [{"network": {"roaming": "yes"}}]}"#,
+            #"modems[0].network.roaming: must be true or false, got the string "yes""#
+        ),
         ("[]", "(top level): must be an object, got an array"),
         (#"{"cellularPath": {"uplink": {"lossPercent": 200}}}"#, "cellularPath.uplink.lossPercent"),
         (#"{"cellularPath": {"downlink": {"delay": 5}}}"#, "cellularPath.downlink.delay: unknown field"),
         (#"{"cellularpath": {"delayMs": 5}}"#, #"cellularpath: unknown field (did you mean "cellularPath"?)"#),
         (#"{"modems": [{"imie": "351234567890124"}]}"#, #"modems[0].imie: unknown field (did you mean "imei"?)"#),
         (#"{"zzz": 1}"#, "zzz: unknown field; allowed: modems, cellularPath, wifiPath, api, carrier"),
-        (#"{"modems": [{"sim": {"msisdn": "+447940448591", "pin_code": "1"}}]}"#, "modems[0].sim.pin_code: unknown field"),
+        (
+            #"{"modems": [{"sim": {"msisdn": "+447940448591", "pin_code": "1"}}]}"#,
+            "modems[0].sim.pin_code: unknown field"
+        ),
         (#"{"api": {"serverErrorStatus": 404}}"#, "api.serverErrorStatus"),
         (#"{"carrier": {"extraHops": -1}}"#, "carrier.extraHops"),
         ("{", "not valid JSON"),
-        ("", "scenario:1:1: not valid JSON: the file is empty"),
+        ("", "scenario:1:1: not valid JSON: the file is empty")
     ])
     func invalidScenariosNameTheField(json: String, expected: String) throws {
         let error = try #require(failure(json))
@@ -100,7 +120,9 @@ import Testing
     private func decode(_ json: String) throws -> Scenario { try Scenario.decode(Array(json.utf8)) }
 
     private func message(_ json: String) -> String? {
-        do { _ = try decode(json); return nil } catch let error as CellpathError { return error.message } catch { return "\(error)" }
+        do { _ = try decode(json); return nil } catch let error as CellpathError { return error.message } catch {
+            return "\(error)"
+        }
     }
 
     @Test func defaultsAreIPv4WithoutNAT64() throws {
@@ -123,14 +145,19 @@ import Testing
     }
 
     @Test(arguments: [
-        (#"{"modems": [{"ipType": "ipv5"}]}"#, #"modems[0].ipType: must be one of "ipv4", "ipv6", "ipv4v6", got the string "ipv5""#),
+        (
+            #"{"modems": [{"ipType": "ipv5"}]}"#,
+            #"modems[0].ipType: must be one of "ipv4", "ipv6", "ipv4v6", got the string "ipv5""#
+        ),
         (#"{"modems": [{"ipType": 6}]}"#, #"modems[0].ipType: must be one of "ipv4", "ipv6", "ipv4v6", got 6"#),
         (#"{"modems": [{"nat64": "yes"}]}"#, #"modems[0].nat64: must be true or false, got the string "yes""#),
         (#"{"modems": [{"nat64": true}]}"#, #"modems[0].nat64: needs "ipType": "ipv6""#),
         (#"{"modems": [{"ipType": "ipv4v6", "nat64": true}]}"#, #"got "ipv4v6""#),
-        (#"{"modems": [{"ipType": "ipv6", "nat64": true}, {"ipType": "ipv4v6"}]}"#,
-         "modems[1].nat64: must be true as for modems[0]"),
-        (#"{"modems": [{"iptype": "ipv6"}]}"#, #"did you mean "ipType"?"#),
+        (
+            #"{"modems": [{"ipType": "ipv6", "nat64": true}, {"ipType": "ipv4v6"}]}"#,
+            "modems[1].nat64: must be true as for modems[0]"
+        ),
+        (#"{"modems": [{"iptype": "ipv6"}]}"#, #"did you mean "ipType"?"#)
     ])
     func badIPSettingsNameTheField(json: String, expected: String) {
         let text = message(json)
@@ -145,7 +172,7 @@ import Testing
     @Test(arguments: [
         (BearerIPType.ipv4, BearerIPType.ipv4, BearerIPType?.some(.ipv4)),
         (.ipv4v6, .ipv6, .ipv6), (.ipv4v6, .ipv4, .ipv4), (.ipv4v6, .ipv4v6, .ipv4v6),
-        (.ipv6, .ipv4v6, .ipv6), (.ipv4, .ipv4v6, .ipv4), (.ipv4, .ipv6, nil), (.ipv6, .ipv4, nil),
+        (.ipv6, .ipv4v6, .ipv6), (.ipv4, .ipv4v6, .ipv4), (.ipv4, .ipv6, nil), (.ipv6, .ipv4, nil)
     ])
     func grantIsTheIntersection(requested: BearerIPType, offered: BearerIPType, granted: BearerIPType?) {
         #expect(requested.granted(by: offered) == granted)

@@ -3,8 +3,8 @@ import FoundationEssentials
 import Glibc
 import Simulator
 import SimulatorScenario
-import Testing
 import TestSupport
+import Testing
 
 /// Lifecycle events through the daemon's control API in a real world: reset with
 /// re-enumeration, SIM hot-swap, suspend/resume without ModemManager, reported DNS.
@@ -96,7 +96,7 @@ struct LifecycleWorldTests {
         scenario.events = [swap, reset]
         try WorldFixture.withWorld(scenario: scenario) { prefix in
             var status = try SimulatedWorld.status(prefix: prefix)
-            for _ in 0..<50 where status.modems[0].sim != Self.newSIM {
+            for _ in 0 ..< 50 where status.modems[0].sim != Self.newSIM {
                 usleep(100_000)
                 status = try SimulatedWorld.status(prefix: prefix)
             }
@@ -115,14 +115,18 @@ struct LifecycleWorldTests {
         scenario.modems[0].protocol = .qmi
         try WorldFixture.withWorld(scenario: scenario) { prefix in
             let port = try SimulatedWorld.status(prefix: prefix).modems[0].controlPort
-            let start = try run(["qmicli", "-d", port, "--device-open-qmi",
-                                 "--wds-start-network=apn=internet,ip-type=4",
-                                 "--client-no-release-cid"])
+            let start = try run([
+                "qmicli", "-d", port, "--device-open-qmi",
+                "--wds-start-network=apn=internet,ip-type=4",
+                "--client-no-release-cid"
+            ])
             #expect(start.status == 0, "\(start.stderr)")
             let cid = try #require(field("CID", in: start.stdout))
             _ = try SimulatedWorld.lifecycle(.reportDNS(["0.0.0.0", "::"]), prefix: prefix)
-            let settings = try run(["qmicli", "-d", port, "--device-open-qmi", "--wds-get-current-settings",
-                                    "--client-cid=\(cid)", "--client-no-release-cid"])
+            let settings = try run([
+                "qmicli", "-d", port, "--device-open-qmi", "--wds-get-current-settings",
+                "--client-cid=\(cid)", "--client-no-release-cid"
+            ])
             #expect(field("IPv4 primary DNS", in: settings.stdout) == "0.0.0.0", "\(settings.stdout)")
             #expect(throws: CellpathError.self) {
                 try SimulatedWorld.lifecycle(.reportDNS(["dns.example"]), prefix: prefix)
@@ -175,35 +179,56 @@ struct CheckWalk {
         for (name, value) in try SimulatedWorld.environment(prefix: prefix) { env[name] = value }
         environment = env
         let id = try #require(env["CELLPATH_CLIENT_ID"]), secret = try #require(env["CELLPATH_CLIENT_SECRET"])
-        let answer = try Self.curl(prefix, env, ["-u", "\(id):\(secret)", "-d",
-                                                 "grant_type=client_credentials&scope=subscriber_check",
-                                                 "https://api.truid.test/oauth2/v1/token"])
+        let answer = try Self.curl(
+            prefix, env,
+            [
+                "-u", "\(id):\(secret)", "-d",
+                "grant_type=client_credentials&scope=subscriber_check",
+                "https://api.truid.test/oauth2/v1/token"
+            ])
         token = try #require(answer["access_token"]?.string)
     }
 
     /// Whether the SIM behind `interface` has `number`, as the completed check says.
     func matches(_ number: String, interface: String = "wwan0") throws -> Bool? {
         let auth = ["-H", "Authorization: Bearer \(token)"]
-        let check = try Self.curl(prefix, environment, auth + ["-H", "Content-Type: application/json",
-                                  "-d", #"{"phone_number":"\#(number)"}"#,
-                                  "https://api.truid.test/subscriber_check/v0.2/checks"])
+        let check = try Self.curl(
+            prefix, environment,
+            auth + [
+                "-H", "Content-Type: application/json",
+                "-d", #"{"phone_number":"\#(number)"}"#,
+                "https://api.truid.test/subscriber_check/v0.2/checks"
+            ])
         let id = try #require(check["check_id"]?.string)
         let url = try #require(check["_links"]?["check_url"]?["href"]?.string)
-        let result = try Self.curl(prefix, environment, ["-L", "--interface", interface,
-                                   "--resolve", "api.truid.test:443:203.0.113.10",
-                                   "--resolve", "mno.carrier.test:80:100.64.0.1", url])
+        let result = try Self.curl(
+            prefix, environment,
+            [
+                "-L", "--interface", interface,
+                "--resolve", "api.truid.test:443:203.0.113.10",
+                "--resolve", "mno.carrier.test:80:100.64.0.1", url
+            ])
         let code = try #require(result["code"]?.string, "\(result)")
-        let patched = try Self.curl(prefix, environment, auth + ["-X", "PATCH",
-                                    "-H", "Content-Type: application/json-patch+json",
-                                    "-d", #"[{"op":"add","path":"/code","value":"\#(code)"}]"#,
-                                    "https://api.truid.test/subscriber_check/v0.2/checks/\(id)"])
+        let patched = try Self.curl(
+            prefix, environment,
+            auth + [
+                "-X", "PATCH",
+                "-H", "Content-Type: application/json-patch+json",
+                "-d", #"[{"op":"add","path":"/code","value":"\#(code)"}]"#,
+                "https://api.truid.test/subscriber_check/v0.2/checks/\(id)"
+            ])
         return patched["match"]?.bool
     }
 
-    private static func curl(_ prefix: String, _ env: [String: String],
-                             _ arguments: [String]) throws -> [String: JSONValue] {
-        let result = try ProcessRunner.run(["ip", "netns", "exec", prefix + "ue", "curl", "-sS", "--max-time", "10",
-                                            "--cacert", env["CELLPATH_CA_FILE"] ?? ""] + arguments, environment: env)
+    private static func curl(
+        _ prefix: String, _ env: [String: String],
+        _ arguments: [String]
+    ) throws -> [String: JSONValue] {
+        let result = try ProcessRunner.run(
+            [
+                "ip", "netns", "exec", prefix + "ue", "curl", "-sS", "--max-time", "10",
+                "--cacert", env["CELLPATH_CA_FILE"] ?? ""
+            ] + arguments, environment: env)
         #expect(result.status == 0, "curl \(arguments): \(result.stderr)")
         return try JSONDecoder().decode([String: JSONValue].self, from: Data(result.stdout.utf8))
     }

@@ -1,5 +1,5 @@
-import CellpathCore
 import CShims
+import CellpathCore
 import Glibc
 import Simulator
 import TestSupport
@@ -10,7 +10,8 @@ final class NamespaceSocket {
 
     init(namespace: String) throws {
         var error = [CChar](repeating: 0, count: 256)
-        fd = cshims_socket_in_netns("/run/netns/\(namespace)", AF_INET, Int32(SOCK_DGRAM.rawValue), 0, &error, error.count)
+        fd = cshims_socket_in_netns(
+            "/run/netns/\(namespace)", AF_INET, Int32(SOCK_DGRAM.rawValue), 0, &error, error.count)
         if fd < 0 { throw CellpathError(.unavailable, "socket in \(namespace): \(cText(error))") }
     }
 
@@ -19,7 +20,9 @@ final class NamespaceSocket {
     func bind(_ address: String, port: UInt16 = 0) throws {
         var sin = Self.address(address, port)
         let rc = withUnsafePointer(to: &sin) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                Glibc.bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         if rc != 0 { throw CellpathError(.unavailable, "bind \(address):\(port): \(String(cString: strerror(errno)))") }
     }
@@ -33,7 +36,9 @@ final class NamespaceSocket {
     var port: UInt16 {
         var sin = sockaddr_in()
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &sin) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
+        _ = withUnsafeMutablePointer(to: &sin) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
         return UInt16(bigEndian: sin.sin_port)
     }
 
@@ -43,7 +48,9 @@ final class NamespaceSocket {
         var sin = Self.address(address, port)
         let n = withUnsafePointer(to: &sin) { p in
             p.withMemoryRebound(to: sockaddr.self, capacity: 1) { sa in
-                bytes.withUnsafeBytes { sendto(fd, $0.baseAddress, $0.count, 0, sa, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+                bytes.withUnsafeBytes {
+                    sendto(fd, $0.baseAddress, $0.count, 0, sa, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
             }
         }
         return n == bytes.count
@@ -62,7 +69,7 @@ final class NamespaceSocket {
         guard n >= 0 else { return nil }
         var text = [CChar](repeating: 0, count: 32)
         inet_ntop(AF_INET, &sin.sin_addr, &text, 32)
-        return (Array(buffer[0..<n]), cText(text), UInt16(bigEndian: sin.sin_port))
+        return (Array(buffer[0 ..< n]), cText(text), UInt16(bigEndian: sin.sin_port))
     }
 
     private static func address(_ text: String, _ port: UInt16) -> sockaddr_in {

@@ -2,8 +2,8 @@ import CellpathCore
 import Glibc
 import Simulator
 import SimulatorScenario
-import Testing
 import TestSupport
+import Testing
 
 /// A router-mode modem (Huawei HiLink) in a real world: the device sees an Ethernet device
 /// `usbN`, leases 192.168.8.x from the modem's DHCP server, and its traffic reaches the carrier
@@ -43,9 +43,11 @@ struct RouterModemWorldTests {
             let link = try run(["ip", "-n", ue, "link", "show", "usb1"]).stdout
             #expect(link.contains("link/ether") && !link.contains("NOARP"), "\(link)")
 
-            let lease = try run(["ip", "netns", "exec", ue, "udhcpc", "-i", "usb1", "-n", "-q", "-f",
-                                 "-t", "5", "-T", "1",
-                                 "-s", script])
+            let lease = try run([
+                "ip", "netns", "exec", ue, "udhcpc", "-i", "usb1", "-n", "-q", "-f",
+                "-t", "5", "-T", "1",
+                "-s", script
+            ])
             #expect(lease.status == 0, "\(lease.stdout) \(lease.stderr)")
             #expect((lease.stdout + lease.stderr).contains("lease of 192.168.8."), "\(lease.stdout) \(lease.stderr)")
             let address = try run(["ip", "-n", ue, "-4", "-o", "addr", "show", "usb1"]).stdout

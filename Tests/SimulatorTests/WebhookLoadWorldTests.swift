@@ -4,8 +4,8 @@ import Glibc
 import Simulator
 import SimulatorScenario
 import SystemSupport
-import Testing
 import TestSupport
+import Testing
 
 /// A load run against the daemon's fake API: many checks expire while their webhooks cannot be
 /// delivered, and the daemon's threads and memory stay bounded.
@@ -30,17 +30,26 @@ struct WebhookLoadWorldTests {
     @Test func expiringChecksWhoseWebhooksAreRefusedKeepTheDaemonsThreadsAndMemoryBounded() throws {
         var scenario = Scenario.builtIn
         scenario.wifiPath = LinkConditions(delayMs: 0)
-        scenario.api.callbackURL = "http://192.0.2.23:9/hook"  // nothing listens there: every attempt is refused, then retried
+        // Nothing listens there: every attempt is refused, then retried.
+        scenario.api.callbackURL = "http://192.0.2.23:9/hook"
         scenario.api.checkTTLSeconds = 1
         scenario.api.rateLimitPerHour = nil
         try WorldFixture.withWorld(scenario: scenario) { prefix in
             let run = RunDirectory(prefix: prefix)
             let credentials = try #require(SimulatorCredentials.load(run))
-            let token = try #require(JSONValue.parse(curl(prefix, ["-u", "\(credentials.clientID):\(credentials.clientSecret)",
-                                                                   "-d", "grant_type=client_credentials&scope=subscriber_check",
-                                                                   "https://api.truid.test/oauth2/v1/token"]))["access_token"]?.string)
-            let daemon = try #require(Int32(String(decoding: try FileSystem.read(run.daemonPIDFile), as: UTF8.self)
-                .filter(\.isNumber)))
+            let token = try #require(
+                JSONValue.parse(
+                    curl(
+                        prefix,
+                        [
+                            "-u", "\(credentials.clientID):\(credentials.clientSecret)",
+                            "-d", "grant_type=client_credentials&scope=subscriber_check",
+                            "https://api.truid.test/oauth2/v1/token"
+                        ]))["access_token"]?.string)
+            let daemon = try #require(
+                Int32(
+                    String(decoding: try FileSystem.read(run.daemonPIDFile), as: UTF8.self)
+                        .filter(\.isNumber)))
             let residentBeforeKB = try status("VmRSS", pid: daemon)
             // One curl, one connection, every check created in turn (`next` resets every option).
             let create = """
@@ -53,7 +62,9 @@ struct WebhookLoadWorldTests {
                 write-out = "%{http_code}\\n"
                 """
             let config = "/tmp/\(prefix)create-checks.curl"
-            try FileSystem.write(Array(Array(repeating: create, count: Self.checks).joined(separator: "\nnext\n").utf8), to: config, mode: 0o600)
+            try FileSystem.write(
+                Array(Array(repeating: create, count: Self.checks).joined(separator: "\nnext\n").utf8), to: config,
+                mode: 0o600)
             defer { unlink(config) }
             let created = try curl(prefix, ["-K", config]).split(separator: "\n")
             #expect(created.count == Self.checks && created.allSatisfy { $0 == "201" })
@@ -70,7 +81,9 @@ struct WebhookLoadWorldTests {
             let residentKB = try status("VmRSS", pid: daemon)
             #expect(threads < 40, "the daemon runs \(threads) threads")
             // A thread per delivery would cost ~1500 threads and ~25 MB; the queue costs a few MB.
-            #expect(residentKB - residentBeforeKB < 16_000, "the daemon's resident memory grew from \(residentBeforeKB) kB to \(residentKB) kB")
+            #expect(
+                residentKB - residentBeforeKB < 16_000,
+                "the daemon's resident memory grew from \(residentBeforeKB) kB to \(residentKB) kB")
         }
     }
 }

@@ -1,11 +1,12 @@
-import CellpathCore
 import CShims
+import CellpathCore
 import Glibc
-@testable import Simulator
 import SimulatorScenario
 import SystemSupport
-import Testing
 import TestSupport
+import Testing
+
+@testable import Simulator
 
 /// A scenario that validates starts, and `sim down` leaves nothing running in the
 /// world's namespaces or on its control ports. Root only.
@@ -13,7 +14,7 @@ import TestSupport
 struct WorldCleanupTests {
     @Test(arguments: [
         #"{"modems": [{"sim": null}, {"sim": {"msisdn": "+447940448591"}}]}"#,
-        #"{"modems": [{}, {"protocol": "qmi"}, {"sim": {"pinLocked": true}}]}"#,
+        #"{"modems": [{}, {"protocol": "qmi"}, {"sim": {"pinLocked": true}}]}"#
     ])
     func aScenarioThatValidatesStarts(json: String) throws {
         let scenario = try Scenario.decode(Array(json.utf8))
@@ -26,7 +27,8 @@ struct WorldCleanupTests {
     }
 
     @Test func modemWithoutSIMHasNoSIMInTheWorld() throws {
-        let scenario = try Scenario.decode(Array(#"{"modems": [{"sim": null}, {"sim": {"msisdn": "+447940448591"}}]}"#.utf8))
+        let scenario = try Scenario.decode(
+            Array(#"{"modems": [{"sim": null}, {"sim": {"msisdn": "+447940448591"}}]}"#.utf8))
         try WorldFixture.withWorld(scenario: scenario) { prefix in
             let modems = try SimulatedWorld.status(prefix: prefix).modems
             #expect(modems[0].sim == nil)
@@ -34,8 +36,10 @@ struct WorldCleanupTests {
             #expect(modems[0].registration == .deregistered)
             #expect(modems[1].sim?.msisdn == "+447940448591")
             // The modem itself says so to a client.
-            let ready = try WorldFixture.output(["ip", "netns", "exec", prefix + "ue", "mbimcli", "-d", modems[0].controlPort,
-                                                 "--query-subscriber-ready-status"])
+            let ready = try WorldFixture.output([
+                "ip", "netns", "exec", prefix + "ue", "mbimcli", "-d", modems[0].controlPort,
+                "--query-subscriber-ready-status"
+            ])
             #expect(ready.stdout.contains("sim-not-inserted"), "\(ready.stdout)\(ready.stderr)")
         }
     }
@@ -43,14 +47,24 @@ struct WorldCleanupTests {
     @Test func downStopsEveryProcessInTheWorldAndOnItsPorts() throws {
         let prefix = WorldFixture.uniquePrefix()
         defer { _ = try? SimulatedWorld.down(prefix: prefix) }
-        let status = try WorldFixture.up(prefix: prefix, scenario: Scenario(modems: [SimulatedModem(index: 0),
-                                                                                      { var m = SimulatedModem(index: 1); m.protocol = .qmi; return m }()]))
+        let status = try WorldFixture.up(
+            prefix: prefix,
+            scenario: Scenario(modems: [
+                SimulatedModem(index: 0),
+                {
+                    var m = SimulatedModem(index: 1); m.protocol = .qmi; return m
+                }()
+            ]))
         let ue = prefix + "ue"
         let mbimPort = status.modems[0].controlPort, qmiPort = status.modems[1].controlPort
         // mbimcli -p / qmicli -p on the device leave their proxies running in its namespace.
-        let mbim = try WorldFixture.output(["ip", "netns", "exec", ue, "mbimcli", "-d", mbimPort, "-p", "--query-device-caps"])
+        let mbim = try WorldFixture.output([
+            "ip", "netns", "exec", ue, "mbimcli", "-d", mbimPort, "-p", "--query-device-caps"
+        ])
         #expect(mbim.status == 0, "\(mbim.stderr)")
-        let qmi = try WorldFixture.output(["ip", "netns", "exec", ue, "qmicli", "-d", qmiPort, "-p", "--device-open-qmi", "--dms-get-ids"])
+        let qmi = try WorldFixture.output([
+            "ip", "netns", "exec", ue, "qmicli", "-d", qmiPort, "-p", "--device-open-qmi", "--dms-get-ids"
+        ])
         #expect(qmi.status == 0, "\(qmi.stderr)")
         // A background child of the device's shell, and a process on the host that holds a port.
         let background = try BackgroundProcess(["ip", "netns", "exec", ue, "sleep", "300"])
@@ -115,7 +129,9 @@ struct WorldCleanupTests {
         let prefix = WorldFixture.uniquePrefix()
         defer { _ = try? SimulatedWorld.down(prefix: prefix) }
         let port = RunDirectory(prefix: prefix).devRoot + "/cdc-wdm0"
-        let holder = try BackgroundProcess(["sh", "-c", "while [ ! -e \(port) ]; do sleep 0.05; done; exec sleep 306 < \(port)"])
+        let holder = try BackgroundProcess([
+            "sh", "-c", "while [ ! -e \(port) ]; do sleep 0.05; done; exec sleep 306 < \(port)"
+        ])
         _ = try WorldFixture.up(prefix: prefix)
         try #require(Poll.until(timeout: .seconds(10), interval: .milliseconds(50)) { holdsFile(holder.pid, port) })
 
@@ -136,7 +152,9 @@ struct WorldCleanupTests {
         _ = waitpid(daemon, &reaped, 0)
         let report = try SimulatedWorld.down(prefix: prefix)
         #expect(!report.stoppedDaemon)
-        #expect(report.stoppedProcesses.contains { $0.pid == background.pid && $0.reason == "in \(prefix)ue" }, "\(report.stoppedProcesses)")
+        #expect(
+            report.stoppedProcesses.contains { $0.pid == background.pid && $0.reason == "in \(prefix)ue" },
+            "\(report.stoppedProcesses)")
         #expect(background.wait(timeoutMs: 5000))
         #expect(report.removedNamespaces.count == 3)
     }
@@ -167,7 +185,8 @@ struct WorldCleanupTests {
             found = [:]
             for line in listing.stdout.split(separator: "\n") {
                 guard let pid = Int32(line) else { continue }
-                found[pid] = FileSystem.readText("/proc/\(pid)/comm")?.split(separator: "\n").first.map(String.init) ?? "?"
+                found[pid] =
+                    FileSystem.readText("/proc/\(pid)/comm")?.split(separator: "\n").first.map(String.init) ?? "?"
             }
             return names.isSubset(of: Set(found.values))
         }

@@ -1,9 +1,9 @@
-import SimulatorScenario
 import CellpathCore
 import Glibc
 import Simulator
-import Testing
+import SimulatorScenario
 import TestSupport
+import Testing
 
 /// The simulated world end to end: topology, data path, DNS, TLS, lifecycle. Root only.
 @Suite(.serialized, .enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)), .ownThreads(.worlds))
@@ -41,8 +41,10 @@ struct WorldTests {
             #expect(try addresses(carrier, "lo").sorted() == ["100.64.0.1/32", "100.64.0.53/32", "127.0.0.1/8"])
             #expect(try addresses(carrier, "inet0") == ["198.51.100.1/30"])
             let carrierRoutes = try routes(carrier)
-            for expected in ["100.64.23.10 dev radio0 scope link", "100.64.23.11 dev radio1 scope link",
-                             "192.0.2.0/24 via 198.51.100.2 dev inet0", "203.0.113.0/24 via 198.51.100.2 dev inet0"] {
+            for expected in [
+                "100.64.23.10 dev radio0 scope link", "100.64.23.11 dev radio1 scope link",
+                "192.0.2.0/24 via 198.51.100.2 dev inet0", "203.0.113.0/24 via 198.51.100.2 dev inet0"
+            ] {
                 #expect(carrierRoutes.contains(expected), "\(carrierRoutes)")
             }
             #expect(try addresses(inet, "lo").contains("203.0.113.10/32"))
@@ -114,7 +116,7 @@ struct WorldTests {
             /// Median round trip of 5 echoes from `client`, in ms.
             func rtt(_ client: NamespaceSocket) throws -> Double {
                 var samples: [Double] = []
-                for i in 0..<5 {
+                for i in 0 ..< 5 {
                     let start = nowMs()
                     #expect(client.send([UInt8(i)], to: "203.0.113.10", port: server.port))
                     let request = try #require(server.receive(timeoutMs: 2000))
@@ -135,8 +137,9 @@ struct WorldTests {
 
     @Test func eachDirectionHasItsOwnDelayAndLoss() throws {
         var scenario = Scenario.builtIn
-        scenario.cellularPath = LinkConditions(delayMs: 0, uplink: DirectionOverride(delayMs: 60),
-                                               downlink: DirectionOverride(lossPercent: 100))
+        scenario.cellularPath = LinkConditions(
+            delayMs: 0, uplink: DirectionOverride(delayMs: 60),
+            downlink: DirectionOverride(lossPercent: 100))
         try WorldFixture.withWorld(scenario: scenario) { prefix in
             _ = try SimulatedWorld.bearer(connect: true, modem: 0, prefix: prefix)
             let server = try NamespaceSocket(namespace: prefix + "inet")
@@ -166,7 +169,7 @@ struct WorldTests {
             let client = try NamespaceSocket(namespace: prefix + "ue")
             try client.bindToDevice("wwan0")
             var oneWay: [Double] = []
-            for i in 0..<12 {
+            for i in 0 ..< 12 {
                 let start = nowMs()
                 #expect(client.send([UInt8(i)], to: "203.0.113.10", port: server.port))
                 let received = try #require(server.receive(timeoutMs: 2000))
@@ -176,10 +179,10 @@ struct WorldTests {
             #expect(oneWay.allSatisfy { $0 >= 19 && $0 < 120 }, "\(oneWay)")
             #expect(oneWay.max()! - oneWay.min()! > 10, "no jitter in \(oneWay)")
             // A burst keeps its order even though each packet draws its own delay.
-            for i in 0..<20 { client.send([UInt8(i)], to: "203.0.113.10", port: server.port) }
+            for i in 0 ..< 20 { client.send([UInt8(i)], to: "203.0.113.10", port: server.port) }
             var order: [UInt8] = []
             while order.count < 20, let packet = server.receive(timeoutMs: 1000) { order += packet.bytes }
-            #expect(order == (0..<20).map { UInt8($0) })
+            #expect(order == (0 ..< 20).map { UInt8($0) })
         }
     }
 
@@ -247,7 +250,9 @@ struct WorldTests {
             let cell = try NamespaceSocket(namespace: prefix + "ue")
             try cell.bindToDevice("wwan0")
             let wifi = try NamespaceSocket(namespace: prefix + "ue")
-            func ask(_ socket: NamespaceSocket, _ server: String, _ name: String) throws -> (rcode: Int, address: String?) {
+            func ask(
+                _ socket: NamespaceSocket, _ server: String, _ name: String
+            ) throws -> (rcode: Int, address: String?) {
                 #expect(socket.send(dnsQuery(name, id: 0x4242), to: server, port: 53))
                 return dnsAnswer(try #require(socket.receive(timeoutMs: 2000)).bytes)
             }
@@ -264,16 +269,21 @@ struct WorldTests {
     @Test func theTestCAIsTrustedThroughSimExecEnvironment() throws {
         try WorldFixture.withWorld { prefix in
             let run = RunDirectory(prefix: prefix)
-            let verify = try WorldFixture.output(["openssl", "verify", "-CAfile", run.caCertificate, run.serverCertificate])
+            let verify = try WorldFixture.output([
+                "openssl", "verify", "-CAfile", run.caCertificate, run.serverCertificate
+            ])
             #expect(verify.status == 0, "\(verify.stdout)\(verify.stderr)")
-            let env = Dictionary(uniqueKeysWithValues: try SimulatedWorld.environment(prefix: prefix).map { ($0.name, $0.value) })
+            let env = Dictionary(
+                uniqueKeysWithValues: try SimulatedWorld.environment(prefix: prefix).map { ($0.name, $0.value) })
             #expect(env["CELLPATH_CA_FILE"] == run.caCertificate)
             #expect(env["CELLPATH_API_BASE"] == "https://api.truid.test")
             // A TLS server with the world's certificate on the API address; curl in the
             // device namespace resolves the name through Wi-Fi DNS and trusts the test CA.
-            let server = try BackgroundProcess(["ip", "netns", "exec", prefix + "inet", "openssl", "s_server",
-                                                            "-accept", "203.0.113.10:4433", "-cert", run.serverCertificate,
-                                                            "-key", run.serverKey, "-www", "-quiet"])
+            let server = try BackgroundProcess([
+                "ip", "netns", "exec", prefix + "inet", "openssl", "s_server",
+                "-accept", "203.0.113.10:4433", "-cert", run.serverCertificate,
+                "-key", run.serverKey, "-www", "-quiet"
+            ])
             defer { server.stop() }
             /// `cellpath sim exec -- COMMAND…` in this world: its exit status.
             func simExec(_ command: [String]) throws -> Int32 {
@@ -281,18 +291,24 @@ struct WorldTests {
             }
             var status: Int32 = -1
             try Poll.until(timeout: .seconds(5), interval: .milliseconds(100)) {
-                status = try simExec(["sh", "-c", "curl -sf -o /dev/null --cacert \"$CELLPATH_CA_FILE\" https://api.truid.test:4433/"])
+                status = try simExec([
+                    "sh", "-c", "curl -sf -o /dev/null --cacert \"$CELLPATH_CA_FILE\" https://api.truid.test:4433/"
+                ])
                 return status == 0
             }
             #expect(status == 0)
-            let untrusted = try simExec(["curl", "-s", "-o", "/dev/null", "--cacert", "/etc/ssl/certs/ca-certificates.crt",
-                                         "https://api.truid.test:4433/"])
+            let untrusted = try simExec([
+                "curl", "-s", "-o", "/dev/null", "--cacert", "/etc/ssl/certs/ca-certificates.crt",
+                "https://api.truid.test:4433/"
+            ])
             #expect(untrusted == 60)  // CURLE_PEER_FAILED_VERIFICATION
             // curl --interface wwan0 (SO_BINDTODEVICE) takes the cellular path once the bearer is up.
             _ = try SimulatedWorld.bearer(connect: true, modem: 0, prefix: prefix)
             let before = try SimulatedWorld.status(prefix: prefix).modems[0].counters.uplink.relayedPackets
-            let cellular = try simExec(["curl", "-sf", "-o", "/dev/null", "--interface", "wwan0", "--cacert", run.caCertificate,
-                                        "--resolve", "api.truid.test:4433:203.0.113.10", "https://api.truid.test:4433/"])
+            let cellular = try simExec([
+                "curl", "-sf", "-o", "/dev/null", "--interface", "wwan0", "--cacert", run.caCertificate,
+                "--resolve", "api.truid.test:4433:203.0.113.10", "https://api.truid.test:4433/"
+            ])
             #expect(cellular == 0)
             let after = try SimulatedWorld.status(prefix: prefix).modems[0].counters.uplink.relayedPackets
             #expect(after >= before + 3)  // at least SYN, ACK, ClientHello
@@ -302,7 +318,10 @@ struct WorldTests {
     @Test func upTwiceDownTwiceAndDownAfterKill() throws {
         let prefix = WorldFixture.uniquePrefix()
         let run = RunDirectory(prefix: prefix)
-        let rootLinksBefore = try Set(WorldFixture.output(["ip", "-o", "link", "show"]).stdout.split(separator: "\n").map { $0.split(separator: ":")[1] })
+        let rootLinksBefore = try Set(
+            WorldFixture.output(["ip", "-o", "link", "show"]).stdout.split(separator: "\n").map {
+                $0.split(separator: ":")[1]
+            })
         defer { _ = try? SimulatedWorld.down(prefix: prefix) }
 
         let first = try WorldFixture.up(prefix: prefix)
@@ -331,14 +350,20 @@ struct WorldTests {
         let afterKill = try SimulatedWorld.down(prefix: prefix)
         #expect(!afterKill.stoppedDaemon)
         #expect(Set(afterKill.stoppedProcesses.map(\.pid)) == Set(children))
-        #expect(afterKill.stoppedProcesses.allSatisfy { $0.name == "dnsmasq" && $0.reason.hasSuffix("DNS of a killed daemon") })
+        #expect(
+            afterKill.stoppedProcesses.allSatisfy {
+                $0.name == "dnsmasq" && $0.reason.hasSuffix("DNS of a killed daemon")
+            })
         #expect(afterKill.removedNamespaces.count == 3)
 
         // Nothing left: namespaces, processes, devices, files.
         let namespaces = try WorldFixture.output(["ip", "netns", "list"]).stdout
         #expect(!namespaces.contains(prefix))
         for pid in children + [daemon] { #expect(processIsGone(pid), "pid \(pid) still runs") }
-        let rootLinksAfter = try Set(WorldFixture.output(["ip", "-o", "link", "show"]).stdout.split(separator: "\n").map { $0.split(separator: ":")[1] })
+        let rootLinksAfter = try Set(
+            WorldFixture.output(["ip", "-o", "link", "show"]).stdout.split(separator: "\n").map {
+                $0.split(separator: ":")[1]
+            })
         #expect(rootLinksAfter.subtracting(rootLinksBefore).isEmpty)
         #expect(access(run.path, F_OK) != 0)
         #expect(access("/etc/netns/\(prefix)ue", F_OK) != 0)
@@ -354,4 +379,3 @@ func processIsGone(_ pid: Int32) -> Bool {
     var byte: UInt8 = 0
     return read(fd, &byte, 1) <= 0
 }
-

@@ -21,14 +21,15 @@ import Testing
 
     @Test func eachModemsTUNDeviceIsNamedAsItsProfilesNetDevice() throws {
         var scenario = Scenario.builtIn
-        scenario.modems = [DeviceProfile.Name.simulated, .pcieMHINet, .routerMode, .pcieIOSMUnsupported, .pcieT7xx].map {
+        scenario.modems = [DeviceProfile.Name.simulated, .pcieMHINet, .routerMode, .pcieIOSMUnsupported, .pcieT7xx].map
+        {
             var modem = SimulatedModem(protocol: .mbim)
             modem.device = $0
             return modem
         }
         let topology = WorldTopology(prefix: "cp-", scenario: scenario)
         #expect(topology.modemCount == 5)
-        #expect((0..<5).map(topology.modemInterface) == ["wwan0", "mhi_hwip1", "usb2", "wwan3", "wwan4"])
+        #expect((0 ..< 5).map(topology.modemInterface) == ["wwan0", "mhi_hwip1", "usb2", "wwan3", "wwan4"])
         #expect(WorldTopology(prefix: "cp-", modemCount: 2).modemInterfaces == ["wwan0", "wwan1"])
     }
 
@@ -39,9 +40,15 @@ import Testing
         #expect(topology.bearerIPv6Prefix(31) == "2001:db8:64:2f::/64")
         #expect(topology.bearerIPv6Address(1) == "2001:db8:64:11::2")
         let dual = BearerAssignment.carrier(modemIndex: 1, ipType: .ipv4v6)
-        #expect(dual.ipv4 == FamilyAssignment(address: "100.64.23.11", prefixLength: 32, gateway: "100.64.0.1", dnsServers: ["100.64.0.53"]))
-        #expect(dual.ipv6 == FamilyAssignment(address: "2001:db8:64:11::2", prefixLength: 64, gateway: "2001:db8:64:11::1",
-                                              dnsServers: ["2001:db8:64::53"]))
+        #expect(
+            dual.ipv4
+                == FamilyAssignment(
+                    address: "100.64.23.11", prefixLength: 32, gateway: "100.64.0.1", dnsServers: ["100.64.0.53"]))
+        #expect(
+            dual.ipv6
+                == FamilyAssignment(
+                    address: "2001:db8:64:11::2", prefixLength: 64, gateway: "2001:db8:64:11::1",
+                    dnsServers: ["2001:db8:64::53"]))
         let v6 = BearerAssignment.carrier(modemIndex: 0, ipType: .ipv6)
         #expect(v6.ipv4 == nil && v6.ipType == .ipv6)
     }

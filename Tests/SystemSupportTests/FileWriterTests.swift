@@ -1,8 +1,8 @@
 import CellpathCore
 import Glibc
 import SystemSupport
-import Testing
 import TestSupport
+import Testing
 
 /// The one way cellpath writes a file (`FileSystem.write`): what it refuses, what it never
 /// follows, and what it leaves behind. The cases about other users need root (chown, another
@@ -26,7 +26,9 @@ import TestSupport
         #expect(symlink("\(dir)/victim", "\(dir)/record.json") == 0)
         let error = #expect(throws: SystemError.self) { try FileSystem.write("record\n", to: "\(dir)/record.json") }
         #expect(error?.code == ELOOP)
-        #expect(error?.description == "write \(dir)/record.json: it is a symbolic link, which cellpath never writes through")
+        #expect(
+            error?.description == "write \(dir)/record.json: it is a symbolic link, which cellpath never writes through"
+        )
         #expect(text("\(dir)/victim") == "victim\n")
         #expect(isSymbolicLink("\(dir)/record.json"))
         #expect(throws: SystemError.self) { try FileSystem.checkWritable("\(dir)/record.json") }
@@ -100,12 +102,16 @@ import TestSupport
         #expect(chmod(dir, 0o755) == 0)
         try FileSystem.makeDirectories("\(dir)/shared/below")
         #expect(chmod("\(dir)/shared", 0o777) == 0)
-        let error = #expect(throws: SystemError.self) { try FileSystem.write("record", to: "\(dir)/shared/record.json") }
+        let error = #expect(throws: SystemError.self) {
+            try FileSystem.write("record", to: "\(dir)/shared/record.json")
+        }
         #expect(error?.code == EPERM)
         #expect(error?.reason == "its directory may be written by a user other than root, and the file is not root's")
         #expect(throws: SystemError.self) { try FileSystem.checkWritable("\(dir)/shared/record.json") }
         // Below it too: the other user could swap `below` for a link to anywhere.
-        let above = #expect(throws: SystemError.self) { try FileSystem.write("record", to: "\(dir)/shared/below/record.json") }
+        let above = #expect(throws: SystemError.self) {
+            try FileSystem.write("record", to: "\(dir)/shared/below/record.json")
+        }
         #expect(above?.reason == "its directory, or one above it, may be changed by a user other than root")
         // A directory of another user is theirs to change as well.
         #expect(chown("\(dir)/shared/below", Self.nobody.uid, Self.nobody.gid) == 0)
@@ -130,7 +136,9 @@ import TestSupport
         try FileSystem.write("root's again", to: "\(dir)/sticky/root.json")
         #expect(text("\(dir)/sticky/root.json") == "root's again")
         try FileSystem.write("theirs", to: "\(dir)/sticky/theirs.json", as: Self.nobody)
-        let error = #expect(throws: SystemError.self) { try FileSystem.write("root's", to: "\(dir)/sticky/theirs.json") }
+        let error = #expect(throws: SystemError.self) {
+            try FileSystem.write("root's", to: "\(dir)/sticky/theirs.json")
+        }
         #expect(error?.code == EPERM)
         #expect(text("\(dir)/sticky/theirs.json") == "theirs")
     }
@@ -142,7 +150,9 @@ import TestSupport
         try FileSystem.write("root only\n", to: "\(dir)/secret", mode: 0o600)
         let read = #expect(throws: SystemError.self) { try FileSystem.read("\(dir)/secret", as: Self.nobody) }
         #expect(read?.code == EACCES)
-        let write = #expect(throws: SystemError.self) { try FileSystem.write("x", to: "\(dir)/secret", as: Self.nobody) }
+        let write = #expect(throws: SystemError.self) {
+            try FileSystem.write("x", to: "\(dir)/secret", as: Self.nobody)
+        }
         #expect(write?.code == EACCES)
         #expect(text("\(dir)/secret") == "root only\n")
         // The identity is this thread's only for the call: root reads it again afterwards.
@@ -183,12 +193,15 @@ import TestSupport
         #expect(privilege == .rootUnderSudo(caller: FileIdentity(uid: 1000, gid: 1001)))
         #expect(ProcessPrivilege.current(environment: ["SUDO_UID": "0"]) == .ordinary)
         #expect(ProcessPrivilege.current(environment: [:]) == .ordinary)
-        let environment = ["CELLPATH_SYSFS_ROOT": "\(dir)/open/sys", "CELLPATH_DEV_ROOT": "\(dir)/dev",
-                           "CELLPATH_STATE_DIR": "relative/state", "HOME": "/root",
-                           "DBUS_SYSTEM_BUS_ADDRESS": "unix:path=\(dir)/open/bus", "CELLPATH_CLIENT_ID": "id", "PATH": "/bin"]
+        let environment = [
+            "CELLPATH_SYSFS_ROOT": "\(dir)/open/sys", "CELLPATH_DEV_ROOT": "\(dir)/dev",
+            "CELLPATH_STATE_DIR": "relative/state", "HOME": "/root",
+            "DBUS_SYSTEM_BUS_ADDRESS": "unix:path=\(dir)/open/bus", "CELLPATH_CLIENT_ID": "id", "PATH": "/bin"
+        ]
         let (kept, ignored) = privilege.screen(environment)
         #expect(ignored == ["CELLPATH_STATE_DIR", "CELLPATH_SYSFS_ROOT", "DBUS_SYSTEM_BUS_ADDRESS"])
-        #expect(kept == ["CELLPATH_DEV_ROOT": "\(dir)/dev", "HOME": "/root", "CELLPATH_CLIENT_ID": "id", "PATH": "/bin"])
+        #expect(
+            kept == ["CELLPATH_DEV_ROOT": "\(dir)/dev", "HOME": "/root", "CELLPATH_CLIENT_ID": "id", "PATH": "/bin"])
         let raised = ProcessPrivilege.raisedByExecutable(caller: Self.nobody).screen(environment)
         #expect(raised.environment == ["PATH": "/bin"])
         #expect(raised.ignored.count == 6)

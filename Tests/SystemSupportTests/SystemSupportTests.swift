@@ -1,8 +1,8 @@
 import Glibc
 import Synchronization
 import SystemSupport
-import Testing
 import TestSupport
+import Testing
 
 @Suite(.ownThreads) struct SystemSupportTests {
     @Test func errnoTextIsTheCLibrarys() {
@@ -14,7 +14,7 @@ import TestSupport
         let dir = try TemporaryDirectory.make("cellpath-system")
         defer { FileSystem.removeTree(dir) }
         try FileSystem.makeDirectories("\(dir)/a/b/c")
-        let big = (0..<200_000).map { UInt8(truncatingIfNeeded: $0) }
+        let big = (0 ..< 200_000).map { UInt8(truncatingIfNeeded: $0) }
         try FileSystem.write(big, to: "\(dir)/a/b/c/data", mode: 0o600)
         #expect(try FileSystem.read("\(dir)/a/b/c/data") == big)
         var info = stat()

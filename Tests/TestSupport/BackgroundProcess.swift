@@ -15,14 +15,15 @@ public final class BackgroundProcess {
     /// appended to `output` (default: /dev/null).
     public init(_ arguments: [String], output: String = "/dev/null", environment: [String: String]? = nil) throws {
         let log = try FileDescriptor.open(output, O_WRONLY | O_CREAT | O_APPEND)
-        pid = try Spawn.start(arguments, Spawn.Options(stdout: log.rawValue, stderr: log.rawValue, environment: environment))
+        pid = try Spawn.start(
+            arguments, Spawn.Options(stdout: log.rawValue, stderr: log.rawValue, environment: environment))
     }
 
     /// Waits up to `timeoutMs` for the child to exit; true when it did.
     public func wait(timeoutMs: Int) -> Bool {
         if reaped { return true }
         var status: Int32 = 0
-        for _ in 0..<(max(timeoutMs, 0) / 20 + 1) {
+        for _ in 0 ..< (max(timeoutMs, 0) / 20 + 1) {
             if waitpid(pid, &status, WNOHANG) == pid {
                 reaped = true
                 exitStatus = Spawn.exitStatus(status)

@@ -24,9 +24,10 @@ public struct OwnThreads: SuiteTrait, TestTrait, TestScoping {
         public static let worlds = Limit(slots: [worldSlots])
         /// Load tests, which measure what a world serves when nothing else runs: one at a time,
         /// and only once every `blocking` and `worlds` test that runs has ended.
-        public static let alone = Limit(slots: [Slots(count: 1)]
-                                        + Array(repeating: worldSlots, count: worldSlots.count)
-                                        + Array(repeating: blockingSlots, count: blockingSlots.count))
+        public static let alone = Limit(
+            slots: [Slots(count: 1)]
+                + Array(repeating: worldSlots, count: worldSlots.count)
+                + Array(repeating: blockingSlots, count: blockingSlots.count))
 
         /// A positive number from the environment variable `name`, else `fallback`.
         private static func width(_ name: String, default fallback: Int) -> Int {
@@ -41,8 +42,10 @@ public struct OwnThreads: SuiteTrait, TestTrait, TestScoping {
     /// Every test case, not the suite as a whole: the bound counts tests.
     public func scopeProvider(for test: Test, testCase: Test.Case?) -> Self? { testCase == nil ? nil : self }
 
-    public func provideScope(for test: Test, testCase: Test.Case?,
-                             performing function: @Sendable () async throws -> Void) async throws {
+    public func provideScope(
+        for test: Test, testCase: Test.Case?,
+        performing function: @Sendable () async throws -> Void
+    ) async throws {
         for slots in limit.slots { await slots.acquire() }
         do {
             try await withTaskExecutorPreference(OwnThreadsExecutor.shared, operation: function)

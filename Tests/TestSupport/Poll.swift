@@ -6,8 +6,10 @@ import SystemSupport
 public enum Poll {
     /// Checks `condition` every `interval` until it holds or `timeout` has passed; whether it held.
     @discardableResult
-    public static func until(timeout: Duration, interval: Duration = .milliseconds(20),
-                             _ condition: () throws -> Bool) rethrows -> Bool {
+    public static func until(
+        timeout: Duration, interval: Duration = .milliseconds(20),
+        _ condition: () throws -> Bool
+    ) rethrows -> Bool {
         let deadline = MonotonicClock.now + seconds(timeout)
         while true {
             if try condition() { return true }
@@ -18,8 +20,10 @@ public enum Poll {
 
     /// As `until`, from async code: suspends between checks instead of blocking a thread.
     @discardableResult
-    public static func suspendingUntil(timeout: Duration, interval: Duration = .milliseconds(20),
-                                       _ condition: () async throws -> Bool) async throws -> Bool {
+    public static func suspendingUntil(
+        timeout: Duration, interval: Duration = .milliseconds(20),
+        _ condition: () async throws -> Bool
+    ) async throws -> Bool {
         let deadline = MonotonicClock.now + seconds(timeout)
         while true {
             if try await condition() { return true }

@@ -16,11 +16,16 @@ public enum ProcessRunner {
     /// and waits for it; output is captured whole. `signals` are sent to the child at the given
     /// seconds after its start. The child starts with no blocked signals and default handlers
     /// (test runners block some in their own threads).
-    public static func run(_ arguments: [String], environment: [String: String]? = nil,
-                           stdin: String = "", signals: [(after: Double, signal: Int32)] = []) throws -> ProcessResult {
+    public static func run(
+        _ arguments: [String], environment: [String: String]? = nil,
+        stdin: String = "", signals: [(after: Double, signal: Int32)] = []
+    ) throws -> ProcessResult {
         let input = try FileDescriptor.pipe(), output = try FileDescriptor.pipe(), errors = try FileDescriptor.pipe()
-        let pid = try Spawn.start(arguments, Spawn.Options(stdin: input.read.rawValue, stdout: output.write.rawValue,
-                                                           stderr: errors.write.rawValue, environment: environment))
+        let pid = try Spawn.start(
+            arguments,
+            Spawn.Options(
+                stdin: input.read.rawValue, stdout: output.write.rawValue,
+                stderr: errors.write.rawValue, environment: environment))
         input.read.close(); output.write.close(); errors.write.close()
         for (after, number) in signals {
             let child = pid
@@ -35,16 +40,20 @@ public enum ProcessRunner {
 
     /// Reads two pipes to their end without deadlocking on either.
     private static func readBoth(_ a: Int32, _ b: Int32) -> (String, String) {
-        var fds = [pollfd(fd: a, events: Int16(POLLIN), revents: 0),
-                   pollfd(fd: b, events: Int16(POLLIN), revents: 0)]
+        var fds = [
+            pollfd(fd: a, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: b, events: Int16(POLLIN), revents: 0)
+        ]
         var data: [[UInt8]] = [[], []]
         var open = 2
         var buffer = [UInt8](repeating: 0, count: 65536)
         while open > 0 {
             if poll(&fds, 2, -1) < 0 { if errno == EINTR { continue } else { break } }
-            for i in 0..<2 where fds[i].fd >= 0 && fds[i].revents != 0 {
+            for i in 0 ..< 2 where fds[i].fd >= 0 && fds[i].revents != 0 {
                 let n = read(fds[i].fd, &buffer, buffer.count)
-                if n > 0 { data[i].append(contentsOf: buffer[0..<n]) } else {
+                if n > 0 {
+                    data[i].append(contentsOf: buffer[0 ..< n])
+                } else {
                     close(fds[i].fd); fds[i].fd = -1; open -= 1
                 }
             }
@@ -57,7 +66,9 @@ public enum ProcessRunner {
 public enum ProcessError: Error, CustomStringConvertible {
     case spawn(String, Int32)
     public var description: String {
-        switch self { case .spawn(let what, let code): return "cannot start \(what): \(SystemError.text(code))" }
+        switch self {
+        case .spawn(let what, let code): return "cannot start \(what): \(SystemError.text(code))"
+        }
     }
 }
 
@@ -75,8 +86,10 @@ public func onOwnThread<Value: Sendable>(_ work: @escaping @Sendable () throws -
 
 extension ProcessRunner {
     /// `run` for async code: the child is waited for on a thread of its own (`onOwnThread`).
-    public static func running(_ arguments: [String], environment: [String: String]? = nil,
-                               stdin: String = "") async throws -> ProcessResult {
+    public static func running(
+        _ arguments: [String], environment: [String: String]? = nil,
+        stdin: String = ""
+    ) async throws -> ProcessResult {
         try await onOwnThread { try run(arguments, environment: environment, stdin: stdin) }
     }
 }

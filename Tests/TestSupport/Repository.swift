@@ -5,7 +5,7 @@ public enum Repository {
     /// The package root, found from this file's path.
     public static var root: String {
         var parts = #filePath.split(separator: "/", omittingEmptySubsequences: false)
-        parts.removeLast(3) // Tests/TestSupport/Repository.swift
+        parts.removeLast(3)  // Tests/TestSupport/Repository.swift
         return parts.joined(separator: "/")
     }
 
@@ -18,7 +18,7 @@ public enum Repository {
         while true {
             let n = fread(&buffer, 1, buffer.count, file)
             if n == 0 { break }
-            bytes += buffer[0..<n]
+            bytes += buffer[0 ..< n]
         }
         return String(decoding: bytes, as: UTF8.self)
     }

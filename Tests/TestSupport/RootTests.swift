@@ -16,7 +16,8 @@ public enum RootTests {
     public static var skipped: Bool { flag("CELLPATH_SKIP_ROOT_TESTS") }
 
     /// Reason shown when root tests are skipped.
-    public static let skipReason = "needs root and network namespaces (run as root, or set "
+    public static let skipReason =
+        "needs root and network namespaces (run as root, or set "
         + "CELLPATH_REQUIRE_ROOT_TESTS=1 to fail instead of skip; CELLPATH_SKIP_ROOT_TESTS=1 skips them)"
 
     private static func flag(_ name: String) -> Bool {

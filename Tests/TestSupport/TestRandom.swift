@@ -13,7 +13,7 @@ public struct TestRandom: RandomNumberGenerator, Sendable {
     /// A generator seeded with `seed`, else `CELLPATH_TEST_SEED`, else a fresh random seed.
     public init(seed: UInt64? = nil) {
         let fromEnvironment = getenv(Self.seedVariable).flatMap { UInt64(String(cString: $0)) }
-        self.seed = seed ?? fromEnvironment ?? UInt64.random(in: 0...UInt64.max)
+        self.seed = seed ?? fromEnvironment ?? UInt64.random(in: 0 ... UInt64.max)
         state = self.seed
     }
 

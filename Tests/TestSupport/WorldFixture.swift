@@ -1,7 +1,7 @@
-import SimulatorScenario
 import CellpathCore
 import Glibc
 import Simulator
+import SimulatorScenario
 
 /// Brings test worlds up and down with a unique prefix (never the user's `cp-`), with the
 /// built `cellpath` binary running the daemon (`cellpath sim up --foreground`).
@@ -9,7 +9,7 @@ public enum WorldFixture {
     /// A fresh prefix like `ct4k2x9-` (8 characters, the longest allowed).
     public static func uniquePrefix() -> String {
         let alphabet = Array("abcdefghijklmnopqrstuvwxyz0123456789")
-        return "ct" + String((0..<5).map { _ in alphabet.randomElement()! }) + "-"
+        return "ct" + String((0 ..< 5).map { _ in alphabet.randomElement()! }) + "-"
     }
 
     /// Starts a detached world with `scenario` (written to a temporary file) and returns its status.

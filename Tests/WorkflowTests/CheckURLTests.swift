@@ -9,16 +9,19 @@ struct CheckURLTests {
     static func sampleReport() -> CheckURLReport {
         let body = #"{"check_id":"c1","code":"SECRET3","reference_id":"r1"}"#
         let json = JSONValue.parse(Array(body.utf8))
-        let hop = HopTrace(index: 1, method: "GET", url: "https://api.truid.test/cb?check_id=c1&code=SECRET1", status: 200,
-                           location: nil, remoteAddress: "203.0.113.10", remotePort: 443, localAddress: "100.64.23.5",
-                           localPort: 40000, connectionReused: false, tlsVersion: "TLSv1.3", httpVersion: "HTTP/1.1",
-                           timings: HopTimings(dnsMs: 1, connectMs: 2, tlsMs: 3, firstByteMs: 4, totalMs: 12),
-                           dnsAnswers: ["203.0.113.10"], responseHeaders: [], requestHeaders: [], bodyBytes: body.utf8.count,
-                           headerBytes: 100, downgrade: false, startedAt: 1_700_000_000)
-        let result = FetchResult(finalStatus: 200, finalURL: "https://api.truid.test/cb?check_id=c1&code=SECRET1", finalBody: body,
-                                 finalBodyTruncated: false, finalContentType: "application/json", json: json, stoppedAt: nil)
-        let trace = FetchReport(interfaceName: "wwan0", localAddresses: ["100.64.23.5"], dnsServers: ["100.64.0.53"],
-                                hops: [hop], result: result, failure: nil, totalMs: 12)
+        let hop = HopTrace(
+            index: 1, method: "GET", url: "https://api.truid.test/cb?check_id=c1&code=SECRET1", status: 200,
+            location: nil, remoteAddress: "203.0.113.10", remotePort: 443, localAddress: "100.64.23.5",
+            localPort: 40000, connectionReused: false, tlsVersion: "TLSv1.3", httpVersion: "HTTP/1.1",
+            timings: HopTimings(dnsMs: 1, connectMs: 2, tlsMs: 3, firstByteMs: 4, totalMs: 12),
+            dnsAnswers: ["203.0.113.10"], responseHeaders: [], requestHeaders: [], bodyBytes: body.utf8.count,
+            headerBytes: 100, downgrade: false, startedAt: 1_700_000_000)
+        let result = FetchResult(
+            finalStatus: 200, finalURL: "https://api.truid.test/cb?check_id=c1&code=SECRET1", finalBody: body,
+            finalBodyTruncated: false, finalContentType: "application/json", json: json, stoppedAt: nil)
+        let trace = FetchReport(
+            interfaceName: "wwan0", localAddresses: ["100.64.23.5"], dnsServers: ["100.64.0.53"],
+            hops: [hop], result: result, failure: nil, totalMs: 12)
         return CheckURLReport(trace: trace, callback: CheckCallback(recognizing: json))
     }
 
@@ -29,7 +32,9 @@ struct CheckURLTests {
         #expect(CheckCallback(recognizing: error) == CheckCallback(checkID: "c1", error: "e", errorDescription: "d"))
     }
 
-    @Test(arguments: [#"{"check_id":"c1"}"#, #"{"code":"k"}"#, #"{"check_id":1,"code":"k"}"#, #"["check_id"]"#, "not json"])
+    @Test(arguments: [
+        #"{"check_id":"c1"}"#, #"{"code":"k"}"#, #"{"check_id":1,"code":"k"}"#, #"["check_id"]"#, "not json"
+    ])
     func anythingElseIsNoCallback(body: String) {
         #expect(CheckCallback(recognizing: JSONValue.parse(Array(body.utf8))) == nil)
     }
@@ -56,7 +61,8 @@ struct CheckURLTests {
 
     /// A path on an interface that does not exist: nothing can be sent through it.
     static func nowhere(operatorID: String?) -> CellularPath {
-        CellularPath(interfaceName: "cpnone0", ipv4Address: "192.0.2.99", dnsServers: ["192.0.2.53"], operatorID: operatorID)
+        CellularPath(
+            interfaceName: "cpnone0", ipv4Address: "192.0.2.99", dnsServers: ["192.0.2.53"], operatorID: operatorID)
     }
 
     @Test func anOperatorThatIsNotMCCMNCIsRefusedBeforeAnyPacket() async {
@@ -64,8 +70,9 @@ struct CheckURLTests {
         let opener = CheckURLOpener(client: CellularHTTPClient(path: Self.nowhere(operatorID: "001-01\r\nX-Evil: 1")))
         let sent = await opener.open(FetchRequest(url: "http://api.truid.test/"), sendOperatorHeader: true)
         #expect(sent.trace.failure?.reason == .invalidHeader)
-        #expect(sent.trace.failure?.message.hasPrefix("invalid operator '001-01\\u{d}\\u{a}X-Evil: 1'") == true,
-                "\(String(describing: sent.trace.failure))")
+        #expect(
+            sent.trace.failure?.message.hasPrefix("invalid operator '001-01\\u{d}\\u{a}X-Evil: 1'") == true,
+            "\(String(describing: sent.trace.failure))")
         #expect(sent.trace.hops.isEmpty)
         // Not asked for: the header is not added, and the chain fails on the missing interface.
         let unsent = await opener.open(FetchRequest(url: "http://api.truid.test/"), sendOperatorHeader: false)
@@ -73,18 +80,21 @@ struct CheckURLTests {
         #expect(unsent.callback == nil)
     }
 
-    @Test(arguments: [("001-01", "00101"), ("00101", "00101"), ("234-15,234-030", "23415,234030"),
-                      ("310260", "310260")])
+    @Test(arguments: [
+        ("001-01", "00101"), ("00101", "00101"), ("234-15,234-030", "23415,234030"),
+        ("310260", "310260")
+    ])
     func operatorsAreSentAsTheSDKsSendThem(input: String, header: String) throws {
         #expect(try OperatorIDs(parsing: input).headerValue == header)
     }
 
-    @Test(arguments: ["", "001", "001-1", "001-0001", "0010", "0010001", "00a-01", "001-01,", ",001-01", "001--01",
-                      "001-01\r\nX-Inj: 1", "001 01", "٠٠١-٠١", "001-01\u{0}"])
+    @Test(arguments: [
+        "", "001", "001-1", "001-0001", "0010", "0010001", "00a-01", "001-01,", ",001-01", "001--01",
+        "001-01\r\nX-Inj: 1", "001 01", "٠٠١-٠١", "001-01\u{0}"
+    ])
     func operatorsThatAreNotMCCMNCAreDataErrors(input: String) {
         let error = #expect(throws: CellpathError.self) { try OperatorIDs(parsing: input) }
         #expect(error?.kind == .dataError)
         #expect(error?.message.contains("\r") == false && error?.message.contains("\n") == false)
     }
 }
-

@@ -4,8 +4,9 @@ import FoundationEssentials
 import SimulatedServices
 import SimulatorScenario
 import SystemSupport
-import Testing
 import TestSupport
+import Testing
+
 @testable import Workflow
 
 /// `TruAPIClient` against the simulator's fake tru.ID API, called in-process: the products'
@@ -16,7 +17,8 @@ struct TruAPIClientTests {
     @Test func subscriberCheckV02CompletesWithTheCodeFromTheChain() async throws {
         let transport = FakeAPITransport()
         let client = fakeClient(transport)
-        let created = try await client.createCheck(.subscriberCheck, version: .v0_2, phoneNumber: OneSubscriber.msisdn, referenceID: "ref-1")
+        let created = try await client.createCheck(
+            .subscriberCheck, version: .v0_2, phoneNumber: OneSubscriber.msisdn, referenceID: "ref-1")
         #expect(created.status == .accepted && created.ttl == 120 && created.json[string: "reference_id"] == "ref-1")
         let last = transport.openCheckURL(created.checkURL)
         let code = try #require(JSONValue.parse(last.body)?[string: "code"], "\(last.status) \(last.bodyText)")
@@ -25,9 +27,13 @@ struct TruAPIClientTests {
         #expect(result.noSimChange != nil)
 
         let patch = try #require(transport.requests.last)
-        #expect(patch.method == "PATCH" && patch.url == "https://api.truid.test/subscriber_check/v0.2/checks/\(created.checkID)")
+        #expect(
+            patch.method == "PATCH"
+                && patch.url == "https://api.truid.test/subscriber_check/v0.2/checks/\(created.checkID)")
         #expect(patch.headers.contains(HTTPHeader("Content-Type", "application/json-patch+json")))
-        #expect(patch.body.map { String(decoding: $0, as: UTF8.self) } == #"[{"op":"add","path":"/code","value":"\#(code)"}]"#)
+        #expect(
+            patch.body.map { String(decoding: $0, as: UTF8.self) }
+                == #"[{"op":"add","path":"/code","value":"\#(code)"}]"#)
     }
 
     @Test func theTokenRequestUsesBasicClientCredentialsAndOnlyTheProductScope() async throws {
@@ -38,7 +44,8 @@ struct TruAPIClientTests {
         #expect(token.method == "POST" && token.url == "https://api.truid.test/oauth2/v1/token")
         #expect(token.headers.contains(HTTPHeader("Authorization", "Basic \(basic)")))
         #expect(token.headers.contains(HTTPHeader("Content-Type", "application/x-www-form-urlencoded")))
-        #expect(token.body.map { String(decoding: $0, as: UTF8.self) } == "grant_type=client_credentials&scope=phone_check")
+        #expect(
+            token.body.map { String(decoding: $0, as: UTF8.self) } == "grant_type=client_credentials&scope=phone_check")
     }
 
     @Test func subscriberCheckV01IsReadWithGetAfterTheChain() async throws {
@@ -76,14 +83,17 @@ struct TruAPIClientTests {
         #expect(result.status == .completed && result.noSimChange != nil)
         let request = try #require(transport.requests.last)
         #expect(request.url == "https://api.truid.test/sim_check/v0.1/checks")
-        #expect(request.body.map { String(decoding: $0, as: UTF8.self) } == #"{"phone_number":"+447940448591","period":120}"#)
+        #expect(
+            request.body.map { String(decoding: $0, as: UTF8.self) }
+                == #"{"phone_number":"+447940448591","period":120}"#)
         #expect(transport.tokenRequests.count == 1)
     }
 
     @Test func aSimCheckCannotBeCreatedAsACheckWithACheckURL() async {
         let transport = FakeAPITransport()
         let error = await #expect(throws: TruAPIError.self) {
-            _ = try await fakeClient(transport).createCheck(.simCheck, version: .v0_1, phoneNumber: OneSubscriber.msisdn)
+            _ = try await fakeClient(transport).createCheck(
+                .simCheck, version: .v0_1, phoneNumber: OneSubscriber.msisdn)
         }
         #expect(error?.cellpathError.kind == .dataError)
         #expect(transport.requests.isEmpty)
@@ -95,8 +105,13 @@ struct TruAPIClientTests {
         _ = try? await client.coverage(deviceIP: "100.64.23.2")
         _ = try? await client.coverage(countryCode: "GB")
         let calls = transport.requests.filter { !$0.url.hasSuffix("/token") }.map(\.url)
-        #expect(calls == ["https://api.truid.test/coverage/v0.1/device_ips/100.64.23.2", "https://api.truid.test/coverage/v0.1/countries/GB"])
-        #expect(transport.tokenRequests.map { $0.body.map { String(decoding: $0, as: UTF8.self) } }
+        #expect(
+            calls == [
+                "https://api.truid.test/coverage/v0.1/device_ips/100.64.23.2",
+                "https://api.truid.test/coverage/v0.1/countries/GB"
+            ])
+        #expect(
+            transport.tokenRequests.map { $0.body.map { String(decoding: $0, as: UTF8.self) } }
                 == ["grant_type=client_credentials&scope=coverage"])
     }
 
@@ -104,7 +119,9 @@ struct TruAPIClientTests {
         let transport = FakeAPITransport()
         let client = fakeClient(transport)
         for bad in ["../token", "a b", "", "x?y=1", "id%2F"] {
-            let error = await #expect(throws: TruAPIError.self) { _ = try await client.checkResult(.phoneCheck, version: .v0_1, checkID: bad) }
+            let error = await #expect(throws: TruAPIError.self) {
+                _ = try await client.checkResult(.phoneCheck, version: .v0_1, checkID: bad)
+            }
             #expect(error?.cellpathError.kind == .dataError)
         }
         #expect(transport.requests.isEmpty)
@@ -116,8 +133,11 @@ struct TruAPIClientTests {
         let transport = FakeAPITransport(tokenDelay: .milliseconds(100))
         let client = fakeClient(transport)
         try await withThrowingTaskGroup(of: Void.self) { group in
-            for _ in 0..<16 {
-                group.addTask { _ = try await client.createCheck(.subscriberCheck, version: .v0_2, phoneNumber: OneSubscriber.msisdn) }
+            for _ in 0 ..< 16 {
+                group.addTask {
+                    _ = try await client.createCheck(
+                        .subscriberCheck, version: .v0_2, phoneNumber: OneSubscriber.msisdn)
+                }
             }
             try await group.waitForAll()
         }
@@ -145,8 +165,10 @@ struct TruAPIClientTests {
     }
 
     @Test func aShortLivedTokenIsFetchedForEveryCall() async throws {
-        let transport = FakeAPITransport(configuration: FakeTruAPIConfiguration(clientID: FakeAPITransport.clientID,
-                                                                                clientSecret: FakeAPITransport.clientSecret, tokenLifetime: 30))
+        let transport = FakeAPITransport(
+            configuration: FakeTruAPIConfiguration(
+                clientID: FakeAPITransport.clientID,
+                clientSecret: FakeAPITransport.clientSecret, tokenLifetime: 30))
         let client = fakeClient(transport)
         _ = try await client.simCheck(phoneNumber: OneSubscriber.msisdn)
         _ = try await client.simCheck(phoneNumber: OneSubscriber.msisdn)
@@ -157,29 +179,40 @@ struct TruAPIClientTests {
         let transport = FakeAPITransport()
         let client = fakeClient(transport)
         _ = try await client.accessToken(scopes: ["sim_check"])
-        transport.script { $0.url.hasSuffix("/sim_check/v0.1/checks") ? .success(FakeAPITransport.answer(401, #"{"title":"Unauthorized"}"#)) : nil }
+        transport.script {
+            $0.url.hasSuffix("/sim_check/v0.1/checks")
+                ? .success(FakeAPITransport.answer(401, #"{"title":"Unauthorized"}"#)) : nil
+        }
         let result = try await client.simCheck(phoneNumber: OneSubscriber.msisdn)
         #expect(result.status == .completed)
         #expect(transport.tokenRequests.count == 2)
-        let bearers = transport.requests.filter { !$0.url.hasSuffix("/token") }.compactMap { $0.headers.first { $0.name == "Authorization" }?.value }
+        let bearers = transport.requests.filter { !$0.url.hasSuffix("/token") }.compactMap {
+            $0.headers.first { $0.name == "Authorization" }?.value
+        }
         #expect(bearers.count == 2 && bearers[0] != bearers[1])
     }
 
     @Test func a401AfterTheRefreshIsAConfigurationError() async {
         let transport = FakeAPITransport()
-        for _ in 0..<2 {
-            transport.script { $0.url.hasSuffix("/checks") ? .success(FakeAPITransport.answer(401, #"{"title":"Unauthorized"}"#)) : nil }
+        for _ in 0 ..< 2 {
+            transport.script {
+                $0.url.hasSuffix("/checks") ? .success(FakeAPITransport.answer(401, #"{"title":"Unauthorized"}"#)) : nil
+            }
         }
-        let error = await #expect(throws: TruAPIError.self) { _ = try await fakeClient(transport).simCheck(phoneNumber: OneSubscriber.msisdn) }
+        let error = await #expect(throws: TruAPIError.self) {
+            _ = try await fakeClient(transport).simCheck(phoneNumber: OneSubscriber.msisdn)
+        }
         #expect(error?.cellpathError.kind == .configuration)
         #expect(transport.tokenRequests.count == 2 && transport.requests.count == 4)
     }
 
     @Test func wrongCredentialsAreAConfigurationErrorWithoutTheSecret() async throws {
         let transport = FakeAPITransport()
-        let endpoint = TruAPIEndpoint(baseURL: "https://api.truid.test", clientID: "cp-client", clientSecret: "not-the-secret")
+        let endpoint = TruAPIEndpoint(
+            baseURL: "https://api.truid.test", clientID: "cp-client", clientSecret: "not-the-secret")
         let client = TruAPIClient(endpoint: endpoint, transport: transport, timeout: .seconds(5), pause: { _ in })
-        let error = try #require(await #expect(throws: TruAPIError.self) { _ = try await client.accessToken(scopes: ["coverage"]) })
+        let error = try #require(
+            await #expect(throws: TruAPIError.self) { _ = try await client.accessToken(scopes: ["coverage"]) })
         guard case .upstream(let answer) = error else { Issue.record("not an upstream answer: \(error)"); return }
         #expect(answer.status == 401)
         #expect(error.cellpathError.kind == .configuration)
@@ -205,10 +238,13 @@ struct TruAPIClientTests {
         let directory = try TemporaryDirectory.make("cellpath-truapi")
         defer { FileSystem.removeTree(directory) }
         let path = directory + "/tokens.json"
-        let planted = #"{"https://api.truid.test cp-client coverage":{"access_token":"planted","expires_at":9999999999}}"#
+        let planted =
+            #"{"https://api.truid.test cp-client coverage":{"access_token":"planted","expires_at":9999999999}}"#
         try writeText(path, planted, mode: 0o644)
         let transport = FakeAPITransport()
-        let token = try await fakeClient(transport, tokenCache: FileTokenCache(path: path)).accessToken(scopes: ["coverage"])
+        let token = try await fakeClient(transport, tokenCache: FileTokenCache(path: path)).accessToken(scopes: [
+            "coverage"
+        ])
         #expect(token != "planted" && transport.tokenRequests.count == 1)
         #expect(try readText(path) == planted && fileMode(path) == 0o644)
     }
@@ -217,21 +253,31 @@ struct TruAPIClientTests {
         let directory = try TemporaryDirectory.make("cellpath-truapi")
         defer { FileSystem.removeTree(directory) }
         let path = directory + "/tokens.json"
-        try writeText(path, #"{"https://api.truid.test cp-client coverage":{"access_token":"kept","expires_at":9999999999}}"#, mode: 0o600)
+        try writeText(
+            path, #"{"https://api.truid.test cp-client coverage":{"access_token":"kept","expires_at":9999999999}}"#,
+            mode: 0o600)
         let transport = FakeAPITransport()
-        #expect(try await fakeClient(transport, tokenCache: FileTokenCache(path: path)).accessToken(scopes: ["coverage"]) == "kept")
+        #expect(
+            try await fakeClient(transport, tokenCache: FileTokenCache(path: path)).accessToken(scopes: ["coverage"])
+                == "kept")
         #expect(transport.tokenRequests.isEmpty)
     }
 
     @Test func theCachePathFollowsXDG() {
-        #expect(FileTokenCache.defaultPath(environment: ["XDG_CACHE_HOME": "/c", "HOME": "/h"]) == "/c/cellpath/tokens.json")
-        #expect(FileTokenCache.defaultPath(environment: ["XDG_CACHE_HOME": "relative", "HOME": "/h"]) == "/h/.cache/cellpath/tokens.json")
+        #expect(
+            FileTokenCache.defaultPath(environment: ["XDG_CACHE_HOME": "/c", "HOME": "/h"]) == "/c/cellpath/tokens.json"
+        )
+        #expect(
+            FileTokenCache.defaultPath(environment: ["XDG_CACHE_HOME": "relative", "HOME": "/h"])
+                == "/h/.cache/cellpath/tokens.json")
         #expect(FileTokenCache.defaultPath(environment: [:]) == nil)
     }
 
     @Test func aNamedCacheFileComesFirst() {
         let world = ["CELLPATH_TOKEN_CACHE": "/run/cellpath-sim/cp-/tokens.json", "XDG_CACHE_HOME": "/c", "HOME": "/h"]
         #expect(FileTokenCache.defaultPath(environment: world) == "/run/cellpath-sim/cp-/tokens.json")
-        #expect(FileTokenCache.defaultPath(environment: ["CELLPATH_TOKEN_CACHE": "tokens.json", "HOME": "/h"]) == "/h/.cache/cellpath/tokens.json")
+        #expect(
+            FileTokenCache.defaultPath(environment: ["CELLPATH_TOKEN_CACHE": "tokens.json", "HOME": "/h"])
+                == "/h/.cache/cellpath/tokens.json")
     }
 }

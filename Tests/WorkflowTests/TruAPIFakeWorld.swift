@@ -1,10 +1,11 @@
 import CellpathCore
-@testable import CellularHTTP
 import FoundationEssentials
 import HTTPServer
 import SimulatedServices
 import SimulatorScenario
 import Synchronization
+
+@testable import CellularHTTP
 @testable import Workflow
 
 /// A subscriber directory with one fixed bearer address.
@@ -22,7 +23,8 @@ struct OneSubscriber: SubscriberDirectory {
 /// for `TruAPIClient` that records every request and can answer some with scripted faults.
 final class FakeAPITransport: TruAPITransport {
     static let clientID = "cp-client", clientSecret = "cp-secret"
-    static let endpoint = TruAPIEndpoint(baseURL: "https://api.truid.test/", clientID: clientID, clientSecret: clientSecret)
+    static let endpoint = TruAPIEndpoint(
+        baseURL: "https://api.truid.test/", clientID: clientID, clientSecret: clientSecret)
 
     let api: FakeTruAPI
     let carrier: CarrierIdentificationEndpoint
@@ -31,8 +33,11 @@ final class FakeAPITransport: TruAPITransport {
     /// Delay of token answers, so that concurrent callers overlap one token request.
     let tokenDelay: Duration
 
-    init(configuration: FakeTruAPIConfiguration = FakeTruAPIConfiguration(clientID: clientID, clientSecret: clientSecret),
-         tokenDelay: Duration = .zero) {
+    init(
+        configuration: FakeTruAPIConfiguration = FakeTruAPIConfiguration(
+            clientID: clientID, clientSecret: clientSecret),
+        tokenDelay: Duration = .zero
+    ) {
         let directory = OneSubscriber(), ledger = SubscriberAssertionLedger()
         api = FakeTruAPI(configuration: configuration, directory: directory, ledger: ledger)
         carrier = CarrierIdentificationEndpoint(directory: directory, faults: CarrierFaults(), ledger: ledger)
@@ -61,19 +66,26 @@ final class FakeAPITransport: TruAPITransport {
             return nil
         }
         if let scripted { return try scripted.get() }
-        return Self.clientResponse(api.handle(Self.serverRequest(request.method, request.url, headers: request.headers, body: request.body,
-                                                                 from: "192.0.2.23")))
+        return Self.clientResponse(
+            api.handle(
+                Self.serverRequest(
+                    request.method, request.url, headers: request.headers, body: request.body,
+                    from: "192.0.2.23")))
     }
 
     /// Opens `url` from the subscriber's mobile address as a device would, following redirects
     /// through the API and the carrier; returns the last response.
     func openCheckURL(_ url: String) -> HTTPResponse {
         var current = url
-        for _ in 0..<10 {
+        for _ in 0 ..< 10 {
             let request = Self.serverRequest("GET", current, from: OneSubscriber.address)
             let response = current.contains("://mno.carrier.test") ? carrier.handle(request) : api.handle(request)
-            guard (300..<400).contains(response.status), let location = response.headers["Location"] else { return response }
-            current = location.contains("://") ? location : String(current.prefix { $0 != "/" }) + "//" + Self.host(of: current) + location
+            guard (300 ..< 400).contains(response.status), let location = response.headers["Location"] else {
+                return response
+            }
+            current =
+                location.contains("://")
+                ? location : String(current.prefix { $0 != "/" }) + "//" + Self.host(of: current) + location
         }
         return HTTPResponse(status: 0)
     }
@@ -83,12 +95,16 @@ final class FakeAPITransport: TruAPITransport {
     }
 
     static func answer(_ status: Int, _ body: String, headers: [HTTPHeader] = []) -> HTTPClientResponse {
-        clientResponse(HTTPResponse(status: status, contentType: "application/problem+json", body: body,
-                                    headers: HTTPHeaders(headers.map { (name: $0.name, value: $0.value) })))
+        clientResponse(
+            HTTPResponse(
+                status: status, contentType: "application/problem+json", body: body,
+                headers: HTTPHeaders(headers.map { (name: $0.name, value: $0.value) })))
     }
 
-    private static func serverRequest(_ method: String, _ url: String, headers: [HTTPHeader] = [], body: [UInt8]? = nil,
-                                      from address: String) -> HTTPRequest {
+    private static func serverRequest(
+        _ method: String, _ url: String, headers: [HTTPHeader] = [], body: [UInt8]? = nil,
+        from address: String
+    ) -> HTTPRequest {
         let afterScheme = url[url.firstRange(of: "://")!.upperBound...]
         let target = afterScheme[(afterScheme.firstIndex(of: "/") ?? afterScheme.endIndex)...]
         let parts = target.split(separator: "?", maxSplits: 1).map(String.init)
@@ -96,20 +112,24 @@ final class FakeAPITransport: TruAPITransport {
             let kv = pair.split(separator: "=", maxSplits: 1).map { percentDecoded(String($0)) }
             return HTTPQueryItem(name: kv[0], value: kv.count > 1 ? kv[1] : nil)
         }
-        return HTTPRequest(method: method, path: parts.first ?? "/", queryItems: items,
-                           headers: HTTPHeaders(headers.map { (name: $0.name, value: $0.value) }), body: body ?? [],
-                           remoteAddress: address, isTLS: url.hasPrefix("https://"))
+        return HTTPRequest(
+            method: method, path: parts.first ?? "/", queryItems: items,
+            headers: HTTPHeaders(headers.map { (name: $0.name, value: $0.value) }), body: body ?? [],
+            remoteAddress: address, isTLS: url.hasPrefix("https://"))
     }
 
     private static func clientResponse(_ response: HTTPResponse) -> HTTPClientResponse {
         let headers = response.headers.map { HTTPHeader($0.name, $0.value) }
-        let trace = HopTrace(index: 1, method: "GET", url: "", status: response.status, location: nil, remoteAddress: "203.0.113.10",
-                             remotePort: 443, localAddress: "192.0.2.23", localPort: 40000, connectionReused: false, tlsVersion: nil,
-                             httpVersion: "1.1", timings: HopTimings(dnsMs: 0, connectMs: nil, tlsMs: nil, firstByteMs: 0, totalMs: 0),
-                             dnsAnswers: nil, responseHeaders: headers, requestHeaders: [], bodyBytes: response.body.count, headerBytes: 0,
-                             downgrade: false, startedAt: 0)
-        return HTTPClientResponse(status: response.status, headers: headers, body: response.body, bodyTruncated: false,
-                                  contentType: response.headers["Content-Type"], json: JSONValue.parse(response.body), trace: trace)
+        let trace = HopTrace(
+            index: 1, method: "GET", url: "", status: response.status, location: nil, remoteAddress: "203.0.113.10",
+            remotePort: 443, localAddress: "192.0.2.23", localPort: 40000, connectionReused: false, tlsVersion: nil,
+            httpVersion: "1.1", timings: HopTimings(dnsMs: 0, connectMs: nil, tlsMs: nil, firstByteMs: 0, totalMs: 0),
+            dnsAnswers: nil, responseHeaders: headers, requestHeaders: [], bodyBytes: response.body.count,
+            headerBytes: 0,
+            downgrade: false, startedAt: 0)
+        return HTTPClientResponse(
+            status: response.status, headers: headers, body: response.body, bodyTruncated: false,
+            contentType: response.headers["Content-Type"], json: JSONValue.parse(response.body), trace: trace)
     }
 }
 
@@ -119,7 +139,8 @@ private func percentDecoded(_ text: String) -> String {
     var iterator = Array(text.utf8).makeIterator()
     while let byte = iterator.next() {
         if byte == UInt8(ascii: "%"), let high = iterator.next(), let low = iterator.next(),
-           let value = UInt8(String(decoding: [high, low], as: UTF8.self), radix: 16) {
+            let value = UInt8(String(decoding: [high, low], as: UTF8.self), radix: 16)
+        {
             bytes.append(value)
         } else {
             bytes.append(byte)
@@ -136,8 +157,12 @@ final class Recorder<Value: Sendable>: Sendable {
 }
 
 /// A client on `transport` that never sleeps between retries, recording the pauses it asked for.
-func fakeClient(_ transport: FakeAPITransport, retry: RetryPolicy = .default, tokenCache: (any TokenCache)? = nil,
-                pauses: Recorder<Duration> = Recorder(), now: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }) -> TruAPIClient {
-    TruAPIClient(endpoint: FakeAPITransport.endpoint, transport: transport, tokenCache: tokenCache, retry: retry, timeout: .seconds(5),
-                 now: now, pause: { pauses.append($0) })
+func fakeClient(
+    _ transport: FakeAPITransport, retry: RetryPolicy = .default, tokenCache: (any TokenCache)? = nil,
+    pauses: Recorder<Duration> = Recorder(), now: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }
+) -> TruAPIClient {
+    TruAPIClient(
+        endpoint: FakeAPITransport.endpoint, transport: transport, tokenCache: tokenCache, retry: retry,
+        timeout: .seconds(5),
+        now: now, pause: { pauses.append($0) })
 }

@@ -1,6 +1,7 @@
 import CellpathCore
-@testable import Configuration
 import Glibc
+
+@testable import Configuration
 
 /// Configuration layers (`ConfigurationLoader`: a GKeyFile user file, the environment, a
 /// tru.json). Input: a control byte, then the user file's text, a NUL byte, and the tru.json
@@ -28,7 +29,8 @@ enum ConfigurationTarget: FuzzTarget {
         write(parts.count > 1 ? Array(parts[1]) : [], to: truJSONPath)
         var environment = ["HOME": directory]
         if control & 1 != 0 { environment["CELLPATH_TRU_JSON"] = truJSONPath }
-        let loader = ConfigurationLoader(environment: environment, systemPath: directory + "/none.conf", userPath: userPath)
+        let loader = ConfigurationLoader(
+            environment: environment, systemPath: directory + "/none.conf", userPath: userPath)
         let configuration: EffectiveConfiguration
         do {
             configuration = try loader.load()
@@ -41,9 +43,11 @@ enum ConfigurationTarget: FuzzTarget {
         // Only a secret written once, as a value: one the input also has elsewhere (in a key's name) may be shown there.
         // A text that an empty configuration prints too (a default such as the profile `development`) holds no input.
         if let secret = (try? configuration.credentials)??.clientSecret, secret.count >= 8, !directory.contains(secret),
-           occurrences(of: Array(secret.utf8), in: input) == 1 {
+            occurrences(of: Array(secret.utf8), in: input) == 1
+        {
             let leaking = messages.filter { $0.contains(secret) && !defaultTexts.contains($0) }
-            require(leaking.isEmpty, "the client secret appears in what config show prints: \(shown(leaking.first ?? ""))")
+            require(
+                leaking.isEmpty, "the client secret appears in what config show prints: \(shown(leaking.first ?? ""))")
         }
     }
 
@@ -51,7 +55,8 @@ enum ConfigurationTarget: FuzzTarget {
     static let defaultTexts: Set<String> = {
         let userPath = directory + "/empty.conf"
         write([], to: userPath)
-        let loader = ConfigurationLoader(environment: ["HOME": directory], systemPath: directory + "/none.conf", userPath: userPath)
+        let loader = ConfigurationLoader(
+            environment: ["HOME": directory], systemPath: directory + "/none.conf", userPath: userPath)
         guard let configuration = try? loader.load() else { return [] }
         return Set(renderedTexts(of: configuration))
     }()
@@ -64,7 +69,9 @@ enum ConfigurationTarget: FuzzTarget {
             do throws(CellpathError) {
                 _ = try read()
             } catch {
-                require(error.kind == .configuration || error.kind == .permission, "\(name) failed as \(error.kind): \(shown(error.message))")
+                require(
+                    error.kind == .configuration || error.kind == .permission,
+                    "\(name) failed as \(error.kind): \(shown(error.message))")
                 messages += [error.message, error.hint ?? ""]
             }
         }
@@ -82,7 +89,9 @@ enum ConfigurationTarget: FuzzTarget {
 
         for entry in configuration.entries {
             if entry.key == "truid.client_secret" || entry.isSecret {
-                require(entry.value == nil || entry.value == "[redacted]", "\(entry.key) shown as \(shown(entry.value ?? ""))")
+                require(
+                    entry.value == nil || entry.value == "[redacted]",
+                    "\(entry.key) shown as \(shown(entry.value ?? ""))")
             }
             messages += [entry.value ?? "", entry.error ?? "", entry.origin?.description ?? ""]
         }
@@ -91,7 +100,9 @@ enum ConfigurationTarget: FuzzTarget {
 
     private static func occurrences(of needle: [UInt8], in haystack: [UInt8]) -> Int {
         guard !needle.isEmpty, haystack.count >= needle.count else { return 0 }
-        return (0...(haystack.count - needle.count)).filter { haystack[$0..<($0 + needle.count)].elementsEqual(needle) }.count
+        return (0 ... (haystack.count - needle.count)).filter {
+            haystack[$0 ..< ($0 + needle.count)].elementsEqual(needle)
+        }.count
     }
 
     private static func write(_ bytes: [UInt8], to path: String) {

@@ -14,7 +14,8 @@ enum JSONRoundTripTarget: FuzzTarget {
             return
         }
         require(sameValue(value, again), "parse → serialise → parse changed the value: \(shown(text))")
-        require(again.serialized == text, "serialising twice is not stable: \(shown(text)) then \(shown(again.serialized))")
+        require(
+            again.serialized == text, "serialising twice is not stable: \(shown(text)) then \(shown(again.serialized))")
     }
 
     /// Equal values with the same member order and the same Unicode scalars in every string
@@ -26,7 +27,10 @@ enum JSONRoundTripTarget: FuzzTarget {
         case (.string(let x), .string(let y)): x.unicodeScalars.elementsEqual(y.unicodeScalars)
         case (.array(let x), .array(let y)): x.count == y.count && zip(x, y).allSatisfy { sameValue($0, $1) }
         case (.object(let x), .object(let y)):
-            x.count == y.count && zip(x, y).allSatisfy { $0.0.unicodeScalars.elementsEqual($1.0.unicodeScalars) && sameValue($0.1, $1.1) }
+            x.count == y.count
+                && zip(x, y).allSatisfy {
+                    $0.0.unicodeScalars.elementsEqual($1.0.unicodeScalars) && sameValue($0.1, $1.1)
+                }
         default: a == b
         }
     }

@@ -1,6 +1,7 @@
 import CellpathCore
 import Glibc
 import HTTPServer
+
 @testable import Server
 
 /// `serve`'s request parsing: the parameters of a body (JSON or urlencoded, by Content-Type)
@@ -20,25 +21,31 @@ enum ServeRequestTarget: FuzzTarget {
 
     static func run(_ input: [UInt8]) {
         var input = FuzzInput(input)
-        let contentType = input.pick(["application/json", "application/x-www-form-urlencoded", "", "text/plain", "application/problem+json"])
+        let contentType = input.pick([
+            "application/json", "application/x-www-form-urlencoded", "", "text/plain", "application/problem+json"
+        ])
         let path = input.line()
         let signature = input.line()
         let date = input.line()
         let body = input.remaining()
 
         let route = DevServerRoutes.routeName(path)
-        require(DevServerRoutes.knownPaths.contains(route) || route == "/subscriber-check/{check_id}" || route == "other",
-                "route name \(shown(route)) for \(shown(path))")
+        require(
+            DevServerRoutes.knownPaths.contains(route) || route == "/subscriber-check/{check_id}" || route == "other",
+            "route name \(shown(route)) for \(shown(path))")
 
         var headers = HTTPHeaders()
         if !contentType.isEmpty { headers.set("Content-Type", contentType) }
-        let request = HTTPRequest(method: "POST", path: "/check", queryItems: [HTTPQueryItem(name: "phone_number", value: path)],
-                                  headers: headers, body: body)
+        let request = HTTPRequest(
+            method: "POST", path: "/check", queryItems: [HTTPQueryItem(name: "phone_number", value: path)],
+            headers: headers, body: body)
         if contentType == "application/x-www-form-urlencoded", !body.isEmpty {
             let fields = RequestParameters.formFields(body)
             let reference = referenceFormFields(body)
-            require(fields.map { $0.map { "\($0)=\($1)" } } == reference.map { $0.map { "\($0)=\($1)" } },
-                    "form body \(shown(String(decoding: body, as: UTF8.self))) decodes as \(fields.map { "\($0)" } ?? "an error"), the reference as \(reference.map { "\($0)" } ?? "an error")")
+            require(
+                fields.map { $0.map { "\($0)=\($1)" } } == reference.map { $0.map { "\($0)=\($1)" } },
+                "form body \(shown(String(decoding: body, as: UTF8.self))) decodes as \(fields.map { "\($0)" } ?? "an error"), the reference as \(reference.map { "\($0)" } ?? "an error")"
+            )
         }
         if let parameters = try? RequestParameters(request, allowsForm: true) {
             var names = ["phone_number"]
@@ -46,15 +53,18 @@ enum ServeRequestTarget: FuzzTarget {
             if let fields = RequestParameters.formFields(body) { names += fields.map(\.0) }
             for name in names {
                 guard let value = try? parameters.optional(name) else { continue }
-                require(!value.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F } && value.utf8.count <= 2048,
-                        "parameter \(shown(name)) handed out as \(shown(value))")
+                require(
+                    !value.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F } && value.utf8.count <= 2048,
+                    "parameter \(shown(name)) handed out as \(shown(value))")
             }
         }
 
         // Spaces around a name and before a value's quote are skipped.
         let unspaced = signature.filter { $0 != " " }
         for (name, value) in WebhookVerifier.parameters(signature) {
-            require(unspaced.contains("\(name)=\"\(value)\"".filter { $0 != " " }), "signature parameter \(shown(name)) = \(shown(value)) is not in \(shown(signature))")
+            require(
+                unspaced.contains("\(name)=\"\(value)\"".filter { $0 != " " }),
+                "signature parameter \(shown(name)) = \(shown(value)) is not in \(shown(signature))")
         }
         if let seconds = WebhookVerifier.httpDate(date) {
             var time = time_t(seconds)
@@ -64,9 +74,12 @@ enum ServeRequestTarget: FuzzTarget {
             let parts = date.split(separator: " ")
             let clock = parts[4].split(separator: ":").compactMap { Int32($0) }
             // A leap second (":60") is the next minute's first second for gmtime.
-            require(clock.last == 60 || Int32(parts[1]) == fields.tm_mday && String(parts[2]) == months[Int(fields.tm_mon)] && Int32(parts[3]) == fields.tm_year + 1900
-                    && clock == [fields.tm_hour, fields.tm_min, fields.tm_sec],
-                    "Date \(shown(date)) was read as \(seconds), which is not the instant it names")
+            require(
+                clock.last == 60
+                    || Int32(parts[1]) == fields.tm_mday && String(parts[2]) == months[Int(fields.tm_mon)]
+                        && Int32(parts[3]) == fields.tm_year + 1900
+                        && clock == [fields.tm_hour, fields.tm_min, fields.tm_sec],
+                "Date \(shown(date)) was read as \(seconds), which is not the instant it names")
         }
     }
 
@@ -79,7 +92,9 @@ enum ServeRequestTarget: FuzzTarget {
                 switch byte {
                 case UInt8(ascii: "+"): out.append(UInt8(ascii: " "))
                 case UInt8(ascii: "%"):
-                    guard rest.count >= 2, let high = hex(rest[rest.startIndex]), let low = hex(rest[rest.startIndex + 1]) else { return nil }
+                    guard rest.count >= 2, let high = hex(rest[rest.startIndex]),
+                        let low = hex(rest[rest.startIndex + 1])
+                    else { return nil }
                     out.append(high << 4 | low)
                     rest = rest.dropFirst(2)
                 default: out.append(byte)
@@ -89,16 +104,18 @@ enum ServeRequestTarget: FuzzTarget {
         }
         func hex(_ byte: UInt8) -> UInt8? {
             switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+            case UInt8(ascii: "0") ... UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a") ... UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A") ... UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
             default: nil
             }
         }
         var fields: [(String, String)] = []
         for pair in body.split(separator: UInt8(ascii: "&")) {
             let eq = pair.firstIndex(of: UInt8(ascii: "=")) ?? pair.endIndex
-            guard let name = decode(pair[..<eq]), let value = decode(eq < pair.endIndex ? pair[(eq + 1)...] : []) else { return nil }
+            guard let name = decode(pair[..<eq]), let value = decode(eq < pair.endIndex ? pair[(eq + 1)...] : []) else {
+                return nil
+            }
             fields.append((name, value))
         }
         return fields

@@ -3,9 +3,10 @@ import Dispatch
 import FoundationEssentials
 import Glibc
 import HTTPServer
-@testable import Server
 import SimulatedServices
 import Synchronization
+
+@testable import Server
 
 /// `serve`'s webhook check (`WebhookVerifier.problem`, with `RSAPublicKey` reading the JWK Set)
 /// on a webhook the simulator's signer signed as tru.ID does, then changed by the input. Input: a
@@ -23,16 +24,23 @@ enum WebhookTarget: FuzzTarget {
 
     static let signedAt = Date(timeIntervalSince1970: 1_790_000_000)
     static let signer: WebhookSigner = {
-        guard let pipe = popen("openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 2>/dev/null", "r") else { fatalError("openssl: \(errno)") }
+        guard let pipe = popen("openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 2>/dev/null", "r") else {
+            fatalError("openssl: \(errno)")
+        }
         var pem: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
         while case let count = fread(&buffer, 1, buffer.count, pipe), count > 0 { pem += buffer.prefix(count) }
         pclose(pipe)
-        do throws(CellpathError) { return try WebhookSigner(privateKeyPEM: pem) } catch { fatalError("webhook key: \(error.message)") }
+        do throws(CellpathError) { return try WebhookSigner(privateKeyPEM: pem) } catch {
+            fatalError("webhook key: \(error.message)")
+        }
     }()
     static let original: SignedWebhook = {
         let body = Array(#"{"check_id":"c1","status":"COMPLETED","match":true}"#.utf8)
-        guard let webhook = signer.webhook(to: "http://192.0.2.23:8080/callback?n=1", product: "subscriber_check", body: body, date: signedAt) else {
+        guard
+            let webhook = signer.webhook(
+                to: "http://192.0.2.23:8080/callback?n=1", product: "subscriber_check", body: body, date: signedAt)
+        else {
             fatalError("the signer refused its own URL")
         }
         return webhook
@@ -65,9 +73,12 @@ enum WebhookTarget: FuzzTarget {
                 } else {
                     let member = ["kty", "n", "e", "kid", "alg"][Int(operation / 8) % 5]
                     guard case .object(let members) = signer.publicJWK else { return }
-                    keySet = .object([("keys", .array([.object(members.map { $0.0 == member ? ($0.0, .string(text)) : $0 })]))])
+                    keySet = .object([
+                        ("keys", .array([.object(members.map { $0.0 == member ? ($0.0, .string(text)) : $0 })]))
+                    ])
                 }
-            default: now += Double(Int16(truncatingIfNeeded: Int(value.first ?? 0) << 8 | Int(value.dropFirst().first ?? 0)))
+            default:
+                now += Double(Int16(truncatingIfNeeded: Int(value.first ?? 0) << 8 | Int(value.dropFirst().first ?? 0)))
             }
         }
 
@@ -77,18 +88,25 @@ enum WebhookTarget: FuzzTarget {
         }
         guard problem == nil else { return }
         let signed = original.headers
-        require(method.lowercased() == "post" && target == original.pathAndQuery && body == original.body,
-                "a webhook verified with method \(shown(method)), target \(shown(target)), body \(shown(String(decoding: body, as: UTF8.self)))")
+        require(
+            method.lowercased() == "post" && target == original.pathAndQuery && body == original.body,
+            "a webhook verified with method \(shown(method)), target \(shown(target)), body \(shown(String(decoding: body, as: UTF8.self)))"
+        )
         for name in ["Host", "Date", "x-tru-callback"] {
-            require(headers[name] == signed[name], "a webhook verified with \(name): \(shown(headers[name] ?? "(none)"))")
+            require(
+                headers[name] == signed[name], "a webhook verified with \(name): \(shown(headers[name] ?? "(none)"))")
         }
         require(abs(signedAt.timeIntervalSince1970 - now) <= 300, "a webhook dated \(signedAt) verified at \(now)")
-        require(keySet["keys"]?.arrayValue?.contains { RSAPublicKey(jwk: $0) == RSAPublicKey(jwk: signer.publicJWK) } == true,
-                "a webhook verified with a key set without the signer's key: \(shown(keySet.serialized))")
+        require(
+            keySet["keys"]?.arrayValue?.contains { RSAPublicKey(jwk: $0) == RSAPublicKey(jwk: signer.publicJWK) }
+                == true,
+            "a webhook verified with a key set without the signer's key: \(shown(keySet.serialized))")
     }
 
     /// `WebhookVerifier.problem` on a fresh verifier whose key set is `keySet`, waited for.
-    private static func verify(method: String, target: String, headers: HTTPHeaders, body: [UInt8], keySet: JSONValue, now: Double) -> String? {
+    private static func verify(
+        method: String, target: String, headers: HTTPHeaders, body: [UInt8], keySet: JSONValue, now: Double
+    ) -> String? {
         let result = Mutex<String??>(nil)
         let done = DispatchSemaphore(value: 0)
         Task {

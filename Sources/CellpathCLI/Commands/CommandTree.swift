@@ -4,7 +4,8 @@ import CommandLineKit
 enum CommandTree {
     package static let root: CommandSpec = CommandSpec(
         name: "cellpath",
-        abstract: "SIM-based mobile authentication (tru.ID SubscriberCheck style) from a Linux machine's cellular modem.",
+        abstract:
+            "SIM-based mobile authentication (tru.ID SubscriberCheck style) from a Linux machine's cellular modem.",
         discussion: """
             cellpath finds the machine's WWAN modem, brings up its data bearer and sends a check_url
             request, with its whole redirect chain and DNS, through the cellular interface only.
@@ -25,12 +26,16 @@ enum CommandTree {
             ServeCommand.spec,
             SimCommand.spec,
             help,
-            GenerateDocsCommand.spec,
+            GenerateDocsCommand.spec
         ],
         examples: [
-            .init("Check that a number is this SIM's, with the tru.ID API:", "cellpath subscriber-check +447940448591 --direct"),
-            .init("Check the SIM of a simulated world (made by cellpath sim up, as root):", "cellpath sim exec -- cellpath subscriber-check --direct"),
-            .init("Show a command's help:", "cellpath help bearer up"),
+            .init(
+                "Check that a number is this SIM's, with the tru.ID API:",
+                "cellpath subscriber-check +447940448591 --direct"),
+            .init(
+                "Check the SIM of a simulated world (made by cellpath sim up, as root):",
+                "cellpath sim exec -- cellpath subscriber-check --direct"),
+            .init("Show a command's help:", "cellpath help bearer up")
         ]
     )
 
@@ -40,7 +45,7 @@ enum CommandTree {
         options: HelpOptions.self,
         examples: [
             .init("List the commands:", "cellpath help"),
-            .init("Explain a subcommand (as cellpath sim up --help does):", "cellpath help sim up"),
+            .init("Explain a subcommand (as cellpath sim up --help does):", "cellpath help sim up")
         ])
 }
 

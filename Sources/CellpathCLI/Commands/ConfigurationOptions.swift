@@ -46,8 +46,9 @@ extension SettingOption {
         help: "Development server (tru.ID dev-server contract, or cellpath serve) base URL. Default: the profile's.")
     package static let truJSON = SettingOption(
         .truJSON, "path", help: "tru.json with the tru.ID credentials (as the tru CLI writes it).")
-    package static let dataResidency = SettingOption(.dataResidency, "region",
-                                                     help: "tru.ID data residency: eu, in or us.")
+    package static let dataResidency = SettingOption(
+        .dataResidency, "region",
+        help: "tru.ID data residency: eu, in or us.")
     package static let apiBase = SettingOption(
         .apiBase, "url", help: "tru.ID API base URL, instead of the data residency's (the simulator sets it).")
     package static let caFile = SettingOption(
@@ -56,8 +57,9 @@ extension SettingOption {
         .simPrefix, "prefix", help: "Name prefix of the simulator's namespaces (default: the sim.prefix setting, cp-).")
     package static let hopTimeout = SettingOption(
         .hopTimeout, "seconds", help: "Deadline of each HTTP hop, connect and read (default: 5).")
-    package static let timeout = SettingOption(.timeout, "seconds",
-                                               help: "Deadline of the whole operation (default: 30).")
+    package static let timeout = SettingOption(
+        .timeout, "seconds",
+        help: "Deadline of the whole operation (default: 30).")
     package static let apn = SettingOption(
         .apn, "name",
         help: "Access point name of a bearer that cellpath brings up (default: the modem's provisioned context).")
@@ -80,8 +82,10 @@ package enum ConfigurationOptions {
     /// Loads the configuration with the settings `options` carry (`SettingOption`), and logs its
     /// warnings (e.g. a secrets file readable by others). The values stay text: the
     /// configuration validates them.
-    package static func load(_ options: some CommandOptions,
-                             _ context: CommandContext) throws -> EffectiveConfiguration {
+    package static func load(
+        _ options: some CommandOptions,
+        _ context: CommandContext
+    ) throws -> EffectiveConfiguration {
         var flags: [String: String] = [:]
         for setting in options.declarations(of: SettingOption.self) {
             // An empty --apn is no value: it asks for the modem's provisioned context (`accessPointName`).
@@ -89,7 +93,9 @@ package enum ConfigurationOptions {
                 flags[setting.flag.rawValue] = value
             }
         }
-        let configuration = try ConfigurationLoader(environment: context.environment, flags: flags, caller: context.caller).load()
+        let configuration = try ConfigurationLoader(
+            environment: context.environment, flags: flags, caller: context.caller
+        ).load()
         for warning in configuration.warnings { context.logger.warning("\(warning)") }
         return configuration
     }

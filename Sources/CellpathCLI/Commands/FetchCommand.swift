@@ -23,9 +23,13 @@ package enum FetchCommand {
         options: Options.self,
         placement: .routing(among: [.front, .modems], by: route),
         examples: [
-            .init("Open a check_url through the only modem (its bearer brought up if needed):", "cellpath fetch \"$CHECK_URL\""),
-            .init("Through an interface another tool configured, with the bearer's DNS:", "cellpath fetch -i wwan0 --dns 100.64.0.53 \"$CHECK_URL\""),
-            .init("Print only the v0.2 code, for your backend:", "cellpath fetch -m 0 --print code \"$CHECK_URL\""),
+            .init(
+                "Open a check_url through the only modem (its bearer brought up if needed):",
+                "cellpath fetch \"$CHECK_URL\""),
+            .init(
+                "Through an interface another tool configured, with the bearer's DNS:",
+                "cellpath fetch -i wwan0 --dns 100.64.0.53 \"$CHECK_URL\""),
+            .init("Print only the v0.2 code, for your backend:", "cellpath fetch -m 0 --print code \"$CHECK_URL\"")
         ])
 
     /// `fetch`'s options: the path (an interface, or a modem's bearer), the request, the output.
@@ -38,37 +42,42 @@ package enum FetchCommand {
         @Option(FetchCommand.maxHops) package var maxHops: Int
         @SettingOption(.hopTimeout) package var hopTimeout: String?
         @SettingOption(.timeout) package var timeout: String?
-        @Option("stop-at", "prefix",
-                help: "Stop at the first redirect whose Location starts with this prefix (a redirect_url).")
+        @Option(
+            "stop-at", "prefix",
+            help: "Stop at the first redirect whose Location starts with this prefix (a redirect_url).")
         package var stopAt: String?
         @Flag("strict", help: "Refuse an https→http downgrade instead of only reporting it.") package var strict: Bool
-        @Option("method", short: "X", "method",
-                help: "Method of the first request (default: GET).") package var method: String?
+        @Option(
+            "method", short: "X", "method",
+            help: "Method of the first request (default: GET).") package var method: String?
         @Option("data", "body", help: "Body of the first request.") package var data: String?
         @RepeatableOption("header", short: "H", "header", help: "Extra request header 'Name: value' (repeatable).")
         package var header: [String]
-        @Option("operator", "mcc-mnc",
-                help: """
-                    Send the SDKs' x-tru-ops header on the first request: MCC-MNC, several separated by commas (e.g. \
-                    234-15).
-                    """)
+        @Option(
+            "operator", "mcc-mnc",
+            help: """
+                Send the SDKs' x-tru-ops header on the first request: MCC-MNC, several separated by commas (e.g. \
+                234-15).
+                """)
         package var operatorID: String?
         @SettingOption(.caFile) package var caFile: String?
         @Option("har", "file", help: "Also write the trace as HAR 1.2 to this file.") package var har: String?
-        @Option("print", "field",
-                help: """
-                    Print only this field of the result on stdout: code, check-id, reference-id or status (the code is \
-                    a secret: it is printed as it is).
-                    """,
-                .choice)
+        @Option(
+            "print", "field",
+            help: """
+                Print only this field of the result on stdout: code, check-id, reference-id or status (the code is \
+                a secret: it is printed as it is).
+                """,
+            .choice)
         package var printField: PrintField?
 
         package init() {}
     }
 
     /// `--max-hops`, also the checks'.
-    package static let maxHops = Option<Int>(wrappedValue: 10, "max-hops", "n",
-                                             help: "Most requests in the chain (default: 10).", .integer(in: 1...50))
+    package static let maxHops = Option<Int>(
+        wrappedValue: 10, "max-hops", "n",
+        help: "Most requests in the chain (default: 10).", .integer(in: 1 ... 50))
 
     /// What `--print` prints.
     package enum PrintField: String, Sendable, CaseIterable {
@@ -88,9 +97,12 @@ package enum FetchCommand {
 
     /// The fetch with the path from `pathProvider`: the interface and DNS servers given
     /// (`pathProvider(_:_:)`), or the modem layer's (`cellpath-modem`).
-    package static func run(_ options: Options, _ context: CommandContext,
-                            pathProvider: (Options, CommandContext) throws -> any CellularPathProvider)
-        async throws -> CommandOutcome {
+    package static func run(
+        _ options: Options, _ context: CommandContext,
+        pathProvider: (Options, CommandContext) throws -> any CellularPathProvider
+    )
+        async throws -> CommandOutcome
+    {
         if let operators = options.operatorID { _ = try OperatorIDs(parsing: operators) }
         if options.printField != nil, context.global.json {
             throw UsageError("'--print' cannot be combined with '--json'", command: context.command)
@@ -101,7 +113,9 @@ package enum FetchCommand {
         let path = try await provider.cellularPath()
         for address in [path.ipv4Address, path.ipv6Address].compactMap({ $0 })
         where !SourceAddressRule.exists(interface: path.interfaceName, address: address) {
-            context.logger.warning("--interface \(path.interfaceName) has no source-address rule for \(address): the kernel's answers for a fetch cancelled at the wrong moment could leave through another network with that address; the modem layer installs one")
+            context.logger.warning(
+                "--interface \(path.interfaceName) has no source-address rule for \(address): the kernel's answers for a fetch cancelled at the wrong moment could leave through another network with that address; the modem layer installs one"
+            )
         }
         context.progress.step("fetching through \(path.interfaceName)")
         let opener = CheckURLOpener(client: CellularHTTPClient(path: path))
@@ -122,16 +136,20 @@ package enum FetchCommand {
             }
         }
         if let field = options.printField {
-            if !context.global.quiet { Terminal.writeErr(report.humanLines(disclosure).map { $0.terminalSafe + "\n" }.joined()) }
+            if !context.global.quiet {
+                Terminal.writeErr(report.humanLines(disclosure).map { $0.terminalSafe + "\n" }.joined())
+            }
             let printed = try printOnly(field, of: report)
             guard let harFailure, let output = printed.output else { return printed }
             return CommandOutcome(output, failure: CommandFailure(harFailure))
         }
-        let output = Output(try record(report, disclosure), humanLines: report.humanLines(disclosure, hops: false),
-                            details: report.trace.hopLines(disclosure))
+        let output = Output(
+            try record(report, disclosure), humanLines: report.humanLines(disclosure, hops: false),
+            details: report.trace.hopLines(disclosure))
         if let failure = report.failure {
             if let harFailure { context.logger.error("\(harFailure.message)") }
-            return CommandOutcome(output, failure: CommandFailure(failure.cellpathError, details: try details(of: failure)))
+            return CommandOutcome(
+                output, failure: CommandFailure(failure.cellpathError, details: try details(of: failure)))
         }
         if let harFailure { return CommandOutcome(output, failure: CommandFailure(harFailure)) }
         return CommandOutcome(output)
@@ -141,64 +159,82 @@ package enum FetchCommand {
     /// through): what it sent went without TLS.
     package static func warnAboutDowngrades(in trace: FetchReport?, allowedBy: String, _ logger: Logger) {
         for hop in trace?.redacted(logger.disclosure).hops ?? [] where hop.downgrade {
-            logger.unsuppressibleWarning("hop \(hop.index) downgraded to plain http (\(hop.url)): what it carried went without TLS (\(allowedBy))")
+            logger.unsuppressibleWarning(
+                "hop \(hop.index) downgraded to plain http (\(hop.url)): what it carried went without TLS (\(allowedBy))"
+            )
         }
     }
 
     /// `--print FIELD`: that field alone on stdout; a failure, or a result without it, is an error.
     package static func printOnly(_ field: PrintField, of report: CheckURLReport) throws -> CommandOutcome {
         if let failure = report.failure { throw failure.cellpathError }
-        let value: String? = switch field {
-        case .code: report.callback?.code
-        case .checkID: report.callback?.checkID
-        case .referenceID: report.callback?.referenceID
-        case .status: report.trace.result.map { String($0.finalStatus) }
-        }
+        let value: String? =
+            switch field {
+            case .code: report.callback?.code
+            case .checkID: report.callback?.checkID
+            case .referenceID: report.callback?.referenceID
+            case .status: report.trace.result.map { String($0.finalStatus) }
+            }
         guard let value else {
-            throw CellpathError(.dataError, "the chain ended without a \(field.rawValue): it has no v0.2 callback with one",
-                                hint: "without --print, the trace shows how the chain ended")
+            throw CellpathError(
+                .dataError, "the chain ended without a \(field.rawValue): it has no v0.2 callback with one",
+                hint: "without --print, the trace shows how the chain ended")
         }
-        return CommandOutcome(Output(Record([Field(key: field.rawValue, label: field.rawValue, value: .string(value))]),
-                                     humanLines: [value]))
+        return CommandOutcome(
+            Output(
+                Record([Field(key: field.rawValue, label: field.rawValue, value: .string(value))]),
+                humanLines: [value]))
     }
 
     /// `-v`: what each hop did, from the (redacted) trace: the request, DNS, the bound socket, timings.
     package static func logDetails(_ trace: FetchReport, interface: String, _ logger: Logger) {
         guard logger.enabled(.debug) else { return }
-        logger.debug("path: \(interface), bound to \(trace.localAddresses.joined(separator: ", ")), DNS \(trace.dnsServers.joined(separator: ", "))")
+        logger.debug(
+            "path: \(interface), bound to \(trace.localAddresses.joined(separator: ", ")), DNS \(trace.dnsServers.joined(separator: ", "))"
+        )
         for hop in trace.hops {
             let scope = logger.scoped("hop \(hop.index)")
             scope.debug("\(hop.method) \(hop.url) \(hop.httpVersion)")
             for header in hop.requestHeaders { scope.debug("> \(header.name): \(header.value)") }
             if let answers = hop.dnsAnswers {
-                let how = switch hop.dnsSource {
-                case .chain: "from the chain's cache"
-                case .bearerCache: "from the bearer's DNS cache (TTL \(hop.dnsTTL ?? 0) s left)"
-                case .network, nil: "in \(hop.timings.dnsMs) ms, asked through \(interface)\(hop.dnsTTL.map { ", TTL \($0) s" } ?? "")"
-                }
+                let how =
+                    switch hop.dnsSource {
+                    case .chain: "from the chain's cache"
+                    case .bearerCache: "from the bearer's DNS cache (TTL \(hop.dnsTTL ?? 0) s left)"
+                    case .network, nil:
+                        "in \(hop.timings.dnsMs) ms, asked through \(interface)\(hop.dnsTTL.map { ", TTL \($0) s" } ?? "")"
+                    }
                 scope.debug("DNS answers \(answers.joined(separator: ", ")) \(how)")
             }
             if !hop.localAddress.isEmpty {
-                scope.debug("socket \(hop.localAddress):\(hop.localPort) → \(hop.remoteAddress):\(hop.remotePort) bound to \(interface) (SO_BINDTODEVICE read back), \(hop.connectionReused ? "reused" : "new")\(hop.tlsVersion.map { ", " + $0 } ?? "")")
+                scope.debug(
+                    "socket \(hop.localAddress):\(hop.localPort) → \(hop.remoteAddress):\(hop.remotePort) bound to \(interface) (SO_BINDTODEVICE read back), \(hop.connectionReused ? "reused" : "new")\(hop.tlsVersion.map { ", " + $0 } ?? "")"
+                )
             }
             for header in hop.responseHeaders { scope.debug("< \(header.name): \(header.value)") }
             let timings = hop.timings
-            scope.debug("status \(hop.status): connect \(timings.connectMs.map { "\($0) ms" } ?? "-"), TLS \(timings.tlsMs.map { "\($0) ms" } ?? "-"), first byte \(timings.firstByteMs) ms, total \(timings.totalMs) ms, \(hop.bodyBytes) body bytes")
+            scope.debug(
+                "status \(hop.status): connect \(timings.connectMs.map { "\($0) ms" } ?? "-"), TLS \(timings.tlsMs.map { "\($0) ms" } ?? "-"), first byte \(timings.firstByteMs) ms, total \(timings.totalMs) ms, \(hop.bodyBytes) body bytes"
+            )
         }
     }
 
     /// The path through the interface and DNS servers given on the command line (`operatorID`:
     /// fetch's `--operator`); the modem layer's is `cellpath-modem`'s.
-    package static func pathProvider(_ path: InterfacePathOptions, operatorID: String?,
-                                     _ context: CommandContext) throws -> any CellularPathProvider {
+    package static func pathProvider(
+        _ path: InterfacePathOptions, operatorID: String?,
+        _ context: CommandContext
+    ) throws -> any CellularPathProvider {
         guard let interface = path.interface else {
-            throw UsageError("missing '--interface <name>': a check is sent through the bearer's interface only, never the default route",
-                             command: context.command)
+            throw UsageError(
+                "missing '--interface <name>': a check is sent through the bearer's interface only, never the default route",
+                command: context.command)
         }
         let dns = path.dnsServers
         guard !dns.isEmpty else {
-            throw UsageError("missing '--dns <address>': names must be resolved by the bearer's DNS servers",
-                             command: context.command)
+            throw UsageError(
+                "missing '--dns <address>': names must be resolved by the bearer's DNS servers",
+                command: context.command)
         }
         if !path.allowAnyInterface { try requireModemInterface(interface, context) }
         return InterfacePathProvider(interface: interface, dnsServers: dns, operatorID: operatorID)
@@ -212,17 +248,23 @@ package enum FetchCommand {
         let discovery = ModemDiscovery(roots: DeviceRoots(environment: context.environment))
         let found = discovery.discover()
         guard !found.isCellularInterface(interface) else { return }
-        let modems = found.modems.flatMap { modem in
-            (modem.interfaces + modem.links).map {
-                "\($0) (\(modem.ports[0].name), \(modem.protocol.rawValue.uppercased()))"
+        let modems =
+            found.modems.flatMap { modem in
+                (modem.interfaces + modem.links).map {
+                    "\($0) (\(modem.ports[0].name), \(modem.protocol.rawValue.uppercased()))"
+                }
             }
-        } + found.uncontrolled.filter { $0.kind == .router }.flatMap { modem in
-            modem.interfaces.map { "\($0) (router mode, \(modem.driver ?? "USB network"))" }
-        }
-        let known = modems.isEmpty ? "no modem was found in \(discovery.roots.sysfs)"
+            + found.uncontrolled.filter { $0.kind == .router }.flatMap { modem in
+                modem.interfaces.map { "\($0) (router mode, \(modem.driver ?? "USB network"))" }
+            }
+        let known =
+            modems.isEmpty
+            ? "no modem was found in \(discovery.roots.sysfs)"
             : "the modems' are " + modems.joined(separator: ", ")
-        throw CellpathError(.usage, "'\(interface)' is not a modem's network interface: \(known)",
-                            hint: "a check must leave through the SIM's bearer; to test on another interface, add --allow-any-interface")
+        throw CellpathError(
+            .usage, "'\(interface)' is not a modem's network interface: \(known)",
+            hint: "a check must leave through the SIM's bearer; to test on another interface, add --allow-any-interface"
+        )
     }
 
     /// The report's fields as docs/json.md lists them: the (redacted) trace, with the callback
@@ -232,7 +274,8 @@ package enum FetchCommand {
         var record = try ValueEncoder.record(report.trace.redacted(disclosure))
         record.fields.removeAll { $0.key == "failure" }
         guard let index = record.fields.firstIndex(where: { $0.key == "result" }),
-              case .record(var result) = record.fields[index].value else { return record }
+            case .record(var result) = record.fields[index].value
+        else { return record }
         let position = result.fields.firstIndex { $0.key == "stopped_at" } ?? result.fields.count
         let callback = try report.callback.map { try ValueEncoder.encode($0) } ?? .null
         result.fields.insert(Field(key: "callback", label: "callback", value: callback), at: position)
@@ -266,11 +309,12 @@ package enum FetchCommand {
         request.maxHops = options.maxHops
         request.hopTimeout = try configuration.hopTimeout
         request.totalTimeout = try configuration.timeout
-        request.ipType = switch try ConfigurationOptions.resolvedIPType(options.ipType, context) {
-        case .ipv4: .ipv4
-        case .ipv6: .ipv6
-        case .ipv4v6: .any
-        }
+        request.ipType =
+            switch try ConfigurationOptions.resolvedIPType(options.ipType, context) {
+            case .ipv4: .ipv4
+            case .ipv6: .ipv6
+            case .ipv4v6: .any
+            }
         request.stopAtPrefix = options.stopAt
         request.strict = options.strict
         request.caFile = try configuration.caFile
@@ -286,7 +330,8 @@ package enum FetchCommand {
     /// Refuses a CA bundle that cannot be read (66) or holds no PEM certificate (65), before any
     /// packet; the hint names where the bundle was set (`origin`: the flag, a variable, a file).
     package static func checkCABundle(_ path: String, origin: ConfigurationOrigin?) throws(CellpathError) {
-        let hint = "\(origin.map { "\($0)" } ?? "flag --cacert") names it: a PEM file of CA certificates that this user can read"
+        let hint =
+            "\(origin.map { "\($0)" } ?? "flag --cacert") names it: a PEM file of CA certificates that this user can read"
         let text: String
         do {
             text = String(decoding: try FileSystem.read(path, limit: 16 << 20), as: UTF8.self)
@@ -294,7 +339,9 @@ package enum FetchCommand {
             throw CellpathError(.noInput, "couldn't read the CA bundle \(path): \(error.reason)", hint: hint)
         }
         guard text.contains("-----BEGIN CERTIFICATE-----") else {
-            throw CellpathError(.dataError, "the CA bundle \(path) holds no PEM certificate ('-----BEGIN CERTIFICATE-----')", hint: hint)
+            throw CellpathError(
+                .dataError, "the CA bundle \(path) holds no PEM certificate ('-----BEGIN CERTIFICATE-----')", hint: hint
+            )
         }
     }
 }

@@ -71,11 +71,12 @@ struct ManPage {
 
             """
         out += ".SH SYNOPSIS\n"
-        out += ([[root.name]] + commands.map(\.path)).map { path in
-            let usage = formatter.usage(for: path)
-            let name = path.joined(separator: " ")
-            return "\\fB\(Self.escape(name))\\fR" + Self.escape(String(usage.dropFirst(name.count)))
-        }.joined(separator: "\n.br\n") + "\n"
+        out +=
+            ([[root.name]] + commands.map(\.path)).map { path in
+                let usage = formatter.usage(for: path)
+                let name = path.joined(separator: " ")
+                return "\\fB\(Self.escape(name))\\fR" + Self.escape(String(usage.dropFirst(name.count)))
+            }.joined(separator: "\n.br\n") + "\n"
 
         out += ".SH DESCRIPTION\n" + Self.paragraphs(root.discussion ?? root.abstract)
         for (path, spec) in commands {
@@ -91,50 +92,63 @@ struct ManPage {
         for (path, spec) in commands where !(spec.arguments.isEmpty && spec.options.isEmpty) {
             out += ".SS \(Self.escape(path.joined(separator: " ")))\n"
             for argument in spec.arguments {
-                out += Self.item("\\fI<\(Self.escape(argument.name))>\\fR" + (argument.variadic ? " ..." : ""),
-                                 argument.help)
+                out += Self.item(
+                    "\\fI<\(Self.escape(argument.name))>\\fR" + (argument.variadic ? " ..." : ""),
+                    argument.help)
             }
             for option in spec.options { out += Self.item(option) }
         }
 
         out += ".SH EXIT STATUS\n"
-        for code in ExitCode.allCases { out += Self.item("\\fB\(code.rawValue)\\fR", code.meaning.capitalizedFirst + ".") }
+        for code in ExitCode.allCases {
+            out += Self.item("\\fB\(code.rawValue)\\fR", code.meaning.capitalizedFirst + ".")
+        }
 
         out += ".SH ENVIRONMENT\n"
-        out += "Configuration variables override the configuration files; flags override them "
+        out +=
+            "Configuration variables override the configuration files; flags override them "
             + "(docs/configuration.md). An empty variable counts as unset.\n"
         for (name, meaning) in ConfigurationLoader.environmentVariables {
             out += Self.item("\\fB\(Self.escape(name))\\fR", meaning.capitalizedFirst + ".")
         }
         out += Self.item("\\fBXDG_CONFIG_HOME\\fR, \\fBHOME\\fR", "Locate the user configuration file (see FILES).")
-        out += Self.item("\\fB\(DeviceRoots.sysfsVariable)\\fR, \\fB\(DeviceRoots.devVariable)\\fR",
-                         "Where modem discovery looks instead of /sys and /dev; cellpath sim exec sets them to the simulated world's.")
-        out += Self.item("\\fBCELLPATH_TOKEN_CACHE\\fR",
-                         "The file that caches tru.ID access tokens (default: $XDG_CACHE_HOME/cellpath/tokens.json); "
-                            + "cellpath sim exec sets it to the world's.")
+        out += Self.item(
+            "\\fB\(DeviceRoots.sysfsVariable)\\fR, \\fB\(DeviceRoots.devVariable)\\fR",
+            "Where modem discovery looks instead of /sys and /dev; cellpath sim exec sets them to the simulated world's."
+        )
+        out += Self.item(
+            "\\fBCELLPATH_TOKEN_CACHE\\fR",
+            "The file that caches tru.ID access tokens (default: $XDG_CACHE_HOME/cellpath/tokens.json); "
+                + "cellpath sim exec sets it to the world's.")
         out += Self.item("\\fBNO_COLOR\\fR", "When set, --color auto prints no colour; neither does TERM=dumb.")
-        out += Self.item("\\fBSUDO_UID\\fR, \\fBSUDO_GID\\fR",
-                         "Set by sudo. As root under sudo, cellpath follows the variables that name files, directories "
-                            + "or the system bus (" + ProcessEnvironment.pathOverrides.joined(separator: ", ") + ") only into "
-                            + "a tree that no user but root can change, else ignores them with a warning; and it opens the files "
-                            + "that options name (--har, --metrics-file, --password-file, --pin-file, --tru-json) with the rights "
-                            + "of that user. A cellpath raised by file capabilities or set-user-ID ignores all of those and the "
-                            + "credential variables (docs/operations.md).")
+        out += Self.item(
+            "\\fBSUDO_UID\\fR, \\fBSUDO_GID\\fR",
+            "Set by sudo. As root under sudo, cellpath follows the variables that name files, directories "
+                + "or the system bus (" + ProcessEnvironment.pathOverrides.joined(separator: ", ") + ") only into "
+                + "a tree that no user but root can change, else ignores them with a warning; and it opens the files "
+                + "that options name (--har, --metrics-file, --password-file, --pin-file, --tru-json) with the rights "
+                + "of that user. A cellpath raised by file capabilities or set-user-ID ignores all of those and the "
+                + "credential variables (docs/operations.md).")
 
         out += ".SH FILES\n"
         let system = ConfigurationLoader.defaultSystemPath
-        out += Self.item("\\fI\(Self.escape(system))\\fR",
-                         "System configuration (INI); \(ConfigurationLoader.systemConfigEnvironment) names another.")
-        out += Self.item("\\fI$XDG_CONFIG_HOME/cellpath/cellpath.conf\\fR, \\fI~/.config/cellpath/cellpath.conf\\fR",
-                         "User configuration, over the system one.")
-        out += Self.item("\\fItru.json\\fR",
-                         "tru.ID project credentials as the tru CLI writes them; named by --tru-json, "
-                            + "CELLPATH_TRU_JSON or [truid] tru_json. Keep it mode 600.")
-        out += Self.item("\\fI/run/cellpath-sim/<prefix>/\\fR",
-                         "The simulated world's run directory: daemon pid file and log, test CA, credentials.")
-        out += Self.item("\\fI../libexec/cellpath/\\fR",
-                         "Next to the directory of cellpath: cellpath-sim and cellpath-number, which run "
-                            + "cellpath sim and cellpath number.")
+        out += Self.item(
+            "\\fI\(Self.escape(system))\\fR",
+            "System configuration (INI); \(ConfigurationLoader.systemConfigEnvironment) names another.")
+        out += Self.item(
+            "\\fI$XDG_CONFIG_HOME/cellpath/cellpath.conf\\fR, \\fI~/.config/cellpath/cellpath.conf\\fR",
+            "User configuration, over the system one.")
+        out += Self.item(
+            "\\fItru.json\\fR",
+            "tru.ID project credentials as the tru CLI writes them; named by --tru-json, "
+                + "CELLPATH_TRU_JSON or [truid] tru_json. Keep it mode 600.")
+        out += Self.item(
+            "\\fI/run/cellpath-sim/<prefix>/\\fR",
+            "The simulated world's run directory: daemon pid file and log, test CA, credentials.")
+        out += Self.item(
+            "\\fI../libexec/cellpath/\\fR",
+            "Next to the directory of cellpath: cellpath-sim and cellpath-number, which run "
+                + "cellpath sim and cellpath number.")
 
         out += ".SH EXAMPLES\n"
         for (title, lines) in Self.walkThroughs {
@@ -144,7 +158,8 @@ struct ManPage {
         }
 
         out += ".SH SEE ALSO\n"
-        out += "\\fBmbimcli\\fR(1), \\fBqmicli\\fR(1), \\fBcurl\\fR(1), \\fBip\\fR(8); "
+        out +=
+            "\\fBmbimcli\\fR(1), \\fBqmicli\\fR(1), \\fBcurl\\fR(1), \\fBip\\fR(8); "
             + "README.md and docs/ in the cellpath sources (docs/usage.md has every command's help).\n"
         return out
     }
@@ -152,30 +167,40 @@ struct ManPage {
     /// A command's examples under its description: what each does, then its command line.
     package static func examples(_ examples: [CommandExample]) -> String {
         guard !examples.isEmpty else { return "" }
-        return ".PP\nExamples:\n" + examples.map { example in
-            ".PP\n\(line(example.purpose))\n.RS 4\n.nf\n\(escape(example.commandLine))\n.fi\n.RE\n"
-        }.joined()
+        return ".PP\nExamples:\n"
+            + examples.map { example in
+                ".PP\n\(line(example.purpose))\n.RS 4\n.nf\n\(escape(example.commandLine))\n.fi\n.RE\n"
+            }.joined()
     }
 
     /// The EXAMPLES section, as (what it does, command lines); each line fits 80 columns with the indent.
     package static let walkThroughs: [(String, [String])] = [
-        ("Check that a number is this SIM's (SubscriberCheck), with the tru.ID API and your project's "
-            + "credentials, or through your development server; the exit code is the verdict:", [
-            "cellpath subscriber-check +447940448591 --direct",
-            "cellpath subscriber-check --server http://localhost:8080",
-        ]),
+        (
+            "Check that a number is this SIM's (SubscriberCheck), with the tru.ID API and your project's "
+                + "credentials, or through your development server; the exit code is the verdict:",
+            [
+                "cellpath subscriber-check +447940448591 --direct",
+                "cellpath subscriber-check --server http://localhost:8080"
+            ]
+        ),
         ("Check a phone number and print it in E.164:", ["cellpath number +44 7940 448591"]),
         ("Show every setting, where it came from, and any that is not usable:", ["cellpath config show"]),
-        ("Try everything on the simulated world (as root), a SubscriberCheck of its SIM included, "
-            + "then remove it:", [
-            "cellpath sim up", "cellpath sim exec -- cellpath subscriber-check --direct",
-            "cellpath sim bearer connect", "cellpath sim exec -- bash",
-            "cellpath sim down",
-        ]),
-        ("Open a check_url through the modem only (CHECK_URL is the check_url your backend received "
-            + "when it created the check; docs/simulator-api.md creates one on the simulated world):", [
-            "cellpath fetch --interface wwan0 --dns 100.64.0.53 \"$CHECK_URL\"",
-        ]),
+        (
+            "Try everything on the simulated world (as root), a SubscriberCheck of its SIM included, "
+                + "then remove it:",
+            [
+                "cellpath sim up", "cellpath sim exec -- cellpath subscriber-check --direct",
+                "cellpath sim bearer connect", "cellpath sim exec -- bash",
+                "cellpath sim down"
+            ]
+        ),
+        (
+            "Open a check_url through the modem only (CHECK_URL is the check_url your backend received "
+                + "when it created the check; docs/simulator-api.md creates one on the simulated world):",
+            [
+                "cellpath fetch --interface wwan0 --dns 100.64.0.53 \"$CHECK_URL\""
+            ]
+        )
     ]
 
     /// One `.TP` item: a bold option synopsis (value placeholder in italics) and its help.
@@ -231,7 +256,9 @@ private extension String {
 
 private extension Substring {
     var trimmingSpaces: Substring {
-        guard let first = firstIndex(where: { $0 != " " }), let last = lastIndex(where: { $0 != " " }) else { return "" }
-        return self[first...last]
+        guard let first = firstIndex(where: { $0 != " " }), let last = lastIndex(where: { $0 != " " }) else {
+            return ""
+        }
+        return self[first ... last]
     }
 }

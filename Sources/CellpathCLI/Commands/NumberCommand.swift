@@ -19,7 +19,7 @@ package enum NumberCommand {
         examples: [
             .init("Check an international number and print it in E.164:", "cellpath number +44 7940 448591"),
             .init("Read a national number in its country:", "cellpath number 07940 448591 --region GB"),
-            .init("A tel: URI, as JSON:", "cellpath number tel:+44-7940-448591 --json"),
+            .init("A tel: URI, as JSON:", "cellpath number tel:+44-7940-448591 --json")
         ])
 
     /// `number`'s options.

@@ -20,18 +20,20 @@ package enum ModemOption {
 
 /// How the modem commands reach a modem: `--backend`, `--no-proxy`.
 package struct ModemBackendOptions: CommandOptions {
-    @Option("backend", "name",
-            help: """
-                Reach the modems through ModemManager (modemmanager) or directly over MBIM or QMI (mbim, qmi); auto: \
-                ModemManager when it runs on the system bus, else directly (default: auto).
-                """,
-            .choice)
+    @Option(
+        "backend", "name",
+        help: """
+            Reach the modems through ModemManager (modemmanager) or directly over MBIM or QMI (mbim, qmi); auto: \
+            ModemManager when it runs on the system bus, else directly (default: auto).
+            """,
+        .choice)
     package var choice: ModemBackendChoice = .auto
-    @Flag("no-proxy",
-          help: """
-              Open the control ports directly, not through mbim-proxy or qmi-proxy (only ports no other program \
-              reads).
-              """)
+    @Flag(
+        "no-proxy",
+        help: """
+            Open the control ports directly, not through mbim-proxy or qmi-proxy (only ports no other program \
+            reads).
+            """)
     package var noProxy: Bool
 
     package init() {}
@@ -51,11 +53,12 @@ package enum ModemBackendChoice: String, Sendable, CaseIterable {
 /// its `-m/--modem`.
 package struct ModemPathOptions: CommandOptions {
     @SettingOption(.modemAPN) package var apn: String?
-    @Flag("keep-bearer",
-          help: """
-              With a modem: leave a bearer that this command brought up connected (cellpath bearer down takes it \
-              down).
-              """)
+    @Flag(
+        "keep-bearer",
+        help: """
+            With a modem: leave a bearer that this command brought up connected (cellpath bearer down takes it \
+            down).
+            """)
     package var keepBearer: Bool
     @Option(ModemOption.wait) package var wait: Double
     @OptionGroup package var backend: ModemBackendOptions
@@ -65,16 +68,18 @@ package struct ModemPathOptions: CommandOptions {
 
 /// A path through an interface that another tool configured: `-i/--interface`, `--dns`.
 package struct InterfacePathOptions: CommandOptions {
-    @Option("interface", short: "i", "name",
-            help: "Cellular network interface (e.g. wwan0); its address is read from it.")
+    @Option(
+        "interface", short: "i", "name",
+        help: "Cellular network interface (e.g. wwan0); its address is read from it.")
     package var interface: String?
     @RepeatableOption("dns", "address", help: "DNS server of the bearer (repeat or separate with commas).")
     package var dns: [String]
-    @Flag("allow-any-interface",
-          help: """
-              Accept an --interface that is not a modem's (for tests: a check through it proves nothing about the \
-              SIM).
-              """)
+    @Flag(
+        "allow-any-interface",
+        help: """
+            Accept an --interface that is not a modem's (for tests: a check through it proves nothing about the \
+            SIM).
+            """)
     package var allowAnyInterface: Bool
 
     package init() {}
@@ -86,10 +91,11 @@ package struct InterfacePathOptions: CommandOptions {
 /// The backend of a check: a development server (`--server`) or the tru.ID API (`--direct`).
 package struct CheckBackendOptions: CommandOptions {
     @SettingOption(.server) package var server: String?
-    @Flag("direct",
-          help: """
-              Speak the tru.ID API directly, with the project's credentials (tru.json, configuration or environment).
-              """)
+    @Flag(
+        "direct",
+        help: """
+            Speak the tru.ID API directly, with the project's credentials (tru.json, configuration or environment).
+            """)
     package var direct: Bool
 
     package init() {}
@@ -106,14 +112,17 @@ package struct TruAPIOptions: CommandOptions {
 
 /// Field mode of the checks: repeated runs and their summary.
 package struct FieldOptions: CommandOptions {
-    @Option("repeat", "n",
-            help: "Run the check n times (field mode; one JSON line per run with --json).", .integer(in: 1...100_000))
+    @Option(
+        "repeat", "n",
+        help: "Run the check n times (field mode; one JSON line per run with --json).", .integer(in: 1 ... 100_000))
     package var repeatCount: Int = 1
-    @Option("interval", "seconds",
-            help: "Seconds between the starts of repeated runs (default, or 0: one after the other).", .secondsOrZero)
+    @Option(
+        "interval", "seconds",
+        help: "Seconds between the starts of repeated runs (default, or 0: one after the other).", .secondsOrZero)
     package var interval: Double?
-    @Option("metrics-file", "path",
-            help: "Write the runs' summary in Prometheus text format to this file (atomically), for node_exporter.")
+    @Option(
+        "metrics-file", "path",
+        help: "Write the runs' summary in Prometheus text format to this file (atomically), for node_exporter.")
     package var metricsFile: String?
 
     package init() {}

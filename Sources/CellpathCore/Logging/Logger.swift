@@ -49,8 +49,10 @@ public struct Logger: Sendable {
     /// Keeps every warning, printed or not (`--quiet`), for a command's JSON output.
     public let warnings: WarningRecorder?
 
-    public init(threshold: LogLevel = .warning, disclosure: Disclosure = .redacted,
-                scope: String? = nil, sink: any LogSink = StandardErrorSink(), warnings: WarningRecorder? = nil) {
+    public init(
+        threshold: LogLevel = .warning, disclosure: Disclosure = .redacted,
+        scope: String? = nil, sink: any LogSink = StandardErrorSink(), warnings: WarningRecorder? = nil
+    ) {
         self.threshold = threshold
         self.disclosure = disclosure
         self.scope = scope
@@ -60,8 +62,9 @@ public struct Logger: Sendable {
 
     /// A logger for a sub-object: `logger.scoped("bearer")` under `modem0` prints `[modem0/bearer]`.
     public func scoped(_ name: String) -> Logger {
-        Logger(threshold: threshold, disclosure: disclosure,
-               scope: scope.map { "\($0)/\(name)" } ?? name, sink: sink, warnings: warnings)
+        Logger(
+            threshold: threshold, disclosure: disclosure,
+            scope: scope.map { "\($0)/\(name)" } ?? name, sink: sink, warnings: warnings)
     }
 
     /// True when lines at `level` are printed (to skip building expensive messages).

@@ -102,18 +102,24 @@ package struct Option<Value: Sendable>: OptionDeclaration {
     private let value = ParsedValue<Value>()
 
     /// An option with a default: the value when it is not given.
-    package init(wrappedValue: Value, _ long: String, short: Character? = nil, _ valueName: String, help: String,
-                 _ conversion: ValueConversion<Value>) {
-        spec = OptionSpec(long: long, short: short, kind: .value(valueName: valueName, convert: conversion.convert),
-                          help: help, repeatable: false)
+    package init(
+        wrappedValue: Value, _ long: String, short: Character? = nil, _ valueName: String, help: String,
+        _ conversion: ValueConversion<Value>
+    ) {
+        spec = OptionSpec(
+            long: long, short: short, kind: .value(valueName: valueName, convert: conversion.convert),
+            help: help, repeatable: false)
         defaultValue = wrappedValue
     }
 
     /// An optional option: nil when it is not given.
-    package init<Wrapped>(_ long: String, short: Character? = nil, _ valueName: String, help: String,
-                          _ conversion: ValueConversion<Wrapped>) where Value == Wrapped? {
-        spec = OptionSpec(long: long, short: short, kind: .value(valueName: valueName, convert: conversion.convert),
-                          help: help, repeatable: false)
+    package init<Wrapped>(
+        _ long: String, short: Character? = nil, _ valueName: String, help: String,
+        _ conversion: ValueConversion<Wrapped>
+    ) where Value == Wrapped? {
+        spec = OptionSpec(
+            long: long, short: short, kind: .value(valueName: valueName, convert: conversion.convert),
+            help: help, repeatable: false)
         defaultValue = nil
     }
 
@@ -153,10 +159,13 @@ package struct RepeatableOption<Value: Sendable>: OptionDeclaration {
     package let spec: OptionSpec
     private let values = ParsedValue<[Value]>()
 
-    package init(_ long: String, short: Character? = nil, _ valueName: String, help: String,
-                 _ conversion: ValueConversion<Value>) {
-        spec = OptionSpec(long: long, short: short, kind: .value(valueName: valueName, convert: conversion.convert),
-                          help: help, repeatable: true)
+    package init(
+        _ long: String, short: Character? = nil, _ valueName: String, help: String,
+        _ conversion: ValueConversion<Value>
+    ) {
+        spec = OptionSpec(
+            long: long, short: short, kind: .value(valueName: valueName, convert: conversion.convert),
+            help: help, repeatable: true)
     }
 
     package var wrappedValue: [Value] { values.current ?? [] }

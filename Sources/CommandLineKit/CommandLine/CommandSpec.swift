@@ -167,7 +167,9 @@ package struct CommandImplementation: Sendable {
     package static func async<Options: CommandOptions>(
         _ command: CommandSpec, _ run: @escaping @Sendable (Options, CommandContext) async throws -> CommandOutcome
     ) -> Self {
-        let action = CommandAction.async { parsed, context in try await run(try parsed.options(as: Options.self), context) }
+        let action = CommandAction.async { parsed, context in
+            try await run(try parsed.options(as: Options.self), context)
+        }
         return CommandImplementation(command: command, optionsType: ObjectIdentifier(Options.self), action: action)
     }
 
@@ -175,7 +177,8 @@ package struct CommandImplementation: Sendable {
     package static func blocking<Options: CommandOptions>(
         _ command: CommandSpec, _ run: @escaping @Sendable (Options, CommandContext) throws -> CommandOutcome
     ) -> Self {
-        let action = CommandAction.blocking { parsed, context in try run(try parsed.options(as: Options.self), context) }
+        let action = CommandAction.blocking { parsed, context in try run(try parsed.options(as: Options.self), context)
+        }
         return CommandImplementation(command: command, optionsType: ObjectIdentifier(Options.self), action: action)
     }
 }
@@ -231,10 +234,12 @@ package struct CommandSpec: Sendable {
     package let identity = CommandIdentity()
 
     /// A command whose arguments and options `options` declares.
-    package init<Options: CommandOptions>(name: String, abstract: String, discussion: String? = nil,
-                                          options: Options.Type = NoOptions.self, subcommands: [CommandSpec] = [],
-                                          hidden: Bool = false, placement: CommandPlacement? = nil,
-                                          examples: [CommandExample] = [], logsJSONLines: Bool = false) {
+    package init<Options: CommandOptions>(
+        name: String, abstract: String, discussion: String? = nil,
+        options: Options.Type = NoOptions.self, subcommands: [CommandSpec] = [],
+        hidden: Bool = false, placement: CommandPlacement? = nil,
+        examples: [CommandExample] = [], logsJSONLines: Bool = false
+    ) {
         self.name = name
         self.abstract = abstract
         self.discussion = discussion

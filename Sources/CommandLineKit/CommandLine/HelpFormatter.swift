@@ -63,7 +63,8 @@ package struct HelpFormatter {
         if !node.subcommands.isEmpty {
             out += "\nSUBCOMMANDS:\n"
             for sub in node.subcommands where !sub.hidden { out += row(sub.name, sub.abstract) }
-            out += "\n  See '\(root.name) help \((path.dropFirst() + ["<subcommand>"]).joined(separator: " "))' for detailed help.\n"
+            out +=
+                "\n  See '\(root.name) help \((path.dropFirst() + ["<subcommand>"]).joined(separator: " "))' for detailed help.\n"
         }
         if isRoot {
             out += "\nEXIT CODES:\n"
@@ -82,7 +83,8 @@ package struct HelpFormatter {
     /// The text printed on stderr for a usage error.
     package func usageError(_ error: UsageError) -> String {
         let path = command(at: error.command) == nil ? [root.name] : error.command
-        return "Error: \(error.message.terminalSafe)\nUsage: \(usage(for: path))\n  See '\(path.joined(separator: " ")) --help' for more information.\n"
+        return
+            "Error: \(error.message.terminalSafe)\nUsage: \(usage(for: path))\n  See '\(path.joined(separator: " ")) --help' for more information.\n"
     }
 
     /// One aligned row: name in a 24-column gutter, then the help text.

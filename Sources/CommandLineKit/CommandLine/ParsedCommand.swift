@@ -33,8 +33,12 @@ package struct UsageError: Error, Sendable, Equatable {
     }
 
     /// An option's value did not convert.
-    package static func invalidValue(_ text: String, for option: OptionSpec, _ problem: InvalidOptionValue,
-                             command: [String]) -> UsageError {
-        UsageError("invalid \(problem.noun) '\(text)' for '--\(option.long)': expected \(problem.expectation)", command: command)
+    package static func invalidValue(
+        _ text: String, for option: OptionSpec, _ problem: InvalidOptionValue,
+        command: [String]
+    ) -> UsageError {
+        UsageError(
+            "invalid \(problem.noun) '\(text)' for '--\(option.long)': expected \(problem.expectation)",
+            command: command)
     }
 }

@@ -26,7 +26,8 @@ package struct CommandLineParser {
 
     package func parse(_ arguments: [String]) throws(UsageError) -> ParseResult {
         if let position = Self.firstArgumentNotUTF8() {
-            throw UsageError("argument \(position) is not valid UTF-8; arguments are refused, not repaired", command: [root.name])
+            throw UsageError(
+                "argument \(position) is not valid UTF-8; arguments are refused, not repaired", command: [root.name])
         }
         var node = root
         var parsed = ParsedCommand(path: [root.name])
@@ -54,9 +55,10 @@ package struct CommandLineParser {
                 }
                 switch option.kind {
                 case .value(let valueName, let convert):
-                    let value = if let inline { inline } else {
-                        try nextValue(for: "--\(name) <\(valueName)>", arguments, &index, parsed.path)
-                    }
+                    let value =
+                        if let inline { inline } else {
+                            try nextValue(for: "--\(name) <\(valueName)>", arguments, &index, parsed.path)
+                        }
                     try record(option, value: value, convertedBy: convert, into: &parsed)
                 case .flag:
                     guard inline == nil else {
@@ -73,8 +75,10 @@ package struct CommandLineParser {
                         throw unknownOption("-\(letter)", in: node, path: parsed.path)
                     }
                     if case .value(let valueName, let convert) = option.kind {
-                        let value = letters.isEmpty
-                            ? try nextValue(for: "-\(letter) <\(valueName)>", arguments, &index, parsed.path) : String(letters)
+                        let value =
+                            letters.isEmpty
+                            ? try nextValue(for: "-\(letter) <\(valueName)>", arguments, &index, parsed.path)
+                            : String(letters)
                         try record(option, value: value, convertedBy: convert, into: &parsed)
                         break
                     }
@@ -109,7 +113,7 @@ package struct CommandLineParser {
     /// bytes with U+FFFD, which would silently change a header value or a file name.
     package static func firstArgumentNotUTF8() -> Int? {
         let argv = CommandLine.unsafeArgv
-        for index in 1..<max(1, Int(CommandLine.argc)) {
+        for index in 1 ..< max(1, Int(CommandLine.argc)) {
             guard let argument = argv[index] else { continue }
             let bytes = UnsafeRawBufferPointer(start: argument, count: strlen(argument))
             if String(validating: bytes, as: UTF8.self) == nil { return index }
@@ -119,8 +123,10 @@ package struct CommandLineParser {
 
     /// The argument after an option as its value (`--region GB`, `-r GB`); `spelled` is the
     /// option as given, with its placeholder (`-r <cc>`).
-    private func nextValue(for spelled: String, _ arguments: [String], _ index: inout Int,
-                           _ path: [String]) throws(UsageError) -> String {
+    private func nextValue(
+        for spelled: String, _ arguments: [String], _ index: inout Int,
+        _ path: [String]
+    ) throws(UsageError) -> String {
         guard index < arguments.count else {
             throw UsageError("missing value for '\(spelled)'", command: path)
         }
@@ -171,9 +177,11 @@ package struct CommandLineParser {
 
     /// Converts an option's value and keeps it; a value that does not convert is a usage
     /// error naming the option.
-    private func record(_ option: OptionSpec, value: String,
-                        convertedBy convert: @Sendable (String) throws(InvalidOptionValue) -> any Sendable,
-                        into parsed: inout ParsedCommand) throws(UsageError) {
+    private func record(
+        _ option: OptionSpec, value: String,
+        convertedBy convert: @Sendable (String) throws(InvalidOptionValue) -> any Sendable,
+        into parsed: inout ParsedCommand
+    ) throws(UsageError) {
         let converted: any Sendable
         do {
             converted = try convert(value)
@@ -187,7 +195,9 @@ package struct CommandLineParser {
         }
     }
 
-    private func bind(_ positionals: [String], to node: CommandSpec, into parsed: inout ParsedCommand) throws(UsageError) {
+    private func bind(
+        _ positionals: [String], to node: CommandSpec, into parsed: inout ParsedCommand
+    ) throws(UsageError) {
         var remaining = positionals[...]
         for argument in node.arguments {
             if argument.variadic {

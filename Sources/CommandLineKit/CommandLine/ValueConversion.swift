@@ -49,11 +49,17 @@ extension ValueConversion where Value == Double {
     private static func duration(allowingZero: Bool) -> ValueConversion {
         ValueConversion { text throws(InvalidOptionValue) in
             let number: Double?
-            if text.hasSuffix("ms") { number = Double(text.dropLast(2)).map { $0 / 1000 } }
-            else if text.hasSuffix("s") { number = Double(text.dropLast()) }
-            else { number = Double(text) }
+            if text.hasSuffix("ms") {
+                number = Double(text.dropLast(2)).map { $0 / 1000 }
+            } else if text.hasSuffix("s") {
+                number = Double(text.dropLast())
+            } else {
+                number = Double(text)
+            }
             guard let number, allowingZero ? number >= 0 : number > 0, number.isFinite else {
-                throw InvalidOptionValue(noun: "duration", expectation: allowingZero ? "seconds, e.g. 0, 5, 2.5 or 500ms" : "seconds, e.g. 5, 2.5 or 500ms")
+                throw InvalidOptionValue(
+                    noun: "duration",
+                    expectation: allowingZero ? "seconds, e.g. 0, 5, 2.5 or 500ms" : "seconds, e.g. 5, 2.5 or 500ms")
             }
             return number
         }
@@ -65,7 +71,8 @@ extension ValueConversion where Value: CaseIterable & RawRepresentable, Value.Ra
     package static var choice: ValueConversion {
         ValueConversion { text throws(InvalidOptionValue) in
             guard let value = Value(rawValue: text) else {
-                throw InvalidOptionValue(expectation: "one of " + Value.allCases.map(\.rawValue).joined(separator: ", "))
+                throw InvalidOptionValue(
+                    expectation: "one of " + Value.allCases.map(\.rawValue).joined(separator: ", "))
             }
             return value
         }

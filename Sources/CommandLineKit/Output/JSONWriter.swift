@@ -19,7 +19,8 @@ package enum JSONWriter {
         switch value {
         case .string(let text): out += quoted(text)
         case .int(let number): out += String(number)
-        case .double(let number), .time(let number), .fraction(let number): out += number.isFinite ? String(number) : "null"
+        case .double(let number), .time(let number), .fraction(let number):
+            out += number.isFinite ? String(number) : "null"
         case .bool(let flag): out += flag ? "true" : "false"
         case .null: out += "null"
         case .list(let items):

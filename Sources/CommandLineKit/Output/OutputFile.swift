@@ -8,7 +8,9 @@ import SystemSupport
 package enum OutputFile {
     /// Replaces `path` with `bytes` at once, so that a reader (node_exporter's textfile
     /// collector) never sees half a file; `mode` 0600 by default (traces may hold personal data).
-    package static func write(_ bytes: [UInt8], to path: String, mode: mode_t = 0o600, as caller: FileIdentity?) throws(CellpathError) {
+    package static func write(
+        _ bytes: [UInt8], to path: String, mode: mode_t = 0o600, as caller: FileIdentity?
+    ) throws(CellpathError) {
         do {
             try FileSystem.write(bytes, to: path, mode: mode, as: caller)
         } catch {

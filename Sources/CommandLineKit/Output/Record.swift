@@ -58,8 +58,11 @@ package struct Output: Sendable, Equatable {
     /// With `--json`, the record on one line: the last line of JSON Lines output (field mode).
     package var jsonOnOneLine = false
 
-    package init(title: String? = nil, _ record: Record, notes: [String] = [], humanLines: [String]? = nil, details: [String] = [],
-                 jsonOnOneLine: Bool = false) {
+    package init(
+        title: String? = nil, _ record: Record, notes: [String] = [], humanLines: [String]? = nil,
+        details: [String] = [],
+        jsonOnOneLine: Bool = false
+    ) {
         self.title = title
         self.record = record
         self.notes = notes

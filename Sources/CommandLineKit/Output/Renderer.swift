@@ -16,7 +16,10 @@ package struct Renderer: Sendable {
 
     /// The text for stdout, ending in a newline.
     package func render(_ output: Output) -> String {
-        if json { return output.jsonOnOneLine ? JSONWriter.line(.record(output.record)) : JSONWriter.string(.record(output.record)) + "\n" }
+        if json {
+            return output.jsonOnOneLine
+                ? JSONWriter.line(.record(output.record)) : JSONWriter.string(.record(output.record)) + "\n"
+        }
         var lines: [String] = []
         if let title = output.title {
             lines.append(Style.bold.apply(title.terminalSafe, enabled: color))
@@ -77,8 +80,8 @@ package struct Renderer: Sendable {
             return record
         }
         guard records.count == items.count, let first = records.first,
-              records.allSatisfy({ $0.fields.map(\.label) == first.fields.map(\.label) }),
-              records.allSatisfy({ $0.fields.allSatisfy { !$0.value.isCompound } })
+            records.allSatisfy({ $0.fields.map(\.label) == first.fields.map(\.label) }),
+            records.allSatisfy({ $0.fields.allSatisfy { !$0.value.isCompound } })
         else { return nil }
         let header = first.fields.map { $0.label.uppercased().terminalSafe }
         let rows = records.map { $0.fields.map { scalar($0.value) } }
@@ -86,7 +89,9 @@ package struct Renderer: Sendable {
         func line(_ cells: [String]) -> String {
             var text = ""
             for (column, cell) in cells.enumerated() {
-                text += column == cells.count - 1 ? cell : cell + String(repeating: " ", count: widths[column] - cell.count + 2)
+                text +=
+                    column == cells.count - 1
+                    ? cell : cell + String(repeating: " ", count: widths[column] - cell.count + 2)
             }
             return text
         }
@@ -99,7 +104,9 @@ package struct Renderer: Sendable {
         var time = time_t(seconds.rounded(.down))
         var fields = tm()
         var text = [CChar](repeating: 0, count: 32)
-        guard gmtime_r(&time, &fields) != nil, strftime(&text, text.count, "%Y-%m-%d %H:%M:%S UTC", &fields) > 0 else { return "-" }
+        guard gmtime_r(&time, &fields) != nil, strftime(&text, text.count, "%Y-%m-%d %H:%M:%S UTC", &fields) > 0 else {
+            return "-"
+        }
         return String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 

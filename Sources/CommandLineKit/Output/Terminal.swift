@@ -50,8 +50,10 @@ package struct JSONLinesLogSink: LogSink {
 
     /// A command's failure as a line of such a log: `{"event":"error","message":…,"hint":…}`.
     package static func errorLine(_ error: CellpathError) -> String {
-        JSONValue.object([("event", .string("error")), ("message", .string(error.message)),
-                          ("hint", error.hint.map(JSONValue.string) ?? .null)]).serialized + "\n"
+        JSONValue.object([
+            ("event", .string("error")), ("message", .string(error.message)),
+            ("hint", error.hint.map(JSONValue.string) ?? .null)
+        ]).serialized + "\n"
     }
 }
 

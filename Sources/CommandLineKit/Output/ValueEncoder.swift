@@ -48,10 +48,12 @@ package enum ValueEncoder {
             switch content {
             case .single(let value): return value
             case .keyed(let fields):
-                return .record(Record(fields.map {
-                    let key = ValueEncoder.snakeCase($0.0)
-                    return Field(key: key, label: key.replacingUnderscores(), value: $0.1.value)
-                }))
+                return .record(
+                    Record(
+                        fields.map {
+                            let key = ValueEncoder.snakeCase($0.0)
+                            return Field(key: key, label: key.replacingUnderscores(), value: $0.1.value)
+                        }))
             case .entries(let entries):
                 return .record(Record(entries.map { Field(key: $0.0, label: $0.0, value: $0.1.value) }))
             case .unkeyed(let items): return .list(items.map(\.value))
@@ -132,7 +134,8 @@ package enum ValueEncoder {
         case let number as UInt64: box.content = .single(.int(Int(number)))
         case let number as Double: box.content = .single(.double(number))
         case let json as JSONValue: box.content = .single(ValueEncoder.value(json))
-        case let dictionary as any StringKeyedDictionary: box.content = .entries(try dictionary.sortedEntries(codingPath: codingPath))
+        case let dictionary as any StringKeyedDictionary:
+            box.content = .entries(try dictionary.sortedEntries(codingPath: codingPath))
         default: try value.encode(to: Encoding(box: box, codingPath: codingPath))
         }
     }
@@ -145,7 +148,9 @@ package enum ValueEncoder {
         mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
             try ValueEncoder.put(value, into: box.child(key.stringValue), codingPath: codingPath + [key])
         }
-        mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key) -> KeyedEncodingContainer<NestedKey> {
+        mutating func nestedContainer<NestedKey: CodingKey>(
+            keyedBy keyType: NestedKey.Type, forKey key: Key
+        ) -> KeyedEncodingContainer<NestedKey> {
             Encoding(box: box.child(key.stringValue), codingPath: codingPath + [key]).container(keyedBy: keyType)
         }
         mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
@@ -169,7 +174,9 @@ package enum ValueEncoder {
         mutating func encode<T: Encodable>(_ value: T) throws {
             try ValueEncoder.put(value, into: box.append(), codingPath: codingPath)
         }
-        mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
+        mutating func nestedContainer<NestedKey: CodingKey>(
+            keyedBy keyType: NestedKey.Type
+        ) -> KeyedEncodingContainer<NestedKey> {
             Encoding(box: box.append(), codingPath: codingPath).container(keyedBy: keyType)
         }
         mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {

@@ -14,8 +14,10 @@ package enum CommandLineProgram {
     /// capabilities, set-user-ID, root under sudo) ignores the environment's overrides it must
     /// not follow (`ProcessPrivilege.screen`), with a warning naming them.
     @MainActor
-    package static func main(_ arguments: [String], environment: [String: String], root: CommandSpec,
-                             implementations: ProgramImplementations) -> Int32 {
+    package static func main(
+        _ arguments: [String], environment: [String: String], root: CommandSpec,
+        implementations: ProgramImplementations
+    ) -> Int32 {
         let privilege = ProcessPrivilege.current(environment: environment)
         let (screened, ignored) = privilege.screen(environment)
         // The caller's own home directory is no override: dropped like one, but not announced.
@@ -47,15 +49,18 @@ package enum CommandLineProgram {
             }
             return ExitCode.success.rawValue
         case .run(let command, let parsed):
-            return run(command, parsed, arguments: arguments, implementations: implementations,
-                       environment: environment, privilege: privilege, ignored: ignored, announced: announced, help: help)
+            return run(
+                command, parsed, arguments: arguments, implementations: implementations,
+                environment: environment, privilege: privilege, ignored: ignored, announced: announced, help: help)
         }
     }
 
     @MainActor
-    private static func run(_ command: CommandSpec, _ parsed: ParsedCommand, arguments: [String],
-                            implementations: ProgramImplementations, environment: [String: String],
-                            privilege: ProcessPrivilege, ignored: [String], announced: [String], help: HelpFormatter) -> Int32 {
+    private static func run(
+        _ command: CommandSpec, _ parsed: ParsedCommand, arguments: [String],
+        implementations: ProgramImplementations, environment: [String: String],
+        privilege: ProcessPrivilege, ignored: [String], announced: [String], help: HelpFormatter
+    ) -> Int32 {
         let global: GlobalOptions
         do {
             global = try GlobalOptions(parsed)
@@ -66,39 +71,50 @@ package enum CommandLineProgram {
         let colorErr = !jsonLog && global.color.enabled(isTTY: Terminal.stderrIsTTY, environment: environment)
         let context = CommandContext(
             global: global, command: parsed.path, environment: environment,
-            logger: Logger(threshold: global.logThreshold, disclosure: global.disclosure,
-                           sink: jsonLog ? JSONLinesLogSink() as any LogSink : TerminalLogSink(), warnings: WarningRecorder()),
+            logger: Logger(
+                threshold: global.logThreshold, disclosure: global.disclosure,
+                sink: jsonLog ? JSONLinesLogSink() as any LogSink : TerminalLogSink(), warnings: WarningRecorder()),
             progress: Progress(enabled: Terminal.stderrIsTTY && !global.quiet), caller: privilege.caller)
-        let renderer = Renderer(json: global.json,
-                                color: global.color.enabled(isTTY: Terminal.stdoutIsTTY, environment: environment), quiet: global.quiet)
+        let renderer = Renderer(
+            json: global.json,
+            color: global.color.enabled(isTTY: Terminal.stdoutIsTTY, environment: environment), quiet: global.quiet)
 
         do {
             let program = implementations.program
-            let target = switch command.placement {
-            case .routed(_, let route): route(parsed, environment)
-            case .program(let target): target
-            case nil: program
-            }
+            let target =
+                switch command.placement {
+                case .routed(_, let route): route(parsed, environment)
+                case .program(let target): target
+                case nil: program
+                }
             guard target == program else {
-                context.logger.debug("cellpath \(CellpathVersion.current): handing '\(parsed.commandName)' to \(target.rawValue)")
+                context.logger.debug(
+                    "cellpath \(CellpathVersion.current): handing '\(parsed.commandName)' to \(target.rawValue)")
                 throw target.exec(arguments)
             }
-            context.logger.debug("cellpath \(CellpathVersion.current): \(parsed.path.dropFirst().joined(separator: " ")) (\(program.rawValue), pid \(getpid()))")
+            context.logger.debug(
+                "cellpath \(CellpathVersion.current): \(parsed.path.dropFirst().joined(separator: " ")) (\(program.rawValue), pid \(getpid()))"
+            )
             // Said by the process that runs the command (a helper screens its environment itself).
             ProcessEnvironment.remove(ignored)
             if !announced.isEmpty { context.logger.warning("\(ignoredOverridesWarning(announced, privilege))") }
             guard let action = implementations.action(for: command) else {
-                throw CellpathError(.internalError, "\(program.rawValue) lacks the implementation of '\(parsed.commandName)'")
+                throw CellpathError(
+                    .internalError, "\(program.rawValue) lacks the implementation of '\(parsed.commandName)'")
             }
             let outcome = try perform(action, parsed, context, jsonLog: jsonLog)
-            finish(outcome, renderer: renderer, warnings: context.logger.warnings?.all ?? [], colorErr: colorErr, jsonLog: jsonLog)
+            finish(
+                outcome, renderer: renderer, warnings: context.logger.warnings?.all ?? [], colorErr: colorErr,
+                jsonLog: jsonLog)
             return outcome.exitStatus
         } catch let stopped as CommandStopped {
-            finish(stopped.outcome, renderer: renderer, warnings: context.logger.warnings?.all ?? [], colorErr: colorErr)
+            finish(
+                stopped.outcome, renderer: renderer, warnings: context.logger.warnings?.all ?? [], colorErr: colorErr)
             return stopped.outcome.exitStatus
         } catch {
-            return fail(error, help: help, path: parsed.path, json: global.json, warnings: context.logger.warnings?.all ?? [],
-                        color: colorErr)
+            return fail(
+                error, help: help, path: parsed.path, json: global.json, warnings: context.logger.warnings?.all ?? [],
+                color: colorErr)
         }
     }
 
@@ -108,19 +124,24 @@ package enum CommandLineProgram {
         if case .rootUnderSudo = privilege {
             return "ignoring \(names): as root under sudo, cellpath follows only paths that no user but root can change"
         }
-        return "ignoring \(names): cellpath runs with privileges its caller does not have (file capabilities or set-user-ID), "
+        return
+            "ignoring \(names): cellpath runs with privileges its caller does not have (file capabilities or set-user-ID), "
             + "and takes no paths or credentials from the caller's environment"
     }
 
     /// Prints a command's outcome: its details on stderr, its output on stdout (with `warnings`,
     /// and with the `error` object first when it failed, in JSON) and its failure on stderr.
-    private static func finish(_ outcome: CommandOutcome, renderer: Renderer, warnings: [String], colorErr: Bool, jsonLog: Bool = false) {
+    private static func finish(
+        _ outcome: CommandOutcome, renderer: Renderer, warnings: [String], colorErr: Bool, jsonLog: Bool = false
+    ) {
         defer { ProgressLine.end() }
         if var output = outcome.output {
             if renderer.json {
                 if let failure = outcome.failure {
-                    output.record.fields.insert(errorField(failure.error, code: ExitCode.forKind(failure.error.kind),
-                                                           details: failure.details), at: 0)
+                    output.record.fields.insert(
+                        errorField(
+                            failure.error, code: ExitCode.forKind(failure.error.kind),
+                            details: failure.details), at: 0)
                 }
                 if output.record["warnings"] == nil { output.record.add("warnings", .list(warnings.map(Value.string))) }
             }
@@ -129,7 +150,8 @@ package enum CommandLineProgram {
             Terminal.writeOut(renderer.render(output))
         }
         if let failure = outcome.failure {
-            Terminal.writeErr(jsonLog ? JSONLinesLogSink.errorLine(failure.error) : errorText(failure.error, color: colorErr))
+            Terminal.writeErr(
+                jsonLog ? JSONLinesLogSink.errorLine(failure.error) : errorText(failure.error, color: colorErr))
         }
     }
 
@@ -137,8 +159,10 @@ package enum CommandLineProgram {
     /// SIGINT/SIGTERM cancels while the main thread waits for it (`jsonLog`: the signal's notice
     /// as a JSON line).
     @MainActor
-    private static func perform(_ action: CommandAction, _ parsed: ParsedCommand,
-                                _ context: CommandContext, jsonLog: Bool) throws -> CommandOutcome {
+    private static func perform(
+        _ action: CommandAction, _ parsed: ParsedCommand,
+        _ context: CommandContext, jsonLog: Bool
+    ) throws -> CommandOutcome {
         switch action {
         case .blocking(let action):
             return try action(parsed, context)
@@ -156,8 +180,10 @@ package enum CommandLineProgram {
 
     /// Prints a failure and returns its exit code: `error: …` and its hint on stderr (usage errors
     /// with the command's usage line); with `--json` also `{"error": {…}, "warnings": […]}` on stdout.
-    private static func fail(_ error: any Error, help: HelpFormatter, path: [String] = [], json: Bool, warnings: [String],
-                             color: Bool) -> Int32 {
+    private static func fail(
+        _ error: any Error, help: HelpFormatter, path: [String] = [], json: Bool, warnings: [String],
+        color: Bool
+    ) -> Int32 {
         ProgressLine.end()
         let code = ExitCode.forError(error)
         let failure: CellpathError
@@ -166,7 +192,9 @@ package enum CommandLineProgram {
             Terminal.writeErr(help.usageError(error))
             failure = CellpathError(.usage, error.message)
         case let error as CellpathError where error.kind == .usage:
-            Terminal.writeErr(help.usageError(UsageError(error.message, command: path)) + (error.hint.map { "hint: \($0.terminalSafe)\n" } ?? ""))
+            Terminal.writeErr(
+                help.usageError(UsageError(error.message, command: path))
+                    + (error.hint.map { "hint: \($0.terminalSafe)\n" } ?? ""))
             failure = error
         case let error as CellpathError:
             failure = error
@@ -182,7 +210,10 @@ package enum CommandLineProgram {
             Terminal.writeErr(jsonLog ? JSONLinesLogSink.errorLine(failure) : errorText(failure, color: color))
         }
         if json {
-            let record = Record([errorField(failure, code: code), Field(key: "warnings", label: "warnings", value: .list(warnings.map(Value.string)))])
+            let record = Record([
+                errorField(failure, code: code),
+                Field(key: "warnings", label: "warnings", value: .list(warnings.map(Value.string)))
+            ])
             Terminal.writeOut(JSONWriter.string(.record(record)) + "\n")
         }
         return code.rawValue

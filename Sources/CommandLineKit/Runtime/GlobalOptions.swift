@@ -12,14 +12,16 @@ package struct GlobalOptions: Sendable, Equatable {
     package struct Declarations: CommandOptions {
         @Flag("verbose", short: "v", help: "Print progress details and debug logs (personal data masked).")
         package var verbose: Bool
-        @Flag("verbose-full",
-              help: "Like --verbose, and show personal data and secrets (IMSI, MSISDN, ICCID, tokens, codes).")
+        @Flag(
+            "verbose-full",
+            help: "Like --verbose, and show personal data and secrets (IMSI, MSISDN, ICCID, tokens, codes).")
         package var verboseFull: Bool
-        @Flag("quiet", short: "q",
-              help: """
-                  Print only results and errors: a titled result's first line; no details, progress or warnings (but a \
-                  downgrade's).
-                  """)
+        @Flag(
+            "quiet", short: "q",
+            help: """
+                Print only results and errors: a titled result's first line; no details, progress or warnings (but a \
+                downgrade's).
+                """)
         package var quiet: Bool
         @Flag("json", help: "Print results as JSON (see docs/json.md).")
         package var json: Bool

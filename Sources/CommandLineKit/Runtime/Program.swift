@@ -34,11 +34,13 @@ package enum Program: String, Sendable, CaseIterable {
     package func exec(_ arguments: [String]) -> CellpathError {
         guard let path = candidatePaths.first(where: { access($0, X_OK) == 0 }) else {
             if let present = candidatePaths.first(where: { FileSystem.exists($0) }) {
-                return CellpathError(.permission, "\(present) may not be run by this user",
-                                     hint: "run it with sudo, or join the group that may run it (docs/operations.md, Privileges)")
+                return CellpathError(
+                    .permission, "\(present) may not be run by this user",
+                    hint: "run it with sudo, or join the group that may run it (docs/operations.md, Privileges)")
             }
-            return CellpathError(.internalError, "\(rawValue) is missing (looked for \(candidatePaths.joined(separator: " and ")))",
-                                 hint: "build every executable (swift build, make build) or reinstall (make install)")
+            return CellpathError(
+                .internalError, "\(rawValue) is missing (looked for \(candidatePaths.joined(separator: " and ")))",
+                hint: "build every executable (swift build, make build) or reinstall (make install)")
         }
         let argv = ([path] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }

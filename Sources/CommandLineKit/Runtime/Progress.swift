@@ -1,7 +1,7 @@
 import CellpathCore
 import Glibc
-import SystemSupport
 import Synchronization
+import SystemSupport
 
 /// Shows the step of a long operation with its elapsed time on stderr (`[  0.42s] fetching…`),
 /// only when stderr is a terminal and not `--quiet`; prints nothing otherwise. On a terminal the

@@ -12,7 +12,9 @@ enum SignalHandling {
     /// installed: a command that Ctrl-C could not cancel must not start.
     /// With `jsonLines` (a command whose stderr is a JSON log) the first signal's notice is a
     /// JSON line: `{"event":"cancelling","signal":"SIGTERM"}`.
-    static func install(jsonLines: Bool = false, cancel: @escaping @Sendable () -> Void) throws(CellpathError) -> SignalWatcher {
+    static func install(
+        jsonLines: Bool = false, cancel: @escaping @Sendable () -> Void
+    ) throws(CellpathError) -> SignalWatcher {
         do {
             return try watcher(jsonLines: jsonLines, cancel: cancel)
         } catch {
@@ -20,12 +22,16 @@ enum SignalHandling {
         }
     }
 
-    private static func watcher(jsonLines: Bool, cancel: @escaping @Sendable () -> Void) throws(SystemError) -> SignalWatcher {
+    private static func watcher(
+        jsonLines: Bool, cancel: @escaping @Sendable () -> Void
+    ) throws(SystemError) -> SignalWatcher {
         try SignalWatcher { signal, count in
             if count == 1 {
                 if jsonLines {
                     let name = signal == SIGTERM ? "SIGTERM" : signal == SIGINT ? "SIGINT" : "signal \(signal)"
-                    Terminal.writeErr(JSONValue.object([("event", .string("cancelling")), ("signal", .string(name))]).serialized + "\n")
+                    Terminal.writeErr(
+                        JSONValue.object([("event", .string("cancelling")), ("signal", .string(name))]).serialized
+                            + "\n")
                 } else {
                     Terminal.writeErr("\ncancelling… (press Ctrl-C again to exit now)\n")
                 }

@@ -18,7 +18,8 @@ enum DeviceShapeChecks {
         var portsByDevice: [String: [String]] = [:]
         for name in entries("\(roots.sysfs)/class/wwan") {
             guard let path = realPath("\(roots.sysfs)/class/wwan/\(name)"),
-                  let type = FileSystem.readText(path + "/type")?.filter({ !$0.isWhitespace }) else { continue }
+                let type = FileSystem.readText(path + "/type")?.filter({ !$0.isWhitespace })
+            else { continue }
             portsByDevice[parent(path), default: []].append("\(name) (\(type))")
         }
         return portsByDevice.keys.sorted().compactMap { device in
@@ -26,14 +27,18 @@ enum DeviceShapeChecks {
             guard !ports.contains(where: { $0.hasSuffix("(MBIM)") || $0.hasSuffix("(QMI)") }) else { return nil }
             let id = ids(above: device)
             let xmm = ports.contains { $0.hasSuffix("(XMMRPC)") }
-            let what = xmm ? "an Intel XMM7360 (L850) modem: it speaks XMM RPC and AT, not MBIM or QMI"
-                           : "a WWAN device with neither MBIM nor QMI port"
-            return DoctorCheck("unsupported", .warn, "unsupported hardware: \(what)",
-                               evidence: ["device: \(device)", "ports: \(ports.joined(separator: ", "))"]
-                                + (id.map { ["id: \($0)"] } ?? []),
-                               remedy: xmm ? "cellpath cannot use it: use a modem with MBIM or QMI "
-                                                + "(the xmm7360-pci project drives the L850 outside ModemManager)"
-                                           : "cellpath needs an MBIM or QMI control port")
+            let what =
+                xmm
+                ? "an Intel XMM7360 (L850) modem: it speaks XMM RPC and AT, not MBIM or QMI"
+                : "a WWAN device with neither MBIM nor QMI port"
+            return DoctorCheck(
+                "unsupported", .warn, "unsupported hardware: \(what)",
+                evidence: ["device: \(device)", "ports: \(ports.joined(separator: ", "))"]
+                    + (id.map { ["id: \($0)"] } ?? []),
+                remedy: xmm
+                    ? "cellpath cannot use it: use a modem with MBIM or QMI "
+                        + "(the xmm7360-pci project drives the L850 outside ModemManager)"
+                    : "cellpath needs an MBIM or QMI control port")
         }
     }
 
@@ -41,18 +46,20 @@ enum DeviceShapeChecks {
     static func routerMode(_ roots: DeviceRoots) -> [DoctorCheck] {
         entries("\(roots.sysfs)/class/net").sorted().compactMap { name in
             guard let path = realPath("\(roots.sysfs)/class/net/\(name)"),
-                  let driver = HostProbes.linkName(parent(parent(path)) + "/driver"),
-                  routerDrivers.contains(driver) else {
+                let driver = HostProbes.linkName(parent(parent(path)) + "/driver"),
+                routerDrivers.contains(driver)
+            else {
                 return nil
             }
             let id = ids(above: path)
-            return DoctorCheck("router_mode", .warn,
-                               "\(name) is a modem in router mode (\(driver)): no MBIM or QMI control",
-                               evidence: ["device: \(parent(parent(path)))", "driver: \(driver)"]
-                                + (id.map { ["id: \($0)"] } ?? []),
-                               remedy: "the modem does its own NAT: cellpath cannot read its SIM or bearer; "
-                                + "a fetch through it needs --interface \(name) --allow-any-interface; "
-                                + "switch it to MBIM or QMI mode to use it as a modem")
+            return DoctorCheck(
+                "router_mode", .warn,
+                "\(name) is a modem in router mode (\(driver)): no MBIM or QMI control",
+                evidence: ["device: \(parent(parent(path)))", "driver: \(driver)"]
+                    + (id.map { ["id: \($0)"] } ?? []),
+                remedy: "the modem does its own NAT: cellpath cannot read its SIM or bearer; "
+                    + "a fetch through it needs --interface \(name) --allow-any-interface; "
+                    + "switch it to MBIM or QMI mode to use it as a modem")
         }
     }
 

@@ -24,27 +24,32 @@ struct DoctorCapture {
         var record = Record()
         record.add("cellpath", .string(CellpathVersion.current))
         record.add("modemmanager_running", .bool(modemManager))
-        record.add("modems", .list(reports.map { report in
-            placeholders.collect(report, roots: roots)
-            var modem = Record()
-            modem.add("index", .int(report.modem.index))
-            modem.add("report", .record(ModemListing.record(report, .full)))
-            var budget = Self.maximumEntries
-            var sysfs = Record()
-            sysfs.add(report.modem.devicePath, .record(tree(report.modem.devicePath, depth: 0, budget: &budget)))
-            // The USB device above the interface (ids, serial number), its attributes only.
-            let device = parent(report.modem.devicePath)
-            if FileSystem.readText(device + "/idVendor") != nil {
-                sysfs.add(device, .record(tree(device, depth: Self.maximumDepth, budget: &budget)))
-            }
-            for interface in report.modem.interfaces {
-                guard let path = realPath("\(roots.sysfs)/class/net/\(interface)"),
-                      !path.hasPrefix(report.modem.devicePath + "/") else { continue }
-                sysfs.add(path, .record(tree(path, depth: 1, budget: &budget)))
-            }
-            modem.add("sysfs", .record(sysfs))
-            return .record(modem)
-        }))
+        record.add(
+            "modems",
+            .list(
+                reports.map { report in
+                    placeholders.collect(report, roots: roots)
+                    var modem = Record()
+                    modem.add("index", .int(report.modem.index))
+                    modem.add("report", .record(ModemListing.record(report, .full)))
+                    var budget = Self.maximumEntries
+                    var sysfs = Record()
+                    sysfs.add(
+                        report.modem.devicePath, .record(tree(report.modem.devicePath, depth: 0, budget: &budget)))
+                    // The USB device above the interface (ids, serial number), its attributes only.
+                    let device = parent(report.modem.devicePath)
+                    if FileSystem.readText(device + "/idVendor") != nil {
+                        sysfs.add(device, .record(tree(device, depth: Self.maximumDepth, budget: &budget)))
+                    }
+                    for interface in report.modem.interfaces {
+                        guard let path = realPath("\(roots.sysfs)/class/net/\(interface)"),
+                            !path.hasPrefix(report.modem.devicePath + "/")
+                        else { continue }
+                        sysfs.add(path, .record(tree(path, depth: 1, budget: &budget)))
+                    }
+                    modem.add("sysfs", .record(sysfs))
+                    return .record(modem)
+                }))
         let text = Renderer(json: true, color: false).render(Output(record))
         return disclosure == .full ? text : placeholders.redact(text)
     }

@@ -37,26 +37,33 @@ extension DoctorCommand {
         }
         let records = BearerRecords(environment: context.environment)
         for report in reports {
-            var modemChecks = ModemChecks(report: report, roots: discovery.roots, disclosure: disclosure,
-                                          modemManager: modemManager, records: records, fix: options.fix)
+            var modemChecks = ModemChecks(
+                report: report, roots: discovery.roots, disclosure: disclosure,
+                modemManager: modemManager, records: records, fix: options.fix)
             var findings = modemChecks.all()
             if options.fix && modemChecks.staleRecord, let index = findings.firstIndex(where: { $0.name == "bearer" }) {
                 findings[index] = await removeStaleRecord(findings[index], report.modem, records, context)
             }
             checks += findings
             if let path = modemChecks.usablePath {
-                checks.append(await NetworkChecks.dnsThroughBearer(path, modem: report.modem.index, context,
-                                                                   timeout: options.timeout))
+                checks.append(
+                    await NetworkChecks.dnsThroughBearer(
+                        path, modem: report.modem.index, context,
+                        timeout: options.timeout))
             }
         }
         checks.append(await NetworkChecks.backendReachability(context, timeout: options.timeout))
         if let capture = options.capture {
             let text = DoctorCapture(roots: discovery.roots, modemManager: modemManager).json(reports, disclosure)
             try OutputFile.write(Array(text.utf8), to: capture, as: context.caller)
-            let redaction = disclosure == .full ? "personal data included (--verbose-full)"
-                                                : "personal data replaced by placeholders"
-            checks.append(DoctorCheck("capture", .pass, "snapshot of \(reports.count) modem(s) written to \(capture)",
-                                      evidence: [redaction, "mode 0600"]))
+            let redaction =
+                disclosure == .full
+                ? "personal data included (--verbose-full)"
+                : "personal data replaced by placeholders"
+            checks.append(
+                DoctorCheck(
+                    "capture", .pass, "snapshot of \(reports.count) modem(s) written to \(capture)",
+                    evidence: [redaction, "mode 0600"]))
         }
         let doctor = DoctorReport(checks)
         return CommandOutcome(doctor.output, exitCode: doctor.exitCode)
@@ -64,8 +71,10 @@ extension DoctorCommand {
 
     /// `--fix` of a record whose bearer the modem reports down: the existing teardown, without
     /// the modem (nothing to disconnect), under the modem's lock; `check` says what it changed.
-    static func removeStaleRecord(_ check: DoctorCheck, _ modem: DiscoveredModem, _ records: BearerRecords,
-                                  _ context: CommandContext) async -> DoctorCheck {
+    static func removeStaleRecord(
+        _ check: DoctorCheck, _ modem: DiscoveredModem, _ records: BearerRecords,
+        _ context: CommandContext
+    ) async -> DoctorCheck {
         var fixed = check
         guard InterfaceState.mayConfigure else {
             fixed.remedy = "run cellpath doctor --fix with sudo"
@@ -84,7 +93,8 @@ extension DoctorCommand {
             fixed.status = .pass
             fixed.remedy = nil
             fixed.summary = "the bearer is down: cellpath's stale record was removed"
-            fixed.fixed = "removed cellpath's record of the bearer"
+            fixed.fixed =
+                "removed cellpath's record of the bearer"
                 + (removed ? " and its configuration of \(modem.interfaces.first ?? "the interface")" : "")
         } catch {
             fixed.evidence.append("--fix failed: \(error.message)")

@@ -24,8 +24,10 @@ package struct DoctorCheck: Sendable, Equatable {
     /// What `--fix` changed for it.
     package var fixed: String?
 
-    package init(_ name: String, modem: Int? = nil, _ status: Status, _ summary: String, evidence: [String] = [],
-                 remedy: String? = nil) {
+    package init(
+        _ name: String, modem: Int? = nil, _ status: Status, _ summary: String, evidence: [String] = [],
+        remedy: String? = nil
+    ) {
         self.name = name
         self.modem = modem
         self.status = status
@@ -56,17 +58,20 @@ package struct DoctorReport: Sendable, Equatable {
         var counts = Record()
         for status in DoctorCheck.Status.allCases { counts.add(status.rawValue, .int(count(status))) }
         record.add("counts", .record(counts))
-        record.add("checks", .list(checks.map { check in
-            var fields = Record()
-            fields.add("check", .string(check.name))
-            fields.add("modem", check.modem.map(Value.int) ?? .null)
-            fields.add("status", .string(check.status.rawValue))
-            fields.add("summary", .string(check.summary))
-            fields.add("evidence", .list(check.evidence.map(Value.string)))
-            fields.add("remedy", .optional(check.remedy))
-            fields.add("fixed", .optional(check.fixed))
-            return .record(fields)
-        }))
+        record.add(
+            "checks",
+            .list(
+                checks.map { check in
+                    var fields = Record()
+                    fields.add("check", .string(check.name))
+                    fields.add("modem", check.modem.map(Value.int) ?? .null)
+                    fields.add("status", .string(check.status.rawValue))
+                    fields.add("summary", .string(check.summary))
+                    fields.add("evidence", .list(check.evidence.map(Value.string)))
+                    fields.add("remedy", .optional(check.remedy))
+                    fields.add("fixed", .optional(check.fixed))
+                    return .record(fields)
+                }))
         return Output(title: title, record, humanLines: humanLines)
     }
 

@@ -8,7 +8,8 @@ enum HostProbes {
     /// The capabilities in this process's effective set (`CapEff` of /proc/self/status).
     static func effectiveCapabilities() -> UInt64? {
         guard let status = FileSystem.readText("/proc/self/status"),
-              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("CapEff:") }) else { return nil }
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("CapEff:") })
+        else { return nil }
         return UInt64(line.dropFirst("CapEff:".count).filter { !$0.isWhitespace }, radix: 16)
     }
 

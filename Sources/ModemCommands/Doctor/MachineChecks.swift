@@ -11,8 +11,11 @@ enum MachineChecks {
         do {
             configuration = try ConfigurationLoader(environment: context.environment, caller: context.caller).load()
         } catch {
-            return [DoctorCheck("configuration", .fail, error.message,
-                                remedy: error.hint ?? "see cellpath config show")]
+            return [
+                DoctorCheck(
+                    "configuration", .fail, error.message,
+                    remedy: error.hint ?? "see cellpath config show")
+            ]
         }
         var evidence = configuration.files.map { "\($0.role.rawValue) file \($0.path): \(describe($0.status))" }
         let unusable = configuration.entries.filter { $0.error != nil }.map(\.key)
@@ -40,12 +43,16 @@ enum MachineChecks {
         evidence.append("development server: \(server ?? "none")")
         if credentials == nil && server == nil {
             status = max(status, .warn)
-            remedies.append("configure tru.ID credentials (--tru-json, CELLPATH_CLIENT_ID and CELLPATH_CLIENT_SECRET) "
-                            + "or a development server (CELLPATH_SERVER_URL): see docs/configuration.md")
+            remedies.append(
+                "configure tru.ID credentials (--tru-json, CELLPATH_CLIENT_ID and CELLPATH_CLIENT_SECRET) "
+                    + "or a development server (CELLPATH_SERVER_URL): see docs/configuration.md")
         }
         let summary = status == .pass ? "configuration read" : "configuration needs attention"
-        return [DoctorCheck("configuration", status, summary, evidence: evidence,
-                            remedy: remedies.isEmpty ? nil : remedies.joined(separator: "; "))]
+        return [
+            DoctorCheck(
+                "configuration", status, summary, evidence: evidence,
+                remedy: remedies.isEmpty ? nil : remedies.joined(separator: "; "))
+        ]
     }
 
     private static func describe(_ status: ConfigurationFile.Status) -> String {
@@ -59,36 +66,47 @@ enum MachineChecks {
 
     /// The clock TLS certificates are checked against: obviously wrong (before 2024) fails;
     /// not synchronised (the kernel's adjtimex state) warns.
-    static func clock(year: Int = HostProbes.currentYear(),
-                      synchronised: Bool? = HostProbes.clockSynchronised()) -> DoctorCheck {
-        let evidence = ["system clock year (UTC): \(year)",
-                        "synchronised: \(synchronised.map { $0 ? "yes" : "no" } ?? "unknown")"]
+    static func clock(
+        year: Int = HostProbes.currentYear(),
+        synchronised: Bool? = HostProbes.clockSynchronised()
+    ) -> DoctorCheck {
+        let evidence = [
+            "system clock year (UTC): \(year)",
+            "synchronised: \(synchronised.map { $0 ? "yes" : "no" } ?? "unknown")"
+        ]
         if year < 2024 {
-            return DoctorCheck("clock", .fail, "the system clock is wrong: TLS certificates will not verify",
-                               evidence: evidence, remedy: "set the clock (timedatectl set-ntp true, or date -s)")
+            return DoctorCheck(
+                "clock", .fail, "the system clock is wrong: TLS certificates will not verify",
+                evidence: evidence, remedy: "set the clock (timedatectl set-ntp true, or date -s)")
         }
         if synchronised == false {
-            return DoctorCheck("clock", .warn, "the system clock is not synchronised", evidence: evidence,
-                               remedy: "enable time synchronisation: timedatectl set-ntp true")
+            return DoctorCheck(
+                "clock", .warn, "the system clock is not synchronised", evidence: evidence,
+                remedy: "enable time synchronisation: timedatectl set-ntp true")
         }
         return DoctorCheck("clock", .pass, "the system clock looks right", evidence: evidence)
     }
 
     /// CAP_NET_ADMIN (configuring the bearer's interface) and CAP_NET_RAW of the caller.
-    static func capabilities(_ capabilities: UInt64? = HostProbes.effectiveCapabilities(),
-                             uid: uid_t = getuid()) -> DoctorCheck {
+    static func capabilities(
+        _ capabilities: UInt64? = HostProbes.effectiveCapabilities(),
+        uid: uid_t = getuid()
+    ) -> DoctorCheck {
         let admin = (capabilities ?? 0) & HostProbes.capNetAdmin != 0
         let raw = (capabilities ?? 0) & HostProbes.capNetRaw != 0
-        let evidence = ["uid \(uid)", "CapEff \(capabilities.map { String($0, radix: 16) } ?? "unreadable")",
-                        "CAP_NET_ADMIN: \(admin ? "yes" : "no")", "CAP_NET_RAW: \(raw ? "yes" : "no")"]
+        let evidence = [
+            "uid \(uid)", "CapEff \(capabilities.map { String($0, radix: 16) } ?? "unreadable")",
+            "CAP_NET_ADMIN: \(admin ? "yes" : "no")", "CAP_NET_RAW: \(raw ? "yes" : "no")"
+        ]
         guard admin else {
-            return DoctorCheck("capabilities", .warn,
-                               "no CAP_NET_ADMIN: bearer up and down, and checks that bring a bearer up, "
-                                + "will be refused",
-                               evidence: evidence,
-                               remedy: "run cellpath with sudo, or join the cellpath group and run "
-                                + "sudo make install-capability "
-                                + "(docs/operations.md)")
+            return DoctorCheck(
+                "capabilities", .warn,
+                "no CAP_NET_ADMIN: bearer up and down, and checks that bring a bearer up, "
+                    + "will be refused",
+                evidence: evidence,
+                remedy: "run cellpath with sudo, or join the cellpath group and run "
+                    + "sudo make install-capability "
+                    + "(docs/operations.md)")
         }
         return DoctorCheck("capabilities", .pass, "CAP_NET_ADMIN present", evidence: evidence)
     }

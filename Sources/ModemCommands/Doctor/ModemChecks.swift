@@ -21,8 +21,10 @@ struct ModemChecks {
     /// Whether cellpath's record names a bearer the modem reports down (`--fix` removes it).
     var staleRecord = false
 
-    init(report: ModemReport, roots: DeviceRoots, disclosure: Disclosure, modemManager: Bool, records: BearerRecords,
-         fix: Bool, fccUnlockList: String = HostProbes.fccUnlockAvailable) {
+    init(
+        report: ModemReport, roots: DeviceRoots, disclosure: Disclosure, modemManager: Bool, records: BearerRecords,
+        fix: Bool, fccUnlockList: String = HostProbes.fccUnlockAvailable
+    ) {
         self.report = report
         self.roots = roots
         self.disclosure = disclosure
@@ -36,8 +38,10 @@ struct ModemChecks {
     private var status: ModemStatus? { report.status?.redacted(disclosure) }
     private var root: Bool { geteuid() == 0 }
 
-    func check(_ name: String, _ status: DoctorCheck.Status, _ summary: String, evidence: [String] = [],
-                       remedy: String? = nil) -> DoctorCheck {
+    func check(
+        _ name: String, _ status: DoctorCheck.Status, _ summary: String, evidence: [String] = [],
+        remedy: String? = nil
+    ) -> DoctorCheck {
         DoctorCheck(name, modem: modem.index, status, summary, evidence: evidence, remedy: remedy)
     }
 
@@ -54,16 +58,19 @@ struct ModemChecks {
     func shape() -> DoctorCheck {
         let bus = modem.devicePath.contains("/usb") ? "usb" : modem.devicePath.contains("/pci") ? "pcie" : "unknown"
         let driver = HostProbes.linkName(modem.devicePath + "/driver")
-        var evidence = ["bus: \(bus)", "driver: \(driver ?? "unknown")", "device: \(modem.devicePath)",
-                        "protocol: \(modem.protocol.rawValue.uppercased())",
-                        "control ports: \(modem.ports.map(\.name).joined(separator: ", "))",
-                        "net devices: \(modem.interfaces.isEmpty ? "none" : modem.interfaces.joined(separator: ", "))"]
+        var evidence = [
+            "bus: \(bus)", "driver: \(driver ?? "unknown")", "device: \(modem.devicePath)",
+            "protocol: \(modem.protocol.rawValue.uppercased())",
+            "control ports: \(modem.ports.map(\.name).joined(separator: ", "))",
+            "net devices: \(modem.interfaces.isEmpty ? "none" : modem.interfaces.joined(separator: ", "))"
+        ]
         if let vendor = modem.usbVendorID { evidence.append("id: \(vendor):\(modem.usbProductID ?? "?")") }
         let model = status?.model ?? modem.model ?? "modem"
         evidence.append("model: \(model)\(status?.firmware.map { ", firmware \($0)" } ?? "")")
         guard !modem.interfaces.isEmpty else {
-            return check("modem", .fail, "\(model) has no network interface: no data path", evidence: evidence,
-                         remedy: "check the driver of its net device (qmi_wwan, cdc_mbim, mhi_net) is loaded")
+            return check(
+                "modem", .fail, "\(model) has no network interface: no data path", evidence: evidence,
+                remedy: "check the driver of its net device (qmi_wwan, cdc_mbim, mhi_net) is loaded")
         }
         let kind = "\(modem.protocol.rawValue.uppercased()) over \(bus)"
         return check("modem", .pass, "\(model) (\(kind)) on \(modem.ports[0].name)", evidence: evidence)
@@ -71,8 +78,10 @@ struct ModemChecks {
 
     /// ModemManager, NetworkManager, the proxies and any other process holding the control port open.
     func owners() -> DoctorCheck {
-        var evidence = ["ModemManager: \(modemManager ? "running on the system bus" : "not running")",
-                        "NetworkManager: \(HostProbes.isRunning("NetworkManager") ? "running" : "not running")"]
+        var evidence = [
+            "ModemManager: \(modemManager ? "running on the system bus" : "not running")",
+            "NetworkManager: \(HostProbes.isRunning("NetworkManager") ? "running" : "not running")"
+        ]
         var others: [HostProbes.Holder] = []
         var unreadable = 0
         for port in modem.ports {
@@ -81,8 +90,9 @@ struct ModemChecks {
             for holder in found.holders {
                 // In a simulated world (another sysfs root), the simulator holds the port: it is the modem.
                 let isSimulator = roots.sysfs != DeviceRoots().sysfs && holder.name == "cellpath-sim"
-                evidence.append("\(port.name) held open by \(holder.name) (pid \(holder.pid))"
-                                + (isSimulator ? ": the simulated modem" : ""))
+                evidence.append(
+                    "\(port.name) held open by \(holder.name) (pid \(holder.pid))"
+                        + (isSimulator ? ": the simulated modem" : ""))
                 if !isSimulator && !["mbim-proxy", "qmi-proxy", "ModemManager"].contains(holder.name) {
                     others.append(holder)
                 }
@@ -91,14 +101,16 @@ struct ModemChecks {
         if let backend = status?.backend { evidence.append("read through: \(backend)") }
         if !others.isEmpty {
             let names = Set(others.map(\.name)).sorted().joined(separator: ", ")
-            return check("owners", .warn, "another program holds the control port: \(names)", evidence: evidence,
-                         remedy: "stop it, or let it use mbim-proxy/qmi-proxy (mbimcli -p, qmicli -p) "
-                            + "so that the port is shared")
+            return check(
+                "owners", .warn, "another program holds the control port: \(names)", evidence: evidence,
+                remedy: "stop it, or let it use mbim-proxy/qmi-proxy (mbimcli -p, qmicli -p) "
+                    + "so that the port is shared")
         }
         if unreadable > 0 && !root {
             evidence.append("the descriptors of \(unreadable) processes could not be read")
-            return check("owners", .warn, "couldn't see every process holding the port", evidence: evidence,
-                         remedy: "run cellpath doctor with sudo")
+            return check(
+                "owners", .warn, "couldn't see every process holding the port", evidence: evidence,
+                remedy: "run cellpath doctor with sudo")
         }
         let owner = modemManager ? "ModemManager manages it" : "no other program holds it"
         return check("owners", .pass, owner, evidence: evidence)
@@ -115,9 +127,10 @@ struct ModemChecks {
         let mode = String(info.st_mode & 0o777, radix: 8)
         let evidence = ["\(port.devicePath): mode \(mode), uid \(info.st_uid), group \(group)"]
         guard Glibc.access(port.devicePath, R_OK | W_OK) == 0 else {
-            return check("access", .warn, "no read and write access to \(port.name)", evidence: evidence,
-                         remedy: "run cellpath with sudo, or add the user to the group '\(group)' "
-                            + "(the cellpath udev rule: sudo make install-udev; docs/operations.md)")
+            return check(
+                "access", .warn, "no read and write access to \(port.name)", evidence: evidence,
+                remedy: "run cellpath with sudo, or add the user to the group '\(group)' "
+                    + "(the cellpath udev rule: sudo make install-udev; docs/operations.md)")
         }
         return check("access", .pass, "\(port.name) can be opened", evidence: evidence)
     }
@@ -129,8 +142,9 @@ struct ModemChecks {
         }
         let evidence = ["\(error.layer.rawValue) error: \(error.message)"]
         if error.kind == .permission && !root {
-            return check("read", .warn, "couldn't read the modem without root", evidence: evidence,
-                         remedy: error.hint ?? "run cellpath doctor with sudo")
+            return check(
+                "read", .warn, "couldn't read the modem without root", evidence: evidence,
+                remedy: error.hint ?? "run cellpath doctor with sudo")
         }
         return check("read", .fail, "couldn't read the modem", evidence: evidence, remedy: error.hint)
     }
@@ -138,25 +152,28 @@ struct ModemChecks {
     /// Radio on; off with the model on ModemManager's FCC-unlock list is an FCC lock.
     func radio() -> DoctorCheck {
         let id = modem.usbVendorID.map { "\($0):\(modem.usbProductID ?? "")" }
-        let listed = modem.usbVendorID.map {
-            HostProbes.hasFCCUnlockScript(vendor: $0, product: modem.usbProductID ?? "", directory: fccUnlockList)
-        } ?? false
+        let listed =
+            modem.usbVendorID.map {
+                HostProbes.hasFCCUnlockScript(vendor: $0, product: modem.usbProductID ?? "", directory: fccUnlockList)
+            } ?? false
         var evidence = ["radio: \(status?.radio?.rawValue ?? "unknown")"]
         if let id {
             evidence.append("\(id) \(listed ? "is" : "is not") on ModemManager's FCC-unlock list (\(fccUnlockList))")
         }
         guard status?.radio == .off else { return check("radio", .pass, "the radio is on", evidence: evidence) }
         if listed, let id {
-            return check("radio", .fail, "the radio is off and \(id) is a model that ships FCC-locked",
-                         evidence: evidence,
-                         remedy: "enable ModemManager's unlock: sudo ln -s \(fccUnlockList)/\(id) "
-                            + "\(HostProbes.fccUnlockEnabled)/ and restart ModemManager "
-                            + "(or run the vendor's unlock tool)")
+            return check(
+                "radio", .fail, "the radio is off and \(id) is a model that ships FCC-locked",
+                evidence: evidence,
+                remedy: "enable ModemManager's unlock: sudo ln -s \(fccUnlockList)/\(id) "
+                    + "\(HostProbes.fccUnlockEnabled)/ and restart ModemManager "
+                    + "(or run the vendor's unlock tool)")
         }
-        return check("radio", .warn, "the radio is off", evidence: evidence,
-                     remedy: "cellpath bearer up turns it on; if the modem refuses, "
-                        + "it may be FCC-locked or in airplane mode "
-                        + "(rfkill list)")
+        return check(
+            "radio", .warn, "the radio is off", evidence: evidence,
+            remedy: "cellpath bearer up turns it on; if the modem refuses, "
+                + "it may be FCC-locked or in airplane mode "
+                + "(rfkill list)")
     }
 
     /// The SIM's state and its (masked) ICCID.
@@ -168,20 +185,25 @@ struct ModemChecks {
         switch sim.state {
         case .ready: return check("sim", .pass, "SIM ready", evidence: evidence)
         case .absent:
-            return check("sim", .fail, "no SIM", evidence: evidence,
-                         remedy: "insert a SIM; on a dual-SIM modem, check which slot is active")
+            return check(
+                "sim", .fail, "no SIM", evidence: evidence,
+                remedy: "insert a SIM; on a dual-SIM modem, check which slot is active")
         case .pinRequired:
-            return check("sim", .fail, "the SIM asks for its PIN", evidence: evidence,
-                         remedy: "cellpath bearer up --pin-file FILE enters it")
+            return check(
+                "sim", .fail, "the SIM asks for its PIN", evidence: evidence,
+                remedy: "cellpath bearer up --pin-file FILE enters it")
         case .pukRequired:
-            return check("sim", .fail, "the SIM is PUK-locked", evidence: evidence,
-                         remedy: "unblock it with its PUK (mmcli --puk, or in a phone)")
+            return check(
+                "sim", .fail, "the SIM is PUK-locked", evidence: evidence,
+                remedy: "unblock it with its PUK (mmcli --puk, or in a phone)")
         case .notReady:
-            return check("sim", .warn, "the SIM is not ready yet", evidence: evidence,
-                         remedy: "wait a few seconds and run it again")
+            return check(
+                "sim", .warn, "the SIM is not ready yet", evidence: evidence,
+                remedy: "wait a few seconds and run it again")
         case .failed:
-            return check("sim", .fail, "the SIM failed", evidence: evidence,
-                         remedy: "reseat the SIM; an eSIM needs an enabled profile")
+            return check(
+                "sim", .fail, "the SIM failed", evidence: evidence,
+                remedy: "reseat the SIM; an eSIM needs an enabled profile")
         }
     }
 
@@ -200,16 +222,19 @@ struct ModemChecks {
         switch registration.state {
         case .home, .roaming:
             if let rssi = status?.signal?.rssiDbm, rssi < -105 {
-                return check("registration", .warn, "registered, with a weak signal", evidence: evidence,
-                             remedy: "move the machine or its antennas")
+                return check(
+                    "registration", .warn, "registered, with a weak signal", evidence: evidence,
+                    remedy: "move the machine or its antennas")
             }
             return check("registration", .pass, "registered (\(registration.state.rawValue))", evidence: evidence)
         case .denied:
-            return check("registration", .fail, "registration denied", evidence: evidence,
-                         remedy: "check the SIM's subscription with its operator")
+            return check(
+                "registration", .fail, "registration denied", evidence: evidence,
+                remedy: "check the SIM's subscription with its operator")
         case .searching, .notRegistered, .unknown:
-            return check("registration", .warn, "not registered", evidence: evidence,
-                         remedy: "check coverage and antennas; cellpath bearer up waits for registration")
+            return check(
+                "registration", .warn, "not registered", evidence: evidence,
+                remedy: "check coverage and antennas; cellpath bearer up waits for registration")
         }
     }
 
@@ -222,14 +247,17 @@ struct ModemChecks {
             return check("data_format", .skip, "\(interface) has no qmi/raw_ip (not a qmi_wwan device)")
         }
         let evidence = ["\(path): \(value)", "the modem's link-layer format (WDA) was not read"]
-        let remedy = "compare with qmicli -p -d \(modem.ports[0].devicePath) --wda-get-data-format; "
+        let remedy =
+            "compare with qmicli -p -d \(modem.ports[0].devicePath) --wda-get-data-format; "
             + "they must agree (raw-ip: raw_ip Y)"
         if value == "Y" {
-            return check("data_format", .warn,
-                         "\(interface) expects raw IP, as modern modems send; the modem's own format was not checked",
-                         evidence: evidence, remedy: remedy)
+            return check(
+                "data_format", .warn,
+                "\(interface) expects raw IP, as modern modems send; the modem's own format was not checked",
+                evidence: evidence, remedy: remedy)
         }
-        return check("data_format", .warn, "\(interface) expects 802.3 frames: most modems send raw IP",
-                     evidence: evidence, remedy: remedy)
+        return check(
+            "data_format", .warn, "\(interface) expects 802.3 frames: most modems send raw IP",
+            evidence: evidence, remedy: remedy)
     }
 }

@@ -1,6 +1,6 @@
-import CellpathCore
 import CGIO
 import CMBIM
+import CellpathCore
 import GLibRuntime
 
 /// The changes a bearer's bring-up makes: PIN, radio, packet service attach, CONNECT
@@ -8,8 +8,11 @@ import GLibRuntime
 extension MBIMModem {
     func unlockSIM(pin: String) async throws(ModemError) -> SIMStatus {
         let operation = "unlock the SIM"
-        let (response, failure) = try await exchange(operation, mbim_message_pin_set_new(MBIM_PIN_TYPE_PIN1, MBIM_PIN_OPERATION_ENTER,
-                                                                                          pin, "", nil), session: session)
+        let (response, failure) = try await exchange(
+            operation,
+            mbim_message_pin_set_new(
+                MBIM_PIN_TYPE_PIN1, MBIM_PIN_OPERATION_ENTER,
+                pin, "", nil), session: session)
         if let failure {
             guard failure.domain == mbim_status_error_quark() else { throw session.error(operation, failure) }
             // A refused PIN answers with the PIN state, attempts left included.
@@ -18,55 +21,67 @@ extension MBIMModem {
             var error: UnsafeMutablePointer<GError>?
             let parsed = mbim_message_pin_response_parse(response.message, &type, &state, &attempts, &error) != 0
             if !parsed { g_error_free(error) }
-            let left = parsed && type == MBIM_PIN_TYPE_PIN1 ? " (\(attempts) attempt\(attempts == 1 ? "" : "s") left)" : ""
+            let left =
+                parsed && type == MBIM_PIN_TYPE_PIN1 ? " (\(attempts) attempt\(attempts == 1 ? "" : "s") left)" : ""
             let locked = parsed && type == MBIM_PIN_TYPE_PUK1 ? ": the SIM now asks for its PUK" : left
-            throw ModemError(.protocol, .permission, operation: session.describe(operation),
-                             reason: "the SIM refused the PIN\(locked)", hint: "check the PIN in the --pin-file",
-                             status: session.error(operation, failure).status)
+            throw ModemError(
+                .protocol, .permission, operation: session.describe(operation),
+                reason: "the SIM refused the PIN\(locked)", hint: "check the PIN in the --pin-file",
+                status: session.error(operation, failure).status)
         }
         return try await simState()
     }
 
     func setRadio(_ state: RadioState) async throws(ModemError) {
         let operation = "switch the radio \(state.rawValue)"
-        _ = try await command(operation, mbim_message_radio_state_set_new(state == .on ? MBIM_RADIO_SWITCH_STATE_ON : MBIM_RADIO_SWITCH_STATE_OFF,
-                                                                          nil),
-                              session: Task.isCancelled || session.secondsLeft <= 0 ? session.cleanup() : nil)
+        _ = try await command(
+            operation,
+            mbim_message_radio_state_set_new(
+                state == .on ? MBIM_RADIO_SWITCH_STATE_ON : MBIM_RADIO_SWITCH_STATE_OFF,
+                nil),
+            session: Task.isCancelled || session.secondsLeft <= 0 ? session.cleanup() : nil)
     }
 
     func attachPacketService() async throws(ModemError) {
-        _ = try await command("attach to the packet service", mbim_message_packet_service_set_new(MBIM_PACKET_SERVICE_ACTION_ATTACH, nil))
+        _ = try await command(
+            "attach to the packet service", mbim_message_packet_service_set_new(MBIM_PACKET_SERVICE_ACTION_ATTACH, nil))
     }
 
     func connect(_ settings: BearerSettings) async throws(ModemError) -> BearerHandle {
         let operation = "connect the bearer"
-        let auth = switch settings.authentication {
-        case .none: MBIM_AUTH_PROTOCOL_NONE
-        case .pap: MBIM_AUTH_PROTOCOL_PAP
-        case .chap: MBIM_AUTH_PROTOCOL_CHAP
-        case .mschapv2: MBIM_AUTH_PROTOCOL_MSCHAPV2
-        }
-        let request = mbim_message_connect_set_new(0, MBIM_ACTIVATION_COMMAND_ACTIVATE, settings.apn ?? "", settings.user ?? "",
-                                                   settings.password ?? "", MBIM_COMPRESSION_NONE, auth, Self.contextIPType(settings.ipType),
-                                                   mbim_uuid_from_context_type(MBIM_CONTEXT_TYPE_INTERNET), nil)
+        let auth =
+            switch settings.authentication {
+            case .none: MBIM_AUTH_PROTOCOL_NONE
+            case .pap: MBIM_AUTH_PROTOCOL_PAP
+            case .chap: MBIM_AUTH_PROTOCOL_CHAP
+            case .mschapv2: MBIM_AUTH_PROTOCOL_MSCHAPV2
+            }
+        let request = mbim_message_connect_set_new(
+            0, MBIM_ACTIVATION_COMMAND_ACTIVATE, settings.apn ?? "", settings.user ?? "",
+            settings.password ?? "", MBIM_COMPRESSION_NONE, auth, Self.contextIPType(settings.ipType),
+            mbim_uuid_from_context_type(MBIM_CONTEXT_TYPE_INTERNET), nil)
         let (response, failure) = try await exchange(operation, request, session: session, followingTask: false)
         var activation = MBIM_ACTIVATION_STATE_UNKNOWN
         var networkError: UInt32 = 0
         var error: UnsafeMutablePointer<GError>?
-        if mbim_message_connect_response_parse(response.message, nil, &activation, nil, nil, nil, &networkError, &error) == 0 {
+        if mbim_message_connect_response_parse(response.message, nil, &activation, nil, nil, nil, &networkError, &error)
+            == 0
+        {
             g_error_free(error)
         }
         if let failure {
             var refused = session.error(operation, failure)
             if networkError != 0 {
-                refused.reason = "the network refused it: \(Self.networkErrorName(networkError)) (3GPP cause \(networkError))"
+                refused.reason =
+                    "the network refused it: \(Self.networkErrorName(networkError)) (3GPP cause \(networkError))"
                 refused.hint = NetworkCause.hint(Int(networkError))
             }
             throw refused
         }
         guard Self.bearerState(activation) == .connected else {
-            throw ModemError(.protocol, .unavailable, operation: session.describe(operation),
-                             reason: "the modem answered \(Self.bearerState(activation).rawValue), not activated")
+            throw ModemError(
+                .protocol, .unavailable, operation: session.describe(operation),
+                reason: "the modem answered \(Self.bearerState(activation).rawValue), not activated")
         }
         return BearerHandle(sessionID: 0)
     }
@@ -81,23 +96,28 @@ extension MBIMModem {
     }
 
     func disconnect(_ handle: BearerHandle?) async throws(ModemError) -> Bool {
-        let request = mbim_message_connect_set_new(UInt32(handle?.sessionID ?? 0), MBIM_ACTIVATION_COMMAND_DEACTIVATE, "", "", "",
-                                                   MBIM_COMPRESSION_NONE, MBIM_AUTH_PROTOCOL_NONE, MBIM_CONTEXT_IP_TYPE_DEFAULT,
-                                                   mbim_uuid_from_context_type(MBIM_CONTEXT_TYPE_INTERNET), nil)
+        let request = mbim_message_connect_set_new(
+            UInt32(handle?.sessionID ?? 0), MBIM_ACTIVATION_COMMAND_DEACTIVATE, "", "", "",
+            MBIM_COMPRESSION_NONE, MBIM_AUTH_PROTOCOL_NONE, MBIM_CONTEXT_IP_TYPE_DEFAULT,
+            mbim_uuid_from_context_type(MBIM_CONTEXT_TYPE_INTERNET), nil)
         // A context that is not active (or gone with the registration) is down already.
-        return try await command("disconnect the bearer", request, states: Self.noBearerStatuses, session: session.cleanup()) != nil
+        return try await command(
+            "disconnect the bearer", request, states: Self.noBearerStatuses, session: session.cleanup()) != nil
     }
 
     func indications() async throws(ModemError) -> AsyncStream<ModemIndication> {
         if let indicationSink { return indicationSink.stream }
         let sink = IndicationSink()
         indicationSink = sink
-        indicationHandler = cmbim_device_connect_indicate_status(device, { _, message, data in
-            guard let message, let indication = MBIMModem.indication(message) else { return }
-            Unmanaged<IndicationSink>.fromOpaque(data!).takeUnretainedValue().yield(indication)
-        }, Unmanaged.passRetained(sink).toOpaque(), { data, _ in
-            Unmanaged<IndicationSink>.fromOpaque(data!).release()
-        })
+        indicationHandler = cmbim_device_connect_indicate_status(
+            device,
+            { _, message, data in
+                guard let message, let indication = MBIMModem.indication(message) else { return }
+                Unmanaged<IndicationSink>.fromOpaque(data!).takeUnretainedValue().yield(indication)
+            }, Unmanaged.passRetained(sink).toOpaque(),
+            { data, _ in
+                Unmanaged<IndicationSink>.fromOpaque(data!).release()
+            })
         return sink.stream
     }
 
@@ -118,18 +138,27 @@ extension MBIMModem {
             var networkError = MBIM_NW_ERROR_NONE, state = MBIM_REGISTER_STATE_UNKNOWN
             var dataClasses = MbimDataClass(rawValue: 0)
             var providerID: UnsafeMutablePointer<gchar>?, providerName: UnsafeMutablePointer<gchar>?
-            guard mbim_message_register_state_notification_parse(message, &networkError, &state, nil, &dataClasses, nil,
-                                                                 &providerID, &providerName, nil, nil, &error) != 0 else { return nil }
-            return .registration(registration(state, networkError: networkError, dataClasses: dataClasses,
-                                              providerID: taken(providerID), providerName: taken(providerName)))
+            guard
+                mbim_message_register_state_notification_parse(
+                    message, &networkError, &state, nil, &dataClasses, nil,
+                    &providerID, &providerName, nil, nil, &error) != 0
+            else { return nil }
+            return .registration(
+                registration(
+                    state, networkError: networkError, dataClasses: dataClasses,
+                    providerID: taken(providerID), providerName: taken(providerName)))
         case MBIM_CID_BASIC_CONNECT_PACKET_SERVICE.rawValue:
             var state = MBIM_PACKET_SERVICE_STATE_UNKNOWN
-            guard mbim_message_packet_service_notification_parse(message, nil, &state, nil, nil, nil, &error) != 0 else { return nil }
+            guard mbim_message_packet_service_notification_parse(message, nil, &state, nil, nil, nil, &error) != 0
+            else { return nil }
             return .packetService(packetService(state))
         case MBIM_CID_BASIC_CONNECT_CONNECT.rawValue:
             var sessionID: UInt32 = 0, activation = MBIM_ACTIVATION_STATE_UNKNOWN, networkError: UInt32 = 0
-            guard mbim_message_connect_notification_parse(message, &sessionID, &activation, nil, nil, nil, &networkError, &error) != 0,
-                  sessionID == 0 else { return nil }
+            guard
+                mbim_message_connect_notification_parse(
+                    message, &sessionID, &activation, nil, nil, nil, &networkError, &error) != 0,
+                sessionID == 0
+            else { return nil }
             return .bearer(bearerState(activation), reason: networkError == 0 ? nil : networkErrorName(networkError))
         default:
             return nil

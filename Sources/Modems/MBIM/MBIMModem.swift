@@ -1,6 +1,6 @@
-import CellpathCore
 import CGIO
 import CMBIM
+import CellpathCore
 import GLibRuntime
 import ModemDiscovery
 
@@ -38,15 +38,19 @@ final class MBIMModem: ModemBackend {
         }
         let modem = MBIMModem(session: session, device: device)
         // libmbim does not fail the commands in flight when the port hangs up; it signals it.
-        modem.removedHandler = cmbim_device_connect_removed(device, { _, data in
-            Unmanaged<GLibCallGroup>.fromOpaque(data!).takeUnretainedValue().abort()
-        }, Unmanaged.passRetained(session.calls).toOpaque(), { data, _ in
-            Unmanaged<GLibCallGroup>.fromOpaque(data!).release()
-        })
+        modem.removedHandler = cmbim_device_connect_removed(
+            device,
+            { _, data in
+                Unmanaged<GLibCallGroup>.fromOpaque(data!).takeUnretainedValue().abort()
+            }, Unmanaged.passRetained(session.calls).toOpaque(),
+            { data, _ in
+                Unmanaged<GLibCallGroup>.fromOpaque(data!).release()
+            })
         let flags = proxy ? MBIM_DEVICE_OPEN_FLAGS_PROXY : MBIM_DEVICE_OPEN_FLAGS_NONE
         do {
             try await session.call(proxy ? "open through mbim-proxy" : "open") { call in
-                mbim_device_open_full(device, flags, session.libraryTimeout, call.cancellable, call.callback, call.userData)
+                mbim_device_open_full(
+                    device, flags, session.libraryTimeout, call.cancellable, call.callback, call.userData)
             } finish: { result throws(GLibError) in
                 var error: UnsafeMutablePointer<GError>?
                 guard mbim_device_open_full_finish(device, result, &error) != 0 else { throw GLibError(taking: error) }
@@ -77,10 +81,12 @@ final class MBIMModem: ModemBackend {
     func identity() async throws(ModemError) -> ModemIdentity {
         let operation = "query the device capabilities"
         let response = try await command(operation, mbim_message_device_caps_query_new(nil))!
-        var deviceID: UnsafeMutablePointer<gchar>?, firmware: UnsafeMutablePointer<gchar>?, hardware: UnsafeMutablePointer<gchar>?
+        var deviceID: UnsafeMutablePointer<gchar>?, firmware: UnsafeMutablePointer<gchar>?,
+            hardware: UnsafeMutablePointer<gchar>?
         try parse(operation) { error in
-            mbim_message_device_caps_response_parse(response.message, nil, nil, nil, nil, nil, nil, nil, nil, nil,
-                                                    &deviceID, &firmware, &hardware, &error)
+            mbim_message_device_caps_response_parse(
+                response.message, nil, nil, nil, nil, nil, nil, nil, nil, nil,
+                &deviceID, &firmware, &hardware, &error)
         }
         return ModemIdentity(model: taken(hardware), firmware: taken(firmware), imei: taken(deviceID))
     }
@@ -93,8 +99,9 @@ final class MBIMModem: ModemBackend {
         var count: UInt32 = 0
         var numbers: UnsafeMutablePointer<UnsafeMutablePointer<gchar>?>?
         try parse(operation) { error in
-            mbim_message_subscriber_ready_status_response_parse(response.message, &readyState, &imsi, &iccid, nil,
-                                                                &count, &numbers, &error)
+            mbim_message_subscriber_ready_status_response_parse(
+                response.message, &readyState, &imsi, &iccid, nil,
+                &count, &numbers, &error)
         }
         var sim = SIMStatus(state: .notReady, iccid: taken(iccid), imsi: taken(imsi), msisdns: takenList(numbers))
         switch readyState {
@@ -107,12 +114,19 @@ final class MBIMModem: ModemBackend {
         // An initialized SIM is unlocked: only another state needs the PIN state.
         guard sim.state != .absent && sim.state != .ready else { return sim }
         let pinOperation = "query the PIN state"
-        guard let pin = try await command(pinOperation, mbim_message_pin_query_new(nil),
-                                          states: [MBIM_STATUS_ERROR_SIM_NOT_INSERTED, MBIM_STATUS_ERROR_NOT_INITIALIZED,
-                                                   MBIM_STATUS_ERROR_BAD_SIM]) else { return sim }
+        guard
+            let pin = try await command(
+                pinOperation, mbim_message_pin_query_new(nil),
+                states: [
+                    MBIM_STATUS_ERROR_SIM_NOT_INSERTED, MBIM_STATUS_ERROR_NOT_INITIALIZED,
+                    MBIM_STATUS_ERROR_BAD_SIM
+                ])
+        else { return sim }
         var type = MBIM_PIN_TYPE_UNKNOWN, state = MBIM_PIN_STATE_UNLOCKED
         var attempts: UInt32 = 0
-        try parse(pinOperation) { error in mbim_message_pin_response_parse(pin.message, &type, &state, &attempts, &error) }
+        try parse(pinOperation) { error in
+            mbim_message_pin_response_parse(pin.message, &type, &state, &attempts, &error)
+        }
         if state == MBIM_PIN_STATE_LOCKED {
             switch type {
             case MBIM_PIN_TYPE_PIN1:
@@ -129,22 +143,29 @@ final class MBIMModem: ModemBackend {
         let operation = "query the radio state"
         let response = try await command(operation, mbim_message_radio_state_query_new(nil))!
         var hardware = MBIM_RADIO_SWITCH_STATE_OFF, software = MBIM_RADIO_SWITCH_STATE_OFF
-        try parse(operation) { error in mbim_message_radio_state_response_parse(response.message, &hardware, &software, &error) }
+        try parse(operation) { error in
+            mbim_message_radio_state_response_parse(response.message, &hardware, &software, &error)
+        }
         return hardware == MBIM_RADIO_SWITCH_STATE_ON && software == MBIM_RADIO_SWITCH_STATE_ON ? .on : .off
     }
 
     func homeOperator() async throws(ModemError) -> NetworkOperator? {
         let operation = "query the home provider"
-        guard let response = try await command(operation, mbim_message_home_provider_query_new(nil),
-                                               states: [MBIM_STATUS_ERROR_SIM_NOT_INSERTED, MBIM_STATUS_ERROR_PIN_REQUIRED,
-                                                        MBIM_STATUS_ERROR_NOT_INITIALIZED, MBIM_STATUS_ERROR_BAD_SIM])
+        guard
+            let response = try await command(
+                operation, mbim_message_home_provider_query_new(nil),
+                states: [
+                    MBIM_STATUS_ERROR_SIM_NOT_INSERTED, MBIM_STATUS_ERROR_PIN_REQUIRED,
+                    MBIM_STATUS_ERROR_NOT_INITIALIZED, MBIM_STATUS_ERROR_BAD_SIM
+                ])
         else { return nil }
         var provider: UnsafeMutablePointer<MbimProvider>?
         try parse(operation) { error in mbim_message_home_provider_response_parse(response.message, &provider, &error) }
         defer { mbim_provider_free(provider) }
         guard let provider = provider?.pointee else { return nil }
-        return NetworkOperator(id: string(provider.provider_id).flatMap(NetworkOperator.plmnID),
-                               name: string(provider.provider_name))
+        return NetworkOperator(
+            id: string(provider.provider_id).flatMap(NetworkOperator.plmnID),
+            name: string(provider.provider_name))
     }
 
     func registration() async throws(ModemError) -> Registration {
@@ -155,16 +176,20 @@ final class MBIMModem: ModemBackend {
         var dataClasses = MbimDataClass(rawValue: 0)
         var providerID: UnsafeMutablePointer<gchar>?, providerName: UnsafeMutablePointer<gchar>?
         try parse(operation) { error in
-            mbim_message_register_state_response_parse(response.message, &networkError, &state, nil, &dataClasses, nil,
-                                                       &providerID, &providerName, nil, nil, &error)
+            mbim_message_register_state_response_parse(
+                response.message, &networkError, &state, nil, &dataClasses, nil,
+                &providerID, &providerName, nil, nil, &error)
         }
-        return Self.registration(state, networkError: networkError, dataClasses: dataClasses, providerID: taken(providerID),
-                                 providerName: taken(providerName))
+        return Self.registration(
+            state, networkError: networkError, dataClasses: dataClasses, providerID: taken(providerID),
+            providerName: taken(providerName))
     }
 
     /// A register state (of a response or an indication) as a `Registration`.
-    nonisolated static func registration(_ state: MbimRegisterState, networkError: MbimNwError, dataClasses: MbimDataClass,
-                                         providerID: String?, providerName: String?) -> Registration {
+    nonisolated static func registration(
+        _ state: MbimRegisterState, networkError: MbimNwError, dataClasses: MbimDataClass,
+        providerID: String?, providerName: String?
+    ) -> Registration {
         var registration = Registration(state: .unknown)
         switch state {
         case MBIM_REGISTER_STATE_HOME: registration.state = .home
@@ -175,7 +200,8 @@ final class MBIMModem: ModemBackend {
         default: registration.state = .unknown
         }
         if registration.isRegistered {
-            registration.servingOperator = NetworkOperator(id: providerID.flatMap(NetworkOperator.plmnID), name: providerName)
+            registration.servingOperator = NetworkOperator(
+                id: providerID.flatMap(NetworkOperator.plmnID), name: providerName)
             registration.accessTechnology = technology(dataClasses)
         }
         if networkError != MBIM_NW_ERROR_NONE { registration.networkError = networkErrorName(networkError.rawValue) }
@@ -193,7 +219,9 @@ final class MBIMModem: ModemBackend {
         let operation = "query the signal state"
         let response = try await command(operation, mbim_message_signal_state_query_new(nil))!
         var rssi: UInt32 = 99
-        try parse(operation) { error in mbim_message_signal_state_response_parse(response.message, &rssi, nil, nil, nil, nil, &error) }
+        try parse(operation) { error in
+            mbim_message_signal_state_response_parse(response.message, &rssi, nil, nil, nil, nil, &error)
+        }
         // 0: -113 dBm or less, 1…30: -111…-53 dBm, 31: -51 dBm or more, 99: unknown.
         guard rssi <= 31 else { return nil }
         return Signal(rssiDbm: -113 + 2 * Int(rssi))
@@ -201,10 +229,14 @@ final class MBIMModem: ModemBackend {
 
     func packetService() async throws(ModemError) -> PacketServiceState {
         let operation = "query the packet service state"
-        guard let response = try await command(operation, mbim_message_packet_service_query_new(nil),
-                                               states: [MBIM_STATUS_ERROR_RADIO_POWER_OFF, MBIM_STATUS_ERROR_NOT_REGISTERED,
-                                                        MBIM_STATUS_ERROR_SIM_NOT_INSERTED, MBIM_STATUS_ERROR_PIN_REQUIRED,
-                                                        MBIM_STATUS_ERROR_PACKET_SERVICE_DETACHED])
+        guard
+            let response = try await command(
+                operation, mbim_message_packet_service_query_new(nil),
+                states: [
+                    MBIM_STATUS_ERROR_RADIO_POWER_OFF, MBIM_STATUS_ERROR_NOT_REGISTERED,
+                    MBIM_STATUS_ERROR_SIM_NOT_INSERTED, MBIM_STATUS_ERROR_PIN_REQUIRED,
+                    MBIM_STATUS_ERROR_PACKET_SERVICE_DETACHED
+                ])
         else { return .detached }
         var state = MBIM_PACKET_SERVICE_STATE_UNKNOWN
         try parse(operation) { error in
@@ -228,10 +260,13 @@ final class MBIMModem: ModemBackend {
 
     func bearerState() async throws(ModemError) -> BearerState {
         let operation = "query the connection state"
-        let request = mbim_message_connect_query_new(0, MBIM_ACTIVATION_STATE_UNKNOWN, MBIM_VOICE_CALL_STATE_NONE,
-                                                     MBIM_CONTEXT_IP_TYPE_DEFAULT, mbim_uuid_from_context_type(MBIM_CONTEXT_TYPE_INTERNET),
-                                                     0, nil)
-        guard let response = try await command(operation, request, states: Self.noBearerStatuses) else { return .disconnected }
+        let request = mbim_message_connect_query_new(
+            0, MBIM_ACTIVATION_STATE_UNKNOWN, MBIM_VOICE_CALL_STATE_NONE,
+            MBIM_CONTEXT_IP_TYPE_DEFAULT, mbim_uuid_from_context_type(MBIM_CONTEXT_TYPE_INTERNET),
+            0, nil)
+        guard let response = try await command(operation, request, states: Self.noBearerStatuses) else {
+            return .disconnected
+        }
         var activation = MBIM_ACTIVATION_STATE_UNKNOWN
         try parse(operation) { error in
             mbim_message_connect_response_parse(response.message, nil, &activation, nil, nil, nil, nil, &error)
@@ -264,15 +299,18 @@ final class MBIMModem: ModemBackend {
     /// Statuses of a CONNECT query that mean there is no bearer.
     static let noBearerStatuses = [
         MBIM_STATUS_ERROR_SIM_NOT_INSERTED, MBIM_STATUS_ERROR_PIN_REQUIRED, MBIM_STATUS_ERROR_RADIO_POWER_OFF,
-        MBIM_STATUS_ERROR_NOT_REGISTERED, MBIM_STATUS_ERROR_CONTEXT_NOT_ACTIVATED, MBIM_STATUS_ERROR_PACKET_SERVICE_DETACHED,
+        MBIM_STATUS_ERROR_NOT_REGISTERED, MBIM_STATUS_ERROR_CONTEXT_NOT_ACTIVATED,
+        MBIM_STATUS_ERROR_PACKET_SERVICE_DETACHED
     ]
 
     func readIPConfiguration(into bearer: inout BearerStatus) async throws(ModemError) {
         let operation = "query the IP configuration"
-        let request = mbim_message_ip_configuration_query_new(0, MbimIPConfigurationAvailableFlag(rawValue: 0),
-                                                              MbimIPConfigurationAvailableFlag(rawValue: 0), 0, nil, 0, nil,
-                                                              nil, nil, 0, nil, 0, nil, 0, 0, nil)
-        guard let response = try await command(operation, request, states: [MBIM_STATUS_ERROR_CONTEXT_NOT_ACTIVATED]) else {
+        let request = mbim_message_ip_configuration_query_new(
+            0, MbimIPConfigurationAvailableFlag(rawValue: 0),
+            MbimIPConfigurationAvailableFlag(rawValue: 0), 0, nil, 0, nil,
+            nil, nil, 0, nil, 0, nil, 0, 0, nil)
+        guard let response = try await command(operation, request, states: [MBIM_STATUS_ERROR_CONTEXT_NOT_ACTIVATED])
+        else {
             return
         }
         var addressCount: UInt32 = 0, dnsCount: UInt32 = 0, mtu: UInt32 = 0
@@ -284,9 +322,10 @@ final class MBIMModem: ModemBackend {
         var gateway6: UnsafePointer<MbimIPv6>?
         var dns6: UnsafeMutablePointer<MbimIPv6>?
         try parse(operation) { error in
-            mbim_message_ip_configuration_response_parse(response.message, nil, nil, nil, &addressCount, &addresses,
-                                                         &addressCount6, &addresses6, &gateway, &gateway6, &dnsCount, &dns,
-                                                         &dnsCount6, &dns6, &mtu, &mtu6, &error)
+            mbim_message_ip_configuration_response_parse(
+                response.message, nil, nil, nil, &addressCount, &addresses,
+                &addressCount6, &addresses6, &gateway, &gateway6, &dnsCount, &dns,
+                &dnsCount6, &dns6, &mtu, &mtu6, &error)
         }
         defer {
             mbim_ipv4_element_array_free(addresses)
@@ -304,8 +343,8 @@ final class MBIMModem: ModemBackend {
             bearer.ipv6PrefixLength = Int(first.on_link_prefix_length)
             bearer.ipv6Gateway = gateway6.map { Self.text($0.pointee) }.flatMap { $0 == "::" ? nil : $0 }
         }
-        if let dns { bearer.dnsServers = (0..<Int(dnsCount)).map { Self.text(dns[$0]) } }
-        if let dns6 { bearer.dnsServers += (0..<Int(dnsCount6)).map { Self.text(dns6[$0]) } }
+        if let dns { bearer.dnsServers = (0 ..< Int(dnsCount)).map { Self.text(dns[$0]) } }
+        if let dns6 { bearer.dnsServers += (0 ..< Int(dnsCount6)).map { Self.text(dns6[$0]) } }
         bearer.mtu = mtu > 0 ? Int(mtu) : mtu6 > 0 ? Int(mtu6) : nil
     }
 
@@ -321,12 +360,16 @@ final class MBIMModem: ModemBackend {
     /// Sends `request` (and releases it) and returns the response, or nil when the modem
     /// answered one of `states`: statuses that describe a state (no SIM, radio off) rather
     /// than a failure. `session` gives the time limit (default: the modem's session).
-    func command(_ operation: String, _ request: OpaquePointer?, states: [MbimStatusError] = [],
-                 session: ModemSession? = nil) async throws(ModemError) -> Response? {
+    func command(
+        _ operation: String, _ request: OpaquePointer?, states: [MbimStatusError] = [],
+        session: ModemSession? = nil
+    ) async throws(ModemError) -> Response? {
         let session = session ?? self.session
         let (response, failure) = try await exchange(operation, request, session: session)
         guard let failure else { return response }
-        if failure.domain == mbim_status_error_quark(), states.contains(where: { Int32(bitPattern: $0.rawValue) == failure.code }) {
+        if failure.domain == mbim_status_error_quark(),
+            states.contains(where: { Int32(bitPattern: $0.rawValue) == failure.code })
+        {
             return nil
         }
         throw session.error(operation, failure)
@@ -335,10 +378,15 @@ final class MBIMModem: ModemBackend {
     /// Sends `request` (and releases it) and returns the response with the status error it
     /// carries (nil on success): a failed CONNECT still says the network's reason. Without
     /// `followingTask`, the call is not given up when the task is cancelled (it keeps its time limit).
-    func exchange(_ operation: String, _ request: OpaquePointer?, session: ModemSession, followingTask: Bool = true)
-        async throws(ModemError) -> (Response, GLibError?) {
+    func exchange(
+        _ operation: String, _ request: OpaquePointer?, session: ModemSession, followingTask: Bool = true
+    )
+        async throws(ModemError) -> (Response, GLibError?)
+    {
         guard let request else {
-            throw ModemError(.transport, .internalError, operation: session.describe(operation), reason: "libmbim could not build the request")
+            throw ModemError(
+                .transport, .internalError, operation: session.describe(operation),
+                reason: "libmbim could not build the request")
         }
         defer { mbim_message_unref(request) }
         let device = device, timeout = session.libraryTimeout
@@ -346,11 +394,15 @@ final class MBIMModem: ModemBackend {
             mbim_device_command(device, request, timeout, call.cancellable, call.callback, call.userData)
         } finish: { result throws(GLibError) in
             var error: UnsafeMutablePointer<GError>?
-            guard let message = mbim_device_command_finish(device, result, &error) else { throw GLibError(taking: error) }
+            guard let message = mbim_device_command_finish(device, result, &error) else {
+                throw GLibError(taking: error)
+            }
             return Response(message)
         }
         var error: UnsafeMutablePointer<GError>?
-        if mbim_message_response_get_result(response.message, MBIM_MESSAGE_TYPE_COMMAND_DONE, &error) != 0 { return (response, nil) }
+        if mbim_message_response_get_result(response.message, MBIM_MESSAGE_TYPE_COMMAND_DONE, &error) != 0 {
+            return (response, nil)
+        }
         return (response, GLibError(taking: error))
     }
 
@@ -358,8 +410,9 @@ final class MBIMModem: ModemBackend {
     func parse(_ operation: String, _ body: (inout UnsafeMutablePointer<GError>?) -> gboolean) throws(ModemError) {
         var error: UnsafeMutablePointer<GError>?
         guard body(&error) == 0 else { return }
-        throw ModemError(.protocol, .unavailable, operation: session.describe(operation),
-                         reason: "the answer could not be read: \(GLibError(taking: error).message)")
+        throw ModemError(
+            .protocol, .unavailable, operation: session.describe(operation),
+            reason: "the answer could not be read: \(GLibError(taking: error).message)")
     }
 
     /// The most capable technology among MBIM data classes.
@@ -369,7 +422,7 @@ final class MBIMModem: ModemBackend {
             (MBIM_DATA_CLASS_5G_SA, .nr5g), (MBIM_DATA_CLASS_5G_NSA, .nr5g), (MBIM_DATA_CLASS_LTE, .lte),
             (MBIM_DATA_CLASS_HSUPA, .hspa), (MBIM_DATA_CLASS_HSDPA, .hspa), (MBIM_DATA_CLASS_UMTS, .umts),
             (MBIM_DATA_CLASS_EDGE, .edge), (MBIM_DATA_CLASS_GPRS, .gprs),
-            (MBIM_DATA_CLASS_1XRTT, .cdma), (MBIM_DATA_CLASS_1XEVDO, .cdma),
+            (MBIM_DATA_CLASS_1XRTT, .cdma), (MBIM_DATA_CLASS_1XEVDO, .cdma)
         ]
         if let match = ranked.first(where: { bits & $0.0.rawValue != 0 }) { return match.1 }
         return bits == 0 ? nil : .other

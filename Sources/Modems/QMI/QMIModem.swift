@@ -1,6 +1,6 @@
-import CellpathCore
 import CGIO
 import CQMI
+import CellpathCore
 import GLibRuntime
 import ModemDiscovery
 
@@ -64,8 +64,9 @@ final class QMIModem: ModemBackend {
         let flags = proxy ? QMI_DEVICE_OPEN_FLAGS_PROXY.rawValue : QMI_DEVICE_OPEN_FLAGS_NONE.rawValue
         do {
             try await session.call(proxy ? "open through qmi-proxy" : "open") { call in
-                qmi_device_open(device, QmiDeviceOpenFlags(rawValue: flags), session.libraryTimeout, call.cancellable,
-                                call.callback, call.userData)
+                qmi_device_open(
+                    device, QmiDeviceOpenFlags(rawValue: flags), session.libraryTimeout, call.cancellable,
+                    call.callback, call.userData)
             } finish: { result throws(GLibError) in
                 var error: UnsafeMutablePointer<GError>?
                 guard qmi_device_open_finish(device, result, &error) != 0 else { throw GLibError(taking: error) }
@@ -120,7 +121,7 @@ final class QMIModem: ModemBackend {
     /// The DMS and NAS clients go back (their indications stop: once attached, registration
     /// changes no longer matter to a bring-up); the WDS client stays for the call.
     func releaseCheckClients() async {
-        await indicationRegistration?.value   // answered with the first reads
+        await indicationRegistration?.value  // answered with the first reads
         let idle = clients.filter { $0.service != QMI_SERVICE_WDS }
         guard !idle.isEmpty else { return }
         for (client, handler) in indicationHandlers where idle.contains(where: { $0.client == client }) {
@@ -139,19 +140,26 @@ final class QMIModem: ModemBackend {
 
     /// Gives the client's ID back to the modem (unless `keepingID`: the call's WDS client) and
     /// drops the client.
-    private func release(_ service: QmiService, _ bound: LoopBound<UnsafeMutablePointer<QmiClient>>, _ cleanup: ModemSession,
-                         keepingID: Bool = false) async {
+    private func release(
+        _ service: QmiService, _ bound: LoopBound<UnsafeMutablePointer<QmiClient>>, _ cleanup: ModemSession,
+        keepingID: Bool = false
+    ) async {
         let device = device, client = bound.pointer
         let name = Self.name(service), clientID = qmi_client_get_cid(client)
         let flags = keepingID ? QMI_DEVICE_RELEASE_CLIENT_FLAGS_NONE : QMI_DEVICE_RELEASE_CLIENT_FLAGS_RELEASE_CID
         do throws(ModemError) {
             try await cleanup.call("release the \(name) client ID \(clientID)") { call in
-                qmi_device_release_client(device, client, flags, cleanup.libraryTimeout, call.cancellable, call.callback, call.userData)
+                qmi_device_release_client(
+                    device, client, flags, cleanup.libraryTimeout, call.cancellable, call.callback, call.userData)
             } finish: { result throws(GLibError) in
                 var error: UnsafeMutablePointer<GError>?
-                guard qmi_device_release_client_finish(device, result, &error) != 0 else { throw GLibError(taking: error) }
+                guard qmi_device_release_client_finish(device, result, &error) != 0 else {
+                    throw GLibError(taking: error)
+                }
             }
-            cleanup.logger.debug("\(port.name): \(name) client ID \(clientID) \(keepingID ? "kept allocated for the call it started" : "released")")
+            cleanup.logger.debug(
+                "\(port.name): \(name) client ID \(clientID) \(keepingID ? "kept allocated for the call it started" : "released")"
+            )
         } catch {
             cleanup.logger.warning("\(error.message): it stays allocated in the modem until the modem restarts")
         }
@@ -161,24 +169,48 @@ final class QMIModem: ModemBackend {
     // MARK: Reads
 
     func identity() async throws(ModemError) -> ModemIdentity {
-        let ids = try await request("get the device IDs", QMI_SERVICE_DMS, start: { client, timeout, call in
-            qmi_client_dms_get_ids(cqmi_client_dms(client), nil, timeout, call.cancellable, call.callback, call.userData)
-        }, finish: { client, result, error in qmi_client_dms_get_ids_finish(cqmi_client_dms(client), result, error) },
-           result: qmi_message_dms_get_ids_output_get_result, unref: qmi_message_dms_get_ids_output_unref)!
-        let manufacturer = try await request("get the manufacturer", QMI_SERVICE_DMS, start: { client, timeout, call in
-            qmi_client_dms_get_manufacturer(cqmi_client_dms(client), nil, timeout, call.cancellable, call.callback, call.userData)
-        }, finish: { client, result, error in qmi_client_dms_get_manufacturer_finish(cqmi_client_dms(client), result, error) },
-           result: qmi_message_dms_get_manufacturer_output_get_result, unref: qmi_message_dms_get_manufacturer_output_unref)!
-        let model = try await request("get the model", QMI_SERVICE_DMS, start: { client, timeout, call in
-            qmi_client_dms_get_model(cqmi_client_dms(client), nil, timeout, call.cancellable, call.callback, call.userData)
-        }, finish: { client, result, error in qmi_client_dms_get_model_finish(cqmi_client_dms(client), result, error) },
-           result: qmi_message_dms_get_model_output_get_result, unref: qmi_message_dms_get_model_output_unref)!
-        let revision = try await request("get the revision", QMI_SERVICE_DMS, start: { client, timeout, call in
-            qmi_client_dms_get_revision(cqmi_client_dms(client), nil, timeout, call.cancellable, call.callback, call.userData)
-        }, finish: { client, result, error in qmi_client_dms_get_revision_finish(cqmi_client_dms(client), result, error) },
-           result: qmi_message_dms_get_revision_output_get_result, unref: qmi_message_dms_get_revision_output_unref)!
+        let ids = try await request(
+            "get the device IDs", QMI_SERVICE_DMS,
+            start: { client, timeout, call in
+                qmi_client_dms_get_ids(
+                    cqmi_client_dms(client), nil, timeout, call.cancellable, call.callback, call.userData)
+            },
+            finish: { client, result, error in qmi_client_dms_get_ids_finish(cqmi_client_dms(client), result, error) },
+            result: qmi_message_dms_get_ids_output_get_result, unref: qmi_message_dms_get_ids_output_unref)!
+        let manufacturer = try await request(
+            "get the manufacturer", QMI_SERVICE_DMS,
+            start: { client, timeout, call in
+                qmi_client_dms_get_manufacturer(
+                    cqmi_client_dms(client), nil, timeout, call.cancellable, call.callback, call.userData)
+            },
+            finish: { client, result, error in
+                qmi_client_dms_get_manufacturer_finish(cqmi_client_dms(client), result, error)
+            },
+            result: qmi_message_dms_get_manufacturer_output_get_result,
+            unref: qmi_message_dms_get_manufacturer_output_unref)!
+        let model = try await request(
+            "get the model", QMI_SERVICE_DMS,
+            start: { client, timeout, call in
+                qmi_client_dms_get_model(
+                    cqmi_client_dms(client), nil, timeout, call.cancellable, call.callback, call.userData)
+            },
+            finish: { client, result, error in qmi_client_dms_get_model_finish(cqmi_client_dms(client), result, error)
+            },
+            result: qmi_message_dms_get_model_output_get_result, unref: qmi_message_dms_get_model_output_unref)!
+        let revision = try await request(
+            "get the revision", QMI_SERVICE_DMS,
+            start: { client, timeout, call in
+                qmi_client_dms_get_revision(
+                    cqmi_client_dms(client), nil, timeout, call.cancellable, call.callback, call.userData)
+            },
+            finish: { client, result, error in
+                qmi_client_dms_get_revision_finish(cqmi_client_dms(client), result, error)
+            },
+            result: qmi_message_dms_get_revision_output_get_result, unref: qmi_message_dms_get_revision_output_unref)!
         return ModemIdentity(
-            manufacturer: manufacturer.string { qmi_message_dms_get_manufacturer_output_get_manufacturer(manufacturer.pointer, $0, nil) },
+            manufacturer: manufacturer.string {
+                qmi_message_dms_get_manufacturer_output_get_manufacturer(manufacturer.pointer, $0, nil)
+            },
             model: model.string { qmi_message_dms_get_model_output_get_model(model.pointer, $0, nil) },
             firmware: revision.string { qmi_message_dms_get_revision_output_get_revision(revision.pointer, $0, nil) },
             imei: ids.string { qmi_message_dms_get_ids_output_get_imei(ids.pointer, $0, nil) })
@@ -186,25 +218,49 @@ final class QMIModem: ModemBackend {
 
     func sim() async throws(ModemError) -> SIMStatus {
         guard var sim = try await pinStatus() else { return SIMStatus(state: .absent) }
-        let locked = [QMI_PROTOCOL_ERROR_UIM_UNINITIALIZED,QMI_PROTOCOL_ERROR_PIN_RESTRICTION, QMI_PROTOCOL_ERROR_DEVICE_NOT_READY]
-        if let iccid = try await request("get the ICCID", QMI_SERVICE_DMS, states: locked, start: { client, timeout, call in
-            qmi_client_dms_uim_get_iccid(cqmi_client_dms(client), nil, timeout, call.cancellable, call.callback, call.userData)
-        }, finish: { client, result, error in qmi_client_dms_uim_get_iccid_finish(cqmi_client_dms(client), result, error) },
-           result: qmi_message_dms_uim_get_iccid_output_get_result, unref: qmi_message_dms_uim_get_iccid_output_unref) {
+        let locked = [
+            QMI_PROTOCOL_ERROR_UIM_UNINITIALIZED, QMI_PROTOCOL_ERROR_PIN_RESTRICTION,
+            QMI_PROTOCOL_ERROR_DEVICE_NOT_READY
+        ]
+        if let iccid = try await request(
+            "get the ICCID", QMI_SERVICE_DMS, states: locked,
+            start: { client, timeout, call in
+                qmi_client_dms_uim_get_iccid(
+                    cqmi_client_dms(client), nil, timeout, call.cancellable, call.callback, call.userData)
+            },
+            finish: { client, result, error in
+                qmi_client_dms_uim_get_iccid_finish(cqmi_client_dms(client), result, error)
+            },
+            result: qmi_message_dms_uim_get_iccid_output_get_result, unref: qmi_message_dms_uim_get_iccid_output_unref)
+        {
             sim.iccid = iccid.string { qmi_message_dms_uim_get_iccid_output_get_iccid(iccid.pointer, $0, nil) }
         }
-        if let imsi = try await request("get the IMSI", QMI_SERVICE_DMS, states: locked, start: { client, timeout, call in
-            qmi_client_dms_uim_get_imsi(cqmi_client_dms(client), nil, timeout, call.cancellable, call.callback, call.userData)
-        }, finish: { client, result, error in qmi_client_dms_uim_get_imsi_finish(cqmi_client_dms(client), result, error) },
-           result: qmi_message_dms_uim_get_imsi_output_get_result, unref: qmi_message_dms_uim_get_imsi_output_unref) {
+        if let imsi = try await request(
+            "get the IMSI", QMI_SERVICE_DMS, states: locked,
+            start: { client, timeout, call in
+                qmi_client_dms_uim_get_imsi(
+                    cqmi_client_dms(client), nil, timeout, call.cancellable, call.callback, call.userData)
+            },
+            finish: { client, result, error in
+                qmi_client_dms_uim_get_imsi_finish(cqmi_client_dms(client), result, error)
+            },
+            result: qmi_message_dms_uim_get_imsi_output_get_result, unref: qmi_message_dms_uim_get_imsi_output_unref)
+        {
             sim.imsi = imsi.string { qmi_message_dms_uim_get_imsi_output_get_imsi(imsi.pointer, $0, nil) }
         }
-        if let msisdn = try await request("get the MSISDN", QMI_SERVICE_DMS, states: locked + [QMI_PROTOCOL_ERROR_NOT_PROVISIONED],
-                                          start: { client, timeout, call in
-            qmi_client_dms_get_msisdn(cqmi_client_dms(client), nil, timeout, call.cancellable, call.callback, call.userData)
-        }, finish: { client, result, error in qmi_client_dms_get_msisdn_finish(cqmi_client_dms(client), result, error) },
-           result: qmi_message_dms_get_msisdn_output_get_result, unref: qmi_message_dms_get_msisdn_output_unref) {
-            sim.msisdns = msisdn.string { qmi_message_dms_get_msisdn_output_get_msisdn(msisdn.pointer, $0, nil) }.map { [$0] } ?? []
+        if let msisdn = try await request(
+            "get the MSISDN", QMI_SERVICE_DMS, states: locked + [QMI_PROTOCOL_ERROR_NOT_PROVISIONED],
+            start: { client, timeout, call in
+                qmi_client_dms_get_msisdn(
+                    cqmi_client_dms(client), nil, timeout, call.cancellable, call.callback, call.userData)
+            },
+            finish: { client, result, error in qmi_client_dms_get_msisdn_finish(cqmi_client_dms(client), result, error)
+            },
+            result: qmi_message_dms_get_msisdn_output_get_result, unref: qmi_message_dms_get_msisdn_output_unref)
+        {
+            sim.msisdns =
+                msisdn.string { qmi_message_dms_get_msisdn_output_get_msisdn(msisdn.pointer, $0, nil) }.map { [$0] }
+                ?? []
         }
         return sim
     }
@@ -216,11 +272,18 @@ final class QMIModem: ModemBackend {
 
     /// The SIM's state from PIN1's status (and its retries while locked); nil without a SIM.
     private func pinStatus() async throws(ModemError) -> SIMStatus? {
-        guard let pin = try await request("get the PIN status", QMI_SERVICE_DMS, states: [QMI_PROTOCOL_ERROR_UIM_UNINITIALIZED],
-                                          start: { client, timeout, call in
-            qmi_client_dms_uim_get_pin_status(cqmi_client_dms(client), nil, timeout, call.cancellable, call.callback, call.userData)
-        }, finish: { client, result, error in qmi_client_dms_uim_get_pin_status_finish(cqmi_client_dms(client), result, error) },
-           result: qmi_message_dms_uim_get_pin_status_output_get_result, unref: qmi_message_dms_uim_get_pin_status_output_unref)
+        guard
+            let pin = try await request(
+                "get the PIN status", QMI_SERVICE_DMS, states: [QMI_PROTOCOL_ERROR_UIM_UNINITIALIZED],
+                start: { client, timeout, call in
+                    qmi_client_dms_uim_get_pin_status(
+                        cqmi_client_dms(client), nil, timeout, call.cancellable, call.callback, call.userData)
+                },
+                finish: { client, result, error in
+                    qmi_client_dms_uim_get_pin_status_finish(cqmi_client_dms(client), result, error)
+                },
+                result: qmi_message_dms_uim_get_pin_status_output_get_result,
+                unref: qmi_message_dms_uim_get_pin_status_output_unref)
         else { return nil }
         var sim = SIMStatus(state: .ready)
         var status = QMI_DMS_UIM_PIN_STATUS_NOT_INITIALIZED
@@ -240,55 +303,82 @@ final class QMIModem: ModemBackend {
     }
 
     func radio() async throws(ModemError) -> RadioState {
-        let output = try await request("get the operating mode", QMI_SERVICE_DMS, start: { client, timeout, call in
-            qmi_client_dms_get_operating_mode(cqmi_client_dms(client), nil, timeout, call.cancellable, call.callback, call.userData)
-        }, finish: { client, result, error in qmi_client_dms_get_operating_mode_finish(cqmi_client_dms(client), result, error) },
-           result: qmi_message_dms_get_operating_mode_output_get_result, unref: qmi_message_dms_get_operating_mode_output_unref)!
+        let output = try await request(
+            "get the operating mode", QMI_SERVICE_DMS,
+            start: { client, timeout, call in
+                qmi_client_dms_get_operating_mode(
+                    cqmi_client_dms(client), nil, timeout, call.cancellable, call.callback, call.userData)
+            },
+            finish: { client, result, error in
+                qmi_client_dms_get_operating_mode_finish(cqmi_client_dms(client), result, error)
+            },
+            result: qmi_message_dms_get_operating_mode_output_get_result,
+            unref: qmi_message_dms_get_operating_mode_output_unref)!
         var mode = QMI_DMS_OPERATING_MODE_UNKNOWN
         _ = qmi_message_dms_get_operating_mode_output_get_mode(output.pointer, &mode, nil)
         return mode == QMI_DMS_OPERATING_MODE_ONLINE ? .on : .off
     }
 
     func homeOperator() async throws(ModemError) -> NetworkOperator? {
-        guard let output = try await request("get the home network", QMI_SERVICE_NAS,
-                                             states: [QMI_PROTOCOL_ERROR_UIM_UNINITIALIZED, QMI_PROTOCOL_ERROR_PIN_RESTRICTION,
-                                                      QMI_PROTOCOL_ERROR_DEVICE_NOT_READY],
-                                             start: { client, timeout, call in
-            qmi_client_nas_get_home_network(cqmi_client_nas(client), nil, timeout, call.cancellable, call.callback, call.userData)
-        }, finish: { client, result, error in qmi_client_nas_get_home_network_finish(cqmi_client_nas(client), result, error) },
-           result: qmi_message_nas_get_home_network_output_get_result, unref: qmi_message_nas_get_home_network_output_unref)
+        guard
+            let output = try await request(
+                "get the home network", QMI_SERVICE_NAS,
+                states: [
+                    QMI_PROTOCOL_ERROR_UIM_UNINITIALIZED, QMI_PROTOCOL_ERROR_PIN_RESTRICTION,
+                    QMI_PROTOCOL_ERROR_DEVICE_NOT_READY
+                ],
+                start: { client, timeout, call in
+                    qmi_client_nas_get_home_network(
+                        cqmi_client_nas(client), nil, timeout, call.cancellable, call.callback, call.userData)
+                },
+                finish: { client, result, error in
+                    qmi_client_nas_get_home_network_finish(cqmi_client_nas(client), result, error)
+                },
+                result: qmi_message_nas_get_home_network_output_get_result,
+                unref: qmi_message_nas_get_home_network_output_unref)
         else { return nil }
         var mcc: UInt16 = 0, mnc: UInt16 = 0
         var description: UnsafePointer<gchar>?
-        guard qmi_message_nas_get_home_network_output_get_home_network(output.pointer, &mcc, &mnc, &description, nil) != 0 else {
+        guard
+            qmi_message_nas_get_home_network_output_get_home_network(output.pointer, &mcc, &mnc, &description, nil) != 0
+        else {
             return nil
         }
         var is3GPP: gboolean = 0, threeDigits: gboolean = 0
-        _ = qmi_message_nas_get_home_network_output_get_home_network_3gpp_mnc(output.pointer, &is3GPP, &threeDigits, nil)
-        return NetworkOperator(id: NetworkOperator.plmnID(mcc: Int(mcc), mnc: Int(mnc), threeDigitMNC: threeDigits != 0),
-                               name: string(description))
+        _ = qmi_message_nas_get_home_network_output_get_home_network_3gpp_mnc(
+            output.pointer, &is3GPP, &threeDigits, nil)
+        return NetworkOperator(
+            id: NetworkOperator.plmnID(mcc: Int(mcc), mnc: Int(mnc), threeDigitMNC: threeDigits != 0),
+            name: string(description))
     }
 
     func registration() async throws(ModemError) -> Registration {
         let output = try await servingSystem()
         var state = QMI_NAS_REGISTRATION_STATE_UNKNOWN
         var interfaces: UnsafeMutablePointer<GArray>?
-        _ = qmi_message_nas_get_serving_system_output_get_serving_system(output.pointer, &state, nil, nil, nil, &interfaces, nil)
+        _ = qmi_message_nas_get_serving_system_output_get_serving_system(
+            output.pointer, &state, nil, nil, nil, &interfaces, nil)
         var roaming = QMI_NAS_ROAMING_INDICATOR_STATUS_OFF
         _ = qmi_message_nas_get_serving_system_output_get_roaming_indicator(output.pointer, &roaming, nil)
         var mcc: UInt16 = 0, mnc: UInt16 = 0
         var description: UnsafePointer<gchar>?
-        let hasPLMN = qmi_message_nas_get_serving_system_output_get_current_plmn(output.pointer, &mcc, &mnc, &description, nil) != 0
+        let hasPLMN =
+            qmi_message_nas_get_serving_system_output_get_current_plmn(output.pointer, &mcc, &mnc, &description, nil)
+            != 0
         var threeDigits: gboolean = 0
-        _ = qmi_message_nas_get_serving_system_output_get_mnc_pcs_digit_include_status(output.pointer, nil, nil, &threeDigits, nil)
-        return Self.registration(state, roaming: roaming, plmn: hasPLMN ? (mcc, mnc, threeDigits != 0, string(description)) : nil,
-                                 interfaces: interfaces)
+        _ = qmi_message_nas_get_serving_system_output_get_mnc_pcs_digit_include_status(
+            output.pointer, nil, nil, &threeDigits, nil)
+        return Self.registration(
+            state, roaming: roaming, plmn: hasPLMN ? (mcc, mnc, threeDigits != 0, string(description)) : nil,
+            interfaces: interfaces)
     }
 
     /// A serving system (of a response or an indication) as a `Registration`.
-    nonisolated static func registration(_ state: QmiNasRegistrationState, roaming: QmiNasRoamingIndicatorStatus,
-                                         plmn: (mcc: UInt16, mnc: UInt16, threeDigits: Bool, name: String?)?,
-                                         interfaces: UnsafeMutablePointer<GArray>?) -> Registration {
+    nonisolated static func registration(
+        _ state: QmiNasRegistrationState, roaming: QmiNasRoamingIndicatorStatus,
+        plmn: (mcc: UInt16, mnc: UInt16, threeDigits: Bool, name: String?)?,
+        interfaces: UnsafeMutablePointer<GArray>?
+    ) -> Registration {
         var registration = Registration(state: .unknown)
         switch state {
         case QMI_NAS_REGISTRATION_STATE_REGISTERED:
@@ -301,23 +391,35 @@ final class QMIModem: ModemBackend {
         guard registration.isRegistered else { return registration }
         if let plmn {
             registration.servingOperator = NetworkOperator(
-                id: NetworkOperator.plmnID(mcc: Int(plmn.mcc), mnc: Int(plmn.mnc), threeDigitMNC: plmn.threeDigits), name: plmn.name)
+                id: NetworkOperator.plmnID(mcc: Int(plmn.mcc), mnc: Int(plmn.mnc), threeDigitMNC: plmn.threeDigits),
+                name: plmn.name)
         }
         if let interfaces {
-            let values = UnsafeRawPointer(interfaces.pointee.data).map {
-                Array(UnsafeBufferPointer(start: $0.assumingMemoryBound(to: QmiNasRadioInterface.self), count: Int(interfaces.pointee.len)))
-            } ?? []
+            let values =
+                UnsafeRawPointer(interfaces.pointee.data).map {
+                    Array(
+                        UnsafeBufferPointer(
+                            start: $0.assumingMemoryBound(to: QmiNasRadioInterface.self),
+                            count: Int(interfaces.pointee.len)))
+                } ?? []
             registration.accessTechnology = technology(values)
         }
         return registration
     }
 
     func signal() async throws(ModemError) -> Signal? {
-        guard let output = try await request("get the signal strength", QMI_SERVICE_NAS, states: [QMI_PROTOCOL_ERROR_NO_NETWORK_FOUND],
-                                             start: { client, timeout, call in
-            qmi_client_nas_get_signal_strength(cqmi_client_nas(client), nil, timeout, call.cancellable, call.callback, call.userData)
-        }, finish: { client, result, error in qmi_client_nas_get_signal_strength_finish(cqmi_client_nas(client), result, error) },
-           result: qmi_message_nas_get_signal_strength_output_get_result, unref: qmi_message_nas_get_signal_strength_output_unref)
+        guard
+            let output = try await request(
+                "get the signal strength", QMI_SERVICE_NAS, states: [QMI_PROTOCOL_ERROR_NO_NETWORK_FOUND],
+                start: { client, timeout, call in
+                    qmi_client_nas_get_signal_strength(
+                        cqmi_client_nas(client), nil, timeout, call.cancellable, call.callback, call.userData)
+                },
+                finish: { client, result, error in
+                    qmi_client_nas_get_signal_strength_finish(cqmi_client_nas(client), result, error)
+                },
+                result: qmi_message_nas_get_signal_strength_output_get_result,
+                unref: qmi_message_nas_get_signal_strength_output_unref)
         else { return nil }
         var signal = Signal()
         var strength: Int8 = 0
@@ -325,18 +427,25 @@ final class QMIModem: ModemBackend {
             signal.rssiDbm = Int(strength)
         }
         var rsrp: Int16 = 0
-        if qmi_message_nas_get_signal_strength_output_get_lte_rsrp(output.pointer, &rsrp, nil) != 0 { signal.rsrpDbm = Int(rsrp) }
+        if qmi_message_nas_get_signal_strength_output_get_lte_rsrp(output.pointer, &rsrp, nil) != 0 {
+            signal.rsrpDbm = Int(rsrp)
+        }
         var rsrq: Int8 = 0
-        if qmi_message_nas_get_signal_strength_output_get_rsrq(output.pointer, &rsrq, nil, nil) != 0 { signal.rsrqDb = Int(rsrq) }
+        if qmi_message_nas_get_signal_strength_output_get_rsrq(output.pointer, &rsrq, nil, nil) != 0 {
+            signal.rsrqDb = Int(rsrq)
+        }
         var snr: Int16 = 0
-        if qmi_message_nas_get_signal_strength_output_get_lte_snr(output.pointer, &snr, nil) != 0 { signal.snrDb = Double(snr) / 10 }
+        if qmi_message_nas_get_signal_strength_output_get_lte_snr(output.pointer, &snr, nil) != 0 {
+            signal.snrDb = Double(snr) / 10
+        }
         return signal
     }
 
     func packetService() async throws(ModemError) -> PacketServiceState {
         let output = try await servingSystem()
         var attach = QMI_NAS_ATTACH_STATE_UNKNOWN
-        _ = qmi_message_nas_get_serving_system_output_get_serving_system(output.pointer, nil, nil, &attach, nil, nil, nil)
+        _ = qmi_message_nas_get_serving_system_output_get_serving_system(
+            output.pointer, nil, nil, &attach, nil, nil, nil)
         return Self.packetService(attach)
     }
 
@@ -355,10 +464,17 @@ final class QMIModem: ModemBackend {
     }
 
     func bearerState() async throws(ModemError) -> BearerState {
-        let status = try await request("get the packet service status", QMI_SERVICE_WDS, start: { client, timeout, call in
-            qmi_client_wds_get_packet_service_status(cqmi_client_wds(client), nil, timeout, call.cancellable, call.callback, call.userData)
-        }, finish: { client, result, error in qmi_client_wds_get_packet_service_status_finish(cqmi_client_wds(client), result, error) },
-           result: qmi_message_wds_get_packet_service_status_output_get_result, unref: qmi_message_wds_get_packet_service_status_output_unref)!
+        let status = try await request(
+            "get the packet service status", QMI_SERVICE_WDS,
+            start: { client, timeout, call in
+                qmi_client_wds_get_packet_service_status(
+                    cqmi_client_wds(client), nil, timeout, call.cancellable, call.callback, call.userData)
+            },
+            finish: { client, result, error in
+                qmi_client_wds_get_packet_service_status_finish(cqmi_client_wds(client), result, error)
+            },
+            result: qmi_message_wds_get_packet_service_status_output_get_result,
+            unref: qmi_message_wds_get_packet_service_status_output_unref)!
         var connection = QMI_WDS_CONNECTION_STATUS_UNKNOWN
         _ = qmi_message_wds_get_packet_service_status_output_get_connection_status(status.pointer, &connection, nil)
         return Self.bearerState(connection)
@@ -397,30 +513,51 @@ final class QMIModem: ModemBackend {
     }
 
     /// One Get Current Settings on `client`: what the call of the client's IP family has.
-    private func readSettings(on client: UnsafeMutablePointer<QmiClient>, into bearer: inout BearerStatus) async throws(ModemError) {
+    private func readSettings(
+        on client: UnsafeMutablePointer<QmiClient>, into bearer: inout BearerStatus
+    ) async throws(ModemError) {
         let input = qmi_message_wds_get_current_settings_input_new()
         defer { qmi_message_wds_get_current_settings_input_unref(input) }
-        let wanted = [QMI_WDS_REQUESTED_SETTINGS_APN_NAME, QMI_WDS_REQUESTED_SETTINGS_DNS_ADDRESS, QMI_WDS_REQUESTED_SETTINGS_IP_ADDRESS,
-                      QMI_WDS_REQUESTED_SETTINGS_GATEWAY_INFO, QMI_WDS_REQUESTED_SETTINGS_MTU, QMI_WDS_REQUESTED_SETTINGS_IP_FAMILY]
+        let wanted = [
+            QMI_WDS_REQUESTED_SETTINGS_APN_NAME, QMI_WDS_REQUESTED_SETTINGS_DNS_ADDRESS,
+            QMI_WDS_REQUESTED_SETTINGS_IP_ADDRESS,
+            QMI_WDS_REQUESTED_SETTINGS_GATEWAY_INFO, QMI_WDS_REQUESTED_SETTINGS_MTU,
+            QMI_WDS_REQUESTED_SETTINGS_IP_FAMILY
+        ]
         _ = qmi_message_wds_get_current_settings_input_set_requested_settings(
             input, QmiWdsRequestedSettings(rawValue: wanted.reduce(0) { $0 | $1.rawValue }), nil)
         let operation = "get the current settings"
-        let (settings, failure) = try await exchange(operation, client, session: session, start: { client, timeout, call in
-            qmi_client_wds_get_current_settings(cqmi_client_wds(client), input, timeout, call.cancellable, call.callback, call.userData)
-        }, finish: { client, result, error in qmi_client_wds_get_current_settings_finish(cqmi_client_wds(client), result, error) },
-           result: qmi_message_wds_get_current_settings_output_get_result, unref: qmi_message_wds_get_current_settings_output_unref)
+        let (settings, failure) = try await exchange(
+            operation, client, session: session,
+            start: { client, timeout, call in
+                qmi_client_wds_get_current_settings(
+                    cqmi_client_wds(client), input, timeout, call.cancellable, call.callback, call.userData)
+            },
+            finish: { client, result, error in
+                qmi_client_wds_get_current_settings_finish(cqmi_client_wds(client), result, error)
+            },
+            result: qmi_message_wds_get_current_settings_output_get_result,
+            unref: qmi_message_wds_get_current_settings_output_unref)
         if let failure {
-            if failure.domain == qmi_protocol_error_quark(), failure.code == Int32(QMI_PROTOCOL_ERROR_OUT_OF_CALL.rawValue) { return }
+            if failure.domain == qmi_protocol_error_quark(),
+                failure.code == Int32(QMI_PROTOCOL_ERROR_OUT_OF_CALL.rawValue)
+            {
+                return
+            }
             throw session.error(operation, failure)
         }
         let output = settings.pointer
         bearer.apn = settings.string { qmi_message_wds_get_current_settings_output_get_apn_name(output, $0, nil) }
         var value: UInt32 = 0
-        if qmi_message_wds_get_current_settings_output_get_ipv4_address(output, &value, nil) != 0 { bearer.ipv4Address = Self.text(value) }
+        if qmi_message_wds_get_current_settings_output_get_ipv4_address(output, &value, nil) != 0 {
+            bearer.ipv4Address = Self.text(value)
+        }
         if qmi_message_wds_get_current_settings_output_get_ipv4_gateway_subnet_mask(output, &value, nil) != 0 {
             bearer.prefixLength = value.nonzeroBitCount
         }
-        if qmi_message_wds_get_current_settings_output_get_ipv4_gateway_address(output, &value, nil) != 0 { bearer.gateway = Self.text(value) }
+        if qmi_message_wds_get_current_settings_output_get_ipv4_gateway_address(output, &value, nil) != 0 {
+            bearer.gateway = Self.text(value)
+        }
         if qmi_message_wds_get_current_settings_output_get_primary_ipv4_dns_address(output, &value, nil) != 0 {
             bearer.dnsServers.append(Self.text(value))
         }
@@ -428,18 +565,24 @@ final class QMIModem: ModemBackend {
             bearer.dnsServers.append(Self.text(value))
         }
         var array: UnsafeMutablePointer<GArray>?, prefix: UInt8 = 0
-        if qmi_message_wds_get_current_settings_output_get_ipv6_address(output, &array, &prefix, nil) != 0, let address = Self.text(array) {
+        if qmi_message_wds_get_current_settings_output_get_ipv6_address(output, &array, &prefix, nil) != 0,
+            let address = Self.text(array)
+        {
             bearer.ipv6Address = address
             bearer.ipv6PrefixLength = Int(prefix)
         }
         if qmi_message_wds_get_current_settings_output_get_ipv6_gateway_address(output, &array, &prefix, nil) != 0 {
             bearer.ipv6Gateway = Self.text(array)
         }
-        for read in [qmi_message_wds_get_current_settings_output_get_ipv6_primary_dns_address,
-                     qmi_message_wds_get_current_settings_output_get_ipv6_secondary_dns_address] {
+        for read in [
+            qmi_message_wds_get_current_settings_output_get_ipv6_primary_dns_address,
+            qmi_message_wds_get_current_settings_output_get_ipv6_secondary_dns_address
+        ] {
             if read(output, &array, nil) != 0, let server = Self.text(array) { bearer.dnsServers.append(server) }
         }
-        if qmi_message_wds_get_current_settings_output_get_mtu(output, &value, nil) != 0, value > 0 { bearer.mtu = Int(value) }
+        if qmi_message_wds_get_current_settings_output_get_mtu(output, &value, nil) != 0, value > 0 {
+            bearer.mtu = Int(value)
+        }
     }
 
     /// An IPv6 address as libqmi gives it (8 groups of 16 bits in host order); nil when absent
@@ -447,7 +590,7 @@ final class QMIModem: ModemBackend {
     nonisolated static func text(_ groups: UnsafeMutablePointer<GArray>?) -> String? {
         guard let groups, groups.pointee.len == 8, let data = groups.pointee.data else { return nil }
         let words = UnsafeRawPointer(data).assumingMemoryBound(to: UInt16.self)
-        let bytes = (0..<8).flatMap { [UInt8(words[$0] >> 8), UInt8(words[$0] & 0xff)] }
+        let bytes = (0 ..< 8).flatMap { [UInt8(words[$0] >> 8), UInt8(words[$0] & 0xff)] }
         return bytes.allSatisfy({ $0 == 0 }) ? nil : ipv6Text(bytes)
     }
 
@@ -458,10 +601,13 @@ final class QMIModem: ModemBackend {
         let operation = "allocate a WDS client ID for IPv6"
         let device = device, timeout = session.libraryTimeout(allowing: Self.closeTimeout)
         let client = try await session.call(operation, extraTime: Self.closeTimeout) { call in
-            qmi_device_allocate_client(device, QMI_SERVICE_WDS, UInt8(QMI_CID_NONE), timeout, call.cancellable, call.callback, call.userData)
+            qmi_device_allocate_client(
+                device, QMI_SERVICE_WDS, UInt8(QMI_CID_NONE), timeout, call.cancellable, call.callback, call.userData)
         } finish: { result throws(GLibError) in
             var error: UnsafeMutablePointer<GError>?
-            guard let client = qmi_device_allocate_client_finish(device, result, &error) else { throw GLibError(taking: error) }
+            guard let client = qmi_device_allocate_client_finish(device, result, &error) else {
+                throw GLibError(taking: error)
+            }
             return client
         }
         clients.append((QMI_SERVICE_WDS, client))
@@ -470,10 +616,16 @@ final class QMIModem: ModemBackend {
         let input = qmi_message_wds_set_ip_family_input_new()
         defer { qmi_message_wds_set_ip_family_input_unref(input) }
         _ = qmi_message_wds_set_ip_family_input_set_preference(input, QMI_WDS_IP_FAMILY_IPV6, nil)
-        let (_, failure) = try await exchange("set the IP family of the IPv6 client", client, session: session, start: { client, timeout, call in
-            qmi_client_wds_set_ip_family(cqmi_client_wds(client), input, timeout, call.cancellable, call.callback, call.userData)
-        }, finish: { client, result, error in qmi_client_wds_set_ip_family_finish(cqmi_client_wds(client), result, error) },
-           result: qmi_message_wds_set_ip_family_output_get_result, unref: qmi_message_wds_set_ip_family_output_unref)
+        let (_, failure) = try await exchange(
+            "set the IP family of the IPv6 client", client, session: session,
+            start: { client, timeout, call in
+                qmi_client_wds_set_ip_family(
+                    cqmi_client_wds(client), input, timeout, call.cancellable, call.callback, call.userData)
+            },
+            finish: { client, result, error in
+                qmi_client_wds_set_ip_family_finish(cqmi_client_wds(client), result, error)
+            },
+            result: qmi_message_wds_set_ip_family_output_get_result, unref: qmi_message_wds_set_ip_family_output_unref)
         if let failure { throw session.error("set the IP family of the IPv6 client", failure) }
         return client
     }
@@ -484,10 +636,17 @@ final class QMIModem: ModemBackend {
     }
 
     private func servingSystem() async throws(ModemError) -> Output {
-        try await request("get the serving system", QMI_SERVICE_NAS, start: { client, timeout, call in
-            qmi_client_nas_get_serving_system(cqmi_client_nas(client), nil, timeout, call.cancellable, call.callback, call.userData)
-        }, finish: { client, result, error in qmi_client_nas_get_serving_system_finish(cqmi_client_nas(client), result, error) },
-           result: qmi_message_nas_get_serving_system_output_get_result, unref: qmi_message_nas_get_serving_system_output_unref)!
+        try await request(
+            "get the serving system", QMI_SERVICE_NAS,
+            start: { client, timeout, call in
+                qmi_client_nas_get_serving_system(
+                    cqmi_client_nas(client), nil, timeout, call.cancellable, call.callback, call.userData)
+            },
+            finish: { client, result, error in
+                qmi_client_nas_get_serving_system_finish(cqmi_client_nas(client), result, error)
+            },
+            result: qmi_message_nas_get_serving_system_output_get_result,
+            unref: qmi_message_nas_get_serving_system_output_unref)!
     }
 
     // MARK: Requests
@@ -518,17 +677,22 @@ final class QMIModem: ModemBackend {
     /// `result` its output's `get_result`. Returns the output, or nil when the modem answered one
     /// of `states`: errors that describe a state (no SIM, SIM locked, no network) rather than a
     /// failure. `session` gives the time limit (default: the modem's session).
-    func request(_ operation: String, _ service: QmiService, states: [QmiProtocolError] = [], session: ModemSession? = nil,
-                 start: (UnsafeMutablePointer<QmiClient>, UInt32, GLibAsyncArguments) -> Void,
-                 finish: (UnsafeMutablePointer<QmiClient>, OpaquePointer, ErrorOut) -> OpaquePointer?,
-                 result: (OpaquePointer, ErrorOut) -> gboolean,
-                 unref: @escaping (OpaquePointer) -> Void) async throws(ModemError) -> Output? {
+    func request(
+        _ operation: String, _ service: QmiService, states: [QmiProtocolError] = [], session: ModemSession? = nil,
+        start: (UnsafeMutablePointer<QmiClient>, UInt32, GLibAsyncArguments) -> Void,
+        finish: (UnsafeMutablePointer<QmiClient>, OpaquePointer, ErrorOut) -> OpaquePointer?,
+        result: (OpaquePointer, ErrorOut) -> gboolean,
+        unref: @escaping (OpaquePointer) -> Void
+    ) async throws(ModemError) -> Output? {
         let session = session ?? self.session
         let client = try await client(service, session: session)
-        let (output, failure) = try await exchange(operation, client, session: session, start: start, finish: finish,
-                                                   result: result, unref: unref)
+        let (output, failure) = try await exchange(
+            operation, client, session: session, start: start, finish: finish,
+            result: result, unref: unref)
         guard let failure else { return output }
-        if failure.domain == qmi_protocol_error_quark(), states.contains(where: { Int32(bitPattern: $0.rawValue) == failure.code }) {
+        if failure.domain == qmi_protocol_error_quark(),
+            states.contains(where: { Int32(bitPattern: $0.rawValue) == failure.code })
+        {
             return nil
         }
         throw session.error(operation, failure)
@@ -537,11 +701,14 @@ final class QMIModem: ModemBackend {
     /// Sends one request on `client` and returns its output with the error it carries (nil on
     /// success): a failed Start Network still says the call end reason. Without `followingTask`,
     /// the call is not given up when the task is cancelled (it keeps its time limit).
-    func exchange(_ operation: String, _ client: UnsafeMutablePointer<QmiClient>, session: ModemSession, followingTask: Bool = true,
-                  start: (UnsafeMutablePointer<QmiClient>, UInt32, GLibAsyncArguments) -> Void,
-                  finish: (UnsafeMutablePointer<QmiClient>, OpaquePointer, ErrorOut) -> OpaquePointer?,
-                  result: (OpaquePointer, ErrorOut) -> gboolean,
-                  unref: @escaping (OpaquePointer) -> Void) async throws(ModemError) -> (Output, GLibError?) {
+    func exchange(
+        _ operation: String, _ client: UnsafeMutablePointer<QmiClient>, session: ModemSession,
+        followingTask: Bool = true,
+        start: (UnsafeMutablePointer<QmiClient>, UInt32, GLibAsyncArguments) -> Void,
+        finish: (UnsafeMutablePointer<QmiClient>, OpaquePointer, ErrorOut) -> OpaquePointer?,
+        result: (OpaquePointer, ErrorOut) -> gboolean,
+        unref: @escaping (OpaquePointer) -> Void
+    ) async throws(ModemError) -> (Output, GLibError?) {
         let timeout = session.libraryTimeout
         let output = try await session.call(operation, extraTime: followingTask ? nil : .zero) { call in
             start(client, timeout, call)
@@ -560,7 +727,9 @@ final class QMIModem: ModemBackend {
     /// most `closeTimeout` more): an answer given up on would leave its ID allocated in the modem
     /// with nobody to release it. For a clean-up `session` (undoing after a cancel), neither the
     /// cancel nor the session's deadline stop it.
-    func client(_ service: QmiService, session: ModemSession? = nil) async throws(ModemError) -> UnsafeMutablePointer<QmiClient> {
+    func client(
+        _ service: QmiService, session: ModemSession? = nil
+    ) async throws(ModemError) -> UnsafeMutablePointer<QmiClient> {
         let session = session ?? self.session
         // Requests sent together need the same client: one allocation per service, the others wait for it.
         while allocating[service.rawValue] != nil {
@@ -572,16 +741,21 @@ final class QMIModem: ModemBackend {
         let operation = "allocate a \(Self.name(service)) client ID"
         let device = device, timeout = session.libraryTimeout(allowing: Self.closeTimeout)
         let client = try await session.call(operation, extraTime: Self.closeTimeout) { call in
-            qmi_device_allocate_client(device, service, UInt8(QMI_CID_NONE), timeout, call.cancellable, call.callback, call.userData)
+            qmi_device_allocate_client(
+                device, service, UInt8(QMI_CID_NONE), timeout, call.cancellable, call.callback, call.userData)
         } finish: { result throws(GLibError) in
             var error: UnsafeMutablePointer<GError>?
-            guard let client = qmi_device_allocate_client_finish(device, result, &error) else { throw GLibError(taking: error) }
+            guard let client = qmi_device_allocate_client_finish(device, result, &error) else {
+                throw GLibError(taking: error)
+            }
             return client
         }
         clients.append((service, client))
         session.logger.debug("\(port.name): \(Self.name(service)) client ID \(qmi_client_get_cid(client)) allocated")
         guard !session.isCleanup else { return client }
-        if Task.isCancelled { throw ModemError(.transport, .cancelled, operation: session.describe(operation), reason: "cancelled") }
+        if Task.isCancelled {
+            throw ModemError(.transport, .cancelled, operation: session.describe(operation), reason: "cancelled")
+        }
         if session.secondsLeft <= 0 { throw session.timedOut(operation) }
         return client
     }
@@ -593,9 +767,10 @@ final class QMIModem: ModemBackend {
     /// The most capable technology among the serving system's radio interfaces.
     nonisolated static func technology(_ interfaces: [QmiNasRadioInterface]) -> AccessTechnology? {
         let ranked: [(QmiNasRadioInterface, AccessTechnology)] = [
-            (QMI_NAS_RADIO_INTERFACE_5GNR, .nr5g), (QMI_NAS_RADIO_INTERFACE_LTE, .lte), (QMI_NAS_RADIO_INTERFACE_UMTS, .umts),
+            (QMI_NAS_RADIO_INTERFACE_5GNR, .nr5g), (QMI_NAS_RADIO_INTERFACE_LTE, .lte),
+            (QMI_NAS_RADIO_INTERFACE_UMTS, .umts),
             (QMI_NAS_RADIO_INTERFACE_TD_SCDMA, .umts), (QMI_NAS_RADIO_INTERFACE_GSM, .gsm),
-            (QMI_NAS_RADIO_INTERFACE_CDMA_1XEVDO, .cdma), (QMI_NAS_RADIO_INTERFACE_CDMA_1X, .cdma),
+            (QMI_NAS_RADIO_INTERFACE_CDMA_1XEVDO, .cdma), (QMI_NAS_RADIO_INTERFACE_CDMA_1X, .cdma)
         ]
         if let match = ranked.first(where: { interfaces.contains($0.0) }) { return match.1 }
         return interfaces.contains(where: { $0 != QMI_NAS_RADIO_INTERFACE_NONE }) ? .other : nil

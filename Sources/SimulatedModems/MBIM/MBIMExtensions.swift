@@ -49,31 +49,31 @@ extension MBIMFunction {
     private func extensionsDeviceCapsInfo() -> [UInt8] {
         let m = state.modem
         var b = MBIMInfoBuilder()
-        b.u32(1)        // device type: embedded
-        b.u32(1)        // cellular class: GSM
-        b.u32(1)        // voice class: no voice
-        b.u32(state.slotCount > 1 ? 3 : 2)   // SIM class: removable (and embedded with an eSIM slot)
-        b.u32(0x3f)     // data class: GPRS | EDGE | UMTS | HSDPA | HSUPA | LTE
-        b.u32(0x3)      // SMS caps: PDU receive | PDU send
-        b.u32(0x1)      // control caps: manual registration
+        b.u32(1)  // device type: embedded
+        b.u32(1)  // cellular class: GSM
+        b.u32(1)  // voice class: no voice
+        b.u32(state.slotCount > 1 ? 3 : 2)  // SIM class: removable (and embedded with an eSIM slot)
+        b.u32(0x3f)  // data class: GPRS | EDGE | UMTS | HSDPA | HSUPA | LTE
+        b.u32(0x3)  // SMS caps: PDU receive | PDU send
+        b.u32(0x1)  // control caps: manual registration
         if extensions >= .v3 {
-            b.u64(0)    // data subclass: none
-            b.u32(1)    // max sessions
-            b.u32(0)    // executor index
-            b.u32(0)    // WCDMA band class: none
-            b.tlv(type: 11, [3, 0, 7, 0, 20, 0])    // LTE bands 3, 7, 20 (MBIM_TLV_TYPE_UINT16_TBL)
-            b.tlv(type: 11, [])                     // NR bands: none
+            b.u64(0)  // data subclass: none
+            b.u32(1)  // max sessions
+            b.u32(0)  // executor index
+            b.u32(0)  // WCDMA band class: none
+            b.tlv(type: 11, [3, 0, 7, 0, 20, 0])  // LTE bands 3, 7, 20 (MBIM_TLV_TYPE_UINT16_TBL)
+            b.tlv(type: 11, [])  // NR bands: none
             b.tlvString("")
             b.tlvString(m.imei)
             b.tlvString(m.firmware)
             b.tlvString(m.model)
         } else {
-            b.u32(1)    // max sessions
+            b.u32(1)  // max sessions
             b.string("")
             b.string(m.imei)
             b.string(m.firmware)
             b.string(m.model)
-            b.u32(0)    // executor index
+            b.u32(0)  // executor index
         }
         return b.build()
     }
@@ -81,10 +81,10 @@ extension MBIMFunction {
     /// Sys Caps: one executor (modem) and its slots.
     private func sysCapsInfo() -> [UInt8] {
         var b = MBIMInfoBuilder()
-        b.u32(1)                                // executors
-        b.u32(UInt32(state.slotCount))          // slots
-        b.u32(1)                                // concurrency: one slot at a time
-        b.u64(0)                                // modem id
+        b.u32(1)  // executors
+        b.u32(UInt32(state.slotCount))  // slots
+        b.u32(1)  // concurrency: one slot at a time
+        b.u64(0)  // modem id
         return b.build()
     }
 
@@ -103,17 +103,20 @@ extension MBIMFunction {
     private func setSlotMappings(_ info: [UInt8]) -> (MBIMStatus, [UInt8]) {
         let reader = ByteReader(info)
         guard reader.u32(at: 0) == 1, let offset = reader.u32(at: 4), let slot = reader.u32(at: Int(offset)),
-              slot < UInt32(state.slotCount) else { return (.invalidParameters, []) }
+            slot < UInt32(state.slotCount)
+        else { return (.invalidParameters, []) }
         let hadBearer = state.bearer != nil, target = Int(slot) + 1
         if target != state.activeSlot, state.switchSlot(to: target) {
             if hadBearer { pendingIndications += bearerDropped(cause: 0, family: nil) }
             for initializing in [true, false] {
-                pendingIndications += indication(service: MBIMUUID.basicConnect,
-                                                 cid: MBIMBasicConnectCID.subscriberReadyStatus.rawValue,
-                                                 subscriberReadyInfo(initializing: initializing))
+                pendingIndications += indication(
+                    service: MBIMUUID.basicConnect,
+                    cid: MBIMBasicConnectCID.subscriberReadyStatus.rawValue,
+                    subscriberReadyInfo(initializing: initializing))
             }
-            pendingIndications += indication(service: MBIMUUID.msBasicConnectExtensions,
-                                             cid: MBIMExtensionsCID.slotInfoStatus.rawValue, slotInfo(index: slot))
+            pendingIndications += indication(
+                service: MBIMUUID.msBasicConnectExtensions,
+                cid: MBIMExtensionsCID.slotInfoStatus.rawValue, slotInfo(index: slot))
         }
         return (.success, slotMappingsInfo())
     }

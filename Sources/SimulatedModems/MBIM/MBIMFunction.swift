@@ -42,7 +42,7 @@ final class MBIMFunction: ControlFunction {
                 break
             }
             guard inbox.count >= length else { break }
-            let message = Array(inbox[0..<length])
+            let message = Array(inbox[0 ..< length])
             inbox.removeFirst(length)
             out += handle(type: type, tid: tid, message: message, now: now)
         }
@@ -94,7 +94,7 @@ final class MBIMFunction: ControlFunction {
 
     /// The garbage-frames fault: well-framed messages of an unknown type with random content.
     private func garbage() -> [[UInt8]] {
-        (0..<state.modem.faults.garbageFrames).map { _ in
+        (0 ..< state.modem.faults.garbageFrames).map { _ in
             garbageSent += 1
             let junk = garbageBytes(count: 4 + (garbageSent * 7) % 40, seed: garbageSent)
             var w = ByteWriter()
@@ -137,19 +137,22 @@ final class MBIMFunction: ControlFunction {
         }
         let p = ByteReader(payload)
         guard let service = p.slice(0, 16), let cid = p.u32(at: 16), let kind = p.u32(at: 20),
-              let infoLength = p.u32(at: 24), let info = p.slice(28, Int(infoLength)) else {
+            let infoLength = p.u32(at: 24), let info = p.slice(28, Int(infoLength))
+        else {
             return [functionError(.lengthMismatch, tid: tid)]
         }
-        let (status, response): (MBIMStatus, [UInt8]) = switch service {
-        case MBIMUUID.basicConnect: basicConnect(cid: cid, set: kind == 1, info: info, now: now)
-        case MBIMUUID.msBasicConnectExtensions: basicConnectExtensions(cid: cid, set: kind == 1, info: info)
-        case MBIMUUID.qmi where state.modem.profile.fccUnlock == .qmiOverMBIM:
-            qmiMessage(cid: cid, info: info, now: now)
-        default: (.noDeviceSupport, [])
-        }
+        let (status, response): (MBIMStatus, [UInt8]) =
+            switch service {
+            case MBIMUUID.basicConnect: basicConnect(cid: cid, set: kind == 1, info: info, now: now)
+            case MBIMUUID.msBasicConnectExtensions: basicConnectExtensions(cid: cid, set: kind == 1, info: info)
+            case MBIMUUID.qmi where state.modem.profile.fccUnlock == .qmiOverMBIM:
+                qmiMessage(cid: cid, info: info, now: now)
+            default: (.noDeviceSupport, [])
+            }
         defer { pendingIndications = [] }
-        return MBIMFramer.fragmented(.commandDone, tid: tid, service: service, cid: cid,
-                                     status: status.rawValue, info: response, maxTransfer: maxTransfer)
+        return MBIMFramer.fragmented(
+            .commandDone, tid: tid, service: service, cid: cid,
+            status: status.rawValue, info: response, maxTransfer: maxTransfer)
             + pendingIndications
     }
 
@@ -159,14 +162,16 @@ final class MBIMFunction: ControlFunction {
 
     func indication(service: [UInt8], cid: UInt32, _ info: [UInt8]) -> [[UInt8]] {
         guard opened else { return [] }
-        return MBIMFramer.fragmented(.indicateStatus, tid: 0, service: service, cid: cid,
-                                     status: nil, info: info, maxTransfer: maxTransfer)
+        return MBIMFramer.fragmented(
+            .indicateStatus, tid: 0, service: service, cid: cid,
+            status: nil, info: info, maxTransfer: maxTransfer)
     }
 
     /// MBIM's dual stack is one session: it drops whole, whatever `family`.
     func bearerDropped(cause: Int, family: BearerIPType?) -> [[UInt8]] {
         state.disconnect()
-        return indication(cid: .connect, connectInfo(session: 0, activated: false, nwError: UInt32(truncatingIfNeeded: cause)))
+        return indication(
+            cid: .connect, connectInfo(session: 0, activated: false, nwError: UInt32(truncatingIfNeeded: cause)))
     }
 
     func registrationChanged() -> [[UInt8]] {
@@ -207,7 +212,7 @@ final class MBIMFunction: ControlFunction {
         case (.pin, false): return queryPIN()
         case (.pin, true): return setPIN(info)
         case (.pinList, false): return state.simStatus == .absent ? (.simNotInserted, []) : (.success, pinListInfo())
-        case (.packetStatistics, false): return (.success, [UInt8](repeating: 0, count: 48))   // nothing counted
+        case (.packetStatistics, false): return (.success, [UInt8](repeating: 0, count: 48))  // nothing counted
         case (.homeProvider, false): return homeProvider()
         case (.registerState, false): return (.success, registerStateInfo())
         case (.packetService, false): return state.radioOn ? (.success, packetServiceInfo()) : (.radioPowerOff, [])
@@ -225,14 +230,14 @@ final class MBIMFunction: ControlFunction {
     private func deviceCapsInfo() -> [UInt8] {
         let m = state.modem
         var b = MBIMInfoBuilder()
-        b.u32(1)        // device type: embedded
-        b.u32(1)        // cellular class: GSM
-        b.u32(1)        // voice class: no voice
-        b.u32(2)        // SIM class: removable
-        b.u32(0x3f)     // data class: GPRS | EDGE | UMTS | HSDPA | HSUPA | LTE
-        b.u32(0x3)      // SMS caps: PDU receive | PDU send
-        b.u32(0x1)      // control caps: manual registration
-        b.u32(1)        // max sessions
+        b.u32(1)  // device type: embedded
+        b.u32(1)  // cellular class: GSM
+        b.u32(1)  // voice class: no voice
+        b.u32(2)  // SIM class: removable
+        b.u32(0x3f)  // data class: GPRS | EDGE | UMTS | HSDPA | HSUPA | LTE
+        b.u32(0x3)  // SMS caps: PDU receive | PDU send
+        b.u32(0x1)  // control caps: manual registration
+        b.u32(1)  // max sessions
         b.string("")
         b.string(m.imei)
         b.string(m.firmware)
@@ -243,10 +248,12 @@ final class MBIMFunction: ControlFunction {
     /// The services and CIDs this function implements: Basic Connect, and as the device profile
     /// has them MS Basic Connect Extensions and QMI over MBIM.
     private func deviceServicesInfo() -> [UInt8] {
-        let cids: [MBIMBasicConnectCID] = [.deviceCaps, .subscriberReadyStatus, .radioState, .pin, .pinList, .homeProvider,
-                                           .registerState, .packetService, .signalState, .connect,
-                                           .ipConfiguration, .deviceServices, .deviceServiceSubscribeList,
-                                           .packetStatistics]
+        let cids: [MBIMBasicConnectCID] = [
+            .deviceCaps, .subscriberReadyStatus, .radioState, .pin, .pinList, .homeProvider,
+            .registerState, .packetService, .signalState, .connect,
+            .ipConfiguration, .deviceServices, .deviceServiceSubscribeList,
+            .packetStatistics
+        ]
         var services = [(MBIMUUID.basicConnect, cids.map(\.rawValue))]
         let extensionCIDs = extensionsServiceCIDs
         if !extensionCIDs.isEmpty {
@@ -255,12 +262,12 @@ final class MBIMFunction: ControlFunction {
         if state.modem.profile.fccUnlock == .qmiOverMBIM { services.append((MBIMUUID.qmi, [1])) }
         var b = MBIMInfoBuilder()
         b.u32(UInt32(services.count))
-        b.u32(0)                            // max DSS sessions
+        b.u32(0)  // max DSS sessions
         for (uuid, serviceCIDs) in services {
             var element = ByteWriter()
             element.append(uuid)
-            element.u32(0)                  // DSS payload: none
-            element.u32(0)                  // max DSS instances
+            element.u32(0)  // DSS payload: none
+            element.u32(0)  // max DSS instances
             element.u32(UInt32(serviceCIDs.count))
             for cid in serviceCIDs { element.u32(cid) }
             b.structure(element.bytes)
@@ -280,17 +287,18 @@ final class MBIMFunction: ControlFunction {
     /// reports NOT_INITIALIZED (0), as while the firmware reads a card after a slot switch.
     func subscriberReadyInfo(initializing: Bool = false) -> [UInt8] {
         var b = MBIMInfoBuilder()
-        let (readyState, imsi, iccid, msisdn): (UInt32, String, String, String?) = switch state.simStatus {
-        case _ where initializing: (0, "", "", nil)
-        case .absent: (state.esimWithoutProfile ? 7 : 2, "", "", nil)   // no eSIM profile / SIM not inserted
-        case .pinLocked: (6, "", state.sim?.iccid ?? "", nil)                 // device locked
-        case .ready: (1, state.sim!.imsi, state.sim!.iccid, state.sim!.msisdn)  // initialized
-        }
+        let (readyState, imsi, iccid, msisdn): (UInt32, String, String, String?) =
+            switch state.simStatus {
+            case _ where initializing: (0, "", "", nil)
+            case .absent: (state.esimWithoutProfile ? 7 : 2, "", "", nil)  // no eSIM profile / SIM not inserted
+            case .pinLocked: (6, "", state.sim?.iccid ?? "", nil)  // device locked
+            case .ready: (1, state.sim!.imsi, state.sim!.iccid, state.sim!.msisdn)  // initialized
+            }
         b.u32(readyState)
         // Flags: ESIM for the eSIM slot, else SIM_REMOVABILITY_KNOWN | SIM_REMOVABLE.
         if extensions >= .v3 { b.u32(state.activeSlotIsESIM ? 0x1 : 0x6) }
         b.string(imsi); b.string(iccid)
-        b.u32(0)                            // ready info: none
+        b.u32(0)  // ready info: none
         if let msisdn { b.u32(1); b.string(msisdn) } else { b.u32(0) }
         return b.build()
     }
@@ -320,9 +328,9 @@ final class MBIMFunction: ControlFunction {
     private func pinInfo() -> [UInt8] {
         var b = MBIMInfoBuilder()
         if state.pinAttemptsLeft <= 0 && state.pinEnabled && !state.pinVerified {
-            b.u32(11); b.u32(1); b.u32(10)      // PUK1 locked, 10 attempts
+            b.u32(11); b.u32(1); b.u32(10)  // PUK1 locked, 10 attempts
         } else if state.simStatus == .pinLocked {
-            b.u32(2); b.u32(1); b.u32(UInt32(clamping: state.pinAttemptsLeft))   // PIN1 locked
+            b.u32(2); b.u32(1); b.u32(UInt32(clamping: state.pinAttemptsLeft))  // PIN1 locked
         } else {
             b.u32(0); b.u32(0); b.u32(UInt32(clamping: state.pinAttemptsLeft))  // none, unlocked
         }
@@ -334,7 +342,7 @@ final class MBIMFunction: ControlFunction {
     private func pinListInfo() -> [UInt8] {
         var b = MBIMInfoBuilder()
         b.u32(state.pinEnabled ? 1 : 2); b.u32(1); b.u32(4); b.u32(8)
-        for _ in 1..<10 { b.u32(0); b.u32(0); b.u32(0); b.u32(0) }
+        for _ in 1 ..< 10 { b.u32(0); b.u32(0); b.u32(0); b.u32(0) }
         return b.build()
     }
 
@@ -364,38 +372,39 @@ final class MBIMFunction: ControlFunction {
         let home = state.homePLMN
         var b = MBIMInfoBuilder()
         b.string(home.mcc + home.mnc)
-        b.u32(1)        // provider state: home
+        b.u32(1)  // provider state: home
         b.string(state.homeOperatorName)
-        b.u32(1)        // GSM
-        b.u32(99)       // RSSI unknown
-        b.u32(99)       // error rate unknown
+        b.u32(1)  // GSM
+        b.u32(99)  // RSSI unknown
+        b.u32(99)  // error rate unknown
         return (.success, b.build())
     }
 
     private func registerStateInfo() -> [UInt8] {
         let registration = state.registration
-        let (code, nwError): (UInt32, UInt32) = switch registration {
-        case .radioOff, .deregistered: (1, 0)
-        case .searching: (2, 0)
-        case .home: (3, 0)
-        case .roaming: (4, 0)
-        case .denied: (6, 11)   // PLMN not allowed
-        }
+        let (code, nwError): (UInt32, UInt32) =
+            switch registration {
+            case .radioOff, .deregistered: (1, 0)
+            case .searching: (2, 0)
+            case .home: (3, 0)
+            case .roaming: (4, 0)
+            case .denied: (6, 11)  // PLMN not allowed
+            }
         let registered = state.isRegistered
         let network = state.network
         var b = MBIMInfoBuilder()
         b.u32(nwError)
         b.u32(code)
-        b.u32(1)                            // automatic
+        b.u32(1)  // automatic
         // LTE; also the network that denied registration, as modems report it (ModemManager files
         // the denial under that technology's domain: without one it shows idle, not denied).
         b.u32(registered || registration == .denied ? 0x20 : 0)
-        b.u32(1)                            // GSM
+        b.u32(1)  // GSM
         b.string(registered || registration == .denied ? network.mcc + network.mnc : "")
         b.string(registered ? network.operatorName : "")
         b.string(registration == .roaming ? "Roaming" : "")
-        b.u32(2)                            // packet service automatic attach
-        if extensions >= .v2 { b.u32(0x20) }    // preferred data classes: LTE
+        b.u32(2)  // packet service automatic attach
+        if extensions >= .v2 { b.u32(0x20) }  // preferred data classes: LTE
         return b.build()
     }
 
@@ -403,16 +412,16 @@ final class MBIMFunction: ControlFunction {
         let attached = state.isRegistered
         var b = MBIMInfoBuilder()
         b.u32(0)
-        b.u32(attached ? 2 : 4)             // attached / detached
-        b.u32(attached ? 0x20 : 0)          // LTE (the same bit in MbimDataClassV3)
+        b.u32(attached ? 2 : 4)  // attached / detached
+        b.u32(attached ? 0x20 : 0)  // LTE (the same bit in MbimDataClassV3)
         b.u64(attached ? 50_000_000 : 0)
         b.u64(attached ? 150_000_000 : 0)
-        if extensions >= .v2 { b.u32(attached ? 1 : 0) }   // frequency range: FR1 / unknown
+        if extensions >= .v2 { b.u32(attached ? 1 : 0) }  // frequency range: FR1 / unknown
         if extensions >= .v3 {
-            b.u32(0)                        // data subclass: none (LTE)
+            b.u32(0)  // data subclass: none (LTE)
             let network = state.network
-            b.u32(UInt32(UInt16(network.mcc) ?? 0) | UInt32(UInt16(network.mnc) ?? 0) << 16)   // TAI: MCC, MNC
-            b.u32(attached ? 1 : 0)         // TAI: TAC
+            b.u32(UInt32(UInt16(network.mcc) ?? 0) | UInt32(UInt16(network.mnc) ?? 0) << 16)  // TAI: MCC, MNC
+            b.u32(attached ? 1 : 0)  // TAI: TAC
         }
         return b.build()
     }
@@ -420,22 +429,22 @@ final class MBIMFunction: ControlFunction {
     private func signalStateInfo() -> [UInt8] {
         var b = MBIMInfoBuilder()
         if let dbm = state.rssiDbm { b.u32(UInt32(min(31, max(0, (dbm + 113) / 2)))) } else { b.u32(99) }
-        b.u32(99)       // error rate unknown
+        b.u32(99)  // error rate unknown
         b.u32(0); b.u32(0); b.u32(0)
-        if extensions >= .v2 { b.offset(to: []); b.u32(0) }   // RSRP/SNR: none
+        if extensions >= .v2 { b.offset(to: []); b.u32(0) }  // RSRP/SNR: none
         return b.build()
     }
 
     private func connectInfo(session: UInt32, activated: Bool, nwError: UInt32) -> [UInt8] {
         var b = MBIMInfoBuilder()
         b.u32(session)
-        b.u32(activated ? 1 : 3)            // activated / deactivated
-        b.u32(0)                            // no voice call
-        b.u32(activated ? Self.wireIPType(state.bearer?.assignment.ipType ?? .ipv4) : 0)   // granted type / default
+        b.u32(activated ? 1 : 3)  // activated / deactivated
+        b.u32(0)  // no voice call
+        b.u32(activated ? Self.wireIPType(state.bearer?.assignment.ipType ?? .ipv4) : 0)  // granted type / default
         b.bytes(MBIMUUID.contextInternet)
         b.u32(nwError)
         if extensions >= .v3 {
-            b.u32(0)                        // media preference: cellular only
+            b.u32(0)  // media preference: cellular only
             b.tlvString(state.bearer?.apn ?? "")
         }
         return b.build()
@@ -467,11 +476,14 @@ final class MBIMFunction: ControlFunction {
         // type, media preference, then the access string as a TLV at 40.
         let v3 = extensions >= .v3
         guard let session = r.u32(at: 0), let activation = r.u32(at: 4),
-              let apn = v3 ? r.tlvString(at: 40) : r.string(at: 8),
-              let ipType = r.u32(at: v3 ? 16 : 40) else { return (.invalidParameters, []) }
+            let apn = v3 ? r.tlvString(at: 40) : r.string(at: 8),
+            let ipType = r.u32(at: v3 ? 16 : 40)
+        else { return (.invalidParameters, []) }
         guard session == 0 else { return (.invalidParameters, []) }
         if activation == 0 {
-            guard state.disconnect() else { return (.contextNotActivated, connectInfo(session: session, activated: false, nwError: 0)) }
+            guard state.disconnect() else {
+                return (.contextNotActivated, connectInfo(session: session, activated: false, nwError: 0))
+            }
             return (.success, connectInfo(session: session, activated: false, nwError: 0))
         }
         guard activation == 1 else { return (.invalidParameters, []) }
@@ -485,7 +497,10 @@ final class MBIMFunction: ControlFunction {
             case .radioOff: return (.radioPowerOff, [])
             case .notRegistered: return (.notRegistered, [])
             case .network(let cause):
-                return (.failure, connectInfo(session: session, activated: false, nwError: UInt32(truncatingIfNeeded: cause)))
+                return (
+                    .failure,
+                    connectInfo(session: session, activated: false, nwError: UInt32(truncatingIfNeeded: cause))
+                )
             case .networkRefused:
                 return (.failure, connectInfo(session: session, activated: false, nwError: 26))
             }
@@ -504,7 +519,9 @@ final class MBIMFunction: ControlFunction {
         guard let bearer = state.bearer else { return (.contextNotActivated, []) }
         let a = bearer.assignment
         /// One family's element (prefix length + address), gateway, DNS and availability flags.
-        func family(_ settings: FamilyAssignment?, bytes: (String) -> [UInt8]?) -> (flags: UInt32, element: [UInt8], gateway: [UInt8], dns: [[UInt8]]) {
+        func family(
+            _ settings: FamilyAssignment?, bytes: (String) -> [UInt8]?
+        ) -> (flags: UInt32, element: [UInt8], gateway: [UInt8], dns: [[UInt8]]) {
             guard let settings, let address = bytes(settings.address) else { return (0, [], [], []) }
             let gateway = bytes(settings.gateway) ?? []
             let dns = settings.dnsServers.compactMap(bytes)

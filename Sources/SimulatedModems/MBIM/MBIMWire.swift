@@ -40,17 +40,25 @@ enum MBIMSlotState: UInt32 {
 
 enum MBIMUUID {
     /// a289cc33-bcbb-8b4f-b6b0-133ec2aae6df
-    static let basicConnect: [UInt8] = [0xa2, 0x89, 0xcc, 0x33, 0xbc, 0xbb, 0x8b, 0x4f,
-                                        0xb6, 0xb0, 0x13, 0x3e, 0xc2, 0xaa, 0xe6, 0xdf]
+    static let basicConnect: [UInt8] = [
+        0xa2, 0x89, 0xcc, 0x33, 0xbc, 0xbb, 0x8b, 0x4f,
+        0xb6, 0xb0, 0x13, 0x3e, 0xc2, 0xaa, 0xe6, 0xdf
+    ]
     /// 3d01dcc5-fef5-4d05-0d3a-bef7058e9aaf (MS Basic Connect Extensions)
-    static let msBasicConnectExtensions: [UInt8] = [0x3d, 0x01, 0xdc, 0xc5, 0xfe, 0xf5, 0x4d, 0x05,
-                                                    0x0d, 0x3a, 0xbe, 0xf7, 0x05, 0x8e, 0x9a, 0xaf]
+    static let msBasicConnectExtensions: [UInt8] = [
+        0x3d, 0x01, 0xdc, 0xc5, 0xfe, 0xf5, 0x4d, 0x05,
+        0x0d, 0x3a, 0xbe, 0xf7, 0x05, 0x8e, 0x9a, 0xaf
+    ]
     /// d1a30bc2-f97a-6e43-bf65-c7e24fb0f0d3 (QMI messages tunnelled over MBIM, CID 1)
-    static let qmi: [UInt8] = [0xd1, 0xa3, 0x0b, 0xc2, 0xf9, 0x7a, 0x6e, 0x43,
-                               0xbf, 0x65, 0xc7, 0xe2, 0x4f, 0xb0, 0xf0, 0xd3]
+    static let qmi: [UInt8] = [
+        0xd1, 0xa3, 0x0b, 0xc2, 0xf9, 0x7a, 0x6e, 0x43,
+        0xbf, 0x65, 0xc7, 0xe2, 0x4f, 0xb0, 0xf0, 0xd3
+    ]
     /// 7e5e2a7e-4e6f-7272-736b-656e7e5e2a7e (context type "internet")
-    static let contextInternet: [UInt8] = [0x7e, 0x5e, 0x2a, 0x7e, 0x4e, 0x6f, 0x72, 0x72,
-                                           0x73, 0x6b, 0x65, 0x6e, 0x7e, 0x5e, 0x2a, 0x7e]
+    static let contextInternet: [UInt8] = [
+        0x7e, 0x5e, 0x2a, 0x7e, 0x4e, 0x6f, 0x72, 0x72,
+        0x73, 0x6b, 0x65, 0x6e, 0x7e, 0x5e, 0x2a, 0x7e
+    ]
 }
 
 /// Builds an MBIM information buffer: a fixed part with (offset, length) references into a
@@ -129,7 +137,8 @@ struct MBIMInfoReader {
     /// The UTF-16LE string of the TLV at `o` (MBIMEx v3 `tlv-string`); nil if it is not one.
     func tlvString(at o: Int) -> String? {
         guard let type = reader.u16(at: o), type == 10, let length = reader.u32(at: o + 4),
-              length % 2 == 0, let data = reader.slice(o + 8, Int(length)) else { return nil }
+            length % 2 == 0, let data = reader.slice(o + 8, Int(length))
+        else { return nil }
         return Self.utf16LE(data)
     }
 
@@ -152,8 +161,10 @@ enum MBIMFramer {
     }
 
     /// COMMAND_DONE or INDICATE_STATUS, fragmented to `maxTransfer` bytes per message.
-    static func fragmented(_ type: MBIMMessageType, tid: UInt32, service: [UInt8], cid: UInt32,
-                           status: UInt32?, info: [UInt8], maxTransfer: Int) -> [[UInt8]] {
+    static func fragmented(
+        _ type: MBIMMessageType, tid: UInt32, service: [UInt8], cid: UInt32,
+        status: UInt32?, info: [UInt8], maxTransfer: Int
+    ) -> [[UInt8]] {
         var payload = ByteWriter()
         payload.append(service)
         payload.u32(cid)
@@ -162,7 +173,7 @@ enum MBIMFramer {
         payload.append(info)
         let capacity = max(1, maxTransfer - 20)
         let chunks = stride(from: 0, to: max(payload.bytes.count, 1), by: capacity).map {
-            Array(payload.bytes[$0..<min($0 + capacity, payload.bytes.count)])
+            Array(payload.bytes[$0 ..< min($0 + capacity, payload.bytes.count)])
         }
         return chunks.enumerated().map { index, chunk in
             var body = ByteWriter()

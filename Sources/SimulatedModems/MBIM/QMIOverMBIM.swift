@@ -11,9 +11,13 @@ extension MBIMFunction {
         guard cid == 1, let request = QMUX.parse(info) else { return (.invalidParameters, []) }
         if request.service == QMIService.dms.rawValue, request.messageID == Self.setFCCAuthentication {
             state.fccUnlocked = true
-            return (.success, QMUX.frame(service: request.service, clientID: request.clientID,
-                                         transactionID: request.transactionID, messageID: request.messageID,
-                                         tlvs: [QMUX.result(.none)]))
+            return (
+                .success,
+                QMUX.frame(
+                    service: request.service, clientID: request.clientID,
+                    transactionID: request.transactionID, messageID: request.messageID,
+                    tlvs: [QMUX.result(.none)])
+            )
         }
         // The tunnel carries one response per request: indications and junk frames stay behind.
         let answers = tunnelledQMI.receive(info, now: now).filter { !tunnelledQMI.isJunk($0) }

@@ -31,11 +31,15 @@ struct QMIDataFormat: Equatable {
     /// The response TLVs: QoS off, the link layer, both aggregation protocols, and the limits
     /// while QMAP is on.
     var tlvs: [QMITLV] {
-        var tlvs = [QMITLV(0x10, u8: 0), QMITLV(0x11, u32: linkLayer.rawValue),
-                    QMITLV(0x12, u32: uplinkAggregation), QMITLV(0x13, u32: downlinkAggregation)]
+        var tlvs = [
+            QMITLV(0x10, u8: 0), QMITLV(0x11, u32: linkLayer.rawValue),
+            QMITLV(0x12, u32: uplinkAggregation), QMITLV(0x13, u32: downlinkAggregation)
+        ]
         if isQMAP {
-            tlvs += [QMITLV(0x15, u32: downlinkMaxDatagrams), QMITLV(0x16, u32: downlinkMaxSize),
-                     QMITLV(0x17, u32: Self.uplinkMaxDatagrams), QMITLV(0x18, u32: Self.uplinkMaxSize)]
+            tlvs += [
+                QMITLV(0x15, u32: downlinkMaxDatagrams), QMITLV(0x16, u32: downlinkMaxSize),
+                QMITLV(0x17, u32: Self.uplinkMaxDatagrams), QMITLV(0x18, u32: Self.uplinkMaxSize)
+            ]
         }
         return tlvs
     }
@@ -60,9 +64,11 @@ struct QMIDataFormat: Equatable {
                 }
             }
             if next.isQMAP && next.linkLayer != .rawIP { return .invalidArgument }
-            next.downlinkMaxDatagrams = next.isQMAP
+            next.downlinkMaxDatagrams =
+                next.isQMAP
                 ? min(u32(0x15) ?? Self.downlinkMaxDatagramsLimit, Self.downlinkMaxDatagramsLimit) : 0
-            next.downlinkMaxSize = next.isQMAP
+            next.downlinkMaxSize =
+                next.isQMAP
                 ? min(u32(0x16) ?? Self.downlinkMaxSizeLimit, Self.downlinkMaxSizeLimit) : 0
         }
         self = next

@@ -9,7 +9,7 @@ final class QMIFunction: ControlFunction {
     /// Largest QMUX frame accepted; longer claims are treated as garbage.
     static let maxFrame = 16 * 1024
     static let versions: [(QMIService, UInt16, UInt16)] = [
-        (.ctl, 1, 5), (.wds, 1, 67), (.dms, 1, 14), (.nas, 1, 25), (.wda, 1, 16),
+        (.ctl, 1, 5), (.wds, 1, 67), (.dms, 1, 14), (.nas, 1, 25), (.wda, 1, 16)
     ]
     static let uimVersion: (QMIService, UInt16, UInt16) = (.uim, 1, 46)
     /// DMS UIM Verify PIN, Get PIN Status, Get ICCID and Get IMSI: refused by firmware that
@@ -67,11 +67,11 @@ final class QMIFunction: ControlFunction {
             guard inbox.count >= 3 else { break }
             let length = Int(inbox[1]) | Int(inbox[2]) << 8
             guard length >= 11, length + 1 <= Self.maxFrame, inbox.count < 4 || inbox[3] == 0x00 else {
-                inbox.removeFirst()   // not a frame start: resynchronise on the next marker
+                inbox.removeFirst()  // not a frame start: resynchronise on the next marker
                 continue
             }
             guard inbox.count >= length + 1 else { break }
-            let frame = Array(inbox[0...length])
+            let frame = Array(inbox[0 ... length])
             inbox.removeFirst(length + 1)
             out += handle(frame, now: now)
         }
@@ -84,9 +84,13 @@ final class QMIFunction: ControlFunction {
             let r = ByteReader(frame)
             guard let service = r.u8(at: 4), let cid = r.u8(at: 5) else { return [] }
             let ctl = service == 0
-            guard let tid = ctl ? r.u8(at: 7).map(UInt16.init) : r.u16(at: 7), let message = r.u16(at: ctl ? 8 : 9) else { return [] }
-            return [QMUX.frame(service: service, clientID: cid, transactionID: tid, messageID: message,
-                               tlvs: [QMUX.result(.malformedMessage)])]
+            guard let tid = ctl ? r.u8(at: 7).map(UInt16.init) : r.u16(at: 7), let message = r.u16(at: ctl ? 8 : 9)
+            else { return [] }
+            return [
+                QMUX.frame(
+                    service: service, clientID: cid, transactionID: tid, messageID: message,
+                    tlvs: [QMUX.result(.malformedMessage)])
+            ]
         }
         if request.service == QMIService.ctl.rawValue { return ctl(request) }
         guard clients[request.service]?.contains(request.clientID) == true else {
@@ -94,7 +98,7 @@ final class QMIFunction: ControlFunction {
         }
         let tlvs: [QMITLV]
         switch QMIService(rawValue: request.service) {
-        case .dms where request.messageID == 0x002E:    // set operating mode, then its consequences
+        case .dms where request.messageID == 0x002E:  // set operating mode, then its consequences
             let wasOn = state.radioOn
             let response = reply(request, dms(request))
             return [response] + (wasOn != state.radioOn ? registrationChanged() : [])
@@ -111,8 +115,9 @@ final class QMIFunction: ControlFunction {
     }
 
     private func reply(_ request: QMIRequest, _ tlvs: [QMITLV]) -> [UInt8] {
-        QMUX.frame(service: request.service, clientID: request.clientID, transactionID: request.transactionID,
-                   messageID: request.messageID, tlvs: tlvs)
+        QMUX.frame(
+            service: request.service, clientID: request.clientID, transactionID: request.transactionID,
+            messageID: request.messageID, tlvs: tlvs)
     }
 
     /// The service number of the garbage-frames fault's QMUX frames (one that does not exist).
@@ -123,7 +128,7 @@ final class QMIFunction: ControlFunction {
     /// The garbage-frames fault (after version info, client allocation and sync): QMUX frames
     /// for a service that does not exist.
     private func garbage() -> [[UInt8]] {
-        (0..<state.modem.faults.garbageFrames).map { _ in
+        (0 ..< state.modem.faults.garbageFrames).map { _ in
             garbageSent += 1
             let junk = garbageBytes(count: 8 + (garbageSent * 5) % 32, seed: garbageSent)
             var w = ByteWriter()
@@ -141,22 +146,30 @@ final class QMIFunction: ControlFunction {
 
     private func ctl(_ request: QMIRequest) -> [[UInt8]] {
         switch request.messageID {
-        case 0x0021:    // get version info
+        case 0x0021:  // get version info
             let versions = Self.versions + (uim != nil ? [Self.uimVersion] : [])
             var list = ByteWriter()
             list.u8(UInt8(versions.count))
             for (service, major, minor) in versions { list.u8(service.rawValue); list.u16(major); list.u16(minor) }
             return [reply(request, [QMUX.result(.none), QMITLV(0x01, list.bytes)])] + garbage()
-        case 0x0022:    // allocate CID
-            guard let service = request.tlvs[0x01]?.first else { return [reply(request, [QMUX.result(.missingArgument)])] }
+        case 0x0022:  // allocate CID
+            guard let service = request.tlvs[0x01]?.first else {
+                return [reply(request, [QMUX.result(.missingArgument)])]
+            }
             guard let known = QMIService(rawValue: service), known != .ctl else {
                 return [reply(request, [QMUX.result(.invalidServiceType)])]
             }
-            guard let cid = allocate(known.rawValue) else { return [reply(request, [QMUX.result(.clientIDsExhausted)])] }
+            guard let cid = allocate(known.rawValue) else {
+                return [reply(request, [QMUX.result(.clientIDsExhausted)])]
+            }
             return [reply(request, [QMUX.result(.none), QMITLV(0x01, [service, cid])])] + garbage()
-        case 0x0023:    // release CID
-            guard let info = request.tlvs[0x01], info.count == 2 else { return [reply(request, [QMUX.result(.missingArgument)])] }
-            guard clients[info[0]]?.remove(info[1]) != nil else { return [reply(request, [QMUX.result(.invalidClientID)])] }
+        case 0x0023:  // release CID
+            guard let info = request.tlvs[0x01], info.count == 2 else {
+                return [reply(request, [QMUX.result(.missingArgument)])]
+            }
+            guard clients[info[0]]?.remove(info[1]) != nil else {
+                return [reply(request, [QMUX.result(.invalidClientID)])]
+            }
             if info[0] == QMIService.wds.rawValue {
                 for i in calls.indices where calls[i].clientID == info[1] { calls[i].clientID = 0 }
                 familyPreference[info[1]] = nil
@@ -164,11 +177,11 @@ final class QMIFunction: ControlFunction {
             }
             if info[0] == QMIService.uim.rawValue { uim?.released(info[1]) }
             return [reply(request, [QMUX.result(.none), QMITLV(0x01, info)])]
-        case 0x0026:    // set data format (QMUX framing of the data port): echo the protocol
+        case 0x0026:  // set data format (QMUX framing of the data port): echo the protocol
             let requested = request.tlvs[0x10].flatMap { ByteReader($0).u16(at: 0) } ?? 1
             guard requested == 1 || requested == 2 else { return [reply(request, [QMUX.result(.invalidQMICommand)])] }
             return [reply(request, [QMUX.result(.none), QMITLV(0x10, u16: requested)])]
-        case 0x0027:    // sync: every client id is released
+        case 0x0027:  // sync: every client id is released
             clients.removeAll()
             muxBindings.removeAll()
             uim?.releasedAll()
@@ -181,7 +194,7 @@ final class QMIFunction: ControlFunction {
     private func allocate(_ service: UInt8) -> UInt8? {
         var used = clients[service] ?? []
         var candidate = nextClientID[service] ?? 1
-        for _ in 0..<254 {
+        for _ in 0 ..< 254 {
             if candidate == 0 || candidate == 0xff { candidate = 1 }
             if !used.contains(candidate) {
                 used.insert(candidate)
@@ -210,31 +223,37 @@ final class QMIFunction: ControlFunction {
         let refusesUIM = m.profile.qmi.dmsUIMRefused
         if refusesUIM && Self.dmsUIMMessages.contains(request.messageID) { return [QMUX.result(.invalidQMICommand)] }
         switch request.messageID {
-        case 0x0020:    // get capabilities: 150/50 Mbit/s, non-simultaneous CS/PS, SIM supported, LTE
+        case 0x0020:  // get capabilities: 150/50 Mbit/s, non-simultaneous CS/PS, SIM supported, LTE
             var caps = ByteWriter()
             caps.u32(50_000_000); caps.u32(150_000_000); caps.u8(4); caps.u8(2); caps.u8(1); caps.u8(8)
             return [QMUX.result(.none), QMITLV(0x01, caps.bytes)]
         case 0x0021: return [QMUX.result(.none), QMITLV(0x01, string: m.manufacturer)]
         case 0x0022: return [QMUX.result(.none), QMITLV(0x01, string: m.model)]
         case 0x0023: return [QMUX.result(.none), QMITLV(0x01, string: m.firmware)]
-        case 0x0024:    // get MSISDN: the number, and the IMSI too (optional TLV 0x11), as modems answer it
+        case 0x0024:  // get MSISDN: the number, and the IMSI too (optional TLV 0x11), as modems answer it
             if let e = simError(pinNeeded: true) { return [QMUX.result(e)] }
             let imsi = refusesUIM ? [] : [QMITLV(0x11, string: state.sim!.imsi)]
             return [QMUX.result(.none), QMITLV(0x01, string: state.sim!.msisdn)] + imsi
-        case 0x0025:    // get IDs
+        case 0x0025:  // get IDs
             return [QMUX.result(.none), QMITLV(0x10, string: "0"), QMITLV(0x11, string: m.imei)]
-        case 0x0028:    // UIM verify PIN
+        case 0x0028:  // UIM verify PIN
             return verifyPIN(request)
-        case 0x002B:    // UIM get PIN status
+        case 0x002B:  // UIM get PIN status
             if let e = simError(pinNeeded: false) { return [QMUX.result(e)] }
-            let pin1: UInt8 = !state.pinEnabled ? 3 : state.pinAttemptsLeft <= 0 && !state.pinVerified ? 4
-                : state.pinVerified ? 2 : 1
-            return [QMUX.result(.none),
-                    QMITLV(0x11, [pin1, UInt8(clamping: max(0, state.pinAttemptsLeft)), 10]),
-                    QMITLV(0x12, [1, 3, 10])]
-        case 0x002D:    // get operating mode
+            let pin1: UInt8 =
+                !state.pinEnabled
+                ? 3
+                : state.pinAttemptsLeft <= 0 && !state.pinVerified
+                    ? 4
+                    : state.pinVerified ? 2 : 1
+            return [
+                QMUX.result(.none),
+                QMITLV(0x11, [pin1, UInt8(clamping: max(0, state.pinAttemptsLeft)), 10]),
+                QMITLV(0x12, [1, 3, 10])
+            ]
+        case 0x002D:  // get operating mode
             return [QMUX.result(.none), QMITLV(0x01, u8: state.radioOn ? 0 : 1), QMITLV(0x11, u8: 0)]
-        case 0x002E:    // set operating mode
+        case 0x002E:  // set operating mode
             guard let mode = request.tlvs[0x01]?.first else { return [QMUX.result(.missingArgument)] }
             switch mode {
             case 0: state.radioOn = true
@@ -242,10 +261,10 @@ final class QMIFunction: ControlFunction {
             default: return [QMUX.result(.invalidQMICommand)]
             }
             return [QMUX.result(.none)]
-        case 0x003C:    // UIM get ICCID
+        case 0x003C:  // UIM get ICCID
             if let e = simError(pinNeeded: false) { return [QMUX.result(e)] }
             return [QMUX.result(.none), QMITLV(0x01, string: state.sim!.iccid)]
-        case 0x0043:    // UIM get IMSI
+        case 0x0043:  // UIM get IMSI
             if let e = simError(pinNeeded: true) { return [QMUX.result(e)] }
             return [QMUX.result(.none), QMITLV(0x01, string: state.sim!.imsi)]
         default:
@@ -259,7 +278,7 @@ final class QMIFunction: ControlFunction {
         }
         if let e = simError(pinNeeded: false) { return [QMUX.result(e)] }
         guard info[0] == 1 else { return [QMUX.result(.invalidPinID)] }
-        let pin = String(decoding: info[2..<(2 + Int(info[1]))], as: UTF8.self)
+        let pin = String(decoding: info[2 ..< (2 + Int(info[1]))], as: UTF8.self)
         if !state.pinEnabled || state.pinVerified { return [QMUX.result(.noEffect)] }
         if state.pinAttemptsLeft <= 0 { return [QMUX.result(.pinBlocked), QMITLV(0x10, [0, 10])] }
         let ok = state.verifyPIN(pin)
@@ -285,11 +304,13 @@ final class QMIFunction: ControlFunction {
         var tlvs: [QMITLV]
         switch state.registration {
         case .home, .roaming:
-            tlvs = [QMITLV(0x01, [1, 1, 1, 2, 1, 8]),       // registered, CS+PS attached, 3GPP, [LTE]
-                    QMITLV(0x10, u8: state.registration == .roaming ? 0 : 1),
-                    QMITLV(0x11, [1, 11]),                    // data capability: LTE
-                    QMITLV(0x12, plmn(mcc: network.mcc, mnc: network.mnc, name: network.operatorName)),
-                    QMITLV(0x1D, u32: 0x01A2_D001), QMITLV(0x24, u16: 0x2A11)]
+            tlvs = [
+                QMITLV(0x01, [1, 1, 1, 2, 1, 8]),  // registered, CS+PS attached, 3GPP, [LTE]
+                QMITLV(0x10, u8: state.registration == .roaming ? 0 : 1),
+                QMITLV(0x11, [1, 11]),  // data capability: LTE
+                QMITLV(0x12, plmn(mcc: network.mcc, mnc: network.mnc, name: network.operatorName)),
+                QMITLV(0x1D, u32: 0x01A2_D001), QMITLV(0x24, u16: 0x2A11)
+            ]
             var pcs = ByteWriter()
             pcs.u16(UInt16(network.mcc) ?? 0); pcs.u16(UInt16(network.mnc) ?? 0); pcs.u8(network.mnc.count == 3 ? 1 : 0)
             tlvs.append(QMITLV(0x27, pcs.bytes))
@@ -307,46 +328,48 @@ final class QMIFunction: ControlFunction {
     private func systemInfoTLVs() -> [QMITLV] {
         let network = state.network
         let registered = state.isRegistered
-        let status: UInt8 = registered ? 2 : state.registration == .denied ? 1 : 0   // available / limited / none
+        let status: UInt8 = registered ? 2 : state.registration == .denied ? 1 : 0  // available / limited / none
         var info = ByteWriter()
-        info.u8(1); info.u8(registered ? 3 : 0)                             // domain: CS+PS / none
-        info.u8(1); info.u8(registered ? 3 : 0)                             // service capability
-        info.u8(1); info.u8(state.registration == .roaming ? 1 : 0)          // roaming
-        info.u8(1); info.u8(state.registration == .denied ? 1 : 0)           // forbidden
-        info.u8(0); info.u16(0)                                             // LAC (none on LTE)
-        info.u8(registered ? 1 : 0); info.u32(registered ? 0x01A2_D001 : 0) // cell id
-        info.u8(state.registration == .denied ? 1 : 0); info.u8(2); info.u8(11)   // reject: PS, PLMN not allowed
+        info.u8(1); info.u8(registered ? 3 : 0)  // domain: CS+PS / none
+        info.u8(1); info.u8(registered ? 3 : 0)  // service capability
+        info.u8(1); info.u8(state.registration == .roaming ? 1 : 0)  // roaming
+        info.u8(1); info.u8(state.registration == .denied ? 1 : 0)  // forbidden
+        info.u8(0); info.u16(0)  // LAC (none on LTE)
+        info.u8(registered ? 1 : 0); info.u32(registered ? 0x01A2_D001 : 0)  // cell id
+        info.u8(state.registration == .denied ? 1 : 0); info.u8(2); info.u8(11)  // reject: PS, PLMN not allowed
         info.u8(registered ? 1 : 0)
         let mcc = Array(network.mcc.utf8.prefix(3))
         let mnc = Array(network.mnc.utf8.prefix(3))
         info.append(mcc + [UInt8](repeating: 0xff, count: 3 - mcc.count))
         info.append(mnc + [UInt8](repeating: 0xff, count: 3 - mnc.count))
-        info.u8(registered ? 1 : 0); info.u16(registered ? 0x2A11 : 0)     // TAC
+        info.u8(registered ? 1 : 0); info.u16(registered ? 0x2A11 : 0)  // TAC
         return [QMITLV(0x14, [status, status, 1]), QMITLV(0x19, info.bytes)]
     }
 
     private func nas(_ request: QMIRequest) -> [QMITLV] {
         switch request.messageID {
-        case 0x0002, 0x0003:    // set event report, register indications
+        case 0x0002, 0x0003:  // set event report, register indications
             return [QMUX.result(.none)]
-        case 0x0020:    // get signal strength
+        case 0x0020:  // get signal strength
             guard let dbm = state.rssiDbm else { return [QMUX.result(.noNetworkFound)] }
             let strength = Int8(clamping: dbm)
             var rssiList = ByteWriter()
             rssiList.u16(1); rssiList.u8(UInt8(clamping: -dbm)); rssiList.u8(8)
             var snr = ByteWriter(); snr.u16(UInt16(bitPattern: 130))
             var rsrp = ByteWriter(); rsrp.u16(UInt16(bitPattern: Int16(clamping: dbm - 24)))
-            return [QMUX.result(.none),
-                    QMITLV(0x01, [UInt8(bitPattern: strength), 8]),
-                    QMITLV(0x11, rssiList.bytes),
-                    QMITLV(0x16, [UInt8(bitPattern: -9), 8]),
-                    QMITLV(0x17, snr.bytes),
-                    QMITLV(0x18, rsrp.bytes)]
-        case 0x0024:    // get serving system
+            return [
+                QMUX.result(.none),
+                QMITLV(0x01, [UInt8(bitPattern: strength), 8]),
+                QMITLV(0x11, rssiList.bytes),
+                QMITLV(0x16, [UInt8(bitPattern: -9), 8]),
+                QMITLV(0x17, snr.bytes),
+                QMITLV(0x18, rsrp.bytes)
+            ]
+        case 0x0024:  // get serving system
             return [QMUX.result(.none)] + servingSystemTLVs()
-        case 0x004D:    // get system info (LTE only)
+        case 0x004D:  // get system info (LTE only)
             return [QMUX.result(.none)] + systemInfoTLVs()
-        case 0x0025:    // get home network
+        case 0x0025:  // get home network
             if let e = simError(pinNeeded: true) { return [QMUX.result(e)] }
             let home = state.homePLMN
             return [QMUX.result(.none), QMITLV(0x01, plmn(mcc: home.mcc, mnc: home.mnc, name: state.homeOperatorName))]
@@ -364,7 +387,9 @@ final class QMIFunction: ControlFunction {
         return [QMUX.result(.callFailed), QMITLV(0x10, u16: reason), QMITLV(0x11, verbose.bytes)]
     }
 
-    private func packetStatusIndication(to clientID: UInt8, family: BearerIPType, connected: Bool, endReason: UInt16?, cause: Int?) -> [UInt8] {
+    private func packetStatusIndication(
+        to clientID: UInt8, family: BearerIPType, connected: Bool, endReason: UInt16?, cause: Int?
+    ) -> [UInt8] {
         var tlvs = [QMITLV(0x01, [connected ? 2 : 1, 0])]
         if let endReason { tlvs.append(QMITLV(0x10, u16: endReason)) }
         if let cause {
@@ -374,8 +399,9 @@ final class QMIFunction: ControlFunction {
             tlvs.append(QMITLV(0x11, verbose.bytes))
         }
         tlvs.append(QMITLV(0x12, u8: family == .ipv6 ? 6 : 4))
-        return QMUX.frame(service: QMIService.wds.rawValue, clientID: clientID, transactionID: 0,
-                          messageID: 0x0022, tlvs: tlvs, indication: true)
+        return QMUX.frame(
+            service: QMIService.wds.rawValue, clientID: clientID, transactionID: 0,
+            messageID: 0x0022, tlvs: tlvs, indication: true)
     }
 
     /// Ends every session and takes the bearer down; returns the sessions that were up.
@@ -399,11 +425,11 @@ final class QMIFunction: ControlFunction {
 
     private func wds(_ request: QMIRequest, now: Double) -> [[UInt8]] {
         switch request.messageID {
-        case 0x0001, 0x0003:    // set event report, indication register
+        case 0x0001, 0x0003:  // set event report, indication register
             return [reply(request, [QMUX.result(.none)])]
-        case 0x00A2:    // bind mux data port
+        case 0x00A2:  // bind mux data port
             return [reply(request, bindMuxDataPort(request))]
-        case 0x004D:    // set IP family preference of this client
+        case 0x004D:  // set IP family preference of this client
             switch request.tlvs[0x01]?.first {
             case 4: familyPreference[request.clientID] = .ipv4
             case 6: familyPreference[request.clientID] = .ipv6
@@ -411,10 +437,16 @@ final class QMIFunction: ControlFunction {
             default: return [reply(request, [QMUX.result(.missingArgument)])]
             }
             return [reply(request, [QMUX.result(.none)])]
-        case 0x0024:    // get packet statistics: the simulator does not count the data path's packets
-            return [reply(request, [QMUX.result(.none), QMITLV(0x10, u32: 0), QMITLV(0x11, u32: 0),
-                                    QMITLV(0x19, [UInt8](repeating: 0, count: 8)), QMITLV(0x1A, [UInt8](repeating: 0, count: 8))])]
-        case 0x0020:    // start network: one session per IP family
+        case 0x0024:  // get packet statistics: the simulator does not count the data path's packets
+            return [
+                reply(
+                    request,
+                    [
+                        QMUX.result(.none), QMITLV(0x10, u32: 0), QMITLV(0x11, u32: 0),
+                        QMITLV(0x19, [UInt8](repeating: 0, count: 8)), QMITLV(0x1A, [UInt8](repeating: 0, count: 8))
+                    ])
+            ]
+        case 0x0020:  // start network: one session per IP family
             let apn = request.tlvs[0x14].map { String(decoding: $0, as: UTF8.self) } ?? ""
             let family = requestedFamily(request)
             if let call = calls.first(where: { $0.family == family }) {
@@ -424,26 +456,32 @@ final class QMIFunction: ControlFunction {
             case .success:
                 callCounter += 1
                 let handle = 0x3C00_0000 | (UInt32(state.index) << 16) | (callCounter & 0xffff)
-                calls.append(Call(handle: handle, clientID: request.clientID, family: family,
-                                  muxID: muxBindings[request.clientID]))
-                return [reply(request, [QMUX.result(.none), QMITLV(0x01, u32: handle)]),
-                        packetStatusIndication(to: request.clientID, family: family, connected: true, endReason: nil, cause: nil)]
+                calls.append(
+                    Call(
+                        handle: handle, clientID: request.clientID, family: family,
+                        muxID: muxBindings[request.clientID]))
+                return [
+                    reply(request, [QMUX.result(.none), QMITLV(0x01, u32: handle)]),
+                    packetStatusIndication(
+                        to: request.clientID, family: family, connected: true, endReason: nil, cause: nil)
+                ]
             case .failure(let refusal):
-                let tlvs: [QMITLV] = switch refusal {
-                case .noSIM, .pinRequired, .radioOff, .notRegistered:
-                    callFailed(3, verboseType: 3, verboseReason: 2001)          // no service
-                case .network(let cause):
-                    callFailed(1, verboseType: 6, verboseReason: cause)         // 3GPP cause
-                case .networkRefused:
-                    callFailed(11, verboseType: 2, verboseReason: 201)          // internal error
-                }
+                let tlvs: [QMITLV] =
+                    switch refusal {
+                    case .noSIM, .pinRequired, .radioOff, .notRegistered:
+                        callFailed(3, verboseType: 3, verboseReason: 2001)  // no service
+                    case .network(let cause):
+                        callFailed(1, verboseType: 6, verboseReason: cause)  // 3GPP cause
+                    case .networkRefused:
+                        callFailed(11, verboseType: 2, verboseReason: 201)  // internal error
+                    }
                 return [reply(request, tlvs)]
             }
-        case 0x0021:    // stop network
+        case 0x0021:  // stop network
             guard let value = request.tlvs[0x01], value.count == 4, let handle = ByteReader(value).u32(at: 0) else {
                 return [reply(request, [QMUX.result(.missingArgument)])]
             }
-            if handle == 0xFFFF_FFFF { return [reply(request, [QMUX.result(.none)])] }   // global: autoconnect only
+            if handle == 0xFFFF_FFFF { return [reply(request, [QMUX.result(.none)])] }  // global: autoconnect only
             guard let index = calls.firstIndex(where: { $0.handle == handle }) else {
                 return [reply(request, [QMUX.result(.invalidHandle)])]
             }
@@ -451,12 +489,14 @@ final class QMIFunction: ControlFunction {
             if calls.isEmpty { state.disconnect() } else { state.release(ended.family) }
             var out = [reply(request, [QMUX.result(.none)])]
             if ended.clientID != 0 {
-                out.append(packetStatusIndication(to: ended.clientID, family: ended.family, connected: false, endReason: 2, cause: nil))
+                out.append(
+                    packetStatusIndication(
+                        to: ended.clientID, family: ended.family, connected: false, endReason: 2, cause: nil))
             }
             return out
-        case 0x0022:    // get packet service status
+        case 0x0022:  // get packet service status
             return [reply(request, [QMUX.result(.none), QMITLV(0x01, u8: state.bearer != nil ? 2 : 1)])]
-        case 0x002D:    // get current settings of this client's family
+        case 0x002D:  // get current settings of this client's family
             return [reply(request, currentSettings(clientID: request.clientID))]
         default:
             return [reply(request, [QMUX.result(.invalidQMICommand)])]
@@ -466,16 +506,21 @@ final class QMIFunction: ControlFunction {
     /// WDS Get Current Settings for `clientID`: the settings of the family of its session, else
     /// of its Set IP Family preference, else IPv4 when the bearer has it, else IPv6.
     private func currentSettings(clientID: UInt8) -> [QMITLV] {
-        guard let bearer = state.bearer, let carried = bearer.assignment.ipType else { return [QMUX.result(.outOfCall)] }
-        let family = calls.first { $0.clientID == clientID }?.family ?? familyPreference[clientID]
+        guard let bearer = state.bearer, let carried = bearer.assignment.ipType else {
+            return [QMUX.result(.outOfCall)]
+        }
+        let family =
+            calls.first { $0.clientID == clientID }?.family ?? familyPreference[clientID]
             ?? (carried.carriesIPv4 ? .ipv4 : .ipv6)
         let a = bearer.assignment
         var tlvs = [QMUX.result(.none)]
         if family == .ipv6 {
             guard let v6 = a.ipv6 else { return [QMUX.result(.outOfCall)] }
-            tlvs += [QMITLV(0x11, u8: 2), QMITLV(0x14, string: bearer.apn)]      // PDP type IPv6
+            tlvs += [QMITLV(0x11, u8: 2), QMITLV(0x14, string: bearer.apn)]  // PDP type IPv6
             if let dns = v6.dnsServers.first.flatMap(IPAddress.ipv6Bytes) { tlvs.append(QMITLV(0x27, dns)) }
-            if v6.dnsServers.count > 1, let dns = IPAddress.ipv6Bytes(v6.dnsServers[1]) { tlvs.append(QMITLV(0x28, dns)) }
+            if v6.dnsServers.count > 1, let dns = IPAddress.ipv6Bytes(v6.dnsServers[1]) {
+                tlvs.append(QMITLV(0x28, dns))
+            }
             let prefix = UInt8(clamping: v6.prefixLength)
             if let address = IPAddress.ipv6Bytes(v6.address) { tlvs.append(QMITLV(0x25, address + [prefix])) }
             if let gateway = IPAddress.ipv6Bytes(v6.gateway) { tlvs.append(QMITLV(0x26, gateway + [prefix])) }
@@ -484,7 +529,7 @@ final class QMIFunction: ControlFunction {
             return tlvs
         }
         guard let v4 = a.ipv4 else { return [QMUX.result(.outOfCall)] }
-        tlvs += [QMITLV(0x11, u8: 0), QMITLV(0x14, string: bearer.apn)]          // PDP type IPv4
+        tlvs += [QMITLV(0x11, u8: 0), QMITLV(0x14, string: bearer.apn)]  // PDP type IPv4
         if let dns = v4.dnsServers.first, let t = QMITLV(0x15, ipv4: dns) { tlvs.append(t) }
         if v4.dnsServers.count > 1, let t = QMITLV(0x16, ipv4: v4.dnsServers[1]) { tlvs.append(t) }
         if let t = QMITLV(0x1E, ipv4: v4.address) { tlvs.append(t) }
@@ -500,7 +545,7 @@ final class QMIFunction: ControlFunction {
 
     private func wda(_ request: QMIRequest) -> [QMITLV] {
         switch request.messageID {
-        case 0x0020:    // set data format
+        case 0x0020:  // set data format
             if let error = dataFormat.apply(request.tlvs, qmapCapable: state.modem.profile.qmi.qmap) {
                 return [QMUX.result(error)]
             }
@@ -542,8 +587,10 @@ final class QMIFunction: ControlFunction {
         calls = []
         var out = [reply(request, tlvs)]
         for call in ended where call.clientID != 0 {
-            out.append(packetStatusIndication(to: call.clientID, family: call.family, connected: false,
-                                              endReason: 3, cause: nil))
+            out.append(
+                packetStatusIndication(
+                    to: call.clientID, family: call.family, connected: false,
+                    endReason: 3, cause: nil))
         }
         return out + uim.slotSwitchIndications() + registrationChanged()
     }
@@ -568,12 +615,16 @@ final class QMIFunction: ControlFunction {
         var out: [[UInt8]] = []
         if !state.isRegistered, !calls.isEmpty {
             for ended in stopCalls() where ended.clientID != 0 {
-                out.append(packetStatusIndication(to: ended.clientID, family: ended.family, connected: false, endReason: 3, cause: nil))
+                out.append(
+                    packetStatusIndication(
+                        to: ended.clientID, family: ended.family, connected: false, endReason: 3, cause: nil))
             }
         }
         for cid in clients[QMIService.nas.rawValue] ?? [] {
-            out.append(QMUX.frame(service: QMIService.nas.rawValue, clientID: cid, transactionID: 0,
-                                  messageID: 0x0024, tlvs: servingSystemTLVs(), indication: true))
+            out.append(
+                QMUX.frame(
+                    service: QMIService.nas.rawValue, clientID: cid, transactionID: 0,
+                    messageID: 0x0024, tlvs: servingSystemTLVs(), indication: true))
         }
         return out
     }
@@ -587,8 +638,10 @@ final class QMIFunction: ControlFunction {
         }
         state.changeSIM(sim)
         for cid in clients[QMIService.dms.rawValue] ?? [] {
-            out.append(QMUX.frame(service: QMIService.dms.rawValue, clientID: cid, transactionID: 0, messageID: 0x0001,
-                                  tlvs: [QMITLV(0x15, u8: sim == nil ? 0x02 : 0x00)], indication: true))
+            out.append(
+                QMUX.frame(
+                    service: QMIService.dms.rawValue, clientID: cid, transactionID: 0, messageID: 0x0001,
+                    tlvs: [QMITLV(0x15, u8: sim == nil ? 0x02 : 0x00)], indication: true))
         }
         return out + registrationChanged()
     }

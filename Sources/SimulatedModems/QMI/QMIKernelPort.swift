@@ -60,7 +60,7 @@ final class QMIKernelPort {
                 let nameLength = buffer.withUnsafeBytes {
                     Int($0.loadUnaligned(fromByteOffset: offset + 12, as: UInt32.self))
                 }
-                let nameBytes = buffer[(offset + header)..<(offset + header + nameLength)].prefix { $0 != 0 }
+                let nameBytes = buffer[(offset + header) ..< (offset + header + nameLength)].prefix { $0 != 0 }
                 let name = String(decoding: nameBytes, as: UTF8.self)
                 if let pending = ownWrites[name], pending > 0 {
                     ownWrites[name] = pending - 1
@@ -101,7 +101,7 @@ final class QMIKernelPort {
 
     private func addMuxWritten() {
         let text = Self.read("\(directory)/add_mux")
-        guard let mux = Self.parseMuxID(text), (1...254).contains(mux) else {
+        guard let mux = Self.parseMuxID(text), (1 ... 254).contains(mux) else {
             return refuse("add_mux", restoring: muxList, "mux_id out of range (EINVAL)")
         }
         guard muxLink(for: mux) == nil else {

@@ -48,8 +48,10 @@ enum QMUX {
     static let maxTLVValue = 2048
 
     /// A response (or, with `indication`, an indication) from `service` to `clientID`.
-    static func frame(service: UInt8, clientID: UInt8, transactionID: UInt16, messageID: UInt16,
-                      tlvs: [QMITLV], indication: Bool = false) -> [UInt8] {
+    static func frame(
+        service: UInt8, clientID: UInt8, transactionID: UInt16, messageID: UInt16,
+        tlvs: [QMITLV], indication: Bool = false
+    ) -> [UInt8] {
         var body = ByteWriter()
         for tlv in tlvs {
             // Scenario strings are not bounded: keep every TLV, and so the frame, representable.
@@ -94,14 +96,16 @@ enum QMUX {
         let isCTL = service == QMIService.ctl.rawValue
         let header = isCTL ? 12 : 13
         guard let tid = isCTL ? r.u8(at: 7).map(UInt16.init) : r.u16(at: 7),
-              let message = r.u16(at: isCTL ? 8 : 9), let length = r.u16(at: isCTL ? 10 : 11),
-              header + Int(length) <= frame.count else { return nil }
+            let message = r.u16(at: isCTL ? 8 : 9), let length = r.u16(at: isCTL ? 10 : 11),
+            header + Int(length) <= frame.count
+        else { return nil }
         var tlvs: [UInt8: [UInt8]] = [:]
         var o = header
         let end = header + Int(length)
         while o < end {
             guard let type = r.u8(at: o), let n = r.u16(at: o + 1), o + 3 + Int(n) <= end,
-                  let value = r.slice(o + 3, Int(n)) else { return nil }
+                let value = r.slice(o + 3, Int(n))
+            else { return nil }
             tlvs[type] = value
             o += 3 + Int(n)
         }

@@ -16,11 +16,15 @@ final class UIMService {
     static let cardStatusEvents: UInt32 = 1 << 0
     static let slotStatusEvents: UInt32 = 1 << 4
     /// The USIM application's identifier (RID A000000087, 3GPP USIM).
-    static let usimAID: [UInt8] = [0xA0, 0x00, 0x00, 0x00, 0x87, 0x10, 0x02, 0xFF,
-                                   0xFF, 0xFF, 0xFF, 0x89, 0x06, 0x19, 0x00, 0x00]
+    static let usimAID: [UInt8] = [
+        0xA0, 0x00, 0x00, 0x00, 0x87, 0x10, 0x02, 0xFF,
+        0xFF, 0xFF, 0xFF, 0x89, 0x06, 0x19, 0x00, 0x00
+    ]
     /// The answer to reset a UICC sends (TS 102 221: T=0/T=1, UICC).
-    static let atr: [UInt8] = [0x3B, 0x9F, 0x96, 0x80, 0x1F, 0xC7, 0x80, 0x31,
-                               0xE0, 0x73, 0xFE, 0x21, 0x1B, 0x63, 0xF1, 0x00]
+    static let atr: [UInt8] = [
+        0x3B, 0x9F, 0x96, 0x80, 0x1F, 0xC7, 0x80, 0x31,
+        0xE0, 0x73, 0xFE, 0x21, 0x1B, 0x63, 0xF1, 0x00
+    ]
 
     private let state: ModemState
     /// The events each UIM client registered for.
@@ -85,8 +89,9 @@ final class UIMService {
     }
 
     private func indication(_ message: Message, to client: UInt8, _ tlvs: [QMITLV]) -> [UInt8] {
-        QMUX.frame(service: QMIService.uim.rawValue, clientID: client, transactionID: 0, messageID: message.rawValue,
-                   tlvs: tlvs, indication: true)
+        QMUX.frame(
+            service: QMIService.uim.rawValue, clientID: client, transactionID: 0, messageID: message.rawValue,
+            tlvs: tlvs, indication: true)
     }
 
     // MARK: Card status
@@ -116,20 +121,20 @@ final class UIMService {
         w.u16(sim != nil ? 0x0000 : 0xFFFF)
         w.u16(0xFFFF); w.u16(0xFFFF); w.u16(0xFFFF)
         w.u8(1)
-        w.u8(sim != nil || esimWithoutProfile ? 1 : 0)                  // card present / absent
-        w.u8(0); w.u8(0); w.u8(0); w.u8(0)                               // no UPIN; error code: unknown
+        w.u8(sim != nil || esimWithoutProfile ? 1 : 0)  // card present / absent
+        w.u8(0); w.u8(0); w.u8(0); w.u8(0)  // no UPIN; error code: unknown
         guard sim != nil else {
-            w.u8(0)                                                       // no application
+            w.u8(0)  // no application
             return QMITLV(0x10, w.bytes)
         }
         let retries = UInt8(clamping: max(0, state.pinAttemptsLeft))
         w.u8(1)
-        w.u8(2); w.u8(applicationState)                                   // USIM
-        w.u8(2); w.u8(0); w.u8(0); w.u8(0)                                // personalization ready
+        w.u8(2); w.u8(applicationState)  // USIM
+        w.u8(2); w.u8(0); w.u8(0); w.u8(0)  // personalization ready
         w.u8(UInt8(Self.usimAID.count)); w.append(Self.usimAID)
-        w.u8(0)                                                           // UPIN does not replace PIN1
+        w.u8(0)  // UPIN does not replace PIN1
         w.u8(pin1State); w.u8(retries); w.u8(10)
-        w.u8(3); w.u8(3); w.u8(10)                                        // PIN2 disabled
+        w.u8(3); w.u8(3); w.u8(10)  // PIN2 disabled
         return QMITLV(0x10, w.bytes)
     }
 
@@ -140,16 +145,16 @@ final class UIMService {
     private func slotStatus() -> [QMITLV] {
         var status = ByteWriter(), information = ByteWriter(), eids = ByteWriter()
         status.u8(UInt8(state.slotCount)); information.u8(UInt8(state.slotCount)); eids.u8(UInt8(state.slotCount))
-        for slot in 1...state.slotCount {
+        for slot in 1 ... state.slotCount {
             let sim = state.card(inSlot: slot)
             let euicc = slot == 2 && state.modem.secondSlot?.esim == true
             let active = slot == state.activeSlot
-            status.u32(sim != nil || euicc ? 2 : 1)                      // present / absent
+            status.u32(sim != nil || euicc ? 2 : 1)  // present / absent
             status.u32(active ? 1 : 0)
-            status.u8(active ? 1 : 0)                                     // logical slot
+            status.u8(active ? 1 : 0)  // logical slot
             let iccid = sim.map { Self.swappedBCD($0.iccid, bytes: 10) } ?? []
             status.u8(UInt8(iccid.count)); status.append(iccid)
-            information.u32(sim != nil || euicc ? 2 : 0)                 // UICC / unknown
+            information.u32(sim != nil || euicc ? 2 : 0)  // UICC / unknown
             information.u8(sim != nil ? 1 : 0)
             let atr = sim != nil || euicc ? Self.atr : []
             information.u8(UInt8(atr.count)); information.append(atr)
@@ -176,7 +181,7 @@ final class UIMService {
         }
         guard state.sim != nil else { return [QMUX.result(.uimUninitialized)] }
         guard info[0] == 1 else { return [QMUX.result(.invalidPinID)] }
-        let pin = String(decoding: info[2..<(2 + Int(info[1]))], as: UTF8.self)
+        let pin = String(decoding: info[2 ..< (2 + Int(info[1]))], as: UTF8.self)
         if !state.pinEnabled || state.pinVerified { return [QMUX.result(.noEffect)] }
         if state.pinAttemptsLeft <= 0 { return [QMUX.result(.pinBlocked), QMITLV(0x10, [0, 10])] }
         if state.verifyPIN(pin) { return [QMUX.result(.none)] }
@@ -188,10 +193,11 @@ final class UIMService {
     /// 3F00/7FFF); the IMSI only once PIN1 allows. Other files are not found.
     private func readTransparent(_ request: QMIRequest) -> [QMITLV] {
         guard let file = request.tlvs[0x02], let id = ByteReader(file).u16(at: 0),
-              let pathLength = file.count > 2 ? file[2] : nil, file.count >= 3 + Int(pathLength) else {
+            let pathLength = file.count > 2 ? file[2] : nil, file.count >= 3 + Int(pathLength)
+        else {
             return [QMUX.result(.missingArgument)]
         }
-        let path = Array(file[3..<(3 + Int(pathLength))])
+        let path = Array(file[3 ..< (3 + Int(pathLength))])
         guard let sim = state.sim else { return [QMUX.result(.uimUninitialized)] }
         let content: [UInt8]
         switch (id, path) {
@@ -204,7 +210,7 @@ final class UIMService {
         let read = request.tlvs[0x03].map(ByteReader.init)
         let offset = min(content.count, Int(read?.u16(at: 0) ?? 0))
         let length = Int(read?.u16(at: 2) ?? 0)
-        let part = Array(content[offset..<(length == 0 ? content.count : min(content.count, offset + length))])
+        let part = Array(content[offset ..< (length == 0 ? content.count : min(content.count, offset + length))])
         var result = ByteWriter()
         result.u16(UInt16(part.count)); result.append(part)
         return [QMUX.result(.none), QMITLV(0x10, [0x90, 0x00]), QMITLV(0x11, result.bytes)]
@@ -213,7 +219,7 @@ final class UIMService {
     /// Digits as TS 102 221 stores EF ICCID: two per byte, low nibble first, padded with F.
     static func swappedBCD(_ digits: String, bytes: Int) -> [UInt8] {
         let nibbles = digits.compactMap { $0.hexDigitValue.map(UInt8.init) } + [UInt8](repeating: 0xF, count: 2 * bytes)
-        return (0..<bytes).map { nibbles[2 * $0] | nibbles[2 * $0 + 1] << 4 }
+        return (0 ..< bytes).map { nibbles[2 * $0] | nibbles[2 * $0 + 1] << 4 }
     }
 
     /// EF IMSI (TS 31.102 §4.2.2): a length byte, then the parity nibble and the digits, low nibble first.
@@ -221,6 +227,6 @@ final class UIMService {
         let digits = imsi.compactMap { $0.hexDigitValue.map(UInt8.init) }
         let parity: UInt8 = digits.count % 2 == 1 ? 0x9 : 0x1
         let nibbles = [parity] + digits + [UInt8](repeating: 0xF, count: 16)
-        return [8] + (0..<8).map { nibbles[2 * $0] | nibbles[2 * $0 + 1] << 4 }
+        return [8] + (0 ..< 8).map { nibbles[2 * $0] | nibbles[2 * $0 + 1] << 4 }
     }
 }

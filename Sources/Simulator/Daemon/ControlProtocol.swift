@@ -25,8 +25,10 @@ struct ControlRequest: Codable, Sendable, Equatable {
     /// absent or null: the carrier's.
     var dnsServers: [String]?
 
-    init(command: Command, modem: Int? = nil, renumber: Bool? = nil, slowMs: Int? = nil, slowSeconds: Int? = nil,
-         sim: SIMIdentity? = nil, dnsServers: [String]? = nil) {
+    init(
+        command: Command, modem: Int? = nil, renumber: Bool? = nil, slowMs: Int? = nil, slowSeconds: Int? = nil,
+        sim: SIMIdentity? = nil, dnsServers: [String]? = nil
+    ) {
         self.command = command
         self.modem = modem
         self.renumber = renumber
@@ -51,7 +53,9 @@ struct ControlResponse: Codable, Sendable {
 enum ControlClient {
     /// Sends `request` to the daemon listening at `socketPath` and returns its response;
     /// throws `.unavailable` when nobody answers.
-    static func send(_ request: ControlRequest, to socketPath: String, timeoutSeconds: Int = 15) throws -> ControlResponse {
+    static func send(
+        _ request: ControlRequest, to socketPath: String, timeoutSeconds: Int = 15
+    ) throws -> ControlResponse {
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw CellpathError(.unavailable, "socket: \(SystemError.text(errno))") }
         defer { close(fd) }
@@ -59,12 +63,15 @@ enum ControlClient {
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         guard UnixSocketAddress.connect(fd, path: socketPath) == 0 else {
-            throw CellpathError(.unavailable, "the simulator daemon does not answer on \(socketPath): \(SystemError.text(errno))",
-                                hint: "is the world up? (cellpath sim status)")
+            throw CellpathError(
+                .unavailable, "the simulator daemon does not answer on \(socketPath): \(SystemError.text(errno))",
+                hint: "is the world up? (cellpath sim status)")
         }
         var line = Array(try JSONEncoder().encode(request))
         line.append(0x0a)
-        guard (try? IO.sendAll(fd, line)) != nil else { throw CellpathError(.unavailable, "cannot talk to the simulator daemon") }
+        guard (try? IO.sendAll(fd, line)) != nil else {
+            throw CellpathError(.unavailable, "cannot talk to the simulator daemon")
+        }
         guard let answer = LineIO.readLine(fd, limit: 1 << 20) else {
             throw CellpathError(.unavailable, "the simulator daemon closed the control connection without answering")
         }
@@ -90,8 +97,9 @@ enum UnixSocketAddress {
         }
         return withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind ? Glibc.bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-                     : Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+                bind
+                    ? Glibc.bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+                    : Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
             }
         }
     }
@@ -108,11 +116,11 @@ enum LineIO {
             if n < 0 && errno == EINTR { continue }
             if n < 0 { return nil }
             if n == 0 { return line.isEmpty ? nil : line }
-            if let newline = buffer[0..<n].firstIndex(of: 0x0a) {
-                line.append(contentsOf: buffer[0..<newline])
+            if let newline = buffer[0 ..< n].firstIndex(of: 0x0a) {
+                line.append(contentsOf: buffer[0 ..< newline])
                 return line
             }
-            line.append(contentsOf: buffer[0..<n])
+            line.append(contentsOf: buffer[0 ..< n])
         }
         return nil
     }

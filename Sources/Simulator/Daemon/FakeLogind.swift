@@ -1,7 +1,7 @@
-import CellpathCore
 import CGIO
-import Glibc
+import CellpathCore
 import GLibRuntime
+import Glibc
 import Synchronization
 import SystemSupport
 
@@ -58,8 +58,9 @@ final class FakeLogind: Sendable {
         guard let connection = connection.withLock({ $0 }) else { return }
         var child: OpaquePointer? = g_variant_new_boolean(sleeping ? 1 : 0)
         var error: UnsafeMutablePointer<GError>?
-        g_dbus_connection_emit_signal(connection.pointer, nil, Self.path, Self.interface, "PrepareForSleep",
-                                      g_variant_new_tuple(&child, 1), &error)
+        g_dbus_connection_emit_signal(
+            connection.pointer, nil, Self.path, Self.interface, "PrepareForSleep",
+            g_variant_new_tuple(&child, 1), &error)
         g_dbus_connection_flush_sync(connection.pointer, nil, nil)
         if let error {
             log("fake logind: PrepareForSleep: \(String(cString: error.pointee.message))")
@@ -108,8 +109,9 @@ final class FakeLogind: Sendable {
             defer { if error != nil { g_error_free(error) } }
             return "\(what): \(error.map { String(cString: $0.pointee.message) } ?? "failed")"
         }
-        let flags = GDBusConnectionFlags(rawValue: G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_CLIENT.rawValue
-                                         | G_DBUS_CONNECTION_FLAGS_MESSAGE_BUS_CONNECTION.rawValue)
+        let flags = GDBusConnectionFlags(
+            rawValue: G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_CLIENT.rawValue
+                | G_DBUS_CONNECTION_FLAGS_MESSAGE_BUS_CONNECTION.rawValue)
         guard let bus = g_dbus_connection_new_for_address_sync(address, flags, nil, nil, &error) else {
             return failure("cannot connect to \(address)")
         }
@@ -125,16 +127,19 @@ final class FakeLogind: Sendable {
             logind.methodCall(String(cString: method), parameters, invocation)
         }
         let registered = withUnsafePointer(to: &vtable) { table in
-            g_dbus_connection_register_object(bus, Self.path, node.pointee.interfaces[0], table,
-                                              Unmanaged.passRetained(self).toOpaque(), { data in
-                                                  if let data { Unmanaged<FakeLogind>.fromOpaque(data).release() }
-                                              }, &error)
+            g_dbus_connection_register_object(
+                bus, Self.path, node.pointee.interfaces[0], table,
+                Unmanaged.passRetained(self).toOpaque(),
+                { data in
+                    if let data { Unmanaged<FakeLogind>.fromOpaque(data).release() }
+                }, &error)
         }
         guard registered != 0 else { return failure("cannot export \(Self.path)") }
-        var name: [OpaquePointer?] = [g_variant_new_string(Self.name), g_variant_new_uint32(4)]   // DO_NOT_QUEUE
-        let reply = g_dbus_connection_call_sync(bus, "org.freedesktop.DBus", "/org/freedesktop/DBus",
-                                                "org.freedesktop.DBus", "RequestName", g_variant_new_tuple(&name, 2),
-                                                nil, G_DBUS_CALL_FLAGS_NONE, 5000, nil, &error)
+        var name: [OpaquePointer?] = [g_variant_new_string(Self.name), g_variant_new_uint32(4)]  // DO_NOT_QUEUE
+        let reply = g_dbus_connection_call_sync(
+            bus, "org.freedesktop.DBus", "/org/freedesktop/DBus",
+            "org.freedesktop.DBus", "RequestName", g_variant_new_tuple(&name, 2),
+            nil, G_DBUS_CALL_FLAGS_NONE, 5000, nil, &error)
         guard let reply else { return failure("cannot own \(Self.name)") }
         var result: UInt32 = 0
         if let value = g_variant_get_child_value(reply, 0) {
@@ -142,14 +147,15 @@ final class FakeLogind: Sendable {
             g_variant_unref(value)
         }
         g_variant_unref(reply)
-        return result == 1 ? nil : "\(Self.name) is owned by another connection"   // 1: primary owner
+        return result == 1 ? nil : "\(Self.name) is owned by another connection"  // 1: primary owner
     }
 
     /// On the GLib loop thread: answers Inhibit with the write end of a fresh pipe.
     private func methodCall(_ method: String, _ parameters: OpaquePointer?, _ invocation: OpaquePointer) {
         guard method == "Inhibit", let parameters else {
-            g_dbus_method_invocation_return_dbus_error(invocation, "org.freedesktop.DBus.Error.UnknownMethod",
-                                                       "unknown method")
+            g_dbus_method_invocation_return_dbus_error(
+                invocation, "org.freedesktop.DBus.Error.UnknownMethod",
+                "unknown method")
             return
         }
         func argument(_ i: Int) -> String {
@@ -164,7 +170,7 @@ final class FakeLogind: Sendable {
         }
         let ends = [pipe.read.release(), pipe.write.release()]
         let list = g_unix_fd_list_new()
-        _ = g_unix_fd_list_append(list, ends[1], nil)   // the list keeps its own copy
+        _ = g_unix_fd_list_append(list, ends[1], nil)  // the list keeps its own copy
         close(ends[1])
         var handle: OpaquePointer? = g_variant_new_handle(0)
         g_dbus_method_invocation_return_value_with_unix_fd_list(invocation, g_variant_new_tuple(&handle, 1), list)

@@ -45,8 +45,11 @@ final class WebServicesService: SimulatorService {
         let run = context.run, topology = context.topology
         let credentials = SimulatorCredentials.random()
         try credentials.save(run)
-        try FileSystem.write([UInt8](), to: run.webhookKey, mode: 0o600)  // private before openssl writes the key into it
-        _ = try Subprocess.check(["openssl", "genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048", "-out", run.webhookKey])
+        // Private before openssl writes the key into it.
+        try FileSystem.write([UInt8](), to: run.webhookKey, mode: 0o600)
+        _ = try Subprocess.check([
+            "openssl", "genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048", "-out", run.webhookKey
+        ])
         let signer = try WebhookSigner(privateKeyPEM: try FileSystem.read(run.webhookKey))
         let webhookPoster = try WebhookPoster(namespace: topology.inetNamespace, log: { context.log($0) })
         poster.withLock { $0 = webhookPoster }
@@ -56,7 +59,8 @@ final class WebServicesService: SimulatorService {
         var handedOver = false
         do {
             // Both families, except for the API behind NAT64 (an IPv4-only host).
-            let apiAddresses = [WorldTopology.apiAddress] + (context.scenario.nat64 ? [] : [WorldTopology.apiIPv6Address])
+            let apiAddresses =
+                [WorldTopology.apiAddress] + (context.scenario.nat64 ? [] : [WorldTopology.apiIPv6Address])
             func listen(_ namespace: String, _ addresses: [String], _ port: UInt16) throws -> [Int32] {
                 try addresses.map { address in
                     let fd = try context.listeningSocket(namespace: namespace, address: address, port: port)
@@ -65,15 +69,19 @@ final class WebServicesService: SimulatorService {
                 }
             }
             let apiTLS = try listen(topology.inetNamespace, apiAddresses, 443)
-            let apiPlain = context.scenario.carrier.httpsDowngrade ? try listen(topology.inetNamespace, apiAddresses, 80) : []
-            let carrier = try listen(topology.carrierNamespace, [WorldTopology.carrierEndpointAddress, WorldTopology.carrierEndpointIPv6], 80)
-            let configuration = FakeTruAPIConfiguration(clientID: credentials.clientID, clientSecret: credentials.clientSecret,
-                                                        faults: context.scenario.api,
-                                                        rateLimitPerHour: context.scenario.api.rateLimitPerHour,
-                                                        checkTTL: context.scenario.api.checkTTLSeconds,
-                                                        tokenLifetime: context.scenario.api.tokenLifetimeSeconds,
-                                                        retainedChecks: context.scenario.api.retainedChecks,
-                                                        modems: context.scenario.modems)
+            let apiPlain =
+                context.scenario.carrier.httpsDowngrade ? try listen(topology.inetNamespace, apiAddresses, 80) : []
+            let carrier = try listen(
+                topology.carrierNamespace, [WorldTopology.carrierEndpointAddress, WorldTopology.carrierEndpointIPv6], 80
+            )
+            let configuration = FakeTruAPIConfiguration(
+                clientID: credentials.clientID, clientSecret: credentials.clientSecret,
+                faults: context.scenario.api,
+                rateLimitPerHour: context.scenario.api.rateLimitPerHour,
+                checkTTL: context.scenario.api.checkTTLSeconds,
+                tokenLifetime: context.scenario.api.tokenLifetimeSeconds,
+                retainedChecks: context.scenario.api.retainedChecks,
+                modems: context.scenario.modems)
             handedOver = true
             let web = try SimulatedWebServices(
                 configuration: configuration, carrierFaults: context.scenario.carrier, subscribers: context.subscribers,
@@ -93,8 +101,12 @@ final class WebServicesService: SimulatorService {
     func stop() {
         sweeping.store(false, ordering: .releasing)
         if let thread = sweeper.withLock({ $0.take() }) { Threads.join(thread) }
-        poster.withLock { $0?.stop(); $0 = nil }
-        services.withLock { $0?.stop(); $0 = nil }
+        poster.withLock {
+            $0?.stop(); $0 = nil
+        }
+        services.withLock {
+            $0?.stop(); $0 = nil
+        }
     }
 
     /// Expires due checks every second, so that their EXPIRED webhooks go out on time.
@@ -103,7 +115,7 @@ final class WebServicesService: SimulatorService {
         let thread = try Threads.start { [self] in
             while sweeping.load(ordering: .acquiring) {
                 api.expireDueChecks()
-                for _ in 0..<10 where sweeping.load(ordering: .acquiring) { usleep(100_000) }
+                for _ in 0 ..< 10 where sweeping.load(ordering: .acquiring) { usleep(100_000) }
             }
         }
         sweeper.withLock { $0 = thread }
@@ -117,13 +129,16 @@ final class ModemFleetService: SimulatorService, ModemControlSource {
     private let fleet = Mutex<SimulatedModemFleet?>(nil)
 
     func start(_ context: SimulatorContext) throws {
-        let modems = SimulatedModemFleet(scenario: context.scenario, runDirectory: context.run.path, bearerNetwork: context.dataPlane)
+        let modems = SimulatedModemFleet(
+            scenario: context.scenario, runDirectory: context.run.path, bearerNetwork: context.dataPlane)
         try modems.start()
         fleet.withLock { $0 = modems }
     }
 
     func stop() {
-        fleet.withLock { $0?.stop(); $0 = nil }
+        fleet.withLock {
+            $0?.stop(); $0 = nil
+        }
     }
 
     func controlStatus(modem index: Int) -> ModemControlStatus? {
@@ -132,7 +147,9 @@ final class ModemFleetService: SimulatorService, ModemControlSource {
 
     func unlockFCC(modem index: Int) -> Bool {
         fleet.withLock { fleet in
-            guard let device = fleet?.devices.first(where: { $0.index == index }), device.isRunning else { return false }
+            guard let device = fleet?.devices.first(where: { $0.index == index }), device.isRunning else {
+                return false
+            }
             device.unlockFCC()
             return true
         }

@@ -64,17 +64,19 @@ extension RunningWorld {
         while let event = scheduledEvents.first, upSince + Double(event.atSeconds) <= MonotonicClock.now {
             scheduledEvents.removeFirst()
             let identity = event.sim.map { SIMIdentity(iccid: $0.iccid, imsi: $0.imsi, msisdn: $0.msisdn) }
-            let command: ControlRequest.Command = switch event.event {
-            case .reset: .reset
-            case .swapSIM: .swapSIM
-            case .removeSIM: .removeSIM
-            case .reportDNS: .reportDNS
-            case .suspend: .suspend
-            case .resume: .resume
-            }
-            let request = ControlRequest(command: command, modem: event.modem, renumber: event.renumber,
-                                         slowMs: event.slowMs, slowSeconds: event.slowSeconds, sim: identity,
-                                         dnsServers: event.dnsServers)
+            let command: ControlRequest.Command =
+                switch event.event {
+                case .reset: .reset
+                case .swapSIM: .swapSIM
+                case .removeSIM: .removeSIM
+                case .reportDNS: .reportDNS
+                case .suspend: .suspend
+                case .resume: .resume
+                }
+            let request = ControlRequest(
+                command: command, modem: event.modem, renumber: event.renumber,
+                slowMs: event.slowMs, slowSeconds: event.slowSeconds, sim: identity,
+                dnsServers: event.dnsServers)
             log("scenario event at \(event.atSeconds) s: \(event.event.rawValue)")
             do {
                 try handleEvent(request, dataPlane: dataPlane)
@@ -96,16 +98,19 @@ extension RunningWorld {
     /// with `renumber`; the bearer is lost; the modem answers slowly for a while.
     private func reset(_ request: ControlRequest, dataPlane: DataPlane) throws {
         let (n, device) = try modemDevice(request)
-        if let ms = request.slowMs, !(0...60_000).contains(ms) {
+        if let ms = request.slowMs, !(0 ... 60_000).contains(ms) {
             throw CellpathError(.usage, "slowMs must be 0 to 60000")
         }
-        if let seconds = request.slowSeconds, !(1...3600).contains(seconds) {
+        if let seconds = request.slowSeconds, !(1 ... 3600).contains(seconds) {
             throw CellpathError(.usage, "slowSeconds must be 1 to 3600")
         }
         let faults = scenario.modems[n].faults
-        let slow = request.slowMs == nil && request.slowSeconds == nil ? nil
-            : SimulatedModemDevice.SlowResponses(delayMs: request.slowMs ?? faults.slowAfterResetMs,
-                                                 seconds: request.slowSeconds ?? faults.slowAfterResetSeconds)
+        let slow =
+            request.slowMs == nil && request.slowSeconds == nil
+            ? nil
+            : SimulatedModemDevice.SlowResponses(
+                delayMs: request.slowMs ?? faults.slowAfterResetMs,
+                seconds: request.slowSeconds ?? faults.slowAfterResetSeconds)
         let number = request.renumber == true ? modemSource?.nextFreeNumber() : nil
         let old = device.kernelNames
         try device.reset(as: number, slow: slow) { names in
@@ -116,7 +121,8 @@ extension RunningWorld {
         }
         let new = device.kernelNames
         if let sink = startedServices.lazy.compactMap({ $0 as? any KernelEventSink }).first,
-           let terminal = device.terminalPath {
+            let terminal = device.terminalPath
+        {
             try sink.reEnumerated(from: old, to: new, profile: scenario.modems[n].profile, terminal: terminal, run: run)
         }
         func describe(_ names: SimulatedModemDevice.KernelNames) -> String {
@@ -159,8 +165,9 @@ extension RunningWorld {
     private func modemDevice(_ request: ControlRequest) throws -> (Int, SimulatedModemDevice) {
         let n = request.modem ?? 0
         if scenario.modems.indices.contains(n), RouterModem.isRouter(scenario.modems[n]) {
-            throw CellpathError(.usage,
-                                "modem \(n) is a router-mode modem: it has no MBIM or QMI port to take events through")
+            throw CellpathError(
+                .usage,
+                "modem \(n) is a router-mode modem: it has no MBIM or QMI port to take events through")
         }
         guard scenario.modems.indices.contains(n), let device = modemSource?.device(modem: n) else {
             let count = scenario.modems.count
@@ -177,9 +184,11 @@ extension RunningWorld {
         func digits(_ text: String, _ range: ClosedRange<Int>) -> Bool {
             range.contains(text.count) && text.allSatisfy { $0.isASCII && $0.isNumber }
         }
-        guard digits(identity.iccid, 18...20) else { throw CellpathError(.usage, "sim.iccid must be 18 to 20 digits") }
-        guard digits(identity.imsi, 6...15) else { throw CellpathError(.usage, "sim.imsi must be 6 to 15 digits") }
-        guard identity.msisdn.hasPrefix("+"), digits(String(identity.msisdn.dropFirst()), 7...15) else {
+        guard digits(identity.iccid, 18 ... 20) else {
+            throw CellpathError(.usage, "sim.iccid must be 18 to 20 digits")
+        }
+        guard digits(identity.imsi, 6 ... 15) else { throw CellpathError(.usage, "sim.imsi must be 6 to 15 digits") }
+        guard identity.msisdn.hasPrefix("+"), digits(String(identity.msisdn.dropFirst()), 7 ... 15) else {
             throw CellpathError(.usage, "sim.msisdn must be E.164 with a leading '+'")
         }
         return SimulatedSIM(iccid: identity.iccid, imsi: identity.imsi, msisdn: identity.msisdn)
@@ -188,8 +197,9 @@ extension RunningWorld {
 
 /// A service that is told, as udev would tell it, that a modem re-enumerated.
 protocol KernelEventSink {
-    func reEnumerated(from old: SimulatedModemDevice.KernelNames, to new: SimulatedModemDevice.KernelNames,
-                      profile: DeviceProfile, terminal: String, run: RunDirectory) throws
+    func reEnumerated(
+        from old: SimulatedModemDevice.KernelNames, to new: SimulatedModemDevice.KernelNames,
+        profile: DeviceProfile, terminal: String, run: RunDirectory) throws
 }
 
 /// A service that tells the world's programs that the machine sleeps or wakes (logind's

@@ -40,24 +40,40 @@ final class ModemManagerService: SimulatorService, SleepSignal, KernelEventSink 
         try launch(.bus, ["dbus-daemon", "--nofork", "--nopidfile", "--config-file=\(dir)/bus.conf"], run, environment)
         try waitUntil("the D-Bus bus did not come up", run) { FileSystem.exists(run.busSocket) }
         try launch(.polkit, ["/usr/lib/polkit-1/polkitd"], run, environment)
-        try waitUntil("polkitd did not register on the bus", run) { Self.hasOwner("org.freedesktop.PolicyKit1", environment) }
+        try waitUntil("polkitd did not register on the bus", run) {
+            Self.hasOwner("org.freedesktop.PolicyKit1", environment)
+        }
         let sleepInterface = try FakeLogind(busAddress: run.busAddress) { context.log($0) }
         logind.withLock { $0 = sleepInterface }
-        try launch(.modemManager, ["ip", "netns", "exec", context.topology.ueNamespace, "unshare", "-m",
-                                   "--propagation", "private", "sh", "\(dir)/mm.sh"], run, environment)
-        try waitUntil("ModemManager did not list the \(count) modem(s) within \(Int(Self.listTimeout)) s",
-                      run, seconds: Self.listTimeout) { Self.listedModems(environment) >= count }
+        try launch(
+            .modemManager,
+            [
+                "ip", "netns", "exec", context.topology.ueNamespace, "unshare", "-m",
+                "--propagation", "private", "sh", "\(dir)/mm.sh"
+            ], run, environment)
+        try waitUntil(
+            "ModemManager did not list the \(count) modem(s) within \(Int(Self.listTimeout)) s",
+            run, seconds: Self.listTimeout
+        ) { Self.listedModems(environment) >= count }
         context.log("ModemManager manages \(count) modem(s); bus \(run.busAddress)")
     }
 
     func stop() {
-        let programs = started.withLock { list in defer { list = [] }; return list }
+        let programs = started.withLock { list in
+            defer { list = [] }; return list
+        }
         for (program, pid) in programs.reversed() {
-            if program == .bus { logind.withLock { $0?.stop(); $0 = nil } }
+            if program == .bus {
+                logind.withLock {
+                    $0?.stop(); $0 = nil
+                }
+            }
             kill(pid, SIGTERM)
             if !Processes.waitGone(pid, seconds: 5) { kill(pid, SIGKILL); _ = Processes.waitGone(pid, seconds: 5) }
         }
-        logind.withLock { $0?.stop(); $0 = nil }
+        logind.withLock {
+            $0?.stop(); $0 = nil
+        }
     }
 
     /// Stops the programs that a killed daemon left running: exactly the pids recorded in
@@ -72,13 +88,17 @@ final class ModemManagerService: SimulatorService, SleepSignal, KernelEventSink 
     /// without udev. Its private `/dev` gets the new control port (the new pty slave bound onto
     /// `/dev/<new port>`) and its `/sys` a fresh copy of the fake sysfs, then ModemManager is told
     /// the old ports went away and the new ones came (`mmcli --report-kernel-event`).
-    func reEnumerated(from old: SimulatedModemDevice.KernelNames, to new: SimulatedModemDevice.KernelNames,
-                      profile: DeviceProfile, terminal: String, run: RunDirectory) throws {
+    func reEnumerated(
+        from old: SimulatedModemDevice.KernelNames, to new: SimulatedModemDevice.KernelNames,
+        profile: DeviceProfile, terminal: String, run: RunDirectory
+    ) throws {
         guard let pid = started.withLock({ $0.first { $0.0 == .modemManager }?.1 }),
-              terminal.hasPrefix("/dev/pts/"), let oldPort = old.controlPort, let newPort = new.controlPort else { return }
+            terminal.hasPrefix("/dev/pts/"), let oldPort = old.controlPort, let newPort = new.controlPort
+        else { return }
         let pts = "\(run.modemManagerDirectory)/hostdev/pts/\(terminal.dropFirst("/dev/pts/".count))"
         // The qmi/ binds come off first: removing through them would remove the modems' own files.
-        let script = "touch /dev/\(newPort) && mount --bind \(pts) /dev/\(newPort)"
+        let script =
+            "touch /dev/\(newPort) && mount --bind \(pts) /dev/\(newPort)"
             + " && for d in $(find /sys -type d -name qmi); do umount $d; done"
             + " && rm -rf /sys/* && cp -a \(run.sysfsRoot)/. /sys/ && " + Self.bindQMIDirectories(run)
         _ = try Subprocess.check(["nsenter", "-t", "\(pid)", "-m", "sh", "-c", script])
@@ -92,8 +112,9 @@ final class ModemManagerService: SimulatorService, SleepSignal, KernelEventSink 
             let event = "action=\(action),subsystem=\(subsystem),name=\(name)"
             let result = try Subprocess.run(["mmcli", "--report-kernel-event=\(event)"], environment: environment)
             if result.status != 0 {
-                throw CellpathError(.unavailable,
-                                    "ModemManager refused the kernel event \(action) \(name): \(result.text)")
+                throw CellpathError(
+                    .unavailable,
+                    "ModemManager refused the kernel event \(action) \(name): \(result.text)")
             }
         }
     }
@@ -110,8 +131,11 @@ final class ModemManagerService: SimulatorService, SleepSignal, KernelEventSink 
             let file = pidFile(program, run)
             if let pid = Processes.readPIDFile(file), isOnBus(pid, run) {
                 kill(pid, SIGTERM)
-                if !Processes.waitGone(pid, seconds: 5), isOnBus(pid, run) { kill(pid, SIGKILL); _ = Processes.waitGone(pid, seconds: 5) }
-                stopped.append(StoppedProcess(pid: pid, name: program.rawValue, reason: "\(program.rawValue) of a killed daemon"))
+                if !Processes.waitGone(pid, seconds: 5), isOnBus(pid, run) {
+                    kill(pid, SIGKILL); _ = Processes.waitGone(pid, seconds: 5)
+                }
+                stopped.append(
+                    StoppedProcess(pid: pid, name: program.rawValue, reason: "\(program.rawValue) of a killed daemon"))
             }
             unlink(file)
         }
@@ -119,18 +143,27 @@ final class ModemManagerService: SimulatorService, SleepSignal, KernelEventSink 
     }
 
     /// The pid file of `program`.
-    static func pidFile(_ program: Program, _ run: RunDirectory) -> String { "\(run.modemManagerDirectory)/\(program.rawValue).pid" }
+    static func pidFile(_ program: Program, _ run: RunDirectory) -> String {
+        "\(run.modemManagerDirectory)/\(program.rawValue).pid"
+    }
 
     /// True while `pid` runs with this world's bus address in its environment (all three do).
     static func isOnBus(_ pid: pid_t, _ run: RunDirectory) -> Bool {
-        guard Processes.commandLine(pid) != nil, let bytes = try? FileSystem.read("/proc/\(pid)/environ") else { return false }
+        guard Processes.commandLine(pid) != nil, let bytes = try? FileSystem.read("/proc/\(pid)/environ") else {
+            return false
+        }
         let entry = Array("DBUS_SYSTEM_BUS_ADDRESS=\(run.busAddress)".utf8)
         return bytes.split(separator: 0).contains { Array($0) == entry }
     }
 
-    private func launch(_ program: Program, _ arguments: [String], _ run: RunDirectory, _ environment: [String: String]) throws {
-        let log = open("\(run.modemManagerDirectory)/\(program.rawValue).log", O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
-        guard log >= 0 else { throw CellpathError(.unavailable, "cannot create the \(program.rawValue) log: \(SystemError.text(errno))") }
+    private func launch(
+        _ program: Program, _ arguments: [String], _ run: RunDirectory, _ environment: [String: String]
+    ) throws {
+        let log = open(
+            "\(run.modemManagerDirectory)/\(program.rawValue).log", O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
+        guard log >= 0 else {
+            throw CellpathError(.unavailable, "cannot create the \(program.rawValue) log: \(SystemError.text(errno))")
+        }
         defer { close(log) }
         let pid = try Subprocess.start(arguments, Spawn.Options(stdout: log, stderr: log, environment: environment))
         started.withLock { $0.append((program, pid)) }
@@ -146,9 +179,11 @@ final class ModemManagerService: SimulatorService, SleepSignal, KernelEventSink 
                 var status: Int32 = 0
                 if waitpid(pid, &status, WNOHANG) == pid {
                     // Its log goes with the run directory when start-up fails: its last line says why.
-                    let last = FileSystem.readText("\(run.modemManagerDirectory)/\(program.rawValue).log")?
+                    let last =
+                        FileSystem.readText("\(run.modemManagerDirectory)/\(program.rawValue).log")?
                         .split(separator: "\n").last.map { ": \($0)" } ?? ""
-                    throw CellpathError(.unavailable, "\(program.rawValue) exited with status \(Spawn.exitStatus(status))\(last)")
+                    throw CellpathError(
+                        .unavailable, "\(program.rawValue) exited with status \(Spawn.exitStatus(status))\(last)")
                 }
             }
             usleep(200_000)
@@ -158,24 +193,33 @@ final class ModemManagerService: SimulatorService, SleepSignal, KernelEventSink 
 
     /// Whether `name` has an owner on the bus.
     private static func hasOwner(_ name: String, _ environment: [String: String]) -> Bool {
-        guard let result = try? Subprocess.run(["dbus-send", "--system", "--print-reply", "--dest=org.freedesktop.DBus", "/",
-                                                "org.freedesktop.DBus.NameHasOwner", "string:\(name)"], environment: environment)
+        guard
+            let result = try? Subprocess.run(
+                [
+                    "dbus-send", "--system", "--print-reply", "--dest=org.freedesktop.DBus", "/",
+                    "org.freedesktop.DBus.NameHasOwner", "string:\(name)"
+                ], environment: environment)
         else { return false }
         return result.status == 0 && result.text.contains("boolean true")
     }
 
     /// How many modems `mmcli -L` lists (0 while ModemManager is not on the bus).
     private static func listedModems(_ environment: [String: String]) -> Int {
-        guard let result = try? Subprocess.run(["mmcli", "-L"], environment: environment), result.status == 0 else { return 0 }
+        guard let result = try? Subprocess.run(["mmcli", "-L"], environment: environment), result.status == 0 else {
+            return 0
+        }
         return result.text.split(separator: "\n").filter { $0.contains("/org/freedesktop/ModemManager1/Modem/") }.count
     }
 
     /// A system bus on `run`'s socket that lets everyone own and call everything (only root
     /// reaches the run directory).
     private static func busConfig(_ run: RunDirectory) -> String {
-        let allow = ["user=\"*\"", "own=\"*\"", "send_type=\"method_call\"", "send_type=\"signal\"", "send_type=\"method_return\"",
-                     "send_type=\"error\"", "receive_type=\"method_call\"", "receive_type=\"method_return\"",
-                     "receive_type=\"error\"", "receive_type=\"signal\""].map { "<allow \($0)/>" }.joined()
+        let allow = [
+            "user=\"*\"", "own=\"*\"", "send_type=\"method_call\"", "send_type=\"signal\"",
+            "send_type=\"method_return\"",
+            "send_type=\"error\"", "receive_type=\"method_call\"", "receive_type=\"method_return\"",
+            "receive_type=\"error\"", "receive_type=\"signal\""
+        ].map { "<allow \($0)/>" }.joined()
         return """
             <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN" \
             "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
@@ -189,7 +233,8 @@ final class ModemManagerService: SimulatorService, SleepSignal, KernelEventSink 
     /// port of its profile (`usbmisc` cdc-wdm, `wwan` ports, `tty` USB serial); the idealised
     /// modem's control port only.
     static func announcedPorts(_ modem: SimulatedModem, _ n: Int) -> [(subsystem: String, name: String)] {
-        let ports = modem.profile.name == .simulated
+        let ports =
+            modem.profile.name == .simulated
             ? modem.profile.controlDevice(index: n).map { [$0] } ?? [] : modem.profile.ports(index: n)
         return ports.map { ($0.subsystem, $0.name) }
     }

@@ -4,9 +4,11 @@ import SimulatedServices
 extension SimulatedHTTPEndpoint {
     /// Serves this endpoint on `listener` (TLS when `tls` is given) and writes one
     /// `RequestLog` line per request to `log`, tagged with `namespace`.
-    public func serve(on listener: HTTPServer.Listener, tls: HTTPServer.TLSIdentity? = nil, namespace: String,
-                      clock: SimulatorClock = .system,
-                      log: @escaping @Sendable (String) -> Void) throws -> HTTPServer {
+    public func serve(
+        on listener: HTTPServer.Listener, tls: HTTPServer.TLSIdentity? = nil, namespace: String,
+        clock: SimulatorClock = .system,
+        log: @escaping @Sendable (String) -> Void
+    ) throws -> HTTPServer {
         try HTTPServer(listener: listener, tls: tls) { request in
             let response = self.handle(request)
             let status = response.delivery == .never ? nil : response.status

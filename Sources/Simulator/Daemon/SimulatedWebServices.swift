@@ -1,8 +1,7 @@
-import SimulatorScenario
 import Glibc
+import HTTPServer
 import SimulatedServices
 import SimulatorScenario
-import HTTPServer
 import Synchronization
 
 /// The fake tru.ID API (with its webhooks, when given) and the carrier's identification endpoint,
@@ -34,20 +33,25 @@ public final class SimulatedWebServices: Sendable {
 
     /// Starts both services; `log` receives one `RequestLog` line per request, from server
     /// threads (it must be thread-safe). On failure, every socket is closed and nothing runs.
-    public init(configuration: FakeTruAPIConfiguration, carrierFaults: CarrierFaults, subscribers: any SubscriberDirectory,
-                tls: HTTPServer.TLSIdentity, sockets: Sockets, apiNamespace: String, carrierNamespace: String,
-                clock: SimulatorClock = .system, webhooks: WebhookDispatch? = nil,
-                log: @escaping @Sendable (String) -> Void) throws {
+    public init(
+        configuration: FakeTruAPIConfiguration, carrierFaults: CarrierFaults, subscribers: any SubscriberDirectory,
+        tls: HTTPServer.TLSIdentity, sockets: Sockets, apiNamespace: String, carrierNamespace: String,
+        clock: SimulatorClock = .system, webhooks: WebhookDispatch? = nil,
+        log: @escaping @Sendable (String) -> Void
+    ) throws {
         let ledger = SubscriberAssertionLedger()
-        api = FakeTruAPI(configuration: configuration, directory: subscribers, ledger: ledger, clock: clock, webhooks: webhooks)
-        carrier = CarrierIdentificationEndpoint(directory: subscribers, faults: carrierFaults, ledger: ledger,
-                                                baseURL: configuration.carrierURL, apiBaseURL: configuration.baseURL)
+        api = FakeTruAPI(
+            configuration: configuration, directory: subscribers, ledger: ledger, clock: clock, webhooks: webhooks)
+        carrier = CarrierIdentificationEndpoint(
+            directory: subscribers, faults: carrierFaults, ledger: ledger,
+            baseURL: configuration.carrierURL, apiBaseURL: configuration.baseURL)
         var started: [HTTPServer] = []
         var pending = sockets.all
         do {
             for fd in sockets.apiTLS {
                 pending.removeFirst()
-                started.append(try api.serve(on: .socket(fd), tls: tls, namespace: apiNamespace, clock: clock, log: log))
+                started.append(
+                    try api.serve(on: .socket(fd), tls: tls, namespace: apiNamespace, clock: clock, log: log))
             }
             for fd in sockets.apiPlain {
                 pending.removeFirst()

@@ -50,17 +50,19 @@ public enum SimulatorDaemon {
         if options.modemManager { scenario.modemManager = true }
         let run = RunDirectory(prefix: options.prefix)
         if let pid = SimulatedWorld.liveDaemon(run), pid != getpid() {
-            throw CellpathError(.unavailable, "the simulated world \(options.prefix) is already up (daemon pid \(pid))",
-                                hint: "cellpath sim down --prefix \(options.prefix)")
+            throw CellpathError(
+                .unavailable, "the simulated world \(options.prefix) is already up (daemon pid \(pid))",
+                hint: "cellpath sim down --prefix \(options.prefix)")
         }
         // Leftovers of a daemon that was killed: stop its children and delete its namespaces.
         SimulatedWorld.removeLeftovers(prefix: options.prefix, removeFiles: false)
         try FileSystem.makeDirectories(run.path, mode: 0o755)
         try FileSystem.write("\(getpid())\n", to: run.daemonPIDFile)
         let signals = try SignalWatcher(signals: SignalWatcher.termination + [SIGHUP])
-        let world = RunningWorld(scenario: scenario,
-                                 topology: WorldTopology(prefix: options.prefix, scenario: scenario),
-                                 run: run, services: services ?? standardServices(scenario))
+        let world = RunningWorld(
+            scenario: scenario,
+            topology: WorldTopology(prefix: options.prefix, scenario: scenario),
+            run: run, services: services ?? standardServices(scenario))
         defer { world.tearDown(); signals.stop() }
         do {
             try world.bringUp()
@@ -68,7 +70,9 @@ public enum SimulatorDaemon {
             DaemonLog.write("[\(options.prefix)] error: \(error)")
             throw error
         }
-        DaemonLog.write("[\(options.prefix)] world up: daemon pid \(getpid()), \(scenario.modems.count) modem(s), control socket \(run.controlSocket)")
+        DaemonLog.write(
+            "[\(options.prefix)] world up: daemon pid \(getpid()), \(scenario.modems.count) modem(s), control socket \(run.controlSocket)"
+        )
         world.serve(signals: signals)
         DaemonLog.write("[\(options.prefix)] stopping")
     }
@@ -126,15 +130,18 @@ final class RunningWorld {
             dns.append((server, pid, true))
         }
         if scenario.nat64 {
-            let nat64 = NAT64Carrier(topology: topology, run: run, modems: scenario.modems.indices.filter { scenario.modems[$0].nat64 })
+            let nat64 = NAT64Carrier(
+                topology: topology, run: run, modems: scenario.modems.indices.filter { scenario.modems[$0].nat64 })
             try nat64.prepare()
             try builder.configureNAT64()
             children += try nat64.start(logFD: 2)
         }
-        let context = SimulatorContext(scenario: scenario, topology: topology, run: run,
-                                       subscribers: WorldDirectory(scenario: scenario, dataPlane: dataPlane,
-                                                                   sims: sims),
-                                       dataPlane: dataPlane)
+        let context = SimulatorContext(
+            scenario: scenario, topology: topology, run: run,
+            subscribers: WorldDirectory(
+                scenario: scenario, dataPlane: dataPlane,
+                sims: sims),
+            dataPlane: dataPlane)
         for service in services {
             startedServices.append(service)
             try service.start(context)
@@ -149,8 +156,10 @@ final class RunningWorld {
     /// Answers control requests until a signal or `stop` arrives; reaps dnsmasq children.
     func serve(signals: SignalWatcher) {
         while !stopRequested {
-            var fds = [pollfd(fd: signals.readFD, events: Int16(POLLIN), revents: 0),
-                       pollfd(fd: controlFD, events: Int16(POLLIN), revents: 0)]
+            var fds = [
+                pollfd(fd: signals.readFD, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: controlFD, events: Int16(POLLIN), revents: 0)
+            ]
             let ready = poll(&fds, 2, nextEventTimeoutMs())
             reapChildren()
             fireDueEvents()
@@ -181,7 +190,8 @@ final class RunningWorld {
         children = []
         // What still runs in the namespaces (a proxy started on the device, a shell's children)
         // would keep them alive after they are deleted (`sim down` stops them first and reports them).
-        let namespaces = topology.namespaces
+        let namespaces =
+            topology.namespaces
             + RouterModem.namespaces(prefix: topology.prefix, among: WorldBuilder.listNamespaces())
         let marks = WorldProcesses.marks(namespaces: namespaces, run: run, daemon: nil)
         for process in WorldProcesses.stopAll(marks) {
@@ -196,7 +206,8 @@ final class RunningWorld {
     private func openControlSocket() throws {
         unlink(run.controlSocket)
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0, UnixSocketAddress.connect(fd, path: run.controlSocket, bind: true) == 0, listen(fd, 16) == 0 else {
+        guard fd >= 0, UnixSocketAddress.connect(fd, path: run.controlSocket, bind: true) == 0, listen(fd, 16) == 0
+        else {
             let reason = SystemError.text(errno)
             if fd >= 0 { close(fd) }
             throw CellpathError(.unavailable, "cannot listen on \(run.controlSocket): \(reason)")
@@ -272,8 +283,10 @@ final class RunningWorld {
     /// `sim bearer` does not apply to a router-mode modem: its bearer is its own and always up.
     private func refuseRouterModem(_ n: Int) throws {
         guard scenario.modems.indices.contains(n), RouterModem.isRouter(scenario.modems[n]) else { return }
-        throw CellpathError(.usage, "modem \(n) is a router-mode modem: its bearer is always up "
-                            + "(use \(RouterModem.hostInterface(n)))")
+        throw CellpathError(
+            .usage,
+            "modem \(n) is a router-mode modem: its bearer is always up "
+                + "(use \(RouterModem.hostInterface(n)))")
     }
 
     /// The live status, with full personal data (the client redacts it).
@@ -286,33 +299,36 @@ final class RunningWorld {
             let connected = granted != nil
             // Without a simulated modem serving it, the modem is as its scenario starts it.
             let control = controlSource?.controlStatus(modem: n) ?? ModemControlStatus(initial: modem)
-            modems.append(ModemStatus(
-                index: n, protocol: modem.protocol, imei: modem.imei,
-                interface: dataPlane?.modemInterface(n) ?? topology.modemInterface(n),
-                radioInterface: topology.radioInterface(n),
-                sim: sims.sim(n).map { SIMIdentity(iccid: $0.iccid, imsi: $0.imsi, msisdn: $0.msisdn) },
-                operatorID: modem.network.operatorID, operatorName: modem.network.operatorName,
-                radio: control.radio, registration: control.registration, roaming: control.roaming,
-                pin: control.pin, pinAttemptsLeft: control.pinAttemptsLeft,
-                controlPort: (controlSource?.device(modem: n)?.controlPortName
-                              ?? modem.profile.controlDevice(index: n)?.name).map { "\(run.path)/dev/\($0)" } ?? "",
-                bearer: connected ? .connected : .disconnected,
-                address: granted?.carriesIPv4 == true ? topology.bearerAddress(n) : nil,
-                ipType: granted?.rawValue,
-                ipv6Address: granted?.carriesIPv6 == true ? topology.bearerIPv6Address(n) : nil,
-                ipv6Prefix: granted?.carriesIPv6 == true ? topology.bearerIPv6Prefix(n) : nil,
-                counters: dataPlane?.counters(n) ?? LinkCounters()))
+            modems.append(
+                ModemStatus(
+                    index: n, protocol: modem.protocol, imei: modem.imei,
+                    interface: dataPlane?.modemInterface(n) ?? topology.modemInterface(n),
+                    radioInterface: topology.radioInterface(n),
+                    sim: sims.sim(n).map { SIMIdentity(iccid: $0.iccid, imsi: $0.imsi, msisdn: $0.msisdn) },
+                    operatorID: modem.network.operatorID, operatorName: modem.network.operatorName,
+                    radio: control.radio, registration: control.registration, roaming: control.roaming,
+                    pin: control.pin, pinAttemptsLeft: control.pinAttemptsLeft,
+                    controlPort: (controlSource?.device(modem: n)?.controlPortName
+                        ?? modem.profile.controlDevice(index: n)?.name).map { "\(run.path)/dev/\($0)" } ?? "",
+                    bearer: connected ? .connected : .disconnected,
+                    address: granted?.carriesIPv4 == true ? topology.bearerAddress(n) : nil,
+                    ipType: granted?.rawValue,
+                    ipv6Address: granted?.carriesIPv6 == true ? topology.bearerIPv6Address(n) : nil,
+                    ipv6Prefix: granted?.carriesIPv6 == true ? topology.bearerIPv6Prefix(n) : nil,
+                    counters: dataPlane?.counters(n) ?? LinkCounters()))
         }
         var services = dns.map {
-            ServiceStatus(name: "dns-\($0.server.name)", running: $0.running, pid: $0.pid,
-                          detail: "\($0.server.listenDetail) in \($0.server.namespace)")
+            ServiceStatus(
+                name: "dns-\($0.server.name)", running: $0.running, pid: $0.pid,
+                detail: "\($0.server.listenDetail) in \($0.server.namespace)")
         }
         services += children.map { ServiceStatus(name: $0.name, running: $0.running, pid: $0.pid, detail: $0.detail) }
         services += startedServices.map { ServiceStatus(name: $0.name, running: true) }
-        return SimulatorStatus(prefix: topology.prefix, state: .up, daemonPID: getpid(), runDirectory: run.path,
-                               namespaces: topology.namespaces.filter { existing.contains($0) }
-                                   + RouterModem.namespaces(prefix: topology.prefix, among: listed), modems: modems,
-                               wifi: dataPlane?.wifiCounters, services: services)
+        return SimulatorStatus(
+            prefix: topology.prefix, state: .up, daemonPID: getpid(), runDirectory: run.path,
+            namespaces: topology.namespaces.filter { existing.contains($0) }
+                + RouterModem.namespaces(prefix: topology.prefix, among: listed), modems: modems,
+            wifi: dataPlane?.wifiCounters, services: services)
     }
 
     /// Notes dnsmasq, tayga and unbound children that exited (they are not restarted: the log tells why).
@@ -321,14 +337,17 @@ final class RunningWorld {
             var status: Int32 = 0
             if waitpid(children[i].pid, &status, WNOHANG) == children[i].pid {
                 children[i].running = false
-                DaemonLog.write("[\(topology.prefix)] \(children[i].name) exited with status \(Spawn.exitStatus(status))")
+                DaemonLog.write(
+                    "[\(topology.prefix)] \(children[i].name) exited with status \(Spawn.exitStatus(status))")
             }
         }
         for i in dns.indices where dns[i].running {
             var status: Int32 = 0
             if waitpid(dns[i].pid, &status, WNOHANG) == dns[i].pid {
                 dns[i].running = false
-                DaemonLog.write("[\(topology.prefix)] dnsmasq (\(dns[i].server.name) DNS) exited with status \(Spawn.exitStatus(status))")
+                DaemonLog.write(
+                    "[\(topology.prefix)] dnsmasq (\(dns[i].server.name) DNS) exited with status \(Spawn.exitStatus(status))"
+                )
             }
         }
     }

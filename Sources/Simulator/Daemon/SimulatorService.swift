@@ -1,5 +1,5 @@
-import CellpathCore
 import CShims
+import CellpathCore
 import FoundationEssentials
 import Glibc
 import SimulatedModems
@@ -47,7 +47,8 @@ public struct SimulatorContext: Sendable {
     public func listeningSocket(namespace: String, address: String, port: UInt16) throws -> Int32 {
         let fd = cshims_netns_listen_socket("/run/netns/\(namespace)", address, port)
         guard fd >= 0 else {
-            throw CellpathError(.unavailable, "cannot listen on \(address):\(port) in \(namespace): \(SystemError.text(errno))")
+            throw CellpathError(
+                .unavailable, "cannot listen on \(address):\(port) in \(namespace): \(SystemError.text(errno))")
         }
         return fd
     }

@@ -27,9 +27,11 @@ public struct SimulatorStatus: Sendable, Equatable, Codable {
     /// dnsmasq instances and hosted services.
     public var services: [ServiceStatus]
 
-    public init(prefix: String, state: State, daemonPID: Int32? = nil, runDirectory: String,
-                namespaces: [String] = [], modems: [ModemStatus] = [], wifi: LinkCounters? = nil,
-                services: [ServiceStatus] = []) {
+    public init(
+        prefix: String, state: State, daemonPID: Int32? = nil, runDirectory: String,
+        namespaces: [String] = [], modems: [ModemStatus] = [], wifi: LinkCounters? = nil,
+        services: [ServiceStatus] = []
+    ) {
         self.prefix = prefix
         self.state = state
         self.daemonPID = daemonPID
@@ -47,8 +49,9 @@ public struct SimulatorStatus: Sendable, Equatable, Codable {
             var m = modem
             m.imei = disclosure.reveal(modem.imei, as: .imei)
             m.sim = modem.sim.map {
-                SIMIdentity(iccid: disclosure.reveal($0.iccid, as: .iccid), imsi: disclosure.reveal($0.imsi, as: .imsi),
-                          msisdn: disclosure.reveal($0.msisdn, as: .msisdn))
+                SIMIdentity(
+                    iccid: disclosure.reveal($0.iccid, as: .iccid), imsi: disclosure.reveal($0.imsi, as: .imsi),
+                    msisdn: disclosure.reveal($0.msisdn, as: .msisdn))
             }
             return m
         }

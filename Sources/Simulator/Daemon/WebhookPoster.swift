@@ -1,5 +1,5 @@
-import CellpathCore
 import CShims
+import CellpathCore
 import Glibc
 import SimulatedServices
 import Synchronization
@@ -46,15 +46,17 @@ public final class WebhookPoster: Sendable {
 
     /// `namespace`: where the POSTs come from (`cp-inet`); `log` gets one line per attempt and
     /// per dropped webhook; `capacity`: deliveries under way at most; `workers`: threads started now.
-    public init(namespace: String, retryDelays: [Double] = WebhookPoster.defaultRetryDelays,
-                capacity: Int = WebhookPoster.defaultCapacity, workers: Int = WebhookPoster.defaultWorkers,
-                log: @escaping @Sendable (String) -> Void) throws {
+    public init(
+        namespace: String, retryDelays: [Double] = WebhookPoster.defaultRetryDelays,
+        capacity: Int = WebhookPoster.defaultCapacity, workers: Int = WebhookPoster.defaultWorkers,
+        log: @escaping @Sendable (String) -> Void
+    ) throws {
         namespacePath = "/run/netns/\(namespace)"
         self.retryDelays = retryDelays
         self.capacity = capacity
         self.log = log
         do {
-            for _ in 0..<max(1, workers) {
+            for _ in 0 ..< max(1, workers) {
                 let thread = try Threads.start { [self] in work() }
                 self.workers.withLock { $0.append(thread) }
             }
@@ -84,7 +86,9 @@ public final class WebhookPoster: Sendable {
         if let droppedSoFar {
             // The first drop, then one line per thousand: a flood must not flood the log too.
             if droppedSoFar == 1 || droppedSoFar % 1000 == 0 {
-                log("webhook \(webhook.headers["x-tru-callback"] ?? "") to \(webhook.url) dropped: \(capacity) deliveries under way (\(droppedSoFar) dropped so far)")
+                log(
+                    "webhook \(webhook.headers["x-tru-callback"] ?? "") to \(webhook.url) dropped: \(capacity) deliveries under way (\(droppedSoFar) dropped so far)"
+                )
             }
         }
         return queued
@@ -94,20 +98,27 @@ public final class WebhookPoster: Sendable {
     /// within its timeouts first).
     public func stop() {
         queue.update { $0.stopped = true }
-        for thread in workers.withLock({ workers in defer { workers = [] }; return workers }) { Threads.join(thread) }
+        for thread in workers.withLock({ workers in
+            defer { workers = [] }; return workers
+        }) { Threads.join(thread) }
     }
 
     /// A worker: takes the delivery that is due first, attempts it, queues its retry.
     private func work() {
         while let delivery = nextDueDelivery() {
             let outcome = post(delivery.webhook)
-            log("webhook \(delivery.webhook.headers["x-tru-callback"] ?? "") attempt \(delivery.attempt) POST \(delivery.webhook.url): \(outcome)")
-            let retryDelay = outcome == "200" || delivery.attempt > retryDelays.count ? nil : retryDelays[delivery.attempt - 1]
+            log(
+                "webhook \(delivery.webhook.headers["x-tru-callback"] ?? "") attempt \(delivery.attempt) POST \(delivery.webhook.url): \(outcome)"
+            )
+            let retryDelay =
+                outcome == "200" || delivery.attempt > retryDelays.count ? nil : retryDelays[delivery.attempt - 1]
             queue.update { queue in
                 queue.attempting -= 1
                 guard let retryDelay, !queue.stopped else { return }
-                queue.waiting.append(Delivery(webhook: delivery.webhook, attempt: delivery.attempt + 1,
-                                              due: MonotonicClock.now + retryDelay))
+                queue.waiting.append(
+                    Delivery(
+                        webhook: delivery.webhook, attempt: delivery.attempt + 1,
+                        due: MonotonicClock.now + retryDelay))
                 queue.generation &+= 1
             }
         }
@@ -123,7 +134,9 @@ public final class WebhookPoster: Sendable {
             queue.update { queue in
                 stopped = queue.stopped
                 generation = queue.generation
-                guard !stopped, let first = queue.waiting.indices.min(by: { queue.waiting[$0].due < queue.waiting[$1].due }) else { return }
+                guard !stopped,
+                    let first = queue.waiting.indices.min(by: { queue.waiting[$0].due < queue.waiting[$1].due })
+                else { return }
                 if queue.waiting[first].due <= MonotonicClock.now {
                     taken = queue.waiting.remove(at: first)
                     queue.attempting += 1
@@ -134,7 +147,8 @@ public final class WebhookPoster: Sendable {
             if stopped { return nil }
             if let taken { return taken }
             let wait = min(max(nextDue - MonotonicClock.now, 0.001), 1)
-            _ = queue.wait(until: { $0.stopped || $0.generation != generation }, timeout: .milliseconds(Int(wait * 1000)))
+            _ = queue.wait(
+                until: { $0.stopped || $0.generation != generation }, timeout: .milliseconds(Int(wait * 1000)))
         }
     }
 
@@ -142,7 +156,10 @@ public final class WebhookPoster: Sendable {
     private func post(_ webhook: SignedWebhook) -> String {
         var error = [CChar](repeating: 0, count: 256)
         let fd = cshims_socket_in_netns(namespacePath, AF_INET, Int32(SOCK_STREAM.rawValue), 0, &error, error.count)
-        guard fd >= 0 else { return "no socket: \(String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))" }
+        guard fd >= 0 else {
+            return
+                "no socket: \(String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))"
+        }
         defer { close(fd) }
         var timeout = timeval(tv_sec: 5, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))  // connect too
@@ -153,7 +170,9 @@ public final class WebhookPoster: Sendable {
         peer.sin_port = webhook.port.bigEndian
         withUnsafeMutableBytes(of: &peer.sin_addr) { $0.copyBytes(from: address) }
         let connected = withUnsafePointer(to: &peer) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         guard connected == 0 else { return "connect: \(SystemError.text(errno))" }
         var head = "POST \(webhook.pathAndQuery) HTTP/1.1\r\n"
@@ -162,7 +181,8 @@ public final class WebhookPoster: Sendable {
         do {
             try IO.writeAll(fd, Array(head.utf8) + webhook.body)
             let answer = try IO.readAll(fd, limit: 64 << 10)
-            let statusLine = String(decoding: answer.prefix { $0 != UInt8(ascii: "\r") && $0 != UInt8(ascii: "\n") }, as: UTF8.self)
+            let statusLine = String(
+                decoding: answer.prefix { $0 != UInt8(ascii: "\r") && $0 != UInt8(ascii: "\n") }, as: UTF8.self)
             let parts = statusLine.split(separator: " ")
             guard parts.count >= 2, parts[0].hasPrefix("HTTP/1."), parts[1].count == 3, Int(parts[1]) != nil else {
                 return "no HTTP answer"

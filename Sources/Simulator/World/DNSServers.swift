@@ -19,13 +19,15 @@ struct DNSServer: Sendable {
         typealias T = WorldTopology
         let api = nat64 ? [T.apiAddress] : [T.apiAddress, T.apiIPv6Address]
         return [
-            DNSServer(name: "carrier", namespace: topology.carrierNamespace,
-                      listenAddresses: nat64 ? [T.carrierDNSAddress] : [T.carrierDNSAddress, T.carrierDNSIPv6],
-                      records: [(T.apiHost, api), (T.carrierHost, [T.carrierEndpointAddress, T.carrierEndpointIPv6])]),
+            DNSServer(
+                name: "carrier", namespace: topology.carrierNamespace,
+                listenAddresses: nat64 ? [T.carrierDNSAddress] : [T.carrierDNSAddress, T.carrierDNSIPv6],
+                records: [(T.apiHost, api), (T.carrierHost, [T.carrierEndpointAddress, T.carrierEndpointIPv6])]),
             // The identification endpoint is reachable only inside the carrier: Wi-Fi DNS
             // does not know it, as in real networks.
-            DNSServer(name: "wifi", namespace: topology.inetNamespace, listenAddresses: [T.wifiGateway, T.wifiGatewayIPv6],
-                      records: [(T.apiHost, api)]),
+            DNSServer(
+                name: "wifi", namespace: topology.inetNamespace, listenAddresses: [T.wifiGateway, T.wifiGatewayIPv6],
+                records: [(T.apiHost, api)])
         ]
     }
 
@@ -35,15 +37,21 @@ struct DNSServer: Sendable {
     /// The dnsmasq command line: foreground, no config/hosts/upstreams, authoritative for .test,
     /// answers with a TTL of `answerTTL`.
     var arguments: [String] {
-        ["ip", "netns", "exec", namespace, "dnsmasq", "--keep-in-foreground", "--conf-file=/dev/null",
-         "--no-resolv", "--no-hosts", "--bind-dynamic"] + listenAddresses.map { "--listen-address=\($0)" }
-            + ["--port=53", "--pid-file=", "--user=root", "--log-facility=-", "--log-queries", "--local=/test/",
-               "--local-ttl=\(Self.answerTTL)"]
+        [
+            "ip", "netns", "exec", namespace, "dnsmasq", "--keep-in-foreground", "--conf-file=/dev/null",
+            "--no-resolv", "--no-hosts", "--bind-dynamic"
+        ] + listenAddresses.map { "--listen-address=\($0)" }
+            + [
+                "--port=53", "--pid-file=", "--user=root", "--log-facility=-", "--log-queries", "--local=/test/",
+                "--local-ttl=\(Self.answerTTL)"
+            ]
             + records.map { "--host-record=\(([$0.0] + $0.1).joined(separator: ","))" }
     }
 
     /// Where `sim status` says it serves, e.g. `100.64.0.53:53, [2001:db8:64::53]:53`.
-    var listenDetail: String { listenAddresses.map { $0.contains(":") ? "[\($0)]:53" : "\($0):53" }.joined(separator: ", ") }
+    var listenDetail: String {
+        listenAddresses.map { $0.contains(":") ? "[\($0)]:53" : "\($0):53" }.joined(separator: ", ")
+    }
 
     /// Markers that identify this dnsmasq in /proc/PID/cmdline.
     var markers: [String] { ["dnsmasq", "--listen-address=\(listenAddresses[0])"] }
@@ -57,7 +65,9 @@ struct DNSServer: Sendable {
         while MonotonicClock.now < deadline {
             var status: Int32 = 0
             if waitpid(pid, &status, WNOHANG) == pid {
-                throw CellpathError(.unavailable, "dnsmasq (\(name) DNS) exited with status \(Spawn.exitStatus(status)); see \(run.logFile)")
+                throw CellpathError(
+                    .unavailable,
+                    "dnsmasq (\(name) DNS) exited with status \(Spawn.exitStatus(status)); see \(run.logFile)")
             }
             if isListening(pid: pid) { return pid }
             usleep(20_000)
@@ -81,8 +91,11 @@ func isUDPListening(pid: pid_t, address: String, port: UInt16) -> Bool {
         guard let table = FileSystem.readText("/proc/\(pid)/net/udp") else { return false }
         return table.contains(hex(words: [bytes]) + ":" + portHex)
     }
-    guard let bytes = IPAddress.ipv6Bytes(address), let table = FileSystem.readText("/proc/\(pid)/net/udp6") else { return false }
-    return table.contains(hex(words: stride(from: 0, to: 16, by: 4).map { Array(bytes[$0..<$0 + 4]) }) + ":" + portHex)
+    guard let bytes = IPAddress.ipv6Bytes(address), let table = FileSystem.readText("/proc/\(pid)/net/udp6") else {
+        return false
+    }
+    return table.contains(
+        hex(words: stride(from: 0, to: 16, by: 4).map { Array(bytes[$0 ..< $0 + 4]) }) + ":" + portHex)
 }
 
 /// Addresses as /proc/net/udp writes them: each 32-bit word in host (little-endian) order, in hex.

@@ -1,8 +1,8 @@
+import CShims
+import CellpathCore
+import Glibc
 import SimulatedModems
 import SimulatorScenario
-import CellpathCore
-import CShims
-import Glibc
 import Synchronization
 import SystemSupport
 
@@ -29,16 +29,21 @@ public final class DataPlane: Sendable {
     /// bearer disconnected). The namespaces must exist.
     init(topology: WorldTopology, scenario: Scenario) throws {
         self.topology = topology
-        offered = (0..<topology.modemCount).map { scenario.modems.indices.contains($0) ? scenario.modems[$0].ipType : .ipv4 }
-        behindNAT64 = (0..<topology.modemCount).map { scenario.modems.indices.contains($0) && scenario.modems[$0].nat64 }
+        offered = (0 ..< topology.modemCount).map {
+            scenario.modems.indices.contains($0) ? scenario.modems[$0].ipType : .ipv4
+        }
+        behindNAT64 = (0 ..< topology.modemCount).map {
+            scenario.modems.indices.contains($0) && scenario.modems[$0].nat64
+        }
         granted = Mutex([:])
         // A t7xx modem's host learns its global IPv6 address from the gateway's advertisement.
         func advertisesPrefix(_ n: Int) -> Bool {
             scenario.modems.indices.contains(n) && scenario.modems[n].profile.ipv6LinkLocalOnly
         }
         var error = [CChar](repeating: 0, count: 256)
-        deviceNamespaceSocket = cshims_socket_in_netns("/run/netns/\(topology.ueNamespace)", AF_INET,
-                                                       Int32(SOCK_DGRAM.rawValue), 0, &error, error.count)
+        deviceNamespaceSocket = cshims_socket_in_netns(
+            "/run/netns/\(topology.ueNamespace)", AF_INET,
+            Int32(SOCK_DGRAM.rawValue), 0, &error, error.count)
         var opened: [Int32] = deviceNamespaceSocket >= 0 ? [deviceNamespaceSocket] : []
         cellularPath = scenario.cellularPath
         let routers = Set(RouterModem.indexes(scenario))
@@ -50,20 +55,24 @@ public final class DataPlane: Sendable {
         }
         do {
             var modems: [PacketRelay] = []
-            for n in 0..<topology.modemCount {
+            for n in 0 ..< topology.modemCount {
                 // A router-mode modem's bearer ends in the modem, not in the device.
-                let (namespace, name) = routers.contains(n)
+                let (namespace, name) =
+                    routers.contains(n)
                     ? (RouterModem.namespace(prefix: topology.prefix, n), RouterModem.wanInterface)
                     : (topology.ueNamespace, topology.modemInterface(n))
-                modems.append(PacketRelay(name: name, deviceFD: try tun(namespace, name),
-                                          networkFD: try tun(topology.carrierNamespace, topology.radioInterface(n)),
-                                          conditions: scenario.cellularPath, open: false,
-                                          advertisesPrefix: advertisesPrefix(n)))
+                modems.append(
+                    PacketRelay(
+                        name: name, deviceFD: try tun(namespace, name),
+                        networkFD: try tun(topology.carrierNamespace, topology.radioInterface(n)),
+                        conditions: scenario.cellularPath, open: false,
+                        advertisesPrefix: advertisesPrefix(n)))
             }
-            wifi = PacketRelay(name: WorldTopology.wlanInterface,
-                               deviceFD: try tun(topology.ueNamespace, WorldTopology.wlanInterface),
-                               networkFD: try tun(topology.inetNamespace, WorldTopology.wifiPeerInterface),
-                               conditions: scenario.wifiPath, open: true)
+            wifi = PacketRelay(
+                name: WorldTopology.wlanInterface,
+                deviceFD: try tun(topology.ueNamespace, WorldTopology.wlanInterface),
+                networkFD: try tun(topology.inetNamespace, WorldTopology.wifiPeerInterface),
+                conditions: scenario.wifiPath, open: true)
             relays = Mutex(modems)
         } catch {
             for fd in opened { close(fd) }
@@ -98,8 +107,9 @@ public final class DataPlane: Sendable {
             close(networkFD)
             throw error
         }
-        let relay = PacketRelay(name: name, deviceFD: deviceFD, networkFD: networkFD, conditions: cellularPath,
-                                open: false)
+        let relay = PacketRelay(
+            name: name, deviceFD: deviceFD, networkFD: networkFD, conditions: cellularPath,
+            open: false)
         relays.withLock { $0[n] = relay }
         try relay.start()
     }
@@ -143,7 +153,8 @@ public final class DataPlane: Sendable {
         return modems.indices.first { n in
             guard let type = grantedIPType(n) else { return false }
             if let v6 {
-                return type.carriesIPv6 && IPAddress.ipv6Bytes(topology.bearerIPv6Address(n)).map { Array($0.prefix(8)) } == v6
+                return type.carriesIPv6
+                    && IPAddress.ipv6Bytes(topology.bearerIPv6Address(n)).map { Array($0.prefix(8)) } == v6
             }
             return type.carriesIPv4 && topology.bearerAddress(n) == address
                 || type.carriesIPv6 && behindNAT64[n] && topology.nat64EgressAddress(n) == address

@@ -1,5 +1,5 @@
-import CellpathCore
 import CShims
+import CellpathCore
 import Glibc
 import SimulatedModems
 import SimulatorScenario
@@ -90,8 +90,10 @@ final class PacketRelay: Sendable {
     private let threads = Mutex<[pthread_t]>([])
 
     /// Takes ownership of both descriptors (closed by `stop()`).
-    init(name: String, deviceFD: Int32, networkFD: Int32, conditions: LinkConditions, open: Bool,
-         advertisesPrefix: Bool = false) {
+    init(
+        name: String, deviceFD: Int32, networkFD: Int32, conditions: LinkConditions, open: Bool,
+        advertisesPrefix: Bool = false
+    ) {
         self.advertisesPrefix = advertisesPrefix
         self.name = name
         self.deviceFD = deviceFD
@@ -117,9 +119,12 @@ final class PacketRelay: Sendable {
     /// Opens the link for a bearer granted the IPv4 address `ipv4` and/or the IPv6 /64 that holds
     /// `ipv6` (numeric texts; a family without one is dropped as not granted), with `mtu`.
     func open(ipv4: String?, ipv6: String?, mtu: Int) {
-        let grant = Grant(ipv4Address: ipv4.flatMap(IPAddress.ipv4Bytes),
-                          ipv6Prefix: ipv6.flatMap(IPAddress.ipv6Bytes).map { Array($0.prefix(8)) }, mtu: mtu)
-        state.withLock { $0.open = true; $0.grant = grant }
+        let grant = Grant(
+            ipv4Address: ipv4.flatMap(IPAddress.ipv4Bytes),
+            ipv6Prefix: ipv6.flatMap(IPAddress.ipv6Bytes).map { Array($0.prefix(8)) }, mtu: mtu)
+        state.withLock {
+            $0.open = true; $0.grant = grant
+        }
         advertisePrefix()
     }
 
@@ -132,7 +137,9 @@ final class PacketRelay: Sendable {
 
     /// Closes the link: every packet is dropped as `bearerDisconnected` from now on.
     func close() {
-        state.withLock { $0.open = false; $0.grant = nil }
+        state.withLock {
+            $0.open = false; $0.grant = nil
+        }
     }
 
     var isOpen: Bool { state.withLock { $0.open } }
@@ -206,12 +213,12 @@ final class PacketRelay: Sendable {
             var pfds = sources.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
             let ready = poll(&pfds, nfds_t(pfds.count), timeout)
             for pfd in pfds where ready > 0 && pfd.revents & Int16(POLLIN) != 0 {
-                for _ in 0..<256 {
+                for _ in 0 ..< 256 {
                     let n = read(pfd.fd, &buffer, buffer.count)
                     if n <= 0 { break }
-                    let packet = Array(buffer[0..<n])
+                    let packet = Array(buffer[0 ..< n])
                     if uplink, advertisesPrefix, RouterAdvertisement.isRouterSolicitation(packet) {
-                        advertisePrefix()   // the gateway answers; a solicitation goes no further
+                        advertisePrefix()  // the gateway answers; a solicitation goes no further
                         continue
                     }
                     if uplink, let reason = wrongDevice(pfd.fd) {
@@ -224,7 +231,7 @@ final class PacketRelay: Sendable {
                     }
                     var delay = Double(conditions.delayMs)
                     if conditions.jitterMs > 0 {
-                        delay += Double(Int.random(in: -conditions.jitterMs...conditions.jitterMs, using: &generator))
+                        delay += Double(Int.random(in: -conditions.jitterMs ... conditions.jitterMs, using: &generator))
                     }
                     // Never reorder: a packet is due no earlier than the one before it.
                     let due = max(MonotonicClock.now + max(0, delay) / 1000, lastDue)
@@ -298,8 +305,10 @@ final class PacketRelay: Sendable {
     }
 
     /// Why `packet` must be dropped, or nil to relay it.
-    private func verdict(_ packet: [UInt8], uplink: Bool, conditions: LinkConditions,
-                         generator: inout SystemRandomNumberGenerator) -> String? {
+    private func verdict(
+        _ packet: [UInt8], uplink: Bool, conditions: LinkConditions,
+        generator: inout SystemRandomNumberGenerator
+    ) -> String? {
         let (open, grant) = state.withLock { ($0.open, $0.grant) }
         if !open { return "bearerDisconnected" }
         let version = packet.first.map { $0 >> 4 }
@@ -307,18 +316,18 @@ final class PacketRelay: Sendable {
         let field: ArraySlice<UInt8>, granted: [UInt8]?
         switch version {
         case 4 where packet.count >= 20:
-            field = uplink ? packet[12..<16] : packet[16..<20]
+            field = uplink ? packet[12 ..< 16] : packet[16 ..< 20]
             granted = grant?.ipv4Address
             if grant != nil && granted == nil { return "ipv4NotGranted" }
         case 6 where packet.count >= 40:
-            field = uplink ? packet[8..<16] : packet[24..<32]
+            field = uplink ? packet[8 ..< 16] : packet[24 ..< 32]
             granted = grant?.ipv6Prefix
             if grant != nil && granted == nil { return "ipv6NotGranted" }
         default:
             return "notIP"
         }
         if let granted, !field.elementsEqual(granted) { return uplink ? "wrongSource" : "wrongDestination" }
-        if conditions.lossPercent > 0 && Double.random(in: 0..<100, using: &generator) < conditions.lossPercent {
+        if conditions.lossPercent > 0 && Double.random(in: 0 ..< 100, using: &generator) < conditions.lossPercent {
             return "loss"
         }
         return nil

@@ -7,12 +7,16 @@ enum Processes {
     /// The command line of `pid` (argv), or nil when it is gone or a zombie.
     static func commandLine(_ pid: pid_t) -> [String]? {
         guard let bytes = try? FileSystem.read("/proc/\(pid)/cmdline"), !bytes.isEmpty else { return nil }
-        return bytes.split(separator: 0, omittingEmptySubsequences: false).dropLast().map { String(decoding: $0, as: UTF8.self) }
+        return bytes.split(separator: 0, omittingEmptySubsequences: false).dropLast().map {
+            String(decoding: $0, as: UTF8.self)
+        }
     }
 
     /// Reads a pid file: the pid on its first line, or nil.
     static func readPIDFile(_ path: String) -> pid_t? {
-        guard let text = FileSystem.readText(path), let pid = pid_t(text.trimmingTrailingNewlines()), pid > 1 else { return nil }
+        guard let text = FileSystem.readText(path), let pid = pid_t(text.trimmingTrailingNewlines()), pid > 1 else {
+            return nil
+        }
         return pid
     }
 

@@ -12,20 +12,20 @@ enum RouterAdvertisement {
 
     /// The whole IPv6 packet advertising the /64 whose first 8 bytes are `prefix`, with `mtu`.
     static func packet(prefix: [UInt8], mtu: Int) -> [UInt8] {
-        var icmp: [UInt8] = [134, 0, 0, 0]                 // type, code, checksum (below)
-        icmp += [64, 0]                                    // current hop limit; flags M, O clear
+        var icmp: [UInt8] = [134, 0, 0, 0]  // type, code, checksum (below)
+        icmp += [64, 0]  // current hop limit; flags M, O clear
         icmp += bigEndian(routerLifetime)
-        icmp += bigEndian(UInt32(0)) + bigEndian(UInt32(0))   // reachable time, retransmission timer
-        icmp += [3, 4, 64, 0x40]                           // prefix information, 32 bytes, /64, A
+        icmp += bigEndian(UInt32(0)) + bigEndian(UInt32(0))  // reachable time, retransmission timer
+        icmp += [3, 4, 64, 0x40]  // prefix information, 32 bytes, /64, A
         icmp += bigEndian(validLifetime) + bigEndian(preferredLifetime) + bigEndian(UInt32(0))
         icmp += Array(prefix.prefix(8)) + [UInt8](repeating: 0, count: 8)
-        icmp += [5, 1, 0, 0] + bigEndian(UInt32(clamping: mtu))   // MTU option
+        icmp += [5, 1, 0, 0] + bigEndian(UInt32(clamping: mtu))  // MTU option
         let sum = checksum(routerLinkLocal + allNodes + bigEndian(UInt32(icmp.count)) + [0, 0, 0, 58] + icmp)
         icmp[2] = UInt8(sum >> 8)
         icmp[3] = UInt8(sum & 0xff)
         var header: [UInt8] = [0x60, 0, 0, 0]
         header += bigEndian(UInt16(icmp.count))
-        header += [58, 255]                                // next header ICMPv6, hop limit 255
+        header += [58, 255]  // next header ICMPv6, hop limit 255
         return header + routerLinkLocal + allNodes + icmp
     }
 

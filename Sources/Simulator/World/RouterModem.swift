@@ -55,9 +55,11 @@ struct RouterModem {
     func createNamespace() throws {
         try Subprocess.check(["ip", "netns", "add", namespace])
         try Subprocess.check(["ip", "-n", namespace, "link", "set", "lo", "up"])
-        let settings = ["net/ipv4/ip_forward": "1", "net/ipv4/conf/all/rp_filter": "2",
-                        "net/ipv4/conf/default/rp_filter": "2",
-                        "net/ipv6/conf/all/disable_ipv6": "1", "net/ipv6/conf/default/disable_ipv6": "1"]
+        let settings = [
+            "net/ipv4/ip_forward": "1", "net/ipv4/conf/all/rp_filter": "2",
+            "net/ipv4/conf/default/rp_filter": "2",
+            "net/ipv6/conf/all/disable_ipv6": "1", "net/ipv6/conf/default/disable_ipv6": "1"
+        ]
         let script = settings.merging(WorldBuilder.quietIPv6, uniquingKeysWith: { $1 }).sorted { $0.key < $1.key }
             .map { "echo \($0.value) > /proc/sys/\($0.key)" }.joined(separator: " && ")
         try Subprocess.check(["ip", "netns", "exec", namespace, "sh", "-c", script])
@@ -77,33 +79,43 @@ struct RouterModem {
         try ip(ns, "route", "add", "default", "dev", Self.wanInterface)
         let nft = ["ip", "netns", "exec", ns, "nft"]
         try Subprocess.check(nft + ["add", "table", "ip", "hilink"])
-        try Subprocess.check(nft + ["add", "chain", "ip", "hilink", "postrouting",
-                                    "{ type nat hook postrouting priority srcnat ; }"])
-        try Subprocess.check(nft + ["add", "rule", "ip", "hilink", "postrouting", "oifname", Self.wanInterface,
-                                    "ip", "saddr", Self.lanNetwork, "snat", "to", bearer])
+        try Subprocess.check(
+            nft + [
+                "add", "chain", "ip", "hilink", "postrouting",
+                "{ type nat hook postrouting priority srcnat ; }"
+            ])
+        try Subprocess.check(
+            nft + [
+                "add", "rule", "ip", "hilink", "postrouting", "oifname", Self.wanInterface,
+                "ip", "saddr", Self.lanNetwork, "snat", "to", bearer
+            ])
     }
 
     /// Starts the modem's DHCP server and DNS forwarder (to the carrier DNS, through the bearer)
     /// on `lan0`, as a child logging to `logFD`; returns it once it listens.
     func startDHCP(run: RunDirectory, logFD: Int32) throws -> WorldChild {
-        let arguments = ["ip", "netns", "exec", namespace, "dnsmasq", "--keep-in-foreground", "--conf-file=/dev/null",
-                         "--no-resolv", "--no-hosts", "--interface=\(Self.lanInterface)", "--bind-interfaces",
-                         "--listen-address=\(Self.lanAddress)", "--port=53",
-                         "--server=\(WorldTopology.carrierDNSAddress)",
-                         "--dhcp-range=\(Self.dhcpRange)", "--dhcp-option=option:router,\(Self.lanAddress)",
-                         "--dhcp-option=option:dns-server,\(Self.lanAddress)", "--dhcp-leasefile=\(leaseFile(run))",
-                         "--dhcp-authoritative", "--pid-file=", "--user=root", "--log-facility=-", "--log-dhcp"]
+        let arguments = [
+            "ip", "netns", "exec", namespace, "dnsmasq", "--keep-in-foreground", "--conf-file=/dev/null",
+            "--no-resolv", "--no-hosts", "--interface=\(Self.lanInterface)", "--bind-interfaces",
+            "--listen-address=\(Self.lanAddress)", "--port=53",
+            "--server=\(WorldTopology.carrierDNSAddress)",
+            "--dhcp-range=\(Self.dhcpRange)", "--dhcp-option=option:router,\(Self.lanAddress)",
+            "--dhcp-option=option:dns-server,\(Self.lanAddress)", "--dhcp-leasefile=\(leaseFile(run))",
+            "--dhcp-authoritative", "--pid-file=", "--user=root", "--log-facility=-", "--log-dhcp"
+        ]
         let pid = try Subprocess.start(arguments, Spawn.Options(stdout: logFD, stderr: logFD))
         let deadline = MonotonicClock.now + 5
         while MonotonicClock.now < deadline {
             var status: Int32 = 0
             if waitpid(pid, &status, WNOHANG) == pid {
-                throw CellpathError(.unavailable,
-                                    "dnsmasq (modem \(index) DHCP) exited with status \(Spawn.exitStatus(status))")
+                throw CellpathError(
+                    .unavailable,
+                    "dnsmasq (modem \(index) DHCP) exited with status \(Spawn.exitStatus(status))")
             }
             if isUDPListening(pid: pid, address: Self.lanAddress, port: 53) {
-                return WorldChild(name: "dhcp-modem\(index)", detail: "\(Self.lanAddress) DHCP and DNS in \(namespace)",
-                                  pid: pid)
+                return WorldChild(
+                    name: "dhcp-modem\(index)", detail: "\(Self.lanAddress) DHCP and DNS in \(namespace)",
+                    pid: pid)
             }
             usleep(20_000)
         }

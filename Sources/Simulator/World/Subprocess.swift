@@ -20,7 +20,10 @@ enum Subprocess {
         let result = try run(arguments)
         guard result.status == 0 else {
             let detail = result.text.trimmingTrailingNewlines()
-            throw CellpathError(.unavailable, "`\(arguments.joined(separator: " "))` failed (status \(result.status))\(detail.isEmpty ? "" : ": \(detail)")")
+            throw CellpathError(
+                .unavailable,
+                "`\(arguments.joined(separator: " "))` failed (status \(result.status))\(detail.isEmpty ? "" : ": \(detail)")"
+            )
         }
         return result.text
     }

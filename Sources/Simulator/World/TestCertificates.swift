@@ -11,7 +11,8 @@ enum TestCertificates {
         let dir = "\(run.path)/tls"
         try FileSystem.makeDirectories(dir, mode: 0o700)
         let ext = "\(dir)/server.ext"
-        try FileSystem.write("""
+        try FileSystem.write(
+            """
             basicConstraints = critical, CA:FALSE
             keyUsage = critical, digitalSignature, keyEncipherment
             extendedKeyUsage = serverAuth
@@ -19,15 +20,21 @@ enum TestCertificates {
 
             """, to: ext)
         let key = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
-        try Subprocess.check(["openssl", "req", "-x509"] + key + [
-            "-keyout", run.caKey, "-out", run.caCertificate, "-days", "30", "-sha256",
-            "-subj", "/O=cellpath simulator/CN=cellpath sim test CA \(run.path.split(separator: "/").last ?? "")",
-            "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign"])
+        try Subprocess.check(
+            ["openssl", "req", "-x509"] + key + [
+                "-keyout", run.caKey, "-out", run.caCertificate, "-days", "30", "-sha256",
+                "-subj", "/O=cellpath simulator/CN=cellpath sim test CA \(run.path.split(separator: "/").last ?? "")",
+                "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign"
+            ])
         let csr = "\(dir)/server.csr", leaf = "\(dir)/server-leaf.pem"
-        try Subprocess.check(["openssl", "req", "-new"] + key + [
-            "-keyout", run.serverKey, "-out", csr, "-subj", "/O=cellpath simulator/CN=\(WorldTopology.apiHost)"])
-        try Subprocess.check(["openssl", "x509", "-req", "-in", csr, "-CA", run.caCertificate, "-CAkey", run.caKey,
-                              "-CAcreateserial", "-out", leaf, "-days", "30", "-sha256", "-extfile", ext])
+        try Subprocess.check(
+            ["openssl", "req", "-new"] + key + [
+                "-keyout", run.serverKey, "-out", csr, "-subj", "/O=cellpath simulator/CN=\(WorldTopology.apiHost)"
+            ])
+        try Subprocess.check([
+            "openssl", "x509", "-req", "-in", csr, "-CA", run.caCertificate, "-CAkey", run.caKey,
+            "-CAcreateserial", "-out", leaf, "-days", "30", "-sha256", "-extfile", ext
+        ])
         guard let leafPEM = try? FileSystem.read(leaf), let caPEM = try? FileSystem.read(run.caCertificate) else {
             throw CellpathError(.unavailable, "openssl did not write the certificates in \(dir)")
         }

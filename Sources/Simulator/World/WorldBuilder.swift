@@ -19,7 +19,7 @@ struct WorldBuilder {
     static let quietIPv6: [String: String] = [
         "net/ipv6/conf/default/accept_ra": "0", "net/ipv6/conf/default/autoconf": "0",
         "net/ipv6/conf/default/addr_gen_mode": "1", "net/ipv6/conf/default/accept_dad": "0",
-        "net/ipv6/conf/default/dad_transmits": "0", "net/ipv6/conf/default/router_solicitations": "0",
+        "net/ipv6/conf/default/dad_transmits": "0", "net/ipv6/conf/default/router_solicitations": "0"
     ]
 
     /// Creates the three namespaces with loopback up and their sysctls (forwarding of both
@@ -30,7 +30,9 @@ struct WorldBuilder {
             try Subprocess.check(["ip", "-n", ns, "link", "set", "lo", "up"])
         }
         for ns in topology.namespaces {
-            var settings = ["net/ipv4/conf/all/rp_filter": "2", "net/ipv4/conf/default/rp_filter": "2"].merging(Self.quietIPv6) { $1 }
+            var settings = ["net/ipv4/conf/all/rp_filter": "2", "net/ipv4/conf/default/rp_filter": "2"].merging(
+                Self.quietIPv6
+            ) { $1 }
             if ns == topology.carrierNamespace {
                 settings["net/ipv4/ip_forward"] = "1"
                 try sysctl(ns, ["net/ipv6/conf/all/forwarding": "1"])
@@ -51,7 +53,7 @@ struct WorldBuilder {
         // IPv6 only on the radio links of modems whose network offers it.
         var ueSettings: [String: String] = [:], carrierSettings: [String: String] = [:]
         let routers = RouterModem.indexes(scenario)
-        for n in 0..<topology.modemCount where !offersIPv6(n) && !routers.contains(n) {
+        for n in 0 ..< topology.modemCount where !offersIPv6(n) && !routers.contains(n) {
             ueSettings["net/ipv6/conf/\(topology.modemInterface(n))/disable_ipv6"] = "1"
             carrierSettings["net/ipv6/conf/\(topology.radioInterface(n))/disable_ipv6"] = "1"
         }
@@ -63,14 +65,20 @@ struct WorldBuilder {
         try ip(ue, "addr", "add", "\(T.wlanAddress)/24", "dev", T.wlanInterface)
         try ip(ue, "addr", "add", "\(T.wlanIPv6Address)/64", "dev", T.wlanInterface)
         try ip(ue, "link", "set", T.wlanInterface, "up")
-        try ip(ue, "route", "add", "default", "via", T.wifiGateway, "dev", T.wlanInterface, "metric", "\(T.wlanRouteMetric)")
-        try ip(ue, "-6", "route", "add", "default", "via", T.wifiGatewayIPv6, "dev", T.wlanInterface, "metric", "\(T.wlanRouteMetric)")
+        try ip(
+            ue, "route", "add", "default", "via", T.wifiGateway, "dev", T.wlanInterface, "metric",
+            "\(T.wlanRouteMetric)")
+        try ip(
+            ue, "-6", "route", "add", "default", "via", T.wifiGatewayIPv6, "dev", T.wlanInterface, "metric",
+            "\(T.wlanRouteMetric)")
         try ip(inet, "addr", "add", "\(T.wifiGateway)/24", "dev", T.wifiPeerInterface)
         try ip(inet, "addr", "add", "\(T.wifiGatewayIPv6)/64", "dev", T.wifiPeerInterface)
         try ip(inet, "link", "set", T.wifiPeerInterface, "up")
         // Carrier ↔ internet veth. Its ends need link-local addresses: the kernel sends neighbour
         // solicitations for forwarded packets from the link-local address only.
-        try ip(carrier, "link", "add", T.carrierVethInterface, "type", "veth", "peer", "name", T.inetVethInterface, "netns", inet)
+        try ip(
+            carrier, "link", "add", T.carrierVethInterface, "type", "veth", "peer", "name", T.inetVethInterface,
+            "netns", inet)
         try ip(carrier, "link", "set", T.carrierVethInterface, "addrgenmode", "eui64")
         try ip(inet, "link", "set", T.inetVethInterface, "addrgenmode", "eui64")
         try ip(carrier, "addr", "add", "\(T.carrierVethAddress)/30", "dev", T.carrierVethInterface)
@@ -96,10 +104,12 @@ struct WorldBuilder {
         try ip(inet, "route", "add", T.bearerNetwork, "via", T.carrierVethAddress, "dev", T.inetVethInterface)
         try ip(inet, "-6", "route", "add", T.bearerIPv6Network, "via", T.carrierVethIPv6, "dev", T.inetVethInterface)
         // Radio links: each bearer address (and /64) is routed to its modem's TUN peer.
-        for n in 0..<topology.modemCount {
+        for n in 0 ..< topology.modemCount {
             try ip(carrier, "link", "set", topology.radioInterface(n), "up")
             try ip(carrier, "route", "add", "\(topology.bearerAddress(n))/32", "dev", topology.radioInterface(n))
-            if offersIPv6(n) { try ip(carrier, "-6", "route", "add", topology.bearerIPv6Prefix(n), "dev", topology.radioInterface(n)) }
+            if offersIPv6(n) {
+                try ip(carrier, "-6", "route", "add", topology.bearerIPv6Prefix(n), "dev", topology.radioInterface(n))
+            }
         }
     }
 
@@ -120,7 +130,9 @@ struct WorldBuilder {
     }
 
     /// Whether modem `n`'s network offers IPv6.
-    private func offersIPv6(_ n: Int) -> Bool { scenario.modems.indices.contains(n) && scenario.modems[n].ipType.carriesIPv6 }
+    private func offersIPv6(_ n: Int) -> Bool {
+        scenario.modems.indices.contains(n) && scenario.modems[n].ipType.carriesIPv6
+    }
 
     /// Gives modem `n`'s wwan interface the addresses of `assignment` and default routes with a
     /// metric above Wi-Fi's, then sets it up: unbound traffic keeps using wlan0, sockets bound to
@@ -187,8 +199,9 @@ struct WorldBuilder {
     private func writeResolvConf() throws {
         let dir = "/etc/netns/\(topology.ueNamespace)"
         try FileSystem.makeDirectories(dir)
-        try FileSystem.write("# cellpath sim: Wi-Fi DNS of \(topology.prefix)\nnameserver \(WorldTopology.wifiGateway)\n",
-                        to: "\(dir)/resolv.conf")
+        try FileSystem.write(
+            "# cellpath sim: Wi-Fi DNS of \(topology.prefix)\nnameserver \(WorldTopology.wifiGateway)\n",
+            to: "\(dir)/resolv.conf")
     }
 
     private func ip(_ ns: String, _ arguments: String...) throws {
@@ -197,7 +210,8 @@ struct WorldBuilder {
 
     /// Writes sysctls inside namespace `ns` (keys as paths under /proc/sys).
     private func sysctl(_ ns: String, _ settings: [String: String]) throws {
-        let script = settings.sorted { $0.key < $1.key }.map { "echo \($0.value) > /proc/sys/\($0.key)" }.joined(separator: " && ")
+        let script = settings.sorted { $0.key < $1.key }.map { "echo \($0.value) > /proc/sys/\($0.key)" }.joined(
+            separator: " && ")
         try Subprocess.check(["ip", "netns", "exec", ns, "sh", "-c", script])
     }
 }

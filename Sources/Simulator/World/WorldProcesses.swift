@@ -53,8 +53,10 @@ enum WorldProcesses {
         let ports: [FileIdentity: String]
         private let pins: [Int32]
 
-        init(namespaces: [FileIdentity: String] = [:], daemon: ProcessIdentity? = nil,
-             ports: [FileIdentity: String] = [:], pins: [Int32] = []) {
+        init(
+            namespaces: [FileIdentity: String] = [:], daemon: ProcessIdentity? = nil,
+            ports: [FileIdentity: String] = [:], pins: [Int32] = []
+        ) {
             self.namespaces = namespaces
             self.daemon = daemon
             self.ports = ports
@@ -83,7 +85,8 @@ enum WorldProcesses {
         }
         var ports: [FileIdentity: String] = [:]
         guard let pid = daemon, let owner = processIdentity(pid),
-              let links = FileSystem.entries("\(run.path)/dev") else {
+            let links = FileSystem.entries("\(run.path)/dev")
+        else {
             return Marks(namespaces: namespaces, pins: pins)
         }
         let held = openFiles(pid)
@@ -103,7 +106,7 @@ enum WorldProcesses {
     /// (dnsmasq), which the daemon stops itself. Returns each process it stopped once.
     static func stopAll(_ marks: Marks, sparing daemon: pid_t? = nil) -> [StoppedProcess] {
         var stopped: [StoppedProcess] = []
-        for _ in 0..<3 {
+        for _ in 0 ..< 3 {
             let found = find(marks, sparing: daemon)
             if found.isEmpty { break }
             stop(found, marks: marks)
@@ -117,12 +120,15 @@ enum WorldProcesses {
     /// `daemon` with its children.
     static func find(_ marks: Marks, sparing daemon: pid_t? = nil) -> [StoppedProcess] {
         guard !marks.namespaces.isEmpty || !marks.ports.isEmpty,
-              let pids = FileSystem.entries("/proc") else { return [] }
+            let pids = FileSystem.entries("/proc")
+        else { return [] }
         let spared = Set(ancestors() + (daemon.map { [$0] } ?? []))
         let ports = livePorts(marks)
         var found: [StoppedProcess] = []
         for entry in pids {
-            guard let pid = Int32(entry), pid > 1, !spared.contains(pid), let reason = reason(pid, marks, ports) else { continue }
+            guard let pid = Int32(entry), pid > 1, !spared.contains(pid), let reason = reason(pid, marks, ports) else {
+                continue
+            }
             if let daemon, parent(of: pid) == daemon { continue }
             found.append(StoppedProcess(pid: pid, name: commandName(pid), reason: reason))
         }
@@ -160,7 +166,8 @@ enum WorldProcesses {
     private static func reason(_ pid: Int32, _ marks: Marks, _ ports: [FileIdentity: String]) -> String? {
         if let identity = identity("/proc/\(pid)/ns/net"), let name = marks.namespaces[identity] { return "in \(name)" }
         guard !ports.isEmpty, let daemon = marks.daemon, let process = processIdentity(pid),
-              process.startTime > daemon.startTime else { return nil }
+            process.startTime > daemon.startTime
+        else { return nil }
         for file in openFiles(pid) {
             if let port = ports[file] { return "holds \(port)" }
         }
@@ -208,7 +215,9 @@ enum WorldProcesses {
     /// The fields of `/proc/PID/stat` from the third (state) on: "PID (comm) STATE PPID …",
     /// where comm may hold spaces and parentheses and the last ')' ends it.
     private static func statFields(_ pid: pid_t) -> [Substring]? {
-        guard let stat = FileSystem.readText("/proc/\(pid)/stat"), let close = stat.lastIndex(of: ")") else { return nil }
+        guard let stat = FileSystem.readText("/proc/\(pid)/stat"), let close = stat.lastIndex(of: ")") else {
+            return nil
+        }
         return stat[stat.index(after: close)...].split(separator: " ")
     }
 }

@@ -17,7 +17,7 @@ public struct WorldTopology: Sendable, Equatable, Codable {
     public init(prefix: String, modemCount: Int) {
         self.prefix = prefix
         self.modemCount = modemCount
-        modemInterfaces = (0..<modemCount).map { "wwan\($0)" }
+        modemInterfaces = (0 ..< modemCount).map { "wwan\($0)" }
     }
 
     /// The world of `scenario`'s modems, each net device named as its profile names it. A modem
@@ -37,12 +37,18 @@ public struct WorldTopology: Sendable, Equatable, Codable {
     /// Checks that `prefix` makes valid namespace and directory names (the `sim.prefix`
     /// setting's rule): 1 to 8 letters, digits, '-' and '_', starting with a letter or digit.
     public static func validate(prefix: String) throws {
-        func isAlphanumeric(_ c: UInt8) -> Bool { (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || (c >= 0x30 && c <= 0x39) }
-        let ok = (1...8).contains(prefix.utf8.count)
+        func isAlphanumeric(_ c: UInt8) -> Bool {
+            (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || (c >= 0x30 && c <= 0x39)
+        }
+        let ok =
+            (1 ... 8).contains(prefix.utf8.count)
             && prefix.utf8.first.map(isAlphanumeric) == true
             && prefix.utf8.allSatisfy { isAlphanumeric($0) || $0 == 0x2d || $0 == 0x5f }
         if !ok {
-            throw CellpathError(.usage, "invalid simulator prefix '\(prefix)': use 1 to 8 letters, digits, '-' or '_', starting with a letter or digit")
+            throw CellpathError(
+                .usage,
+                "invalid simulator prefix '\(prefix)': use 1 to 8 letters, digits, '-' or '_', starting with a letter or digit"
+            )
         }
     }
 
@@ -64,7 +70,9 @@ public struct WorldTopology: Sendable, Equatable, Codable {
     /// The IPv4 address the carrier assigns to modem `n`'s bearer: 100.64.23.(10+n).
     public func bearerAddress(_ n: Int) -> String { BearerAddressPlan.ipv4Address(n) }
     /// The /64 the carrier assigns to modem `n`'s bearer: 2001:db8:64:(0x10+n)::/64.
-    public func bearerIPv6Prefix(_ n: Int) -> String { "\(BearerAddressPlan.ipv6Prefix(n))/\(BearerAddressPlan.ipv6PrefixLength)" }
+    public func bearerIPv6Prefix(_ n: Int) -> String {
+        "\(BearerAddressPlan.ipv6Prefix(n))/\(BearerAddressPlan.ipv6PrefixLength)"
+    }
     /// The IPv6 address the modem reports in its /64: 2001:db8:64:(0x10+n)::2.
     public func bearerIPv6Address(_ n: Int) -> String { BearerAddressPlan.ipv6Address(n) }
     /// Route metric of modem `n`'s default route (above Wi-Fi's, as NetworkManager does).

@@ -13,10 +13,13 @@ struct BackendCaller: Sendable {
     let errorDescription: @Sendable (JSONValue?) -> String?
 
     /// Sends `json` (if any) with `method` to `url` and returns the JSON object answered.
-    func call(_ method: String, url: String, json: JSONValue?, headers: [HTTPHeader] = [],
-              operation: String) async throws(CellpathError) -> JSONValue {
-        var request = HTTPClientRequest(url: url, method: method, headers: headers + [HTTPHeader("Accept", "application/json")],
-                                        timeout: timeout, caFile: caFile)
+    func call(
+        _ method: String, url: String, json: JSONValue?, headers: [HTTPHeader] = [],
+        operation: String
+    ) async throws(CellpathError) -> JSONValue {
+        var request = HTTPClientRequest(
+            url: url, method: method, headers: headers + [HTTPHeader("Accept", "application/json")],
+            timeout: timeout, caFile: caFile)
         if let json {
             request.body = Array(json.serialized.utf8)
             request.headers.append(HTTPHeader("Content-Type", "application/json"))
@@ -26,9 +29,11 @@ struct BackendCaller: Sendable {
             attempt += 1
             let failure: TruAPIError
             switch await send(request) {
-            case .success(let response) where (200..<300).contains(response.status):
+            case .success(let response) where (200 ..< 300).contains(response.status):
                 guard let answer = response.json, case .object = answer else {
-                    throw CellpathError(.protocolError, "couldn't \(operation): the server's answer (\(response.status)) is not a JSON object")
+                    throw CellpathError(
+                        .protocolError,
+                        "couldn't \(operation): the server's answer (\(response.status)) is not a JSON object")
                 }
                 return answer
             case .success(let response):
@@ -56,16 +61,21 @@ struct BackendCaller: Sendable {
             return error
         }
         let status = answer.status
-        let said = errorDescription(JSONValue.parse(answer.body)).map { ": \(String($0.prefix(300)).terminalSafe)" } ?? ""
+        let said =
+            errorDescription(JSONValue.parse(answer.body)).map { ": \(String($0.prefix(300)).terminalSafe)" } ?? ""
         switch status {
         case 401, 403:
-            return CellpathError(.configuration, "couldn't \(operation): the server refused the request (\(status))\(said)",
-                                 hint: "check the server's API key, or its tru.ID credentials")
+            return CellpathError(
+                .configuration, "couldn't \(operation): the server refused the request (\(status))\(said)",
+                hint: "check the server's API key, or its tru.ID credentials")
         case 429:
-            return CellpathError(.temporary, "couldn't \(operation): too many requests (429)\(said)",
-                                 hint: answer.header("retry-after").map { "retry after \($0) s (the server's Retry-After)" } ?? "retry later")
-        case 500..<600:
-            return CellpathError(.temporary, "couldn't \(operation): the server failed (\(status))\(said)", hint: "retry later")
+            return CellpathError(
+                .temporary, "couldn't \(operation): too many requests (429)\(said)",
+                hint: answer.header("retry-after").map { "retry after \($0) s (the server's Retry-After)" }
+                    ?? "retry later")
+        case 500 ..< 600:
+            return CellpathError(
+                .temporary, "couldn't \(operation): the server failed (\(status))\(said)", hint: "retry later")
         default:
             return CellpathError(.dataError, "couldn't \(operation): the server answered \(status)\(said)")
         }

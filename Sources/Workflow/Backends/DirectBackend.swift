@@ -12,23 +12,30 @@ public struct DirectBackend: CheckBackend {
 
     public var name: String { "tru.ID API \(client.endpoint.baseURL)" }
 
-    public func create(_ product: CheckProduct, phoneNumber: String, options: CheckOptions) async throws(CellpathError) -> CreatedCheckHandle {
+    public func create(
+        _ product: CheckProduct, phoneNumber: String, options: CheckOptions
+    ) async throws(CellpathError) -> CreatedCheckHandle {
         do {
-            let created = try await client.createCheck(product, version: options.apiVersion, phoneNumber: phoneNumber,
-                                                       referenceID: options.referenceID, redirectURL: options.redirectURL)
+            let created = try await client.createCheck(
+                product, version: options.apiVersion, phoneNumber: phoneNumber,
+                referenceID: options.referenceID, redirectURL: options.redirectURL)
             return CreatedCheckHandle(checkID: created.checkID, checkURL: created.checkURL, ttl: created.ttl)
         } catch {
             throw error.cellpathError(operation: "create the check")
         }
     }
 
-    public func complete(_ product: CheckProduct, check: CreatedCheckHandle, callback: CheckCallback?) async throws(CellpathError) -> CheckVerdict {
+    public func complete(
+        _ product: CheckProduct, check: CreatedCheckHandle, callback: CheckCallback?
+    ) async throws(CellpathError) -> CheckVerdict {
         do {
             if let callback {
                 guard let code = callback.code else { throw CheckVerdict.failedCallback(callback) }
-                return CheckVerdict(json: try await client.completeCheck(product, checkID: check.checkID, code: code).json)
+                return CheckVerdict(
+                    json: try await client.completeCheck(product, checkID: check.checkID, code: code).json)
             }
-            return CheckVerdict(json: try await client.checkResult(product, version: .v0_1, checkID: check.checkID).json)
+            return CheckVerdict(
+                json: try await client.checkResult(product, version: .v0_1, checkID: check.checkID).json)
         } catch let error as TruAPIError {
             throw error.cellpathError(operation: callback == nil ? "read the check's result" : "exchange the code")
         } catch let error as CellpathError {

@@ -11,8 +11,10 @@ public struct CheckCallback: Sendable, Equatable, Codable {
     public var error: String?
     public var errorDescription: String?
 
-    public init(checkID: String, code: String? = nil, referenceID: String? = nil, error: String? = nil,
-                errorDescription: String? = nil) {
+    public init(
+        checkID: String, code: String? = nil, referenceID: String? = nil, error: String? = nil,
+        errorDescription: String? = nil
+    ) {
         self.checkID = checkID
         self.code = code
         self.referenceID = referenceID
@@ -23,11 +25,14 @@ public struct CheckCallback: Sendable, Equatable, Codable {
     /// Recognises the callback in a final response body: an object with `check_id` and a
     /// `code` or an `error`. Nil for anything else.
     public init?(recognizing json: JSONValue?) {
-        guard let json, let checkID = json[string: "check_id"], json[string: "code"] != nil || json[string: "error"] != nil else {
+        guard let json, let checkID = json[string: "check_id"],
+            json[string: "code"] != nil || json[string: "error"] != nil
+        else {
             return nil
         }
-        self.init(checkID: checkID, code: json[string: "code"], referenceID: json[string: "reference_id"],
-                  error: json[string: "error"], errorDescription: json[string: "error_description"])
+        self.init(
+            checkID: checkID, code: json[string: "code"], referenceID: json[string: "reference_id"],
+            error: json[string: "error"], errorDescription: json[string: "error_description"])
     }
 
     /// Recognises the callback in a redirect target (the check's `redirect_url`, the app's own
@@ -35,8 +40,11 @@ public struct CheckCallback: Sendable, Equatable, Codable {
     public init?(redirectURL url: String) {
         let items = Credentials.queryItems(of: url)
         func value(_ name: String) -> String? { items.first { $0.name == name }?.value }
-        guard let checkID = value("check_id"), !checkID.isEmpty, value("code") != nil || value("error") != nil else { return nil }
-        self.init(checkID: checkID, code: value("code"), referenceID: value("reference_id"), error: value("error"),
-                  errorDescription: value("error_description"))
+        guard let checkID = value("check_id"), !checkID.isEmpty, value("code") != nil || value("error") != nil else {
+            return nil
+        }
+        self.init(
+            checkID: checkID, code: value("code"), referenceID: value("reference_id"), error: value("error"),
+            errorDescription: value("error_description"))
     }
 }

@@ -12,7 +12,8 @@ public struct Problem: Sendable, Equatable, Codable {
 
     /// The problem in a JSON body: an object with a string `title`, `detail` or `type`; nil otherwise.
     public init?(_ json: JSONValue?) {
-        guard let json, json[string: "title"] != nil || json[string: "detail"] != nil || json[string: "type"] != nil else { return nil }
+        guard let json, json[string: "title"] != nil || json[string: "detail"] != nil || json[string: "type"] != nil
+        else { return nil }
         type = json[string: "type"]
         title = json[string: "title"]
         status = json["status"]?.intValue
@@ -55,7 +56,7 @@ public enum CheckURLAnswer: String, Sendable, Codable, CaseIterable {
     /// The answer a final `status` with `problem` means; nil for a success (2xx).
     init?(status: Int, problem: Problem?) {
         switch status {
-        case 200..<300: return nil
+        case 200 ..< 300: return nil
         case 400: self = problem?.key == "mno_not_supported" ? .mnoNotSupported : .badRequest
         case 404: self = .checkNotFound
         case 409: self = .checkAlreadyProcessed
@@ -63,7 +64,7 @@ public enum CheckURLAnswer: String, Sendable, Codable, CaseIterable {
         case 412: self = .notMobileIP
         case 429: self = .rateLimited
         case 501: self = .mnoRedirectUnsupported
-        case 500..<600: self = .serverError
+        case 500 ..< 600: self = .serverError
         default: self = .httpError
         }
     }
@@ -81,14 +82,17 @@ public enum CheckURLAnswer: String, Sendable, Codable, CaseIterable {
     /// What happened, for the user.
     func message(status: Int) -> String {
         switch self {
-        case .mnoNotSupported: "the SIM's mobile network operator is not supported for this check (400 mno_not_supported)"
+        case .mnoNotSupported:
+            "the SIM's mobile network operator is not supported for this check (400 mno_not_supported)"
         case .badRequest: "the server refused the request as malformed (400)"
         case .checkNotFound: "no such check (404): the check_url is wrong or belongs to another project"
         case .checkAlreadyProcessed: "the check was already processed (409): a check_url can be opened only once"
         case .checkExpired: "the check expired (410) before its check_url was opened"
-        case .notMobileIP: "the request did not come from a mobile network (412 not_mobile_ip): the API saw an address that is not the operator's"
+        case .notMobileIP:
+            "the request did not come from a mobile network (412 not_mobile_ip): the API saw an address that is not the operator's"
         case .rateLimited: "too many requests (429)"
-        case .mnoRedirectUnsupported: "the operator does not support the redirect this check needs (501 mno_redirect_unsupported)"
+        case .mnoRedirectUnsupported:
+            "the operator does not support the redirect this check needs (501 mno_redirect_unsupported)"
         case .serverError: "the server failed (\(status))"
         case .httpError: "the chain ended with HTTP status \(status)"
         case .checkFailed: "the check failed at the operator"
@@ -98,11 +102,14 @@ public enum CheckURLAnswer: String, Sendable, Codable, CaseIterable {
     /// What to do about it.
     func hint(retryAfter: String?) -> String? {
         switch self {
-        case .notMobileIP: "open the check_url over the SIM's mobile data: the bearer must be up and --interface must be the modem's interface (a VPN or proxy on the path also causes this)"
+        case .notMobileIP:
+            "open the check_url over the SIM's mobile data: the bearer must be up and --interface must be the modem's interface (a VPN or proxy on the path also causes this)"
         case .checkAlreadyProcessed, .checkExpired: "create a new check and open its check_url at once"
         case .checkNotFound: "use the check_url exactly as the API returned it"
-        case .mnoNotSupported, .mnoRedirectUnsupported: "this operator cannot run the check; the coverage API lists supported operators"
-        case .rateLimited, .serverError: retryAfter.map { "retry after \($0) (the server's Retry-After)" } ?? "retry later"
+        case .mnoNotSupported, .mnoRedirectUnsupported:
+            "this operator cannot run the check; the coverage API lists supported operators"
+        case .rateLimited, .serverError:
+            retryAfter.map { "retry after \($0) (the server's Retry-After)" } ?? "retry later"
         case .badRequest, .httpError, .checkFailed: nil
         }
     }
@@ -142,11 +149,15 @@ public struct CheckURLFailure: Error, Sendable, Equatable, Codable {
         let answer: CheckURLAnswer
         if let callback, let error = callback.error {
             answer = .checkFailed
-            message = answer.message(status: result.finalStatus) + ": " + error + (callback.errorDescription.map { " (\($0))" } ?? "")
+            message =
+                answer.message(status: result.finalStatus) + ": " + error
+                + (callback.errorDescription.map { " (\($0))" } ?? "")
         } else if result.stoppedAt == nil, let named = CheckURLAnswer(status: result.finalStatus, problem: problem) {
             answer = named
-            message = answer.message(status: result.finalStatus)
-                + ([problem?.title, problem?.detail].compactMap { $0 }.isEmpty ? ""
+            message =
+                answer.message(status: result.finalStatus)
+                + ([problem?.title, problem?.detail].compactMap { $0 }.isEmpty
+                    ? ""
                     : ": " + [problem?.title, problem?.detail].compactMap { $0 }.joined(separator: ": "))
         } else {
             return nil

@@ -28,9 +28,11 @@ public struct CheckURLOpener: Sendable {
                 request.firstRequestHeaders.append(HTTPHeader(Self.operatorHeaderName, operators.headerValue))
             } catch {
                 let failure = FetchFailure(.invalidHeader, error.message, hint: error.hint, hop: 1)
-                let trace = FetchReport(interfaceName: client.path.interfaceName, modemBackend: client.path.modemBackend, localAddresses: [],
-                                        dnsServers: client.path.dnsServers,
-                                        hops: [], result: nil, failure: failure, totalMs: 0)
+                let trace = FetchReport(
+                    interfaceName: client.path.interfaceName, modemBackend: client.path.modemBackend,
+                    localAddresses: [],
+                    dnsServers: client.path.dnsServers,
+                    hops: [], result: nil, failure: failure, totalMs: 0)
                 return CheckURLReport(trace: trace, callback: nil)
             }
         }

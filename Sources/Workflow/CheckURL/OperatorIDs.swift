@@ -19,14 +19,17 @@ public struct OperatorIDs: Sendable, Equatable {
             let parts = item.split(separator: "-", omittingEmptySubsequences: false)
             let digits = parts.joined()
             let isDigits = !digits.isEmpty && digits.utf8.allSatisfy { $0 >= 0x30 && $0 <= 0x39 }
-            let split: (Substring, Substring)? = switch parts.count {
-            case 2 where parts[0].count == 3 && (2...3).contains(parts[1].count): (parts[0], parts[1])
-            case 1 where (5...6).contains(digits.count): (digits.prefix(3)[...], digits.dropFirst(3)[...])
-            default: nil
-            }
+            let split: (Substring, Substring)? =
+                switch parts.count {
+                case 2 where parts[0].count == 3 && (2 ... 3).contains(parts[1].count): (parts[0], parts[1])
+                case 1 where (5 ... 6).contains(digits.count): (digits.prefix(3)[...], digits.dropFirst(3)[...])
+                default: nil
+                }
             guard isDigits, let (mcc, mnc) = split else {
-                throw CellpathError(.dataError, "invalid operator '\(Self.printable(text))': use MCC-MNC (3 digits, '-', 2 or 3 digits), several separated by commas",
-                                    hint: "e.g. --operator 234-15 or --operator 234-15,234-30")
+                throw CellpathError(
+                    .dataError,
+                    "invalid operator '\(Self.printable(text))': use MCC-MNC (3 digits, '-', 2 or 3 digits), several separated by commas",
+                    hint: "e.g. --operator 234-15 or --operator 234-15,234-30")
             }
             networks.append(Network(mcc: String(mcc), mnc: String(mnc)))
         }
@@ -38,6 +41,8 @@ public struct OperatorIDs: Sendable, Equatable {
 
     /// `text` with control characters escaped, for an error message.
     private static func printable(_ text: String) -> String {
-        text.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7f ? "\\u{\(String($0.value, radix: 16))}" : String($0) }.joined()
+        text.unicodeScalars.map {
+            $0.value < 0x20 || $0.value == 0x7f ? "\\u{\(String($0.value, radix: 16))}" : String($0)
+        }.joined()
     }
 }

@@ -7,10 +7,14 @@ public protocol CheckBackend: Sendable {
     /// What the reports call it: `server http://…` or `tru.ID API https://…`.
     var name: String { get }
     /// Creates a PhoneCheck or SubscriberCheck for `phoneNumber` (E.164).
-    func create(_ product: CheckProduct, phoneNumber: String, options: CheckOptions) async throws(CellpathError) -> CreatedCheckHandle
+    func create(
+        _ product: CheckProduct, phoneNumber: String, options: CheckOptions
+    ) async throws(CellpathError) -> CreatedCheckHandle
     /// Completes a check after its check_url was opened: exchanges the v0.2 `code` of
     /// `callback`, or reads the v0.1 result.
-    func complete(_ product: CheckProduct, check: CreatedCheckHandle, callback: CheckCallback?) async throws(CellpathError) -> CheckVerdict
+    func complete(
+        _ product: CheckProduct, check: CreatedCheckHandle, callback: CheckCallback?
+    ) async throws(CellpathError) -> CheckVerdict
     /// Runs a SIMCheck (synchronous: no device leg).
     func simCheck(phoneNumber: String, options: CheckOptions) async throws(CellpathError) -> CheckVerdict
     /// A token with the coverage scope and the URL the device asks with it (`device_ip`).
@@ -62,8 +66,10 @@ public struct CheckVerdict: Sendable, Equatable, Codable {
     /// The API's error code of a check in ERROR (e.g. `mno_user_not_found`).
     public var errorCode: String?
 
-    public init(checkID: String? = nil, status: String? = nil, match: Bool? = nil, noSimChange: Bool? = nil,
-                simChangeWithin: Int? = nil, lastSimChangeAt: String? = nil, errorCode: String? = nil) {
+    public init(
+        checkID: String? = nil, status: String? = nil, match: Bool? = nil, noSimChange: Bool? = nil,
+        simChangeWithin: Int? = nil, lastSimChangeAt: String? = nil, errorCode: String? = nil
+    ) {
         self.checkID = checkID
         self.status = status
         self.match = match
@@ -76,9 +82,10 @@ public struct CheckVerdict: Sendable, Equatable, Codable {
     /// Reads the fields that the API and the development server share (`check_id`, `status`,
     /// `match`, `no_sim_change`, `sim_change_within`, `last_sim_change_at`, `error_code`).
     public init(json: JSONValue) {
-        self.init(checkID: json[string: "check_id"], status: json[string: "status"], match: json["match"]?.boolValue,
-                  noSimChange: json["no_sim_change"]?.boolValue, simChangeWithin: json["sim_change_within"]?.intValue,
-                  lastSimChangeAt: json[string: "last_sim_change_at"], errorCode: json[string: "error_code"])
+        self.init(
+            checkID: json[string: "check_id"], status: json[string: "status"], match: json["match"]?.boolValue,
+            noSimChange: json["no_sim_change"]?.boolValue, simChangeWithin: json["sim_change_within"]?.intValue,
+            lastSimChangeAt: json[string: "last_sim_change_at"], errorCode: json[string: "error_code"])
     }
 }
 

@@ -15,12 +15,15 @@ public enum CheckOutcome: String, Sendable, Codable {
     public init(_ product: CheckProduct, verdict: CheckVerdict) throws(CellpathError) {
         switch verdict.status?.uppercased() {
         case "EXPIRED":
-            throw CellpathError(.dataError, "the check expired before it completed", hint: "create a new check and open its check_url at once")
+            throw CellpathError(
+                .dataError, "the check expired before it completed",
+                hint: "create a new check and open its check_url at once")
         case "ERROR":
             let code = verdict.errorCode ?? "no error code"
             let kind: FailureKind = code == "mno_user_not_found" ? .dataError : .unavailable
-            throw CellpathError(kind, "the check ended in ERROR (\(code.terminalSafe))",
-                                hint: code == "mno_user_not_found" ? "the operator does not know this number" : nil)
+            throw CellpathError(
+                kind, "the check ended in ERROR (\(code.terminalSafe))",
+                hint: code == "mno_user_not_found" ? "the operator does not know this number" : nil)
         default:
             break
         }
@@ -38,6 +41,8 @@ public enum CheckOutcome: String, Sendable, Codable {
     }
 
     private static func missing(_ field: String) -> CellpathError {
-        CellpathError(.protocolError, "the check's result has no '\(field)'", hint: "the backend's answer is not a completed check")
+        CellpathError(
+            .protocolError, "the check's result has no '\(field)'",
+            hint: "the backend's answer is not a completed check")
     }
 }

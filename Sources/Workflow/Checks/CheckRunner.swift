@@ -18,8 +18,11 @@ public struct CheckRunner: Sendable {
     /// DNS answers kept across the runs on one bearer (field mode); nil: each run asks anew.
     public var dnsCache: BearerDNSCache?
 
-    public init(backend: any CheckBackend, pathProvider: any CellularPathProvider, checkURLRequest: FetchRequest,
-                operatorOverride: String? = nil, dnsCache: BearerDNSCache? = nil, progress: @escaping @Sendable (String) -> Void = { _ in }) {
+    public init(
+        backend: any CheckBackend, pathProvider: any CellularPathProvider, checkURLRequest: FetchRequest,
+        operatorOverride: String? = nil, dnsCache: BearerDNSCache? = nil,
+        progress: @escaping @Sendable (String) -> Void = { _ in }
+    ) {
         self.backend = backend
         self.pathProvider = pathProvider
         self.checkURLRequest = checkURLRequest
@@ -31,7 +34,8 @@ public struct CheckRunner: Sendable {
     /// A PhoneCheck or SubscriberCheck of `phoneNumber` (E.164). Never throws: the report holds
     /// the failure. Cancelling the task stops the run and releases the bearer.
     public func run(_ product: CheckProduct, phoneNumber: String, options: CheckOptions) async -> CheckRunReport {
-        var report = CheckRunReport(product: product, phoneNumber: phoneNumber, backend: backend.name, apiVersion: options.apiVersion)
+        var report = CheckRunReport(
+            product: product, phoneNumber: phoneNumber, backend: backend.name, apiVersion: options.apiVersion)
         let clock = StepClock()
         do {
             try await steps(product, phoneNumber: phoneNumber, options: options, clock: clock, report: &report)
@@ -44,48 +48,58 @@ public struct CheckRunner: Sendable {
     }
 
     /// The steps of `run`.
-    private func steps(_ product: CheckProduct, phoneNumber: String, options: CheckOptions, clock: StepClock,
-                       report: inout CheckRunReport) async throws {
-            progress("creating the check and bringing the cellular path up")
-            let (created, path) = try await createWhilePathComesUp(product, phoneNumber: phoneNumber, options: options, clock: clock, report: &report)
-            // The check's TTL runs from its creation: the create call's start, to be safe.
-            let createdAt = report.steps.first { $0.step == "create" }?.startMs ?? 0
-            report.checkID = created.checkID
-            report.path = path
-            if let ttl = created.ttl, clock.now() - createdAt > Double(ttl) * 1000 {
-                throw CellpathError(.dataError, "the check expired (TTL \(ttl) s) before the cellular path was up; its check_url was not opened",
-                                    hint: "the bearer took \(Int((report.duration(of: "path") ?? 0) / 1000)) s to come up: bring it up first (cellpath bearer up) and check again")
-            }
+    private func steps(
+        _ product: CheckProduct, phoneNumber: String, options: CheckOptions, clock: StepClock,
+        report: inout CheckRunReport
+    ) async throws {
+        progress("creating the check and bringing the cellular path up")
+        let (created, path) = try await createWhilePathComesUp(
+            product, phoneNumber: phoneNumber, options: options, clock: clock, report: &report)
+        // The check's TTL runs from its creation: the create call's start, to be safe.
+        let createdAt = report.steps.first { $0.step == "create" }?.startMs ?? 0
+        report.checkID = created.checkID
+        report.path = path
+        if let ttl = created.ttl, clock.now() - createdAt > Double(ttl) * 1000 {
+            throw CellpathError(
+                .dataError,
+                "the check expired (TTL \(ttl) s) before the cellular path was up; its check_url was not opened",
+                hint:
+                    "the bearer took \(Int((report.duration(of: "path") ?? 0) / 1000)) s to come up: bring it up first (cellpath bearer up) and check again"
+            )
+        }
 
-            progress("opening check_url through \(path.interfaceName)")
-            let start = clock.now()
-            var request = checkURLRequest
-            request.url = created.checkURL
-            let operatorID = operatorOverride ?? path.operatorID
-            report.operatorSent = operatorID
-            var openerPath = path
-            openerPath.operatorID = operatorID
-            let opened = await CheckURLOpener(client: CellularHTTPClient(path: openerPath, dnsCache: dnsCache)).open(request, sendOperatorHeader: operatorID != nil)
-            report.checkURL = opened
-            report.steps.append(clock.timing("check_url", since: start, succeeded: opened.failure == nil))
-            try Task.checkCancellation()
-            if let failure = opened.failure {
-                report.checkURLFailure = failure
-                throw failure.cellpathError
-            }
+        progress("opening check_url through \(path.interfaceName)")
+        let start = clock.now()
+        var request = checkURLRequest
+        request.url = created.checkURL
+        let operatorID = operatorOverride ?? path.operatorID
+        report.operatorSent = operatorID
+        var openerPath = path
+        openerPath.operatorID = operatorID
+        let opened = await CheckURLOpener(client: CellularHTTPClient(path: openerPath, dnsCache: dnsCache)).open(
+            request, sendOperatorHeader: operatorID != nil)
+        report.checkURL = opened
+        report.steps.append(clock.timing("check_url", since: start, succeeded: opened.failure == nil))
+        try Task.checkCancellation()
+        if let failure = opened.failure {
+            report.checkURLFailure = failure
+            throw failure.cellpathError
+        }
 
-            progress("completing the check")
-            let verdict = try await step("complete", clock: clock, report: &report) { () async throws(CellpathError) in
-                try await complete(product, created: created, callback: options.apiVersion == .v0_2 ? opened.callback : nil,
-                                   ttlEndsMs: created.ttl.map { createdAt + Double($0) * 1000 }, clock: clock)
-            }
-            report.verdict = verdict
-            report.outcome = try CheckOutcome(product, verdict: verdict)
+        progress("completing the check")
+        let verdict = try await step("complete", clock: clock, report: &report) { () async throws(CellpathError) in
+            try await complete(
+                product, created: created, callback: options.apiVersion == .v0_2 ? opened.callback : nil,
+                ttlEndsMs: created.ttl.map { createdAt + Double($0) * 1000 }, clock: clock)
+        }
+        report.verdict = verdict
+        report.outcome = try CheckOutcome(product, verdict: verdict)
     }
 
     /// A SIMCheck: one backend call, no device leg (and no bearer).
     public func runSIMCheck(phoneNumber: String, options: CheckOptions) async -> CheckRunReport {
-        var report = CheckRunReport(product: .simCheck, phoneNumber: phoneNumber, backend: backend.name, apiVersion: .v0_1)
+        var report = CheckRunReport(
+            product: .simCheck, phoneNumber: phoneNumber, backend: backend.name, apiVersion: .v0_1)
         let clock = StepClock()
         let backend = backend
         progress("running the SIMCheck")
@@ -111,8 +125,10 @@ public struct CheckRunner: Sendable {
 
     /// Creates the check on the backend while the cellular path comes up; when either fails the
     /// other is cancelled (the path provider undoes what it started).
-    private func createWhilePathComesUp(_ product: CheckProduct, phoneNumber: String, options: CheckOptions, clock: StepClock,
-                                        report: inout CheckRunReport) async throws -> (CreatedCheckHandle, CellularPath) {
+    private func createWhilePathComesUp(
+        _ product: CheckProduct, phoneNumber: String, options: CheckOptions, clock: StepClock,
+        report: inout CheckRunReport
+    ) async throws -> (CreatedCheckHandle, CellularPath) {
         enum Done: Sendable {
             case created(Result<CreatedCheckHandle, CellpathError>, CheckStepTiming)
             case path(Result<CellularPath, CellpathError>, CheckStepTiming)
@@ -128,7 +144,9 @@ public struct CheckRunner: Sendable {
             }
             group.addTask {
                 let start = clock.now()
-                let result = await Self.capture { () async throws(CellpathError) in try await pathProvider.cellularPath() }
+                let result = await Self.capture { () async throws(CellpathError) in
+                    try await pathProvider.cellularPath()
+                }
                 return .path(result, clock.timing("path", since: start, succeeded: (try? result.get()) != nil))
             }
             var created: CreatedCheckHandle?, path: CellularPath?
@@ -149,13 +167,18 @@ public struct CheckRunner: Sendable {
 
     /// Completes the check: exchanges the v0.2 code, or reads the v0.1 result, reading again
     /// (bounded, within the TTL) while the backend still reports it PENDING.
-    private func complete(_ product: CheckProduct, created: CreatedCheckHandle, callback: CheckCallback?, ttlEndsMs: Double?,
-                          clock: StepClock) async throws(CellpathError) -> CheckVerdict {
+    private func complete(
+        _ product: CheckProduct, created: CreatedCheckHandle, callback: CheckCallback?, ttlEndsMs: Double?,
+        clock: StepClock
+    ) async throws(CellpathError) -> CheckVerdict {
         var verdict = try await backend.complete(product, check: created, callback: callback)
         var reads = 1
         while callback == nil, ["ACCEPTED", "PENDING"].contains(verdict.status?.uppercased() ?? ""), reads < 5,
-              ttlEndsMs.map({ clock.now() < $0 }) ?? true {
-            do { try await Task.sleep(for: .milliseconds(100 * reads)) } catch { throw CellpathError(.cancelled, "cancelled") }
+            ttlEndsMs.map({ clock.now() < $0 }) ?? true
+        {
+            do { try await Task.sleep(for: .milliseconds(100 * reads)) } catch {
+                throw CellpathError(.cancelled, "cancelled")
+            }
             verdict = try await backend.complete(product, check: created, callback: nil)
             reads += 1
         }
@@ -163,8 +186,10 @@ public struct CheckRunner: Sendable {
     }
 
     /// Runs one step and records its timing.
-    private func step<T>(_ name: String, clock: StepClock, report: inout CheckRunReport,
-                         _ work: () async throws(CellpathError) -> T) async throws(CellpathError) -> T {
+    private func step<T>(
+        _ name: String, clock: StepClock, report: inout CheckRunReport,
+        _ work: () async throws(CellpathError) -> T
+    ) async throws(CellpathError) -> T {
         let start = clock.now()
         do {
             let value = try await work()

@@ -24,7 +24,8 @@ struct StepClock: Sendable {
 
     /// The timing of a step that started at `startMs` and ends now.
     func timing(_ step: String, since startMs: Double, succeeded: Bool) -> CheckStepTiming {
-        CheckStepTiming(step: step, startMs: startMs, durationMs: (now() - startMs).rounded(toPlaces: 1), succeeded: succeeded)
+        CheckStepTiming(
+            step: step, startMs: startMs, durationMs: (now() - startMs).rounded(toPlaces: 1), succeeded: succeeded)
     }
 
     static func ms(_ duration: Duration) -> Double {
@@ -36,7 +37,7 @@ struct StepClock: Sendable {
 extension Double {
     fileprivate func rounded(toPlaces places: Int) -> Double {
         var scale = 1.0
-        for _ in 0..<places { scale *= 10 }
+        for _ in 0 ..< places { scale *= 10 }
         return (self * scale).rounded() / scale
     }
 }

@@ -36,8 +36,12 @@ extension CheckRunner {
         do {
             progress("getting a coverage token and bringing the cellular path up")
             let backend = backend, pathProvider = pathProvider
-            async let accessResult = Self.timed("coverage_token", clock) { () async throws(CellpathError) in try await backend.coverageAccess() }
-            async let pathResult = Self.timed("path", clock) { () async throws(CellpathError) in try await pathProvider.cellularPath() }
+            async let accessResult = Self.timed("coverage_token", clock) { () async throws(CellpathError) in
+                try await backend.coverageAccess()
+            }
+            async let pathResult = Self.timed("path", clock) { () async throws(CellpathError) in
+                try await pathProvider.cellularPath()
+            }
             let (access, path) = await (accessResult, pathResult)
             report.steps += [access.timing, path.timing]
             let token = try access.result.get()
@@ -50,23 +54,34 @@ extension CheckRunner {
             let start = clock.now()
             let trace = await CellularHTTPClient(path: report.path!, dnsCache: dnsCache).trace(request)
             report.trace = trace
-            report.steps.append(clock.timing("coverage", since: start, succeeded: trace.failure == nil && trace.result?.finalStatus == 200))
+            report.steps.append(
+                clock.timing(
+                    "coverage", since: start, succeeded: trace.failure == nil && trace.result?.finalStatus == 200))
             if let failure = trace.failure { throw failure.cellpathError }
-            guard let result = trace.result else { throw CellpathError(.internalError, "the coverage request ended without a result") }
-            if let answer = CheckURLFailure(answer: result, lastHop: trace.hops.last, callback: nil) { throw answer.cellpathError }
+            guard let result = trace.result else {
+                throw CellpathError(.internalError, "the coverage request ended without a result")
+            }
+            if let answer = CheckURLFailure(answer: result, lastHop: trace.hops.last, callback: nil) {
+                throw answer.cellpathError
+            }
             guard let json = result.json, json[string: "network_id"] != nil else {
                 throw CellpathError(.protocolError, "the coverage answer has no network_id")
             }
             report.coverage = json
         } catch {
-            report.failure = Task.isCancelled ? CellpathError(.cancelled, "cancelled") : error as? CellpathError ?? CellpathError(.cancelled, "cancelled")
+            report.failure =
+                Task.isCancelled
+                ? CellpathError(.cancelled, "cancelled")
+                : error as? CellpathError ?? CellpathError(.cancelled, "cancelled")
         }
         await pathProvider.release()
         report.totalMs = clock.now()
         return report
     }
 
-    private static func timed<T: Sendable>(_ step: String, _ clock: StepClock, _ work: () async throws(CellpathError) -> T) async
+    private static func timed<T: Sendable>(
+        _ step: String, _ clock: StepClock, _ work: () async throws(CellpathError) -> T
+    ) async
         -> (result: Result<T, CellpathError>, timing: CheckStepTiming)
     {
         let start = clock.now()

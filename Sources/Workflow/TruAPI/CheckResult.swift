@@ -43,7 +43,8 @@ public struct CreatedCheck: Sendable, Equatable {
 
     /// Reads a creation answer; nil when it lacks `check_id` or `_links.check_url.href`.
     init?(json: JSONValue) {
-        guard let checkID = json[string: "check_id"], let checkURL = json["_links"]?["check_url"]?[string: "href"] else { return nil }
+        guard let checkID = json[string: "check_id"], let checkURL = json["_links"]?["check_url"]?[string: "href"]
+        else { return nil }
         self.checkID = checkID
         self.checkURL = checkURL
         status = CheckStatus(json[string: "status"] ?? "")

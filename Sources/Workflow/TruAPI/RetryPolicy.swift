@@ -19,8 +19,9 @@ public struct RetryPolicy: Sendable, Equatable {
     }
 
     /// Three attempts, 200 ms then 400 ms (±50 %), Retry-After up to 5 s.
-    public static let `default` = RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(200), maxDelay: .seconds(2),
-                                              maxRetryAfter: .seconds(5))
+    public static let `default` = RetryPolicy(
+        maxAttempts: 3, baseDelay: .milliseconds(200), maxDelay: .seconds(2),
+        maxRetryAfter: .seconds(5))
     /// One attempt only.
     public static let never = RetryPolicy(maxAttempts: 1, baseDelay: .zero, maxDelay: .zero, maxRetryAfter: .zero)
 
@@ -33,6 +34,6 @@ public struct RetryPolicy: Sendable, Equatable {
         }
         let exponential = baseDelay * (1 << min(attempt - 1, 20))
         let capped = min(exponential, maxDelay)
-        return min(capped * Double.random(in: 0.5...1.5), maxDelay)
+        return min(capped * Double.random(in: 0.5 ... 1.5), maxDelay)
     }
 }

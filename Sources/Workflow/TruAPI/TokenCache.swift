@@ -53,17 +53,22 @@ public struct FileTokenCache: TokenCache {
 
     public func token(for key: String) -> CachedToken? {
         guard let json = read().json?[key], let token = json[string: "access_token"] else { return nil }
-        let expiresAt: Double? = switch json["expires_at"] {
-        case .int(let value): Double(value)
-        case .double(let value): value
-        default: nil
-        }
+        let expiresAt: Double? =
+            switch json["expires_at"] {
+            case .int(let value): Double(value)
+            case .double(let value): value
+            default: nil
+            }
         return expiresAt.map { CachedToken(accessToken: token, expiresAt: $0) }
     }
 
     public func store(_ token: CachedToken, for key: String) {
-        let entry = JSONValue.object([("access_token", .string(token.accessToken)), ("expires_at", .int(Int(token.expiresAt)))])
-        update { members in members.removeAll { $0.0 == key }; members.append((key, entry)) }
+        let entry = JSONValue.object([
+            ("access_token", .string(token.accessToken)), ("expires_at", .int(Int(token.expiresAt)))
+        ])
+        update { members in
+            members.removeAll { $0.0 == key }; members.append((key, entry))
+        }
     }
 
     public func remove(_ key: String) {
@@ -96,7 +101,7 @@ public struct FileTokenCache: TokenCache {
             let count = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
             if count < 0 && errno == EINTR { continue }
             guard count > 0 else { break }
-            bytes += buffer[0..<count]
+            bytes += buffer[0 ..< count]
             if bytes.count > 1 << 20 { return (true, nil) }
         }
         return (true, JSONValue.parse(bytes))

@@ -35,14 +35,19 @@ public actor TruAPIClient {
     /// Seconds of validity under which a token is fetched again.
     static let refreshMargin = 60.0
 
-    public init(endpoint: TruAPIEndpoint, http: HTTPClient, tokenCache: (any TokenCache)? = nil, retry: RetryPolicy = .default,
-                timeout: Duration) {
+    public init(
+        endpoint: TruAPIEndpoint, http: HTTPClient, tokenCache: (any TokenCache)? = nil, retry: RetryPolicy = .default,
+        timeout: Duration
+    ) {
         self.init(endpoint: endpoint, transport: http, tokenCache: tokenCache, retry: retry, timeout: timeout)
     }
 
-    init(endpoint: TruAPIEndpoint, transport: any TruAPITransport, tokenCache: (any TokenCache)? = nil, retry: RetryPolicy = .default,
-         timeout: Duration, now: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 },
-         pause: @escaping @Sendable (Duration) async -> Void = { try? await Task.sleep(for: $0) }) {
+    init(
+        endpoint: TruAPIEndpoint, transport: any TruAPITransport, tokenCache: (any TokenCache)? = nil,
+        retry: RetryPolicy = .default,
+        timeout: Duration, now: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 },
+        pause: @escaping @Sendable (Duration) async -> Void = { try? await Task.sleep(for: $0) }
+    ) {
         self.endpoint = endpoint
         self.transport = transport
         self.tokenCache = tokenCache
@@ -56,15 +61,20 @@ public actor TruAPIClient {
 
     /// Creates a PhoneCheck or SubscriberCheck for `phoneNumber` (E.164); the device must open
     /// its `checkURL`. SIMCheck has no check_url: use `simCheck`.
-    public func createCheck(_ product: CheckProduct, version: APIVersion, phoneNumber: String, referenceID: String? = nil,
-                            redirectURL: String? = nil, period: Int? = nil) async throws(TruAPIError) -> CreatedCheck {
-        guard product != .simCheck else { throw .invalidRequest("a SIMCheck has no check_url: create it with simCheck") }
+    public func createCheck(
+        _ product: CheckProduct, version: APIVersion, phoneNumber: String, referenceID: String? = nil,
+        redirectURL: String? = nil, period: Int? = nil
+    ) async throws(TruAPIError) -> CreatedCheck {
+        guard product != .simCheck else {
+            throw .invalidRequest("a SIMCheck has no check_url: create it with simCheck")
+        }
         var body: [(String, JSONValue)] = [("phone_number", .string(phoneNumber))]
         if let referenceID { body.append(("reference_id", .string(referenceID))) }
         if let redirectURL { body.append(("redirect_url", .string(redirectURL))) }
         if let period { body.append(("period", .int(period))) }
-        let response = try await call("POST", "/\(product.rawValue)/\(version.rawValue)/checks", scope: product.scope,
-                                      body: Array(JSONValue.object(body).serialized.utf8), contentType: "application/json")
+        let response = try await call(
+            "POST", "/\(product.rawValue)/\(version.rawValue)/checks", scope: product.scope,
+            body: Array(JSONValue.object(body).serialized.utf8), contentType: "application/json")
         guard let created = Self.json(response).flatMap(CreatedCheck.init(json:)) else {
             throw .malformedAnswer(status: response.status, reason: "no check_id and check_url in the created check")
         }
@@ -72,17 +82,25 @@ public actor TruAPIClient {
     }
 
     /// Completes a v0.2 check with the code its check_url chain ended with (json-patch `add /code`).
-    public func completeCheck(_ product: CheckProduct, checkID: String, code: String) async throws(TruAPIError) -> CheckResult {
-        let patch = JSONValue.array([.object([("op", .string("add")), ("path", .string("/code")), ("value", .string(code))])])
-        let response = try await call("PATCH", "/\(product.rawValue)/v0.2/checks/\(try Self.segment(checkID, "check_id"))",
-                                      scope: product.scope, body: Array(patch.serialized.utf8), contentType: "application/json-patch+json")
+    public func completeCheck(
+        _ product: CheckProduct, checkID: String, code: String
+    ) async throws(TruAPIError) -> CheckResult {
+        let patch = JSONValue.array([
+            .object([("op", .string("add")), ("path", .string("/code")), ("value", .string(code))])
+        ])
+        let response = try await call(
+            "PATCH", "/\(product.rawValue)/v0.2/checks/\(try Self.segment(checkID, "check_id"))",
+            scope: product.scope, body: Array(patch.serialized.utf8), contentType: "application/json-patch+json")
         return try Self.checkResult(response)
     }
 
     /// The current state of a check (v0.1: its outcome once the device opened check_url).
-    public func checkResult(_ product: CheckProduct, version: APIVersion, checkID: String) async throws(TruAPIError) -> CheckResult {
-        let response = try await call("GET", "/\(product.rawValue)/\(version.rawValue)/checks/\(try Self.segment(checkID, "check_id"))",
-                                      scope: product.scope)
+    public func checkResult(
+        _ product: CheckProduct, version: APIVersion, checkID: String
+    ) async throws(TruAPIError) -> CheckResult {
+        let response = try await call(
+            "GET", "/\(product.rawValue)/\(version.rawValue)/checks/\(try Self.segment(checkID, "check_id"))",
+            scope: product.scope)
         return try Self.checkResult(response)
     }
 
@@ -90,8 +108,9 @@ public actor TruAPIClient {
     public func simCheck(phoneNumber: String, period: Int? = nil) async throws(TruAPIError) -> CheckResult {
         var body: [(String, JSONValue)] = [("phone_number", .string(phoneNumber))]
         if let period { body.append(("period", .int(period))) }
-        let response = try await call("POST", "/sim_check/v0.1/checks", scope: CheckProduct.simCheck.scope,
-                                      body: Array(JSONValue.object(body).serialized.utf8), contentType: "application/json")
+        let response = try await call(
+            "POST", "/sim_check/v0.1/checks", scope: CheckProduct.simCheck.scope,
+            body: Array(JSONValue.object(body).serialized.utf8), contentType: "application/json")
         return try Self.checkResult(response)
     }
 
@@ -100,18 +119,25 @@ public actor TruAPIClient {
     /// Coverage of the mobile network holding `deviceIP` (`/coverage/v0.1/device_ips/{ip}`), or of
     /// the caller's own address when nil (`/coverage/v0.1/device_ip`).
     public func coverage(deviceIP: String?) async throws(TruAPIError) -> APIAnswer {
-        let path = try deviceIP.map { ip throws(TruAPIError) in "/coverage/v0.1/device_ips/\(try Self.segment(ip, "ip_address"))" }
+        let path =
+            try deviceIP.map { ip throws(TruAPIError) in
+                "/coverage/v0.1/device_ips/\(try Self.segment(ip, "ip_address"))"
+            }
             ?? "/coverage/v0.1/device_ip"
         return try answer(try await call("GET", path, scope: "coverage"))
     }
 
     /// Coverage of a country's networks (`/coverage/v0.1/countries/{code}`).
     public func coverage(countryCode: String) async throws(TruAPIError) -> APIAnswer {
-        try answer(try await call("GET", "/coverage/v0.1/countries/\(try Self.segment(countryCode, "country_code"))", scope: "coverage"))
+        try answer(
+            try await call(
+                "GET", "/coverage/v0.1/countries/\(try Self.segment(countryCode, "country_code"))", scope: "coverage"))
     }
 
     private func answer(_ response: HTTPClientResponse) throws(TruAPIError) -> APIAnswer {
-        guard let json = Self.json(response) else { throw .malformedAnswer(status: response.status, reason: "a body that is not JSON") }
+        guard let json = Self.json(response) else {
+            throw .malformedAnswer(status: response.status, reason: "a body that is not JSON")
+        }
         return APIAnswer(status: response.status, json: json)
     }
 
@@ -169,12 +195,15 @@ public actor TruAPIClient {
     private func fetchToken(scopes: [String]) async -> Result<CachedToken, TruAPIError> {
         let basic = Data("\(endpoint.clientID):\(endpoint.clientSecret)".utf8).base64EncodedString()
         let scope = scopes.joined(separator: "%20")
-        let request = HTTPClientRequest(url: endpoint.trimmedBaseURL + "/oauth2/v1/token", method: "POST",
-                                        headers: [HTTPHeader("Authorization", "Basic \(basic)"),
-                                                  HTTPHeader("Content-Type", "application/x-www-form-urlencoded"),
-                                                  HTTPHeader("Accept", "application/json")],
-                                        body: Array("grant_type=client_credentials&scope=\(scope)".utf8),
-                                        timeout: timeout, caFile: endpoint.caFile)
+        let request = HTTPClientRequest(
+            url: endpoint.trimmedBaseURL + "/oauth2/v1/token", method: "POST",
+            headers: [
+                HTTPHeader("Authorization", "Basic \(basic)"),
+                HTTPHeader("Content-Type", "application/x-www-form-urlencoded"),
+                HTTPHeader("Accept", "application/json")
+            ],
+            body: Array("grant_type=client_credentials&scope=\(scope)".utf8),
+            timeout: timeout, caFile: endpoint.caFile)
         do throws(TruAPIError) {
             let response = try await sendRetrying(request)
             guard response.status < 400 else { throw .upstream(UpstreamAnswer(response)) }
@@ -192,16 +221,22 @@ public actor TruAPIClient {
 
     /// Sends an authorised call; a 401 drops the token and tries once more with a new one.
     /// Throws `.upstream` for any error status left after retries.
-    private func call(_ method: String, _ path: String, scope: String, body: [UInt8]? = nil,
-                      contentType: String? = nil) async throws(TruAPIError) -> HTTPClientResponse {
+    private func call(
+        _ method: String, _ path: String, scope: String, body: [UInt8]? = nil,
+        contentType: String? = nil
+    ) async throws(TruAPIError) -> HTTPClientResponse {
         var refreshed = false
         while true {
             let token = try await token(scopes: [scope])
-            var headers = [HTTPHeader("Authorization", "Bearer \(token.accessToken)"),
-                           HTTPHeader("Accept", "application/hal+json, application/json")]
+            var headers = [
+                HTTPHeader("Authorization", "Bearer \(token.accessToken)"),
+                HTTPHeader("Accept", "application/hal+json, application/json")
+            ]
             if let contentType { headers.append(HTTPHeader("Content-Type", contentType)) }
-            let response = try await sendRetrying(HTTPClientRequest(url: endpoint.trimmedBaseURL + path, method: method, headers: headers,
-                                                                    body: body, timeout: timeout, caFile: endpoint.caFile))
+            let response = try await sendRetrying(
+                HTTPClientRequest(
+                    url: endpoint.trimmedBaseURL + path, method: method, headers: headers,
+                    body: body, timeout: timeout, caFile: endpoint.caFile))
             if response.status == 401 && !refreshed {
                 refreshed = true
                 discard(token, scopes: [scope])
@@ -253,7 +288,9 @@ public actor TruAPIClient {
 
     /// `value` as one URL path segment; refused when it is not `isPlainSegment`.
     private static func segment(_ value: String, _ name: String) throws(TruAPIError) -> String {
-        guard isPlainSegment(value) else { throw .invalidRequest("invalid \(name): \(String(value.prefix(40)).terminalSafe)") }
+        guard isPlainSegment(value) else {
+            throw .invalidRequest("invalid \(name): \(String(value.prefix(40)).terminalSafe)")
+        }
         return value
     }
 
@@ -261,9 +298,11 @@ public actor TruAPIClient {
     /// (check ids, IP addresses, country codes), and not a dot segment (`.`, `..`: libcurl would
     /// resolve it into another API route); anything else is refused, not escaped.
     static func isPlainSegment(_ value: String) -> Bool {
-        !value.isEmpty && value != "." && value != ".." && value.utf8.count <= 128 && value.utf8.allSatisfy { byte in
-            (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
-                || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: ":")
-        }
+        !value.isEmpty && value != "." && value != ".." && value.utf8.count <= 128
+            && value.utf8.allSatisfy { byte in
+                (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
+                    || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")
+                    || byte == UInt8(ascii: ":")
+            }
     }
 }

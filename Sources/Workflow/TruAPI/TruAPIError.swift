@@ -61,10 +61,14 @@ public enum TruAPIError: Error, Sendable, Equatable {
         switch self {
         case .upstream(let answer):
             let what = answer.problem.map { [$0.title, $0.detail].compactMap { $0 }.joined(separator: ": ") } ?? ""
-            let message = "the tru.ID API answered \(answer.status)" + (what.isEmpty ? "" : " (\(String(what.prefix(200)).terminalSafe))")
+            let message =
+                "the tru.ID API answered \(answer.status)"
+                + (what.isEmpty ? "" : " (\(String(what.prefix(200)).terminalSafe))")
             switch answer.status {
             case 401, 403:
-                return CellpathError(.configuration, message, hint: "check the client ID and secret (truid.client_id, truid.client_secret) and the API base URL")
+                return CellpathError(
+                    .configuration, message,
+                    hint: "check the client ID and secret (truid.client_id, truid.client_secret) and the API base URL")
             case 429:
                 let wait = answer.retryAfter.map { " after \($0.components.seconds) s" } ?? " later"
                 return CellpathError(.temporary, message, hint: "rate limited: try again" + wait)
@@ -76,7 +80,8 @@ public enum TruAPIError: Error, Sendable, Equatable {
         case .malformedAnswer(let status, let reason):
             return CellpathError(.protocolError, "the tru.ID API answered \(status) with \(reason)")
         case .transport(let failure):
-            return CellpathError(failure.reason.kind, "the tru.ID API cannot be reached: \(failure.message)", hint: failure.hint)
+            return CellpathError(
+                failure.reason.kind, "the tru.ID API cannot be reached: \(failure.message)", hint: failure.hint)
         case .invalidRequest(let reason):
             return CellpathError(.dataError, reason)
         }

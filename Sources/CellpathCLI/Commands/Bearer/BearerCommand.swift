@@ -20,15 +20,16 @@ package enum BearerCommand {
         examples: [
             .init("Bring the only modem's bearer up with an APN:", "cellpath bearer up --apn internet"),
             .init("Follow its state:", "cellpath bearer status --watch"),
-            .init("Take it down again:", "cellpath bearer down"),
+            .init("Take it down again:", "cellpath bearer down")
         ])
 
     /// The options of every bearer command: the modem, how it is reached, and the time limits.
     package struct Options: CommandOptions {
         @Option(ModemOption.modem) package var modem: String?
         @OptionGroup package var backend: ModemBackendOptions
-        @Option("timeout", "seconds",
-                help: "How long the command may take, waiting for registration included (default: 30).", .seconds)
+        @Option(
+            "timeout", "seconds",
+            help: "How long the command may take, waiting for registration included (default: 30).", .seconds)
         package var timeout: Double = 30
         @Option(ModemOption.wait) package var wait: Double
 
@@ -66,8 +67,12 @@ package enum BearerUpCommand {
         placement: .program(.modems),
         examples: [
             .init("Bring the only modem's bearer up with its provisioned APN:", "cellpath bearer up"),
-            .init("The second modem, IPv4 only, on an APN of your own:", "cellpath bearer up -m 1 --apn internet --ip-type ipv4"),
-            .init("Enter the SIM's PIN from a file if the SIM asks for it:", "cellpath bearer up --pin-file /etc/cellpath/sim.pin"),
+            .init(
+                "The second modem, IPv4 only, on an APN of your own:",
+                "cellpath bearer up -m 1 --apn internet --ip-type ipv4"),
+            .init(
+                "Enter the SIM's PIN from a file if the SIM asks for it:",
+                "cellpath bearer up --pin-file /etc/cellpath/sim.pin")
         ])
 
     /// `bearer up`'s options: the bearer's settings and the secrets it may need.
@@ -75,17 +80,20 @@ package enum BearerUpCommand {
         @OptionGroup package var bearer: BearerCommand.Options
         @SettingOption(.bearerAPN) package var apn: String?
         @Option(ConfigurationOptions.ipType) package var ipType: BearerIPType?
-        @Option("auth", "method",
-                help: """
-                    Authentication the APN asks for: none, pap, chap or mschapv2 (default: none, or chap with --user).
-                    """, .choice)
+        @Option(
+            "auth", "method",
+            help: """
+                Authentication the APN asks for: none, pap, chap or mschapv2 (default: none, or chap with --user).
+                """, .choice)
         package var auth: BearerAuthentication?
         @Option("user", "name", help: "User name for the APN.") package var user: String?
-        @Option("password-file", "file",
-                help: "File holding the APN's password (default: CELLPATH_BEARER_PASSWORD, else none).")
+        @Option(
+            "password-file", "file",
+            help: "File holding the APN's password (default: CELLPATH_BEARER_PASSWORD, else none).")
         package var passwordFile: String?
-        @Option("pin-file", "file",
-                help: "File holding the SIM's PIN, entered only if the SIM asks.") package var pinFile: String?
+        @Option(
+            "pin-file", "file",
+            help: "File holding the SIM's PIN, entered only if the SIM asks.") package var pinFile: String?
 
         package init() {}
     }
@@ -111,17 +119,18 @@ package enum BearerDownCommand {
         placement: .program(.modems),
         examples: [
             .init("Take down the bearer cellpath brought up on the only modem:", "cellpath bearer down"),
-            .init("On the second modem, also a bearer another program connected:", "cellpath bearer down -m 1 --force"),
+            .init("On the second modem, also a bearer another program connected:", "cellpath bearer down -m 1 --force")
         ])
 
     /// `bearer down`'s options.
     package struct Options: CommandOptions {
         @OptionGroup package var bearer: BearerCommand.Options
-        @Flag("force",
-              help: """
-                  Also disconnect a bearer that cellpath did not bring up, or that running cellpath commands use; \
-                  without a record, remove what has cellpath's shape on the interface.
-                  """)
+        @Flag(
+            "force",
+            help: """
+                Also disconnect a bearer that cellpath did not bring up, or that running cellpath commands use; \
+                without a record, remove what has cellpath's shape on the interface.
+                """)
         package var force: Bool
 
         package init() {}
@@ -146,14 +155,17 @@ package enum BearerStatusCommand {
         placement: .program(.modems),
         examples: [
             .init("Show the only modem's bearer:", "cellpath bearer status"),
-            .init("Follow the second modem's bearer, one JSON object per change:", "cellpath bearer status -m 1 --watch --json"),
+            .init(
+                "Follow the second modem's bearer, one JSON object per change:",
+                "cellpath bearer status -m 1 --watch --json")
         ])
 
     /// `bearer status`'s options.
     package struct Options: CommandOptions {
         @OptionGroup package var bearer: BearerCommand.Options
-        @Flag("watch",
-              help: "Keep printing the status whenever it changes (JSON Lines with --json).") package var watch: Bool
+        @Flag(
+            "watch",
+            help: "Keep printing the status whenever it changes (JSON Lines with --json).") package var watch: Bool
 
         package init() {}
     }

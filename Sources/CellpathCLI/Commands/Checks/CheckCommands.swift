@@ -9,7 +9,8 @@ import Workflow
 package enum CheckCommands {
     package static let subscriberCheck = spec(
         "subscriber-check", product: .subscriberCheck,
-        abstract: "Check that a phone number is this SIM's, and that the SIM did not change recently (SubscriberCheck).",
+        abstract:
+            "Check that a phone number is this SIM's, and that the SIM did not change recently (SubscriberCheck).",
         discussion: """
             Creates a SubscriberCheck on the backend while the modem's bearer comes up, opens its
             check_url once through the cellular interface only (every hop and DNS query), completes it,
@@ -18,9 +19,15 @@ package enum CheckCommands {
             A bearer this command brought up is taken down at the end (--keep-bearer keeps it).
             """,
         examples: [
-            .init("Check the SIM's own number through your development server:", "cellpath subscriber-check --server http://localhost:8080"),
-            .init("Check a number with the tru.ID API directly (your project's credentials):", "cellpath subscriber-check +44 7940 448591 --direct"),
-            .init("Every modem in parallel, 10 runs each, one JSON line per run:", "cellpath subscriber-check -m all --direct --repeat 10 --json"),
+            .init(
+                "Check the SIM's own number through your development server:",
+                "cellpath subscriber-check --server http://localhost:8080"),
+            .init(
+                "Check a number with the tru.ID API directly (your project's credentials):",
+                "cellpath subscriber-check +44 7940 448591 --direct"),
+            .init(
+                "Every modem in parallel, 10 runs each, one JSON line per run:",
+                "cellpath subscriber-check -m all --direct --repeat 10 --json")
         ])
     package static let phoneCheck = spec(
         "phone-check", product: .phoneCheck,
@@ -29,9 +36,11 @@ package enum CheckCommands {
             As subscriber-check, without the SIM-change fields. Exit 0 verified, 1 not verified.
             """,
         examples: [
-            .init("Check a national number, read in its country:", "cellpath phone-check 07940 448591 --region GB --direct"),
+            .init(
+                "Check a national number, read in its country:",
+                "cellpath phone-check 07940 448591 --region GB --direct"),
             .init("Check the SIM's own number with the v0.1 flow:", "cellpath phone-check --api-version v0.1 --direct"),
-            .init("Check on the second modem:", "cellpath phone-check -m 1 --direct"),
+            .init("Check on the second modem:", "cellpath phone-check -m 1 --direct")
         ])
 
     package static let simCheck = CommandSpec(
@@ -44,13 +53,16 @@ package enum CheckCommands {
         options: SIMCheckOptions.self,
         placement: .program(.checks),
         examples: [
-            .init("Ask your development server whether the SIM changed recently:", "cellpath sim-check +447940448591 --server http://localhost:8080"),
-            .init("Ask the tru.ID API, with a national number:", "cellpath sim-check 07940 448591 --region GB --direct"),
+            .init(
+                "Ask your development server whether the SIM changed recently:",
+                "cellpath sim-check +447940448591 --server http://localhost:8080"),
+            .init("Ask the tru.ID API, with a national number:", "cellpath sim-check 07940 448591 --region GB --direct")
         ])
 
     package static let coverage = CommandSpec(
         name: "coverage",
-        abstract: "Ask the tru.ID API, through the cellular path, which network the device is on and which checks it supports.",
+        abstract:
+            "Ask the tru.ID API, through the cellular path, which network the device is on and which checks it supports.",
         discussion: """
             Gets a token with the coverage scope from the backend (over the default network), then asks
             the API's device_ip endpoint through the cellular interface only: the API answers for the
@@ -59,9 +71,12 @@ package enum CheckCommands {
         options: CoverageOptions.self,
         placement: .program(.checks),
         examples: [
-            .init("Ask which network the only modem is on, and which checks it supports:", "cellpath coverage --direct"),
-            .init("The same for the second modem, through your development server:", "cellpath coverage -m 1 --server http://localhost:8080"),
-            .init("As JSON:", "cellpath coverage --direct --json"),
+            .init(
+                "Ask which network the only modem is on, and which checks it supports:", "cellpath coverage --direct"),
+            .init(
+                "The same for the second modem, through your development server:",
+                "cellpath coverage -m 1 --server http://localhost:8080"),
+            .init("As JSON:", "cellpath coverage --direct --json")
         ])
 
     /// `--api-version`: the check flow.
@@ -69,7 +84,9 @@ package enum CheckCommands {
         wrappedValue: .v0_2, "api-version", "version",
         help: "The check flow: v0.2 (the chain ends with a code that the backend exchanges) or v0.1 (default: v0.2).",
         ValueConversion { text throws(InvalidOptionValue) in
-            guard let version = APIVersion(rawValue: text) else { throw InvalidOptionValue(expectation: "v0.1 or v0.2") }
+            guard let version = APIVersion(rawValue: text) else {
+                throw InvalidOptionValue(expectation: "v0.1 or v0.2")
+            }
             return version
         })
     /// `-m/--modem` of the checks: also `all`.
@@ -87,8 +104,10 @@ package enum CheckCommands {
             """)
 
     /// The spec of a check with a device leg.
-    private static func spec(_ name: String, product: CheckProduct, abstract: String, discussion: String,
-                             examples: [CommandExample]) -> CommandSpec {
+    private static func spec(
+        _ name: String, product: CheckProduct, abstract: String, discussion: String,
+        examples: [CommandExample]
+    ) -> CommandSpec {
         CommandSpec(
             name: name, abstract: abstract, discussion: discussion,
             options: DeviceCheckOptions.self,
@@ -112,14 +131,17 @@ package struct DeviceCheckOptions: CommandOptions {
     @Option(CheckCommands.apiVersion) package var apiVersion: APIVersion
     @SettingOption(.profile) package var profile: String?
     @OptionGroup package var api: TruAPIOptions
-    @Option("reference-id", "id",
-            help: "Your own id for the check, echoed in its result.") package var referenceID: String?
-    @Option("redirect-url", "url",
-            help: "v0.2: the app URL the chain ends at; cellpath stops there and reads the code from it.")
+    @Option(
+        "reference-id", "id",
+        help: "Your own id for the check, echoed in its result.") package var referenceID: String?
+    @Option(
+        "redirect-url", "url",
+        help: "v0.2: the app URL the chain ends at; cellpath stops there and reads the code from it.")
     package var redirectURL: String?
     @SettingOption(.region) package var region: String?
-    @Option("operator-override", "mcc-mnc",
-            help: "Send this network as x-tru-ops instead of the serving network (MCC-MNC).")
+    @Option(
+        "operator-override", "mcc-mnc",
+        help: "Send this network as x-tru-ops instead of the serving network (MCC-MNC).")
     package var operatorOverride: String?
     @Option(CheckCommands.modem) package var modem: String?
     @OptionGroup package var modemPath: ModemPathOptions

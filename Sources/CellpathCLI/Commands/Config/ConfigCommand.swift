@@ -12,6 +12,6 @@ package enum ConfigCommand {
         subcommands: [ConfigShowCommand.spec],
         examples: [
             .init("Show every setting and where it came from:", "cellpath config show"),
-            .init("See what an environment variable changes:", "CELLPATH_REGION=GB cellpath config show"),
+            .init("See what an environment variable changes:", "CELLPATH_REGION=GB cellpath config show")
         ])
 }

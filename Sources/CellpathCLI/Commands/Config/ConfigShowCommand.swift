@@ -18,7 +18,7 @@ package enum ConfigShowCommand {
         examples: [
             .init("Show every setting and where it came from:", "cellpath config show"),
             .init("Show the settings of another server profile:", "cellpath config show --profile staging"),
-            .init("As JSON, to validate a configuration in a script:", "cellpath config show --json"),
+            .init("As JSON, to validate a configuration in a script:", "cellpath config show --json")
         ])
 
     /// Every setting's option.
@@ -41,27 +41,36 @@ package enum ConfigShowCommand {
     package static func run(_ options: Options, _ context: CommandContext) async throws -> CommandOutcome {
         let configuration = try ConfigurationOptions.load(options, context)
         var record = Record()
-        record.add("files", .list(configuration.files.map { file in
-            var row = Record()
-            row.add("path", .string(file.path))
-            row.add("role", .string(file.role.rawValue))
-            row.add("status", .string(file.status.text))
-            return .record(row)
-        }))
-        record.add("settings", .list(configuration.entries.map { entry in
-            var row = Record()
-            row.add("key", .string(entry.key))
-            row.add("value", .optional(entry.value))
-            row.add("secret", .bool(entry.isSecret))
-            row.add("source", .optional(entry.origin?.description))
-            row.add("error", .optional(entry.error))
-            return .record(row)
-        }))
+        record.add(
+            "files",
+            .list(
+                configuration.files.map { file in
+                    var row = Record()
+                    row.add("path", .string(file.path))
+                    row.add("role", .string(file.role.rawValue))
+                    row.add("status", .string(file.status.text))
+                    return .record(row)
+                }))
+        record.add(
+            "settings",
+            .list(
+                configuration.entries.map { entry in
+                    var row = Record()
+                    row.add("key", .string(entry.key))
+                    row.add("value", .optional(entry.value))
+                    row.add("secret", .bool(entry.isSecret))
+                    row.add("source", .optional(entry.origin?.description))
+                    row.add("error", .optional(entry.error))
+                    return .record(row)
+                }))
         record.add("warnings", .list(configuration.warnings.map(Value.string)))
         let unusable = configuration.entries.filter { $0.error != nil }.map(\.key)
-        let notes = unusable.isEmpty ? [] : [
-            "not usable: \(unusable.joined(separator: ", ")) (see ERROR); commands that need them fail with exit 78",
-        ]
+        let notes =
+            unusable.isEmpty
+            ? []
+            : [
+                "not usable: \(unusable.joined(separator: ", ")) (see ERROR); commands that need them fail with exit 78"
+            ]
         return CommandOutcome(Output(record, notes: notes))
     }
 }

@@ -33,26 +33,30 @@ package enum DoctorCommand {
         examples: [
             .init("Check the machine:", "cellpath doctor"),
             .init("Check the second modem only, and repair what doctor can:", "cellpath doctor -m 1 --fix"),
-            .init("For a bug report (as root): the checks as JSON, and a snapshot of the modems:",
-                  "cellpath doctor --json --capture modems.json"),
+            .init(
+                "For a bug report (as root): the checks as JSON, and a snapshot of the modems:",
+                "cellpath doctor --json --capture modems.json")
         ])
 
     /// `doctor`'s options: the modem, how it is reached, the time limits, and `--fix`.
     package struct Options: CommandOptions {
         @Option(ModemOption.modem) package var modem: String?
         @OptionGroup package var backend: ModemBackendOptions
-        @Option("timeout", "seconds",
-                help: "How long reading a modem, and the backend's request, may take each (default: 5).", .seconds)
+        @Option(
+            "timeout", "seconds",
+            help: "How long reading a modem, and the backend's request, may take each (default: 5).", .seconds)
         package var timeout: Double = 5
-        @Flag("fix",
-              help: "Repair what doctor can (rp_filter, a stale bearer record), and say what it changed.")
+        @Flag(
+            "fix",
+            help: "Repair what doctor can (rp_filter, a stale bearer record), and say what it changed.")
         package var fix: Bool
-        @Option("capture", "file",
-                help: """
-                    Also write a JSON snapshot of the modems (sysfs, what they report) to this file, mode 0600; \
-                    IMEI, IMSI, ICCID, MSISDN, serial numbers and addresses replaced by placeholders unless \
-                    --verbose-full.
-                    """)
+        @Option(
+            "capture", "file",
+            help: """
+                Also write a JSON snapshot of the modems (sysfs, what they report) to this file, mode 0600; \
+                IMEI, IMSI, ICCID, MSISDN, serial numbers and addresses replaced by placeholders unless \
+                --verbose-full.
+                """)
         package var capture: String?
 
         package init() {}

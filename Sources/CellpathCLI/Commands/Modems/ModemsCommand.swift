@@ -34,16 +34,19 @@ package enum ModemsCommand {
         examples: [
             .init("List the modems:", "cellpath modems"),
             .init("List them as JSON, IMEI and ICCID unmasked:", "cellpath modems --json --verbose-full"),
-            .init("Talk MBIM to them directly, not through ModemManager (a QMI modem is refused):", "cellpath modems --backend mbim"),
+            .init(
+                "Talk MBIM to them directly, not through ModemManager (a QMI modem is refused):",
+                "cellpath modems --backend mbim")
         ])
 
     /// The options of every modem command: how the modems are reached, and how long reading one may take.
     package struct Options: CommandOptions {
         @OptionGroup package var backend: ModemBackendOptions
-        @Option("timeout", "seconds",
-                help: """
-                    How long reading a modem may take, from opening its port to its last answer (default: 10).
-                    """, .seconds)
+        @Option(
+            "timeout", "seconds",
+            help: """
+                How long reading a modem may take, from opening its port to its last answer (default: 10).
+                """, .seconds)
         package var timeout: Double?
 
         package init() {}
@@ -68,13 +71,14 @@ package enum ModemsShowCommand {
         examples: [
             .init("Show the only modem:", "cellpath modems show"),
             .init("Show the modem on a control port, as JSON:", "cellpath modems show cdc-wdm0 --json"),
-            .init("Show the second modem:", "cellpath modems show 1"),
+            .init("Show the second modem:", "cellpath modems show 1")
         ])
 
     /// The modem, named as the argument or with -m, and how the modems are read.
     package struct Options: CommandOptions {
-        @OptionalArgument("modem",
-                          help: "The modem's index, IMEI, ICCID or control port (default: the only modem); or -m.")
+        @OptionalArgument(
+            "modem",
+            help: "The modem's index, IMEI, ICCID or control port (default: the only modem); or -m.")
         package var modem: String?
         @Option(ModemOption.modem) package var modemOption: String?
         @OptionGroup package var reading: ModemsCommand.Options

@@ -9,14 +9,14 @@ package enum SimBearerCommand {
         subcommands: [connect, disconnect],
         examples: [
             .init("Connect the first modem's bearer:", "cellpath sim bearer connect"),
-            .init("Disconnect the second modem's:", "cellpath sim bearer disconnect --modem 1"),
+            .init("Disconnect the second modem's:", "cellpath sim bearer disconnect --modem 1")
         ])
 
     /// `sim bearer connect|disconnect`'s options.
     package struct Options: CommandOptions {
         /// At most 32 modems per world (the scenario's limit): indexes 0 to 31; the world itself
         /// refuses an index beyond its own modems.
-        @Option("modem", "index", help: "Modem index in the scenario (default: 0).", .integer(in: 0...31))
+        @Option("modem", "index", help: "Modem index in the scenario (default: 0).", .integer(in: 0 ... 31))
         package var modem: Int = 0
         @SettingOption(.simPrefix) package var prefix: String?
 
@@ -36,12 +36,18 @@ package enum SimBearerCommand {
                 : "Close the modem's data path and remove the bearer address.",
             options: Options.self,
             placement: .program(.simulator),
-            examples: connect ? [
-                .init("Connect the first modem's bearer:", "cellpath sim bearer connect"),
-                .init("Connect the second modem's, in the world created with --prefix lab-:", "cellpath sim bearer connect --modem 1 --prefix lab-"),
-            ] : [
-                .init("Disconnect the first modem's bearer:", "cellpath sim bearer disconnect"),
-                .init("Disconnect the second modem's, in the world created with --prefix lab-:", "cellpath sim bearer disconnect --modem 1 --prefix lab-"),
-            ])
+            examples: connect
+                ? [
+                    .init("Connect the first modem's bearer:", "cellpath sim bearer connect"),
+                    .init(
+                        "Connect the second modem's, in the world created with --prefix lab-:",
+                        "cellpath sim bearer connect --modem 1 --prefix lab-")
+                ]
+                : [
+                    .init("Disconnect the first modem's bearer:", "cellpath sim bearer disconnect"),
+                    .init(
+                        "Disconnect the second modem's, in the world created with --prefix lab-:",
+                        "cellpath sim bearer disconnect --modem 1 --prefix lab-")
+                ])
     }
 }

@@ -11,13 +11,15 @@ package enum SimCommand {
             and cellular interfaces, the operator's core with its DNS and subscriber identification, and
             the internet with a fake tru.ID API. Nothing leaves them. Needs root. See docs/simulator.md.
             """,
-        subcommands: [SimUpCommand.spec, SimDownCommand.spec, SimStatusCommand.spec, SimBearerCommand.spec,
-                      SimExecCommand.spec, SimEnvCommand.spec, SimLogCommand.spec, SimProfilesCommand.spec,
-                      SimModemCommand.spec, SimModemCommand.suspend, SimModemCommand.resume],
+        subcommands: [
+            SimUpCommand.spec, SimDownCommand.spec, SimStatusCommand.spec, SimBearerCommand.spec,
+            SimExecCommand.spec, SimEnvCommand.spec, SimLogCommand.spec, SimProfilesCommand.spec,
+            SimModemCommand.spec, SimModemCommand.suspend, SimModemCommand.resume
+        ],
         examples: [
             .init("Create the world (as root):", "cellpath sim up"),
             .init("Run a SubscriberCheck on its device:", "cellpath sim exec -- cellpath subscriber-check --direct"),
-            .init("Remove it, with everything it started:", "cellpath sim down"),
+            .init("Remove it, with everything it started:", "cellpath sim down")
         ])
 
     /// The options of a `sim` command that takes nothing but the world's `--prefix` (the

@@ -15,6 +15,6 @@ package enum SimDownCommand {
         placement: .program(.simulator),
         examples: [
             .init("Remove the default world:", "cellpath sim down"),
-            .init("Remove the world created with --prefix lab-:", "cellpath sim down --prefix lab-"),
+            .init("Remove the world created with --prefix lab-:", "cellpath sim down --prefix lab-")
         ])
 }

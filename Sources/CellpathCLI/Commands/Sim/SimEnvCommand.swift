@@ -9,6 +9,6 @@ package enum SimEnvCommand {
         placement: .program(.simulator),
         examples: [
             .init("Print the variables:", "cellpath sim env"),
-            .init("Set them in this shell (as root: the world's files are root's):", "eval \"$(cellpath sim env)\""),
+            .init("Set them in this shell (as root: the world's files are root's):", "eval \"$(cellpath sim env)\"")
         ])
 }

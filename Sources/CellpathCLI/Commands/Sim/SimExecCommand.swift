@@ -17,7 +17,8 @@ package enum SimExecCommand {
         examples: [
             .init("A shell on the device:", "cellpath sim exec -- bash"),
             .init("List the world's modems:", "cellpath sim exec -- cellpath modems"),
-            .init("In the world created with --prefix lab-:", "cellpath sim exec --prefix lab- -- ip address show wwan0"),
+            .init(
+                "In the world created with --prefix lab-:", "cellpath sim exec --prefix lab- -- ip address show wwan0")
         ])
 
     /// `sim exec`'s options.

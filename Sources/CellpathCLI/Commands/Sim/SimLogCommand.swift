@@ -9,6 +9,6 @@ package enum SimLogCommand {
         placement: .program(.simulator),
         examples: [
             .init("Print the request log:", "cellpath sim log"),
-            .init("Of the world created with --prefix lab-:", "cellpath sim log --prefix lab-"),
+            .init("Of the world created with --prefix lab-:", "cellpath sim log --prefix lab-")
         ])
 }

@@ -15,6 +15,6 @@ package enum SimProfilesCommand {
         placement: .program(.simulator),
         examples: [
             .init("List the profiles:", "cellpath sim profiles"),
-            .init("As JSON:", "cellpath sim profiles --json"),
+            .init("As JSON:", "cellpath sim profiles --json")
         ])
 }

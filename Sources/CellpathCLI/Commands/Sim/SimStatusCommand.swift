@@ -9,6 +9,7 @@ package enum SimStatusCommand {
         placement: .program(.simulator),
         examples: [
             .init("Show the world:", "cellpath sim status"),
-            .init("With the SIMs' numbers and identities unmasked, as JSON:", "cellpath sim status --verbose-full --json"),
+            .init(
+                "With the SIMs' numbers and identities unmasked, as JSON:", "cellpath sim status --verbose-full --json")
         ])
 }

@@ -14,8 +14,10 @@ package enum SimUpCommand {
         placement: .program(.simulator),
         examples: [
             .init("Create the built-in world (one MBIM modem):", "cellpath sim up"),
-            .init("A world of your own scenario, beside the default one:", "cellpath sim up --scenario two-modems.json --prefix lab-"),
-            .init("With ModemManager on the modems, in the foreground:", "cellpath sim up --modemmanager --foreground"),
+            .init(
+                "A world of your own scenario, beside the default one:",
+                "cellpath sim up --scenario two-modems.json --prefix lab-"),
+            .init("With ModemManager on the modems, in the foreground:", "cellpath sim up --modemmanager --foreground")
         ])
 
     /// `sim up`'s options.
@@ -23,8 +25,9 @@ package enum SimUpCommand {
         @Option("scenario", "file", help: "Scenario file (JSON, docs/simulator.md); default: the built-in world.")
         package var scenario: String?
         @SettingOption(.simPrefix) package var prefix: String?
-        @Flag("modemmanager",
-              help: "Also run ModemManager on the modems, on a private D-Bus bus (`sim env` exports its address).")
+        @Flag(
+            "modemmanager",
+            help: "Also run ModemManager on the modems, on a private D-Bus bus (`sim env` exports its address).")
         package var modemManager: Bool
         @Flag("foreground", help: "Run the daemon in this process until SIGINT/SIGTERM.") package var foreground: Bool
 
