@@ -2,6 +2,7 @@ import CellpathCore
 import Glibc
 import Simulator
 import SimulatorScenario
+import SystemSupport
 import TestSupport
 import Testing
 
@@ -29,7 +30,7 @@ struct ModemManagerSleepEndToEndTests {
             }
             #expect(try listed() == 1)
             #expect(try waitFor(1, seconds: 1))
-            let daemonLog = { FileSystemText.read(run.logFile) }
+            let daemonLog = { FileSystem.readText(run.logFile) ?? "" }
             #expect(daemonLog().contains("ModemManager took a delay inhibitor for sleep"), "\(daemonLog())")
 
             _ = try SimulatedWorld.lifecycle(.suspend, prefix: device.prefix)
@@ -38,7 +39,7 @@ struct ModemManagerSleepEndToEndTests {
 
             _ = try SimulatedWorld.lifecycle(.resume, prefix: device.prefix)
             #expect(try waitFor(1, seconds: 90), "ModemManager did not probe the modem again after resume")
-            let mmLog = FileSystemText.read("\(run.modemManagerDirectory)/ModemManager.log")
+            let mmLog = FileSystem.readText("\(run.modemManagerDirectory)/ModemManager.log") ?? ""
             #expect(mmLog.contains("system is about to suspend") && mmLog.contains("system is resuming"))
         }
     }
@@ -87,24 +88,8 @@ struct ModemManagerSleepEndToEndTests {
             }
             #expect(sim.contains(new.iccid) && sim.contains(new.imsi), "\(sim)")
             let directory = RunDirectory(prefix: device.prefix).modemManagerDirectory
-            let log = FileSystemText.read("\(directory)/ModemManager.log")
+            let log = FileSystem.readText("\(directory)/ModemManager.log") ?? ""
             #expect(log.contains("SIM hot swap detected"))
         }
-    }
-}
-
-/// A file's text ("" when it cannot be read).
-enum FileSystemText {
-    static func read(_ path: String) -> String {
-        guard let file = fopen(path, "r") else { return "" }
-        defer { fclose(file) }
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let count = fread(&buffer, 1, buffer.count, file)
-            if count <= 0 { break }
-            bytes += buffer[..<count]
-        }
-        return String(decoding: bytes, as: UTF8.self)
     }
 }

@@ -3,6 +3,7 @@ import FoundationEssentials
 import Glibc
 import Simulator
 import SimulatorScenario
+import SystemSupport
 import TestSupport
 import Testing
 
@@ -102,7 +103,7 @@ struct LifecycleWorldTests {
             }
             #expect(status.modems[0].interface == "wwan1")
             #expect(status.modems[0].sim == Self.newSIM)
-            let log = FileSystemText.read(RunDirectory(prefix: prefix).logFile)
+            let log = FileSystem.readText(RunDirectory(prefix: prefix).logFile) ?? ""
             let lines = log.split(separator: "\n")
             let resetLine = lines.firstIndex { $0.contains("scenario event at 1 s: reset") }
             let swapLine = lines.firstIndex { $0.contains("scenario event at 2 s: swapSIM") }
@@ -141,22 +142,6 @@ private func field(_ label: String, in output: String) -> String? {
     output.split(separator: "\n").lazy.map { $0.trimmingPrefix(while: { $0 == " " || $0 == "\t" }) }
         .first { $0.hasPrefix(label + ":") }
         .map { String($0.dropFirst(label.count + 1).filter { $0 != " " && $0 != "'" }) }
-}
-
-/// A file's text ("" when it cannot be read).
-enum FileSystemText {
-    static func read(_ path: String) -> String {
-        guard let file = fopen(path, "r") else { return "" }
-        defer { fclose(file) }
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let count = fread(&buffer, 1, buffer.count, file)
-            if count <= 0 { break }
-            bytes += buffer[..<count]
-        }
-        return String(decoding: bytes, as: UTF8.self)
-    }
 }
 
 /// `path` exists (links not followed).
