@@ -211,12 +211,22 @@ public enum FileSystem {
         }
     }
 
-    /// Creates `path` and its missing parents with `mode`.
+    /// Creates `path` and its missing parents with `mode`. A parent that another process removes
+    /// meanwhile (the last world's `sim down` removes the shared run directory) is created again.
     public static func makeDirectories(_ path: String, mode: mode_t = 0o755) throws(SystemError) {
-        var current = ""
-        for part in path.split(separator: "/") {
-            current += "/\(part)"
-            if mkdir(current, mode) != 0 && errno != EEXIST { throw SystemError("create \(current)") }
+        var attempts = 0
+        while true {
+            var current = ""
+            var vanished = false
+            for part in path.split(separator: "/") {
+                current += "/\(part)"
+                guard mkdir(current, mode) != 0, errno != EEXIST else { continue }
+                guard errno == ENOENT, attempts < 100 else { throw SystemError("create \(current)") }
+                vanished = true
+                break
+            }
+            if !vanished { return }
+            attempts += 1
         }
     }
 

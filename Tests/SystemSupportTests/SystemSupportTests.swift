@@ -28,6 +28,34 @@ import Testing
         #expect(FileSystem.exists("/etc"))
     }
 
+    /// Two worlds starting and stopping at once: one removes the shared parent while the other
+    /// creates its own directory under it.
+    @Test func aParentRemovedMeanwhileIsCreatedAgain() throws {
+        let dir = try TemporaryDirectory.make("cellpath-system")
+        defer { FileSystem.removeTree(dir) }
+        let shared = "\(dir)/shared"
+        let stop = StopFlag()
+        let remover = try Threads.start {
+            while !stop.value.load(ordering: .relaxed) {
+                rmdir(shared)
+                usleep(100)
+            }
+        }
+        var failures: [String] = []
+        for round in 0 ..< 3000 {
+            let own = "\(shared)/world\(round)"
+            do {
+                try FileSystem.makeDirectories(own)
+                rmdir(own)
+            } catch {
+                failures.append("\(error)")
+            }
+        }
+        stop.value.store(true, ordering: .relaxed)
+        Threads.join(remover)
+        #expect(failures.count == 0, "of 3000, the first: \(failures.first ?? "")")
+    }
+
     @Test func readingAMissingFileNamesIt() {
         let error = #expect(throws: SystemError.self) { try FileSystem.read("/nonexistent/cellpath") }
         #expect(error?.code == ENOENT)
@@ -146,4 +174,8 @@ import Testing
         #expect(IPAddress.ipv6Bytes("2001:db8::1")?.count == 16)
         #expect(IPAddress.isNumeric("::1") && !IPAddress.isNumeric("api.truid.test"))
     }
+}
+
+private final class StopFlag: Sendable {
+    let value = Atomic(false)
 }
