@@ -66,15 +66,19 @@ public struct BearerBringUp: Sendable {
     public let logger: Logger
     /// Announces each step (the command's progress line).
     public let progress: @Sendable (String) -> Void
+    /// Where the modem's net devices' attributes are (a QMI data path's `qmi/raw_ip`, `qmi/add_mux`).
+    public let sysfsRoot: String
 
     public init(
         modem: DiscoveredModem, records: BearerRecords, logger: Logger,
-        progress: @escaping @Sendable (String) -> Void = { _ in }
+        progress: @escaping @Sendable (String) -> Void = { _ in },
+        sysfsRoot: String = DeviceRoots(environment: ProcessEnvironment.current()).sysfs
     ) {
         self.modem = modem
         self.records = records
         self.logger = logger
         self.progress = progress
+        self.sysfsRoot = sysfsRoot
     }
 
     /// What to undo, newest last.
@@ -82,6 +86,8 @@ public struct BearerBringUp: Sendable {
         case radioOn
         case connected(BearerHandle)
         case addressing(AppliedAddressing)
+        /// A QMAP mux device added on the master interface.
+        case mux(UInt8, master: String)
         /// The record as it was before this run (nil: there was none).
         case record(BearerRecord?)
     }
@@ -117,11 +123,13 @@ public struct BearerBringUp: Sendable {
         _ request: BearerRequest, _ backend: any ModemBackend, _ follower: IndicationFollower,
         _ changes: inout [Change], _ step: inout String
     ) async throws -> BearerOutcome {
-        guard let interface = modem.interfaces.first else {
+        guard let master = modem.interfaces.first else {
             throw CellpathError(
                 .unavailable, "modem \(modem.index) (\(modem.ports[0].name)) has no network interface",
                 hint: "its driver (cdc_mbim, qmi_wwan, mhi_wwan) did not create one: check dmesg")
         }
+        // The interface the bearer's packets flow on: the master, or a QMAP session's mux device.
+        var interface = master
         func begin(_ name: String) throws {
             try Task.checkCancellation()
             step = name
@@ -163,6 +171,15 @@ public struct BearerBringUp: Sendable {
         let fresh = !changed && firstRegistration.isRegistered  // else the packet service may have changed since
         try await attached(request.deadline, backend, follower, first: fresh ? (firstPacketService, seen) : nil)
         logger.info("packet service attached")
+        // A QMI call needs its data path ready before it starts (the firmware's data format, a
+        // QMAP mux bound): the data path of a connected bearer is left as it is.
+        var prepared: QMIDataPath.Prepared?
+        if modem.protocol == .qmi, try await bearerRead.get().state != .connected {
+            try begin("preparing the data path")
+            prepared = try await dataPath(master).prepare(backend)
+            if let prepared, let muxID = prepared.muxID { changes.append(.mux(muxID, master: master)) }
+            interface = prepared?.interface ?? master
+        }
         // What only the checks needed goes back while the bearer connects (QMI: not at the end).
         async let checkClientsReleased: Void = backend.releaseCheckClients()
 
@@ -176,6 +193,7 @@ public struct BearerBringUp: Sendable {
             try checkAPN(request.settings.apn, bearer, previous)
             if let previous, previous.connectedByCellpath {
                 record = previous
+                interface = previous.interface
                 logger.info("reusing the bearer that cellpath connected earlier")
             } else {
                 record =
@@ -198,6 +216,9 @@ public struct BearerBringUp: Sendable {
                 // stale, and the client ID that started it still allocated.
                 if let stale = previous.addressing {
                     for problem in InterfaceConfigurator().undo(stale) { logger.warning("\(problem)") }
+                }
+                if let mux = previous.qmapMuxID, let problem = dataPath(master).removeMux(UInt8(clamping: mux)) {
+                    logger.warning("\(problem)")
                 }
                 if previous.connectedByCellpath, let handle = previous.handle, handle.holdsClientID {
                     do {
@@ -223,6 +244,7 @@ public struct BearerBringUp: Sendable {
             record = BearerRecord(
                 controlPort: modem.ports[0].devicePath, protocol: modem.protocol.rawValue, interface: interface,
                 apn: request.settings.apn, connectedByCellpath: true, handle: handle, since: Self.now)
+            record.qmapMuxID = prepared?.muxID.map(Int.init)
             record.adopt(request.use)
             try records.save(record)
             logger.info("bearer connected\(request.settings.apn.map { " on APN \($0)" } ?? "")")
@@ -291,6 +313,10 @@ public struct BearerBringUp: Sendable {
     }
 
     // MARK: Steps
+
+    func dataPath(_ master: String) -> QMIDataPath {
+        QMIDataPath(modemIndex: modem.index, sysfs: sysfsRoot, master: master, logger: logger)
+    }
 
     /// SIM ready (`sim` as first read), with PIN1 entered when needed and safe; true when the
     /// PIN was entered.
@@ -450,6 +476,8 @@ public struct BearerBringUp: Sendable {
                 } catch {
                     logger.warning("couldn't disconnect the bearer this run connected: \(error.message)")
                 }
+            case .mux(let muxID, let master):
+                if let problem = dataPath(master).removeMux(muxID) { logger.warning("\(problem)") }
             case .radioOn:
                 do {
                     try await backend.setRadio(.off)

@@ -17,9 +17,10 @@ extension BearerRecord {
         guard InterfaceConfigurator.isValidInterfaceName(interface) else {
             return "its interface is not an interface name"
         }
-        guard modem.interfaces.contains(interface) else {
+        guard modem.interfaces.contains(interface) || (qmapMuxID != nil && modem.links.contains(interface)) else {
             return "its interface \(interface) is not modem \(modem.index)'s"
         }
+        if let qmapMuxID, !(1 ... 254).contains(qmapMuxID) { return "its QMAP mux id is out of range" }
         if let apn, apn.utf8.count > 100 || apn.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7f })
         {
             return "its APN is not an APN"

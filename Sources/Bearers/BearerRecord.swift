@@ -23,6 +23,9 @@ public struct BearerRecord: Sendable, Equatable, Codable {
     public var handle: BearerHandle?
     /// What cellpath changed on the interface; nil until applied.
     public var addressing: AppliedAddressing?
+    /// The QMAP mux id of the mux device (`interface`) that cellpath added for the bearer over
+    /// the modem's net device; `bearer down` removes it.
+    public var qmapMuxID: Int?
     /// When cellpath connected the bearer, or first found it connected (seconds since the epoch).
     public var since: Double
     /// The cellpath processes using the bearer now (checks, fetches): the last one out takes
@@ -51,6 +54,7 @@ public struct BearerRecord: Sendable, Equatable, Codable {
 
     enum CodingKeys: String, CodingKey {
         case controlPort, `protocol`, interface, apn, connectedByCellpath, handle, addressing, since, users, kept
+        case qmapMuxID
     }
 
     /// Decodes records of earlier versions too: without users, and kept (as `bearer up` left them).
@@ -63,6 +67,7 @@ public struct BearerRecord: Sendable, Equatable, Codable {
         connectedByCellpath = try c.decode(Bool.self, forKey: .connectedByCellpath)
         handle = try c.decodeIfPresent(BearerHandle.self, forKey: .handle)
         addressing = try c.decodeIfPresent(AppliedAddressing.self, forKey: .addressing)
+        qmapMuxID = try c.decodeIfPresent(Int.self, forKey: .qmapMuxID)
         since = try c.decode(Double.self, forKey: .since)
         users = try c.decodeIfPresent([ProcessIdentity].self, forKey: .users) ?? []
         kept = try c.decodeIfPresent(Bool.self, forKey: .kept) ?? true

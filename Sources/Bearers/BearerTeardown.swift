@@ -15,11 +15,17 @@ public struct BearerTeardown: Sendable {
     public let modem: DiscoveredModem
     public let records: BearerRecords
     public let logger: Logger
+    /// Where the modem's net devices' attributes are (`qmi/del_mux` of a QMAP bearer's mux).
+    public let sysfsRoot: String
 
-    public init(modem: DiscoveredModem, records: BearerRecords, logger: Logger) {
+    public init(
+        modem: DiscoveredModem, records: BearerRecords, logger: Logger,
+        sysfsRoot: String = DeviceRoots(environment: ProcessEnvironment.current()).sysfs
+    ) {
         self.modem = modem
         self.records = records
         self.logger = logger
+        self.sysfsRoot = sysfsRoot
     }
 
     /// What happened to the bearer.
@@ -113,6 +119,14 @@ public struct BearerTeardown: Sendable {
         let result = try await disconnect(
             record.connectedByCellpath ? record.handle : nil, owned: record.connectedByCellpath,
             force: force, on: backend)
+        if let mux = record.qmapMuxID, let master = modem.interfaces.first {
+            let path = QMIDataPath(modemIndex: modem.index, sysfs: sysfsRoot, master: master, logger: logger)
+            if let problem = path.removeMux(UInt8(clamping: mux)) {
+                logger.warning("\(problem)")
+            } else {
+                logger.info("QMAP mux device \(record.interface) removed")
+            }
+        }
         records.remove(record.controlPort)
         return (result, removed)
     }

@@ -14,6 +14,8 @@ static inline void cqmi_device_new_no_file_check(GFile *file, GCancellable *canc
 static inline QmiClientDms *cqmi_client_dms(QmiClient *client) { return QMI_CLIENT_DMS(client); }
 static inline QmiClientNas *cqmi_client_nas(QmiClient *client) { return QMI_CLIENT_NAS(client); }
 static inline QmiClientWds *cqmi_client_wds(QmiClient *client) { return QMI_CLIENT_WDS(client); }
+static inline QmiClientWda *cqmi_client_wda(QmiClient *client) { return QMI_CLIENT_WDA(client); }
+static inline QmiClientUim *cqmi_client_uim(QmiClient *client) { return QMI_CLIENT_UIM(client); }
 
 /// Connects `handler` to a client's indication signal (`"serving-system"` of a NAS client,
 /// `"packet-service-status"` of a WDS client), whose argument is the indication's output;

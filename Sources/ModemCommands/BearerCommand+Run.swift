@@ -166,6 +166,7 @@ extension BearerUpCommand {
         }
         var report = BearerReport(modem: modem, state: .connected)
         report.backend = backend.backendName
+        report.interface = outcome.path.interfaceName
         report.apn = outcome.record.apn
         report.address = outcome.path.ipv4Address
         report.gateway = outcome.path.ipv4Address == nil ? nil : outcome.bearer.gateway
@@ -320,7 +321,8 @@ extension BearerStatusCommand {
         if bearer.state == .connected {
             report.broughtUpByCellpath = record?.connectedByCellpath
             report.since = record?.since
-            if let interface = modem.interfaces.first, let counters = InterfaceState.byteCounters(interface) {
+            if let record { report.interface = record.interface }
+            if let interface = report.interface, let counters = InterfaceState.byteCounters(interface) {
                 (report.bytesReceived, report.bytesSent) = (counters.received, counters.sent)
             }
         }

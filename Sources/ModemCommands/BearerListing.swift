@@ -10,6 +10,9 @@ package struct BearerReport: Sendable, Equatable {
     package var state: BearerState
     /// Who served the command: `mbim`, `qmi` or `modemmanager`.
     package var backend: String?
+    /// The interface the bearer's packets flow on: the modem's net device, or the QMAP mux
+    /// device cellpath added over it (the bearer's record says).
+    package var interface: String?
     package var apn: String?
     package var address: String?
     package var gateway: String?
@@ -34,6 +37,7 @@ package struct BearerReport: Sendable, Equatable {
     package init(modem: DiscoveredModem, state: BearerState) {
         self.modem = modem
         self.state = state
+        interface = modem.interfaces.first
     }
 }
 
@@ -46,7 +50,7 @@ package enum BearerListing {
 
     /// `modem 0: bearer connected on wwan0 (100.64.23.10)`.
     static func title(_ report: BearerReport) -> String {
-        let interface = report.modem.interfaces.first ?? "no interface"
+        let interface = report.interface ?? "no interface"
         let addresses = [report.address, report.ipv6Address].compactMap { $0 }
         let address = addresses.isEmpty ? "" : " (\(addresses.joined(separator: ", ")))"
         return "modem \(report.modem.index): bearer \(report.state.rawValue) on \(interface)\(address)"
@@ -58,7 +62,7 @@ package enum BearerListing {
         record.add("protocol", .string(report.modem.protocol.rawValue))
         record.add("port", .string(report.modem.ports[0].name))
         record.add("backend", .optional(report.backend))
-        record.add("interface", .optional(report.modem.interfaces.first))
+        record.add("interface", .optional(report.interface))
         record.add("state", .string(report.state.rawValue))
         record.add("apn", .optional(report.apn), label: "APN")
         record.add("ipv4_address", .optional(report.address), label: "IPv4 address")

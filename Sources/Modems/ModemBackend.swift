@@ -35,6 +35,15 @@ public protocol ModemBackend: AnyObject, Sendable {
     /// reading it: QMI then reads the IPv6 settings too, on a WDS client of IP family 6. MBIM
     /// and ModemManager report both families in one read and ignore it.
     func expect(_ ipType: BearerIPType) async
+    /// QMI: the firmware's data format (WDA Get Data Format); nil where the modem has no WDA
+    /// service, and for the protocols without one (MBIM, ModemManager).
+    func dataFormat() async throws(ModemError) -> DataFormat?
+    /// QMI: asks the firmware for `format` (WDA Set Data Format, QMAP with `port`'s endpoint)
+    /// and returns the format it then has; firmware may keep parts of its own. Nil where there
+    /// is no WDA service.
+    func setDataFormat(_ format: DataFormat, endpoint port: MuxDataPort?) async throws(ModemError) -> DataFormat?
+    /// QMI QMAP: the WDS clients that `connect` starts calls on are first bound to `port`.
+    func bind(to port: MuxDataPort) async
 
     // Changes, for bringing a bearer up and down.
 
@@ -120,6 +129,14 @@ public struct BearerHandle: Sendable, Equatable, Codable {
 extension ModemBackend {
     /// Backends that read both families at once need no hint.
     public func expect(_ ipType: BearerIPType) async {}
+    /// Only QMI has a data format of its own.
+    public func dataFormat() async throws(ModemError) -> DataFormat? { nil }
+    public func setDataFormat(
+        _ format: DataFormat, endpoint port: MuxDataPort?
+    ) async throws(ModemError)
+        -> DataFormat?
+    { nil }
+    public func bind(to port: MuxDataPort) async {}
 }
 
 /// How far a session's indications follow the default bearer (`followBearer`).

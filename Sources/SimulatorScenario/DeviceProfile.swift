@@ -113,13 +113,18 @@ public struct DeviceProfile: Sendable, Equatable {
         /// Sessions are multiplexed with QMAP: `qmimuxN` devices added through `qmi/add_mux`,
         /// WDS Bind Mux Data Port per session.
         public var qmap = false
+        /// The firmware can send 802.3 frames: WDA Set Data Format to 802-3 takes effect. 5G
+        /// firmware sends raw IP only, and keeps it (its answer says raw-ip).
+        public var ethernetFraming = true
         public init(
-            firmwareRawIP: Bool = true, kernelRawIP: Bool = true, dmsUIMRefused: Bool = false, qmap: Bool = false
+            firmwareRawIP: Bool = true, kernelRawIP: Bool = true, dmsUIMRefused: Bool = false, qmap: Bool = false,
+            ethernetFraming: Bool = true
         ) {
             self.firmwareRawIP = firmwareRawIP
             self.kernelRawIP = kernelRawIP
             self.dmsUIMRefused = dmsUIMRefused
             self.qmap = qmap
+            self.ethernetFraming = ethernetFraming
         }
     }
 
@@ -204,7 +209,8 @@ extension DeviceProfile {
             vendorID: 0x2c7c, productID: 0x0800, subsystemIDs: nil, driver: "qmi_wwan",
             controlProtocol: .qmi, controlPort: .cdcWDM, extraPorts: ["AT"], netDevice: .usbWWAN,
             mbimExtensions: .none, fccLocked: false, fccUnlock: nil,
-            qmi: QMIQuirks(firmwareRawIP: true, kernelRawIP: true, dmsUIMRefused: true, qmap: true),
+            qmi: QMIQuirks(
+                firmwareRawIP: true, kernelRawIP: true, dmsUIMRefused: true, qmap: true, ethernetFraming: false),
             ipv6LinkLocalOnly: false, sessionLinks: .qmimux, slots: 1),
         DeviceProfile(
             name: .pcieMHIMBIM, models: "Quectel EM120R-GL (1eac:1001), Foxconn T99W175 (105b:e0ab)",
@@ -219,7 +225,7 @@ extension DeviceProfile {
             vendorID: 0x1eac, productID: 0x1007, subsystemIDs: (0x1eac, 0x2007), driver: "mhi-pci-generic",
             controlProtocol: .qmi, controlPort: .wwanPort, extraPorts: ["AT"], netDevice: .mhiNet,
             mbimExtensions: .none, fccLocked: false, fccUnlock: nil,
-            qmi: QMIQuirks(firmwareRawIP: true, kernelRawIP: true, qmap: true),
+            qmi: QMIQuirks(firmwareRawIP: true, kernelRawIP: true, qmap: true, ethernetFraming: false),
             ipv6LinkLocalOnly: false, sessionLinks: .none, slots: 1),
         DeviceProfile(
             name: .pcieT7xx, models: "Fibocom FM350-GL (14c3:4d75, MediaTek T700)", manufacturer: "Fibocom",

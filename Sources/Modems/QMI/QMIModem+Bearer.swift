@@ -7,6 +7,14 @@ import GLibRuntime
 /// WDS client that started the call kept allocated), and the NAS and WDS indications.
 extension QMIModem {
     func unlockSIM(pin: String) async throws(ModemError) -> SIMStatus {
+        try await throughDMSOrUIM(
+            dms: { () async throws(ModemError) in try await dmsVerifyPIN(pin) },
+            uim: { () async throws(ModemError) in try await uimVerifyPIN(pin) })
+        return try await simState()
+    }
+
+    /// DMS UIM Verify PIN.
+    private func dmsVerifyPIN(_ pin: String) async throws(ModemError) {
         let operation = "unlock the SIM"
         let input = qmi_message_dms_uim_verify_pin_input_new()
         defer { qmi_message_dms_uim_verify_pin_input_unref(input) }
@@ -22,25 +30,11 @@ extension QMIModem {
             },
             result: qmi_message_dms_uim_verify_pin_output_get_result, unref: qmi_message_dms_uim_verify_pin_output_unref
         )
-        if let failure {
-            let error = session.error(operation, failure)
-            guard failure.domain == qmi_protocol_error_quark(),
-                [QMI_PROTOCOL_ERROR_INCORRECT_PIN, QMI_PROTOCOL_ERROR_PIN_BLOCKED].contains(where: {
-                    Int32($0.rawValue) == failure.code
-                })
-            else { throw error }
-            var left: UInt8 = 0, unblockLeft: UInt8 = 0
-            let known =
-                qmi_message_dms_uim_verify_pin_output_get_pin_retries_status(output.pointer, &left, &unblockLeft, nil)
-                != 0
-            let what =
-                failure.code == Int32(QMI_PROTOCOL_ERROR_PIN_BLOCKED.rawValue) || (known && left == 0)
-                ? ": the SIM now asks for its PUK" : known ? " (\(left) attempt\(left == 1 ? "" : "s") left)" : ""
-            throw ModemError(
-                .protocol, .permission, operation: error.operation, reason: "the SIM refused the PIN\(what)",
-                hint: "check the PIN in the --pin-file", status: error.status)
-        }
-        return try await simState()
+        guard let failure else { return }
+        var left: UInt8 = 0, unblockLeft: UInt8 = 0
+        let known =
+            qmi_message_dms_uim_verify_pin_output_get_pin_retries_status(output.pointer, &left, &unblockLeft, nil) != 0
+        throw pinRefusal(operation, failure, retriesLeft: known ? left : nil)
     }
 
     func setRadio(_ state: RadioState) async throws(ModemError) {
@@ -132,6 +126,7 @@ extension QMIModem {
         ipv6: Bool
     ) async throws(ModemError) -> (clientID: Int, handle: UInt32) {
         let client = ipv6 ? try await ipv6WDSClient() : try await client(QMI_SERVICE_WDS)
+        try await bindMuxDataPort(client)
         let (output, failure) = try await startNetwork(operation, client, settings, authentication, ipv6: ipv6)
         var handle: UInt32 = 0
         let hasHandle = qmi_message_wds_start_network_output_get_packet_data_handle(output.pointer, &handle, nil) != 0

@@ -36,6 +36,11 @@ final class QMIModem: ModemBackend {
     /// The tasks waiting for a client that is being allocated, by service.
     private var allocating: [Int32: [CheckedContinuation<Void, Never>]] = [:]
     private var isOpen = true
+    /// The firmware refused DMS's UIM commands: the SIM is read through the UIM service.
+    var simThroughUIM = false
+    /// What the bring-up asked for the data path: the WDS clients that start calls are bound
+    /// to this QMAP mux first (WDS Bind Mux Data Port).
+    var muxDataPort: MuxDataPort?
 
     /// The time that releasing the clients and closing may take, whatever is left of the
     /// session's: client IDs left allocated stay allocated in the modem until it restarts.
@@ -218,6 +223,11 @@ final class QMIModem: ModemBackend {
 
     func sim() async throws(ModemError) -> SIMStatus {
         guard var sim = try await pinStatus() else { return SIMStatus(state: .absent) }
+        if simThroughUIM {
+            try await uimIdentities(into: &sim)
+            try await readMSISDN(into: &sim)
+            return sim
+        }
         let locked = [
             QMI_PROTOCOL_ERROR_UIM_UNINITIALIZED, QMI_PROTOCOL_ERROR_PIN_RESTRICTION,
             QMI_PROTOCOL_ERROR_DEVICE_NOT_READY
@@ -248,6 +258,16 @@ final class QMIModem: ModemBackend {
         {
             sim.imsi = imsi.string { qmi_message_dms_uim_get_imsi_output_get_imsi(imsi.pointer, $0, nil) }
         }
+        try await readMSISDN(into: &sim)
+        return sim
+    }
+
+    /// The MSISDN (DMS Get MSISDN, which UIM-only firmware serves too), when the SIM has one.
+    private func readMSISDN(into sim: inout SIMStatus) async throws(ModemError) {
+        let locked = [
+            QMI_PROTOCOL_ERROR_UIM_UNINITIALIZED, QMI_PROTOCOL_ERROR_PIN_RESTRICTION,
+            QMI_PROTOCOL_ERROR_DEVICE_NOT_READY
+        ]
         if let msisdn = try await request(
             "get the MSISDN", QMI_SERVICE_DMS, states: locked + [QMI_PROTOCOL_ERROR_NOT_PROVISIONED],
             start: { client, timeout, call in
@@ -262,7 +282,6 @@ final class QMIModem: ModemBackend {
                 msisdn.string { qmi_message_dms_get_msisdn_output_get_msisdn(msisdn.pointer, $0, nil) }.map { [$0] }
                 ?? []
         }
-        return sim
     }
 
     /// The PIN status alone: it tells whether there is a SIM and whether it is locked.
@@ -270,8 +289,16 @@ final class QMIModem: ModemBackend {
         try await pinStatus() ?? SIMStatus(state: .absent)
     }
 
-    /// The SIM's state from PIN1's status (and its retries while locked); nil without a SIM.
+    /// The SIM's state from PIN1's status (and its retries while locked), through DMS or, on
+    /// firmware that refuses it there, UIM's card status; nil without a SIM.
     private func pinStatus() async throws(ModemError) -> SIMStatus? {
+        try await throughDMSOrUIM(
+            dms: { () async throws(ModemError) in try await dmsPINStatus() },
+            uim: { () async throws(ModemError) in try await uimCardStatus() })
+    }
+
+    /// DMS UIM Get PIN Status; nil without a SIM.
+    private func dmsPINStatus() async throws(ModemError) -> SIMStatus? {
         guard
             let pin = try await request(
                 "get the PIN status", QMI_SERVICE_DMS, states: [QMI_PROTOCOL_ERROR_UIM_UNINITIALIZED],

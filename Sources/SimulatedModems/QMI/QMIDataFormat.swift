@@ -45,13 +45,14 @@ struct QMIDataFormat: Equatable {
     }
 
     /// Applies a Set Data Format request (what it leaves out stays); nil on success. Firmware
-    /// without QMAP leaves aggregation disabled and says so in its answer; QMAP needs raw-ip.
-    mutating func apply(_ request: [UInt8: [UInt8]], qmapCapable: Bool) -> QMIError? {
+    /// without QMAP leaves aggregation disabled, and raw-ip-only firmware its link layer, and
+    /// says so in its answer; QMAP needs raw-ip.
+    mutating func apply(_ request: [UInt8: [UInt8]], qmapCapable: Bool, ethernetCapable: Bool = true) -> QMIError? {
         func u32(_ type: UInt8) -> UInt32? { request[type].flatMap { $0.count == 4 ? ByteReader($0).u32(at: 0) : nil } }
         var next = self
         if let value = u32(0x11) {
             guard let linkLayer = LinkLayer(rawValue: value) else { return .invalidArgument }
-            next.linkLayer = linkLayer
+            if linkLayer == .rawIP || ethernetCapable { next.linkLayer = linkLayer }
         }
         if qmapCapable {
             for (type, protocolValue) in [(UInt8(0x12), u32(0x12)), (0x13, u32(0x13))] {

@@ -546,7 +546,10 @@ final class QMIFunction: ControlFunction {
     private func wda(_ request: QMIRequest) -> [QMITLV] {
         switch request.messageID {
         case 0x0020:  // set data format
-            if let error = dataFormat.apply(request.tlvs, qmapCapable: state.modem.profile.qmi.qmap) {
+            let quirks = state.modem.profile.qmi
+            if let error = dataFormat.apply(
+                request.tlvs, qmapCapable: quirks.qmap, ethernetCapable: quirks.ethernetFraming)
+            {
                 return [QMUX.result(error)]
             }
             return [QMUX.result(.none)] + dataFormat.tlvs
