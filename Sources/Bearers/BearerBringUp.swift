@@ -199,8 +199,9 @@ public struct BearerBringUp: Sendable {
                 record =
                     previous
                     ?? BearerRecord(
-                        controlPort: modem.ports[0].devicePath, protocol: modem.protocol.rawValue,
-                        interface: interface, apn: bearer.apn ?? request.settings.apn,
+                        device: modem.devicePath, controlPort: modem.ports[0].devicePath,
+                        protocol: modem.protocol.rawValue, interface: interface,
+                        apn: bearer.apn ?? request.settings.apn,
                         connectedByCellpath: false, handle: nil, since: Self.now)
                 logger.info("reusing the bearer connected by another program (it stays up when cellpath is done)")
             }
@@ -227,7 +228,7 @@ public struct BearerBringUp: Sendable {
                         logger.warning("\(error.message)")
                     }
                 }
-                records.remove(previous.controlPort)
+                records.remove(modem)
             }
             try begin("connecting")
             follower.clearDrop()
@@ -242,7 +243,8 @@ public struct BearerBringUp: Sendable {
             let handle = try connection.get()
             changes.append(.connected(handle))
             record = BearerRecord(
-                controlPort: modem.ports[0].devicePath, protocol: modem.protocol.rawValue, interface: interface,
+                device: modem.devicePath, controlPort: modem.ports[0].devicePath, protocol: modem.protocol.rawValue,
+                interface: interface,
                 apn: request.settings.apn, connectedByCellpath: true, handle: handle, since: Self.now)
             record.qmapMuxID = prepared?.muxID.map(Int.init)
             record.adopt(request.use)
@@ -493,7 +495,7 @@ public struct BearerBringUp: Sendable {
                         logger.warning("couldn't restore the bearer record: \(error.message)")
                     }
                 } else {
-                    records.remove(modem.ports[0].devicePath)
+                    records.remove(modem)
                 }
             }
         }

@@ -1,15 +1,27 @@
+import Glibc
 import IPConfiguration
 import ModemDiscovery
 import Modems
 import SystemSupport
 
 extension BearerRecord {
+    /// The modem came back under other names (it reset or re-enumerated): the record takes its
+    /// control port, and its interface when the recorded one is gone.
+    mutating func followRename(of modem: DiscoveredModem) {
+        controlPort = modem.ports[0].devicePath
+        let gone =
+            InterfaceConfigurator.isValidInterfaceName(interface) && !modem.interfaces.contains(interface)
+            && if_nametoindex(interface) == 0
+        if gone, let current = modem.interfaces.first { interface = current }
+    }
+
     /// Why the record is not one cellpath could have written for `modem`, nil when it is: the
-    /// same control port and protocol, one of the modem's own interfaces (a name the kernel
+    /// same physical device (when it names one), control port and protocol, one of the modem's own interfaces (a name the kernel
     /// allows), and addressing within what cellpath applies (its table range, unicast addresses
     /// of their family, the kernel settings' values cellpath changes). A forged record must not
     /// steer what root undoes.
     func problem(for modem: DiscoveredModem) -> String? {
+        if let device, device != modem.devicePath { return "it names another device" }
         guard controlPort == modem.ports[0].devicePath else { return "it names another control port" }
         guard `protocol` == modem.protocol.rawValue else {
             return "it names another protocol (\(`protocol`.prefix(16)))"
@@ -44,7 +56,13 @@ extension BearerRecord {
     }
 
     private static func problem(_ applied: AppliedAddressing, interface: String) -> String? {
-        guard applied.addressing.interface == interface else { return "its addressing names another interface" }
+        // The addressing may name the interface the modem had before it came back renamed, now gone.
+        let previousInterfaceGone =
+            InterfaceConfigurator.isValidInterfaceName(applied.addressing.interface)
+            && if_nametoindex(applied.addressing.interface) == 0
+        guard applied.addressing.interface == interface || previousInterfaceGone else {
+            return "its addressing names another interface"
+        }
         guard InterfaceConfigurator.tables.contains(applied.table) else {
             return "its routing table \(applied.table) is not one of cellpath's"
         }

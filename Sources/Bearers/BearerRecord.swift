@@ -8,10 +8,14 @@ import SystemSupport
 
 /// What cellpath knows about a modem's bearer across processes: whether it connected it (then
 /// `bearer down` disconnects it), what disconnecting needs, the addressing it applied (so that
-/// exactly that is undone), and who uses it now. One JSON file per control port under
-/// `/run/cellpath/`.
+/// exactly that is undone), and who uses it now. One JSON file per physical modem (its USB
+/// device or PCI function) under `/run/cellpath/`: a modem that resets and comes back under
+/// other names (`cdc-wdm3`, `wwan3`) keeps its record.
 public struct BearerRecord: Sendable, Equatable, Codable {
-    /// The modem's control port (device path) and protocol, as discovery found them.
+    /// The modem's physical device (its sysfs path, as discovery resolved it); nil in records
+    /// of earlier versions, which were named by the control port.
+    public var device: String?
+    /// The modem's control port (device path) and protocol, as discovery last found them.
     public var controlPort: String
     public var `protocol`: String
     public var interface: String
@@ -36,10 +40,12 @@ public struct BearerRecord: Sendable, Equatable, Codable {
     public var kept: Bool
 
     public init(
-        controlPort: String, protocol: String, interface: String, apn: String?, connectedByCellpath: Bool,
+        device: String? = nil, controlPort: String, protocol: String, interface: String, apn: String?,
+        connectedByCellpath: Bool,
         handle: BearerHandle?, addressing: AppliedAddressing? = nil, since: Double,
         users: [ProcessIdentity] = [], kept: Bool = false
     ) {
+        self.device = device
         self.controlPort = controlPort
         self.protocol = `protocol`
         self.interface = interface
@@ -53,13 +59,16 @@ public struct BearerRecord: Sendable, Equatable, Codable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case controlPort, `protocol`, interface, apn, connectedByCellpath, handle, addressing, since, users, kept
+        case device, controlPort, `protocol`, interface, apn, connectedByCellpath, handle, addressing, since, users,
+            kept
         case qmapMuxID
     }
 
-    /// Decodes records of earlier versions too: without users, and kept (as `bearer up` left them).
+    /// Decodes records of earlier versions too: without users, and kept (as `bearer up` left
+    /// them); without the device.
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
+        device = try c.decodeIfPresent(String.self, forKey: .device)
         controlPort = try c.decode(String.self, forKey: .controlPort)
         `protocol` = try c.decode(String.self, forKey: .protocol)
         interface = try c.decode(String.self, forKey: .interface)
@@ -109,25 +118,51 @@ public struct BearerRecords: Sendable {
         return user == 0 ? "/run/cellpath" : "/run/cellpath/user-\(user)"
     }
 
-    /// The file of the bearer of `controlPort`: `bearer-dev-cdc-wdm0.json`.
-    public func path(_ controlPort: String) -> String {
+    /// The file of the bearer of the modem at `device` (its physical device's sysfs path):
+    /// `bearer-sys-devices-…-usb1-1-2.json`.
+    public func path(device: String) -> String {
+        "\(directory)/bearer-\(Self.fileName(device)).json"
+    }
+
+    /// The file of `modem`'s bearer, named by its physical device.
+    public func path(for modem: DiscoveredModem) -> String { path(device: modem.devicePath) }
+
+    /// Where earlier versions kept the bearer of `controlPort`: `bearer-dev-cdc-wdm0.json`.
+    func legacyPath(_ controlPort: String) -> String {
         "\(directory)/bearer-\(Self.fileName(controlPort)).json"
     }
 
-    /// The lock of the bearer of `controlPort` (`ModemLock`).
-    public func lockPath(_ controlPort: String) -> String {
-        "\(directory)/bearer-\(Self.fileName(controlPort)).lock"
+    /// The lock of `modem`'s bearer (`ModemLock`), named by its physical device: processes that
+    /// name the modem by its old and its new ports take the same lock.
+    public func lockPath(for modem: DiscoveredModem) -> String {
+        "\(directory)/bearer-\(Self.fileName(modem.devicePath)).lock"
     }
 
-    private static func fileName(_ controlPort: String) -> String {
-        controlPort.split(separator: "/").joined(separator: "-")
+    private static func fileName(_ path: String) -> String {
+        path.split(separator: "/").joined(separator: "-")
     }
 
-    /// The record of `modem`'s bearer; nil when there is none. A record that cannot be
-    /// read, is not cellpath's own (another owner, a link, readable by others) or is not one
-    /// cellpath could have written for `modem` is moved aside and refused, never acted on.
+    /// The record of `modem`'s bearer; nil when there is none. A record of an earlier version
+    /// (named by the control port) is moved to the modem's own name. A record of a modem that
+    /// came back under other names takes them: its control port, and its interface when the old
+    /// one is gone (the applied addressing keeps naming the old interface, where it was undone
+    /// by the kernel but for the source rules). A record that cannot be read, is not cellpath's
+    /// own (another owner, a link, readable by others) or is not one cellpath could have written
+    /// for `modem` is moved aside and refused, never acted on.
     public func load(for modem: DiscoveredModem) throws(CellpathError) -> BearerRecord? {
-        let path = path(modem.ports[0].devicePath)
+        if var record = try load(at: path(for: modem), for: modem) {
+            record.device = modem.devicePath  // saved under this name again, also when it did not say
+            return record
+        }
+        let legacy = legacyPath(modem.ports[0].devicePath)
+        guard var record = try load(at: legacy, for: modem) else { return nil }
+        record.device = modem.devicePath
+        try save(record)
+        unlink(legacy)
+        return record
+    }
+
+    private func load(at path: String, for modem: DiscoveredModem) throws(CellpathError) -> BearerRecord? {
         let refuse = { (reason: String) in self.refuse(path, reason, modem: modem.index) }
         let fd = Glibc.open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)
         if fd < 0 {
@@ -145,12 +180,13 @@ public struct BearerRecords: Sendable {
         } catch {
             throw refuse("it cannot be read whole (\(error.reason))")
         }
-        let record: BearerRecord
+        var record: BearerRecord
         do {
             record = try JSONDecoder().decode(BearerRecord.self, from: Data(bytes))
         } catch {
             throw refuse("it is not a bearer record")
         }
+        if record.device == modem.devicePath { record.followRename(of: modem) }
         if let problem = record.problem(for: modem) { throw refuse(problem) }
         return record
     }
@@ -164,7 +200,8 @@ public struct BearerRecords: Sendable {
         }
         try prepareDirectory()
         do throws(SystemError) {
-            try FileSystem.write(Array(data), to: path(record.controlPort), mode: 0o600)
+            try FileSystem.write(
+                Array(data), to: record.device.map { path(device: $0) } ?? legacyPath(record.controlPort), mode: 0o600)
         } catch {
             throw CellpathError(
                 error.code == EACCES || error.code == EPERM ? .permission : .cannotCreate,
@@ -173,8 +210,10 @@ public struct BearerRecords: Sendable {
         }
     }
 
-    public func remove(_ controlPort: String) {
-        unlink(path(controlPort))
+    /// Forgets `modem`'s record (and one of an earlier version's name).
+    public func remove(_ modem: DiscoveredModem) {
+        unlink(path(for: modem))
+        unlink(legacyPath(modem.ports[0].devicePath))
     }
 
     /// Creates the directory (0700) when it is missing, and checks that it is cellpath's own.
@@ -245,6 +284,6 @@ public struct BearerRecords: Sendable {
 
     /// Whether a record of `modem` was refused and moved aside.
     public func hasRefused(_ modem: DiscoveredModem) -> Bool {
-        FileSystem.exists(path(modem.ports[0].devicePath) + ".refused")
+        [path(for: modem), legacyPath(modem.ports[0].devicePath)].contains { FileSystem.exists($0 + ".refused") }
     }
 }

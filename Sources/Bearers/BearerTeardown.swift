@@ -82,7 +82,9 @@ public struct BearerTeardown: Sendable {
 
     /// A user of the bearer (this process) is done with it: it is taken down when this was the
     /// last user, cellpath connected it, and nobody asked to keep it; else it is left up.
-    public func release(on backend: any ModemBackend) async throws(CellpathError) -> Result {
+    /// `backend` nil: the modem is gone (it reset), and its bearer with it; only the interface's
+    /// configuration is undone.
+    public func release(on backend: (any ModemBackend)?) async throws(CellpathError) -> Result {
         guard var record = try records.load(for: modem) else { return .alreadyDown }
         let me = ProcessIdentity.current
         record.users.removeAll { $0 == me }
@@ -127,7 +129,7 @@ public struct BearerTeardown: Sendable {
                 logger.info("QMAP mux device \(record.interface) removed")
             }
         }
-        records.remove(record.controlPort)
+        records.remove(modem)
         return (result, removed)
     }
 

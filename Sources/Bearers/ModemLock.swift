@@ -5,7 +5,7 @@ import SystemSupport
 
 /// The lock that serialises every change of one modem's bearer state between cellpath
 /// processes (a timer's check and a person's `bearer up` at the same moment): an exclusive
-/// `flock` on `bearer-<port>.lock` beside the modem's bearer record. The holder writes its pid
+/// `flock` on `bearer-<device>.lock` (named by the modem's physical device) beside the modem's bearer record. The holder writes its pid
 /// and what it is doing into the file, so that a command that waits can name it, and removes
 /// the file as it lets go. The kernel releases the lock when the holder exits, however it
 /// exits. Held only while the bearer's
@@ -31,7 +31,7 @@ public final class ModemLock: Sendable {
         waiting: (String) -> Void = { _ in }
     ) async throws(CellpathError) -> ModemLock {
         try records.prepareDirectory()
-        let path = records.lockPath(modem.ports[0].devicePath)
+        let path = records.lockPath(for: modem)
         let modemIndex = modem.index
         let deadline = ContinuousClock.now + wait
         var told = false

@@ -2,6 +2,7 @@ import CellpathCore
 import IPConfiguration
 import ModemDiscovery
 import Modems
+import SystemSupport
 
 /// The cellular path from the modem layer (`fetch --modem`): reuses a connected bearer or brings
 /// one up (`BearerBringUp`), follows the modem's indications while the path is in use (a bearer
@@ -154,12 +155,21 @@ public actor ModemPathProvider: CellularPathProvider {
         await Task { await self.takeDown() }.value
     }
 
+    /// Releases this run's use of the bearer. A modem whose control port is gone reset or
+    /// re-enumerated, its bearer with it: only what cellpath set on the interface is undone.
     private func takeDown() async {
         releasing = true
         defer { outcome = nil }
         if outcome != nil, let modem, let backend {
             let logger = logger.scoped("modem\(modem.index)")
-            await backend.renewTimeLimit()  // the fetch may have taken longer than bringing the bearer up may
+            let gone = !FileSystem.exists(modem.ports[0].devicePath)
+            if gone {
+                logger.warning(
+                    "modem \(modem.index)'s control port is gone (the modem reset or re-enumerated): its bearer went with it"
+                )
+            } else {
+                await backend.renewTimeLimit()  // the fetch may have taken longer than bringing the bearer up may
+            }
             do {
                 let lock = try await ModemLock.acquire(
                     modem, in: records, purpose: "releasing the bearer",
@@ -169,7 +179,7 @@ public actor ModemPathProvider: CellularPathProvider {
                 }
                 defer { lock.release() }
                 let result = try await BearerTeardown(modem: modem, records: records, logger: logger).release(
-                    on: backend)
+                    on: gone ? nil : backend)
                 if result == .leftForOthers && options.keepBearer {
                     logger.info(
                         "keeping modem \(modem.index)'s bearer up (--keep-bearer): cellpath bearer down takes it down")

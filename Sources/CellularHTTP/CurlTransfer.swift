@@ -440,7 +440,7 @@ final class CurlTransfer {
         // A transport problem may be the path going away under the request.
         var through = ""
         if case .bound(let path) = route {
-            do throws(FetchFailure) { try path.verify(for: ipType, hop: index) } catch { return error }
+            do throws(FetchFailure) { try path.verify(for: ipType, hop: index, inUse: true) } catch { return error }
             through = " through \(path.interfaceName)"
         }
         var connectTime: curl_off_t = 0

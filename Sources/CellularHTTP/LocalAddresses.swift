@@ -40,8 +40,9 @@ extension CellularPath {
     }
 
     /// Throws unless the interface exists, is up, has its carrier and still holds every address
-    /// used for `ipType`.
-    func verify(for ipType: IPType, hop: Int?) throws(FetchFailure) {
+    /// used for `ipType`. `inUse`: the path carries a request or lookup now, so an interface that
+    /// no longer exists went away under it (a modem that reset or re-enumerated): interfaceDown.
+    func verify(for ipType: IPType, hop: Int?, inUse: Bool = false) throws(FetchFailure) {
         let (v4, v6) = bindAddresses(for: ipType)
         if v4 == nil && v6 == nil {
             throw FetchFailure(
@@ -50,6 +51,11 @@ extension CellularPath {
                 hint: "connect the bearer first", hop: hop)
         }
         let state = InterfaceSnapshot.read(interfaceName)
+        guard state.exists || !inUse else {
+            throw FetchFailure(
+                .interfaceDown, "interface \(interfaceName) went away (the modem reset or re-enumerated)",
+                hint: "run it again once the modem is back", hop: hop)
+        }
         guard state.exists else {
             throw FetchFailure(
                 .noSuchInterface, "interface \(interfaceName) does not exist", hint: "is the modem connected?", hop: hop

@@ -42,7 +42,7 @@ final class PathWatch {
 
     /// Throws unless the interface exists, is up, has its carrier and holds the bearer addresses.
     func verify(hop: Int) throws(FetchFailure) {
-        try path.verify(for: ipType, hop: hop)
+        try path.verify(for: ipType, hop: hop, inUse: true)
     }
 
     /// Reads every pending event (what changed is read from the interface itself); true when any

@@ -1,9 +1,12 @@
 import CellpathCLI
 import CellpathCore
 import CommandLineKit
+import SystemSupport
 
 /// The path of repeated runs: the bearer comes up (or is reused) for the first run and stays
-/// for the next ones; `releaseAtEnd()` releases it once all have run.
+/// for the next ones; `releaseAtEnd()` releases it once all have run. A path that went away
+/// between runs (the modem reset or re-enumerated, the network dropped the bearer) is released
+/// and brought up again for the next run, on the modem as it is now.
 actor FieldRunPath: CellularPathProvider {
     private let provider: any CellularPathProvider
     private var path: CellularPath?
@@ -13,10 +16,21 @@ actor FieldRunPath: CellularPathProvider {
     }
 
     func cellularPath() async throws(CellpathError) -> CellularPath {
-        if let path { return path }
+        if let path {
+            if Self.isWhole(path) { return path }
+            self.path = nil
+            await provider.release()
+        }
         let path = try await provider.cellularPath()
         self.path = path
         return path
+    }
+
+    /// Whether `path`'s interface still exists, is up and holds its addresses.
+    private static func isWhole(_ path: CellularPath) -> Bool {
+        let state = InterfaceSnapshot.read(path.interfaceName)
+        return state.exists && state.isUp
+            && [path.ipv4Address, path.ipv6Address].compactMap { $0 }.allSatisfy { state.addresses.contains($0) }
     }
 
     /// A run is over: the path stays for the next one.

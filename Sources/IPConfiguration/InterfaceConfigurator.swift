@@ -190,7 +190,8 @@ public struct InterfaceConfigurator: Sendable {
 
     /// Undoes `applied`, newest change first; returns what could not be undone (empty when all was).
     /// A kernel setting is restored only while it still has the value cellpath gave it, and only
-    /// on an interface that exists.
+    /// on an interface that exists. The source rules go even when the interface is gone (a modem
+    /// that reset or re-enumerated): the kernel removes its addresses and routes, not the rules.
     public func undo(_ applied: AppliedAddressing) -> [String] {
         var problems: [String] = []
         let interface = applied.addressing.interface
@@ -212,11 +213,20 @@ public struct InterfaceConfigurator: Sendable {
                 problems.append("couldn't restore \(what): \(error.reason)")
             }
         }
-        /// Removes what was added for one family, in the reverse order of adding it.
+        /// Removes what was added for one family, in the reverse order of adding it; of an
+        /// interface that is gone only the rule.
         func undo(
             _ family: Family, _ address: String, _ prefix: String,
             mainRouteMetric: Int?, rule: Bool, tableRoute: Bool, addedAddress: Bool
         ) {
+            if index <= 0 {
+                if rule {
+                    remove(
+                        "the rule from \(address)",
+                        withRule(family, table: applied.table) { rtnl_rule_delete(netlink.socket, $0, 0) })
+                }
+                return
+            }
             if let metric = mainRouteMetric {
                 remove(
                     "the \(prefix)default route through \(interface)",
@@ -240,7 +250,7 @@ public struct InterfaceConfigurator: Sendable {
                 remove("the address \(address)", withAddress(family, index) { rtnl_addr_delete(netlink.socket, $0, 0) })
             }
         }
-        if let ipv6 = applied.addressing.ipv6, index > 0 {
+        if let ipv6 = applied.addressing.ipv6 {
             undo(
                 .ipv6(ipv6), ipv6.address, "IPv6 ", mainRouteMetric: applied.addedIPv6MainRouteMetric,
                 rule: applied.addedIPv6Rule,
@@ -248,12 +258,12 @@ public struct InterfaceConfigurator: Sendable {
         }
         restore(applied.previousDisableIPv6, Self.disableIPv6Path(interface), "disable_ipv6", ifStill: "0")
         restore(applied.previousRPFilter, Self.rpFilterPath(interface), "rp_filter", ifStill: "2")
-        guard index > 0 else { return problems }  // the interface is gone, and its addresses and routes with it
         if let address = applied.addressing.address {
             undo(
                 .ipv4(address), address, "", mainRouteMetric: applied.addedMainRouteMetric, rule: applied.addedRule,
                 tableRoute: applied.addedTableRoute, addedAddress: applied.addedAddress)
         }
+        guard index > 0 else { return problems }  // the interface is gone, and its addresses and routes with it
         if applied.broughtUp || applied.previousMTU != nil {
             remove(
                 "the link settings of \(interface)",

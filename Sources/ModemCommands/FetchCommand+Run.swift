@@ -50,10 +50,14 @@ extension FetchCommand {
                 timeout: BearerCommand.defaultTimeout),
             keepBearer: path.keepBearer, opener: path.backend.choice.opener,
             lockWait: ModemOption.lockWait(path.wait))
+        let discovery = ModemDiscovery(roots: ModemsCommand.deviceRoots(context))
         return ModemPathProvider(
             options: options, records: BearerRecords(environment: context.environment), logger: context.logger,
             progress: { context.progress.step($0) }
-        ) { modem }
+        ) {
+            // The modem as it is now: after a reset it may be back under other names.
+            discovery.modems().first { $0.devicePath == modem.devicePath } ?? modem
+        }
     }
 
     /// Refuses what contradicts a path from the modem: its interface and DNS servers are the bearer's.

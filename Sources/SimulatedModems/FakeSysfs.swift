@@ -4,6 +4,9 @@ import SystemSupport
 
 /// The sysfs entries the kernel would create for one simulated modem, under `<run dir>/sys`, in
 /// the shape of the modem's device profile (docs/simulator-modems.md "Device zoo"):
+/// The physical device (USB device, PCI function) sits in the modem's slot in the world (`slot`),
+/// which a reset keeps; the kernel's names (`cdc-wdmN`, `wwanN`) carry `index`, which a
+/// re-enumeration changes.
 /// - USB: a device `usb1/1-N` with its ids, names and descriptors, and the interface the driver
 ///   binds (`1-N:1.I`, `cdc_mbim`, `qmi_wwan` or `cdc_ether`) holding the control port
 ///   `usbmisc/cdc-wdmN` and the net device; a `qmi_wwan` net device has its writable `qmi/`
@@ -16,16 +19,19 @@ import SystemSupport
 /// Every device has its `subsystem` link and `uevent`; the class directories link to them.
 struct FakeSysfs {
     let root: String
+    /// The number in the kernel's names of the ports and net device.
     let index: Int
+    /// The modem's position in the world: its USB port or PCI bus.
+    let slot: Int
     let modem: SimulatedModem
 
     var profile: DeviceProfile { modem.profile }
     var ports: [DeviceProfile.Port] { profile.ports(index: index) }
     var netDevice: String? { profile.netDeviceName(index: index) }
 
-    var usbDevice: String { "devices/cellpath-sim/usb1/1-\(index + 1)" }
-    var usbInterface: String { "\(usbDevice)/1-\(index + 1):1.\(profile.usbInterfaceNumber)" }
-    var pciFunction: String { "devices/pci0000:00/0000:00:1c.0/" + Self.pciAddress(index) }
+    var usbDevice: String { "devices/cellpath-sim/usb1/1-\(slot + 1)" }
+    var usbInterface: String { "\(usbDevice)/1-\(slot + 1):1.\(profile.usbInterfaceNumber)" }
+    var pciFunction: String { "devices/pci0000:00/0000:00:1c.0/" + Self.pciAddress(slot) }
     /// The MHI controller device of an mhi-pci-generic modem.
     var mhiController: String? { profile.driver == "mhi-pci-generic" ? "\(pciFunction)/mhi\(index)" : nil }
     /// The WWAN device grouping a PCIe modem's ports and default link.
@@ -33,14 +39,14 @@ struct FakeSysfs {
     /// The device that carries this modem: its USB device or PCI function.
     var physicalDevice: String { profile.bus == .usb ? usbDevice : pciFunction }
 
-    /// The PCI address of modem `index`'s function: bus `index + 1` behind the root port.
-    static func pciAddress(_ index: Int) -> String {
-        let bus = String(index + 1, radix: 16)
+    /// The PCI address of the function in slot `slot`: bus `slot + 1` behind the root port.
+    static func pciAddress(_ slot: Int) -> String {
+        let bus = String(slot + 1, radix: 16)
         return "0000:\(bus.count < 2 ? "0" + bus : bus):00.0"
     }
 
     /// The USB interface of the AT port, bound to `option`.
-    var usbATInterface: String { "\(usbDevice)/1-\(index + 1):1.\(profile.usbATInterfaceNumber)" }
+    var usbATInterface: String { "\(usbDevice)/1-\(slot + 1):1.\(profile.usbATInterfaceNumber)" }
 
     /// The sysfs directory of each character device of the modem (relative to the root).
     func portDirectory(_ port: DeviceProfile.Port) -> String {
@@ -103,7 +109,7 @@ struct FakeSysfs {
         try write(
             "\(fn)/uevent",
             "DRIVER=\(profile.driver)\nPCI_CLASS=\(profile.pciClass.dropFirst(2).uppercased())\n"
-                + "PCI_ID=\(pciID)\nPCI_SUBSYS_ID=\(subsysID)\nPCI_SLOT_NAME=\(Self.pciAddress(index))")
+                + "PCI_ID=\(pciID)\nPCI_SUBSYS_ID=\(subsysID)\nPCI_SLOT_NAME=\(Self.pciAddress(slot))")
         try link("\(fn)/subsystem", to: up(fn) + "bus/pci")
         try makeDirectory("bus/pci/drivers/\(profile.driver)")
         try link("\(fn)/driver", to: up(fn) + "bus/pci/drivers/\(profile.driver)")

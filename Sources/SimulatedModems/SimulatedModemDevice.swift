@@ -140,8 +140,11 @@ public final class SimulatedModemDevice: Sendable {
         }
     }
 
-    /// The tree of the modem as the kernel last enumerated it (its names carry that number).
-    private var sysfs: FakeSysfs { FakeSysfs(root: sysfsRoot, index: kernelNames.number, modem: modem) }
+    /// The tree of the modem as the kernel last enumerated it (its names carry that number; its
+    /// physical device stays in the modem's slot).
+    private var sysfs: FakeSysfs {
+        FakeSysfs(root: sysfsRoot, index: kernelNames.number, slot: index, modem: modem)
+    }
 
     /// The device nodes of the control port: its kernel name, and for the idealised MBIM modem
     /// also `wwanNmbim0`.

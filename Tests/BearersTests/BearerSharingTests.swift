@@ -127,6 +127,27 @@ struct BearerSharingTests {
         try Self.expectRefused(namespace, fleet, path, mentioning: "it belongs to user 65534, not to 0")
     }
 
+    // MARK: Records of earlier versions
+
+    /// A record as earlier versions wrote it (named by the control port, without the modem's
+    /// device) is read and moved to the modem's own name; `bearer down` then takes the bearer
+    /// down and leaves nothing.
+    @Test func aRecordOfAnEarlierVersionIsReadAndMoved() throws {
+        let (fleet, namespace, path) = try Self.upWithForgedRecord { record in record.set(["device"], .null) }
+        let port = try #require(try JSONValue.parse(FileSystem.readText(path) ?? "")["controlPort"]?.string)
+        let legacy = "\(namespace.stateDirectory)/bearer-\(port.split(separator: "/").joined(separator: "-")).json"
+        #expect(path != legacy)
+        #expect(rename(path, legacy) == 0)
+        let status = try BearerCommandTests.bearer(namespace, fleet, ["status", "--json"])
+        #expect(status.status == 0, "\(status.stderr)")
+        #expect(FileSystem.exists(path) && !FileSystem.exists(legacy), "the record was not moved")
+        let down = try BearerCommandTests.bearer(namespace, fleet, ["down"])
+        #expect(down.status == 0, "\(down.stderr)")
+        #expect(down.stderr.contains("bearer disconnected") || down.stdout.contains("disconnected"), "\(down.stderr)")
+        try BearerCommandTests.expectNothingLeft(namespace, fleet)
+        #expect(!FileSystem.exists(path) && !FileSystem.exists(legacy))
+    }
+
     @Test func aRecordsDirectoryOthersMayWriteIsRefused() throws {
         let (fleet, namespace) = try BearerCommandTests.setUp(.mbim)
         #expect(chmod(namespace.stateDirectory, 0o777) == 0)

@@ -312,7 +312,9 @@ struct SimCommandTests {
             #expect(stateDirectory == "/run/cellpath-sim/\(first.prefix)/state")
             #expect(try first.cellpath(["bearer", "up", "-m", "0", "-q"]).status == 0)
             let records = FileSystem.entries(stateDirectory) ?? []
-            #expect(records == ["bearer-run-cellpath-sim-\(first.prefix)-dev-cdc-wdm0.json"], "\(records)")
+            #expect(
+                records == ["bearer-run-cellpath-sim-\(first.prefix)-sys-devices-cellpath-sim-usb1-1-1.json"],
+                "\(records)")
             try SimulatedDevice.with(connect: false) { second in
                 let down = try second.cellpath(["bearer", "down", "-m", "0", "--json"])
                 #expect(down.status == 0, "\(down.stderr)")
