@@ -153,7 +153,12 @@ public struct BearerBringUp: Sendable {
         if try await radioRead.get() == .off {
             try begin("switching the radio on")
             changes.append(.radioOn)
-            try await backend.setRadio(.on)
+            do {
+                try await backend.setRadio(.on)
+            } catch {
+                if let locked = fccLock(refusing: error) { throw locked }
+                throw error
+            }
             logger.info("radio switched on")
             changed = true
         }

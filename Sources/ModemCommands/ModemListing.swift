@@ -85,7 +85,7 @@ package enum ModemListing {
         record.add("driver", .null)
         record.add("firmware", .optional(status?.firmware))
         record.add("imei", .optional(status?.imei), label: "IMEI")
-        record.add("radio", .optional(status?.radio?.rawValue))
+        record.add("radio", .optional(radio(report)))
         record.add(
             "sim",
             status?.sim.map { sim in
@@ -182,6 +182,17 @@ package enum ModemListing {
         return record
     }
 
+    /// The radio state shown for an FCC-locked modem: its radio is off and its model (`vid:pid`)
+    /// is on ModemManager's FCC-unlock list.
+    static let fccLocked = "fcc-locked"
+
+    /// The modem's radio state: `on`, `off` or `fcc-locked`.
+    static func radio(_ report: ModemReport) -> String? {
+        guard let radio = report.status?.radio else { return nil }
+        let listed = FCCUnlockList().entry(for: report.modem, orVendor: false) != nil
+        return radio == .off && listed ? fccLocked : radio.rawValue
+    }
+
     private static func hardwareIDs(_ vendor: String, _ product: String?, _ productKey: String) -> Value {
         var ids = Record()
         ids.add("vendor_id", .string(vendor))
@@ -212,7 +223,9 @@ package enum ModemListing {
             row.add("sim", .optional(status?.sim?.state.rawValue), label: "SIM")
             let network = status?.registration?.servingOperator ?? status?.homeOperator
             row.add("operator", .optional(network.flatMap { $0.name ?? $0.id }))
-            row.add("registration", .optional(status?.registration?.state.rawValue))
+            // An FCC lock is why such a modem is not registered: the column says so.
+            let locked = radio(report) == Self.fccLocked
+            row.add("registration", .optional(locked ? Self.fccLocked : status?.registration?.state.rawValue))
             row.add("technology", .optional(status?.registration?.accessTechnology?.rawValue))
             row.add("signal", .optional(status?.signal?.rssiDbm.map { "\($0) dBm" }))
             row.add("bearer", .optional(status?.bearer?.state.rawValue))

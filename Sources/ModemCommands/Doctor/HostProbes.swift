@@ -3,7 +3,7 @@ import Glibc
 import SystemSupport
 
 /// Read-only facts about this machine that `doctor` checks: capabilities, who holds a device
-/// open, ModemManager's FCC-unlock list, the clock. Nothing here changes anything or blocks.
+/// open, the clock. Nothing here changes anything or blocks.
 enum HostProbes {
     /// The capabilities in this process's effective set (`CapEff` of /proc/self/status).
     static func effectiveCapabilities() -> UInt64? {
@@ -56,16 +56,6 @@ enum HostProbes {
         guard let names = FileSystem.entries(path) else { readable(false); return [] }
         readable(true)
         return names.compactMap { Int32($0) }
-    }
-
-    /// Where ModemManager keeps the FCC-unlock scripts it ships, one per `vid:pid` (lower-case hex).
-    static let fccUnlockAvailable = "/usr/share/ModemManager/fcc-unlock.available.d"
-    /// Where an administrator enables one of them.
-    static let fccUnlockEnabled = "/etc/ModemManager/fcc-unlock.d"
-
-    /// Whether ModemManager ships an FCC-unlock script for USB or PCI id `vendor:product`.
-    static func hasFCCUnlockScript(vendor: String, product: String, directory: String = fccUnlockAvailable) -> Bool {
-        access("\(directory)/\(vendor.lowercased()):\(product.lowercased())", F_OK) == 0
     }
 
     /// Whether the kernel says the clock is synchronised (adjtimex: not TIME_ERROR), as timedated's

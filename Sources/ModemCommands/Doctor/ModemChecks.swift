@@ -23,7 +23,7 @@ struct ModemChecks {
 
     init(
         report: ModemReport, roots: DeviceRoots, disclosure: Disclosure, modemManager: Bool, records: BearerRecords,
-        fix: Bool, fccUnlockList: String = HostProbes.fccUnlockAvailable
+        fix: Bool, fccUnlockList: String = FCCUnlockList.available
     ) {
         self.report = report
         self.roots = roots
@@ -151,23 +151,18 @@ struct ModemChecks {
 
     /// Radio on; off with the model on ModemManager's FCC-unlock list is an FCC lock.
     func radio() -> DoctorCheck {
-        let id = modem.usbVendorID.map { "\($0):\(modem.usbProductID ?? "")" }
-        let listed =
-            modem.usbVendorID.map {
-                HostProbes.hasFCCUnlockScript(vendor: $0, product: modem.usbProductID ?? "", directory: fccUnlockList)
-            } ?? false
+        let list = FCCUnlockList(directory: fccUnlockList)
+        let id = FCCUnlockList.hardwareID(of: modem), entry = list.entry(for: modem, orVendor: false)
         var evidence = ["radio: \(status?.radio?.rawValue ?? "unknown")"]
         if let id {
-            evidence.append("\(id) \(listed ? "is" : "is not") on ModemManager's FCC-unlock list (\(fccUnlockList))")
+            evidence.append(
+                "\(id) \(entry != nil ? "is" : "is not") on ModemManager's FCC-unlock list (\(fccUnlockList))")
         }
         guard status?.radio == .off else { return check("radio", .pass, "the radio is on", evidence: evidence) }
-        if listed, let id {
+        if let entry, let id {
             return check(
                 "radio", .fail, "the radio is off and \(id) is a model that ships FCC-locked",
-                evidence: evidence,
-                remedy: "enable ModemManager's unlock: sudo ln -s \(fccUnlockList)/\(id) "
-                    + "\(HostProbes.fccUnlockEnabled)/ and restart ModemManager "
-                    + "(or run the vendor's unlock tool)")
+                evidence: evidence, remedy: list.remedy(entry: entry, hardwareID: id))
         }
         return check(
             "radio", .warn, "the radio is off", evidence: evidence,

@@ -56,17 +56,15 @@ extension MBIMModem {
             case .chap: MBIM_AUTH_PROTOCOL_CHAP
             case .mschapv2: MBIM_AUTH_PROTOCOL_MSCHAPV2
             }
-        let request = mbim_message_connect_set_new(
-            0, MBIM_ACTIVATION_COMMAND_ACTIVATE, settings.apn ?? "", settings.user ?? "",
-            settings.password ?? "", MBIM_COMPRESSION_NONE, auth, Self.contextIPType(settings.ipType),
-            mbim_uuid_from_context_type(MBIM_CONTEXT_TYPE_INTERNET), nil)
+        let v3 = extensionsVersion >= 3
+        let request = connectRequest(
+            MBIM_ACTIVATION_COMMAND_ACTIVATE, apn: settings.apn ?? "", user: settings.user ?? "",
+            password: settings.password ?? "", auth: auth, ipType: Self.contextIPType(settings.ipType), v3: v3)
         let (response, failure) = try await exchange(operation, request, session: session, followingTask: false)
         var activation = MBIM_ACTIVATION_STATE_UNKNOWN
         var networkError: UInt32 = 0
         var error: UnsafeMutablePointer<GError>?
-        if mbim_message_connect_response_parse(response.message, nil, &activation, nil, nil, nil, &networkError, &error)
-            == 0
-        {
+        if Self.parseConnect(response.message, v3: v3, &activation, &networkError, &error) == 0 {
             g_error_free(error)
         }
         if let failure {
@@ -86,6 +84,22 @@ extension MBIMModem {
         return BearerHandle(sessionID: 0)
     }
 
+    /// A CONNECT set of session 0 in the layout of the MBIMEx version the device speaks (v3:
+    /// compression, auth and IP type first, then the strings).
+    private func connectRequest(
+        _ command: MbimActivationCommand, apn: String = "", user: String = "", password: String = "",
+        auth: MbimAuthProtocol = MBIM_AUTH_PROTOCOL_NONE, ipType: MbimContextIpType = MBIM_CONTEXT_IP_TYPE_DEFAULT,
+        v3: Bool
+    ) -> OpaquePointer? {
+        let context = mbim_uuid_from_context_type(MBIM_CONTEXT_TYPE_INTERNET)
+        return v3
+            ? mbim_message_ms_basic_connect_v3_connect_set_new(
+                0, command, MBIM_COMPRESSION_NONE, auth, ipType, context, MBIM_ACCESS_MEDIA_TYPE_UNKNOWN, apn, user,
+                password, nil, nil)
+            : mbim_message_connect_set_new(
+                0, command, apn, user, password, MBIM_COMPRESSION_NONE, auth, ipType, context, nil)
+    }
+
     /// The context IP type asked for: IPv4v6 lets the network grant one family or both.
     nonisolated static func contextIPType(_ type: BearerIPType) -> MbimContextIpType {
         switch type {
@@ -96,10 +110,7 @@ extension MBIMModem {
     }
 
     func disconnect(_ handle: BearerHandle?) async throws(ModemError) -> Bool {
-        let request = mbim_message_connect_set_new(
-            UInt32(handle?.sessionID ?? 0), MBIM_ACTIVATION_COMMAND_DEACTIVATE, "", "", "",
-            MBIM_COMPRESSION_NONE, MBIM_AUTH_PROTOCOL_NONE, MBIM_CONTEXT_IP_TYPE_DEFAULT,
-            mbim_uuid_from_context_type(MBIM_CONTEXT_TYPE_INTERNET), nil)
+        let request = connectRequest(MBIM_ACTIVATION_COMMAND_DEACTIVATE, v3: extensionsVersion >= 3)
         // A context that is not active (or gone with the registration) is down already.
         return try await command(
             "disconnect the bearer", request, states: Self.noBearerStatuses, session: session.cleanup()) != nil
@@ -111,8 +122,11 @@ extension MBIMModem {
         indicationSink = sink
         indicationHandler = cmbim_device_connect_indicate_status(
             device,
-            { _, message, data in
-                guard let message, let indication = MBIMModem.indication(message) else { return }
+            { device, message, data in
+                guard let message,
+                    let indication = MBIMModem.indication(
+                        message, extensions: device.map { mbim_device_get_ms_mbimex_version($0, nil) } ?? 0)
+                else { return }
                 Unmanaged<IndicationSink>.fromOpaque(data!).takeUnretainedValue().yield(indication)
             }, Unmanaged.passRetained(sink).toOpaque(),
             { data, _ in
@@ -128,8 +142,9 @@ extension MBIMModem {
     func followBearer(_ handle: BearerHandle?) async -> BearerFollowing { .everyChange }
 
     /// A Basic Connect indication as a `ModemIndication`: register state, packet service, or
-    /// session 0's connection; nil for the others. Called on the loop thread by the signal.
-    nonisolated static func indication(_ message: OpaquePointer) -> ModemIndication? {
+    /// session 0's connection; nil for the others, in the layouts of MBIMEx version `extensions`.
+    /// Called on the loop thread by the signal.
+    nonisolated static func indication(_ message: OpaquePointer, extensions: UInt8 = 0) -> ModemIndication? {
         guard mbim_message_indicate_status_get_service(message) == MBIM_SERVICE_BASIC_CONNECT else { return nil }
         var error: UnsafeMutablePointer<GError>?
         defer { if error != nil { g_error_free(error) } }
@@ -138,25 +153,36 @@ extension MBIMModem {
             var networkError = MBIM_NW_ERROR_NONE, state = MBIM_REGISTER_STATE_UNKNOWN
             var dataClasses = MbimDataClass(rawValue: 0)
             var providerID: UnsafeMutablePointer<gchar>?, providerName: UnsafeMutablePointer<gchar>?
-            guard
-                mbim_message_register_state_notification_parse(
+            let parsed =
+                extensions >= 2
+                ? mbim_message_ms_basic_connect_v2_register_state_notification_parse(
                     message, &networkError, &state, nil, &dataClasses, nil,
-                    &providerID, &providerName, nil, nil, &error) != 0
-            else { return nil }
+                    &providerID, &providerName, nil, nil, nil, &error)
+                : mbim_message_register_state_notification_parse(
+                    message, &networkError, &state, nil, &dataClasses, nil,
+                    &providerID, &providerName, nil, nil, &error)
+            guard parsed != 0 else { return nil }
             return .registration(
                 registration(
                     state, networkError: networkError, dataClasses: dataClasses,
                     providerID: taken(providerID), providerName: taken(providerName)))
         case MBIM_CID_BASIC_CONNECT_PACKET_SERVICE.rawValue:
             var state = MBIM_PACKET_SERVICE_STATE_UNKNOWN
-            guard mbim_message_packet_service_notification_parse(message, nil, &state, nil, nil, nil, &error) != 0
-            else { return nil }
+            var tai: UnsafeMutablePointer<MbimTai>?
+            defer { g_free(tai) }
+            let parsed =
+                extensions >= 3
+                ? mbim_message_ms_basic_connect_v3_packet_service_notification_parse(
+                    message, nil, &state, nil, nil, nil, nil, nil, &tai, &error)
+                : mbim_message_packet_service_notification_parse(message, nil, &state, nil, nil, nil, &error)
+            guard parsed != 0 else { return nil }
             return .packetService(packetService(state))
         case MBIM_CID_BASIC_CONNECT_CONNECT.rawValue:
             var sessionID: UInt32 = 0, activation = MBIM_ACTIVATION_STATE_UNKNOWN, networkError: UInt32 = 0
             guard
-                mbim_message_connect_notification_parse(
-                    message, &sessionID, &activation, nil, nil, nil, &networkError, &error) != 0,
+                parseConnect(
+                    message, v3: extensions >= 3, &activation, &networkError, &error, sessionID: &sessionID,
+                    indication: true) != 0,
                 sessionID == 0
             else { return nil }
             return .bearer(bearerState(activation), reason: networkError == 0 ? nil : networkErrorName(networkError))

@@ -98,10 +98,14 @@ final class MBIMModem: ModemBackend {
         var imsi: UnsafeMutablePointer<gchar>?, iccid: UnsafeMutablePointer<gchar>?
         var count: UInt32 = 0
         var numbers: UnsafeMutablePointer<UnsafeMutablePointer<gchar>?>?
+        // MBIMEx v3 has a flags field after the ready state.
+        let v3 = extensionsVersion >= 3
         try parse(operation) { error in
-            mbim_message_subscriber_ready_status_response_parse(
-                response.message, &readyState, &imsi, &iccid, nil,
-                &count, &numbers, &error)
+            v3
+                ? mbim_message_ms_basic_connect_v3_subscriber_ready_status_response_parse(
+                    response.message, &readyState, nil, &imsi, &iccid, nil, &count, &numbers, &error)
+                : mbim_message_subscriber_ready_status_response_parse(
+                    response.message, &readyState, &imsi, &iccid, nil, &count, &numbers, &error)
         }
         var sim = SIMStatus(state: .notReady, iccid: taken(iccid), imsi: taken(imsi), msisdns: takenList(numbers))
         switch readyState {
@@ -175,10 +179,16 @@ final class MBIMModem: ModemBackend {
         var state = MBIM_REGISTER_STATE_UNKNOWN
         var dataClasses = MbimDataClass(rawValue: 0)
         var providerID: UnsafeMutablePointer<gchar>?, providerName: UnsafeMutablePointer<gchar>?
+        // MBIMEx v2 and later add the preferred data classes.
+        let v2 = extensionsVersion >= 2
         try parse(operation) { error in
-            mbim_message_register_state_response_parse(
-                response.message, &networkError, &state, nil, &dataClasses, nil,
-                &providerID, &providerName, nil, nil, &error)
+            v2
+                ? mbim_message_ms_basic_connect_v2_register_state_response_parse(
+                    response.message, &networkError, &state, nil, &dataClasses, nil,
+                    &providerID, &providerName, nil, nil, nil, &error)
+                : mbim_message_register_state_response_parse(
+                    response.message, &networkError, &state, nil, &dataClasses, nil,
+                    &providerID, &providerName, nil, nil, &error)
         }
         return Self.registration(
             state, networkError: networkError, dataClasses: dataClasses, providerID: taken(providerID),
@@ -219,8 +229,16 @@ final class MBIMModem: ModemBackend {
         let operation = "query the signal state"
         let response = try await command(operation, mbim_message_signal_state_query_new(nil))!
         var rssi: UInt32 = 99
+        var count: UInt32 = 0
+        var rsrpSNR: UnsafeMutablePointer<UnsafeMutablePointer<MbimRsrpSnrInfo>?>?
+        defer { mbim_rsrp_snr_info_array_free(rsrpSNR) }
+        // MBIMEx v2 and later add RSRP and SNR per system type.
+        let v2 = extensionsVersion >= 2
         try parse(operation) { error in
-            mbim_message_signal_state_response_parse(response.message, &rssi, nil, nil, nil, nil, &error)
+            v2
+                ? mbim_message_ms_basic_connect_v2_signal_state_response_parse(
+                    response.message, &rssi, nil, nil, nil, nil, &count, &rsrpSNR, &error)
+                : mbim_message_signal_state_response_parse(response.message, &rssi, nil, nil, nil, nil, &error)
         }
         // 0: -113 dBm or less, 1…30: -111…-53 dBm, 31: -51 dBm or more, 99: unknown.
         guard rssi <= 31 else { return nil }
@@ -239,8 +257,15 @@ final class MBIMModem: ModemBackend {
                 ])
         else { return .detached }
         var state = MBIM_PACKET_SERVICE_STATE_UNKNOWN
+        var tai: UnsafeMutablePointer<MbimTai>?
+        defer { g_free(tai) }
+        // MBIMEx v3 reads the data class as MbimDataClassV3 and adds the subclass and the TAI.
+        let v3 = extensionsVersion >= 3
         try parse(operation) { error in
-            mbim_message_packet_service_response_parse(response.message, nil, &state, nil, nil, nil, &error)
+            v3
+                ? mbim_message_ms_basic_connect_v3_packet_service_response_parse(
+                    response.message, nil, &state, nil, nil, nil, nil, nil, &tai, &error)
+                : mbim_message_packet_service_response_parse(response.message, nil, &state, nil, nil, nil, &error)
         }
         return Self.packetService(state)
     }
@@ -260,17 +285,19 @@ final class MBIMModem: ModemBackend {
 
     func bearerState() async throws(ModemError) -> BearerState {
         let operation = "query the connection state"
-        let request = mbim_message_connect_query_new(
-            0, MBIM_ACTIVATION_STATE_UNKNOWN, MBIM_VOICE_CALL_STATE_NONE,
-            MBIM_CONTEXT_IP_TYPE_DEFAULT, mbim_uuid_from_context_type(MBIM_CONTEXT_TYPE_INTERNET),
-            0, nil)
+        let v3 = extensionsVersion >= 3
+        let request =
+            v3
+            ? mbim_message_ms_basic_connect_v3_connect_query_new(0, nil)
+            : mbim_message_connect_query_new(
+                0, MBIM_ACTIVATION_STATE_UNKNOWN, MBIM_VOICE_CALL_STATE_NONE,
+                MBIM_CONTEXT_IP_TYPE_DEFAULT, mbim_uuid_from_context_type(MBIM_CONTEXT_TYPE_INTERNET),
+                0, nil)
         guard let response = try await command(operation, request, states: Self.noBearerStatuses) else {
             return .disconnected
         }
         var activation = MBIM_ACTIVATION_STATE_UNKNOWN
-        try parse(operation) { error in
-            mbim_message_connect_response_parse(response.message, nil, &activation, nil, nil, nil, nil, &error)
-        }
+        try parse(operation) { error in Self.parseConnect(response.message, v3: v3, &activation, nil, &error) }
         return Self.bearerState(activation)
     }
 
@@ -284,6 +311,35 @@ final class MBIMModem: ModemBackend {
     func bearer() async throws(ModemError) -> BearerStatus {
         let state = try await bearerState()
         return state == .connected ? try await ipConfiguration() : BearerStatus(state: state)
+    }
+
+    /// The MBIMEx version the device speaks now: 0 or 1 for MBIM 1.0, else 2 or 3. cellpath
+    /// does not negotiate one (MBIM OPEN resets it to 1.0); through mbim-proxy, the version that
+    /// another client (ModemManager, `mbimcli --device-open-ms-mbimex-v3`) negotiated, which
+    /// mbim-proxy reports to every client and libmbim keeps.
+    var extensionsVersion: UInt8 { mbim_device_get_ms_mbimex_version(device, nil) }
+
+    /// Parses a CONNECT response or indication in the layout of its MBIMEx version (v3: media
+    /// preference and access string after the network error); frees the access string.
+    nonisolated static func parseConnect(
+        _ message: OpaquePointer, v3: Bool, _ activation: inout MbimActivationState,
+        _ networkError: UnsafeMutablePointer<UInt32>?, _ error: inout UnsafeMutablePointer<GError>?,
+        sessionID: UnsafeMutablePointer<UInt32>? = nil, indication: Bool = false
+    ) -> gboolean {
+        guard v3 else {
+            return indication
+                ? mbim_message_connect_notification_parse(
+                    message, sessionID, &activation, nil, nil, nil, networkError, &error)
+                : mbim_message_connect_response_parse(
+                    message, sessionID, &activation, nil, nil, nil, networkError, &error)
+        }
+        var accessString: UnsafeMutablePointer<gchar>?
+        defer { g_free(accessString) }
+        return indication
+            ? mbim_message_ms_basic_connect_v3_connect_notification_parse(
+                message, sessionID, &activation, nil, nil, nil, networkError, nil, &accessString, nil, &error)
+            : mbim_message_ms_basic_connect_v3_connect_response_parse(
+                message, sessionID, &activation, nil, nil, nil, networkError, nil, &accessString, nil, &error)
     }
 
     nonisolated static func bearerState(_ activation: MbimActivationState) -> BearerState {
