@@ -35,6 +35,11 @@ public protocol ModemBackend: AnyObject, Sendable {
     /// reading it: QMI then reads the IPv6 settings too, on a WDS client of IP family 6. MBIM
     /// and ModemManager report both families in one read and ignore it.
     func expect(_ ipType: BearerIPType) async
+    /// The SIM slots, numbered from 1; empty when the modem has one slot or does not report them.
+    func simSlots() async throws(ModemError) -> [SIMSlot]
+    /// Makes slot `number` (from 1) the active one: the modem drops its bearer and reads the
+    /// card in that slot, whose state `simState()` tells once it is ready.
+    func switchSIMSlot(to number: Int) async throws(ModemError)
 
     // Changes, for bringing a bearer up and down.
 
@@ -120,6 +125,16 @@ public struct BearerHandle: Sendable, Equatable, Codable {
 extension ModemBackend {
     /// Backends that read both families at once need no hint.
     public func expect(_ ipType: BearerIPType) async {}
+
+    /// Backends without slot support report none.
+    public func simSlots() async throws(ModemError) -> [SIMSlot] { [] }
+
+    /// Backends without slot support (they report no slots) refuse.
+    public func switchSIMSlot(to number: Int) async throws(ModemError) {
+        throw ModemError(
+            .protocol, .unavailable, operation: "switch to SIM slot \(number) of \(port.name)",
+            reason: "cellpath cannot switch SIM slots through \(backendName)")
+    }
 }
 
 /// How far a session's indications follow the default bearer (`followBearer`).
