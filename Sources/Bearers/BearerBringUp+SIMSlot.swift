@@ -75,7 +75,9 @@ extension BearerBringUp {
     func missingSIM(_ sim: SIMStatus, _ backend: any ModemBackend) async -> CellpathError {
         var sim = sim
         if sim.slots.isEmpty { sim.slots = (try? await backend.simSlots()) ?? [] }
-        let what = sim.missingSIMDescription ?? "no SIM"
-        return CellpathError(.unavailable, "modem \(modem.index): \(what)", hint: sim.missingSIMRemedy)
+        let message =
+            sim.state == .absent && sim.activeSlot == nil
+            ? "modem \(modem.index) has no SIM" : "modem \(modem.index): \(sim.missingSIMDescription ?? "no SIM")"
+        return CellpathError(.unavailable, message, hint: sim.missingSIMRemedy)
     }
 }
