@@ -16,16 +16,19 @@ public struct BearerRequest: Sendable {
     public var use: BearerUse
     /// How long to wait for another cellpath process that is changing the modem's bearer.
     public var lockWait: Duration
+    /// The SIM slot (from 1) to make active first (`--sim-slot`); nil: the active one.
+    public var simSlot: Int?
 
     public init(
         settings: BearerSettings, pin: String? = nil, deadline: ContinuousClock.Instant, use: BearerUse,
-        lockWait: Duration = BearerUse.defaultLockWait
+        lockWait: Duration = BearerUse.defaultLockWait, simSlot: Int? = nil
     ) {
         self.settings = settings
         self.pin = pin
         self.deadline = deadline
         self.use = use
         self.lockWait = lockWait
+        self.simSlot = simSlot
     }
 }
 
@@ -110,6 +113,10 @@ public struct BearerBringUp: Sendable {
         }
         defer { lock.release() }
         do {
+            if let slot = request.simSlot {
+                step = "switching to SIM slot \(slot)"
+                try await selectSIMSlot(slot, request, backend)
+            }
             return try await steps(request, backend, follower, &changes, &step)
         } catch {
             let failure = Self.cellpathError(error, step: step)
@@ -353,10 +360,8 @@ public struct BearerBringUp: Sendable {
         switch sim.state {
         case .ready:
             logger.info("SIM ready")
-        case .absent:
-            throw CellpathError(
-                .unavailable, "modem \(modem.index) has no SIM",
-                hint: "insert a SIM (and restart the modem if it needs it)")
+        case .absent, .esimWithoutProfile:
+            throw await missingSIM(sim, backend)
         case .pinRequired:
             throw CellpathError(.permission, "modem \(modem.index)'s SIM is still locked after the PIN")
         case .pukRequired:

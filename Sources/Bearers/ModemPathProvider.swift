@@ -22,17 +22,20 @@ public actor ModemPathProvider: CellularPathProvider {
         public var opener: ModemOpener
         /// How long to wait for another cellpath process changing the modem's bearer (`--wait`).
         public var lockWait: Duration
+        /// The SIM slot to make active first (`--sim-slot`); nil: the active one.
+        public var simSlot: Int?
 
         public init(
             settings: BearerSettings, access: ModemAccess, keepBearer: Bool,
             opener: @escaping ModemOpener = ModemBackends.direct,
-            lockWait: Duration = BearerUse.defaultLockWait
+            lockWait: Duration = BearerUse.defaultLockWait, simSlot: Int? = nil
         ) {
             self.settings = settings
             self.access = access
             self.keepBearer = keepBearer
             self.opener = opener
             self.lockWait = lockWait
+            self.simSlot = simSlot
         }
     }
 
@@ -99,7 +102,8 @@ public actor ModemPathProvider: CellularPathProvider {
             let bringUp = BearerBringUp(modem: modem, records: records, logger: logger, progress: progress)
             let request = BearerRequest(
                 settings: options.settings, deadline: deadline,
-                use: .whileRunning(keepAfterwards: options.keepBearer), lockWait: options.lockWait)
+                use: .whileRunning(keepAfterwards: options.keepBearer), lockWait: options.lockWait,
+                simSlot: options.simSlot)
             let outcome = try await bringUp.run(request, on: backend, following: follower)
             self.outcome = outcome
             return outcome.path

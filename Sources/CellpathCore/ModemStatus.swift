@@ -61,21 +61,27 @@ public struct SIMStatus: Sendable, Equatable {
     public var msisdns: [String]
     /// PIN1 entries left before the SIM asks for its PUK, when the modem says.
     public var pinRetries: Int?
+    /// The modem's SIM slots, where it reports them (dual-SIM and eSIM modems); else empty.
+    public var slots: [SIMSlot]
 
     public init(
-        state: SIMState, iccid: String? = nil, imsi: String? = nil, msisdns: [String] = [], pinRetries: Int? = nil
+        state: SIMState, iccid: String? = nil, imsi: String? = nil, msisdns: [String] = [], pinRetries: Int? = nil,
+        slots: [SIMSlot] = []
     ) {
         self.state = state
         self.iccid = iccid
         self.imsi = imsi
         self.msisdns = msisdns
         self.pinRetries = pinRetries
+        self.slots = slots
     }
 }
 
 public enum SIMState: String, Sendable, Equatable, CaseIterable {
     /// No SIM inserted.
     case absent
+    /// The active slot holds an eSIM with no enabled profile (MBIM NO_ESIM_PROFILE).
+    case esimWithoutProfile = "esim-without-profile"
     /// PIN1 must be entered before the SIM can be used.
     case pinRequired = "pin-required"
     /// PIN1 is blocked: the PUK must be entered.

@@ -161,7 +161,7 @@ extension BearerUpCommand {
                 progress: { context.progress.step("modem \(modem.index): \($0)") })
             let request = BearerRequest(
                 settings: settings, pin: pin, deadline: deadline, use: .keep,
-                lockWait: ModemOption.lockWait(options.bearer.wait))
+                lockWait: ModemOption.lockWait(options.bearer.wait), simSlot: options.simSlot)
             return try await bringUp.run(request, on: backend, following: follower)
         }
         var report = BearerReport(modem: modem, state: .connected)

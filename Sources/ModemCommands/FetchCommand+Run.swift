@@ -49,7 +49,7 @@ extension FetchCommand {
                 path.backend,
                 timeout: BearerCommand.defaultTimeout),
             keepBearer: path.keepBearer, opener: path.backend.choice.opener,
-            lockWait: ModemOption.lockWait(path.wait))
+            lockWait: ModemOption.lockWait(path.wait), simSlot: path.simSlot)
         let discovery = ModemDiscovery(roots: ModemsCommand.deviceRoots(context))
         return ModemPathProvider(
             options: options, records: BearerRecords(environment: context.environment), logger: context.logger,

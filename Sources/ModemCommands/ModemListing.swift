@@ -91,10 +91,12 @@ package enum ModemListing {
             status?.sim.map { sim in
                 var fields = Record()
                 fields.add("state", .string(sim.state.rawValue))
+                fields.add("problem", .optional(sim.missingSIMDescription))
                 fields.add("iccid", .optional(sim.iccid), label: "ICCID")
                 fields.add("imsi", .optional(sim.imsi), label: "IMSI")
                 fields.add("msisdns", .list(sim.msisdns.map(Value.string)), label: "MSISDNs")
                 fields.add("pin_retries", sim.pinRetries.map(Value.int) ?? .null, label: "PIN retries")
+                fields.add("slots", .list(sim.slots.map(slotValue)))
                 return .record(fields)
             } ?? .null, label: "SIM")
         record.add("home_operator", status?.homeOperator.map(operatorValue) ?? .null)
@@ -200,6 +202,15 @@ package enum ModemListing {
         return .record(ids)
     }
 
+    /// A SIM slot: its number (from 1), what it holds, and whether it is the active one.
+    private static func slotValue(_ slot: SIMSlot) -> Value {
+        var fields = Record()
+        fields.add("slot", .int(slot.number))
+        fields.add("content", .string(slot.content.rawValue))
+        fields.add("active", .bool(slot.active))
+        return .record(fields)
+    }
+
     private static func operatorValue(_ network: NetworkOperator) -> Value {
         var fields = Record()
         fields.add("id", .optional(network.id), label: "MCC-MNC")
@@ -220,7 +231,8 @@ package enum ModemListing {
             row.add("backend", .optional(status?.backend))
             row.add("interface", .optional(modem.interfaces.first))
             row.add("model", .optional(status?.model ?? modem.model))
-            row.add("sim", .optional(status?.sim?.state.rawValue), label: "SIM")
+            row.add(
+                "sim", .optional(status?.sim.map { $0.missingSIMDescription ?? $0.state.rawValue }), label: "SIM")
             let network = status?.registration?.servingOperator ?? status?.homeOperator
             row.add("operator", .optional(network.flatMap { $0.name ?? $0.id }))
             // An FCC lock is why such a modem is not registered: the column says so.

@@ -75,6 +75,7 @@ final class ModemManagerModem: ModemBackend {
             switch mm_modem_get_state_failed_reason(modem) {
             case MM_MODEM_STATE_FAILED_REASON_SIM_MISSING: return SIMStatus(state: .absent)
             case MM_MODEM_STATE_FAILED_REASON_SIM_ERROR: return SIMStatus(state: .failed)
+            case MM_MODEM_STATE_FAILED_REASON_ESIM_WITHOUT_PROFILES: return SIMStatus(state: .esimWithoutProfile)
             default: break
             }
         }

@@ -44,6 +44,11 @@ public protocol ModemBackend: AnyObject, Sendable {
     func setDataFormat(_ format: DataFormat, endpoint port: MuxDataPort?) async throws(ModemError) -> DataFormat?
     /// QMI QMAP: the WDS clients that `connect` starts calls on are first bound to `port`.
     func bind(to port: MuxDataPort) async
+    /// The SIM slots, numbered from 1; empty when the modem has one slot or does not report them.
+    func simSlots() async throws(ModemError) -> [SIMSlot]
+    /// Makes slot `number` (from 1) the active one: the modem drops its bearer and reads the
+    /// card in that slot, whose state `simState()` tells once it is ready.
+    func switchSIMSlot(to number: Int) async throws(ModemError)
 
     // Changes, for bringing a bearer up and down.
 
@@ -137,6 +142,16 @@ extension ModemBackend {
         -> DataFormat?
     { nil }
     public func bind(to port: MuxDataPort) async {}
+
+    /// Backends without slot support report none.
+    public func simSlots() async throws(ModemError) -> [SIMSlot] { [] }
+
+    /// Backends without slot support (they report no slots) refuse.
+    public func switchSIMSlot(to number: Int) async throws(ModemError) {
+        throw ModemError(
+            .protocol, .unavailable, operation: "switch to SIM slot \(number) of \(port.name)",
+            reason: "cellpath cannot switch SIM slots through \(backendName)")
+    }
 }
 
 /// How far a session's indications follow the default bearer (`followBearer`).

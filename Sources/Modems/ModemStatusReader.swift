@@ -61,6 +61,7 @@ public struct ModemStatusReader: Sendable {
             status.imei = identity.imei
         }
         status.sim = try await part(backend.sim)
+        if let slots = try await part(backend.simSlots) { status.sim?.slots = slots }
         status.radio = try await part(backend.radio)
         if status.sim?.state == .ready {
             status.homeOperator = try await part(backend.homeOperator) ?? nil

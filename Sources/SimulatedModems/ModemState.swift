@@ -264,13 +264,18 @@ public struct ModemControlStatus: Sendable, Equatable, Codable {
     public var pinAttemptsLeft: Int?
     /// Registered on a visited network.
     public var roaming: Bool
+    /// The SIM slot in use (1, or 2 on a dual-SIM modem): the carrier sees that slot's SIM.
+    public var activeSlot: Int
 
-    public init(radio: Radio, registration: Registration, pin: PIN?, pinAttemptsLeft: Int?, roaming: Bool) {
+    public init(
+        radio: Radio, registration: Registration, pin: PIN?, pinAttemptsLeft: Int?, roaming: Bool, activeSlot: Int = 1
+    ) {
         self.radio = radio
         self.registration = registration
         self.pin = pin
         self.pinAttemptsLeft = pinAttemptsLeft
         self.roaming = roaming
+        self.activeSlot = activeSlot
     }
 
     /// The state `modem` starts in (before any client talks to it).
@@ -298,6 +303,7 @@ extension ModemState {
             }
         return ModemControlStatus(
             radio: radioOn ? .on : .off, registration: registration, pin: pin,
-            pinAttemptsLeft: sim == nil ? nil : pinAttemptsLeft, roaming: registration == .roaming)
+            pinAttemptsLeft: sim == nil ? nil : pinAttemptsLeft, roaming: registration == .roaming,
+            activeSlot: activeSlot)
     }
 }

@@ -3,7 +3,8 @@ import CommandLineKit
 /// `-m/--modem INDEX|IMEI|ICCID|PORT`: the one way every command that needs a modem names it
 /// (`modems show`, `bearer`, `fetch --modem`). With a single modem it may be left out; with
 /// several, the command lists them and exits 64. `--wait`: how long to wait for another cellpath
-/// process that is changing the same modem's bearer.
+/// process that is changing the same modem's bearer. `--sim-slot`: the SIM slot to make active
+/// before the bearer comes up (commands that bring one up).
 package enum ModemOption {
     package static let modem = Option<String?>(
         "modem", short: "m", "modem",
@@ -16,6 +17,15 @@ package enum ModemOption {
             with 75).
             """,
         .secondsOrZero)
+
+    /// Counted from 1, as the modem's label and ModemManager count (mbimcli's mapping counts from 0).
+    package static let simSlot = Option<Int?>(
+        "sim-slot", "n",
+        help: """
+            Make SIM slot n (from 1) active first on a dual-SIM modem; it stays active afterwards (default: the \
+            active slot).
+            """,
+        .integer(in: 1 ... 8))
 }
 
 /// How the modem commands reach a modem: `--backend`, `--no-proxy`.
@@ -61,6 +71,7 @@ package struct ModemPathOptions: CommandOptions {
             """)
     package var keepBearer: Bool
     @Option(ModemOption.wait) package var wait: Double
+    @Option(ModemOption.simSlot) package var simSlot: Int?
     @OptionGroup package var backend: ModemBackendOptions
 
     package init() {}

@@ -183,6 +183,10 @@ struct ModemChecks {
             return check(
                 "sim", .fail, "no SIM", evidence: evidence,
                 remedy: "insert a SIM; on a dual-SIM modem, check which slot is active")
+        case .esimWithoutProfile:
+            return check(
+                "sim", .fail, sim.missingSIMDescription ?? "the eSIM has no enabled profile", evidence: evidence,
+                remedy: sim.missingSIMRemedy)
         case .pinRequired:
             return check(
                 "sim", .fail, "the SIM asks for its PIN", evidence: evidence,

@@ -111,12 +111,13 @@ final class MBIMModem: ModemBackend {
         switch readyState {
         case MBIM_SUBSCRIBER_READY_STATE_INITIALIZED: sim.state = .ready
         case MBIM_SUBSCRIBER_READY_STATE_SIM_NOT_INSERTED: sim.state = .absent
+        case MBIM_SUBSCRIBER_READY_STATE_NO_ESIM_PROFILE: sim.state = .esimWithoutProfile
         case MBIM_SUBSCRIBER_READY_STATE_DEVICE_LOCKED: sim.state = .pinRequired
         case MBIM_SUBSCRIBER_READY_STATE_BAD_SIM, MBIM_SUBSCRIBER_READY_STATE_FAILURE: sim.state = .failed
         default: sim.state = .notReady
         }
         // An initialized SIM is unlocked: only another state needs the PIN state.
-        guard sim.state != .absent && sim.state != .ready else { return sim }
+        guard ![.absent, .esimWithoutProfile, .ready].contains(sim.state) else { return sim }
         let pinOperation = "query the PIN state"
         guard
             let pin = try await command(

@@ -4,17 +4,42 @@ import SimulatorScenario
 import Synchronization
 import SystemSupport
 
-/// The SIM in each modem of a running world, as hot-swaps leave it. Thread-safe.
+/// The SIM in each modem of a running world, as hot-swaps leave the first slot and slot switches
+/// choose the active one. Thread-safe.
 final class SIMSlots: Sendable {
     private let slots: Mutex<[SimulatedSIM?]>
+    /// The card in each modem's second slot, as the scenario puts it there.
+    private let secondSlots: [SimulatedSIM?]
+    /// Tells modem `n`'s active slot: the scenario's until `follow` names the running modems'.
+    private let activeSlot: Mutex<@Sendable (Int) -> Int>
 
-    init(_ sims: [SimulatedSIM?]) { slots = Mutex(sims) }
+    init(_ modems: [SimulatedModem]) {
+        slots = Mutex(modems.map(\.sim))
+        secondSlots = modems.map { $0.secondSlot?.sim }
+        let initial = modems.map { $0.secondSlot == nil ? 1 : $0.activeSlot }
+        activeSlot = Mutex { initial.indices.contains($0) ? initial[$0] : 1 }
+    }
 
-    /// The SIM in modem `n` now (nil: none inserted, or no such modem).
-    func sim(_ n: Int) -> SimulatedSIM? { slots.withLock { $0.indices.contains(n) ? $0[n] : nil } }
+    /// From now on, the active slots are what `source` tells (nil: the scenario's).
+    func follow(_ source: @escaping @Sendable (Int) -> Int?) {
+        activeSlot.withLock { current in
+            let initial = current
+            current = { source($0) ?? initial($0) }
+        }
+    }
 
-    var all: [SimulatedSIM?] { slots.withLock { $0 } }
+    /// The SIM in modem `n`'s active slot now (nil: none inserted, an eSIM without profile, or
+    /// no such modem).
+    func sim(_ n: Int) -> SimulatedSIM? {
+        let active = activeSlot.withLock { $0 }(n)
+        if active == 2 { return secondSlots.indices.contains(n) ? secondSlots[n] : nil }
+        return slots.withLock { $0.indices.contains(n) ? $0[n] : nil }
+    }
 
+    /// The SIM in each modem's active slot.
+    var all: [SimulatedSIM?] { (0 ..< secondSlots.count).map(sim) }
+
+    /// Puts `sim` in modem `n`'s first slot.
     func set(_ n: Int, _ sim: SimulatedSIM?) { slots.withLock { $0[n] = sim } }
 }
 

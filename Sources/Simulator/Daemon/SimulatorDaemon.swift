@@ -105,7 +105,7 @@ final class RunningWorld {
         self.topology = topology
         self.run = run
         self.services = services
-        sims = SIMSlots(scenario.modems.map(\.sim))
+        sims = SIMSlots(scenario.modems)
     }
 
     /// Builds the world in order: namespaces, TUN devices + relay, links and routes, TLS,
@@ -146,6 +146,10 @@ final class RunningWorld {
             startedServices.append(service)
             try service.start(context)
             context.log("service \(service.name) started")
+        }
+        // The carrier identifies the SIM in the slot each simulated modem uses now.
+        if let modems = startedServices.lazy.compactMap({ $0 as? any ModemControlSource & SimulatorService }).first {
+            sims.follow { modems.controlStatus(modem: $0)?.activeSlot }
         }
         try openControlSocket()
         scheduledEvents = scenario.events.enumerated()

@@ -57,10 +57,13 @@ package enum BearerUpCommand {
             comes from --password-file or CELLPATH_BEARER_PASSWORD, never from the command line.
             --ip-type asks for IPv4, IPv6 or both (default: the modem.ip_type setting, CELLPATH_IP_TYPE,
             else ipv4v6): the network grants what it allows of it (an IPv4-only network narrows
-            ipv4v6 to IPv4). Exit 0 with the path; 64 several modems and none named; 65 a bad PIN file; 66 an
-            unreadable file; 69 no SIM, registration denied, connection refused, no modem, the
-            bearer dropped; 75 not registered or no answer in time, or another cellpath process
-            changing the bearer beyond --wait; 77 the SIM locked (no PIN or
+            ipv4v6 to IPv4). --sim-slot N first makes SIM slot N (from 1) of a dual-SIM modem the
+            active one, and leaves it active (docs/operations.md). Exit 0 with the path; 64 several
+            modems and none named, or a SIM slot the modem does not have; 65 a bad PIN file; 66 an
+            unreadable file; 69 no SIM (in the active slot), an eSIM without an enabled profile,
+            registration denied, connection refused, no modem, the bearer dropped; 75 not registered
+            or no answer in time, another cellpath process changing the bearer beyond --wait, or a
+            bearer up on another SIM slot; 77 the SIM locked (no PIN or
             too few attempts left, wrong PIN) or no CAP_NET_ADMIN; 130 cancelled.
             """,
         options: Options.self,
@@ -80,6 +83,7 @@ package enum BearerUpCommand {
         @OptionGroup package var bearer: BearerCommand.Options
         @SettingOption(.bearerAPN) package var apn: String?
         @Option(ConfigurationOptions.ipType) package var ipType: BearerIPType?
+        @Option(ModemOption.simSlot) package var simSlot: Int?
         @Option(
             "auth", "method",
             help: """
