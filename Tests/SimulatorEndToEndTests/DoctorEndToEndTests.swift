@@ -5,9 +5,10 @@ import TestSupport
 import Testing
 
 /// `cellpath doctor` in the simulated world: healthy with a bearer cellpath brought up, then on a
-/// machine broken on purpose — strict rp_filter (failed with its remedy; --fix restores it and
-/// says so), a missing source rule while cellpath's record exists, a bearer another program
-/// configured, and a caller without privilege — each finding and remedy asserted.
+/// machine broken on purpose — strict rp_filter (failed with its remedy; --fix restores it, says
+/// so and changes nothing else), a missing source rule while cellpath's record exists, a bearer
+/// another program configured, and a caller without privilege — each finding and remedy
+/// asserted, and every report's `--json` shape; on the zoo; with ModemManager owning the modem.
 @Suite(.serialized, .enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)), .ownThreads(.worlds))
 struct DoctorEndToEndTests {
     /// `cellpath doctor -m 0 --json ARGS…` on the device: its exit status and checks by name.
@@ -18,6 +19,7 @@ struct DoctorEndToEndTests {
     {
         let result = try device.cellpath(["doctor", "-m", "0", "--json"] + arguments)
         let json = try JSONValue.parse(result.stdout)
+        expectShape(json, status: result.status)
         var checks: [String: JSONValue] = [:]
         for check in json["checks"]?.array ?? [] {
             if let name = check["check"]?.string { checks[name] = check }
@@ -88,10 +90,18 @@ struct DoctorEndToEndTests {
             #expect(strict.checks["rp_filter"]?["status"]?.string == "fail")
             #expect(strict.checks["rp_filter"]?["remedy"]?.string?.contains("cellpath doctor --fix") == true)
             #expect(try Self.rpFilter(device) == "1", "doctor changes nothing without --fix")
+            let before = try Self.machineState(device)
             let fixed = try Self.doctor(device, ["--fix"])
             #expect(fixed.status == 0, "\(fixed.json)")
             #expect(fixed.checks["rp_filter"]?["fixed"]?.string == "net.ipv4.conf.wwan0.rp_filter: 1 → 2")
             #expect(try Self.rpFilter(device) == "2")
+            // --fix loosened rp_filter and changed nothing else.
+            let fixedChecks = fixed.checks.filter { $0.value["fixed"] != .null }.map(\.key)
+            #expect(fixedChecks == ["rp_filter"], "\(fixedChecks)")
+            let afterFix = try Self.machineState(device)
+            let changed = Set(before).symmetricDifference(afterFix).sorted()
+            #expect(
+                changed == ["net.ipv4.conf.wwan0.rp_filter = 1", "net.ipv4.conf.wwan0.rp_filter = 2"], "\(changed)")
 
             // The source rule gone while cellpath's record remains.
             let rules = try device.run(["ip", "-4", "rule"]).stdout.split(separator: "\n")
@@ -144,6 +154,7 @@ struct DoctorEndToEndTests {
                 CellpathBinary.path, "doctor", "-m", "0", "--json"
             ])
             let unprivileged = try JSONValue.parse(nobody.stdout)
+            Self.expectShape(unprivileged, status: nobody.status)
             #expect([0, 1].contains(nobody.status), "\(nobody.status): \(nobody.stderr)")
             let checks = unprivileged["checks"]?.array ?? []
             let capabilities = checks.first { $0["check"]?.string == "capabilities" }
@@ -165,8 +176,11 @@ struct DoctorEndToEndTests {
             let result = try device.cellpath(["doctor", "--json"])
             let json = try JSONValue.parse(result.stdout)
             let checks = json["checks"]?.array ?? []
-            #expect(result.status == (json["status"]?.string == "fail" ? 1 : 0), "\(result.status): \(result.stderr)")
+            Self.expectShape(json, status: result.status)
             let named = { (name: String) in checks.filter { $0["check"]?.string == name } }
+            let modem = { (id: String) in
+                named("modem").first { $0["evidence"]?.array?.contains(.string("id: \(id)")) == true }?["modem"]
+            }
 
             let unsupported = try #require(named("unsupported").first, "\(result.stdout)")
             #expect(unsupported["status"]?.string == "warn")
@@ -180,18 +194,122 @@ struct DoctorEndToEndTests {
             #expect(router["evidence"]?.array?.contains(.string("id: 12d1:14dc")) == true, "\(router)")
             #expect(router["remedy"]?.string?.contains("--allow-any-interface") == true)
 
-            // The EM7455: its radio state, and its id on (or off) ModemManager's FCC-unlock list.
-            let em7455 = try #require(
-                named("modem").first {
-                    $0["evidence"]?.array?.contains(.string("id: 1199:9079")) == true
-                })
-            let radio = try #require(named("radio").first { $0["modem"] == em7455["modem"] })
+            // The FCC-locked EM7455: its radio off, an FCC lock when its id is on ModemManager's
+            // FCC-unlock list (the remedy enables ModemManager's unlock), else a warning.
+            let em7455 = try #require(modem("1199:9079"), "\(result.stdout)")
+            let radio = try #require(named("radio").first { $0["modem"] == em7455 })
             let evidence = radio["evidence"]?.array?.compactMap(\.string) ?? []
-            #expect(evidence.contains { $0 == "radio: on" || $0 == "radio: off" }, "\(radio)")
+            #expect(evidence.contains("radio: off"), "\(radio)")
             let listed = access("/usr/share/ModemManager/fcc-unlock.available.d/1199:9079", F_OK) == 0
             let listing = "1199:9079 \(listed ? "is" : "is not") on ModemManager's FCC-unlock list"
             #expect(evidence.contains { $0.hasPrefix(listing) }, "\(evidence)")
-            if evidence.contains("radio: off") { #expect(radio["status"]?.string == (listed ? "fail" : "warn")) }
+            #expect(radio["status"]?.string == (listed ? "fail" : "warn"), "\(radio)")
+            let fccRemedy = radio["remedy"]?.string ?? ""
+            if listed {
+                #expect(radio["summary"]?.string?.contains("ships FCC-locked") == true, "\(radio)")
+                #expect(
+                    fccRemedy.contains("fcc-unlock.d") && fccRemedy.contains("restart ModemManager"), "\(fccRemedy)")
+            } else {
+                #expect(fccRemedy.contains("FCC-locked"), "\(fccRemedy)")
+            }
+
+            // The MC7455 refuses SIM requests on DMS: the SIM unreported, with the command that asks.
+            let mc7455 = try #require(modem("1199:9071"), "\(result.stdout)")
+            if let sim = named("sim").first(where: { $0["modem"] == mc7455 }), sim["status"]?.string == "warn" {
+                #expect(sim["remedy"]?.string?.contains("qmicli -p -d ") == true, "\(sim)")
+                #expect(sim["remedy"]?.string?.hasSuffix(" --uim-get-card-status") == true, "\(sim)")
+            }
+
+            // The EC25: qmi_wwan in 802.3 mode while its firmware sends raw IP.
+            let ec25 = try #require(modem("2c7c:0125"), "\(result.stdout)")
+            let format = try #require(named("data_format").first { $0["modem"] == ec25 }, "\(result.stdout)")
+            #expect(format["status"]?.string == "warn", "\(format)")
+            #expect(format["summary"]?.string?.contains("expects 802.3 frames") == true, "\(format)")
+            #expect(
+                format["evidence"]?.array?.contains { $0.string?.hasSuffix("/qmi/raw_ip: N") == true } == true,
+                "\(format)")
+            let formatRemedy = format["remedy"]?.string ?? ""
+            #expect(formatRemedy.contains("--wda-get-data-format") && formatRemedy.contains("raw_ip Y"), "\(format)")
+        }
+    }
+
+    /// The `--json` shape (docs/json.md): `status`, `counts`, `checks` and `warnings` in order; counts
+    /// that add up to the checks; each check's fields in order, with a remedy whenever it warns or
+    /// fails; the exit status 1 exactly when the report fails.
+    private static func expectShape(
+        _ json: JSONValue, status: Int32, sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        guard case .object(let top) = json, let checks = json["checks"]?.array else {
+            Issue.record("not a doctor report: \(json)", sourceLocation: sourceLocation)
+            return
+        }
+        #expect(top.map(\.0) == ["status", "counts", "checks", "warnings"], sourceLocation: sourceLocation)
+        let statuses = checks.compactMap { $0["status"]?.string }
+        #expect(statuses.count == checks.count, "\(json)", sourceLocation: sourceLocation)
+        for name in ["pass", "skip", "warn", "fail"] {
+            #expect(
+                json["counts"]?[name]?.int == statuses.count { $0 == name }, "\(name): \(json)",
+                sourceLocation: sourceLocation)
+        }
+        let worst = ["fail", "warn", "pass"].first { statuses.contains($0) } ?? "pass"
+        #expect(json["status"]?.string == worst, sourceLocation: sourceLocation)
+        #expect(status == (worst == "fail" ? 1 : 0), "exit \(status) for \(worst)", sourceLocation: sourceLocation)
+        for check in checks {
+            guard case .object(let fields) = check else { continue }
+            #expect(
+                fields.map(\.0) == ["check", "modem", "status", "summary", "evidence", "remedy", "fixed"], "\(check)",
+                sourceLocation: sourceLocation)
+            #expect(check["check"]?.string?.isEmpty == false && check["summary"]?.string?.isEmpty == false)
+            #expect(check["modem"] == .null || check["modem"]?.int != nil, "\(check)", sourceLocation: sourceLocation)
+            #expect(
+                check["evidence"]?.array?.allSatisfy { $0.string != nil } == true, "\(check)",
+                sourceLocation: sourceLocation)
+            if ["warn", "fail"].contains(check["status"]?.string) {
+                #expect(
+                    check["remedy"]?.string?.isEmpty == false, "no remedy: \(check)", sourceLocation: sourceLocation)
+            }
+        }
+    }
+
+    /// What `doctor --fix` could change on the device besides rp_filter: the interfaces' sysctls,
+    /// addresses, rules, routes and cellpath's records (IPv6 lifetimes left out: they count down).
+    private static func machineState(_ device: SimulatedDevice) throws -> [String] {
+        let state = try #require(try device.environment()["CELLPATH_STATE_DIR"])
+        var lines: [String] = []
+        for command in [
+            ["sysctl", "net.ipv4.conf", "net.ipv6.conf"], ["ip", "-o", "address"], ["ip", "-4", "rule"],
+            ["ip", "-6", "rule"], ["ip", "-4", "route", "show", "table", "all"],
+            ["ip", "-6", "route", "show", "table", "all"], ["sh", "-c", "cat \(state)/* 2>/dev/null"]
+        ] {
+            let output = try device.run(command).stdout
+            lines += output.split(separator: "\n").map { line in
+                line.split(separator: " ").filter { !$0.hasSuffix("sec") }.joined(separator: " ")
+            }
+        }
+        return lines
+    }
+
+    /// ModemManager manages the modem: doctor reads it through ModemManager, names it as the
+    /// port's owner, and finds nothing wrong with that.
+    @Test func withModemManagerOwningTheModem() throws {
+        var scenario = Scenario.builtIn
+        scenario.modemManager = true
+        try SimulatedDevice.with(scenario, connect: false) { device in
+            #expect(
+                Poll.until(timeout: .seconds(60), interval: .milliseconds(500)) {
+                    (try? device.run(["mmcli", "-L"]).stdout.contains("/Modem/")) == true
+                }, "ModemManager never listed the modem")
+            let report = try Self.doctor(device)
+            let owners = try #require(report.checks["owners"], "\(report.json)")
+            #expect(owners["status"]?.string == "pass", "\(owners)")
+            #expect(owners["summary"]?.string == "ModemManager manages it", "\(owners)")
+            let evidence = owners["evidence"]?.array?.compactMap(\.string) ?? []
+            #expect(evidence.contains("ModemManager: running on the system bus"), "\(evidence)")
+            #expect(evidence.contains("read through: modemmanager"), "\(evidence)")
+            #expect(report.checks["read"]?["status"]?.string == "pass", "\(report.checks["read"] ?? .null)")
+            #expect(
+                report.checks["read"]?["evidence"]?.array?.contains(.string("backend: modemmanager")) == true,
+                "\(report.checks["read"] ?? .null)")
         }
     }
 

@@ -1,6 +1,7 @@
 import CellpathCore
 import Glibc
 import SimulatorScenario
+import SystemSupport
 import TestSupport
 import Testing
 
@@ -272,6 +273,59 @@ struct ModemManagerBackendEndToEndTests {
             #expect(up.status == 0, "\(up.stderr)")
             #expect(try JSONValue.parse(up.stdout)["ipv4_address"]?.string == "100.64.23.10")
             #expect(try device.cellpath(["bearer", "down", "-m", "0"]).status == 0)
+        }
+    }
+
+    /// Ctrl-C after ModemManager took the PIN, while cellpath waits for it to initialise the
+    /// unlocked modem (slow here: every answer of the modem comes 1.5 s late): the wait ends at
+    /// once with 130, it does not run on until ModemManager is done.
+    @Test func ctrlCEndsTheWaitAfterThePIN() throws {
+        var scenario = Scenario.builtIn
+        scenario.modems = [SimulatedModem(index: 0)]
+        scenario.modems[0].sim?.pinLocked = true
+        scenario.modems[0].sim?.pin = "1234"
+        scenario.modems[0].faults.responseDelayMs = 1500
+        scenario.modemManager = true
+        let pinFile = "/tmp/\(getpid())-mm-ctrl-c.pin", output = "/tmp/\(getpid())-mm-ctrl-c.log"
+        defer { unlink(pinFile); unlink(output) }
+        let descriptor = open(pinFile, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        #expect(descriptor >= 0)
+        _ = "1234".withCString { write(descriptor, $0, 4) }
+        close(descriptor)
+        try SimulatedDevice.with(scenario, connect: false) { device in
+            func unlockRequired() throws -> String? {
+                let list = try device.run(["mmcli", "-L"]).stdout
+                guard let path = list.split(separator: " ").first(where: { $0.contains("/Modem/") }) else { return nil }
+                let shown = try device.run(["mmcli", "-m", String(path), "-K"]).stdout
+                return shown.split(separator: "\n").first { $0.hasPrefix("modem.generic.unlock-required ") }?
+                    .split(separator: ":").last?.trimmingCharacters(in: " ")
+            }
+            try #require(
+                try Poll.until(timeout: .seconds(120), interval: .milliseconds(500)) {
+                    try unlockRequired() == "sim-pin"
+                },
+                "ModemManager never reported the SIM locked")
+            let up = try BackgroundProcess(
+                [
+                    CellpathBinary.path, "sim", "exec", "--prefix", device.prefix, "--", CellpathBinary.path,
+                    "bearer", "up", "-m", "0", "--pin-file", pinFile, "--timeout", "120", "-v"
+                ], output: output, environment: SimulatedDevice.path)
+            defer { up.stop() }
+            // ModemManager took the PIN: it re-initialises the modem, a request at a time.
+            try #require(
+                try Poll.until(timeout: .seconds(60), interval: .milliseconds(100)) {
+                    try unlockRequired().map { $0 != "sim-pin" } ?? false
+                }, "the PIN was never taken: \(FileSystem.readText(output) ?? "")")
+            usleep(1_000_000)
+            let interrupted = ContinuousClock.now
+            kill(up.pid, SIGINT)
+            let ended = up.wait(timeoutMs: 60_000)
+            let waited = ContinuousClock.now - interrupted
+            #expect(
+                ended && up.exitStatus == 130,
+                "\(String(describing: up.exitStatus)): \(FileSystem.readText(output) ?? "")")
+            print("bearer up ended \(waited) after Ctrl-C")
+            #expect(waited < .seconds(3), "Ctrl-C took \(waited)")
         }
     }
 

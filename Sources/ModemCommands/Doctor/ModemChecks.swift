@@ -173,7 +173,13 @@ struct ModemChecks {
 
     /// The SIM's state and its (masked) ICCID.
     func sim() -> DoctorCheck {
-        guard let sim = status?.sim else { return check("sim", .warn, "the modem did not report its SIM") }
+        guard let sim = status?.sim else {
+            return check(
+                "sim", .warn, "the modem did not report its SIM",
+                remedy:
+                    "ask the modem yourself: \(modemTool(mbim: "--query-subscriber-ready-status", qmi: "--uim-get-card-status"))"
+            )
+        }
         var evidence = ["state: \(sim.state.rawValue)"]
         if let iccid = sim.iccid { evidence.append("ICCID: \(iccid)") }
         if let retries = sim.pinRetries { evidence.append("PIN retries: \(retries)") }
@@ -209,7 +215,11 @@ struct ModemChecks {
     /// Registration and signal.
     func registration() -> DoctorCheck {
         guard let registration = status?.registration else {
-            return check("registration", .warn, "the modem did not report its registration")
+            return check(
+                "registration", .warn, "the modem did not report its registration",
+                remedy:
+                    "ask the modem yourself: \(modemTool(mbim: "--query-registration-state", qmi: "--nas-get-serving-system"))"
+            )
         }
         var evidence = ["state: \(registration.state.rawValue)"]
         if let network = registration.servingOperator ?? status?.homeOperator {
@@ -235,6 +245,12 @@ struct ModemChecks {
                 "registration", .warn, "not registered", evidence: evidence,
                 remedy: "check coverage and antennas; cellpath bearer up waits for registration")
         }
+    }
+
+    /// The libmbim or libqmi command line that asks the modem, through the proxy, what `mbim` or `qmi` asks.
+    private func modemTool(mbim: String, qmi: String) -> String {
+        let mbimModem = modem.protocol == .mbim
+        return "\(mbimModem ? "mbimcli" : "qmicli") -p -d \(modem.ports[0].devicePath) \(mbimModem ? mbim : qmi)"
     }
 
     /// QMI: the kernel's raw_ip setting. The modem's own format (WDA) is not read by the modem
