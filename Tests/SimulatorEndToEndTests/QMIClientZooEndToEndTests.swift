@@ -50,11 +50,13 @@ struct QMIClientZooEndToEndTests {
     @Test(arguments: profiles)
     func bearerCarriesTheCarrierFetchAndGoesDownLeavingNothing(_ profile: DeviceProfile.Name) throws {
         try SimulatedDevice.with(Self.scenario(profile), connect: false) { device in
-            let listed = try device.cellpath(["modems", "--json"])
+            let listed = try device.cellpath(["modems", "--json", "--verbose-full"])
             #expect(listed.status == 0, "\(listed.stderr)")
             let modem = try #require(try json(listed)["modems"]?.array?.first, "\(listed.stdout)")
             #expect(modem["sim"]?["state"]?.string == "ready", "\(listed.stdout) \(listed.stderr)")
             #expect(modem["error"] == .null, "\(listed.stdout)")
+            #expect(modem["sim"]?["iccid"]?.string == SimulatedSIM.defaultICCID(index: 0), "\(listed.stdout)")
+            #expect(modem["sim"]?["imsi"]?.string == SimulatedSIM.defaultIMSI(index: 0), "\(listed.stdout)")
             let master = try #require(modem["interface"]?.string)
             let before = try networkState(device)
 
