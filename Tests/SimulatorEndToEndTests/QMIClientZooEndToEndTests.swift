@@ -90,6 +90,35 @@ struct QMIClientZooEndToEndTests {
         }
     }
 
+    /// The MC7455's SIM locked by its PIN, which only UIM serves: the state and retries from the
+    /// card status, a wrong PIN refused (77) with the attempts left, the right one entered
+    /// through UIM Verify PIN, and the bearer up.
+    @Test func thePINGoesThroughUIM() throws {
+        var scenario = Self.scenario(.usbQMIUIMOnly)
+        scenario.modems[0].sim?.pinLocked = true
+        scenario.modems[0].sim?.pin = "1234"
+        let wrong = "/tmp/\(getpid())-uim-wrong.pin", right = "/tmp/\(getpid())-uim-right.pin"
+        defer { unlink(wrong); unlink(right) }
+        for (file, pin) in [(wrong, "0000"), (right, "1234")] {
+            let descriptor = open(file, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+            #expect(descriptor >= 0)
+            _ = pin.utf8CString.withUnsafeBytes { write(descriptor, $0.baseAddress, pin.utf8.count) }
+            close(descriptor)
+        }
+        try SimulatedDevice.with(scenario, connect: false) { device in
+            let locked = try json(try device.cellpath(["modems", "--json"]))["modems"]?.array?.first
+            #expect(locked?["sim"]?["state"]?.string == "pin-required", "\(String(describing: locked))")
+            #expect(locked?["sim"]?["pin_retries"]?.int == 3, "\(String(describing: locked))")
+            let refused = try device.cellpath(["bearer", "up", "-m", "0", "--pin-file", wrong])
+            #expect(refused.status == 77, "\(refused.stderr)")
+            #expect(refused.stderr.contains("the SIM refused the PIN (2 attempts left)"), "\(refused.stderr)")
+            let up = try device.cellpath(["bearer", "up", "-m", "0", "--pin-file", right, "--json"])
+            #expect(up.status == 0, "\(up.stderr)")
+            #expect(try json(up)["ipv4_address"]?.string == "100.64.23.10", "\(up.stdout)")
+            #expect(try device.cellpath(["bearer", "down", "-m", "0"]).status == 0)
+        }
+    }
+
     /// A qmi_wwan without `qmi/raw_ip` (before Linux 4.5) expects 802.3 frames: the EC25's
     /// firmware is set to send them (WDA), and the bearer carries traffic.
     @Test func aKernelWithoutRawIPGetsFirmwareThatSends8023() throws {
