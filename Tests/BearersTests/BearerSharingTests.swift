@@ -95,6 +95,14 @@ struct BearerSharingTests {
         #expect(try namespace.shell("ip route show default").contains("via 192.0.2.1 dev wlan0"))
     }
 
+    /// `bearer down` writes a QMAP bearer's mux id to `qmi/del_mux`: only one the kernel takes.
+    @Test func aRecordWithAQMAPMuxIDOutOfRangeIsRefused() throws {
+        let (fleet, namespace, path) = try Self.upWithForgedRecord { record in
+            record.set(["qmapMuxID"], .int(300))
+        }
+        try Self.expectRefused(namespace, fleet, path, mentioning: "its QMAP mux id is out of range")
+    }
+
     @Test func aRecordNamingAnotherProgramsTableLeavesItsRulesAndRoutes() throws {
         let (fleet, namespace, path) = try Self.upWithForgedRecord { record in
             record.set(["addressing", "table"], .int(100))

@@ -176,6 +176,16 @@ struct QMIDeviceProfileTests {
         #expect(ethernet.stderr.contains("InvalidArgument"), "QMAP needs raw-ip: \(ethernet.stderr)")
     }
 
+    /// 5G firmware sends raw IP only: asked for 802.3 it keeps raw-ip and says so; the EC25 switches.
+    @Test func rawIPOnlyFirmwareKeepsRawIP() throws {
+        let ethernet = "--wda-set-data-format=link-layer-protocol=802-3"
+        let rm500q = try ModemHarness(Self.modem(.usbQMIQMAP)).qmicli(ethernet)
+        #expect(rm500q.status == 0, "\(rm500q.stderr)")
+        #expect(field("Link layer protocol", in: rm500q.stdout) == "raw-ip", "\(rm500q.stdout)")
+        let ec25 = try ModemHarness(Self.modem(.usbQMIRawIP)).qmicli(ethernet)
+        #expect(field("Link layer protocol", in: ec25.stdout) == "802-3", "\(ec25.stdout)")
+    }
+
     @Test func bindMuxDataPortChecksTheEndpoint() throws {
         let usb = try ModemHarness(Self.modem(.usbQMIQMAP))
         let wrong = try usb.qmicli("--wds-bind-mux-data-port=mux-id=1,ep-type=pcie,ep-iface-number=4")

@@ -50,11 +50,13 @@ struct QMIClientZooEndToEndTests {
     @Test(arguments: profiles)
     func bearerCarriesTheCarrierFetchAndGoesDownLeavingNothing(_ profile: DeviceProfile.Name) throws {
         try SimulatedDevice.with(Self.scenario(profile), connect: false) { device in
-            let listed = try device.cellpath(["modems", "--json"])
+            let listed = try device.cellpath(["modems", "--json", "--verbose-full"])
             #expect(listed.status == 0, "\(listed.stderr)")
             let modem = try #require(try json(listed)["modems"]?.array?.first, "\(listed.stdout)")
             #expect(modem["sim"]?["state"]?.string == "ready", "\(listed.stdout) \(listed.stderr)")
             #expect(modem["error"] == .null, "\(listed.stdout)")
+            #expect(modem["sim"]?["iccid"]?.string == SimulatedSIM.defaultICCID(index: 0), "\(listed.stdout)")
+            #expect(modem["sim"]?["imsi"]?.string == SimulatedSIM.defaultIMSI(index: 0), "\(listed.stdout)")
             let master = try #require(modem["interface"]?.string)
             let before = try networkState(device)
 
@@ -85,6 +87,35 @@ struct QMIClientZooEndToEndTests {
             #expect(down.status == 0, "\(down.stderr)")
             #expect(try device.status()["modems"]?.array?[0]["bearer"]?.string == "disconnected")
             #expect(try networkState(device) == before, "bearer down leaves what was there before")
+        }
+    }
+
+    /// The MC7455's SIM locked by its PIN, which only UIM serves: the state and retries from the
+    /// card status, a wrong PIN refused (77) with the attempts left, the right one entered
+    /// through UIM Verify PIN, and the bearer up.
+    @Test func thePINGoesThroughUIM() throws {
+        var scenario = Self.scenario(.usbQMIUIMOnly)
+        scenario.modems[0].sim?.pinLocked = true
+        scenario.modems[0].sim?.pin = "1234"
+        let wrong = "/tmp/\(getpid())-uim-wrong.pin", right = "/tmp/\(getpid())-uim-right.pin"
+        defer { unlink(wrong); unlink(right) }
+        for (file, pin) in [(wrong, "0000"), (right, "1234")] {
+            let descriptor = open(file, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+            #expect(descriptor >= 0)
+            _ = pin.utf8CString.withUnsafeBytes { write(descriptor, $0.baseAddress, pin.utf8.count) }
+            close(descriptor)
+        }
+        try SimulatedDevice.with(scenario, connect: false) { device in
+            let locked = try json(try device.cellpath(["modems", "--json"]))["modems"]?.array?.first
+            #expect(locked?["sim"]?["state"]?.string == "pin-required", "\(String(describing: locked))")
+            #expect(locked?["sim"]?["pin_retries"]?.int == 3, "\(String(describing: locked))")
+            let refused = try device.cellpath(["bearer", "up", "-m", "0", "--pin-file", wrong])
+            #expect(refused.status == 77, "\(refused.stderr)")
+            #expect(refused.stderr.contains("the SIM refused the PIN (2 attempts left)"), "\(refused.stderr)")
+            let up = try device.cellpath(["bearer", "up", "-m", "0", "--pin-file", right, "--json"])
+            #expect(up.status == 0, "\(up.stderr)")
+            #expect(try json(up)["ipv4_address"]?.string == "100.64.23.10", "\(up.stdout)")
+            #expect(try device.cellpath(["bearer", "down", "-m", "0"]).status == 0)
         }
     }
 

@@ -50,8 +50,10 @@ struct QMIDataFormat: Equatable {
     mutating func apply(_ request: [UInt8: [UInt8]], qmapCapable: Bool, ethernetCapable: Bool = true) -> QMIError? {
         func u32(_ type: UInt8) -> UInt32? { request[type].flatMap { $0.count == 4 ? ByteReader($0).u32(at: 0) : nil } }
         var next = self
+        var requested: LinkLayer?
         if let value = u32(0x11) {
             guard let linkLayer = LinkLayer(rawValue: value) else { return .invalidArgument }
+            requested = linkLayer
             if linkLayer == .rawIP || ethernetCapable { next.linkLayer = linkLayer }
         }
         if qmapCapable {
@@ -64,7 +66,7 @@ struct QMIDataFormat: Equatable {
                     next.downlinkAggregation = protocolValue
                 }
             }
-            if next.isQMAP && next.linkLayer != .rawIP { return .invalidArgument }
+            if next.isQMAP && (requested ?? next.linkLayer) != .rawIP { return .invalidArgument }
             next.downlinkMaxDatagrams =
                 next.isQMAP
                 ? min(u32(0x15) ?? Self.downlinkMaxDatagramsLimit, Self.downlinkMaxDatagramsLimit) : 0
