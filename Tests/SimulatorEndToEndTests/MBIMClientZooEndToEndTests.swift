@@ -8,7 +8,8 @@ import Testing
 /// ModemManager's FCC-unlock list, a PCIe L860 that is not) refused with the FCC lock, what it
 /// means and how to lift it, then usable once unlocked; an FN990 whose MBIMEx v3 another
 /// client of mbim-proxy negotiated first, read and connected in the v3 layouts; and an FM350
-/// (t7xx) whose link-local IPv6 address leaves the global one to SLAAC.
+/// (t7xx) whose link-local IPv6 address leaves the global one to SLAAC; DNS servers 0.0.0.0 and
+/// `::` in an MBIM IP configuration left out, and refused when nothing else is left.
 @Suite(.serialized, .enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)), .ownThreads(.worlds))
 struct MBIMClientZooEndToEndTests {
     /// Modem 0: EM7455 (1199:9079, on the list); 1: FN990 (MBIMEx v3); 2: L860 (8086:7560, PCIe).
@@ -21,7 +22,8 @@ struct MBIMClientZooEndToEndTests {
         return scenario
     }
 
-    /// `fetch -m N` of the carrier's endpoint: its 404 (exit 65, checkNotFound) came over the bearer.
+    /// `fetch -m N` of the carrier's endpoint: its 404 (exit 65, checkNotFound) came over the
+    /// bearer (from its IPv4 address, or its IPv6 one on a dual-stack bearer).
     private func expectFetchOverTheBearer(
         _ device: SimulatedDevice, modem: Int, sourceLocation: SourceLocation = #_sourceLocation
     ) throws {
@@ -29,8 +31,9 @@ struct MBIMClientZooEndToEndTests {
         #expect(fetch.status == 65, "\(fetch.stderr)", sourceLocation: sourceLocation)
         let json = try JSONValue.parse(fetch.stdout)
         #expect(json["error"]?["reason"]?.string == "checkNotFound", "\(fetch.stdout)", sourceLocation: sourceLocation)
+        let local = json.hops.first?["local_address"]?.string ?? ""
         #expect(
-            json.hops.first?["local_address"]?.string?.hasPrefix("100.64.") == true, "\(fetch.stdout)",
+            local.hasPrefix("100.64.") || local.hasPrefix("2001:db8:64:"), "\(fetch.stdout)",
             sourceLocation: sourceLocation)
     }
 
@@ -130,6 +133,31 @@ struct MBIMClientZooEndToEndTests {
             #expect(try device.cellpath(["bearer", "down", "-m", "0"]).status == 0)
             let after = try device.run(["ip", "-6", "addr", "show", "dev", "wwan0"]).stdout
             #expect(!after.contains("inet6"), "wwan0 after bearer down: \(after)")
+        }
+    }
+
+    @Test func unspecifiedDNSServersOfTheModemAreLeftOutAndRefusedWhenNoneIsLeft() throws {
+        var scenario = Scenario.builtIn
+        scenario.modems = (0 ..< 2).map { SimulatedModem(index: $0) }
+        for modem in 0 ..< 2 { scenario.modems[modem].ipType = .ipv4v6 }
+        scenario.modems[0].reportedIP = ReportedIPConfiguration(dnsServers: ["0.0.0.0", "::", "100.64.0.53"])
+        scenario.modems[1].reportedIP = ReportedIPConfiguration(dnsServers: ["0.0.0.0", "::"])
+        try SimulatedDevice.with(scenario, connect: false) { device in
+            let up = try device.cellpath(["bearer", "up", "-m", "0", "--json"])
+            #expect(up.status == 0, "\(up.stderr)")
+            #expect(try JSONValue.parse(up.stdout)["dns_servers"]?.array?.compactMap(\.string) == ["100.64.0.53"])
+            #expect(up.stderr.contains("modem 0 reports 0.0.0.0 as a DNS server: left out (unspecified)"))
+            #expect(up.stderr.contains("modem 0 reports :: as a DNS server: left out (unspecified)"))
+            try expectFetchOverTheBearer(device, modem: 0)
+            #expect(try device.cellpath(["bearer", "down", "-m", "0"]).status == 0)
+
+            let none = try device.cellpath(["bearer", "up", "-m", "1"])
+            #expect(none.status == 76, "\(none.stderr)")
+            #expect(
+                none.stderr.contains(
+                    "modem 1 reports no usable DNS server for its bearer: 0.0.0.0 (unspecified), :: (unspecified)"),
+                "\(none.stderr)")
+            #expect(try device.status()["modems"]?.array?[1]["bearer"]?.string == "disconnected")
         }
     }
 }
