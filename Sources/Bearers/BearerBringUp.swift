@@ -267,6 +267,10 @@ public struct BearerBringUp: Sendable {
         }
         await checkClientsReleased
         let wanted = request.settings.ipType
+        if wanted.includesIPv6, let linkLocal = bearer.ipv6Address, Self.isLinkLocal(linkLocal) {
+            try begin("waiting for a router advertisement on \(interface)")
+            bearer = try await addressBySLAAC(bearer, linkLocal: linkLocal, interface: interface)
+        }
         bearer = try BearerIPConfigurationCheck(
             modemIndex: modem.index, interface: interface, wanted: wanted,
             networks: InterfaceSnapshot.networks()

@@ -77,9 +77,7 @@ struct BearerIPConfigurationCheck {
             throw CellpathError(
                 .protocolError,
                 "modem \(modemIndex) reports \(address) as its bearer's \(family) address: \(kind), not a bearer address",
-                hint: kind == "link-local"
-                    ? "cellpath does not wait for an address by SLAAC: ask for IPv4 (--ip-type ipv4)"
-                    : "reconnect the bearer; if it persists, the modem's firmware or the APN's settings are at fault")
+                hint: "reconnect the bearer; if it persists, the modem's firmware or the APN's settings are at fault")
         }
         for network in networks where network.interface != interface {
             guard let other = IPAddress.ipv4Bytes(network.address) ?? IPAddress.ipv6Bytes(network.address),

@@ -332,7 +332,7 @@ public struct InterfaceConfigurator: Sendable {
     }
 
     /// Sets the link up or down and its MTU (nil: unchanged); returns libnl's code.
-    private func changeLink(_ netlink: Netlink, _ index: Int32, up: Bool?, mtu: Int?) -> Int32 {
+    func changeLink(_ netlink: Netlink, _ index: Int32, up: Bool?, mtu: Int?) -> Int32 {
         var current: OpaquePointer?
         let rc = rtnl_link_get_kernel(netlink.socket, index, nil, &current)
         guard rc == 0, let current else { return rc }
@@ -444,7 +444,7 @@ public struct InterfaceConfigurator: Sendable {
 
     // Each builds one object, runs `body` on it and returns libnl's code (negative on failure).
 
-    private func withAddress(_ family: Family, _ index: Int32, _ body: (OpaquePointer) -> Int32) -> Int32 {
+    func withAddress(_ family: Family, _ index: Int32, _ body: (OpaquePointer) -> Int32) -> Int32 {
         guard let address = rtnl_addr_alloc() else { return -NLE_NOMEM }
         defer { rtnl_addr_put(address) }
         guard let local = Netlink.address(family.local, family.af) else { return -NLE_INVAL }

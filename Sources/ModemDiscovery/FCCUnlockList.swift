@@ -53,6 +53,7 @@ public struct FCCUnlockList: Sendable, Equatable {
                 "ModemManager here ships no unlock script for \(hardwareID ?? "this model") (\(directory)): "
                     + "run the maker's unlock tool, or a ModemManager release that ships one, once"
             }
-        return host + "; in cellpath's simulated world: cellpath sim modem unlock-fcc --modem N"
+        return host + "; in cellpath's simulated world: cellpath sim modem unlock-fcc --modem N "
+            + "(N as cellpath sim status numbers the modems)"
     }
 }

@@ -6,8 +6,10 @@ import Testing
 
 /// cellpath's own MBIM client on the zoo's MBIM profiles: FCC-locked modems (a USB EM7455 on
 /// ModemManager's FCC-unlock list, a PCIe L860 that is not) refused with the FCC lock, what it
-/// means and how to lift it, then usable once unlocked; and an FN990 whose MBIMEx v3 another
-/// client of mbim-proxy negotiated first, read and connected in the v3 layouts.
+/// means and how to lift it, then usable once unlocked; an FN990 whose MBIMEx v3 another
+/// client of mbim-proxy negotiated first, read and connected in the v3 layouts; and an FM350
+/// (t7xx) whose link-local IPv6 address leaves the global one to SLAAC; DNS servers 0.0.0.0 and
+/// `::` in an MBIM IP configuration left out, and refused when nothing else is left.
 @Suite(.serialized, .enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)), .ownThreads(.worlds))
 struct MBIMClientZooEndToEndTests {
     /// Modem 0: EM7455 (1199:9079, on the list); 1: FN990 (MBIMEx v3); 2: L860 (8086:7560, PCIe).
@@ -20,7 +22,8 @@ struct MBIMClientZooEndToEndTests {
         return scenario
     }
 
-    /// `fetch -m N` of the carrier's endpoint: its 404 (exit 65, checkNotFound) came over the bearer.
+    /// `fetch -m N` of the carrier's endpoint: its 404 (exit 65, checkNotFound) came over the
+    /// bearer (from its IPv4 address, or its IPv6 one on a dual-stack bearer).
     private func expectFetchOverTheBearer(
         _ device: SimulatedDevice, modem: Int, sourceLocation: SourceLocation = #_sourceLocation
     ) throws {
@@ -28,8 +31,9 @@ struct MBIMClientZooEndToEndTests {
         #expect(fetch.status == 65, "\(fetch.stderr)", sourceLocation: sourceLocation)
         let json = try JSONValue.parse(fetch.stdout)
         #expect(json["error"]?["reason"]?.string == "checkNotFound", "\(fetch.stdout)", sourceLocation: sourceLocation)
+        let local = json.hops.first?["local_address"]?.string ?? ""
         #expect(
-            json.hops.first?["local_address"]?.string?.hasPrefix("100.64.") == true, "\(fetch.stdout)",
+            local.hasPrefix("100.64.") || local.hasPrefix("2001:db8:64:"), "\(fetch.stdout)",
             sourceLocation: sourceLocation)
     }
 
@@ -96,6 +100,63 @@ struct MBIMClientZooEndToEndTests {
             #expect(try device.status()["modems"]?.array?[1]["bearer"]?.string == "connected")
             try expectFetchOverTheBearer(device, modem: 1)
             #expect(try device.cellpath(["bearer", "down", "-m", "1"]).status == 0)
+            #expect(try device.status()["modems"]?.array?[1]["bearer"]?.string == "disconnected")
+        }
+    }
+
+    @Test func t7xxLinkLocalIPv6BearerTakesItsAddressBySLAACAndFetchesOverIt() throws {
+        var scenario = Scenario.builtIn
+        scenario.modems = [SimulatedModem(index: 0)]
+        scenario.modems[0].device = .pcieT7xx
+        scenario.modems[0].ipType = .ipv6
+        try SimulatedDevice.with(scenario, connect: false) { device in
+            try device.sim("modem", "unlock-fcc", "--modem", "0")
+            let up = try device.cellpath(["bearer", "up", "-m", "0", "--ip-type", "ipv6", "--json"])
+            #expect(up.status == 0, "\(up.stderr)")
+            let address = try #require(try JSONValue.parse(up.stdout)["ipv6_address"]?.string, "\(up.stdout)")
+            #expect(address.hasPrefix("2001:db8:64:"), "the global address of the router advertisement's /64")
+            let held = try device.run(["ip", "-6", "addr", "show", "dev", "wwan0"]).stdout
+            #expect(held.contains("inet6 \(address)/64 scope global"), "\(held)")
+            #expect(!held.contains("fe80::"), "the link-local address SLAAC needed is gone: \(held)")
+            // Router advertisements were accepted for the wait only, never their default route.
+            let acceptRA = try device.run(["cat", "/proc/sys/net/ipv6/conf/wwan0/accept_ra"]).stdout
+            #expect(acceptRA == "0\n")
+            #expect(!(try device.run(["ip", "-6", "route"]).stdout.contains("proto ra")))
+
+            let (fetch, packets) = try device.capture(on: ["wlan0"]) {
+                try device.cellpath(["fetch", "-m", "0", "--json", "http://mno.carrier.test/final"])
+            }
+            #expect(fetch.status == 65, "\(fetch.stderr)")
+            #expect(try JSONValue.parse(fetch.stdout).hops.first?["local_address"]?.string == address)
+            #expect(packets["wlan0"] == [], "packets on wlan0: \(packets["wlan0"] ?? [])")
+
+            #expect(try device.cellpath(["bearer", "down", "-m", "0"]).status == 0)
+            let after = try device.run(["ip", "-6", "addr", "show", "dev", "wwan0"]).stdout
+            #expect(!after.contains("inet6"), "wwan0 after bearer down: \(after)")
+        }
+    }
+
+    @Test func unspecifiedDNSServersOfTheModemAreLeftOutAndRefusedWhenNoneIsLeft() throws {
+        var scenario = Scenario.builtIn
+        scenario.modems = (0 ..< 2).map { SimulatedModem(index: $0) }
+        for modem in 0 ..< 2 { scenario.modems[modem].ipType = .ipv4v6 }
+        scenario.modems[0].reportedIP = ReportedIPConfiguration(dnsServers: ["0.0.0.0", "::", "100.64.0.53"])
+        scenario.modems[1].reportedIP = ReportedIPConfiguration(dnsServers: ["0.0.0.0", "::"])
+        try SimulatedDevice.with(scenario, connect: false) { device in
+            let up = try device.cellpath(["bearer", "up", "-m", "0", "--json"])
+            #expect(up.status == 0, "\(up.stderr)")
+            #expect(try JSONValue.parse(up.stdout)["dns_servers"]?.array?.compactMap(\.string) == ["100.64.0.53"])
+            #expect(up.stderr.contains("modem 0 reports 0.0.0.0 as a DNS server: left out (unspecified)"))
+            #expect(up.stderr.contains("modem 0 reports :: as a DNS server: left out (unspecified)"))
+            try expectFetchOverTheBearer(device, modem: 0)
+            #expect(try device.cellpath(["bearer", "down", "-m", "0"]).status == 0)
+
+            let none = try device.cellpath(["bearer", "up", "-m", "1"])
+            #expect(none.status == 76, "\(none.stderr)")
+            #expect(
+                none.stderr.contains(
+                    "modem 1 reports no usable DNS server for its bearer: 0.0.0.0 (unspecified), :: (unspecified)"),
+                "\(none.stderr)")
             #expect(try device.status()["modems"]?.array?[1]["bearer"]?.string == "disconnected")
         }
     }
