@@ -82,6 +82,14 @@ import Testing
         #expect(weak.registration().status == .warn)
     }
 
+    @Test func aSIMOrRegistrationTheModemDidNotReportWarnsWithTheCommandThatAsks() {
+        let unreported = Self.checks(ModemStatus())
+        let sim = unreported.sim(), registration = unreported.registration()
+        #expect(sim.status == .warn && registration.status == .warn)
+        #expect(sim.remedy?.hasSuffix("mbimcli -p -d /dev/cdc-wdm0 --query-subscriber-ready-status") == true)
+        #expect(registration.remedy?.hasSuffix("mbimcli -p -d /dev/cdc-wdm0 --query-registration-state") == true)
+    }
+
     @Test func aRadioOffOnAModelOfTheFCCUnlockListIsAnFCCLock() throws {
         let directory = "/tmp/doctor-fcc-\(getpid())"
         mkdir(directory, 0o700)

@@ -146,6 +146,29 @@ struct TruAPIClientTests {
         #expect(transport.requests.count == 17)
     }
 
+    @Test func aCallCancelledWhileItsTokenIsFetchedEndsAtOnceAndOthersGetTheToken() async throws {
+        let transport = FakeAPITransport(tokenDelay: .seconds(3))
+        let client = fakeClient(transport)
+        let create = { @Sendable () async throws(TruAPIError) -> CreatedCheck in
+            try await client.createCheck(.subscriberCheck, version: .v0_2, phoneNumber: OneSubscriber.msisdn)
+        }
+        let cancelled = Task { try await create() }
+        let waiting = Task { try await create() }
+        try await Task.sleep(for: .milliseconds(300))
+        let start = ContinuousClock.now
+        cancelled.cancel()
+        let outcome = await cancelled.result
+        #expect(ContinuousClock.now - start < .seconds(1), "the cancelled call waited for the token")
+        #expect(throws: TruAPIError.self) { try outcome.get() }
+        if case .failure(let error as TruAPIError) = outcome, case .transport(let failure) = error {
+            #expect(failure.reason == .cancelled)
+        }
+        #expect(try await waiting.value.checkID.isEmpty == false, "the other caller got the token")
+        #expect(transport.tokenRequests.count == 1)
+        _ = try await create()
+        #expect(transport.tokenRequests.count == 1, "the token was kept")
+    }
+
     @Test func aTokenIsKeptPerScopeSetAndRefreshedUnderSixtySecondsOfValidity() async throws {
         let transport = FakeAPITransport()
         let clock = Recorder<Double>()

@@ -1,6 +1,7 @@
 import CellpathCore
 import CellularHTTP
 import FoundationEssentials
+import Synchronization
 
 /// Sends one request to the API and reads its answer: `HTTPClient` over the default network,
 /// or a stand-in in tests.
@@ -155,7 +156,7 @@ public actor TruAPIClient {
         case .ready(let token) where token.expiresAt - now() > Self.refreshMargin:
             return token
         case .fetching(let task):
-            return try await task.value.get()
+            return try await Self.awaitUnlessCancelled(task).get()
         default:
             break
         }
@@ -164,19 +165,44 @@ public actor TruAPIClient {
             return cached
         }
         tokenRequests += 1
-        let task = Task { await self.fetchToken(scopes: scopes) }
-        tokens[key] = .fetching(task)
-        let result = await task.value
-        if case .fetching(let current) = tokens[key], current == task {
-            switch result {
-            case .success(let token):
-                tokens[key] = .ready(token)
-                tokenCache?.store(token, for: key)
-            case .failure:
-                tokens[key] = nil
-            }
+        // The fetch settles the slot itself: a caller cancelled meanwhile leaves it to the others.
+        let task = Task {
+            let result = await self.fetchToken(scopes: scopes)
+            self.settle(key, with: result)
+            return result
         }
-        return try result.get()
+        tokens[key] = .fetching(task)
+        return try await Self.awaitUnlessCancelled(task).get()
+    }
+
+    /// The fetched token held (and cached), or the slot emptied for the next caller to fetch again.
+    private func settle(_ key: String, with result: Result<CachedToken, TruAPIError>) {
+        guard case .fetching = tokens[key] else { return }
+        switch result {
+        case .success(let token):
+            tokens[key] = .ready(token)
+            tokenCache?.store(token, for: key)
+        case .failure:
+            tokens[key] = nil
+        }
+    }
+
+    /// `task`'s result, or a cancellation failure as soon as the caller is cancelled: a shared
+    /// token request must not hold a cancelled call (serve's stop waits for its handlers).
+    private static func awaitUnlessCancelled(
+        _ task: Task<Result<CachedToken, TruAPIError>, Never>
+    ) async -> Result<CachedToken, TruAPIError> {
+        let cancelled = Result<CachedToken, TruAPIError>.failure(.transport(FetchFailure(.cancelled, "cancelled")))
+        let waiter = TokenWaiter()
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                waiter.wait(continuation)
+                if Task.isCancelled { waiter.resume(cancelled) }
+                Task.detached { waiter.resume(await task.value) }
+            }
+        } onCancel: {
+            waiter.resume(cancelled)
+        }
     }
 
     /// Forgets `token` (refused with 401), unless a newer one already replaced it.
@@ -304,5 +330,19 @@ public actor TruAPIClient {
                     || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")
                     || byte == UInt8(ascii: ":")
             }
+    }
+}
+
+/// One caller's wait for a token: resumed once, by the token or by its cancellation.
+private final class TokenWaiter: Sendable {
+    private let continuation = Mutex<CheckedContinuation<Result<CachedToken, TruAPIError>, Never>?>(nil)
+
+    func wait(_ continuation: CheckedContinuation<Result<CachedToken, TruAPIError>, Never>) {
+        self.continuation.withLock { $0 = continuation }
+    }
+
+    /// Resumes the caller with `result`, unless it was resumed already.
+    func resume(_ result: Result<CachedToken, TruAPIError>) {
+        continuation.withLock { $0.take() }?.resume(returning: result)
     }
 }
