@@ -84,6 +84,30 @@ struct DeviceCaptureRoundTripTests {
         #expect(try Self.listedShapes(replayed.stdout) == original)
     }
 
+    /// `sim profiles --device NAME --capture FILE`, without root: the profile's whole shape, mode 0600.
+    @Test func aProfileIsWrittenAsACaptureWithoutRoot() throws {
+        let directory = "/tmp/\(WorldFixture.uniquePrefix())profiles"
+        #expect(mkdir(directory, 0o777) == 0 && chmod(directory, 0o777) == 0)
+        defer { _ = try? WorldFixture.output(["rm", "-rf", directory]) }
+        func profiles(_ arguments: [String]) throws -> ProcessResult {
+            try ProcessRunner.run(
+                ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", CellpathBinary.path, "sim", "profiles"]
+                    + arguments, environment: ["PATH": "/usr/sbin:/usr/bin:/sbin:/bin"])
+        }
+        let file = directory + "/rm500q.json"
+        let written = try profiles(["--device", "quectel-rm500q-qmap", "--capture", file])
+        #expect(written.status == 0, "\(written.stderr)")
+        let modems = try DeviceCapture.load(path: file)
+        #expect(modems.map(\.shape) == [DeviceShape(profile: .named(.usbQMIQMAP))])
+        var info = stat()
+        #expect(stat(file, &info) == 0 && info.st_mode & 0o777 == 0o600)
+        let unknown = try profiles(["--device", "quectel-xyz", "--capture", file])
+        #expect(
+            unknown.status == 64 && unknown.stderr.contains("no device profile \"quectel-xyz\""), "\(unknown.stderr)")
+        let alone = try profiles(["--device", "quectel-ec25-qmi"])
+        #expect(alone.status == 64 && alone.stderr.contains("--device and --capture go together"), "\(alone.stderr)")
+    }
+
     @Test func aCaptureThatCannotBeRebuiltIsRefusedBeforeAnyWorldExists() throws {
         let prefix = WorldFixture.uniquePrefix()
         let file = "/tmp/\(prefix)old-capture.json"
