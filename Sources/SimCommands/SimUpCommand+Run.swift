@@ -8,7 +8,7 @@ extension SimUpCommand {
     static func run(_ options: Options, _ context: CommandContext) throws -> CommandOutcome {
         let daemon = DaemonOptions(
             prefix: try SimCommand.prefix(options.prefix, context), scenarioPath: options.scenario,
-            modemManager: options.modemManager)
+            modemManager: options.modemManager, deviceCaptures: options.deviceCaptures)
         if options.foreground {
             try SimulatorDaemon.run(daemon)
             return CommandOutcome()

@@ -39,7 +39,7 @@ public enum SimulatedWorld {
     ) throws -> SimulatorStatus {
         try requireRoot()
         try WorldTopology.validate(prefix: options.prefix)
-        var scenario = try options.scenarioPath.map { try Scenario.load(path: $0) } ?? .builtIn
+        var scenario = try options.scenario()
         if options.modemManager { scenario.modemManager = true }
         let timeoutSeconds = timeoutSeconds + (scenario.modemManager ? ModemManagerService.listTimeout : 0)
         let run = RunDirectory(prefix: options.prefix)
@@ -55,6 +55,7 @@ public enum SimulatedWorld {
         var daemonOptions = options
         daemonOptions.scenarioPath = run.scenarioFile
         daemonOptions.modemManager = false  // in the scenario file
+        daemonOptions.deviceCaptures = []  // so are the captured devices
         let command =
             daemonCommand ?? [FileSystem.runningExecutable ?? "/proc/self/exe"] + daemonOptions.foregroundArguments
         let log = open(run.logFile, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)

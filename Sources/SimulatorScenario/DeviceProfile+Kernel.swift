@@ -55,17 +55,6 @@ extension DeviceProfile {
         }
     }
 
-    /// The USB interface number of the function the driver binds (`1-1:1.N`), as the real
-    /// composition has it: Sierra's MBIM on 12 and QMI on 8, Quectel's QMI on 4; 0 elsewhere.
-    public var usbInterfaceNumber: Int {
-        switch name {
-        case .usbMBIMFCCLocked: 12
-        case .usbQMIUIMOnly: 8
-        case .usbQMIRawIP, .usbQMIQMAP: 4
-        default: 0
-        }
-    }
-
     /// The USB interface of a USB modem's AT port (bound to `option`): Quectel's primary AT
     /// port is interface 2 (ModemManager's 77-mm-quectel-port-types.rules).
     public var usbATInterfaceNumber: Int { 2 }

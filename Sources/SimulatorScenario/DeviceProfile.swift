@@ -1,3 +1,5 @@
+import CellpathCore
+
 /// What the kernel and the firmware present for one real model of modem: the bus and ids, the
 /// drivers, the control and data ports and their names, the protocol and its extensions, and the
 /// firmware's quirks. A scenario modem names one (`modems[i].device`); the default, `simulated`,
@@ -45,9 +47,14 @@ public struct DeviceProfile: Sendable, Equatable {
     public let sessionLinks: SessionLinks
     /// SIM slots: 1, or 2 for a dual-SIM / eSIM modem (slot 2 is then the eSIM).
     public let slots: Int
+    /// The USB interface number of the function the driver binds (`1-1:1.N`), as the real
+    /// composition has it: Sierra's MBIM on 12 and QMI on 8, Quectel's QMI on 4; 0 elsewhere.
+    public private(set) var usbInterfaceNumber = 0
 
     public enum Name: String, Sendable, CaseIterable, Codable {
         case simulated
+        /// A shape rebuilt from a device capture (`sim up --device-capture`), not from the catalogue.
+        case captured
         case usbMBIMv1 = "quectel-em12-mbim"
         case usbMBIMv3 = "telit-fn990-mbimex-v3"
         case usbMBIMFCCLocked = "sierra-em7455-fcc-locked"
@@ -61,9 +68,16 @@ public struct DeviceProfile: Sendable, Equatable {
         case pcieIOSMUnsupported = "intel-l850-xmm"
         case routerMode = "huawei-e3372h-hilink"
         case dualSIM = "quectel-em160r-dual-sim"
+
+        /// The names a scenario's `device` may give: every one but `captured`, which a modem gets
+        /// from a device capture.
+        public static let allCases: [Name] = [
+            .simulated, .usbMBIMv1, .usbMBIMv3, .usbMBIMFCCLocked, .usbQMIRawIP, .usbQMIUIMOnly, .usbQMIQMAP,
+            .pcieMHIMBIM, .pcieMHINet, .pcieT7xx, .pcieIOSM, .pcieIOSMUnsupported, .routerMode, .dualSIM
+        ]
     }
 
-    public enum Bus: String, Sendable { case usb, pcie }
+    public enum Bus: String, Sendable, CaseIterable { case usb, pcie }
 
     public enum ControlPortKind: Sendable, Equatable {
         /// `usbmisc/cdc-wdmN` under a USB interface (cdc_mbim, qmi_wwan).
@@ -93,7 +107,7 @@ public struct DeviceProfile: Sendable, Equatable {
         public static func < (a: Self, b: Self) -> Bool { a.rawValue < b.rawValue }
     }
 
-    public enum FCCUnlock: String, Sendable {
+    public enum FCCUnlock: String, Sendable, CaseIterable {
         /// DMS Set FCC Authentication, QMI over MBIM (Sierra EM7455's fcc-unlock.d script).
         case qmiOverMBIM = "qmi-over-mbim"
         /// An AT command on the AT port (Fibocom FM350's script).
@@ -139,7 +153,10 @@ public struct DeviceProfile: Sendable, Equatable {
         case qmimux
     }
 
-    public static func == (a: DeviceProfile, b: DeviceProfile) -> Bool { a.name == b.name }
+    /// Same name and same shape (a captured profile is equal to another of the same shape).
+    public static func == (a: DeviceProfile, b: DeviceProfile) -> Bool {
+        a.name == b.name && DeviceShape(profile: a) == DeviceShape(profile: b)
+    }
 }
 
 extension DeviceProfile {
@@ -186,7 +203,7 @@ extension DeviceProfile {
             vendorID: 0x1199, productID: 0x9079, subsystemIDs: nil, driver: "cdc_mbim",
             controlProtocol: .mbim, controlPort: .cdcWDM, extraPorts: [], netDevice: .usbWWAN,
             mbimExtensions: .none, fccLocked: true, fccUnlock: .qmiOverMBIM, qmi: QMIQuirks(),
-            ipv6LinkLocalOnly: false, sessionLinks: .vlan, slots: 1),
+            ipv6LinkLocalOnly: false, sessionLinks: .vlan, slots: 1, usbInterfaceNumber: 12),
         DeviceProfile(
             name: .usbQMIRawIP, models: "Quectel EC25 / EG25 (USB, QMI)", manufacturer: "Quectel", model: "EC25",
             bus: .usb,
@@ -194,7 +211,7 @@ extension DeviceProfile {
             controlProtocol: .qmi, controlPort: .cdcWDM, extraPorts: ["AT"], netDevice: .usbWWAN,
             mbimExtensions: .none, fccLocked: false, fccUnlock: nil,
             qmi: QMIQuirks(firmwareRawIP: true, kernelRawIP: false),
-            ipv6LinkLocalOnly: false, sessionLinks: .none, slots: 1),
+            ipv6LinkLocalOnly: false, sessionLinks: .none, slots: 1, usbInterfaceNumber: 4),
         DeviceProfile(
             name: .usbQMIUIMOnly, models: "Sierra Wireless MC7455 / EM7430 (USB, QMI)",
             manufacturer: "Sierra Wireless, Incorporated", model: "MC7455", bus: .usb,
@@ -202,7 +219,7 @@ extension DeviceProfile {
             controlProtocol: .qmi, controlPort: .cdcWDM, extraPorts: [], netDevice: .usbWWAN,
             mbimExtensions: .none, fccLocked: false, fccUnlock: nil,
             qmi: QMIQuirks(firmwareRawIP: true, kernelRawIP: true, dmsUIMRefused: true),
-            ipv6LinkLocalOnly: false, sessionLinks: .none, slots: 1),
+            ipv6LinkLocalOnly: false, sessionLinks: .none, slots: 1, usbInterfaceNumber: 8),
         DeviceProfile(
             name: .usbQMIQMAP, models: "Quectel RM500Q (USB, QMI with QMAP)", manufacturer: "Quectel",
             model: "RM500Q-GL", bus: .usb,
@@ -211,7 +228,7 @@ extension DeviceProfile {
             mbimExtensions: .none, fccLocked: false, fccUnlock: nil,
             qmi: QMIQuirks(
                 firmwareRawIP: true, kernelRawIP: true, dmsUIMRefused: true, qmap: true, ethernetFraming: false),
-            ipv6LinkLocalOnly: false, sessionLinks: .qmimux, slots: 1),
+            ipv6LinkLocalOnly: false, sessionLinks: .qmimux, slots: 1, usbInterfaceNumber: 4),
         DeviceProfile(
             name: .pcieMHIMBIM, models: "Quectel EM120R-GL (1eac:1001), Foxconn T99W175 (105b:e0ab)",
             manufacturer: "Quectel", model: "EM120R-GL", bus: .pcie,

@@ -363,13 +363,26 @@ extension SimulatedModem {
     fileprivate static func read(_ o: ObjectReader, index: Int) throws(ScenarioProblem) -> SimulatedModem {
         var modem = SimulatedModem(index: index)
         if let value = try o.choice("device", DeviceProfile.Name.self) {
+            guard value != .captured else {
+                throw ScenarioProblem(field: o.field("device"), problem: "\"captured\" is given by a deviceShape")
+            }
             modem.device = value
-            let profile = DeviceProfile.named(value)
-            modem.protocol = profile.controlProtocol ?? .mbim
-            modem.manufacturer = profile.manufacturer
-            modem.model = profile.model
-            if profile.slots == 2 { modem.secondSlot = SecondSIMSlot(esim: true, sim: nil) }
         }
+        if let shape = try o.object(
+            "deviceShape", keys: DeviceShape.CodingKeys.allCases.map(\.stringValue), DeviceCapture.readShape)
+        {
+            if o.contains("device") {
+                throw ScenarioProblem(
+                    field: o.field("deviceShape"), problem: "a modem has a device or a deviceShape, not both")
+            }
+            do throws(ScenarioProblem) {
+                modem.capturedProfile = try DeviceProfile(captured: shape)
+            } catch {
+                throw ScenarioProblem(field: o.field("deviceShape.\(error.field)"), problem: error.problem)
+            }
+            modem.device = .captured
+        }
+        if modem.device != .simulated { modem.adopt(modem.profile) }
         if let value = try o.choice("protocol", ModemProtocol.self) {
             if modem.device != .simulated, value != modem.profile.controlProtocol {
                 let speaks = modem.profile.controlProtocol.map { "speaks \($0.rawValue)" } ?? "has no MBIM or QMI port"

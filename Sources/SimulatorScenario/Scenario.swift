@@ -102,9 +102,16 @@ public struct SimulatedModem: Sendable, Equatable, Encodable {
     /// The slot in use when the modem appears: 1, or 2 with a `secondSlot`.
     public var activeSlot: Int = 1
 
+    /// The shape rebuilt from a device capture, when `device` is `captured` (`deviceShape`).
+    public var capturedProfile: DeviceProfile? = nil
+
     /// Everything the kernel and firmware present for this modem's `device`.
     public var profile: DeviceProfile {
-        device == .simulated ? .simulated(`protocol`) : .named(device)
+        switch device {
+        case .simulated: .simulated(`protocol`)
+        case .captured: capturedProfile ?? .simulated(`protocol`)
+        default: .named(device)
+        }
     }
 
     public init(
@@ -143,14 +150,15 @@ public struct SimulatedModem: Sendable, Equatable, Encodable {
     enum CodingKeys: String, CodingKey, CaseIterable {
         case device, `protocol`, imei, manufacturer, model, firmware, sim, network, apn, ipType, nat64, faults,
             reportedIP,
-            secondSlot, activeSlot
+            secondSlot, activeSlot, deviceShape
     }
 
     /// Writes every field; `sim` as an explicit null when there is none (absent means the default SIM);
     /// no `protocol` for a device without an MBIM or QMI port, as reading refuses one there.
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(device, forKey: .device)
+        // A captured modem is written as its deviceShape.
+        if capturedProfile == nil { try c.encode(device, forKey: .device) }
         // A device without an MBIM or QMI port (router mode) has no protocol to write back.
         if profile.controlProtocol != nil { try c.encode(`protocol`, forKey: .protocol) }
         try c.encode(imei, forKey: .imei)
@@ -166,6 +174,7 @@ public struct SimulatedModem: Sendable, Equatable, Encodable {
         try c.encodeIfPresent(reportedIP, forKey: .reportedIP)
         try c.encode(secondSlot, forKey: .secondSlot)
         try c.encode(activeSlot, forKey: .activeSlot)
+        try c.encodeIfPresent(capturedProfile.map(DeviceShape.init(profile:)), forKey: .deviceShape)
     }
 }
 

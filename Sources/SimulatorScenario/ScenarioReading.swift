@@ -83,9 +83,9 @@ struct ObjectReader {
         return value
     }
 
-    /// A boolean member; nil when absent.
-    func bool(_ key: String) throws(ScenarioProblem) -> Bool? {
-        guard let node = try present(key, nullable: false, expected: "true or false") else { return nil }
+    /// A boolean member; nil when absent, or null where allowed.
+    func bool(_ key: String, nullable: Bool = false) throws(ScenarioProblem) -> Bool? {
+        guard let node = try present(key, nullable: nullable, expected: "true or false") else { return nil }
         guard case .bool(let value) = node.value else { throw mismatch(key, "true or false", node) }
         return value
     }
@@ -95,6 +95,16 @@ struct ObjectReader {
         guard let node = try present(key, nullable: nullable, expected: "a string") else { return nil }
         guard case .string(let value) = node.value else { throw mismatch(key, "a string", node) }
         return value
+    }
+
+    /// An array of strings; nil when absent or null.
+    func strings(_ key: String) throws(ScenarioProblem) -> [String]? {
+        guard let node = try present(key, nullable: true, expected: "an array of strings") else { return nil }
+        guard case .array(let items) = node.value else { throw mismatch(key, "an array of strings", node) }
+        return try items.map { item throws(ScenarioProblem) in
+            guard case .string(let text) = item.value else { throw mismatch(key, "an array of strings", item) }
+            return text
+        }
     }
 
     /// A string member that names a case of `E`; the problem lists the allowed values. nil when

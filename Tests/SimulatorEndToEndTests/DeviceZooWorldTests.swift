@@ -49,7 +49,7 @@ struct DeviceZooWorldTests {
         // The L850: an AT-only modem whose capabilities cannot be read; the XMM RPC port is not claimed.
         case .pcieIOSMUnsupported:
             ModemManagerView(plugin: "Intel", primaryPort: "wwan\(n)at0", ports: ["wwan\(n)at0 (at)"], state: "failed")
-        case .routerMode, .simulated: nil
+        case .routerMode, .simulated, .captured: nil
         }
     }
 

@@ -4,9 +4,10 @@ import Glibc
 import ModemDiscovery
 import SystemSupport
 
-/// `doctor --capture FILE`: a JSON snapshot of the machine's modems for a bug report — each
-/// modem's sysfs subtree and its net devices' (attributes and links), what the modem reported
-/// (its record as `modems --json` has it), and whether ModemManager runs. IMEI, IMSI, ICCID,
+/// `doctor --capture FILE`: a JSON snapshot of the machine's modems for a bug report — its
+/// `format`, and per modem its shape (`DeviceShape`, which `cellpath sim up --device-capture`
+/// rebuilds), its sysfs subtree and its net devices' (attributes and links), what the modem
+/// reported (its record as `modems --json` has it), and whether ModemManager runs. IMEI, IMSI, ICCID,
 /// MSISDNs, USB serial numbers and IP addresses are replaced by consistent placeholders
 /// (`<imei-1>`) unless `--verbose-full`.
 struct DoctorCapture {
@@ -22,6 +23,7 @@ struct DoctorCapture {
     func json(_ reports: [ModemReport], _ disclosure: Disclosure) -> String {
         var placeholders = Placeholders()
         var record = Record()
+        record.add("format", .int(DeviceShape.captureFormat))
         record.add("cellpath", .string(CellpathVersion.current))
         record.add("modemmanager_running", .bool(modemManager))
         record.add(
@@ -32,6 +34,7 @@ struct DoctorCapture {
                     var modem = Record()
                     modem.add("index", .int(report.modem.index))
                     modem.add("report", .record(ModemListing.record(report, .full)))
+                    modem.add("shape", (try? ValueEncoder.encode(shape(report))) ?? .null)
                     var budget = Self.maximumEntries
                     var sysfs = Record()
                     sysfs.add(
@@ -95,7 +98,7 @@ struct DoctorCapture {
         return String(path[..<slash])
     }
 
-    private func realPath(_ path: String) -> String? {
+    func realPath(_ path: String) -> String? {
         guard let resolved = realpath(path, nil) else { return nil }
         defer { free(resolved) }
         return String(cString: resolved)

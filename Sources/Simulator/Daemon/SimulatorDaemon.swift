@@ -12,18 +12,33 @@ public struct DaemonOptions: Sendable, Equatable {
     public var scenarioPath: String?
     /// Run ModemManager on the modems whatever the scenario says (`--modemmanager`).
     public var modemManager: Bool
+    /// Device captures whose modems join the world (`--device-capture`), after the scenario's
+    /// modems, or alone without a scenario.
+    public var deviceCaptures: [String]
 
-    public init(prefix: String = WorldTopology.defaultPrefix, scenarioPath: String? = nil, modemManager: Bool = false) {
+    public init(
+        prefix: String = WorldTopology.defaultPrefix, scenarioPath: String? = nil, modemManager: Bool = false,
+        deviceCaptures: [String] = []
+    ) {
         self.prefix = prefix
         self.scenarioPath = scenarioPath
         self.modemManager = modemManager
+        self.deviceCaptures = deviceCaptures
+    }
+
+    /// The scenario file's (or the built-in) scenario with the captured devices' modems.
+    func scenario() throws -> Scenario {
+        let scenario = try scenarioPath.map { try Scenario.load(path: $0) } ?? .builtIn
+        guard !deviceCaptures.isEmpty else { return scenario }
+        let profiles = try deviceCaptures.flatMap { try DeviceCapture.load(path: $0).map(\.profile) }
+        return try scenario.adding(captured: profiles, replacingModems: scenarioPath == nil)
     }
 
     /// The cellpath arguments that run this daemon in the foreground (what a detached
     /// `sim up` re-executes): `sim up --foreground --prefix P [--scenario FILE] [--modemmanager]`.
     public var foregroundArguments: [String] {
         ["sim", "up", "--foreground", "--prefix", prefix] + (scenarioPath.map { ["--scenario", $0] } ?? [])
-            + (modemManager ? ["--modemmanager"] : [])
+            + (modemManager ? ["--modemmanager"] : []) + deviceCaptures.flatMap { ["--device-capture", $0] }
     }
 
     /// The argv marker that identifies a running daemon in /proc/PID/cmdline.
@@ -46,7 +61,7 @@ public enum SimulatorDaemon {
     public static func run(_ options: DaemonOptions, services: [any SimulatorService]? = nil) throws {
         try SimulatedWorld.requireRoot()
         try WorldTopology.validate(prefix: options.prefix)
-        var scenario = try options.scenarioPath.map { try Scenario.load(path: $0) } ?? .builtIn
+        var scenario = try options.scenario()
         if options.modemManager { scenario.modemManager = true }
         let run = RunDirectory(prefix: options.prefix)
         if let pid = SimulatedWorld.liveDaemon(run), pid != getpid() {

@@ -1,0 +1,100 @@
+import CellpathCore
+import Glibc
+import ModemDiscovery
+import SystemSupport
+
+extension DoctorCapture {
+    /// The shape of a modem as sysfs and its report show it: bus, ids, driver, ports, net
+    /// device, the kernel's QMI raw-ip setting, an FCC lock (radio off when captured). The
+    /// firmware's capabilities cellpath does not read (MBIM extensions, WDA data format, DMS UIM,
+    /// QMAP, IPv6 link-local only, slots; an MBIM PCIe module's manufacturer) stay nil: not read.
+    func shape(_ report: ModemReport) -> DeviceShape {
+        let modem = report.modem
+        let device = modem.devicePath
+        var shape = DeviceShape()
+        // The firmware's manufacturer: QMI's DMS answers it, MBIM has none (a USB device's string
+        // descriptor stands in; a PCI function has none: not read).
+        shape.manufacturer =
+            modem.ports.first?.protocol == .qmi ? report.status?.manufacturer : Self.attribute(device, "manufacturer")
+        shape.model = report.status?.model ?? modem.model
+        let control = modem.ports.first
+        shape.protocol = control?.protocol.rawValue
+        shape.controlPort =
+            control.map { $0.name.hasPrefix("cdc-wdm") ? .cdcWDM : .wwan } ?? DeviceShape.ControlPort.none
+        let net = modem.interfaces.first.flatMap { realPath("\(roots.sysfs)/class/net/\($0)") }
+        // The function the driver binds: the control port's parent, else the net device's.
+        let controlNode = control.flatMap { port in
+            ["usbmisc", "wwan"].lazy.compactMap { realPath("\(roots.sysfs)/class/\($0)/\(port.name)") }.first
+        }
+        var function = net.flatMap { realPath($0 + "/device") }
+        if let node = controlNode, node.contains("/usbmisc/") { function = realPath(node + "/device") }
+        if let vendor = Self.attribute(device, "idVendor") {
+            shape.bus = "usb"
+            shape.vendorID = vendor.lowercased()
+            shape.productID = Self.attribute(device, "idProduct")?.lowercased()
+            shape.driver = function.flatMap { driverName($0) }
+            shape.usbInterfaceNumber = function.flatMap { Self.attribute($0, "bInterfaceNumber") }.flatMap {
+                Int($0, radix: 16)
+            }
+        } else if Self.attribute(device, "vendor") != nil {
+            shape.bus = "pcie"
+            shape.vendorID = Self.pciID(device, "vendor")
+            shape.productID = Self.pciID(device, "device")
+            shape.subsystemVendorID = Self.pciID(device, "subsystem_vendor")
+            shape.subsystemDeviceID = Self.pciID(device, "subsystem_device")
+            shape.driver = driverName(device)
+        }
+        shape.extraPorts = extraPortTypes(device, control: control?.name)
+        if let net, let name = modem.interfaces.first {
+            shape.netDevice =
+                if net.contains("/wwan/") {
+                    .wwanDefaultLink
+                } else if name.hasPrefix("mhi_hwip") || net.contains("/mhi") {
+                    .mhiNet
+                } else if shape.driver == "cdc_ether" {
+                    .usbEthernet
+                } else {
+                    .usbWWAN
+                }
+            if let rawIP = Self.attribute(net, "qmi/raw_ip") { shape.qmiKernelRawIP = rawIP == "Y" }
+        } else {
+            shape.netDevice = DeviceShape.NetDevice.none
+        }
+        shape.fccLocked = report.status?.radio.map { $0 == .off }
+        return shape
+    }
+
+    /// The types of the modem's ports beside its control port: WWAN ports (`AT`, `XMMRPC`), and
+    /// `AT` for each USB serial port (`ttyUSBN`) of its USB device.
+    private func extraPortTypes(_ device: String, control: String?) -> [String] {
+        var types: [String] = []
+        for name in (FileSystem.entries("\(roots.sysfs)/class/wwan") ?? []).sorted() where name != control {
+            guard let path = realPath("\(roots.sysfs)/class/wwan/\(name)"), path.hasPrefix(device + "/"),
+                let type = Self.attribute(path, "type"), type != "MBIM", type != "QMI"
+            else { continue }
+            types.append(type)
+        }
+        for name in (FileSystem.entries("\(roots.sysfs)/class/tty") ?? []).sorted() where name.hasPrefix("ttyUSB") {
+            guard let path = realPath("\(roots.sysfs)/class/tty/\(name)"), path.hasPrefix(device + "/") else {
+                continue
+            }
+            types.append("AT")
+        }
+        return types
+    }
+
+    private func driverName(_ path: String) -> String? {
+        realPath(path + "/driver").map { String($0.split(separator: "/").last ?? "") }
+    }
+
+    private static func attribute(_ path: String, _ name: String) -> String? {
+        FileSystem.readText("\(path)/\(name)").map {
+            String($0.drop { $0.isWhitespace }.reversed().drop { $0.isWhitespace }.reversed())
+        }
+    }
+
+    /// A PCI id attribute (`0x1eac`) as 4 lower-case hex digits.
+    private static func pciID(_ path: String, _ name: String) -> String? {
+        attribute(path, name).map { $0.lowercased().hasPrefix("0x") ? String($0.dropFirst(2)).lowercased() : $0 }
+    }
+}
