@@ -52,7 +52,6 @@ let package = Package(
         gioLibrary("CMBIM", pkgConfigFile: "cellpath-mbim.pc", apt: "libmbim-glib-dev"),
         gioLibrary("CQMI", pkgConfigFile: "cellpath-qmi.pc", apt: "libqmi-glib-dev"),
         gioLibrary("CModemManager", pkgConfigFile: "cellpath-mm.pc", apt: "libmm-glib-dev"),
-        systemLibrary("CCurl", pkgConfig: "libcurl", apt: "libcurl4-openssl-dev"),
         systemLibrary("CAres", pkgConfig: "libcares", apt: "libc-ares-dev"),
         systemLibrary("CMicroHTTPD", pkgConfig: "libmicrohttpd", apt: "libmicrohttpd-dev"),
         systemLibrary("CNetlink", pkgConfig: "libnl-route-3.0", apt: "libnl-route-3-dev"),
@@ -65,6 +64,9 @@ let package = Package(
 
         // libc-only helpers: namespace switches on private threads, TUN, socket binding.
         .target(name: "CShims"),
+        // libcurl (libcurl4-openssl-dev), loaded on first use: no command pays for its dependency
+        // closure at start-up unless it makes an HTTP request (docs/architecture.md, Executables).
+        .target(name: "CCurl"),
 
         // MARK: Swift modules (dependencies point down, see docs/architecture.md)
         .target(name: "CellpathCore"),
@@ -286,7 +288,8 @@ if Context.environment["CELLPATH_FUZZ"] == "1" {
     package.targets += [
         // libcurl, libphonenumber, libmbim and libqmi called directly: the independent side of each differential check.
         .target(
-            name: "FuzzOracles", dependencies: ["CCurl", "CFuzzPhoneNumber", "CMBIM", "CQMI"], path: "Fuzz/FuzzOracles"),
+            name: "FuzzOracles", dependencies: ["CCurl", "CFuzzPhoneNumber", "CMBIM", "CQMI"], path: "Fuzz/FuzzOracles",
+            linkerSettings: [.linkedLibrary("curl")]),
         .target(
             name: "CFuzzPhoneNumber", path: "Fuzz/CFuzzPhoneNumber",
             linkerSettings: [.linkedLibrary("phonenumber"), .linkedLibrary("protobuf")]),

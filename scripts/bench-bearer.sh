@@ -7,6 +7,9 @@
 # Then the same `bearer up` + `bearer down` through the real ModemManager (`--backend
 # modemmanager`, in a second world with `modemManager: true`) against the direct backend's
 # medians above, as a ratio.
+# Then `bearer up` alone on each modem of the device zoo (scripts/zoo-scenario.json, same answer
+# time) that can bring up a bearer, against its own floor: its round trips to the modem, counted
+# in its `-v` trace, × MODEM_DELAY, plus NETLINK_MS for configuring the interface.
 # Then `cellpath fetch -m N check_url` with the bearer down: the time from its start to the first
 # byte of check_url, against the floor (the modem's connect and IP configuration answers, and the
 # first hop's round trips on the cellular path).
@@ -20,6 +23,9 @@
 #   PREFIX        simulator prefix of the benchmark's own world (default: cpbb-)
 #   MM_PREFIX     prefix of its world with ModemManager (default: cpbbm-; MM_ROUNDS=0 skips that part)
 #   MM_ROUNDS     rounds through ModemManager (default: ROUNDS)
+#   ZOO_PREFIX    prefix of the device zoo's world (default: cpbz-; ZOO_ROUNDS=0 skips that part)
+#   ZOO_ROUNDS    timed `bearer up` runs per zoo modem (default: ROUNDS)
+#   NETLINK_MS    the floor's allowance for configuring the interface over netlink (default: 1)
 set -euo pipefail
 
 CELLPATH=${CELLPATH:-cellpath}
@@ -29,6 +35,9 @@ MODEM_DELAY=${MODEM_DELAY:-20}
 PREFIX=${PREFIX:-cpbb-}
 MM_PREFIX=${MM_PREFIX:-cpbbm-}
 MM_ROUNDS=${MM_ROUNDS:-$ROUNDS}
+ZOO_PREFIX=${ZOO_PREFIX:-cpbz-}
+ZOO_ROUNDS=${ZOO_ROUNDS:-$ROUNDS}
+NETLINK_MS=${NETLINK_MS:-1}
 UE=${PREFIX}ue
 [ "$(id -u)" = 0 ] || { echo "bench-bearer: needs root (the simulated world does)" >&2; exit 77; }
 for tool in mbim-network qmi-network; do
@@ -40,6 +49,9 @@ cleanup() {
     "$CELLPATH" sim down --prefix "$PREFIX" >/dev/null 2>&1 || echo "bench-bearer: sim down --prefix $PREFIX failed" >&2
     if [ -n "${mm_up:-}" ]; then
         "$CELLPATH" sim down --prefix "$MM_PREFIX" >/dev/null 2>&1 || echo "bench-bearer: sim down --prefix $MM_PREFIX failed" >&2
+    fi
+    if [ -n "${zoo_up:-}" ]; then
+        "$CELLPATH" sim down --prefix "$ZOO_PREFIX" >/dev/null 2>&1 || echo "bench-bearer: sim down --prefix $ZOO_PREFIX failed" >&2
     fi
     rm -rf "$work"
 }
@@ -142,6 +154,69 @@ if ((MM_ROUNDS > 0)); then
         d=$(median "cellpath-$2") m=$(median "mm-$2")
         echo "| $1 | $d | $m | $(ratio "$m" "$d") |"
     done
+fi
+
+if ((ZOO_ROUNDS > 0)); then
+    # -----------------------------------------------------------------------------------------
+    # bearer up on each zoo modem that can bring one up, against its own floor.
+    echo "bench-bearer: the device zoo ($ZOO_PREFIX), $ZOO_ROUNDS rounds per modem…" >&2
+    jq --argjson d "$MODEM_DELAY" '.modems |= map(.faults.responseDelayMs = $d)' \
+        "$(dirname "$0")/zoo-scenario.json" > "$work/zoo.json"
+    zoo_up=1
+    "$CELLPATH" sim up --prefix "$ZOO_PREFIX" --scenario "$work/zoo.json" >/dev/null
+    zoo_env=$("$CELLPATH" sim env --prefix "$ZOO_PREFIX" | sed -n "s/^export //p" | tr -d "'")
+    zoo() { ip netns exec "${ZOO_PREFIX}ue" env $zoo_env "$CELLPATH" "$@"; }
+    # Round trips to the modem in a `-v` trace of libmbim/libqmi: bursts of requests sent without
+    # an answer in between, each answered after one modem delay; the proxies' own set-up
+    # messages (mbim-proxy's configuration, qmi-proxy's device path) do not reach the modem.
+    round_trips() {
+        awk 'function end() { if (inmsg && !proxy) real[b] = 1; inmsg = 0 }
+             /\] sent message\.\.\./ { end(); if (!sending) { sending = 1; b++ } inmsg = 1; proxy = 0; next }
+             /\] received message\.\.\./ { end(); sending = 0; next }
+             inmsg && (/proxy-control/ || /"Device Path"/) { proxy = 1 }
+             END { end(); n = 0; for (i in real) n++; print n }' "$1"
+    }
+    zoo modems --json 2>/dev/null | jq -r '.modems[] | "\(.index)\t\(.manufacturer // "-") \(.model // "-")\t\(.protocol // "-")"' \
+        > "$work/zoo-modems"
+    : > "$work/zoo-rows"
+    while IFS=$'\t' read -r index model protocol; do
+        if ! zoo bearer up -m "$index" -q >"$work/out" 2>&1; then   # warm-up; a modem that cannot is listed
+            echo "$index	$model	$protocol	$(head -1 "$work/out" | sed 's/^error: //' | cut -c1-90)" >> "$work/zoo-skipped"
+            continue
+        fi
+        zoo bearer down -m "$index" -q >/dev/null
+        zoo bearer up -m "$index" -v >/dev/null 2>"$work/trace" && zoo bearer down -m "$index" -q >/dev/null
+        trips=$(round_trips "$work/trace")
+        for ((r = 0; r < ZOO_ROUNDS; r++)); do
+            start=$(now)
+            zoo bearer up -m "$index" -q >"$work/out" 2>&1 \
+                || { echo "bench-bearer: bearer up on zoo modem $index failed:" >&2; cat "$work/out" >&2; exit 70; }
+            end=$(now)
+            zoo bearer down -m "$index" -q >/dev/null
+            awk -v a="$start" -v b="$end" -v i="$index" 'BEGIN { printf "zoo-%s %.1f\n", i, (b - a) / 1e6 }' >> "$work/samples"
+        done
+        echo "$index	$model	$protocol	$trips" >> "$work/zoo-rows"
+    done < "$work/zoo-modems"
+    "$CELLPATH" sim down --prefix "$ZOO_PREFIX" >/dev/null
+    zoo_up=
+    echo
+    echo "### bearer up on the device zoo, $ZOO_ROUNDS runs per modem, modems answering in $MODEM_DELAY ms"
+    echo
+    echo "Floor = round trips to the modem × $MODEM_DELAY ms + $NETLINK_MS ms (netlink)."
+    echo
+    echo "| modem | model | protocol | round trips | median ms | floor ms | median / floor | target ≤ 1.1 |"
+    echo "|---:|---|---|---:|---:|---:|---:|---|"
+    while IFS=$'\t' read -r index model protocol trips; do
+        m=$(median "zoo-$index") floor=$(awk -v n="$trips" -v d="$MODEM_DELAY" -v l="$NETLINK_MS" 'BEGIN { printf "%.1f", n * d + l }')
+        q=$(ratio "$m" "$floor")
+        echo "| $index | $model | $protocol | $trips | $m | $floor | $q | $(verdict "$q <= 1.1") |"
+    done < "$work/zoo-rows"
+    if [ -s "$work/zoo-skipped" ]; then
+        echo
+        echo "Without a bearer (\`bearer up\` refused):"
+        echo
+        while IFS=$'\t' read -r index model protocol why; do echo "- $index $model ($protocol): $why"; done < "$work/zoo-skipped"
+    fi
 fi
 
 ((FETCH_ROUNDS > 0)) || exit 0

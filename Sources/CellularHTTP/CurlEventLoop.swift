@@ -36,13 +36,13 @@ final class CurlEventLoop: @unchecked Sendable {
         self.share = share
         self.maxConnections = max(1, maxConnections)
         self.idleLimit = idleLimit
-        multi = curl_multi_init()
+        multi = cp_curl_multi_init()
         if let multi { _ = cp_curl_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, self.maxConnections) }
     }
 
     deinit {
         // Closes the cached connections.
-        if let multi { curl_multi_cleanup(multi) }
+        if let multi { cp_curl_multi_cleanup(multi) }
     }
 
     /// Runs the transfer prepared on `easy` and returns curl's result. The easy handle belongs to
@@ -58,7 +58,7 @@ final class CurlEventLoop: @unchecked Sendable {
                 return !box.driving
             }
             guard start else {
-                curl_multi_wakeup(multi)
+                cp_curl_multi_wakeup(multi)
                 return
             }
             do throws(SystemError) {
@@ -71,7 +71,7 @@ final class CurlEventLoop: @unchecked Sendable {
 
     /// Wakes the loop so that it notices a cancellation at once.
     func wake() {
-        if let multi { curl_multi_wakeup(multi) }
+        if let multi { cp_curl_multi_wakeup(multi) }
     }
 
     /// How long the loop's thread waits for new work once nothing runs, before it ends: requests
@@ -98,40 +98,40 @@ final class CurlEventLoop: @unchecked Sendable {
             guard let submitted else { return }
             if submitted.isEmpty && active.isEmpty {
                 if idleSince == nil { idleSince = .now }
-                _ = curl_multi_poll(multi, nil, 0, Self.lingerMilliseconds, nil)
+                _ = cp_curl_multi_poll(multi, nil, 0, Self.lingerMilliseconds, nil)
                 continue
             }
             idleSince = nil
             for submission in submitted {
-                if curl_multi_add_handle(multi, submission.easy) == CURLM_OK {
+                if cp_curl_multi_add_handle(multi, submission.easy) == CURLM_OK {
                     active[submission.easy] = submission
                 } else {
                     submission.done.resume(returning: CURLE_FAILED_INIT)
                 }
             }
             for (easy, submission) in active where submission.cancellation.isCancelled {
-                curl_multi_remove_handle(multi, easy)
+                cp_curl_multi_remove_handle(multi, easy)
                 active[easy] = nil
                 submission.done.resume(returning: CURLE_ABORTED_BY_CALLBACK)
             }
             var running: Int32 = 0
-            if curl_multi_perform(multi, &running) != CURLM_OK {
+            if cp_curl_multi_perform(multi, &running) != CURLM_OK {
                 for (easy, submission) in active {
-                    curl_multi_remove_handle(multi, easy)
+                    cp_curl_multi_remove_handle(multi, easy)
                     submission.done.resume(returning: CURLE_FAILED_INIT)
                 }
                 active = [:]
             }
             var left: Int32 = 0
-            while let message = curl_multi_info_read(multi, &left) {
+            while let message = cp_curl_multi_info_read(multi, &left) {
                 guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle,
                     let submission = active.removeValue(forKey: easy)
                 else { continue }
                 let result = message.pointee.data.result
-                curl_multi_remove_handle(multi, easy)
+                cp_curl_multi_remove_handle(multi, easy)
                 submission.done.resume(returning: result)
             }
-            if !active.isEmpty { _ = curl_multi_poll(multi, nil, 0, 1000, nil) }
+            if !active.isEmpty { _ = cp_curl_multi_poll(multi, nil, 0, 1000, nil) }
         }
     }
 }

@@ -14,13 +14,13 @@ final class CurlShare: @unchecked Sendable {
     private let locks: UnsafeMutablePointer<pthread_mutex_t>
     private static let lockCount = 16
 
-    private static let ready: Bool = curl_global_init(Int(CURL_GLOBAL_DEFAULT)) == CURLE_OK
+    private static let ready: Bool = cp_curl_global_init(Int(CURL_GLOBAL_DEFAULT)) == CURLE_OK
 
     init() {
         _ = Self.ready
         locks = .allocate(capacity: Self.lockCount)
         for i in 0 ..< Self.lockCount { pthread_mutex_init(locks + i, nil) }
-        handle = curl_share_init()
+        handle = cp_curl_share_init()
         guard let handle else { return }
         cp_curl_share_setopt_pointer(handle, CURLSHOPT_USERDATA, UnsafeMutableRawPointer(locks))
         cp_curl_share_setopt_lock(handle) { _, data, _, user in
@@ -35,7 +35,7 @@ final class CurlShare: @unchecked Sendable {
     }
 
     deinit {
-        if let handle { curl_share_cleanup(handle) }
+        if let handle { cp_curl_share_cleanup(handle) }
         for i in 0 ..< Self.lockCount { pthread_mutex_destroy(locks + i) }
         locks.deallocate()
     }

@@ -68,7 +68,9 @@ final class CurlTransfer {
         route: NetworkRoute, ipType: IPType, caFile: String?, maxBodyBytes: Int, drainLimit: Duration, share: CurlShare,
         bearerCache: BearerDNSCache? = nil, cancellation: TransferCancellation
     ) throws(FetchFailure) {
-        guard let easy = curl_easy_init() else { throw FetchFailure(.internalError, "couldn't create a curl handle") }
+        guard let easy = cp_curl_easy_init() else {
+            throw FetchFailure(.internalError, CurlLibrary.failure(otherwise: "couldn't create a curl handle"))
+        }
         self.route = route
         self.ipType = ipType
         self.drainLimit = max(drainLimit, .milliseconds(500))
@@ -147,7 +149,7 @@ final class CurlTransfer {
         var list: UnsafeMutablePointer<curl_slist>?
         defer { if let list { lists.append(list) } }
         for line in lines {
-            guard let longer = curl_slist_append(list, line) else {
+            guard let longer = cp_curl_slist_append(list, line) else {
                 throw FetchFailure(.internalError, "out of memory")
             }
             list = longer
@@ -160,14 +162,14 @@ final class CurlTransfer {
     private func setHeaders(_ lines: [String]) throws(FetchFailure) {
         var list: UnsafeMutablePointer<curl_slist>?
         for line in lines {
-            guard let longer = curl_slist_append(list, line) else {
-                curl_slist_free_all(list)
+            guard let longer = cp_curl_slist_append(list, line) else {
+                cp_curl_slist_free_all(list)
                 throw FetchFailure(.internalError, "out of memory")
             }
             list = longer
         }
         cp_curl_setopt_slist(easy, CURLOPT_HTTPHEADER, list)
-        curl_slist_free_all(headerList)
+        cp_curl_slist_free_all(headerList)
         headerList = list
     }
 
@@ -322,14 +324,14 @@ final class CurlTransfer {
     /// returns early with CURLE_ABORTED_BY_CALLBACK when cancelled, or when the path goes away
     /// (`pathLost`).
     private func transfer(hop: Int) -> CURLcode {
-        if multi == nil { multi = curl_multi_init() }
-        guard let multi, curl_multi_add_handle(multi, easy) == CURLM_OK else { return CURLE_FAILED_INIT }
-        defer { curl_multi_remove_handle(multi, easy) }
+        if multi == nil { multi = cp_curl_multi_init() }
+        guard let multi, cp_curl_multi_add_handle(multi, easy) == CURLM_OK else { return CURLE_FAILED_INIT }
+        defer { cp_curl_multi_remove_handle(multi, easy) }
         var wakers = [state.cancellation.wakeDescriptor, watch?.descriptor ?? -1].filter { $0 >= 0 }
             .map { curl_waitfd(fd: $0, events: Int16(POLLIN), revents: 0) }
         var running: Int32 = 1
         while true {
-            guard curl_multi_perform(multi, &running) == CURLM_OK else { return CURLE_FAILED_INIT }
+            guard cp_curl_multi_perform(multi, &running) == CURLM_OK else { return CURLE_FAILED_INIT }
             if running == 0 { break }
             if state.cancellation.isCancelled { return CURLE_ABORTED_BY_CALLBACK }
             do throws(FetchFailure) {
@@ -338,12 +340,12 @@ final class CurlTransfer {
                 pathLost = error
                 return CURLE_ABORTED_BY_CALLBACK
             }
-            guard curl_multi_poll(multi, &wakers, UInt32(wakers.count), 1000, nil) == CURLM_OK else {
+            guard cp_curl_multi_poll(multi, &wakers, UInt32(wakers.count), 1000, nil) == CURLM_OK else {
                 return CURLE_FAILED_INIT
             }
         }
         var left: Int32 = 0
-        while let message = curl_multi_info_read(multi, &left) {
+        while let message = cp_curl_multi_info_read(multi, &left) {
             if message.pointee.msg == CURLMSG_DONE { return message.pointee.data.result }
         }
         return CURLE_FAILED_INIT
@@ -416,7 +418,7 @@ final class CurlTransfer {
             }
         }
         let where_ = "\(url.host):\(url.port)"
-        let detail = String(cString: curl_easy_strerror(rc))
+        let detail = String(cString: cp_curl_easy_strerror(rc))
         switch rc {
         case CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CERTPROBLEM, CURLE_SSL_CIPHER,
             CURLE_SSL_CACERT_BADFILE, CURLE_SSL_ISSUER_ERROR, CURLE_SSL_PINNEDPUBKEYNOTMATCH,
@@ -484,7 +486,7 @@ final class CurlTransfer {
     func cookieJar() -> [String] {
         var cookies: UnsafeMutablePointer<curl_slist>?
         cp_curl_getinfo_slist(easy, CURLINFO_COOKIELIST, &cookies)
-        defer { curl_slist_free_all(cookies) }
+        defer { cp_curl_slist_free_all(cookies) }
         var jar: [String] = []
         var node = cookies
         while let n = node {
@@ -511,12 +513,12 @@ final class CurlTransfer {
     func close() {
         guard !isClosed else { return }
         isClosed = true
-        curl_easy_cleanup(easy)
+        cp_curl_easy_cleanup(easy)
         // Closes the cached connections: through curlCloseSocketCallback on the bound route.
-        if let multi { curl_multi_cleanup(multi) }
-        lists.forEach { curl_slist_free_all($0) }
+        if let multi { cp_curl_multi_cleanup(multi) }
+        lists.forEach { cp_curl_slist_free_all($0) }
         lists = []
-        curl_slist_free_all(headerList)
+        cp_curl_slist_free_all(headerList)
         headerList = nil
         var draining: [Int32] = [], awaited: [Int32] = []
         let pathGone: Bool

@@ -6,7 +6,7 @@ enum CurlURL {
     /// Parses an absolute URL (any scheme; callers check it).
     static func parse(_ text: String) -> Result<ParsedURL, FetchFailure> {
         withHandle { handle in
-            let rc = curl_url_set(handle, CURLUPART_URL, text, UInt32(CURLU_NON_SUPPORT_SCHEME))
+            let rc = cp_curl_url_set(handle, CURLUPART_URL, text, UInt32(CURLU_NON_SUPPORT_SCHEME))
             guard rc == CURLUE_OK else {
                 return .failure(FetchFailure(.malformedURL, "malformed URL: \(describe(rc))"))
             }
@@ -17,8 +17,10 @@ enum CurlURL {
     /// Resolves `location` (absolute or relative, with query or empty path) against `base`.
     static func resolve(_ location: String, against base: ParsedURL) -> Result<ParsedURL, FetchFailure> {
         withHandle { handle in
-            var rc = curl_url_set(handle, CURLUPART_URL, base.text, UInt32(CURLU_NON_SUPPORT_SCHEME))
-            if rc == CURLUE_OK { rc = curl_url_set(handle, CURLUPART_URL, location, UInt32(CURLU_NON_SUPPORT_SCHEME)) }
+            var rc = cp_curl_url_set(handle, CURLUPART_URL, base.text, UInt32(CURLU_NON_SUPPORT_SCHEME))
+            if rc == CURLUE_OK {
+                rc = cp_curl_url_set(handle, CURLUPART_URL, location, UInt32(CURLU_NON_SUPPORT_SCHEME))
+            }
             guard rc == CURLUE_OK else {
                 return .failure(FetchFailure(.malformedURL, "malformed Location header: \(describe(rc))"))
             }
@@ -29,16 +31,18 @@ enum CurlURL {
     private static func withHandle(
         _ body: (OpaquePointer) -> Result<ParsedURL, FetchFailure>
     ) -> Result<ParsedURL, FetchFailure> {
-        guard let handle = curl_url() else { return .failure(FetchFailure(.internalError, "out of memory")) }
-        defer { curl_url_cleanup(handle) }
+        guard let handle = cp_curl_url() else {
+            return .failure(FetchFailure(.internalError, CurlLibrary.failure(otherwise: "out of memory")))
+        }
+        defer { cp_curl_url_cleanup(handle) }
         return body(handle)
     }
 
     private static func parts(of handle: OpaquePointer) -> ParsedURL {
         func part(_ p: CURLUPart, _ flags: Int32 = 0) -> String? {
             var out: UnsafeMutablePointer<CChar>?
-            guard curl_url_get(handle, p, &out, UInt32(flags)) == CURLUE_OK, let out else { return nil }
-            defer { curl_free(out) }
+            guard cp_curl_url_get(handle, p, &out, UInt32(flags)) == CURLUE_OK, let out else { return nil }
+            defer { cp_curl_free(out) }
             return String(cString: out)
         }
         var host = part(CURLUPART_HOST) ?? ""
@@ -49,7 +53,7 @@ enum CurlURL {
     }
 
     private static func describe(_ rc: CURLUcode) -> String {
-        guard let s = curl_url_strerror(rc) else { return "error \(rc.rawValue)" }
+        guard let s = cp_curl_url_strerror(rc) else { return "error \(rc.rawValue)" }
         return String(cString: s)
     }
 }

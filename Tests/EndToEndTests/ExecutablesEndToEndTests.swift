@@ -7,9 +7,37 @@ import Testing
 @Suite(.ownThreads) struct ExecutablesEndToEndTests {
     @Test func theFrontLoadsNoServerPhoneNumberOrModemLibrary() throws {
         let libraries = try ProcessRunner.run(["ldd", CellpathBinary.path]).stdout
-        #expect(libraries.contains("libcurl"))
+        #expect(libraries.contains("libcares"))
         for name in ["libmicrohttpd", "libphonenumber", "libprotobuf", "libicu", "libabsl", "libmbim", "libqmi"] {
             #expect(!libraries.contains(name), "\(name) is on the start-up path of every command")
+        }
+    }
+
+    /// libcurl and its dependency closure (TLS, Kerberos, LDAP, SSH, …) load when a command first
+    /// makes an HTTP request, not at start-up: `bearer up` runs in the front and `cellpath-modem`.
+    @Test(arguments: ["", "-modem", "-check", "-serve"])
+    func noExecutableLoadsLibcurlAtStartUp(suffix: String) throws {
+        let libraries = try ProcessRunner.run(["ldd", CellpathBinary.path + suffix]).stdout
+        #expect(libraries.contains("libc.so"), "ldd failed: \(libraries)")
+        for name in ["libcurl", "libssl", "libldap", "libgssapi", "libssh2", "librtmp"] {
+            #expect(!libraries.contains(name), "cellpath\(suffix) loads \(name) at start-up")
+        }
+    }
+
+    /// A fetch loads libcurl when it parses its URL (curl's URL API): it gets past parsing to the
+    /// destination check; where libcurl cannot be loaded, the fetch is an internal error (exit 70)
+    /// that says why, and a command without a request (`--version`) does not notice.
+    @Test func aFetchLoadsLibcurlOnFirstUseAndSaysWhyWhenItCannot() throws {
+        let fetch = ["fetch", "--interface", "lo", "--dns", "127.0.0.1", "--allow-any-interface", "http://127.0.0.1:9/"]
+        let loaded = try CellpathBinary.run(fetch + ["--json"])
+        #expect(loaded.stdout.contains(#""reason": "localDestination""#), "\(loaded.stdout)\(loaded.stderr)")
+        try withDirectory("broken-libcurl") { root in
+            try shell(": > \(root)/libcurl.so.4")
+            let broken = try CellpathBinary.run(fetch, environment: ["LD_LIBRARY_PATH": root])
+            #expect(broken.status == 70)
+            #expect(broken.stderr.contains("error: couldn't load libcurl: \(root)/libcurl.so.4"), "\(broken.stderr)")
+            let version = try CellpathBinary.run(["--version"], environment: ["LD_LIBRARY_PATH": root])
+            #expect(version.status == 0 && version.stdout.hasPrefix("cellpath "), "\(version.stderr)")
         }
     }
 
