@@ -81,7 +81,9 @@ import Testing
             #expect(description.contains("   \(command)"[...]), "DESCRIPTION has no subsection for \(command)")
             #expect(synopsis.contains { $0 == command || $0.hasPrefix(command + " ") }, "SYNOPSIS lacks \(command)")
             // Every option of the command's own help, listed under its subsection of OPTIONS.
+            // An option's line starts with it (`-m, --modem`, `--json`); its description's lines do not.
             let own = help.drop { $0 != "OPTIONS:" }.dropFirst().prefix { !$0.isEmpty }
+                .filter { $0.trimmingSpaces.hasPrefix("-") }
                 .compactMap { $0.split(separator: " ").first { $0.hasPrefix("--") } }
                 .filter { $0 != "--help" }
             guard !own.isEmpty else { continue }
