@@ -16,10 +16,10 @@ extension BearerRecord {
     }
 
     /// Why the record is not one cellpath could have written for `modem`, nil when it is: the
-    /// same physical device (when it names one), control port and protocol, one of the modem's own interfaces (a name the kernel
-    /// allows), and addressing within what cellpath applies (its table range, unicast addresses
-    /// of their family, the kernel settings' values cellpath changes). A forged record must not
-    /// steer what root undoes.
+    /// same physical device (when it names one), control port and protocol, one of the modem's
+    /// own interfaces (a name the kernel allows), and addressing within what cellpath applies
+    /// (its table range, unicast addresses of their family, the kernel settings' values cellpath
+    /// changes). A forged record must not steer what root undoes.
     func problem(for modem: DiscoveredModem) -> String? {
         if let device, device != modem.devicePath { return "it names another device" }
         guard controlPort == modem.ports[0].devicePath else { return "it names another control port" }

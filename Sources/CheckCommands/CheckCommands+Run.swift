@@ -79,6 +79,7 @@ extension CheckCommands {
                 modem: lanes.count > 1 ? lane.modem : nil,
                 once: {
                     let report = await runner.run(product, phoneNumber: lane.number, options: check)
+                    await (provider as? FieldRunPath)?.runEnded(with: report.failure)
                     warnAboutDowngrades(in: report.checkURL?.trace, context.logger)
                     return report
                 },

@@ -5,8 +5,9 @@ import SystemSupport
 
 /// The path of repeated runs: the bearer comes up (or is reused) for the first run and stays
 /// for the next ones; `releaseAtEnd()` releases it once all have run. A path that went away
-/// between runs (the modem reset or re-enumerated, the network dropped the bearer) is released
-/// and brought up again for the next run, on the modem as it is now.
+/// between runs (the modem reset or re-enumerated, the network dropped the bearer), or under a
+/// run that failed for it, is released and brought up again for the next run, on the modem as
+/// it is now.
 actor FieldRunPath: CellularPathProvider {
     private let provider: any CellularPathProvider
     private var path: CellularPath?
@@ -35,6 +36,15 @@ actor FieldRunPath: CellularPathProvider {
 
     /// A run is over: the path stays for the next one.
     func release() async {}
+
+    /// A run ended with `failure`: a path that may have gone bad under it (the modem or the
+    /// network unavailable, a timeout: the modem suspended, ModemManager re-probed it) is
+    /// released, and the next run brings it up again.
+    func runEnded(with failure: CellpathError?) async {
+        guard let failure, [.unavailable, .temporary].contains(failure.kind), path != nil else { return }
+        path = nil
+        await provider.release()
+    }
 
     func releaseAtEnd() async {
         path = nil

@@ -117,6 +117,37 @@ struct LifecycleDuringChecksEndToEndTests {
         }
     }
 
+    /// A field run through ModemManager while the machine suspends and resumes: ModemManager
+    /// removes the modem and probes it again (a new D-Bus object, the bearer lost); the runs
+    /// after that bring the bearer up on the re-probed modem and succeed.
+    @Test func aFieldRunThroughModemManagerContinuesAfterSuspendAndResume() throws {
+        var scenario = Scenario.builtIn
+        scenario.modemManager = true
+        try SimulatedDevice.with(scenario, connect: false) { device in
+            let (_, output) = try inBackground(
+                device,
+                [
+                    "subscriber-check", "+447940448591", "-m", "0", "--direct", "--backend", "modemmanager",
+                    "--repeat", "3", "--interval", "60", "--json"
+                ],
+                seconds: 240
+            ) { output in
+                let first = Poll.until(timeout: .seconds(60), interval: .milliseconds(100)) {
+                    (FileSystem.readText(output) ?? "").contains(#""run": 1"#)
+                }
+                #expect(first, "the first run did not end")
+                _ = try SimulatedWorld.lifecycle(.suspend, prefix: device.prefix)
+                _ = try SimulatedWorld.lifecycle(.resume, prefix: device.prefix)
+            }
+            let runs = output.split(separator: "\n").compactMap { try? JSONValue.parse(String($0)) }
+                .filter { $0["run"] != nil }
+            #expect(runs.count == 3, "\(output)")
+            #expect(runs.first?["outcome"]?.string == "verified", "\(output)")
+            #expect(runs.last?["outcome"]?.string == "verified", "\(output)")
+            #expect(try bearerLeftovers(device) == [])
+        }
+    }
+
     /// `bearer up`, then the modem resets and re-enumerates: the record is found under the
     /// modem's new names (`bearer status` shows wwan1), and `bearer down` removes it and the
     /// source rule the old interface left.
