@@ -164,12 +164,18 @@ let package = Package(
                 "CellularHTTP", "Configuration"
             ]),
         .executableTarget(
-            name: "cellpath", dependencies: ["CellpathCLI", "CellpathCore"], linkerSettings: frontReleaseLinking),
-        .executableTarget(name: "cellpath-sim", dependencies: ["CellpathCLI", "CellpathCore", "SimCommands"]),
-        .executableTarget(name: "cellpath-number", dependencies: ["CellpathCLI", "CellpathCore", "NumberCommands"]),
-        .executableTarget(name: "cellpath-modem", dependencies: ["CellpathCLI", "CellpathCore", "ModemCommands"]),
-        .executableTarget(name: "cellpath-check", dependencies: ["CellpathCLI", "CellpathCore", "CheckCommands"]),
-        .executableTarget(name: "cellpath-serve", dependencies: ["CellpathCLI", "CellpathCore", "ServeCommands"]),
+            name: "cellpath", dependencies: ["CellpathCLI", "CellpathCore", "SystemSupport"],
+            linkerSettings: frontReleaseLinking),
+        .executableTarget(
+            name: "cellpath-sim", dependencies: ["CellpathCLI", "CellpathCore", "SimCommands", "SystemSupport"]),
+        .executableTarget(
+            name: "cellpath-number", dependencies: ["CellpathCLI", "CellpathCore", "NumberCommands", "SystemSupport"]),
+        .executableTarget(
+            name: "cellpath-modem", dependencies: ["CellpathCLI", "CellpathCore", "ModemCommands", "SystemSupport"]),
+        .executableTarget(
+            name: "cellpath-check", dependencies: ["CellpathCLI", "CellpathCore", "CheckCommands", "SystemSupport"]),
+        .executableTarget(
+            name: "cellpath-serve", dependencies: ["CellpathCLI", "CellpathCore", "ServeCommands", "SystemSupport"]),
 
         // MARK: Tests
         // Runs one fetch with knobs the CLI does not offer (a forced source address, a timed cancel).

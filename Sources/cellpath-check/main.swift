@@ -2,6 +2,7 @@ import CellpathCLI
 import CellpathCore
 import CheckCommands
 import Glibc
+import SystemSupport
 
 // `cellpath subscriber-check`, `phone-check`, `sim-check` and `coverage` run here, in the
 // executable that links the modem layer (libmbim, libqmi) and libphonenumber; the front
@@ -9,4 +10,4 @@ import Glibc
 let code = CellpathCLI.main(
     Array(CommandLine.arguments.dropFirst()), environment: ProcessEnvironment.current(),
     implementations: .checks)
-exit(code)
+ProcessEnd.exit(code)
