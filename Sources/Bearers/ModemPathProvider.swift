@@ -164,7 +164,11 @@ public actor ModemPathProvider: CellularPathProvider {
     private func takeDown() async {
         releasing = true
         defer { outcome = nil }
-        if outcome != nil, let modem, let backend {
+        if outcome != nil, let chosen = modem, let backend {
+            // The modem as it is now: the bearer may have added a data link (a QMAP mux device)
+            // that the record names, and a reset may have renamed its ports.
+            let current = try? await chooseModem()
+            let modem = current?.devicePath == chosen.devicePath ? current ?? chosen : chosen
             let logger = logger.scoped("modem\(modem.index)")
             let gone = !FileSystem.exists(modem.ports[0].devicePath)
             if gone {

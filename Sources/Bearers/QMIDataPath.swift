@@ -122,9 +122,17 @@ struct QMIDataPath {
         }
         var added: String?
         let deadline = ContinuousClock.now + .seconds(2)
-        while added == nil && ContinuousClock.now < deadline {
-            added = uppers().first { !before.contains($0) && $0.hasPrefix("qmimux") }
-            if added == nil { try await Task.sleep(for: .milliseconds(20)) }
+        do {
+            while added == nil && ContinuousClock.now < deadline {
+                added = uppers().first { !before.contains($0) && $0.hasPrefix("qmimux") }
+                if added == nil { try await Task.sleep(for: .milliseconds(20)) }
+            }
+        } catch {
+            // Cancelled (Ctrl-C) after the mux was asked for: it must not outlive the run, even
+            // when the kernel adds it only now.
+            for _ in 0 ..< 250 where !muxIDs().contains(port.muxID) { usleep(20_000) }
+            if let problem = removeMux(port.muxID) { logger.warning("\(problem)") }
+            throw error
         }
         guard let added else {
             throw CellpathError(
@@ -136,13 +144,26 @@ struct QMIDataPath {
         return Prepared(interface: added, muxID: port.muxID)
     }
 
-    /// Removes the mux device of `muxID` (`qmi/del_mux`); a problem to log, or nil.
+    /// Removes the mux device of `muxID` (`qmi/del_mux`), and sets the master down when no mux
+    /// is left on it: it was up only to carry them. A problem to log, or nil.
     func removeMux(_ muxID: UInt8) -> String? {
         guard muxIDs().contains(muxID) else { return nil }
         do {
             try FileSystem.overwrite("\(muxID)\n", at: "\(directory)/del_mux")
         } catch {
             return "couldn't remove QMAP mux \(muxID) from \(master): \(error.reason)"
+        }
+        // The kernel removes it before the write returns; allow a few seconds for one that does not.
+        var left = muxIDs()
+        for _ in 0 ..< 250 where left.contains(muxID) {
+            usleep(20_000)
+            left = muxIDs()
+        }
+        guard left.isEmpty else { return nil }
+        do {
+            try InterfaceState.setLink(master, up: false)
+        } catch {
+            return "couldn't set \(master) down after its last QMAP mux: \(error.message)"
         }
         return nil
     }
