@@ -98,6 +98,9 @@ struct DeviceZooJobsEndToEndTests {
             dns, "--json"
         ])
         #expect(check.status == 0, "\(check.stderr)")
+        #expect(
+            check.stderr.contains("\(interface) is modem \(try #require(router["index"]?.int))'s, a router-mode modem")
+                && check.stderr.contains("its SIM, operator and signal cannot be read"), "\(check.stderr)")
         let result = try JSONValue.parse(check.stdout)
         #expect(result["outcome"]?.string == "verified", "\(check.stdout)")
         #expect(result["path"]?["interface"]?.string == interface)

@@ -247,6 +247,12 @@ package enum FetchCommand {
     package static func requireModemInterface(_ interface: String, _ context: CommandContext) throws {
         let discovery = ModemDiscovery(roots: DeviceRoots(environment: context.environment))
         let found = discovery.discover()
+        if let router = found.uncontrolled.first(where: { $0.kind == .router && $0.interfaces.contains(interface) }) {
+            let model = router.model ?? "USB network"
+            context.logger.warning(
+                "\(interface) is modem \(router.index)'s, a router-mode modem (\(model)): its SIM, operator and signal cannot be read, so the check runs without them"
+            )
+        }
         guard !found.isCellularInterface(interface) else { return }
         let modems =
             found.modems.flatMap { modem in
