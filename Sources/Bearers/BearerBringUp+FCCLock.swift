@@ -20,6 +20,7 @@ extension BearerBringUp {
             .unavailable,
             "modem \(modem.index)\(id.map { " (\($0))" } ?? "") is FCC-locked: it refused to switch its radio on "
                 + "(\(error.status ?? error.reason)); FCC-locked is \(FCCUnlockList.meaning)",
-            hint: list.remedy(entry: list.entry(for: modem), hardwareID: id))
+            hint: list.remedy(
+                entry: list.entry(for: modem), hardwareID: id, simulated: !modem.devicePath.hasPrefix("/sys/")))
     }
 }

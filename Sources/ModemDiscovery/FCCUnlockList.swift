@@ -41,9 +41,9 @@ public struct FCCUnlockList: Sendable, Equatable {
         + "once per power-up"
 
     /// How to unlock a modem whose entry is `entry` (nil: not on this list): enable ModemManager's
-    /// script for it and let ModemManager enable the modem once; in cellpath's simulator,
-    /// `cellpath sim modem unlock-fcc`.
-    public func remedy(entry: String?, hardwareID: String?) -> String {
+    /// script for it and let ModemManager enable the modem once; for a modem of cellpath's
+    /// simulator (`simulated`), `cellpath sim modem unlock-fcc` as well.
+    public func remedy(entry: String?, hardwareID: String?, simulated: Bool) -> String {
         let host =
             if let entry {
                 "enable ModemManager's unlock script for it: sudo ln -s \(directory)/\(entry) \(Self.enabled)/, "
@@ -53,6 +53,7 @@ public struct FCCUnlockList: Sendable, Equatable {
                 "ModemManager here ships no unlock script for \(hardwareID ?? "this model") (\(directory)): "
                     + "run the maker's unlock tool, or a ModemManager release that ships one, once"
             }
+        guard simulated else { return host }
         return host + "; in cellpath's simulated world: cellpath sim modem unlock-fcc --modem N "
             + "(N as cellpath sim status numbers the modems)"
     }

@@ -39,12 +39,14 @@ import Testing
 
     @Test func theRemedyLinksTheScriptOrSaysThereIsNone() throws {
         try Self.withList(["1199:9079"]) { list in
-            let listed = list.remedy(entry: "1199:9079", hardwareID: "1199:9079")
+            let listed = list.remedy(entry: "1199:9079", hardwareID: "1199:9079", simulated: false)
             #expect(
                 listed.hasPrefix("enable ModemManager's unlock script for it: sudo ln -s \(list.directory)/1199:9079 "))
             #expect(listed.contains("/etc/ModemManager/fcc-unlock.d/"))
-            #expect(listed.contains("cellpath sim modem unlock-fcc"))
-            let unlisted = list.remedy(entry: nil, hardwareID: "8086:7560")
+            #expect(!listed.contains("cellpath sim"), "a real modem's remedy names no simulator command")
+            let simulated = list.remedy(entry: "1199:9079", hardwareID: "1199:9079", simulated: true)
+            #expect(simulated.hasPrefix(listed) && simulated.contains("cellpath sim modem unlock-fcc"))
+            let unlisted = list.remedy(entry: nil, hardwareID: "8086:7560", simulated: false)
             #expect(unlisted.contains("ships no unlock script for 8086:7560"))
             #expect(!unlisted.contains("ln -s"))
         }

@@ -162,7 +162,8 @@ struct ModemChecks {
         if let entry, let id {
             return check(
                 "radio", .fail, "the radio is off and \(id) is a model that ships FCC-locked",
-                evidence: evidence, remedy: list.remedy(entry: entry, hardwareID: id))
+                evidence: evidence,
+                remedy: list.remedy(entry: entry, hardwareID: id, simulated: roots.sysfs != DeviceRoots().sysfs))
         }
         return check(
             "radio", .warn, "the radio is off", evidence: evidence,
