@@ -32,7 +32,9 @@ struct RouterModemWorldTests {
         _ = Array(Self.dhcpScript.utf8).withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
         close(fd)
         defer { unlink(script) }
+        var worldPrefix = ""
         try WorldFixture.withWorld(scenario: scenario) { prefix in
+            worldPrefix = prefix
             let ue = prefix + "ue"
             let status = try SimulatedWorld.status(prefix: prefix)
             #expect(status.modems[1].interface == "usb1")
@@ -64,7 +66,8 @@ struct RouterModemWorldTests {
             #expect(try SimulatedWorld.status(prefix: prefix).modems[1].bearer == .connected)
             _ = try SimulatedWorld.lifecycle(.resume, prefix: prefix)
         }
-        #expect(try !run(["ip", "netns", "list"]).stdout.contains("modem1"))
+        // This world's router namespace went with it (other worlds may be up meanwhile).
+        #expect(try !run(["ip", "netns", "list"]).stdout.contains(worldPrefix + "modem1"))
     }
 
     @Test func modemManagerManagesTheOtherModemsBesideARouterModem() throws {
