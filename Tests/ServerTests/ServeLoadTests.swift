@@ -34,6 +34,17 @@ struct ServeLoadTests {
         return (requests, errors, result.stdout)
     }
 
+    /// The access-log lines of serve's log whose status is not 200, counted (who answered, status).
+    private static func failedAnswers(_ log: String) -> [String: Int] {
+        var counts: [String: Int] = [:]
+        for line in (FileSystem.readText(log) ?? "").split(separator: "\n") where line.contains(#""status":"#) {
+            guard let entry = try? JSONValue.parse(String(line)), let status = entry["status"]?.int, status != 200
+            else { continue }
+            counts["\(entry["answered_by"]?.string ?? "route") \(status)", default: 0] += 1
+        }
+        return counts
+    }
+
     /// Open descriptors and resident memory (KiB) of `pid`.
     private func usage(_ pid: pid_t) throws -> (fds: Int, rssKiB: Int) {
         let fds = try ProcessRunner.run(["ls", "/proc/\(pid)/fd"]).stdout.split(separator: "\n").count
@@ -80,7 +91,8 @@ struct ServeLoadTests {
                 for connections in [1, 16, 256] {
                     let run = try wrk(prefix, connections: connections, script: script)
                     #expect(
-                        run.requests > 0 && run.errors == 0, "round \(round), \(connections) connections: \(run.output)"
+                        run.requests > 0 && run.errors == 0,
+                        "round \(round), \(connections) connections: \(run.output); serve's answers other than 200: \(Self.failedAnswers(log))"
                     )
                 }
                 usleep(500_000)  // let closed connections go
