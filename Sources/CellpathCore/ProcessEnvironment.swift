@@ -18,10 +18,11 @@ public enum ProcessEnvironment {
     }
 
     /// The variables that name where cellpath finds devices, state, configuration and
-    /// credentials: the sysfs and /dev roots, the bearer records, the configuration files, the
+    /// credentials: the sysfs, /dev and udev roots, the bearer records, the configuration files, the
     /// tru.json, the CA bundle, the home and cache directories, the system bus.
     public static let pathOverrides = [
-        "CELLPATH_SYSFS_ROOT", "CELLPATH_DEV_ROOT", "CELLPATH_STATE_DIR", "CELLPATH_SYSTEM_CONFIG", "CELLPATH_TRU_JSON",
+        "CELLPATH_SYSFS_ROOT", "CELLPATH_DEV_ROOT", "CELLPATH_UDEV_ROOT", "CELLPATH_STATE_DIR",
+        "CELLPATH_SYSTEM_CONFIG", "CELLPATH_TRU_JSON",
         "CELLPATH_CA_FILE", "CELLPATH_TOKEN_CACHE", "HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME",
         "DBUS_SYSTEM_BUS_ADDRESS"
     ]

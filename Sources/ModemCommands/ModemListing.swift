@@ -6,7 +6,8 @@ import ModemDiscovery
 /// and a table for people. Personal data is masked unless `disclosure` is `.full`.
 package enum ModemListing {
     /// `cellpath modems`: `{"modems": [...]}` in discovery order, the modems cellpath cannot drive
-    /// (`uncontrolled`) among them, shown as a table with a note for each of those.
+    /// (`uncontrolled`) among them, shown as a table with a note for each of those and for each
+    /// modem with a note of its own.
     package static func list(
         _ reports: [ModemReport], _ disclosure: Disclosure, roots: DeviceRoots,
         uncontrolled: [UncontrolledModem] = []
@@ -19,7 +20,8 @@ package enum ModemListing {
         let notes =
             reports.isEmpty && uncontrolled.isEmpty
             ? [noModem(roots).message]
-            : uncontrolled.sorted { $0.index < $1.index }.map { "modem \($0.index): \($0.reason)" }
+            : (reports.compactMap { report in report.note.map { (report.modem.index, $0) } }
+                + uncontrolled.map { ($0.index, $0.reason) }).sorted { $0.0 < $1.0 }.map { "modem \($0.0): \($0.1)" }
         let empty = reports.isEmpty && uncontrolled.isEmpty
         return Output(record, notes: notes, humanLines: empty ? [] : table(reports, uncontrolled))
     }
@@ -139,7 +141,7 @@ package enum ModemListing {
                 return .record(fields)
             } ?? .null)
         record.add("reason", .null)
-        record.add("note", .null)
+        record.add("note", .optional(report.note))
         record.add(
             "error",
             report.error.map { error in

@@ -7,10 +7,13 @@ import ModemDiscovery
 package struct ModemReport: Sendable, Equatable {
     package var modem: DiscoveredModem
     package var result: Result<ModemStatus, ModemError>
+    /// What else to know of the modem (ModemManager ignores it), its `note`.
+    package var note: String?
 
-    package init(modem: DiscoveredModem, result: Result<ModemStatus, ModemError>) {
+    package init(modem: DiscoveredModem, result: Result<ModemStatus, ModemError>, note: String? = nil) {
         self.modem = modem
         self.result = result
+        self.note = note
     }
 
     package var status: ModemStatus? { try? result.get() }

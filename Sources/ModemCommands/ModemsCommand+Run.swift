@@ -39,6 +39,10 @@ extension ModemsCommand {
         )
     }
 
+    /// The note of a modem that udev marks for ModemManager to ignore.
+    package static let ignoredNote =
+        "ModemManager ignores it (udev ID_MM_DEVICE_IGNORE=1): --backend auto uses cellpath's own client"
+
     /// Reads every modem at once; one that fails is reported with its error.
     package static func read(
         _ modems: [DiscoveredModem], with reader: ModemStatusReader, _ context: CommandContext
@@ -47,6 +51,7 @@ extension ModemsCommand {
             context.progress.step("reading \(modems.count == 1 ? "the modem" : "\(modems.count) modems")")
         }
         let records = BearerRecords(environment: context.environment)
+        let udev = UdevDatabase(roots: deviceRoots(context))
         return await withTaskGroup(of: ModemReport.self) { group in
             for modem in modems {
                 group.addTask {
@@ -62,11 +67,13 @@ extension ModemsCommand {
                         record = nil
                     }
                     let expected: BearerIPType? = record?.hasIPv6 == true ? .ipv6 : nil
+                    let note = udev.modemManagerIgnores(modem.ports[0]) ? Self.ignoredNote : nil
                     do throws(ModemError) {
                         return ModemReport(
-                            modem: modem, result: .success(try await scoped.status(of: modem, expecting: expected)))
+                            modem: modem, result: .success(try await scoped.status(of: modem, expecting: expected)),
+                            note: note)
                     } catch {
-                        return ModemReport(modem: modem, result: .failure(error))
+                        return ModemReport(modem: modem, result: .failure(error), note: note)
                     }
                 }
             }

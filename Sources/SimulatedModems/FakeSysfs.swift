@@ -73,6 +73,26 @@ struct FakeSysfs {
         if profile.bus == .usb { try createUSB() } else { try createPCI() }
         for (k, port) in ports.enumerated() { try createPort(port, number: k) }
         if let dir = netDirectory, let name = netDevice { try createNet(name, at: dir) }
+        if modem.modemManagerIgnore { try writeUdevEntry() }
+    }
+
+    /// udev's database beside the tree: `<run dir>/udev` for `<run dir>/sys`.
+    var udevRoot: String { (root.hasSuffix("/sys") ? String(root.dropLast(4)) : root) + "/udev" }
+
+    /// The udev database entry of the physical device: `data/+usb:1-N` or `data/+pci:0000:BB:00.0`.
+    var udevEntry: String {
+        let name = physicalDevice.split(separator: "/").last.map(String.init) ?? ""
+        return "\(udevRoot)/data/+\(profile.bus == .usb ? "usb" : "pci"):\(name)"
+    }
+
+    /// Marks the physical device `ID_MM_DEVICE_IGNORE=1` in udev's database, as a udev rule would.
+    private func writeUdevEntry() throws(ModemDeviceError) {
+        do {
+            try FileSystem.makeDirectories("\(udevRoot)/data")
+            try FileSystem.write("E:ID_MM_DEVICE_IGNORE=1\n", to: udevEntry)
+        } catch {
+            throw .system(error.operation, error.code)
+        }
     }
 
     private func createUSB() throws(ModemDeviceError) {
@@ -205,6 +225,7 @@ struct FakeSysfs {
         if profile.bus == .pcie { paths.append("class/wwan/wwan\(index)") }
         for p in paths { unlink("\(root)/\(p)") }
         FileSystem.removeTree("\(root)/\(physicalDevice)")
+        unlink(udevEntry)
     }
 
     /// The relative path from the directory `relative` back to the sysfs root.

@@ -229,6 +229,7 @@ public enum SimulatedWorld {
             ("CURL_CA_BUNDLE", run.caCertificate),
             (DeviceRoots.sysfsVariable, run.sysfsRoot),
             (DeviceRoots.devVariable, run.devRoot),
+            (DeviceRoots.udevVariable, run.udevRoot),
             ("CELLPATH_STATE_DIR", run.stateDirectory),
             ("CELLPATH_TOKEN_CACHE", run.tokenCache)
         ]

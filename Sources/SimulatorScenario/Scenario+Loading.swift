@@ -408,6 +408,7 @@ extension SimulatedModem {
         if let value = try o.string("apn") { modem.apn = value }
         if let value = try o.choice("ipType", BearerIPType.self) { modem.ipType = value }
         if let value = try o.bool("nat64") { modem.nat64 = value }
+        if let value = try o.bool("modemManagerIgnore") { modem.modemManagerIgnore = value }
         if let value = try o.object("faults", keys: keys(ModemFaults.CodingKeys.self), ModemFaults.read) {
             modem.faults = value
         }

@@ -101,6 +101,9 @@ public struct SimulatedModem: Sendable, Equatable, Encodable {
     public var secondSlot: SecondSIMSlot? = nil
     /// The slot in use when the modem appears: 1, or 2 with a `secondSlot`.
     public var activeSlot: Int = 1
+    /// udev marks the modem `ID_MM_DEVICE_IGNORE=1`: the world's ModemManager leaves it alone
+    /// and cellpath's `--backend auto` reaches it through its own client.
+    public var modemManagerIgnore: Bool = false
 
     /// The shape rebuilt from a device capture, when `device` is `captured` (`deviceShape`).
     public var capturedProfile: DeviceProfile? = nil
@@ -150,7 +153,7 @@ public struct SimulatedModem: Sendable, Equatable, Encodable {
     enum CodingKeys: String, CodingKey, CaseIterable {
         case device, `protocol`, imei, manufacturer, model, firmware, sim, network, apn, ipType, nat64, faults,
             reportedIP,
-            secondSlot, activeSlot, deviceShape
+            secondSlot, activeSlot, deviceShape, modemManagerIgnore
     }
 
     /// Writes every field; `sim` as an explicit null when there is none (absent means the default SIM);
@@ -175,6 +178,7 @@ public struct SimulatedModem: Sendable, Equatable, Encodable {
         try c.encode(secondSlot, forKey: .secondSlot)
         try c.encode(activeSlot, forKey: .activeSlot)
         try c.encodeIfPresent(capturedProfile.map(DeviceShape.init(profile:)), forKey: .deviceShape)
+        if modemManagerIgnore { try c.encode(true, forKey: .modemManagerIgnore) }
     }
 }
 

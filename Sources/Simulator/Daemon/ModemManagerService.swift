@@ -31,8 +31,13 @@ final class ModemManagerService: SimulatorService, SleepSignal, KernelEventSink 
         try FileSystem.makeDirectories("\(dir)/hostdev", mode: 0o700)
         try FileSystem.write(Self.busConfig(run), to: "\(dir)/bus.conf")
         let modems = context.scenario.modems
-        // Router-mode modems and the L850 have no MBIM or QMI port: ModemManager makes no modem of them.
-        let count = modems.filter { $0.profile.controlProtocol != nil }.count
+        // Router-mode modems and the L850 have no MBIM or QMI port: ModemManager makes no modem of
+        // them; it leaves those udev marks ID_MM_DEVICE_IGNORE alone.
+        let count = modems.filter { $0.profile.controlProtocol != nil && !$0.modemManagerIgnore }.count
+        if let rules = Self.ignoreRules(modems) {
+            try FileSystem.makeDirectories("\(dir)/rules.d", mode: 0o755)
+            try FileSystem.write(rules, to: "\(dir)/rules.d/\(Self.ignoreRulesFile)")
+        }
         try FileSystem.write(Self.kernelEvents(modems), to: "\(dir)/events")
         try FileSystem.write(try Self.mountScript(run, modems: modems), to: "\(dir)/mm.sh")
         let environment = ["PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "DBUS_SYSTEM_BUS_ADDRESS": run.busAddress]
@@ -239,6 +244,20 @@ final class ModemManagerService: SimulatorService, SleepSignal, KernelEventSink 
         return ports.map { ($0.subsystem, $0.name) }
     }
 
+    /// The rules file that marks the ignored modems' ports in ModemManager's rules directory.
+    static let ignoreRulesFile = "77-mm-cellpath-sim-ignore.rules"
+
+    /// udev rules that mark every port and net device of the modems with `modemManagerIgnore`
+    /// `ID_MM_DEVICE_IGNORE=1`, by their kernel names; nil when no modem is ignored. ModemManager
+    /// without udev applies the rules of its rules directory itself.
+    static func ignoreRules(_ modems: [SimulatedModem]) -> String? {
+        let lines = modems.enumerated().filter { $0.element.modemManagerIgnore }.flatMap { n, modem in
+            (announcedPorts(modem, n).map(\.name) + (modem.profile.netDeviceName(index: n).map { [$0] } ?? []))
+                .map { "KERNEL==\"\($0)\", ENV{ID_MM_DEVICE_IGNORE}=\"1\"\n" }
+        }
+        return lines.isEmpty ? nil : lines.joined()
+    }
+
     /// The kernel events ModemManager starts from (`--initial-kernel-events`): each modem's ports,
     /// then its net device, as udev would announce them.
     static func kernelEvents(_ modems: [SimulatedModem]) -> String {
@@ -277,9 +296,16 @@ final class ModemManagerService: SimulatorService, SleepSignal, KernelEventSink 
             mkdir /dev/pts /dev/net; mount --bind \(side)/pts /dev/pts
             touch /dev/net/tun; mount --bind \(side)/net/tun /dev/net/tun
             \(ports)\(fccUnlockScripts)
+            \(ignoreRules(modems) == nil ? "" : rulesScript(dir))
             exec /usr/sbin/ModemManager --test-no-udev --no-auto-scan --initial-kernel-events=\(dir)/events --debug
 
             """
+    }
+
+    /// ModemManager's rules directory with the ignore rules added: its own rules copied beside
+    /// them and the directory bound over /lib/udev/rules.d.
+    private static func rulesScript(_ dir: String) -> String {
+        "cp /lib/udev/rules.d/*-mm-*.rules \(dir)/rules.d/ && mount --bind \(dir)/rules.d /lib/udev/rules.d"
     }
 
     /// Every FCC unlock script ModemManager ships enabled, as a user enables them (they run only

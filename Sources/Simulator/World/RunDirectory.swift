@@ -37,6 +37,8 @@ public struct RunDirectory: Sendable, Equatable {
     /// The simulated modems' sysfs tree (`CELLPATH_SYSFS_ROOT`) and control ports (`CELLPATH_DEV_ROOT`).
     public var sysfsRoot: String { "\(path)/sys" }
     public var devRoot: String { "\(path)/dev" }
+    /// udev's database of the world's modems (`data/+usb:1-N` of a modem ModemManager ignores).
+    public var udevRoot: String { "\(path)/udev" }
     /// The device's own bearer records (`CELLPATH_STATE_DIR`, which cellpath creates): each world's
     /// modems are named cdc-wdm0… like every other world's, so their records must not meet in
     /// the host's `/run/cellpath`; they go with the world at `sim down`.
