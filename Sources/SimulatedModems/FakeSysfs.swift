@@ -97,8 +97,8 @@ struct FakeSysfs {
 
     private func createUSB() throws(ModemDeviceError) {
         let (cls, sub, proto) = profile.usbInterfaceClass
-        try write("\(usbDevice)/idVendor", Self.hex4(profile.vendorID))
-        try write("\(usbDevice)/idProduct", Self.hex4(profile.productID))
+        try write("\(usbDevice)/idVendor", DeviceProfile.hex4(profile.vendorID))
+        try write("\(usbDevice)/idProduct", DeviceProfile.hex4(profile.productID))
         try writeBytes("\(usbDevice)/descriptors", descriptors())
         try link("\(usbDevice)/subsystem", to: up(usbDevice) + "bus/usb")
         try write(
@@ -119,13 +119,13 @@ struct FakeSysfs {
 
     private func createPCI() throws(ModemDeviceError) {
         let fn = pciFunction, ids = profile.subsystemIDs ?? (profile.vendorID, profile.productID)
-        try write("\(fn)/vendor", "0x" + Self.hex4(profile.vendorID))
-        try write("\(fn)/device", "0x" + Self.hex4(profile.productID))
-        try write("\(fn)/subsystem_vendor", "0x" + Self.hex4(ids.vendor))
-        try write("\(fn)/subsystem_device", "0x" + Self.hex4(ids.device))
+        try write("\(fn)/vendor", "0x" + DeviceProfile.hex4(profile.vendorID))
+        try write("\(fn)/device", "0x" + DeviceProfile.hex4(profile.productID))
+        try write("\(fn)/subsystem_vendor", "0x" + DeviceProfile.hex4(ids.vendor))
+        try write("\(fn)/subsystem_device", "0x" + DeviceProfile.hex4(ids.device))
         try write("\(fn)/class", profile.pciClass)
-        let pciID = "\(Self.hex4(profile.vendorID)):\(Self.hex4(profile.productID))".uppercased()
-        let subsysID = "\(Self.hex4(ids.vendor)):\(Self.hex4(ids.device))".uppercased()
+        let pciID = "\(DeviceProfile.hex4(profile.vendorID)):\(DeviceProfile.hex4(profile.productID))".uppercased()
+        let subsysID = "\(DeviceProfile.hex4(ids.vendor)):\(DeviceProfile.hex4(ids.device))".uppercased()
         try write(
             "\(fn)/uevent",
             "DRIVER=\(profile.driver)\nPCI_CLASS=\(profile.pciClass.dropFirst(2).uppercased())\n"
@@ -231,11 +231,6 @@ struct FakeSysfs {
     /// The relative path from the directory `relative` back to the sysfs root.
     private func up(_ relative: String) -> String {
         String(repeating: "../", count: relative.split(separator: "/").count)
-    }
-
-    private static func hex4(_ value: UInt16) -> String {
-        let text = String(value, radix: 16)
-        return String(repeating: "0", count: 4 - text.count) + text
     }
 
     private static func hex2(_ value: UInt8) -> String {

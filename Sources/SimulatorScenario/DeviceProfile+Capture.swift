@@ -7,10 +7,10 @@ extension DeviceShape {
         manufacturer = profile.manufacturer
         model = profile.model
         bus = profile.bus.rawValue
-        vendorID = Self.hex4(profile.vendorID)
-        productID = Self.hex4(profile.productID)
-        subsystemVendorID = profile.subsystemIDs.map { Self.hex4($0.vendor) }
-        subsystemDeviceID = profile.subsystemIDs.map { Self.hex4($0.device) }
+        vendorID = DeviceProfile.hex4(profile.vendorID)
+        productID = DeviceProfile.hex4(profile.productID)
+        subsystemVendorID = profile.subsystemIDs.map { DeviceProfile.hex4($0.vendor) }
+        subsystemDeviceID = profile.subsystemIDs.map { DeviceProfile.hex4($0.device) }
         driver = profile.driver
         usbInterfaceNumber = profile.bus == .usb ? profile.usbInterfaceNumber : nil
         `protocol` = profile.controlProtocol?.rawValue
@@ -55,10 +55,6 @@ extension DeviceShape {
         return fields.filter(\.1).map(\.0.stringValue)
     }
 
-    static func hex4(_ value: UInt16) -> String {
-        let text = String(value, radix: 16)
-        return String(repeating: "0", count: 4 - text.count) + text
-    }
 }
 
 extension DeviceProfile {

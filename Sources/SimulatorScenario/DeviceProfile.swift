@@ -160,6 +160,12 @@ public struct DeviceProfile: Sendable, Equatable {
 }
 
 extension DeviceProfile {
+    /// A USB or PCI id as sysfs and lsusb write it: four lowercase hex digits.
+    public static func hex4(_ value: UInt16) -> String {
+        let text = String(value, radix: 16)
+        return String(repeating: "0", count: 4 - text.count) + text
+    }
+
     /// The profile of `name`.
     public static func named(_ name: Name) -> DeviceProfile {
         catalogue.first { $0.name == name }!

@@ -20,7 +20,7 @@ public struct DeviceZooRow: Sendable, Equatable {
         name = profile.name.rawValue
         models = profile.models
         bus = profile.bus.rawValue
-        ids = "\(Self.hex4(profile.vendorID)):\(Self.hex4(profile.productID))"
+        ids = "\(DeviceProfile.hex4(profile.vendorID)):\(DeviceProfile.hex4(profile.productID))"
         driver = profile.driver
         `protocol` = profile.controlProtocol?.rawValue ?? "none"
         ports = profile.ports(index: 0).map { "\($0.name) (\($0.type))" }
@@ -32,8 +32,4 @@ public struct DeviceZooRow: Sendable, Equatable {
         ([DeviceProfile.simulated(.mbim)] + DeviceProfile.zoo).map(DeviceZooRow.init(profile:))
     }
 
-    private static func hex4(_ value: UInt16) -> String {
-        let text = String(value, radix: 16)
-        return String(repeating: "0", count: 4 - text.count) + text
-    }
 }
