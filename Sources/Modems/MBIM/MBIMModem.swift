@@ -18,6 +18,8 @@ final class MBIMModem: ModemBackend {
     var indicationHandler: gulong = 0
     /// Where indications go, once followed; finished on close.
     var indicationSink: IndicationSink?
+    /// The mbim-proxy connection this session uses, kept open for the next one when it ends.
+    private var proxyConnection: MBIMProxyConnections.Connection?
 
     private init(session: ModemSession, device: UnsafeMutablePointer<MbimDevice>) {
         port = session.port
@@ -25,8 +27,17 @@ final class MBIMModem: ModemBackend {
         self.device = device
     }
 
-    /// Creates the MbimDevice and opens it (through mbim-proxy when `proxy`), which sends MBIM OPEN.
+    /// Opens a session: on a connection to mbim-proxy this process opened before when `proxy`
+    /// and one is idle, else on a new MbimDevice opened (through mbim-proxy when `proxy`), which
+    /// sends MBIM OPEN.
     static func open(_ session: ModemSession, proxy: Bool) async throws(ModemError) -> MBIMModem {
+        if proxy, let connection = MBIMProxyConnections.take(session.port.devicePath) {
+            let modem = MBIMModem(session: session, device: connection.device)
+            modem.proxyConnection = connection
+            modem.followRemoval()
+            session.logger.debug("\(session.port.name): MBIM session open through mbim-proxy (connection reused)")
+            return modem
+        }
         let file = g_file_new_for_path(session.port.devicePath)
         defer { g_object_unref(gpointer(file)) }
         let device = try await session.call("open") { call in
@@ -37,15 +48,7 @@ final class MBIMModem: ModemBackend {
             return device
         }
         let modem = MBIMModem(session: session, device: device)
-        // libmbim does not fail the commands in flight when the port hangs up; it signals it.
-        modem.removedHandler = cmbim_device_connect_removed(
-            device,
-            { _, data in
-                Unmanaged<GLibCallGroup>.fromOpaque(data!).takeUnretainedValue().abort()
-            }, Unmanaged.passRetained(session.calls).toOpaque(),
-            { data, _ in
-                Unmanaged<GLibCallGroup>.fromOpaque(data!).release()
-            })
+        modem.followRemoval()
         let flags = proxy ? MBIM_DEVICE_OPEN_FLAGS_PROXY : MBIM_DEVICE_OPEN_FLAGS_NONE
         do {
             try await session.call(proxy ? "open through mbim-proxy" : "open") { call in
@@ -59,8 +62,22 @@ final class MBIMModem: ModemBackend {
             await modem.close()
             throw error
         }
+        if proxy { modem.proxyConnection = MBIMProxyConnections.adopt(device) }
         session.logger.debug("\(session.port.name): MBIM session open\(proxy ? " through mbim-proxy" : "")")
         return modem
+    }
+
+    /// Fails this session's calls in flight when the port hangs up: libmbim signals it, but does
+    /// not fail them.
+    private func followRemoval() {
+        removedHandler = cmbim_device_connect_removed(
+            device,
+            { _, data in
+                Unmanaged<GLibCallGroup>.fromOpaque(data!).takeUnretainedValue().abort()
+            }, Unmanaged.passRetained(session.calls).toOpaque(),
+            { data, _ in
+                Unmanaged<GLibCallGroup>.fromOpaque(data!).release()
+            })
     }
 
     func renewTimeLimit() async { session = session.renewed() }
@@ -71,6 +88,11 @@ final class MBIMModem: ModemBackend {
         g_signal_handler_disconnect(gpointer(device), removedHandler)
         if indicationHandler != 0 { g_signal_handler_disconnect(gpointer(device), indicationHandler) }
         indicationSink?.finish()
+        if let proxyConnection {
+            // Not closed: see MBIMProxyConnections (libmbim closes a proxied socket twice).
+            MBIMProxyConnections.putBack(proxyConnection, devicePath: port.devicePath)
+            return
+        }
         var error: UnsafeMutablePointer<GError>?
         if mbim_device_close_force(device, &error) == 0 { g_error_free(error) }
         g_object_unref(gpointer(device))
