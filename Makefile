@@ -26,7 +26,7 @@ DEB_PACKAGES := pkg-config libglib2.0-dev libmbim-glib-dev libqmi-glib-dev libmm
 	libcurl4-openssl-dev libc-ares-dev libmicrohttpd-dev libnl-3-dev libnl-route-3-dev \
 	libphonenumber-dev libprotobuf-dev libicu-dev libssl-dev \
 	libmbim-utils libqmi-utils iproute2 dnsmasq-base openssl curl tcpdump ca-certificates python3 \
-	jq iputils-ping time man-db wrk modemmanager polkitd dbus tayga unbound nftables udhcpc
+	jq iputils-ping time man-db strace wrk modemmanager polkitd dbus tayga unbound nftables udhcpc
 
 # Fuzzing (docs/fuzzing.md): executions per target for `make fuzz`, and for the smoke `make test` runs.
 FUZZ_RUNS ?= 1000000

@@ -337,6 +337,25 @@ struct ModemsCommandTests {
         #expect(fleet.device(1).allocatedQMIClientIDs == 0)
     }
 
+    /// libmbim closes a proxied device's socket twice (the second close can take another thread's
+    /// descriptor of the same number): cellpath keeps the proxy connection instead, so no close
+    /// of the command's process fails with EBADF. The proxy is started by a first run, so that
+    /// strace follows the command alone.
+    @Test(.enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)))
+    func noDescriptorIsClosedTwiceThroughTheProxy() throws {
+        let fleet = try SimulatedFleet([.test(.mbim, 1)])
+        let first = try Self.run(fleet, ["modems", "show", "0"], proxy: true)
+        #expect(first.status == 0, "\(first.stderr)")
+        let traced = try ProcessRunner.run(
+            ["strace", "-f", "-qq", "-e", "trace=close", "-e", "status=failed", CellpathBinary.path, "modems",
+             "show", "0", "-v"],
+            environment: fleet.environment)
+        #expect(traced.status == 0, "\(traced.stderr)")
+        #expect(traced.stderr.contains("cdc-wdm0: MBIM session open through mbim-proxy"))
+        let failedCloses = traced.stderr.split(separator: "\n").filter { $0.contains("close(") && $0.contains("EBADF") }
+        #expect(failedCloses.isEmpty, "\(failedCloses)")
+    }
+
     /// Another user may not open the port (a pty owned by root, mode 620): exit 77 with the remedy.
     @Test(.enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)))
     func aPortThatMayNotBeOpenedIsAPermissionError() throws {
