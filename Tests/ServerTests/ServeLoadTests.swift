@@ -80,15 +80,22 @@ struct ServeLoadTests {
                 ], output: log, environment: environment)
             defer { serve.stop() }
             Poll.until(timeout: .seconds(10)) { FileSystem.readText(log)?.contains(#""event":"listening""#) == true }
-            func tokenRequests() throws -> Int? {
+            func metric(_ name: String) throws -> Int? {
                 let text = try Curl.run(in: prefix + "ue", ["http://127.0.0.1:8080/metrics"]).stdout
-                return text.split(separator: "\n").first { $0.hasPrefix("cellpath_serve_token_requests_total ") }
+                return text.split(separator: "\n").first { $0.hasPrefix(name + " ") }
                     .flatMap { Int($0.split(separator: " ").last ?? "") }
             }
+            func tokenRequests() throws -> Int? { try metric("cellpath_serve_token_requests_total") }
 
             var after: [(fds: Int, rssKiB: Int)] = []
             for round in 1 ... 2 {
                 for connections in [1, 16, 256] {
+                    // wrk ends a run with requests still in flight, which serve goes on answering:
+                    // on a loaded machine they would count against the next run's 256.
+                    let settled = Poll.until(timeout: .seconds(30)) {
+                        (try? metric("cellpath_serve_requests_in_flight")) == 1  // this /metrics request
+                    }
+                    #expect(settled, "round \(round): serve's requests in flight did not end before \(connections) connections")
                     let run = try wrk(prefix, connections: connections, script: script)
                     #expect(
                         run.requests > 0 && run.errors == 0,
