@@ -20,13 +20,18 @@ CELLPATH = $(BIN_DIR)/cellpath
 # next to it in the build directory, in PREFIX/libexec/cellpath once installed.
 HELPERS := cellpath-sim cellpath-number cellpath-modem cellpath-check cellpath-serve
 LIBEXEC_DIR = $(PREFIX)/libexec/cellpath
+# Where each shell looks for completion scripts: Debian's vendor directories under /usr, and
+# the ones Debian's zsh and fish read for a local installation otherwise.
+BASH_COMPLETION_DIR = $(PREFIX)/share/bash-completion/completions
+ZSH_COMPLETION_DIR = $(if $(filter /usr,$(PREFIX)),/usr/share/zsh/vendor-completions,$(PREFIX)/share/zsh/site-functions)
+FISH_COMPLETION_DIR = $(if $(filter /usr,$(PREFIX)),/usr/share/fish/vendor_completions.d,/etc/fish/completions)
 
 # Every Debian package that the build, the tests and the simulator need.
 DEB_PACKAGES := pkg-config libglib2.0-dev libmbim-glib-dev libqmi-glib-dev libmm-glib-dev \
 	libcurl4-openssl-dev libc-ares-dev libmicrohttpd-dev libnl-3-dev libnl-route-3-dev \
 	libphonenumber-dev libprotobuf-dev libicu-dev libssl-dev \
 	libmbim-utils libqmi-utils iproute2 dnsmasq-base openssl curl tcpdump ca-certificates python3 \
-	jq iputils-ping time man-db strace wrk modemmanager polkitd dbus tayga unbound nftables udhcpc
+	jq iputils-ping time man-db strace zsh fish wrk modemmanager polkitd dbus tayga unbound nftables udhcpc
 
 # Fuzzing (docs/fuzzing.md): executions per target for `make fuzz`, and for the smoke `make test` runs.
 FUZZ_RUNS ?= 1000000
@@ -112,6 +117,10 @@ install: build
 	for helper in $(HELPERS); do install -D -m 0755 $(BIN_DIR)/$$helper $(DESTDIR)$(LIBEXEC_DIR)/$$helper || exit; done
 	install -D -m 0644 udev/77-cellpath.rules $(DESTDIR)$(PREFIX)/lib/udev/rules.d/77-cellpath.rules
 	install -D -m 0644 docs/cellpath.1 $(DESTDIR)$(PREFIX)/share/man/man1/cellpath.1
+	install -d $(DESTDIR)$(BASH_COMPLETION_DIR) $(DESTDIR)$(ZSH_COMPLETION_DIR) $(DESTDIR)$(FISH_COMPLETION_DIR)
+	$(CELLPATH) completion bash > $(DESTDIR)$(BASH_COMPLETION_DIR)/cellpath
+	$(CELLPATH) completion zsh > $(DESTDIR)$(ZSH_COMPLETION_DIR)/_cellpath
+	$(CELLPATH) completion fish > $(DESTDIR)$(FISH_COMPLETION_DIR)/cellpath.fish
 
 ## install-capability: the non-root set-up (docs/operations.md): cellpath-modem runnable by the
 ## `cellpath` group only (root:cellpath 0750) with CAP_NET_ADMIN, and /run/cellpath for the group
@@ -126,7 +135,9 @@ install-capability:
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/cellpath $(DESTDIR)$(PREFIX)/lib/udev/rules.d/77-cellpath.rules \
 		$(DESTDIR)$(PREFIX)/lib/tmpfiles.d/cellpath.conf \
-		$(DESTDIR)$(PREFIX)/share/man/man1/cellpath.1 $(addprefix $(DESTDIR)$(LIBEXEC_DIR)/,$(HELPERS))
+		$(DESTDIR)$(PREFIX)/share/man/man1/cellpath.1 $(addprefix $(DESTDIR)$(LIBEXEC_DIR)/,$(HELPERS)) \
+		$(DESTDIR)$(BASH_COMPLETION_DIR)/cellpath $(DESTDIR)$(ZSH_COMPLETION_DIR)/_cellpath \
+		$(DESTDIR)$(FISH_COMPLETION_DIR)/cellpath.fish
 	rmdir $(DESTDIR)$(LIBEXEC_DIR) 2>/dev/null || true
 
 clean:

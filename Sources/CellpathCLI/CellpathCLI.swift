@@ -24,6 +24,8 @@ extension ProgramImplementations {
         [
             .async(FetchCommand.spec, FetchCommand.run),
             .async(ConfigShowCommand.spec, ConfigShowCommand.run),
-            .blocking(GenerateDocsCommand.spec, GenerateDocsCommand.run)
+            .blocking(GenerateDocsCommand.spec, GenerateDocsCommand.run),
+            .blocking(CompletionCommand.spec, CompletionCommand.run),
+            .blocking(CompleteWordsCommand.spec, CompleteWordsCommand.run)
         ])
 }

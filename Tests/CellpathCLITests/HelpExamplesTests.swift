@@ -34,13 +34,14 @@ import Testing
     }
 
     /// The arguments after `cellpath` of an example: inside `$(…)` if it is there, after any
-    /// `NAME=value` assignments.
+    /// `NAME=value` assignments, up to a redirection or a pipe.
     static func cellpathArguments(_ commandLine: String) -> [String]? {
         var line = Substring(commandLine)
         if let start = line.firstRange(of: "$("), let end = line[start.upperBound...].firstIndex(of: ")") {
             line = line[start.upperBound ..< end]
         }
         let words = Self.words(String(line)).drop { $0.contains("=") && !$0.hasPrefix("-") }
+            .prefix { ![">", ">>", "<", "|", ";", "&&", "||"].contains($0) }
         guard words.first == "cellpath" else { return nil }
         return Array(words.dropFirst())
     }
@@ -92,6 +93,8 @@ import Testing
             Self.cellpathArguments("cellpath fetch -i wwan0 \"$CHECK_URL\"") == ["fetch", "-i", "wwan0", "$CHECK_URL"])
         #expect(Self.cellpathArguments("eval \"$(cellpath sim env)\"") == ["sim", "env"])
         #expect(Self.cellpathArguments("CELLPATH_REGION=GB cellpath config show") == ["config", "show"])
+        #expect(Self.cellpathArguments("cellpath completion zsh > _cellpath") == ["completion", "zsh"])
+        #expect(Self.cellpathArguments("cellpath completion fish | source") == ["completion", "fish"])
         #expect(Self.cellpathArguments("ip address") == nil)
     }
 }

@@ -347,8 +347,10 @@ struct ModemsCommandTests {
         let first = try Self.run(fleet, ["modems", "show", "0"], proxy: true)
         #expect(first.status == 0, "\(first.stderr)")
         let traced = try ProcessRunner.run(
-            ["strace", "-f", "-qq", "-e", "trace=close", "-e", "status=failed", CellpathBinary.path, "modems",
-             "show", "0", "-v"],
+            [
+                "strace", "-f", "-qq", "-e", "trace=close", "-e", "status=failed", CellpathBinary.path, "modems",
+                "show", "0", "-v"
+            ],
             environment: fleet.environment)
         #expect(traced.status == 0, "\(traced.stderr)")
         #expect(traced.stderr.contains("cdc-wdm0: MBIM session open through mbim-proxy"))

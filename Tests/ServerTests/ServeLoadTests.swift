@@ -95,7 +95,9 @@ struct ServeLoadTests {
                     let settled = Poll.until(timeout: .seconds(30)) {
                         (try? metric("cellpath_serve_requests_in_flight")) == 1  // this /metrics request
                     }
-                    #expect(settled, "round \(round): serve's requests in flight did not end before \(connections) connections")
+                    #expect(
+                        settled,
+                        "round \(round): serve's requests in flight did not end before \(connections) connections")
                     let run = try wrk(prefix, connections: connections, script: script)
                     #expect(
                         run.requests > 0 && run.errors == 0,

@@ -25,8 +25,10 @@ enum CommandTree {
             ConfigCommand.spec,
             ServeCommand.spec,
             SimCommand.spec,
+            CompletionCommand.spec,
             help,
-            GenerateDocsCommand.spec
+            GenerateDocsCommand.spec,
+            CompleteWordsCommand.spec
         ],
         examples: [
             .init(

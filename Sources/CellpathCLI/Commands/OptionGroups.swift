@@ -8,7 +8,8 @@ import CommandLineKit
 package enum ModemOption {
     package static let modem = Option<String?>(
         "modem", short: "m", "modem",
-        help: "The modem: its index, IMEI, ICCID or control port (default: the only modem).")
+        help: "The modem: its index, IMEI, ICCID or control port (default: the only modem).",
+        ValueConversion.text.completed(as: .modems(includingAll: false)))
 
     package static let wait = Option<Double>(
         wrappedValue: 60, "wait", "seconds",
@@ -81,7 +82,8 @@ package struct ModemPathOptions: CommandOptions {
 package struct InterfacePathOptions: CommandOptions {
     @Option(
         "interface", short: "i", "name",
-        help: "Cellular network interface (e.g. wwan0); its address is read from it.")
+        help: "Cellular network interface (e.g. wwan0); its address is read from it.",
+        ValueConversion.text.completed(as: .interfaces))
     package var interface: String?
     @RepeatableOption("dns", "address", help: "DNS server of the bearer (repeat or separate with commas).")
     package var dns: [String]

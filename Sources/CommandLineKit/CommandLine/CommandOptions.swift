@@ -108,7 +108,7 @@ package struct Option<Value: Sendable>: OptionDeclaration {
     ) {
         spec = OptionSpec(
             long: long, short: short, kind: .value(valueName: valueName, convert: conversion.convert),
-            help: help, repeatable: false)
+            help: help, repeatable: false, completion: conversion.completion)
         defaultValue = wrappedValue
     }
 
@@ -119,7 +119,7 @@ package struct Option<Value: Sendable>: OptionDeclaration {
     ) where Value == Wrapped? {
         spec = OptionSpec(
             long: long, short: short, kind: .value(valueName: valueName, convert: conversion.convert),
-            help: help, repeatable: false)
+            help: help, repeatable: false, completion: conversion.completion)
         defaultValue = nil
     }
 
@@ -140,16 +140,16 @@ package struct Option<Value: Sendable>: OptionDeclaration {
 }
 
 extension Option where Value == String? {
-    /// An optional option whose value is the text as given.
+    /// An optional option whose value is the text as given (a file's path for `<file>` and `<path>`).
     package init(_ long: String, short: Character? = nil, _ valueName: String, help: String) {
-        self.init(long, short: short, valueName, help: help, .text)
+        self.init(long, short: short, valueName, help: help, .text(named: valueName))
     }
 }
 
 extension Option where Value == String {
-    /// An option with a default whose value is the text as given.
+    /// An option with a default whose value is the text as given (a file's path for `<file>` and `<path>`).
     package init(wrappedValue: String, _ long: String, short: Character? = nil, _ valueName: String, help: String) {
-        self.init(wrappedValue: wrappedValue, long, short: short, valueName, help: help, .text)
+        self.init(wrappedValue: wrappedValue, long, short: short, valueName, help: help, .text(named: valueName))
     }
 }
 
@@ -165,7 +165,7 @@ package struct RepeatableOption<Value: Sendable>: OptionDeclaration {
     ) {
         spec = OptionSpec(
             long: long, short: short, kind: .value(valueName: valueName, convert: conversion.convert),
-            help: help, repeatable: true)
+            help: help, repeatable: true, completion: conversion.completion)
     }
 
     package var wrappedValue: [Value] { values.current ?? [] }
@@ -179,9 +179,9 @@ package struct RepeatableOption<Value: Sendable>: OptionDeclaration {
 }
 
 extension RepeatableOption where Value == String {
-    /// A repeatable option whose values are the texts as given.
+    /// A repeatable option whose values are the texts as given (files' paths for `<file>` and `<path>`).
     package init(_ long: String, short: Character? = nil, _ valueName: String, help: String) {
-        self.init(long, short: short, valueName, help: help, .text)
+        self.init(long, short: short, valueName, help: help, .text(named: valueName))
     }
 }
 
@@ -192,8 +192,8 @@ package struct Argument: OptionDeclaration {
     package let spec: ArgumentSpec
     private let value = ParsedValue<String>()
 
-    package init(_ name: String, help: String, joiningWords: Bool = false) {
-        spec = ArgumentSpec(name: name, help: help, joinsWords: joiningWords)
+    package init(_ name: String, help: String, joiningWords: Bool = false, completion: ValueCompletion = .none) {
+        spec = ArgumentSpec(name: name, help: help, joinsWords: joiningWords, completion: completion)
     }
 
     /// The value; the parser has refused a command line without it, and `bind` a parse without it.
@@ -241,8 +241,8 @@ package struct VariadicArgument: OptionDeclaration {
     package let spec: ArgumentSpec
     private let values = ParsedValue<[String]>()
 
-    package init(_ name: String, help: String, optional: Bool = false) {
-        spec = ArgumentSpec(name: name, help: help, optional: optional, variadic: true)
+    package init(_ name: String, help: String, optional: Bool = false, completion: ValueCompletion = .none) {
+        spec = ArgumentSpec(name: name, help: help, optional: optional, variadic: true, completion: completion)
     }
 
     package var wrappedValue: [String] { values.current ?? [] }

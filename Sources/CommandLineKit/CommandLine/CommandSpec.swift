@@ -17,6 +17,8 @@ package struct OptionSpec: Sendable {
     package var help: String
     /// The option may be given several times; every value is kept.
     package var repeatable: Bool
+    /// What a shell offers for its value (nothing for a flag).
+    package var completion: ValueCompletion = .none
 
     /// Placeholder of the value (`cc` → `--region <cc>`); nil for a flag.
     package var valueName: String? {
@@ -37,6 +39,8 @@ package struct OptionSpec: Sendable {
 package struct ArgumentSpec: Sendable {
     package var name: String
     package var help: String
+    /// What a shell offers for it.
+    package var completion: ValueCompletion = .none
     package var optional: Bool = false
     /// Takes every remaining positional (e.g. `sim exec -- CMD…`).
     package var variadic: Bool = false
@@ -44,9 +48,13 @@ package struct ArgumentSpec: Sendable {
     /// phone number written in groups (`number 07940 448591`).
     package var joinsWords: Bool = false
 
-    package init(name: String, help: String, optional: Bool = false, variadic: Bool = false, joinsWords: Bool = false) {
+    package init(
+        name: String, help: String, optional: Bool = false, variadic: Bool = false, joinsWords: Bool = false,
+        completion: ValueCompletion = .none
+    ) {
         self.name = name
         self.help = help
+        self.completion = completion
         self.optional = optional
         self.variadic = variadic
         self.joinsWords = joinsWords

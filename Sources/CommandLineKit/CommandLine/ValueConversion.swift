@@ -16,15 +16,33 @@ package struct InvalidOptionValue: Error, Sendable {
 /// told, is declared here.
 package struct ValueConversion<Value: Sendable>: Sendable {
     package let convert: @Sendable (String) throws(InvalidOptionValue) -> Value
+    /// What a shell offers for the value (`cellpath completion`).
+    package let completion: ValueCompletion
 
-    package init(_ convert: @escaping @Sendable (String) throws(InvalidOptionValue) -> Value) {
+    package init(
+        completion: ValueCompletion = .none, _ convert: @escaping @Sendable (String) throws(InvalidOptionValue) -> Value
+    ) {
         self.convert = convert
+        self.completion = completion
+    }
+
+    /// The same conversion, with the shell offering `completion` for its value.
+    package func completed(as completion: ValueCompletion) -> ValueConversion {
+        ValueConversion(completion: completion, convert)
     }
 }
 
 extension ValueConversion where Value == String {
     /// The text as given.
     package static var text: ValueConversion { ValueConversion { $0 } }
+
+    /// A file's path, as given: the shell completes file names.
+    package static var path: ValueConversion { text.completed(as: .files) }
+
+    /// The text as given; a file's path when its placeholder says so (`<file>`, `<path>`).
+    package static func text(named valueName: String) -> ValueConversion {
+        ["file", "path"].contains(valueName) ? path : text
+    }
 }
 
 extension ValueConversion where Value == Int {
@@ -69,7 +87,7 @@ extension ValueConversion where Value == Double {
 extension ValueConversion where Value: CaseIterable & RawRepresentable, Value.RawValue == String {
     /// One of the type's cases, by raw value (`--color auto|always|never`).
     package static var choice: ValueConversion {
-        ValueConversion { text throws(InvalidOptionValue) in
+        ValueConversion(completion: .choices(Value.allCases.map(\.rawValue))) { text throws(InvalidOptionValue) in
             guard let value = Value(rawValue: text) else {
                 throw InvalidOptionValue(
                     expectation: "one of " + Value.allCases.map(\.rawValue).joined(separator: ", "))

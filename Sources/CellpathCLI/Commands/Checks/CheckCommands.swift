@@ -95,7 +95,7 @@ package enum CheckCommands {
         help: """
             The modem: its index, IMEI, ICCID or control port, or 'all' (each modem in parallel, with its own bearer). \
             Default: the only modem.
-            """)
+            """, ValueConversion.text.completed(as: .modems(includingAll: true)))
     package static let allowDowngrade = Flag(
         "allow-downgrade",
         help: """
