@@ -20,6 +20,9 @@ CELLPATH = $(BIN_DIR)/cellpath
 # next to it in the build directory, in PREFIX/libexec/cellpath once installed.
 HELPERS := cellpath-sim cellpath-number cellpath-modem cellpath-check cellpath-serve
 LIBEXEC_DIR = $(PREFIX)/libexec/cellpath
+# Where `make deb` builds the packages.
+DEB_DIR = .build/deb
+DEB_ROOT = $(DEB_DIR)/root
 # Where each shell looks for completion scripts: Debian's vendor directories under /usr, and
 # the ones Debian's zsh and fish read for a local installation otherwise.
 BASH_COMPLETION_DIR = $(PREFIX)/share/bash-completion/completions
@@ -31,13 +34,13 @@ DEB_PACKAGES := pkg-config libglib2.0-dev libmbim-glib-dev libqmi-glib-dev libmm
 	libcurl4-openssl-dev libc-ares-dev libmicrohttpd-dev libnl-3-dev libnl-route-3-dev \
 	libphonenumber-dev libprotobuf-dev libicu-dev libssl-dev \
 	libmbim-utils libqmi-utils iproute2 dnsmasq-base openssl curl tcpdump ca-certificates python3 \
-	jq iputils-ping time man-db strace zsh fish wrk modemmanager polkitd dbus tayga unbound nftables udhcpc
+	jq iputils-ping time man-db strace zsh fish dpkg-dev binutils lintian wrk modemmanager polkitd dbus tayga unbound nftables udhcpc
 
 # Fuzzing (docs/fuzzing.md): executions per target for `make fuzz`, and for the smoke `make test` runs.
 FUZZ_RUNS ?= 1000000
 FUZZ_SMOKE_RUNS ?= 20000
 
-.PHONY: all deps build test test-unit lint format demo bench order-file docs install install-capability uninstall clean \
+.PHONY: all deps build test test-unit lint format demo bench order-file docs install deb install-capability uninstall clean \
 	fuzz fuzz-smoke
 
 all: build
@@ -54,14 +57,17 @@ deps:
 		apt-get update -qq && apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
 	fi
 
-## build: compile cellpath and its helpers (release by default; CONFIGURATION=debug for a debug build)
+## build: compile cellpath and its helpers (release by default; CONFIGURATION=debug for a debug build).
+## Product by product: the static Swift runtime has no Testing module, which TestSupport imports.
 build:
-	$(SWIFT) build -c $(CONFIGURATION) $(SWIFT_BUILD_FLAGS)
+	for product in cellpath $(HELPERS); do $(SWIFT) build -c $(CONFIGURATION) $(SWIFT_BUILD_FLAGS) --product $$product || exit; done
 
-## test: unit, end-to-end and (as root) simulator tests in parallel, then the fuzz smoke (FUZZ_SMOKE_RUNS per target)
+## test: the Debian package (make deb), unit, end-to-end and (as root) simulator and package tests in parallel, then the fuzz smoke (FUZZ_SMOKE_RUNS per target)
 test: deps
 	$(SWIFT) build
-	CELLPATH_BIN=$$($(SWIFT) build --show-bin-path)/cellpath $(SWIFT) test --parallel
+	$(MAKE) --no-print-directory deb
+	CELLPATH_BIN=$$($(SWIFT) build --show-bin-path)/cellpath CELLPATH_DEB=$$(echo $(CURDIR)/$(DEB_DIR)/cellpath_*.deb) \
+		$(SWIFT) test --parallel
 	SWIFT=$(SWIFT) FUZZ_RUNS=$(FUZZ_SMOKE_RUNS) ./scripts/fuzz.sh
 
 ## test-unit: the tests that need neither root nor a simulated world, in parallel (the root and
@@ -121,6 +127,14 @@ install: build
 	$(CELLPATH) completion bash > $(DESTDIR)$(BASH_COMPLETION_DIR)/cellpath
 	$(CELLPATH) completion zsh > $(DESTDIR)$(ZSH_COMPLETION_DIR)/_cellpath
 	$(CELLPATH) completion fish > $(DESTDIR)$(FISH_COMPLETION_DIR)/cellpath.fish
+
+## deb: the Debian packages cellpath and cellpath-dbgsym in .build/deb (stripped executables,
+## units, completions), from a release build (scripts/build-deb.sh); lintian checks them
+deb: build
+	rm -rf $(DEB_DIR)
+	$(MAKE) --no-print-directory install DESTDIR=$(DEB_ROOT) PREFIX=/usr
+	./scripts/build-deb.sh $(DEB_ROOT) $(DEB_DIR)
+	lintian --fail-on error,warning $(DEB_DIR)/cellpath_*.deb
 
 ## install-capability: the non-root set-up (docs/operations.md): cellpath-modem runnable by the
 ## `cellpath` group only (root:cellpath 0750) with CAP_NET_ADMIN, and /run/cellpath for the group
