@@ -323,7 +323,7 @@ extension BearerStatusCommand {
         if bearer.state == .connected {
             report.broughtUpByCellpath = record?.connectedByCellpath
             report.since = record?.since
-            if let record { report.interface = record.interface }
+            report.interface = BearerInterface.carrying(bearer, of: modem, record: record) ?? report.interface
             if let interface = report.interface, let counters = InterfaceState.byteCounters(interface) {
                 (report.bytesReceived, report.bytesSent) = (counters.received, counters.sent)
             }
