@@ -90,8 +90,8 @@ struct ModemChecks {
             let found = HostProbes.holders(of: port.devicePath)
             unreadable = max(unreadable, found.unreadable)
             for holder in found.holders {
-                // In a simulated world (another sysfs root), the simulator holds the port: it is the modem.
-                let isSimulator = roots.sysfs != DeviceRoots().sysfs && holder.name == "cellpath-sim"
+                // In a simulated world, the simulator holds the port: it is the modem.
+                let isSimulator = modem.isSimulated && holder.name == "cellpath-sim"
                 evidence.append(
                     "\(port.name) held open by \(holder.name) (pid \(holder.pid))"
                         + (isSimulator ? ": the simulated modem" : ""))
@@ -165,7 +165,7 @@ struct ModemChecks {
             return check(
                 "radio", .fail, "the radio is off and \(id) is a model that ships FCC-locked",
                 evidence: evidence,
-                remedy: list.remedy(entry: entry, hardwareID: id, simulated: roots.sysfs != DeviceRoots().sysfs))
+                remedy: list.remedy(entry: entry, hardwareID: id, simulated: modem.isSimulated))
         }
         return check(
             "radio", .warn, "the radio is off", evidence: evidence,
