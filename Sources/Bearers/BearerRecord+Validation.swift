@@ -46,7 +46,8 @@ extension BearerRecord {
 
     /// An IMEI as modems report it: 14 to 16 ASCII digits (IMEI, IMEISV).
     public static func isIMEI(_ text: String) -> Bool {
-        (14 ... 16).contains(text.utf8.count) && text.utf8.allSatisfy { (UInt8(ascii: "0") ... UInt8(ascii: "9")).contains($0) }
+        (14 ... 16).contains(text.utf8.count)
+            && text.utf8.allSatisfy { (UInt8(ascii: "0") ... UInt8(ascii: "9")).contains($0) }
     }
 
     private static func problem(_ handle: BearerHandle) -> String? {

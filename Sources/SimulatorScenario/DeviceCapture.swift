@@ -143,7 +143,9 @@ public enum DeviceCapture {
                 slot throws(ScenarioProblem) -> SIMSlot in
                 guard let number = try slot.int("slot"), let active = try slot.bool("active"),
                     let content = try slot.choice("content", SIMSlot.Content.self)
-                else { throw ScenarioProblem(field: slot.field("slot"), problem: "a slot needs slot, content and active") }
+                else {
+                    throw ScenarioProblem(field: slot.field("slot"), problem: "a slot needs slot, content and active")
+                }
                 return SIMSlot(number: number, content: content, active: active)
             }
         }

@@ -53,7 +53,8 @@ extension DeviceShape {
             (.netDevice, netDevice == nil), (.mbimExtensions, mbimExtensions == nil), (.fccLocked, fccLocked == nil),
             (.qmiFirmwareRawIP, qmiFirmwareRawIP == nil), (.qmiKernelRawIP, qmiKernelRawIP == nil),
             (.qmiDMSUIMRefused, qmiDMSUIMRefused == nil), (.qmiQMAP, qmiQMAP == nil),
-            (.qmiDataAggregation, qmiDataAggregation == nil), (.muxLinks, muxLinks == nil && netDevice != NetDevice.none),
+            (.qmiDataAggregation, qmiDataAggregation == nil),
+            (.muxLinks, muxLinks == nil && netDevice != NetDevice.none),
             (.ipv6LinkLocalOnly, ipv6LinkLocalOnly == nil), (.slots, slots == nil), (.simSlots, simSlots == nil)
         ]
         return fields.filter(\.1).map(\.0.stringValue)
@@ -66,7 +67,10 @@ extension DeviceProfile {
     /// SIM in slot 1 (active) and an eSIM without a profile in slot 2 (`SimulatedModem.adopt`).
     public var defaultSIMSlots: [SIMSlot] {
         guard slots == 2 else { return [] }
-        return [SIMSlot(number: 1, content: .sim, active: true), SIMSlot(number: 2, content: .esimWithoutProfile, active: false)]
+        return [
+            SIMSlot(number: 1, content: .sim, active: true),
+            SIMSlot(number: 2, content: .esimWithoutProfile, active: false)
+        ]
     }
 
     /// The profile a captured `shape` describes (named `captured`). Bus, ids, driver, control
@@ -149,7 +153,8 @@ extension DeviceProfile {
             case .none: .none
             }
         let qmap =
-            shape.qmiQMAP ?? (shape.qmiDataAggregation == true || (shape.muxLinks ?? 0) > 0 && controlProtocol == .qmi
+            shape.qmiQMAP
+            ?? (shape.qmiDataAggregation == true || (shape.muxLinks ?? 0) > 0 && controlProtocol == .qmi
                 || netDevice == .mhiNet)
         let sessionLinks: SessionLinks =
             switch netDevice {

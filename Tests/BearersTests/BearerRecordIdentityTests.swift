@@ -66,7 +66,10 @@ struct BearerRecordIdentityTests {
 
         // While the old device exists, its record is not another modem's: the IMEI is not even read.
         var asked = 0
-        #expect(try await records.load(for: moved) { asked += 1; return Self.imei } == nil)
+        #expect(
+            try await records.load(for: moved) {
+                asked += 1; return Self.imei
+            } == nil)
         #expect(asked == 0)
 
         FileSystem.removeTree(old)
@@ -87,6 +90,8 @@ struct BearerRecordIdentityTests {
         let modem = Self.modem(number: 0, device: directory + "/devices/usb1/1-2")
         try records.save(Self.record(device: modem.devicePath, imei: "35123456789012x"))
         #expect(throws: CellpathError.self) { try records.load(for: modem) }
-        #expect(BearerRecord.isIMEI(Self.imei) && BearerRecord.isIMEI("35123456789012") && !BearerRecord.isIMEI("3512345678901"))
+        #expect(
+            BearerRecord.isIMEI(Self.imei) && BearerRecord.isIMEI("35123456789012")
+                && !BearerRecord.isIMEI("3512345678901"))
     }
 }

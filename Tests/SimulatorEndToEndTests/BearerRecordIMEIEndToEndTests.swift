@@ -25,7 +25,8 @@ struct BearerRecordIMEIEndToEndTests {
         var record = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
         record["device"] = gone
         record["imei"] = imei
-        let moved = (file as NSString).deletingLastPathComponent + "/bearer-"
+        let moved =
+            (file as NSString).deletingLastPathComponent + "/bearer-"
             + gone.split(separator: "/").joined(separator: "-") + ".json"
         #expect(unlink(file) == 0)
         #expect(

@@ -38,10 +38,13 @@ struct DeviceCaptureRoundTripTests {
         var bearers: [Int] = []
         for m in modems where m["mode"]?.stringValue == "modem" && m["supported"] == .bool(true) {
             let bus = ["usb", "pci"].lazy.compactMap { m[$0] }.first { $0["vendor_id"]?.stringValue != nil }
-            let id = "\(bus?["vendor_id"]?.stringValue ?? ""):\(bus?["product_id"]?.stringValue ?? bus?["device_id"]?.stringValue ?? "")"
+            let id =
+                "\(bus?["vendor_id"]?.stringValue ?? ""):\(bus?["product_id"]?.stringValue ?? bus?["device_id"]?.stringValue ?? "")"
             guard let shape = shapes(id), let port = m[string: "device"], let index = m["index"]?.int else { continue }
             if let version = shape.mbimExtensions, version >= 2 {
-                let open = try device.run(["mbimcli", "-p", "-d", port, "--device-open-ms-mbimex-v\(version)", "--query-radio-state"])
+                let open = try device.run([
+                    "mbimcli", "-p", "-d", port, "--device-open-ms-mbimex-v\(version)", "--query-radio-state"
+                ])
                 #expect(open.status == 0, "\(id): \(open.stderr)")
             }
             if shape.qmiQMAP == true && shape.netDevice == .usbWWAN {

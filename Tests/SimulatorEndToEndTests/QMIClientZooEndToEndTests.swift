@@ -99,7 +99,8 @@ struct QMIClientZooEndToEndTests {
             let mux = try #require(try json(up)["interface"]?.string, "\(up.stdout)")
             #expect(mux.hasPrefix("qmimux"), "\(mux)")
             // The port open to the unprivileged user, as the cellpath group's udev rule would make it.
-            let port = try #require(try json(device.cellpath(["modems", "--json"]))["modems"]?.array?[0]["device"]?.string)
+            let port = try #require(
+                try json(device.cellpath(["modems", "--json"]))["modems"]?.array?[0]["device"]?.string)
             #expect(try device.run(["chmod", "0666", port]).status == 0)
             // An unprivileged user's records are its own (root's are in a directory only root reads).
             let ownRecords = "/tmp/\(device.prefix)nobody-state"

@@ -71,7 +71,8 @@ import Testing
              "slots": null}}]}
             """#
         #expect(try DeviceCapture.decode(Array(old.utf8), source: "old.json").first?.profile.slots == 1)
-        let twoActive = text.replacing(#""content": "sim", "active": false"#, with: #""content": "sim", "active": true"#)
+        let twoActive = text.replacing(
+            #""content": "sim", "active": false"#, with: #""content": "sim", "active": true"#)
         #expect(throws: CellpathError.self) { try DeviceCapture.decode(Array(twoActive.utf8), source: "x.json") }
     }
 

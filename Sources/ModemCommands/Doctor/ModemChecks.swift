@@ -219,11 +219,15 @@ struct ModemChecks {
     /// `--sim-slot` remedy when the active slot is empty or holds an eSIM without a profile.
     func simSlots() -> DoctorCheck? {
         guard let sim = status?.sim, sim.slots.count > 1 else { return nil }
-        let evidence = sim.slots.map { "slot \($0.number): \(Self.slotState($0.content))\($0.active ? " (active)" : "")" }
+        let evidence = sim.slots.map {
+            "slot \($0.number): \(Self.slotState($0.content))\($0.active ? " (active)" : "")"
+        }
         guard let active = sim.activeSlot else {
             return check(
                 "sim_slots", .warn, "\(sim.slots.count) SIM slots, none reported active", evidence: evidence,
-                remedy: "ask the modem yourself: \(modemTool(mbim: "--ms-query-device-slot-mappings", qmi: "--uim-get-slot-status"))")
+                remedy:
+                    "ask the modem yourself: \(modemTool(mbim: "--ms-query-device-slot-mappings", qmi: "--uim-get-slot-status"))"
+            )
         }
         let usable = sim.slots.filter { $0.content == .sim || $0.content == .esim }
         if usable.contains(active) {
