@@ -21,6 +21,6 @@ extension BearerBringUp {
             "modem \(modem.index)\(id.map { " (\($0))" } ?? "") is FCC-locked: it refused to switch its radio on "
                 + "(\(error.status ?? error.reason)); FCC-locked is \(FCCUnlockList.meaning)",
             hint: list.remedy(
-                entry: list.entry(for: modem), hardwareID: id, simulated: !modem.devicePath.hasPrefix("/sys/")))
+                entry: list.entry(for: modem), hardwareID: id, simulated: modem.isSimulated))
     }
 }

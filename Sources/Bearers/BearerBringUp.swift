@@ -192,11 +192,13 @@ public struct BearerBringUp: Sendable {
             if let prepared, let muxID = prepared.muxID { changes.append(.mux(muxID, master: master)) }
             interface = prepared?.interface ?? master
         }
+        // The IMEI, the record's second identity, read before the check clients go back.
+        let imei = try? await backend.identity().imei
         // What only the checks needed goes back while the bearer connects (QMI: not at the end).
         async let checkClientsReleased: Void = backend.releaseCheckClients()
 
         try begin("looking for a connected bearer")
-        var previous = try records.load(for: modem)
+        var previous = try await records.load(for: modem) { imei }
         if let ended = previous?.dropEndedUsers() { BearerTeardown.reportEnded(ended, modem: modem, logger: logger) }
         var bearer = try await bearerRead.get()
         let reused = bearer.state == .connected
@@ -259,6 +261,7 @@ public struct BearerBringUp: Sendable {
                 interface: interface,
                 apn: request.settings.apn, connectedByCellpath: true, handle: handle, since: Self.now)
             record.qmapMuxID = prepared?.muxID.map(Int.init)
+            record.imei = imei.flatMap { BearerRecord.isIMEI($0) ? $0 : nil }
             record.adopt(request.use)
             try records.save(record)
             logger.info("bearer connected\(request.settings.apn.map { " on APN \($0)" } ?? "")")
@@ -294,6 +297,7 @@ public struct BearerBringUp: Sendable {
                     : "the network may not offer this address family on the APN: try --ip-type ipv4v6")
         }
         if record.apn == nil { record.apn = bearer.apn }
+        if record.imei == nil { record.imei = imei.flatMap { BearerRecord.isIMEI($0) ? $0 : nil } }
         if reused { record.adopt(request.use) }
 
         try begin("configuring \(interface)")

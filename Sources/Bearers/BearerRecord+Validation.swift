@@ -33,6 +33,7 @@ extension BearerRecord {
             return "its interface \(interface) is not modem \(modem.index)'s"
         }
         if let qmapMuxID, !(1 ... 254).contains(qmapMuxID) { return "its QMAP mux id is out of range" }
+        if let imei, !Self.isIMEI(imei) { return "its IMEI is not an IMEI" }
         if let apn, apn.utf8.count > 100 || apn.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7f })
         {
             return "its APN is not an APN"
@@ -41,6 +42,12 @@ extension BearerRecord {
         if let addressing, let problem = Self.problem(addressing, interface: interface) { return problem }
         if users.contains(where: { $0.pid <= 0 }) { return "it names an impossible process" }
         return nil
+    }
+
+    /// An IMEI as modems report it: 14 to 16 ASCII digits (IMEI, IMEISV).
+    public static func isIMEI(_ text: String) -> Bool {
+        (14 ... 16).contains(text.utf8.count)
+            && text.utf8.allSatisfy { (UInt8(ascii: "0") ... UInt8(ascii: "9")).contains($0) }
     }
 
     private static func problem(_ handle: BearerHandle) -> String? {

@@ -15,6 +15,9 @@ public struct BearerRecord: Sendable, Equatable, Codable {
     /// The modem's physical device (its sysfs path, as discovery resolved it); nil in records
     /// of earlier versions, which were named by the control port.
     public var device: String?
+    /// The modem's IMEI, when the backend read one: a second identity, by which a modem that
+    /// re-enumerated under another physical device path finds its record again.
+    public var imei: String?
     /// The modem's control port (device path) and protocol, as discovery last found them.
     public var controlPort: String
     public var `protocol`: String
@@ -61,7 +64,7 @@ public struct BearerRecord: Sendable, Equatable, Codable {
     enum CodingKeys: String, CodingKey {
         case device, controlPort, `protocol`, interface, apn, connectedByCellpath, handle, addressing, since, users,
             kept
-        case qmapMuxID
+        case qmapMuxID, imei
     }
 
     /// Decodes records of earlier versions too: without users, and kept (as `bearer up` left
@@ -69,6 +72,7 @@ public struct BearerRecord: Sendable, Equatable, Codable {
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         device = try c.decodeIfPresent(String.self, forKey: .device)
+        imei = try c.decodeIfPresent(String.self, forKey: .imei)
         controlPort = try c.decode(String.self, forKey: .controlPort)
         `protocol` = try c.decode(String.self, forKey: .protocol)
         interface = try c.decode(String.self, forKey: .interface)
@@ -162,7 +166,11 @@ public struct BearerRecords: Sendable {
         return record
     }
 
-    private func load(at path: String, for modem: DiscoveredModem) throws(CellpathError) -> BearerRecord? {
+    /// The record at `path` for `modem`; with `movedFrom`, a record that names that device (gone
+    /// now) and is taken as `modem`'s, which re-enumerated under its own device path.
+    func load(
+        at path: String, for modem: DiscoveredModem, movedFrom previousDevice: String? = nil
+    ) throws(CellpathError) -> BearerRecord? {
         let refuse = { (reason: String) in self.refuse(path, reason, modem: modem.index) }
         let fd = Glibc.open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)
         if fd < 0 {
@@ -185,6 +193,10 @@ public struct BearerRecords: Sendable {
             record = try JSONDecoder().decode(BearerRecord.self, from: Data(bytes))
         } catch {
             throw refuse("it is not a bearer record")
+        }
+        if let previousDevice {
+            guard record.device == previousDevice else { return nil }
+            record.device = modem.devicePath
         }
         if record.device == modem.devicePath { record.followRename(of: modem) }
         if let problem = record.problem(for: modem) { throw refuse(problem) }

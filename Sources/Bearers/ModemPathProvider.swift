@@ -126,12 +126,14 @@ public actor ModemPathProvider: CellularPathProvider {
         logger.debug("removed the dropped bearer's addressing from \(applied.addressing.interface)")
     }
 
-    /// Without CAP_NET_ADMIN: the bearer that is up with its address on the interface, as it is.
+    /// Without CAP_NET_ADMIN: the bearer that is up with its address on the interface (a QMAP
+    /// bearer's mux device), as it is.
     private func existingPath(_ modem: DiscoveredModem, _ backend: any ModemBackend) async throws -> CellularPath {
         await backend.expect(options.settings.ipType)
         let bearer = try await backend.bearer()
         let wanted = options.settings.ipType
-        let interface = modem.interfaces.first
+        let record = try? records.load(for: modem)
+        let interface = BearerInterface.carrying(bearer, of: modem, record: record) ?? modem.interfaces.first
         func held(_ address: String?) -> String? {
             guard let address, let interface, InterfaceState.holds(address, on: interface) else { return nil }
             return address

@@ -1,12 +1,16 @@
 /// What the kernel and the firmware present for one modem, as a device capture records it
 /// (`doctor --capture`, each modem's `shape`): bus and ids, driver, ports, net device, and the
-/// protocol's capabilities. A nil field was not read: `doctor` reads sysfs and the modem's status,
-/// not every capability (the MBIM extension version, the QMI firmware's quirks, the SIM slots);
+/// protocol's capabilities. A nil field was not read: `doctor` reads sysfs, the modem's status and
+/// what its firmware negotiated (the MBIMEx version through mbim-proxy, the QMI data format, DMS
+/// UIM refused, the SIM slots), not every capability (IPv6 link-local only, an FCC lock's unlock);
 /// a capture written from a simulator profile has every field. The simulator rebuilds a modem
 /// from a shape (`cellpath sim up --device-capture`), taking a documented default for each nil.
 public struct DeviceShape: Sendable, Equatable, Encodable {
-    /// The capture format this shape belongs to (`format` at the top of a capture).
-    public static let captureFormat = 2
+    /// The capture format this shape belongs to (`format` at the top of a capture): 3 added the
+    /// QMI data aggregation state, the mux links and the SIM slots' states.
+    public static let captureFormat = 3
+    /// The oldest format still read: 2, the first with shapes.
+    public static let oldestReadableFormat = 2
 
     /// How the control port is exposed: `cdc-wdm` (usbmisc), `wwan` (a WWAN-class port), `none`.
     public enum ControlPort: String, Sendable, CaseIterable, Encodable {
@@ -46,16 +50,22 @@ public struct DeviceShape: Sendable, Equatable, Encodable {
     /// Radio-on refused until the host unlocks it, and how it is unlocked (`qmi-over-mbim`, `at-port`, `vendor-mbim`).
     public var fccLocked: Bool?
     public var fccUnlock: String?
-    /// QMI: the firmware's raw-ip default (WDA), the kernel's `qmi/raw_ip`, DMS UIM commands
-    /// refused, QMAP multiplexing.
+    /// QMI: the firmware's link layer (WDA: raw-ip, else 802.3), the kernel's `qmi/raw_ip`, DMS
+    /// UIM commands refused (UIM-only firmware), QMAP multiplexing supported.
     public var qmiFirmwareRawIP: Bool?
     public var qmiKernelRawIP: Bool?
     public var qmiDMSUIMRefused: Bool?
     public var qmiQMAP: Bool?
+    /// QMI: QMAP data aggregation on when captured (WDA); the firmware starts with it off.
+    public var qmiDataAggregation: Bool?
+    /// The data links stacked on the net device when captured (QMAP `qmimuxN`, VLANs, WWAN links).
+    public var muxLinks: Int?
     /// IP Configuration reports only a link-local IPv6 address (the global one by router advertisement).
     public var ipv6LinkLocalOnly: Bool?
     /// SIM slots (1, or 2).
     public var slots: Int?
+    /// Each slot's content and which is active, on a modem with several (empty with one).
+    public var simSlots: [SIMSlot]?
 
     public init() {}
 
@@ -71,8 +81,10 @@ public struct DeviceShape: Sendable, Equatable, Encodable {
         case fccLocked = "fcc_locked", fccUnlock = "fcc_unlock"
         case qmiFirmwareRawIP = "qmi_firmware_raw_ip", qmiKernelRawIP = "qmi_kernel_raw_ip"
         case qmiDMSUIMRefused = "qmi_dms_uim_refused", qmiQMAP = "qmi_qmap"
+        case qmiDataAggregation = "qmi_data_aggregation", muxLinks = "mux_links"
         case ipv6LinkLocalOnly = "ipv6_link_local_only"
         case slots
+        case simSlots = "sim_slots"
     }
 
     /// Writes every field, nil as null (a field not read stays visible as such).
@@ -98,8 +110,11 @@ public struct DeviceShape: Sendable, Equatable, Encodable {
         try c.encode(qmiKernelRawIP, forKey: .qmiKernelRawIP)
         try c.encode(qmiDMSUIMRefused, forKey: .qmiDMSUIMRefused)
         try c.encode(qmiQMAP, forKey: .qmiQMAP)
+        try c.encode(qmiDataAggregation, forKey: .qmiDataAggregation)
+        try c.encode(muxLinks, forKey: .muxLinks)
         try c.encode(ipv6LinkLocalOnly, forKey: .ipv6LinkLocalOnly)
         try c.encode(slots, forKey: .slots)
+        try c.encode(simSlots, forKey: .simSlots)
     }
 
 }

@@ -17,6 +17,8 @@ public struct ModemStatus: Sendable, Equatable {
     public var signal: Signal?
     public var packetService: PacketServiceState?
     public var bearer: BearerStatus?
+    /// What the firmware negotiated or refuses, when asked for (`ModemStatusReader.readsFirmwareTraits`).
+    public var firmwareTraits: FirmwareTraits?
 
     public init(
         manufacturer: String? = nil, model: String? = nil, firmware: String? = nil, imei: String? = nil,

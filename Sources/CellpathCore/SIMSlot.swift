@@ -1,8 +1,8 @@
 /// One SIM slot of a modem, numbered from 1 as ModemManager and the modem's label count
 /// (mbimcli and qmicli count MBIM slots from 0).
-public struct SIMSlot: Sendable, Equatable {
+public struct SIMSlot: Sendable, Equatable, Encodable {
     /// What a slot holds.
-    public enum Content: String, Sendable, Equatable {
+    public enum Content: String, Sendable, Equatable, CaseIterable, Encodable {
         /// A physical SIM card.
         case sim
         /// An eSIM (eUICC) with an enabled profile.
@@ -24,6 +24,11 @@ public struct SIMSlot: Sendable, Equatable {
         self.number = number
         self.content = content
         self.active = active
+    }
+
+    /// The keys `modems --json` and a device capture write a slot with.
+    public enum CodingKeys: String, CodingKey, CaseIterable {
+        case number = "slot", content, active
     }
 }
 

@@ -218,6 +218,8 @@ extension BearerDownCommand {
         case .failure(let error):
             throw error
         }
+        // A record the modem left under the device path it had before it re-enumerated is taken by its IMEI.
+        if let backend { _ = try await records.load(for: modem, reading: backend) }
         let force = options.force
         let takeDown = { () async throws -> (bearer: BearerTeardown.Result, removedConfiguration: Bool) in
             let lock = try await ModemLock.acquire(
@@ -298,7 +300,7 @@ extension BearerStatusCommand {
     ) async throws(CellpathError) -> BearerReport {
         let bearer: BearerStatus
         let registration: Registration
-        let record = try records.load(for: modem)
+        let record = try await records.load(for: modem, reading: backend)
         if record?.hasIPv6 == true { await backend.expect(.ipv6) }
         do {
             bearer = try await backend.bearer()
@@ -321,7 +323,7 @@ extension BearerStatusCommand {
         if bearer.state == .connected {
             report.broughtUpByCellpath = record?.connectedByCellpath
             report.since = record?.since
-            if let record { report.interface = record.interface }
+            report.interface = BearerInterface.carrying(bearer, of: modem, record: record) ?? report.interface
             if let interface = report.interface, let counters = InterfaceState.byteCounters(interface) {
                 (report.bytesReceived, report.bytesSent) = (counters.received, counters.sent)
             }

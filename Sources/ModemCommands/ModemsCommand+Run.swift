@@ -55,9 +55,8 @@ extension ModemsCommand {
         return await withTaskGroup(of: ModemReport.self) { group in
             for modem in modems {
                 group.addTask {
-                    let scoped = ModemStatusReader(
-                        access: reader.access, logger: reader.logger.scoped("modem\(modem.index)"),
-                        opener: reader.opener)
+                    var scoped = reader
+                    scoped.logger = reader.logger.scoped("modem\(modem.index)")
                     // A bearer cellpath brought up with IPv6 is shown with it (QMI: read on a second client).
                     let record: BearerRecord?
                     do throws(CellpathError) {

@@ -26,3 +26,10 @@ public struct DeviceRoots: Sendable, Equatable {
             udev: environment[Self.udevVariable].flatMap { $0.isEmpty ? nil : $0 } ?? "/run/udev")
     }
 }
+
+extension DiscoveredModem {
+    /// Whether the modem is a simulated one: discovery found it in a sysfs tree other than the
+    /// host's `/sys` (the simulated world's, which `CELLPATH_SYSFS_ROOT` names). The one test of
+    /// it, for the remedies that add the simulator's own commands.
+    public var isSimulated: Bool { !devicePath.hasPrefix(DeviceRoots().sysfs + "/") }
+}

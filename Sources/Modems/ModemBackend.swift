@@ -44,6 +44,9 @@ public protocol ModemBackend: AnyObject, Sendable {
     func setDataFormat(_ format: DataFormat, endpoint port: MuxDataPort?) async throws(ModemError) -> DataFormat?
     /// QMI QMAP: the WDS clients that `connect` starts calls on are first bound to `port`.
     func bind(to port: MuxDataPort) async
+    /// What the firmware negotiated or refuses (MBIMEx version, QMI data format, DMS UIM), for a
+    /// device capture; after the SIM was read, so that a refused DMS UIM command is known.
+    func firmwareTraits() async throws(ModemError) -> FirmwareTraits
     /// The SIM slots, numbered from 1; empty when the modem has one slot or does not report them.
     func simSlots() async throws(ModemError) -> [SIMSlot]
     /// Makes slot `number` (from 1) the active one: the modem drops its bearer and reads the
@@ -142,6 +145,9 @@ extension ModemBackend {
         -> DataFormat?
     { nil }
     public func bind(to port: MuxDataPort) async {}
+
+    /// Backends that read no firmware traits (ModemManager) report none.
+    public func firmwareTraits() async throws(ModemError) -> FirmwareTraits { FirmwareTraits() }
 
     /// Backends without slot support report none.
     public func simSlots() async throws(ModemError) -> [SIMSlot] { [] }

@@ -11,11 +11,18 @@ public struct ModemStatusReader: Sendable {
     public var logger: Logger
     /// Opens the modem's backend: the direct one of its protocol unless told otherwise.
     public var opener: ModemOpener
+    /// Whether the status carries the firmware's traits (`ModemBackend.firmwareTraits`), for a
+    /// device capture: a QMI modem answers one more request (WDA).
+    public var readsFirmwareTraits: Bool
 
-    public init(access: ModemAccess, logger: Logger, opener: @escaping ModemOpener = ModemBackends.direct) {
+    public init(
+        access: ModemAccess, logger: Logger, opener: @escaping ModemOpener = ModemBackends.direct,
+        readsFirmwareTraits: Bool = false
+    ) {
         self.access = access
         self.logger = logger
         self.opener = opener
+        self.readsFirmwareTraits = readsFirmwareTraits
     }
 
     /// The status of `modem`, through its first control port. Names that the protocol does not
@@ -28,7 +35,9 @@ public struct ModemStatusReader: Sendable {
         if let ipType { await backend.expect(ipType) }
         let result: Result<ModemStatus, ModemError>
         do {
-            result = .success(try await Self.read(backend, logger: logger))
+            var status = try await Self.read(backend, logger: logger)
+            if readsFirmwareTraits { status.firmwareTraits = try await Self.part(backend.firmwareTraits, logger) }
+            result = .success(status)
         } catch {
             result = .failure(error)
         }
@@ -45,13 +54,7 @@ public struct ModemStatusReader: Sendable {
     /// answer in time, the port vanished) fails the whole read.
     public static func read(_ backend: any ModemBackend, logger: Logger) async throws(ModemError) -> ModemStatus {
         func part<Value>(_ read: () async throws(ModemError) -> Value) async throws(ModemError) -> Value? {
-            do {
-                return try await read()
-            } catch {
-                guard error.layer == .protocol else { throw error }
-                logger.warning("\(error.message)")
-                return nil
-            }
+            try await Self.part(read, logger)
         }
         var status = ModemStatus()
         if let identity = try await part(backend.identity) {
@@ -71,6 +74,19 @@ public struct ModemStatusReader: Sendable {
         status.packetService = try await part(backend.packetService)
         status.bearer = try await part(backend.bearer)
         return status
+    }
+
+    /// One part of the status: nil, with a warning, when the modem refuses it (a protocol error).
+    private static func part<Value>(
+        _ read: () async throws(ModemError) -> Value, _ logger: Logger
+    ) async throws(ModemError) -> Value? {
+        do {
+            return try await read()
+        } catch {
+            guard error.layer == .protocol else { throw error }
+            logger.warning("\(error.message)")
+            return nil
+        }
     }
 }
 

@@ -35,6 +35,16 @@ public enum DeviceCapture {
     public struct Modem: Sendable {
         public let shape: DeviceShape
         public let profile: DeviceProfile
+
+        /// The modem a capture of `profile` holds (`sim profiles --capture`).
+        public init(profile: DeviceProfile) {
+            self.init(shape: DeviceShape(profile: profile), profile: profile)
+        }
+
+        init(shape: DeviceShape, profile: DeviceProfile) {
+            self.shape = shape
+            self.profile = profile
+        }
     }
 
     /// The modems of a capture. Errors are `.dataError` and name the file and the field:
@@ -73,7 +83,7 @@ public enum DeviceCapture {
     private static func read(_ root: JSONNode, _ positions: FieldPositions) throws(ScenarioProblem) -> [Modem] {
         let o = try ObjectReader(root, path: "", keys: keys, positions: positions)
         let format = try o.int("format")
-        guard let format, format >= DeviceShape.captureFormat else {
+        guard let format, format >= DeviceShape.oldestReadableFormat else {
             throw ScenarioProblem(
                 field: "format",
                 problem: format.map { "format \($0) has no device shapes" }
@@ -123,8 +133,22 @@ public enum DeviceCapture {
         shape.qmiKernelRawIP = try s.bool("qmi_kernel_raw_ip", nullable: true)
         shape.qmiDMSUIMRefused = try s.bool("qmi_dms_uim_refused", nullable: true)
         shape.qmiQMAP = try s.bool("qmi_qmap", nullable: true)
+        shape.qmiDataAggregation = try s.bool("qmi_data_aggregation", nullable: true)
+        shape.muxLinks = try s.int("mux_links", nullable: true)
         shape.ipv6LinkLocalOnly = try s.bool("ipv6_link_local_only", nullable: true)
         shape.slots = try s.int("slots", nullable: true)
+        shape.simSlots = try s.array("sim_slots", nullable: true) {
+            (_, node, path) throws(ScenarioProblem) -> SIMSlot in
+            try s.element(node, path: path, keys: SIMSlot.CodingKeys.allCases.map(\.stringValue)) {
+                slot throws(ScenarioProblem) -> SIMSlot in
+                guard let number = try slot.int("slot"), let active = try slot.bool("active"),
+                    let content = try slot.choice("content", SIMSlot.Content.self)
+                else {
+                    throw ScenarioProblem(field: slot.field("slot"), problem: "a slot needs slot, content and active")
+                }
+                return SIMSlot(number: number, content: content, active: active)
+            }
+        }
         return shape
     }
 }
@@ -137,19 +161,43 @@ extension SimulatedModem {
         model = profile.model
         if profile.slots == 2 { secondSlot = SecondSIMSlot(esim: true, sim: nil) }
     }
+
+    /// Fills slots 1 and 2 as captured (a SIM or an eSIM with a profile gets a SIM of its own,
+    /// another content none) and makes the captured active slot active.
+    mutating func fill(_ slots: [SIMSlot], index: Int) {
+        guard slots.count == 2 else { return }
+        let holdsSIM = { (slot: SIMSlot) in slot.content == .sim || slot.content == .esim }
+        if !holdsSIM(slots[0]) { sim = nil }
+        let second = slots[1]
+        secondSlot = SecondSIMSlot(
+            esim: second.content == .esim || second.content == .esimWithoutProfile,
+            sim: holdsSIM(second) ? SimulatedSIM(index: index + Self.secondSIMIndexOffset) : nil)
+        activeSlot = slots.first { $0.active }?.number ?? 1
+    }
+
+    /// The identities of a replayed modem's second SIM are those of SIM `index + 50`.
+    static let secondSIMIndexOffset = 50
 }
 
 extension Scenario {
     /// The scenario with a modem of each captured profile after its own modems (in place of them
     /// when `replacingModems`), each with the IMEI and SIM of its index; validated as a scenario file is.
     public func adding(captured profiles: [DeviceProfile], replacingModems: Bool) throws -> Scenario {
+        try adding(captured: profiles.map(DeviceCapture.Modem.init(profile:)), replacingModems: replacingModems)
+    }
+
+    /// The scenario with a modem of each captured modem, as `adding(captured:)` profiles, its
+    /// SIM slots filled as captured.
+    public func adding(captured modems: [DeviceCapture.Modem], replacingModems: Bool) throws -> Scenario {
         var scenario = self
         if replacingModems { scenario.modems = [] }
-        for profile in profiles {
-            var modem = SimulatedModem(index: scenario.modems.count)
+        for captured in modems {
+            let index = scenario.modems.count
+            var modem = SimulatedModem(index: index)
             modem.device = .captured
-            modem.capturedProfile = profile
-            modem.adopt(profile)
+            modem.capturedProfile = captured.profile
+            modem.adopt(captured.profile)
+            modem.fill(captured.shape.simSlots ?? [], index: index)
             scenario.modems.append(modem)
         }
         return try Scenario.decode(scenario.encoded(), source: "the scenario with the captured devices")

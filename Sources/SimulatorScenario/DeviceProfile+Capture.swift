@@ -36,8 +36,11 @@ extension DeviceShape {
         qmiKernelRawIP = profile.qmi.kernelRawIP
         qmiDMSUIMRefused = profile.qmi.dmsUIMRefused
         qmiQMAP = profile.qmi.qmap
+        qmiDataAggregation = false
+        muxLinks = profile.netDevice == .none ? nil : 0
         ipv6LinkLocalOnly = profile.ipv6LinkLocalOnly
         slots = profile.slots
+        simSlots = profile.defaultSIMSlots
     }
 
     /// The fields a capture did not read (nil), by their JSON keys; no protocol without a control port is read.
@@ -50,7 +53,9 @@ extension DeviceShape {
             (.netDevice, netDevice == nil), (.mbimExtensions, mbimExtensions == nil), (.fccLocked, fccLocked == nil),
             (.qmiFirmwareRawIP, qmiFirmwareRawIP == nil), (.qmiKernelRawIP, qmiKernelRawIP == nil),
             (.qmiDMSUIMRefused, qmiDMSUIMRefused == nil), (.qmiQMAP, qmiQMAP == nil),
-            (.ipv6LinkLocalOnly, ipv6LinkLocalOnly == nil), (.slots, slots == nil)
+            (.qmiDataAggregation, qmiDataAggregation == nil),
+            (.muxLinks, muxLinks == nil && netDevice != NetDevice.none),
+            (.ipv6LinkLocalOnly, ipv6LinkLocalOnly == nil), (.slots, slots == nil), (.simSlots, simSlots == nil)
         ]
         return fields.filter(\.1).map(\.0.stringValue)
     }
@@ -58,10 +63,22 @@ extension DeviceShape {
 }
 
 extension DeviceProfile {
+    /// The slots of this device as a world starts it: none listed with one slot; with two, a
+    /// SIM in slot 1 (active) and an eSIM without a profile in slot 2 (`SimulatedModem.adopt`).
+    public var defaultSIMSlots: [SIMSlot] {
+        guard slots == 2 else { return [] }
+        return [
+            SIMSlot(number: 1, content: .sim, active: true),
+            SIMSlot(number: 2, content: .esimWithoutProfile, active: false)
+        ]
+    }
+
     /// The profile a captured `shape` describes (named `captured`). Bus, ids, driver, control
     /// port and net device must be there; a field not read takes the default of a plain device:
     /// MBIM 1.0 only, no FCC lock, raw-ip on both sides, DMS UIM answered, no QMAP (but mhi_net
-    /// carries QMAP), a global IPv6 address, one slot. An FCC lock's unlock follows the driver.
+    /// carries QMAP, and so does a modem captured with data aggregation on or mux links), a
+    /// global IPv6 address, one slot (or as many as `sim_slots` lists). An FCC lock's unlock
+    /// follows the driver.
     init(captured shape: DeviceShape) throws(ScenarioProblem) {
         func required<T>(_ value: T?, _ key: DeviceShape.CodingKeys, _ what: String) throws(ScenarioProblem) -> T {
             guard let value else {
@@ -119,8 +136,14 @@ extension DeviceProfile {
                 fccUnlock = driver == "mtk_t7xx" ? .atPort : driver == "iosm" ? .vendorMBIM : .qmiOverMBIM
             }
         }
-        let slots = shape.slots ?? 1
+        let slots = shape.slots ?? max(1, shape.simSlots?.count ?? 1)
         guard (1 ... 2).contains(slots) else { throw bad(.slots, "must be 1 or 2, got \(slots)") }
+        if let listed = shape.simSlots, !listed.isEmpty {
+            guard listed.map(\.number) == Array(1 ... slots) else {
+                throw bad(.simSlots, "must list slots 1 to \(slots) in order, got \(listed.map(\.number))")
+            }
+            guard listed.count(where: \.active) == 1 else { throw bad(.simSlots, "must have exactly one active slot") }
+        }
         let netDevice: NetDeviceKind =
             switch netKind {
             case .usbWWAN: .usbWWAN
@@ -129,7 +152,10 @@ extension DeviceProfile {
             case .usbEthernet: .usbEthernet
             case .none: .none
             }
-        let qmap = shape.qmiQMAP ?? (netDevice == .mhiNet)
+        let qmap =
+            shape.qmiQMAP
+            ?? (shape.qmiDataAggregation == true || (shape.muxLinks ?? 0) > 0 && controlProtocol == .qmi
+                || netDevice == .mhiNet)
         let sessionLinks: SessionLinks =
             switch netDevice {
             case .usbWWAN where driver == "cdc_mbim": .vlan

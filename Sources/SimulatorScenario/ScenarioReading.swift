@@ -130,11 +130,11 @@ struct ObjectReader {
         return try read(try ObjectReader(node, path: field(key), keys: keys, positions: positions))
     }
 
-    /// An array member whose elements are read by `read` with their index; nil when absent.
+    /// An array member whose elements are read by `read` with their index; nil when absent, or null where allowed.
     func array<T>(
-        _ key: String, _ read: (Int, JSONNode, String) throws(ScenarioProblem) -> T
+        _ key: String, nullable: Bool = false, _ read: (Int, JSONNode, String) throws(ScenarioProblem) -> T
     ) throws(ScenarioProblem) -> [T]? {
-        guard let node = try present(key, nullable: false, expected: "an array") else { return nil }
+        guard let node = try present(key, nullable: nullable, expected: "an array") else { return nil }
         guard case .array(let items) = node.value else { throw mismatch(key, "an array", node) }
         var values: [T] = []
         for (index, item) in items.enumerated() {

@@ -82,6 +82,24 @@ import Testing
         #expect(weak.registration().status == .warn)
     }
 
+    @Test func simSlotsPassWithASIMInTheActiveSlotAndOtherwiseNameTheSlotThatHoldsOne() throws {
+        func slots(_ contents: [SIMSlot.Content], active: Int) -> ModemStatus {
+            let slots = contents.enumerated().map { SIMSlot(number: $0 + 1, content: $1, active: $0 + 1 == active) }
+            return ModemStatus(sim: SIMStatus(state: .ready, slots: slots))
+        }
+        #expect(Self.checks(ModemStatus(sim: SIMStatus(state: .ready))).simSlots() == nil, "one slot: no finding")
+        let fine = try #require(Self.checks(slots([.sim, .esimWithoutProfile], active: 1)).simSlots())
+        #expect(fine.status == .pass && fine.remedy == nil)
+        #expect(fine.evidence == ["slot 1: ready (active)", "slot 2: eSIM without an enabled profile"])
+        let esimActive = try #require(Self.checks(slots([.empty, .esim, .unusable], active: 2)).simSlots())
+        #expect(esimActive.status == .pass && esimActive.evidence.last == "slot 3: unusable")
+        let empty = try #require(Self.checks(slots([.empty, .esim], active: 1)).simSlots())
+        #expect(empty.status == .warn && empty.summary == "the active slot 1 is empty")
+        #expect(empty.remedy == "use slot 2, which holds a SIM: cellpath bearer up --sim-slot 2")
+        let none = try #require(Self.checks(slots([.esimWithoutProfile, .empty], active: 1)).simSlots())
+        #expect(none.status == .warn && none.remedy == "insert a SIM, or enable an eSIM profile (lpac)")
+    }
+
     @Test func aSIMOrRegistrationTheModemDidNotReportWarnsWithTheCommandThatAsks() {
         let unreported = Self.checks(ModemStatus())
         let sim = unreported.sim(), registration = unreported.registration()

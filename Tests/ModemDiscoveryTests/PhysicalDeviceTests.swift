@@ -127,6 +127,27 @@ import Testing
         #expect(modem.pciVendorID == nil)
     }
 
+    /// The one test of a simulated modem: found in a sysfs tree other than the host's `/sys`.
+    @Test func aModemFoundOutsideTheHostsSysfsIsSimulated() throws {
+        let tree = try Tree()
+        Self.hostController(tree)
+        let device = "\(Self.usbBus)/1-2", interface = "\(device)/1-2:1.0"
+        tree.usbDevice(device, vendor: "2c7c", product: "0512", name: "EM12-G")
+        tree.usbInterface(interface, driver: "cdc_mbim")
+        tree.usbmiscPort(interface, "cdc-wdm0")
+        tree.net(interface, "wwan0")
+        let found = try #require(tree.discovery.discover().modems.first)
+        #expect(found.isSimulated, "in \(tree.root)")
+        func modem(at path: String) -> DiscoveredModem {
+            DiscoveredModem(
+                index: 0, devicePath: path,
+                ports: [ControlPort(name: "cdc-wdm0", devicePath: "/dev/cdc-wdm0", protocol: .mbim)],
+                interfaces: ["wwan0"])
+        }
+        #expect(!modem(at: "/sys/devices/pci0000:00/0000:00:14.0/usb1/1-2").isSimulated)
+        #expect(modem(at: "/sysfake/devices/usb1/1-2").isSimulated)
+    }
+
     /// Two modems on one bus stay two: grouped by USB device (`1-2`, `1-10`), ordered by it, digit
     /// runs as numbers.
     @Test func twoUSBModemsOnOneBusAreTwoModems() throws {

@@ -90,6 +90,41 @@ struct QMIClientZooEndToEndTests {
         }
     }
 
+    /// A QMAP bearer brought up as root is found by unprivileged commands (no CAP_NET_ADMIN,
+    /// root's record unreadable): on its mux device, which holds its address, not the master.
+    @Test func aQMAPBearerIsFoundOnItsMuxDeviceWithoutPrivilege() throws {
+        try SimulatedDevice.with(Self.scenario(.usbQMIQMAP), connect: false) { device in
+            let up = try device.cellpath(["bearer", "up", "-m", "0", "--json"])
+            #expect(up.status == 0, "\(up.stderr)")
+            let mux = try #require(try json(up)["interface"]?.string, "\(up.stdout)")
+            #expect(mux.hasPrefix("qmimux"), "\(mux)")
+            // The port open to the unprivileged user, as the cellpath group's udev rule would make it.
+            let port = try #require(
+                try json(device.cellpath(["modems", "--json"]))["modems"]?.array?[0]["device"]?.string)
+            #expect(try device.run(["chmod", "0666", port]).status == 0)
+            // An unprivileged user's records are its own (root's are in a directory only root reads).
+            let ownRecords = "/tmp/\(device.prefix)nobody-state"
+            defer { _ = try? WorldFixture.output(["rm", "-rf", ownRecords]) }
+            func nobody(_ arguments: [String]) throws -> ProcessResult {
+                try device.run(
+                    [
+                        "setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "env",
+                        "CELLPATH_STATE_DIR=\(ownRecords)", CellpathBinary.path
+                    ] + arguments)
+            }
+            let status = try nobody(["bearer", "status", "-m", "0", "--json"])
+            #expect(status.status == 0, "\(status.stderr)")
+            #expect(try json(status)["state"]?.string == "connected", "\(status.stdout)")
+            #expect(try json(status)["interface"]?.string == mux, "\(status.stdout)")
+
+            let fetch = try nobody(["fetch", "-m", "0", "--json", "http://mno.carrier.test/final"])
+            let hop = try #require(try json(fetch).hops.first, "\(fetch.stdout) \(fetch.stderr)")
+            #expect(hop["status"]?.int == 404, "the carrier answered over the mux device: \(hop) \(fetch.stderr)")
+            #expect(hop["local_address"]?.string?.hasPrefix("100.64.") == true, "\(hop)")
+            #expect(try device.cellpath(["bearer", "down", "-m", "0"]).status == 0)
+        }
+    }
+
     /// The MC7455's SIM locked by its PIN, which only UIM serves: the state and retries from the
     /// card status, a wrong PIN refused (77) with the attempts left, the right one entered
     /// through UIM Verify PIN, and the bearer up.

@@ -7,7 +7,7 @@ import Testing
 /// `--sim-slot n` on the dual-SIM device profile (quectel-em160r-dual-sim, MBIM): the slot
 /// switched under the modem's lock before the bearer comes up, the carrier seeing the SIM in
 /// the new slot, the slot left active afterwards, a switch refused while a bearer is up, and
-/// empty slots and eSIMs without a profile named as such.
+/// empty slots and eSIMs without a profile named as such; `doctor`'s SIM-slot finding on each.
 @Suite(.serialized, .enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)), .ownThreads(.worlds))
 struct SIMSlotsEndToEndTests {
     /// The first SIM's number (slot 1) and the second's (slot 2).
@@ -32,6 +32,19 @@ struct SIMSlotsEndToEndTests {
         scenario.modems[0].secondSlot = SecondSIMSlot(esim: true, sim: nil)
         scenario.modems[1].device = .dualSIM
         scenario.modems[1].secondSlot = SecondSIMSlot(esim: false, sim: nil)
+        return scenario
+    }
+
+    /// Modem 0: SIM in slot 1, slot 2 empty and active; modem 1: an eSIM without profile
+    /// active in slot 2, SIM in slot 1; modem 2: both slots hold a SIM, slot 1 active.
+    static var wrongSlotActive: Scenario {
+        var scenario = emptySlots
+        scenario.modems[0].secondSlot = SecondSIMSlot(esim: false, sim: nil)
+        scenario.modems[1].secondSlot = SecondSIMSlot(esim: true, sim: nil)
+        scenario.modems[0].activeSlot = 2
+        scenario.modems[1].activeSlot = 2
+        scenario.modems[2].device = .dualSIM
+        scenario.modems[2].secondSlot = SecondSIMSlot(esim: false, sim: SimulatedSIM(index: 7))
         return scenario
     }
 
@@ -101,6 +114,42 @@ struct SIMSlotsEndToEndTests {
             let other = try device.cellpath(["subscriber-check", Self.first, "-m", "0", "--direct", "--json"])
             #expect(other.status == 1, "\(other.stderr)")
             #expect(try JSONValue.parse(other.stdout)["outcome"]?.string == "not_verified")
+        }
+    }
+
+    @Test func doctorListsTheSlotsAndNamesTheSlotToUseWhenTheActiveOneHoldsNoSIM() throws {
+        try SimulatedDevice.with(Self.wrongSlotActive, connect: false) { device in
+            let result = try device.cellpath(["doctor", "--json"])
+            let checks = try JSONValue.parse(result.stdout)["checks"]?.array ?? []
+            func slots(_ modem: Int) -> JSONValue? {
+                checks.first { $0["check"]?.string == "sim_slots" && $0["modem"]?.int == modem }
+            }
+            let empty = try #require(slots(0), "\(result.stdout)")
+            #expect(empty["status"]?.string == "warn", "\(empty)")
+            #expect(empty["summary"]?.string == "the active slot 2 is empty", "\(empty)")
+            #expect(empty["evidence"]?.array == [.string("slot 1: ready"), .string("slot 2: empty (active)")])
+            #expect(empty["remedy"]?.string == "use slot 1, which holds a SIM: cellpath bearer up --sim-slot 1")
+
+            let esim = try #require(slots(1), "\(result.stdout)")
+            #expect(esim["status"]?.string == "warn", "\(esim)")
+            #expect(
+                esim["summary"]?.string == "the active slot 2 holds an eSIM without an enabled profile", "\(esim)")
+            #expect(
+                esim["evidence"]?.array == [
+                    .string("slot 1: ready"), .string("slot 2: eSIM without an enabled profile (active)")
+                ])
+            #expect(esim["remedy"]?.string?.contains("--sim-slot 1") == true, "\(esim)")
+
+            let ready = try #require(slots(2), "\(result.stdout)")
+            #expect(ready["status"]?.string == "pass", "\(ready)")
+            #expect(ready["summary"]?.string == "slot 1 of 2 is active and holds a SIM", "\(ready)")
+            #expect(ready["remedy"] == .null)
+
+            // People read the same finding.
+            let human = try device.cellpath(["doctor", "-m", "0"])
+            #expect(human.stdout.contains("WARN  sim_slots (modem 0): the active slot 2 is empty"), "\(human.stdout)")
+            #expect(human.stdout.contains("      slot 2: empty (active)"), "\(human.stdout)")
+            #expect(human.stdout.contains("remedy: use slot 1, which holds a SIM: cellpath bearer up --sim-slot 1"))
         }
     }
 

@@ -3,8 +3,9 @@ import SimulatorScenario
 import Testing
 
 /// Device captures without root: every profile written as a capture and read back rebuilds the
-/// same shape, a captured modem survives the scenario file the daemon reads, and a capture that
-/// cannot be rebuilt is refused naming what it lacks.
+/// same shape, a captured modem survives the scenario file the daemon reads, captured SIM slots
+/// and QMAP rebuild the modem's, a format 2 capture is still read, and a capture that cannot be
+/// rebuilt is refused naming what it lacks.
 @Suite struct DeviceCaptureTests {
     static let profiles = [DeviceProfile.simulated(.mbim), .simulated(.qmi)] + DeviceProfile.zoo
 
@@ -43,6 +44,36 @@ import Testing
         #expect(read.modems[1].imei != read.modems[2].imei, "each modem gets the identities of its index")
         let alone = try Scenario().adding(captured: [.named(.dualSIM)], replacingModems: true)
         #expect(alone.modems.count == 1 && alone.modems[0].secondSlot != nil)
+    }
+
+    @Test func capturedSIMSlotsAndQMAPRebuildTheReplayedModem() throws {
+        let text = #"""
+            {"format": 3, "modems": [{"shape": {"bus": "usb", "vendor_id": "2c7c", "product_id": "0620",
+             "driver": "cdc_mbim", "protocol": "mbim", "control_port": "cdc-wdm", "net_device": "usb-wwan",
+             "mbim_extensions": 3, "sim_slots": [{"slot": 1, "content": "sim", "active": false},
+             {"slot": 2, "content": "empty", "active": true}]}},
+             {"shape": {"bus": "usb", "vendor_id": "2c7c", "product_id": "0800", "driver": "qmi_wwan",
+             "protocol": "qmi", "control_port": "cdc-wdm", "net_device": "usb-wwan", "qmi_data_aggregation": true,
+             "mux_links": 1, "qmi_dms_uim_refused": true, "sim_slots": []}}]}
+            """#
+        let modems = try DeviceCapture.decode(Array(text.utf8), source: "slots.json")
+        #expect(modems[0].profile.slots == 2 && modems[0].profile.mbimExtensions == .v3)
+        #expect(modems[1].profile.qmi.qmap && modems[1].profile.qmi.dmsUIMRefused)
+        #expect(modems[1].profile.sessionLinks == .qmimux)
+        let scenario = try Scenario().adding(captured: modems, replacingModems: true)
+        #expect(scenario.modems[0].activeSlot == 2 && scenario.modems[0].sim != nil)
+        #expect(scenario.modems[0].secondSlot == SecondSIMSlot(esim: false, sim: nil))
+        #expect(scenario.modems[1].secondSlot == nil && scenario.modems[1].activeSlot == 1)
+        // Written by a cellpath of format 2 (without the slots' states): read, one slot.
+        let old = #"""
+            {"format": 2, "modems": [{"shape": {"bus": "usb", "vendor_id": "2c7c", "product_id": "0125",
+             "driver": "qmi_wwan", "protocol": "qmi", "control_port": "cdc-wdm", "net_device": "usb-wwan",
+             "slots": null}}]}
+            """#
+        #expect(try DeviceCapture.decode(Array(old.utf8), source: "old.json").first?.profile.slots == 1)
+        let twoActive = text.replacing(
+            #""content": "sim", "active": false"#, with: #""content": "sim", "active": true"#)
+        #expect(throws: CellpathError.self) { try DeviceCapture.decode(Array(twoActive.utf8), source: "x.json") }
     }
 
     @Test func aCaptureThatCannotBeRebuiltIsRefusedNamingWhatItLacks() throws {

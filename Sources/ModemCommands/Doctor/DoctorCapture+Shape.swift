@@ -5,9 +5,11 @@ import SystemSupport
 
 extension DoctorCapture {
     /// The shape of a modem as sysfs and its report show it: bus, ids, driver, ports, net
-    /// device, the kernel's QMI raw-ip setting, an FCC lock (radio off when captured). The
-    /// firmware's capabilities cellpath does not read (MBIM extensions, WDA data format, DMS UIM,
-    /// QMAP, IPv6 link-local only, slots; an MBIM PCIe module's manufacturer) stay nil: not read.
+    /// device and the links stacked on it, the kernel's QMI raw-ip setting, an FCC lock (radio
+    /// off when captured), the SIM slots, and what the firmware negotiated or refuses (MBIMEx
+    /// version through mbim-proxy, WDA data format, DMS UIM). What cellpath does not read (IPv6
+    /// link-local only, QMAP support before a bearer used it, an MBIM PCIe module's
+    /// manufacturer) stays nil: not read.
     func shape(_ report: ModemReport) -> DeviceShape {
         let modem = report.modem
         let device = modem.devicePath
@@ -61,6 +63,18 @@ extension DoctorCapture {
             shape.netDevice = DeviceShape.NetDevice.none
         }
         shape.fccLocked = report.status?.radio.map { $0 == .off }
+        let traits = report.status?.firmwareTraits
+        shape.mbimExtensions = traits?.mbimExtensions
+        shape.qmiFirmwareRawIP = traits?.qmiRawIP
+        shape.qmiDMSUIMRefused = traits?.qmiDMSUIMRefused
+        shape.qmiDataAggregation = traits?.qmiDataAggregation
+        if net != nil { shape.muxLinks = modem.links.count }
+        // QMAP is known to work once aggregation is on, or a QMAP mux device exists.
+        if traits?.qmiDataAggregation == true || modem.protocol == .qmi && !modem.links.isEmpty { shape.qmiQMAP = true }
+        if let slots = report.status?.sim?.slots {
+            shape.simSlots = slots
+            shape.slots = max(1, slots.count)
+        }
         return shape
     }
 

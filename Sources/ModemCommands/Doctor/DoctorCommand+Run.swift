@@ -21,7 +21,8 @@ extension DoctorCommand {
 
         context.progress.step("finding the modems")
         let modemManager = await ModemManagerService.isRunning(logger: context.logger)
-        let (discovery, reader) = ModemsCommand.setUp(options.backend, timeout: options.timeout, context)
+        var (discovery, reader) = ModemsCommand.setUp(options.backend, timeout: options.timeout, context)
+        reader.readsFirmwareTraits = options.capture != nil
         let found = discovery.modems()
         var reports = await ModemsCommand.read(found, with: reader, context)
         if let selector {

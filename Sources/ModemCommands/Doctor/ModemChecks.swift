@@ -48,7 +48,9 @@ struct ModemChecks {
     mutating func all() -> [DoctorCheck] {
         var checks = [shape(), owners(), access(), reading()]
         guard report.status != nil else { return checks }
-        checks += [radio(), sim(), registration()]
+        checks += [radio(), sim()]
+        if let slots = simSlots() { checks.append(slots) }
+        checks.append(registration())
         if let format = dataFormat() { checks.append(format) }
         checks += bearer()
         return checks
@@ -88,8 +90,8 @@ struct ModemChecks {
             let found = HostProbes.holders(of: port.devicePath)
             unreadable = max(unreadable, found.unreadable)
             for holder in found.holders {
-                // In a simulated world (another sysfs root), the simulator holds the port: it is the modem.
-                let isSimulator = roots.sysfs != DeviceRoots().sysfs && holder.name == "cellpath-sim"
+                // In a simulated world, the simulator holds the port: it is the modem.
+                let isSimulator = modem.isSimulated && holder.name == "cellpath-sim"
                 evidence.append(
                     "\(port.name) held open by \(holder.name) (pid \(holder.pid))"
                         + (isSimulator ? ": the simulated modem" : ""))
@@ -163,7 +165,7 @@ struct ModemChecks {
             return check(
                 "radio", .fail, "the radio is off and \(id) is a model that ships FCC-locked",
                 evidence: evidence,
-                remedy: list.remedy(entry: entry, hardwareID: id, simulated: roots.sysfs != DeviceRoots().sysfs))
+                remedy: list.remedy(entry: entry, hardwareID: id, simulated: modem.isSimulated))
         }
         return check(
             "radio", .warn, "the radio is off", evidence: evidence,
@@ -210,6 +212,46 @@ struct ModemChecks {
             return check(
                 "sim", .fail, "the SIM failed", evidence: evidence,
                 remedy: "reseat the SIM; an eSIM needs an enabled profile")
+        }
+    }
+
+    /// A modem with several SIM slots: each slot's state and which is active; a warning with the
+    /// `--sim-slot` remedy when the active slot is empty or holds an eSIM without a profile.
+    func simSlots() -> DoctorCheck? {
+        guard let sim = status?.sim, sim.slots.count > 1 else { return nil }
+        let evidence = sim.slots.map {
+            "slot \($0.number): \(Self.slotState($0.content))\($0.active ? " (active)" : "")"
+        }
+        guard let active = sim.activeSlot else {
+            return check(
+                "sim_slots", .warn, "\(sim.slots.count) SIM slots, none reported active", evidence: evidence,
+                remedy:
+                    "ask the modem yourself: \(modemTool(mbim: "--ms-query-device-slot-mappings", qmi: "--uim-get-slot-status"))"
+            )
+        }
+        let usable = sim.slots.filter { $0.content == .sim || $0.content == .esim }
+        if usable.contains(active) {
+            return check(
+                "sim_slots", .pass, "slot \(active.number) of \(sim.slots.count) is active and holds a SIM",
+                evidence: evidence)
+        }
+        let problem =
+            active.content == .esimWithoutProfile
+            ? "the active slot \(active.number) holds an eSIM without an enabled profile"
+            : "the active slot \(active.number) is \(Self.slotState(active.content))"
+        let remedy =
+            usable.first.map { "use slot \($0.number), which holds a SIM: cellpath bearer up --sim-slot \($0.number)" }
+            ?? "insert a SIM, or enable an eSIM profile (lpac)"
+        return check("sim_slots", .warn, problem, evidence: evidence, remedy: remedy)
+    }
+
+    /// A slot's state in a doctor finding: `ready`, `empty`, `eSIM without an enabled profile`, `unusable`.
+    private static func slotState(_ content: SIMSlot.Content) -> String {
+        switch content {
+        case .sim, .esim: "ready"
+        case .empty: "empty"
+        case .esimWithoutProfile: "eSIM without an enabled profile"
+        case .unusable: "unusable"
         }
     }
 

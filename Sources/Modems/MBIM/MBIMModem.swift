@@ -342,6 +342,14 @@ final class MBIMModem: ModemBackend {
     /// mbim-proxy reports to every client and libmbim keeps.
     var extensionsVersion: UInt8 { mbim_device_get_ms_mbimex_version(device, nil) }
 
+    /// The MBIMEx version another client of mbim-proxy negotiated (0: MBIM 1.0); not read when
+    /// the port was opened directly, where OPEN resets it.
+    func firmwareTraits() async throws(ModemError) -> FirmwareTraits {
+        guard session.proxied else { return FirmwareTraits() }
+        let version = Int(extensionsVersion)
+        return FirmwareTraits(mbimExtensions: version >= 2 ? version : 0)
+    }
+
     /// Parses a CONNECT response or indication in the layout of its MBIMEx version (v3: media
     /// preference and access string after the network error); frees the access string.
     nonisolated static func parseConnect(

@@ -16,13 +16,23 @@ extension QMIModem {
         }
     }
 
+    /// The data format (WDA) and whether DMS refused UIM commands, as far as this session knows.
+    func firmwareTraits() async throws(ModemError) -> FirmwareTraits {
+        let format = try await dataFormat()
+        return FirmwareTraits(
+            qmiRawIP: format.map { $0.linkLayer == .rawIP }, qmiDataAggregation: format?.qmap,
+            qmiDMSUIMRefused: simThroughUIM ? true : dmsAnsweredUIM ? false : nil)
+    }
+
     /// Runs `dms`, or `uim` once DMS refused a UIM command (remembered for the session).
     func throughDMSOrUIM<Value>(
         dms: () async throws(ModemError) -> Value, uim: () async throws(ModemError) -> Value
     ) async throws(ModemError) -> Value {
         if !simThroughUIM {
             do {
-                return try await dms()
+                let value = try await dms()
+                dmsAnsweredUIM = true
+                return value
             } catch  where Self.refusesDMSUIM(error) {
                 session.logger.debug("\(port.name): DMS refuses UIM commands (\(error.status ?? "")): using UIM")
                 simThroughUIM = true

@@ -38,6 +38,8 @@ final class QMIModem: ModemBackend {
     private var isOpen = true
     /// The firmware refused DMS's UIM commands: the SIM is read through the UIM service.
     var simThroughUIM = false
+    /// DMS answered a UIM command in this session.
+    var dmsAnsweredUIM = false
     /// What the bring-up asked for the data path: the WDS clients that start calls are bound
     /// to this QMAP mux first (WDS Bind Mux Data Port).
     var muxDataPort: MuxDataPort?

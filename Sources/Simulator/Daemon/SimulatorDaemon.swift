@@ -30,8 +30,8 @@ public struct DaemonOptions: Sendable, Equatable {
     func scenario() throws -> Scenario {
         let scenario = try scenarioPath.map { try Scenario.load(path: $0) } ?? .builtIn
         guard !deviceCaptures.isEmpty else { return scenario }
-        let profiles = try deviceCaptures.flatMap { try DeviceCapture.load(path: $0).map(\.profile) }
-        return try scenario.adding(captured: profiles, replacingModems: scenarioPath == nil)
+        let modems = try deviceCaptures.flatMap { try DeviceCapture.load(path: $0) }
+        return try scenario.adding(captured: modems, replacingModems: scenarioPath == nil)
     }
 
     /// The cellpath arguments that run this daemon in the foreground (what a detached
