@@ -1,0 +1,102 @@
+import CellpathCore
+import SimulatorScenario
+import TestSupport
+import Testing
+
+/// `cellpath verify --provider twilio|vonage` in the simulated world, against the fake Twilio
+/// Verify and Vonage Verify APIs: the verdicts and their exit codes, the device leg on the
+/// bearer only (and never over Wi-Fi) under the provider's rules, the backend calls over Wi-Fi,
+/// the providers' errors, and the reserved provider names.
+@Suite(.serialized, .enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)), .ownThreads(.worlds))
+struct VerifyEndToEndTests {
+    static let ownNumber = "+447940448591"
+    static let bearerAddress = "100.64.23.10"
+
+    static var scenario: Scenario {
+        var scenario = Scenario.builtIn
+        scenario.modems[0].sim?.msisdn = ownNumber
+        return scenario
+    }
+
+    /// Every hop of a run's chain left from the bearer's address.
+    static func chainStayedOnTheBearer(_ json: JSONValue) -> Bool {
+        let hops = json["check_url"]?["hops"]?.array ?? []
+        return !hops.isEmpty && hops.allSatisfy { $0["local_address"]?.string == bearerAddress }
+    }
+
+    @Test func twilioVerifiesTheSIMsNumberAndNotAnother() throws {
+        try SimulatedDevice.with(Self.scenario, connect: false) { device in
+            let mark = try device.requestLog().count
+            let verified = try device.cellpath(["verify", Self.ownNumber, "--provider", "twilio", "--json"])
+            #expect(verified.status == 0, "\(verified.stderr)")
+            let json = try JSONValue.parse(verified.stdout)
+            #expect(json["outcome"]?.string == "verified")
+            #expect(json["device_leg"]?.string == "twilio-sna")
+            #expect(json["backend"]?.string == "Twilio Verify https://verify.twilio.test")
+            #expect(json["phone_number"]?.string == "+••••91")
+            #expect(Self.chainStayedOnTheBearer(json), "\(verified.stdout)")
+            let log = Array(try device.requestLog().dropFirst(mark))
+            let sna = log.filter { $0["path"]?.string?.hasPrefix("/v2/sna/") == true }
+            #expect(sna.count == 1 && sna[0]["source"]?.string == Self.bearerAddress, "\(log)")
+            // Create and VerificationCheck over Wi-Fi, never through the bearer.
+            let backend = log.filter { $0["path"]?.string?.hasPrefix("/v2/Services/") == true }
+            #expect(backend.count == 2, "\(log)")
+            #expect(backend.allSatisfy { $0["source"]?.string != Self.bearerAddress }, "\(log)")
+            #expect(try device.status()["modems"]?.array?[0]["bearer"]?.string == "disconnected")
+
+            let other = try device.cellpath(["verify", "+447940448592", "--provider", "twilio", "--json"])
+            #expect(other.status == 1, "\(other.stderr)")
+            let otherJSON = try JSONValue.parse(other.stdout)
+            #expect(otherJSON["outcome"]?.string == "not_verified")
+            #expect(otherJSON["error_codes"]?.string == "60500")
+        }
+    }
+
+    @Test func vonageVerifiesWithItsSDKsHeaderAndRejectsAnotherNumber() throws {
+        try SimulatedDevice.with(Self.scenario, connect: false) { device in
+            let mark = try device.requestLog().count
+            let verified = try device.cellpath([
+                "verify", Self.ownNumber, "--provider", "vonage", "--fallback", "sms", "--json", "--verbose-full"
+            ])
+            #expect(verified.status == 0, "\(verified.stderr)")
+            let json = try JSONValue.parse(verified.stdout)
+            #expect(json["outcome"]?.string == "verified")
+            #expect(json["device_leg"]?.string == "vonage-silent-auth")
+            #expect(Self.chainStayedOnTheBearer(json), "\(verified.stdout)")
+            let hops = json["check_url"]?["hops"]?.array ?? []
+            #expect(hops.allSatisfy { $0["url"]?.string?.hasPrefix("https://api.vonage.test/") == true })
+            let sent = hops.first?["request_headers"]?.array ?? []
+            #expect(
+                sent.contains { $0["name"]?.string == "x-silentauth-sdk-request" }, "\(hops.first.map { "\($0)" } ?? "")")
+            let log = Array(try device.requestLog().dropFirst(mark))
+            let deviceLeg = log.filter { $0["path"]?.string?.contains("/silent-auth/") == true }
+            #expect(deviceLeg.count == 2 && deviceLeg.allSatisfy { $0["source"]?.string == Self.bearerAddress }, "\(log)")
+
+            let other = try device.cellpath(["verify", "+447940448592", "--provider", "vonage", "--json"])
+            #expect(other.status == 1, "\(other.stderr)")
+            #expect(try JSONValue.parse(other.stdout)["status"]?.string == "user_rejected")
+        }
+    }
+
+    /// The Virtual Operator's `…99` fails: no verdict, the provider's failure (exit 69).
+    @Test func aVonageFailureIsAnErrorNotAVerdict() throws {
+        try SimulatedDevice.with(Self.scenario, connect: false) { device in
+            let failed = try device.cellpath(["verify", "+99012345699", "--provider", "vonage"])
+            #expect(failed.status == 69, "\(failed.stdout)\(failed.stderr)")
+            #expect(failed.stderr.contains("failed"), "\(failed.stderr)")
+        }
+    }
+
+    @Test(arguments: ["vonage-nv", "camara"])
+    func reservedProvidersAreNotAvailableYet(name: String) throws {
+        let result = try CellpathBinary.run(["verify", "+447940448591", "--provider", name])
+        #expect(result.status == 69, "\(result.stderr)")
+        #expect(result.stderr.contains("--provider \(name) is not available yet"), "\(result.stderr)")
+    }
+
+    @Test func anotherProvidersOptionIsAUsageError() throws {
+        let result = try CellpathBinary.run(["verify", "+447940448591", "--provider", "twilio", "--fallback", "sms"])
+        #expect(result.status == 64, "\(result.stderr)")
+        #expect(result.stderr.contains("'--fallback' applies to --provider vonage only"), "\(result.stderr)")
+    }
+}
