@@ -78,12 +78,21 @@ struct VerifyEndToEndTests {
         }
     }
 
-    /// The Virtual Operator's `…99` fails: no verdict, the provider's failure (exit 69).
-    @Test func aVonageFailureIsAnErrorNotAVerdict() throws {
+    /// Field mode with a provider: Twilio keeps a number's unmatched verifications pending, and
+    /// its sixth pending one is refused with 429 (60203): five runs not verified, then the
+    /// provider's error after the retries; the field run exits with the failure's code (75).
+    @Test func twilioRateLimitEndsAFieldRunWithItsError() throws {
         try SimulatedDevice.with(Self.scenario, connect: false) { device in
-            let failed = try device.cellpath(["verify", "+99012345699", "--provider", "vonage"])
-            #expect(failed.status == 69, "\(failed.stdout)\(failed.stderr)")
-            #expect(failed.stderr.contains("failed"), "\(failed.stderr)")
+            let result = try device.cellpath([
+                "verify", "+447940448592", "--provider", "twilio", "--repeat", "6", "--interval", "0", "--json"
+            ])
+            #expect(result.status == 75, "\(result.stdout)\(result.stderr)")
+            let lines = try result.stdout.split(separator: "\n").map { try JSONValue.parse(String($0)) }
+            #expect(lines.count == 7, "six runs and the summary: \(result.stdout)")
+            #expect(lines.prefix(5).allSatisfy { $0["outcome"]?.string == "not_verified" })
+            #expect(lines[5]["error"]?.string?.contains("429") == true, "\(lines[5])")
+            #expect(lines[5]["error"]?.string?.contains("60203") == true, "\(lines[5])")
+            #expect(try device.status()["modems"]?.array?[0]["bearer"]?.string == "disconnected")
         }
     }
 

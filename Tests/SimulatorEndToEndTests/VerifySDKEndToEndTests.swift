@@ -33,16 +33,18 @@ struct VerifySDKEndToEndTests {
         client.verify.base_url = os.environ["CELLPATH_TWILIO_API_BASE"]
         service = client.verify.v2.services(os.environ["CELLPATH_TWILIO_SERVICE_SID"])
         created = service.verifications.create(to=sys.argv[1], channel="sna")
-        checked = service.verification_check.create(verification_sid=created.sid)
+        checked = service.verification_checks.create(verification_sid=created.sid)
         out = {"sid": created.sid, "status": created.status, "url": created.sna["url"],
                "checked": checked.status, "codes": checked.sna_attempts_error_codes}
         try:
-            service.verification_check.create(verification_sid="VE" + "0" * 32)
+            service.verification_checks.create(verification_sid="VE" + "0" * 32)
         except TwilioRestException as error:
             out["missing"] = [error.status, error.code]
+        wrong = Client(os.environ["CELLPATH_TWILIO_ACCOUNT_SID"], "wrong")
+        wrong.verify.base_url = os.environ["CELLPATH_TWILIO_API_BASE"]
         try:
-            Client(os.environ["CELLPATH_TWILIO_ACCOUNT_SID"], "wrong").verify.v2.services(
-                os.environ["CELLPATH_TWILIO_SERVICE_SID"]).verifications.create(to=sys.argv[1], channel="sna")
+            wrong.verify.v2.services(os.environ["CELLPATH_TWILIO_SERVICE_SID"]).verifications.create(
+                to=sys.argv[1], channel="sna")
         except TwilioRestException as error:
             out["unauthorized"] = [error.status, error.code]
         print(json.dumps(out))
