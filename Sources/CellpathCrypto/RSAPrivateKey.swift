@@ -1,5 +1,5 @@
-import CellpathCore
 import COpenSSL
+import CellpathCore
 
 /// An RSA private key read from PEM, signing RSASSA-PKCS1-v1_5 with SHA-256 (RS256): the one
 /// RSA signer of the simulated API's webhooks and of Vonage's application JWTs (and the fake

@@ -109,6 +109,7 @@ package enum CheckListing {
         var lines = [
             "[\(name)] \(disclosure.reveal(report.phoneNumber, as: .msisdn)) via \(report.backend) (\(report.apiVersion.rawValue))"
         ]
+        if let deviceLeg = report.deviceLeg { lines.append("[\(name)] device leg: \(deviceLeg) rules") }
         if let path = report.path {
             lines.append(
                 "[\(name)] cellular path: \(path.interfaceName) \(path.ipv4Address ?? "-"), DNS \(path.dnsServers.joined(separator: ", "))"

@@ -52,7 +52,8 @@ extension CheckCommands {
             case .apiKey(let key, let secret):
                 authentication = .basic(apiKey: key, apiSecret: secret)
             }
-            let account = VonageVerifyAccount(baseURL: profile.apiBase, brand: profile.brand, authentication: authentication)
+            let account = VonageVerifyAccount(
+                baseURL: profile.apiBase, brand: profile.brand, authentication: authentication)
             return VonageVerifyClient(
                 account: account, fallbacks: options.fallbacks, http: http, caFile: try checkedCAFile(configuration),
                 timeout: try configuration.timeout)
@@ -76,7 +77,8 @@ extension CheckCommands {
         try refuse("--api-version", unless: check.apiVersion == .v0_2 || provider == .truid, for: "truid")
         try refuse("--fallback", unless: options.fallbacks.isEmpty || provider == .vonage, for: "vonage")
         if options.fallbacks.count > 2 {
-            throw UsageError("'--fallback' at most twice: a Vonage workflow has at most three channels", command: command)
+            throw UsageError(
+                "'--fallback' at most twice: a Vonage workflow has at most three channels", command: command)
         }
     }
 }

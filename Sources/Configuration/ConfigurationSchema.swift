@@ -193,10 +193,11 @@ struct Setting {
         defaultValue: BearerIPType.ipv4v6.rawValue)
 
     /// Every fixed setting, in `config show` order (server profiles go after `general`).
-    static let all: [Setting] = [
-        region, profile, truJSON, dataResidency, apiBase, clientID, clientSecret,
-        simPrefix, caFile, hopTimeout, timeout, apn, ipType
-    ] + providers
+    static let all: [Setting] =
+        [
+            region, profile, truJSON, dataResidency, apiBase, clientID, clientSecret,
+            simPrefix, caFile, hopTimeout, timeout, apn, ipType
+        ] + providers
 
     /// The group whose keys are profile names and whose values are server base URLs.
     static let serverGroup = "server"

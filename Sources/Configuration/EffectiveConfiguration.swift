@@ -71,7 +71,8 @@ public struct EffectiveConfiguration: Sendable {
         caFile: Result<String?, CellpathError>, hopTimeout: Result<Duration, CellpathError>,
         timeout: Result<Duration, CellpathError>, apn: Result<String?, CellpathError>,
         ipType: Result<BearerIPType, CellpathError>, serverURLs: [String: Result<String?, CellpathError>],
-        providerValues: [String: Result<String?, CellpathError>], entries: [ConfigurationEntry], warnings: [String], files: [ConfigurationFile]
+        providerValues: [String: Result<String?, CellpathError>], entries: [ConfigurationEntry], warnings: [String],
+        files: [ConfigurationFile]
     ) {
         regionSetting = region
         profileSetting = profile

@@ -117,7 +117,9 @@ public final class FakeVonageVerify: SimulatedHTTPEndpoint {
         }
         let id = UUID().uuidString.lowercased()
         let concurrent = requests.withLock { all -> String? in
-            if let pending = all.values.first(where: { $0.to == to && $0.status == "in_progress" }) { return pending.id }
+            if let pending = all.values.first(where: { $0.to == to && $0.status == "in_progress" }) {
+                return pending.id
+            }
             all[id] = Request(id: id, to: to, redirectURL: workflow[0][string: "redirect_url"])
             return nil
         }
@@ -149,7 +151,8 @@ public final class FakeVonageVerify: SimulatedHTTPEndpoint {
                 request.status = "failed"
                 return (request, "failed: the request did not come from a mobile network")
             }
-            let ending = Self.virtualOperatorOutcome(request.to)
+            let ending =
+                Self.virtualOperatorOutcome(request.to)
                 ?? (subscriber.msisdn == "+" + request.to ? "completed" : "user_rejected")
             switch ending {
             case "completed":

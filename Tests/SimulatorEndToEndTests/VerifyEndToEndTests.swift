@@ -67,10 +67,12 @@ struct VerifyEndToEndTests {
             #expect(hops.allSatisfy { $0["url"]?.string?.hasPrefix("https://api.vonage.test/") == true })
             let sent = hops.first?["request_headers"]?.array ?? []
             #expect(
-                sent.contains { $0["name"]?.string == "x-silentauth-sdk-request" }, "\(hops.first.map { "\($0)" } ?? "")")
+                sent.contains { $0["name"]?.string == "x-silentauth-sdk-request" },
+                "\(hops.first.map { "\($0)" } ?? "")")
             let log = Array(try device.requestLog().dropFirst(mark))
             let deviceLeg = log.filter { $0["path"]?.string?.contains("/silent-auth/") == true }
-            #expect(deviceLeg.count == 2 && deviceLeg.allSatisfy { $0["source"]?.string == Self.bearerAddress }, "\(log)")
+            #expect(
+                deviceLeg.count == 2 && deviceLeg.allSatisfy { $0["source"]?.string == Self.bearerAddress }, "\(log)")
 
             let other = try device.cellpath(["verify", "+447940448592", "--provider", "vonage", "--json"])
             #expect(other.status == 1, "\(other.stderr)")
@@ -93,6 +95,22 @@ struct VerifyEndToEndTests {
             #expect(lines[5]["error"]?.string?.contains("429") == true, "\(lines[5])")
             #expect(lines[5]["error"]?.string?.contains("60203") == true, "\(lines[5])")
             #expect(try device.status()["modems"]?.array?[0]["bearer"]?.string == "disconnected")
+        }
+    }
+
+    /// `verify --provider truid` is a SubscriberCheck run with the keys docs/json.md adds for
+    /// `verify`, and the tru.ID SDK's rules (`x-tru-ops` sent).
+    @Test func truIDIsASubscriberCheckWithTheDocumentedKeys() throws {
+        try SimulatedDevice.with(Self.scenario, connect: false) { device in
+            let result = try device.cellpath(["verify", Self.ownNumber, "--direct", "--json"])
+            #expect(result.status == 0, "\(result.stderr)")
+            let json = try JSONValue.parse(result.stdout)
+            #expect(json["product"]?.string == "subscriber_check" && json["device_leg"]?.string == "truid")
+            #expect(json["operator_sent"]?.string == "001-01")
+            #expect(
+                Set(json.objectKeys)
+                    == (try CheckCommandsEndToEndTests.documentedKeys("`cellpath subscriber-check`")).union(
+                        try CheckCommandsEndToEndTests.documentedKeys("`cellpath verify`")))
         }
     }
 

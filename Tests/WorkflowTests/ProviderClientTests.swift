@@ -83,7 +83,8 @@ struct TwilioVerifyClientTests {
 
     @Test func createSendsTheFormWithBasicAuthToTheService() async throws {
         let transport = Self.fake()
-        let created = try await Self.client(transport).create(phoneNumber: OneSubscriber.msisdn, options: CheckOptions())
+        let created = try await Self.client(transport).create(
+            phoneNumber: OneSubscriber.msisdn, options: CheckOptions())
         let request = try #require(transport.requests.first)
         #expect(request.method == "POST")
         #expect(request.url == "https://verify.twilio.test/v2/Services/\(Self.configuration.serviceSID)/Verifications")
@@ -237,7 +238,9 @@ struct VonageVerifyClientTests {
                 claims.serialized == #"{"application_id":"app-1","iat":1700000000,"exp":1700000900,"jti":"j-1"}"#)
             try FileSystem.write(Array((parts[0] + "." + parts[1]).utf8), to: directory + "/input")
             try FileSystem.write(try #require(Base64URL.decode(parts[2])), to: directory + "/signature")
-            #expect(try ProcessRunner.run(["openssl", "pkey", "-in", path, "-pubout", "-out", directory + "/pub"]).status == 0)
+            #expect(
+                try ProcessRunner.run(["openssl", "pkey", "-in", path, "-pubout", "-out", directory + "/pub"]).status
+                    == 0)
             let verified = try ProcessRunner.run([
                 "openssl", "dgst", "-sha256", "-verify", directory + "/pub", "-signature", directory + "/signature",
                 directory + "/input"
@@ -272,7 +275,9 @@ struct VonageVerifyClientTests {
     @Test func anEndingOfAnotherRequestIsRefused() async throws {
         let client = Self.client(Self.fake(key: nil))
         let created = try await client.create(phoneNumber: OneSubscriber.msisdn, options: CheckOptions())
-        await #expect { try await client.complete(created, ending: CheckCallback(checkID: "other", code: "1234")) } throws: {
+        await #expect {
+            try await client.complete(created, ending: CheckCallback(checkID: "other", code: "1234"))
+        } throws: {
             ($0 as? CellpathError)?.message.contains("another request's id") == true
         }
     }
@@ -299,7 +304,8 @@ struct VonageVerifyClientTests {
         let first = try await client.create(phoneNumber: OneSubscriber.msisdn, options: CheckOptions())
         await #expect { try await client.create(phoneNumber: OneSubscriber.msisdn, options: CheckOptions()) } throws: {
             let error = try #require($0 as? CellpathError)
-            return error.kind == .temporary && error.message.contains("already in progress (request_id \(first.checkID))")
+            return error.kind == .temporary
+                && error.message.contains("already in progress (request_id \(first.checkID))")
         }
     }
 
@@ -319,7 +325,9 @@ struct VonageVerifyClientTests {
     @Test func aCodeBeforeTheCheckURLIsAConflict() async throws {
         let client = Self.client(Self.fake(key: nil))
         let created = try await client.create(phoneNumber: OneSubscriber.msisdn, options: CheckOptions())
-        await #expect { try await client.complete(created, ending: CheckCallback(checkID: created.checkID, code: "x")) } throws: {
+        await #expect {
+            try await client.complete(created, ending: CheckCallback(checkID: created.checkID, code: "x"))
+        } throws: {
             ($0 as? CellpathError)?.message.contains("takes no code") == true
         }
     }

@@ -4,7 +4,9 @@ import CellpathCore
 /// `[vonage]`), each key with its `CELLPATH_<PROVIDER>_<KEY>` variable and no flag (no
 /// credential is ever given on the command line).
 extension Setting {
-    static func provider(_ group: String, _ key: String, _ kind: ValueKind, secret: Bool = false, default value: String? = nil)
+    static func provider(
+        _ group: String, _ key: String, _ kind: ValueKind, secret: Bool = false, default value: String? = nil
+    )
         -> Setting
     {
         Setting(

@@ -15,7 +15,9 @@ public protocol SilentAuthProvider: Sendable {
     /// Creates a verification of `phoneNumber` (E.164): its id and the URL the device opens.
     func create(phoneNumber: String, options: CheckOptions) async throws(CellpathError) -> CreatedCheckHandle
     /// Completes `verification` with what its chain ended with (`DeviceLegRules.ending`).
-    func complete(_ verification: CreatedCheckHandle, ending: CheckCallback?) async throws(CellpathError)
+    func complete(
+        _ verification: CreatedCheckHandle, ending: CheckCallback?
+    ) async throws(CellpathError)
         -> CheckVerdict
 }
 

@@ -18,7 +18,9 @@ public struct TruIDProvider: SilentAuthProvider {
         try await backend.create(product, phoneNumber: phoneNumber, options: options)
     }
 
-    public func complete(_ verification: CreatedCheckHandle, ending: CheckCallback?) async throws(CellpathError)
+    public func complete(
+        _ verification: CreatedCheckHandle, ending: CheckCallback?
+    ) async throws(CellpathError)
         -> CheckVerdict
     {
         try await backend.complete(product, check: verification, callback: ending)

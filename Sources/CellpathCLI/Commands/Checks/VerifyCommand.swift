@@ -40,7 +40,8 @@ package struct VerifyOptions: CommandOptions {
     @Option(VerifyCommand.provider) package var provider: ProviderName
     @RepeatableOption(
         "fallback", "channel",
-        help: "vonage: a channel the verification falls back to after silent auth (sms, whatsapp, voice, email); repeatable, at most 2.",
+        help:
+            "vonage: a channel the verification falls back to after silent auth (sms, whatsapp, voice, email); repeatable, at most 2.",
         .choice)
     package var fallbacks: [VonageChannel]
     @OptionGroup package var check: DeviceCheckOptions

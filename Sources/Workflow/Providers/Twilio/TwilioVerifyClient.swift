@@ -25,9 +25,10 @@ public struct TwilioVerifyAccount: Sendable {
 /// bearer and the chain ends with a text `ErrorCode=…`, then VerificationCheck says whether the
 /// carrier matched the number (`approved`), with the SNA attempts' error codes.
 public struct TwilioVerifyClient: SilentAuthProvider {
-    /// The Twilio device SDK's way: one https URL, the carrier's redirects, a text answer.
-    public static let deviceLeg = DeviceLegRules(
-        name: "twilio-sna", maxHops: 10, hopTimeout: .seconds(5), httpsOnly: true, ending: .snaErrorCode)
+    /// Twilio's device leg: one https URL (the client refuses another), the carrier's redirects
+    /// (its plain-http leg allowed, a downgrade refused as for tru.ID), a text answer at the end.
+    /// Twilio documents no hop limit or header of its own: the command's and the configuration's apply.
+    public static let deviceLeg = DeviceLegRules(name: "twilio-sna", httpsOnly: false, ending: .snaErrorCode)
     /// An SNA URL lives 10 minutes.
     public static let urlLifetime = 600
 
@@ -77,7 +78,9 @@ public struct TwilioVerifyClient: SilentAuthProvider {
         return CreatedCheckHandle(checkID: sid, checkURL: url, ttl: Self.urlLifetime)
     }
 
-    public func complete(_ verification: CreatedCheckHandle, ending: CheckCallback?) async throws(CellpathError)
+    public func complete(
+        _ verification: CreatedCheckHandle, ending: CheckCallback?
+    ) async throws(CellpathError)
         -> CheckVerdict
     {
         let json = try await caller.call(

@@ -47,7 +47,8 @@ public struct VonageVerifyClient: SilentAuthProvider {
         account: VonageVerifyAccount, fallbacks: [VonageChannel], http: HTTPClient, caFile: String?,
         timeout: Duration, retry: RetryPolicy = .default
     ) {
-        self.init(account: account, fallbacks: fallbacks, transport: http, caFile: caFile, timeout: timeout, retry: retry)
+        self.init(
+            account: account, fallbacks: fallbacks, transport: http, caFile: caFile, timeout: timeout, retry: retry)
     }
 
     init(
@@ -73,7 +74,8 @@ public struct VonageVerifyClient: SilentAuthProvider {
         let to = phoneNumber.hasPrefix("+") ? String(phoneNumber.dropFirst()) : phoneNumber
         var silentAuth: [(String, JSONValue)] = [("channel", .string("silent_auth")), ("to", .string(to))]
         if let redirect = options.redirectURL { silentAuth.append(("redirect_url", .string(redirect))) }
-        let workflow = [JSONValue.object(silentAuth)]
+        let workflow =
+            [JSONValue.object(silentAuth)]
             + fallbacks.map { .object([("channel", .string($0.rawValue)), ("to", .string(to))]) }
         var body: [(String, JSONValue)] = [("brand", .string(account.brand)), ("workflow", .array(workflow))]
         if let reference = options.referenceID { body.append(("client_ref", .string(reference))) }
@@ -91,7 +93,9 @@ public struct VonageVerifyClient: SilentAuthProvider {
         return CreatedCheckHandle(checkID: requestID, checkURL: checkURL)
     }
 
-    public func complete(_ verification: CreatedCheckHandle, ending: CheckCallback?) async throws(CellpathError)
+    public func complete(
+        _ verification: CreatedCheckHandle, ending: CheckCallback?
+    ) async throws(CellpathError)
         -> CheckVerdict
     {
         guard let ending else {
