@@ -77,6 +77,17 @@ struct VerifyEndToEndTests {
             let other = try device.cellpath(["verify", "+447940448592", "--provider", "vonage", "--json"])
             #expect(other.status == 1, "\(other.stderr)")
             #expect(try JSONValue.parse(other.stdout)["status"]?.string == "user_rejected")
+
+            // With a redirect_url the chain stops there, unrequested, and the code is read from its fragment.
+            let redirected = try device.cellpath([
+                "verify", Self.ownNumber, "--provider", "vonage", "--redirect-url", "https://app.example/done", "--json"
+            ])
+            #expect(redirected.status == 0, "\(redirected.stderr)")
+            let chain = try JSONValue.parse(redirected.stdout)["check_url"]
+            #expect(chain?["result"]?["stopped_at"]?.string?.hasPrefix("https://app.example/done#request_id=") == true)
+            #expect(
+                chain?["hops"]?.array?.allSatisfy { $0["url"]?.string?.hasPrefix("https://app.example") == false }
+                    == true)
         }
     }
 
