@@ -11,11 +11,7 @@ extension CheckCommands {
     /// provider's backend leg and device-leg rules.
     static func runVerify(_ options: VerifyOptions, _ context: CommandContext) async throws -> CommandOutcome {
         let name = options.provider
-        guard name.isAvailable else {
-            throw CellpathError(
-                .unavailable, "--provider \(name.rawValue) is not available yet",
-                hint: "use --provider truid, twilio or vonage")
-        }
+        guard name.isAvailable else { throw notAvailable(name) }
         try refuseOptionsOfOtherProviders(options, command: context.command)
         return try await runDeviceCheck(name.verdictProduct, options.check, context) { configuration in
             let provider = try silentAuthProvider(name, options, configuration, context)
@@ -58,8 +54,15 @@ extension CheckCommands {
                 account: account, fallbacks: options.fallbacks, http: http, caFile: try checkedCAFile(configuration),
                 timeout: try configuration.timeout)
         case .vonageNumberVerification, .camara:
-            throw CellpathError(.unavailable, "--provider \(name.rawValue) is not available yet")
+            throw notAvailable(name)
         }
+    }
+
+    /// A reserved provider name: exit 69 (docs/checks.md).
+    static func notAvailable(_ name: ProviderName) -> CellpathError {
+        CellpathError(
+            .unavailable, "--provider \(name.rawValue) is not available yet",
+            hint: "use --provider truid, twilio or vonage")
     }
 
     /// tru.ID's options with another provider, and Vonage's with another, are usage errors.
