@@ -33,14 +33,14 @@ FISH_COMPLETION_DIR = $(if $(filter /usr,$(PREFIX)),/usr/share/fish/vendor_compl
 DEB_PACKAGES := pkg-config libglib2.0-dev libmbim-glib-dev libqmi-glib-dev libmm-glib-dev \
 	libcurl4-openssl-dev libc-ares-dev libmicrohttpd-dev libnl-3-dev libnl-route-3-dev \
 	libphonenumber-dev libprotobuf-dev libicu-dev libssl-dev \
-	libmbim-utils libqmi-utils iproute2 dnsmasq-base openssl curl tcpdump ca-certificates python3 \
+	libmbim-utils libqmi-utils iproute2 dnsmasq-base openssl curl tcpdump ca-certificates python3 python3-venv \
 	jq iputils-ping time man-db strace zsh fish dpkg-dev binutils lintian wrk modemmanager polkitd dbus tayga unbound nftables udhcpc
 
 # Fuzzing (docs/fuzzing.md): executions per target for `make fuzz`, and for the smoke `make test` runs.
 FUZZ_RUNS ?= 1000000
 FUZZ_SMOKE_RUNS ?= 20000
 
-.PHONY: all deps build test test-unit lint format demo bench order-file docs install deb install-capability uninstall clean \
+.PHONY: all deps provider-sdks build test test-unit lint format demo bench order-file docs install deb install-capability uninstall clean \
 	fuzz fuzz-smoke
 
 all: build
@@ -57,13 +57,22 @@ deps:
 		apt-get update -qq && apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
 	fi
 
+## provider-sdks: the providers' own server SDKs (PyPI twilio, vonage) in a virtual environment under
+## .build, for the tests that check the simulator's fake provider APIs against them (VerifySDKEndToEndTests)
+PROVIDER_SDKS := .build/provider-sdks
+provider-sdks: $(PROVIDER_SDKS)/bin/python
+$(PROVIDER_SDKS)/bin/python:
+	/usr/bin/python3 -m venv $(PROVIDER_SDKS).tmp
+	$(PROVIDER_SDKS).tmp/bin/pip install --quiet --disable-pip-version-check 'twilio~=9.13' 'vonage~=4.9'
+	rm -rf $(PROVIDER_SDKS) && mv $(PROVIDER_SDKS).tmp $(PROVIDER_SDKS)
+
 ## build: compile cellpath and its helpers (release by default; CONFIGURATION=debug for a debug build).
 ## Product by product: the static Swift runtime has no Testing module, which TestSupport imports.
 build:
 	for product in cellpath $(HELPERS); do $(SWIFT) build -c $(CONFIGURATION) $(SWIFT_BUILD_FLAGS) --product $$product || exit; done
 
 ## test: the Debian package (make deb), unit, end-to-end and (as root) simulator and package tests in parallel, then the fuzz smoke (FUZZ_SMOKE_RUNS per target)
-test: deps
+test: deps provider-sdks
 	$(SWIFT) build
 	$(MAKE) --no-print-directory deb
 	CELLPATH_BIN=$$($(SWIFT) build --show-bin-path)/cellpath CELLPATH_DEB=$$(echo $(CURDIR)/$(DEB_DIR)/cellpath_*.deb) \

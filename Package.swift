@@ -107,14 +107,14 @@ let package = Package(
             name: "SimulatedServices",
             dependencies: [
                 "SimulatorScenario", "CellpathCore", "SystemSupport",
-                "HTTPServer", "CellpathCrypto", "COpenSSL"
+                "HTTPServer", "CellpathCrypto"
             ]),
         .target(
             name: "Simulator",
             dependencies: [
                 "SimulatedModems", "SimulatedServices", "SimulatorScenario", "ModemDiscovery",
                 "CellpathCore", "SystemSupport", "HTTPServer", "CShims",
-                "GLibRuntime", "CGIO"
+                "GLibRuntime", "CGIO", "CellpathCrypto"
             ]),
         // `cellpath serve`: the dev-server compatible backend over the tru.ID REST client.
         .target(
@@ -155,7 +155,7 @@ let package = Package(
             dependencies: [
                 "CellpathCLI", "CommandLineKit", "CellpathCore", "ModemCommands",
                 "ModemDiscovery", "PhoneNumbers", "Workflow", "CellularHTTP",
-                "Configuration", "SystemSupport"
+                "Configuration", "SystemSupport", "CellpathCrypto"
             ]),
         .target(
             name: "ServeCommands",
@@ -232,7 +232,7 @@ let package = Package(
             name: "WorkflowTests",
             dependencies: [
                 "Workflow", "CellularHTTP", "CellpathCore", "SimulatedServices", "SimulatorScenario",
-                "HTTPServer", "SystemSupport", "TestSupport"
+                "HTTPServer", "SystemSupport", "TestSupport", "CellpathCrypto"
             ]),
         .testTarget(name: "IPConfigurationTests", dependencies: ["TestSupport", "CellpathCore"]),
         .testTarget(name: "GLibRuntimeTests", dependencies: ["GLibRuntime", "CGIO"]),

@@ -22,14 +22,17 @@ public enum ProcessEnvironment {
     /// tru.json, the CA bundle, the home and cache directories, the system bus.
     public static let pathOverrides = [
         "CELLPATH_SYSFS_ROOT", "CELLPATH_DEV_ROOT", "CELLPATH_UDEV_ROOT", "CELLPATH_STATE_DIR",
-        "CELLPATH_SYSTEM_CONFIG", "CELLPATH_TRU_JSON",
+        "CELLPATH_SYSTEM_CONFIG", "CELLPATH_TRU_JSON", "CELLPATH_VONAGE_PRIVATE_KEY",
         "CELLPATH_CA_FILE", "CELLPATH_TOKEN_CACHE", "HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME",
         "DBUS_SYSTEM_BUS_ADDRESS"
     ]
 
     /// The variables that give credentials or say where they are sent.
     public static let credentialOverrides = [
-        "CELLPATH_CLIENT_ID", "CELLPATH_CLIENT_SECRET", "CELLPATH_API_BASE", "CELLPATH_SERVER_URL"
+        "CELLPATH_CLIENT_ID", "CELLPATH_CLIENT_SECRET", "CELLPATH_API_BASE", "CELLPATH_SERVER_URL",
+        "CELLPATH_TWILIO_API_BASE", "CELLPATH_TWILIO_ACCOUNT_SID", "CELLPATH_TWILIO_AUTH_TOKEN",
+        "CELLPATH_TWILIO_SERVICE_SID", "CELLPATH_VONAGE_API_BASE", "CELLPATH_VONAGE_APPLICATION_ID",
+        "CELLPATH_VONAGE_API_KEY", "CELLPATH_VONAGE_API_SECRET", "CELLPATH_VONAGE_BRAND"
     ]
 
     /// The file or directory a path override's `value` names: the value itself when absolute,

@@ -17,7 +17,8 @@ extension ProgramImplementations {
             .async(CheckCommands.subscriberCheck) { try await CheckCommands.runCheck(.subscriberCheck, $0, $1) },
             .async(CheckCommands.phoneCheck) { try await CheckCommands.runCheck(.phoneCheck, $0, $1) },
             .async(CheckCommands.simCheck, CheckCommands.runSIMCheck),
-            .async(CheckCommands.coverage, CheckCommands.runCoverage)
+            .async(CheckCommands.coverage, CheckCommands.runCoverage),
+            .async(VerifyCommand.spec, CheckCommands.runVerify)
         ])
 }
 
@@ -53,12 +54,30 @@ extension CheckCommands {
         _ product: CheckProduct, _ options: DeviceCheckOptions,
         _ context: CommandContext
     ) async throws -> CommandOutcome {
+        try await runDeviceCheck(product, options, context) { configuration in
+            CheckTarget(backend: try makeBackend(options.backend, configuration, context), deviceLeg: nil)
+        }
+    }
+
+    /// What a check with a device leg runs against: the backend, and the provider's device-leg
+    /// rules (nil: tru.ID's SDKs', unnamed).
+    struct CheckTarget {
+        var backend: any CheckBackend
+        var deviceLeg: DeviceLegRules?
+    }
+
+    /// A check with a device leg against the `target` made from the configuration: once, or
+    /// `--repeat` times (field mode), on one modem or on each (`--modem all`).
+    static func runDeviceCheck(
+        _ product: CheckProduct, _ options: DeviceCheckOptions, _ context: CommandContext,
+        target makeTarget: (EffectiveConfiguration) throws -> CheckTarget
+    ) async throws -> CommandOutcome {
         let configuration = try ConfigurationOptions.load(options, context)
         let check = try checkOptions(
             apiVersion: options.apiVersion, redirectURL: options.redirectURL,
             referenceID: options.referenceID, command: context.command)
         try checkMetricsFile(options.field, context)
-        let backend = try makeBackend(options.backend, configuration, context)
+        let target = try makeTarget(configuration)
         let progress: @Sendable (String) -> Void = { context.progress.step($0) }
         let runs = options.field.repeatCount
         let fieldMode = runs > 1 || options.field.metricsFile != nil
@@ -73,8 +92,9 @@ extension CheckCommands {
             let keepsBearer = fieldMode || lanes.count > 1
             let provider: any CellularPathProvider = keepsBearer ? FieldRunPath(lane.provider) : lane.provider
             let runner = CheckRunner(
-                backend: backend, pathProvider: provider, checkURLRequest: request, operatorOverride: operatorHeader,
-                dnsCache: keepsBearer ? BearerDNSCache() : nil, progress: progress)
+                backend: target.backend, pathProvider: provider, checkURLRequest: request,
+                operatorOverride: operatorHeader, dnsCache: keepsBearer ? BearerDNSCache() : nil,
+                deviceLeg: target.deviceLeg, progress: progress)
             return FieldRun.Lane(
                 modem: lanes.count > 1 ? lane.modem : nil,
                 once: {
@@ -272,8 +292,7 @@ extension CheckCommands {
         _ context: CommandContext
     ) throws -> any CheckBackend {
         let http = HTTPClient(route: .defaultNetwork)
-        let caFile = try configuration.caFile
-        if let caFile { try FetchCommand.checkCABundle(caFile, origin: configuration.origin(of: "http.cacert")) }
+        let caFile = try checkedCAFile(configuration)
         if try usesDirectBackend(options, command: context.command) {
             return try directBackend(configuration, http: http, caFile: caFile, context)
         }
@@ -286,6 +305,13 @@ extension CheckCommands {
             )
         }
         return DevServerBackend(baseURL: server, http: http, caFile: caFile, timeout: try configuration.timeout)
+    }
+
+    /// The configured CA bundle for the backend's API, checked to be one.
+    static func checkedCAFile(_ configuration: EffectiveConfiguration) throws -> String? {
+        let caFile = try configuration.caFile
+        if let caFile { try FetchCommand.checkCABundle(caFile, origin: configuration.origin(of: "http.cacert")) }
+        return caFile
     }
 
     /// The cellular path: an interface configured by another tool (`--interface`), else the modem

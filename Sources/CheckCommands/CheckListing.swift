@@ -46,11 +46,15 @@ package enum CheckListing {
         record.add("product", .string(report.product.rawValue))
         record.add("phone_number", .string(disclosure.reveal(report.phoneNumber, as: .msisdn)), label: "phone number")
         record.add("backend", .string(report.backend))
+        if let deviceLeg = report.deviceLeg { record.add("device_leg", .string(deviceLeg), label: "device leg") }
         record.add("api_version", .string(report.apiVersion.rawValue), label: "API version")
         record.add("outcome", .optional(report.outcome?.rawValue))
         record.add("check_id", .optional(report.checkID ?? report.verdict?.checkID), label: "check id")
         let verdict = report.verdict
         record.add("status", .optional(verdict?.status))
+        if report.deviceLeg != nil {
+            record.add("error_codes", .optional(verdict?.errorCode), label: "provider error codes")
+        }
         if report.product != .simCheck { record.add("match", verdict?.match.map(Value.bool) ?? .null) }
         if report.product != .phoneCheck {
             record.add("no_sim_change", verdict?.noSimChange.map(Value.bool) ?? .null, label: "no SIM change")
@@ -101,10 +105,11 @@ package enum CheckListing {
     /// Lines for people about the run: what ran, the path, the chain's hops and end, the steps, the
     /// verdict's fields.
     static func details(_ report: CheckRunReport, _ disclosure: Disclosure) -> [String] {
-        let name = report.product.commandName
+        let name = report.deviceLeg != nil ? "verify" : report.product.commandName
         var lines = [
             "[\(name)] \(disclosure.reveal(report.phoneNumber, as: .msisdn)) via \(report.backend) (\(report.apiVersion.rawValue))"
         ]
+        if let deviceLeg = report.deviceLeg { lines.append("[\(name)] device leg: \(deviceLeg) rules") }
         if let path = report.path {
             lines.append(
                 "[\(name)] cellular path: \(path.interfaceName) \(path.ipv4Address ?? "-"), DNS \(path.dnsServers.joined(separator: ", "))"

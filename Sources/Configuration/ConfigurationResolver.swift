@@ -245,6 +245,7 @@ struct ConfigurationResolver {
             (name: name, settled: settle("server.\(name)", kind: .url, isSecret: false))
         }
 
+        let providers = Setting.providers.map { (setting: $0, settled: settle($0)) }
         let credentials = settleCredentials(clientID: clientID, clientSecret: clientSecret)
         if case let .success(truJSON?) = truJSON, let truJSONResidency, case let .success(residency?) = residency,
             !residency.origin.isTruJSON, truJSONResidency.lowercased() != residency.value
@@ -291,6 +292,7 @@ struct ConfigurationResolver {
             entry(.hopTimeout, hopTimeout), entry(.timeout, timeout), entry(.apn, apn),
             entry(.ipType, ipType)
         ]
+        entries += providers.map { entry($0.setting, $0.settled) }
 
         return EffectiveConfiguration(
             region: Self.value(region) { $0 },
@@ -309,6 +311,8 @@ struct ConfigurationResolver {
                 uniqueKeysWithValues: servers.map { server in
                     (server.name, Self.value(server.settled) { $0 })
                 }),
+            providerValues: Dictionary(
+                uniqueKeysWithValues: providers.map { ($0.setting.name, Self.value($0.settled) { $0 }) }),
             entries: entries, warnings: warnings, files: files)
     }
 

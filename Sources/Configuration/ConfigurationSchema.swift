@@ -193,10 +193,11 @@ struct Setting {
         defaultValue: BearerIPType.ipv4v6.rawValue)
 
     /// Every fixed setting, in `config show` order (server profiles go after `general`).
-    static let all: [Setting] = [
-        region, profile, truJSON, dataResidency, apiBase, clientID, clientSecret,
-        simPrefix, caFile, hopTimeout, timeout, apn, ipType
-    ]
+    static let all: [Setting] =
+        [
+            region, profile, truJSON, dataResidency, apiBase, clientID, clientSecret,
+            simPrefix, caFile, hopTimeout, timeout, apn, ipType
+        ] + providers
 
     /// The group whose keys are profile names and whose values are server base URLs.
     static let serverGroup = "server"
@@ -204,7 +205,7 @@ struct Setting {
     static let serverURLEnvironment = "CELLPATH_SERVER_URL"
 
     /// Every group a configuration file may hold.
-    static let groups: [String] = ["general", serverGroup, "truid", "sim", "http", "modem"]
+    static let groups: [String] = ["general", serverGroup, "truid", "sim", "http", "modem"] + providerGroups
 
     /// CELLPATH_* variables that are not settings but are known, so never warned about.
     static let otherEnvironment: [String] = [ConfigurationLoader.systemConfigEnvironment]

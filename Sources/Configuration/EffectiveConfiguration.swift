@@ -60,6 +60,8 @@ public struct EffectiveConfiguration: Sendable {
     private let ipTypeSetting: Result<BearerIPType, CellpathError>
     /// Server base URL per profile (the active profile's after env/flag overrides).
     private let serverURLs: [String: Result<String?, CellpathError>]
+    /// The providers' settings (`twilio.account_sid`, …) by name.
+    let providerValues: [String: Result<String?, CellpathError>]
 
     init(
         region: Result<String?, CellpathError>, profile: Result<String, CellpathError>,
@@ -69,7 +71,8 @@ public struct EffectiveConfiguration: Sendable {
         caFile: Result<String?, CellpathError>, hopTimeout: Result<Duration, CellpathError>,
         timeout: Result<Duration, CellpathError>, apn: Result<String?, CellpathError>,
         ipType: Result<BearerIPType, CellpathError>, serverURLs: [String: Result<String?, CellpathError>],
-        entries: [ConfigurationEntry], warnings: [String], files: [ConfigurationFile]
+        providerValues: [String: Result<String?, CellpathError>], entries: [ConfigurationEntry], warnings: [String],
+        files: [ConfigurationFile]
     ) {
         regionSetting = region
         profileSetting = profile
@@ -84,6 +87,7 @@ public struct EffectiveConfiguration: Sendable {
         apnSetting = apn
         ipTypeSetting = ipType
         self.serverURLs = serverURLs
+        self.providerValues = providerValues
         self.entries = entries
         self.warnings = warnings
         self.files = files

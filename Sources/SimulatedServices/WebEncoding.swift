@@ -51,6 +51,18 @@ enum WebEncoding {
         return fields
     }
 
+    /// The user name and password of a Basic `Authorization` header; nil for anything else.
+    static func basicCredentials(_ header: String?) -> (String, String)? {
+        guard let header, header.lowercased().hasPrefix("basic "),
+            let data = Data(base64Encoded: String(header.dropFirst("basic ".count)).trimmedSpaces)
+        else {
+            return nil
+        }
+        let text = String(decoding: data, as: UTF8.self)
+        guard let colon = text.firstIndex(of: ":") else { return nil }
+        return (String(text[..<colon]), String(text[text.index(after: colon)...]))
+    }
+
     /// Appends query parameters to a URL that may already have a query.
     static func appending(_ items: [(String, String)], to url: String) -> String {
         guard !items.isEmpty else { return url }

@@ -1,4 +1,3 @@
-import COpenSSL
 import CellpathCore
 import CellpathCrypto
 import FoundationEssentials
@@ -25,8 +24,7 @@ public final class WebhookSigner: @unchecked Sendable {
     /// The headers every signature covers, in order.
     public static let signedHeaders = ["(request-target)", "host", "date", "x-tru-callback", "digest"]
 
-    /// The `EVP_PKEY` (an RSA private key), owned.
-    private let key: OpaquePointer
+    private let key: RSAPrivateKey
     /// The key's RFC 7638 thumbprint (base64url), the signatures' `keyId` and the JWK's `kid`.
     public let keyID: String
     /// The public key as a JWK: `{kty: RSA, use: sig, alg: RS256, kid, n, e}`.
@@ -34,22 +32,8 @@ public final class WebhookSigner: @unchecked Sendable {
 
     /// Reads an RSA private key in PEM. Throws `.dataError` for anything else.
     public init(privateKeyPEM: [UInt8]) throws(CellpathError) {
-        // The BIO reads the bytes in place: it must not outlive the buffer's scope (an optimised
-        // build frees the array after its last use).
-        let read: OpaquePointer?? = privateKeyPEM.withUnsafeBytes { bytes in
-            guard let bio = BIO_new_mem_buf(bytes.baseAddress, Int32(bytes.count)) else { return .none }
-            defer { BIO_free(bio) }
-            return .some(PEM_read_bio_PrivateKey(bio, nil, nil, nil))
-        }
-        guard let read else { throw CellpathError(.internalError, "webhook key: out of memory") }
-        guard let key = read else {
-            throw CellpathError(.dataError, "webhook key: not a PEM private key (\(Self.openSSLError()))")
-        }
-        guard EVP_PKEY_is_a(key, "RSA") == 1, let n = Self.bigNumber(key, "n"), let e = Self.bigNumber(key, "e") else {
-            EVP_PKEY_free(key)
-            throw CellpathError(.dataError, "webhook key: must be an RSA private key")
-        }
-        self.key = key
+        key = try RSAPrivateKey(pem: privateKeyPEM, what: "webhook key")
+        let (n, e) = (key.modulus, key.exponent)
         let (modulus, exponent) = (Base64URL.encode(n), Base64URL.encode(e))
         // RFC 7638: SHA-256 of the required members in lexicographic order, without spaces.
         let canonical = #"{"e":"\#(exponent)","kty":"RSA","n":"\#(modulus)"}"#
@@ -59,8 +43,6 @@ public final class WebhookSigner: @unchecked Sendable {
             ("kid", .string(keyID)), ("n", .string(modulus)), ("e", .string(exponent))
         ])
     }
-
-    deinit { EVP_PKEY_free(key) }
 
     /// The JWK Set published at `/.well-known/jwks.json`.
     public var keySet: JSONValue { .object([("keys", .array([publicJWK]))]) }
@@ -90,19 +72,8 @@ public final class WebhookSigner: @unchecked Sendable {
     }
 
     /// RSASSA-PKCS1-v1_5 with SHA-256 over `data`.
-    func sign(_ data: [UInt8]) -> [UInt8] {
-        guard let context = EVP_MD_CTX_new() else { return [] }
-        defer { EVP_MD_CTX_free(context) }
-        var length = 0
-        guard EVP_DigestSignInit(context, nil, EVP_sha256(), nil, key) == 1,
-            EVP_DigestSign(context, nil, &length, data, data.count) == 1
-        else { return [] }
-        var signature = [UInt8](repeating: 0, count: length)
-        guard EVP_DigestSign(context, &signature, &length, data, data.count) == 1 else { return [] }
-        return Array(signature.prefix(length))
-    }
+    func sign(_ data: [UInt8]) -> [UInt8] { key.signSHA256(data) }
 
-    /// An IMF-fixdate (RFC 9110), e.g. `Tue, 01 Dec 2026 04:41:19 GMT`.
     static func httpDate(_ date: Date) -> String {
         var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
         var parts = tm()
@@ -115,21 +86,6 @@ public final class WebhookSigner: @unchecked Sendable {
             + "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec)) GMT"
     }
 
-    /// The big-endian bytes of the key's integer parameter `name` (`n`, `e`).
-    private static func bigNumber(_ key: OpaquePointer, _ name: String) -> [UInt8]? {
-        var number: OpaquePointer?
-        guard EVP_PKEY_get_bn_param(key, name, &number) == 1, let number else { return nil }
-        defer { BN_free(number) }
-        var bytes = [UInt8](repeating: 0, count: (Int(BN_num_bits(number)) + 7) / 8)
-        let written = BN_bn2bin(number, &bytes)
-        return Array(bytes.prefix(Int(written)))
-    }
-
-    private static func openSSLError() -> String {
-        var buffer = [CChar](repeating: 0, count: 256)
-        ERR_error_string_n(ERR_get_error(), &buffer, buffer.count)
-        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    }
 }
 
 /// The parts of an `http://` URL a webhook needs.

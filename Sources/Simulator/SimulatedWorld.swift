@@ -238,7 +238,14 @@ public enum SimulatedWorld {
             variables += [
                 ("CELLPATH_CLIENT_ID", credentials.clientID), ("CELLPATH_CLIENT_SECRET", credentials.clientSecret),
                 ("CELLPATH_SIM_CLIENT_ID", credentials.clientID),
-                ("CELLPATH_SIM_CLIENT_SECRET", credentials.clientSecret)
+                ("CELLPATH_SIM_CLIENT_SECRET", credentials.clientSecret),
+                ("CELLPATH_TWILIO_API_BASE", credentials.twilio.baseURL),
+                ("CELLPATH_TWILIO_ACCOUNT_SID", credentials.twilio.accountSID),
+                ("CELLPATH_TWILIO_AUTH_TOKEN", credentials.twilio.authToken),
+                ("CELLPATH_TWILIO_SERVICE_SID", credentials.twilio.serviceSID),
+                ("CELLPATH_VONAGE_API_BASE", credentials.vonage(key: nil).baseURL),
+                ("CELLPATH_VONAGE_APPLICATION_ID", credentials.vonage(key: nil).applicationID),
+                ("CELLPATH_VONAGE_PRIVATE_KEY", run.vonageApplicationKey)
             ]
         }
         return variables

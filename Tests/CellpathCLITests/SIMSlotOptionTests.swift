@@ -14,7 +14,7 @@ import Testing
         #expect(
             Set(declared.map(\.0)) == [
                 "cellpath fetch", "cellpath bearer up", "cellpath subscriber-check", "cellpath phone-check",
-                "cellpath coverage"
+                "cellpath coverage", "cellpath verify"
             ])
         for (path, option) in declared {
             #expect(option.help == ModemOption.simSlot.spec.help, "\(path)")

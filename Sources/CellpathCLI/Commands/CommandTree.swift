@@ -17,6 +17,7 @@ enum CommandTree {
             CheckCommands.phoneCheck,
             CheckCommands.simCheck,
             CheckCommands.coverage,
+            VerifyCommand.spec,
             FetchCommand.spec,
             ModemsCommand.spec,
             BearerCommand.spec,

@@ -1,4 +1,5 @@
 import CellpathCore
+import CellpathCrypto
 import FoundationEssentials
 import Glibc
 import HTTPServer
@@ -27,10 +28,28 @@ public struct SimulatorCredentials: Sendable, Equatable, Codable {
     func save(_ run: RunDirectory) throws {
         try FileSystem.write(Array(try JSONEncoder().encode(self)), to: run.credentialsFile, mode: 0o600)
     }
+
+    /// The fake Twilio Verify's account and service, derived from these credentials: the
+    /// client id's hex as the SIDs' (`AC…`, `VA…`), the client secret as the auth token.
+    public var twilio: FakeTwilioVerify.Configuration {
+        let hex = String(clientID.filter(\.isHexDigit).prefix(32))
+        let padded = hex + String(repeating: "0", count: 32 - hex.count)
+        return FakeTwilioVerify.Configuration(
+            accountSID: "AC" + padded, authToken: clientSecret, serviceSID: "VA" + padded,
+            baseURL: "https://\(WorldTopology.twilioHost)")
+    }
+
+    /// The fake Vonage application's id and API key (derived as `twilio`'s), its key `key`.
+    public func vonage(key: RSAPrivateKey?) -> FakeVonageVerify.Configuration {
+        FakeVonageVerify.Configuration(
+            applicationID: "app-" + clientID, applicationKey: key, apiKey: clientID, apiSecret: clientSecret,
+            baseURL: "https://\(WorldTopology.vonageHost)")
+    }
 }
 
 /// Hosts the fake tru.ID API (203.0.113.10:443 and [2001:db8:113::10]:443 in the internet
-/// namespace, and :80 with the `httpsDowngrade` fault; IPv4 only in a NAT64 world) and the
+/// namespace, and :80 with the `httpsDowngrade` fault; IPv4 only in a NAT64 world), the
+/// providers' fake APIs on the same addresses (`verify.twilio.test`), and the
 /// carrier's identification endpoint (100.64.0.1:80 and [2001:db8:64::1]:80 in the carrier namespace); every request is appended to the run directory's request log. Makes the
 /// webhook key; with a `callbackURL`, posts webhooks from the internet namespace and expires
 /// checks on time (a sweep every second).
@@ -45,12 +64,9 @@ final class WebServicesService: SimulatorService {
         let run = context.run, topology = context.topology
         let credentials = SimulatorCredentials.random()
         try credentials.save(run)
-        // Private before openssl writes the key into it.
-        try FileSystem.write([UInt8](), to: run.webhookKey, mode: 0o600)
-        _ = try Subprocess.check([
-            "openssl", "genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048", "-out", run.webhookKey
-        ])
-        let signer = try WebhookSigner(privateKeyPEM: try FileSystem.read(run.webhookKey))
+        let signer = try WebhookSigner(privateKeyPEM: try Self.makeRSAKey(at: run.webhookKey))
+        let vonageKey = try RSAPrivateKey(
+            pem: try Self.makeRSAKey(at: run.vonageApplicationKey), what: "the Vonage application key")
         let webhookPoster = try WebhookPoster(namespace: topology.inetNamespace, log: { context.log($0) })
         poster.withLock { $0 = webhookPoster }
         let tls = try HTTPServer.TLSIdentity.files(certificate: run.serverCertificate, privateKey: run.serverKey)
@@ -88,6 +104,12 @@ final class WebServicesService: SimulatorService {
                 tls: tls, sockets: .init(apiTLS: apiTLS, apiPlain: apiPlain, carrier: carrier),
                 apiNamespace: topology.inetNamespace, carrierNamespace: topology.carrierNamespace,
                 webhooks: WebhookDispatch(signer: signer, deliver: { webhookPoster.deliver($0) }),
+                providers: [
+                    WorldTopology.twilioHost: FakeTwilioVerify(
+                        configuration: credentials.twilio, directory: context.subscribers),
+                    WorldTopology.vonageHost: FakeVonageVerify(
+                        configuration: credentials.vonage(key: vonageKey), directory: context.subscribers)
+                ],
                 log: { log.append($0) })
             services.withLock { $0 = web }
             if context.scenario.api.callbackURL != nil { try startSweeping(web.api) }
@@ -96,6 +118,16 @@ final class WebServicesService: SimulatorService {
             if !handedOver { sockets.forEach { close($0) } }
             throw error
         }
+    }
+
+    /// A fresh 2048-bit RSA private key in PEM, written to `path` (mode 0600) and returned.
+    private static func makeRSAKey(at path: String) throws -> [UInt8] {
+        // Private before openssl writes the key into it.
+        try FileSystem.write([UInt8](), to: path, mode: 0o600)
+        _ = try Subprocess.check([
+            "openssl", "genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048", "-out", path
+        ])
+        return try FileSystem.read(path)
     }
 
     func stop() {

@@ -4,7 +4,8 @@ import SimulatedServices
 import SimulatorScenario
 import Synchronization
 
-/// The fake tru.ID API (with its webhooks, when given) and the carrier's identification endpoint,
+/// The fake tru.ID API (with its webhooks, when given), the providers' fake APIs (by host name)
+/// and the carrier's identification endpoint,
 /// wired to one shared assertion ledger and running on their HTTP servers: the API over TLS (and plain HTTP for
 /// the `httpsDowngrade` fault), the carrier over plain HTTP. Start and stop from any thread.
 public final class SimulatedWebServices: Sendable {
@@ -37,6 +38,7 @@ public final class SimulatedWebServices: Sendable {
         configuration: FakeTruAPIConfiguration, carrierFaults: CarrierFaults, subscribers: any SubscriberDirectory,
         tls: HTTPServer.TLSIdentity, sockets: Sockets, apiNamespace: String, carrierNamespace: String,
         clock: SimulatorClock = .system, webhooks: WebhookDispatch? = nil,
+        providers: [String: any SimulatedHTTPEndpoint] = [:],
         log: @escaping @Sendable (String) -> Void
     ) throws {
         let ledger = SubscriberAssertionLedger()
@@ -45,13 +47,15 @@ public final class SimulatedWebServices: Sendable {
         carrier = CarrierIdentificationEndpoint(
             directory: subscribers, faults: carrierFaults, ledger: ledger,
             baseURL: configuration.carrierURL, apiBaseURL: configuration.baseURL)
+        // The providers' fakes answer their own host names on the API's TLS address.
+        let tlsHosts = HostRouter(fallback: api, byHost: providers)
         var started: [HTTPServer] = []
         var pending = sockets.all
         do {
             for fd in sockets.apiTLS {
                 pending.removeFirst()
                 started.append(
-                    try api.serve(on: .socket(fd), tls: tls, namespace: apiNamespace, clock: clock, log: log))
+                    try tlsHosts.serve(on: .socket(fd), tls: tls, namespace: apiNamespace, clock: clock, log: log))
             }
             for fd in sockets.apiPlain {
                 pending.removeFirst()

@@ -34,6 +34,8 @@ public struct RunDirectory: Sendable, Equatable {
     public var serverKey: String { "\(path)/tls/server.key" }
     /// The fake API's webhook signing key (RSA, PEM; its public half is at `/.well-known/jwks.json`).
     public var webhookKey: String { "\(path)/webhook.key" }
+    /// The fake Vonage application's private key (RSA, PEM, mode 0600): `sim env` names it.
+    public var vonageApplicationKey: String { "\(path)/vonage-application.key" }
     /// The simulated modems' sysfs tree (`CELLPATH_SYSFS_ROOT`) and control ports (`CELLPATH_DEV_ROOT`).
     public var sysfsRoot: String { "\(path)/sys" }
     public var devRoot: String { "\(path)/dev" }

@@ -16,7 +16,7 @@ enum TestCertificates {
             basicConstraints = critical, CA:FALSE
             keyUsage = critical, digitalSignature, keyEncipherment
             extendedKeyUsage = serverAuth
-            subjectAltName = DNS:\(WorldTopology.apiHost), IP:\(WorldTopology.apiAddress), IP:\(WorldTopology.apiIPv6Address)
+            subjectAltName = \(WorldTopology.apiHosts.map { "DNS:" + $0 }.joined(separator: ", ")), IP:\(WorldTopology.apiAddress), IP:\(WorldTopology.apiIPv6Address)
 
             """, to: ext)
         let key = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]

@@ -106,6 +106,12 @@ public struct WorldTopology: Sendable, Equatable, Codable {
     /// Host names served by the simulated DNS.
     public static let apiHost = "api.truid.test"
     public static let carrierHost = "mno.carrier.test"
+    /// The fake Twilio Verify API's host, on the API's addresses.
+    public static let twilioHost = "verify.twilio.test"
+    /// The fake Vonage Verify API's host, on the API's addresses.
+    public static let vonageHost = "api.vonage.test"
+    /// Every host name served on the API's addresses.
+    public static let apiHosts = [apiHost, twilioHost, vonageHost]
     /// The range of bearer addresses, routed from the internet to the carrier.
     public static let bearerNetwork = "100.64.0.0/16"
 

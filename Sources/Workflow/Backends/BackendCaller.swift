@@ -5,12 +5,15 @@ import CellularHTTP
 /// timeout, a reset connection, 429, 5xx) with the policy's backoff, and its failure named as
 /// `couldn't <operation>: <reason>` with the exit code of its kind.
 struct BackendCaller: Sendable {
-    let http: HTTPClient
+    let http: any TruAPITransport
     let caFile: String?
     let timeout: Duration
     let retry: RetryPolicy
     /// The backend's own error text in an error answer's body, if any.
     let errorDescription: @Sendable (JSONValue?) -> String?
+    /// The backend's own meaning of an error answer (a provider's 404 or 409), before the
+    /// generic one; nil leaves it to the generic mapping.
+    var namedError: (@Sendable (_ status: Int, _ body: JSONValue?, _ operation: String) -> CellpathError?)? = nil
 
     /// Sends `json` (if any) with `method` to `url` and returns the JSON object answered.
     func call(
@@ -24,6 +27,27 @@ struct BackendCaller: Sendable {
             request.body = Array(json.serialized.utf8)
             request.headers.append(HTTPHeader("Content-Type", "application/json"))
         }
+        return try await perform(request, operation: operation)
+    }
+
+    /// Sends `form` (`application/x-www-form-urlencoded`) with `method` to `url` and returns the
+    /// JSON object answered.
+    func call(
+        _ method: String, url: String, form: [(String, String)], headers: [HTTPHeader] = [],
+        operation: String
+    ) async throws(CellpathError) -> JSONValue {
+        let request = HTTPClientRequest(
+            url: url, method: method,
+            headers: headers + [
+                HTTPHeader("Accept", "application/json"),
+                HTTPHeader("Content-Type", "application/x-www-form-urlencoded")
+            ],
+            body: Array(FormEncoding.encode(form).utf8), timeout: timeout, caFile: caFile)
+        return try await perform(request, operation: operation)
+    }
+
+    /// Sends `request`, retried by the policy, and returns the JSON object answered.
+    private func perform(_ request: HTTPClientRequest, operation: String) async throws(CellpathError) -> JSONValue {
         var attempt = 0
         while true {
             attempt += 1
@@ -61,6 +85,7 @@ struct BackendCaller: Sendable {
             return error
         }
         let status = answer.status
+        if let named = namedError?(status, JSONValue.parse(answer.body), operation) { return named }
         let said =
             errorDescription(JSONValue.parse(answer.body)).map { ": \(String($0.prefix(300)).terminalSafe)" } ?? ""
         switch status {

@@ -16,12 +16,15 @@ public struct CheckURLOpener: Sendable {
     /// Follows `request`'s chain; with `sendOperatorHeader`, the first request also carries
     /// `x-tru-ops` (`00101`, as the SDKs send it) when the path knows its operator. The chain
     /// stops at a redirect that carries the check's result (`check_id` and a `code` or `error`:
-    /// the check's `redirect_url`, the app's own URL), as a phone would hand it to the app.
+    /// the check's `redirect_url`, the app's own URL), as a phone would hand it to the app;
+    /// a provider's `ending` (of its verification `checkID`) says what that result looks like.
     /// Never throws: the report holds the failure (an operator that is not MCC-MNC fails before
     /// any packet). Callable from any context; cancelling the task aborts the chain.
-    public func open(_ request: FetchRequest, sendOperatorHeader: Bool) async -> CheckURLReport {
+    public func open(
+        _ request: FetchRequest, sendOperatorHeader: Bool, ending: ChainEnding = .checkCallback, checkID: String = ""
+    ) async -> CheckURLReport {
         var request = request
-        request.stopAtRedirect = { CheckCallback(redirectURL: $0) != nil }
+        request.stopAtRedirect = { ending.stopsAt($0) }
         if sendOperatorHeader, let operatorID = client.path.operatorID {
             do {
                 let operators = try OperatorIDs(parsing: operatorID)
@@ -37,6 +40,6 @@ public struct CheckURLOpener: Sendable {
             }
         }
         let trace = await client.trace(request)
-        return CheckURLReport(trace: trace, callback: CheckURLReport.callback(of: trace))
+        return CheckURLReport(trace: trace, callback: ending.callback(of: trace, checkID: checkID))
     }
 }

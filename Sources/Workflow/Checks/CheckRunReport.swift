@@ -14,6 +14,9 @@ public struct CheckRunReport: Sendable {
     public var path: CellularPath?
     /// The operator sent as `x-tru-ops`, if any.
     public var operatorSent: String?
+    /// The provider's device-leg rule set the chain ran under (`twilio-sna`); nil for the tru.ID
+    /// check commands.
+    public var deviceLeg: String?
     public var checkID: String?
     /// The check_url chain (PhoneCheck, SubscriberCheck).
     public var checkURL: CheckURLReport?

@@ -17,10 +17,13 @@ public struct CheckRunner: Sendable {
     public var progress: @Sendable (String) -> Void
     /// DNS answers kept across the runs on one bearer (field mode); nil: each run asks anew.
     public var dnsCache: BearerDNSCache?
+    /// A provider's device-leg rules, named in the report; nil: tru.ID's SDKs' rules, unnamed
+    /// (the tru.ID check commands).
+    public var deviceLeg: DeviceLegRules?
 
     public init(
         backend: any CheckBackend, pathProvider: any CellularPathProvider, checkURLRequest: FetchRequest,
-        operatorOverride: String? = nil, dnsCache: BearerDNSCache? = nil,
+        operatorOverride: String? = nil, dnsCache: BearerDNSCache? = nil, deviceLeg: DeviceLegRules? = nil,
         progress: @escaping @Sendable (String) -> Void = { _ in }
     ) {
         self.backend = backend
@@ -28,6 +31,7 @@ public struct CheckRunner: Sendable {
         self.checkURLRequest = checkURLRequest
         self.operatorOverride = operatorOverride
         self.dnsCache = dnsCache
+        self.deviceLeg = deviceLeg
         self.progress = progress
     }
 
@@ -70,18 +74,20 @@ public struct CheckRunner: Sendable {
 
         progress("opening check_url through \(path.interfaceName)")
         let start = clock.now()
-        var request = checkURLRequest
+        let rules = deviceLeg ?? .truID
+        var request = rules.applied(to: checkURLRequest)
         request.url = created.checkURL
-        let operatorID = operatorOverride ?? path.operatorID
+        let operatorID = rules.sendsOperatorHeader ? operatorOverride ?? path.operatorID : nil
         report.operatorSent = operatorID
+        report.deviceLeg = deviceLeg?.name
         var openerPath = path
         openerPath.operatorID = operatorID
         let opened = await CheckURLOpener(client: CellularHTTPClient(path: openerPath, dnsCache: dnsCache)).open(
-            request, sendOperatorHeader: operatorID != nil)
+            request, sendOperatorHeader: operatorID != nil, ending: rules.ending, checkID: created.checkID)
         report.checkURL = opened
         report.steps.append(clock.timing("check_url", since: start, succeeded: opened.failure == nil))
         try Task.checkCancellation()
-        if let failure = opened.failure {
+        if let failure = opened.failure, !(rules.errorEndingIsVerdict && opened.callback?.error != nil) {
             report.checkURLFailure = failure
             throw failure.cellpathError
         }
