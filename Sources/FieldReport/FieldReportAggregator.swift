@@ -88,7 +88,7 @@ package struct FieldReportAggregator: Sendable {
             groups[dimension, default: [:]][key, default: Counts()].add(record)
         }
         if let rsrp = record.radio?.rsrp {
-            var entry = bySignal[Int(rsrp.rounded())] ?? (Counts(), [])
+            var entry = bySignal[Int(rsrp.rounded())] ?? (counts: Counts(), totals: [])
             entry.counts.add(record)
             if record.outcome != nil, let totalMs = record.totalMs { entry.totals.append(totalMs) }
             bySignal[Int(rsrp.rounded())] = entry

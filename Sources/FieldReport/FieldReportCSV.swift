@@ -4,7 +4,8 @@ import Glibc
 /// `--format csv`: one row per check, in the order read, under a header whose columns never
 /// change order (RFC 4180: CRLF line ends, a field with a comma, quote or line break quoted,
 /// quotes doubled). Text that a spreadsheet would take as a formula (starting with = + - @, a
-/// tab or a carriage return) is prefixed with ', so that opening the file runs nothing.
+/// tab or a carriage return, unless it is a signed number such as a phone number) is prefixed
+/// with ', so that opening the file runs nothing.
 package enum FieldReportCSV {
     /// The steps that have a column, as docs/json.md names them.
     static let stepColumns = ["path", "create", "check_url", "complete", "sim_check"]
@@ -51,12 +52,19 @@ package enum FieldReportCSV {
             case .number(let value): return value ?? ""
             case .text(let value):
                 var text = value
-                if let first = text.unicodeScalars.first, "=+-@\t\r".unicodeScalars.contains(first) {
+                if let first = text.unicodeScalars.first, "=+-@\t\r".unicodeScalars.contains(first),
+                    !Self.isSignedNumber(text)
+                {
                     text = "'" + text
                 }
                 guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return text }
                 return "\"" + text.replacing("\"", with: "\"\"") + "\""
             }
+        }
+
+        /// A sign and digits only (`+447940448591`, `+••••91`, `-95.5`): data, no formula.
+        static func isSignedNumber(_ text: String) -> Bool {
+            text.count > 1 && text.dropFirst().allSatisfy { $0.isASCII && $0.isNumber || $0 == "." || $0 == "•" }
         }
     }
 
