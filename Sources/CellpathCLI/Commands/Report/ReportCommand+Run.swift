@@ -67,7 +67,10 @@ extension ReportCommand {
         record.add("success_rate", .fraction(figures.total.successRate), label: "success rate")
         record.add("partial_last_lines", .list(partial.map(Value.string)), label: "cut short")
         return CommandOutcome(
-            Output(title: "\(output): \(format.rawValue) report of \(figures.total.checks) checks", record))
+            Output(
+                title:
+                    "\(output): \(format.rawValue) report of \(figures.total.checks) check\(figures.total.checks == 1 ? "" : "s")",
+                record))
     }
 
     /// `--format`, else `-o`'s extension, else html.
