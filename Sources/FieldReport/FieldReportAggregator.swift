@@ -125,7 +125,8 @@ package struct FieldReportAggregator: Sendable {
                     medianTotalMs: $0.value.totals.isEmpty ? nil : Quantile.nearestRank($0.value.totals.sorted(), 0.5))
             },
             places: byPlace.sorted { ($0.key.lat, $0.key.lon) < ($1.key.lat, $1.key.lon) }.map {
-                ReportFigures.Place(lat: Double($0.key.lat) / 10_000, lon: Double($0.key.lon) / 10_000, counts: $0.value)
+                ReportFigures.Place(
+                    lat: Double($0.key.lat) / 10_000, lon: Double($0.key.lon) / 10_000, counts: $0.value)
             })
     }
 

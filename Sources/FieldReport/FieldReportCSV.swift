@@ -30,7 +30,8 @@ package enum FieldReportCSV {
             .text(record.outcome ?? ""), .text(record.failure ?? ""), .text(record.failedStep ?? ""),
             .text(record.error ?? "")
         ]
-        cells += stepColumns.map { name in .number(record.steps.first { $0.name == name }.map { number($0.durationMs) }) }
+        cells += stepColumns.map { name in .number(record.steps.first { $0.name == name }.map { number($0.durationMs) })
+        }
         cells += [
             .number(record.totalMs.map(number)), .text(record.interface ?? ""),
             .text(record.ipv4Address.map { PersonalDataMask.mask($0, as: .ipAddress, disclosure) } ?? ""),

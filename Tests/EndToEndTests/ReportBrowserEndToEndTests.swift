@@ -22,7 +22,8 @@ struct ReportBrowserEndToEndTests {
             let checkURL = 300 + Double((index * 37) % 200)
             let radio: JSONValue = .object([
                 ("operator", .string(operators[modem])), ("rat", .string(modem == 1 ? "nr5g" : "lte")),
-                ("cellId", .int(1000 + index % 4)), ("band", .string("B\(modem * 10 + 3)")), ("rsrp", .int(-80 - index % 30))
+                ("cellId", .int(1000 + index % 4)), ("band", .string("B\(modem * 10 + 3)")),
+                ("rsrp", .int(-80 - index % 30))
             ])
             let steps: [JSONValue] = [
                 step("path", 150 + Double(index % 10), true), step("create", 90, true),
@@ -84,7 +85,9 @@ struct ReportBrowserEndToEndTests {
             for (id, chart) in charts {
                 #expect((chart["width"]?.int ?? 0) > 0 && (chart["height"]?.int ?? 0) > 0, "\(id) has no size")
                 for dataset in chart["datasets"]?.array ?? [] {
-                    #expect(dataset["drawn"] == .int(dataset["data"]?.array?.count ?? -1), "\(id): \(dataset["label"] ?? .null)")
+                    #expect(
+                        dataset["drawn"] == .int(dataset["data"]?.array?.count ?? -1),
+                        "\(id): \(dataset["label"] ?? .null)")
                 }
             }
 
@@ -112,12 +115,15 @@ struct ReportBrowserEndToEndTests {
                 let failures = charts["chart-failures-\(dimension)"]?["datasets"]?.array ?? []
                 #expect(failures.compactMap { $0["label"]?.string } == ["notMobileIP"])
             }
-            #expect(charts["chart-results-modem"]?["labels"] == .array(["modem 0", "modem 1", "modem 2"].map(JSONValue.string)))
+            #expect(
+                charts["chart-results-modem"]?["labels"]
+                    == .array(["modem 0", "modem 1", "modem 2"].map(JSONValue.string)))
             let signal = figures["signal"]?.array ?? []
             #expect(charts["chart-signal-failures"]?["datasets"]?.array?.first?["data"]?.array?.count == signal.count)
             #expect(signal.count == 30)
             let positions = charts["chart-positions"]?["datasets"]?.array ?? []
-            #expect(positions.compactMap { $0["data"]?.array?.count }.reduce(0, +) == figures["positions"]?.array?.count)
+            #expect(
+                positions.compactMap { $0["data"]?.array?.count }.reduce(0, +) == figures["positions"]?.array?.count)
             #expect(figures["positions"]?.array?.count == 5)
         }
     }

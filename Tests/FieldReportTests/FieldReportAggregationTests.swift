@@ -28,8 +28,13 @@ import Testing
 
     @Test func checksAreCountedPerModemAndPerRadioContextWithTheirFailureReasons() throws {
         let radioA: [(String, JSONValue)] = [
-            ("radio", .object([("operator", .string("Vodafone UK")), ("rat", .string("lte")), ("cellId", .int(1234)),
-                               ("band", .string("B20")), ("rsrp", .int(-95))]))
+            (
+                "radio",
+                .object([
+                    ("operator", .string("Vodafone UK")), ("rat", .string("lte")), ("cellId", .int(1234)),
+                    ("band", .string("B20")), ("rsrp", .int(-95))
+                ])
+            )
         ]
         let radioB: [(String, JSONValue)] = [
             ("radio", .object([("operator", .string("EE")), ("rat", .string("nr5g")), ("rsrp", .double(-110.4))]))
@@ -105,7 +110,8 @@ import Testing
     }
 
     @Test func aLastLineCutShortIsLeftOutAndSummariesAreSkipped() throws {
-        let summary = #"{"product":"subscriber_check","runs":2,"concluded":2,"success_rate":1,"outcomes":{},"failures":[],"steps":{}}"#
+        let summary =
+            #"{"product":"subscriber_check","runs":2,"concluded":2,"success_rate":1,"outcomes":{},"failures":[],"steps":{}}"#
         let text = [FieldLines.check(run: 1), FieldLines.check(run: 2), summary].joined(separator: "\n") + "\n"
         let cut = FieldLines.check(run: 3)
         let (tally, records) = try FieldLines.read(text + cut.prefix(cut.count / 2))

@@ -19,7 +19,8 @@ enum FieldLines {
         if let startedAt { members.append(("started_at", .double(startedAt))) }
         members += [
             ("product", .string("subscriber_check")), ("phone_number", .string(phoneNumber)),
-            ("backend", .string("tru.ID API https://api.truid.test")), ("outcome", outcome.map(JSONValue.string) ?? .null),
+            ("backend", .string("tru.ID API https://api.truid.test")),
+            ("outcome", outcome.map(JSONValue.string) ?? .null),
             (
                 "steps",
                 .array([

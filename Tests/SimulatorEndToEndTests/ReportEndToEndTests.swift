@@ -63,7 +63,8 @@ struct ReportEndToEndTests {
                     let name = try #require(step["step"]?.string)
                     let summary = try #require(good.summary["steps"]?[name], "\(name) not in the summary")
                     for key in ["p50_ms", "p95_ms", "max_ms"] {
-                        let mine = try #require(step[key].flatMap(Self.number)), theirs = try #require(summary[key].flatMap(Self.number))
+                        let mine = try #require(step[key].flatMap(Self.number)),
+                            theirs = try #require(summary[key].flatMap(Self.number))
                         #expect(abs(mine - theirs) < 0.01, "\(name) \(key): \(mine) vs \(theirs)")
                     }
                 }
@@ -81,7 +82,8 @@ struct ReportEndToEndTests {
                 #expect(html.status == 0, "\(html.stderr)")
                 #expect(try JSONValue.parse(html.stdout)["checks"] == .int(5))
                 let text = String(decoding: try FileSystem.read(page, limit: 1 << 24), as: UTF8.self)
-                #expect(text.contains("Chart.js v") && text.contains("id=\"report-data\"") && text.hasSuffix("</html>\n"))
+                #expect(
+                    text.contains("Chart.js v") && text.contains("id=\"report-data\"") && text.hasSuffix("</html>\n"))
                 #expect(!text.contains("447940448592"), "the page holds no phone number")
             }
         }

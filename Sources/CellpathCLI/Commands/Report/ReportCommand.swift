@@ -22,7 +22,9 @@ package enum ReportCommand {
         examples: [
             .init("A night of checks as an HTML page with charts:", "cellpath report night.jsonl -o night.html"),
             .init("One row per check, for a spreadsheet:", "cellpath report night.jsonl -o night.csv"),
-            .init("Two gateways' runs together, the figures as JSON:", "cellpath report gw1.jsonl gw2.jsonl --format json")
+            .init(
+                "Two gateways' runs together, the figures as JSON:", "cellpath report gw1.jsonl gw2.jsonl --format json"
+            )
         ])
 
     /// What a report is written as.
@@ -37,7 +39,8 @@ package enum ReportCommand {
         package var runs: [String]
         @Option(
             "output", short: "o", "file",
-            help: "Write the report to this file (default: stdout); its extension (.html, .csv, .json) sets the format.")
+            help: "Write the report to this file (default: stdout); its extension (.html, .csv, .json) sets the format."
+        )
         package var output: String?
         @Option(
             "format", "format", help: "html, csv or json (default: the output file's extension, else html).",
