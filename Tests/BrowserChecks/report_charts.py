@@ -43,6 +43,8 @@ def main(report, screenshot):
         driver.get("file://" + os.path.abspath(report))
         charts = driver.execute_script(READ_CHARTS)
         title = driver.title
+        # The whole page in one picture: the window as tall as the page.
+        driver.set_window_size(1280, driver.execute_script("return document.body.scrollHeight") + 100)
         driver.save_screenshot(screenshot)
         console = [{"level": entry["level"], "message": entry["message"]} for entry in driver.get_log("browser")]
     finally:
