@@ -4,16 +4,16 @@ import CellpathCore
 /// (docs/json.md): only the members the report shows; any other member is ignored. The radio
 /// context (`radio.operator`, `radio.rat`, `radio.cellId`, `radio.band`, `radio.rsrp`) and the
 /// position (`position.lat`, `position.lon`) are read when a record carries them.
-package struct FieldRecord: Sendable, Equatable {
+package struct FieldRecord: Sendable {
     /// One step of the check: its name (`path`, `create`, `check_url`, …) and how it went.
-    package struct Step: Sendable, Equatable {
+    package struct Step: Sendable {
         package var name: String
         package var durationMs: Double
         package var succeeded: Bool
     }
 
     /// The radio the check ran on, when the record carries it.
-    package struct Radio: Sendable, Equatable {
+    package struct Radio: Sendable {
         package var operatorName: String?
         package var rat: String?
         package var cellID: String?
@@ -22,7 +22,7 @@ package struct FieldRecord: Sendable, Equatable {
     }
 
     /// Where the check ran, when the record carries it (degrees).
-    package struct Position: Sendable, Equatable {
+    package struct Position: Sendable {
         package var lat: Double
         package var lon: Double
     }

@@ -21,8 +21,8 @@ extension ReportCommand {
         var csv = FieldReportCSV.header
         var aggregator = FieldReportAggregator()
         var partial: [String] = []
-        for input in options.runs {
-            let name = input == "-" ? "stdin" : input
+        let names = options.runs.map { $0 == "-" ? "stdin" : $0 }
+        for (input, name) in zip(options.runs, names) {
             let descriptor = try open(input, context)
             let tally = try FieldRunReader.read(descriptor?.rawValue ?? STDIN_FILENO, name: name) {
                 record throws(CellpathError) in
@@ -42,14 +42,13 @@ extension ReportCommand {
         let figures = aggregator.figures
         guard figures.total.checks > 0 else {
             throw CellpathError(
-                .dataError, "no check in \(options.runs.map { $0 == "-" ? "stdin" : $0 }.joined(separator: ", "))",
+                .dataError, "no check in \(names.joined(separator: ", "))",
                 hint: "field runs write one JSON line per check with --repeat N --json")
         }
         let text: String
         switch format {
         case .html:
-            text = FieldReportHTML.page(
-                figures, sources: options.runs.map { $0 == "-" ? "stdin" : $0 }, chartJS: chartJS)
+            text = FieldReportHTML.page(figures, sources: names, chartJS: chartJS)
         case .json: text = figures.json.serialized + "\n"
         case .csv: text = csv
         }
