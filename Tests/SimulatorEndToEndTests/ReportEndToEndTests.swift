@@ -25,6 +25,7 @@ struct ReportEndToEndTests {
 
     @Test func theReportOfFieldRunsHasTheirSummariesFigures() throws {
         try SimulatedDevice.with(Self.sandbox, connect: false) { device in
+            let before = WallClock.now
             let verified = try device.cellpath([
                 "subscriber-check", "+447940448592", "--direct", "--repeat", "3", "--interval", "0", "--json"
             ])
@@ -35,6 +36,11 @@ struct ReportEndToEndTests {
             #expect(failing.status != 0, "\(failing.stdout)")
             let good = try Self.split(verified.stdout), bad = try Self.split(failing.stdout)
             #expect(bad.summary["concluded"] == .int(0) && good.summary["concluded"] == .int(3))
+            // Each line says when its run started, and why it failed.
+            let starts = try good.lines.map { try JSONValue.parse($0)["started_at"].flatMap(Self.number) ?? 0 }
+            #expect(
+                starts.allSatisfy { (before ... WallClock.now).contains($0) } && starts == starts.sorted(), "\(starts)")
+            #expect(try bad.lines.allSatisfy { try JSONValue.parse($0)["failure"]?.string != nil })
 
             try TemporaryDirectory.with("cellpath-report") { directory in
                 let first = "\(directory)/verified.jsonl", second = "\(directory)/failing.jsonl"
