@@ -34,13 +34,14 @@ DEB_PACKAGES := pkg-config libglib2.0-dev libmbim-glib-dev libqmi-glib-dev libmm
 	libcurl4-openssl-dev libc-ares-dev libmicrohttpd-dev libnl-3-dev libnl-route-3-dev \
 	libphonenumber-dev libprotobuf-dev libicu-dev libssl-dev \
 	libmbim-utils libqmi-utils iproute2 dnsmasq-base openssl curl tcpdump ca-certificates python3 python3-venv \
-	jq iputils-ping time man-db strace zsh fish dpkg-dev binutils lintian wrk modemmanager polkitd dbus tayga unbound nftables udhcpc
+	jq iputils-ping time man-db strace zsh fish dpkg-dev binutils lintian wrk modemmanager polkitd dbus tayga unbound nftables udhcpc \
+	libjs-chart.js chromium chromium-driver
 
 # Fuzzing (docs/fuzzing.md): executions per target for `make fuzz`, and for the smoke `make test` runs.
 FUZZ_RUNS ?= 1000000
 FUZZ_SMOKE_RUNS ?= 20000
 
-.PHONY: all deps provider-sdks build test test-unit lint format demo bench order-file docs install deb install-capability uninstall clean \
+.PHONY: all deps provider-sdks build test test-unit test-browser-deps lint format demo bench order-file docs install deb install-capability uninstall clean \
 	fuzz fuzz-smoke
 
 all: build
@@ -84,6 +85,14 @@ test: deps provider-sdks
 test-unit: deps
 	$(SWIFT) build
 	CELLPATH_SKIP_ROOT_TESTS=1 CELLPATH_BIN=$$($(SWIFT) build --show-bin-path)/cellpath $(SWIFT) test --parallel
+
+## test-browser-deps: the browser test's Python client (selenium, from PyPI) in a virtual environment
+## under .build (the test runs this itself; chromium and chromium-driver come from deps)
+TEST_PYTHON := .build/test-python
+test-browser-deps: deps
+	@test -x $(TEST_PYTHON)/bin/python3 || python3 -m venv $(TEST_PYTHON)
+	@$(TEST_PYTHON)/bin/python3 -c 'import selenium' 2>/dev/null \
+		|| $(TEST_PYTHON)/bin/pip install --quiet --disable-pip-version-check 'selenium>=4.11,<5'
 
 ## lint: the style check (swift-format, the toolchain's, with .swift-format): fails on any finding
 lint:

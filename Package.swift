@@ -76,6 +76,8 @@ let package = Package(
         .target(name: "CellpathCrypto", dependencies: ["COpenSSL"]),
         .target(name: "PhoneNumbers", dependencies: ["CPhoneNumber", "CellpathCore"]),
         .target(name: "Configuration", dependencies: ["CGLib", "CellpathCore", "SystemSupport"]),
+        // `cellpath report`: field runs' JSON Lines read as a stream, aggregated, rendered as HTML, CSV, JSON.
+        .target(name: "FieldReport", dependencies: ["CellpathCore", "SystemSupport"]),
         .target(
             name: "CellularHTTP",
             dependencies: ["CellpathCore", "SystemSupport", "CCurl", "CAres", "CNetlink", "CShims"]),
@@ -131,7 +133,7 @@ let package = Package(
             name: "CellpathCLI",
             dependencies: [
                 "CommandLineKit", "CellpathCore", "SystemSupport", "CellularHTTP",
-                "Workflow", "Configuration", "ModemDiscovery"
+                "Workflow", "Configuration", "ModemDiscovery", "FieldReport"
             ]),
         // Each helper executable's commands, in a library of its own so that tests reach them.
         .target(
@@ -223,6 +225,7 @@ let package = Package(
         .testTarget(name: "EndToEndTests", dependencies: ["SystemSupport", "TestSupport"]),
         .testTarget(name: "SystemSupportTests", dependencies: ["SystemSupport", "TestSupport"]),
         .testTarget(name: "PhoneNumbersTests", dependencies: ["PhoneNumbers"]),
+        .testTarget(name: "FieldReportTests", dependencies: ["FieldReport", "CellpathCore", "TestSupport"]),
         .testTarget(name: "ConfigurationTests", dependencies: ["Configuration", "SystemSupport", "TestSupport"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "CShims", "SystemSupport", "TestSupport"]),
         .testTarget(

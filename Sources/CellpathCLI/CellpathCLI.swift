@@ -18,12 +18,13 @@ package enum CellpathCLI {
 }
 
 extension ProgramImplementations {
-    /// What the front `cellpath` runs: the client commands; it hands every other command over.
+    /// What the front `cellpath` runs: the client commands and `report`; it hands every other command over.
     package static let front = ProgramImplementations(
         .front,
         [
             .async(FetchCommand.spec, FetchCommand.run),
             .async(ConfigShowCommand.spec, ConfigShowCommand.run),
+            .blocking(ReportCommand.spec, ReportCommand.run),
             .blocking(GenerateDocsCommand.spec, GenerateDocsCommand.run),
             .blocking(CompletionCommand.spec, CompletionCommand.run),
             .blocking(CompleteWordsCommand.spec, CompleteWordsCommand.run)

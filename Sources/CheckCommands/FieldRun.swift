@@ -89,14 +89,18 @@ package struct FieldRun {
         let disclosure = context.global.disclosure
         for index in 1 ... runs {
             let started = ContinuousClock.now
+            let startedAt = WallClock.now
             let report = await lane.once()
             if report.failure?.kind == .cancelled || Task.isCancelled { break }
             try await summary.add(report, modem: lane.modem, metricsFile: metricsFile, caller: context.caller)
             var line = try CheckListing.record(report, disclosure)
             line.fields.insert(Field(key: "run", label: "run", value: .int(index)), at: 0)
+            line.fields.insert(
+                Field(key: "started_at", label: "started", value: .time((startedAt * 1000).rounded() / 1000)), at: 1)
             if let modem = lane.modem {
                 line.fields.insert(Field(key: "modem", label: "modem", value: .int(modem)), at: 0)
             }
+            line.add("failure", .optional(report.failureReason))
             line.add("error", report.failure.map { .string($0.message) } ?? .null)
             if context.global.json {
                 Terminal.writeOut(JSONWriter.line(.record(line)))

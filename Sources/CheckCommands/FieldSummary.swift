@@ -33,8 +33,8 @@ struct FieldSummary {
     mutating func add(_ report: CheckRunReport) {
         runs += 1
         if let outcome = report.outcome { outcomes[outcome, default: 0] += 1 }
-        if let failure = report.failure {
-            failures[report.checkURLFailure?.reason ?? failure.kind.rawValue, default: 0] += 1
+        if let failure = report.failure, let reason = report.failureReason {
+            failures[reason, default: 0] += 1
             lastFailure = failure
         }
         for step in report.steps where step.succeeded { record(step.step, step.durationMs) }
@@ -48,9 +48,7 @@ struct FieldSummary {
 
     /// The `q` quantile (0…1) of `values` by nearest rank.
     static func quantile(_ values: [Double], _ q: Double) -> Double {
-        let sorted = values.sorted()
-        let rank = max(1, Int((q * Double(sorted.count)).rounded(.up)))
-        return sorted[min(rank, sorted.count) - 1]
+        Quantile.nearestRank(values.sorted(), q)
     }
 
     var title: String {
@@ -143,5 +141,13 @@ struct FieldSummary {
     /// so that it prints as `0.0137` rather than `0.013699999999999999`.
     static func seconds(_ ms: Double) -> String {
         String((ms * 1000).rounded() / 1_000_000)
+    }
+}
+
+extension CheckRunReport {
+    /// Why the run failed, as field mode groups failures: the check_url answer or chain failure,
+    /// else the error's kind; nil when it did not fail.
+    var failureReason: String? {
+        failure.map { checkURLFailure?.reason ?? $0.kind.rawValue }
     }
 }

@@ -22,6 +22,7 @@ enum CommandTree {
             ModemsCommand.spec,
             BearerCommand.spec,
             DoctorCommand.spec,
+            ReportCommand.spec,
             NumberCommand.spec,
             ConfigCommand.spec,
             ServeCommand.spec,
