@@ -1,5 +1,6 @@
 import CellpathCore
-import Foundation
+import FoundationEssentials
+import Glibc
 import SystemSupport
 
 /// A device capture (`cellpath doctor --capture`, or `cellpath sim profiles --capture`): JSON

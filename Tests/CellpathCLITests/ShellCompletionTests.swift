@@ -36,7 +36,9 @@ import Testing
         (["bearer", "up", "--json", "--js"], []),
         (["sim", "exec", "--", "-"], []),
         (["number", "+44"], []),
-        (["nosuch", ""], [])
+        (["nosuch", ""], []),
+        (["bearer", "up", "--ip-type", "ipv4"], ["ipv4", "ipv4v6"]),
+        (["verify", "--provider", "t"], ["truid", "twilio"])
     ])
     func offersWhatTheTreeAllows(line: [String], expected: [String]) {
         #expect(Self.words(line) == expected, "\(line)")
@@ -53,7 +55,7 @@ import Testing
     }
 
     @Test func fileValuesAreLeftToTheShell() {
-        for line in [["sim", "up", "--scenario", ""], ["doctor", "--capture", "x"], ["fetch", "--har", ""]] {
+        for line in [["sim", "up", "--scenario", ""], ["doctor", "--capture", "x"], ["fetch", "--har", ""], ["report", ""]] {
             let answer = Self.engine.complete(line)
             #expect(answer.completesFiles && answer.candidates.isEmpty, "\(line)")
             #expect(answer.lines == [":files"])

@@ -35,7 +35,7 @@ package enum ReportCommand {
     /// `report`'s options.
     package struct Options: CommandOptions {
         @VariadicArgument(
-            "runs", help: "JSON Lines files of field runs (--repeat N --json); - reads stdin.")
+            "runs", help: "JSON Lines files of field runs (--repeat N --json); - reads stdin.", completion: .files)
         package var runs: [String]
         @Option(
             "output", short: "o", "file",
