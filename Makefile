@@ -49,9 +49,10 @@ deps:
 		apt-get update -qq && apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
 	fi
 
-## build: compile cellpath and its helpers (release by default; CONFIGURATION=debug for a debug build)
+## build: compile cellpath and its helpers (release by default; CONFIGURATION=debug for a debug build).
+## Product by product: the static Swift runtime has no Testing module, which TestSupport imports.
 build:
-	$(SWIFT) build -c $(CONFIGURATION) $(SWIFT_BUILD_FLAGS)
+	for product in cellpath $(HELPERS); do $(SWIFT) build -c $(CONFIGURATION) $(SWIFT_BUILD_FLAGS) --product $$product || exit; done
 
 ## test: unit, end-to-end and (as root) simulator tests in parallel, then the fuzz smoke (FUZZ_SMOKE_RUNS per target)
 test: deps
@@ -98,7 +99,7 @@ order-file: deps build
 	@command -v valgrind >/dev/null || { export DEBIAN_FRONTEND=noninteractive; apt-get install -y -qq --no-install-recommends valgrind >/dev/null; }
 	@CELLPATH=$(CELLPATH) ./scripts/order-file.sh
 	rm -f $(CELLPATH)   # SwiftPM does not see the order file change: link the front again
-	$(SWIFT) build -c $(CONFIGURATION) $(SWIFT_BUILD_FLAGS)
+	$(SWIFT) build -c $(CONFIGURATION) $(SWIFT_BUILD_FLAGS) --product cellpath
 
 ## docs: regenerate docs/usage.md and the man page from the commands' --help
 docs:
