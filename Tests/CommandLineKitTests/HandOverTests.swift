@@ -88,7 +88,8 @@ private let tree = CommandSpec(
             Issue.record("\(arguments) is not a command to run")
             return
         }
-        #expect(command.placement?.programs == [parser.programNamedByWords(arguments)])
+        let program = try #require(parser.programNamedByWords(arguments))
+        #expect(command.placement?.programs == [program])
     }
 
     /// Parsing reads the declarations of the commands on the path only, not the whole tree's.
