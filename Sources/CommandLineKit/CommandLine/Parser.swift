@@ -116,13 +116,17 @@ package struct CommandLineParser {
     /// `help`).
     package func programNamedByWords(_ arguments: [String]) -> Program? {
         let beforeEnd = arguments.prefix { $0 != "--" }
-        let asksForHelp = beforeEnd.contains { $0 == "--help" || (!$0.hasPrefix("--") && $0.hasPrefix("-") && $0.contains("h")) }
+        let asksForHelp = beforeEnd.contains { argument in
+            argument == "--help" || (!argument.hasPrefix("--") && argument.hasPrefix("-") && argument.contains("h"))
+        }
         guard !asksForHelp else { return nil }
         var node = root
         for word in beforeEnd {
             if let program = node.soleProgram { return program }
             // As `parse` descends: only from a command that takes no positional argument.
-            guard !word.hasPrefix("-"), node.arguments.isEmpty, let next = node.subcommand(named: word) else { return nil }
+            guard !word.hasPrefix("-"), node.arguments.isEmpty, let next = node.subcommand(named: word) else {
+                return nil
+            }
             node = next
         }
         return node.soleProgram
