@@ -127,7 +127,7 @@ order-file: deps build
 	@command -v valgrind >/dev/null || { export DEBIAN_FRONTEND=noninteractive; apt-get install -y -qq --no-install-recommends valgrind >/dev/null; }
 	@CELLPATH=$(CELLPATH) ./scripts/order-file.sh
 	rm -f $(CELLPATH)   # SwiftPM does not see the order file change: link the front again
-	$(SWIFT) build -c $(CONFIGURATION) $(SWIFT_BUILD_FLAGS)
+	$(SWIFT) build -c $(CONFIGURATION) $(SWIFT_BUILD_FLAGS) --product cellpath
 
 ## docs: regenerate docs/usage.md and the man page from the commands' --help
 docs:

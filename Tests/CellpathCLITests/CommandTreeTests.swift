@@ -20,17 +20,36 @@ import Testing
         #expect(try command.options(as: DeviceCheckOptions.self).field.interval == 0)
     }
 
+    /// In the program that parses them: the front hands `sim …` to `cellpath-sim` before parsing.
     @Test @MainActor func conversionErrorsExitWithUsage() {
-        for arguments in [
-            ["fetch", "--max-hops", "ten", "https://api.truid.test/"],
-            ["sim", "bearer", "connect", "--modem", "64"],
-            ["generate-docs", "--format", "pdf"]
+        for (arguments, program) in [
+            (["fetch", "--max-hops", "ten", "https://api.truid.test/"], Program.front),
+            (["sim", "bearer", "connect", "--modem", "64"], .simulator),
+            (["generate-docs", "--format", "pdf"], .front)
         ] {
-            #expect(
-                CellpathCLI.main(arguments, environment: [:], implementations: .front) == ExitCode.usage.rawValue,
-                "\(arguments)")
+            let code = CellpathCLI.main(
+                arguments, environment: [:], implementations: ProgramImplementations(program, []))
+            #expect(code == ExitCode.usage.rawValue, "\(arguments)")
         }
         #expect(ExitCode.usage.rawValue == 64)
+    }
+
+    /// Every command's words hand it to the program its spec places it in, or to none (the
+    /// whole command line is then parsed first): a routed command, or a group of several programs.
+    @Test func theWordsOfEveryCommandHandItToItsProgram() {
+        let parser = CommandLineParser(root: CommandTree.root)
+        func check(_ node: CommandSpec, _ words: [String]) {
+            let program = parser.programNamedByWords(words)
+            switch node.placement {
+            case .program(let placed): #expect(program == nil || program == placed, "\(words)")
+            case .routed, nil: #expect(program == nil || !node.subcommands.isEmpty, "\(words)")
+            }
+            for sub in node.subcommands { check(sub, words + [sub.name]) }
+        }
+        check(CommandTree.root, [])
+        #expect(parser.programNamedByWords(["bearer", "up", "-m", "0", "-q"]) == .modems)
+        #expect(parser.programNamedByWords(["fetch", "-m", "0", "https://api.truid.test/"]) == nil)
+        #expect(parser.programNamedByWords(["fetch", "--interface", "wwan0", "https://api.truid.test/"]) == nil)
     }
 
     /// A command that Ctrl-C could not cancel does not start: when the signal watcher cannot be

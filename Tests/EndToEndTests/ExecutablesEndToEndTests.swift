@@ -41,6 +41,14 @@ import Testing
         }
     }
 
+    /// A command handed over on its words before the front parses it gets its usage error from
+    /// the program that runs it, with the same exit code.
+    @Test func aHandedOverCommandsUsageErrorIsTheSame() throws {
+        let result = try CellpathBinary.run(["sim", "bearer", "connect", "--modem", "64"])
+        #expect(result.status == 64)
+        #expect(result.stderr.contains("invalid value '64' for '--modem'"), "\(result.stderr)")
+    }
+
     @Test func installedTheFrontFindsTheOthersInLibexec() throws {
         try withDirectory("installed") { root in
             try shell(
@@ -64,6 +72,10 @@ import Testing
                     hint: build every executable (swift build, make build) or reinstall (make install)
 
                     """)
+            // Handed over on its words, then parsed by the front when the program is missing.
+            let misused = try ProcessRunner.run(["\(root)/cellpath", "number", "--bogus"])
+            #expect(misused.status == 64)
+            #expect(misused.stderr.contains("unknown option '--bogus'"), "\(misused.stderr)")
             let help = try ProcessRunner.run(["\(root)/cellpath", "help", "number"])
             #expect(help.status == 0)
             #expect(help.stdout == (try CellpathBinary.run(["number", "--help"])).stdout)

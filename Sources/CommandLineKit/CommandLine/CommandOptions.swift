@@ -43,12 +43,6 @@ extension CommandOptions {
             return (child.value as? Kind).map { [$0] } ?? []
         }
     }
-
-    /// The options the type declares, in help order.
-    package static var optionSpecs: [OptionSpec] { Self().declarations.compactMap(\.optionSpec) }
-
-    /// The positional arguments the type declares, in order.
-    package static var argumentSpecs: [ArgumentSpec] { Self().declarations.compactMap(\.argumentSpec) }
 }
 
 /// A command without options or arguments of its own (a group; the global options still apply).

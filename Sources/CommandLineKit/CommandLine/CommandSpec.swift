@@ -1,4 +1,5 @@
 import CellpathCore
+import Synchronization
 
 /// One option of a command: a flag (`--json`) or an option with a value (`--region GB`).
 /// Declared through a `Flag`, `Option` or `RepeatableOption` (`CommandOptions`), which also read it.
@@ -223,10 +224,13 @@ package struct CommandSpec: Sendable {
     package var name: String
     package var abstract: String
     package var discussion: String?
-    package var arguments: [ArgumentSpec]
-    package var options: [OptionSpec]
+    /// The positional arguments its `Options` declares, in order.
+    package var arguments: [ArgumentSpec] { declared.specs.arguments }
+    /// The options its `Options` declares, in help order.
+    package var options: [OptionSpec] { declared.specs.options }
     /// The `CommandOptions` type that declares `arguments` and `options`.
     package var optionsType: ObjectIdentifier
+    private let declared: DeclaredSpecs
     package var subcommands: [CommandSpec]
     /// Left out of help listings (tooling commands such as `generate-docs`).
     package var hidden: Bool
@@ -251,8 +255,7 @@ package struct CommandSpec: Sendable {
         self.name = name
         self.abstract = abstract
         self.discussion = discussion
-        self.arguments = Options.argumentSpecs
-        self.options = Options.optionSpecs
+        self.declared = DeclaredSpecs(Options.self)
         self.optionsType = ObjectIdentifier(Options.self)
         self.subcommands = subcommands
         self.hidden = hidden
@@ -263,5 +266,44 @@ package struct CommandSpec: Sendable {
 
     package func subcommand(named name: String) -> CommandSpec? {
         subcommands.first { $0.name == name }
+    }
+
+    /// The one program that runs this command and every command below it; nil when they run in
+    /// several programs, or one of them is routed by its options.
+    package var soleProgram: Program? {
+        var programs: Set<Program> = []
+        var routed = false
+        func visit(_ node: CommandSpec) {
+            switch node.placement {
+            case .program(let program): programs.insert(program)
+            case .routed: routed = true
+            case nil: break
+            }
+            node.subcommands.forEach(visit)
+        }
+        visit(self)
+        return routed || programs.count != 1 ? nil : programs.first
+    }
+}
+
+/// The arguments and options that a `CommandOptions` type declares, read by reflection the first
+/// time they are needed and kept: a command line is parsed reading only the commands on its path,
+/// not the whole tree, which every executable builds at start-up.
+private final class DeclaredSpecs: Sendable {
+    private let type: any CommandOptions.Type
+    private let read = Mutex<(arguments: [ArgumentSpec], options: [OptionSpec])?>(nil)
+
+    init(_ type: any CommandOptions.Type) {
+        self.type = type
+    }
+
+    var specs: (arguments: [ArgumentSpec], options: [OptionSpec]) {
+        read.withLock { read in
+            if let read { return read }
+            let declarations = type.init().declarations
+            let specs = (declarations.compactMap(\.argumentSpec), declarations.compactMap(\.optionSpec))
+            read = specs
+            return specs
+        }
     }
 }

@@ -108,6 +108,30 @@ package struct CommandLineParser {
         return .run(node, parsed)
     }
 
+    /// The program that runs what `arguments` ask for, when their leading words alone tell it:
+    /// they name a command (a group) whose commands all run in that one program, so that no
+    /// option, value or later word can make another program run them, and nothing asks for help.
+    /// The options of no command but those the words pass through are read. Nil otherwise: the
+    /// whole command line must be parsed to tell (an option before the words, a routed command,
+    /// `help`).
+    package func programNamedByWords(_ arguments: [String]) -> Program? {
+        let beforeEnd = arguments.prefix { $0 != "--" }
+        let asksForHelp = beforeEnd.contains { argument in
+            argument == "--help" || (!argument.hasPrefix("--") && argument.hasPrefix("-") && argument.contains("h"))
+        }
+        guard !asksForHelp else { return nil }
+        var node = root
+        for word in beforeEnd {
+            if let program = node.soleProgram { return program }
+            // As `parse` descends: only from a command that takes no positional argument.
+            guard !word.hasPrefix("-"), node.arguments.isEmpty, let next = node.subcommand(named: word) else {
+                return nil
+            }
+            node = next
+        }
+        return node.soleProgram
+    }
+
     /// The 1-based position of the process's first argument (after the program name) that is
     /// not valid UTF-8, read from the raw argv: `CommandLine.arguments` has already replaced such
     /// bytes with U+FFFD, which would silently change a header value or a file name.

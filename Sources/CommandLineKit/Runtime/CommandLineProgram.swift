@@ -8,7 +8,8 @@ import SystemSupport
 package enum CommandLineProgram {
     /// Runs the command that `arguments` (without the program name) name in the tree `root`, and
     /// returns the exit code. `implementations` are those of the executable that calls this: a
-    /// command whose spec places it in another executable execs that one.
+    /// command whose spec places it in another executable execs that one, as soon as its leading
+    /// words tell (`CommandLineParser.programNamedByWords`), else after parsing.
     /// Must be called from main.swift's synchronous top level: blocking commands run on the main
     /// thread, which otherwise waits for the command's task. A privileged process (file
     /// capabilities, set-user-ID, root under sudo) ignores the environment's overrides it must
@@ -18,6 +19,14 @@ package enum CommandLineProgram {
         _ arguments: [String], environment: [String: String], root: CommandSpec,
         implementations: ProgramImplementations
     ) -> Int32 {
+        // A command that the leading words place in another program is handed over at once, before
+        // this one parses or sets up anything that program does again. When it cannot be run, the
+        // whole command line is parsed below, and its usage error or the missing program reported.
+        if let program = CommandLineParser(root: root).programNamedByWords(arguments),
+            program != implementations.program
+        {
+            _ = program.exec(arguments)
+        }
         let privilege = ProcessPrivilege.current(environment: environment)
         let (screened, ignored) = privilege.screen(environment)
         // The caller's own home directory is no override: dropped like one, but not announced.
