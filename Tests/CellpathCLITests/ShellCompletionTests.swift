@@ -11,7 +11,7 @@ import Testing
 @Suite struct ShellCompletionTests {
     /// The engine over cellpath's tree, with two modems and three interfaces on the machine.
     static let engine = ShellCompletion(
-        root: CommandTree.root, globalOptions: GlobalOptions.Declarations.optionSpecs,
+        root: CommandTree.root, globalOptions: GlobalOptions.Declarations().declarations.compactMap(\.optionSpec),
         machineValues: { kind in
             switch kind {
             case .modems: ["0", "1"]
@@ -55,7 +55,9 @@ import Testing
     }
 
     @Test func fileValuesAreLeftToTheShell() {
-        for line in [["sim", "up", "--scenario", ""], ["doctor", "--capture", "x"], ["fetch", "--har", ""], ["report", ""]] {
+        for line in [
+            ["sim", "up", "--scenario", ""], ["doctor", "--capture", "x"], ["fetch", "--har", ""], ["report", ""]
+        ] {
             let answer = Self.engine.complete(line)
             #expect(answer.completesFiles && answer.candidates.isEmpty, "\(line)")
             #expect(answer.lines == [":files"])

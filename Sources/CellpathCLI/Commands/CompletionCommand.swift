@@ -155,7 +155,7 @@ package enum CompleteWordsCommand {
     package static func run(_ options: Options, _ context: CommandContext) throws -> CommandOutcome {
         let roots = DeviceRoots(environment: context.environment)
         let completion = ShellCompletion(
-            root: CommandTree.root, globalOptions: GlobalOptions.Declarations.optionSpecs,
+            root: CommandTree.root, globalOptions: GlobalOptions.Declarations().declarations.compactMap(\.optionSpec),
             machineValues: { kind in machineValues(kind, roots) })
         let lines = completion.complete(options.words.isEmpty ? [""] : options.words).lines
         Terminal.writeOut(lines.map { $0 + "\n" }.joined())

@@ -118,7 +118,8 @@ package enum ConfigurationOptions {
             Address families: ipv4, ipv6 or ipv4v6 (default: the modem.ip_type setting, CELLPATH_IP_TYPE, else \
             ipv4v6).
             """,
-        ValueConversion(completion: ValueConversion<BearerIPType>.choice.completion) { text throws(InvalidOptionValue) in
+        ValueConversion(completion: ValueConversion<BearerIPType>.choice.completion) {
+            text throws(InvalidOptionValue) in
             if text == "any" { return .ipv4v6 }
             return try ValueConversion<BearerIPType>.choice.convert(text)
         })
