@@ -192,11 +192,23 @@ struct Setting {
         group: "modem", key: "ip_type", environment: "CELLPATH_IP_TYPE", kind: .ipType,
         defaultValue: BearerIPType.ipv4v6.rawValue)
 
+    /// No flags: the `[camara]` profile comes from files and the environment only.
+    static let camaraAPIRoot = Setting(
+        group: "camara", key: "api_root", environment: "CELLPATH_CAMARA_API_ROOT", kind: .url)
+    static let camaraIssuer = Setting(
+        group: "camara", key: "issuer", environment: "CELLPATH_CAMARA_ISSUER", kind: .url)
+    static let camaraClientID = Setting(
+        group: "camara", key: "client_id", environment: "CELLPATH_CAMARA_CLIENT_ID", kind: .clientID)
+    static let camaraKeyFile = Setting(
+        group: "camara", key: "key_file", environment: "CELLPATH_CAMARA_KEY_FILE", kind: .path)
+    static let camara = [camaraAPIRoot, camaraIssuer, camaraClientID, camaraKeyFile]
+
     /// Every fixed setting, in `config show` order (server profiles go after `general`).
-    static let all: [Setting] = [
-        region, profile, truJSON, dataResidency, apiBase, clientID, clientSecret,
-        simPrefix, caFile, hopTimeout, timeout, apn, ipType
-    ]
+    static let all: [Setting] =
+        [
+            region, profile, truJSON, dataResidency, apiBase, clientID, clientSecret,
+            simPrefix, caFile, hopTimeout, timeout, apn, ipType
+        ] + camara
 
     /// The group whose keys are profile names and whose values are server base URLs.
     static let serverGroup = "server"
@@ -204,7 +216,7 @@ struct Setting {
     static let serverURLEnvironment = "CELLPATH_SERVER_URL"
 
     /// Every group a configuration file may hold.
-    static let groups: [String] = ["general", serverGroup, "truid", "sim", "http", "modem"]
+    static let groups: [String] = ["general", serverGroup, "truid", "sim", "http", "modem", "camara"]
 
     /// CELLPATH_* variables that are not settings but are known, so never warned about.
     static let otherEnvironment: [String] = [ConfigurationLoader.systemConfigEnvironment]

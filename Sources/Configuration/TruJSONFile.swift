@@ -70,7 +70,7 @@ struct TruJSONFile: Decodable {
     }
 
     /// Reads a small regular file whole, with its permission bits taken from the same open file.
-    private static func readSecretFile(
+    static func readSecretFile(
         _ path: String, namedBy origin: ConfigurationOrigin, as identity: FileIdentity?,
         hint: String
     ) throws(CellpathError) -> ([UInt8], UInt32) {
@@ -95,7 +95,7 @@ struct TruJSONFile: Decodable {
         }
         let limit = 1 << 20
         guard info.st_size <= limit else {
-            throw CellpathError(.configuration, "\(path) is larger than 1 MiB; not a tru.json file", hint: hint)
+            throw CellpathError(.configuration, "\(path) is larger than 1 MiB", hint: hint)
         }
         guard let bytes = try? IO.readAll(fd, limit: limit) else {
             throw CellpathError(.configuration, "couldn't read \(path) (named by \(origin))", hint: hint)

@@ -8,7 +8,7 @@ extension FakeTruAPI {
     /// grant is refused as a whole with 400 `invalid_scope` (RFC 6749 §5.2); errors are problem
     /// details that also carry OAuth2's `error` and `error_description`.
     func issueToken(_ request: HTTPRequest) -> HTTPResponse {
-        guard let (id, secret) = basicCredentials(request.headers["Authorization"]),
+        guard let (id, secret) = WebEncoding.basicCredentials(request.headers["Authorization"]),
             id == configuration.clientID, secret == configuration.clientSecret
         else {
             return tokenError(
@@ -101,17 +101,5 @@ extension FakeTruAPI {
         response.headers.set("X-RateLimit-Remaining", String(max(0, limit - window.count)))
         response.headers.set("X-RateLimit-Reset", String(Int(reset.timeIntervalSince1970.rounded(.up))))
         return response
-    }
-
-    /// Decodes `Basic base64(id:secret)`.
-    private func basicCredentials(_ header: String?) -> (String, String)? {
-        guard let header, header.lowercased().hasPrefix("basic "),
-            let data = Data(base64Encoded: String(header.dropFirst("basic ".count)).trimmedSpaces)
-        else {
-            return nil
-        }
-        let text = String(decoding: data, as: UTF8.self)
-        guard let colon = text.firstIndex(of: ":") else { return nil }
-        return (String(text[..<colon]), String(text[text.index(after: colon)...]))
     }
 }

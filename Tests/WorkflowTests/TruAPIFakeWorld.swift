@@ -101,7 +101,7 @@ final class FakeAPITransport: TruAPITransport {
                 headers: HTTPHeaders(headers.map { (name: $0.name, value: $0.value) })))
     }
 
-    private static func serverRequest(
+    static func serverRequest(
         _ method: String, _ url: String, headers: [HTTPHeader] = [], body: [UInt8]? = nil,
         from address: String
     ) -> HTTPRequest {
@@ -118,7 +118,7 @@ final class FakeAPITransport: TruAPITransport {
             remoteAddress: address, isTLS: url.hasPrefix("https://"))
     }
 
-    private static func clientResponse(_ response: HTTPResponse) -> HTTPClientResponse {
+    static func clientResponse(_ response: HTTPResponse) -> HTTPClientResponse {
         let headers = response.headers.map { HTTPHeader($0.name, $0.value) }
         let trace = HopTrace(
             index: 1, method: "GET", url: "", status: response.status, location: nil, remoteAddress: "203.0.113.10",

@@ -1,9 +1,11 @@
 import CellpathCore
+import CellpathCrypto
 import FoundationEssentials
 import Glibc
 import HTTPServer
 import SimulatedModems
 import SimulatedServices
+import SimulatorScenario
 import Synchronization
 import SystemSupport
 
@@ -33,7 +35,8 @@ public struct SimulatorCredentials: Sendable, Equatable, Codable {
 /// namespace, and :80 with the `httpsDowngrade` fault; IPv4 only in a NAT64 world) and the
 /// carrier's identification endpoint (100.64.0.1:80 and [2001:db8:64::1]:80 in the carrier namespace); every request is appended to the run directory's request log. Makes the
 /// webhook key; with a `callbackURL`, posts webhooks from the internet namespace and expires
-/// checks on time (a sweep every second).
+/// checks on time (a sweep every second). Serves the fake CAMARA operator on the API's addresses,
+/// port 8443, its one client's key made at start (`RunDirectory.camaraClientKey`).
 final class WebServicesService: SimulatorService {
     let name = "api"
     private let services = Mutex<SimulatedWebServices?>(nil)
@@ -51,6 +54,7 @@ final class WebServicesService: SimulatorService {
             "openssl", "genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048", "-out", run.webhookKey
         ])
         let signer = try WebhookSigner(privateKeyPEM: try FileSystem.read(run.webhookKey))
+        let camaraOperator = try Self.camaraOperator(run, subscribers: context.subscribers)
         let webhookPoster = try WebhookPoster(namespace: topology.inetNamespace, log: { context.log($0) })
         poster.withLock { $0 = webhookPoster }
         let tls = try HTTPServer.TLSIdentity.files(certificate: run.serverCertificate, privateKey: run.serverKey)
@@ -74,6 +78,7 @@ final class WebServicesService: SimulatorService {
             let carrier = try listen(
                 topology.carrierNamespace, [WorldTopology.carrierEndpointAddress, WorldTopology.carrierEndpointIPv6], 80
             )
+            let operatorSockets = try listen(topology.inetNamespace, apiAddresses, WorldTopology.operatorPort)
             let configuration = FakeTruAPIConfiguration(
                 clientID: credentials.clientID, clientSecret: credentials.clientSecret,
                 faults: context.scenario.api,
@@ -85,10 +90,11 @@ final class WebServicesService: SimulatorService {
             handedOver = true
             let web = try SimulatedWebServices(
                 configuration: configuration, carrierFaults: context.scenario.carrier, subscribers: context.subscribers,
-                tls: tls, sockets: .init(apiTLS: apiTLS, apiPlain: apiPlain, carrier: carrier),
+                tls: tls,
+                sockets: .init(apiTLS: apiTLS, apiPlain: apiPlain, carrier: carrier, camaraOperator: operatorSockets),
                 apiNamespace: topology.inetNamespace, carrierNamespace: topology.carrierNamespace,
                 webhooks: WebhookDispatch(signer: signer, deliver: { webhookPoster.deliver($0) }),
-                log: { log.append($0) })
+                camaraOperator: camaraOperator, log: { log.append($0) })
             services.withLock { $0 = web }
             if context.scenario.api.callbackURL != nil { try startSweeping(web.api) }
         } catch {
@@ -107,6 +113,22 @@ final class WebServicesService: SimulatorService {
         services.withLock {
             $0?.stop(); $0 = nil
         }
+    }
+
+    /// The fake CAMARA operator with the world's one client: a fresh EC P-256 key (mode 0600)
+    /// whose public half it registers, with the world's redirect URI.
+    private static func camaraOperator(_ run: RunDirectory, subscribers: any SubscriberDirectory) throws
+        -> FakeCAMARAOperator
+    {
+        try FileSystem.write([UInt8](), to: run.camaraClientKey, mode: 0o600)
+        _ = try Subprocess.check([
+            "openssl", "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", run.camaraClientKey
+        ])
+        let key = try JWSKey(pem: try FileSystem.read(run.camaraClientKey))
+        let client = RegisteredCAMARAClient(
+            clientID: WorldTopology.camaraClientID, publicKey: try JWSKey(pem: key.publicKeyPEM, isPrivate: false),
+            redirectURIs: [WorldTopology.camaraRedirectURI])
+        return FakeCAMARAOperator(baseURL: WorldTopology.operatorURL, clients: [client], directory: subscribers)
     }
 
     /// Expires due checks every second, so that their EXPIRED webhooks go out on time.

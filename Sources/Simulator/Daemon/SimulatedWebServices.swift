@@ -1,3 +1,4 @@
+import CellpathCore
 import Glibc
 import HTTPServer
 import SimulatedServices
@@ -5,8 +6,9 @@ import SimulatorScenario
 import Synchronization
 
 /// The fake tru.ID API (with its webhooks, when given) and the carrier's identification endpoint,
-/// wired to one shared assertion ledger and running on their HTTP servers: the API over TLS (and plain HTTP for
-/// the `httpsDowngrade` fault), the carrier over plain HTTP. Start and stop from any thread.
+/// wired to one shared assertion ledger, and the fake CAMARA operator, running on their HTTP
+/// servers: the API over TLS (and plain HTTP for the `httpsDowngrade` fault), the carrier over
+/// plain HTTP, the operator over TLS. Start and stop from any thread.
 public final class SimulatedWebServices: Sendable {
     /// Listening sockets handed over to the servers (each is closed when they stop), one per
     /// address family served.
@@ -17,18 +19,22 @@ public final class SimulatedWebServices: Sendable {
         public var apiPlain: [Int32]
         /// 100.64.0.1:80 (and [2001:db8:64::1]:80) in the carrier namespace.
         public var carrier: [Int32]
+        /// The API's addresses, port 8443: the CAMARA operator.
+        public var camaraOperator: [Int32]
 
-        public init(apiTLS: [Int32], apiPlain: [Int32], carrier: [Int32]) {
+        public init(apiTLS: [Int32], apiPlain: [Int32], carrier: [Int32], camaraOperator: [Int32] = []) {
             self.apiTLS = apiTLS
             self.apiPlain = apiPlain
             self.carrier = carrier
+            self.camaraOperator = camaraOperator
         }
 
-        var all: [Int32] { apiTLS + apiPlain + carrier }
+        var all: [Int32] { apiTLS + apiPlain + carrier + camaraOperator }
     }
 
     public let api: FakeTruAPI
     public let carrier: CarrierIdentificationEndpoint
+    public let camaraOperator: FakeCAMARAOperator?
     private let servers: Mutex<[HTTPServer]>
 
     /// Starts both services; `log` receives one `RequestLog` line per request, from server
@@ -37,7 +43,7 @@ public final class SimulatedWebServices: Sendable {
         configuration: FakeTruAPIConfiguration, carrierFaults: CarrierFaults, subscribers: any SubscriberDirectory,
         tls: HTTPServer.TLSIdentity, sockets: Sockets, apiNamespace: String, carrierNamespace: String,
         clock: SimulatorClock = .system, webhooks: WebhookDispatch? = nil,
-        log: @escaping @Sendable (String) -> Void
+        camaraOperator: FakeCAMARAOperator? = nil, log: @escaping @Sendable (String) -> Void
     ) throws {
         let ledger = SubscriberAssertionLedger()
         api = FakeTruAPI(
@@ -45,6 +51,7 @@ public final class SimulatedWebServices: Sendable {
         carrier = CarrierIdentificationEndpoint(
             directory: subscribers, faults: carrierFaults, ledger: ledger,
             baseURL: configuration.carrierURL, apiBaseURL: configuration.baseURL)
+        self.camaraOperator = camaraOperator
         var started: [HTTPServer] = []
         var pending = sockets.all
         do {
@@ -60,6 +67,12 @@ public final class SimulatedWebServices: Sendable {
             for fd in sockets.carrier {
                 pending.removeFirst()
                 started.append(try carrier.serve(on: .socket(fd), namespace: carrierNamespace, clock: clock, log: log))
+            }
+            for fd in sockets.camaraOperator {
+                pending.removeFirst()
+                guard let camaraOperator else { throw CellpathError(.internalError, "no CAMARA operator to serve") }
+                started.append(
+                    try camaraOperator.serve(on: .socket(fd), tls: tls, namespace: apiNamespace, clock: clock, log: log))
             }
         } catch {
             started.forEach { $0.stop() }

@@ -22,12 +22,15 @@ struct DNSServer: Sendable {
             DNSServer(
                 name: "carrier", namespace: topology.carrierNamespace,
                 listenAddresses: nat64 ? [T.carrierDNSAddress] : [T.carrierDNSAddress, T.carrierDNSIPv6],
-                records: [(T.apiHost, api), (T.carrierHost, [T.carrierEndpointAddress, T.carrierEndpointIPv6])]),
+                records: [
+                    (T.apiHost, api), (T.operatorHost, api),
+                    (T.carrierHost, [T.carrierEndpointAddress, T.carrierEndpointIPv6])
+                ]),
             // The identification endpoint is reachable only inside the carrier: Wi-Fi DNS
             // does not know it, as in real networks.
             DNSServer(
                 name: "wifi", namespace: topology.inetNamespace, listenAddresses: [T.wifiGateway, T.wifiGatewayIPv6],
-                records: [(T.apiHost, api)])
+                records: [(T.apiHost, api), (T.operatorHost, api)])
         ]
     }
 

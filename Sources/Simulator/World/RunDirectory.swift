@@ -34,6 +34,8 @@ public struct RunDirectory: Sendable, Equatable {
     public var serverKey: String { "\(path)/tls/server.key" }
     /// The fake API's webhook signing key (RSA, PEM; its public half is at `/.well-known/jwks.json`).
     public var webhookKey: String { "\(path)/webhook.key" }
+    /// The world's CAMARA client key (EC P-256, PEM; the fake operator holds its public half).
+    public var camaraClientKey: String { "\(path)/camara-client.key" }
     /// The simulated modems' sysfs tree (`CELLPATH_SYSFS_ROOT`) and control ports (`CELLPATH_DEV_ROOT`).
     public var sysfsRoot: String { "\(path)/sys" }
     public var devRoot: String { "\(path)/dev" }

@@ -1,5 +1,6 @@
 import CellpathCore
 import SimulatedModems
+import SimulatedServices
 import SimulatorScenario
 
 /// The names and addresses of one simulated world (docs/simulator.md "Topology"): three
@@ -106,6 +107,15 @@ public struct WorldTopology: Sendable, Equatable, Codable {
     /// Host names served by the simulated DNS.
     public static let apiHost = "api.truid.test"
     public static let carrierHost = "mno.carrier.test"
+    /// The fake CAMARA operator (its APIs and OpenID provider), on the API's addresses.
+    public static let operatorHost = "operator.camara.test"
+    public static let operatorPort: UInt16 = 8443
+    /// Its issuer and API root.
+    public static let operatorURL = "https://\(operatorHost):\(operatorPort)"
+    /// The world's one CAMARA client and its redirect URI, which the operator serves itself
+    /// (`FakeCAMARAOperator.callbackPath`) to count requests that must never come.
+    public static let camaraClientID = "cellpath-sim-client"
+    public static let camaraRedirectURI = operatorURL + FakeCAMARAOperator.callbackPath
     /// The range of bearer addresses, routed from the internet to the carrier.
     public static let bearerNetwork = "100.64.0.0/16"
 
