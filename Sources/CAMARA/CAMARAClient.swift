@@ -112,7 +112,7 @@ public actor CAMARAClient {
             let token = try await accessToken(scopes: scopes)
             do throws(CAMARAError) {
                 return try await call(method, path, token: token, body: body)
-            } catch .api(status: 401, let code, let message) {
+            } catch .api(401, let code, let message) {
                 guard !refreshed else { throw .api(status: 401, code: code, message: message) }
                 refreshed = true
                 discardToken(scopes: scopes)

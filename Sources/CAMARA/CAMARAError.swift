@@ -33,7 +33,7 @@ public enum CAMARAError: Error, Sendable, Equatable {
             let text =
                 "the operator answered \(status)" + (what.isEmpty ? "" : " (\(String(what.prefix(200)).terminalSafe))")
             switch (status, code) {
-            case (403, Self.notAuthenticatedByMobileNetwork?):
+            case (403, .some(Self.notAuthenticatedByMobileNetwork)):
                 return CellpathError(
                     .unavailable, text, hint: "the device must reach the operator over its own mobile network")
             case (401, _), (403, _), (400, "invalid_client"?), (400, "invalid_grant"?), (400, "unauthorized_client"?):

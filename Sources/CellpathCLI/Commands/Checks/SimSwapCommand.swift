@@ -1,4 +1,3 @@
-import CellpathCore
 import CommandLineKit
 
 /// `cellpath sim-swap PHONE`: an operator's CAMARA SIM Swap API, asked over the default network
@@ -23,9 +22,7 @@ package enum SimSwapCommand {
             .init(
                 "Within the last 24 hours, as JSON:",
                 "cellpath sim-swap +447940448591 --max-age 24 --json"),
-            .init(
-                "Ask the simulated operator (made by cellpath sim up, as root):",
-                "cellpath sim exec -- cellpath sim-swap +447940448591")
+            .init("A national number, read in its country:", "cellpath sim-swap 07940 448591 --region GB")
         ])
 
     /// The network APIs `--provider` names.
