@@ -50,9 +50,10 @@ do throws(CellpathError) {
     let verification = CAMARANumberVerification(client: client, redirectURI: redirectURI, chain: chain)
     let path = try await InterfacePathProvider(interface: interface, dnsServers: dns).cellularPath()
     let cellular = CellularHTTPClient(path: path)
+    let tamper = tamperState
     let leg: CAMARANumberVerification.DeviceLeg = { request in
         var report = await cellular.trace(request)
-        if tamperState, let stopped = report.result?.stoppedAt {
+        if tamper, let stopped = report.result?.stoppedAt {
             report.result?.stoppedAt = stopped.replacing(/state=[0-9a-f]+/, with: "state=0000")
         }
         return report
