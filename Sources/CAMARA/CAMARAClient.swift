@@ -121,7 +121,9 @@ public actor CAMARAClient {
     }
 
     /// Calls `{apiRoot}{path}` with `token`; returns the JSON answer.
-    func call(_ method: String, _ path: String, token: String, body: JSONValue? = nil) async throws(CAMARAError)
+    func call(
+        _ method: String, _ path: String, token: String, body: JSONValue? = nil
+    ) async throws(CAMARAError)
         -> JSONValue
     {
         var headers = [("Authorization", "Bearer \(token)"), ("Accept", "application/json")]

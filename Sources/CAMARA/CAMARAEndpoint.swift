@@ -32,7 +32,10 @@ public enum ClientAuthentication: Sendable {
                 throw .invalidRequest("the client key cannot sign (is it a private key?)")
             }
             return (
-                [("client_id", clientID), ("client_assertion_type", Self.assertionType), ("client_assertion", assertion)],
+                [
+                    ("client_id", clientID), ("client_assertion_type", Self.assertionType),
+                    ("client_assertion", assertion)
+                ],
                 []
             )
         case .clientSecretBasic(let secret):

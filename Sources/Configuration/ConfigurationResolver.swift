@@ -343,7 +343,9 @@ struct ConfigurationResolver {
             CellpathError(
                 .configuration,
                 "the [camara] profile is incomplete: \(missing.map(\.name).joined(separator: ", ")) not set",
-                hint: "Set \(missing.map { "\($0.environment!) or [camara] \($0.key)" }.joined(separator: ", ")) (docs/configuration.md)."))
+                hint:
+                    "Set \(missing.map { "\($0.environment!) or [camara] \($0.key)" }.joined(separator: ", ")) (docs/configuration.md)."
+            ))
     }
 
     /// Credentials from the client id and secret; unusable when either is, with warnings about

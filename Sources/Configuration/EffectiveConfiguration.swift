@@ -71,7 +71,8 @@ public struct EffectiveConfiguration: Sendable {
         truJSONPath: Result<String?, CellpathError>, simPrefix: Result<String, CellpathError>,
         caFile: Result<String?, CellpathError>, hopTimeout: Result<Duration, CellpathError>,
         timeout: Result<Duration, CellpathError>, apn: Result<String?, CellpathError>,
-        ipType: Result<BearerIPType, CellpathError>, camara: Result<CAMARASettings?, CellpathError>, serverURLs: [String: Result<String?, CellpathError>],
+        ipType: Result<BearerIPType, CellpathError>, camara: Result<CAMARASettings?, CellpathError>,
+        serverURLs: [String: Result<String?, CellpathError>],
         entries: [ConfigurationEntry], warnings: [String], files: [ConfigurationFile]
     ) {
         regionSetting = region

@@ -84,7 +84,8 @@ extension FakeCAMARAOperator {
         switch (grant.msisdn, number) {
         case (_?, _?):
             return .failure(
-                Refusal(Self.error(422, "UNNECESSARY_IDENTIFIER", "The device is already identified by the access token.")))
+                Refusal(
+                    Self.error(422, "UNNECESSARY_IDENTIFIER", "The device is already identified by the access token.")))
         case (nil, nil):
             return .failure(Refusal(Self.error(422, "MISSING_IDENTIFIER", "The device cannot be identified.")))
         default:

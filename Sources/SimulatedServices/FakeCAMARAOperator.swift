@@ -203,7 +203,8 @@ public final class FakeCAMARAOperator: SimulatedHTTPEndpoint {
             200,
             .object([
                 ("access_token", .string(token)), ("token_type", .string("Bearer")),
-                ("expires_in", .int(Self.tokenLifetime)), ("scope", .string(grant.scopes.sorted().joined(separator: " ")))
+                ("expires_in", .int(Self.tokenLifetime)),
+                ("scope", .string(grant.scopes.sorted().joined(separator: " ")))
             ]),
             headers: ["Cache-Control": "no-store"])
     }
@@ -258,7 +259,8 @@ public final class FakeCAMARAOperator: SimulatedHTTPEndpoint {
             return .failure(
                 Refusal(
                     Self.error(
-                        403, "PERMISSION_DENIED", "Client does not have sufficient permissions to perform this action.")))
+                        403, "PERMISSION_DENIED", "Client does not have sufficient permissions to perform this action.")
+                ))
         }
         return .success(grant)
     }

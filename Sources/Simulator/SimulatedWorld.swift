@@ -388,7 +388,8 @@ public enum SimulatedWorld {
         guard keepLog, FileSystem.exists(run.logFile) else { FileSystem.removeTree(run.path); return }
         let modemManager = run.modemManagerDirectory
         for file in [
-            run.daemonPIDFile, run.controlSocket, run.requestLog, run.scenarioFile, run.credentialsFile, run.camaraClientKey,
+            run.daemonPIDFile, run.controlSocket, run.requestLog, run.scenarioFile, run.credentialsFile,
+            run.camaraClientKey,
             run.dnsPIDFile("carrier"), run.dnsPIDFile("wifi"), run.busSocket, "\(modemManager)/bus.conf",
             "\(modemManager)/events", "\(modemManager)/mm.sh"
         ]

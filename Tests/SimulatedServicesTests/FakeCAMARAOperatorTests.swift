@@ -36,7 +36,8 @@ struct FakeCAMARAOperatorTests {
         fake.handle(
             TestWorld.request(
                 "GET",
-                Self.base + "/oauth2/authorize?response_type=code&client_id=c&scope=openid%20number-verification%3Averify%20sim-swap"
+                Self.base
+                    + "/oauth2/authorize?response_type=code&client_id=c&scope=openid%20number-verification%3Averify%20sim-swap"
                     + "&state=st&redirect_uri=" + FormEncoding.percentEncode(Self.redirectURI)
                     + "&code_challenge=" + Self.challenge + extra,
                 from: address))
@@ -114,7 +115,8 @@ struct FakeCAMARAOperatorTests {
         let noPKCE = authorize(from: TestWorld.mobileAddress, "")
         #expect(noPKCE.headers["Location"]?.contains("error=invalid_request") == true)
         let unregistered = fake.handle(
-            TestWorld.request("GET", Self.base + "/oauth2/authorize?client_id=c&redirect_uri=https%3A%2F%2Fevil.test%2F"))
+            TestWorld.request(
+                "GET", Self.base + "/oauth2/authorize?client_id=c&redirect_uri=https%3A%2F%2Fevil.test%2F"))
         #expect(unregistered.status == 400 && unregistered.headers["Location"] == nil)
         #expect(fake.callbackRequests == 0)
     }

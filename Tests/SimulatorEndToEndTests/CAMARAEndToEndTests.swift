@@ -19,7 +19,8 @@ struct CAMARAEndToEndTests {
 
     /// The probe on the device: `arguments` after the path options of `interface`.
     func probe(_ device: SimulatedDevice, _ arguments: [String], wifi: Bool = false) throws -> JSONValue {
-        let path = wifi ? ["--interface", "wlan0", "--dns", "192.0.2.1"] : ["--interface", "wwan0", "--dns", "100.64.0.53"]
+        let path =
+            wifi ? ["--interface", "wlan0", "--dns", "192.0.2.1"] : ["--interface", "wwan0", "--dns", "100.64.0.53"]
         let result = try device.run(
             [Self.probe] + arguments + path + ["--redirect-uri", WorldTopology.camaraRedirectURI])
         #expect(result.status == 0, "\(result.stderr)")

@@ -16,7 +16,8 @@ struct CAMARANumberVerificationTests {
     static let subscriber = OneSubscriber.address
     static let wifi = "192.0.2.23"
 
-    static func verification(_ transport: OperatorTransport, _ client: CAMARAClient? = nil) -> CAMARANumberVerification {
+    static func verification(_ transport: OperatorTransport, _ client: CAMARAClient? = nil) -> CAMARANumberVerification
+    {
         CAMARANumberVerification(
             client: client ?? transport.client(), redirectURI: OperatorTransport.redirectURI,
             purposeScope: "dpv:FraudPreventionAndDetection")
@@ -74,7 +75,8 @@ struct CAMARANumberVerificationTests {
     @Test func aDeviceOffTheMobileNetworkIsRefusedAccess() async throws {
         let transport = try OperatorTransport(key: try await makeClientKey(.es256))
         let error = await #expect(throws: CAMARAError.self) {
-            try await Self.verification(transport).verify(OneSubscriber.msisdn, over: transport.deviceLeg(from: Self.wifi))
+            try await Self.verification(transport).verify(
+                OneSubscriber.msisdn, over: transport.deviceLeg(from: Self.wifi))
         }
         guard case .authorizationRefused(let code, _)? = error else {
             Issue.record("expected a refusal, got \(String(describing: error))")
@@ -128,7 +130,9 @@ struct CAMARANumberVerificationTests {
             _ = try await client.accessToken(code: code, of: other)
         }
         // Refused once, the code is gone, also for its own verifier.
-        let reused = await #expect(throws: CAMARAError.self) { _ = try await client.accessToken(code: code, of: request) }
+        let reused = await #expect(throws: CAMARAError.self) {
+            _ = try await client.accessToken(code: code, of: request)
+        }
         for error in [wrongVerifier, reused] {
             guard case .api(400, "invalid_grant"?, _)? = error else {
                 Issue.record("expected invalid_grant, got \(String(describing: error))")
@@ -168,13 +172,15 @@ struct CAMARANumberVerificationTests {
         // A flipped bit of the payload breaks the signature.
         let parts = assertion.split(separator: ".").map(String.init)
         let forged = Base64URL.encode(Array(claims.serialized.replacing("\"c\"", with: "\"d\"").utf8))
-        #expect(CompactJWT.verifiedClaims(of: [parts[0], forged, parts[2]].joined(separator: "."), with: publicKey) == nil)
+        #expect(
+            CompactJWT.verifiedClaims(of: [parts[0], forged, parts[2]].joined(separator: "."), with: publicKey) == nil)
 
         let transport = try OperatorTransport(key: key)
         let endpoint = transport.fake.tokenEndpoint
         let (replayed, _) = try ClientAuthentication.privateKeyJWT(key, keyID: nil).credentials(
             clientID: OperatorTransport.clientID, tokenEndpoint: endpoint, now: Double(Int.max / 2))
-        let form = Array(FormEncoding.encode([("grant_type", "client_credentials"), ("scope", "sim-swap")] + replayed).utf8)
+        let form = Array(
+            FormEncoding.encode([("grant_type", "client_credentials"), ("scope", "sim-swap")] + replayed).utf8)
         func post() async throws -> Int {
             try await transport.send(
                 HTTPClientRequest(
@@ -198,8 +204,10 @@ struct CAMARANumberVerificationTests {
         #expect(error.cellpathError.message.contains(code))
     }
 
-    @Test(arguments: [("access_denied", FailureKind.unavailable), ("consent_required", .unavailable),
-        ("invalid_scope", .configuration), ("temporarily_unavailable", .temporary)])
+    @Test(arguments: [
+        ("access_denied", FailureKind.unavailable), ("consent_required", .unavailable),
+        ("invalid_scope", .configuration), ("temporarily_unavailable", .temporary)
+    ])
     func authorizationErrorsMapToExitCategories(_ error: String, _ kind: FailureKind) {
         #expect(CAMARAError.authorizationRefused(error: error, description: nil).cellpathError.kind == kind)
     }

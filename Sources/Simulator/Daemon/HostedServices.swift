@@ -117,7 +117,9 @@ final class WebServicesService: SimulatorService {
 
     /// The fake CAMARA operator with the world's one client: a fresh EC P-256 key (mode 0600)
     /// whose public half it registers, with the world's redirect URI.
-    private static func camaraOperator(_ run: RunDirectory, subscribers: any SubscriberDirectory) throws
+    private static func camaraOperator(
+        _ run: RunDirectory, subscribers: any SubscriberDirectory
+    ) throws
         -> FakeCAMARAOperator
     {
         try FileSystem.write([UInt8](), to: run.camaraClientKey, mode: 0o600)

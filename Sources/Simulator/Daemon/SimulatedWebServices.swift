@@ -72,7 +72,8 @@ public final class SimulatedWebServices: Sendable {
                 pending.removeFirst()
                 guard let camaraOperator else { throw CellpathError(.internalError, "no CAMARA operator to serve") }
                 started.append(
-                    try camaraOperator.serve(on: .socket(fd), tls: tls, namespace: apiNamespace, clock: clock, log: log))
+                    try camaraOperator.serve(on: .socket(fd), tls: tls, namespace: apiNamespace, clock: clock, log: log)
+                )
             }
         } catch {
             started.forEach { $0.stop() }
