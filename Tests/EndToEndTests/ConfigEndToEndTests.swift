@@ -66,6 +66,10 @@ import Testing
                   http.timeout          30           no      default                      -
                   modem.apn             -            no      -                            -
                   modem.ip_type         ipv4v6       no      default                      -
+                  camara.api_root       -            no      -                            -
+                  camara.issuer         -            no      -                            -
+                  camara.client_id      -            no      -                            -
+                  camara.key_file       -            no      -                            -
                 warnings: -
 
                 """)
