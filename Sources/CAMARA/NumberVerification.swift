@@ -70,12 +70,7 @@ public struct CAMARANumberVerification: Sendable {
     }
 
     /// SHA-256 of the E.164 number in lower-case hex, as `hashedPhoneNumber` wants it.
-    public static func hashedPhoneNumber(_ phoneNumber: String) -> String {
-        Digest.sha256(Array(phoneNumber.utf8)).map { byte in
-            let hex = String(byte, radix: 16)
-            return byte < 16 ? "0" + hex : hex
-        }.joined()
-    }
+    public static func hashedPhoneNumber(_ phoneNumber: String) -> String { Digest.sha256Hex(phoneNumber) }
 
     /// Runs the device leg for `scope` and exchanges its code: the access token and the leg.
     private func authorize(

@@ -24,8 +24,7 @@ extension FakeCAMARAOperator {
             guard hashed.count == 64, hashed.allSatisfy(\.isHexDigit) else {
                 return Self.invalidArgument("hashedPhoneNumber must be 64 hexadecimal digits")
             }
-            let expected = Digest.sha256(Array(msisdn.utf8)).map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }
-            return Self.verdict(hashed.lowercased() == expected.joined())
+            return Self.verdict(hashed.lowercased() == Digest.sha256Hex(msisdn))
         default:
             return Self.invalidArgument("exactly one of phoneNumber and hashedPhoneNumber is required")
         }
