@@ -70,3 +70,20 @@ struct RedirectURIEndTests {
                 == .follow(location: "https://app.example.test/oidc/callbackX?code=k"))
     }
 }
+
+/// What an OIDC device leg's trace shows of its authorize URL and its end: the subscriber's
+/// number and the code masked; `state`, `nonce` and the PKCE challenge (public by design) shown.
+struct OIDCRedactionTests {
+    @Test func theAuthorizeURLsNumberAndTheCodeAreMaskedUnlessAskedFor() {
+        let url =
+            "https://op.test/authorize?response_type=code&client_id=c&state=s3&code_challenge=ch4"
+            + "&login_hint=tel%3A%2B447940448591&scope=openid"
+        let masked = redactedURL(url)
+        #expect(!masked.contains("447940448591") && masked.contains("login_hint=[redacted]"), "\(masked)")
+        #expect(masked.contains("state=s3") && masked.contains("code_challenge=ch4"))
+        #expect(redactedURL(url, .full) == url)
+        let end = redactedURL("https://app.test/cb?code=k1&state=s3")
+        #expect(!end.contains("k1") && end.contains("state=s3"))
+        #expect(Credentials.isCredential("code_verifier"))
+    }
+}
