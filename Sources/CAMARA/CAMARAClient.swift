@@ -14,28 +14,34 @@ extension HTTPClient: CAMARATransport {}
 /// An operator's CAMARA APIs and its OpenID provider, called by one client over the default
 /// network: discovery (read once), the token endpoint (authorization code with PKCE, or client
 /// credentials cached per scope set until under 60 s of validity), and the API calls with their
-/// `{status, code, message}` errors. The device leg is not its part: `CAMARANumberVerification`.
+/// `{status, code, message}` errors; transient failures (429, 5xx but 501, timeouts, resets)
+/// retried by `RetryPolicy`. The device leg is not its part: `CAMARANumberVerification`.
 public actor CAMARAClient {
     public nonisolated let endpoint: CAMARAEndpoint
     private let transport: any CAMARATransport
+    private let retry: RetryPolicy
     private let now: @Sendable () -> Double
+    private let pause: @Sendable (Duration) async -> Void
     private var metadata: ProviderMetadata?
     private var clientTokens: [String: CachedToken] = [:]
 
     /// Seconds of validity under which a client-credentials token is fetched again.
     static let refreshMargin = 60.0
 
-    public init(endpoint: CAMARAEndpoint, http: HTTPClient) {
-        self.init(endpoint: endpoint, transport: http)
+    public init(endpoint: CAMARAEndpoint, http: HTTPClient, retry: RetryPolicy = .default) {
+        self.init(endpoint: endpoint, transport: http, retry: retry)
     }
 
     init(
-        endpoint: CAMARAEndpoint, transport: any CAMARATransport,
-        now: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }
+        endpoint: CAMARAEndpoint, transport: any CAMARATransport, retry: RetryPolicy = .default,
+        now: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 },
+        pause: @escaping @Sendable (Duration) async -> Void = { try? await Task.sleep(for: $0) }
     ) {
         self.endpoint = endpoint
         self.transport = transport
+        self.retry = retry
         self.now = now
+        self.pause = pause
     }
 
     // MARK: OpenID provider
@@ -84,15 +90,18 @@ public actor CAMARAClient {
         clientTokens[Set(scopes).sorted().joined(separator: " ")] = nil
     }
 
-    /// `POST` to the token endpoint with `grant` and the client's authentication.
+    /// `POST` to the token endpoint with `grant` and the client's authentication (a fresh
+    /// assertion for each attempt: a `jti` is used once).
     private func requestToken(_ grant: [(String, String)]) async throws(CAMARAError) -> CachedToken {
         let tokenEndpoint = try await providerMetadata().tokenEndpoint
-        let (fields, headers) = try endpoint.authentication.credentials(
-            clientID: endpoint.clientID, tokenEndpoint: tokenEndpoint, now: now())
-        let response = try await send(
-            "POST", tokenEndpoint,
-            headers: headers + [("Content-Type", "application/x-www-form-urlencoded")],
-            body: Array(FormEncoding.encode(grant + fields).utf8))
+        let response = try await send("POST", tokenEndpoint) { () throws(CAMARAError) in
+            let (fields, headers) = try self.endpoint.authentication.credentials(
+                clientID: self.endpoint.clientID, tokenEndpoint: tokenEndpoint, now: self.now())
+            return (
+                headers + [("Content-Type", "application/x-www-form-urlencoded")],
+                Array(FormEncoding.encode(grant + fields).utf8)
+            )
+        }
         guard response.status < 400 else { throw CAMARAError(response) }
         guard let json = Self.json(response), let token = json[string: "access_token"], !token.isEmpty else {
             throw .malformedAnswer(status: response.status, reason: "no access_token in the token answer")
@@ -128,8 +137,8 @@ public actor CAMARAClient {
     {
         var headers = [("Authorization", "Bearer \(token)"), ("Accept", "application/json")]
         if body != nil { headers.append(("Content-Type", "application/json")) }
-        let response = try await send(
-            method, endpoint.apiRoot + path, headers: headers, body: body.map { Array($0.serialized.utf8) })
+        let bytes = body.map { Array($0.serialized.utf8) }
+        let response = try await send(method, endpoint.apiRoot + path) { (headers, bytes) }
         guard response.status < 400 else { throw CAMARAError(response) }
         guard let json = Self.json(response) else {
             throw .malformedAnswer(status: response.status, reason: "a body that is not JSON")
@@ -137,17 +146,40 @@ public actor CAMARAClient {
         return json
     }
 
+    /// Sends `method` to `url` with the headers and body `content` makes (anew for each attempt),
+    /// again after a backoff while the failure is transient and attempts remain. Returns the last
+    /// answer, error statuses included; throws only when no answer came.
     private func send(
-        _ method: String, _ url: String, headers: [(String, String)] = [], body: [UInt8]? = nil
+        _ method: String, _ url: String,
+        content: () throws(CAMARAError) -> (headers: [(String, String)], body: [UInt8]?) = { ([], nil) }
     ) async throws(CAMARAError) -> HTTPClientResponse {
-        do throws(FetchFailure) {
-            return try await transport.send(
-                HTTPClientRequest(
-                    url: url, method: method, headers: headers.map { HTTPHeader($0.0, $0.1) }, body: body,
-                    timeout: endpoint.timeout, caFile: endpoint.caFile))
-        } catch {
-            throw .transport(error)
+        var attempt = 1
+        while true {
+            let (headers, body) = try content()
+            let request = HTTPClientRequest(
+                url: url, method: method, headers: headers.map { HTTPHeader($0.0, $0.1) }, body: body,
+                timeout: endpoint.timeout, caFile: endpoint.caFile)
+            do throws(FetchFailure) {
+                let answer = try await transport.send(request)
+                let transient = answer.status == 429 || (answer.status >= 500 && answer.status != 501)
+                guard answer.status >= 400, !Task.isCancelled,
+                    let delay = retry.delay(transient: transient, retryAfter: Self.retryAfter(answer), attempt: attempt)
+                else { return answer }
+                await pause(delay)
+            } catch {
+                guard !Task.isCancelled,
+                    let delay = retry.delay(
+                        transient: error.reason.kind == .temporary, retryAfter: nil, attempt: attempt)
+                else { throw .transport(error) }
+                await pause(delay)
+            }
+            attempt += 1
         }
+    }
+
+    /// The `Retry-After` delay of `answer` when it is a number of seconds.
+    private static func retryAfter(_ answer: HTTPClientResponse) -> Duration? {
+        answer.header("retry-after").flatMap { Int($0) }.map { .seconds(max(0, $0)) }
     }
 
     private static func json(_ response: HTTPClientResponse) -> JSONValue? {

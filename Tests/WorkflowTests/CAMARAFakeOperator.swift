@@ -37,6 +37,8 @@ final class OperatorTransport: CAMARATransport {
     let fake: FakeCAMARAOperator
     let key: JWSKey
     private let log = Mutex<[HTTPClientRequest]>([])
+    /// Statuses to answer the next requests to a URL ending in the key with, before the fake does.
+    private let failures = Mutex<[String: [Int]]>([:])
 
     /// An operator whose one client registered `key`'s public half (and `secret`, if given).
     init(key: JWSKey, secret: String? = nil, directory: any SubscriberDirectory = OneSubscriber()) throws {
@@ -49,8 +51,27 @@ final class OperatorTransport: CAMARATransport {
 
     var requests: [HTTPClientRequest] { log.withLock { $0 } }
 
+    /// Answers the next requests to a URL ending in `suffix` with `statuses` (a 429 with
+    /// `Retry-After: 0`), one each, before the fake answers again.
+    func fail(_ statuses: [Int], at suffix: String) {
+        failures.withLock { $0[suffix, default: []] += statuses }
+    }
+
     func send(_ request: HTTPClientRequest) async throws(FetchFailure) -> HTTPClientResponse {
         log.withLock { $0.append(request) }
+        let failure = failures.withLock { all -> Int? in
+            guard let suffix = all.keys.first(where: { request.url.hasSuffix($0) }), !all[suffix]!.isEmpty else {
+                return nil
+            }
+            return all[suffix]!.removeFirst()
+        }
+        if let failure {
+            return FakeAPITransport.clientResponse(
+                HTTPResponse(
+                    status: failure, contentType: "application/json",
+                    body: #"{"status":\#(failure),"code":"UNAVAILABLE","message":"scripted"}"#,
+                    headers: failure == 429 ? ["Retry-After": "0"] : [:]))
+        }
         return FakeAPITransport.clientResponse(
             fake.handle(
                 FakeAPITransport.serverRequest(
@@ -64,7 +85,7 @@ final class OperatorTransport: CAMARATransport {
             endpoint: CAMARAEndpoint(
                 apiRoot: Self.baseURL, issuer: Self.baseURL, clientID: Self.clientID,
                 authentication: authentication ?? .privateKeyJWT(key, keyID: nil)),
-            transport: self)
+            transport: self, pause: { _ in })
     }
 
     /// A device leg from `address`; `rewrite` may change the Location the chain stops at.

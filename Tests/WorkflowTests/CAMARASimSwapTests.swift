@@ -70,4 +70,27 @@ struct CAMARASimSwapTests {
         #expect(error?.cellpathError.message.contains(number) == false)
         #expect(transport.requests.isEmpty)
     }
+
+    @Test func transientFailuresAreRetriedWithAFreshAssertion() async throws {
+        let (client, transport) = try await Self.client()
+        transport.fail([503, 429], at: "/.well-known/openid-configuration")
+        transport.fail([502], at: "/oauth2/token")
+        #expect(try await client.simSwapped(phoneNumber: SIMChangeDirectory.recent, maxAge: 2))
+        let requests = transport.requests
+        #expect(requests.filter { $0.url.hasSuffix("/openid-configuration") }.count == 3)
+        let tokens = requests.filter { $0.url.hasSuffix("/oauth2/token") }
+        #expect(tokens.count == 2)
+        #expect(tokens.map(\.body).count == 2 && tokens[0].body != tokens[1].body)
+    }
+
+    @Test(arguments: [[501], [500, 500, 500]])
+    func aFailureIsReturnedWhenItIsNotTransientOrKeepsFailing(_ statuses: [Int]) async throws {
+        let (client, transport) = try await Self.client()
+        transport.fail(statuses, at: "/sim-swap/v2/check")
+        let error = await #expect(throws: CAMARAError.self) {
+            _ = try await client.simSwapped(phoneNumber: SIMChangeDirectory.recent, maxAge: nil)
+        }
+        #expect(error == .api(status: statuses[0], code: "UNAVAILABLE", message: "scripted"))
+        #expect(transport.requests.filter { $0.url.hasSuffix("/sim-swap/v2/check") }.count == statuses.count)
+    }
 }
