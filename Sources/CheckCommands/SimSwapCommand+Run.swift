@@ -48,13 +48,13 @@ extension SimSwapCommand {
     /// The `[camara]` profile's client: its key read (mode 0600 or stricter), the CA bundle checked.
     private static func makeClient(_ configuration: EffectiveConfiguration) throws -> CAMARAClient {
         let settings = try configuration.requireCAMARA()
+        let pem = try settings.readKey()
         let key: JWSKey
         do {
-            key = try JWSKey(pem: try settings.readKey())
+            key = try JWSKey(pem: pem)
         } catch {
             throw CellpathError(
-                error.kind == .dataError ? .configuration : error.kind,
-                "\(settings.keyFile) (named by \(settings.keyFileOrigin)): \(error.message)",
+                .configuration, "\(settings.keyFile) (named by \(settings.keyFileOrigin)): \(error.message)",
                 hint: "key_file must hold the client's PEM private key: RSA of 2048 bits or more, or EC P-256.")
         }
         let caFile = try configuration.caFile
