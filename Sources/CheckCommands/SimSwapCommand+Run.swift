@@ -17,7 +17,7 @@ extension SimSwapCommand {
         if !number.isMobileCapable {
             context.logger.warning("this is a \(number.type.numberPhrase): sim-swap needs a mobile number")
         }
-        let client = try makeClient(configuration)
+        let client = try camaraClient(configuration)
         context.progress.step("asking the operator's SIM Swap API")
         let swapped: Bool
         let date: SimSwapDate
@@ -45,8 +45,9 @@ extension SimSwapCommand {
             exitCode: swapped ? .simChanged : .success)
     }
 
-    /// The `[camara]` profile's client: its key read (mode 0600 or stricter), the CA bundle checked.
-    private static func makeClient(_ configuration: EffectiveConfiguration) throws -> CAMARAClient {
+    /// The `[camara]` profile's client: its key read (mode 0600 or stricter), the CA bundle
+    /// checked. Also what a command with a CAMARA device leg starts from.
+    static func camaraClient(_ configuration: EffectiveConfiguration) throws -> CAMARAClient {
         let settings = try configuration.requireCAMARA()
         let pem = try settings.readKey()
         let key: JWSKey
