@@ -73,7 +73,7 @@ let package = Package(
         // One set of POSIX helpers: descriptors, errno errors, I/O, threads, spawn, signals.
         .target(name: "SystemSupport", dependencies: ["CellpathCore", "CShims"]),
         // SHA-256 over libcrypto, for the webhook signer (SimulatedServices) and verifier (Server).
-        .target(name: "CellpathCrypto", dependencies: ["COpenSSL"]),
+        .target(name: "CellpathCrypto", dependencies: ["COpenSSL", "CellpathCore"]),
         .target(name: "PhoneNumbers", dependencies: ["CPhoneNumber", "CellpathCore"]),
         .target(name: "Configuration", dependencies: ["CGLib", "CellpathCore", "SystemSupport"]),
         // `cellpath report`: field runs' JSON Lines read as a stream, aggregated, rendered as HTML, CSV, JSON.
@@ -82,6 +82,11 @@ let package = Package(
             name: "CellularHTTP",
             dependencies: ["CellpathCore", "SystemSupport", "CCurl", "CAres", "CNetlink", "CShims"]),
         .target(name: "Workflow", dependencies: ["CellpathCore", "CellularHTTP", "SystemSupport"]),
+        // CAMARA network APIs (Number Verification over OIDC, SIM Swap): beside Workflow, not in
+        // it, so that the front (which imports Workflow) links no libcrypto.
+        .target(
+            name: "CAMARA",
+            dependencies: ["CellpathCore", "CellularHTTP", "CellpathCrypto", "SystemSupport", "Workflow"]),
         .target(name: "ModemDiscovery", dependencies: ["SystemSupport"]),
         .target(name: "IPConfiguration", dependencies: ["CNetlink", "CellpathCore", "SystemSupport"]),
         // One GLib main-loop thread behind a global actor; libmbim and libqmi run only there.
@@ -115,8 +120,8 @@ let package = Package(
             name: "Simulator",
             dependencies: [
                 "SimulatedModems", "SimulatedServices", "SimulatorScenario", "ModemDiscovery",
-                "CellpathCore", "SystemSupport", "HTTPServer", "CShims",
-                "GLibRuntime", "CGIO", "CellpathCrypto"
+                "CellpathCore", "CellpathCrypto", "SystemSupport", "HTTPServer", "CShims",
+                "GLibRuntime", "CGIO"
             ]),
         // `cellpath serve`: the dev-server compatible backend over the tru.ID REST client.
         .target(
@@ -156,8 +161,8 @@ let package = Package(
             name: "CheckCommands",
             dependencies: [
                 "CellpathCLI", "CommandLineKit", "CellpathCore", "ModemCommands",
-                "ModemDiscovery", "PhoneNumbers", "Workflow", "CellularHTTP",
-                "Configuration", "SystemSupport", "CellpathCrypto"
+                "ModemDiscovery", "PhoneNumbers", "Workflow", "CAMARA", "CellpathCrypto", "CellularHTTP",
+                "Configuration", "SystemSupport"
             ]),
         .target(
             name: "ServeCommands",
@@ -184,6 +189,11 @@ let package = Package(
         .executableTarget(
             name: "cellpath-fetch-probe", dependencies: ["CellularHTTP", "Workflow", "SystemSupport"],
             path: "Tests/FetchProbe"),
+        // Runs CAMARA Number Verification with its device leg through an interface of a simulated world.
+        .executableTarget(
+            name: "cellpath-camara-probe",
+            dependencies: ["CAMARA", "CellularHTTP", "CellpathCore", "CellpathCrypto", "SystemSupport"],
+            path: "Tests/CAMARAProbe"),
         // Applies and undoes a bearer's addressing in the namespace it runs in (`ip netns exec`).
         .executableTarget(
             name: "cellpath-ipconfig-probe", dependencies: ["IPConfiguration", "CellpathCore"],
@@ -234,8 +244,8 @@ let package = Package(
         .testTarget(
             name: "WorkflowTests",
             dependencies: [
-                "Workflow", "CellularHTTP", "CellpathCore", "SimulatedServices", "SimulatorScenario",
-                "HTTPServer", "SystemSupport", "TestSupport", "CellpathCrypto"
+                "Workflow", "CAMARA", "CellularHTTP", "CellpathCore", "CellpathCrypto", "SimulatedServices",
+                "SimulatorScenario", "HTTPServer", "SystemSupport", "TestSupport"
             ]),
         .testTarget(name: "IPConfigurationTests", dependencies: ["TestSupport", "CellpathCore"]),
         .testTarget(name: "GLibRuntimeTests", dependencies: ["GLibRuntime", "CGIO"]),

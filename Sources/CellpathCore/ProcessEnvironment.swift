@@ -19,10 +19,10 @@ public enum ProcessEnvironment {
 
     /// The variables that name where cellpath finds devices, state, configuration and
     /// credentials: the sysfs, /dev and udev roots, the bearer records, the configuration files, the
-    /// tru.json, the CA bundle, the home and cache directories, the system bus.
+    /// tru.json, the CAMARA client key, the CA bundle, the home and cache directories, the system bus.
     public static let pathOverrides = [
         "CELLPATH_SYSFS_ROOT", "CELLPATH_DEV_ROOT", "CELLPATH_UDEV_ROOT", "CELLPATH_STATE_DIR",
-        "CELLPATH_SYSTEM_CONFIG", "CELLPATH_TRU_JSON", "CELLPATH_VONAGE_PRIVATE_KEY",
+        "CELLPATH_SYSTEM_CONFIG", "CELLPATH_TRU_JSON", "CELLPATH_VONAGE_PRIVATE_KEY", "CELLPATH_CAMARA_KEY_FILE",
         "CELLPATH_CA_FILE", "CELLPATH_TOKEN_CACHE", "HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME",
         "DBUS_SYSTEM_BUS_ADDRESS"
     ]
@@ -32,7 +32,8 @@ public enum ProcessEnvironment {
         "CELLPATH_CLIENT_ID", "CELLPATH_CLIENT_SECRET", "CELLPATH_API_BASE", "CELLPATH_SERVER_URL",
         "CELLPATH_TWILIO_API_BASE", "CELLPATH_TWILIO_ACCOUNT_SID", "CELLPATH_TWILIO_AUTH_TOKEN",
         "CELLPATH_TWILIO_SERVICE_SID", "CELLPATH_VONAGE_API_BASE", "CELLPATH_VONAGE_APPLICATION_ID",
-        "CELLPATH_VONAGE_API_KEY", "CELLPATH_VONAGE_API_SECRET", "CELLPATH_VONAGE_BRAND"
+        "CELLPATH_VONAGE_API_KEY", "CELLPATH_VONAGE_API_SECRET", "CELLPATH_VONAGE_BRAND",
+        "CELLPATH_CAMARA_CLIENT_ID", "CELLPATH_CAMARA_API_ROOT", "CELLPATH_CAMARA_ISSUER"
     ]
 
     /// The file or directory a path override's `value` names: the value itself when absolute,

@@ -8,7 +8,9 @@ public enum Credentials {
     static let names: Set<String> = [
         "code", "auth_code", "authcode", "otp", "pin", "sig", "sid", "jwt", "key", "apikey", "pwd", "passwd",
         "assertion", "session", "password", "secret", "token", "signature", "credential", "credentials",
-        "samlresponse", "samlrequest", "ticket"
+        "samlresponse", "samlrequest", "ticket",
+        // OIDC's PKCE secret, and an authorize URL's hint: the subscriber's phone number.
+        "code_verifier", "login_hint"
     ]
     /// Endings that make a name a credential (`access_token`, `client_secret`, `x_api_key`, `jsessionid`).
     static let endings = [

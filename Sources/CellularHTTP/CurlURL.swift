@@ -49,7 +49,7 @@ enum CurlURL {
         if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
         return ParsedURL(
             text: part(CURLUPART_URL) ?? "", scheme: (part(CURLUPART_SCHEME) ?? "").lowercased(), host: host,
-            port: Int(part(CURLUPART_PORT, CURLU_DEFAULT_PORT) ?? "") ?? 0)
+            port: Int(part(CURLUPART_PORT, CURLU_DEFAULT_PORT) ?? "") ?? 0, path: part(CURLUPART_PATH) ?? "/")
     }
 
     private static func describe(_ rc: CURLUcode) -> String {

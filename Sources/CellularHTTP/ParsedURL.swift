@@ -11,6 +11,8 @@ struct ParsedURL: Sendable, Hashable {
     var host: String
     /// Port, the scheme's default when the URL has none.
     var port: Int
+    /// The path, dot segments removed (`/` at least).
+    var path: String = "/"
 
     /// `scheme://host:port`, to tell origins apart.
     var origin: String { "\(scheme)://\(host):\(port)" }

@@ -10,13 +10,14 @@ import SystemSupport
 import Workflow
 
 extension ProgramImplementations {
-    /// What `cellpath-check` runs: the checks and `coverage`.
+    /// What `cellpath-check` runs: the checks, `sim-swap` and `coverage`.
     package static let checks = ProgramImplementations(
         .checks,
         [
             .async(CheckCommands.subscriberCheck) { try await CheckCommands.runCheck(.subscriberCheck, $0, $1) },
             .async(CheckCommands.phoneCheck) { try await CheckCommands.runCheck(.phoneCheck, $0, $1) },
             .async(CheckCommands.simCheck, CheckCommands.runSIMCheck),
+            .async(SimSwapCommand.spec, SimSwapCommand.run),
             .async(CheckCommands.coverage, CheckCommands.runCoverage),
             .async(VerifyCommand.spec, CheckCommands.runVerify)
         ])

@@ -43,8 +43,8 @@ extension CheckCommands {
             let authentication: VonageAuthentication
             switch profile.credentials {
             case .application(let id, let pem):
-                let key = try RSAPrivateKey(pem: pem, what: "vonage.private_key")
-                authentication = .applicationJWT(applicationID: id, sign: { key.signSHA256($0) })
+                let key = try JWSKey.rsa(pem: pem, what: "vonage.private_key")
+                authentication = .applicationJWT(applicationID: id, sign: { key.sign($0) ?? [] })
             case .apiKey(let key, let secret):
                 authentication = .basic(apiKey: key, apiSecret: secret)
             }

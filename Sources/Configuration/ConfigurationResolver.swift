@@ -241,6 +241,7 @@ struct ConfigurationResolver {
         let timeout = settle(.timeout)
         let apn = settle(.apn)
         let ipType = settle(.ipType)
+        let camara = Setting.camara.map { settle($0) }
         let servers = profileNames.map { name in
             (name: name, settled: settle("server.\(name)", kind: .url, isSecret: false))
         }
@@ -293,6 +294,7 @@ struct ConfigurationResolver {
             entry(.ipType, ipType)
         ]
         entries += providers.map { entry($0.setting, $0.settled) }
+        entries += zip(Setting.camara, camara).map { entry($0, $1) }
 
         return EffectiveConfiguration(
             region: Self.value(region) { $0 },
@@ -307,6 +309,7 @@ struct ConfigurationResolver {
             timeout: Self.value(timeout, Self.duration).map { $0! },
             apn: Self.value(apn) { $0 },
             ipType: Self.value(ipType) { BearerIPType(rawValue: $0)! }.map { $0! },  // it has a default
+            camara: Self.camaraSettings(camara),
             serverURLs: Dictionary(
                 uniqueKeysWithValues: servers.map { server in
                     (server.name, Self.value(server.settled) { $0 })
@@ -319,6 +322,34 @@ struct ConfigurationResolver {
     /// The typed value of a settled setting (nil when unset), or the error a command gets for it.
     private static func value<T>(_ settled: Settled, _ convert: (String) -> T) -> Result<T?, CellpathError> {
         settled.map { $0.map { convert($0.value) } }.mapError(\.error)
+    }
+
+    /// The `[camara]` profile from its four settings (`Setting.camara` order): unusable when one
+    /// is, or when some but not all are set; nil when none is.
+    private static func camaraSettings(_ settled: [Settled]) -> Result<CAMARASettings?, CellpathError> {
+        var values: [Resolved?] = []
+        for setting in settled {
+            switch setting {
+            case let .failure(failure): return .failure(failure.error)
+            case let .success(resolved): values.append(resolved)
+            }
+        }
+        let missing = zip(Setting.camara, values).filter { $0.1 == nil }.map(\.0)
+        guard !missing.isEmpty else {
+            let set = values.compactMap { $0 }
+            return .success(
+                CAMARASettings(
+                    apiRoot: set[0].value, issuer: set[1].value, clientID: set[2].value, keyFile: set[3].value,
+                    keyFileOrigin: set[3].origin))
+        }
+        if missing.count == Setting.camara.count { return .success(nil) }
+        return .failure(
+            CellpathError(
+                .configuration,
+                "the [camara] profile is incomplete: \(missing.map(\.name).joined(separator: ", ")) not set",
+                hint:
+                    "Set \(missing.map { "\($0.environment!) or [camara] \($0.key)" }.joined(separator: ", ")) (docs/configuration.md)."
+            ))
     }
 
     /// Credentials from the client id and secret; unusable when either is, with warnings about

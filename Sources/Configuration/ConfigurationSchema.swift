@@ -197,7 +197,7 @@ struct Setting {
         [
             region, profile, truJSON, dataResidency, apiBase, clientID, clientSecret,
             simPrefix, caFile, hopTimeout, timeout, apn, ipType
-        ] + providers
+        ] + providers + camara
 
     /// The group whose keys are profile names and whose values are server base URLs.
     static let serverGroup = "server"
@@ -205,7 +205,8 @@ struct Setting {
     static let serverURLEnvironment = "CELLPATH_SERVER_URL"
 
     /// Every group a configuration file may hold.
-    static let groups: [String] = ["general", serverGroup, "truid", "sim", "http", "modem"] + providerGroups
+    static let groups: [String] =
+        ["general", serverGroup, "truid", "sim", "http", "modem"] + providerGroups + ["camara"]
 
     /// CELLPATH_* variables that are not settings but are known, so never warned about.
     static let otherEnvironment: [String] = [ConfigurationLoader.systemConfigEnvironment]

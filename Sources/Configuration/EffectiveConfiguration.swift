@@ -39,6 +39,8 @@ public struct EffectiveConfiguration: Sendable {
     /// The address families a bearer that cellpath brings up asks for without `--ip-type`
     /// (ipv4v6 by default; the network grants what it allows).
     public var ipType: BearerIPType { get throws(CellpathError) { try ipTypeSetting.get() } }
+    /// The `[camara]` profile, when all four of its settings are configured.
+    public var camara: CAMARASettings? { get throws(CellpathError) { try camaraSetting.get() } }
     /// Every setting with its value (masked when secret) and origin, or its error, in display order.
     public let entries: [ConfigurationEntry]
     /// Problems that did not stop loading: unknown keys, insecure file modes, overrides.
@@ -58,6 +60,7 @@ public struct EffectiveConfiguration: Sendable {
     private let timeoutSetting: Result<Duration, CellpathError>
     private let apnSetting: Result<String?, CellpathError>
     private let ipTypeSetting: Result<BearerIPType, CellpathError>
+    private let camaraSetting: Result<CAMARASettings?, CellpathError>
     /// Server base URL per profile (the active profile's after env/flag overrides).
     private let serverURLs: [String: Result<String?, CellpathError>]
     /// The providers' settings (`twilio.account_sid`, …) by name.
@@ -70,9 +73,9 @@ public struct EffectiveConfiguration: Sendable {
         truJSONPath: Result<String?, CellpathError>, simPrefix: Result<String, CellpathError>,
         caFile: Result<String?, CellpathError>, hopTimeout: Result<Duration, CellpathError>,
         timeout: Result<Duration, CellpathError>, apn: Result<String?, CellpathError>,
-        ipType: Result<BearerIPType, CellpathError>, serverURLs: [String: Result<String?, CellpathError>],
-        providerValues: [String: Result<String?, CellpathError>], entries: [ConfigurationEntry], warnings: [String],
-        files: [ConfigurationFile]
+        ipType: Result<BearerIPType, CellpathError>, camara: Result<CAMARASettings?, CellpathError>,
+        serverURLs: [String: Result<String?, CellpathError>], providerValues: [String: Result<String?, CellpathError>],
+        entries: [ConfigurationEntry], warnings: [String], files: [ConfigurationFile]
     ) {
         regionSetting = region
         profileSetting = profile
@@ -86,6 +89,7 @@ public struct EffectiveConfiguration: Sendable {
         timeoutSetting = timeout
         apnSetting = apn
         ipTypeSetting = ipType
+        camaraSetting = camara
         self.serverURLs = serverURLs
         self.providerValues = providerValues
         self.entries = entries
@@ -126,6 +130,17 @@ public struct EffectiveConfiguration: Sendable {
                     + "or CELLPATH_CLIENT_ID and CELLPATH_CLIENT_SECRET.")
         }
         return credentials
+    }
+
+    /// The `[camara]` profile, or a `.configuration` error saying how to provide it.
+    public func requireCAMARA() throws(CellpathError) -> CAMARASettings {
+        guard let camara = try camara else {
+            throw CellpathError(
+                .configuration, "no CAMARA operator configured",
+                hint: "Set [camara] api_root, issuer, client_id and key_file in the configuration file, "
+                    + "or CELLPATH_CAMARA_API_ROOT, _ISSUER, _CLIENT_ID and _KEY_FILE.")
+        }
+        return camara
     }
 
     /// The origin of a setting's effective value (`general.region`, `server.production`, …).

@@ -95,7 +95,7 @@ struct TruJSONFile: Decodable {
         }
         let limit = 1 << 20
         guard info.st_size <= limit else {
-            throw CellpathError(.configuration, "\(path) is larger than 1 MiB; not a credentials file", hint: hint)
+            throw CellpathError(.configuration, "\(path) is larger than 1 MiB", hint: hint)
         }
         guard let bytes = try? IO.readAll(fd, limit: limit) else {
             throw CellpathError(.configuration, "couldn't read \(path) (named by \(origin))", hint: hint)

@@ -19,14 +19,14 @@ public final class FakeVonageVerify: SimulatedHTTPEndpoint {
     public struct Configuration: Sendable {
         public var applicationID: String
         /// The application's key: the fake checks JWT signatures with its public half.
-        public var applicationKey: RSAPrivateKey?
+        public var applicationKey: JWSKey?
         public var apiKey: String
         public var apiSecret: String
         /// `https://api.vonage.test`: the base of `check_url`.
         public var baseURL: String
 
         public init(
-            applicationID: String, applicationKey: RSAPrivateKey?, apiKey: String, apiSecret: String,
+            applicationID: String, applicationKey: JWSKey?, apiKey: String, apiSecret: String,
             baseURL: String = "https://api.vonage.test"
         ) {
             self.applicationID = applicationID
@@ -90,10 +90,7 @@ public final class FakeVonageVerify: SimulatedHTTPEndpoint {
             return key == configuration.apiKey && secret == configuration.apiSecret
         }
         guard header.hasPrefix("Bearer "), let key = configuration.applicationKey else { return false }
-        let parts = header.dropFirst("Bearer ".count).split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 3, let signature = Base64URL.decode(String(parts[2])),
-            key.verifySHA256(Array((parts[0] + "." + parts[1]).utf8), signature: signature),
-            let claimBytes = Base64URL.decode(String(parts[1])), let claims = JSONValue.parse(claimBytes),
+        guard let claims = CompactJWT.verifiedClaims(of: String(header.dropFirst("Bearer ".count)), with: key),
             claims[string: "application_id"] == configuration.applicationID,
             let expires = claims["exp"]?.intValue, expires > Int(Date().timeIntervalSince1970)
         else { return false }

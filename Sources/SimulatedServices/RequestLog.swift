@@ -6,7 +6,8 @@ import HTTPServer
 public enum RequestLog {
     /// Query parameters whose values are secrets and are never logged.
     public static let secretParameters: Set<String> = [
-        "code", "assertion", "access_token", "token", "client_secret", "session"
+        "code", "assertion", "access_token", "token", "client_secret", "session", "state", "nonce",
+        "code_challenge", "login_hint"
     ]
 
     /// The log line: time, namespace, source address, method, path (query included, secret

@@ -1,23 +1,10 @@
+import CellpathCore
 import FoundationEssentials
 
 /// Percent-encoding and form decoding for URLs the fake services build and read.
 enum WebEncoding {
     /// Percent-encodes everything except RFC 3986 unreserved characters.
-    static func percentEncode(_ text: String) -> String {
-        var out = ""
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "A") ... UInt8(ascii: "Z"), UInt8(ascii: "a") ... UInt8(ascii: "z"),
-                UInt8(ascii: "0") ... UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."),
-                UInt8(ascii: "_"), UInt8(ascii: "~"):
-                out.unicodeScalars.append(UnicodeScalar(byte))
-            default:
-                let hex = String(byte, radix: 16, uppercase: true)
-                out += "%" + (byte < 16 ? "0" + hex : hex)
-            }
-        }
-        return out
-    }
+    static func percentEncode(_ text: String) -> String { FormEncoding.percentEncode(text) }
 
     /// Decodes `%XX` and (for forms) `+` as space; nil on a malformed escape.
     static func percentDecode(_ text: String, plusIsSpace: Bool = true) -> String? {
@@ -66,7 +53,7 @@ enum WebEncoding {
     /// Appends query parameters to a URL that may already have a query.
     static func appending(_ items: [(String, String)], to url: String) -> String {
         guard !items.isEmpty else { return url }
-        let query = items.map { "\(percentEncode($0.0))=\(percentEncode($0.1))" }.joined(separator: "&")
+        let query = FormEncoding.encode(items)
         return url + (url.contains("?") ? "&" : "?") + query
     }
 }

@@ -24,7 +24,7 @@ public final class WebhookSigner: @unchecked Sendable {
     /// The headers every signature covers, in order.
     public static let signedHeaders = ["(request-target)", "host", "date", "x-tru-callback", "digest"]
 
-    private let key: RSAPrivateKey
+    private let key: JWSKey
     /// The key's RFC 7638 thumbprint (base64url), the signatures' `keyId` and the JWK's `kid`.
     public let keyID: String
     /// The public key as a JWK: `{kty: RSA, use: sig, alg: RS256, kid, n, e}`.
@@ -32,7 +32,7 @@ public final class WebhookSigner: @unchecked Sendable {
 
     /// Reads an RSA private key in PEM. Throws `.dataError` for anything else.
     public init(privateKeyPEM: [UInt8]) throws(CellpathError) {
-        key = try RSAPrivateKey(pem: privateKeyPEM, what: "webhook key")
+        key = try JWSKey.rsa(pem: privateKeyPEM, what: "webhook key")
         let (n, e) = (key.modulus, key.exponent)
         let (modulus, exponent) = (Base64URL.encode(n), Base64URL.encode(e))
         // RFC 7638: SHA-256 of the required members in lexicographic order, without spaces.
@@ -72,7 +72,7 @@ public final class WebhookSigner: @unchecked Sendable {
     }
 
     /// RSASSA-PKCS1-v1_5 with SHA-256 over `data`.
-    func sign(_ data: [UInt8]) -> [UInt8] { key.signSHA256(data) }
+    func sign(_ data: [UInt8]) -> [UInt8] { key.sign(data) ?? [] }
 
     static func httpDate(_ date: Date) -> String {
         var seconds = time_t(date.timeIntervalSince1970.rounded(.down))

@@ -231,7 +231,11 @@ public enum SimulatedWorld {
             (DeviceRoots.devVariable, run.devRoot),
             (DeviceRoots.udevVariable, run.udevRoot),
             ("CELLPATH_STATE_DIR", run.stateDirectory),
-            ("CELLPATH_TOKEN_CACHE", run.tokenCache)
+            ("CELLPATH_TOKEN_CACHE", run.tokenCache),
+            ("CELLPATH_CAMARA_API_ROOT", WorldTopology.operatorURL),
+            ("CELLPATH_CAMARA_ISSUER", WorldTopology.operatorURL),
+            ("CELLPATH_CAMARA_CLIENT_ID", WorldTopology.camaraClientID),
+            ("CELLPATH_CAMARA_KEY_FILE", run.camaraClientKey)
         ]
         if FileSystem.exists(run.busSocket) { variables.append(("DBUS_SYSTEM_BUS_ADDRESS", run.busAddress)) }
         if let credentials = SimulatorCredentials.load(run) {
@@ -392,6 +396,7 @@ public enum SimulatedWorld {
         let modemManager = run.modemManagerDirectory
         for file in [
             run.daemonPIDFile, run.controlSocket, run.requestLog, run.scenarioFile, run.credentialsFile,
+            run.camaraClientKey,
             run.dnsPIDFile("carrier"), run.dnsPIDFile("wifi"), run.busSocket, "\(modemManager)/bus.conf",
             "\(modemManager)/events", "\(modemManager)/mm.sh"
         ]

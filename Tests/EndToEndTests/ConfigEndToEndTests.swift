@@ -76,6 +76,10 @@ import Testing
                   vonage.api_key         -                          no      -                            -
                   vonage.api_secret      -                          yes     -                            -
                   vonage.brand           cellpath                   no      default                      -
+                  camara.api_root        -                          no      -                            -
+                  camara.issuer          -                          no      -                            -
+                  camara.client_id       -                          no      -                            -
+                  camara.key_file        -                          no      -                            -
                 warnings: -
 
                 """)

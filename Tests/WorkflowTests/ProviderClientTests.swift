@@ -174,21 +174,21 @@ struct TwilioVerifyClientTests {
 /// (checked with the public key by openssl), Basic auth, the endings and the errors. No root.
 struct VonageVerifyClientTests {
     /// A fresh RSA key (PEM) made by openssl in `directory`, and its path.
-    static func makeKey(in directory: String) throws -> (RSAPrivateKey, String) {
+    static func makeKey(in directory: String) throws -> (JWSKey, String) {
         let path = directory + "/app.key"
         let made = try ProcessRunner.run([
             "openssl", "genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048", "-out", path
         ])
         #expect(made.status == 0)
-        return (try RSAPrivateKey(pem: try FileSystem.read(path), what: "test key"), path)
+        return (try JWSKey.rsa(pem: try FileSystem.read(path), what: "test key"), path)
     }
 
     /// A fresh RSA key, its file removed.
-    static func makeKey() throws -> RSAPrivateKey {
+    static func makeKey() throws -> JWSKey {
         try TemporaryDirectory.with { try makeKey(in: $0).0 }
     }
 
-    static func fake(key: RSAPrivateKey?) -> EndpointTransport {
+    static func fake(key: JWSKey?) -> EndpointTransport {
         EndpointTransport(
             FakeVonageVerify(
                 configuration: FakeVonageVerify.Configuration(
@@ -228,7 +228,7 @@ struct VonageVerifyClientTests {
         try TemporaryDirectory.with { directory in
             let (key, path) = try Self.makeKey(in: directory)
             let jwt = VonageVerifyClient.applicationJWT(
-                applicationID: "app-1", issuedAt: 1_700_000_000, id: "j-1", sign: { key.signSHA256($0) })
+                applicationID: "app-1", issuedAt: 1_700_000_000, id: "j-1", sign: { key.sign($0) ?? [] })
             let parts = jwt.split(separator: ".").map(String.init)
             #expect(parts.count == 3)
             let header = try #require(Base64URL.decode(parts[0]).flatMap(JSONValue.parse))
@@ -252,7 +252,7 @@ struct VonageVerifyClientTests {
     @Test func theFakeTakesTheApplicationJWTAndTheCodeCompletes() async throws {
         let key = try Self.makeKey()
         let transport = Self.fake(key: key)
-        let client = Self.client(transport, .applicationJWT(applicationID: "app-1", sign: { key.signSHA256($0) }))
+        let client = Self.client(transport, .applicationJWT(applicationID: "app-1", sign: { key.sign($0) ?? [] }))
         let created = try await client.create(phoneNumber: OneSubscriber.msisdn, options: CheckOptions())
         #expect(transport.requests[0].headers.contains { $0.name == "Authorization" && $0.value.hasPrefix("Bearer ") })
         let ending = ChainEnding.requestIDAndCode.callback(
@@ -266,7 +266,7 @@ struct VonageVerifyClientTests {
     @Test func aJWTOfAnotherKeyIsRefused() async throws {
         let key = try Self.makeKey(), other = try Self.makeKey()
         let client = Self.client(
-            Self.fake(key: key), .applicationJWT(applicationID: "app-1", sign: { other.signSHA256($0) }))
+            Self.fake(key: key), .applicationJWT(applicationID: "app-1", sign: { other.sign($0) ?? [] }))
         await #expect { try await client.create(phoneNumber: OneSubscriber.msisdn, options: CheckOptions()) } throws: {
             ($0 as? CellpathError)?.kind == .configuration
         }

@@ -16,6 +16,7 @@ enum CommandTree {
             CheckCommands.subscriberCheck,
             CheckCommands.phoneCheck,
             CheckCommands.simCheck,
+            SimSwapCommand.spec,
             CheckCommands.coverage,
             VerifyCommand.spec,
             FetchCommand.spec,

@@ -1,7 +1,7 @@
 import CellpathCore
 
-/// The settings of the silent-auth providers' profiles: one group per provider (`[twilio]`,
-/// `[vonage]`), each key with its `CELLPATH_<PROVIDER>_<KEY>` variable and no flag (no
+/// The settings of the providers' profiles: one group per provider (`[twilio]`, `[vonage]`,
+/// `[camara]`), each key with its `CELLPATH_<PROVIDER>_<KEY>` variable and no flag (no
 /// credential is ever given on the command line).
 extension Setting {
     static func provider(
@@ -25,6 +25,13 @@ extension Setting {
     static let vonageAPIKey = provider("vonage", "api_key", .clientID)
     static let vonageAPISecret = provider("vonage", "api_secret", .secret, secret: true)
     static let vonageBrand = provider("vonage", "brand", .clientID, default: "cellpath")
+
+    /// The `[camara]` profile (`CAMARASettings`), all four or none.
+    static let camaraAPIRoot = provider("camara", "api_root", .url)
+    static let camaraIssuer = provider("camara", "issuer", .url)
+    static let camaraClientID = provider("camara", "client_id", .clientID)
+    static let camaraKeyFile = provider("camara", "key_file", .path)
+    static let camara = [camaraAPIRoot, camaraIssuer, camaraClientID, camaraKeyFile]
 
     /// Every provider setting, in `config show` order.
     static let providers: [Setting] = [

@@ -5,6 +5,7 @@ import Glibc
 import HTTPServer
 import SimulatedModems
 import SimulatedServices
+import SimulatorScenario
 import Synchronization
 import SystemSupport
 
@@ -40,7 +41,7 @@ public struct SimulatorCredentials: Sendable, Equatable, Codable {
     }
 
     /// The fake Vonage application's id and API key (derived as `twilio`'s), its key `key`.
-    public func vonage(key: RSAPrivateKey?) -> FakeVonageVerify.Configuration {
+    public func vonage(key: JWSKey?) -> FakeVonageVerify.Configuration {
         FakeVonageVerify.Configuration(
             applicationID: "app-" + clientID, applicationKey: key, apiKey: clientID, apiSecret: clientSecret,
             baseURL: "https://\(WorldTopology.vonageHost)")
@@ -49,10 +50,12 @@ public struct SimulatorCredentials: Sendable, Equatable, Codable {
 
 /// Hosts the fake tru.ID API (203.0.113.10:443 and [2001:db8:113::10]:443 in the internet
 /// namespace, and :80 with the `httpsDowngrade` fault; IPv4 only in a NAT64 world), the
-/// providers' fake APIs on the same addresses (`verify.twilio.test`), and the
-/// carrier's identification endpoint (100.64.0.1:80 and [2001:db8:64::1]:80 in the carrier namespace); every request is appended to the run directory's request log. Makes the
-/// webhook key; with a `callbackURL`, posts webhooks from the internet namespace and expires
-/// checks on time (a sweep every second).
+/// providers' fake APIs and the fake CAMARA operator on the same addresses by host name
+/// (`verify.twilio.test`, `operator.camara.test`), and the carrier's identification endpoint
+/// (100.64.0.1:80 and [2001:db8:64::1]:80 in the carrier namespace); every request is appended
+/// to the run directory's request log. Makes the webhook key, the Vonage application key and the
+/// CAMARA client's key; with a `callbackURL`, posts webhooks from the internet namespace and
+/// expires checks on time (a sweep every second).
 final class WebServicesService: SimulatorService {
     let name = "api"
     private let services = Mutex<SimulatedWebServices?>(nil)
@@ -65,8 +68,9 @@ final class WebServicesService: SimulatorService {
         let credentials = SimulatorCredentials.random()
         try credentials.save(run)
         let signer = try WebhookSigner(privateKeyPEM: try Self.makeRSAKey(at: run.webhookKey))
-        let vonageKey = try RSAPrivateKey(
+        let vonageKey = try JWSKey.rsa(
             pem: try Self.makeRSAKey(at: run.vonageApplicationKey), what: "the Vonage application key")
+        let camaraOperator = try Self.camaraOperator(run, subscribers: context.subscribers)
         let webhookPoster = try WebhookPoster(namespace: topology.inetNamespace, log: { context.log($0) })
         poster.withLock { $0 = webhookPoster }
         let tls = try HTTPServer.TLSIdentity.files(certificate: run.serverCertificate, privateKey: run.serverKey)
@@ -108,7 +112,8 @@ final class WebServicesService: SimulatorService {
                     WorldTopology.twilioHost: FakeTwilioVerify(
                         configuration: credentials.twilio, directory: context.subscribers),
                     WorldTopology.vonageHost: FakeVonageVerify(
-                        configuration: credentials.vonage(key: vonageKey), directory: context.subscribers)
+                        configuration: credentials.vonage(key: vonageKey), directory: context.subscribers),
+                    WorldTopology.operatorHost: camaraOperator
                 ],
                 log: { log.append($0) })
             services.withLock { $0 = web }
@@ -122,11 +127,15 @@ final class WebServicesService: SimulatorService {
 
     /// A fresh 2048-bit RSA private key in PEM, written to `path` (mode 0600) and returned.
     private static func makeRSAKey(at path: String) throws -> [UInt8] {
+        try makeKey(at: path, ["-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048"])
+    }
+
+    /// A fresh private key made by `openssl genpkey` with `options`, written to `path` (mode
+    /// 0600) and returned as PEM.
+    private static func makeKey(at path: String, _ options: [String]) throws -> [UInt8] {
         // Private before openssl writes the key into it.
         try FileSystem.write([UInt8](), to: path, mode: 0o600)
-        _ = try Subprocess.check([
-            "openssl", "genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048", "-out", path
-        ])
+        _ = try Subprocess.check(["openssl", "genpkey"] + options + ["-out", path])
         return try FileSystem.read(path)
     }
 
@@ -139,6 +148,21 @@ final class WebServicesService: SimulatorService {
         services.withLock {
             $0?.stop(); $0 = nil
         }
+    }
+
+    /// The fake CAMARA operator with the world's one client: a fresh EC P-256 key (mode 0600)
+    /// whose public half it registers, with the world's redirect URI.
+    private static func camaraOperator(
+        _ run: RunDirectory, subscribers: any SubscriberDirectory
+    ) throws
+        -> FakeCAMARAOperator
+    {
+        let key = try JWSKey(
+            pem: try makeKey(at: run.camaraClientKey, ["-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256"]))
+        let client = RegisteredCAMARAClient(
+            clientID: WorldTopology.camaraClientID, publicKey: try JWSKey(pem: key.publicKeyPEM, isPrivate: false),
+            redirectURIs: [WorldTopology.camaraRedirectURI])
+        return FakeCAMARAOperator(baseURL: WorldTopology.operatorURL, clients: [client], directory: subscribers)
     }
 
     /// Expires due checks every second, so that their EXPIRED webhooks go out on time.

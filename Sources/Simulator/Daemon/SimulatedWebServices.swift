@@ -4,8 +4,8 @@ import SimulatedServices
 import SimulatorScenario
 import Synchronization
 
-/// The fake tru.ID API (with its webhooks, when given), the providers' fake APIs (by host name)
-/// and the carrier's identification endpoint,
+/// The fake tru.ID API (with its webhooks, when given), the providers' fake APIs and the fake
+/// CAMARA operator (by host name) and the carrier's identification endpoint,
 /// wired to one shared assertion ledger and running on their HTTP servers: the API over TLS (and plain HTTP for
 /// the `httpsDowngrade` fault), the carrier over plain HTTP. Start and stop from any thread.
 public final class SimulatedWebServices: Sendable {

@@ -36,6 +36,8 @@ public struct RunDirectory: Sendable, Equatable {
     public var webhookKey: String { "\(path)/webhook.key" }
     /// The fake Vonage application's private key (RSA, PEM, mode 0600): `sim env` names it.
     public var vonageApplicationKey: String { "\(path)/vonage-application.key" }
+    /// The world's CAMARA client key (EC P-256, PEM; the fake operator holds its public half).
+    public var camaraClientKey: String { "\(path)/camara-client.key" }
     /// The simulated modems' sysfs tree (`CELLPATH_SYSFS_ROOT`) and control ports (`CELLPATH_DEV_ROOT`).
     public var sysfsRoot: String { "\(path)/sys" }
     public var devRoot: String { "\(path)/dev" }

@@ -6,7 +6,7 @@ import SystemSupport
 /// under the run directory only (nothing goes into the system trust store). Blocking.
 enum TestCertificates {
     /// Creates `tls/ca.pem`, `tls/ca.key`, `tls/server.pem` (server certificate then CA) and
-    /// `tls/server.key` for api.truid.test (and its address), valid for 30 days.
+    /// `tls/server.key` for api.truid.test and operator.camara.test (and their address), valid for 30 days.
     static func make(in run: RunDirectory) throws {
         let dir = "\(run.path)/tls"
         try FileSystem.makeDirectories(dir, mode: 0o700)

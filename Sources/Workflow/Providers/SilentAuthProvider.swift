@@ -21,8 +21,9 @@ public protocol SilentAuthProvider: Sendable {
         -> CheckVerdict
 }
 
-/// The providers `cellpath verify --provider` names; `vonage-nv` and `camara` are reserved
-/// (their clients are not built yet: an OIDC flow, not a verification with a URL).
+/// The providers `cellpath verify --provider` names; `vonage-nv` and `camara` are reserved:
+/// `vonage-nv` has no client yet, and `camara`'s (`CAMARANumberVerification`, an OIDC flow in
+/// the `CAMARA` module) is not behind this protocol yet.
 public enum ProviderName: String, Sendable, CaseIterable {
     case truid, twilio, vonage
     case vonageNumberVerification = "vonage-nv"

@@ -28,8 +28,17 @@ public struct RetryPolicy: Sendable, Equatable {
     /// The delay before attempt `attempt + 1` after `error` on attempt `attempt` (1-based), or nil
     /// when the call must not be retried.
     func delay(after error: TruAPIError, attempt: Int) -> Duration? {
-        guard attempt < maxAttempts, error.isTransient else { return nil }
-        if case .upstream(let answer) = error, let retryAfter = answer.retryAfter {
+        var retryAfter: Duration?
+        if case .upstream(let answer) = error { retryAfter = answer.retryAfter }
+        return delay(transient: error.isTransient, retryAfter: retryAfter, attempt: attempt)
+    }
+
+    /// The delay before attempt `attempt + 1` after a failure on attempt `attempt` (1-based) that
+    /// is `transient` and whose answer asked to wait `retryAfter`, or nil when the call must not
+    /// be retried. For the clients of other APIs, whose errors are their own.
+    public func delay(transient: Bool, retryAfter: Duration?, attempt: Int) -> Duration? {
+        guard attempt < maxAttempts, transient else { return nil }
+        if let retryAfter {
             return retryAfter <= maxRetryAfter ? retryAfter : nil
         }
         let exponential = baseDelay * (1 << min(attempt - 1, 20))

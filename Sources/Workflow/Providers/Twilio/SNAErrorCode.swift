@@ -1,3 +1,5 @@
+import CellularHTTP
+
 /// The text a Twilio SNA URL answers at the end of its chain (`ErrorCode=0&ErrorDescription=Success&Carrier=VZW`):
 /// 0 means the carrier decided (the backend now asks VerificationCheck), a negative code is a
 /// failure of the device leg, named here as Twilio's SNA error-handling guide names it.
@@ -8,7 +10,8 @@ public struct SNAErrorCode: Sendable, Equatable {
 
     /// The answer in a text body; nil when the body has no integer `ErrorCode`.
     public init?(body: String) {
-        let pairs = FormEncoding.decode(body.trimmingTrailingNewlines)
+        // A form body reads as a query: percent-decoded, `+` a space.
+        let pairs = Credentials.queryItems(of: "?" + body.trimmingTrailingNewlines)
         guard let text = pairs.first(where: { $0.name == "ErrorCode" })?.value, let code = Int(text) else {
             return nil
         }

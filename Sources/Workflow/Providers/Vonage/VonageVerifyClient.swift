@@ -146,14 +146,12 @@ public struct VonageVerifyClient: SilentAuthProvider {
     static func applicationJWT(
         applicationID: String, issuedAt: Int, id: String, sign: ([UInt8]) -> [UInt8]
     ) -> String {
-        let header = JSONValue.object([("alg", .string("RS256")), ("typ", .string("JWT"))])
         let claims = JSONValue.object([
             ("application_id", .string(applicationID)), ("iat", .int(issuedAt)),
             ("exp", .int(issuedAt + tokenLifetime)), ("jti", .string(id))
         ])
-        let signingInput =
-            Base64URL.encode(Array(header.serialized.utf8)) + "." + Base64URL.encode(Array(claims.serialized.utf8))
-        return signingInput + "." + Base64URL.encode(sign(Array(signingInput.utf8)))
+        // The signer never fails: it returns bytes (empty when libcrypto fails, refused by the API).
+        return CompactJWT.sign(claims: claims, algorithm: "RS256", with: sign)!
     }
 
     /// An RFC 7807 problem's `title: detail`.

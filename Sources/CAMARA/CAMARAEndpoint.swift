@@ -1,0 +1,79 @@
+import CellpathCore
+import CellpathCrypto
+import FoundationEssentials
+import SystemSupport
+
+/// How the client proves who it is to the token endpoint.
+public enum ClientAuthentication: Sendable {
+    /// `private_key_jwt`: a JWT signed with the client's key (RS256 or ES256), `kid` optional.
+    case privateKeyJWT(JWSKey, keyID: String?)
+    /// `client_secret_basic`: HTTP Basic with the client id and secret.
+    case clientSecretBasic(secret: String)
+
+    /// The assertion's type (RFC 7523).
+    public static let assertionType = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
+    /// Seconds an assertion is valid.
+    static let assertionLifetime = 300
+
+    /// The form fields and headers that authenticate `clientID` at `tokenEndpoint` (the
+    /// assertion's `aud`), at `now` (seconds since 1970).
+    func credentials(
+        clientID: String, tokenEndpoint: String, now: Double
+    ) throws(CAMARAError) -> (fields: [(String, String)], headers: [(String, String)]) {
+        switch self {
+        case .privateKeyJWT(let key, let keyID):
+            let issued = Int(now)
+            let claims = JSONValue.object([
+                ("iss", .string(clientID)), ("sub", .string(clientID)), ("aud", .string(tokenEndpoint)),
+                ("jti", .string(RandomBytes.hex(16))), ("iat", .int(issued)),
+                ("exp", .int(issued + Self.assertionLifetime))
+            ])
+            guard let assertion = CompactJWT.sign(claims: claims, with: key, keyID: keyID) else {
+                throw .invalidRequest("the client key cannot sign (is it a private key?)")
+            }
+            return (
+                [
+                    ("client_id", clientID), ("client_assertion_type", Self.assertionType),
+                    ("client_assertion", assertion)
+                ],
+                []
+            )
+        case .clientSecretBasic(let secret):
+            // RFC 6749 2.3.1: both parts form-encoded before Base64.
+            let pair = FormEncoding.percentEncode(clientID) + ":" + FormEncoding.percentEncode(secret)
+            return ([], [("Authorization", "Basic " + Data(pair.utf8).base64EncodedString())])
+        }
+    }
+}
+
+/// An operator's CAMARA APIs and its OpenID Connect authorization server, and this client.
+public struct CAMARAEndpoint: Sendable {
+    /// `{apiRoot}` of the API paths (`{apiRoot}/number-verification/v2/verify`), no trailing `/`.
+    public var apiRoot: String
+    /// The OpenID provider's issuer: discovery reads `{issuer}/.well-known/openid-configuration`.
+    public var issuer: String
+    public var clientID: String
+    public var authentication: ClientAuthentication
+    /// Extra CA bundle (PEM) trusted besides the system store.
+    public var caFile: String?
+    /// Budget of one call.
+    public var timeout: Duration
+
+    public init(
+        apiRoot: String, issuer: String, clientID: String, authentication: ClientAuthentication,
+        caFile: String? = nil, timeout: Duration = .seconds(10)
+    ) {
+        self.apiRoot = Self.trimmed(apiRoot)
+        self.issuer = Self.trimmed(issuer)
+        self.clientID = clientID
+        self.authentication = authentication
+        self.caFile = caFile
+        self.timeout = timeout
+    }
+
+    private static func trimmed(_ url: String) -> String {
+        var url = url
+        while url.hasSuffix("/") { url.removeLast() }
+        return url
+    }
+}

@@ -1,0 +1,96 @@
+import CellpathCore
+import SimulatedServices
+import SimulatorScenario
+import Testing
+
+@testable import CAMARA
+
+/// Subscribers with known SIM changes: one an hour and a half ago, one 20 days ago, one never.
+struct SIMChangeDirectory: SubscriberDirectory {
+    static let recent = "+447940448591", older = "+447940448592", never = "+447940448593"
+    let sims = [
+        SimulatedSIM(msisdn: recent, simChangedMinutesAgo: 90),
+        SimulatedSIM(msisdn: older, simChangedMinutesAgo: 20 * 24 * 60),
+        SimulatedSIM(msisdn: never)
+    ]
+
+    func subscriber(holding address: String) -> SimulatedSIM? { nil }
+    func subscriber(msisdn: String) -> SimulatedSIM? { sims.first { $0.msisdn == msisdn } }
+    func network(holding address: String) -> SimulatedNetwork? { nil }
+}
+
+/// SIM Swap v2 with a client-credentials token against the fake operator in process.
+@Suite(.ownThreads)
+struct CAMARASimSwapTests {
+    static func client() async throws -> (CAMARAClient, OperatorTransport) {
+        let transport = try OperatorTransport(key: try await makeClientKey(.es256), directory: SIMChangeDirectory())
+        return (transport.client(), transport)
+    }
+
+    @Test func theCheckAnswersAgainstMaxAge() async throws {
+        let (client, transport) = try await Self.client()
+        #expect(try await client.simSwapped(phoneNumber: SIMChangeDirectory.recent, maxAge: 2))
+        #expect(try await !client.simSwapped(phoneNumber: SIMChangeDirectory.recent, maxAge: 1))
+        #expect(try await !client.simSwapped(phoneNumber: SIMChangeDirectory.older, maxAge: nil))
+        #expect(try await client.simSwapped(phoneNumber: SIMChangeDirectory.older, maxAge: 2400))
+        #expect(try await !client.simSwapped(phoneNumber: SIMChangeDirectory.never, maxAge: 2400))
+        // One client-credentials token served every call.
+        #expect(transport.requests.filter { $0.url.hasSuffix("/oauth2/token") }.count == 1)
+        let check = try #require(transport.requests.last)
+        #expect(check.url == OperatorTransport.baseURL + "/sim-swap/v2/check")
+        #expect(String(decoding: check.body ?? [], as: UTF8.self) == #"{"phoneNumber":"+447940448593","maxAge":2400}"#)
+    }
+
+    @Test func theDateIsTheLatestChangeOrTheMonitoredPeriod() async throws {
+        let (client, _) = try await Self.client()
+        let recent = try await client.simSwapDate(phoneNumber: SIMChangeDirectory.recent)
+        #expect(recent.latestSimChange?.hasSuffix("Z") == true && recent.monitoredPeriod == nil)
+        let never = try await client.simSwapDate(phoneNumber: SIMChangeDirectory.never)
+        #expect(never == SimSwapDate(latestSimChange: nil, monitoredPeriod: FakeCAMARAOperator.monitoredDays))
+    }
+
+    @Test func anUnknownNumberIsNotFound() async throws {
+        let (client, _) = try await Self.client()
+        let error = await #expect(throws: CAMARAError.self) {
+            _ = try await client.simSwapped(phoneNumber: "+447700900123", maxAge: nil)
+        }
+        guard case .api(404, "IDENTIFIER_NOT_FOUND"?, _)? = error else {
+            Issue.record("expected IDENTIFIER_NOT_FOUND, got \(String(describing: error))")
+            return
+        }
+    }
+
+    @Test(arguments: [("+447940448591", 0), ("+447940448591", 2401), ("447940448591", 24), ("+0123456", 24)])
+    func badInputIsRefusedBeforeAnyRequest(_ number: String, _ maxAge: Int) async throws {
+        let (client, transport) = try await Self.client()
+        let error = await #expect(throws: CAMARAError.self) {
+            _ = try await client.simSwapped(phoneNumber: number, maxAge: maxAge)
+        }
+        #expect(error?.cellpathError.kind == .dataError)
+        #expect(error?.cellpathError.message.contains(number) == false)
+        #expect(transport.requests.isEmpty)
+    }
+
+    @Test func transientFailuresAreRetriedWithAFreshAssertion() async throws {
+        let (client, transport) = try await Self.client()
+        transport.fail([503, 429], at: "/.well-known/openid-configuration")
+        transport.fail([502], at: "/oauth2/token")
+        #expect(try await client.simSwapped(phoneNumber: SIMChangeDirectory.recent, maxAge: 2))
+        let requests = transport.requests
+        #expect(requests.filter { $0.url.hasSuffix("/openid-configuration") }.count == 3)
+        let tokens = requests.filter { $0.url.hasSuffix("/oauth2/token") }
+        #expect(tokens.count == 2)
+        #expect(tokens.map(\.body).count == 2 && tokens[0].body != tokens[1].body)
+    }
+
+    @Test(arguments: [[501], [500, 500, 500]])
+    func aFailureIsReturnedWhenItIsNotTransientOrKeepsFailing(_ statuses: [Int]) async throws {
+        let (client, transport) = try await Self.client()
+        transport.fail(statuses, at: "/sim-swap/v2/check")
+        let error = await #expect(throws: CAMARAError.self) {
+            _ = try await client.simSwapped(phoneNumber: SIMChangeDirectory.recent, maxAge: nil)
+        }
+        #expect(error == .api(status: statuses[0], code: "UNAVAILABLE", message: "scripted"))
+        #expect(transport.requests.filter { $0.url.hasSuffix("/sim-swap/v2/check") }.count == statuses.count)
+    }
+}
