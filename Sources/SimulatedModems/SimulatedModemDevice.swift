@@ -401,8 +401,9 @@ final class ModemServer {
     static let partialInputTimeout = 0.5
     /// 3GPP cause sent when the network drops a bearer: regular deactivation.
     static let dropCause = 36
-    /// How long a frame waits for the client to read the previous one, and how often it looks.
-    static let readWaitLimit = 1.0
+    /// How long a frame waits for the client to read the previous one (a loaded machine's mbimcli
+    /// can take over a second), and how often it looks.
+    static let readWaitLimit = 3.0
     static let readPollInterval = 0.002
     /// How long a junk frame gets to reach the reader's queue before the next frame is written.
     static let junkSettleTime = 0.1

@@ -161,11 +161,18 @@ struct BackendTests {
         faults.responseDelayMs = 700
         let fleet = try SimulatedFleet([.test(.qmi, 1, faults: faults)])
         let modem = fleet.modems[0]
+        let lines = LogLines()
         let reading = Task {
-            try await ModemStatusReader(access: ModemAccess(useProxy: false, timeout: .seconds(30)), logger: .silent)
-                .status(of: modem)
+            try await ModemStatusReader(
+                access: ModemAccess(useProxy: false, timeout: .seconds(30)), logger: lines.logger()
+            ).status(of: modem)
         }
-        try await Task.sleep(for: .milliseconds(300))  // the allocation (the first request) is answered at 0.7 s
+        // Cancelled once the port is open: the allocation, its first request, is answered 0.7 s later.
+        let deadline = ContinuousClock.now + .seconds(20)
+        while !lines.all.contains(where: { $0.contains("cdc-wdm0: QMI session open") }), ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        try await Task.sleep(for: .milliseconds(100))
         reading.cancel()
         let error = await #expect(throws: ModemError.self) { try await reading.value }
         #expect(error?.kind == .cancelled)
