@@ -169,7 +169,8 @@ struct BackendTests {
         }
         // Cancelled once the port is open: the allocation, its first request, is answered 0.7 s later.
         let deadline = ContinuousClock.now + .seconds(20)
-        while !lines.all.contains(where: { $0.contains("cdc-wdm0: QMI session open") }), ContinuousClock.now < deadline {
+        while !lines.all.contains(where: { $0.contains("cdc-wdm0: QMI session open") }), ContinuousClock.now < deadline
+        {
             try await Task.sleep(for: .milliseconds(10))
         }
         try await Task.sleep(for: .milliseconds(100))
