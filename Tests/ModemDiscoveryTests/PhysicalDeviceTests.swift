@@ -108,15 +108,20 @@ import Testing
         tree.usbDevice(usbBus, vendor: "1d6b", product: "0002", name: "xHCI Host Controller")
     }
 
-    @Test func aUSBModemIsItsUSBDeviceWithItsInterfaces() throws {
+    /// A tree with one USB MBIM modem (a Quectel EM12-G: cdc-wdm0 and wwan0) behind the host controller.
+    static func usbMBIMModem() throws -> Tree {
         let tree = try Tree()
-        Self.hostController(tree)
-        let device = "\(Self.usbBus)/1-2", interface = "\(device)/1-2:1.0"
+        hostController(tree)
+        let device = "\(usbBus)/1-2", interface = "\(device)/1-2:1.0"
         tree.usbDevice(device, vendor: "2c7c", product: "0512", name: "EM12-G")
         tree.usbInterface(interface, driver: "cdc_mbim")
         tree.usbmiscPort(interface, "cdc-wdm0")
         tree.net(interface, "wwan0")
+        return tree
+    }
 
+    @Test func aUSBModemIsItsUSBDeviceWithItsInterfaces() throws {
+        let tree = try Self.usbMBIMModem()
         let found = tree.discovery.discover()
         try #require(found.modems.count == 1 && found.uncontrolled.isEmpty, "\(found)")
         let modem = found.modems[0]
@@ -129,13 +134,7 @@ import Testing
 
     /// The one test of a simulated modem: found in a sysfs tree other than the host's `/sys`.
     @Test func aModemFoundOutsideTheHostsSysfsIsSimulated() throws {
-        let tree = try Tree()
-        Self.hostController(tree)
-        let device = "\(Self.usbBus)/1-2", interface = "\(device)/1-2:1.0"
-        tree.usbDevice(device, vendor: "2c7c", product: "0512", name: "EM12-G")
-        tree.usbInterface(interface, driver: "cdc_mbim")
-        tree.usbmiscPort(interface, "cdc-wdm0")
-        tree.net(interface, "wwan0")
+        let tree = try Self.usbMBIMModem()
         let found = try #require(tree.discovery.discover().modems.first)
         #expect(found.isSimulated, "in \(tree.root)")
         func modem(at path: String) -> DiscoveredModem {
