@@ -46,16 +46,18 @@ FUZZ_SMOKE_RUNS ?= 20000
 
 all: build
 
-## deps: install the Debian packages above (idempotent; quick when all are present)
+## deps: install the Debian packages above (idempotent; quick when all are present). A package whose
+## triggers are pending (man-db while another apt runs) is installed; apt waits for another's lock.
 deps:
 	@missing=$$(dpkg-query -W -f='$${db:Status-Abbrev} $${binary:Package}\n' $(DEB_PACKAGES) 2>/dev/null \
-		| awk '$$1 == "ii" { sub(/:.*/, "", $$2); print $$2 }' | sort -u \
+		| awk '$$1 ~ /^i[itW]/ { sub(/:.*/, "", $$2); print $$2 }' | sort -u \
 		| comm -13 - <(printf '%s\n' $(DEB_PACKAGES) | sort -u)); \
 	if [ -n "$$missing" ]; then \
 		echo "deps: installing" $$missing; \
 		if [ "$$(id -u)" != 0 ]; then echo "deps: run as root (sudo make deps) to install them" >&2; exit 77; fi; \
 		export DEBIAN_FRONTEND=noninteractive; \
-		apt-get update -qq && apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
+		apt-get -o DPkg::Lock::Timeout=300 update -qq \
+			&& apt-get -o DPkg::Lock::Timeout=300 install -y -qq --no-install-recommends $$missing >/dev/null; \
 	fi
 
 ## provider-sdks: the providers' own server SDKs (PyPI twilio, vonage) in a virtual environment under
@@ -73,7 +75,7 @@ build:
 	for product in cellpath $(HELPERS); do $(SWIFT) build -c $(CONFIGURATION) $(SWIFT_BUILD_FLAGS) --product $$product || exit; done
 
 ## test: the Debian package (make deb), unit, end-to-end and (as root) simulator and package tests in parallel, then the fuzz smoke (FUZZ_SMOKE_RUNS per target)
-test: deps provider-sdks
+test: deps provider-sdks test-browser-deps
 	$(SWIFT) build
 	$(MAKE) --no-print-directory deb
 	CELLPATH_BIN=$$($(SWIFT) build --show-bin-path)/cellpath CELLPATH_DEB=$$(echo $(CURDIR)/$(DEB_DIR)/cellpath_*.deb) \
@@ -87,7 +89,7 @@ test-unit: deps
 	CELLPATH_SKIP_ROOT_TESTS=1 CELLPATH_BIN=$$($(SWIFT) build --show-bin-path)/cellpath $(SWIFT) test --parallel
 
 ## test-browser-deps: the browser test's Python client (selenium, from PyPI) in a virtual environment
-## under .build (the test runs this itself; chromium and chromium-driver come from deps)
+## under .build (make test installs it; chromium and chromium-driver come from deps)
 TEST_PYTHON := .build/test-python
 test-browser-deps: deps
 	@test -x $(TEST_PYTHON)/bin/python3 || python3 -m venv $(TEST_PYTHON)
