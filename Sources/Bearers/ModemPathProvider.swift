@@ -97,7 +97,7 @@ public actor ModemPathProvider: CellularPathProvider {
                 }
             }
             self.follower = follower
-            guard InterfaceState.mayConfigure else { return try await existingPath(modem, backend) }
+            guard Capability.netAdmin.isEffective else { return try await existingPath(modem, backend) }
             let deadline = ContinuousClock.now + options.access.timeout
             let bringUp = BearerBringUp(modem: modem, records: records, logger: logger, progress: progress)
             let request = BearerRequest(
