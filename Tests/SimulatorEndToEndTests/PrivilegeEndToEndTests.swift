@@ -87,7 +87,8 @@ struct PrivilegeEndToEndTests {
             // Exactly what the table says: up, configured and recorded as nobody's.
             let up = try nobody(Grant(portGroup: true, netAdmin: true), ["bearer", "up", "-m", "0", "--json"])
             #expect(up.status == 0, "\(up.stderr)")
-            #expect(try JSONValue.parse(up.stdout)["ipv4_address"]?.string?.hasPrefix("100.64.") == true, "\(up.stdout)")
+            #expect(
+                try JSONValue.parse(up.stdout)["ipv4_address"]?.string?.hasPrefix("100.64.") == true, "\(up.stdout)")
             let connected = try Self.state(device, records)
             #expect(connected[0].contains(" 100.64."), "\(connected[0])")
             #expect(connected[4].contains("bearer-"), "nobody's record: \(connected[4])")
@@ -95,7 +96,8 @@ struct PrivilegeEndToEndTests {
 
             // On a bearer that is up, fetch -m needs the port's group only, and changes nothing.
             let fetch = try nobody(
-                Grant(portGroup: true, netAdmin: false), ["fetch", "-m", "0", "--json", "http://mno.carrier.test/final"])
+                Grant(portGroup: true, netAdmin: false), ["fetch", "-m", "0", "--json", "http://mno.carrier.test/final"]
+            )
             #expect(
                 try JSONValue.parse(fetch.stdout).hops.first?["status"]?.int == 404,
                 "the carrier answered over the bearer: \(fetch.stdout) \(fetch.stderr)")
@@ -132,7 +134,8 @@ struct PrivilegeEndToEndTests {
                 Grant(portGroup: true, netAdmin: true), ["sim", "bearer", "connect", "--prefix", device.prefix])
             #expect(sim.status == 77, "\(sim.stderr)")
             #expect(
-                sim.stderr.hasPrefix("error: cellpath sim bearer connect needs root (network namespaces and TUN devices)"),
+                sim.stderr.hasPrefix(
+                    "error: cellpath sim bearer connect needs root (network namespaces and TUN devices)"),
                 "\(sim.stderr)")
             #expect(try Self.state(device, records) == before)
         }

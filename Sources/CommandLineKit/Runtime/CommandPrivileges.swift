@@ -24,6 +24,14 @@ package struct CommandPrivileges: Sendable, Equatable {
     /// Root.
     package static let root = CommandPrivileges(root: true)
 
+    /// What it needs and what happens without it, for its help and the man page; nil for none.
+    package var summary: String? {
+        let needs = (root ? ["root"] : []) + capabilities.map(\.name)
+        guard !needs.isEmpty else { return nil }
+        return "Needs \(needs.joined(separator: " and ")), checked before it changes anything.\n"
+            + "Without it: exit 77, saying how to grant it (docs/operations.md, Privileges)."
+    }
+
     /// Throws `.permission` unless this process holds every privilege declared; `command` is
     /// the command's name as typed (`bearer up`).
     package func check(
