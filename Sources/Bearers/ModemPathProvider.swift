@@ -144,7 +144,8 @@ public actor ModemPathProvider: CellularPathProvider {
             throw CellpathError(
                 .permission,
                 "couldn't bring modem \(modem.index)'s bearer up: configuring its interface needs CAP_NET_ADMIN",
-                hint: "bring it up first (sudo cellpath bearer up), or run this with sudo (docs/operations.md)")
+                hint: "bring it up first (sudo cellpath bearer up), or run this with sudo; or "
+                    + Capability.howToGrant([.netAdmin]))
         }
         let registration = try await backend.registration()
         logger.info("using modem \(modem.index)'s bearer as it is (no CAP_NET_ADMIN to change anything)")

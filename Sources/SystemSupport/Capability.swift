@@ -22,6 +22,15 @@ public enum Capability: Int, Sendable, CaseIterable {
     /// Whether this process holds it in its effective set.
     public var isEffective: Bool { Capability.effectiveSet.map { $0 & mask != 0 } ?? false }
 
+    /// How to grant `capabilities`: the line of a systemd unit, or file capabilities on the
+    /// running executable for the `cellpath` group (docs/operations.md).
+    public static func howToGrant(_ capabilities: [Capability]) -> String {
+        let names = capabilities.map(\.name).joined(separator: " ")
+        let setcap = capabilities.map { $0.name.lowercased() }.joined(separator: ",") + "+ep"
+        return "grant it in its systemd unit: AmbientCapabilities=\(names); or to the cellpath group: "
+            + "sudo setcap \(setcap) \(FileSystem.runningExecutable ?? "cellpath-modem") (docs/operations.md)"
+    }
+
     /// This process's effective capability set, nil when /proc/self/status cannot be read.
     public static var effectiveSet: UInt64? {
         guard let status = FileSystem.readText("/proc/self/status"),

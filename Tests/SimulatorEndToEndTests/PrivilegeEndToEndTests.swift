@@ -77,6 +77,14 @@ struct PrivilegeEndToEndTests {
             #expect(noCapability.stderr.contains("sudo setcap cap_net_admin+ep "), "\(noCapability.stderr)")
             #expect(try Self.state(device, records) == before)
 
+            // fetch -m with the port's group alone cannot bring the bearer up: 77, nothing touched.
+            let fetchDown = try nobody(
+                Grant(portGroup: true, netAdmin: false), ["fetch", "-m", "0", "http://mno.carrier.test/final"])
+            #expect(fetchDown.status == 77, "\(fetchDown.stderr)")
+            #expect(fetchDown.stderr.contains("needs CAP_NET_ADMIN"), "\(fetchDown.stderr)")
+            #expect(fetchDown.stderr.contains("AmbientCapabilities=CAP_NET_ADMIN"), "\(fetchDown.stderr)")
+            #expect(try Self.state(device, records) == before)
+
             // No access to the control port: nothing touched, 77 naming the port.
             let noPort = try nobody(Grant(portGroup: false, netAdmin: true), ["bearer", "up", "-m", "0"])
             #expect(noPort.status == 77, "\(noPort.stderr)")

@@ -44,12 +44,9 @@ package struct CommandPrivileges: Sendable, Equatable {
         }
         let missing = capabilities.filter { (effective ?? 0) & $0.mask == 0 }
         guard !missing.isEmpty else { return }
-        let names = missing.map(\.name).joined(separator: " ")
-        let setcap = missing.map { $0.name.lowercased() }.joined(separator: ",") + "+ep"
-        let executable = FileSystem.runningExecutable ?? "cellpath-modem"
         throw CellpathError(
-            .permission, "cellpath \(command) needs \(names), which this process does not have",
-            hint: "run it with sudo; or grant it in its systemd unit: AmbientCapabilities=\(names); "
-                + "or to the cellpath group: sudo setcap \(setcap) \(executable) (docs/operations.md)")
+            .permission,
+            "cellpath \(command) needs \(missing.map(\.name).joined(separator: " ")), which this process does not have",
+            hint: "run it with sudo; or " + Capability.howToGrant(missing))
     }
 }
