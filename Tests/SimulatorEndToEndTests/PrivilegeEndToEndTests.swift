@@ -89,7 +89,7 @@ struct PrivilegeEndToEndTests {
             let noPort = try nobody(Grant(portGroup: false, netAdmin: true), ["bearer", "up", "-m", "0"])
             #expect(noPort.status == 77, "\(noPort.stderr)")
             #expect(noPort.stderr.contains("cdc-wdm0: permission denied"), "\(noPort.stderr)")
-            #expect(noPort.stderr.contains("(its group)"), "\(noPort.stderr)")
+            #expect(noPort.stderr.contains("SupplementaryGroups=cellpath"), "\(noPort.stderr)")
             #expect(try Self.state(device, records) == before)
 
             // Exactly what the table says: up, configured and recorded as nobody's.
