@@ -5,8 +5,9 @@ import Testing
 
 /// Least privilege (docs/operations.md, Privileges): each command that needs privilege run as an
 /// unprivileged user on the world's device with exactly what the table says it needs works,
-/// and with one thing less fails with exit 77, naming what is missing and how to grant it,
-/// before it changes anything (no address, route, rule, rp_filter, record or bearer).
+/// and with one thing less (a capability, the port's group, its own record directory, root)
+/// fails with exit 77, naming what is missing and how to grant it, before it changes anything
+/// (no address, route, rule, rp_filter, record or bearer).
 @Suite(.serialized, .enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)), .ownThreads(.worlds))
 struct PrivilegeEndToEndTests {
     /// The group that stands in for the `cellpath` group of the udev rules: the port's group.
@@ -91,6 +92,14 @@ struct PrivilegeEndToEndTests {
             #expect(noPort.stderr.contains("cdc-wdm0: permission denied"), "\(noPort.stderr)")
             #expect(noPort.stderr.contains("SupplementaryGroups=cellpath"), "\(noPort.stderr)")
             #expect(try Self.state(device, records) == before)
+
+            // A record directory that is not nobody's: 77, nothing touched.
+            _ = try WorldFixture.output(["chown", "0:0", records])
+            let noRecords = try nobody(Grant(portGroup: true, netAdmin: true), ["bearer", "up", "-m", "0"])
+            #expect(noRecords.status == 77, "\(noRecords.stderr)")
+            #expect(noRecords.stderr.contains("refusing the bearer records' directory"), "\(noRecords.stderr)")
+            #expect(try Self.state(device, records) == before)
+            _ = try WorldFixture.output(["chown", "65534:65534", records])
 
             // Exactly what the table says: up, configured and recorded as nobody's.
             let up = try nobody(Grant(portGroup: true, netAdmin: true), ["bearer", "up", "-m", "0", "--json"])
