@@ -216,7 +216,7 @@ let package = Package(
             name: "ModemCommandsTests",
             dependencies: [
                 "ModemCommands", "CellpathCLI", "CommandLineKit", "CellpathCore",
-                "ModemDiscovery", "Bearers"
+                "ModemDiscovery", "Bearers", "SystemSupport"
             ]),
         .testTarget(
             name: "CheckCommandsTests",

@@ -97,7 +97,7 @@ public actor ModemPathProvider: CellularPathProvider {
                 }
             }
             self.follower = follower
-            guard InterfaceState.mayConfigure else { return try await existingPath(modem, backend) }
+            guard Capability.netAdmin.isEffective else { return try await existingPath(modem, backend) }
             let deadline = ContinuousClock.now + options.access.timeout
             let bringUp = BearerBringUp(modem: modem, records: records, logger: logger, progress: progress)
             let request = BearerRequest(
@@ -144,7 +144,8 @@ public actor ModemPathProvider: CellularPathProvider {
             throw CellpathError(
                 .permission,
                 "couldn't bring modem \(modem.index)'s bearer up: configuring its interface needs CAP_NET_ADMIN",
-                hint: "bring it up first (sudo cellpath bearer up), or run this with sudo (docs/operations.md)")
+                hint: "bring it up first (sudo cellpath bearer up), or run this with sudo; or "
+                    + Capability.howToGrant([.netAdmin]))
         }
         let registration = try await backend.registration()
         logger.info("using modem \(modem.index)'s bearer as it is (no CAP_NET_ADMIN to change anything)")

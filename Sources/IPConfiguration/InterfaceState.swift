@@ -46,22 +46,4 @@ public enum InterfaceState {
             Netlink.denied(rc) ? .permission : .unavailable,
             "couldn't set \(interface) \(up ? "up" : "down"): \(Netlink.describe(rc))")
     }
-
-    /// Whether this process has CAP_NET_ADMIN (in its effective set), which configuring an
-    /// interface needs.
-    public static var mayConfigure: Bool {
-        guard let status = FileSystem.readText("/proc/self/status"),
-            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("CapEff:") }),
-            let mask = UInt64(line.dropFirst("CapEff:".count).filter { !$0.isWhitespace }, radix: 16)
-        else { return false }
-        return mask & (1 << 12) != 0  // CAP_NET_ADMIN
-    }
-
-    /// The error of a process that lacks CAP_NET_ADMIN (exit 77), with the remedy.
-    public static func permissionError(_ operation: String) -> CellpathError {
-        CellpathError(
-            .permission, "couldn't \(operation): configuring the modem's interface needs CAP_NET_ADMIN",
-            hint: "run it with sudo, or join the cellpath group and give its cellpath-modem the capability: "
-                + "sudo make install-capability (docs/operations.md)")
-    }
 }

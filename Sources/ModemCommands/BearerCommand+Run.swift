@@ -143,7 +143,6 @@ extension BearerUpCommand {
     static func run(_ options: Options, _ context: CommandContext) async throws -> CommandOutcome {
         let settings = try settings(options, context)
         let pin = try pin(options, context)
-        guard InterfaceState.mayConfigure else { throw InterfaceState.permissionError("bring the bearer up") }
         let deadline = ContinuousClock.now + BearerCommand.timeLimit(options.bearer.timeout)
         let modem: DiscoveredModem
         switch try await BearerCommand.chooseModem(options.bearer, context) {
@@ -195,7 +194,6 @@ extension BearerUpCommand {
 
 extension BearerDownCommand {
     static func run(_ options: Options, _ context: CommandContext) async throws -> CommandOutcome {
-        guard InterfaceState.mayConfigure else { throw InterfaceState.permissionError("take the bearer down") }
         let modem: DiscoveredModem
         switch try await BearerCommand.chooseModem(options.bearer, context) {
         case .refused(let outcome): return outcome

@@ -258,7 +258,9 @@ public enum ModemBackends {
         case EACCES, EPERM:
             throw ModemError(
                 .transport, .permission, operation: operation, reason: "permission denied",
-                hint: "run as root (sudo), or give your user read and write access to the port (its group)")
+                hint: "run as root (sudo), or give your user read and write access to the port (its group): "
+                    + "the cellpath group of the udev rules, SupplementaryGroups=cellpath in a systemd unit "
+                    + "(docs/operations.md)")
         case ENOENT:
             throw ModemError(
                 .transport, .unavailable, operation: operation, reason: "no such device (the modem was unplugged?)",

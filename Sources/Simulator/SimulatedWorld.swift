@@ -37,7 +37,6 @@ public enum SimulatedWorld {
         _ options: DaemonOptions, daemonCommand: [String]? = nil,
         timeoutSeconds: Double = 60
     ) throws -> SimulatorStatus {
-        try requireRoot()
         try WorldTopology.validate(prefix: options.prefix)
         var scenario = try options.scenario()
         if options.modemManager { scenario.modemManager = true }
@@ -109,7 +108,6 @@ public enum SimulatedWorld {
     /// whatever else is left (dnsmasq of a killed daemon, namespaces, the run directory).
     /// Idempotent; the report names what existed before, whoever removed it.
     public static func down(prefix: String) throws -> DownReport {
-        try requireRoot()
         try WorldTopology.validate(prefix: prefix)
         let run = RunDirectory(prefix: prefix)
         let namespacesBefore = existingNamespaces(prefix)
@@ -131,7 +129,6 @@ public enum SimulatedWorld {
 
     /// `sim status`: the daemon's live status when it answers, otherwise what exists of the world.
     public static func status(prefix: String) throws -> SimulatorStatus {
-        try requireRoot()
         try WorldTopology.validate(prefix: prefix)
         let run = RunDirectory(prefix: prefix)
         if let pid = liveDaemon(run) {
@@ -152,7 +149,6 @@ public enum SimulatedWorld {
     /// `sim bearer connect|disconnect`: opens or closes modem `modem`'s data path and
     /// configures wwanN in the device namespace; returns the status afterwards.
     public static func bearer(connect: Bool, modem: Int = 0, prefix: String) throws -> SimulatorStatus {
-        try requireRoot()
         let response = try control(
             ControlRequest(command: connect ? .connect : .disconnect, modem: modem), prefix: prefix)
         guard let status = response.status else {
@@ -164,7 +160,6 @@ public enum SimulatedWorld {
     /// Lifts modem `modem`'s FCC lock (device profiles with `fccLocked`) as its unlock procedure
     /// would, through the daemon's control socket; the lock returns when the modem is re-plugged.
     public static func unlockFCC(modem: Int = 0, prefix: String) throws {
-        try requireRoot()
         _ = try control(ControlRequest(command: .unlockFCC, modem: modem), prefix: prefix)
     }
 
@@ -185,7 +180,6 @@ public enum SimulatedWorld {
 
     /// Makes modem `modem` (every modem for `suspend`/`resume`) undergo `event`; returns the status afterwards.
     public static func lifecycle(_ event: LifecycleEvent, modem: Int = 0, prefix: String) throws -> SimulatorStatus {
-        try requireRoot()
         var request = ControlRequest(command: .status, modem: modem)
         switch event {
         case .reset(let renumber, let slowMs, let slowSeconds):
@@ -214,7 +208,6 @@ public enum SimulatedWorld {
     /// root (the credentials are the daemon's, mode 0600) and `.unavailable` when the world is
     /// not up (its paths would lead nowhere).
     public static func environment(prefix: String) throws -> [(name: String, value: String)] {
-        try requireRoot()
         try WorldTopology.validate(prefix: prefix)
         let run = RunDirectory(prefix: prefix)
         guard liveDaemon(run) != nil else { throw notUp(prefix) }
@@ -270,7 +263,6 @@ public enum SimulatedWorld {
     /// `CommandNotRunnable` before replacing anything when the command is not found or not
     /// executable; returns only when the exec itself fails.
     public static func exec(prefix: String, command: [String]) throws -> Never {
-        try requireRoot()
         guard let name = command.first else { throw CellpathError(.usage, "sim exec needs a command after --") }
         try WorldTopology.validate(prefix: prefix)
         let topology = WorldTopology(prefix: prefix, modemCount: 0)
@@ -313,7 +305,6 @@ public enum SimulatedWorld {
 
     /// `sim log`: the request log of the fake API and the carrier (one JSON object per line).
     public static func requestLog(prefix: String) throws -> [String] {
-        try requireRoot()
         try WorldTopology.validate(prefix: prefix)
         let run = RunDirectory(prefix: prefix)
         guard let text = FileSystem.readText(run.requestLog) else {
@@ -339,15 +330,6 @@ public enum SimulatedWorld {
     }
 
     // MARK: - Shared with the daemon
-
-    /// Throws `.permission` unless running as root (namespaces and links need CAP_NET_ADMIN).
-    static func requireRoot() throws {
-        if geteuid() != 0 {
-            throw CellpathError(
-                .permission, "the simulator needs root (network namespaces and TUN devices need CAP_NET_ADMIN)",
-                hint: "run it with sudo")
-        }
-    }
 
     /// The pid of the daemon of `run` if it is alive (pid file + command line check).
     static func liveDaemon(_ run: RunDirectory) -> pid_t? {

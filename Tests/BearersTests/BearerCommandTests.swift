@@ -521,7 +521,7 @@ struct BearerCommandTests {
         #expect(denied.status == 77, "\(denied.stderr)")
         #expect(
             denied.stderr.hasPrefix(
-                "error: couldn't bring the bearer up: configuring the modem's interface needs CAP_NET_ADMIN\nhint: run it with sudo"
+                "error: cellpath bearer up needs CAP_NET_ADMIN, which this process does not have\nhint: run it with sudo"
             ))
         #expect(!fleet.device(0).isBearerConnected)
         try Self.expectNothingLeft(namespace, fleet)

@@ -2,6 +2,7 @@ import Bearers
 import CellpathCore
 import Glibc
 import ModemDiscovery
+import SystemSupport
 import Testing
 
 @testable import CommandLineKit
@@ -67,7 +68,7 @@ import Testing
         let none = MachineChecks.capabilities(0, uid: 65534)
         #expect(none.status == .warn && none.remedy?.contains("sudo") == true)
         #expect(none.evidence.contains("CAP_NET_ADMIN: no"))
-        let admin = MachineChecks.capabilities(HostProbes.capNetAdmin, uid: 0)
+        let admin = MachineChecks.capabilities(Capability.netAdmin.mask, uid: 0)
         #expect(admin.status == .pass && admin.evidence.contains("CAP_NET_RAW: no"))
     }
 

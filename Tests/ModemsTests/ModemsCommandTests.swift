@@ -374,7 +374,7 @@ struct ModemsCommandTests {
         #expect(
             result.stderr == """
                 error: couldn't open \(fleet.runDirectory)/dev/cdc-wdm0: permission denied
-                hint: run as root (sudo), or give your user read and write access to the port (its group)
+                hint: run as root (sudo), or give your user read and write access to the port (its group): the cellpath group of the udev rules, SupplementaryGroups=cellpath in a systemd unit (docs/operations.md)
 
                 """)
     }

@@ -82,6 +82,7 @@ struct ManPage {
         for (path, spec) in commands {
             out += ".SS \(Self.escape(path.joined(separator: " ")))\n"
             out += Self.paragraphs(spec.abstract) + (spec.discussion.map(Self.paragraphs) ?? "")
+            out += spec.privileges.summary.map(Self.paragraphs) ?? ""
             out += Self.examples(spec.examples)
         }
 

@@ -237,6 +237,8 @@ package struct CommandSpec: Sendable {
     /// The executable that runs the command; nil for a group that only holds subcommands (and
     /// for `help`, which the parser answers).
     package var placement: CommandPlacement?
+    /// What it needs beyond an ordinary user's rights, checked before it runs.
+    package var privileges: CommandPrivileges
     /// Two or three typical uses, at the end of the help and in the man page.
     package var examples: [CommandExample]
     /// Its stderr is a log of one JSON object per line (`serve`'s access log): what the runtime
@@ -249,7 +251,7 @@ package struct CommandSpec: Sendable {
     package init<Options: CommandOptions>(
         name: String, abstract: String, discussion: String? = nil,
         options: Options.Type = NoOptions.self, subcommands: [CommandSpec] = [],
-        hidden: Bool = false, placement: CommandPlacement? = nil,
+        hidden: Bool = false, placement: CommandPlacement? = nil, privileges: CommandPrivileges = .none,
         examples: [CommandExample] = [], logsJSONLines: Bool = false
     ) {
         self.name = name
@@ -260,6 +262,7 @@ package struct CommandSpec: Sendable {
         self.subcommands = subcommands
         self.hidden = hidden
         self.placement = placement
+        self.privileges = privileges
         self.examples = examples
         self.logsJSONLines = logsJSONLines
     }

@@ -44,6 +44,7 @@ package struct HelpFormatter {
         guard let node = command(at: path) else { return "" }
         var out = "OVERVIEW: \(node.abstract)\n\n"
         if let discussion = node.discussion { out += discussion + "\n\n" }
+        if let privileges = node.privileges.summary { out += "PRIVILEGES: \(privileges)\n\n" }
         out += "USAGE: \(usage(for: path))\n\n"
         if !node.arguments.isEmpty {
             out += "ARGUMENTS:\n"

@@ -111,6 +111,7 @@ package enum CommandLineProgram {
                 throw CellpathError(
                     .internalError, "\(program.rawValue) lacks the implementation of '\(parsed.commandName)'")
             }
+            try command.privileges.check(parsed.path.dropFirst().joined(separator: " "))
             let outcome = try perform(action, parsed, context, jsonLog: jsonLog)
             finish(
                 outcome, renderer: renderer, warnings: context.logger.warnings?.all ?? [], colorErr: colorErr,

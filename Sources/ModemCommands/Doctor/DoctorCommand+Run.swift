@@ -2,10 +2,10 @@ import Bearers
 import CellpathCLI
 import CellpathCore
 import CommandLineKit
-import IPConfiguration
 import ModemDiscovery
 import ModemManagerBackend
 import Modems
+import SystemSupport
 
 extension DoctorCommand {
     /// Runs every check (changing nothing unless --fix) and reports them; exit 1 when one failed.
@@ -77,7 +77,7 @@ extension DoctorCommand {
         _ context: CommandContext
     ) async -> DoctorCheck {
         var fixed = check
-        guard InterfaceState.mayConfigure else {
+        guard Capability.netAdmin.isEffective else {
             fixed.remedy = "run cellpath doctor --fix with sudo"
             return fixed
         }

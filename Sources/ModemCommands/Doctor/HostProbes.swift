@@ -2,20 +2,9 @@ import CShims
 import Glibc
 import SystemSupport
 
-/// Read-only facts about this machine that `doctor` checks: capabilities, who holds a device
+/// Read-only facts about this machine that `doctor` checks: who holds a device
 /// open, the clock. Nothing here changes anything or blocks.
 enum HostProbes {
-    /// The capabilities in this process's effective set (`CapEff` of /proc/self/status).
-    static func effectiveCapabilities() -> UInt64? {
-        guard let status = FileSystem.readText("/proc/self/status"),
-            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("CapEff:") })
-        else { return nil }
-        return UInt64(line.dropFirst("CapEff:".count).filter { !$0.isWhitespace }, radix: 16)
-    }
-
-    static let capNetAdmin: UInt64 = 1 << 12
-    static let capNetRaw: UInt64 = 1 << 13
-
     /// A process holding a file open.
     struct Holder: Sendable, Equatable {
         var pid: Int32

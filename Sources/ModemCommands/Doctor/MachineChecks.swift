@@ -2,6 +2,7 @@ import CellpathCLI
 import CommandLineKit
 import Configuration
 import Glibc
+import SystemSupport
 
 /// The checks of the machine itself: the configuration, the clock, the caller's capabilities.
 enum MachineChecks {
@@ -89,11 +90,11 @@ enum MachineChecks {
 
     /// CAP_NET_ADMIN (configuring the bearer's interface) and CAP_NET_RAW of the caller.
     static func capabilities(
-        _ capabilities: UInt64? = HostProbes.effectiveCapabilities(),
+        _ capabilities: UInt64? = Capability.effectiveSet,
         uid: uid_t = getuid()
     ) -> DoctorCheck {
-        let admin = (capabilities ?? 0) & HostProbes.capNetAdmin != 0
-        let raw = (capabilities ?? 0) & HostProbes.capNetRaw != 0
+        let admin = (capabilities ?? 0) & Capability.netAdmin.mask != 0
+        let raw = (capabilities ?? 0) & Capability.netRaw.mask != 0
         let evidence = [
             "uid \(uid)", "CapEff \(capabilities.map { String($0, radix: 16) } ?? "unreadable")",
             "CAP_NET_ADMIN: \(admin ? "yes" : "no")", "CAP_NET_RAW: \(raw ? "yes" : "no")"

@@ -59,7 +59,6 @@ public enum SimulatorDaemon {
     /// world is torn down. Must run on the main thread of a process that does nothing else
     /// (it installs signal handlers). Throws when the world cannot be built (after undoing it).
     public static func run(_ options: DaemonOptions, services: [any SimulatorService]? = nil) throws {
-        try SimulatedWorld.requireRoot()
         try WorldTopology.validate(prefix: options.prefix)
         var scenario = try options.scenario()
         if options.modemManager { scenario.modemManager = true }

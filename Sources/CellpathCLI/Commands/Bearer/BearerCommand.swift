@@ -67,7 +67,7 @@ package enum BearerUpCommand {
             too few attempts left, wrong PIN) or no CAP_NET_ADMIN; 130 cancelled.
             """,
         options: Options.self,
-        placement: .program(.modems),
+        placement: .program(.modems), privileges: .netAdmin,
         examples: [
             .init("Bring the only modem's bearer up with its provisioned APN:", "cellpath bearer up"),
             .init(
@@ -120,7 +120,7 @@ package enum BearerDownCommand {
             Idempotent: a bearer already down exits 0.
             """,
         options: Options.self,
-        placement: .program(.modems),
+        placement: .program(.modems), privileges: .netAdmin,
         examples: [
             .init("Take down the bearer cellpath brought up on the only modem:", "cellpath bearer down"),
             .init("On the second modem, also a bearer another program connected:", "cellpath bearer down -m 1 --force")
