@@ -156,6 +156,19 @@ public actor ModemPathProvider: CellularPathProvider {
             ipv6Gateway: ipv6 == nil ? nil : bearer.ipv6Gateway)
     }
 
+    /// The radio now, read on the path's session (its time limit renewed: a field run's path
+    /// lasts); nil before the path is up or when the modem could not be read.
+    public func radioContext() async -> RadioContext? {
+        guard let backend else { return nil }
+        await backend.renewTimeLimit()
+        do {
+            return try await backend.radioContext()
+        } catch {
+            logger.warning("couldn't read the radio context: \(error.message)")
+            return nil
+        }
+    }
+
     public func release() async {
         // Its own task: the caller's may be cancelled, and what this run brought up must go anyway.
         await Task { await self.takeDown() }.value
