@@ -42,6 +42,21 @@ public struct SimulatedCell: Sendable, Equatable, Encodable {
         case rat, cellId, tac, pci, band, channel, rssiDbm, rsrpDbm, rsrqDb, sinrDb
     }
 
+    /// Every field, a band not reported as null (so that the daemon's copy keeps it unreported).
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(rat, forKey: .rat)
+        try c.encode(cellId, forKey: .cellId)
+        try c.encode(tac, forKey: .tac)
+        try c.encode(pci, forKey: .pci)
+        try c.encode(band, forKey: .band)
+        try c.encode(channel, forKey: .channel)
+        try c.encode(rssiDbm, forKey: .rssiDbm)
+        try c.encode(rsrpDbm, forKey: .rsrpDbm)
+        try c.encode(rsrqDb, forKey: .rsrqDb)
+        try c.encode(sinrDb, forKey: .sinrDb)
+    }
+
     /// The problem with the cell's values, if any: a field name and what it must be.
     public var problem: (field: String, problem: String)? {
         if !(0 ..< 1 << 28).contains(cellId) { return ("cellId", "must be 0 to 268435455") }
