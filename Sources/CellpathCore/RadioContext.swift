@@ -55,6 +55,6 @@ public struct RadioContext: Sendable, Equatable {
             (28, 9210, 9659), (38, 37750, 38249), (40, 38650, 39649), (41, 39650, 41589), (42, 41590, 43589),
             (66, 66436, 67335), (71, 68586, 68935)
         ]
-        return firstEARFCNs.first { (($0.first)...($0.last)).contains(earfcn) }.map { "B\($0.band)" }
+        return firstEARFCNs.first { (($0.first) ... ($0.last)).contains(earfcn) }.map { "B\($0.band)" }
     }
 }

@@ -130,7 +130,8 @@ struct FieldSummary {
                         fields.add("runs", .int(group.runs))
                         fields.add("concluded", .int(group.concluded))
                         fields.add(
-                            "success_rate", .fraction((Double(group.concluded) / Double(group.runs) * 1000).rounded() / 1000),
+                            "success_rate",
+                            .fraction((Double(group.concluded) / Double(group.runs) * 1000).rounded() / 1000),
                             label: "success rate")
                         return .record(fields)
                     }),

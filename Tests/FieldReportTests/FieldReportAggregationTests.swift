@@ -73,7 +73,9 @@ import Testing
         #expect(figures.groups.map(\.dimension) == [.modem])
         #expect(figures.grouping(.modem)?.groups.map(\.key) == ["this modem"])
         let notes = FieldReportHTML.notes(figures)
-        for member in ["radio.operator", "radio.rat", "radio.cell_id", "radio.band", "radio.rsrp_dbm", "position.lat/lon"] {
+        for member in [
+            "radio.operator", "radio.rat", "radio.cell_id", "radio.band", "radio.rsrp_dbm", "position.lat/lon"
+        ] {
             #expect(notes.contains { $0.contains(member) }, "\(member): \(notes)")
         }
     }

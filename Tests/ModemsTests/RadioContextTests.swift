@@ -14,12 +14,15 @@ struct RadioContextTests {
         SimulatedCell(
             cellId: 0x0123_4567, tac: 0x1234, pci: 211, band: 20, channel: 6300, rssiDbm: -65, rsrpDbm: -88,
             rsrqDb: -7, sinrDb: 18.5),
-        SimulatedCell(cellId: 0x0000_0777, tac: 0x0042, pci: 7, band: 3, channel: 1300, rssiDbm: -99, rsrpDbm: -121,
+        SimulatedCell(
+            cellId: 0x0000_0777, tac: 0x0042, pci: 7, band: 3, channel: 1300, rssiDbm: -99, rsrpDbm: -121,
             rsrqDb: -17, sinrDb: -2),
         SimulatedCell(rat: .umts, cellId: 0x0042_0042, tac: 0x0777, pci: 0, band: 1, channel: 10700, rssiDbm: -97)
     ]
 
-    static func modem(_ kind: SimulatorScenario.ModemProtocol, device: DeviceProfile.Name = .simulated)
+    static func modem(
+        _ kind: SimulatorScenario.ModemProtocol, device: DeviceProfile.Name = .simulated
+    )
         -> SimulatedModem
     {
         var modem = SimulatedModem.test(kind, 1, roaming: true)

@@ -48,10 +48,11 @@ struct RadioClientTests {
         let h = try ModemHarness(Self.modem(.qmi))
         #expect(h.device.handover(to: 1))
         #expect(!h.device.handover(to: 2))
-        #expect(try Poll.until(timeout: .seconds(5)) {
-            let r = try h.qmicli("--nas-get-serving-system")
-            return r.stdout.contains("umts")
-        })
+        #expect(
+            try Poll.until(timeout: .seconds(5)) {
+                let r = try h.qmicli("--nas-get-serving-system")
+                return r.stdout.contains("umts")
+            })
         let signal = try h.qmicli("--nas-get-signal-info")
         #expect(signal.stdout.contains("WCDMA:"), "\(signal.stdout)")
         #expect(!signal.stdout.contains("LTE:"))
@@ -75,9 +76,10 @@ struct RadioClientTests {
         #expect(field("TAC", in: cells.stdout) == "4660")
         #expect(field("RSRP", in: cells.stdout) == "-88 dBm")
         #expect(h.device.handover(to: 1))
-        #expect(try Poll.until(timeout: .seconds(5)) {
-            try h.mbimcli("--query-registration-state").stdout.contains("umts")
-        })
+        #expect(
+            try Poll.until(timeout: .seconds(5)) {
+                try h.mbimcli("--query-registration-state").stdout.contains("umts")
+            })
         let after = try h.mbimcli("--ms-query-base-stations-info")
         #expect(field("System type", in: after.stdout) == "umts")
         #expect(after.stdout.contains("LTE serving cell: n/a"), "\(after.stdout)")
@@ -87,6 +89,7 @@ struct RadioClientTests {
         let h = try ModemHarness(Self.modem(.mbim))
         let cells = try h.mbimcli("--ms-query-base-stations-info")
         #expect(cells.status != 0)
-        #expect(cells.stderr.contains("NoDeviceSupport") || cells.stderr.contains("no-device-support"), "\(cells.stderr)")
+        #expect(
+            cells.stderr.contains("NoDeviceSupport") || cells.stderr.contains("no-device-support"), "\(cells.stderr)")
     }
 }

@@ -32,7 +32,9 @@ struct RadioContextEndToEndTests {
         (SimulatorScenario.ModemProtocol.mbim, DeviceProfile.Name.pcieMHIMBIM),
         (.qmi, .simulated)
     ])
-    func aChecksJSONCarriesTheScenariosRadio(_ kind: SimulatorScenario.ModemProtocol, _ device: DeviceProfile.Name)
+    func aChecksJSONCarriesTheScenariosRadio(
+        _ kind: SimulatorScenario.ModemProtocol, _ device: DeviceProfile.Name
+    )
         throws
     {
         try SimulatedDevice.with(Self.scenario(kind, device: device), connect: false) { world in
@@ -55,7 +57,9 @@ struct RadioContextEndToEndTests {
             if kind == .qmi { #expect(Self.number(radio["sinr_db"]) == 18.5) } else { #expect(radio["sinr_db"] == nil) }
             #expect(radio["ss_rsrp_dbm"] == nil)
             let human = try world.cellpath(["subscriber-check", "+447940448591", "-m", "0", "--direct"])
-            #expect(human.stderr.contains("radio: lte 001-01, cell 19088743 (PCI 211, B20), RSRP -88 dBm"), "\(human.stderr)")
+            #expect(
+                human.stderr.contains("radio: lte 001-01, cell 19088743 (PCI 211, B20), RSRP -88 dBm"),
+                "\(human.stderr)")
         }
     }
 

@@ -65,14 +65,16 @@ extension MBIMModem {
         do {
             guard
                 let response = try await command(
-                    operation, mbim_message_ms_basic_connect_extensions_base_stations_info_query_new(0, 0, 0, 0, 0, nil),
+                    operation,
+                    mbim_message_ms_basic_connect_extensions_base_stations_info_query_new(0, 0, 0, 0, 0, nil),
                     states: [MBIM_STATUS_ERROR_NO_DEVICE_SUPPORT])
             else { return nil }
             var lte: UnsafeMutablePointer<MbimCellInfoServingLte>?
             defer { mbim_cell_info_serving_lte_free(lte) }
             try parse(operation) { error in
                 mbim_message_ms_basic_connect_extensions_base_stations_info_response_parse(
-                    response.message, nil, nil, nil, nil, &lte, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, &error)
+                    response.message, nil, nil, nil, nil, &lte, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, &error
+                )
             }
             guard let cell = lte?.pointee else { return nil }
             return ServingLTECell(

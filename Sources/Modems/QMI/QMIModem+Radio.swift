@@ -128,7 +128,8 @@ extension QMIModem {
             let data = list.pointee.data
         else { return }
         let entries = UnsafeBufferPointer(
-            start: UnsafeRawPointer(data).assumingMemoryBound(to: QmiMessageNasGetRfBandInformationOutputListElement.self),
+            start: UnsafeRawPointer(data).assumingMemoryBound(
+                to: QmiMessageNasGetRfBandInformationOutputListElement.self),
             count: Int(list.pointee.len))
         let wanted = context.accessTechnology.flatMap(radioInterface)
         guard let entry = entries.first(where: { wanted == nil || $0.radio_interface == wanted }) ?? entries.first
