@@ -161,8 +161,11 @@ public actor ModemPathProvider: CellularPathProvider {
     public func radioContext() async -> RadioContext? {
         guard let backend else { return nil }
         await backend.renewTimeLimit()
+        let start = ContinuousClock.now
         do {
-            return try await backend.radioContext()
+            let radio = try await backend.radioContext()
+            logger.debug("read the radio context in \(ContinuousClock.now - start)")
+            return radio
         } catch {
             logger.warning("couldn't read the radio context: \(error.message)")
             return nil
