@@ -112,6 +112,27 @@ struct RadioContextEndToEndTests {
         }
     }
 
+    /// Through ModemManager: the registration's network and technology, and nothing it does not
+    /// publish as values (signal in dBm, the cell).
+    @Test func modemManagerTellsTheNetworkNotTheCell() throws {
+        var scenario = Self.scenario(.mbim, device: .simulated)
+        scenario.modemManager = true
+        try SimulatedDevice.with(scenario, connect: false) { world in
+            let result = try world.cellpath([
+                "subscriber-check", "+447940448591", "-m", "0", "--backend", "modemmanager", "--direct", "--json"
+            ])
+            #expect(result.status == 0, "\(result.stderr)")
+            let radio = try #require(try JSONValue.parse(result.stdout)["radio"])
+            #expect(radio[string: "source"] == "modemmanager")
+            #expect(radio[string: "rat"] == "lte")
+            #expect(radio[string: "operator"] == "001-01")
+            #expect(radio["roaming"] == .bool(false))
+            for absent in ["cell_id", "tac", "pci", "band", "channel", "rssi_dbm", "rsrp_dbm", "sinr_db"] {
+                #expect(radio[absent] == nil, "\(absent): \(radio)")
+            }
+        }
+    }
+
     /// A JSON number, whole or not.
     static func number(_ value: JSONValue?) -> Double? {
         switch value {
