@@ -157,6 +157,22 @@ public actor ModemPathProvider: CellularPathProvider {
             ipv6Gateway: ipv6 == nil ? nil : bearer.ipv6Gateway)
     }
 
+    /// The radio now, read on the path's session (its time limit renewed: a field run's path
+    /// lasts); nil before the path is up or when the modem could not be read.
+    public func radioContext() async -> RadioContext? {
+        guard let backend else { return nil }
+        await backend.renewTimeLimit()
+        let start = ContinuousClock.now
+        do {
+            let radio = try await backend.radioContext()
+            logger.debug("read the radio context in \(ContinuousClock.now - start)")
+            return radio
+        } catch {
+            logger.warning("couldn't read the radio context: \(error.message)")
+            return nil
+        }
+    }
+
     public func release() async {
         // Its own task: the caller's may be cancelled, and what this run brought up must go anyway.
         await Task { await self.takeDown() }.value

@@ -44,4 +44,12 @@ public protocol CellularPathProvider: Sendable {
     func cellularPath() async throws(CellpathError) -> CellularPath
     /// Releases what `cellularPath()` brought up (a bearer this run connected), if anything.
     func release() async
+    /// The radio of the path's modem now, while the path is up; nil where there is no modem
+    /// to ask (an interface named by the user) or it could not be read.
+    func radioContext() async -> RadioContext?
+}
+
+extension CellularPathProvider {
+    /// A path without a modem to ask has no radio context.
+    public func radioContext() async -> RadioContext? { nil }
 }

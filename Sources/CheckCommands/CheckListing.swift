@@ -65,6 +65,7 @@ package enum CheckListing {
         if report.product != .simCheck {
             record.add("path", report.path.map { pathValue($0, disclosure) } ?? .null)
             record.add("operator_sent", .optional(report.operatorSent), label: "x-tru-ops")
+            record.add("radio", report.radio.map(radioValue) ?? .null)
         }
         record.add("steps", stepsValue(report.steps, withStart: true))
         record.add("total_ms", .double(report.totalMs), label: "total (ms)")
@@ -102,6 +103,33 @@ package enum CheckListing {
         return .record(fields)
     }
 
+    /// The radio context as docs/json.md lists it: only what the modem told (absent keys are
+    /// values it did not tell).
+    static func radioValue(_ radio: RadioContext) -> Value {
+        var fields = Record()
+        fields.add("source", .string(radio.source))
+        func add(_ key: String, _ value: Value?, label: String? = nil) {
+            if let value { fields.add(key, value, label: label) }
+        }
+        add("rat", radio.accessTechnology.map { .string($0.rawValue) }, label: "technology")
+        add("operator", radio.servingOperator?.id.map(Value.string))
+        add("operator_name", radio.servingOperator?.name.map(Value.string), label: "operator name")
+        add("roaming", radio.roaming.map(Value.bool))
+        add("cell_id", radio.cellID.map { .int(Int(truncatingIfNeeded: $0)) }, label: "cell id")
+        let tracking = [.lte, .nr5g].contains(radio.accessTechnology)
+        add(tracking ? "tac" : "lac", radio.areaCode.map(Value.int), label: tracking ? "TAC" : "LAC")
+        add("pci", radio.physicalCellID.map(Value.int), label: "PCI")
+        add("band", radio.band.map(Value.string))
+        add("channel", radio.channel.map(Value.int))
+        add("rssi_dbm", radio.rssiDbm.map(Value.double), label: "RSSI (dBm)")
+        add("rsrp_dbm", radio.rsrpDbm.map(Value.double), label: "RSRP (dBm)")
+        add("rsrq_db", radio.rsrqDb.map(Value.double), label: "RSRQ (dB)")
+        add("sinr_db", radio.sinrDb.map(Value.double), label: "SINR (dB)")
+        add("ss_rsrp_dbm", radio.ssRsrpDbm.map(Value.double), label: "SS-RSRP (dBm)")
+        add("ss_sinr_db", radio.ssSinrDb.map(Value.double), label: "SS-SINR (dB)")
+        return .record(fields)
+    }
+
     /// Lines for people about the run: what ran, the path, the chain's hops and end, the steps, the
     /// verdict's fields.
     static func details(_ report: CheckRunReport, _ disclosure: Disclosure) -> [String] {
@@ -115,6 +143,7 @@ package enum CheckListing {
                 "[\(name)] cellular path: \(path.interfaceName) \(path.ipv4Address ?? "-"), DNS \(path.dnsServers.joined(separator: ", "))"
                     + (report.operatorSent.map { ", x-tru-ops \($0)" } ?? ""))
         }
+        if let radio = report.radio { lines.append("[\(name)] radio: \(radioLine(radio))") }
         if let checkURL = report.checkURL { lines += checkURL.humanLines(disclosure) }
         let steps = report.steps.map {
             "\($0.step) \(Int($0.durationMs.rounded())) ms\($0.succeeded ? "" : " (failed)")"
@@ -130,6 +159,25 @@ package enum CheckListing {
             lines.append("[\(name)] " + fields.joined(separator: " "))
         }
         return lines
+    }
+}
+
+extension CheckListing {
+    /// The radio context in a few words: `lte 001-01 roaming, cell 27447297 (PCI 101, B3), RSRP -95 dBm`.
+    static func radioLine(_ radio: RadioContext) -> String {
+        var network = [radio.accessTechnology?.rawValue, radio.servingOperator?.id].compactMap { $0 }
+        if radio.roaming == true { network.append("roaming") }
+        var parts = [network.isEmpty ? "unknown network" : network.joined(separator: " ")]
+        if let cell = radio.cellID {
+            let detail = [radio.physicalCellID.map { "PCI \($0)" }, radio.band].compactMap { $0 }
+            parts.append("cell \(cell)" + (detail.isEmpty ? "" : " (\(detail.joined(separator: ", ")))"))
+        }
+        let signal = [
+            radio.rsrpDbm.map { "RSRP \(Int($0)) dBm" }, radio.sinrDb.map { "SINR \($0) dB" },
+            radio.rssiDbm.map { "RSSI \(Int($0)) dBm" }
+        ].compactMap { $0 }
+        if !signal.isEmpty { parts.append(signal.joined(separator: ", ")) }
+        return parts.joined(separator: ", ")
     }
 }
 

@@ -34,6 +34,8 @@ actor FieldRunPath: CellularPathProvider {
             && [path.ipv4Address, path.ipv6Address].compactMap { $0 }.allSatisfy { state.addresses.contains($0) }
     }
 
+    func radioContext() async -> RadioContext? { await provider.radioContext() }
+
     /// A run is over: the path stays for the next one.
     func release() async {}
 

@@ -17,6 +17,19 @@ struct FieldSummary {
     /// Milliseconds of each step, over the runs in which it succeeded; `total` for whole runs.
     private(set) var durations: [String: [Double]] = [:]
     private var stepOrder: [String] = []
+    /// Runs and concluded runs per serving network and technology, in the order first seen.
+    private(set) var byRadio: [RadioGroup] = []
+    /// The radio of the last run that read one: the metrics' signal gauges.
+    private(set) var lastRadio: RadioContext?
+
+    /// The runs on one serving network (MCC-MNC) and technology; `unknown` where the run's radio
+    /// did not tell, `none` for runs without a radio context.
+    struct RadioGroup: Equatable {
+        var operatorID: String
+        var rat: String
+        var runs = 0
+        var concluded = 0
+    }
 
     init(product: CheckProduct, modem: Int? = nil) {
         self.product = product
@@ -39,6 +52,22 @@ struct FieldSummary {
         }
         for step in report.steps where step.succeeded { record(step.step, step.durationMs) }
         if report.failure == nil { record("total", report.totalMs) }
+        if report.product != .simCheck { addRadio(report) }
+    }
+
+    private mutating func addRadio(_ report: CheckRunReport) {
+        let radio = report.radio
+        if let radio { lastRadio = radio }
+        let operatorID = radio.map { $0.servingOperator?.id ?? "unknown" } ?? "none"
+        let rat = radio.map { $0.accessTechnology?.rawValue ?? "unknown" } ?? "none"
+        let index =
+            byRadio.firstIndex { $0.operatorID == operatorID && $0.rat == rat }
+            ?? {
+                byRadio.append(RadioGroup(operatorID: operatorID, rat: rat))
+                return byRadio.count - 1
+            }()
+        byRadio[index].runs += 1
+        if report.failure == nil { byRadio[index].concluded += 1 }
     }
 
     private mutating func record(_ step: String, _ ms: Double) {
@@ -90,6 +119,24 @@ struct FieldSummary {
             steps.add(step, .record(fields), label: step)  // a step is named as in JSON (check_url)
         }
         record.add("steps", .record(steps))
+        if product != .simCheck {
+            record.add(
+                "radio",
+                .list(
+                    byRadio.map { group in
+                        var fields = Record()
+                        fields.add("operator", .string(group.operatorID))
+                        fields.add("rat", .string(group.rat))
+                        fields.add("runs", .int(group.runs))
+                        fields.add("concluded", .int(group.concluded))
+                        fields.add(
+                            "success_rate",
+                            .fraction((Double(group.concluded) / Double(group.runs) * 1000).rounded() / 1000),
+                            label: "success rate")
+                        return .record(fields)
+                    }),
+                label: "by network")
+        }
         return record
     }
 
@@ -126,9 +173,31 @@ struct FieldSummary {
                 text += "cellpath_check_step_seconds_count{\(labels)} \(values.count)\n"
             }
         }
+        text += radioGauges(summaries)
         text += "# HELP cellpath_check_last_run_timestamp_seconds When the summary was written.\n"
         text += "# TYPE cellpath_check_last_run_timestamp_seconds gauge\n"
         text += "cellpath_check_last_run_timestamp_seconds \(Int(WallClock.now))\n"
+        return text
+    }
+
+    /// The signal of each summary's last radio context: RSRP and SINR (LTE), labelled with its
+    /// serving network and technology; a value the modem did not tell has no series.
+    private static func radioGauges(_ summaries: [FieldSummary]) -> String {
+        var text = ""
+        let gauges: [(name: String, help: String, value: (RadioContext) -> Double?)] = [
+            ("cellpath_radio_rsrp_dbm", "RSRP (dBm) of the serving cell at the last run.", \.rsrpDbm),
+            ("cellpath_radio_sinr_db", "SINR (dB) of the serving cell at the last run.", \.sinrDb)
+        ]
+        for gauge in gauges {
+            let series = summaries.compactMap { summary -> String? in
+                guard let radio = summary.lastRadio, let value = gauge.value(radio) else { return nil }
+                let labels =
+                    "\(summary.labels),operator=\"\(radio.servingOperator?.id ?? "unknown")\",rat=\"\(radio.accessTechnology?.rawValue ?? "unknown")\""
+                return "\(gauge.name){\(labels)} \(value)\n"
+            }
+            guard !series.isEmpty else { continue }
+            text += "# HELP \(gauge.name) \(gauge.help)\n# TYPE \(gauge.name) gauge\n" + series.joined()
+        }
         return text
     }
 

@@ -2,7 +2,7 @@ import CellpathCore
 
 /// One check of a field run, as the report reads it from a JSON line of `--repeat … --json`
 /// (docs/json.md): only the members the report shows; any other member is ignored. The radio
-/// context (`radio.operator`, `radio.rat`, `radio.cellId`, `radio.band`, `radio.rsrp`) and the
+/// context (`radio.operator`, `radio.rat`, `radio.cell_id`, `radio.band`, `radio.rsrp_dbm`) and the
 /// position (`position.lat`, `position.lon`) are read when a record carries them.
 package struct FieldRecord: Sendable {
     /// One step of the check: its name (`path`, `create`, `check_url`, …) and how it went.
@@ -72,8 +72,8 @@ extension FieldRecord {
         let radio = json["radio"].flatMap { radio -> Radio? in
             guard case .object = radio else { return nil }
             return Radio(
-                operatorName: radio["operator"]?.text, rat: radio["rat"]?.text, cellID: radio["cellId"]?.text,
-                band: radio["band"]?.text, rsrp: radio["rsrp"]?.number)
+                operatorName: radio["operator"]?.text, rat: radio["rat"]?.text, cellID: radio["cell_id"]?.text,
+                band: radio["band"]?.text, rsrp: radio["rsrp_dbm"]?.number)
         }
         var position: Position?
         if let lat = json["position"]?["lat"]?.number, let lon = json["position"]?["lon"]?.number,

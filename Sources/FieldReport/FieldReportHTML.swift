@@ -64,12 +64,12 @@ package enum FieldReportHTML {
     static func notes(_ figures: ReportFigures) -> [String] {
         var notes: [String] = []
         let radio: [(FieldReportAggregator.Dimension, String)] = [
-            (.operator, "radio.operator"), (.rat, "radio.rat"), (.cell, "radio.cellId"), (.band, "radio.band")
+            (.operator, "radio.operator"), (.rat, "radio.rat"), (.cell, "radio.cell_id"), (.band, "radio.band")
         ]
         for (dimension, member) in radio where figures.grouping(dimension) == nil {
             notes.append("No record carries \(member): the results by \(dimension.rawValue) are left out.")
         }
-        if figures.signal.isEmpty { notes.append("No record carries radio.rsrp: the signal charts are left out.") }
+        if figures.signal.isEmpty { notes.append("No record carries radio.rsrp_dbm: the signal charts are left out.") }
         if figures.places.isEmpty {
             notes.append("No record carries position.lat/lon: the position plot is left out.")
         }

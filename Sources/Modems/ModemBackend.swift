@@ -25,6 +25,9 @@ public protocol ModemBackend: AnyObject, Sendable {
     /// Nil without service.
     func signal() async throws(ModemError) -> Signal?
     func packetService() async throws(ModemError) -> PacketServiceState
+    /// The radio now: technology, serving network and cell, signal, as far as the modem tells
+    /// them (a check records it while its check_url chain runs).
+    func radioContext() async throws(ModemError) -> RadioContext
     /// The default bearer (MBIM session 0, the QMI packet data call) and its IP configuration.
     func bearer() async throws(ModemError) -> BearerStatus
     /// The default bearer's state alone (one request).
@@ -135,6 +138,15 @@ public struct BearerHandle: Sendable, Equatable, Codable {
 }
 
 extension ModemBackend {
+    /// What the registration and signal reports tell (ModemManager: its 3GPP and Signal
+    /// interfaces' values); the direct backends read the serving cell too.
+    public func radioContext() async throws(ModemError) -> RadioContext {
+        let registration = try await registration()
+        return RadioContext(
+            source: backendName, registration: registration,
+            signal: registration.isRegistered ? try await signal() : nil)
+    }
+
     /// Backends that read both families at once need no hint.
     public func expect(_ ipType: BearerIPType) async {}
     /// Only QMI has a data format of its own.

@@ -123,7 +123,12 @@ final class ModemState {
     }
 
     /// RSSI in dBm (clamped to -150…0) while registered, nil without service.
-    var rssiDbm: Int? { isRegistered ? min(0, max(-150, network.rssiDbm)) : nil }
+    var rssiDbm: Int? { isRegistered ? servingCell.rssiDbm : nil }
+
+    /// The index in `network.cells` of the cell the modem camps on; a handover changes it (a
+    /// reset camps on the first again).
+    var servingCellIndex = 0
+    var servingCell: SimulatedCell { network.cells[min(servingCellIndex, network.cells.count - 1)] }
 
     /// Tries a PIN1 entry; returns whether it matched. Wrong entries use up attempts.
     func verifyPIN(_ pin: String) -> Bool {

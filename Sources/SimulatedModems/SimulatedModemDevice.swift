@@ -81,7 +81,7 @@ public final class SimulatedModemDevice: Sendable {
 
     enum Command: Sendable {
         case dropBearer(family: BearerIPType?), registration(RegistrationFault), radio(Bool), unlockFCC
-        case changeSIM(SimulatedSIM?), reportDNS([String]?)
+        case changeSIM(SimulatedSIM?), reportDNS([String]?), handover(cell: Int)
     }
 
     /// The control port's node clients open, `<run dir>/dev/cdc-wdmN` (a symlink to the pty
@@ -348,6 +348,14 @@ public final class SimulatedModemDevice: Sendable {
         send(.reportDNS(servers))
     }
 
+    /// The modem moves to `network.cells[cell]` (a handover, a drop to 3G, a weaker cell), with
+    /// the registration indications of the change. False when the network has no such cell.
+    public func handover(to cell: Int) -> Bool {
+        guard modem.network.cells.indices.contains(cell) else { return false }
+        send(.handover(cell: cell))
+        return true
+    }
+
     /// The extra delay of a response sent now (the slow while after a reset).
     func slowDelay(now: Double) -> Double {
         control.withLock { now < $0.slowUntil ? Double($0.slowDelayMs) / 1000 : 0 }
@@ -497,6 +505,9 @@ final class ModemServer {
                     case .unlockFCC: state.fccUnlocked = true
                     case .changeSIM(let sim): enqueue(function.simChanged(to: sim), delay: 0)
                     case .reportDNS(let servers): state.reportDNS(servers)
+                    case .handover(let cell):
+                        state.servingCellIndex = cell
+                        enqueue(function.registrationChanged(), delay: 0)
                     }
                 }
             }

@@ -176,6 +176,8 @@ public enum SimulatedWorld {
         case reportDNS([String]?)
         /// The machine suspends (all modems); `resume` wakes it.
         case suspend, resume
+        /// The modem moves to cell `cell` of its network's `cells` (a handover, a weaker cell, 3G).
+        case handover(cell: Int)
     }
 
     /// Makes modem `modem` (every modem for `suspend`/`resume`) undergo `event`; returns the status afterwards.
@@ -196,6 +198,9 @@ public enum SimulatedWorld {
             request.dnsServers = servers
         case .suspend: request.command = .suspend
         case .resume: request.command = .resume
+        case .handover(let cell):
+            request.command = .handover
+            request.cell = cell
         }
         guard let status = try control(request, prefix: prefix).status else {
             throw CellpathError(.internalError, "the simulator daemon sent no status")

@@ -170,6 +170,10 @@ extension Scenario {
             if !(-130 ... -20).contains(modem.network.rssiDbm) {
                 throw bad("\(n).rssiDbm", "must be between -130 and -20 dBm")
             }
+            if modem.network.cells.isEmpty { throw bad("\(n).cells", "must hold at least one cell") }
+            for (c, cell) in modem.network.cells.enumerated() {
+                if let (field, problem) = cell.problem { throw bad("\(n).cells[\(c)].\(field)", problem) }
+            }
             let f = "\(m).faults"
             if let code = modem.faults.connectRejectCode, code < 0 {
                 throw bad("\(f).connectRejectCode", "must not be negative")
@@ -503,7 +507,33 @@ extension SimulatedNetwork {
         if let value = try o.bool("roaming") { network.roaming = value }
         if let value = try o.int("rssiDbm") { network.rssiDbm = value }
         network.checkURLError = try o.choice("checkURLError", CheckURLError.self, nullable: true)
+        network.cells = [SimulatedCell(rssiDbm: network.rssiDbm)]
+        if let cells = try o.array(
+            "cells",
+            { (_, node, path) throws(ScenarioProblem) in
+                try o.element(node, path: path, keys: keys(SimulatedCell.CodingKeys.self), SimulatedCell.read)
+            })
+        {
+            network.cells = cells
+        }
         return network
+    }
+}
+
+extension SimulatedCell {
+    fileprivate static func read(_ o: ObjectReader) throws(ScenarioProblem) -> SimulatedCell {
+        var cell = SimulatedCell()
+        if let value = try o.choice("rat", Technology.self) { cell.rat = value }
+        if let value = try o.int("cellId") { cell.cellId = value }
+        if let value = try o.int("tac") { cell.tac = value }
+        if let value = try o.int("pci") { cell.pci = value }
+        if o.contains("band") { cell.band = try o.int("band", nullable: true) }
+        if let value = try o.int("channel") { cell.channel = value }
+        if let value = try o.int("rssiDbm") { cell.rssiDbm = value }
+        if let value = try o.int("rsrpDbm") { cell.rsrpDbm = value }
+        if let value = try o.int("rsrqDb") { cell.rsrqDb = value }
+        if let value = try o.number("sinrDb") { cell.sinrDb = value }
+        return cell
     }
 }
 

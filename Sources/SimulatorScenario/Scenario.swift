@@ -309,10 +309,13 @@ public struct SimulatedNetwork: Sendable, Equatable, Encodable {
     public var rssiDbm: Int
     /// How the fake API's check_url answers a device on this network (per modem), if it refuses it.
     public var checkURLError: CheckURLError?
+    /// The cells the modem can camp on; it starts on the first (a handover moves it). Without
+    /// cells in the scenario, one LTE cell with `rssiDbm`.
+    public var cells: [SimulatedCell]
 
     public init(
         mcc: String = "001", mnc: String = "01", operatorName: String = "cellpath sim",
-        roaming: Bool = false, rssiDbm: Int = -71, checkURLError: CheckURLError? = nil
+        roaming: Bool = false, rssiDbm: Int = -71, checkURLError: CheckURLError? = nil, cells: [SimulatedCell]? = nil
     ) {
         self.mcc = mcc
         self.mnc = mnc
@@ -320,12 +323,15 @@ public struct SimulatedNetwork: Sendable, Equatable, Encodable {
         self.roaming = roaming
         self.rssiDbm = rssiDbm
         self.checkURLError = checkURLError
+        self.cells = cells ?? [SimulatedCell(rssiDbm: rssiDbm)]
     }
 
     /// MCC-MNC as the scenario writes an operator, e.g. `001-01`.
     public var operatorID: String { "\(mcc)-\(mnc)" }
 
-    enum CodingKeys: String, CodingKey, CaseIterable { case mcc, mnc, operatorName, roaming, rssiDbm, checkURLError }
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case mcc, mnc, operatorName, roaming, rssiDbm, checkURLError, cells
+    }
 }
 
 /// A check_url answer that refuses a device's operator, as tru.ID's API gives it:

@@ -22,8 +22,8 @@ struct ReportBrowserEndToEndTests {
             let checkURL = 300 + Double((index * 37) % 200)
             let radio: JSONValue = .object([
                 ("operator", .string(operators[modem])), ("rat", .string(modem == 1 ? "nr5g" : "lte")),
-                ("cellId", .int(1000 + index % 4)), ("band", .string("B\(modem * 10 + 3)")),
-                ("rsrp", .int(-80 - index % 30))
+                ("cell_id", .int(1000 + index % 4)), ("band", .string("B\(modem * 10 + 3)")),
+                ("rsrp_dbm", .int(-80 - index % 30))
             ])
             let steps: [JSONValue] = [
                 step("path", 150 + Double(index % 10), true), step("create", 90, true),

@@ -31,13 +31,13 @@ import Testing
             (
                 "radio",
                 .object([
-                    ("operator", .string("Vodafone UK")), ("rat", .string("lte")), ("cellId", .int(1234)),
-                    ("band", .string("B20")), ("rsrp", .int(-95))
+                    ("operator", .string("Vodafone UK")), ("rat", .string("lte")), ("cell_id", .int(1234)),
+                    ("band", .string("B20")), ("rsrp_dbm", .int(-95))
                 ])
             )
         ]
         let radioB: [(String, JSONValue)] = [
-            ("radio", .object([("operator", .string("EE")), ("rat", .string("nr5g")), ("rsrp", .double(-110.4))]))
+            ("radio", .object([("operator", .string("EE")), ("rat", .string("nr5g")), ("rsrp_dbm", .double(-110.4))]))
         ]
         let lines = [
             FieldLines.check(run: 1, modem: 0, totalMs: 300, extra: radioA),
@@ -73,7 +73,9 @@ import Testing
         #expect(figures.groups.map(\.dimension) == [.modem])
         #expect(figures.grouping(.modem)?.groups.map(\.key) == ["this modem"])
         let notes = FieldReportHTML.notes(figures)
-        for member in ["radio.operator", "radio.rat", "radio.cellId", "radio.band", "radio.rsrp", "position.lat/lon"] {
+        for member in [
+            "radio.operator", "radio.rat", "radio.cell_id", "radio.band", "radio.rsrp_dbm", "position.lat/lon"
+        ] {
             #expect(notes.contains { $0.contains(member) }, "\(member): \(notes)")
         }
     }

@@ -20,7 +20,7 @@ import Testing
                 + "check_url_ms,complete_ms,sim_check_ms,total_ms,interface,ipv4_address,operator_sent,radio_operator,"
                 + "radio_rat,radio_cell_id,radio_band,radio_rsrp_dbm,lat,lon,check_id\r\n")
         let radio: [(String, JSONValue)] = [
-            ("radio", .object([("operator", .string("EE")), ("rsrp", .int(-95))])),
+            ("radio", .object([("operator", .string("EE")), ("rsrp_dbm", .int(-95))])),
             ("position", .object([("lat", .double(51.5)), ("lon", .double(-0.125))]))
         ]
         let row = FieldReportCSV.row(

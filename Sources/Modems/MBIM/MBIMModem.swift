@@ -249,23 +249,8 @@ final class MBIMModem: ModemBackend {
     }
 
     func signal() async throws(ModemError) -> Signal? {
-        let operation = "query the signal state"
-        let response = try await command(operation, mbim_message_signal_state_query_new(nil))!
-        var rssi: UInt32 = 99
-        var count: UInt32 = 0
-        var rsrpSNR: UnsafeMutablePointer<UnsafeMutablePointer<MbimRsrpSnrInfo>?>?
-        defer { mbim_rsrp_snr_info_array_free(rsrpSNR) }
-        // MBIMEx v2 and later add RSRP and SNR per system type.
-        let v2 = extensionsVersion >= 2
-        try parse(operation) { error in
-            v2
-                ? mbim_message_ms_basic_connect_v2_signal_state_response_parse(
-                    response.message, &rssi, nil, nil, nil, nil, &count, &rsrpSNR, &error)
-                : mbim_message_signal_state_response_parse(response.message, &rssi, nil, nil, nil, nil, &error)
-        }
-        // 0: -113 dBm or less, 1…30: -111…-53 dBm, 31: -51 dBm or more, 99: unknown.
-        guard rssi <= 31 else { return nil }
-        return Signal(rssiDbm: -113 + 2 * Int(rssi))
+        let state = try await signalState()
+        return Self.rssiDbm(state.rssi).map { Signal(rssiDbm: $0) }
     }
 
     func packetService() async throws(ModemError) -> PacketServiceState {

@@ -8,7 +8,7 @@ extension MBIMFunction {
     /// The CIDs of the service this modem lists in DEVICE_SERVICES (none: the service is absent).
     var extensionsServiceCIDs: [MBIMExtensionsCID] {
         var cids: [MBIMExtensionsCID] = []
-        if state.modem.profile.mbimExtensions != .none { cids += [.deviceCaps, .version] }
+        if state.modem.profile.mbimExtensions != .none { cids += [.deviceCaps, .version, .baseStationsInfo] }
         if state.slotCount > 1 { cids += [.sysCaps, .deviceSlotMappings, .slotInfoStatus] }
         return cids
     }
@@ -25,6 +25,7 @@ extension MBIMFunction {
         case (.deviceSlotMappings, false): return (.success, slotMappingsInfo())
         case (.deviceSlotMappings, true): return setSlotMappings(info)
         case (.slotInfoStatus, false): return slotInfoStatus(info)
+        case (.baseStationsInfo, false) where extensions < .v3: return (.success, baseStationsInfo())
         default: return (.noDeviceSupport, [])
         }
     }
@@ -75,6 +76,34 @@ extension MBIMFunction {
             b.string(m.model)
             b.u32(0)  // executor index
         }
+        return b.build()
+    }
+
+    /// Base Stations Info in its MBIMEx v1/v2 layout: the system type, the serving LTE cell
+    /// (while registered on one), no other serving cell and empty neighbour lists.
+    private func baseStationsInfo() -> [UInt8] {
+        let cell = state.servingCell
+        let network = state.network
+        var b = MBIMInfoBuilder()
+        b.u32(state.isRegistered ? cell.rat.mbimDataClass : 0)
+        b.structure([])  // GSM serving cell
+        b.structure([])  // UMTS serving cell
+        b.structure([])  // TD-SCDMA serving cell
+        if state.isRegistered, cell.rat == .lte {
+            var lte = MBIMInfoBuilder()
+            lte.string(network.mcc + network.mnc)
+            lte.u32(UInt32(cell.cellId))
+            lte.u32(UInt32(cell.channel))
+            lte.u32(UInt32(cell.pci))
+            lte.u32(UInt32(cell.tac))
+            lte.u32(UInt32(bitPattern: Int32(cell.rsrpDbm)))
+            lte.u32(UInt32(bitPattern: Int32(cell.rsrqDb)))
+            lte.u32(0xffff_ffff)  // timing advance unknown
+            b.structure(lte.build())
+        } else {
+            b.structure([])
+        }
+        for _ in 0 ..< 5 { b.structure([0, 0, 0, 0]) }  // GSM, UMTS, TD-SCDMA, LTE neighbours, CDMA cells: none
         return b.build()
     }
 

@@ -398,7 +398,7 @@ final class MBIMFunction: ControlFunction {
         b.u32(1)  // automatic
         // LTE; also the network that denied registration, as modems report it (ModemManager files
         // the denial under that technology's domain: without one it shows idle, not denied).
-        b.u32(registered || registration == .denied ? 0x20 : 0)
+        b.u32(registered || registration == .denied ? state.servingCell.rat.mbimDataClass : 0)
         b.u32(1)  // GSM
         b.string(registered || registration == .denied ? network.mcc + network.mnc : "")
         b.string(registered ? network.operatorName : "")
@@ -413,7 +413,7 @@ final class MBIMFunction: ControlFunction {
         var b = MBIMInfoBuilder()
         b.u32(0)
         b.u32(attached ? 2 : 4)  // attached / detached
-        b.u32(attached ? 0x20 : 0)  // LTE (the same bit in MbimDataClassV3)
+        b.u32(attached ? state.servingCell.rat.mbimDataClass : 0)  // the same bits in MbimDataClassV3
         b.u64(attached ? 50_000_000 : 0)
         b.u64(attached ? 150_000_000 : 0)
         if extensions >= .v2 { b.u32(attached ? 1 : 0) }  // frequency range: FR1 / unknown
@@ -431,8 +431,25 @@ final class MBIMFunction: ControlFunction {
         if let dbm = state.rssiDbm { b.u32(UInt32(min(31, max(0, (dbm + 113) / 2)))) } else { b.u32(99) }
         b.u32(99)  // error rate unknown
         b.u32(0); b.u32(0); b.u32(0)
-        if extensions >= .v2 { b.offset(to: []); b.u32(0) }  // RSRP/SNR: none
+        if extensions >= .v2 { rsrpSNR(into: &b) }
         return b.build()
+    }
+
+    /// MBIMEx v2's RSRP/SNR list: one entry for an LTE serving cell (RSRP coded as dBm + 156,
+    /// SNR as (dB + 23) × 2, thresholds unset), none otherwise.
+    private func rsrpSNR(into b: inout MBIMInfoBuilder) {
+        let cell = state.servingCell
+        guard state.isRegistered, cell.rat == .lte else {
+            b.offset(to: []); b.u32(0)
+            return
+        }
+        var list = ByteWriter()
+        list.u32(1)
+        list.u32(UInt32(cell.rsrpDbm + 156))
+        list.u32(UInt32(((cell.sinrDb + 23) * 2).rounded()))
+        list.u32(0xffff_ffff); list.u32(0xffff_ffff)
+        list.u32(cell.rat.mbimDataClass)
+        b.structure(list.bytes)
     }
 
     private func connectInfo(session: UInt32, activated: Bool, nwError: UInt32) -> [UInt8] {

@@ -30,7 +30,7 @@ enum MBIMBasicConnectCID: UInt32 {
 
 /// MS Basic Connect Extensions command ids (libmbim's MbimCidMsBasicConnectExtensions).
 enum MBIMExtensionsCID: UInt32 {
-    case sysCaps = 5, deviceCaps = 6, deviceSlotMappings = 7, slotInfoStatus = 8, version = 15
+    case sysCaps = 5, deviceCaps = 6, deviceSlotMappings = 7, slotInfoStatus = 8, baseStationsInfo = 11, version = 15
 }
 
 /// MBIM_UICC_SLOT_STATE values of Slot Info Status.

@@ -301,15 +301,17 @@ final class QMIFunction: ControlFunction {
 
     private func servingSystemTLVs() -> [QMITLV] {
         let network = state.network
+        let cell = state.servingCell
         var tlvs: [QMITLV]
         switch state.registration {
         case .home, .roaming:
             tlvs = [
-                QMITLV(0x01, [1, 1, 1, 2, 1, 8]),  // registered, CS+PS attached, 3GPP, [LTE]
+                // registered, CS+PS attached, 3GPP, [the cell's radio interface]
+                QMITLV(0x01, [1, 1, 1, 2, 1, cell.rat.qmiRadioInterface]),
                 QMITLV(0x10, u8: state.registration == .roaming ? 0 : 1),
-                QMITLV(0x11, [1, 11]),  // data capability: LTE
+                QMITLV(0x11, [1, cell.rat.qmiDataCapability]),
                 QMITLV(0x12, plmn(mcc: network.mcc, mnc: network.mnc, name: network.operatorName)),
-                QMITLV(0x1D, u32: 0x01A2_D001), QMITLV(0x24, u16: 0x2A11)
+                QMITLV(0x1D, u32: UInt32(cell.cellId)), QMITLV(0x24, u16: UInt16(cell.tac))
             ]
             var pcs = ByteWriter()
             pcs.u16(UInt16(network.mcc) ?? 0); pcs.u16(UInt16(network.mnc) ?? 0); pcs.u8(network.mnc.count == 3 ? 1 : 0)
@@ -335,15 +337,64 @@ final class QMIFunction: ControlFunction {
         info.u8(1); info.u8(state.registration == .roaming ? 1 : 0)  // roaming
         info.u8(1); info.u8(state.registration == .denied ? 1 : 0)  // forbidden
         info.u8(0); info.u16(0)  // LAC (none on LTE)
-        info.u8(registered ? 1 : 0); info.u32(registered ? 0x01A2_D001 : 0)  // cell id
+        info.u8(registered ? 1 : 0); info.u32(registered ? UInt32(state.servingCell.cellId) : 0)  // cell id
         info.u8(state.registration == .denied ? 1 : 0); info.u8(2); info.u8(11)  // reject: PS, PLMN not allowed
         info.u8(registered ? 1 : 0)
         let mcc = Array(network.mcc.utf8.prefix(3))
         let mnc = Array(network.mnc.utf8.prefix(3))
         info.append(mcc + [UInt8](repeating: 0xff, count: 3 - mcc.count))
         info.append(mnc + [UInt8](repeating: 0xff, count: 3 - mnc.count))
-        info.u8(registered ? 1 : 0); info.u16(registered ? 0x2A11 : 0)  // TAC
+        info.u8(registered ? 1 : 0); info.u16(registered ? UInt16(state.servingCell.tac) : 0)  // TAC
         return [QMITLV(0x14, [status, status, 1]), QMITLV(0x19, info.bytes)]
+    }
+
+    /// Get Signal Info: LTE (RSSI, RSRQ, RSRP, SNR in 0.1 dB) or WCDMA (RSSI, Ec/Io).
+    private func signalInfoTLVs() -> [QMITLV] {
+        let cell = state.servingCell
+        var w = ByteWriter()
+        switch cell.rat {
+        case .lte:
+            w.u8(UInt8(bitPattern: Int8(clamping: cell.rssiDbm)))
+            w.u8(UInt8(bitPattern: Int8(clamping: cell.rsrqDb)))
+            w.u16(UInt16(bitPattern: Int16(clamping: cell.rsrpDbm)))
+            w.u16(UInt16(bitPattern: Int16(clamping: Int((cell.sinrDb * 10).rounded()))))
+            return [QMITLV(0x14, w.bytes)]
+        case .umts:
+            w.u8(UInt8(bitPattern: Int8(clamping: cell.rssiDbm)))
+            w.u16(UInt16(bitPattern: -10))  // Ec/Io
+            return [QMITLV(0x13, w.bytes)]
+        }
+    }
+
+    /// Get Cell Location Info: the serving LTE cell (Intrafrequency LTE Info v2) with itself as
+    /// the one measured cell (0.1 dB units); nothing for a UMTS cell.
+    private func cellLocationTLVs() -> [QMITLV] {
+        let cell = state.servingCell
+        guard cell.rat == .lte else { return [] }
+        let network = state.network
+        var w = ByteWriter()
+        w.u8(0)  // connected, not idle
+        w.append(Self.bcdPLMN(mcc: network.mcc, mnc: network.mnc))
+        w.u16(UInt16(cell.tac))
+        w.u32(UInt32(cell.cellId))
+        w.u16(UInt16(cell.channel))
+        w.u16(UInt16(cell.pci))
+        w.u8(5); w.u8(10); w.u8(8); w.u8(20)  // reselection priority, search thresholds
+        w.u8(1)
+        w.u16(UInt16(cell.pci))
+        w.u16(UInt16(bitPattern: Int16(clamping: cell.rsrqDb * 10)))
+        w.u16(UInt16(bitPattern: Int16(clamping: cell.rsrpDbm * 10)))
+        w.u16(UInt16(bitPattern: Int16(clamping: cell.rssiDbm * 10)))
+        w.u16(20)  // cell selection Rx level
+        return [QMITLV(0x13, w.bytes)]
+    }
+
+    /// A PLMN in 3GPP BCD: MCC digits 2|1, MNC digit 3 (F for two digits)|MCC digit 3, MNC digits 2|1.
+    static func bcdPLMN(mcc: String, mnc: String) -> [UInt8] {
+        let c = mcc.compactMap(\.wholeNumberValue).map(UInt8.init)
+        let n = mnc.compactMap(\.wholeNumberValue).map(UInt8.init)
+        guard c.count == 3, n.count >= 2 else { return [0xff, 0xff, 0xff] }
+        return [c[1] << 4 | c[0], (n.count == 3 ? n[2] : 0xf) << 4 | c[2], n[1] << 4 | n[0]]
     }
 
     private func nas(_ request: QMIRequest) -> [QMITLV] {
@@ -354,19 +405,36 @@ final class QMIFunction: ControlFunction {
             guard let dbm = state.rssiDbm else { return [QMUX.result(.noNetworkFound)] }
             let strength = Int8(clamping: dbm)
             var rssiList = ByteWriter()
-            rssiList.u16(1); rssiList.u8(UInt8(clamping: -dbm)); rssiList.u8(8)
-            var snr = ByteWriter(); snr.u16(UInt16(bitPattern: 130))
-            var rsrp = ByteWriter(); rsrp.u16(UInt16(bitPattern: Int16(clamping: dbm - 24)))
-            return [
-                QMUX.result(.none),
-                QMITLV(0x01, [UInt8(bitPattern: strength), 8]),
-                QMITLV(0x11, rssiList.bytes),
-                QMITLV(0x16, [UInt8(bitPattern: -9), 8]),
-                QMITLV(0x17, snr.bytes),
-                QMITLV(0x18, rsrp.bytes)
-            ]
+            rssiList.u16(1); rssiList.u8(UInt8(clamping: -dbm)); rssiList.u8(state.servingCell.rat.qmiRadioInterface)
+            let cell = state.servingCell
+            let radio = cell.rat.qmiRadioInterface
+            var tlvs = [QMUX.result(.none), QMITLV(0x01, [UInt8(bitPattern: strength), radio])]
+            tlvs.append(QMITLV(0x11, rssiList.bytes))
+            if cell.rat == .lte {
+                var snr = ByteWriter(); snr.u16(UInt16(bitPattern: Int16(clamping: Int((cell.sinrDb * 10).rounded()))))
+                var rsrp = ByteWriter(); rsrp.u16(UInt16(bitPattern: Int16(clamping: cell.rsrpDbm)))
+                tlvs += [
+                    QMITLV(0x16, [UInt8(bitPattern: Int8(clamping: cell.rsrqDb)), radio]),
+                    QMITLV(0x17, snr.bytes), QMITLV(0x18, rsrp.bytes)
+                ]
+            }
+            return tlvs
         case 0x0024:  // get serving system
             return [QMUX.result(.none)] + servingSystemTLVs()
+        case 0x004F:  // get signal info
+            guard state.isRegistered else { return [QMUX.result(.noNetworkFound)] }
+            return [QMUX.result(.none)] + signalInfoTLVs()
+        case 0x0043:  // get cell location info
+            guard state.isRegistered else { return [QMUX.result(.noNetworkFound)] }
+            return [QMUX.result(.none)] + cellLocationTLVs()
+        case 0x0031:  // get RF band info
+            guard state.isRegistered, let band = state.servingCell.qmiActiveBand else {
+                return [QMUX.result(.invalidQMICommand)]
+            }
+            var list = ByteWriter()
+            list.u8(1); list.u8(state.servingCell.rat.qmiRadioInterface)
+            list.u16(band); list.u16(UInt16(state.servingCell.channel))
+            return [QMUX.result(.none), QMITLV(0x01, list.bytes)]
         case 0x004D:  // get system info (LTE only)
             return [QMUX.result(.none)] + systemInfoTLVs()
         case 0x0025:  // get home network

@@ -9,6 +9,8 @@ struct ControlRequest: Codable, Sendable, Equatable {
         case status, connect, disconnect, stop, unlockFCC
         /// Lifecycle events (docs/simulator.md "Lifecycle events").
         case reset, swapSIM, removeSIM, suspend, resume, reportDNS
+        /// The modem moves to another of its network's cells (`cell`).
+        case handover
     }
     var command: Command
     /// The modem index for `connect`, `disconnect`, `unlockFCC` and the per-modem events (default 0).
@@ -24,11 +26,14 @@ struct ControlRequest: Codable, Sendable, Equatable {
     /// `reportDNS`: the DNS servers the modem reports from now on (e.g. `["0.0.0.0", "::"]`);
     /// absent or null: the carrier's.
     var dnsServers: [String]?
+    /// `handover`: the index of the cell in the modem's `network.cells`.
+    var cell: Int?
 
     init(
         command: Command, modem: Int? = nil, renumber: Bool? = nil, slowMs: Int? = nil, slowSeconds: Int? = nil,
-        sim: SIMIdentity? = nil, dnsServers: [String]? = nil
+        sim: SIMIdentity? = nil, dnsServers: [String]? = nil, cell: Int? = nil
     ) {
+        self.cell = cell
         self.command = command
         self.modem = modem
         self.renumber = renumber

@@ -77,6 +77,13 @@ extension RunningWorld {
             let (n, device) = try modemDevice(request)
             device.reportDNS(servers)
             log("modem \(n): reports DNS \(servers?.joined(separator: " ") ?? "of the carrier")")
+        case .handover:
+            let (n, device) = try modemDevice(request)
+            guard let cell = request.cell, device.handover(to: cell) else {
+                throw CellpathError(
+                    .usage, "handover: modem \(n)'s network has cells 0 to \(device.modem.network.cells.count - 1)")
+            }
+            log("modem \(n): handed over to cell \(cell)")
         case .suspend: try suspend(dataPlane: dataPlane)
         case .resume: try resume()
         case .status, .connect, .disconnect, .stop, .unlockFCC: break

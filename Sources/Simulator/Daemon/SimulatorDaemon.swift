@@ -292,7 +292,7 @@ final class RunningWorld {
         case .stop:
             stopRequested = true
             return ControlResponse(ok: true)
-        case .reset, .swapSIM, .removeSIM, .suspend, .resume, .reportDNS:
+        case .reset, .swapSIM, .removeSIM, .suspend, .resume, .reportDNS, .handover:
             try handleEvent(request, dataPlane: dataPlane)
             return ControlResponse(ok: true, status: status())
         }

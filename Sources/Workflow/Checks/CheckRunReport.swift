@@ -20,6 +20,8 @@ public struct CheckRunReport: Sendable {
     public var checkID: String?
     /// The check_url chain (PhoneCheck, SubscriberCheck).
     public var checkURL: CheckURLReport?
+    /// The radio the chain ran on, read while it ran (a modem's path only).
+    public var radio: RadioContext?
     public var verdict: CheckVerdict?
     public var outcome: CheckOutcome?
     /// Why the run did not conclude.

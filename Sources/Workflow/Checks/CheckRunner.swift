@@ -82,9 +82,12 @@ public struct CheckRunner: Sendable {
         report.deviceLeg = deviceLeg?.name
         var openerPath = path
         openerPath.operatorID = operatorID
+        // The radio is read while the chain runs, so that it is the chain's and costs no time.
+        async let radio = pathProvider.radioContext()
         let opened = await CheckURLOpener(client: CellularHTTPClient(path: openerPath, dnsCache: dnsCache)).open(
             request, sendOperatorHeader: operatorID != nil, ending: rules.ending, checkID: created.checkID)
         report.checkURL = opened
+        report.radio = await radio
         report.steps.append(clock.timing("check_url", since: start, succeeded: opened.failure == nil))
         try Task.checkCancellation()
         if let failure = opened.failure, !(rules.errorEndingIsVerdict && opened.callback?.error != nil) {

@@ -1,0 +1,50 @@
+import CellpathCore
+import SimulatorScenario
+import Testing
+
+/// A modem's network cells: read from the scenario, their defaults, the daemon's copy, and
+/// bad values named by their field.
+@Suite struct CellScenarioTests {
+    private func decode(_ json: String) throws -> Scenario { try Scenario.decode(Array(json.utf8)) }
+
+    @Test func withoutCellsTheNetworkHasOneLTECellWithItsRSSI() throws {
+        let cells = try decode(#"{"modems": [{"network": {"rssiDbm": -80}}]}"#).modems[0].network.cells
+        #expect(cells == [SimulatedCell(rssiDbm: -80)])
+        #expect(cells[0].rat == .lte && cells[0].band == 3 && cells[0].cellId == 27_447_297)
+    }
+
+    @Test func cellsAreReadAndSurviveTheDaemonsCopy() throws {
+        let scenario = try decode(
+            #"""
+            {"modems": [{"network": {"cells": [
+                {"cellId": 19088743, "tac": 4660, "pci": 211, "band": 20, "channel": 6300, "rsrpDbm": -88,
+                 "rsrqDb": -7, "sinrDb": 18.5, "rssiDbm": -65},
+                {"rat": "umts", "cellId": 4325442, "band": null, "channel": 10700}]}}]}
+            """#)
+        let cells = scenario.modems[0].network.cells
+        #expect(
+            cells == [
+                SimulatedCell(
+                    cellId: 19_088_743, tac: 4660, pci: 211, band: 20, channel: 6300, rssiDbm: -65, rsrpDbm: -88,
+                    rsrqDb: -7, sinrDb: 18.5),
+                SimulatedCell(rat: .umts, cellId: 4_325_442, band: nil, channel: 10700)
+            ])
+        #expect(try Scenario.decode(scenario.encoded()) == scenario)
+    }
+
+    @Test(arguments: [
+        (#"{"modems": [{"network": {"cells": []}}]}"#, "modems[0].network.cells: must hold at least one cell"),
+        (#"{"modems": [{"network": {"cells": [{"pci": 504}]}}]}"#, "modems[0].network.cells[0].pci: must be 0 to 503"),
+        (#"{"modems": [{"network": {"cells": [{"rat": "nr"}]}}]}"#, "modems[0].network.cells[0].rat: must be one of"),
+        (
+            #"{"modems": [{"network": {"cells": [{}, {"rsrpDbm": -20}]}}]}"#,
+            "modems[0].network.cells[1].rsrpDbm: must be between -156 and -31 dBm"
+        ),
+        (#"{"modems": [{"network": {"cells": [{"cell": 1}]}}]}"#, "cell")
+    ])
+    func badCellsNameTheField(json: String, expected: String) throws {
+        let error = #expect(throws: CellpathError.self) { try Scenario.decode(Array(json.utf8)) }
+        #expect(error?.kind == .dataError)
+        #expect(error?.message.contains(expected) == true, "\(error?.message ?? "")")
+    }
+}
