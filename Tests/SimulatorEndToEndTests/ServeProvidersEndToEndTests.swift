@@ -129,7 +129,7 @@ struct ServeProvidersEndToEndTests {
                 #expect(checkURL.hasPrefix("https://api.vonage.test/"), "\(checkURL)")
 
                 try device.bearer(connect: true)
-                let opened = try device.fetch([checkURL])
+                let opened = try device.fetch(["--verbose-full", checkURL])
                 #expect(opened.status == 0, "\(opened.stderr)")
                 let code = try #require(opened.json["result"]?["json"]?["code"]?.string, "\(opened.json)")
 
@@ -168,9 +168,11 @@ struct ServeProvidersEndToEndTests {
                 #expect(simCheck.json?["last_sim_change_at"] == swap["latest_sim_change"])
                 #expect(simCheck.json?["check_id"]?.string?.isEmpty == false)
 
-                let unknown = try Self.call(device, "POST", "/sim-check", #"{"phone_number":"+447700900999"}"#)
+                let unknown = try Self.call(device, "POST", "/sim-check", #"{"phone_number":"\#(Self.otherNumber)"}"#)
                 #expect(unknown.status == 400, "\(String(describing: unknown.json))")
-                #expect(unknown.json?["error_message"]?.string?.contains("IDENTIFIER_NOT_FOUND") == true)
+                #expect(
+                    unknown.json?["error_message"]?.string?.contains("IDENTIFIER_NOT_FOUND") == true,
+                    "\(String(describing: unknown.json))")
 
                 let subscriberCheck = try Self.call(
                     device, "POST", "/subscriber-check", #"{"phone_number":"\#(Self.ownNumber)"}"#)
