@@ -36,9 +36,11 @@ extension DevServerRoutes {
     ) async throws(ErrorAnswer) -> HTTPResponse {
         let verifier = try silentAuth(request)
         guard verifier.deviceLeg.ending == .snaErrorCode else {
+            let exchange =
+                product == .phoneCheck ? "/v0.2/phone-check/exchange-code" : "/v0.2/subscriber-check/exchange-code"
             throw provider.notServed(
                 Self.routeName(request.path),
-                "it completes a verification with the code the device got: POST /v0.2/subscriber-check/exchange-code")
+                "it completes a verification with the code the device got: POST \(exchange)")
         }
         let verdict = try await provided { () async throws(CellpathError) in
             try await verifier.complete(CreatedCheckHandle(checkID: checkID, checkURL: ""), ending: nil)
