@@ -158,6 +158,13 @@ struct ServeProvidersEndToEndTests {
     /// check routes are 501.
     @Test func camaraServesSIMCheckAsSIMSwap() throws {
         try SimulatedDevice.with(Self.scenario, connect: false) { device in
+            // The operator's credentials are checked at start: a client it does not know is exit 78.
+            let refused = try device.run([
+                "env", "HOME=/nonexistent", "CELLPATH_CAMARA_CLIENT_ID=unknown-client", CellpathBinary.path, "serve",
+                "--provider", "camara", "--listen", "127.0.0.1:8081"
+            ])
+            #expect(refused.status == 78, "\(refused.stderr)")
+            #expect(refused.stderr.contains(#""event":"error""#), "\(refused.stderr)")
             try Self.withServe(device, ["--provider", "camara"]) {
                 let simCheck = try Self.call(device, "POST", "/sim-check", #"{"phone_number":"\#(Self.ownNumber)"}"#)
                 #expect(simCheck.status == 200, "\(String(describing: simCheck.json))")
