@@ -60,13 +60,17 @@ deps:
 			&& apt-get -o DPkg::Lock::Timeout=300 install -y -qq --no-install-recommends $$missing >/dev/null; \
 	fi
 
-## provider-sdks: the providers' own server SDKs (PyPI twilio, vonage) in a virtual environment under
-## .build, for the tests that check the simulator's fake provider APIs against them (VerifySDKEndToEndTests)
+## provider-sdks: the providers' own server SDKs (PyPI twilio, vonage) and an OpenAPI schema validator
+## (PyPI openapi-schema-validator) in a virtual environment under .build, for the tests that check the
+## simulator's fake provider APIs against them (VerifySDKEndToEndTests, CAMARAContractTests)
 PROVIDER_SDKS := .build/provider-sdks
+PROVIDER_SDK_PACKAGES := 'twilio~=9.13' 'vonage~=4.9' 'openapi-schema-validator~=0.9.0'
 provider-sdks: $(PROVIDER_SDKS)/bin/python
+	@$(PROVIDER_SDKS)/bin/python -c 'import twilio, vonage, openapi_schema_validator' 2>/dev/null \
+		|| $(PROVIDER_SDKS)/bin/pip install --quiet --disable-pip-version-check $(PROVIDER_SDK_PACKAGES)
 $(PROVIDER_SDKS)/bin/python:
 	/usr/bin/python3 -m venv $(PROVIDER_SDKS).tmp
-	$(PROVIDER_SDKS).tmp/bin/pip install --quiet --disable-pip-version-check 'twilio~=9.13' 'vonage~=4.9'
+	$(PROVIDER_SDKS).tmp/bin/pip install --quiet --disable-pip-version-check $(PROVIDER_SDK_PACKAGES)
 	rm -rf $(PROVIDER_SDKS) && mv $(PROVIDER_SDKS).tmp $(PROVIDER_SDKS)
 
 ## build: compile cellpath and its helpers (release by default; CONFIGURATION=debug for a debug build).

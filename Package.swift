@@ -127,7 +127,7 @@ let package = Package(
         .target(
             name: "Server",
             dependencies: [
-                "Workflow", "CellularHTTP", "HTTPServer", "PhoneNumbers", "CellpathCore",
+                "Workflow", "CAMARA", "CellularHTTP", "HTTPServer", "PhoneNumbers", "CellpathCore",
                 "SystemSupport", "CellpathCrypto", "COpenSSL"
             ]),
         // The command-line framework: parser, specs, help, output, exit codes, the program runtime.
@@ -157,18 +157,26 @@ let package = Package(
                 "Modems", "ModemManagerBackend", "Bearers", "IPConfiguration",
                 "Configuration", "CellularHTTP", "SystemSupport", "CShims"
             ]),
+        // The providers' API clients made from their configured profiles: the check commands' and serve's.
+        .target(
+            name: "ProviderClients",
+            dependencies: [
+                "CellpathCLI", "CellpathCore", "CAMARA", "CellpathCrypto", "CellularHTTP", "Configuration",
+                "SystemSupport",
+                "Workflow"
+            ]),
         .target(
             name: "CheckCommands",
             dependencies: [
                 "CellpathCLI", "CommandLineKit", "CellpathCore", "ModemCommands",
-                "ModemDiscovery", "PhoneNumbers", "Workflow", "CAMARA", "CellpathCrypto", "CellularHTTP",
-                "Configuration", "SystemSupport"
+                "ModemDiscovery", "PhoneNumbers", "Workflow", "CAMARA", "CellularHTTP",
+                "Configuration", "ProviderClients", "SystemSupport"
             ]),
         .target(
             name: "ServeCommands",
             dependencies: [
                 "CellpathCLI", "CommandLineKit", "CellpathCore", "Server", "Workflow",
-                "CellularHTTP", "Configuration"
+                "CellularHTTP", "Configuration", "ProviderClients"
             ]),
         .executableTarget(
             name: "cellpath", dependencies: ["CellpathCLI", "CellpathCore", "SystemSupport"],

@@ -6,6 +6,7 @@ import Configuration
 import ModemCommands
 import ModemDiscovery
 import PhoneNumbers
+import ProviderClients
 import SystemSupport
 import Workflow
 
@@ -293,7 +294,7 @@ extension CheckCommands {
         _ context: CommandContext
     ) throws -> any CheckBackend {
         let http = HTTPClient(route: .defaultNetwork)
-        let caFile = try checkedCAFile(configuration)
+        let caFile = try ProviderClients.checkedCAFile(configuration)
         if try usesDirectBackend(options, command: context.command) {
             return try directBackend(configuration, http: http, caFile: caFile, context)
         }
@@ -306,13 +307,6 @@ extension CheckCommands {
             )
         }
         return DevServerBackend(baseURL: server, http: http, caFile: caFile, timeout: try configuration.timeout)
-    }
-
-    /// The configured CA bundle for the backend's API, checked to be one.
-    static func checkedCAFile(_ configuration: EffectiveConfiguration) throws -> String? {
-        let caFile = try configuration.caFile
-        if let caFile { try FetchCommand.checkCABundle(caFile, origin: configuration.origin(of: "http.cacert")) }
-        return caFile
     }
 
     /// The cellular path: an interface configured by another tool (`--interface`), else the modem

@@ -1,11 +1,10 @@
 import CAMARA
 import CellpathCLI
 import CellpathCore
-import CellpathCrypto
-import CellularHTTP
 import CommandLineKit
 import Configuration
 import PhoneNumbers
+import ProviderClients
 
 extension SimSwapCommand {
     /// `sim-swap`: SIM Swap's check and retrieve-date for one number, with the `[camara]`
@@ -17,7 +16,7 @@ extension SimSwapCommand {
         if !number.isMobileCapable {
             context.logger.warning("this is a \(number.type.numberPhrase): sim-swap needs a mobile number")
         }
-        let client = try camaraClient(configuration)
+        let client = try ProviderClients.camara(configuration)
         context.progress.step("asking the operator's SIM Swap API")
         let swapped: Bool
         let date: SimSwapDate
@@ -43,27 +42,5 @@ extension SimSwapCommand {
         return CommandOutcome(
             Output(record, humanLines: ["\(disclosure.reveal(number.e164, as: .msisdn)): \(verdict)"]),
             exitCode: swapped ? .simChanged : .success)
-    }
-
-    /// The `[camara]` profile's client: its key read (mode 0600 or stricter), the CA bundle
-    /// checked. Also what a command with a CAMARA device leg starts from.
-    static func camaraClient(_ configuration: EffectiveConfiguration) throws -> CAMARAClient {
-        let settings = try configuration.requireCAMARA()
-        let pem = try settings.readKey()
-        let key: JWSKey
-        do {
-            key = try JWSKey(pem: pem)
-        } catch {
-            throw CellpathError(
-                .configuration, "\(settings.keyFile) (named by \(settings.keyFileOrigin)): \(error.message)",
-                hint: "key_file must hold the client's PEM private key: RSA of 2048 bits or more, or EC P-256.")
-        }
-        let caFile = try configuration.caFile
-        if let caFile { try FetchCommand.checkCABundle(caFile, origin: configuration.origin(of: "http.cacert")) }
-        return CAMARAClient(
-            endpoint: CAMARAEndpoint(
-                apiRoot: settings.apiRoot, issuer: settings.issuer, clientID: settings.clientID,
-                authentication: .privateKeyJWT(key, keyID: nil), caFile: caFile, timeout: try configuration.timeout),
-            http: HTTPClient(route: .defaultNetwork))
     }
 }

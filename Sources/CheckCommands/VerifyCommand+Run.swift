@@ -1,9 +1,8 @@
 import CellpathCLI
 import CellpathCore
-import CellpathCrypto
-import CellularHTTP
 import CommandLineKit
 import Configuration
+import ProviderClients
 import Workflow
 
 extension CheckCommands {
@@ -24,35 +23,16 @@ extension CheckCommands {
         _ name: ProviderName, _ options: VerifyOptions, _ configuration: EffectiveConfiguration,
         _ context: CommandContext
     ) throws -> any SilentAuthProvider {
-        let http = HTTPClient(route: .defaultNetwork)
         switch name {
         case .truid:
             return TruIDProvider(
                 backend: try makeBackend(options.check.backend, configuration, context), product: name.verdictProduct)
         case .twilio:
-            let profile = try configuration.requireTwilioProfile()
-            let account = TwilioVerifyAccount(
-                baseURL: profile.apiBase, accountSID: profile.accountSID, authToken: profile.authToken,
-                serviceSID: profile.serviceSID)
-            return TwilioVerifyClient(
-                account: account, http: http, caFile: try checkedCAFile(configuration),
-                timeout: try configuration.timeout)
+            return try ProviderClients.twilio(configuration)
         case .vonage:
-            let profile = try configuration.requireVonageProfile(as: context.caller)
-            for warning in profile.warnings { context.logger.warning("\(warning)") }
-            let authentication: VonageAuthentication
-            switch profile.credentials {
-            case .application(let id, let pem):
-                let key = try JWSKey.rsa(pem: pem, what: "vonage.private_key")
-                authentication = .applicationJWT(applicationID: id, sign: { key.sign($0) ?? [] })
-            case .apiKey(let key, let secret):
-                authentication = .basic(apiKey: key, apiSecret: secret)
-            }
-            let account = VonageVerifyAccount(
-                baseURL: profile.apiBase, brand: profile.brand, authentication: authentication)
-            return VonageVerifyClient(
-                account: account, fallbacks: options.fallbacks, http: http, caFile: try checkedCAFile(configuration),
-                timeout: try configuration.timeout)
+            return try ProviderClients.vonage(
+                configuration, fallbacks: options.fallbacks, caller: context.caller,
+                warn: { context.logger.warning("\($0)") })
         case .vonageNumberVerification, .camara:
             throw notAvailable(name)
         }

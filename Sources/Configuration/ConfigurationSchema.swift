@@ -23,6 +23,10 @@ public enum ConfigurationFlag: String, Sendable, CaseIterable {
 /// The shape a configuration value must have; validation also normalises it.
 enum ValueKind {
     case region, profile, url, path, dataResidency, simPrefix, seconds, clientID, secret, accessPointName, ipType
+    case servedProvider
+
+    /// The providers `serve` can answer with.
+    static let servedProviders = ["truid", "twilio", "vonage", "camara"]
 
     /// Returns the normalised value, or a problem sentence (which never repeats the value).
     /// Relative paths are resolved against `baseDirectory` (a config file's directory).
@@ -93,6 +97,12 @@ enum ValueKind {
             let lower = value.lowercased()
             guard BearerIPType(rawValue: lower) != nil else {
                 return .failure(Problem("expected one of ipv4, ipv6, ipv4v6"))
+            }
+            return .success(lower)
+        case .servedProvider:
+            let lower = value.lowercased()
+            guard Self.servedProviders.contains(lower) else {
+                return .failure(Problem("expected one of " + Self.servedProviders.joined(separator: ", ")))
             }
             return .success(lower)
         }

@@ -4,6 +4,7 @@ import CellularHTTP
 import CommandLineKit
 import Configuration
 import Glibc
+import ProviderClients
 import Server
 import Workflow
 
@@ -15,7 +16,6 @@ extension ProgramImplementations {
 extension ServeCommand {
     static func run(_ options: Options, _ context: CommandContext) async throws -> CommandOutcome {
         let configuration = try ConfigurationOptions.load(options, context)
-        let (clientID, clientSecret) = try credentials(configuration, context.environment)
         var settings = ServeSettings(
             defaultRegion: try configuration.region, logPersonalData: context.global.disclosure == .full)
         (settings.listenAddress, settings.listenPort) = try listenAddress(options.listen)
@@ -44,19 +44,40 @@ extension ServeCommand {
                 "listening on \(settings.listenAddress) without --api-key-file: anyone who reaches it can run checks on your account"
             )
         }
-        let endpoint = TruAPIEndpoint(
-            baseURL: try configuration.apiBaseURL, clientID: clientID, clientSecret: clientSecret,
-            caFile: try configuration.caFile)
-        // One upstream connection for each request that may be in flight, kept for the next ones.
-        let http = HTTPClient(route: .defaultNetwork, maxConnections: settings.limits.maxRequestsInFlight)
-        let client = TruAPIClient(endpoint: endpoint, http: http, timeout: settings.limits.upstreamTimeout)
         try await ServeRunner.run(
-            settings: settings, client: client,
+            settings: settings, provider: try servedProvider(options, configuration, settings, context),
             log: { line in
                 let bytes = Array((line + "\n").utf8)
                 _ = bytes.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
             })
         return CommandOutcome()
+    }
+
+    /// The provider `--provider` (else `[serve] provider`, else tru.ID) names, with its profile's credentials.
+    private static func servedProvider(
+        _ options: Options, _ configuration: EffectiveConfiguration, _ settings: ServeSettings,
+        _ context: CommandContext
+    ) throws -> ServedProvider {
+        let name = try options.provider?.rawValue ?? configuration.servedProvider
+        switch ServedProviderName(rawValue: name) ?? .truid {
+        case .truid:
+            let (clientID, clientSecret) = try credentials(configuration, context.environment)
+            let endpoint = TruAPIEndpoint(
+                baseURL: try configuration.apiBaseURL, clientID: clientID, clientSecret: clientSecret,
+                caFile: try configuration.caFile)
+            // One upstream connection for each request that may be in flight, kept for the next ones.
+            let http = HTTPClient(route: .defaultNetwork, maxConnections: settings.limits.maxRequestsInFlight)
+            return .truID(TruAPIClient(endpoint: endpoint, http: http, timeout: settings.limits.upstreamTimeout))
+        case .twilio:
+            return .silentAuth(name: name, try ProviderClients.twilio(configuration))
+        case .vonage:
+            return .silentAuth(
+                name: name,
+                try ProviderClients.vonage(
+                    configuration, fallbacks: [], caller: context.caller, warn: { context.logger.warning("\($0)") }))
+        case .camara:
+            return .camara(try ProviderClients.camara(configuration))
+        }
     }
 
     /// The configured credentials, else the dev-server's TRU_ID_CLIENT_ID / TRU_ID_CLIENT_SECRET.

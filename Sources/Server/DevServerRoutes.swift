@@ -5,9 +5,10 @@ import HTTPServer
 import Workflow
 
 /// The routes of tru.ID's development server (v0.3.1) and serve's own (`/healthz`, `/metrics`,
-/// `/openapi.json`), answered with the tru.ID API behind `client`.
+/// `/openapi.json`), answered with the API of `provider` (tru.ID's, or another's: 501 for a
+/// route it cannot serve).
 public struct DevServerRoutes: Sendable {
-    let client: TruAPIClient
+    let provider: ServedProvider
     let settings: ServeSettings
     let metrics: ServerMetrics
     let log: @Sendable (String) -> Void
@@ -16,16 +17,20 @@ public struct DevServerRoutes: Sendable {
     private let phoneNumbers: PhoneNumberCache
 
     public init(
-        client: TruAPIClient, settings: ServeSettings, metrics: ServerMetrics, log: @escaping @Sendable (String) -> Void
+        provider: ServedProvider, settings: ServeSettings, metrics: ServerMetrics,
+        log: @escaping @Sendable (String) -> Void
     ) {
-        self.client = client
+        self.provider = provider
         self.settings = settings
         self.metrics = metrics
         self.log = log
         rateLimiter = ClientRateLimiter(requestsPerMinute: settings.limits.requestsPerMinute)
         phoneNumbers = PhoneNumberCache(defaultRegion: settings.defaultRegion)
-        let endpoint = client.endpoint, timeout = settings.limits.upstreamTimeout
-        webhooks = WebhookVerifier { await Self.fetchKeySet(endpoint, timeout: timeout, log: log) }
+        let endpoint = provider.truAPI?.endpoint, timeout = settings.limits.upstreamTimeout
+        webhooks = WebhookVerifier {
+            guard let endpoint else { return nil }
+            return await Self.fetchKeySet(endpoint, timeout: timeout, log: log)
+        }
     }
 
     /// Answers one request and writes its access-log line.
@@ -106,7 +111,7 @@ public struct DevServerRoutes: Sendable {
             return try await method(request, ["GET"]) { () async throws(ErrorAnswer) in
                 HTTPResponse(
                     status: 200, contentType: "text/plain; version=0.0.4",
-                    body: metrics.exposition(tokenRequests: await client.tokenRequests))
+                    body: metrics.exposition(tokenRequests: await provider.truAPI?.tokenRequests ?? 0))
             }
         case "/openapi.json":
             return try await method(request, ["GET"]) { () async throws(ErrorAnswer) in
@@ -145,15 +150,19 @@ public struct DevServerRoutes: Sendable {
                 throw ErrorAnswer(
                     404, "the coverage-access-token route is off (serve --coverage-token-route turns it on)")
             }
-            return try await method(request, ["GET"]) { () async throws(ErrorAnswer) in try await coverageToken() }
+            return try await method(request, ["GET"]) { () async throws(ErrorAnswer) in
+                try await coverageToken(try truAPI(route))
+            }
         case "/country":
             return try await method(request, ["GET"]) { () async throws(ErrorAnswer) in
+                let client = try truAPI(route)
                 let code = try readParameters(request).required("country_code")
                 return try await upstream { () async throws(TruAPIError) in try await client.coverage(countryCode: code)
                 }
             }
         case "/device":
             return try await method(request, ["GET"]) { () async throws(ErrorAnswer) in
+                let client = try truAPI(route)
                 let parameters = try readParameters(request)
                 let given = try parameters.optional("ip_address")
                 let misspelt = try parameters.optional("id_address")
@@ -162,7 +171,10 @@ public struct DevServerRoutes: Sendable {
                 }
             }
         case "/callback", "/phone-check/callback", "/v0.1/phone-check/callback":
-            return try await method(request, ["POST"]) { () async throws(ErrorAnswer) in try await webhook(request) }
+            return try await method(request, ["POST"]) { () async throws(ErrorAnswer) in
+                _ = try truAPI(route)
+                return try await webhook(request)
+            }
         case "/traces", "/v0.1/traces", "/v0.2/traces":
             return try await method(request, ["POST"]) { () async throws(ErrorAnswer) in trace(request) }
         default:
@@ -263,11 +275,17 @@ public struct DevServerRoutes: Sendable {
     // MARK: Products
 
     /// The request's parameters, form bodies read only when serve allows them.
-    private func readParameters(_ request: HTTPRequest) throws(ErrorAnswer) -> RequestParameters {
+    func readParameters(_ request: HTTPRequest) throws(ErrorAnswer) -> RequestParameters {
         try RequestParameters(request, allowsForm: settings.allowsFormBodies)
     }
 
-    private func phoneNumber(_ parameters: RequestParameters) throws(ErrorAnswer) -> String {
+    /// The tru.ID API client for a route only tru.ID serves; 501 with another provider.
+    private func truAPI(_ route: String) throws(ErrorAnswer) -> TruAPIClient {
+        guard let client = provider.truAPI else { throw provider.notServed(route, provider.noTruIDRoute) }
+        return client
+    }
+
+    func phoneNumber(_ parameters: RequestParameters) throws(ErrorAnswer) -> String {
         let input = try parameters.required("phone_number")
         do throws(CellpathError) {
             return try phoneNumbers.e164(input)
@@ -282,6 +300,9 @@ public struct DevServerRoutes: Sendable {
         let parameters = try readParameters(request)
         let number = try phoneNumber(parameters)
         let redirectURL = version == .v0_2 ? try parameters.optional("redirect_url") : nil
+        guard let client = provider.truAPI else {
+            return try await createVerification(request, phoneNumber: number, redirectURL: redirectURL)
+        }
         let created = try await call { () async throws(TruAPIError) in
             try await client.createCheck(product, version: version, phoneNumber: number, redirectURL: redirectURL)
         }
@@ -294,6 +315,9 @@ public struct DevServerRoutes: Sendable {
     ) async throws(ErrorAnswer) -> HTTPResponse {
         let checkID: String
         if let given { checkID = given } else { checkID = try readParameters(request).required("check_id") }
+        guard let client = provider.truAPI else {
+            return try await verificationResult(request, product, version, checkID: checkID)
+        }
         let result = try await call { () async throws(TruAPIError) in
             try await client.checkResult(product, version: version, checkID: checkID)
         }
@@ -314,6 +338,9 @@ public struct DevServerRoutes: Sendable {
         let parameters = try readParameters(request)
         let code = try parameters.required("code")
         let checkID = try parameters.required("check_id")
+        guard let client = provider.truAPI else {
+            return try await completeVerification(request, product, checkID: checkID, code: code)
+        }
         let result = try await call { () async throws(TruAPIError) in
             try await client.completeCheck(product, checkID: checkID, code: code)
         }
@@ -328,6 +355,7 @@ public struct DevServerRoutes: Sendable {
 
     private func simCheck(_ request: HTTPRequest) async throws(ErrorAnswer) -> HTTPResponse {
         let number = try phoneNumber(try readParameters(request))
+        guard let client = provider.truAPI else { return try await simSwapCheck(request, phoneNumber: number) }
         let result = try await call { () async throws(TruAPIError) in try await client.simCheck(phoneNumber: number) }
         return Self.json(
             200,
@@ -339,7 +367,7 @@ public struct DevServerRoutes: Sendable {
             ])
     }
 
-    private func coverageToken() async throws(ErrorAnswer) -> HTTPResponse {
+    private func coverageToken(_ client: TruAPIClient) async throws(ErrorAnswer) -> HTTPResponse {
         let token = try await call { () async throws(TruAPIError) in try await client.accessToken(scopes: ["coverage"])
         }
         let base =
@@ -413,6 +441,9 @@ public struct DevServerRoutes: Sendable {
     }
 
     private func health() async -> HTTPResponse {
+        guard let client = provider.truAPI else {
+            return Self.json(200, [("status", .string("ok")), ("provider", .string(provider.name))])
+        }
         do throws(TruAPIError) {
             _ = try await client.accessToken(scopes: ["coverage"])
             return Self.json(200, [("status", .string("ok")), ("upstream_token", .string("valid"))])
@@ -428,9 +459,7 @@ public struct DevServerRoutes: Sendable {
     /// malformed answer or an unreachable API becomes 502, a timeout 504 (short JSON messages).
     private func call<T: Sendable>(_ body: () async throws(TruAPIError) -> T) async throws(ErrorAnswer) -> T {
         let started = ContinuousClock.now
-        defer {
-            metrics.upstreamCall(seconds: Self.seconds(started.duration(to: .now)))
-        }
+        defer { timed(since: started) }
         do {
             return try await body()
         } catch {
@@ -442,6 +471,11 @@ public struct DevServerRoutes: Sendable {
     private func upstream(_ body: () async throws(TruAPIError) -> APIAnswer) async throws(ErrorAnswer) -> HTTPResponse {
         let answer = try await call(body)
         return HTTPResponse(status: answer.status, contentType: "application/json", body: answer.json.serialized)
+    }
+
+    /// Counts an upstream call that began at `started` in the latency histogram.
+    func timed(since started: ContinuousClock.Instant) {
+        metrics.upstreamCall(seconds: Self.seconds(started.duration(to: .now)))
     }
 
     static func errorAnswer(_ error: TruAPIError) -> ErrorAnswer {

@@ -9,7 +9,7 @@ enum OpenAPIDocument {
             ? ""
             : #","requestBody":{"content":{"application/json":{"schema":{"type":"object","properties":{\#(properties)}}},"application/x-www-form-urlencoded":{"schema":{"type":"object","properties":{\#(properties)}}}}}"#
         return
-            #"{"summary":"\#(summary)","parameters":[\#(query)]\#(requestBody),"responses":{"200":{"description":"OK"},"400":{"description":"{error_message}"}}}"#
+            #"{"summary":"\#(summary)","parameters":[\#(query)]\#(requestBody),"responses":{"200":{"description":"OK"},"400":{"description":"{error_message}"},"501":{"description":"{error_message}: the provider serve answers with (serve --provider) does not serve this route"}}}"#
     }
 
     private static let create = operation("Create a check", body: ["phone_number"])

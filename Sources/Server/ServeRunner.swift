@@ -8,18 +8,16 @@ import Workflow
 /// requests get 503 with `Connection: close`, requests in flight finish (within
 /// `drainTimeout`), and the server stops.
 public enum ServeRunner {
-    /// Checks the credentials with one token request, then serves. Throws `.configuration` for
-    /// credentials the API refuses and `.unavailable`/`.temporary` for an API that cannot be used.
+    /// Checks the provider's credentials (`ServedProvider.checkCredentials`), then serves. Throws
+    /// `.configuration` for credentials the API refuses and `.unavailable`/`.temporary` for an
+    /// API that cannot be used.
     public static func run(
-        settings: ServeSettings, client: TruAPIClient, log: @escaping @Sendable (String) -> Void,
+        settings: ServeSettings, provider: ServedProvider, log: @escaping @Sendable (String) -> Void,
         started: @Sendable (Int) -> Void = { _ in }
     ) async throws(CellpathError) {
-        do {
-            _ = try await client.accessToken(scopes: ["coverage"])
-        } catch {
-            throw error.cellpathError
-        }
-        let routes = DevServerRoutes(client: client, settings: settings, metrics: ServerMetrics(), log: log)
+        try await provider.checkCredentials()
+        let routes = DevServerRoutes(
+            provider: provider, settings: settings, metrics: ServerMetrics(provider: provider.name), log: log)
         let draining = Atomic<Bool>(false)
         let inFlight = Atomic<Int>(0)
         var tls: HTTPServer.TLSIdentity?
@@ -63,7 +61,8 @@ public enum ServeRunner {
         started(server.port)
         log(
             JSONValue.object([
-                ("event", .string("listening")), ("address", .string(settings.listenAddress)),
+                ("event", .string("listening")), ("provider", .string(provider.name)),
+                ("address", .string(settings.listenAddress)),
                 ("port", .int(server.port)), ("tls", .bool(tls != nil))
             ]).serialized)
         await waitUntilCancelled()

@@ -14,8 +14,10 @@ public final class ServerMetrics: Sendable {
     }
 
     private let state = Mutex(State())
+    /// The `provider` label of the requests and upstream calls: the provider serve answers with.
+    private let providerLabel: String
 
-    public init() {}
+    public init(provider: String) { providerLabel = "provider=\"\(provider)\"" }
 
     func started() { state.withLock { $0.inFlight += 1 } }
 
@@ -29,7 +31,9 @@ public final class ServerMetrics: Sendable {
     /// neither add label values without bound nor put quotes in the exposition.
     func counted(route: String, method: String, status: Int) {
         let label = Self.standardMethods.contains(method) ? method : "other"
-        state.withLock { $0.requests["route=\"\(route)\",method=\"\(label)\",status=\"\(status)\"", default: 0] += 1 }
+        state.withLock {
+            $0.requests["\(providerLabel),route=\"\(route)\",method=\"\(label)\",status=\"\(status)\"", default: 0] += 1
+        }
     }
 
     static let standardMethods: Set<String> = [
@@ -50,7 +54,7 @@ public final class ServerMetrics: Sendable {
     func exposition(tokenRequests: Int) -> String {
         let current = state.withLock { $0 }
         var lines = [
-            "# HELP cellpath_serve_requests_total Requests answered, by route, method and status.",
+            "# HELP cellpath_serve_requests_total Requests answered, by provider, route, method and status.",
             "# TYPE cellpath_serve_requests_total counter"
         ]
         for key in current.requests.keys.sorted() {
@@ -63,16 +67,18 @@ public final class ServerMetrics: Sendable {
             "# HELP cellpath_serve_token_requests_total Access-token requests sent to the tru.ID API.",
             "# TYPE cellpath_serve_token_requests_total counter",
             "cellpath_serve_token_requests_total \(tokenRequests)",
-            "# HELP cellpath_serve_upstream_seconds Latency of calls to the tru.ID API.",
+            "# HELP cellpath_serve_upstream_seconds Latency of calls to the provider's API.",
             "# TYPE cellpath_serve_upstream_seconds histogram"
         ]
         for (index, bound) in Self.latencyBuckets.enumerated() {
-            lines.append("cellpath_serve_upstream_seconds_bucket{le=\"\(bound)\"} \(current.upstreamBuckets[index])")
+            lines.append(
+                "cellpath_serve_upstream_seconds_bucket{\(providerLabel),le=\"\(bound)\"} \(current.upstreamBuckets[index])"
+            )
         }
         lines += [
-            "cellpath_serve_upstream_seconds_bucket{le=\"+Inf\"} \(current.upstreamCount)",
-            "cellpath_serve_upstream_seconds_sum \(current.upstreamSum)",
-            "cellpath_serve_upstream_seconds_count \(current.upstreamCount)"
+            "cellpath_serve_upstream_seconds_bucket{\(providerLabel),le=\"+Inf\"} \(current.upstreamCount)",
+            "cellpath_serve_upstream_seconds_sum{\(providerLabel)} \(current.upstreamSum)",
+            "cellpath_serve_upstream_seconds_count{\(providerLabel)} \(current.upstreamCount)"
         ]
         return lines.joined(separator: "\n") + "\n"
     }

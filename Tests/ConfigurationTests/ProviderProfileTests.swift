@@ -19,6 +19,21 @@ struct ProviderProfileTests {
         #expect(token.isSecret && token.value != "file-token")
     }
 
+    @Test("serve's provider: truid by default, from a file or the environment (lower-cased), an unknown one refused")
+    func serveProvider() throws {
+        let fixture = Fixture()
+        #expect(try fixture.load().servedProvider == "truid")
+        fixture.user("[serve]\nprovider=camara\n")
+        #expect(try fixture.load().servedProvider == "camara")
+        #expect(try fixture.load(environment: ["CELLPATH_SERVE_PROVIDER": "Twilio"]).servedProvider == "twilio")
+        let bad = try fixture.load(environment: ["CELLPATH_SERVE_PROVIDER": "sinch"])
+        let error = #expect(throws: CellpathError.self) { try bad.servedProvider }
+        #expect(error?.kind == .configuration)
+        #expect(
+            error?.message.contains("expected one of truid, twilio, vonage, camara") == true,
+            "\(String(describing: error))")
+    }
+
     @Test("a missing Twilio key is a configuration error naming the key and its variable")
     func twilioMissingKey() throws {
         let fixture = Fixture()

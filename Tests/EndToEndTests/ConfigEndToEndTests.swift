@@ -76,6 +76,7 @@ import Testing
                   vonage.api_key         -                          no      -                            -
                   vonage.api_secret      -                          yes     -                            -
                   vonage.brand           cellpath                   no      default                      -
+                  serve.provider         truid                      no      default                      -
                   camara.api_root        -                          no      -                            -
                   camara.issuer          -                          no      -                            -
                   camara.client_id       -                          no      -                            -

@@ -145,7 +145,9 @@ struct ServeBadInputTests {
             }, "\(refusals)")
         let metrics = try Curl.run(in: serve.namespace, ["http://127.0.0.1:8080/metrics"]).stdout
         #expect(
-            metrics.contains(#"cellpath_serve_requests_total{route="/subscriber-check",method="POST",status="413"} 2"#),
+            metrics.contains(
+                #"cellpath_serve_requests_total{provider="truid",route="/subscriber-check",method="POST",status="413"} 2"#
+            ),
             "\(metrics)")
     }
 

@@ -33,15 +33,22 @@ extension Setting {
     static let camaraKeyFile = provider("camara", "key_file", .path)
     static let camara = [camaraAPIRoot, camaraIssuer, camaraClientID, camaraKeyFile]
 
+    /// `[serve] provider`: the provider whose API `serve`'s dev-server routes call.
+    static let serveProvider = provider("serve", "provider", .servedProvider, default: "truid")
+
     /// Every provider setting, in `config show` order.
     static let providers: [Setting] = [
         twilioAPIBase, twilioAccountSID, twilioAuthToken, twilioServiceSID,
-        vonageAPIBase, vonageApplicationID, vonagePrivateKey, vonageAPIKey, vonageAPISecret, vonageBrand
+        vonageAPIBase, vonageApplicationID, vonagePrivateKey, vonageAPIKey, vonageAPISecret, vonageBrand,
+        serveProvider
     ]
-    static let providerGroups = ["twilio", "vonage"]
+    static let providerGroups = ["twilio", "vonage", "serve"]
 }
 
 extension EffectiveConfiguration {
+    /// The provider `serve` answers with (`truid`, `twilio`, `vonage` or `camara`).
+    public var servedProvider: String { get throws(CellpathError) { try value(of: .serveProvider) ?? "truid" } }
+
     /// The value of a provider setting, or the configuration error that makes it unusable.
     func value(of setting: Setting) throws(CellpathError) -> String? {
         try providerValues[setting.name]?.get() ?? nil

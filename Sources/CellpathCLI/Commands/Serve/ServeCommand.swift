@@ -6,7 +6,7 @@ import CommandLineKit
 package enum ServeCommand {
     package static let spec: CommandSpec = CommandSpec(
         name: "serve",
-        abstract: "Run the backend for the tutorial apps: tru.ID dev-server routes over the tru.ID API.",
+        abstract: "Run the backend for the tutorial apps: tru.ID dev-server routes over a provider's API.",
         discussion: """
             Serves the routes of tru.ID's development server (POST /subscriber-check, GET
             /subscriber-check/{check_id}, /v0.2/…/exchange-code, /phone-check, /sim-check, coverage,
@@ -15,6 +15,10 @@ package enum ServeCommand {
             dev-server's TRU_ID_CLIENT_ID/TRU_ID_CLIENT_SECRET). One JSON access-log line per request
             on stderr. SIGTERM or SIGINT: stop accepting, finish the requests in flight, exit 0.
             Exits 78 when the API refuses the credentials and 69 when it cannot be reached at start.
+            --provider (or [serve] provider) answers the same routes with another provider's API
+            and its profile ([twilio], [vonage], [camara]): SubscriberCheck and PhoneCheck as
+            Twilio SNA or Vonage silent_auth, SIMCheck as CAMARA SIM Swap; a route the provider
+            cannot serve gets 501 (docs/providers.md).
             """,
         options: Options.self,
         placement: .program(.server),
@@ -24,12 +28,25 @@ package enum ServeCommand {
                 "cellpath serve --tru-json tru.json"),
             .init(
                 "Serve the network, to clients that send a key:",
-                "cellpath serve --listen 0.0.0.0:8080 --api-key-file api.key")
+                "cellpath serve --listen 0.0.0.0:8080 --api-key-file api.key"),
+            .init("Serve the same routes over Twilio Verify SNA:", "cellpath serve --provider twilio")
         ],
         logsJSONLines: true)
 
+    /// The providers `serve --provider` names.
+    package enum ServedProviderName: String, Sendable, CaseIterable {
+        case truid, twilio, vonage, camara
+    }
+
     /// `serve`'s options: where it listens, who may call it, its limits, how it reaches the API.
     package struct Options: CommandOptions {
+        @Option(
+            "provider", "name",
+            help: """
+                Whose API answers the routes: truid, twilio, vonage or camara (default: [serve] provider, \
+                else truid).
+                """, .choice)
+        package var provider: ServedProviderName?
         @Option(
             "listen", "address:port",
             help: "Address and port to listen on (default: 127.0.0.1:8080; [::1]:8080 for IPv6).")
