@@ -46,9 +46,10 @@ public actor CAMARAClient {
 
     // MARK: OpenID provider
 
-    /// The provider's endpoints from `{issuer}/.well-known/openid-configuration`, read once.
+    /// The provider's endpoints: the endpoint's own, else from
+    /// `{issuer}/.well-known/openid-configuration`, read once.
     public func providerMetadata() async throws(CAMARAError) -> ProviderMetadata {
-        if let metadata { return metadata }
+        if let metadata = metadata ?? endpoint.metadata { return metadata }
         let response = try await send("GET", endpoint.issuer + "/.well-known/openid-configuration")
         guard let json = Self.json(response), let read = ProviderMetadata(json: json, issuer: endpoint.issuer) else {
             throw .malformedAnswer(

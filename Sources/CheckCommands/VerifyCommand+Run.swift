@@ -1,3 +1,4 @@
+import CAMARA
 import CellpathCLI
 import CellpathCore
 import CellpathCrypto
@@ -11,7 +12,6 @@ extension CheckCommands {
     /// provider's backend leg and device-leg rules.
     static func runVerify(_ options: VerifyOptions, _ context: CommandContext) async throws -> CommandOutcome {
         let name = options.provider
-        guard name.isAvailable else { throw notAvailable(name) }
         try refuseOptionsOfOtherProviders(options, command: context.command)
         return try await runDeviceCheck(name.verdictProduct, options.check, context) { configuration in
             let provider = try silentAuthProvider(name, options, configuration, context)
@@ -39,30 +39,53 @@ extension CheckCommands {
                 timeout: try configuration.timeout)
         case .vonage:
             let profile = try configuration.requireVonageProfile(as: context.caller)
-            for warning in profile.warnings { context.logger.warning("\(warning)") }
-            let authentication: VonageAuthentication
-            switch profile.credentials {
-            case .application(let id, let pem):
-                let key = try JWSKey.rsa(pem: pem, what: "vonage.private_key")
-                authentication = .applicationJWT(applicationID: id, sign: { key.sign($0) ?? [] })
-            case .apiKey(let key, let secret):
-                authentication = .basic(apiKey: key, apiSecret: secret)
-            }
             let account = VonageVerifyAccount(
-                baseURL: profile.apiBase, brand: profile.brand, authentication: authentication)
+                baseURL: profile.apiBase, brand: profile.brand, authentication: try vonageAuthentication(profile, context))
             return VonageVerifyClient(
                 account: account, fallbacks: options.fallbacks, http: http, caFile: try checkedCAFile(configuration),
                 timeout: try configuration.timeout)
-        case .vonageNumberVerification, .camara:
-            throw notAvailable(name)
+        case .camara:
+            let client = try SimSwapCommand.camaraClient(configuration)
+            let verification = CAMARANumberVerification(
+                client: client, redirectURI: try configuration.requireCAMARARedirectURI())
+            return try NumberVerificationProvider(
+                name: "CAMARA Number Verification \(client.endpoint.apiRoot)", rules: "camara-oidc",
+                verification: verification, hashed: options.hashed)
+        case .vonageNumberVerification:
+            let profile = try configuration.requireVonageProfile(as: context.caller)
+            guard case .application(let applicationID, _) = profile.credentials else {
+                throw CellpathError(
+                    .configuration, "--provider vonage-nv needs a Vonage application, not an API key",
+                    hint: "set [vonage] application_id and private_key, or CELLPATH_VONAGE_APPLICATION_ID "
+                        + "and CELLPATH_VONAGE_PRIVATE_KEY")
+            }
+            let network = try configuration.requireVonageNetworkProfile()
+            let endpoint = CAMARAEndpoint(
+                apiRoot: network.apiBase, issuer: network.oidcBase, clientID: applicationID,
+                authentication: .vonageApplication(try vonageAuthentication(profile, context)),
+                caFile: try checkedCAFile(configuration), timeout: try configuration.timeout,
+                metadata: ProviderMetadata(
+                    issuer: network.oidcBase, authorizationEndpoint: network.oidcBase + "/oauth2/auth",
+                    tokenEndpoint: network.apiBase + "/oauth2/token"))
+            let verification = CAMARANumberVerification(
+                client: CAMARAClient(endpoint: endpoint, http: http), api: .vonage, redirectURI: network.redirectURI)
+            return try NumberVerificationProvider(
+                name: "Vonage Number Verification \(endpoint.apiRoot)", rules: "vonage-nv-oidc",
+                verification: verification, hashed: options.hashed)
         }
     }
 
-    /// A reserved provider name: exit 69 (docs/checks.md).
-    static func notAvailable(_ name: ProviderName) -> CellpathError {
-        CellpathError(
-            .unavailable, "--provider \(name.rawValue) is not available yet",
-            hint: "use --provider truid, twilio or vonage")
+    /// How calls with the `[vonage]` profile authenticate: its application's JWT (signed with the
+    /// private key read from its file), else Basic key:secret.
+    static func vonageAuthentication(_ profile: VonageProfile, _ context: CommandContext) throws -> VonageAuthentication {
+        for warning in profile.warnings { context.logger.warning("\(warning)") }
+        switch profile.credentials {
+        case .application(let id, let pem):
+            let key = try JWSKey.rsa(pem: pem, what: "vonage.private_key")
+            return .applicationJWT(applicationID: id, sign: { key.sign($0) ?? [] })
+        case .apiKey(let key, let secret):
+            return .basic(apiKey: key, apiSecret: secret)
+        }
     }
 
     /// tru.ID's options with another provider, and Vonage's with another, are usage errors.
@@ -79,6 +102,10 @@ extension CheckCommands {
         try refuse("--operator-override", unless: check.operatorOverride == nil || provider == .truid, for: "truid")
         try refuse("--api-version", unless: check.apiVersion == .v0_2 || provider == .truid, for: "truid")
         try refuse("--fallback", unless: options.fallbacks.isEmpty || provider == .vonage, for: "vonage")
+        try refuse("--hashed", unless: !options.hashed || provider.isNumberVerification, for: "camara or vonage-nv")
+        try refuse(
+            "--redirect-url", unless: check.redirectURL == nil || !provider.isNumberVerification,
+            for: "truid, twilio or vonage (Number Verification ends at the profile's redirect_uri)")
         if options.fallbacks.count > 2 {
             throw UsageError(
                 "'--fallback' at most twice: a Vonage workflow has at most three channels", command: command)

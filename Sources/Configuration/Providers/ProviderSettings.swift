@@ -25,6 +25,12 @@ extension Setting {
     static let vonageAPIKey = provider("vonage", "api_key", .clientID)
     static let vonageAPISecret = provider("vonage", "api_secret", .secret, secret: true)
     static let vonageBrand = provider("vonage", "brand", .clientID, default: "cellpath")
+    /// Vonage's Number Verification (`vonage-nv`): its API and token endpoint, its OpenID
+    /// provider's authorize endpoint, and the application's redirect URI.
+    static let vonageNetworkAPIBase = provider(
+        "vonage", "network_api_base", .url, default: "https://api-eu.vonage.com")
+    static let vonageOIDCBase = provider("vonage", "oidc_base", .url, default: "https://oidc.idp.vonage.com")
+    static let vonageRedirectURI = provider("vonage", "redirect_uri", .url)
 
     /// The `[camara]` profile (`CAMARASettings`), all four or none.
     static let camaraAPIRoot = provider("camara", "api_root", .url)
@@ -32,11 +38,14 @@ extension Setting {
     static let camaraClientID = provider("camara", "client_id", .clientID)
     static let camaraKeyFile = provider("camara", "key_file", .path)
     static let camara = [camaraAPIRoot, camaraIssuer, camaraClientID, camaraKeyFile]
+    /// The client's redirect URI, for Number Verification (`verify --provider camara`) only.
+    static let camaraRedirectURI = provider("camara", "redirect_uri", .url)
 
     /// Every provider setting, in `config show` order.
     static let providers: [Setting] = [
         twilioAPIBase, twilioAccountSID, twilioAuthToken, twilioServiceSID,
-        vonageAPIBase, vonageApplicationID, vonagePrivateKey, vonageAPIKey, vonageAPISecret, vonageBrand
+        vonageAPIBase, vonageApplicationID, vonagePrivateKey, vonageAPIKey, vonageAPISecret, vonageBrand,
+        vonageNetworkAPIBase, vonageOIDCBase, vonageRedirectURI, camaraRedirectURI
     ]
     static let providerGroups = ["twilio", "vonage"]
 }
