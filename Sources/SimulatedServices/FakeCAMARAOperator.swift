@@ -22,6 +22,29 @@ public struct RegisteredCAMARAClient: Sendable {
     }
 }
 
+/// Where an operator's endpoints are and how its clients authenticate: CAMARA's own layout, or
+/// Vonage's Number Verification (authorize at `/oauth2/auth`, the API under
+/// `/camara/number-verification/v031`, a purpose scope for the operation, the application's JWT
+/// as the client's authentication at the token endpoint).
+public struct CAMARAOperatorDialect: Sendable {
+    public var authorizePath: String
+    /// The root of Number Verification's paths (`/verify`, `/device-phone-number`).
+    public var numberVerificationRoot: String
+    /// Purpose scopes that stand for an operation's scope.
+    public var purposeScopes: [String: String]
+    /// Whether a client may authenticate with its application JWT (`Authorization: Bearer`,
+    /// `application_id` = client id, RS256 by its key).
+    public var acceptsApplicationJWT: Bool
+
+    public static let camara = CAMARAOperatorDialect(
+        authorizePath: "/oauth2/authorize", numberVerificationRoot: "/number-verification/v2", purposeScopes: [:],
+        acceptsApplicationJWT: false)
+    public static let vonage = CAMARAOperatorDialect(
+        authorizePath: "/oauth2/auth", numberVerificationRoot: "/camara/number-verification/v031",
+        purposeScopes: ["dpv:FraudPreventionAndDetection#number-verification-verify-read": "number-verification:verify"],
+        acceptsApplicationJWT: true)
+}
+
 /// A mobile operator's CAMARA APIs and its OpenID provider in one endpoint (issuer = `baseURL`,
 /// API root = `baseURL`): discovery, authorize with network-based authentication (the device is
 /// the subscriber whose bearer holds the request's SOURCE ADDRESS; any other source gets
@@ -46,6 +69,7 @@ public final class FakeCAMARAOperator: SimulatedHTTPEndpoint {
     static let tokenLifetime = 300
 
     public let baseURL: String
+    public let dialect: CAMARAOperatorDialect
     let clients: [String: RegisteredCAMARAClient]
     let directory: any SubscriberDirectory
     let clock: SimulatorClock
@@ -71,10 +95,11 @@ public final class FakeCAMARAOperator: SimulatedHTTPEndpoint {
     }
 
     public init(
-        baseURL: String, clients: [RegisteredCAMARAClient], directory: any SubscriberDirectory,
-        clock: SimulatorClock = .system
+        baseURL: String, dialect: CAMARAOperatorDialect = .camara, clients: [RegisteredCAMARAClient],
+        directory: any SubscriberDirectory, clock: SimulatorClock = .system
     ) {
         self.baseURL = baseURL
+        self.dialect = dialect
         self.clients = Dictionary(clients.map { ($0.clientID, $0) }, uniquingKeysWith: { first, _ in first })
         self.directory = directory
         self.clock = clock
@@ -85,12 +110,13 @@ public final class FakeCAMARAOperator: SimulatedHTTPEndpoint {
     public var tokenEndpoint: String { baseURL + "/oauth2/token" }
 
     public func handle(_ request: HTTPRequest) -> HTTPResponse {
+        let numberVerification = dialect.numberVerificationRoot
         switch (request.method, request.path) {
         case ("GET", "/.well-known/openid-configuration"): return discovery()
-        case ("GET", "/oauth2/authorize"): return authorize(request)
+        case ("GET", dialect.authorizePath): return authorize(request)
         case ("POST", "/oauth2/token"): return token(request)
-        case ("POST", "/number-verification/v2/verify"): return verify(request)
-        case ("GET", "/number-verification/v2/device-phone-number"): return devicePhoneNumber(request)
+        case ("POST", numberVerification + "/verify"): return verify(request)
+        case ("GET", numberVerification + "/device-phone-number"): return devicePhoneNumber(request)
         case ("POST", "/sim-swap/v2/check"): return simSwapCheck(request)
         case ("POST", "/sim-swap/v2/retrieve-date"): return simSwapDate(request)
         case (_, Self.callbackPath):
@@ -106,7 +132,7 @@ public final class FakeCAMARAOperator: SimulatedHTTPEndpoint {
         .json(
             200,
             .object([
-                ("issuer", .string(baseURL)), ("authorization_endpoint", .string(baseURL + "/oauth2/authorize")),
+                ("issuer", .string(baseURL)), ("authorization_endpoint", .string(baseURL + dialect.authorizePath)),
                 ("token_endpoint", .string(tokenEndpoint)),
                 ("response_types_supported", .array([.string("code")])),
                 ("grant_types_supported", .array([.string("authorization_code"), .string("client_credentials")])),
@@ -143,7 +169,7 @@ public final class FakeCAMARAOperator: SimulatedHTTPEndpoint {
         }
         let scopes = Set((request.query("scope") ?? "").split(separator: " ").map(String.init))
         guard scopes.contains("openid") else { return refuse("invalid_scope", "scope must include openid") }
-        let requested = scopes.filter { !$0.hasPrefix("dpv:") }
+        let requested = Set(scopes.compactMap { dialect.purposeScopes[$0] ?? ($0.hasPrefix("dpv:") ? nil : $0) })
         guard requested.isSubset(of: Self.threeLeggedScopes) else {
             return refuse("invalid_scope", "a requested scope is not offered")
         }
@@ -211,11 +237,19 @@ public final class FakeCAMARAOperator: SimulatedHTTPEndpoint {
 
     /// The client the request authenticates: a `private_key_jwt` assertion (signed by the
     /// client's key, `iss` = `sub` = client id, `aud` the token endpoint or the issuer, unexpired,
-    /// its `jti` never seen before) or `client_secret_basic`.
+    /// its `jti` never seen before), `client_secret_basic`, or (Vonage) the application's JWT.
     private func authenticatedClient(_ request: HTTPRequest, _ form: [String: String]) -> String? {
+        if dialect.acceptsApplicationJWT, let header = request.headers["Authorization"], header.hasPrefix("Bearer ") {
+            let token = String(header.dropFirst("Bearer ".count))
+            guard let claimed = Self.unverifiedClaims(token)?[string: "application_id"],
+                let key = clients[claimed]?.publicKey, let claims = CompactJWT.verifiedClaims(of: token, with: key),
+                let expires = claims["exp"]?.intValue, Double(expires) > clock.now().timeIntervalSince1970
+            else { return nil }
+            return claimed
+        }
         if let assertion = form["client_assertion"] {
             guard form["client_assertion_type"] == "urn:ietf:params:oauth:client-assertion-type:jwt-bearer",
-                let claimed = Self.unverifiedIssuer(assertion), let key = clients[claimed]?.publicKey,
+                let claimed = Self.unverifiedClaims(assertion)?[string: "iss"], let key = clients[claimed]?.publicKey,
                 let claims = CompactJWT.verifiedClaims(of: assertion, with: key),
                 claims[string: "sub"] == claimed, form["client_id"].map({ $0 == claimed }) ?? true,
                 [tokenEndpoint, baseURL].contains(claims[string: "aud"] ?? ""),
@@ -231,13 +265,11 @@ public final class FakeCAMARAOperator: SimulatedHTTPEndpoint {
         return id
     }
 
-    /// The `iss` of a compact JWT, read before its signature is checked (to find the key).
-    private static func unverifiedIssuer(_ token: String) -> String? {
+    /// The claims of a compact JWT, read before its signature is checked (to find the key).
+    private static func unverifiedClaims(_ token: String) -> JSONValue? {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 3, let claims = Base64URL.decode(String(parts[1])).flatMap(JSONValue.parse) else {
-            return nil
-        }
-        return claims[string: "iss"]
+        guard parts.count == 3 else { return nil }
+        return Base64URL.decode(String(parts[1])).flatMap(JSONValue.parse)
     }
 
     // MARK: Answers

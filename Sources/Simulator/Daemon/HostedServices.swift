@@ -51,7 +51,8 @@ public struct SimulatorCredentials: Sendable, Equatable, Codable {
 /// Hosts the fake tru.ID API (203.0.113.10:443 and [2001:db8:113::10]:443 in the internet
 /// namespace, and :80 with the `httpsDowngrade` fault; IPv4 only in a NAT64 world), the
 /// providers' fake APIs and the fake CAMARA operator on the same addresses by host name
-/// (`verify.twilio.test`, `operator.camara.test`), and the carrier's identification endpoint
+/// (`verify.twilio.test`, `api.vonage.test`, `api-eu.vonage.test`: Vonage's Number
+/// Verification, `operator.camara.test`), and the carrier's identification endpoint
 /// (100.64.0.1:80 and [2001:db8:64::1]:80 in the carrier namespace); every request is appended
 /// to the run directory's request log. Makes the webhook key, the Vonage application key and the
 /// CAMARA client's key; with a `callbackURL`, posts webhooks from the internet namespace and
@@ -113,6 +114,14 @@ final class WebServicesService: SimulatorService {
                         configuration: credentials.twilio, directory: context.subscribers),
                     WorldTopology.vonageHost: FakeVonageVerify(
                         configuration: credentials.vonage(key: vonageKey), directory: context.subscribers),
+                    WorldTopology.vonageNetworkHost: FakeCAMARAOperator(
+                        baseURL: WorldTopology.vonageNetworkURL, dialect: .vonage,
+                        clients: [
+                            RegisteredCAMARAClient(
+                                clientID: credentials.vonage(key: nil).applicationID, publicKey: vonageKey,
+                                redirectURIs: [WorldTopology.vonageRedirectURI])
+                        ],
+                        directory: context.subscribers),
                     WorldTopology.operatorHost: camaraOperator
                 ],
                 log: { log.append($0) })
