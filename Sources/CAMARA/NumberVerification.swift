@@ -149,6 +149,7 @@ public struct CAMARANumberVerification: Sendable {
     public static func notAtRedirectURI(status: Int) -> CAMARAError {
         .deviceLeg(
             CellpathError(
-                .protocolError, "the authorization ended with status \(status) instead of a redirect to the redirect URI"))
+                .protocolError,
+                "the authorization ended with status \(status) instead of a redirect to the redirect URI"))
     }
 }

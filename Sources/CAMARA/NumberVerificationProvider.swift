@@ -16,7 +16,8 @@ public struct NumberVerificationProvider: SilentAuthProvider {
     private let pending = PendingAuthorizations()
 
     /// Throws `.dataError` for a redirect URI that is not an absolute http(s) URL.
-    public init(name: String, rules: String, verification: CAMARANumberVerification, hashed: Bool) throws(CellpathError) {
+    public init(name: String, rules: String, verification: CAMARANumberVerification, hashed: Bool) throws(CellpathError)
+    {
         let end: RedirectURIEnd
         do throws(FetchFailure) {
             end = try RedirectURIEnd(verification.redirectURI)

@@ -40,7 +40,8 @@ extension CheckCommands {
         case .vonage:
             let profile = try configuration.requireVonageProfile(as: context.caller)
             let account = VonageVerifyAccount(
-                baseURL: profile.apiBase, brand: profile.brand, authentication: try vonageAuthentication(profile, context))
+                baseURL: profile.apiBase, brand: profile.brand,
+                authentication: try vonageAuthentication(profile, context))
             return VonageVerifyClient(
                 account: account, fallbacks: options.fallbacks, http: http, caFile: try checkedCAFile(configuration),
                 timeout: try configuration.timeout)
@@ -77,7 +78,8 @@ extension CheckCommands {
 
     /// How calls with the `[vonage]` profile authenticate: its application's JWT (signed with the
     /// private key read from its file), else Basic key:secret.
-    static func vonageAuthentication(_ profile: VonageProfile, _ context: CommandContext) throws -> VonageAuthentication {
+    static func vonageAuthentication(_ profile: VonageProfile, _ context: CommandContext) throws -> VonageAuthentication
+    {
         for warning in profile.warnings { context.logger.warning("\(warning)") }
         switch profile.credentials {
         case .application(let id, let pem):

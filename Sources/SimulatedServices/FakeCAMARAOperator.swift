@@ -41,7 +41,9 @@ public struct CAMARAOperatorDialect: Sendable {
         acceptsApplicationJWT: false)
     public static let vonage = CAMARAOperatorDialect(
         authorizePath: "/oauth2/auth", numberVerificationRoot: "/camara/number-verification/v031",
-        purposeScopes: ["dpv:FraudPreventionAndDetection#number-verification-verify-read": "number-verification:verify"],
+        purposeScopes: [
+            "dpv:FraudPreventionAndDetection#number-verification-verify-read": "number-verification:verify"
+        ],
         acceptsApplicationJWT: true)
 }
 

@@ -124,7 +124,8 @@ struct NumberVerificationEndToEndTests {
     @Test(arguments: flavours)
     func anUnregisteredRedirectURIIsRefused(_ flavour: Flavour) throws {
         try SimulatedDevice.with(VerifyEndToEndTests.scenario, connect: false) { device in
-            let variable = flavour.provider == "camara" ? "CELLPATH_CAMARA_REDIRECT_URI" : "CELLPATH_VONAGE_REDIRECT_URI"
+            let variable =
+                flavour.provider == "camara" ? "CELLPATH_CAMARA_REDIRECT_URI" : "CELLPATH_VONAGE_REDIRECT_URI"
             let result = try CellpathBinary.run([
                 "sim", "exec", "--prefix", device.prefix, "--", "env", "\(variable)=\(flavour.redirectURI)-elsewhere",
                 CellpathBinary.path, "verify", Self.ownNumber, "--provider", flavour.provider, "--json"
@@ -132,7 +133,9 @@ struct NumberVerificationEndToEndTests {
             #expect(result.status == 65, "\(result.stdout)\(result.stderr)")
             let json = try JSONValue.parse(result.stdout)
             #expect(json["error"]?["reason"]?.string == "badRequest", "\(result.stdout)")
-            #expect(json["check_url"]?["result"]?["stopped_at"] == nil || json["check_url"]?["result"]?["stopped_at"]?.isNull == true)
+            #expect(
+                json["check_url"]?["result"]?["stopped_at"] == nil
+                    || json["check_url"]?["result"]?["stopped_at"]?.isNull == true)
         }
     }
 

@@ -8,7 +8,8 @@ import Workflow
 package enum VerifyCommand {
     package static let spec = CommandSpec(
         name: "verify",
-        abstract: "Verify that a phone number is this SIM's with a silent-auth provider (tru.ID, Twilio, Vonage, CAMARA).",
+        abstract:
+            "Verify that a phone number is this SIM's with a silent-auth provider (tru.ID, Twilio, Vonage, CAMARA).",
         discussion: """
             Creates a verification with the provider's API (over the default network) while the modem's
             bearer comes up, opens the URL it returned once through the cellular interface only, under the
