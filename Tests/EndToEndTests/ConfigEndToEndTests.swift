@@ -116,7 +116,7 @@ import Testing
                 row?.hasSuffix(
                     "\(path) [http] hop_timeout  invalid value 'soon': expected a number of seconds "
                         + "greater than 0 and at most 3600") == true, "\(row ?? "")")
-            #expect(shown.stdout.contains("  http.timeout           30 "))
+            #expect(shown.stdout.contains("  http.timeout             30 "))
             #expect(
                 shown.stdout.hasSuffix(
                     "\nnot usable: http.hop_timeout (see ERROR); commands that need them fail with exit 78\n"))
