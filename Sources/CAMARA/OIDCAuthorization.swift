@@ -8,11 +8,17 @@ public struct ProviderMetadata: Sendable, Equatable {
     public var issuer: String
     public var authorizationEndpoint: String
     public var tokenEndpoint: String
+    /// CIBA's backchannel authentication endpoint, when the provider offers it.
+    public var backchannelAuthenticationEndpoint: String?
 
-    public init(issuer: String, authorizationEndpoint: String, tokenEndpoint: String) {
+    public init(
+        issuer: String, authorizationEndpoint: String, tokenEndpoint: String,
+        backchannelAuthenticationEndpoint: String? = nil
+    ) {
         self.issuer = issuer
         self.authorizationEndpoint = authorizationEndpoint
         self.tokenEndpoint = tokenEndpoint
+        self.backchannelAuthenticationEndpoint = backchannelAuthenticationEndpoint
     }
 
     /// The metadata of `json`, when it names `issuer` (OpenID Connect Discovery 4.3) and both
@@ -26,6 +32,9 @@ public struct ProviderMetadata: Sendable, Equatable {
         self.issuer = issuer
         authorizationEndpoint = authorization
         tokenEndpoint = token
+        backchannelAuthenticationEndpoint = json[string: "backchannel_authentication_endpoint"].flatMap {
+            $0.hasPrefix("https://") || $0.hasPrefix("http://") ? $0 : nil
+        }
     }
 }
 

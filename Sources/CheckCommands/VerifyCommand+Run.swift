@@ -53,25 +53,11 @@ extension CheckCommands {
                 name: "CAMARA Number Verification \(client.endpoint.apiRoot)", rules: "camara-oidc",
                 verification: verification, hashed: options.hashed)
         case .vonageNumberVerification:
-            let profile = try configuration.requireVonageProfile(as: context.caller)
-            guard case .application(let applicationID, _) = profile.credentials else {
-                throw CellpathError(
-                    .configuration, "--provider vonage-nv needs a Vonage application, not an API key",
-                    hint: "set [vonage] application_id and private_key, or CELLPATH_VONAGE_APPLICATION_ID "
-                        + "and CELLPATH_VONAGE_PRIVATE_KEY")
-            }
-            let network = try configuration.requireVonageNetworkProfile()
-            let endpoint = CAMARAEndpoint(
-                apiRoot: network.apiBase, issuer: network.oidcBase, clientID: applicationID,
-                authentication: .vonageApplication(try vonageAuthentication(profile, context)),
-                caFile: try checkedCAFile(configuration), timeout: try configuration.timeout,
-                metadata: ProviderMetadata(
-                    issuer: network.oidcBase, authorizationEndpoint: network.oidcBase + "/oauth2/auth",
-                    tokenEndpoint: network.apiBase + "/oauth2/token"))
+            let client = try SimSwapCommand.vonageNetworkClient(for: name.rawValue, configuration, context)
             let verification = CAMARANumberVerification(
-                client: CAMARAClient(endpoint: endpoint, http: http), api: .vonage, redirectURI: network.redirectURI)
+                client: client, api: .vonage, redirectURI: try configuration.requireVonageRedirectURI())
             return try NumberVerificationProvider(
-                name: "Vonage Number Verification \(endpoint.apiRoot)", rules: "vonage-nv-oidc",
+                name: "Vonage Number Verification \(client.endpoint.apiRoot)", rules: "vonage-nv-oidc",
                 verification: verification, hashed: options.hashed)
         }
     }

@@ -81,6 +81,11 @@ extension FakeCAMARAOperator {
         }
         let number = body["phoneNumber"]
         switch (grant.msisdn, number) {
+        case (let msisdn?, let number?) where dialect.numberWithSubscriberToken:
+            guard number.stringValue == msisdn else {
+                return .failure(
+                    Refusal(Self.error(403, "INVALID_TOKEN_CONTEXT", "phoneNumber is not the token's subscriber.")))
+            }
         case (_?, _?):
             return .failure(
                 Refusal(

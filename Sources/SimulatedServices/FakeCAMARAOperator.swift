@@ -35,16 +35,27 @@ public struct CAMARAOperatorDialect: Sendable {
     /// Whether a client may authenticate with its application JWT (`Authorization: Bearer`,
     /// `application_id` = client id, RS256 by its key).
     public var acceptsApplicationJWT: Bool
+    /// The root of SIM Swap's paths (`/check`, `/retrieve-date`).
+    public var simSwapRoot: String
+    /// CIBA's backchannel authentication path, when offered: the subscriber is the `login_hint`'s.
+    public var backchannelPath: String?
+    /// Whether SIM Swap takes `phoneNumber` with a token that names the subscriber (it must be
+    /// the same): Vonage's v0.4.0; CAMARA v2 refuses it (`UNNECESSARY_IDENTIFIER`).
+    public var numberWithSubscriberToken: Bool
 
     public static let camara = CAMARAOperatorDialect(
         authorizePath: "/oauth2/authorize", numberVerificationRoot: "/number-verification/v2", purposeScopes: [:],
-        acceptsApplicationJWT: false)
+        acceptsApplicationJWT: false, simSwapRoot: "/sim-swap/v2", backchannelPath: nil,
+        numberWithSubscriberToken: false)
     public static let vonage = CAMARAOperatorDialect(
         authorizePath: "/oauth2/auth", numberVerificationRoot: "/camara/number-verification/v031",
         purposeScopes: [
-            "dpv:FraudPreventionAndDetection#number-verification-verify-read": "number-verification:verify"
+            "dpv:FraudPreventionAndDetection#number-verification-verify-read": "number-verification:verify",
+            "dpv:FraudPreventionAndDetection#check-sim-swap": "sim-swap:check",
+            "dpv:FraudPreventionAndDetection#retrieve-sim-swap-date": "sim-swap:retrieve-date"
         ],
-        acceptsApplicationJWT: true)
+        acceptsApplicationJWT: true, simSwapRoot: "/camara/sim-swap/v040", backchannelPath: "/oauth2/bc-authorize",
+        numberWithSubscriberToken: true)
 }
 
 /// A mobile operator's CAMARA APIs and its OpenID provider in one endpoint (issuer = `baseURL`,
@@ -80,6 +91,8 @@ public final class FakeCAMARAOperator: SimulatedHTTPEndpoint {
     /// What the operator remembers: codes until used, tokens, assertion ids already seen.
     struct OperatorState {
         var codes: [String: Grant] = [:]
+        /// CIBA's authentication requests until their token is fetched, by `auth_req_id`.
+        var backchannelRequests: [String: Grant] = [:]
         var tokens: [String: Grant] = [:]
         var seenAssertions: Set<String> = []
         var callbackRequests = 0
@@ -119,8 +132,9 @@ public final class FakeCAMARAOperator: SimulatedHTTPEndpoint {
         case ("POST", "/oauth2/token"): return token(request)
         case ("POST", numberVerification + "/verify"): return verify(request)
         case ("GET", numberVerification + "/device-phone-number"): return devicePhoneNumber(request)
-        case ("POST", "/sim-swap/v2/check"): return simSwapCheck(request)
-        case ("POST", "/sim-swap/v2/retrieve-date"): return simSwapDate(request)
+        case ("POST", dialect.simSwapRoot + "/check"): return simSwapCheck(request)
+        case ("POST", dialect.simSwapRoot + "/retrieve-date"): return simSwapDate(request)
+        case ("POST", dialect.backchannelPath ?? "/"): return backchannelAuthentication(request)
         case (_, Self.callbackPath):
             state.withLock { $0.callbackRequests += 1 }
             return HTTPResponse(status: 200, contentType: "text/plain", body: "the client's redirect URI\n")
@@ -214,6 +228,14 @@ public final class FakeCAMARAOperator: SimulatedHTTPEndpoint {
             grant = Grant(
                 clientID: clientID, scopes: issued.scopes, msisdn: issued.msisdn,
                 expiresAt: now.addingTimeInterval(Double(Self.tokenLifetime)))
+        case "urn:openid:params:grant-type:ciba":
+            guard let id = form["auth_req_id"],
+                let issued = state.withLock({ $0.backchannelRequests.removeValue(forKey: id) }),
+                issued.clientID == clientID, issued.expiresAt > now
+            else { return Self.oauthError(400, "invalid_grant", "the auth_req_id is unknown, used or expired") }
+            grant = Grant(
+                clientID: clientID, scopes: issued.scopes, msisdn: issued.msisdn,
+                expiresAt: now.addingTimeInterval(Double(Self.tokenLifetime)))
         case "client_credentials":
             let scopes = Set((form["scope"] ?? "").split(separator: " ").map(String.init))
             guard !scopes.isEmpty, scopes.isSubset(of: Self.clientCredentialsScopes) else {
@@ -235,6 +257,34 @@ public final class FakeCAMARAOperator: SimulatedHTTPEndpoint {
                 ("scope", .string(grant.scopes.sorted().joined(separator: " ")))
             ]),
             headers: ["Cache-Control": "no-store"])
+    }
+
+    /// CIBA's backchannel authentication (poll mode): the subscriber of `login_hint` (E.164, or
+    /// `tel:` E.164) authenticated at once, as an operator does for a number it serves; an
+    /// unknown number is `unknown_user_id`.
+    private func backchannelAuthentication(_ request: HTTPRequest) -> HTTPResponse {
+        guard let form = WebEncoding.formFields(request.body) else {
+            return Self.oauthError(400, "invalid_request", "the body must be a form")
+        }
+        guard let clientID = authenticatedClient(request, form) else {
+            return Self.oauthError(401, "invalid_client", "client authentication failed")
+        }
+        let scopes = Set((form["scope"] ?? "").split(separator: " ").compactMap { dialect.purposeScopes[String($0)] })
+        guard !scopes.isEmpty else { return Self.oauthError(400, "invalid_scope", "no purpose scope that is offered") }
+        let hint = form["login_hint"].map { $0.hasPrefix("tel:") ? String($0.dropFirst(4)) : $0 } ?? ""
+        guard let sim = directory.subscriber(msisdn: hint) else {
+            return Self.oauthError(400, "unknown_user_id", "the login_hint is not a subscriber of this operator")
+        }
+        let id = RandomBytes.hex(16)
+        let grant = Grant(
+            clientID: clientID, scopes: scopes, msisdn: sim.msisdn,
+            expiresAt: clock.now().addingTimeInterval(Self.codeLifetime))
+        state.withLock { $0.backchannelRequests[id] = grant }
+        return .json(
+            200,
+            .object([
+                ("auth_req_id", .string(id)), ("expires_in", .int(Int(Self.codeLifetime))), ("interval", .int(1))
+            ]))
     }
 
     /// The client the request authenticates: a `private_key_jwt` assertion (signed by the

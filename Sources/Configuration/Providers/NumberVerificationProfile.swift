@@ -1,13 +1,12 @@
 import CellpathCore
 
-/// Where Vonage's Number Verification is (`verify --provider vonage-nv`): its network APIs
-/// (`/oauth2/token`, `/camara/number-verification/v031/verify`), its OpenID provider
-/// (`/oauth2/auth`) and the application's redirect URI; the application's credentials are the
-/// `[vonage]` profile's.
+/// Where Vonage's network APIs are (`verify --provider vonage-nv`, `sim-swap --provider
+/// vonage`): the APIs and the token and backchannel endpoints (`/oauth2/token`,
+/// `/oauth2/bc-authorize`), and the OpenID provider's authorize endpoint (`/oauth2/auth`); the
+/// application's credentials are the `[vonage]` profile's.
 public struct VonageNetworkProfile: Sendable, Equatable {
     public var apiBase: String
     public var oidcBase: String
-    public var redirectURI: String
 }
 
 extension EffectiveConfiguration {
@@ -16,12 +15,15 @@ extension EffectiveConfiguration {
         try require(.camaraRedirectURI, for: "camara")
     }
 
-    /// Vonage's Number Verification endpoints and redirect URI, or a `.configuration` error.
-    public func requireVonageNetworkProfile() throws(CellpathError) -> VonageNetworkProfile {
-        let provider = "vonage-nv"
-        return VonageNetworkProfile(
+    /// Vonage's network API endpoints, or a `.configuration` error naming `provider`.
+    public func requireVonageNetworkProfile(for provider: String) throws(CellpathError) -> VonageNetworkProfile {
+        VonageNetworkProfile(
             apiBase: try require(.vonageNetworkAPIBase, for: provider),
-            oidcBase: try require(.vonageOIDCBase, for: provider),
-            redirectURI: try require(.vonageRedirectURI, for: provider))
+            oidcBase: try require(.vonageOIDCBase, for: provider))
+    }
+
+    /// The Vonage application's redirect URI of Number Verification, or a `.configuration` error.
+    public func requireVonageRedirectURI() throws(CellpathError) -> String {
+        try require(.vonageRedirectURI, for: "vonage-nv")
     }
 }
