@@ -83,6 +83,8 @@ public final class FakeCAMARAOperator: SimulatedHTTPEndpoint {
 
     public let baseURL: String
     public let dialect: CAMARAOperatorDialect
+    /// The scenario's faults of this operator.
+    public let faults: OIDCFaults
     let clients: [String: RegisteredCAMARAClient]
     let directory: any SubscriberDirectory
     let clock: SimulatorClock
@@ -110,11 +112,12 @@ public final class FakeCAMARAOperator: SimulatedHTTPEndpoint {
     }
 
     public init(
-        baseURL: String, dialect: CAMARAOperatorDialect = .camara, clients: [RegisteredCAMARAClient],
-        directory: any SubscriberDirectory, clock: SimulatorClock = .system
+        baseURL: String, dialect: CAMARAOperatorDialect = .camara, faults: OIDCFaults = OIDCFaults(),
+        clients: [RegisteredCAMARAClient], directory: any SubscriberDirectory, clock: SimulatorClock = .system
     ) {
         self.baseURL = baseURL
         self.dialect = dialect
+        self.faults = faults
         self.clients = Dictionary(clients.map { ($0.clientID, $0) }, uniquingKeysWith: { first, _ in first })
         self.directory = directory
         self.clock = clock
@@ -173,9 +176,11 @@ public final class FakeCAMARAOperator: SimulatedHTTPEndpoint {
             return HTTPResponse(
                 status: 400, contentType: "text/plain", body: "unknown client_id or unregistered redirect_uri\n")
         }
-        let state = request.query("state")
+        // The scenario's faults: another state, none, another target than the redirect URI.
+        let state = faults.missingState ? nil : faults.wrongState ? RandomBytes.hex(16) : request.query("state")
+        let target = faults.redirectElsewhere ? redirectURI + "-elsewhere" : redirectURI
         func back(_ items: [(String, String)]) -> HTTPResponse {
-            .redirect(WebEncoding.appending(items + (state.map { [("state", $0)] } ?? []), to: redirectURI))
+            .redirect(WebEncoding.appending(items + (state.map { [("state", $0)] } ?? []), to: target))
         }
         func refuse(_ error: String, _ description: String) -> HTTPResponse {
             back([("error", error), ("error_description", description)])
@@ -195,6 +200,9 @@ public final class FakeCAMARAOperator: SimulatedHTTPEndpoint {
         if let hint = request.query("login_hint"), !hint.hasPrefix("tel:+") {
             return refuse("invalid_request", "login_hint must be tel:+E164")
         }
+        if let error = faults.authorizationError {
+            return refuse(error.rawValue, "the scenario's authorizationError")
+        }
         // Network-based authentication: the operator knows which subscriber holds the address.
         guard let sim = directory.subscriber(holding: request.remoteAddress) else {
             return refuse("access_denied", "the device is not on this operator's mobile network")
@@ -202,7 +210,8 @@ public final class FakeCAMARAOperator: SimulatedHTTPEndpoint {
         let code = RandomBytes.hex(16)
         let grant = Grant(
             clientID: clientID, scopes: requested, msisdn: sim.msisdn,
-            expiresAt: clock.now().addingTimeInterval(Self.codeLifetime), redirectURI: redirectURI,
+            expiresAt: clock.now().addingTimeInterval(faults.codeExpired ? -1 : Self.codeLifetime),
+            redirectURI: redirectURI,
             codeChallenge: challenge)
         self.state.withLock { $0.codes[code] = grant }
         return back([("code", code)])

@@ -139,6 +139,55 @@ struct NumberVerificationEndToEndTests {
         }
     }
 
+    /// A fault of the scenario's `providers` and what `verify` makes of it.
+    struct Fault: Sendable, CustomTestStringConvertible {
+        var name: String
+        var inject: @Sendable (inout OIDCFaults) -> Void
+        var exitCode: Int32
+        /// Part of the error's message.
+        var message: String
+        var testDescription: String { name }
+    }
+
+    static let faults = [
+        Fault(
+            name: "user rejected", inject: { $0.authorizationError = .accessDenied }, exitCode: 69,
+            message: "access_denied"),
+        Fault(
+            name: "consent required", inject: { $0.authorizationError = .consentRequired }, exitCode: 69,
+            message: "consent_required"),
+        Fault(
+            name: "temporarily unavailable", inject: { $0.authorizationError = .temporarilyUnavailable },
+            exitCode: 75, message: "temporarily_unavailable"),
+        Fault(name: "wrong state", inject: { $0.wrongState = true }, exitCode: 76, message: "another state"),
+        Fault(name: "no state", inject: { $0.missingState = true }, exitCode: 76, message: "another state"),
+        Fault(name: "code expired", inject: { $0.codeExpired = true }, exitCode: 78, message: "invalid_grant"),
+        Fault(
+            name: "carrier unsupported", inject: { $0.notAuthenticatedByMobileNetwork = true }, exitCode: 69,
+            message: "USER_NOT_AUTHENTICATED_BY_MOBILE_NETWORK"),
+        Fault(name: "mismatched redirect_uri", inject: { $0.redirectElsewhere = true }, exitCode: 65, message: "404")
+    ]
+
+    /// Each fault of the scenario, on each provider's fake: the documented exit code, the
+    /// redirect URI never requested, the bearer taken down.
+    @Test(arguments: flavours, faults)
+    func scenarioFaultsEndAsDocumented(_ flavour: Flavour, _ fault: Fault) throws {
+        var scenario = VerifyEndToEndTests.scenario
+        if flavour.provider == "camara" {
+            fault.inject(&scenario.providers.camara)
+        } else {
+            fault.inject(&scenario.providers.vonageNV)
+        }
+        try SimulatedDevice.with(scenario, connect: false) { device in
+            let result = try device.cellpath(["verify", Self.ownNumber, "--provider", flavour.provider, "--json"])
+            #expect(result.status == fault.exitCode, "\(result.stdout)\(result.stderr)")
+            let error = try JSONValue.parse(result.stdout)["error"]
+            #expect(error?["message"]?.string?.contains(fault.message) == true, "\(result.stdout)")
+            #expect(try device.requestLog().allSatisfy { $0["path"]?.string != "/client/callback" })
+            #expect(try device.status()["modems"]?.array?[0]["bearer"]?.string == "disconnected")
+        }
+    }
+
     @Test func hashedIsAUsageErrorWithAnotherProvider() throws {
         let result = try CellpathBinary.run(["verify", "+447940448591", "--provider", "twilio", "--hashed"])
         #expect(result.status == 64, "\(result.stderr)")

@@ -71,7 +71,8 @@ final class WebServicesService: SimulatorService {
         let signer = try WebhookSigner(privateKeyPEM: try Self.makeRSAKey(at: run.webhookKey))
         let vonageKey = try JWSKey.rsa(
             pem: try Self.makeRSAKey(at: run.vonageApplicationKey), what: "the Vonage application key")
-        let camaraOperator = try Self.camaraOperator(run, subscribers: context.subscribers)
+        let camaraOperator = try Self.camaraOperator(
+            run, faults: context.scenario.providers.camara, subscribers: context.subscribers)
         let webhookPoster = try WebhookPoster(namespace: topology.inetNamespace, log: { context.log($0) })
         poster.withLock { $0 = webhookPoster }
         let tls = try HTTPServer.TLSIdentity.files(certificate: run.serverCertificate, privateKey: run.serverKey)
@@ -116,6 +117,7 @@ final class WebServicesService: SimulatorService {
                         configuration: credentials.vonage(key: vonageKey), directory: context.subscribers),
                     WorldTopology.vonageNetworkHost: FakeCAMARAOperator(
                         baseURL: WorldTopology.vonageNetworkURL, dialect: .vonage,
+                        faults: context.scenario.providers.vonageNV,
                         clients: [
                             RegisteredCAMARAClient(
                                 clientID: credentials.vonage(key: nil).applicationID, publicKey: vonageKey,
@@ -162,7 +164,7 @@ final class WebServicesService: SimulatorService {
     /// The fake CAMARA operator with the world's one client: a fresh EC P-256 key (mode 0600)
     /// whose public half it registers, with the world's redirect URI.
     private static func camaraOperator(
-        _ run: RunDirectory, subscribers: any SubscriberDirectory
+        _ run: RunDirectory, faults: OIDCFaults, subscribers: any SubscriberDirectory
     ) throws
         -> FakeCAMARAOperator
     {
@@ -171,7 +173,8 @@ final class WebServicesService: SimulatorService {
         let client = RegisteredCAMARAClient(
             clientID: WorldTopology.camaraClientID, publicKey: try JWSKey(pem: key.publicKeyPEM, isPrivate: false),
             redirectURIs: [WorldTopology.camaraRedirectURI])
-        return FakeCAMARAOperator(baseURL: WorldTopology.operatorURL, clients: [client], directory: subscribers)
+        return FakeCAMARAOperator(
+            baseURL: WorldTopology.operatorURL, faults: faults, clients: [client], directory: subscribers)
     }
 
     /// Expires due checks every second, so that their EXPIRED webhooks go out on time.
