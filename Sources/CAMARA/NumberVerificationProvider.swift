@@ -28,7 +28,9 @@ public struct NumberVerificationProvider: SilentAuthProvider {
         self.verification = verification
         self.hashed = hashed
         // The operator's pages are the device's browser's: https only, as an SDK would open them.
-        deviceLeg = DeviceLegRules(name: rules, httpsOnly: true, ending: .authorizationCode, redirectURI: end)
+        // OAuth's error at the redirect URI goes to `complete`, which names it (`CAMARAError`).
+        deviceLeg = DeviceLegRules(
+            name: rules, httpsOnly: true, ending: .authorizationCode, errorEndingIsVerdict: true, redirectURI: end)
     }
 
     public func create(phoneNumber: String, options: CheckOptions) async throws(CellpathError) -> CreatedCheckHandle {

@@ -21,7 +21,8 @@ public struct DeviceLegRules: Sendable, Equatable {
     /// What the chain's last answer carries.
     public var ending: ChainEnding
     /// Whether an ending that carries an error still goes to the provider to complete: it may
-    /// be a verdict (Vonage's `user_rejected`: the number is not the SIM's).
+    /// be a verdict (Vonage's `user_rejected`: the number is not the SIM's), or an error the
+    /// provider names (OAuth's at an OIDC redirect URI).
     public var errorEndingIsVerdict: Bool
     /// The OIDC client's redirect URI, where the chain ends unrequested (`ChainEnding.authorizationCode`).
     public var redirectURI: RedirectURIEnd?
