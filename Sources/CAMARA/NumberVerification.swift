@@ -146,7 +146,7 @@ public struct CAMARANumberVerification: Sendable {
     }
 
     /// A device leg that ended with `status` instead of a redirect to the redirect URI.
-    public static func notAtRedirectURI(status: Int) -> CAMARAError {
+    static func notAtRedirectURI(status: Int) -> CAMARAError {
         .deviceLeg(
             CellpathError(
                 .protocolError,

@@ -49,7 +49,10 @@ public struct NumberVerificationProvider: SilentAuthProvider {
         guard let (request, phoneNumber) = pending.take(created.checkID) else {
             throw CellpathError(.internalError, "no authorization request is held for this verification")
         }
-        guard let ending else { throw CAMARANumberVerification.notAtRedirectURI(status: 0).cellpathError }
+        guard let ending else {
+            throw CellpathError(
+                .protocolError, "the authorization ended elsewhere than with a redirect to the redirect URI")
+        }
         do throws(CAMARAError) {
             let code = try request.code(
                 state: ending.checkID.isEmpty ? nil : ending.checkID, code: ending.code, error: ending.error,

@@ -91,9 +91,10 @@ extension CheckCommands {
         try refuse("--api-version", unless: check.apiVersion == .v0_2 || provider == .truid, for: "truid")
         try refuse("--fallback", unless: options.fallbacks.isEmpty || provider == .vonage, for: "vonage")
         try refuse("--hashed", unless: !options.hashed || provider.isNumberVerification, for: "camara or vonage-nv")
+        // Number Verification's chain ends at the profile's redirect_uri.
         try refuse(
             "--redirect-url", unless: check.redirectURL == nil || !provider.isNumberVerification,
-            for: "truid, twilio or vonage (Number Verification ends at the profile's redirect_uri)")
+            for: "truid, twilio or vonage")
         if options.fallbacks.count > 2 {
             throw UsageError(
                 "'--fallback' at most twice: a Vonage workflow has at most three channels", command: command)

@@ -193,4 +193,14 @@ struct NumberVerificationEndToEndTests {
         #expect(result.status == 64, "\(result.stderr)")
         #expect(result.stderr.contains("'--hashed' applies to --provider camara or vonage-nv only"), "\(result.stderr)")
     }
+
+    @Test func aRedirectURLIsAUsageErrorWithNumberVerification() throws {
+        let result = try CellpathBinary.run([
+            "verify", "+447940448591", "--provider", "camara", "--redirect-url", "https://app.example/done"
+        ])
+        #expect(result.status == 64, "\(result.stderr)")
+        #expect(
+            result.stderr.contains("'--redirect-url' applies to --provider truid, twilio or vonage only"),
+            "\(result.stderr)")
+    }
 }
