@@ -46,9 +46,10 @@ public actor CAMARAClient {
 
     // MARK: OpenID provider
 
-    /// The provider's endpoints from `{issuer}/.well-known/openid-configuration`, read once.
+    /// The provider's endpoints: the endpoint's own, else from
+    /// `{issuer}/.well-known/openid-configuration`, read once.
     public func providerMetadata() async throws(CAMARAError) -> ProviderMetadata {
-        if let metadata { return metadata }
+        if let metadata = metadata ?? endpoint.metadata { return metadata }
         let response = try await send("GET", endpoint.issuer + "/.well-known/openid-configuration")
         guard let json = Self.json(response), let read = ProviderMetadata(json: json, issuer: endpoint.issuer) else {
             throw .malformedAnswer(
@@ -90,23 +91,67 @@ public actor CAMARAClient {
         clientTokens[Set(scopes).sorted().joined(separator: " ")] = nil
     }
 
+    /// Most token requests of one CIBA authentication while it is pending, and the longest wait between them.
+    static let cibaPolls = 5
+    static let cibaLongestInterval = 5
+
+    /// A token by CIBA (OpenID Connect Client-Initiated Backchannel Authentication, poll mode):
+    /// the backchannel request for `loginHint` (E.164) and `scopes`, then the token endpoint
+    /// with its `auth_req_id`, again after its `interval` (at most 5 s) while it is pending.
+    public func cibaToken(loginHint: String, scopes: [String]) async throws(CAMARAError) -> String {
+        try Self.requirePhoneNumber(loginHint)
+        guard let endpoint = try await providerMetadata().backchannelAuthenticationEndpoint else {
+            throw .invalidRequest("the operator offers no backchannel authentication (CIBA)")
+        }
+        let json = try await clientPost(
+            endpoint, [("login_hint", loginHint), ("scope", scopes.joined(separator: " "))])
+        guard let requestID = json[string: "auth_req_id"], !requestID.isEmpty else {
+            throw .malformedAnswer(status: 200, reason: "no auth_req_id in the backchannel answer")
+        }
+        let interval = min(max(json["interval"]?.intValue ?? 2, 1), Self.cibaLongestInterval)
+        var poll = 1
+        while true {
+            do throws(CAMARAError) {
+                return try await requestToken([
+                    ("grant_type", "urn:openid:params:grant-type:ciba"), ("auth_req_id", requestID)
+                ]).accessToken
+            } catch .api(400, let code?, let message) where ["authorization_pending", "slow_down"].contains(code) {
+                guard poll < Self.cibaPolls, !Task.isCancelled else {
+                    throw .api(status: 400, code: code, message: message)
+                }
+                poll += 1
+                await pause(.seconds(interval))
+            }
+        }
+    }
+
     /// `POST` to the token endpoint with `grant` and the client's authentication (a fresh
     /// assertion for each attempt: a `jti` is used once).
     private func requestToken(_ grant: [(String, String)]) async throws(CAMARAError) -> CachedToken {
+        let json = try await clientPost(try await providerMetadata().tokenEndpoint, grant)
+        guard let token = json[string: "access_token"], !token.isEmpty else {
+            throw .malformedAnswer(status: 200, reason: "no access_token in the token answer")
+        }
+        return CachedToken(accessToken: token, expiresAt: now() + Double(json["expires_in"]?.intValue ?? 300))
+    }
+
+    /// `POST`s the form `fields` with the client's authentication to one of the OpenID
+    /// provider's endpoints (the assertion's `aud`); returns the JSON answer.
+    private func clientPost(_ url: String, _ fields: [(String, String)]) async throws(CAMARAError) -> JSONValue {
         let tokenEndpoint = try await providerMetadata().tokenEndpoint
-        let response = try await send("POST", tokenEndpoint) { () throws(CAMARAError) in
-            let (fields, headers) = try self.endpoint.authentication.credentials(
+        let response = try await send("POST", url) { () throws(CAMARAError) in
+            let (credentials, headers) = try self.endpoint.authentication.credentials(
                 clientID: self.endpoint.clientID, tokenEndpoint: tokenEndpoint, now: self.now())
             return (
                 headers + [("Content-Type", "application/x-www-form-urlencoded")],
-                Array(FormEncoding.encode(grant + fields).utf8)
+                Array(FormEncoding.encode(fields + credentials).utf8)
             )
         }
         guard response.status < 400 else { throw CAMARAError(response) }
-        guard let json = Self.json(response), let token = json[string: "access_token"], !token.isEmpty else {
-            throw .malformedAnswer(status: response.status, reason: "no access_token in the token answer")
+        guard let json = Self.json(response) else {
+            throw .malformedAnswer(status: response.status, reason: "a body that is not JSON")
         }
-        return CachedToken(accessToken: token, expiresAt: now() + Double(json["expires_in"]?.intValue ?? 300))
+        return json
     }
 
     // MARK: APIs

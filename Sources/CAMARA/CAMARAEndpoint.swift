@@ -2,6 +2,7 @@ import CellpathCore
 import CellpathCrypto
 import FoundationEssentials
 import SystemSupport
+import Workflow
 
 /// How the client proves who it is to the token endpoint.
 public enum ClientAuthentication: Sendable {
@@ -9,6 +10,8 @@ public enum ClientAuthentication: Sendable {
     case privateKeyJWT(JWSKey, keyID: String?)
     /// `client_secret_basic`: HTTP Basic with the client id and secret.
     case clientSecretBasic(secret: String)
+    /// Vonage's network APIs: the application's JWT (or key and secret) in `Authorization`.
+    case vonageApplication(VonageAuthentication)
 
     /// The assertion's type (RFC 7523).
     public static let assertionType = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
@@ -42,6 +45,9 @@ public enum ClientAuthentication: Sendable {
             // RFC 6749 2.3.1: both parts form-encoded before Base64.
             let pair = FormEncoding.percentEncode(clientID) + ":" + FormEncoding.percentEncode(secret)
             return ([], [("Authorization", "Basic " + Data(pair.utf8).base64EncodedString())])
+        case .vonageApplication(let authentication):
+            let header = authentication.header()
+            return ([], [(header.name, header.value)])
         }
     }
 }
@@ -58,10 +64,12 @@ public struct CAMARAEndpoint: Sendable {
     public var caFile: String?
     /// Budget of one call.
     public var timeout: Duration
+    /// The OpenID provider's endpoints when it publishes no discovery document (Vonage's).
+    public var metadata: ProviderMetadata?
 
     public init(
         apiRoot: String, issuer: String, clientID: String, authentication: ClientAuthentication,
-        caFile: String? = nil, timeout: Duration = .seconds(10)
+        caFile: String? = nil, timeout: Duration = .seconds(10), metadata: ProviderMetadata? = nil
     ) {
         self.apiRoot = Self.trimmed(apiRoot)
         self.issuer = Self.trimmed(issuer)
@@ -69,6 +77,7 @@ public struct CAMARAEndpoint: Sendable {
         self.authentication = authentication
         self.caFile = caFile
         self.timeout = timeout
+        self.metadata = metadata
     }
 
     private static func trimmed(_ url: String) -> String {

@@ -8,6 +8,18 @@ public struct ProviderMetadata: Sendable, Equatable {
     public var issuer: String
     public var authorizationEndpoint: String
     public var tokenEndpoint: String
+    /// CIBA's backchannel authentication endpoint, when the provider offers it.
+    public var backchannelAuthenticationEndpoint: String?
+
+    public init(
+        issuer: String, authorizationEndpoint: String, tokenEndpoint: String,
+        backchannelAuthenticationEndpoint: String? = nil
+    ) {
+        self.issuer = issuer
+        self.authorizationEndpoint = authorizationEndpoint
+        self.tokenEndpoint = tokenEndpoint
+        self.backchannelAuthenticationEndpoint = backchannelAuthenticationEndpoint
+    }
 
     /// The metadata of `json`, when it names `issuer` (OpenID Connect Discovery 4.3) and both
     /// endpoints as http(s) URLs.
@@ -20,6 +32,9 @@ public struct ProviderMetadata: Sendable, Equatable {
         self.issuer = issuer
         authorizationEndpoint = authorization
         tokenEndpoint = token
+        backchannelAuthenticationEndpoint = json[string: "backchannel_authentication_endpoint"].flatMap {
+            $0.hasPrefix("https://") || $0.hasPrefix("http://") ? $0 : nil
+        }
     }
 }
 
@@ -58,12 +73,21 @@ public struct AuthorizationRequest: Sendable {
     func code(from location: String) throws(CAMARAError) -> String {
         let items = Credentials.queryItems(of: location)
         func value(_ name: String) -> String? { items.last { $0.name == name }?.value }
-        if let returned = value("state"), returned != state { throw .stateMismatch }
-        if let error = value("error") {
-            throw .authorizationRefused(error: error, description: value("error_description"))
-        }
-        guard value("state") != nil else { throw .stateMismatch }
-        guard let code = value("code"), !code.isEmpty else {
+        return try code(
+            state: value("state"), code: value("code"), error: value("error"),
+            errorDescription: value("error_description"))
+    }
+
+    /// The authorization code of a redirect URI's query values (`state`, `code`, `error`,
+    /// `error_description`): throws `stateMismatch` for another or no state,
+    /// `authorizationRefused` for an `error`.
+    public func code(
+        state returned: String?, code: String?, error: String?, errorDescription: String?
+    ) throws(CAMARAError) -> String {
+        if let returned, returned != state { throw .stateMismatch }
+        if let error { throw .authorizationRefused(error: error, description: errorDescription) }
+        guard returned != nil else { throw .stateMismatch }
+        guard let code, !code.isEmpty else {
             throw .malformedAnswer(status: 302, reason: "a redirect to the redirect URI without a code")
         }
         return code

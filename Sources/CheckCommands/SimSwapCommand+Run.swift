@@ -8,7 +8,7 @@ import ProviderClients
 
 extension SimSwapCommand {
     /// `sim-swap`: SIM Swap's check and retrieve-date for one number, with the `[camara]`
-    /// profile's client-credentials token.
+    /// profile's client-credentials token, or (`--provider vonage`) Vonage's by CIBA.
     static func run(_ options: Options, _ context: CommandContext) async throws -> CommandOutcome {
         let configuration = try ConfigurationOptions.load(options, context)
         let number = try PhoneNumber.parse(
@@ -16,13 +16,22 @@ extension SimSwapCommand {
         if !number.isMobileCapable {
             context.logger.warning("this is a \(number.type.numberPhrase): sim-swap needs a mobile number")
         }
-        let client = try ProviderClients.camara(configuration)
+        let (client, api): (CAMARAClient, SimSwapAPI) =
+            switch options.provider {
+            case .camara: (try ProviderClients.camara(configuration), .camara)
+            case .vonage:
+                (
+                    try ProviderClients.vonageNetwork(
+                        for: "vonage", configuration, caller: context.caller,
+                        warn: { context.logger.warning("\($0)") }), .vonage
+                )
+            }
         context.progress.step("asking the operator's SIM Swap API")
         let swapped: Bool
         let date: SimSwapDate
         do throws(CAMARAError) {
-            swapped = try await client.simSwapped(phoneNumber: number.e164, maxAge: options.maxAge)
-            date = try await client.simSwapDate(phoneNumber: number.e164)
+            swapped = try await client.simSwapped(phoneNumber: number.e164, maxAge: options.maxAge, api: api)
+            date = try await client.simSwapDate(phoneNumber: number.e164, api: api)
         } catch {
             throw error.cellpathError
         }

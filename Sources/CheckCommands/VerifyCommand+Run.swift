@@ -1,3 +1,4 @@
+import CAMARA
 import CellpathCLI
 import CellpathCore
 import CommandLineKit
@@ -10,7 +11,6 @@ extension CheckCommands {
     /// provider's backend leg and device-leg rules.
     static func runVerify(_ options: VerifyOptions, _ context: CommandContext) async throws -> CommandOutcome {
         let name = options.provider
-        guard name.isAvailable else { throw notAvailable(name) }
         try refuseOptionsOfOtherProviders(options, command: context.command)
         return try await runDeviceCheck(name.verdictProduct, options.check, context) { configuration in
             let provider = try silentAuthProvider(name, options, configuration, context)
@@ -33,16 +33,22 @@ extension CheckCommands {
             return try ProviderClients.vonage(
                 configuration, fallbacks: options.fallbacks, caller: context.caller,
                 warn: { context.logger.warning("\($0)") })
-        case .vonageNumberVerification, .camara:
-            throw notAvailable(name)
+        case .camara:
+            let client = try ProviderClients.camara(configuration)
+            let verification = CAMARANumberVerification(
+                client: client, redirectURI: try configuration.requireCAMARARedirectURI())
+            return try NumberVerificationProvider(
+                name: "CAMARA Number Verification \(client.endpoint.apiRoot)", rules: "camara-oidc",
+                verification: verification, hashed: options.hashed)
+        case .vonageNumberVerification:
+            let client = try ProviderClients.vonageNetwork(
+                for: name.rawValue, configuration, caller: context.caller, warn: { context.logger.warning("\($0)") })
+            let verification = CAMARANumberVerification(
+                client: client, api: .vonage, redirectURI: try configuration.requireVonageRedirectURI())
+            return try NumberVerificationProvider(
+                name: "Vonage Number Verification \(client.endpoint.apiRoot)", rules: "vonage-nv-oidc",
+                verification: verification, hashed: options.hashed)
         }
-    }
-
-    /// A reserved provider name: exit 69 (docs/checks.md).
-    static func notAvailable(_ name: ProviderName) -> CellpathError {
-        CellpathError(
-            .unavailable, "--provider \(name.rawValue) is not available yet",
-            hint: "use --provider truid, twilio or vonage")
     }
 
     /// tru.ID's options with another provider, and Vonage's with another, are usage errors.
@@ -59,6 +65,11 @@ extension CheckCommands {
         try refuse("--operator-override", unless: check.operatorOverride == nil || provider == .truid, for: "truid")
         try refuse("--api-version", unless: check.apiVersion == .v0_2 || provider == .truid, for: "truid")
         try refuse("--fallback", unless: options.fallbacks.isEmpty || provider == .vonage, for: "vonage")
+        try refuse("--hashed", unless: !options.hashed || provider.isNumberVerification, for: "camara or vonage-nv")
+        // Number Verification's chain ends at the profile's redirect_uri.
+        try refuse(
+            "--redirect-url", unless: check.redirectURL == nil || !provider.isNumberVerification,
+            for: "truid, twilio or vonage")
         if options.fallbacks.count > 2 {
             throw UsageError(
                 "'--fallback' at most twice: a Vonage workflow has at most three channels", command: command)

@@ -293,8 +293,11 @@ struct ConfigurationResolver {
             entry(.hopTimeout, hopTimeout), entry(.timeout, timeout), entry(.apn, apn),
             entry(.ipType, ipType)
         ]
-        entries += providers.map { entry($0.setting, $0.settled) }
+        // The `[camara]` client's four settings first, then its own provider settings (redirect_uri).
+        let camaraGroup = providers.filter { $0.setting.group == "camara" }
+        entries += providers.filter { $0.setting.group != "camara" }.map { entry($0.setting, $0.settled) }
         entries += zip(Setting.camara, camara).map { entry($0, $1) }
+        entries += camaraGroup.map { entry($0.setting, $0.settled) }
 
         return EffectiveConfiguration(
             region: Self.value(region) { $0 },

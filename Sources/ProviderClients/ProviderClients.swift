@@ -28,23 +28,55 @@ package enum ProviderClients {
         warn: (String) -> Void
     ) throws -> VonageVerifyClient {
         let profile = try configuration.requireVonageProfile(as: caller)
-        profile.warnings.forEach(warn)
-        let authentication: VonageAuthentication
-        switch profile.credentials {
-        case .application(let id, let pem):
-            let key = try JWSKey.rsa(pem: pem, what: "vonage.private_key")
-            authentication = .applicationJWT(applicationID: id, sign: { key.sign($0) ?? [] })
-        case .apiKey(let key, let secret):
-            authentication = .basic(apiKey: key, apiSecret: secret)
-        }
         let account = VonageVerifyAccount(
-            baseURL: profile.apiBase, brand: profile.brand, authentication: authentication)
+            baseURL: profile.apiBase, brand: profile.brand, authentication: try vonageAuthentication(profile, warn: warn))
         return VonageVerifyClient(
             account: account, fallbacks: fallbacks, http: HTTPClient(route: .defaultNetwork),
             caFile: try checkedCAFile(configuration), timeout: try configuration.timeout)
     }
 
+    /// How calls with the `[vonage]` profile authenticate: its application's JWT (signed with the
+    /// private key read from its file), else Basic key:secret. The profile's warnings go to `warn`.
+    static func vonageAuthentication(_ profile: VonageProfile, warn: (String) -> Void) throws -> VonageAuthentication {
+        profile.warnings.forEach(warn)
+        switch profile.credentials {
+        case .application(let id, let pem):
+            let key = try JWSKey.rsa(pem: pem, what: "vonage.private_key")
+            return .applicationJWT(applicationID: id, sign: { key.sign($0) ?? [] })
+        case .apiKey(let key, let secret):
+            return .basic(apiKey: key, apiSecret: secret)
+        }
+    }
+
+    /// The client of Vonage's network APIs (Number Verification, SIM Swap) for `--provider
+    /// provider`: the `[vonage]` application (its JWT authenticates the token and backchannel
+    /// calls) and the endpoints of `vonage.network_api_base` and `vonage.oidc_base`. An API key
+    /// instead of an application is a `.configuration` error.
+    package static func vonageNetwork(
+        for provider: String, _ configuration: EffectiveConfiguration, caller: FileIdentity?,
+        warn: (String) -> Void
+    ) throws -> CAMARAClient {
+        let profile = try configuration.requireVonageProfile(as: caller)
+        guard case .application(let applicationID, _) = profile.credentials else {
+            throw CellpathError(
+                .configuration, "--provider \(provider) needs a Vonage application, not an API key",
+                hint: "set [vonage] application_id and private_key, or CELLPATH_VONAGE_APPLICATION_ID "
+                    + "and CELLPATH_VONAGE_PRIVATE_KEY")
+        }
+        let network = try configuration.requireVonageNetworkProfile(for: provider)
+        let endpoint = CAMARAEndpoint(
+            apiRoot: network.apiBase, issuer: network.oidcBase, clientID: applicationID,
+            authentication: .vonageApplication(try vonageAuthentication(profile, warn: warn)),
+            caFile: try checkedCAFile(configuration), timeout: try configuration.timeout,
+            metadata: ProviderMetadata(
+                issuer: network.oidcBase, authorizationEndpoint: network.oidcBase + "/oauth2/auth",
+                tokenEndpoint: network.apiBase + "/oauth2/token",
+                backchannelAuthenticationEndpoint: network.apiBase + "/oauth2/bc-authorize"))
+        return CAMARAClient(endpoint: endpoint, http: HTTPClient(route: .defaultNetwork))
+    }
+
     /// The `[camara]` profile's client: its key read (mode 0600 or stricter), the CA bundle checked.
+    /// Also what a command with a CAMARA device leg starts from.
     package static func camara(_ configuration: EffectiveConfiguration) throws -> CAMARAClient {
         let settings = try configuration.requireCAMARA()
         let pem = try settings.readKey()

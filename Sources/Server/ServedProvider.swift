@@ -37,7 +37,7 @@ public enum ServedProvider: Sendable {
             }
         case .camara(let client):
             do throws(CAMARAError) {
-                _ = try await client.accessToken(scopes: [CAMARAClient.simSwapScope])
+                _ = try await client.accessToken(scopes: [SimSwapAPI.camaraScope])
             } catch {
                 throw error.cellpathError
             }

@@ -14,7 +14,9 @@ extension FakeCAMARAOperator {
         case .success(let granted): grant = granted
         case .failure(let refusal): return refusal.response
         }
-        guard let msisdn = grant.msisdn else { return Self.notAuthenticatedByMobileNetwork }
+        guard let msisdn = grant.msisdn, !faults.notAuthenticatedByMobileNetwork else {
+            return Self.notAuthenticatedByMobileNetwork
+        }
         guard let body = Self.jsonObject(request) else { return Self.invalidArgument("the body must be a JSON object") }
         switch (body[string: "phoneNumber"], body[string: "hashedPhoneNumber"]) {
         case (let number?, nil):
@@ -81,6 +83,11 @@ extension FakeCAMARAOperator {
         }
         let number = body["phoneNumber"]
         switch (grant.msisdn, number) {
+        case (let msisdn?, let number?) where dialect.numberWithSubscriberToken:
+            guard number.stringValue == msisdn else {
+                return .failure(
+                    Refusal(Self.error(403, "INVALID_TOKEN_CONTEXT", "phoneNumber is not the token's subscriber.")))
+            }
         case (_?, _?):
             return .failure(
                 Refusal(

@@ -22,6 +22,42 @@ public struct RegisteredCAMARAClient: Sendable {
     }
 }
 
+/// Where an operator's endpoints are and how its clients authenticate: CAMARA's own layout, or
+/// Vonage's Number Verification (authorize at `/oauth2/auth`, the API under
+/// `/camara/number-verification/v031`, a purpose scope for the operation, the application's JWT
+/// as the client's authentication at the token endpoint).
+public struct CAMARAOperatorDialect: Sendable {
+    public var authorizePath: String
+    /// The root of Number Verification's paths (`/verify`, `/device-phone-number`).
+    public var numberVerificationRoot: String
+    /// Purpose scopes that stand for an operation's scope.
+    public var purposeScopes: [String: String]
+    /// Whether a client may authenticate with its application JWT (`Authorization: Bearer`,
+    /// `application_id` = client id, RS256 by its key).
+    public var acceptsApplicationJWT: Bool
+    /// The root of SIM Swap's paths (`/check`, `/retrieve-date`).
+    public var simSwapRoot: String
+    /// CIBA's backchannel authentication path, when offered: the subscriber is the `login_hint`'s.
+    public var backchannelPath: String?
+    /// Whether SIM Swap takes `phoneNumber` with a token that names the subscriber (it must be
+    /// the same): Vonage's v0.4.0; CAMARA v2 refuses it (`UNNECESSARY_IDENTIFIER`).
+    public var numberWithSubscriberToken: Bool
+
+    public static let camara = CAMARAOperatorDialect(
+        authorizePath: "/oauth2/authorize", numberVerificationRoot: "/number-verification/v2", purposeScopes: [:],
+        acceptsApplicationJWT: false, simSwapRoot: "/sim-swap/v2", backchannelPath: nil,
+        numberWithSubscriberToken: false)
+    public static let vonage = CAMARAOperatorDialect(
+        authorizePath: "/oauth2/auth", numberVerificationRoot: "/camara/number-verification/v031",
+        purposeScopes: [
+            "dpv:FraudPreventionAndDetection#number-verification-verify-read": "number-verification:verify",
+            "dpv:FraudPreventionAndDetection#check-sim-swap": "sim-swap:check",
+            "dpv:FraudPreventionAndDetection#retrieve-sim-swap-date": "sim-swap:retrieve-date"
+        ],
+        acceptsApplicationJWT: true, simSwapRoot: "/camara/sim-swap/v040", backchannelPath: "/oauth2/bc-authorize",
+        numberWithSubscriberToken: true)
+}
+
 /// A mobile operator's CAMARA APIs and its OpenID provider in one endpoint (issuer = `baseURL`,
 /// API root = `baseURL`): discovery, authorize with network-based authentication (the device is
 /// the subscriber whose bearer holds the request's SOURCE ADDRESS; any other source gets
@@ -46,6 +82,9 @@ public final class FakeCAMARAOperator: SimulatedHTTPEndpoint {
     static let tokenLifetime = 300
 
     public let baseURL: String
+    public let dialect: CAMARAOperatorDialect
+    /// The scenario's faults of this operator.
+    public let faults: OIDCFaults
     let clients: [String: RegisteredCAMARAClient]
     let directory: any SubscriberDirectory
     let clock: SimulatorClock
@@ -54,6 +93,8 @@ public final class FakeCAMARAOperator: SimulatedHTTPEndpoint {
     /// What the operator remembers: codes until used, tokens, assertion ids already seen.
     struct OperatorState {
         var codes: [String: Grant] = [:]
+        /// CIBA's authentication requests until their token is fetched, by `auth_req_id`.
+        var backchannelRequests: [String: Grant] = [:]
         var tokens: [String: Grant] = [:]
         var seenAssertions: Set<String> = []
         var callbackRequests = 0
@@ -71,10 +112,12 @@ public final class FakeCAMARAOperator: SimulatedHTTPEndpoint {
     }
 
     public init(
-        baseURL: String, clients: [RegisteredCAMARAClient], directory: any SubscriberDirectory,
-        clock: SimulatorClock = .system
+        baseURL: String, dialect: CAMARAOperatorDialect = .camara, faults: OIDCFaults = OIDCFaults(),
+        clients: [RegisteredCAMARAClient], directory: any SubscriberDirectory, clock: SimulatorClock = .system
     ) {
         self.baseURL = baseURL
+        self.dialect = dialect
+        self.faults = faults
         self.clients = Dictionary(clients.map { ($0.clientID, $0) }, uniquingKeysWith: { first, _ in first })
         self.directory = directory
         self.clock = clock
@@ -85,14 +128,16 @@ public final class FakeCAMARAOperator: SimulatedHTTPEndpoint {
     public var tokenEndpoint: String { baseURL + "/oauth2/token" }
 
     public func handle(_ request: HTTPRequest) -> HTTPResponse {
+        let numberVerification = dialect.numberVerificationRoot
         switch (request.method, request.path) {
         case ("GET", "/.well-known/openid-configuration"): return discovery()
-        case ("GET", "/oauth2/authorize"): return authorize(request)
+        case ("GET", dialect.authorizePath): return authorize(request)
         case ("POST", "/oauth2/token"): return token(request)
-        case ("POST", "/number-verification/v2/verify"): return verify(request)
-        case ("GET", "/number-verification/v2/device-phone-number"): return devicePhoneNumber(request)
-        case ("POST", "/sim-swap/v2/check"): return simSwapCheck(request)
-        case ("POST", "/sim-swap/v2/retrieve-date"): return simSwapDate(request)
+        case ("POST", numberVerification + "/verify"): return verify(request)
+        case ("GET", numberVerification + "/device-phone-number"): return devicePhoneNumber(request)
+        case ("POST", dialect.simSwapRoot + "/check"): return simSwapCheck(request)
+        case ("POST", dialect.simSwapRoot + "/retrieve-date"): return simSwapDate(request)
+        case ("POST", dialect.backchannelPath ?? "/"): return backchannelAuthentication(request)
         case (_, Self.callbackPath):
             state.withLock { $0.callbackRequests += 1 }
             return HTTPResponse(status: 200, contentType: "text/plain", body: "the client's redirect URI\n")
@@ -106,7 +151,7 @@ public final class FakeCAMARAOperator: SimulatedHTTPEndpoint {
         .json(
             200,
             .object([
-                ("issuer", .string(baseURL)), ("authorization_endpoint", .string(baseURL + "/oauth2/authorize")),
+                ("issuer", .string(baseURL)), ("authorization_endpoint", .string(baseURL + dialect.authorizePath)),
                 ("token_endpoint", .string(tokenEndpoint)),
                 ("response_types_supported", .array([.string("code")])),
                 ("grant_types_supported", .array([.string("authorization_code"), .string("client_credentials")])),
@@ -131,9 +176,11 @@ public final class FakeCAMARAOperator: SimulatedHTTPEndpoint {
             return HTTPResponse(
                 status: 400, contentType: "text/plain", body: "unknown client_id or unregistered redirect_uri\n")
         }
-        let state = request.query("state")
+        // The scenario's faults: another state, none, another target than the redirect URI.
+        let state = faults.missingState ? nil : faults.wrongState ? RandomBytes.hex(16) : request.query("state")
+        let target = faults.redirectElsewhere ? redirectURI + "-elsewhere" : redirectURI
         func back(_ items: [(String, String)]) -> HTTPResponse {
-            .redirect(WebEncoding.appending(items + (state.map { [("state", $0)] } ?? []), to: redirectURI))
+            .redirect(WebEncoding.appending(items + (state.map { [("state", $0)] } ?? []), to: target))
         }
         func refuse(_ error: String, _ description: String) -> HTTPResponse {
             back([("error", error), ("error_description", description)])
@@ -143,7 +190,7 @@ public final class FakeCAMARAOperator: SimulatedHTTPEndpoint {
         }
         let scopes = Set((request.query("scope") ?? "").split(separator: " ").map(String.init))
         guard scopes.contains("openid") else { return refuse("invalid_scope", "scope must include openid") }
-        let requested = scopes.filter { !$0.hasPrefix("dpv:") }
+        let requested = Set(scopes.compactMap { dialect.purposeScopes[$0] ?? ($0.hasPrefix("dpv:") ? nil : $0) })
         guard requested.isSubset(of: Self.threeLeggedScopes) else {
             return refuse("invalid_scope", "a requested scope is not offered")
         }
@@ -153,6 +200,9 @@ public final class FakeCAMARAOperator: SimulatedHTTPEndpoint {
         if let hint = request.query("login_hint"), !hint.hasPrefix("tel:+") {
             return refuse("invalid_request", "login_hint must be tel:+E164")
         }
+        if let error = faults.authorizationError {
+            return refuse(error.rawValue, "the scenario's authorizationError")
+        }
         // Network-based authentication: the operator knows which subscriber holds the address.
         guard let sim = directory.subscriber(holding: request.remoteAddress) else {
             return refuse("access_denied", "the device is not on this operator's mobile network")
@@ -160,7 +210,8 @@ public final class FakeCAMARAOperator: SimulatedHTTPEndpoint {
         let code = RandomBytes.hex(16)
         let grant = Grant(
             clientID: clientID, scopes: requested, msisdn: sim.msisdn,
-            expiresAt: clock.now().addingTimeInterval(Self.codeLifetime), redirectURI: redirectURI,
+            expiresAt: clock.now().addingTimeInterval(faults.codeExpired ? -1 : Self.codeLifetime),
+            redirectURI: redirectURI,
             codeChallenge: challenge)
         self.state.withLock { $0.codes[code] = grant }
         return back([("code", code)])
@@ -183,6 +234,14 @@ public final class FakeCAMARAOperator: SimulatedHTTPEndpoint {
                 let verifier = form["code_verifier"],
                 Base64URL.encode(Digest.sha256(Array(verifier.utf8))) == issued.codeChallenge
             else { return Self.oauthError(400, "invalid_grant", "the code, redirect_uri or code_verifier is wrong") }
+            grant = Grant(
+                clientID: clientID, scopes: issued.scopes, msisdn: issued.msisdn,
+                expiresAt: now.addingTimeInterval(Double(Self.tokenLifetime)))
+        case "urn:openid:params:grant-type:ciba":
+            guard let id = form["auth_req_id"],
+                let issued = state.withLock({ $0.backchannelRequests.removeValue(forKey: id) }),
+                issued.clientID == clientID, issued.expiresAt > now
+            else { return Self.oauthError(400, "invalid_grant", "the auth_req_id is unknown, used or expired") }
             grant = Grant(
                 clientID: clientID, scopes: issued.scopes, msisdn: issued.msisdn,
                 expiresAt: now.addingTimeInterval(Double(Self.tokenLifetime)))
@@ -209,13 +268,49 @@ public final class FakeCAMARAOperator: SimulatedHTTPEndpoint {
             headers: ["Cache-Control": "no-store"])
     }
 
+    /// CIBA's backchannel authentication (poll mode): the subscriber of `login_hint` (E.164, or
+    /// `tel:` E.164) authenticated at once, as an operator does for a number it serves; an
+    /// unknown number is `unknown_user_id`.
+    private func backchannelAuthentication(_ request: HTTPRequest) -> HTTPResponse {
+        guard let form = WebEncoding.formFields(request.body) else {
+            return Self.oauthError(400, "invalid_request", "the body must be a form")
+        }
+        guard let clientID = authenticatedClient(request, form) else {
+            return Self.oauthError(401, "invalid_client", "client authentication failed")
+        }
+        let scopes = Set((form["scope"] ?? "").split(separator: " ").compactMap { dialect.purposeScopes[String($0)] })
+        guard !scopes.isEmpty else { return Self.oauthError(400, "invalid_scope", "no purpose scope that is offered") }
+        let hint = form["login_hint"].map { $0.hasPrefix("tel:") ? String($0.dropFirst(4)) : $0 } ?? ""
+        guard let sim = directory.subscriber(msisdn: hint) else {
+            return Self.oauthError(400, "unknown_user_id", "the login_hint is not a subscriber of this operator")
+        }
+        let id = RandomBytes.hex(16)
+        let grant = Grant(
+            clientID: clientID, scopes: scopes, msisdn: sim.msisdn,
+            expiresAt: clock.now().addingTimeInterval(Self.codeLifetime))
+        state.withLock { $0.backchannelRequests[id] = grant }
+        return .json(
+            200,
+            .object([
+                ("auth_req_id", .string(id)), ("expires_in", .int(Int(Self.codeLifetime))), ("interval", .int(1))
+            ]))
+    }
+
     /// The client the request authenticates: a `private_key_jwt` assertion (signed by the
     /// client's key, `iss` = `sub` = client id, `aud` the token endpoint or the issuer, unexpired,
-    /// its `jti` never seen before) or `client_secret_basic`.
+    /// its `jti` never seen before), `client_secret_basic`, or (Vonage) the application's JWT.
     private func authenticatedClient(_ request: HTTPRequest, _ form: [String: String]) -> String? {
+        if dialect.acceptsApplicationJWT, let header = request.headers["Authorization"], header.hasPrefix("Bearer ") {
+            let token = String(header.dropFirst("Bearer ".count))
+            guard let claimed = Self.unverifiedClaims(token)?[string: "application_id"],
+                let key = clients[claimed]?.publicKey, let claims = CompactJWT.verifiedClaims(of: token, with: key),
+                let expires = claims["exp"]?.intValue, Double(expires) > clock.now().timeIntervalSince1970
+            else { return nil }
+            return claimed
+        }
         if let assertion = form["client_assertion"] {
             guard form["client_assertion_type"] == "urn:ietf:params:oauth:client-assertion-type:jwt-bearer",
-                let claimed = Self.unverifiedIssuer(assertion), let key = clients[claimed]?.publicKey,
+                let claimed = Self.unverifiedClaims(assertion)?[string: "iss"], let key = clients[claimed]?.publicKey,
                 let claims = CompactJWT.verifiedClaims(of: assertion, with: key),
                 claims[string: "sub"] == claimed, form["client_id"].map({ $0 == claimed }) ?? true,
                 [tokenEndpoint, baseURL].contains(claims[string: "aud"] ?? ""),
@@ -231,13 +326,11 @@ public final class FakeCAMARAOperator: SimulatedHTTPEndpoint {
         return id
     }
 
-    /// The `iss` of a compact JWT, read before its signature is checked (to find the key).
-    private static func unverifiedIssuer(_ token: String) -> String? {
+    /// The claims of a compact JWT, read before its signature is checked (to find the key).
+    private static func unverifiedClaims(_ token: String) -> JSONValue? {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 3, let claims = Base64URL.decode(String(parts[1])).flatMap(JSONValue.parse) else {
-            return nil
-        }
-        return claims[string: "iss"]
+        guard parts.count == 3 else { return nil }
+        return Base64URL.decode(String(parts[1])).flatMap(JSONValue.parse)
     }
 
     // MARK: Answers

@@ -233,7 +233,8 @@ public enum SimulatedWorld {
             ("CELLPATH_CAMARA_API_ROOT", WorldTopology.operatorURL),
             ("CELLPATH_CAMARA_ISSUER", WorldTopology.operatorURL),
             ("CELLPATH_CAMARA_CLIENT_ID", WorldTopology.camaraClientID),
-            ("CELLPATH_CAMARA_KEY_FILE", run.camaraClientKey)
+            ("CELLPATH_CAMARA_KEY_FILE", run.camaraClientKey),
+            ("CELLPATH_CAMARA_REDIRECT_URI", WorldTopology.camaraRedirectURI)
         ]
         if FileSystem.exists(run.busSocket) { variables.append(("DBUS_SYSTEM_BUS_ADDRESS", run.busAddress)) }
         if let credentials = SimulatorCredentials.load(run) {
@@ -247,7 +248,10 @@ public enum SimulatedWorld {
                 ("CELLPATH_TWILIO_SERVICE_SID", credentials.twilio.serviceSID),
                 ("CELLPATH_VONAGE_API_BASE", credentials.vonage(key: nil).baseURL),
                 ("CELLPATH_VONAGE_APPLICATION_ID", credentials.vonage(key: nil).applicationID),
-                ("CELLPATH_VONAGE_PRIVATE_KEY", run.vonageApplicationKey)
+                ("CELLPATH_VONAGE_PRIVATE_KEY", run.vonageApplicationKey),
+                ("CELLPATH_VONAGE_NETWORK_API_BASE", WorldTopology.vonageNetworkURL),
+                ("CELLPATH_VONAGE_OIDC_BASE", WorldTopology.vonageNetworkURL),
+                ("CELLPATH_VONAGE_REDIRECT_URI", WorldTopology.vonageRedirectURI)
             ]
         }
         return variables

@@ -105,6 +105,11 @@ extension Scenario {
         if let carrier = try o.object("carrier", keys: keys(CarrierFaults.CodingKeys.self), CarrierFaults.read) {
             scenario.carrier = carrier
         }
+        if let providers = try o.object(
+            "providers", keys: keys(ProviderFaults.CodingKeys.self), ProviderFaults.read)
+        {
+            scenario.providers = providers
+        }
         if let value = try o.bool("modemManager") { scenario.modemManager = value }
         if let events = try o.array(
             "events",
@@ -359,7 +364,7 @@ extension Scenario {
 }
 
 /// The JSON keys of a scenario object: its coding keys.
-private func keys<K: CodingKey & CaseIterable>(_: K.Type) -> [String] { K.allCases.map(\.stringValue) }
+func keys<K: CodingKey & CaseIterable>(_: K.Type) -> [String] { K.allCases.map(\.stringValue) }
 
 extension SimulatedModem {
     /// Modem `index` from its object; absent fields keep `SimulatedModem(index:)`'s values, and

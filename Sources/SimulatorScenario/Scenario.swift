@@ -9,6 +9,8 @@ public struct Scenario: Sendable, Equatable, Encodable {
     public var wifiPath: LinkConditions
     public var api: APIFaults
     public var carrier: CarrierFaults
+    /// Faults of the providers' fake operators.
+    public var providers = ProviderFaults()
     /// Whether the world runs the real ModemManager on its modems (`sim up --modemmanager`).
     public var modemManager: Bool
     /// Lifecycle events the world makes its modems undergo, each at its time.
@@ -37,7 +39,7 @@ public struct Scenario: Sendable, Equatable, Encodable {
     public var nat64: Bool { modems.contains { $0.nat64 } }
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case modems, cellularPath, wifiPath, api, carrier, modemManager, events
+        case modems, cellularPath, wifiPath, api, carrier, providers, modemManager, events
     }
 }
 

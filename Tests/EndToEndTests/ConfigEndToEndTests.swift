@@ -52,35 +52,39 @@ import Testing
                   /nonexistent/cellpath.conf           system  missing
                   /nonexistent/cellpath/cellpath.conf  user    missing
                 settings:
-                  KEY                    VALUE                      SECRET  SOURCE                       ERROR
-                  general.region         GB                         no      environment CELLPATH_REGION  -
-                  general.profile        development                no      default                      -
-                  truid.tru_json         -                          no      -                            -
-                  truid.data_residency   eu                         no      default                      -
-                  truid.api_base         -                          no      -                            -
-                  truid.client_id        -                          no      -                            -
-                  truid.client_secret    -                          yes     -                            -
-                  sim.prefix             cp-                        no      default                      -
-                  http.cacert            -                          no      -                            -
-                  http.hop_timeout       5                          no      default                      -
-                  http.timeout           30                         no      default                      -
-                  modem.apn              -                          no      -                            -
-                  modem.ip_type          ipv4v6                     no      default                      -
-                  twilio.api_base        https://verify.twilio.com  no      default                      -
-                  twilio.account_sid     -                          no      -                            -
-                  twilio.auth_token      -                          yes     -                            -
-                  twilio.service_sid     -                          no      -                            -
-                  vonage.api_base        https://api.nexmo.com      no      default                      -
-                  vonage.application_id  -                          no      -                            -
-                  vonage.private_key     -                          no      -                            -
-                  vonage.api_key         -                          no      -                            -
-                  vonage.api_secret      -                          yes     -                            -
-                  vonage.brand           cellpath                   no      default                      -
-                  serve.provider         truid                      no      default                      -
-                  camara.api_root        -                          no      -                            -
-                  camara.issuer          -                          no      -                            -
-                  camara.client_id       -                          no      -                            -
-                  camara.key_file        -                          no      -                            -
+                  KEY                      VALUE                        SECRET  SOURCE                       ERROR
+                  general.region           GB                           no      environment CELLPATH_REGION  -
+                  general.profile          development                  no      default                      -
+                  truid.tru_json           -                            no      -                            -
+                  truid.data_residency     eu                           no      default                      -
+                  truid.api_base           -                            no      -                            -
+                  truid.client_id          -                            no      -                            -
+                  truid.client_secret      -                            yes     -                            -
+                  sim.prefix               cp-                          no      default                      -
+                  http.cacert              -                            no      -                            -
+                  http.hop_timeout         5                            no      default                      -
+                  http.timeout             30                           no      default                      -
+                  modem.apn                -                            no      -                            -
+                  modem.ip_type            ipv4v6                       no      default                      -
+                  twilio.api_base          https://verify.twilio.com    no      default                      -
+                  twilio.account_sid       -                            no      -                            -
+                  twilio.auth_token        -                            yes     -                            -
+                  twilio.service_sid       -                            no      -                            -
+                  vonage.api_base          https://api.nexmo.com        no      default                      -
+                  vonage.application_id    -                            no      -                            -
+                  vonage.private_key       -                            no      -                            -
+                  vonage.api_key           -                            no      -                            -
+                  vonage.api_secret        -                            yes     -                            -
+                  vonage.brand             cellpath                     no      default                      -
+                  vonage.network_api_base  https://api-eu.vonage.com    no      default                      -
+                  vonage.oidc_base         https://oidc.idp.vonage.com  no      default                      -
+                  vonage.redirect_uri      -                            no      -                            -
+                  serve.provider           truid                        no      default                      -
+                  camara.api_root          -                            no      -                            -
+                  camara.issuer            -                            no      -                            -
+                  camara.client_id         -                            no      -                            -
+                  camara.key_file          -                            no      -                            -
+                  camara.redirect_uri      -                            no      -                            -
                 warnings: -
 
                 """)
@@ -113,7 +117,7 @@ import Testing
                 row?.hasSuffix(
                     "\(path) [http] hop_timeout  invalid value 'soon': expected a number of seconds "
                         + "greater than 0 and at most 3600") == true, "\(row ?? "")")
-            #expect(shown.stdout.contains("  http.timeout           30 "))
+            #expect(shown.stdout.contains("  http.timeout             30 "))
             #expect(
                 shown.stdout.hasSuffix(
                     "\nnot usable: http.hop_timeout (see ERROR); commands that need them fail with exit 78\n"))

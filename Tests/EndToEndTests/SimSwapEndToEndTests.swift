@@ -8,7 +8,7 @@ import Testing
 @Suite(.ownThreads) struct SimSwapEndToEndTests {
     static let noFiles = ["CELLPATH_SYSTEM_CONFIG": "/nonexistent/cellpath.conf", "HOME": "/nonexistent"]
 
-    @Test(arguments: [["--max-age", "0"], ["--max-age", "2401"], ["--provider", "vonage"]])
+    @Test(arguments: [["--max-age", "0"], ["--max-age", "2401"], ["--provider", "twilio"]])
     func badOptionsAreUsageErrors(_ options: [String]) throws {
         let result = try CellpathBinary.run(["sim-swap", "+447940448591"] + options, environment: Self.noFiles)
         #expect(result.status == 64, "\(result.stderr)")
@@ -20,6 +20,17 @@ import Testing
         #expect(result.status == 78, "\(result.stderr)")
         #expect(result.stderr.contains("no CAMARA operator configured"))
         #expect(result.stderr.contains("CELLPATH_CAMARA_API_ROOT"))
+    }
+
+    /// Vonage's SIM Swap needs the `[vonage]` application (its JWT authenticates the CIBA calls).
+    @Test func vonageWithoutAnApplicationIsAConfigurationError() throws {
+        var environment = Self.noFiles
+        environment["CELLPATH_VONAGE_API_KEY"] = "key"
+        environment["CELLPATH_VONAGE_API_SECRET"] = "secret"
+        let result = try CellpathBinary.run(
+            ["sim-swap", "+447940448591", "--provider", "vonage"], environment: environment)
+        #expect(result.status == 78, "\(result.stderr)")
+        #expect(result.stderr.contains("--provider vonage needs a Vonage application"), "\(result.stderr)")
     }
 
     @Test func anInvalidNumberIsADataErrorThatDoesNotRepeatIt() throws {

@@ -78,4 +78,34 @@ struct CAMARAEndToEndTests {
             #expect(unknown.stderr.contains("IDENTIFIER_NOT_FOUND"))
         }
     }
+
+    /// `sim-swap --provider vonage`: Vonage's SIM Swap with a CIBA token per operation (the
+    /// backchannel request, then the ciba grant), over Wi-Fi; a number the operator does not
+    /// serve is its `unknown_user_id` (65).
+    @Test func vonageSIMSwapWithCIBA() throws {
+        var scenario = Scenario(modems: [SimulatedModem(index: 0)])
+        scenario.modems[0].sim = SimulatedSIM(simChangedMinutesAgo: 90)
+        try SimulatedDevice.with(scenario, connect: false) { device in
+            let mark = try device.requestLog().count
+            let recent = try device.cellpath([
+                "sim-swap", Self.number, "--provider", "vonage", "--max-age", "2", "--json"
+            ])
+            #expect(recent.status == 2, "\(recent.stderr)")
+            let record = try JSONValue.parse(recent.stdout)
+            #expect(record["provider"]?.string == "vonage" && record["swapped"]?.bool == true)
+            #expect(record["latest_sim_change"]?.string?.hasSuffix("Z") == true)
+            let log = Array(try device.requestLog().dropFirst(mark))
+            func paths(_ prefix: String) -> [JSONValue] { log.filter { $0["path"]?.string?.hasPrefix(prefix) == true } }
+            #expect(paths("/oauth2/bc-authorize").count == 2 && paths("/oauth2/token").count == 2, "\(log)")
+            #expect(paths("/camara/sim-swap/v040/").count == 2, "\(log)")
+            #expect(log.allSatisfy { $0["source"]?.string?.hasPrefix("100.64.") == false }, "\(log)")
+
+            let older = try device.cellpath(["sim-swap", Self.number, "--provider", "vonage", "--max-age", "1"])
+            #expect(older.status == 0, "\(older.stderr)")
+            #expect(older.stdout.contains("did not change within 1 hours"))
+            let unknown = try device.cellpath(["sim-swap", "+447940448599", "--provider", "vonage"])
+            #expect(unknown.status == 65, "\(unknown.stderr)")
+            #expect(unknown.stderr.contains("unknown_user_id"), "\(unknown.stderr)")
+        }
+    }
 }

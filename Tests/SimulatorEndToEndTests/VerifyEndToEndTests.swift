@@ -6,7 +6,7 @@ import Testing
 /// `cellpath verify --provider twilio|vonage` in the simulated world, against the fake Twilio
 /// Verify and Vonage Verify APIs: the verdicts and their exit codes, the device leg on the
 /// bearer only (and never over Wi-Fi) under the provider's rules, the backend calls over Wi-Fi,
-/// the providers' errors, and the reserved provider names.
+/// the providers' errors and options (Number Verification's: NumberVerificationEndToEndTests).
 @Suite(.serialized, .enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)), .ownThreads(.worlds))
 struct VerifyEndToEndTests {
     static let ownNumber = "+447940448591"
@@ -123,13 +123,6 @@ struct VerifyEndToEndTests {
                     == (try CheckCommandsEndToEndTests.documentedKeys("`cellpath subscriber-check`")).union(
                         try CheckCommandsEndToEndTests.documentedKeys("`cellpath verify`")))
         }
-    }
-
-    @Test(arguments: ["vonage-nv", "camara"])
-    func reservedProvidersAreNotAvailableYet(name: String) throws {
-        let result = try CellpathBinary.run(["verify", "+447940448591", "--provider", name])
-        #expect(result.status == 69, "\(result.stderr)")
-        #expect(result.stderr.contains("--provider \(name) is not available yet"), "\(result.stderr)")
     }
 
     @Test func anotherProvidersOptionIsAUsageError() throws {

@@ -1,6 +1,10 @@
 import CellpathCore
+import CellularHTTP
+import HTTPServer
 import SimulatedServices
 import SimulatorScenario
+import Synchronization
+import TestSupport
 import Testing
 
 @testable import CAMARA
@@ -92,5 +96,87 @@ struct CAMARASimSwapTests {
         }
         #expect(error == .api(status: statuses[0], code: "UNAVAILABLE", message: "scripted"))
         #expect(transport.requests.filter { $0.url.hasSuffix("/sim-swap/v2/check") }.count == statuses.count)
+    }
+}
+
+/// Vonage's SIM Swap: a CIBA token for the number, polled while the operator says
+/// `authorization_pending`, then the call with it.
+@Suite struct CIBATokenTests {
+    /// Answers bc-authorize, then `pending` pending answers of the token endpoint, then a token,
+    /// then SIM Swap's check; records what was asked.
+    final class ScriptedOperator: CAMARATransport {
+        let pending: Int
+        let asked = Mutex<[(url: String, body: String)]>([])
+        init(pending: Int) { self.pending = pending }
+
+        func send(_ request: HTTPClientRequest) async throws(FetchFailure) -> HTTPClientResponse {
+            let body = String(decoding: request.body ?? [], as: UTF8.self)
+            let count = asked.withLock {
+                $0.append((request.url, body))
+                return $0.filter { $0.url.hasSuffix("/oauth2/token") }.count
+            }
+            func answer(_ status: Int, _ json: String) -> HTTPResponse {
+                HTTPResponse(status: status, contentType: "application/json", body: json)
+            }
+            let response: HTTPResponse
+            if request.url.hasSuffix("/oauth2/bc-authorize") {
+                response = answer(200, #"{"auth_req_id":"req-1","expires_in":120,"interval":2}"#)
+            } else if request.url.hasSuffix("/oauth2/token") {
+                response =
+                    count <= pending
+                    ? answer(400, #"{"error":"authorization_pending"}"#)
+                    : answer(200, #"{"access_token":"token-1","expires_in":300}"#)
+            } else {
+                response = answer(200, #"{"swapped":true}"#)
+            }
+            return FakeAPITransport.clientResponse(response)
+        }
+    }
+
+    /// The pauses the client took.
+    final class Pauses: Sendable {
+        let taken = Mutex<[Duration]>([])
+    }
+
+    static func client(_ transport: ScriptedOperator, pauses: Pauses) -> CAMARAClient {
+        let base = "https://api-eu.vonage.example"
+        return CAMARAClient(
+            endpoint: CAMARAEndpoint(
+                apiRoot: base, issuer: base, clientID: "app-1",
+                authentication: .vonageApplication(.basic(apiKey: "k", apiSecret: "s")),
+                metadata: ProviderMetadata(
+                    issuer: base, authorizationEndpoint: base + "/oauth2/auth", tokenEndpoint: base + "/oauth2/token",
+                    backchannelAuthenticationEndpoint: base + "/oauth2/bc-authorize")),
+            transport: transport, pause: { duration in pauses.taken.withLock { $0.append(duration) } })
+    }
+
+    @Test func aPendingAuthenticationIsPolledAtItsInterval() async throws {
+        let transport = ScriptedOperator(pending: 2)
+        let pauses = Pauses()
+        let swapped = try await Self.client(transport, pauses: pauses).simSwapped(
+            phoneNumber: "+447940448591", maxAge: 24, api: .vonage)
+        #expect(swapped)
+        let asked = transport.asked.withLock { $0 }
+        #expect(
+            asked.map { $0.url.split(separator: "/").suffix(2).joined(separator: "/") } == [
+                "oauth2/bc-authorize", "oauth2/token", "oauth2/token", "oauth2/token", "v040/check"
+            ])
+        #expect(asked[0].body.contains("login_hint=%2B447940448591"), "\(asked[0].body)")
+        #expect(asked[0].body.contains("scope=dpv%3AFraudPreventionAndDetection%23check-sim-swap"), "\(asked[0].body)")
+        #expect(asked[1].body.contains("grant_type=urn%3Aopenid%3Aparams%3Agrant-type%3Aciba&auth_req_id=req-1"))
+        #expect(pauses.taken.withLock { $0 } == [.seconds(2), .seconds(2)])
+    }
+
+    @Test func anAuthenticationStillPendingAfterThePollsIsItsError() async throws {
+        let transport = ScriptedOperator(pending: 100)
+        let pauses = Pauses()
+        let error = await #expect(throws: CAMARAError.self) {
+            _ = try await Self.client(transport, pauses: pauses).simSwapped(
+                phoneNumber: "+447940448591", maxAge: nil, api: .vonage)
+        }
+        #expect(error == .api(status: 400, code: "authorization_pending", message: nil))
+        #expect(
+            transport.asked.withLock { $0 }.filter { $0.url.hasSuffix("/oauth2/token") }.count == CAMARAClient.cibaPolls
+        )
     }
 }

@@ -25,6 +25,12 @@ extension Setting {
     static let vonageAPIKey = provider("vonage", "api_key", .clientID)
     static let vonageAPISecret = provider("vonage", "api_secret", .secret, secret: true)
     static let vonageBrand = provider("vonage", "brand", .clientID, default: "cellpath")
+    /// Vonage's Number Verification (`vonage-nv`): its API and token endpoint, its OpenID
+    /// provider's authorize endpoint, and the application's redirect URI.
+    static let vonageNetworkAPIBase = provider(
+        "vonage", "network_api_base", .url, default: "https://api-eu.vonage.com")
+    static let vonageOIDCBase = provider("vonage", "oidc_base", .url, default: "https://oidc.idp.vonage.com")
+    static let vonageRedirectURI = provider("vonage", "redirect_uri", .url)
 
     /// The `[camara]` profile (`CAMARASettings`), all four or none.
     static let camaraAPIRoot = provider("camara", "api_root", .url)
@@ -32,6 +38,8 @@ extension Setting {
     static let camaraClientID = provider("camara", "client_id", .clientID)
     static let camaraKeyFile = provider("camara", "key_file", .path)
     static let camara = [camaraAPIRoot, camaraIssuer, camaraClientID, camaraKeyFile]
+    /// The client's redirect URI, for Number Verification (`verify --provider camara`) only.
+    static let camaraRedirectURI = provider("camara", "redirect_uri", .url)
 
     /// `[serve] provider`: the provider whose API `serve`'s dev-server routes call.
     static let serveProvider = provider("serve", "provider", .servedProvider, default: "truid")
@@ -40,7 +48,7 @@ extension Setting {
     static let providers: [Setting] = [
         twilioAPIBase, twilioAccountSID, twilioAuthToken, twilioServiceSID,
         vonageAPIBase, vonageApplicationID, vonagePrivateKey, vonageAPIKey, vonageAPISecret, vonageBrand,
-        serveProvider
+        vonageNetworkAPIBase, vonageOIDCBase, vonageRedirectURI, camaraRedirectURI, serveProvider
     ]
     static let providerGroups = ["twilio", "vonage", "serve"]
 }

@@ -51,7 +51,8 @@ public struct SimulatorCredentials: Sendable, Equatable, Codable {
 /// Hosts the fake tru.ID API (203.0.113.10:443 and [2001:db8:113::10]:443 in the internet
 /// namespace, and :80 with the `httpsDowngrade` fault; IPv4 only in a NAT64 world), the
 /// providers' fake APIs and the fake CAMARA operator on the same addresses by host name
-/// (`verify.twilio.test`, `operator.camara.test`), and the carrier's identification endpoint
+/// (`verify.twilio.test`, `api.vonage.test`, `api-eu.vonage.test`: Vonage's Number
+/// Verification, `operator.camara.test`), and the carrier's identification endpoint
 /// (100.64.0.1:80 and [2001:db8:64::1]:80 in the carrier namespace); every request is appended
 /// to the run directory's request log. Makes the webhook key, the Vonage application key and the
 /// CAMARA client's key; with a `callbackURL`, posts webhooks from the internet namespace and
@@ -70,7 +71,8 @@ final class WebServicesService: SimulatorService {
         let signer = try WebhookSigner(privateKeyPEM: try Self.makeRSAKey(at: run.webhookKey))
         let vonageKey = try JWSKey.rsa(
             pem: try Self.makeRSAKey(at: run.vonageApplicationKey), what: "the Vonage application key")
-        let camaraOperator = try Self.camaraOperator(run, subscribers: context.subscribers)
+        let camaraOperator = try Self.camaraOperator(
+            run, faults: context.scenario.providers.camara, subscribers: context.subscribers)
         let webhookPoster = try WebhookPoster(namespace: topology.inetNamespace, log: { context.log($0) })
         poster.withLock { $0 = webhookPoster }
         let tls = try HTTPServer.TLSIdentity.files(certificate: run.serverCertificate, privateKey: run.serverKey)
@@ -113,6 +115,15 @@ final class WebServicesService: SimulatorService {
                         configuration: credentials.twilio, directory: context.subscribers),
                     WorldTopology.vonageHost: FakeVonageVerify(
                         configuration: credentials.vonage(key: vonageKey), directory: context.subscribers),
+                    WorldTopology.vonageNetworkHost: FakeCAMARAOperator(
+                        baseURL: WorldTopology.vonageNetworkURL, dialect: .vonage,
+                        faults: context.scenario.providers.vonageNV,
+                        clients: [
+                            RegisteredCAMARAClient(
+                                clientID: credentials.vonage(key: nil).applicationID, publicKey: vonageKey,
+                                redirectURIs: [WorldTopology.vonageRedirectURI])
+                        ],
+                        directory: context.subscribers),
                     WorldTopology.operatorHost: camaraOperator
                 ],
                 log: { log.append($0) })
@@ -153,7 +164,7 @@ final class WebServicesService: SimulatorService {
     /// The fake CAMARA operator with the world's one client: a fresh EC P-256 key (mode 0600)
     /// whose public half it registers, with the world's redirect URI.
     private static func camaraOperator(
-        _ run: RunDirectory, subscribers: any SubscriberDirectory
+        _ run: RunDirectory, faults: OIDCFaults, subscribers: any SubscriberDirectory
     ) throws
         -> FakeCAMARAOperator
     {
@@ -162,7 +173,8 @@ final class WebServicesService: SimulatorService {
         let client = RegisteredCAMARAClient(
             clientID: WorldTopology.camaraClientID, publicKey: try JWSKey(pem: key.publicKeyPEM, isPrivate: false),
             redirectURIs: [WorldTopology.camaraRedirectURI])
-        return FakeCAMARAOperator(baseURL: WorldTopology.operatorURL, clients: [client], directory: subscribers)
+        return FakeCAMARAOperator(
+            baseURL: WorldTopology.operatorURL, faults: faults, clients: [client], directory: subscribers)
     }
 
     /// Expires due checks every second, so that their EXPIRED webhooks go out on time.

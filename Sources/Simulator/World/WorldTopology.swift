@@ -111,16 +111,22 @@ public struct WorldTopology: Sendable, Equatable, Codable {
     public static let twilioHost = "verify.twilio.test"
     /// The fake Vonage Verify API's host, on the API's addresses.
     public static let vonageHost = "api.vonage.test"
+    /// The fake Vonage network APIs (Number Verification and its OpenID provider), on the API's addresses.
+    public static let vonageNetworkHost = "api-eu.vonage.test"
     /// The fake CAMARA operator (its APIs and OpenID provider), on the API's addresses.
     public static let operatorHost = "operator.camara.test"
     /// Every host name served on the API's addresses.
-    public static let apiHosts = [apiHost, twilioHost, vonageHost, operatorHost]
+    public static let apiHosts = [apiHost, twilioHost, vonageHost, vonageNetworkHost, operatorHost]
     /// The CAMARA operator's issuer and API root.
     public static let operatorURL = "https://\(operatorHost)"
     /// The world's one CAMARA client and its redirect URI, which the operator serves itself
     /// (`FakeCAMARAOperator.callbackPath`) to count requests that must never come.
     public static let camaraClientID = "cellpath-sim-client"
     public static let camaraRedirectURI = operatorURL + FakeCAMARAOperator.callbackPath
+    /// Vonage's network APIs and OpenID provider (one host in the world), and the fake Vonage
+    /// application's redirect URI there.
+    public static let vonageNetworkURL = "https://\(vonageNetworkHost)"
+    public static let vonageRedirectURI = vonageNetworkURL + FakeCAMARAOperator.callbackPath
     /// The range of bearer addresses, routed from the internet to the carrier.
     public static let bearerNetwork = "100.64.0.0/16"
 

@@ -24,7 +24,9 @@ public struct CheckURLOpener: Sendable {
         _ request: FetchRequest, sendOperatorHeader: Bool, ending: ChainEnding = .checkCallback, checkID: String = ""
     ) async -> CheckURLReport {
         var request = request
-        request.stopAtRedirect = { ending.stopsAt($0) }
+        // The end the rules set (an OIDC redirect URI), kept beside the ending's own.
+        let rulesEnd = request.stopAtRedirect
+        request.stopAtRedirect = { ending.stopsAt($0) || rulesEnd?($0) == true }
         if sendOperatorHeader, let operatorID = client.path.operatorID {
             do {
                 let operators = try OperatorIDs(parsing: operatorID)

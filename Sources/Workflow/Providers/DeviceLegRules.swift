@@ -21,15 +21,19 @@ public struct DeviceLegRules: Sendable, Equatable {
     /// What the chain's last answer carries.
     public var ending: ChainEnding
     /// Whether an ending that carries an error still goes to the provider to complete: it may
-    /// be a verdict (Vonage's `user_rejected`: the number is not the SIM's).
+    /// be a verdict (Vonage's `user_rejected`: the number is not the SIM's), or an error the
+    /// provider names (OAuth's at an OIDC redirect URI).
     public var errorEndingIsVerdict: Bool
+    /// The OIDC client's redirect URI, where the chain ends unrequested (`ChainEnding.authorizationCode`).
+    public var redirectURI: RedirectURIEnd?
 
     /// The placeholder of a header value that each chain replaces with a fresh UUID.
     public static let requestID = "<uuid>"
 
     public init(
         name: String, headers: [HTTPHeader] = [], sendsOperatorHeader: Bool = false, maxHops: Int? = nil,
-        hopTimeout: Duration? = nil, httpsOnly: Bool, ending: ChainEnding, errorEndingIsVerdict: Bool = false
+        hopTimeout: Duration? = nil, httpsOnly: Bool, ending: ChainEnding, errorEndingIsVerdict: Bool = false,
+        redirectURI: RedirectURIEnd? = nil
     ) {
         self.name = name
         self.headers = headers
@@ -39,6 +43,7 @@ public struct DeviceLegRules: Sendable, Equatable {
         self.httpsOnly = httpsOnly
         self.ending = ending
         self.errorEndingIsVerdict = errorEndingIsVerdict
+        self.redirectURI = redirectURI
     }
 
     /// tru.ID's SDKs: `x-tru-ops` on the first hop, the carrier's plain-http leg allowed, the
@@ -47,7 +52,7 @@ public struct DeviceLegRules: Sendable, Equatable {
         name: "truid", sendsOperatorHeader: true, httpsOnly: false, ending: .checkCallback)
 
     /// `request` with these rules applied: the headers (fresh UUIDs), the tighter hop limit,
-    /// the SDK's hop timeout, and downgrades refused when https-only.
+    /// the SDK's hop timeout, downgrades refused when https-only, the end at the redirect URI.
     public func applied(to request: FetchRequest) -> FetchRequest {
         var request = request
         request.headers += headers.map {
@@ -56,6 +61,7 @@ public struct DeviceLegRules: Sendable, Equatable {
         if let maxHops { request.maxHops = min(request.maxHops, maxHops) }
         if let hopTimeout { request.hopTimeout = hopTimeout }
         if httpsOnly { request.strict = true }
+        if let redirectURI { request.stop(at: redirectURI) }
         return request
     }
 }
@@ -72,6 +78,10 @@ public enum ChainEnding: String, Sendable, Equatable {
     /// Twilio SNA: a final 200 text `ErrorCode=0&ErrorDescription=Success&Carrier=…`; 0 means
     /// the carrier decided, a negative code is a failure.
     case snaErrorCode = "sna_error_code"
+    /// OIDC's authorization code flow (CAMARA Number Verification): a redirect to the client's
+    /// redirect URI (`DeviceLegRules.redirectURI`), unrequested, with `code` and `state`, or
+    /// `error`, in its query. The callback's `checkID` is the `state` it carries.
+    case authorizationCode = "authorization_code"
 
     /// Whether the chain stops at a redirect to `url` instead of requesting it: it carries the
     /// ending (the app's `redirect_url`).
@@ -79,7 +89,7 @@ public enum ChainEnding: String, Sendable, Equatable {
         switch self {
         case .checkCallback: CheckCallback(redirectURL: url) != nil
         case .requestIDAndCode: Self.requestIDAndCode(in: Credentials.queryItems(of: url)) != nil
-        case .snaErrorCode: false
+        case .snaErrorCode, .authorizationCode: false
         }
     }
 
@@ -101,6 +111,13 @@ public enum ChainEnding: String, Sendable, Equatable {
         case .snaErrorCode:
             guard result.finalStatus == 200 else { return nil }
             return SNAErrorCode(body: result.finalBody).map { $0.callback(checkID: checkID) }
+        case .authorizationCode:
+            guard let stopped = result.stoppedAt else { return nil }
+            let items = Credentials.queryItems(of: stopped)
+            func value(_ name: String) -> String? { items.last { $0.name == name }?.value }
+            return CheckCallback(
+                checkID: value("state") ?? "", code: value("code"), error: value("error"),
+                errorDescription: value("error_description"))
         }
     }
 

@@ -21,16 +21,15 @@ public protocol SilentAuthProvider: Sendable {
         -> CheckVerdict
 }
 
-/// The providers `cellpath verify --provider` names; `vonage-nv` and `camara` are reserved:
-/// `vonage-nv` has no client yet, and `camara`'s (`CAMARANumberVerification`, an OIDC flow in
-/// the `CAMARA` module) is not behind this protocol yet.
+/// The providers `cellpath verify --provider` names. `vonage-nv` and `camara` are OIDC flows
+/// (Number Verification), whose provider is in the `CAMARA` module.
 public enum ProviderName: String, Sendable, CaseIterable {
     case truid, twilio, vonage
     case vonageNumberVerification = "vonage-nv"
     case camara
 
-    /// Whether cellpath has a client for it.
-    public var isAvailable: Bool { self != .vonageNumberVerification && self != .camara }
+    /// Whether it is Number Verification (`--hashed` applies).
+    public var isNumberVerification: Bool { self == .vonageNumberVerification || self == .camara }
 
     /// The product whose verdict fields the provider's answer fills: tru.ID's SubscriberCheck (a
     /// match and the SIM-change fields), else a PhoneCheck's (a match).

@@ -11,7 +11,9 @@ package enum SimSwapCommand {
             Gets a client-credentials token from the operator's OpenID provider with the [camara]
             profile's client and key (private_key_jwt), then asks SIM Swap's check (swapped within
             --max-age hours) and retrieve-date (when the SIM last changed), over the default network.
-            Exit 0 when the SIM did not change within --max-age, 2 when it did.
+            With --provider vonage, Vonage's SIM Swap: a token for the number by CIBA (bc-authorize,
+            then the token endpoint with its auth_req_id), the [vonage] application's JWT as the
+            client's authentication. Exit 0 when the SIM did not change within --max-age, 2 when it did.
             """,
         options: Options.self,
         placement: .program(.checks),
@@ -22,12 +24,12 @@ package enum SimSwapCommand {
             .init(
                 "Within the last 24 hours, as JSON:",
                 "cellpath sim-swap +447940448591 --max-age 24 --json"),
-            .init("A national number, read in its country:", "cellpath sim-swap 07940 448591 --region GB")
+            .init("Ask Vonage's SIM Swap, with a CIBA token:", "cellpath sim-swap +447940448591 --provider vonage")
         ])
 
     /// The network APIs `--provider` names.
     package enum Provider: String, Sendable, CaseIterable {
-        case camara
+        case camara, vonage
     }
 
     /// The options of `sim-swap`.
@@ -42,9 +44,14 @@ package enum SimSwapCommand {
         package var phone: String
         @Option(
             wrappedValue: .camara, "provider", "name",
-            help: "The API to ask: camara, the [camara] profile's operator (default: camara).",
+            help: """
+                The API to ask: camara, the [camara] profile's operator (default), or vonage, Vonage's SIM Swap \
+                with the [vonage] application (a CIBA token for the number).
+                """,
             ValueConversion { text throws(InvalidOptionValue) in
-                guard let provider = Provider(rawValue: text) else { throw InvalidOptionValue(expectation: "camara") }
+                guard let provider = Provider(rawValue: text) else {
+                    throw InvalidOptionValue(expectation: "camara or vonage")
+                }
                 return provider
             })
         package var provider: Provider

@@ -8,6 +8,22 @@ public enum VonageAuthentication: Sendable {
     /// `sign` returns the RS256 signature of its bytes (the caller holds the key).
     case applicationJWT(applicationID: String, sign: @Sendable ([UInt8]) -> [UInt8])
     case basic(apiKey: String, apiSecret: String)
+
+    /// The `Authorization` header: a fresh application JWT, or Basic key:secret. Vonage's
+    /// network APIs (Number Verification's token endpoint) take the same header.
+    public func header() -> HTTPHeader {
+        switch self {
+        case .basic(let key, let secret):
+            return HTTPHeader("Authorization", "Basic " + Data("\(key):\(secret)".utf8).base64EncodedString())
+        case .applicationJWT(let applicationID, let sign):
+            let now = Int(Date().timeIntervalSince1970)
+            return HTTPHeader(
+                "Authorization",
+                "Bearer "
+                    + VonageVerifyClient.applicationJWT(
+                        applicationID: applicationID, issuedAt: now, id: UUID().uuidString.lowercased(), sign: sign))
+        }
+    }
 }
 
 /// Where Vonage Verify v2 is, the brand its messages name, and how calls authenticate.
@@ -127,20 +143,8 @@ public struct VonageVerifyClient: SilentAuthProvider {
             checkID: json[string: "request_id"] ?? verification.checkID, status: status, match: status == "completed")
     }
 
-    /// The `Authorization` header: a fresh application JWT, or Basic key:secret.
-    func authorization() -> HTTPHeader {
-        switch account.authentication {
-        case .basic(let key, let secret):
-            return HTTPHeader("Authorization", "Basic " + Data("\(key):\(secret)".utf8).base64EncodedString())
-        case .applicationJWT(let applicationID, let sign):
-            let now = Int(Date().timeIntervalSince1970)
-            return HTTPHeader(
-                "Authorization",
-                "Bearer "
-                    + Self.applicationJWT(
-                        applicationID: applicationID, issuedAt: now, id: UUID().uuidString.lowercased(), sign: sign))
-        }
-    }
+    /// The `Authorization` header of a call.
+    func authorization() -> HTTPHeader { account.authentication.header() }
 
     /// An application JWT: `{alg: RS256, typ: JWT}`, claims `{application_id, iat, exp, jti}`.
     static func applicationJWT(
