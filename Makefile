@@ -67,10 +67,10 @@ PROVIDER_SDKS := .build/provider-sdks
 PROVIDER_SDK_PACKAGES := 'twilio~=9.13' 'vonage~=4.9' 'openapi-schema-validator~=0.9.0'
 provider-sdks: $(PROVIDER_SDKS)/bin/python
 	@$(PROVIDER_SDKS)/bin/python -c 'import twilio, vonage, openapi_schema_validator' 2>/dev/null \
-		|| $(PROVIDER_SDKS)/bin/pip install --quiet --disable-pip-version-check $(PROVIDER_SDK_PACKAGES)
+		|| $(PROVIDER_SDKS)/bin/python -m pip install --quiet --disable-pip-version-check $(PROVIDER_SDK_PACKAGES)
 $(PROVIDER_SDKS)/bin/python:
 	/usr/bin/python3 -m venv $(PROVIDER_SDKS).tmp
-	$(PROVIDER_SDKS).tmp/bin/pip install --quiet --disable-pip-version-check $(PROVIDER_SDK_PACKAGES)
+	$(PROVIDER_SDKS).tmp/bin/python -m pip install --quiet --disable-pip-version-check $(PROVIDER_SDK_PACKAGES)
 	rm -rf $(PROVIDER_SDKS) && mv $(PROVIDER_SDKS).tmp $(PROVIDER_SDKS)
 
 ## build: compile cellpath and its helpers (release by default; CONFIGURATION=debug for a debug build).

@@ -29,7 +29,8 @@ package enum ProviderClients {
     ) throws -> VonageVerifyClient {
         let profile = try configuration.requireVonageProfile(as: caller)
         let account = VonageVerifyAccount(
-            baseURL: profile.apiBase, brand: profile.brand, authentication: try vonageAuthentication(profile, warn: warn))
+            baseURL: profile.apiBase, brand: profile.brand,
+            authentication: try vonageAuthentication(profile, warn: warn))
         return VonageVerifyClient(
             account: account, fallbacks: fallbacks, http: HTTPClient(route: .defaultNetwork),
             caFile: try checkedCAFile(configuration), timeout: try configuration.timeout)
