@@ -212,21 +212,21 @@ public enum FileSystem {
     }
 
     /// Creates `path` and its missing parents with `mode`. A parent that another process removes
-    /// meanwhile (the last world's `sim down` removes the shared run directory) is created again.
+    /// meanwhile (the last world's `sim down` removes the shared run directory) is created again,
+    /// for up to 2 s: a count of attempts runs out when the remover is scheduled between two mkdirs.
     public static func makeDirectories(_ path: String, mode: mode_t = 0o755) throws(SystemError) {
-        var attempts = 0
+        let deadline = MonotonicClock.now + 2
         while true {
             var current = ""
             var vanished = false
             for part in path.split(separator: "/") {
                 current += "/\(part)"
                 guard mkdir(current, mode) != 0, errno != EEXIST else { continue }
-                guard errno == ENOENT, attempts < 100 else { throw SystemError("create \(current)") }
+                guard errno == ENOENT, MonotonicClock.now < deadline else { throw SystemError("create \(current)") }
                 vanished = true
                 break
             }
             if !vanished { return }
-            attempts += 1
         }
     }
 
