@@ -142,7 +142,8 @@ struct FieldSoakEndToEndTests {
             #expect(metricsReads > 0 && badMetrics.isEmpty, "unparseable metrics: \(badMetrics.prefix(1))")
 
             // Nothing left behind.
-            #expect(try device.bearerLeftovers() == [])
+            let left = try device.bearerLeftovers()
+            #expect(left == [], "left behind: \(left)")
             let state = try #require(try device.environment()["CELLPATH_STATE_DIR"])
             #expect((FileSystem.entries(state) ?? []).filter { $0.hasSuffix(".json") } == [])
 
