@@ -41,7 +41,7 @@ DEB_PACKAGES := pkg-config libglib2.0-dev libmbim-glib-dev libqmi-glib-dev libmm
 FUZZ_RUNS ?= 1000000
 FUZZ_SMOKE_RUNS ?= 20000
 
-.PHONY: all deps provider-sdks build test test-unit test-browser-deps lint format demo bench order-file docs install deb install-capability uninstall clean \
+.PHONY: all deps provider-sdks build test test-unit test-browser-deps lint format demo bench soak order-file docs install deb install-capability uninstall clean \
 	fuzz fuzz-smoke
 
 all: build
@@ -127,6 +127,15 @@ bench: deps build
 	@CELLPATH=$(CELLPATH) ./scripts/bench-checks.sh
 	@CELLPATH=$(CELLPATH) ./scripts/bench-serve.sh
 	@CELLPATH=$(CELLPATH) ./scripts/bench-ipv6.sh
+
+## soak: the soak tests' long versions (root; docs/benchmarks.md, Soak): field mode on two simulated
+## modems for 10,000 checks under faults, and serve at 256 connections for 10 min; prints their
+## figures (lines `soak: …`). `make test` runs the same tests short. CELLPATH_SOAK_CHECKS and
+## CELLPATH_SOAK_SECONDS set other sizes.
+soak: deps
+	$(SWIFT) build --build-tests
+	CELLPATH_SOAK=1 CELLPATH_REQUIRE_ROOT_TESTS=1 CELLPATH_BIN=$$($(SWIFT) build --show-bin-path)/cellpath \
+		$(SWIFT) test --skip-build --no-parallel --filter 'FieldSoakEndToEndTests|ServeLoadTests/soakAt256Connections'
 
 ## order-file: lay out the front's functions as a fetch runs them (link/cellpath.order; root, valgrind)
 order-file: deps build

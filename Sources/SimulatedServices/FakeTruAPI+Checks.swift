@@ -7,7 +7,7 @@ extension FakeTruAPI {
     /// `POST /{product}/{version}/checks`: validates the payload and stores the check;
     /// SIMCheck is answered at once from the subscriber directory.
     func createCheck(_ kind: CheckKind, _ request: HTTPRequest, client: String) -> HTTPResponse {
-        if let retryAfter = configuration.faults.rateLimitRetryAfter {
+        if let retryAfter = configuration.faults.rateLimitRetryAfter, faultStrikes(\.rateLimitCandidates) {
             return ProblemDetails.response(
                 429, "too_many_requests", "Rate Limit exceeded",
                 "Too many checks (scenario fault)", headers: ["Retry-After": String(retryAfter)])

@@ -82,7 +82,7 @@ public final class FakeTruAPI: SimulatedHTTPEndpoint {
     }
 
     private func route(_ request: HTTPRequest) -> HTTPResponse {
-        if let status = configuration.faults.serverErrorStatus {
+        if let status = configuration.faults.serverErrorStatus, faultStrikes(\.serverErrorCandidates) {
             return ProblemDetails.response(
                 status, "server_error", "Internal Server Error",
                 "Simulated server failure (scenario fault)")
@@ -133,6 +133,16 @@ public final class FakeTruAPI: SimulatedHTTPEndpoint {
             return only(["GET"], request) { carrierReturn(kind, id: parts[3], request) }
         default:
             return ProblemDetails.notFound(request.path)
+        }
+    }
+
+    /// Whether a fault strikes the request it could apply to, counted in `candidates`: every one,
+    /// or with `faultEvery` N only every Nth.
+    func faultStrikes(_ candidates: WritableKeyPath<APIState, Int>) -> Bool {
+        guard let every = configuration.faults.faultEvery else { return true }
+        return state.withLock { state in
+            state[keyPath: candidates] += 1
+            return state[keyPath: candidates] % every == 0
         }
     }
 
@@ -219,4 +229,8 @@ struct APIState: Sendable {
     var tokens: [String: TokenRecord] = [:]
     var checks: CheckStore
     var rates: [String: RateWindow] = [:]
+    /// Requests the server-error fault and check creations the rate-limit fault could have
+    /// answered (counted for `faultEvery`).
+    var serverErrorCandidates = 0
+    var rateLimitCandidates = 0
 }

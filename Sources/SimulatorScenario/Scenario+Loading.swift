@@ -264,6 +264,9 @@ extension Scenario {
         if let after = api.rateLimitRetryAfter, !(0 ... 86_400).contains(after) {
             throw bad("api.rateLimitRetryAfter", "must be 0 to 86400 seconds")
         }
+        if let every = api.faultEvery, !(2 ... 1_000_000).contains(every) {
+            throw bad("api.faultEvery", "must be 2 to 1000000 (null = every request)")
+        }
         if let limit = api.rateLimitPerHour, !(1 ... 1_000_000_000).contains(limit) {
             throw bad("api.rateLimitPerHour", "must be 1 to 1000000000 (null = unlimited)")
         }
@@ -583,6 +586,7 @@ extension APIFaults {
         if let value = try o.int("slowMs") { faults.slowMs = value }
         if let value = try o.bool("malformedJSON") { faults.malformedJSON = value }
         faults.rateLimitRetryAfter = try o.int("rateLimitRetryAfter", nullable: true)
+        faults.faultEvery = try o.int("faultEvery", nullable: true)
         if o.contains("rateLimitPerHour") { faults.rateLimitPerHour = try o.int("rateLimitPerHour", nullable: true) }
         if let value = try o.bool("sandbox") { faults.sandbox = value }
         if let value = try o.int("checkTTLSeconds") { faults.checkTTLSeconds = value }

@@ -452,6 +452,9 @@ public struct APIFaults: Sendable, Equatable, Encodable {
     public var malformedJSON: Bool = false
     /// Answer check creation with 429 and `Retry-After` this many seconds, if set.
     public var rateLimitRetryAfter: Int? = nil
+    /// With `serverErrorStatus` or `rateLimitRetryAfter`: the fault answers only every Nth request
+    /// it applies to, the others are served (faults amid successes); nil = every one.
+    public var faultEvery: Int? = nil
     /// Authenticated requests per client and hour before 429; nil = unlimited.
     public var rateLimitPerHour: Int? = APIFaults.defaultRateLimitPerHour
     /// Sandbox mode: a number ending in an even digit matches, an odd one does not, `…99` is an error.
@@ -469,7 +472,8 @@ public struct APIFaults: Sendable, Equatable, Encodable {
     public init() {}
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case serverErrorStatus, slowMs, malformedJSON, rateLimitRetryAfter, rateLimitPerHour, sandbox, callbackURL,
+        case serverErrorStatus, slowMs, malformedJSON, rateLimitRetryAfter, faultEvery, rateLimitPerHour, sandbox,
+            callbackURL,
             checkURLErrors,
             checkTTLSeconds, tokenLifetimeSeconds, retainedChecks
     }
@@ -481,6 +485,7 @@ public struct APIFaults: Sendable, Equatable, Encodable {
         try c.encode(slowMs, forKey: .slowMs)
         try c.encode(malformedJSON, forKey: .malformedJSON)
         try c.encodeIfPresent(rateLimitRetryAfter, forKey: .rateLimitRetryAfter)
+        try c.encodeIfPresent(faultEvery, forKey: .faultEvery)
         try c.encode(rateLimitPerHour, forKey: .rateLimitPerHour)
         try c.encode(sandbox, forKey: .sandbox)
         try c.encodeIfPresent(callbackURL, forKey: .callbackURL)

@@ -49,6 +49,25 @@ import Testing
         #expect(response.headers["Content-Type"] == "application/problem+json")
     }
 
+    @Test func faultEveryStrikesOnlyEveryNthRequest() {
+        var faults = APIFaults()
+        faults.serverErrorStatus = 503
+        faults.faultEvery = 3
+        let served = TestWorld(api: faults)
+        let statuses = (1 ... 6).map { _ in served.send("GET", "https://api.truid.test/nowhere").status }
+        #expect(statuses == [404, 404, 503, 404, 404, 503])
+
+        faults = APIFaults()
+        faults.rateLimitRetryAfter = 0
+        faults.faultEvery = 2
+        let limited = TestWorld(api: faults)
+        let token = limited.token()
+        let creations = (1 ... 4).map { _ in
+            limited.create("/subscriber_check/v0.2/checks", #"{"phone_number":"+447940448591"}"#, token: token).status
+        }
+        #expect(creations == [201, 429, 201, 429])
+    }
+
     @Test func theHourlyLimitIsCountedAndReset() {
         let world = TestWorld(rateLimit: 2)
         let token = world.token()

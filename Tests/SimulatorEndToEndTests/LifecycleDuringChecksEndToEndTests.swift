@@ -12,24 +12,6 @@ import Testing
 /// modem; the bearer record follows the modem's physical device.
 @Suite(.serialized, .enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)), .ownThreads(.worlds))
 struct LifecycleDuringChecksEndToEndTests {
-    /// The device namespace's source rules, addresses of the bearer's networks and routes
-    /// through a modem interface (both families): what a bearer cellpath configured leaves.
-    private func bearerLeftovers(_ device: SimulatedDevice) throws -> [String] {
-        var left: [String] = []
-        for family in ["-4", "-6"] {
-            let rules = try device.run(["ip", family, "rule"]).stdout.split(separator: "\n")
-            // The kernel's own: local (0), main (32766) and default (32767).
-            left += rules.filter { !($0.hasPrefix("0:") || $0.hasPrefix("32766:") || $0.hasPrefix("32767:")) }
-                .map { "rule \($0)" }
-            let addresses = try device.run(["ip", family, "-o", "addr"]).stdout.split(separator: "\n")
-            left += addresses.filter { $0.contains("wwan") && !$0.contains(" fe80:") }.map { "address \($0)" }
-            let routes = try device.run(["ip", family, "route", "show", "table", "all"]).stdout.split(separator: "\n")
-            left += routes.filter { $0.contains("wwan") && !$0.contains("fe80::") && !$0.hasPrefix("multicast") }
-                .map { "route \($0)" }
-        }
-        return left
-    }
-
     /// `cellpath ARGS…` on the device in the background, its output in a file; `body` runs
     /// meanwhile, then the command is awaited (at most `seconds`) and its exit status and output returned.
     private func inBackground(
@@ -68,7 +50,7 @@ struct LifecycleDuringChecksEndToEndTests {
                     try device.requestLog().contains { $0["path"]?.string?.contains("/redirect") == true }
                 }
                 #expect(visited, "the check never reached the carrier")
-                #expect(try bearerLeftovers(device).contains { $0.hasPrefix("rule ") }, "no source rule while up")
+                #expect(try device.bearerLeftovers().contains { $0.hasPrefix("rule ") }, "no source rule while up")
                 _ = try SimulatedWorld.lifecycle(.reset(renumber: true, slowMs: 0), prefix: device.prefix)
                 resetAt = MonotonicClock.now
             }
@@ -82,7 +64,7 @@ struct LifecycleDuringChecksEndToEndTests {
             let json = start < end ? lines[start ... end].joined(separator: "\n") : ""
             #expect(
                 (try? JSONValue.parse(json))?["error"]?["reason"]?.string == "interfaceDown", "\(output)")
-            #expect(try bearerLeftovers(device) == [])
+            #expect(try device.bearerLeftovers() == [])
             let state = try #require(try device.environment()["CELLPATH_STATE_DIR"])
             #expect(
                 (FileSystem.entries(state) ?? []).filter { $0.hasSuffix(".json") } == [],
@@ -113,7 +95,7 @@ struct LifecycleDuringChecksEndToEndTests {
             #expect(runs.count == 3, "\(output)")
             #expect(runs.allSatisfy { $0["outcome"]?.string == "verified" }, "\(output)")
             #expect(try device.status()["modems"]?.array?[0]["interface"]?.string == "wwan1")
-            #expect(try bearerLeftovers(device) == [])
+            #expect(try device.bearerLeftovers() == [])
         }
     }
 
@@ -144,7 +126,7 @@ struct LifecycleDuringChecksEndToEndTests {
             #expect(runs.count == 3, "\(output)")
             #expect(runs.first?["outcome"]?.string == "verified", "\(output)")
             #expect(runs.last?["outcome"]?.string == "verified", "\(output)")
-            #expect(try bearerLeftovers(device) == [])
+            #expect(try device.bearerLeftovers() == [])
         }
     }
 
@@ -160,7 +142,7 @@ struct LifecycleDuringChecksEndToEndTests {
             #expect(status.stdout.contains("wwan1") && !status.stdout.contains("wwan0"), "\(status.stdout)")
             let down = try device.cellpath(["bearer", "down", "-m", "0", "--json"])
             #expect(down.status == 0, "\(down.stderr)")
-            #expect(try bearerLeftovers(device) == [])
+            #expect(try device.bearerLeftovers() == [])
             let state = try #require(try device.environment()["CELLPATH_STATE_DIR"])
             #expect(
                 (FileSystem.entries(state) ?? []).filter { $0.hasSuffix(".json") } == [],

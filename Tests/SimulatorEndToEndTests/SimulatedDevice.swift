@@ -77,6 +77,24 @@ struct SimulatedDevice {
         return try ProcessRunner.run(["ip", "netns", "exec", ue] + arguments, environment: env)
     }
 
+    /// The device namespace's source rules, addresses of the bearer's networks and routes
+    /// through a modem interface (both families): what a bearer cellpath configured leaves.
+    func bearerLeftovers() throws -> [String] {
+        var left: [String] = []
+        for family in ["-4", "-6"] {
+            let rules = try run(["ip", family, "rule"]).stdout.split(separator: "\n")
+            // The kernel's own: local (0), main (32766) and default (32767).
+            left += rules.filter { !($0.hasPrefix("0:") || $0.hasPrefix("32766:") || $0.hasPrefix("32767:")) }
+                .map { "rule \($0)" }
+            let addresses = try run(["ip", family, "-o", "addr"]).stdout.split(separator: "\n")
+            left += addresses.filter { $0.contains("wwan") && !$0.contains(" fe80:") }.map { "address \($0)" }
+            let routes = try run(["ip", family, "route", "show", "table", "all"]).stdout.split(separator: "\n")
+            left += routes.filter { $0.contains("wwan") && !$0.contains("fe80::") && !$0.hasPrefix("multicast") }
+                .map { "route \($0)" }
+        }
+        return left
+    }
+
     /// curl in the device namespace, trusting the world's CA; over Wi-Fi unless told otherwise.
     func curl(_ arguments: [String]) throws -> ProcessResult { try Curl.onDevice(of: prefix, arguments) }
 
@@ -147,14 +165,17 @@ struct SimulatedDevice {
         }
     }
 
-    func capture<T>(on interfaces: [String], _ body: () throws -> T) throws -> (T, [String: [String]]) {
+    /// `filter`: a tcpdump filter expression (e.g. `["net", "100.64.0.0/16"]`); none: every packet.
+    func capture<T>(
+        on interfaces: [String], filter: [String] = [], _ body: () throws -> T
+    ) throws -> (T, [String: [String]]) {
         var captures: [(String, String, BackgroundProcess)] = []
         defer { for (_, file, process) in captures { process.stop(); unlink(file) } }
         for name in interfaces {
             let file = "/tmp/\(prefix)\(name)-\(getpid()).pcap"
             unlink(file)
             let process = try BackgroundProcess(
-                ["ip", "netns", "exec", ue, "tcpdump", "-i", name, "-n", "--immediate-mode", "-U", "-w", file],
+                ["ip", "netns", "exec", ue, "tcpdump", "-i", name, "-n", "--immediate-mode", "-U", "-w", file] + filter,
                 environment: Self.path)
             captures.append((name, file, process))
             // tcpdump writes the pcap file header once the capture is open.

@@ -46,6 +46,7 @@ import Testing
         #expect(
             scenario.cellularPath.direction(uplink: true) == LinkConditions(delayMs: 60, jitterMs: 5, lossPercent: 1.5))
         scenario.api.rateLimitRetryAfter = 3
+        scenario.api.faultEvery = 7
         #expect(try Scenario.decode(scenario.encoded()) == scenario)
     }
 
@@ -89,6 +90,7 @@ import Testing
             "modems[0].sim.pin_code: unknown field"
         ),
         (#"{"api": {"serverErrorStatus": 404}}"#, "api.serverErrorStatus"),
+        (#"{"api": {"faultEvery": 1}}"#, "api.faultEvery"),
         (#"{"carrier": {"extraHops": -1}}"#, "carrier.extraHops"),
         ("{", "not valid JSON"),
         ("", "scenario:1:1: not valid JSON: the file is empty")
