@@ -136,7 +136,8 @@ struct ServeLoadTests {
     /// no errors (the fake API was told to give none), one token request per renewal in the fake
     /// API's request log, memory and descriptors flat after the warm-up (serve's peak RSS climbs
     /// for about 50 s at this load, then stays); the figures and wrk's p99 printed.
-    @Test func soakAt256Connections() throws {
+    @Test(.enabled(if: Soak.isRequested, Comment(rawValue: Soak.skipReason)))
+    func soakAt256Connections() throws {
         let warmUp = 60, seconds = warmUp + Soak.seconds(short: 30, long: 600), lifetime = 75, renewal = 15
         var scenario = Scenario.builtIn
         scenario.api.rateLimitPerHour = nil
