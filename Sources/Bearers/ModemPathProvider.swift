@@ -186,7 +186,7 @@ public actor ModemPathProvider: CellularPathProvider {
         if outcome != nil, let chosen = modem, let backend {
             // The modem as it is now: the bearer may have added a data link (a QMAP mux device)
             // that the record names, and a reset may have renamed its ports.
-            let current = try? await chooseModem()
+            let current = await settled(chosen)
             let modem = current?.devicePath == chosen.devicePath ? current ?? chosen : chosen
             let logger = logger.scoped("modem\(modem.index)")
             let gone = !FileSystem.exists(modem.ports[0].devicePath)
@@ -216,6 +216,21 @@ public actor ModemPathProvider: CellularPathProvider {
             }
         }
         await close()
+    }
+
+    /// The modem as discovery finds it now. A modem that is re-enumerating shows its control port
+    /// before its network interface (the kernel registers them in turn): it is read again, for
+    /// at most 2 s, until the interface is back, or its bearer record would be refused as naming
+    /// an interface that is not the modem's.
+    private func settled(_ chosen: DiscoveredModem) async -> DiscoveredModem? {
+        let deadline = ContinuousClock.now + .seconds(2)
+        while true {
+            let current = try? await chooseModem()
+            guard let current, current.devicePath == chosen.devicePath, current.interfaces.isEmpty,
+                !chosen.interfaces.isEmpty, ContinuousClock.now < deadline
+            else { return current }
+            try? await Task.sleep(for: .milliseconds(50))
+        }
     }
 
     private func close() async {
