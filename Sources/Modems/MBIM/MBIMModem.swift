@@ -49,6 +49,8 @@ final class MBIMModem: ModemBackend {
         }
         let modem = MBIMModem(session: session, device: device)
         modem.followRemoval()
+        // Followed before the open: one that fails half-way leaves a socket, never to be closed.
+        if proxy { modem.proxyConnection = MBIMProxyConnections.adopt(device) }
         let flags = proxy ? MBIM_DEVICE_OPEN_FLAGS_PROXY : MBIM_DEVICE_OPEN_FLAGS_NONE
         do {
             try await session.call(proxy ? "open through mbim-proxy" : "open") { call in
@@ -62,7 +64,6 @@ final class MBIMModem: ModemBackend {
             await modem.close()
             throw error
         }
-        if proxy { modem.proxyConnection = MBIMProxyConnections.adopt(device) }
         session.logger.debug("\(session.port.name): MBIM session open\(proxy ? " through mbim-proxy" : "")")
         return modem
     }

@@ -11,8 +11,10 @@ import GLibRuntime
 /// `-m all`, a netlink socket, a record being written) can be given that number and lose its
 /// descriptor. So a proxied device is never closed or released while the process runs: a
 /// session's end puts it back here, the next session on that port takes it, and the process's
-/// exit closes its socket once. A device the proxy hung up on (the modem went away) is dropped:
-/// libmbim has closed it already, so its release closes nothing.
+/// exit closes its socket once. So is a device whose open through the proxy failed half-way
+/// (libmbim leaves its socket connected, and cannot open it again). A device the proxy hung up
+/// on (the modem went away) is dropped: libmbim has closed it already, so its release closes
+/// nothing (that close, libmbim's own, is still a double one; cellpath cannot avoid it).
 @GLibActor
 enum MBIMProxyConnections {
     /// One kept connection, and whether libmbim reported its port removed.
@@ -50,23 +52,32 @@ enum MBIMProxyConnections {
         return connection
     }
 
-    /// Keeps `connection` for the next session on `devicePath`.
+    /// Keeps `connection` for the next session on `devicePath` while it is open; else drops it.
     static func putBack(_ connection: Connection, devicePath: String) {
-        guard !connection.removed else { return drop(connection) }
+        guard !connection.removed && mbim_device_is_open(connection.device) != 0 else { return drop(connection) }
         idle[devicePath, default: []].append(connection)
     }
 
-    /// Releases a connection libmbim has closed already (after a hang-up): nothing is closed twice.
+    /// Releases a connection libmbim has closed already (after a hang-up): nothing is closed
+    /// twice. One it has not (an open that failed half-way) is kept until the proxy hangs up on
+    /// it; the abandoned ones it has hung up on since are released.
     private static func drop(_ connection: Connection) {
-        guard connection.removed else {
-            // Open, yet not to be reused (an open that failed half-way): kept, never closed.
-            abandoned.append(connection)
-            return
+        abandoned.removeAll { abandonedConnection in
+            guard abandonedConnection.removed else { return false }
+            release(abandonedConnection)
+            return true
         }
+        guard connection.removed else { return abandoned.append(connection) }
+        release(connection)
+    }
+
+    /// Releases a connection whose socket libmbim has closed.
+    private static func release(_ connection: Connection) {
         g_signal_handler_disconnect(gpointer(connection.device), connection.handler)
         g_object_unref(gpointer(connection.device))
     }
 
-    /// Connections neither reusable nor safe to close; the process's exit closes them.
+    /// Connections neither reusable nor safe to close; the proxy's hang-up or the process's exit
+    /// closes them.
     private static var abandoned: [Connection] = []
 }
