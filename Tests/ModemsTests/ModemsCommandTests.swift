@@ -347,14 +347,11 @@ struct ModemsCommandTests {
         let first = try Self.run(fleet, ["modems", "show", "0"], proxy: true)
         #expect(first.status == 0, "\(first.stderr)")
         let traced = try ProcessRunner.run(
-            [
-                "strace", "-f", "-qq", "-e", "trace=close", "-e", "status=failed", CellpathBinary.path, "modems",
-                "show", "0", "-v"
-            ],
+            FailedCloses.tracer + [CellpathBinary.path, "modems", "show", "0", "-v"],
             environment: fleet.environment)
         #expect(traced.status == 0, "\(traced.stderr)")
         #expect(traced.stderr.contains("cdc-wdm0: MBIM session open through mbim-proxy"))
-        #expect(Self.closesOfClosedDescriptors(traced).isEmpty, "\(traced.stderr)")
+        #expect(FailedCloses.ofClosedDescriptors(in: traced.stderr).isEmpty, "\(traced.stderr)")
     }
 
     /// An open through mbim-proxy that fails half-way (the proxy is still opening a modem that
@@ -369,19 +366,11 @@ struct ModemsCommandTests {
         let first = try Self.run(fleet, ["modems", "show", "0"], proxy: true)
         #expect(first.status == 0, "\(first.stderr)")
         let traced = try ProcessRunner.run(
-            [
-                "strace", "-f", "-qq", "-e", "trace=close", "-e", "status=failed", CellpathBinary.path, "modems",
-                "show", "1", "--timeout", "1", "-v"
-            ],
+            FailedCloses.tracer + [CellpathBinary.path, "modems", "show", "1", "--timeout", "1", "-v"],
             environment: fleet.environment)
         #expect(traced.status == 75, "\(traced.stderr)")
         #expect(traced.stderr.contains("no answer within 1 s"), "\(traced.stderr)")
-        #expect(Self.closesOfClosedDescriptors(traced).isEmpty, "\(traced.stderr)")
-    }
-
-    /// The closes an `strace -e trace=close -e status=failed` run reports failed with EBADF.
-    static func closesOfClosedDescriptors(_ traced: ProcessResult) -> [Substring] {
-        traced.stderr.split(separator: "\n").filter { $0.contains("close(") && $0.contains("EBADF") }
+        #expect(FailedCloses.ofClosedDescriptors(in: traced.stderr).isEmpty, "\(traced.stderr)")
     }
 
     /// Another user may not open the port (a pty owned by root, mode 620): exit 77 with the remedy.

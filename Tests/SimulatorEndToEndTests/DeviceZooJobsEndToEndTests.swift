@@ -6,9 +6,9 @@ import TestSupport
 import Testing
 
 /// The main job, a SubscriberCheck, on every profile of the zoo (scripts/zoo-scenario.json) in
-/// one world, as a field engineer runs it on a rack of test modems: a check on an FCC-locked
-/// modem names the lock and its remedy; once those are unlocked, `subscriber-check -m all`
-/// verifies every modem cellpath can drive, all at once; the router-mode modem verifies through its interface and
+/// one world, as a field engineer runs it on a rack of test modems: `subscriber-check -m all`
+/// names the lock and its remedy on each FCC-locked modem and verifies the others; once those
+/// are unlocked, it verifies every modem cellpath can drive, all at once; the router-mode modem verifies through its interface and
 /// the DNS server of its DHCP lease; the L850 is refused with its reason. Every request of a
 /// check_url chain comes from a bearer address, no bearer packet is seen on Wi-Fi, and the
 /// device's network is as it was after success, after failure and after Ctrl-C.
@@ -23,17 +23,32 @@ struct DeviceZooJobsEndToEndTests {
                 scenario.modems.enumerated().filter { $0.element.profile.fccLocked }.map { $0.element.imei })
             let network = try Self.network(device)
 
-            // Before any unlock: each FCC-locked modem's check fails with the lock named.
+            // Before any unlock, all at once: each FCC-locked modem's run fails with the lock
+            // named, every other modem verifies. Traced: a lane that ends early closes its modem
+            // while the others open sockets and write records, and no close is of a descriptor
+            // closed already (which could have been another lane's).
             var mark = try device.requestLog().count
             #expect(fccLocked.count == 3, "the EM7455, the FM350 and the L860")
-            for modem in driven where fccLocked.contains(modem["imei"]?.string ?? "") {
-                let port = try #require(modem["port"]?.string)
-                let locked = try device.cellpath(["subscriber-check", "-m", port, "--direct", "--json"])
-                #expect(locked.status == 69, "\(port): \(locked.stderr)")
-                #expect(locked.stderr.contains("is FCC-locked"), "\(port): \(locked.stderr)")
-                #expect(locked.stderr.contains("unlock"), "\(port): the remedy: \(locked.stderr)")
+            let locked = try CellpathBinary.run(
+                ["sim", "exec", "--prefix", device.prefix, "--"] + FailedCloses.tracer + [
+                    CellpathBinary.path, "subscriber-check", "-m", "all", "--direct", "--json"
+                ])
+            #expect(locked.status == 69, "\(locked.stderr)")
+            #expect(FailedCloses.ofClosedDescriptors(in: locked.stderr).isEmpty, "\(locked.stderr)")
+            let lockedRuns = try Self.runs(locked.stdout)
+            #expect(lockedRuns.count == driven.count, "\(locked.stdout)")
+            for modem in driven {
+                let index = try #require(modem["index"]?.int)
+                let run = try #require(lockedRuns[index], "modem \(index): \(locked.stdout)")
+                guard fccLocked.contains(modem["imei"]?.string ?? "") else {
+                    #expect(run["outcome"]?.string == "verified", "modem \(index): \(run)")
+                    continue
+                }
+                #expect(run["outcome"] == .null, "modem \(index): \(run)")
+                #expect(run["error"]?.string?.contains("is FCC-locked") == true, "modem \(index): \(run)")
             }
-            #expect(try Array(device.requestLog().dropFirst(mark)).filter(Self.isCheckURLRequest) == [])
+            #expect(locked.stderr.contains("unlock"), "the remedy: \(locked.stderr)")
+            try Self.expectChainsOverBearers(device, since: mark)
             try Self.expectUnchanged(network, device)
 
             // Unlocked, as ModemManager's unlock scripts would: every modem verifies.
