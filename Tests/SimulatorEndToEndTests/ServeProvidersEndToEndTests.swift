@@ -150,6 +150,14 @@ struct ServeProvidersEndToEndTests {
                 #expect(
                     try Self.metrics(device).contains(
                         #"provider="vonage",route="/v0.2/subscriber-check/exchange-code""#))
+
+                // cellpath's own dev-server client runs the same flow: create, the device leg, exchange-code.
+                try device.bearer(connect: false)
+                let verified = try device.cellpath(["verify", Self.ownNumber, "--json"] + Self.server)
+                #expect(verified.status == 0, "\(verified.stdout)\(verified.stderr)")
+                #expect(try JSONValue.parse(verified.stdout)["outcome"]?.string == "verified", "\(verified.stdout)")
+                let other = try device.cellpath(["phone-check", Self.otherNumber, "--json"] + Self.server)
+                #expect(other.status == 1, "\(other.stdout)\(other.stderr)")
             }
         }
     }
