@@ -123,6 +123,11 @@ public struct VonageVerifyClient: SilentAuthProvider {
                 hint: "the answer does not belong to this verification: do not trust it")
         }
         if let error = ending.error {
+            if error == "expired" {
+                throw CellpathError(
+                    .dataError, "Vonage's verification expired before the device opened its check_url",
+                    hint: "start a new verification and open its check_url at once")
+            }
             guard error == "user_rejected" else {
                 throw CellpathError(
                     .unavailable,
