@@ -90,7 +90,9 @@ public struct CAMARANumberVerification: Sendable {
     }
 
     /// The last step of sharing: the `code` exchanged for a token, and the device's number asked.
-    public func devicePhoneNumber(code: String, of authorization: AuthorizationRequest) async throws(CAMARAError) -> String {
+    public func devicePhoneNumber(
+        code: String, of authorization: AuthorizationRequest
+    ) async throws(CAMARAError) -> String {
         guard let path = api.devicePhoneNumberPath else {
             throw .invalidRequest("this operator does not share the device's phone number")
         }

@@ -50,7 +50,8 @@ public final class FakeTwilioVerify: SimulatedHTTPEndpoint {
     let faults: TwilioFaults
     private let verifications = Mutex<[String: Verification]>([:])
 
-    public init(configuration: Configuration, directory: any SubscriberDirectory, faults: TwilioFaults = TwilioFaults()) {
+    public init(configuration: Configuration, directory: any SubscriberDirectory, faults: TwilioFaults = TwilioFaults())
+    {
         self.configuration = configuration
         self.directory = directory
         self.faults = faults

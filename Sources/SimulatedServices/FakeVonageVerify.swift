@@ -59,7 +59,8 @@ public final class FakeVonageVerify: SimulatedHTTPEndpoint {
     private let requests = Mutex<[String: Request]>([:])
 
     public init(
-        configuration: Configuration, directory: any SubscriberDirectory, faults: VonageVerifyFaults = VonageVerifyFaults()
+        configuration: Configuration, directory: any SubscriberDirectory,
+        faults: VonageVerifyFaults = VonageVerifyFaults()
     ) {
         self.configuration = configuration
         self.directory = directory

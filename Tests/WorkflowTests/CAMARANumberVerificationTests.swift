@@ -203,7 +203,8 @@ struct CAMARANumberVerificationTests {
         (400, "INVALID_ARGUMENT", .dataError), (404, "IDENTIFIER_NOT_FOUND", .dataError),
         (422, "MISSING_IDENTIFIER", .dataError), (429, "QUOTA_EXCEEDED", .temporary), (503, "UNAVAILABLE", .temporary),
         (400, "invalid_grant", .dataError), (400, "expired_token", .dataError),
-        (400, "authorization_pending", .temporary), (400, "slow_down", .temporary), (400, "access_denied", .unavailable),
+        (400, "authorization_pending", .temporary), (400, "slow_down", .temporary),
+        (400, "access_denied", .unavailable),
         (400, "invalid_client", .configuration)
     ])
     func camaraErrorsMapToExitCategories(_ status: Int, _ code: String, _ kind: FailureKind) {
@@ -217,7 +218,9 @@ struct CAMARANumberVerificationTests {
         ("invalid_scope", .configuration), ("temporarily_unavailable", .temporary)
     ])
     func authorizationErrorsMapToExitCategories(_ error: String, _ kind: FailureKind) {
-        #expect(CAMARAError.authorizationRefused(error: error, description: nil).cellpathError(of: Self.endpoint).kind == kind)
+        #expect(
+            CAMARAError.authorizationRefused(error: error, description: nil).cellpathError(of: Self.endpoint).kind
+                == kind)
     }
 
     /// Refused credentials name the profile the client was made from: `[camara]`'s settings, or
