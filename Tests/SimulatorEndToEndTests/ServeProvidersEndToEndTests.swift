@@ -156,8 +156,12 @@ struct ServeProvidersEndToEndTests {
                 let verified = try device.cellpath(["verify", Self.ownNumber, "--json"] + Self.server)
                 #expect(verified.status == 0, "\(verified.stdout)\(verified.stderr)")
                 #expect(try JSONValue.parse(verified.stdout)["outcome"]?.string == "verified", "\(verified.stdout)")
+                // Another number: Vonage ends the device leg with user_rejected, which the dev-server
+                // contract's client can only read as the check failing at the operator (69).
                 let other = try device.cellpath(["phone-check", Self.otherNumber, "--json"] + Self.server)
-                #expect(other.status == 1, "\(other.stdout)\(other.stderr)")
+                #expect(other.status == 69, "\(other.stdout)\(other.stderr)")
+                let error = try JSONValue.parse(other.stdout)["error"]
+                #expect(error?["message"]?.string?.contains("user_rejected") == true, "\(other.stdout)")
             }
         }
     }
