@@ -13,6 +13,16 @@ public enum ClientAuthentication: Sendable {
     /// Vonage's network APIs: the application's JWT (or key and secret) in `Authorization`.
     case vonageApplication(VonageAuthentication)
 
+    /// What to check when the operator refuses these credentials: the profile's settings.
+    public var credentialsHint: String {
+        switch self {
+        case .vonageApplication:
+            "check the Vonage application (vonage.application_id, vonage.private_key) and that its network APIs are enabled"
+        case .privateKeyJWT, .clientSecretBasic:
+            "check the client id, its key and its scopes (camara.client_id, camara.key_file)"
+        }
+    }
+
     /// The assertion's type (RFC 7523).
     public static let assertionType = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
     /// Seconds an assertion is valid.

@@ -23,10 +23,11 @@ public enum CAMARAError: Error, Sendable, Equatable {
     /// CAMARA's code for a device that the operator did not identify on its mobile network.
     public static let notAuthenticatedByMobileNetwork = "NUMBER_VERIFICATION.USER_NOT_AUTHENTICATED_BY_MOBILE_NETWORK"
 
-    /// The failure as the project's error: refused credentials or scopes → configuration, a
-    /// device not on the operator's network → unavailable, bad input or an unknown number →
-    /// data error, 429/5xx/timeouts → temporary.
-    public var cellpathError: CellpathError {
+    /// The failure as the project's error, its credentials hint naming `endpoint`'s profile:
+    /// refused credentials or scopes → configuration, a device not on the operator's network or
+    /// a subscriber who refused → unavailable, bad input, an unknown number, an expired or used
+    /// code → data error, 429/5xx/timeouts and a CIBA authentication still pending → temporary.
+    public func cellpathError(of endpoint: CAMARAEndpoint) -> CellpathError {
         switch self {
         case .api(let status, let code, let message):
             let what = [code, message].compactMap { $0 }.joined(separator: ": ")
@@ -36,10 +37,19 @@ public enum CAMARAError: Error, Sendable, Equatable {
             case (403, .some(Self.notAuthenticatedByMobileNetwork)):
                 return CellpathError(
                     .unavailable, text, hint: "the device must reach the operator over its own mobile network")
-            case (401, _), (403, _), (400, "invalid_client"?), (400, "invalid_grant"?), (400, "unauthorized_client"?):
+            case (400, "invalid_grant"?), (400, "expired_token"?):
                 return CellpathError(
-                    .configuration, text,
-                    hint: "check the client id, its key and its scopes (camara.client_id, camara.key_file)")
+                    .dataError, text + ": the code or the authentication expired, or was used already",
+                    hint: "start a new verification")
+            case (400, "authorization_pending"?), (400, "slow_down"?):
+                return CellpathError(
+                    .temporary, text + ": the subscriber's authentication did not complete in time",
+                    hint: "try again later")
+            case (_, "access_denied"?):
+                return CellpathError(
+                    .unavailable, text + ": the subscriber or the operator refused the authentication")
+            case (401, _), (403, _), (400, "invalid_client"?), (400, "unauthorized_client"?):
+                return CellpathError(.configuration, text, hint: endpoint.authentication.credentialsHint)
             case (429, _), (500..., _):
                 return CellpathError(.temporary, text, hint: "try again later")
             default:
@@ -51,7 +61,8 @@ public enum CAMARAError: Error, Sendable, Equatable {
                 + (description.map { " (\(String($0.prefix(200)).terminalSafe))" } ?? "")
             switch error {
             case "invalid_request", "unauthorized_client", "invalid_scope", "unsupported_response_type":
-                return CellpathError(.configuration, text, hint: "check the client id, its redirect URI and scopes")
+                return CellpathError(
+                    .configuration, text, hint: endpoint.authentication.credentialsHint + " and the redirect URI")
             case "temporarily_unavailable", "server_error":
                 return CellpathError(.temporary, text, hint: "try again later")
             default:

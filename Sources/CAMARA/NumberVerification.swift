@@ -74,12 +74,28 @@ public struct CAMARANumberVerification: Sendable {
 
     /// The number of the device's subscription (`GET /device-phone-number`), as E.164.
     public func devicePhoneNumber(over deviceLeg: DeviceLeg) async throws(CAMARAError) -> String {
+        let authorization = try await authorizationRequestForSharing()
+        let (code, _) = try await code(of: authorization, over: deviceLeg)
+        return try await devicePhoneNumber(code: code, of: authorization)
+    }
+
+    /// The first step of sharing, for a device leg run by someone else: a fresh authorization
+    /// request for `device-phone-number`, without `login_hint`.
+    public func authorizationRequestForSharing() async throws(CAMARAError) -> AuthorizationRequest {
+        guard api.devicePhoneNumberPath != nil else {
+            throw .invalidRequest("this operator does not share the device's phone number")
+        }
+        return try await client.authorizationRequest(
+            scopes: scopes(api.shareScopes), redirectURI: redirectURI, loginHint: nil)
+    }
+
+    /// The last step of sharing: the `code` exchanged for a token, and the device's number asked.
+    public func devicePhoneNumber(
+        code: String, of authorization: AuthorizationRequest
+    ) async throws(CAMARAError) -> String {
         guard let path = api.devicePhoneNumberPath else {
             throw .invalidRequest("this operator does not share the device's phone number")
         }
-        let authorization = try await client.authorizationRequest(
-            scopes: scopes(api.shareScopes), redirectURI: redirectURI, loginHint: nil)
-        let (code, _) = try await code(of: authorization, over: deviceLeg)
         let token = try await client.accessToken(code: code, of: authorization)
         let answer = try await client.call("GET", path, token: token)
         guard let number = answer[string: "devicePhoneNumber"] else {

@@ -1,3 +1,4 @@
+import CAMARA
 import CellpathCLI
 import CellpathCore
 import CellularHTTP
@@ -66,6 +67,9 @@ extension CheckCommands {
     struct CheckTarget {
         var backend: any CheckBackend
         var deviceLeg: DeviceLegRules?
+        /// Whether the provider tells the device's number when none is given (CAMARA's
+        /// `device-phone-number`): the SIM's is then not read.
+        var tellsNumber = false
     }
 
     /// A check with a device leg against the `target` made from the configuration: once, or
@@ -88,7 +92,7 @@ extension CheckCommands {
             allowDowngrade: options.allowDowngrade, maxHops: options.maxHops,
             configuration)
         let operatorHeader = try options.operatorOverride.map { try OperatorIDs(parsing: $0).headerValue }
-        let lanes = try await checkLanes(product, options, configuration, context)
+        let lanes = try await checkLanes(product, options, configuration, context, numberTold: target.tellsNumber)
         let prepared = lanes.map { lane in
             // Repeated runs and modems of their own keep their bearer, and with it its DNS answers.
             let keepsBearer = fieldMode || lanes.count > 1
@@ -132,16 +136,17 @@ extension CheckCommands {
     }
 
     /// The lanes of a check: the interface given (`--interface`), each modem (`--modem all`), or
-    /// the chosen modem. The number is the one given, else the one each modem's SIM holds. A
+    /// the chosen modem. The number is the one given, else (`numberTold`) the provider's to tell
+    /// (`NumberVerificationProvider.deviceNumber`), else the one each modem's SIM holds. A
     /// national number without a configured region takes the region of the SIM's own number.
     static func checkLanes(
         _ product: CheckProduct, _ options: DeviceCheckOptions,
-        _ configuration: EffectiveConfiguration, _ context: CommandContext
+        _ configuration: EffectiveConfiguration, _ context: CommandContext, numberTold: Bool = false
     ) async throws -> [CheckLane] {
         let text = options.phone
         let regionGiven = options.region != nil
         let usesInterface = options.interfacePath.interface != nil
-        var given: String?
+        var given: String? = text == nil && numberTold ? NumberVerificationProvider.deviceNumber : nil
         var needsSIMRegion: CellpathError?
         if let text {
             let regionless = try configuration.region == nil && !usesInterface

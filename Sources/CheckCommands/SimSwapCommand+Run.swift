@@ -33,7 +33,7 @@ extension SimSwapCommand {
             swapped = try await client.simSwapped(phoneNumber: number.e164, maxAge: options.maxAge, api: api)
             date = try await client.simSwapDate(phoneNumber: number.e164, api: api)
         } catch {
-            throw error.cellpathError
+            throw error.cellpathError(of: client.endpoint)
         }
         try Task.checkCancellation()
         let disclosure = context.global.disclosure

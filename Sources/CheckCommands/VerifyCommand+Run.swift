@@ -12,9 +12,12 @@ extension CheckCommands {
     static func runVerify(_ options: VerifyOptions, _ context: CommandContext) async throws -> CommandOutcome {
         let name = options.provider
         try refuseOptionsOfOtherProviders(options, command: context.command)
-        return try await runDeviceCheck(name.verdictProduct, options.check, context) { configuration in
+        // With SIM Swap asked, a Number Verification's verdict is a SubscriberCheck's: exit 2 when the SIM changed.
+        let product = options.simSwapWithin == nil ? name.verdictProduct : .subscriberCheck
+        return try await runDeviceCheck(product, options.check, context) { configuration in
             let provider = try silentAuthProvider(name, options, configuration, context)
-            return CheckTarget(backend: provider.backend, deviceLeg: provider.deviceLeg)
+            // CAMARA's operator tells the device's number: without one given, it is asked for it.
+            return CheckTarget(backend: provider.backend, deviceLeg: provider.deviceLeg, tellsNumber: name == .camara)
         }
     }
 
@@ -39,7 +42,8 @@ extension CheckCommands {
                 client: client, redirectURI: try configuration.requireCAMARARedirectURI())
             return try NumberVerificationProvider(
                 name: "CAMARA Number Verification \(client.endpoint.apiRoot)", rules: "camara-oidc",
-                verification: verification, hashed: options.hashed)
+                verification: verification, hashed: options.hashed,
+                simSwap: options.simSwapWithin.map { .init(api: .camara, maxAge: $0) })
         case .vonageNumberVerification:
             let client = try ProviderClients.vonageNetwork(
                 for: name.rawValue, configuration, caller: context.caller, warn: { context.logger.warning("\($0)") })
@@ -47,7 +51,8 @@ extension CheckCommands {
                 client: client, api: .vonage, redirectURI: try configuration.requireVonageRedirectURI())
             return try NumberVerificationProvider(
                 name: "Vonage Number Verification \(client.endpoint.apiRoot)", rules: "vonage-nv-oidc",
-                verification: verification, hashed: options.hashed)
+                verification: verification, hashed: options.hashed,
+                simSwap: options.simSwapWithin.map { .init(api: .vonage, maxAge: $0) })
         }
     }
 
@@ -66,6 +71,9 @@ extension CheckCommands {
         try refuse("--api-version", unless: check.apiVersion == .v0_2 || provider == .truid, for: "truid")
         try refuse("--fallback", unless: options.fallbacks.isEmpty || provider == .vonage, for: "vonage")
         try refuse("--hashed", unless: !options.hashed || provider.isNumberVerification, for: "camara or vonage-nv")
+        try refuse(
+            "--sim-swap-within", unless: options.simSwapWithin == nil || provider.isNumberVerification,
+            for: "camara or vonage-nv")
         // Number Verification's chain ends at the profile's redirect_uri.
         try refuse(
             "--redirect-url", unless: check.redirectURL == nil || !provider.isNumberVerification,

@@ -72,7 +72,7 @@ extension DevServerRoutes {
                     try await client.simSwapDate(phoneNumber: phoneNumber)
                 )
             } catch {
-                throw error.cellpathError
+                throw error.cellpathError(of: client.endpoint)
             }
         }
         return Self.json(

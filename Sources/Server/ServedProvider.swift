@@ -39,7 +39,7 @@ public enum ServedProvider: Sendable {
             do throws(CAMARAError) {
                 _ = try await client.accessToken(scopes: [SimSwapAPI.camaraScope])
             } catch {
-                throw error.cellpathError
+                throw error.cellpathError(of: client.endpoint)
             }
         case .silentAuth:
             return

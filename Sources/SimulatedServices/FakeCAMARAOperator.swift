@@ -238,6 +238,9 @@ public final class FakeCAMARAOperator: SimulatedHTTPEndpoint {
                 clientID: clientID, scopes: issued.scopes, msisdn: issued.msisdn,
                 expiresAt: now.addingTimeInterval(Double(Self.tokenLifetime)))
         case "urn:openid:params:grant-type:ciba":
+            if let error = faults.backchannelError {
+                return Self.oauthError(400, error.rawValue, "the scenario's backchannelError")
+            }
             guard let id = form["auth_req_id"],
                 let issued = state.withLock({ $0.backchannelRequests.removeValue(forKey: id) }),
                 issued.clientID == clientID, issued.expiresAt > now

@@ -11,7 +11,8 @@ import SystemSupport
 /// subscriber is identified by the request's source address, as an operator maps a bearer's
 /// address to its number, so it succeeds only over the bearer (-31 otherwise, 60510);
 /// VerificationCheck → `{status, sna_attempts_error_codes}`, 404 (20404) once approved.
-/// Errors are Twilio's JSON `{code, message, more_info, status}`. Safe to call from any thread.
+/// Errors are Twilio's JSON `{code, message, more_info, status}`; the scenario's `TwilioFaults`
+/// replace these answers with Twilio's documented failures. Safe to call from any thread.
 public final class FakeTwilioVerify: SimulatedHTTPEndpoint {
     /// The account and service the fake accepts, and where it says its SNA URLs are.
     public struct Configuration: Sendable {
@@ -46,11 +47,24 @@ public final class FakeTwilioVerify: SimulatedHTTPEndpoint {
 
     let configuration: Configuration
     let directory: any SubscriberDirectory
+    let faults: TwilioFaults
     private let verifications = Mutex<[String: Verification]>([:])
 
-    public init(configuration: Configuration, directory: any SubscriberDirectory) {
+    public init(configuration: Configuration, directory: any SubscriberDirectory, faults: TwilioFaults = TwilioFaults())
+    {
         self.configuration = configuration
         self.directory = directory
+        self.faults = faults
+    }
+
+    /// The 605xx code Twilio records for a negative SNA `ErrorCode`.
+    static func attemptErrorCode(of snaErrorCode: Int) -> Int {
+        switch snaErrorCode {
+        case -33: 60533
+        case -34: 60534
+        case -40: 60540
+        default: 60510
+        }
     }
 
     public func handle(_ request: HTTPRequest) -> HTTPResponse {
@@ -86,6 +100,7 @@ public final class FakeTwilioVerify: SimulatedHTTPEndpoint {
             return Self.error(400, 60200, "Invalid parameter: To")
         }
         guard form["Channel"] == "sna" else { return Self.error(400, 60200, "Invalid parameter: Channel") }
+        if faults.rateLimited { return Self.error(429, 60203, "Max send attempts reached") }
         let sid = "VE" + RandomBytes.hex(16)
         let refused = verifications.withLock { all -> Bool in
             guard all.values.filter({ $0.to == to && $0.status == "pending" }).count < configuration.maxPendingPerNumber
@@ -119,7 +134,13 @@ public final class FakeTwilioVerify: SimulatedHTTPEndpoint {
                 verification.errorCodes.append(60510)
                 return (-31, "Unsupported connection (not a mobile network)")
             }
-            if subscriber.msisdn == verification.to {
+            if let code = faults.snaErrorCode {
+                verification.errorCodes.append(Self.attemptErrorCode(of: code))
+                return (code, "The scenario's SNA error")
+            }
+            if let code = faults.attemptErrorCode {
+                verification.errorCodes.append(code)
+            } else if subscriber.msisdn == verification.to {
                 verification.status = "approved"
             } else {
                 verification.errorCodes.append(60500)
@@ -138,9 +159,10 @@ public final class FakeTwilioVerify: SimulatedHTTPEndpoint {
     private func check(_ form: [String: String], path: String) -> HTTPResponse {
         let to = form["To"].flatMap(PhoneNumberFormat.e164)
         let found = verifications.withLock { all -> Verification? in
-            guard let match = form["VerificationSid"].flatMap({ all[$0] }) ?? all.values.first(where: { $0.to == to }),
+            guard var match = form["VerificationSid"].flatMap({ all[$0] }) ?? all.values.first(where: { $0.to == to }),
                 match.status != "consumed"
             else { return nil }
+            if faults.expired { match.status = "expired" }
             if match.status == "approved" { all[match.sid]?.status = "consumed" }
             return match
         }

@@ -14,7 +14,8 @@ import SystemSupport
 /// `{code}` → `{request_id, status: completed}`. The subscriber is identified by the request's
 /// source address (only a bearer's succeeds: the fake's failure answers are `{request_id, error,
 /// error_description}`); the Virtual Operator's numbers (`990…`) answer by their ending: even
-/// completed, odd user_rejected, `…99` failed. Errors are RFC 7807 problems. Any thread.
+/// completed, odd user_rejected, `…99` failed. Errors are RFC 7807 problems; the scenario's
+/// `VonageVerifyFaults` replace these answers with Vonage's documented failures. Any thread.
 public final class FakeVonageVerify: SimulatedHTTPEndpoint {
     public struct Configuration: Sendable {
         public var applicationID: String
@@ -54,11 +55,16 @@ public final class FakeVonageVerify: SimulatedHTTPEndpoint {
 
     let configuration: Configuration
     let directory: any SubscriberDirectory
+    let faults: VonageVerifyFaults
     private let requests = Mutex<[String: Request]>([:])
 
-    public init(configuration: Configuration, directory: any SubscriberDirectory) {
+    public init(
+        configuration: Configuration, directory: any SubscriberDirectory,
+        faults: VonageVerifyFaults = VonageVerifyFaults()
+    ) {
         self.configuration = configuration
         self.directory = directory
+        self.faults = faults
     }
 
     public func handle(_ request: HTTPRequest) -> HTTPResponse {
@@ -112,7 +118,15 @@ public final class FakeVonageVerify: SimulatedHTTPEndpoint {
         guard workflow.allSatisfy({ $0[string: "channel"].map(known.contains) == true }) else {
             return Self.invalid("unknown channel in workflow")
         }
+        if faults.rateLimited {
+            return Self.problem(429, "rate-limit", "Rate Limit Hit", "Please wait, then retry your request")
+        }
         let id = UUID().uuidString.lowercased()
+        if faults.concurrent {
+            return Self.problem(
+                409, "conflict", "Conflict", "Concurrent verifications to the same number are not allowed.",
+                extra: [("request_id", .string(UUID().uuidString.lowercased()))])
+        }
         let concurrent = requests.withLock { all -> String? in
             if let pending = all.values.first(where: { $0.to == to && $0.status == "in_progress" }) {
                 return pending.id
@@ -149,7 +163,7 @@ public final class FakeVonageVerify: SimulatedHTTPEndpoint {
                 return (request, "failed: the request did not come from a mobile network")
             }
             let ending =
-                Self.virtualOperatorOutcome(request.to)
+                faults.silentAuthStatus?.rawValue ?? Self.virtualOperatorOutcome(request.to)
                 ?? (subscriber.msisdn == "+" + request.to ? "completed" : "user_rejected")
             switch ending {
             case "completed":
@@ -161,11 +175,12 @@ public final class FakeVonageVerify: SimulatedHTTPEndpoint {
             }
         }
         guard let (request, failure) = outcome else { return Self.notFound("/v2/verify/\(id)") }
+        let named = faults.wrongRequestID ? UUID().uuidString.lowercased() : request.id
         guard let failure else {
             if let redirect = request.redirectURL {
-                return .redirect(redirect + "#request_id=\(request.id)&code=\(request.code ?? "")")
+                return .redirect(redirect + "#request_id=\(named)&code=\(request.code ?? "")")
             }
-            return .json(200, .object([("request_id", .string(request.id)), ("code", .string(request.code ?? ""))]))
+            return .json(200, .object([("request_id", .string(named)), ("code", .string(request.code ?? ""))]))
         }
         let error = String(failure.prefix { $0 != ":" })
         return .json(
@@ -191,7 +206,7 @@ public final class FakeVonageVerify: SimulatedHTTPEndpoint {
         let answer = requests.withLock { all -> Answer in
             guard var request = all[id], request.status == "in_progress" else { return .unknown }
             defer { all[id] = request }
-            guard let expected = request.code else { return .noCode }
+            guard let expected = request.code, !faults.wrongState else { return .noCode }
             guard code == expected else {
                 request.wrongCodes += 1
                 if request.wrongCodes >= Self.maxWrongCodes {

@@ -73,8 +73,8 @@ do throws(CellpathError) {
         if case .authorizationRefused(let refusal, _) = error { code = .string(refusal) }
         if case .stateMismatch = error { code = .string("state_mismatch") }
         emit([
-            ("error", .string(error.cellpathError.kind.rawValue)), ("code", code),
-            ("message", .string(error.cellpathError.message))
+            ("error", .string(error.cellpathError(of: client.endpoint).kind.rawValue)), ("code", code),
+            ("message", .string(error.cellpathError(of: client.endpoint).message))
         ])
     }
 } catch {

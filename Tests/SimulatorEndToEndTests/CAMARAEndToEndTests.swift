@@ -106,6 +106,16 @@ struct CAMARAEndToEndTests {
             let unknown = try device.cellpath(["sim-swap", "+447940448599", "--provider", "vonage"])
             #expect(unknown.status == 65, "\(unknown.stderr)")
             #expect(unknown.stderr.contains("unknown_user_id"), "\(unknown.stderr)")
+
+            // An application the operator does not know: 401 invalid_client, whose hint names
+            // Vonage's settings, not the [camara] profile's.
+            let refused = try CellpathBinary.run([
+                "sim", "exec", "--prefix", device.prefix, "--", "env", "CELLPATH_VONAGE_APPLICATION_ID=unknown-app",
+                CellpathBinary.path, "sim-swap", Self.number, "--provider", "vonage", "--json"
+            ])
+            #expect(refused.status == 78, "\(refused.stdout)\(refused.stderr)")
+            let hint = try JSONValue.parse(refused.stdout)["error"]?["hint"]?.string ?? ""
+            #expect(hint.contains("vonage.application_id") && !hint.contains("camara"), "\(refused.stdout)")
         }
     }
 }

@@ -161,7 +161,7 @@ struct NumberVerificationEndToEndTests {
             exitCode: 75, message: "temporarily_unavailable"),
         Fault(name: "wrong state", inject: { $0.wrongState = true }, exitCode: 76, message: "another state"),
         Fault(name: "no state", inject: { $0.missingState = true }, exitCode: 76, message: "another state"),
-        Fault(name: "code expired", inject: { $0.codeExpired = true }, exitCode: 78, message: "invalid_grant"),
+        Fault(name: "code expired", inject: { $0.codeExpired = true }, exitCode: 65, message: "invalid_grant"),
         Fault(
             name: "carrier unsupported", inject: { $0.notAuthenticatedByMobileNetwork = true }, exitCode: 69,
             message: "USER_NOT_AUTHENTICATED_BY_MOBILE_NETWORK"),
@@ -186,6 +186,83 @@ struct NumberVerificationEndToEndTests {
             #expect(try device.requestLog().allSatisfy { $0["path"]?.string != "/client/callback" })
             #expect(try device.status()["modems"]?.array?[0]["bearer"]?.string == "disconnected")
         }
+    }
+
+    /// With `--sim-swap-within`, a verified number's SIM change is asked of the operator's SIM
+    /// Swap (CAMARA's with client credentials, Vonage's by CIBA), over Wi-Fi: verified but
+    /// changed within the period is 2, as a SubscriberCheck's; a number not verified is 1 without asking.
+    @Test(arguments: flavours)
+    func aSIMChangeWithinThePeriodIsExitTwo(_ flavour: Flavour) throws {
+        var scenario = VerifyEndToEndTests.scenario
+        scenario.modems[0].sim?.simChangedMinutesAgo = 90
+        try SimulatedDevice.with(scenario, connect: false) { device in
+            let base = ["verify", Self.ownNumber, "--provider", flavour.provider, "--json", "--sim-swap-within"]
+            let mark = try device.requestLog().count
+            let changed = try device.cellpath(base + ["2"])
+            #expect(changed.status == 2, "\(changed.stdout)\(changed.stderr)")
+            let json = try JSONValue.parse(changed.stdout)
+            #expect(json["outcome"]?.string == "sim_changed" && json["no_sim_change"] == .bool(false), "\(json)")
+            #expect(json["last_sim_change_at"]?.string?.hasSuffix("Z") == true, "\(json)")
+            let swaps = Array(try device.requestLog().dropFirst(mark)).filter {
+                $0["path"]?.string?.contains("sim-swap") == true
+            }
+            #expect(swaps.count == 2 && swaps.allSatisfy { $0["source"]?.string != Self.bearerAddress }, "\(swaps)")
+
+            let unchanged = try device.cellpath(base + ["1"])
+            #expect(unchanged.status == 0, "\(unchanged.stdout)\(unchanged.stderr)")
+            #expect(try JSONValue.parse(unchanged.stdout)["no_sim_change"] == .bool(true))
+
+            let before = try device.requestLog().count
+            let other = try device.cellpath([
+                "verify", "+447940448592", "--provider", flavour.provider, "--sim-swap-within", "2"
+            ])
+            #expect(other.status == 1, "\(other.stdout)\(other.stderr)")
+            let asked = Array(try device.requestLog().dropFirst(before))
+            #expect(!asked.contains { $0["path"]?.string?.contains("sim-swap") == true }, "\(asked)")
+        }
+    }
+
+    /// `verify --provider camara` without a number asks the operator for the device's
+    /// (`device-phone-number`, its scope, no `login_hint`) instead of reading the SIM's: the
+    /// number it tells is the run's, masked unless `--verbose-full`; vonage-nv, whose operator
+    /// offers no such call, verifies the SIM's own number.
+    @Test func camaraWithoutANumberTellsTheDevicesNumber() throws {
+        try SimulatedDevice.with(VerifyEndToEndTests.scenario, connect: false) { device in
+            let mark = try device.requestLog().count
+            let told = try device.cellpath(["verify", "--provider", "camara", "--json", "-v"])
+            #expect(told.status == 0, "\(told.stdout)\(told.stderr)")
+            #expect(!told.stdout.contains("4479404485") && !told.stderr.contains("4479404485"), "\(told.stderr)")
+            let json = try JSONValue.parse(told.stdout)
+            #expect(json["phone_number"]?.string == "+••••91" && json["status"]?.string == "shared", "\(json)")
+            #expect(VerifyEndToEndTests.chainStayedOnTheBearer(json), "\(told.stdout)")
+            let log = Array(try device.requestLog().dropFirst(mark))
+            let shared = log.filter { $0["path"]?.string?.hasSuffix("/device-phone-number") == true }
+            #expect(shared.count == 1 && shared[0]["source"]?.string != Self.bearerAddress, "\(log)")
+            #expect(!log.contains { $0["path"]?.string?.hasSuffix("/verify") == true }, "\(log)")
+            let authorize = log.first { $0["path"]?.string?.hasPrefix("/oauth2/authorize") == true }
+            #expect(authorize?["path"]?.string?.contains("login_hint") == false, "\(log)")
+
+            let full = try device.cellpath(["verify", "--provider", "camara", "--verbose-full"])
+            #expect(full.status == 0, "\(full.stderr)")
+            #expect(full.stdout.hasPrefix(Self.ownNumber + ": verified"), "\(full.stdout)")
+
+            let before = try device.requestLog().count
+            let vonage = try device.cellpath(["verify", "--provider", "vonage-nv", "--json"])
+            #expect(vonage.status == 0, "\(vonage.stderr)")
+            #expect(try JSONValue.parse(vonage.stdout)["status"]?.string == "verified")
+            let asked = Array(try device.requestLog().dropFirst(before))
+            #expect(!asked.contains { $0["path"]?.string?.hasSuffix("/device-phone-number") == true }, "\(asked)")
+        }
+    }
+
+    @Test func simSwapWithinIsAUsageErrorWithAnotherProvider() throws {
+        let result = try CellpathBinary.run([
+            "verify", "+447940448591", "--provider", "vonage", "--sim-swap-within", "24"
+        ])
+        #expect(result.status == 64, "\(result.stderr)")
+        #expect(
+            result.stderr.contains("'--sim-swap-within' applies to --provider camara or vonage-nv only"),
+            "\(result.stderr)")
     }
 
     @Test func hashedIsAUsageErrorWithAnotherProvider() throws {

@@ -150,6 +150,18 @@ struct ServeProvidersEndToEndTests {
                 #expect(
                     try Self.metrics(device).contains(
                         #"provider="vonage",route="/v0.2/subscriber-check/exchange-code""#))
+
+                // cellpath's own dev-server client runs the same flow: create, the device leg, exchange-code.
+                try device.bearer(connect: false)
+                let verified = try device.cellpath(["verify", Self.ownNumber, "--json"] + Self.server)
+                #expect(verified.status == 0, "\(verified.stdout)\(verified.stderr)")
+                #expect(try JSONValue.parse(verified.stdout)["outcome"]?.string == "verified", "\(verified.stdout)")
+                // Another number: Vonage ends the device leg with user_rejected, which the dev-server
+                // contract's client can only read as the check failing at the operator (69).
+                let other = try device.cellpath(["phone-check", Self.otherNumber, "--json"] + Self.server)
+                #expect(other.status == 69, "\(other.stdout)\(other.stderr)")
+                let error = try JSONValue.parse(other.stdout)["error"]
+                #expect(error?["message"]?.string?.contains("user_rejected") == true, "\(other.stdout)")
             }
         }
     }

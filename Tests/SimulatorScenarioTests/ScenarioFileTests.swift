@@ -154,6 +154,26 @@ import Testing
         #expect(refused.contains("modemManager"), "\(refused)")
     }
 
+    /// The providers' faults (Twilio's, Vonage's, CIBA's): read as given, kept in the daemon's
+    /// copy; a code Twilio does not document, or another silent_auth status, refused at the field.
+    @Test func providerFaultsAreReadAndSurviveTheDaemonsCopy() throws {
+        let scenario = try Scenario.decode(
+            Array(
+                #"""
+                {"providers": {"twilio": {"snaErrorCode": -30, "expired": true},
+                               "vonage": {"silentAuthStatus": "expired", "concurrent": true},
+                               "vonageNV": {"backchannelError": "slow_down"}}}
+                """#.utf8))
+        #expect(scenario.providers.twilio.snaErrorCode == -30 && scenario.providers.twilio.expired)
+        #expect(scenario.providers.vonage.silentAuthStatus == .expired && scenario.providers.vonage.concurrent)
+        #expect(scenario.providers.vonageNV.backchannelError == .slowDown)
+        #expect(try Scenario.decode(scenario.encoded()) == scenario)
+        let code = try message(#"{"providers": {"twilio": {"snaErrorCode": -7}}}"#)
+        #expect(code.contains("providers.twilio.snaErrorCode") && code.contains("-30"), "\(code)")
+        let status = try message(#"{"providers": {"vonage": {"silentAuthStatus": "completed"}}}"#)
+        #expect(status.contains("providers.vonage.silentAuthStatus"), "\(status)")
+    }
+
     @Test func absentSIMIsTheDefaultSIM() throws {
         let scenario = try Scenario.decode(Array(#"{"modems": [{"protocol": "qmi"}]}"#.utf8))
         #expect(scenario.modems[0].sim == SimulatedSIM(index: 0))

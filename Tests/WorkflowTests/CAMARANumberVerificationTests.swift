@@ -4,6 +4,7 @@ import SimulatedServices
 import SimulatorScenario
 import TestSupport
 import Testing
+import Workflow
 
 @testable import CAMARA
 @testable import CellularHTTP
@@ -15,6 +16,10 @@ import Testing
 struct CAMARANumberVerificationTests {
     static let subscriber = OneSubscriber.address
     static let wifi = "192.0.2.23"
+    /// An operator endpoint whose client authenticates with `private_key_jwt`-free Basic.
+    static let endpoint = CAMARAEndpoint(
+        apiRoot: "https://op.test", issuer: "https://op.test", clientID: "c",
+        authentication: .clientSecretBasic(secret: "s"))
 
     static func verification(_ transport: OperatorTransport, _ client: CAMARAClient? = nil) -> CAMARANumberVerification
     {
@@ -83,7 +88,7 @@ struct CAMARANumberVerificationTests {
             return
         }
         #expect(code == "access_denied")
-        #expect(error?.cellpathError.kind == .unavailable)
+        #expect(error?.cellpathError(of: Self.endpoint).kind == .unavailable)
         #expect(!transport.requests.contains { $0.url.hasSuffix("/oauth2/token") })
     }
 
@@ -99,7 +104,7 @@ struct CAMARANumberVerificationTests {
         await #expect(throws: CAMARAError.stateMismatch) {
             try await Self.verification(transport).verify(OneSubscriber.msisdn, over: stripped)
         }
-        #expect(CAMARAError.stateMismatch.cellpathError.kind == .protocolError)
+        #expect(CAMARAError.stateMismatch.cellpathError(of: Self.endpoint).kind == .protocolError)
         #expect(!transport.requests.contains { $0.url.hasSuffix("/oauth2/token") })
     }
 
@@ -111,8 +116,8 @@ struct CAMARANumberVerificationTests {
         let error = await #expect(throws: CAMARAError.self) {
             try await verification.verify(OneSubscriber.msisdn, over: transport.deviceLeg(from: Self.subscriber))
         }
-        #expect(error?.cellpathError.kind == .protocolError)
-        #expect(error?.cellpathError.message.contains("status 400") == true)
+        #expect(error?.cellpathError(of: Self.endpoint).kind == .protocolError)
+        #expect(error?.cellpathError(of: Self.endpoint).message.contains("status 400") == true)
     }
 
     @Test func aCodeIsExchangedOnlyWithItsVerifierAndOnlyOnce() async throws {
@@ -151,7 +156,7 @@ struct CAMARANumberVerificationTests {
             Issue.record("expected invalid_client, got \(String(describing: error))")
             return
         }
-        #expect(error?.cellpathError.kind == .configuration)
+        #expect(error?.cellpathError(of: Self.endpoint).kind == .configuration)
         await #expect(throws: CAMARAError.self) {
             _ = try await transport.client(.clientSecretBasic(secret: "wrong")).accessToken(scopes: ["sim-swap"])
         }
@@ -196,12 +201,16 @@ struct CAMARANumberVerificationTests {
         (403, CAMARAError.notAuthenticatedByMobileNetwork, FailureKind.unavailable),
         (403, "PERMISSION_DENIED", .configuration), (401, "UNAUTHENTICATED", .configuration),
         (400, "INVALID_ARGUMENT", .dataError), (404, "IDENTIFIER_NOT_FOUND", .dataError),
-        (422, "MISSING_IDENTIFIER", .dataError), (429, "QUOTA_EXCEEDED", .temporary), (503, "UNAVAILABLE", .temporary)
+        (422, "MISSING_IDENTIFIER", .dataError), (429, "QUOTA_EXCEEDED", .temporary), (503, "UNAVAILABLE", .temporary),
+        (400, "invalid_grant", .dataError), (400, "expired_token", .dataError),
+        (400, "authorization_pending", .temporary), (400, "slow_down", .temporary),
+        (400, "access_denied", .unavailable),
+        (400, "invalid_client", .configuration)
     ])
     func camaraErrorsMapToExitCategories(_ status: Int, _ code: String, _ kind: FailureKind) {
         let error = CAMARAError.api(status: status, code: code, message: "the +447940448591 message")
-        #expect(error.cellpathError.kind == kind)
-        #expect(error.cellpathError.message.contains(code))
+        #expect(error.cellpathError(of: Self.endpoint).kind == kind)
+        #expect(error.cellpathError(of: Self.endpoint).message.contains(code))
     }
 
     @Test(arguments: [
@@ -209,6 +218,20 @@ struct CAMARANumberVerificationTests {
         ("invalid_scope", .configuration), ("temporarily_unavailable", .temporary)
     ])
     func authorizationErrorsMapToExitCategories(_ error: String, _ kind: FailureKind) {
-        #expect(CAMARAError.authorizationRefused(error: error, description: nil).cellpathError.kind == kind)
+        #expect(
+            CAMARAError.authorizationRefused(error: error, description: nil).cellpathError(of: Self.endpoint).kind
+                == kind)
+    }
+
+    /// Refused credentials name the profile the client was made from: `[camara]`'s settings, or
+    /// the Vonage application's.
+    @Test func refusedCredentialsNameTheirProfile() {
+        let refused = CAMARAError.api(status: 401, code: "invalid_client", message: nil)
+        let camara = refused.cellpathError(of: Self.endpoint).hint ?? ""
+        #expect(camara.contains("camara.client_id") && !camara.contains("vonage"), "\(camara)")
+        var vonage = Self.endpoint
+        vonage.authentication = .vonageApplication(.basic(apiKey: "k", apiSecret: "s"))
+        let hint = refused.cellpathError(of: vonage).hint ?? ""
+        #expect(hint.contains("vonage.application_id") && !hint.contains("camara"), "\(hint)")
     }
 }

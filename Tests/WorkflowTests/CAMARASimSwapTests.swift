@@ -70,8 +70,8 @@ struct CAMARASimSwapTests {
         let error = await #expect(throws: CAMARAError.self) {
             _ = try await client.simSwapped(phoneNumber: number, maxAge: maxAge)
         }
-        #expect(error?.cellpathError.kind == .dataError)
-        #expect(error?.cellpathError.message.contains(number) == false)
+        #expect(error?.cellpathError(of: CAMARANumberVerificationTests.endpoint).kind == .dataError)
+        #expect(error?.cellpathError(of: CAMARANumberVerificationTests.endpoint).message.contains(number) == false)
         #expect(transport.requests.isEmpty)
     }
 

@@ -32,6 +32,14 @@ struct CheckURLTests {
         #expect(CheckCallback(recognizing: error) == CheckCallback(checkID: "c1", error: "e", errorDescription: "d"))
     }
 
+    /// Vonage's ending names the check by `request_id`, which serve over Vonage answers as `check_id`.
+    @Test func vonagesEndingNamesTheCheckByItsRequestID() {
+        let ending = JSONValue.parse(Array(#"{"request_id":"r1","code":"k"}"#.utf8))
+        #expect(CheckCallback(recognizing: ending) == CheckCallback(checkID: "r1", code: "k"))
+        let both = JSONValue.parse(Array(#"{"check_id":"c1","request_id":"r1","code":"k"}"#.utf8))
+        #expect(CheckCallback(recognizing: both)?.checkID == "c1")
+    }
+
     @Test(arguments: [
         #"{"check_id":"c1"}"#, #"{"code":"k"}"#, #"{"check_id":1,"code":"k"}"#, #"["check_id"]"#, "not json"
     ])

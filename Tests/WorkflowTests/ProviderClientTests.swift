@@ -145,12 +145,14 @@ struct TwilioVerifyClientTests {
         }
     }
 
-    @Test func aWrongTokenIsAConfigurationError() async throws {
+    @Test func aWrongTokenIsAConfigurationErrorNamingTwiliosSettings() async throws {
         await #expect {
             try await Self.client(Self.fake(), token: "wrong").create(
                 phoneNumber: OneSubscriber.msisdn, options: CheckOptions())
         } throws: { error in
-            (error as? CellpathError)?.kind == .configuration
+            let error = error as? CellpathError
+            return error?.kind == .configuration && error?.hint?.contains("[twilio] account_sid") == true
+                && error?.hint?.contains("tru.ID") == false
         }
     }
 
@@ -268,7 +270,9 @@ struct VonageVerifyClientTests {
         let client = Self.client(
             Self.fake(key: key), .applicationJWT(applicationID: "app-1", sign: { other.sign($0) ?? [] }))
         await #expect { try await client.create(phoneNumber: OneSubscriber.msisdn, options: CheckOptions()) } throws: {
-            ($0 as? CellpathError)?.kind == .configuration
+            let error = $0 as? CellpathError
+            return error?.kind == .configuration && error?.hint?.contains("[vonage] application_id") == true
+                && error?.hint?.contains("tru.ID") == false
         }
     }
 

@@ -112,9 +112,11 @@ final class WebServicesService: SimulatorService {
                 webhooks: WebhookDispatch(signer: signer, deliver: { webhookPoster.deliver($0) }),
                 providers: [
                     WorldTopology.twilioHost: FakeTwilioVerify(
-                        configuration: credentials.twilio, directory: context.subscribers),
+                        configuration: credentials.twilio, directory: context.subscribers,
+                        faults: context.scenario.providers.twilio),
                     WorldTopology.vonageHost: FakeVonageVerify(
-                        configuration: credentials.vonage(key: vonageKey), directory: context.subscribers),
+                        configuration: credentials.vonage(key: vonageKey), directory: context.subscribers,
+                        faults: context.scenario.providers.vonage),
                     WorldTopology.vonageNetworkHost: FakeCAMARAOperator(
                         baseURL: WorldTopology.vonageNetworkURL, dialect: .vonage,
                         faults: context.scenario.providers.vonageNV,

@@ -23,9 +23,11 @@ public struct CheckCallback: Sendable, Equatable, Codable {
     }
 
     /// Recognises the callback in a final response body: an object with `check_id` and a
-    /// `code` or an `error`. Nil for anything else.
+    /// `code` or an `error`. Nil for anything else. A body with `request_id` instead (Vonage's
+    /// silent_auth ending, whose request a development server over Vonage answers as the
+    /// check's `check_id`) names the check by it.
     public init?(recognizing json: JSONValue?) {
-        guard let json, let checkID = json[string: "check_id"],
+        guard let json, let checkID = json[string: "check_id"] ?? json[string: "request_id"],
             json[string: "code"] != nil || json[string: "error"] != nil
         else {
             return nil

@@ -65,6 +65,9 @@ public struct CheckVerdict: Sendable, Equatable, Codable {
     public var lastSimChangeAt: String?
     /// The API's error code of a check in ERROR (e.g. `mno_user_not_found`).
     public var errorCode: String?
+    /// The device's number as the operator told it, when it was asked for it instead of
+    /// verifying a number (CAMARA's `device-phone-number`).
+    public var devicePhoneNumber: String?
 
     public init(
         checkID: String? = nil, status: String? = nil, match: Bool? = nil, noSimChange: Bool? = nil,

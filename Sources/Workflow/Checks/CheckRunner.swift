@@ -102,6 +102,7 @@ public struct CheckRunner: Sendable {
                 ttlEndsMs: created.ttl.map { createdAt + Double($0) * 1000 }, clock: clock)
         }
         report.verdict = verdict
+        if let told = verdict.devicePhoneNumber { report.phoneNumber = told }
         report.outcome = try CheckOutcome(product, verdict: verdict)
     }
 

@@ -15,9 +15,10 @@ package enum VerifyCommand {
             bearer comes up, opens the URL it returned once through the cellular interface only, under the
             provider's device-SDK rules (headers, hop limit and timeout, https only, how the chain ends),
             and completes it. The exit code is the verdict: 0 verified, 1 not verified, 2 verified but the
-            SIM changed (tru.ID only). camara and vonage-nv run Number Verification: the device opens the
+            SIM changed (tru.ID, and camara or vonage-nv with --sim-swap-within). camara and vonage-nv run Number Verification: the device opens the
             operator's authorize URL, whose redirects end at the profile's redirect_uri (never requested);
-            the code it carries is exchanged for a token that asks verify. Credentials come from the
+            the code it carries is exchanged for a token that asks verify; camara without PHONE asks
+            the operator for the device's number instead (device-phone-number). Credentials come from the
             provider's profile in the configuration ([twilio], [vonage], [camara]; docs/configuration.md),
             never from the command line.
             """,
@@ -53,6 +54,12 @@ package struct VerifyOptions: CommandOptions {
         "hashed",
         help: "camara, vonage-nv: send the number as hashedPhoneNumber (its SHA-256), not in clear.")
     package var hashed: Bool
+    @Option(
+        "sim-swap-within", "hours",
+        help:
+            "camara, vonage-nv: also ask SIM Swap whether a verified number's SIM changed within these hours (1 to 2400): exit 2 if it did.",
+        .integer(in: 1 ... 2400))
+    package var simSwapWithin: Int?
     @OptionGroup package var check: DeviceCheckOptions
 
     package init() {}

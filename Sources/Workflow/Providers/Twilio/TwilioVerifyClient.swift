@@ -127,9 +127,15 @@ public struct TwilioVerifyClient: SilentAuthProvider {
         return json?["code"]?.intValue.map { "\(message) (\($0))" } ?? message
     }
 
-    /// Twilio's own meanings: 404 (20404) is a verification that is gone; 429 (60203 and
-    /// others) is left to the generic mapping.
+    /// Twilio's own meanings: 401/403 are the account's credentials; 404 (20404) is a
+    /// verification that is gone; 429 (60203 and others) is left to the generic mapping.
     static func namedError(_ status: Int, _ json: JSONValue?, _ operation: String) -> CellpathError? {
+        if status == 401 || status == 403 {
+            return CellpathError(
+                .configuration,
+                "couldn't \(operation): Twilio refused the credentials (\(status)\(errorMessage(json).map { ": \($0.terminalSafe)" } ?? ""))",
+                hint: "check [twilio] account_sid and auth_token")
+        }
         guard status == 404 else { return nil }
         let code = json?["code"]?.intValue
         return CellpathError(

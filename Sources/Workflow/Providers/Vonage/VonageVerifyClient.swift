@@ -123,6 +123,11 @@ public struct VonageVerifyClient: SilentAuthProvider {
                 hint: "the answer does not belong to this verification: do not trust it")
         }
         if let error = ending.error {
+            if error == "expired" {
+                throw CellpathError(
+                    .dataError, "Vonage's verification expired before the device opened its check_url",
+                    hint: "start a new verification and open its check_url at once")
+            }
             guard error == "user_rejected" else {
                 throw CellpathError(
                     .unavailable,
@@ -164,12 +169,18 @@ public struct VonageVerifyClient: SilentAuthProvider {
         return parts.isEmpty ? nil : parts.joined(separator: ": ")
     }
 
-    /// Vonage's own meanings of the create call's 409 and 422 and of the code check's
-    /// 400/404/409/410; 429 and 5xx are left to the generic mapping.
+    /// Vonage's own meanings of 401/403 (the application's credentials), of the create call's
+    /// 409 and 422 and of the code check's 400/404/409/410; 429 and 5xx are left to the generic mapping.
     static func namedError(_ status: Int, _ json: JSONValue?, _ operation: String) -> CellpathError? {
         let said = problemText(json).map { " (\($0.terminalSafe))" } ?? ""
         let creating = operation.hasPrefix("create")
         switch (status, creating) {
+        case (401, _), (403, _):
+            return CellpathError(
+                .configuration, "couldn't \(operation): Vonage refused the credentials (\(status))\(said)",
+                hint:
+                    "check [vonage] application_id and private_key (or api_key and api_secret), and that Verify is enabled for the application"
+            )
         case (409, true):
             let id = json?[string: "request_id"].map { " (request_id \($0.terminalSafe))" } ?? ""
             return CellpathError(
