@@ -46,26 +46,24 @@ extension ModemManagerModem {
     private func readSignal(into context: inout RadioContext) async {
         guard let signal = mm_object_peek_modem_signal(object) else { return }
         guard mm_modem_signal_get_rate(signal) == 0 else { return Self.read(signal: signal, into: &context) }
-        guard await optional({ () async throws(ModemError) in try await setupSignal(signal, rate: Self.signalRefreshSeconds) })
-            != nil
-        else { return }
+        let setUp: Void? = await optional { () async throws(ModemError) in
+            try await setupSignal(signal, rate: Self.signalRefreshSeconds)
+        }
+        guard setUp != nil else { return }
         let deadline = ContinuousClock.now + Self.signalWait
         while !Self.hasValues(signal), ContinuousClock.now < deadline, session.secondsLeft > 0.2 {
             do { try await Task.sleep(for: .milliseconds(20)) } catch { break }
         }
         Self.read(signal: signal, into: &context)
-        _ = await optional({ () async throws(ModemError) in try await setupSignal(signal, rate: 0) })
+        _ = await optional { () async throws(ModemError) in try await setupSignal(signal, rate: 0) }
     }
 
-    private func setupSignal(_ signal: UnsafeMutablePointer<MMModemSignal>, rate: guint) async throws(ModemError)
-        -> Bool?
-    {
+    private func setupSignal(_ signal: UnsafeMutablePointer<MMModemSignal>, rate: guint) async throws(ModemError) {
         try await session.call("set up the signal refresh") { call in
             mm_modem_signal_setup(signal, rate, call.cancellable, call.callback, call.userData)
         } finish: { result throws(GLibError) in
             var error: UnsafeMutablePointer<GError>?
             guard mm_modem_signal_setup_finish(signal, result, &error) != 0 else { throw GLibError(taking: error) }
-            return true
         }
     }
 
@@ -121,7 +119,8 @@ extension ModemManagerModem {
             context.ssRsrpDbm = known(mm_signal_get_rsrp(nr)) ?? context.ssRsrpDbm
             context.ssSinrDb = known(mm_signal_get_snr(nr)) ?? context.ssSinrDb
         }
-        for other in [mm_modem_signal_peek_umts(signal), mm_modem_signal_peek_gsm(signal)] where context.rssiDbm == nil {
+        for other in [mm_modem_signal_peek_umts(signal), mm_modem_signal_peek_gsm(signal)] where context.rssiDbm == nil
+        {
             context.rssiDbm = other.flatMap { known(mm_signal_get_rssi($0)) }
         }
     }

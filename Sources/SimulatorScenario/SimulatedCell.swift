@@ -76,7 +76,9 @@ public struct SimulatedCell: Sendable, Equatable, Encodable {
         if !(-156 ... -31).contains(rsrpDbm) { return ("rsrpDbm", "must be between -156 and -31 dBm") }
         if !(-34 ... -3).contains(rsrqDb) { return ("rsrqDb", "must be between -34 and -3 dB") }
         if !(-23 ... 40).contains(sinrDb) { return ("sinrDb", "must be between -23 and 40 dB") }
-        if (mcc == nil) != (mnc == nil) { return (mcc == nil ? "mcc" : "mnc", "must be given with \(mcc == nil ? "mnc" : "mcc")") }
+        if (mcc == nil) != (mnc == nil) {
+            return (mcc == nil ? "mcc" : "mnc", "must be given with \(mcc == nil ? "mnc" : "mcc")")
+        }
         if let mcc, !Scenario.isDigits(mcc, count: 3 ... 3) { return ("mcc", "must be 3 digits") }
         if let mnc, !Scenario.isDigits(mnc, count: 2 ... 3) { return ("mnc", "must be 2 or 3 digits") }
         return nil

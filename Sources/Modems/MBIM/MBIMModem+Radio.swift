@@ -78,7 +78,8 @@ extension MBIMModem {
                 let response = try await command(
                     operation,
                     v3
-                        ? mbim_message_ms_basic_connect_extensions_v3_base_stations_info_query_new(0, 0, 0, 0, 0, 0, nil)
+                        ? mbim_message_ms_basic_connect_extensions_v3_base_stations_info_query_new(
+                            0, 0, 0, 0, 0, 0, nil)
                         : mbim_message_ms_basic_connect_extensions_base_stations_info_query_new(0, 0, 0, 0, 0, nil),
                     states: [MBIM_STATUS_ERROR_NO_DEVICE_SUPPORT])
             else { return nil }
