@@ -127,6 +127,8 @@ bench: deps build
 	@CELLPATH=$(CELLPATH) ./scripts/bench-checks.sh
 	@CELLPATH=$(CELLPATH) ./scripts/bench-serve.sh
 	@CELLPATH=$(CELLPATH) ./scripts/bench-ipv6.sh
+	@CELLPATH=$(CELLPATH) ./scripts/bench-radio.sh
+	@CELLPATH=$(CELLPATH) ./scripts/bench-report.sh
 
 ## soak: the soak tests' long versions (root; docs/benchmarks.md, Soak): field mode on two simulated
 ## modems for 10,000 checks under faults, and serve at 256 connections for 10 min; prints their

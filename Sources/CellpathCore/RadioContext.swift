@@ -31,18 +31,15 @@ public struct RadioContext: Sendable, Equatable {
         self.source = source
     }
 
-    /// What the registration and the signal reports tell (what every backend can read).
-    public init(source: String, registration: Registration?, signal: Signal?) {
+    /// What the registration tells (what every backend can read): technology, serving network,
+    /// roaming.
+    public init(source: String, registration: Registration?) {
         self.source = source
         if let registration, registration.isRegistered {
             accessTechnology = registration.accessTechnology
             servingOperator = registration.servingOperator
             roaming = registration.state == .roaming
         }
-        rssiDbm = signal?.rssiDbm.map(Double.init)
-        rsrpDbm = signal?.rsrpDbm.map(Double.init)
-        rsrqDb = signal?.rsrqDb.map(Double.init)
-        sinrDb = signal?.snrDb
     }
 
     /// The E-UTRA band of an EARFCN (3GPP TS 36.101 table 5.7.3-1, the FDD and TDD bands in

@@ -138,15 +138,6 @@ public struct BearerHandle: Sendable, Equatable, Codable {
 }
 
 extension ModemBackend {
-    /// What the registration and signal reports tell (ModemManager: its 3GPP and Signal
-    /// interfaces' values); the direct backends read the serving cell too.
-    public func radioContext() async throws(ModemError) -> RadioContext {
-        let registration = try await registration()
-        return RadioContext(
-            source: backendName, registration: registration,
-            signal: registration.isRegistered ? try await signal() : nil)
-    }
-
     /// Backends that read both families at once need no hint.
     public func expect(_ ipType: BearerIPType) async {}
     /// Only QMI has a data format of its own.

@@ -85,7 +85,8 @@ final class ModemState {
     /// Radio-on is refused: the profile is FCC-locked and the host has not unlocked it.
     var fccLocked: Bool { modem.profile.fccLocked && !fccUnlocked }
 
-    var network: SimulatedNetwork { modem.network }
+    /// The network as the modem sees it on its serving cell (that cell's operator, if it has one).
+    var network: SimulatedNetwork { modem.network.serving(cell: servingCellIndex) }
 
     var simStatus: SIMStatus {
         guard let sim else { return .absent }
@@ -128,7 +129,7 @@ final class ModemState {
     /// The index in `network.cells` of the cell the modem camps on; a handover changes it (a
     /// reset camps on the first again).
     var servingCellIndex = 0
-    var servingCell: SimulatedCell { network.cells[min(servingCellIndex, network.cells.count - 1)] }
+    var servingCell: SimulatedCell { modem.network.cells[min(servingCellIndex, modem.network.cells.count - 1)] }
 
     /// Tries a PIN1 entry; returns whether it matched. Wrong entries use up attempts.
     func verifyPIN(_ pin: String) -> Bool {

@@ -332,6 +332,12 @@ extension Scenario {
             {
                 throw bad("\(e).dnsServers[\(index)]", "must be a numeric IPv4 or IPv6 address")
             }
+            if event.event == .handover {
+                let cells = modems[event.modem].network.cells.count
+                guard let cell = event.cell, (0 ..< cells).contains(cell) else {
+                    throw bad("\(e).cell", "handover needs a cell of modem \(event.modem)'s network, 0 to \(cells - 1)")
+                }
+            }
             if let ms = event.slowMs, !(0 ... 60_000).contains(ms) { throw bad("\(e).slowMs", "must be 0 to 60000") }
             if let seconds = event.slowSeconds, !(1 ... 3600).contains(seconds) {
                 throw bad("\(e).slowSeconds", "must be 1 to 3600")
@@ -361,7 +367,7 @@ extension Scenario {
         return parts.count == 1 || UInt16(parts[1]).map { $0 > 0 } == true
     }
 
-    private static func isDigits(_ value: String, count: ClosedRange<Int>) -> Bool {
+    static func isDigits(_ value: String, count: ClosedRange<Int>) -> Bool {
         count.contains(value.utf8.count) && value.utf8.allSatisfy { $0 >= 0x30 && $0 <= 0x39 }
     }
 }
@@ -453,6 +459,7 @@ extension ScenarioEvent {
         event.sim = try o.object("sim", keys: simKeys, nullable: true) { s throws(ScenarioProblem) in
             try SimulatedSIM.read(s, index: event.modem)
         }
+        event.cell = try o.int("cell")
         event.dnsServers = try o.array("dnsServers") { (_, node, path) throws(ScenarioProblem) in
             guard case .string(let text) = node.value else {
                 throw ScenarioProblem(field: path, problem: "must be a string")
@@ -541,6 +548,9 @@ extension SimulatedCell {
         if let value = try o.int("rsrpDbm") { cell.rsrpDbm = value }
         if let value = try o.int("rsrqDb") { cell.rsrqDb = value }
         if let value = try o.number("sinrDb") { cell.sinrDb = value }
+        cell.mcc = try o.string("mcc")
+        cell.mnc = try o.string("mnc")
+        cell.operatorName = try o.string("operatorName")
         return cell
     }
 }

@@ -47,7 +47,7 @@ public struct Scenario: Sendable, Equatable, Encodable {
 /// `atSeconds` after it is up (`events[i]`; docs/simulator.md "Lifecycle events").
 public struct ScenarioEvent: Sendable, Equatable, Encodable {
     public enum Kind: String, Sendable, Codable, CaseIterable {
-        case reset, swapSIM, removeSIM, reportDNS, suspend, resume
+        case reset, swapSIM, removeSIM, reportDNS, handover, suspend, resume
     }
 
     public var atSeconds: Int
@@ -63,6 +63,8 @@ public struct ScenarioEvent: Sendable, Equatable, Encodable {
     public var sim: SimulatedSIM? = nil
     /// `reportDNS`: the servers reported from now on; nil: the carrier's.
     public var dnsServers: [String]? = nil
+    /// `handover`: the index of the cell in the modem's `network.cells`.
+    public var cell: Int? = nil
 
     public init(atSeconds: Int, event: Kind, modem: Int = 0) {
         self.atSeconds = atSeconds
@@ -71,7 +73,7 @@ public struct ScenarioEvent: Sendable, Equatable, Encodable {
     }
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case atSeconds, event, modem, renumber, slowMs, slowSeconds, sim, dnsServers
+        case atSeconds, event, modem, renumber, slowMs, slowSeconds, sim, dnsServers, cell
     }
 }
 

@@ -21,6 +21,11 @@ public struct SimulatedCell: Sendable, Equatable, Encodable {
     public var rsrpDbm: Int
     public var rsrqDb: Int
     public var sinrDb: Double
+    /// The cell's operator (MCC, MNC and name) when it is not the network's: a drive across two
+    /// operators. Nil: the network's.
+    public var mcc: String? = nil
+    public var mnc: String? = nil
+    public var operatorName: String? = nil
 
     public init(
         rat: Technology = .lte, cellId: Int = 0x01A2_D001, tac: Int = 0x2A11, pci: Int = 101, band: Int? = 3,
@@ -39,7 +44,7 @@ public struct SimulatedCell: Sendable, Equatable, Encodable {
     }
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case rat, cellId, tac, pci, band, channel, rssiDbm, rsrpDbm, rsrqDb, sinrDb
+        case rat, cellId, tac, pci, band, channel, rssiDbm, rsrpDbm, rsrqDb, sinrDb, mcc, mnc, operatorName
     }
 
     /// Every field, a band not reported as null (so that the daemon's copy keeps it unreported).
@@ -55,6 +60,9 @@ public struct SimulatedCell: Sendable, Equatable, Encodable {
         try c.encode(rsrpDbm, forKey: .rsrpDbm)
         try c.encode(rsrqDb, forKey: .rsrqDb)
         try c.encode(sinrDb, forKey: .sinrDb)
+        try c.encodeIfPresent(mcc, forKey: .mcc)
+        try c.encodeIfPresent(mnc, forKey: .mnc)
+        try c.encodeIfPresent(operatorName, forKey: .operatorName)
     }
 
     /// The problem with the cell's values, if any: a field name and what it must be.
@@ -68,6 +76,29 @@ public struct SimulatedCell: Sendable, Equatable, Encodable {
         if !(-156 ... -31).contains(rsrpDbm) { return ("rsrpDbm", "must be between -156 and -31 dBm") }
         if !(-34 ... -3).contains(rsrqDb) { return ("rsrqDb", "must be between -34 and -3 dB") }
         if !(-23 ... 40).contains(sinrDb) { return ("sinrDb", "must be between -23 and 40 dB") }
+        if (mcc == nil) != (mnc == nil) {
+            return (mcc == nil ? "mcc" : "mnc", "must be given with \(mcc == nil ? "mnc" : "mcc")")
+        }
+        if let mcc, !Scenario.isDigits(mcc, count: 3 ... 3) { return ("mcc", "must be 3 digits") }
+        if let mnc, !Scenario.isDigits(mnc, count: 2 ... 3) { return ("mnc", "must be 2 or 3 digits") }
         return nil
+    }
+}
+
+extension SimulatedNetwork {
+    /// The network as the modem sees it while it camps on cell `index` of `cells`: that cell's
+    /// operator where it has one of its own.
+    public func serving(cell index: Int) -> SimulatedNetwork {
+        guard cells.indices.contains(index) else { return self }
+        let cell = cells[index]
+        var serving = self
+        if let mcc = cell.mcc, let mnc = cell.mnc {
+            serving.mcc = mcc
+            serving.mnc = mnc
+            serving.operatorName = cell.operatorName ?? mcc + mnc
+        } else if let name = cell.operatorName {
+            serving.operatorName = name
+        }
+        return serving
     }
 }

@@ -11,16 +11,15 @@ import Testing
         #expect(RadioContext.lteBand(earfcn: 99999) == nil)
     }
 
-    @Test func registrationAndSignalOnlyWhileRegistered() {
+    @Test func theRegistrationOnlyWhileRegistered() {
         let registered = Registration(
             state: .roaming, servingOperator: NetworkOperator(id: "001-01", name: "sim"), accessTechnology: .lte)
-        let radio = RadioContext(source: "modemmanager", registration: registered, signal: Signal(rssiDbm: -70))
+        let radio = RadioContext(source: "modemmanager", registration: registered)
         #expect(radio.accessTechnology == .lte)
         #expect(radio.servingOperator?.id == "001-01")
         #expect(radio.roaming == true)
-        #expect(radio.rssiDbm == -70)
-        #expect(radio.rsrpDbm == nil)
-        let searching = RadioContext(source: "qmi", registration: Registration(state: .searching), signal: nil)
+        #expect(radio.rssiDbm == nil)
+        let searching = RadioContext(source: "qmi", registration: Registration(state: .searching))
         #expect(searching == RadioContext(source: "qmi"))
     }
 }

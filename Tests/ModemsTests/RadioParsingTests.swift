@@ -39,10 +39,9 @@ import Testing
 
     @Test func mbimServingCellUnknownsStayAbsent() {
         var radio = RadioContext(source: "mbim")
-        MBIMModem.read(
-            MBIMModem.ServingLTECell(
-                cellID: 19_088_743, earfcn: 6300, physicalCellID: .max, tac: 4660, rsrp: Int32.max, rsrq: -7),
-            into: &radio)
+        let lte = MBIMModem.ServingLTECell(
+            cellID: 19_088_743, earfcn: 6300, physicalCellID: .max, tac: 4660, rsrp: Int32.max, rsrq: -7)
+        MBIMModem.read(MBIMModem.ServingCells(lte: lte), into: &radio)
         #expect(radio.cellID == 19_088_743)
         #expect(radio.channel == 6300)
         #expect(radio.band == "B20")
@@ -50,6 +49,50 @@ import Testing
         #expect(radio.physicalCellID == nil)
         #expect(radio.rsrpDbm == nil)
         #expect(radio.rsrqDb == -7)
+    }
+
+    static let nrCell = MBIMModem.ServingNRCell(
+        nci: 0x9_8765_4321, physicalCellID: 500, nrarfcn: 632_628, tac: 0x00_1234, rsrp: 66, sinr: 80)
+
+    /// On 5G NR the NR serving cell (MBIMEx v3) gives the cell and the NR leg's signal.
+    @Test func mbimNRServingCellOn5G() {
+        var radio = RadioContext(source: "mbim")
+        radio.accessTechnology = .nr5g
+        MBIMModem.read(MBIMModem.ServingCells(nr: [Self.nrCell]), into: &radio)
+        #expect(radio.cellID == 0x9_8765_4321)
+        #expect(radio.physicalCellID == 500)
+        #expect(radio.channel == 632_628)
+        #expect(radio.areaCode == 0x1234)
+        #expect(radio.ssRsrpDbm == -90)
+        #expect(radio.ssSinrDb == 17)
+        #expect(radio.rsrpDbm == nil)
+    }
+
+    /// On LTE with an NR leg (non-standalone): the LTE cell, the NR leg's SS-RSRP and SS-SINR.
+    @Test func mbimLTEAnchorWithAnNRLeg() {
+        var radio = RadioContext(source: "mbim")
+        radio.accessTechnology = .lte
+        let lte = MBIMModem.ServingLTECell(
+            cellID: 0x777, earfcn: 1300, physicalCellID: 7, tac: 0x42, rsrp: -101, rsrq: -12)
+        MBIMModem.read(MBIMModem.ServingCells(lte: lte, nr: [Self.nrCell]), into: &radio)
+        #expect(radio.cellID == 0x777)
+        #expect(radio.channel == 1300)
+        #expect(radio.band == "B3")
+        #expect(radio.rsrpDbm == -101)
+        #expect(radio.ssRsrpDbm == -90)
+        #expect(radio.ssSinrDb == 17)
+    }
+
+    /// On UMTS the UMTS serving cell: cell id, LAC, UARFCN; an unknown UARFCN absent.
+    @Test func mbimUMTSServingCell() {
+        var radio = RadioContext(source: "mbim")
+        radio.accessTechnology = .umts
+        MBIMModem.read(
+            MBIMModem.ServingCells(umts: MBIMModem.ServingUMTSCell(cellID: 0xBEEF, lac: 0x0A0B, uarfcn: .max)),
+            into: &radio)
+        #expect(radio.cellID == 0xBEEF)
+        #expect(radio.areaCode == 0x0A0B)
+        #expect(radio.channel == nil)
     }
 
     @Test func qmiBandNames() {

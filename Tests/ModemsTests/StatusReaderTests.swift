@@ -133,6 +133,9 @@ actor FakeBackend: ModemBackend {
         asked.append("registration"); return try registration.get()
     }
     func signal() async throws(ModemError) -> Signal? { asked.append("signal"); return try signal.get() }
+    func radioContext() async throws(ModemError) -> RadioContext {
+        RadioContext(source: backendName, registration: try registration.get())
+    }
     func packetService() async throws(ModemError) -> PacketServiceState {
         asked.append("packetService"); return .attached
     }

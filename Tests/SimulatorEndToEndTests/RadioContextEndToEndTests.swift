@@ -112,23 +112,45 @@ struct RadioContextEndToEndTests {
         }
     }
 
-    /// Through ModemManager: the registration's network and technology, and nothing it does not
-    /// publish as values (signal in dBm, the cell).
-    @Test func modemManagerTellsTheNetworkNotTheCell() throws {
-        var scenario = Self.scenario(.mbim, device: .simulated)
+    /// Through ModemManager: the registration's network and technology, the Signal interface's
+    /// values (set up for the read); over MBIM the serving cell of its cell info (Base Stations
+    /// Info), over QMI the cell id and TAC of its 3GPP location (ModemManager 1.20 has no QMI
+    /// cell info). ModemManager publishes no LTE RSSI from MBIM's Signal State.
+    @Test(arguments: [
+        (SimulatorScenario.ModemProtocol.mbim, DeviceProfile.Name.pcieMHIMBIM),
+        (.qmi, .usbQMIRawIP)
+    ])
+    func modemManagerTellsTheSignalAndTheCell(
+        _ kind: SimulatorScenario.ModemProtocol, _ device: DeviceProfile.Name
+    ) throws {
+        var scenario = Self.scenario(kind, device: device)
         scenario.modemManager = true
         try SimulatedDevice.with(scenario, connect: false) { world in
             let result = try world.cellpath([
                 "subscriber-check", "+447940448591", "-m", "0", "--backend", "modemmanager", "--direct", "--json"
             ])
-            #expect(result.status == 0, "\(result.stderr)")
+            // On quectel-ec25-qmi ModemManager leaves qmi_wwan's raw_ip unlike the firmware's link
+            // layer, so every packet is lost (docs/simulator-modems.md) and the bearer's DNS does
+            // not answer (exit 75): the radio is read all the same, from the control plane.
+            #expect(result.status == (kind == .mbim ? 0 : 75), "\(result.stderr)")
             let radio = try #require(try JSONValue.parse(result.stdout)["radio"])
             #expect(radio[string: "source"] == "modemmanager")
             #expect(radio[string: "rat"] == "lte")
             #expect(radio[string: "operator"] == "001-01")
             #expect(radio["roaming"] == .bool(false))
-            for absent in ["cell_id", "tac", "pci", "band", "channel", "rssi_dbm", "rsrp_dbm", "sinr_db"] {
-                #expect(radio[absent] == nil, "\(absent): \(radio)")
+            #expect(radio["cell_id"] == .int(0x0123_4567), "\(radio)")
+            #expect(radio["tac"] == .int(0x1234))
+            #expect(Self.number(radio["rsrp_dbm"]) == -88)
+            #expect(Self.number(radio["rsrq_db"]) == -7)
+            if kind == .mbim {
+                #expect(radio["pci"] == .int(211))
+                #expect(radio["channel"] == .int(6300))
+                #expect(radio[string: "band"] == "B20")
+                #expect(radio["rssi_dbm"] == nil)
+            } else {
+                #expect(Self.number(radio["rssi_dbm"]) == -65)
+                #expect(Self.number(radio["sinr_db"]) == 18.5)
+                for absent in ["pci", "channel", "band"] { #expect(radio[absent] == nil, "\(absent): \(radio)") }
             }
         }
     }

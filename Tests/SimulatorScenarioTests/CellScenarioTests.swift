@@ -32,7 +32,37 @@ import Testing
         #expect(try Scenario.decode(scenario.encoded()) == scenario)
     }
 
+    /// A cell of another operator: the network as the modem sees it there, and back on a cell of
+    /// the network's own; a handover event names a cell.
+    @Test func aCellOfAnotherOperatorAndAHandoverEvent() throws {
+        let scenario = try decode(
+            #"""
+            {"modems": [{"network": {"cells": [{}, {"rat": "umts", "mcc": "001", "mnc": "02",
+                                                    "operatorName": "roam"}]}}],
+             "events": [{"atSeconds": 5, "event": "handover", "cell": 1}]}
+            """#)
+        let network = scenario.modems[0].network
+        #expect(network.serving(cell: 1).operatorID == "001-02")
+        #expect(network.serving(cell: 1).operatorName == "roam")
+        #expect(network.serving(cell: 0).operatorID == "001-01")
+        #expect(network.serving(cell: 0).operatorName == "cellpath sim")
+        #expect(scenario.events.first?.event == .handover && scenario.events.first?.cell == 1)
+        #expect(try Scenario.decode(scenario.encoded()) == scenario)
+    }
+
     @Test(arguments: [
+        (
+            #"{"modems": [{"network": {"cells": [{"mcc": "001"}]}}]}"#,
+            "modems[0].network.cells[0].mnc: must be given with mcc"
+        ),
+        (
+            #"{"modems": [{"network": {"cells": [{"mcc": "1", "mnc": "02"}]}}]}"#,
+            "modems[0].network.cells[0].mcc: must be 3 digits"
+        ),
+        (
+            #"{"modems": [{}], "events": [{"atSeconds": 1, "event": "handover", "cell": 1}]}"#,
+            "events[0].cell: handover needs a cell of modem 0's network, 0 to 0"
+        ),
         (#"{"modems": [{"network": {"cells": []}}]}"#, "modems[0].network.cells: must hold at least one cell"),
         (#"{"modems": [{"network": {"cells": [{"pci": 504}]}}]}"#, "modems[0].network.cells[0].pci: must be 0 to 503"),
         (#"{"modems": [{"network": {"cells": [{"rat": "nr"}]}}]}"#, "modems[0].network.cells[0].rat: must be one of"),

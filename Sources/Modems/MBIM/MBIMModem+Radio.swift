@@ -9,12 +9,12 @@ import CellpathCore
 extension MBIMModem {
     func radioContext() async throws(ModemError) -> RadioContext {
         let registration = try await registration()
-        var context = RadioContext(source: backendName, registration: registration, signal: nil)
+        var context = RadioContext(source: backendName, registration: registration)
         guard registration.isRegistered else { return context }
         let signal = try await signalState()
         context.rssiDbm = Self.rssiDbm(signal.rssi).map(Double.init)
         Self.read(rsrpSNR: signal.rsrpSNR, into: &context)
-        if extensionsVersion < 3, let serving = await servingLTECell() { Self.read(serving, into: &context) }
+        if let serving = await servingCells() { Self.read(serving, into: &context) }
         return context
     }
 
@@ -41,12 +41,22 @@ extension MBIMModem {
         coded <= 31 ? -113 + 2 * Int(coded) : nil
     }
 
-    /// MBIMEx v2 RSRP/SNR entries: the LTE one's RSRP (coded 0…126: -156…-31 dBm) and SNR
-    /// (0…127: -23…40 dB in halves), the 5G ones' as SS-RSRP and SS-SINR; 0xFFFFFFFF unknown.
+    /// A coded RSRP (0…126: -156…-31 dBm); nil above (0xFFFFFFFF unknown).
+    nonisolated static func decodedRSRP(_ coded: UInt32) -> Double? {
+        coded <= 126 ? Double(Int(coded) - 156) : nil
+    }
+
+    /// A coded SNR or SINR (0…127: -23…40 dB in halves); nil above (0xFFFFFFFF unknown).
+    nonisolated static func decodedSNR(_ coded: UInt32) -> Double? {
+        coded <= 127 ? -23 + Double(coded) / 2 : nil
+    }
+
+    /// MBIMEx v2 RSRP/SNR entries: the LTE one's RSRP and SNR, the 5G ones' as SS-RSRP and
+    /// SS-SINR.
     nonisolated static func read(rsrpSNR entries: [MbimRsrpSnrInfo], into context: inout RadioContext) {
         for entry in entries {
-            let rsrp = entry.rsrp <= 126 ? Double(Int(entry.rsrp) - 156) : nil
-            let snr = entry.snr <= 127 ? -23 + Double(entry.snr) / 2 : nil
+            let rsrp = decodedRSRP(entry.rsrp)
+            let snr = decodedSNR(entry.snr)
             let classes = entry.system_type
             if classes & UInt32(bitPattern: MBIM_DATA_CLASS_5G_NSA.rawValue | MBIM_DATA_CLASS_5G_SA.rawValue) != 0 {
                 context.ssRsrpDbm = rsrp ?? context.ssRsrpDbm
@@ -58,35 +68,68 @@ extension MBIMModem {
         }
     }
 
-    /// The serving LTE cell of Base Stations Info; nil when the modem does not support it or
-    /// reports none.
-    private func servingLTECell() async -> ServingLTECell? {
+    /// The serving cells of Base Stations Info (LTE, UMTS, and with MBIMEx v3 the NR ones); nil
+    /// when the modem does not support it.
+    private func servingCells() async -> ServingCells? {
         let operation = "query the base stations info"
+        let v3 = extensionsVersion >= 3
         do {
             guard
                 let response = try await command(
                     operation,
-                    mbim_message_ms_basic_connect_extensions_base_stations_info_query_new(0, 0, 0, 0, 0, nil),
+                    v3
+                        ? mbim_message_ms_basic_connect_extensions_v3_base_stations_info_query_new(
+                            0, 0, 0, 0, 0, 0, nil)
+                        : mbim_message_ms_basic_connect_extensions_base_stations_info_query_new(0, 0, 0, 0, 0, nil),
                     states: [MBIM_STATUS_ERROR_NO_DEVICE_SUPPORT])
             else { return nil }
             var lte: UnsafeMutablePointer<MbimCellInfoServingLte>?
-            defer { mbim_cell_info_serving_lte_free(lte) }
-            try parse(operation) { error in
-                mbim_message_ms_basic_connect_extensions_base_stations_info_response_parse(
-                    response.message, nil, nil, nil, nil, &lte, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, &error
-                )
+            var umts: UnsafeMutablePointer<MbimCellInfoServingUmts>?
+            var nrCount: UInt32 = 0
+            var nr: UnsafeMutablePointer<UnsafeMutablePointer<MbimCellInfoServingNr>?>?
+            defer {
+                mbim_cell_info_serving_lte_free(lte)
+                mbim_cell_info_serving_umts_free(umts)
+                mbim_cell_info_serving_nr_array_free(nr)
             }
-            guard let cell = lte?.pointee else { return nil }
-            return ServingLTECell(
-                cellID: cell.cell_id, earfcn: cell.earfcn, physicalCellID: cell.physical_cell_id, tac: cell.tac,
-                rsrp: cell.rsrp, rsrq: cell.rsrq)
+            try parse(operation) { error in
+                v3
+                    ? mbim_message_ms_basic_connect_extensions_v3_base_stations_info_response_parse(
+                        response.message, nil, nil, nil, &umts, nil, &lte, nil, nil, nil, nil, nil, nil, nil, nil,
+                        nil, nil, &nrCount, &nr, nil, nil, &error)
+                    : mbim_message_ms_basic_connect_extensions_base_stations_info_response_parse(
+                        response.message, nil, nil, &umts, nil, &lte, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil,
+                        &error)
+            }
+            return ServingCells(
+                lte: lte.map {
+                    ServingLTECell(
+                        cellID: $0.pointee.cell_id, earfcn: $0.pointee.earfcn,
+                        physicalCellID: $0.pointee.physical_cell_id, tac: $0.pointee.tac, rsrp: $0.pointee.rsrp,
+                        rsrq: $0.pointee.rsrq)
+                },
+                umts: umts.map {
+                    ServingUMTSCell(
+                        cellID: $0.pointee.cell_id, lac: $0.pointee.location_area_code, uarfcn: $0.pointee.uarfcn)
+                },
+                nr: (0 ..< Int(nrCount)).compactMap { nr?[$0]?.pointee }.map {
+                    ServingNRCell(
+                        nci: UInt64($0.nci), physicalCellID: $0.physical_cell_id, nrarfcn: $0.nrarfcn, tac: $0.tac,
+                        rsrp: $0.rsrp, sinr: $0.sinr)
+                })
         } catch {
             session.logger.debug("\(error.message)")
             return nil
         }
     }
 
-    /// Base Stations Info's serving LTE cell, its unknown values 0xFFFFFFFF.
+    /// Base Stations Info's serving cells, their unknown values all ones.
+    struct ServingCells: Equatable {
+        var lte: ServingLTECell?
+        var umts: ServingUMTSCell?
+        var nr: [ServingNRCell] = []
+    }
+
     struct ServingLTECell: Equatable {
         var cellID: UInt32
         var earfcn: UInt32
@@ -97,16 +140,50 @@ extension MBIMModem {
         var rsrq: Int32
     }
 
-    nonisolated static func read(_ cell: ServingLTECell, into context: inout RadioContext) {
+    struct ServingUMTSCell: Equatable {
+        var cellID: UInt32
+        var lac: UInt32
+        var uarfcn: UInt32
+    }
+
+    /// An NR serving cell: its RSRP and SINR coded as Signal State's RSRP/SNR entries.
+    struct ServingNRCell: Equatable {
+        var nci: UInt64
+        var physicalCellID: UInt32
+        var nrarfcn: UInt32
+        var tac: UInt32
+        var rsrp: UInt32
+        var sinr: UInt32
+    }
+
+    /// The serving cell of the registered technology: NR on 5G (its SS-RSRP and SS-SINR also on
+    /// LTE, the NR leg of a non-standalone 5G), LTE, UMTS.
+    nonisolated static func read(_ cells: ServingCells, into context: inout RadioContext) {
         let unknown = UInt32.max
-        if cell.cellID != unknown { context.cellID = UInt64(cell.cellID) }
-        if cell.tac != unknown { context.areaCode = Int(cell.tac) }
-        if cell.physicalCellID != unknown { context.physicalCellID = Int(cell.physicalCellID) }
-        if cell.earfcn != unknown {
-            context.channel = Int(cell.earfcn)
-            context.band = RadioContext.lteBand(earfcn: Int(cell.earfcn))
+        let nrLeg = cells.nr.first
+        if let nrLeg {
+            context.ssRsrpDbm = decodedRSRP(nrLeg.rsrp) ?? context.ssRsrpDbm
+            context.ssSinrDb = decodedSNR(nrLeg.sinr) ?? context.ssSinrDb
         }
-        if (-160 ... -30).contains(cell.rsrp) { context.rsrpDbm = Double(cell.rsrp) }
-        if (-35 ... 0).contains(cell.rsrq) { context.rsrqDb = Double(cell.rsrq) }
+        if let nr = nrLeg, context.accessTechnology == .nr5g {
+            if nr.nci != UInt64.max { context.cellID = nr.nci }
+            if nr.tac != unknown { context.areaCode = Int(nr.tac) }
+            if nr.physicalCellID != unknown { context.physicalCellID = Int(nr.physicalCellID) }
+            if nr.nrarfcn != unknown { context.channel = Int(nr.nrarfcn) }
+        } else if let cell = cells.lte {
+            if cell.cellID != unknown { context.cellID = UInt64(cell.cellID) }
+            if cell.tac != unknown { context.areaCode = Int(cell.tac) }
+            if cell.physicalCellID != unknown { context.physicalCellID = Int(cell.physicalCellID) }
+            if cell.earfcn != unknown {
+                context.channel = Int(cell.earfcn)
+                context.band = RadioContext.lteBand(earfcn: Int(cell.earfcn))
+            }
+            if (-160 ... -30).contains(cell.rsrp) { context.rsrpDbm = Double(cell.rsrp) }
+            if (-35 ... 0).contains(cell.rsrq) { context.rsrqDb = Double(cell.rsrq) }
+        } else if let cell = cells.umts {
+            if cell.cellID != unknown { context.cellID = UInt64(cell.cellID) }
+            if cell.lac != unknown { context.areaCode = Int(cell.lac) }
+            if cell.uarfcn != unknown { context.channel = Int(cell.uarfcn) }
+        }
     }
 }

@@ -25,7 +25,7 @@ extension MBIMFunction {
         case (.deviceSlotMappings, false): return (.success, slotMappingsInfo())
         case (.deviceSlotMappings, true): return setSlotMappings(info)
         case (.slotInfoStatus, false): return slotInfoStatus(info)
-        case (.baseStationsInfo, false) where extensions < .v3: return (.success, baseStationsInfo())
+        case (.baseStationsInfo, false): return (.success, baseStationsInfo())
         default: return (.noDeviceSupport, [])
         }
     }
@@ -79,13 +79,15 @@ extension MBIMFunction {
         return b.build()
     }
 
-    /// Base Stations Info in its MBIMEx v1/v2 layout: the system type, the serving LTE cell
-    /// (while registered on one), no other serving cell and empty neighbour lists.
+    /// Base Stations Info in the negotiated layout: the system type (MBIMEx v3: and subtype,
+    /// none), the serving LTE cell (while registered on one), no other serving cell and empty
+    /// neighbour lists (MBIMEx v3: and empty NR serving and neighbour lists).
     private func baseStationsInfo() -> [UInt8] {
         let cell = state.servingCell
         let network = state.network
         var b = MBIMInfoBuilder()
         b.u32(state.isRegistered ? cell.rat.mbimDataClass : 0)
+        if extensions >= .v3 { b.u32(0) }  // system subtype: none
         b.structure([])  // GSM serving cell
         b.structure([])  // UMTS serving cell
         b.structure([])  // TD-SCDMA serving cell
@@ -103,7 +105,8 @@ extension MBIMFunction {
         } else {
             b.structure([])
         }
-        for _ in 0 ..< 5 { b.structure([0, 0, 0, 0]) }  // GSM, UMTS, TD-SCDMA, LTE neighbours, CDMA cells: none
+        // GSM, UMTS, TD-SCDMA, LTE neighbours, CDMA cells (MBIMEx v3: NR serving and neighbour cells): none
+        for _ in 0 ..< (extensions >= .v3 ? 7 : 5) { b.structure([0, 0, 0, 0]) }
         return b.build()
     }
 

@@ -43,6 +43,18 @@ final class SIMSlots: Sendable {
     func set(_ n: Int, _ sim: SimulatedSIM?) { slots.withLock { $0[n] = sim } }
 }
 
+/// The cell each modem of a running world camps on (its index in the modem's `network.cells`), as
+/// handovers and resets leave it: the fake API tells a device's operator by it. Thread-safe.
+final class ServingCells: Sendable {
+    private let cells: Mutex<[Int]>
+
+    init(modems: Int) { cells = Mutex(Array(repeating: 0, count: modems)) }
+
+    func cell(_ n: Int) -> Int { cells.withLock { $0.indices.contains(n) ? $0[n] : 0 } }
+
+    func set(_ n: Int, _ cell: Int) { cells.withLock { if $0.indices.contains(n) { $0[n] = cell } } }
+}
+
 /// The control requests that make the world's modems undergo lifecycle events
 /// (docs/simulator.md "Lifecycle events"). Main thread only.
 extension RunningWorld {
@@ -83,6 +95,7 @@ extension RunningWorld {
                 throw CellpathError(
                     .usage, "handover: modem \(n)'s network has cells 0 to \(device.modem.network.cells.count - 1)")
             }
+            servingCells.set(n, cell)
             log("modem \(n): handed over to cell \(cell)")
         case .suspend: try suspend(dataPlane: dataPlane)
         case .resume: try resume()
@@ -102,13 +115,14 @@ extension RunningWorld {
                 case .swapSIM: .swapSIM
                 case .removeSIM: .removeSIM
                 case .reportDNS: .reportDNS
+                case .handover: .handover
                 case .suspend: .suspend
                 case .resume: .resume
                 }
             let request = ControlRequest(
                 command: command, modem: event.modem, renumber: event.renumber,
                 slowMs: event.slowMs, slowSeconds: event.slowSeconds, sim: identity,
-                dnsServers: event.dnsServers)
+                dnsServers: event.dnsServers, cell: event.cell)
             log("scenario event at \(event.atSeconds) s: \(event.event.rawValue)")
             do {
                 try handleEvent(request, dataPlane: dataPlane)
@@ -160,6 +174,7 @@ extension RunningWorld {
         func describe(_ names: SimulatedModemDevice.KernelNames) -> String {
             "\(names.controlPort ?? "no control port")/\(names.interface ?? "no net device")"
         }
+        servingCells.set(n, 0)
         log("modem \(n): reset, \(describe(old)) re-enumerated as \(describe(new))")
     }
 

@@ -102,6 +102,8 @@ final class RunningWorld {
     private(set) var dataPlane: DataPlane?
     /// The SIM in each modem now (hot-swaps change it); the carrier identifies subscribers by it.
     let sims: SIMSlots
+    /// The cell each modem camps on now (handovers change it); the fake API tells operators by it.
+    let servingCells: ServingCells
     /// Between a `suspend` and its `resume`.
     var suspended = false
     /// The scenario's events not fired yet, earliest first, and when the world came up.
@@ -120,6 +122,7 @@ final class RunningWorld {
         self.run = run
         self.services = services
         sims = SIMSlots(scenario.modems)
+        servingCells = ServingCells(modems: scenario.modems.count)
     }
 
     /// Builds the world in order: namespaces, TUN devices + relay, links and routes, TLS,
@@ -154,7 +157,7 @@ final class RunningWorld {
             scenario: scenario, topology: topology, run: run,
             subscribers: WorldDirectory(
                 scenario: scenario, dataPlane: dataPlane,
-                sims: sims),
+                sims: sims, servingCells: servingCells),
             dataPlane: dataPlane)
         for service in services {
             startedServices.append(service)
@@ -323,7 +326,8 @@ final class RunningWorld {
                     interface: dataPlane?.modemInterface(n) ?? topology.modemInterface(n),
                     radioInterface: topology.radioInterface(n),
                     sim: sims.sim(n).map { SIMIdentity(iccid: $0.iccid, imsi: $0.imsi, msisdn: $0.msisdn) },
-                    operatorID: modem.network.operatorID, operatorName: modem.network.operatorName,
+                    operatorID: modem.network.serving(cell: servingCells.cell(n)).operatorID,
+                    operatorName: modem.network.serving(cell: servingCells.cell(n)).operatorName,
                     radio: control.radio, registration: control.registration, roaming: control.roaming,
                     pin: control.pin, pinAttemptsLeft: control.pinAttemptsLeft,
                     controlPort: (controlSource?.device(modem: n)?.controlPortName
@@ -372,11 +376,12 @@ final class RunningWorld {
 }
 
 /// The subscriber directory of a running world: a SIM holds the bearer address of its modem
-/// while that modem's bearer is connected. Thread-safe.
+/// while that modem's bearer is connected, on the network of the cell it camps on. Thread-safe.
 struct WorldDirectory: SubscriberDirectory {
     let scenario: Scenario
     let dataPlane: DataPlane
     let sims: SIMSlots
+    let servingCells: ServingCells
 
     func subscriber(holding address: String) -> SimulatedSIM? {
         dataPlane.modem(holding: address).flatMap { sims.sim($0) }
@@ -387,6 +392,6 @@ struct WorldDirectory: SubscriberDirectory {
     }
 
     func network(holding address: String) -> SimulatedNetwork? {
-        dataPlane.modem(holding: address).map { scenario.modems[$0].network }
+        dataPlane.modem(holding: address).map { scenario.modems[$0].network.serving(cell: servingCells.cell($0)) }
     }
 }
