@@ -144,10 +144,12 @@ public struct BearerBringUp: Sendable {
         }
 
         // The first reads go out together: one round trip when all is well. What a later step
-        // changes (the PIN, the radio) is read again.
+        // changes (the PIN, the radio) is read again. The IMEI, the record's second identity,
+        // goes with them: read later, it was a round trip of its own (four for QMI).
         let seen = follower.count
         await backend.expect(request.settings.ipType)
         async let simRead = Self.result { () async throws(ModemError) in try await backend.simState() }
+        async let imeiRead = Self.result { () async throws(ModemError) in try await backend.identity().imei }
         async let radioRead = Self.result { () async throws(ModemError) in try await backend.radio() }
         async let registrationRead = Self.result { () async throws(ModemError) in try await backend.registration() }
         async let packetServiceRead = Self.result { () async throws(ModemError) in try await backend.packetService() }
@@ -192,8 +194,8 @@ public struct BearerBringUp: Sendable {
             if let prepared, let muxID = prepared.muxID { changes.append(.mux(muxID, master: master)) }
             interface = prepared?.interface ?? master
         }
-        // The IMEI, the record's second identity, read before the check clients go back.
-        let imei = try? await backend.identity().imei
+        // The IMEI's answer, awaited before the check clients go back.
+        let imei = try? await imeiRead.get()
         // What only the checks needed goes back while the bearer connects (QMI: not at the end).
         async let checkClientsReleased: Void = backend.releaseCheckClients()
 

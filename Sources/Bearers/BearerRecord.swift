@@ -203,6 +203,8 @@ public struct BearerRecords: Sendable {
         return record
     }
 
+    /// Writes `record`, replacing the modem's one. Not synced to the disk: it describes the
+    /// interface's configuration and the modem's call, which a reboot undoes as well.
     public func save(_ record: BearerRecord) throws(CellpathError) {
         let data: Data
         do {
@@ -213,7 +215,8 @@ public struct BearerRecords: Sendable {
         try prepareDirectory()
         do throws(SystemError) {
             try FileSystem.write(
-                Array(data), to: record.device.map { path(device: $0) } ?? legacyPath(record.controlPort), mode: 0o600)
+                Array(data), to: record.device.map { path(device: $0) } ?? legacyPath(record.controlPort), mode: 0o600,
+                durability: .untilReboot)
         } catch {
             throw CellpathError(
                 error.code == EACCES || error.code == EPERM ? .permission : .cannotCreate,

@@ -98,7 +98,7 @@ extension BearerUpCommand {
 
     /// The bearer's settings from the options; reads the password.
     package static func settings(_ options: Options, _ context: CommandContext) throws -> BearerSettings {
-        let ipType = try ConfigurationOptions.resolvedIPType(options.ipType, context)
+        let addressing = try ConfigurationOptions.bearerAddressing(apn: options.apn, ipType: options.ipType, context)
         var password: String?
         if let file = options.passwordFile {
             password = try secret(file, what: "the password file", as: context.caller)
@@ -112,7 +112,7 @@ extension BearerUpCommand {
                 command: context.command)
         }
         return BearerSettings(
-            apn: try ConfigurationOptions.accessPointName(options.apn, context), ipType: ipType,
+            apn: addressing.apn, ipType: addressing.ipType,
             authentication: authentication, user: options.user, password: password)
     }
 

@@ -40,9 +40,8 @@ extension FetchCommand {
     ) throws -> any CellularPathProvider {
         try checkModemPath(interfacePath, command: context.command)
         // Bringing the bearer up is bounded as `bearer up` is by default (fetch's --timeout is the chain's).
-        let settings = BearerSettings(
-            apn: try ConfigurationOptions.accessPointName(path.apn, context),
-            ipType: try ConfigurationOptions.resolvedIPType(ipType, context))
+        let addressing = try ConfigurationOptions.bearerAddressing(apn: path.apn, ipType: ipType, context)
+        let settings = BearerSettings(apn: addressing.apn, ipType: addressing.ipType)
         let options = ModemPathProvider.Options(
             settings: settings,
             access: BearerCommand.access(

@@ -20,9 +20,15 @@ public enum ModemManagerService {
     private static var running: Bool?
 
     /// Whether ModemManager runs: `org.freedesktop.ModemManager1` has an owner on the system bus
-    /// (asked once per process). No bus, or no answer within `timeout`, is no ModemManager.
+    /// (asked once per process). No bus, or no answer within `timeout`, is no ModemManager; a
+    /// bus whose socket file is missing is not asked.
     public static func isRunning(timeout: Duration = .seconds(2), logger: Logger) async -> Bool {
         if let running { return running }
+        if let socket = SystemBusAddress(environment: ProcessEnvironment.current()).missingSocket {
+            logger.debug("ModemManager does not run: no system bus (\(socket) is missing)")
+            running = false
+            return false
+        }
         let session = ModemManagerSession(modem: "", timeout: timeout, logger: logger)
         let found: Bool
         do {

@@ -35,10 +35,22 @@ public enum FileSystem {
         (try? read(path)).map { String(decoding: $0, as: UTF8.self) }
     }
 
+    /// How long a written file must outlast its writer.
+    public enum Durability: Sendable {
+        /// Synced before and after the rename: the file survives a crash of the machine.
+        case synced
+        /// Renamed without syncing: the file survives a crash of its writer (the kernel holds
+        /// it), not necessarily one of the machine. For runtime state (under /run) that
+        /// describes what a reboot undoes anyway, such as the bearer records: a sync there
+        /// costs a disk write wherever /run is not a tmpfs.
+        case untilReboot
+    }
+
     /// Replaces the file at `path` with `bytes`: the one way cellpath writes a file. The bytes go
     /// to a new file of a random name in the same directory (created exclusively, never through
-    /// a symbolic link, with exactly `mode`), which is synced and renamed over `path`, and the
-    /// directory synced: a reader sees the old file or the new one, never half of one. Refused:
+    /// a symbolic link, with exactly `mode`), which is renamed over `path` (synced before and
+    /// after, unless `durability` is `.untilReboot`): a reader sees the old file or the new
+    /// one, never half of one. Refused:
     /// a `path` that is a symbolic link (never followed) or not a regular file; when writing as
     /// root, a directory that another user could change (`FileSystem.onlyRootCanChange` for
     /// the directories above it; the directory itself owned by root and writable by no one
@@ -46,7 +58,7 @@ public enum FileSystem {
     /// process's) is who creates the file, e.g. the caller of a privileged process.
     public static func write(
         _ bytes: some Collection<UInt8>, to path: String, mode: mode_t = 0o644,
-        as identity: FileIdentity? = nil
+        as identity: FileIdentity? = nil, durability: Durability = .synced
     ) throws(SystemError) {
         let writer = identity ?? .effective
         try writer.perform { () throws(SystemError) in
@@ -55,7 +67,7 @@ public enum FileSystem {
             do throws(SystemError) {
                 guard fchmod(file.rawValue, mode) == 0 else { throw SystemError("chmod") }
                 try IO.writeAll(file.rawValue, bytes)
-                guard fsync(file.rawValue) == 0 else { throw SystemError("fsync") }
+                guard durability == .untilReboot || fsync(file.rawValue) == 0 else { throw SystemError("fsync") }
                 file.close()
                 guard
                     renameat(directory.descriptor.rawValue, temporary, directory.descriptor.rawValue, directory.name)
@@ -67,7 +79,7 @@ public enum FileSystem {
                 unlinkat(directory.descriptor.rawValue, temporary, 0)
                 throw SystemError("write \(path)", code: error.code)
             }
-            _ = fsync(directory.descriptor.rawValue)
+            if durability == .synced { _ = fsync(directory.descriptor.rawValue) }
         }
     }
 

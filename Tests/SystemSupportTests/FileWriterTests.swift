@@ -69,26 +69,31 @@ import Testing
         #expect(!isSymbolicLink("\(dir)/record.json"))
     }
 
-    @Test func theFileGetsExactlyTheModeGivenWhateverTheUmask() throws {
+    /// Both durabilities: runtime state written unsynced is replaced the same way.
+    private static let durabilities: [FileSystem.Durability] = [.synced, .untilReboot]
+
+    @Test(arguments: durabilities)
+    func theFileGetsExactlyTheModeGivenWhateverTheUmask(_ durability: FileSystem.Durability) throws {
         let dir = try TemporaryDirectory.make("cellpath-writer")
         defer { FileSystem.removeTree(dir) }
         let previous = umask(0o077)
         defer { umask(previous) }
-        try FileSystem.write("metrics\n", to: "\(dir)/cellpath.prom", mode: 0o644)
+        try FileSystem.write(Array("metrics\n".utf8), to: "\(dir)/cellpath.prom", mode: 0o644, durability: durability)
         var info = stat()
         #expect(stat("\(dir)/cellpath.prom", &info) == 0 && info.st_mode & 0o7777 == 0o644)
-        try FileSystem.write("secret\n", to: "\(dir)/cellpath.prom", mode: 0o600)
+        try FileSystem.write(Array("secret\n".utf8), to: "\(dir)/cellpath.prom", mode: 0o600, durability: durability)
         #expect(stat("\(dir)/cellpath.prom", &info) == 0 && info.st_mode & 0o7777 == 0o600)
     }
 
-    @Test func theOldFileIsReplacedWholeNotRewritten() throws {
+    @Test(arguments: durabilities)
+    func theOldFileIsReplacedWholeNotRewritten(_ durability: FileSystem.Durability) throws {
         let dir = try TemporaryDirectory.make("cellpath-writer")
         defer { FileSystem.removeTree(dir) }
         try FileSystem.write("old\n", to: "\(dir)/record.json")
         // A hard link and an open descriptor keep seeing the old file: the new one is another inode.
         #expect(link("\(dir)/record.json", "\(dir)/old-copy") == 0)
         let reader = try FileDescriptor.open("\(dir)/record.json", O_RDONLY)
-        try FileSystem.write("new\n", to: "\(dir)/record.json")
+        try FileSystem.write(Array("new\n".utf8), to: "\(dir)/record.json", durability: durability)
         #expect(text("\(dir)/record.json") == "new\n")
         #expect(text("\(dir)/old-copy") == "old\n")
         #expect(String(decoding: try IO.readAll(reader.rawValue), as: UTF8.self) == "old\n")

@@ -88,7 +88,7 @@ package enum ConfigurationOptions {
     ) throws -> EffectiveConfiguration {
         var flags: [String: String] = [:]
         for setting in options.declarations(of: SettingOption.self) {
-            // An empty --apn is no value: it asks for the modem's provisioned context (`accessPointName`).
+            // An empty --apn is no value: it asks for the modem's provisioned context (`bearerAddressing`).
             if let value = setting.wrappedValue, !(value.isEmpty && setting.flag == .apn) {
                 flags[setting.flag.rawValue] = value
             }
@@ -100,13 +100,20 @@ package enum ConfigurationOptions {
         return configuration
     }
 
-    /// The APN of a bearer that a command brings up: its `--apn` (`given`; an empty one: the
-    /// modem's provisioned context), else the configuration's `modem.apn` (`CELLPATH_APN`, the
-    /// files), else nil (the provisioned context). Loads the configuration without logging its warnings.
-    package static func accessPointName(_ given: String?, _ context: CommandContext) throws -> String? {
-        if given?.isEmpty == true { return nil }
-        let flags = given.map { [ConfigurationFlag.apn.rawValue: $0] } ?? [:]
-        return try ConfigurationLoader(environment: context.environment, flags: flags).load().apn
+    /// The APN and address families of a bearer that a command brings up, from one load of
+    /// the configuration (without logging its warnings). The APN: `given` (`--apn`; an empty
+    /// one: the modem's provisioned context, nil), else the configuration's `modem.apn`
+    /// (`CELLPATH_APN`, the files), else nil (the provisioned context). The address families:
+    /// `ipType` (`--ip-type`), else as `resolvedIPType` reads them.
+    package static func bearerAddressing(
+        apn given: String?, ipType: BearerIPType?, _ context: CommandContext
+    ) throws -> (apn: String?, ipType: BearerIPType) {
+        let provisioned = given?.isEmpty == true
+        if provisioned, let ipType { return (nil, ipType) }
+        let flags = given.flatMap { $0.isEmpty ? nil : [ConfigurationFlag.apn.rawValue: $0] } ?? [:]
+        let configuration = try ConfigurationLoader(environment: context.environment, flags: flags).load()
+        let families = try ipType ?? configuration.ipType
+        return (provisioned ? nil : try configuration.apn, families)
     }
 
     /// `--ip-type ipv4|ipv6|ipv4v6`, the one vocabulary of address families of every command

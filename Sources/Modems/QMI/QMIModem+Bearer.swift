@@ -84,15 +84,25 @@ extension QMIModem {
         case .ipv4v6:
             // Dual stack is two calls, one per family on its own client, as real QMI modems do;
             // the network may grant one family only (3GPP causes 50/51), which is no failure.
+            // The IPv6 client is made ready (allocated, its IP family set) while the IPv4 call
+            // starts; left unused, it is released on close as the others are.
+            async let ipv6ClientReady = ModemResult.of { @GLibActor () async throws(ModemError) in
+                _ = try await self.ipv6WDSClient()
+            }
             let v4: Result<(clientID: Int, handle: UInt32), ModemError>,
                 v6: Result<(clientID: Int, handle: UInt32), ModemError>
             do throws(ModemError) {
                 v4 = .success(try await startCall(operation, settings, authentication, ipv6: false))
             } catch {
-                if error.layer == .transport || error.kind == .cancelled { throw error }
+                if error.layer == .transport || error.kind == .cancelled {
+                    _ = await ipv6ClientReady
+                    throw error
+                }
                 v4 = .failure(error)
             }
+            let ipv6Client = await ipv6ClientReady
             do throws(ModemError) {
+                try ipv6Client.get()
                 v6 = .success(try await startCall(operation, settings, authentication, ipv6: true))
             } catch {
                 v6 = .failure(error)

@@ -175,52 +175,69 @@ final class QMIModem: ModemBackend {
 
     // MARK: Reads
 
+    /// The four DMS reads go out together: one round trip.
     func identity() async throws(ModemError) -> ModemIdentity {
-        let ids = try await request(
-            "get the device IDs", QMI_SERVICE_DMS,
-            start: { client, timeout, call in
-                qmi_client_dms_get_ids(
-                    cqmi_client_dms(client), nil, timeout, call.cancellable, call.callback, call.userData)
-            },
-            finish: { client, result, error in qmi_client_dms_get_ids_finish(cqmi_client_dms(client), result, error) },
-            result: qmi_message_dms_get_ids_output_get_result, unref: qmi_message_dms_get_ids_output_unref)!
-        let manufacturer = try await request(
-            "get the manufacturer", QMI_SERVICE_DMS,
-            start: { client, timeout, call in
-                qmi_client_dms_get_manufacturer(
-                    cqmi_client_dms(client), nil, timeout, call.cancellable, call.callback, call.userData)
-            },
-            finish: { client, result, error in
-                qmi_client_dms_get_manufacturer_finish(cqmi_client_dms(client), result, error)
-            },
-            result: qmi_message_dms_get_manufacturer_output_get_result,
-            unref: qmi_message_dms_get_manufacturer_output_unref)!
-        let model = try await request(
-            "get the model", QMI_SERVICE_DMS,
-            start: { client, timeout, call in
-                qmi_client_dms_get_model(
-                    cqmi_client_dms(client), nil, timeout, call.cancellable, call.callback, call.userData)
-            },
-            finish: { client, result, error in qmi_client_dms_get_model_finish(cqmi_client_dms(client), result, error)
-            },
-            result: qmi_message_dms_get_model_output_get_result, unref: qmi_message_dms_get_model_output_unref)!
-        let revision = try await request(
-            "get the revision", QMI_SERVICE_DMS,
-            start: { client, timeout, call in
-                qmi_client_dms_get_revision(
-                    cqmi_client_dms(client), nil, timeout, call.cancellable, call.callback, call.userData)
-            },
-            finish: { client, result, error in
-                qmi_client_dms_get_revision_finish(cqmi_client_dms(client), result, error)
-            },
-            result: qmi_message_dms_get_revision_output_get_result, unref: qmi_message_dms_get_revision_output_unref)!
-        return ModemIdentity(
-            manufacturer: manufacturer.string {
+        async let imei = ModemResult.of { @GLibActor () async throws(ModemError) in
+            let ids = try await self.request(
+                "get the device IDs", QMI_SERVICE_DMS,
+                start: { client, timeout, call in
+                    qmi_client_dms_get_ids(
+                        cqmi_client_dms(client), nil, timeout, call.cancellable, call.callback, call.userData)
+                },
+                finish: { client, result, error in
+                    qmi_client_dms_get_ids_finish(cqmi_client_dms(client), result, error)
+                },
+                result: qmi_message_dms_get_ids_output_get_result, unref: qmi_message_dms_get_ids_output_unref)!
+            return ids.string { qmi_message_dms_get_ids_output_get_imei(ids.pointer, $0, nil) }
+        }
+        async let manufacturer = ModemResult.of { @GLibActor () async throws(ModemError) in
+            let manufacturer = try await self.request(
+                "get the manufacturer", QMI_SERVICE_DMS,
+                start: { client, timeout, call in
+                    qmi_client_dms_get_manufacturer(
+                        cqmi_client_dms(client), nil, timeout, call.cancellable, call.callback, call.userData)
+                },
+                finish: { client, result, error in
+                    qmi_client_dms_get_manufacturer_finish(cqmi_client_dms(client), result, error)
+                },
+                result: qmi_message_dms_get_manufacturer_output_get_result,
+                unref: qmi_message_dms_get_manufacturer_output_unref)!
+            return manufacturer.string {
                 qmi_message_dms_get_manufacturer_output_get_manufacturer(manufacturer.pointer, $0, nil)
-            },
-            model: model.string { qmi_message_dms_get_model_output_get_model(model.pointer, $0, nil) },
-            firmware: revision.string { qmi_message_dms_get_revision_output_get_revision(revision.pointer, $0, nil) },
-            imei: ids.string { qmi_message_dms_get_ids_output_get_imei(ids.pointer, $0, nil) })
+            }
+        }
+        async let model = ModemResult.of { @GLibActor () async throws(ModemError) in
+            let model = try await self.request(
+                "get the model", QMI_SERVICE_DMS,
+                start: { client, timeout, call in
+                    qmi_client_dms_get_model(
+                        cqmi_client_dms(client), nil, timeout, call.cancellable, call.callback, call.userData)
+                },
+                finish: { client, result, error in
+                    qmi_client_dms_get_model_finish(cqmi_client_dms(client), result, error)
+                },
+                result: qmi_message_dms_get_model_output_get_result, unref: qmi_message_dms_get_model_output_unref)!
+            return model.string { qmi_message_dms_get_model_output_get_model(model.pointer, $0, nil) }
+        }
+        async let firmware = ModemResult.of { @GLibActor () async throws(ModemError) in
+            let revision = try await self.request(
+                "get the revision", QMI_SERVICE_DMS,
+                start: { client, timeout, call in
+                    qmi_client_dms_get_revision(
+                        cqmi_client_dms(client), nil, timeout, call.cancellable, call.callback, call.userData)
+                },
+                finish: { client, result, error in
+                    qmi_client_dms_get_revision_finish(cqmi_client_dms(client), result, error)
+                },
+                result: qmi_message_dms_get_revision_output_get_result,
+                unref: qmi_message_dms_get_revision_output_unref)!
+            return revision.string { qmi_message_dms_get_revision_output_get_revision(revision.pointer, $0, nil) }
+        }
+        // The first failure in the order they were read one after the other before.
+        let ids = await imei, made = await manufacturer, named = await model, revision = await firmware
+        let imeiText = try ids.get()
+        return ModemIdentity(
+            manufacturer: try made.get(), model: try named.get(), firmware: try revision.get(), imei: imeiText)
     }
 
     func sim() async throws(ModemError) -> SIMStatus {
@@ -524,14 +541,30 @@ final class QMIModem: ModemBackend {
         }
     }
 
-    /// The IPv4 settings from the WDS client (whose IP family is the default, IPv4), then, when
-    /// IPv6 is expected or the call has no IPv4, the IPv6 settings from the IPv6 client.
+    /// The IPv4 settings from the WDS client (whose IP family is the default, IPv4) and, when
+    /// IPv6 is expected, the IPv6 settings from the IPv6 client, asked together (one round
+    /// trip); when it is not, the IPv6 settings only if the call has no IPv4.
     private func readSettings(into bearer: inout BearerStatus) async throws(ModemError) {
-        let general = try await client(QMI_SERVICE_WDS)
-        try await readSettings(on: general, into: &bearer)
-        guard expectsIPv6 || bearer.ipv4Address == nil else { return }
         var ipv6 = BearerStatus(state: .connected)
-        try await readSettings(on: try await ipv6WDSClient(), into: &ipv6)
+        if expectsIPv6 {
+            async let ipv4Read = ModemResult.of { @GLibActor () async throws(ModemError) in
+                var ipv4 = BearerStatus(state: .connected)
+                try await self.readSettings(on: try await self.client(QMI_SERVICE_WDS), into: &ipv4)
+                return ipv4
+            }
+            async let ipv6Read = ModemResult.of { @GLibActor () async throws(ModemError) in
+                var ipv6 = BearerStatus(state: .connected)
+                try await self.readSettings(on: try await self.ipv6WDSClient(), into: &ipv6)
+                return ipv6
+            }
+            let ipv4 = await ipv4Read, ipv6Status = await ipv6Read
+            bearer = try ipv4.get()
+            ipv6 = try ipv6Status.get()
+        } else {
+            try await readSettings(on: try await client(QMI_SERVICE_WDS), into: &bearer)
+            guard bearer.ipv4Address == nil else { return }
+            try await readSettings(on: try await ipv6WDSClient(), into: &ipv6)
+        }
         guard ipv6.ipv6Address != nil else { return }
         bearer.ipv6Address = ipv6.ipv6Address
         bearer.ipv6PrefixLength = ipv6.ipv6PrefixLength
