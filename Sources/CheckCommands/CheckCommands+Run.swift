@@ -31,11 +31,11 @@ extension CheckCommands {
         let check = try checkOptions(
             apiVersion: options.apiVersion, redirectURL: nil, referenceID: nil,
             command: context.command)
-        try checkMetricsFile(options.field, context)
+        try checkFieldOptions(options.field, context)
         let backend = try makeBackend(options.backend, configuration, context)
         let progress: @Sendable (String) -> Void = { context.progress.step($0) }
         let runs = options.field.repeatCount
-        let fieldMode = runs > 1 || options.field.metricsFile != nil
+        let fieldMode = runs > 1 || options.field.entersFieldMode
 
         let number = try phoneNumber(
             options.phone, .simCheck, regionGiven: options.region != nil, configuration,
@@ -78,11 +78,11 @@ extension CheckCommands {
         let check = try checkOptions(
             apiVersion: options.apiVersion, redirectURL: options.redirectURL,
             referenceID: options.referenceID, command: context.command)
-        try checkMetricsFile(options.field, context)
+        try checkFieldOptions(options.field, context)
         let target = try makeTarget(configuration)
         let progress: @Sendable (String) -> Void = { context.progress.step($0) }
         let runs = options.field.repeatCount
-        let fieldMode = runs > 1 || options.field.metricsFile != nil
+        let fieldMode = runs > 1 || options.field.entersFieldMode
 
         let request = try checkURLRequest(
             allowDowngrade: options.allowDowngrade, maxHops: options.maxHops,
@@ -115,12 +115,28 @@ extension CheckCommands {
         return try await field(product, runs, options.field, context).run(prepared)
     }
 
+    /// The field run of `product`: its records file opened (and read, to resume a run).
     private static func field(
         _ product: CheckProduct, _ runs: Int, _ field: FieldOptions,
         _ context: CommandContext
-    ) -> FieldRun {
-        FieldRun(
-            product: product, runs: runs, interval: field.interval, metricsFile: field.metricsFile, context: context)
+    ) throws -> FieldRun {
+        var recording = FieldRun.Recording(position: field.position)
+        if let path = field.recordsFile {
+            let (file, resumed) = try FieldRecordsFile.open(
+                path, resume: field.resume, disclosure: context.global.disclosure, as: context.caller,
+                logger: context.logger)
+            recording.file = file
+            if let resumed {
+                recording.runID = resumed.runID
+                recording.lastRun = resumed.lastRun
+                context.logger.info("resuming run \(resumed.runID): \(resumed.records) runs recorded in \(path)")
+            } else if field.resume {
+                context.logger.info("\(path) holds no run to resume: run \(recording.runID) starts")
+            }
+        }
+        return FieldRun(
+            product: product, runs: runs, interval: field.interval, metricsFile: field.metricsFile,
+            recording: recording, context: context)
     }
 
     /// A modem to run checks on: the number checked there and the path provider of its bearer.

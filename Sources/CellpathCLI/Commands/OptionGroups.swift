@@ -1,3 +1,4 @@
+import CellpathCore
 import CommandLineKit
 
 /// `-m/--modem INDEX|IMEI|ICCID|PORT`: the one way every command that needs a modem names it
@@ -137,6 +138,42 @@ package struct FieldOptions: CommandOptions {
         "metrics-file", "path",
         help: "Write the runs' summary in Prometheus text format to this file (atomically), for node_exporter.")
     package var metricsFile: String?
+    @Option(
+        "records-file", "path",
+        help: """
+            Append each run's JSON line, with the run's id, to this file (one whole line per run, synced before \
+            the next run).
+            """)
+    package var recordsFile: String?
+    @Flag(
+        "resume",
+        help: """
+            Continue the last run of --records-file: same run id, its count continued up to --repeat (a new run \
+            when the file holds none).
+            """)
+    package var resume: Bool
+    @Option(
+        "position", "lat,lon",
+        help: "Record this position (decimal degrees, e.g. 51.5072,-0.1276) with each run.", .position)
+    package var position: GeoPosition?
 
     package init() {}
+
+    /// Whether even a single run is field mode (its JSON line and the summary): a metrics or
+    /// records file, or a position to record.
+    package var entersFieldMode: Bool { metricsFile != nil || recordsFile != nil || position != nil }
+}
+
+extension ValueConversion where Value == GeoPosition {
+    /// `LAT,LON` in decimal degrees, within the globe's ranges.
+    package static var position: ValueConversion {
+        ValueConversion { text throws(InvalidOptionValue) in
+            guard let position = GeoPosition(parsing: text) else {
+                throw InvalidOptionValue(
+                    noun: "position",
+                    expectation: "latitude,longitude in decimal degrees (-90 to 90, -180 to 180), e.g. 51.5072,-0.1276")
+            }
+            return position
+        }
+    }
 }
