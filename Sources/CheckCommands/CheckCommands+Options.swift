@@ -76,7 +76,8 @@ extension CheckCommands {
             try OutputFile.checkWritable(metrics, option: "--metrics-file", as: context.caller)
         }
         if field.resume && field.recordsFile == nil {
-            throw UsageError("'--resume' needs '--records-file': the run to resume is read from it", command: context.command)
+            throw UsageError(
+                "'--resume' needs '--records-file': the run to resume is read from it", command: context.command)
         }
     }
 

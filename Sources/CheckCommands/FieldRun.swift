@@ -117,7 +117,8 @@ package struct FieldRun {
         let disclosure = context.global.disclosure
         let first = (recording.lastRun[lane.modem] ?? 0) + 1
         guard first <= runs else {
-            context.logger.info("\(lane.modem.map { "modem \($0)" } ?? "this modem"): all \(runs) runs recorded already")
+            context.logger.info(
+                "\(lane.modem.map { "modem \($0)" } ?? "this modem"): all \(runs) runs recorded already")
             return
         }
         for index in first ... runs {

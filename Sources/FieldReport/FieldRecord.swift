@@ -86,7 +86,8 @@ extension FieldRecord {
         let outcome = json[string: "outcome"]
         return .check(
             FieldRecord(
-                product: product, runID: json[string: "run_id"], modem: json["modem"]?.intValue, run: json["run"]?.intValue,
+                product: product, runID: json[string: "run_id"], modem: json["modem"]?.intValue,
+                run: json["run"]?.intValue,
                 startedAt: json["started_at"]?.number ?? hops?.first?["started_at"]?.number,
                 phoneNumber: json[string: "phone_number"], outcome: outcome,
                 failure: outcome != nil ? nil : json[string: "failure"] ?? "unknown",

@@ -29,7 +29,9 @@ import Testing
         #expect(try Self.field(["phone-check", "+447940448591"])?.entersFieldMode == false)
     }
 
-    @Test(arguments: ["91,0", "0,180.5", "-90.1,0", "nan,0", "inf,0", "1e3,0", "0x1p3,0", "51.5", "51.5,-0.1,3", ",", "a,b", ""])
+    @Test(arguments: [
+        "91,0", "0,180.5", "-90.1,0", "nan,0", "inf,0", "1e3,0", "0x1p3,0", "51.5", "51.5,-0.1,3", ",", "a,b", ""
+    ])
     func aPositionThatCannotBeIsRefused(text: String) {
         #expect(
             throws: UsageError(

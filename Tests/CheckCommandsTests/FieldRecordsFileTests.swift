@@ -1,7 +1,7 @@
 import CellpathCore
 import SystemSupport
-import Testing
 import TestSupport
+import Testing
 import Workflow
 
 @testable import CellpathCLI
@@ -35,7 +35,9 @@ import Workflow
         return try text.split(separator: "\n").map { JSONValue(node: try StrictJSONParser.parse(Array($0.utf8))) }
     }
 
-    private static func run(_ path: String, runs: Int, resume: Bool, position: GeoPosition? = nil) async throws
+    private static func run(
+        _ path: String, runs: Int, resume: Bool, position: GeoPosition? = nil
+    ) async throws
         -> CommandOutcome
     {
         let (file, resumed) = try FieldRecordsFile.open(
