@@ -10,7 +10,7 @@ import SystemSupport
 final class FieldRecordsFile: Sendable {
     /// Where an earlier run stopped: its id and, per lane (the record's `modem`, nil when the
     /// runs named none), the highest run number recorded.
-    struct Resumption: Equatable {
+    struct Resumption {
         var runID: String
         var lastRun: [Int?: Int]
         /// The records of that run already in the file.
