@@ -168,7 +168,7 @@ let package = Package(
         .target(
             name: "CheckCommands",
             dependencies: [
-                "CellpathCLI", "CommandLineKit", "CellpathCore", "ModemCommands",
+                "CellpathCLI", "CommandLineKit", "CellpathCore", "ModemCommands", "Bearers",
                 "ModemDiscovery", "PhoneNumbers", "Workflow", "CAMARA", "CellularHTTP",
                 "Configuration", "ProviderClients", "FieldReport", "SystemSupport"
             ]),

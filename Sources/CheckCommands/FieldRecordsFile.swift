@@ -8,11 +8,11 @@ import SystemSupport
 /// line in one write, synced before the next run starts, so that a run stopped by Ctrl-C, a
 /// modem reset or a power loss loses no completed record. With `--resume` it is read first.
 final class FieldRecordsFile: Sendable {
-    /// Where an earlier run stopped: its id and, per lane (the record's `modem`, nil when the
-    /// runs named none), the highest run number recorded.
+    /// Where an earlier run stopped: its id and, per lane (the record's `modem` and `slot`, nil
+    /// when the runs named none), the highest run number recorded.
     struct Resumption {
         var runID: String
-        var lastRun: [Int?: Int]
+        var lastRun: [FieldRun.LaneKey: Int]
         /// The records of that run already in the file.
         var records: Int
     }
@@ -46,9 +46,11 @@ final class FieldRecordsFile: Sendable {
     }
 
     private func readResumption(_ logger: Logger) throws(CellpathError) -> Resumption? {
-        var records: [(runID: String, modem: Int?, run: Int)] = []
+        var records: [(runID: String, lane: FieldRun.LaneKey, run: Int)] = []
         let tally = try FieldRunReader.read(descriptor.rawValue, name: path) { record throws(CellpathError) in
-            if let runID = record.runID, let run = record.run { records.append((runID, record.modem, run)) }
+            if let runID = record.runID, let run = record.run {
+                records.append((runID, FieldRun.LaneKey(modem: record.modem, slot: record.slot), run))
+            }
         }
         let length = Int(lseek(descriptor.rawValue, 0, SEEK_END))
         if tally.partialLastLine {
@@ -62,10 +64,10 @@ final class FieldRecordsFile: Sendable {
             try append([UInt8(ascii: "\n")])
         }
         guard let runID = records.last?.runID else { return nil }
-        var lastRun: [Int?: Int] = [:]
+        var lastRun: [FieldRun.LaneKey: Int] = [:]
         var count = 0
         for record in records where record.runID == runID {
-            lastRun[record.modem] = max(lastRun[record.modem] ?? 0, record.run)
+            lastRun[record.lane] = max(lastRun[record.lane] ?? 0, record.run)
             count += 1
         }
         return Resumption(runID: runID, lastRun: lastRun, records: count)
