@@ -85,7 +85,8 @@ final class ModemState {
     /// Radio-on is refused: the profile is FCC-locked and the host has not unlocked it.
     var fccLocked: Bool { modem.profile.fccLocked && !fccUnlocked }
 
-    var network: SimulatedNetwork { modem.network }
+    /// The network the active slot's SIM registers on: the second slot's own, else the modem's.
+    var network: SimulatedNetwork { activeSlot == 2 ? modem.secondSlot?.network ?? modem.network : modem.network }
 
     var simStatus: SIMStatus {
         guard let sim else { return .absent }

@@ -6,15 +6,16 @@ import TestSupport
 import Testing
 
 /// `--sim-slot all -m all` in field runs: every SIM of every modem checked in one run, each with
-/// its own bearer, number, verdicts and operator; a slot without a usable SIM said skipped; each
+/// its own bearer, number, verdicts and operator (two SIMs of one modem on two operators); a slot without a usable SIM said skipped; each
 /// modem switched back to the slot it was on, at the end and on Ctrl-C; nothing left behind.
 @Suite(.serialized, .enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)), .ownThreads(.worlds))
 struct SIMSlotsFieldRunEndToEndTests {
-    /// Modem 0: a SIM in each slot (the second SIM's number its own), on operator 001-01; modem 1:
-    /// a SIM in slot 1 and an eSIM without a profile in slot 2, on operator 001-02. (The world
-    /// gives each modem one network: the two SIMs of a modem are served by the same operator.)
+    /// Modem 0: a SIM in each slot (the second SIM's number its own), slot 1's on operator 001-01,
+    /// slot 2's on 001-03; modem 1: a SIM in slot 1 on operator 001-02 and an eSIM without a
+    /// profile in slot 2.
     static var fleet: Scenario {
         var scenario = SIMSlotsEndToEndTests.twoSIMs
+        scenario.modems[0].secondSlot?.network = SimulatedNetwork(mnc: "03", operatorName: "cellpath sim three")
         scenario.modems.append(SimulatedModem(index: 1))
         scenario.modems[1].device = .dualSIM
         scenario.modems[1].secondSlot = SecondSIMSlot(esim: true, sim: nil)
@@ -57,7 +58,8 @@ struct SIMSlotsFieldRunEndToEndTests {
             let slot1 = runs.filter { lane($0) == "0/1" }.compactMap { $0["phone_number"]?.string }
             #expect(slot1.count == 2 && slot1.allSatisfy { !$0.hasSuffix("97") }, "\(slot1)")
             #expect(runs.filter { $0["modem"]?.int == 1 }.allSatisfy { $0["radio"]?["operator"]?.string == "001-02" })
-            #expect(runs.filter { $0["modem"]?.int == 0 }.allSatisfy { $0["radio"]?["operator"]?.string == "001-01" })
+            #expect(runs.filter { lane($0) == "0/1" }.allSatisfy { $0["radio"]?["operator"]?.string == "001-01" })
+            #expect(runs.filter { lane($0) == "0/2" }.allSatisfy { $0["radio"]?["operator"]?.string == "001-03" })
 
             let skipped = lines.filter { $0["skipped"] != nil && $0["run"] == nil && $0["product"] == nil }
             #expect(skipped.count == 1, "\(result.stdout)")
@@ -66,7 +68,7 @@ struct SIMSlotsFieldRunEndToEndTests {
 
             let sims = try #require(lines.last?["sims"]?.array, "\(result.stdout)")
             #expect(sims.map(lane) == ["0/1", "0/2", "1/1", "1/2"])
-            #expect(sims.map { $0["operator"]?.string ?? "-" } == ["001-01", "001-01", "001-02", "-"])
+            #expect(sims.map { $0["operator"]?.string ?? "-" } == ["001-01", "001-03", "001-02", "-"])
             #expect(sims.map { $0["verified"]?.int ?? -1 } == [2, 2, 2, 0])
 
             #expect(try SIMSlotsEndToEndTests.slots(device, modem: 0) == ["1 sim active", "2 sim"])
