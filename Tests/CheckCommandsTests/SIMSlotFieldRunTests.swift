@@ -61,7 +61,7 @@ import Workflow
     }
 
     private static func run(
-        _ lane: FieldRun.Lane, runs: Int, path: String?, resume: Bool = false
+        _ lane: FieldRun.Lane, runs: Int, path: String?, resume: Bool = false, metricsFile: String? = nil
     ) async throws
         -> CommandOutcome
     {
@@ -76,7 +76,7 @@ import Workflow
             }
         }
         return try await FieldRun(
-            product: .subscriberCheck, runs: runs, interval: nil, metricsFile: nil, recording: recording,
+            product: .subscriberCheck, runs: runs, interval: nil, metricsFile: metricsFile, recording: recording,
             context: context
         ).run([lane])
     }
@@ -92,8 +92,16 @@ import Workflow
         do {
             let path = directory + "/runs.jsonl"
             let log = Log()
-            let outcome = try await Self.run(Self.lane(log), runs: 2, path: path)
+            let metrics = directory + "/cellpath.prom"
+            let outcome = try await Self.run(Self.lane(log), runs: 2, path: path, metricsFile: metrics)
             let lines = try Self.lines(path)
+            let series = String(decoding: try FileSystem.read(metrics), as: UTF8.self)
+            #expect(
+                series.contains(
+                    #"cellpath_check_runs{product="subscriber_check",modem="0",slot="1",outcome="verified"} 2"#))
+            #expect(
+                series.contains(
+                    #"cellpath_check_runs{product="subscriber_check",modem="0",slot="3",outcome="not_verified"} 2"#))
             #expect(
                 lines.map { "\($0["modem"]?.int ?? -1)/\($0["slot"]?.int ?? -1)/\($0["run"]?.int ?? -1)" } == [
                     "0/1/1", "0/1/2", "0/3/1", "0/3/2"
