@@ -4,10 +4,10 @@ import CommandLineKit
 import SystemSupport
 import Workflow
 
-/// Field mode (`--repeat N --interval S`, `--metrics-file`, `--modem all`): runs the check again
-/// and again on each lane (a modem with its own bearer; the lanes run in parallel), prints one
-/// line per run (a JSON line with `--json`), and ends with a summary: success rate, verdict
-/// counts, each step's p50/p95/max, failures grouped by reason.
+/// Field mode (`--repeat N --interval S`, `--metrics-file`, `--modem all`, `--sim-slot all`): runs
+/// the check again and again on each lane (a modem, each of its SIMs in turn with its own bearer;
+/// the lanes run in parallel), prints one line per run (a JSON line with `--json`), and ends with
+/// a summary: success rate, verdict counts, each step's p50/p95/max, failures grouped by reason.
 package struct FieldRun {
     /// One modem's runs: its SIMs' one after another (one SIM unless `--sim-slot all`), then
     /// `finally` (the slot the modem was on made active again), cancelled or not.
@@ -97,8 +97,8 @@ package struct FieldRun {
         self.context = context
     }
 
-    /// Runs every lane `runs` times (fewer when cancelled), the lanes in parallel, each lane's
-    /// `finally` after its last run; returns the summary. The exit code is the worst of the runs:
+    /// Runs every SIM of every lane `runs` times (fewer when cancelled), the lanes in parallel,
+    /// each SIM's `finally` after its last run and each lane's after its last SIM; returns the summary. The exit code is the worst of the runs:
     /// a failure's, else 1 when a run was not verified, else 2 when one found the SIM changed.
     /// A metrics file that cannot be written stops the runs: the summary so far, with that error.
     package func run(_ lanes: [Lane]) async throws -> CommandOutcome {
