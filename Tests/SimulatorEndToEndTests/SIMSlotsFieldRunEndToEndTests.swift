@@ -66,7 +66,11 @@ struct SIMSlotsFieldRunEndToEndTests {
             #expect(lane(skipped[0]) == "1/2")
             #expect(skipped[0]["skipped"]?.string == "the eSIM in slot 2 has no enabled profile")
 
-            let sims = try #require(lines.last?["sims"]?.array, "\(result.stdout)")
+            let summary = try #require(lines.last)
+            #expect(
+                Set(summary.objectKeys).subtracting(["warnings"])
+                    == (try CheckCommandsEndToEndTests.documentedKeys("`cellpath subscriber-check`", table: 1)))
+            let sims = try #require(summary["sims"]?.array, "\(result.stdout)")
             #expect(sims.map(lane) == ["0/1", "0/2", "1/1", "1/2"])
             #expect(sims.map { $0["operator"]?.string ?? "-" } == ["001-01", "001-03", "001-02", "-"])
             #expect(sims.map { $0["verified"]?.int ?? -1 } == [2, 2, 2, 0])
