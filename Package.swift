@@ -168,9 +168,9 @@ let package = Package(
         .target(
             name: "CheckCommands",
             dependencies: [
-                "CellpathCLI", "CommandLineKit", "CellpathCore", "ModemCommands",
+                "CellpathCLI", "CommandLineKit", "CellpathCore", "ModemCommands", "Bearers",
                 "ModemDiscovery", "PhoneNumbers", "Workflow", "CAMARA", "CellularHTTP",
-                "Configuration", "ProviderClients", "SystemSupport"
+                "Configuration", "ProviderClients", "FieldReport", "SystemSupport"
             ]),
         .target(
             name: "ServeCommands",
@@ -230,7 +230,7 @@ let package = Package(
             name: "CheckCommandsTests",
             dependencies: [
                 "CheckCommands", "CellpathCLI", "CommandLineKit", "CellpathCore",
-                "Workflow"
+                "Workflow", "SystemSupport", "TestSupport"
             ]),
         // Every command of the tree implemented once, by the executable its spec places it in.
         .testTarget(

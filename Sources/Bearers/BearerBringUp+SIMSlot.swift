@@ -13,7 +13,7 @@ extension BearerBringUp {
     /// no slots, and a switch that would take down a bearer that is up (another command's, or
     /// kept): the slot stays active afterwards, as ModemManager's SetPrimarySimSlot leaves it.
     func selectSIMSlot(
-        _ number: Int, _ request: BearerRequest, _ backend: any ModemBackend
+        _ number: Int, deadline: ContinuousClock.Instant, _ backend: any ModemBackend
     ) async throws {
         let slots = try await backend.simSlots()
         guard !slots.isEmpty else {
@@ -59,7 +59,7 @@ extension BearerBringUp {
         progress("switching to SIM slot \(number)")
         try await backend.switchSIMSlot(to: number)
         logger.info("switched to SIM slot \(number)")
-        let until = min(request.deadline, .now + Self.slotReadyWait)
+        let until = min(deadline, .now + Self.slotReadyWait)
         while try await backend.simState().state == .notReady {
             guard ContinuousClock.now < until else {
                 throw CellpathError(
@@ -67,6 +67,22 @@ extension BearerBringUp {
                     hint: "retry in a few seconds, or allow more time with --timeout")
             }
             try await Task.sleep(for: .milliseconds(250))
+        }
+    }
+
+    /// Makes SIM slot `number` active, under the modem's lock, without bringing a bearer up: the
+    /// slot a modem was on, made active again after `--sim-slot all` walked its SIMs.
+    public func switchSIMSlot(
+        to number: Int, on backend: any ModemBackend, lockWait: Duration, deadline: ContinuousClock.Instant
+    ) async throws(CellpathError) {
+        let lock = try await ModemLock.acquire(modem, in: records, purpose: "switching the SIM slot", wait: lockWait) {
+            holder in logger.warning("waiting for \(holder) to finish with modem \(modem.index)")
+        }
+        defer { lock.release() }
+        do {
+            try await selectSIMSlot(number, deadline: deadline, backend)
+        } catch {
+            throw Self.cellpathError(error, step: "switching to SIM slot \(number)")
         }
     }
 

@@ -115,7 +115,7 @@ public struct BearerBringUp: Sendable {
         do {
             if let slot = request.simSlot {
                 step = "switching to SIM slot \(slot)"
-                try await selectSIMSlot(slot, request, backend)
+                try await selectSIMSlot(slot, deadline: request.deadline, backend)
             }
             return try await steps(request, backend, follower, &changes, &step)
         } catch {

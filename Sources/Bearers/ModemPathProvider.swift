@@ -69,14 +69,7 @@ public actor ModemPathProvider: CellularPathProvider {
 
     public func cellularPath() async throws(CellpathError) -> CellularPath {
         releasing = false
-        let modem: DiscoveredModem
-        do {
-            modem = try await chooseModem()
-        } catch let error as CellpathError {
-            throw error
-        } catch {
-            throw BearerBringUp.cellpathError(error, step: "choosing the modem")
-        }
+        let modem = try await modemChosen()
         self.modem = modem
         let logger = self.logger.scoped("modem\(modem.index)")
         let backend: any ModemBackend
@@ -110,6 +103,50 @@ public actor ModemPathProvider: CellularPathProvider {
         } catch {
             await close()
             throw BearerBringUp.cellpathError(error, step: "bringing the bearer up")
+        }
+    }
+
+    /// Makes SIM slot `number` active on the modem, with no bearer brought up (`--sim-slot all`
+    /// switches back to the slot the modem was on); in a task of its own, so that it runs to its
+    /// end when the caller's was cancelled (Ctrl-C).
+    public func switchSIMSlot(to number: Int) async throws(CellpathError) {
+        let result = await Task { () async -> Result<Void, CellpathError> in
+            do throws(CellpathError) {
+                let modem = try await self.modemChosen()
+                let logger = self.logger.scoped("modem\(modem.index)")
+                let backend: any ModemBackend
+                do {
+                    backend = try await self.options.opener(modem.ports[0], self.options.access, logger)
+                } catch {
+                    throw BearerBringUp.cellpathError(error, step: "opening the modem")
+                }
+                let bringUp = BearerBringUp(
+                    modem: modem, records: self.records, logger: logger, progress: self.progress)
+                do throws(CellpathError) {
+                    try await bringUp.switchSIMSlot(
+                        to: number, on: backend, lockWait: self.options.lockWait,
+                        deadline: .now + self.options.access.timeout)
+                } catch {
+                    await backend.close()
+                    throw error
+                }
+                await backend.close()
+                return .success(())
+            } catch {
+                return .failure(error)
+            }
+        }.value
+        try result.get()
+    }
+
+    /// The modem `chooseModem` picks, its errors as cellpath's.
+    private func modemChosen() async throws(CellpathError) -> DiscoveredModem {
+        do {
+            return try await chooseModem()
+        } catch let error as CellpathError {
+            throw error
+        } catch {
+            throw BearerBringUp.cellpathError(error, step: "choosing the modem")
         }
     }
 

@@ -26,6 +26,17 @@ public struct SIMSlot: Sendable, Equatable, Encodable {
         self.active = active
     }
 
+    /// Why no check can run on this slot's SIM (`--sim-slot all` skips the slot, saying so);
+    /// nil when it holds one that can register.
+    public var skipReason: String? {
+        switch content {
+        case .sim, .esim: nil
+        case .empty: "no SIM in slot \(number)"
+        case .esimWithoutProfile: "the eSIM in slot \(number) has no enabled profile"
+        case .unusable: "the card in slot \(number) is unusable (powered off, not ready or in error)"
+        }
+    }
+
     /// The keys `modems --json` and a device capture write a slot with.
     public enum CodingKeys: String, CodingKey, CaseIterable {
         case number = "slot", content, active

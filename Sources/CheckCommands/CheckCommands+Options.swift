@@ -69,10 +69,15 @@ extension CheckCommands {
         FetchCommand.warnAboutDowngrades(in: trace, allowedBy: "--allow-downgrade", logger)
     }
 
-    /// Refuses, before any run, a `--metrics-file` that cannot be written.
-    package static func checkMetricsFile(_ field: FieldOptions, _ context: CommandContext) throws(CellpathError) {
+    /// Refuses, before any run, a `--metrics-file` that cannot be written, and `--resume`
+    /// without the `--records-file` it resumes.
+    package static func checkFieldOptions(_ field: FieldOptions, _ context: CommandContext) throws {
         if let metrics = field.metricsFile {
             try OutputFile.checkWritable(metrics, option: "--metrics-file", as: context.caller)
+        }
+        if field.resume && field.recordsFile == nil {
+            throw UsageError(
+                "'--resume' needs '--records-file': the run to resume is read from it", command: context.command)
         }
     }
 

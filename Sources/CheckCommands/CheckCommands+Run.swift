@@ -1,3 +1,4 @@
+import Bearers
 import CAMARA
 import CellpathCLI
 import CellpathCore
@@ -32,11 +33,11 @@ extension CheckCommands {
         let check = try checkOptions(
             apiVersion: options.apiVersion, redirectURL: nil, referenceID: nil,
             command: context.command)
-        try checkMetricsFile(options.field, context)
+        try checkFieldOptions(options.field, context)
         let backend = try makeBackend(options.backend, configuration, context)
         let progress: @Sendable (String) -> Void = { context.progress.step($0) }
         let runs = options.field.repeatCount
-        let fieldMode = runs > 1 || options.field.metricsFile != nil
+        let fieldMode = runs > 1 || options.field.entersFieldMode
 
         let number = try phoneNumber(
             options.phone, .simCheck, regionGiven: options.region != nil, configuration,
@@ -82,63 +83,124 @@ extension CheckCommands {
         let check = try checkOptions(
             apiVersion: options.apiVersion, redirectURL: options.redirectURL,
             referenceID: options.referenceID, command: context.command)
-        try checkMetricsFile(options.field, context)
+        try checkFieldOptions(options.field, context)
         let target = try makeTarget(configuration)
         let progress: @Sendable (String) -> Void = { context.progress.step($0) }
         let runs = options.field.repeatCount
-        let fieldMode = runs > 1 || options.field.metricsFile != nil
+        let fieldMode = runs > 1 || options.field.entersFieldMode
 
         let request = try checkURLRequest(
             allowDowngrade: options.allowDowngrade, maxHops: options.maxHops,
             configuration)
         let operatorHeader = try options.operatorOverride.map { try OperatorIDs(parsing: $0).headerValue }
         let lanes = try await checkLanes(product, options, configuration, context, numberTold: target.tellsNumber)
+        let walksSlots = options.modemPath.simSlot == .all
+        // Repeated runs, modems and SIMs of their own keep their bearer, and with it its DNS answers.
+        let keepsBearer = fieldMode || lanes.count > 1 || walksSlots
         let prepared = lanes.map { lane in
-            // Repeated runs and modems of their own keep their bearer, and with it its DNS answers.
-            let keepsBearer = fieldMode || lanes.count > 1
-            let provider: any CellularPathProvider = keepsBearer ? FieldRunPath(lane.provider) : lane.provider
-            let runner = CheckRunner(
-                backend: target.backend, pathProvider: provider, checkURLRequest: request,
-                operatorOverride: operatorHeader, dnsCache: keepsBearer ? BearerDNSCache() : nil,
-                deviceLeg: target.deviceLeg, progress: progress)
+            let sims = lane.sims.map { sim -> FieldRun.SIM in
+                let (slot, known, path): (Int?, String?, any CellularPathProvider)
+                switch sim {
+                case .skipped(let slot, let reason): return FieldRun.SIM(slot: slot, work: .skipped(reason))
+                case .check(let checked, let number, let provider): (slot, known, path) = (checked, number, provider)
+                }
+                let provider: any CellularPathProvider = keepsBearer ? FieldRunPath(path) : path
+                // A SIM whose number was not known before its slot was active: read once its bearer is up.
+                let number = SIMNumber(known) {
+                    _ = try await provider.cellularPath()
+                    return try await lane.ownNumber()
+                }
+                let runner = CheckRunner(
+                    backend: target.backend, pathProvider: provider, checkURLRequest: request,
+                    operatorOverride: operatorHeader, dnsCache: keepsBearer ? BearerDNSCache() : nil,
+                    deviceLeg: target.deviceLeg, progress: progress)
+                return FieldRun.SIM(
+                    slot: slot,
+                    work: .runs(
+                        once: {
+                            let report: CheckRunReport
+                            do {
+                                report = await runner.run(
+                                    product, phoneNumber: try await number.value(), options: check)
+                            } catch {
+                                var failed = CheckRunReport(
+                                    product: product, phoneNumber: "", backend: target.backend.name,
+                                    apiVersion: check.apiVersion)
+                                failed.failure =
+                                    error as? CellpathError
+                                    ?? CellpathError(.unavailable, "couldn't read the SIM's number: \(error)")
+                                report = failed
+                            }
+                            await (provider as? FieldRunPath)?.runEnded(with: report.failure)
+                            warnAboutDowngrades(in: report.checkURL?.trace, context.logger)
+                            return report
+                        },
+                        finally: { await (provider as? FieldRunPath)?.releaseAtEnd() }))
+            }
             return FieldRun.Lane(
-                modem: lanes.count > 1 ? lane.modem : nil,
-                once: {
-                    let report = await runner.run(product, phoneNumber: lane.number, options: check)
-                    await (provider as? FieldRunPath)?.runEnded(with: report.failure)
-                    warnAboutDowngrades(in: report.checkURL?.trace, context.logger)
-                    return report
-                },
-                finally: { await (provider as? FieldRunPath)?.releaseAtEnd() })
+                modem: lanes.count > 1 || walksSlots ? lane.modem : nil, sims: sims, finally: lane.finally)
         }
-        guard fieldMode || prepared.count > 1 else {
-            let report = await prepared[0].once()
+        guard fieldMode || prepared.count > 1 || walksSlots else {
+            guard case .runs(let once, _) = prepared[0].sims[0].work else {
+                preconditionFailure("a single check's one SIM is checked")
+            }
+            let report = await once()
             try Task.checkCancellation()
             return try CheckListing.outcome(report, context.global.disclosure)
         }
         return try await field(product, runs, options.field, context).run(prepared)
     }
 
+    /// The field run of `product`: its records file opened (and read, to resume a run).
     private static func field(
         _ product: CheckProduct, _ runs: Int, _ field: FieldOptions,
         _ context: CommandContext
-    ) -> FieldRun {
-        FieldRun(
-            product: product, runs: runs, interval: field.interval, metricsFile: field.metricsFile, context: context)
+    ) throws -> FieldRun {
+        var recording = FieldRun.Recording(position: field.position)
+        if let path = field.recordsFile {
+            let (file, resumed) = try FieldRecordsFile.open(
+                path, resume: field.resume, disclosure: context.global.disclosure, as: context.caller,
+                logger: context.logger)
+            recording.file = file
+            if let resumed {
+                recording.runID = resumed.runID
+                recording.lastRun = resumed.lastRun
+                context.logger.info("resuming run \(resumed.runID): \(resumed.records) runs recorded in \(path)")
+            } else if field.resume {
+                context.logger.info("\(path) holds no run to resume: run \(recording.runID) starts")
+            }
+        }
+        return FieldRun(
+            product: product, runs: runs, interval: field.interval, metricsFile: field.metricsFile,
+            recording: recording, context: context)
     }
 
-    /// A modem to run checks on: the number checked there and the path provider of its bearer.
+    /// A modem to run checks on: its SIMs (one, unless `--sim-slot all`), then `finally`.
     struct CheckLane {
         var modem: Int?
-        /// E.164.
-        var number: String
-        var provider: any CellularPathProvider
+        var sims: [CheckSIM]
+        /// The number the modem's active SIM holds, read now, in E.164.
+        var ownNumber: @Sendable () async throws -> String = {
+            throw CellpathError(.internalError, "a number read from no modem")
+        }
+        /// After its SIMs: the slot the modem was on made active again (`--sim-slot all`).
+        var finally: @Sendable () async -> Void = {}
+    }
+
+    /// One SIM of a lane.
+    enum CheckSIM {
+        /// Checks on the SIM of `slot` (nil: the active one, or `--sim-slot n`'s) through
+        /// `provider`'s bearer: of `number` (E.164; nil: the SIM's own, read once its slot is active).
+        case check(slot: Int?, number: String?, provider: any CellularPathProvider)
+        /// A slot without a SIM that can register (`--sim-slot all`), and why.
+        case skipped(slot: Int, reason: String)
     }
 
     /// The lanes of a check: the interface given (`--interface`), each modem (`--modem all`), or
-    /// the chosen modem. The number is the one given, else (`numberTold`) the provider's to tell
-    /// (`NumberVerificationProvider.deviceNumber`), else the one each modem's SIM holds. A
-    /// national number without a configured region takes the region of the SIM's own number.
+    /// the chosen modem; with `--sim-slot all`, each of a modem's SIMs in turn. The number is the
+    /// one given, else (`numberTold`) the provider's to tell (`NumberVerificationProvider.deviceNumber`),
+    /// else the one each SIM holds. A national number without a configured region takes the
+    /// region of the SIM's own number.
     static func checkLanes(
         _ product: CheckProduct, _ options: DeviceCheckOptions,
         _ configuration: EffectiveConfiguration, _ context: CommandContext, numberTold: Bool = false
@@ -146,6 +208,7 @@ extension CheckCommands {
         let text = options.phone
         let regionGiven = options.region != nil
         let usesInterface = options.interfacePath.interface != nil
+        let walksSlots = options.modemPath.simSlot == .all
         var given: String? = text == nil && numberTold ? NumberVerificationProvider.deviceNumber : nil
         var needsSIMRegion: CellpathError?
         if let text {
@@ -161,8 +224,9 @@ extension CheckCommands {
                 throw numberNeededWithInterface(command: context.command)
             }
             let provider = try FetchCommand.pathProvider(options.interfacePath, operatorID: nil, context)
-            return [CheckLane(modem: nil, number: given, provider: provider)]
+            return [CheckLane(modem: nil, sims: [.check(slot: nil, number: given, provider: provider)])]
         }
+        let slot = walksSlots ? nil : try SIMSlotChoice.single(options.modemPath.simSlot, command: context.command)
         let modems: [DiscoveredModem]
         var reports: [ModemReport] = []
         let backend = options.modemPath.backend
@@ -188,23 +252,67 @@ extension CheckCommands {
                 throw CommandStopped(outcome)
             }
         }
-        if given == nil, reports.count != modems.count {
+        if given == nil || walksSlots, reports.count != modems.count {
             reports = await ModemsCommand.read(modems, with: reader, context)
         }
         return try modems.map { modem in
-            let number: String
+            let number: String?
             if let given {
                 number = given
             } else if let text, let problem = needsSIMRegion {
                 number = try numberInSIMRegion(text, problem, modem: modem, in: reports, product, context)
+            } else if walksSlots {
+                number = nil
             } else {
                 number = try ownNumber(
                     of: modem, in: reports, product, regionGiven: regionGiven, configuration, context)
             }
-            let provider = try FetchCommand.modemPath(
-                options.modemPath, options.interfacePath, ipType: nil, context,
-                modem: modem)
-            return CheckLane(modem: modem.index, number: number, provider: provider)
+            let path = { (slot: Int?) in
+                try FetchCommand.modemPath(
+                    options.modemPath, options.interfacePath, ipType: nil, context, modem: modem, simSlot: slot)
+            }
+            guard walksSlots else {
+                return CheckLane(
+                    modem: modem.index, sims: [.check(slot: slot, number: number, provider: try path(slot))])
+            }
+            var lane = CheckLane(modem: modem.index, sims: [])
+            lane.ownNumber = {
+                let now = await ModemsCommand.read([modem], with: reader, context)
+                return try ownNumber(of: modem, in: now, product, regionGiven: regionGiven, configuration, context)
+            }
+            let slots = try status(of: modem, in: reports).sim?.slots ?? []
+            guard let active = slots.first(where: \.active) else {
+                context.logger.warning(
+                    "modem \(modem.index) reports no SIM slots (one SIM, or a backend that does not switch them): its active SIM only"
+                )
+                lane.sims = [.check(slot: nil, number: number, provider: try path(nil))]
+                return lane
+            }
+            lane.sims = try slots.map { slot in
+                guard let skipped = slot.skipReason else {
+                    // The active SIM's own number is known already.
+                    let known =
+                        number
+                        ?? (slot.active
+                            ? try? ownNumber(
+                                of: modem, in: reports, product, regionGiven: regionGiven, configuration, context)
+                            : nil)
+                    return .check(slot: slot.number, number: known, provider: try path(slot.number))
+                }
+                return .skipped(slot: slot.number, reason: skipped)
+            }
+            let switcher = try path(nil)
+            let logger = context.logger
+            lane.finally = {
+                do throws(CellpathError) {
+                    try await switcher.switchSIMSlot(to: active.number)
+                    logger.info("modem \(modem.index): back on SIM slot \(active.number)")
+                } catch {
+                    logger.error(
+                        "modem \(modem.index): couldn't switch back to SIM slot \(active.number): \(error.message)")
+                }
+            }
+            return lane
         }
     }
 
@@ -246,19 +354,22 @@ extension CheckCommands {
 
     /// The number `modem`'s SIM holds, with its `+`; nil when it holds none.
     static func simNumber(of modem: DiscoveredModem, in reports: [ModemReport]) throws -> String? {
+        guard let msisdn = try status(of: modem, in: reports).sim?.msisdns.first, !msisdn.isEmpty else { return nil }
+        return msisdn.hasPrefix("+") ? msisdn : "+" + msisdn
+    }
+
+    /// `modem`'s status as `reports` read it; its read's failure as unavailable.
+    static func status(of modem: DiscoveredModem, in reports: [ModemReport]) throws -> ModemStatus {
         guard let report = reports.first(where: { $0.modem.index == modem.index }) else {
             throw CellpathError(.internalError, "modem \(modem.index) was not read")
         }
-        let status: ModemStatus
         switch report.result {
-        case .success(let read): status = read
+        case .success(let read): return read
         case .failure(let error):
             throw CellpathError(
                 .unavailable, "couldn't read modem \(modem.index)'s SIM: \(error.message)",
                 hint: "give the number in international form (+44…) or --region")
         }
-        guard let msisdn = status.sim?.msisdns.first, !msisdn.isEmpty else { return nil }
-        return msisdn.hasPrefix("+") ? msisdn : "+" + msisdn
     }
 
     /// The number parsed and normalised (`regionGiven`: `--region` given); a number that cannot
@@ -324,7 +435,9 @@ extension CheckCommands {
             return try FetchCommand.pathProvider(options.interfacePath, operatorID: nil, context)
         }
         let modem = try await FetchCommand.chosenModem(options.modem, options.modemPath.backend, context)
-        return try FetchCommand.modemPath(options.modemPath, options.interfacePath, ipType: nil, context, modem: modem)
+        return try FetchCommand.modemPath(
+            options.modemPath, options.interfacePath, ipType: nil, context, modem: modem,
+            simSlot: try SIMSlotChoice.single(options.modemPath.simSlot, command: context.command))
     }
 }
 

@@ -53,3 +53,22 @@ actor FieldRunPath: CellularPathProvider {
         await provider.release()
     }
 }
+
+/// The number checked on a SIM: the one known before the runs, else the one the SIM holds, read
+/// once (`read`) on its first run, when its slot is active and its bearer up (`--sim-slot all`).
+actor SIMNumber {
+    private var number: String?
+    private let read: @Sendable () async throws -> String
+
+    init(_ number: String?, read: @escaping @Sendable () async throws -> String) {
+        self.number = number
+        self.read = read
+    }
+
+    func value() async throws -> String {
+        if let number { return number }
+        let read = try await read()
+        number = read
+        return read
+    }
+}

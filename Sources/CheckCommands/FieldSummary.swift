@@ -9,6 +9,8 @@ struct FieldSummary {
     let product: CheckProduct
     /// The modem whose runs these are, when the runs name modems (`--modem all`).
     let modem: Int?
+    /// The modem's SIM slot whose runs these are, when the runs name slots (`--sim-slot all`).
+    let slot: Int?
     private(set) var runs = 0
     private(set) var outcomes: [CheckOutcome: Int] = [:]
     /// Failures by reason (the check_url answer or chain failure, else the error's kind).
@@ -31,9 +33,10 @@ struct FieldSummary {
         var concluded = 0
     }
 
-    init(product: CheckProduct, modem: Int? = nil) {
+    init(product: CheckProduct, modem: Int? = nil, slot: Int? = nil) {
         self.product = product
         self.modem = modem
+        self.slot = slot
     }
 
     var failed: Int { failures.values.reduce(0, +) }
@@ -84,6 +87,22 @@ struct FieldSummary {
         let concluded = runs - failed
         return
             "\(product.commandName): \(runs) runs, \(concluded) concluded (\(runs == 0 ? 0 : concluded * 100 / runs)%)"
+    }
+
+    /// One SIM's line of the side-by-side comparison (`--sim-slot all`): its modem and slot, the
+    /// operator its last run was served by, its runs and verdicts.
+    var simRecord: Record {
+        var record = Record()
+        record.add("modem", modem.map(Value.int) ?? .null)
+        record.add("slot", slot.map(Value.int) ?? .null)
+        record.add("operator", .optional(lastRadio?.servingOperator?.id))
+        record.add("operator_name", .optional(lastRadio?.servingOperator?.name), label: "operator name")
+        record.add("runs", .int(runs))
+        record.add("concluded", .int(runs - failed))
+        for outcome in [CheckOutcome.verified, .notVerified, .simChanged] {
+            record.add(outcome.rawValue, .int(outcomes[outcome] ?? 0))
+        }
+        return record
     }
 
     var record: Record {
@@ -201,9 +220,10 @@ struct FieldSummary {
         return text
     }
 
-    /// The series' labels: `product="…"`, and `modem="N"` for a modem's summary.
+    /// The series' labels: `product="…"`, and `modem="N"` (and `slot="N"`) for a modem's (SIM's) summary.
     private var labels: String {
         "product=\"\(product.rawValue)\"" + (modem.map { ",modem=\"\($0)\"" } ?? "")
+            + (slot.map { ",slot=\"\($0)\"" } ?? "")
     }
 
     /// Milliseconds as seconds, rounded to the microsecond: the quotient of two whole numbers,

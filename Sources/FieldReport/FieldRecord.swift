@@ -28,7 +28,11 @@ package struct FieldRecord: Sendable {
     }
 
     package var product: String
+    /// The field run the check belongs to (`run_id`; a resumed run keeps its id).
+    package var runID: String?
     package var modem: Int?
+    /// The modem's SIM slot the check ran on (`--sim-slot all`); nil when the run named none.
+    package var slot: Int?
     package var run: Int?
     /// When the check started (seconds since 1970): the line's `started_at`, else its first
     /// hop's; nil when the record has neither.
@@ -84,7 +88,8 @@ extension FieldRecord {
         let outcome = json[string: "outcome"]
         return .check(
             FieldRecord(
-                product: product, modem: json["modem"]?.intValue, run: json["run"]?.intValue,
+                product: product, runID: json[string: "run_id"], modem: json["modem"]?.intValue,
+                slot: json["slot"]?.intValue, run: json["run"]?.intValue,
                 startedAt: json["started_at"]?.number ?? hops?.first?["started_at"]?.number,
                 phoneNumber: json[string: "phone_number"], outcome: outcome,
                 failure: outcome != nil ? nil : json[string: "failure"] ?? "unknown",

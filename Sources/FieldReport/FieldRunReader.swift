@@ -14,6 +14,9 @@ package enum FieldRunReader {
         /// Whether the last line was cut short (no newline, not JSON: a run stopped by Ctrl-C
         /// or a power loss) and so left out.
         package var partialLastLine = false
+        /// The bytes up to the end of the last line that ends with a newline: where a resumed run
+        /// appends after cutting a partial last line off.
+        package var wholeLinesLength = 0
     }
 
     /// The longest line accepted: a check's record with its whole check_url trace is a few KiB.
@@ -29,6 +32,7 @@ package enum FieldRunReader {
         var tally = Tally()
         var pending: [UInt8] = []
         var lineNumber = 0
+        var consumed = 0
         var buffer = [UInt8](repeating: 0, count: 1 << 16)
         func take(_ line: ArraySlice<UInt8>, isLast: Bool) throws(CellpathError) {
             lineNumber += 1
@@ -73,7 +77,9 @@ package enum FieldRunReader {
                     pending.removeAll(keepingCapacity: true)
                 }
                 start = index + 1
+                tally.wholeLinesLength = consumed + start
             }
+            consumed += count
             pending += buffer[start ..< count]
             guard pending.count <= maximumLineBytes else {
                 throw CellpathError(

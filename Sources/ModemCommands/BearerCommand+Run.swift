@@ -141,6 +141,7 @@ extension BearerUpCommand {
     }
 
     static func run(_ options: Options, _ context: CommandContext) async throws -> CommandOutcome {
+        let slot = try SIMSlotChoice.single(options.simSlot, command: context.command)
         let settings = try settings(options, context)
         let pin = try pin(options, context)
         let deadline = ContinuousClock.now + BearerCommand.timeLimit(options.bearer.timeout)
@@ -160,7 +161,7 @@ extension BearerUpCommand {
                 progress: { context.progress.step("modem \(modem.index): \($0)") })
             let request = BearerRequest(
                 settings: settings, pin: pin, deadline: deadline, use: .keep,
-                lockWait: ModemOption.lockWait(options.bearer.wait), simSlot: options.simSlot)
+                lockWait: ModemOption.lockWait(options.bearer.wait), simSlot: slot)
             return try await bringUp.run(request, on: backend, following: follower)
         }
         var report = BearerReport(modem: modem, state: .connected)

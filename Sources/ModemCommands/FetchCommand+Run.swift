@@ -11,9 +11,11 @@ extension FetchCommand {
     static func runWithModem(_ options: Options, _ context: CommandContext) async throws -> CommandOutcome {
         try checkModemPath(options.interfacePath, command: context.command)
         try checkOutputs(options, context)
+        let slot = try SIMSlotChoice.single(options.modemPath.simSlot, command: context.command)
         let modem = try await chosenModem(options.modem, options.modemPath.backend, context)
         return try await run(options, context) { options, context in
-            try modemPath(options.modemPath, options.interfacePath, ipType: options.ipType, context, modem: modem)
+            try modemPath(
+                options.modemPath, options.interfacePath, ipType: options.ipType, context, modem: modem, simSlot: slot)
         }
     }
 
@@ -31,13 +33,13 @@ extension FetchCommand {
         }
     }
 
-    /// The modem layer's path provider: the bearer of `modem`.
-    /// (`interfacePath` must name no interface or DNS server: the bearer gives them.)
+    /// The modem layer's path provider: the bearer of `modem`, on SIM slot `simSlot` (nil: the
+    /// active one). (`interfacePath` must name no interface or DNS server: the bearer gives them.)
     package static func modemPath(
         _ path: ModemPathOptions, _ interfacePath: InterfacePathOptions,
         ipType: BearerIPType?, _ context: CommandContext,
-        modem: DiscoveredModem
-    ) throws -> any CellularPathProvider {
+        modem: DiscoveredModem, simSlot: Int?
+    ) throws -> ModemPathProvider {
         try checkModemPath(interfacePath, command: context.command)
         // Bringing the bearer up is bounded as `bearer up` is by default (fetch's --timeout is the chain's).
         let addressing = try ConfigurationOptions.bearerAddressing(apn: path.apn, ipType: ipType, context)
@@ -48,7 +50,7 @@ extension FetchCommand {
                 path.backend,
                 timeout: BearerCommand.defaultTimeout),
             keepBearer: path.keepBearer, opener: path.backend.choice.opener,
-            lockWait: ModemOption.lockWait(path.wait), simSlot: path.simSlot)
+            lockWait: ModemOption.lockWait(path.wait), simSlot: simSlot)
         let discovery = ModemDiscovery(roots: ModemsCommand.deviceRoots(context))
         return ModemPathProvider(
             options: options, records: BearerRecords(environment: context.environment), logger: context.logger,

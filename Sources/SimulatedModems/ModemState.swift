@@ -85,8 +85,12 @@ final class ModemState {
     /// Radio-on is refused: the profile is FCC-locked and the host has not unlocked it.
     var fccLocked: Bool { modem.profile.fccLocked && !fccUnlocked }
 
-    /// The network as the modem sees it on its serving cell (that cell's operator, if it has one).
-    var network: SimulatedNetwork { modem.network.serving(cell: servingCellIndex) }
+    /// The network the active slot's SIM registers on: the second slot's own, else the modem's
+    /// as it is on its serving cell (that cell's operator, if it has one).
+    var network: SimulatedNetwork {
+        if activeSlot == 2, let second = modem.secondSlot?.network { return second }
+        return modem.network.serving(cell: servingCellIndex)
+    }
 
     var simStatus: SIMStatus {
         guard let sim else { return .absent }

@@ -166,18 +166,22 @@ extension Scenario {
                     throw bad("\(s).simChangedMinutesAgo", "must not be negative")
                 }
             }
-            let n = "\(m).network"
-            if !Self.isDigits(modem.network.mcc, count: 3 ... 3) { throw bad("\(n).mcc", "must be 3 digits") }
-            if !Self.isDigits(modem.network.mnc, count: 2 ... 3) { throw bad("\(n).mnc", "must be 2 or 3 digits") }
-            if modem.network.operatorName.isEmpty || modem.network.operatorName.count > 64 {
-                throw bad("\(n).operatorName", "must be 1 to 64 characters")
-            }
-            if !(-130 ... -20).contains(modem.network.rssiDbm) {
-                throw bad("\(n).rssiDbm", "must be between -130 and -20 dBm")
-            }
-            if modem.network.cells.isEmpty { throw bad("\(n).cells", "must hold at least one cell") }
-            for (c, cell) in modem.network.cells.enumerated() {
-                if let (field, problem) = cell.problem { throw bad("\(n).cells[\(c)].\(field)", problem) }
+            for (n, network) in [
+                ("\(m).network", modem.network), ("\(m).secondSlot.network", modem.secondSlot?.network)
+            ] {
+                guard let network else { continue }
+                if !Self.isDigits(network.mcc, count: 3 ... 3) { throw bad("\(n).mcc", "must be 3 digits") }
+                if !Self.isDigits(network.mnc, count: 2 ... 3) { throw bad("\(n).mnc", "must be 2 or 3 digits") }
+                if network.operatorName.isEmpty || network.operatorName.count > 64 {
+                    throw bad("\(n).operatorName", "must be 1 to 64 characters")
+                }
+                if !(-130 ... -20).contains(network.rssiDbm) {
+                    throw bad("\(n).rssiDbm", "must be between -130 and -20 dBm")
+                }
+                if network.cells.isEmpty { throw bad("\(n).cells", "must hold at least one cell") }
+                for (c, cell) in network.cells.enumerated() {
+                    if let (field, problem) = cell.problem { throw bad("\(n).cells[\(c)].\(field)", problem) }
+                }
             }
             let f = "\(m).faults"
             if let code = modem.faults.connectRejectCode, code < 0 {
@@ -480,6 +484,7 @@ extension SecondSIMSlot {
             s throws(ScenarioProblem) in
             try SimulatedSIM.read(s, index: index + Scenario.maximumModems)
         }
+        slot.network = try o.object("network", keys: keys(SimulatedNetwork.CodingKeys.self), SimulatedNetwork.read)
         return slot
     }
 }

@@ -187,22 +187,26 @@ public struct SimulatedModem: Sendable, Equatable, Encodable {
 }
 
 /// The second slot of a dual-SIM modem: a physical slot or an eSIM, with its SIM (for an eSIM:
-/// its enabled profile) or none (an empty slot; an eSIM without an enabled profile).
+/// its enabled profile) or none (an empty slot; an eSIM without an enabled profile), and the
+/// network its SIM registers on (nil: the modem's).
 public struct SecondSIMSlot: Sendable, Equatable, Encodable {
     public var esim: Bool
     public var sim: SimulatedSIM?
-    public init(esim: Bool = true, sim: SimulatedSIM? = nil) {
+    public var network: SimulatedNetwork?
+    public init(esim: Bool = true, sim: SimulatedSIM? = nil, network: SimulatedNetwork? = nil) {
         self.esim = esim
         self.sim = sim
+        self.network = network
     }
 
-    enum CodingKeys: String, CodingKey, CaseIterable { case esim, sim }
+    enum CodingKeys: String, CodingKey, CaseIterable { case esim, sim, network }
 
-    /// Writes `sim` as an explicit null when there is none.
+    /// Writes `sim` as an explicit null when there is none; `network` only when the slot has its own.
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(esim, forKey: .esim)
         try c.encode(sim, forKey: .sim)
+        try c.encodeIfPresent(network, forKey: .network)
     }
 }
 

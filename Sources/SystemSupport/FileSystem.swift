@@ -90,6 +90,24 @@ public enum FileSystem {
         try write(Array(text.utf8), to: path, mode: mode, as: identity)
     }
 
+    /// Opens the file at `path` to read it and to append to it (`O_APPEND`: every write lands at
+    /// its end), creating it with `mode` when absent; the path is checked as `write` checks it
+    /// (never through a symbolic link; as root, not in a directory others may change) and
+    /// `identity` (default: this process's) opens it: for records added a line at a time.
+    public static func openForAppending(
+        _ path: String, mode: mode_t = 0o644, as identity: FileIdentity? = nil
+    ) throws(SystemError) -> FileDescriptor {
+        let writer = identity ?? .effective
+        return try writer.perform { () throws(SystemError) in
+            let directory = try openDirectory(of: path, writer: writer)
+            let fd = openat(
+                directory.descriptor.rawValue, directory.name, O_RDWR | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC,
+                mode)
+            guard fd >= 0 else { throw SystemError("open \(path)") }
+            return FileDescriptor(owning: fd)
+        }
+    }
+
     /// Throws the error that `write(_:to:mode:as:)` would throw for `path` before it writes
     /// anything (missing or read-only directory, a directory or a symbolic link at `path`, a
     /// directory another user could change): a temporary file is created and removed beside

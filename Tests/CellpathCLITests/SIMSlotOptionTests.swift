@@ -34,9 +34,9 @@ import Testing
             Issue.record("not commands to run")
             return
         }
-        #expect(try up.options(as: BearerUpCommand.Options.self).simSlot == 2)
-        #expect(try fetch.options(as: FetchCommand.Options.self).modemPath.simSlot == 2)
-        #expect(try check.options(as: DeviceCheckOptions.self).modemPath.simSlot == 1)
+        #expect(try up.options(as: BearerUpCommand.Options.self).simSlot == .slot(2))
+        #expect(try fetch.options(as: FetchCommand.Options.self).modemPath.simSlot == .slot(2))
+        #expect(try check.options(as: DeviceCheckOptions.self).modemPath.simSlot == .slot(1))
         #expect(try none.options(as: BearerUpCommand.Options.self).simSlot == nil)
     }
 
@@ -44,11 +44,36 @@ import Testing
     func aSlotThatCannotBeIsRefused(text: String) {
         #expect(
             throws: UsageError(
-                "invalid value '\(text)' for '--sim-slot': expected an integer from 1 to 8",
+                "invalid value '\(text)' for '--sim-slot': expected an integer from 1 to 8, or all",
                 command: ["cellpath", "bearer", "up"])
         ) {
             try CommandLineParser(root: CommandTree.root).parse(["bearer", "up", "--sim-slot", text])
         }
+    }
+
+    /// `all` is read by every command that takes a slot; those that bring one bearer up refuse it
+    /// (exit 64), the checks walk every SIM.
+    @Test func allIsReadAndRefusedWhereOneBearerComesUp() throws {
+        guard
+            case .run(_, let check) = try CommandLineParser(root: CommandTree.root).parse([
+                "phone-check", "-m", "all", "--sim-slot", "all", "--repeat", "2"
+            ])
+        else {
+            Issue.record("not a command to run")
+            return
+        }
+        #expect(try check.options(as: DeviceCheckOptions.self).modemPath.simSlot == .all)
+        #expect(try SIMSlotChoice.single(.slot(2), command: ["cellpath", "fetch"]) == 2)
+        #expect(try SIMSlotChoice.single(nil, command: ["cellpath", "fetch"]) == nil)
+        #expect(
+            throws: UsageError(
+                "'--sim-slot all' walks every SIM in the checks (subscriber-check, phone-check, verify): "
+                    + "this command brings one SIM's bearer up; give a slot number",
+                command: ["cellpath", "bearer", "up"])
+        ) {
+            try SIMSlotChoice.single(.all, command: ["cellpath", "bearer", "up"])
+        }
+        #expect(ExitCode.forError(UsageError("x", command: [])) == .usage)
     }
 
     @Test func bearerDownAndStatusTakeNoSlot() {

@@ -117,11 +117,15 @@ import Testing
         let text = [FieldLines.check(run: 1), FieldLines.check(run: 2), summary].joined(separator: "\n") + "\n"
         let cut = FieldLines.check(run: 3)
         let (tally, records) = try FieldLines.read(text + cut.prefix(cut.count / 2))
-        #expect(tally == FieldRunReader.Tally(checks: 2, summaries: 1, partialLastLine: true))
+        // The whole lines' length is where a resumed run cuts the file.
+        #expect(
+            tally
+                == FieldRunReader.Tally(
+                    checks: 2, summaries: 1, partialLastLine: true, wholeLinesLength: text.utf8.count))
         #expect(records.map(\.run) == [1, 2])
         // A whole last line without its newline is read.
         let (whole, _) = try FieldLines.read(text + cut)
-        #expect(whole.checks == 3 && !whole.partialLastLine)
+        #expect(whole.checks == 3 && !whole.partialLastLine && whole.wholeLinesLength == text.utf8.count)
     }
 
     @Test func aMalformedLineIsAnErrorNamingTheFileAndLineWithoutQuotingIt() throws {

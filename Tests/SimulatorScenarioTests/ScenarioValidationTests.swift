@@ -180,3 +180,29 @@ import Testing
         #expect(requested.granted(by: offered) == granted)
     }
 }
+
+/// A second SIM slot's own network: read, written back, and checked as a modem's is.
+@Suite struct SecondSlotNetworkTests {
+    @Test func theSecondSlotsNetworkRoundTripsAndIsChecked() throws {
+        let json = #"""
+            {"modems": [{"device": "quectel-em160r-dual-sim", "secondSlot":
+              {"esim": false, "sim": {}, "network": {"mcc": "001", "mnc": "03", "operatorName": "second"}}}]}
+            """#
+        let scenario = try Scenario.decode(Array(json.utf8))
+        #expect(scenario.modems[0].secondSlot?.network?.operatorID == "001-03")
+        #expect(scenario.modems[0].network.operatorID == "001-01")
+        #expect(try Scenario.decode(scenario.encoded()) == scenario)
+        #expect(try Scenario.decode(Array(#"{"modems": [{}]}"#.utf8)).modems[0].secondSlot?.network == nil)
+
+        let bad = #"""
+            {"modems": [{"device": "quectel-em160r-dual-sim", "secondSlot": {"network": {"mnc": "3"}}}]}
+            """#
+        #expect(throws: CellpathError.self) { try Scenario.decode(Array(bad.utf8)) }
+        do {
+            _ = try Scenario.decode(Array(bad.utf8))
+        } catch let error as CellpathError {
+            #expect(
+                error.message.contains("modems[0].secondSlot.network.mnc: must be 2 or 3 digits"), "\(error.message)")
+        }
+    }
+}

@@ -1,3 +1,4 @@
+import CellpathCore
 import CommandLineKit
 
 /// `-m/--modem INDEX|IMEI|ICCID|PORT`: the one way every command that needs a modem names it
@@ -20,13 +21,38 @@ package enum ModemOption {
         .secondsOrZero)
 
     /// Counted from 1, as the modem's label and ModemManager count (mbimcli's mapping counts from 0).
-    package static let simSlot = Option<Int?>(
+    package static let simSlot = Option<SIMSlotChoice?>(
         "sim-slot", "n",
         help: """
             Make SIM slot n (from 1) active first on a dual-SIM modem; it stays active afterwards (default: the \
-            active slot).
+            active slot). The checks also take all: each SIM in turn, switched back at the end.
             """,
-        .integer(in: 1 ... 8))
+        ValueConversion { text throws(InvalidOptionValue) in
+            if text == "all" { return .all }
+            guard let number = Int(text), (1 ... 8).contains(number) else {
+                throw InvalidOptionValue(expectation: "an integer from 1 to 8, or all")
+            }
+            return .slot(number)
+        }.completed(as: .choices(["all"])))
+}
+
+/// `--sim-slot`'s value: one slot, or every slot in turn (`all`, the checks only).
+package enum SIMSlotChoice: Sendable, Equatable {
+    case slot(Int)
+    case all
+
+    /// The one slot asked for, for a command that brings one bearer up: `all` is refused (exit 64).
+    package static func single(_ choice: SIMSlotChoice?, command: [String]) throws(UsageError) -> Int? {
+        switch choice {
+        case nil: return nil
+        case .slot(let number): return number
+        case .all:
+            throw UsageError(
+                "'--sim-slot all' walks every SIM in the checks (subscriber-check, phone-check, verify): "
+                    + "this command brings one SIM's bearer up; give a slot number",
+                command: command)
+        }
+    }
 }
 
 /// How the modem commands reach a modem: `--backend`, `--no-proxy`.
@@ -72,7 +98,7 @@ package struct ModemPathOptions: CommandOptions {
             """)
     package var keepBearer: Bool
     @Option(ModemOption.wait) package var wait: Double
-    @Option(ModemOption.simSlot) package var simSlot: Int?
+    @Option(ModemOption.simSlot) package var simSlot: SIMSlotChoice?
     @OptionGroup package var backend: ModemBackendOptions
 
     package init() {}
@@ -137,6 +163,42 @@ package struct FieldOptions: CommandOptions {
         "metrics-file", "path",
         help: "Write the runs' summary in Prometheus text format to this file (atomically), for node_exporter.")
     package var metricsFile: String?
+    @Option(
+        "records-file", "path",
+        help: """
+            Append each run's JSON line, with the run's id, to this file (one whole line per run, synced before \
+            the next run).
+            """)
+    package var recordsFile: String?
+    @Flag(
+        "resume",
+        help: """
+            Continue the last run of --records-file: same run id, its count continued up to --repeat (a new run \
+            when the file holds none).
+            """)
+    package var resume: Bool
+    @Option(
+        "position", "lat,lon",
+        help: "Record this position (decimal degrees, e.g. 51.5072,-0.1276) with each run.", .position)
+    package var position: GeoPosition?
 
     package init() {}
+
+    /// Whether even a single run is field mode (its JSON line and the summary): a metrics or
+    /// records file, or a position to record.
+    package var entersFieldMode: Bool { metricsFile != nil || recordsFile != nil || position != nil }
+}
+
+extension ValueConversion where Value == GeoPosition {
+    /// `LAT,LON` in decimal degrees, within the globe's ranges.
+    package static var position: ValueConversion {
+        ValueConversion { text throws(InvalidOptionValue) in
+            guard let position = GeoPosition(parsing: text) else {
+                throw InvalidOptionValue(
+                    noun: "position",
+                    expectation: "latitude,longitude in decimal degrees (-90 to 90, -180 to 180), e.g. 51.5072,-0.1276")
+            }
+            return position
+        }
+    }
 }

@@ -83,7 +83,7 @@ package enum BearerUpCommand {
         @OptionGroup package var bearer: BearerCommand.Options
         @SettingOption(.bearerAPN) package var apn: String?
         @Option(ConfigurationOptions.ipType) package var ipType: BearerIPType?
-        @Option(ModemOption.simSlot) package var simSlot: Int?
+        @Option(ModemOption.simSlot) package var simSlot: SIMSlotChoice?
         @Option(
             "auth", "method",
             help: """
