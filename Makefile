@@ -132,8 +132,8 @@ bench: deps build
 
 ## soak: the soak tests' long versions (root; docs/benchmarks.md, Soak): field mode on two simulated
 ## modems for 10,000 checks under faults, and serve at 256 connections for 10 min; prints their
-## figures (lines `soak: …`). CELLPATH_SOAK=short runs them short; CELLPATH_SOAK_CHECKS and
-## CELLPATH_SOAK_SECONDS set other sizes. Not in `make test` while they find the faults docs/benchmarks.md lists.
+## figures (lines `soak: …`). `make test` runs them short (300 checks; 30 s of load after the
+## warm-up); CELLPATH_SOAK_CHECKS and CELLPATH_SOAK_SECONDS set other sizes.
 SOAK ?= 1
 soak: deps
 	$(SWIFT) build --build-tests

@@ -154,6 +154,13 @@ public struct BearerTeardown: Sendable {
                     result = .leftConnected
                 }
             }
+        } catch  where error.layer == .transport && error.kind == .unavailable {
+            // The open session's port hung up or went away under the call: the modem reset or
+            // re-enumerated, and its bearer went with it, as when its port is gone before.
+            logger.warning(
+                "modem \(modem.index) went away while its bearer was being disconnected (\(error.message)): its bearer went with it"
+            )
+            return .alreadyDown
         } catch {
             throw error.cellpathError
         }

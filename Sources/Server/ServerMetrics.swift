@@ -1,4 +1,5 @@
 import Synchronization
+import SystemSupport
 
 /// Counters and histograms of one `serve` process, in Prometheus text format.
 public final class ServerMetrics: Sendable {
@@ -67,6 +68,9 @@ public final class ServerMetrics: Sendable {
             "# HELP cellpath_serve_token_requests_total Access-token requests sent to the tru.ID API.",
             "# TYPE cellpath_serve_token_requests_total counter",
             "cellpath_serve_token_requests_total \(tokenRequests)",
+            "# HELP cellpath_serve_heap_bytes_in_use Bytes allocated and not freed (live objects; a leak grows it at rest).",
+            "# TYPE cellpath_serve_heap_bytes_in_use gauge",
+            "cellpath_serve_heap_bytes_in_use \(HeapUsage.bytesInUse)",
             "# HELP cellpath_serve_upstream_seconds Latency of calls to the provider's API.",
             "# TYPE cellpath_serve_upstream_seconds histogram"
         ]

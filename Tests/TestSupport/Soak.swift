@@ -1,14 +1,8 @@
 import Glibc
 
-/// The soak tests run only when `CELLPATH_SOAK` is set: `1` (`make soak`) for the long sizes,
-/// `short` for the short ones; `CELLPATH_SOAK_CHECKS` and `CELLPATH_SOAK_SECONDS` set a size of
-/// their own (a scaled run). They are not in `make test` while they still find the faults that
-/// docs/benchmarks.md (Soak) lists.
+/// The soak tests' sizes: short in the test suite, long under `make soak` (`CELLPATH_SOAK=1`);
+/// `CELLPATH_SOAK_CHECKS` and `CELLPATH_SOAK_SECONDS` set a size of their own (a scaled run).
 public enum Soak {
-    /// Whether the soak tests run.
-    public static var isRequested: Bool { variable("CELLPATH_SOAK") != nil }
-    public static let skipReason = "a soak test: make soak (CELLPATH_SOAK=1), or CELLPATH_SOAK=short"
-
     /// Whether `make soak` runs the tests.
     public static var isLong: Bool { variable("CELLPATH_SOAK") == "1" }
 

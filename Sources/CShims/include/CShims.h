@@ -5,6 +5,7 @@
 #include "cshims_close.h"
 #include "cshims_fd.h"
 #include "cshims_identity.h"
+#include "cshims_malloc.h"
 #include "cshims_netns.h"
 #include "cshims_pty.h"
 #include "cshims_spawn.h"
