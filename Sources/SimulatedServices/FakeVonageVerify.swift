@@ -1,6 +1,5 @@
 import CellpathCore
 import CellpathCrypto
-import FoundationEssentials
 import HTTPServer
 import SimulatorScenario
 import Synchronization
@@ -92,7 +91,7 @@ public final class FakeVonageVerify: SimulatedHTTPEndpoint {
         guard header.hasPrefix("Bearer "), let key = configuration.applicationKey else { return false }
         guard let claims = CompactJWT.verifiedClaims(of: String(header.dropFirst("Bearer ".count)), with: key),
             claims[string: "application_id"] == configuration.applicationID,
-            let expires = claims["exp"]?.intValue, expires > Int(Date().timeIntervalSince1970)
+            let expires = claims["exp"]?.intValue, expires > Int(WallClock.now)
         else { return false }
         return true
     }
@@ -112,7 +111,7 @@ public final class FakeVonageVerify: SimulatedHTTPEndpoint {
         guard workflow.allSatisfy({ $0[string: "channel"].map(known.contains) == true }) else {
             return Self.invalid("unknown channel in workflow")
         }
-        let id = UUID().uuidString.lowercased()
+        let id = UUIDv4.random()
         let concurrent = requests.withLock { all -> String? in
             if let pending = all.values.first(where: { $0.to == to && $0.status == "in_progress" }) {
                 return pending.id
@@ -230,7 +229,7 @@ public final class FakeVonageVerify: SimulatedHTTPEndpoint {
             .object(
                 [
                     ("type", .string("https://developer.vonage.com/api-errors#\(key)")), ("title", .string(title)),
-                    ("detail", .string(detail)), ("instance", .string(UUID().uuidString.lowercased()))
+                    ("detail", .string(detail)), ("instance", .string(UUIDv4.random()))
                 ] + extra),
             contentType: "application/problem+json")
     }
