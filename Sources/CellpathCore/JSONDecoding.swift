@@ -11,8 +11,9 @@ public enum JSONDecoding {
             root = try StrictJSONParser.parse(bytes)
         } catch {
             throw DecodingError.dataCorrupted(
-                .init(codingPath: [], debugDescription: "not valid JSON: \(error.message) at \(error.position)",
-                      underlyingError: error))
+                .init(
+                    codingPath: [], debugDescription: "not valid JSON: \(error.message) at \(error.position)",
+                    underlyingError: error))
         }
         return try NodeDecoder(node: root, codingPath: []).decodeValue(type)
     }
@@ -51,8 +52,10 @@ private struct NodeDecoder: Decoder {
                 type, .init(codingPath: codingPath, debugDescription: "Expected \(type) value but found null instead."))
         }
         return .typeMismatch(
-            type, .init(codingPath: codingPath,
-                        debugDescription: "Expected to decode \(type) but found \(node.kindName) instead."))
+            type,
+            .init(
+                codingPath: codingPath,
+                debugDescription: "Expected to decode \(type) but found \(node.kindName) instead."))
     }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
@@ -102,7 +105,8 @@ private struct KeyedNodeContainer<Key: CodingKey>: KeyedDecodingContainerProtoco
     private func decoder(_ key: Key) throws -> NodeDecoder {
         guard let member = members.first(where: { $0.key == key.stringValue }) else {
             throw DecodingError.keyNotFound(
-                key, .init(codingPath: codingPath, debugDescription: "No value associated with key \(key.stringValue)."))
+                key, .init(codingPath: codingPath, debugDescription: "No value associated with key \(key.stringValue).")
+            )
         }
         return NodeDecoder(node: member.value, codingPath: codingPath + [key])
     }
@@ -147,7 +151,8 @@ private struct UnkeyedNodeContainer: UnkeyedDecodingContainer {
     private mutating func next(_ type: Any.Type) throws -> NodeDecoder {
         let path = codingPath + [IndexKey(currentIndex)]
         guard !isAtEnd else {
-            throw DecodingError.valueNotFound(type, .init(codingPath: path, debugDescription: "Unkeyed container is at end."))
+            throw DecodingError.valueNotFound(
+                type, .init(codingPath: path, debugDescription: "Unkeyed container is at end."))
         }
         defer { currentIndex += 1 }
         return NodeDecoder(node: items[currentIndex], codingPath: path)
@@ -161,8 +166,10 @@ private struct UnkeyedNodeContainer: UnkeyedDecodingContainer {
 
     mutating func decode<Value: Decodable>(_ type: Value.Type) throws -> Value { try next(type).decodeValue(type) }
 
-    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<NestedKey> {
-        try next(type).container(keyedBy: type)
+    mutating func nestedContainer<NestedKey: CodingKey>(
+        keyedBy type: NestedKey.Type
+    ) throws -> KeyedDecodingContainer<NestedKey> {
+        try next([String: Any].self).container(keyedBy: type)
     }
 
     mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer {

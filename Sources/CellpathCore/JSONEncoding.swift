@@ -66,13 +66,15 @@ final class EncodedNode {
         switch content {
         case .empty: out += pretty ? "{\n\n" + indent(depth) + "}" : "{}"
         case .literal(let text): out += text
-        case .string(let text): Self.writeString(text, to: &out, escapingSlashes: !format.contains(.withoutEscapingSlashes))
+        case .string(let text):
+            Self.writeString(text, to: &out, escapingSlashes: !format.contains(.withoutEscapingSlashes))
         case .array(let items):
             writeContainer("[", "]", items, to: &out, format: format, depth: depth) { item, out in
                 item.write(to: &out, format: format, depth: depth + 1)
             }
         case .object(let keys, let members):
-            let ordered = format.contains(.sortedKeys) ? keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) } : keys
+            let ordered =
+                format.contains(.sortedKeys) ? keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) } : keys
             writeContainer("{", "}", ordered, to: &out, format: format, depth: depth) { key, out in
                 Self.writeString(key, to: &out, escapingSlashes: !format.contains(.withoutEscapingSlashes))
                 out += pretty ? " : " : ":"
@@ -165,7 +167,9 @@ private struct NodeEncoder: Encoder {
         return UnkeyedNodeContainer(node: node, codingPath: codingPath)
     }
 
-    func singleValueContainer() -> any SingleValueEncodingContainer { SingleNodeContainer(node: node, codingPath: codingPath) }
+    func singleValueContainer() -> any SingleValueEncodingContainer {
+        SingleNodeContainer(node: node, codingPath: codingPath)
+    }
 }
 
 /// Encodes one value into `node`: the one place primitives become literals.
@@ -221,7 +225,9 @@ private struct UnkeyedNodeContainer: UnkeyedEncodingContainer {
         try encodeValue(value, into: node.appended(), at: path)
     }
 
-    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
+    mutating func nestedContainer<NestedKey: CodingKey>(
+        keyedBy keyType: NestedKey.Type
+    ) -> KeyedEncodingContainer<NestedKey> {
         let path = nextPath
         return NodeEncoder(node: node.appended(), codingPath: path).container(keyedBy: keyType)
     }

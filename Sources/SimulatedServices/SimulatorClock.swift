@@ -1,4 +1,5 @@
 import SystemSupport
+
 /// The time source of the fake services; tests inject a manual clock.
 public struct SimulatorClock: Sendable {
     /// Now, in seconds since the Unix epoch.

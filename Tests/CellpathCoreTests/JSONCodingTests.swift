@@ -33,7 +33,7 @@ private struct Sample: Codable, Equatable {
     /// The formats cellpath writes, each compared with Foundation's bytes.
     @Test(arguments: [
         JSONEncoder.OutputFormatting.sortedKeys, [.sortedKeys, .withoutEscapingSlashes],
-        [.prettyPrinted, .sortedKeys], [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes],
+        [.prettyPrinted, .sortedKeys], [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
     ])
     func writesTheBytesJSONEncoderWrites(_ formatting: JSONEncoder.OutputFormatting) throws {
         let foundation = JSONEncoder()
@@ -49,7 +49,9 @@ private struct Sample: Codable, Equatable {
     /// Unsorted, keys come in the order they were encoded (Foundation's order is its hash's).
     @Test func unsortedKeysKeepTheirEncodingOrder() throws {
         struct Ordered: Encodable { var zulu = 1, alpha = "a/b", mike: [Int] = [] }
-        #expect(String(decoding: try JSONEncoding.encode(Ordered()), as: UTF8.self) == #"{"zulu":1,"alpha":"a\/b","mike":[]}"#)
+        #expect(
+            String(decoding: try JSONEncoding.encode(Ordered()), as: UTF8.self)
+                == #"{"zulu":1,"alpha":"a\/b","mike":[]}"#)
     }
 
     @Test func nonFiniteNumbersAreRefused() {
