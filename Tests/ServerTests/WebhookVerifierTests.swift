@@ -48,7 +48,7 @@ struct WebhookVerifierTests {
 
     private func problem(
         _ verifier: WebhookVerifier, _ webhook: SignedWebhook, target: String? = nil, body: [UInt8]? = nil,
-        now: Double = WebhookVerifierTests.date.timeIntervalSince1970
+        now: Double = WebhookVerifierTests.date
     ) async -> String? {
         await verifier.problem(
             method: "POST", target: target ?? webhook.pathAndQuery, headers: webhook.headers,
