@@ -1,5 +1,4 @@
 import CellpathCore
-import FoundationEssentials
 import Glibc
 import IPConfiguration
 import ModemDiscovery
@@ -190,7 +189,7 @@ public struct BearerRecords: Sendable {
         }
         var record: BearerRecord
         do {
-            record = try JSONDecoder().decode(BearerRecord.self, from: Data(bytes))
+            record = try JSONDecoding.decode(BearerRecord.self, from: bytes)
         } catch {
             throw refuse("it is not a bearer record")
         }
@@ -206,9 +205,9 @@ public struct BearerRecords: Sendable {
     /// Writes `record`, replacing the modem's one. Not synced to the disk: it describes the
     /// interface's configuration and the modem's call, which a reboot undoes as well.
     public func save(_ record: BearerRecord) throws(CellpathError) {
-        let data: Data
+        let data: [UInt8]
         do {
-            data = try JSONEncoder().encode(record)
+            data = try JSONEncoding.encode(record)
         } catch {
             throw CellpathError(.internalError, "couldn't encode the bearer record: \(error)")
         }

@@ -1,5 +1,4 @@
 import CellpathCore
-import FoundationEssentials
 import Glibc
 import ModemDiscovery
 import Modems
@@ -41,7 +40,7 @@ extension BearerRecords {
             let path = "\(directory)/\(name)"
             guard name.hasPrefix("bearer-"), name.hasSuffix(".json"), path != own,
                 let bytes = try? FileSystem.read(path, limit: 1 << 20),
-                let record = try? JSONDecoder().decode(BearerRecord.self, from: Data(bytes)),
+                let record = try? JSONDecoding.decode(BearerRecord.self, from: bytes),
                 let device = record.device, let imei = record.imei, !FileSystem.exists(device)
             else { return nil }
             return (path, device, imei)

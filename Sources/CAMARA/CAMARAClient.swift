@@ -1,6 +1,6 @@
 import CellpathCore
 import CellularHTTP
-import FoundationEssentials
+import SystemSupport
 import Workflow
 
 /// Sends one request and reads its answer: `HTTPClient` over the default network, or a
@@ -34,7 +34,7 @@ public actor CAMARAClient {
 
     init(
         endpoint: CAMARAEndpoint, transport: any CAMARATransport, retry: RetryPolicy = .default,
-        now: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 },
+        now: @escaping @Sendable () -> Double = { WallClock.now },
         pause: @escaping @Sendable (Duration) async -> Void = { try? await Task.sleep(for: $0) }
     ) {
         self.endpoint = endpoint

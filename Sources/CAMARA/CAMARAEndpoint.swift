@@ -1,6 +1,5 @@
 import CellpathCore
 import CellpathCrypto
-import FoundationEssentials
 import SystemSupport
 import Workflow
 
@@ -54,7 +53,7 @@ public enum ClientAuthentication: Sendable {
         case .clientSecretBasic(let secret):
             // RFC 6749 2.3.1: both parts form-encoded before Base64.
             let pair = FormEncoding.percentEncode(clientID) + ":" + FormEncoding.percentEncode(secret)
-            return ([], [("Authorization", "Basic " + Data(pair.utf8).base64EncodedString())])
+            return ([], [("Authorization", "Basic " + Base64.encode(pair.utf8))])
         case .vonageApplication(let authentication):
             let header = authentication.header()
             return ([], [(header.name, header.value)])

@@ -1,5 +1,3 @@
-import FoundationEssentials
-
 /// A JSON document of any shape (API bodies, final hops of a chain, logs). Objects keep the
 /// order in which they were built or parsed, so that what cellpath writes is deterministic and
 /// what a server sent is shown as it was sent.

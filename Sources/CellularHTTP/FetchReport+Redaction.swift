@@ -1,5 +1,4 @@
 import CellpathCore
-import FoundationEssentials
 
 /// `url` with its password (`user:…@`) and the values of its credential query and fragment
 /// parameters (`Credentials`) masked.
@@ -129,10 +128,9 @@ extension FetchReport {
 
     /// JSON of the (already redacted) report, keys sorted.
     public func jsonData(pretty: Bool = true) -> [UInt8] {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting =
+        let format: JSONFormat =
             pretty ? [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
-        return (try? Array(encoder.encode(self))) ?? []
+        return (try? JSONEncoding.encode(self, format: format)) ?? []
     }
 
     /// Human-readable lines: one per hop (unless `hops` is false), then the result (a failure is

@@ -1,5 +1,5 @@
 import CellpathCore
-import FoundationEssentials
+import SystemSupport
 
 /// Writes a fetch report as HAR 1.2 (one entry per hop), redacted per `Disclosure`.
 public enum HARWriter {
@@ -86,9 +86,7 @@ public enum HARWriter {
         }
         let log = Log(
             log: Body(creator: NameVersion(name: "cellpath", version: CellpathVersion.current), entries: entries))
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        return (try? Array(encoder.encode(log))) ?? []
+        return (try? JSONEncoding.encode(log, format: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])) ?? []
     }
 
     private static func queryItems(_ url: String) -> [NameValue] {
@@ -100,8 +98,6 @@ public enum HARWriter {
     }
 
     private static func iso8601(_ seconds: Double) -> String {
-        Date(timeIntervalSince1970: seconds).formatted(
-            .iso8601.year().month().day().dateSeparator(.dash)
-                .time(includingFractionalSeconds: true).timeSeparator(.colon).timeZone(separator: .omitted))
+        WallClock.iso8601(seconds, milliseconds: true)
     }
 }

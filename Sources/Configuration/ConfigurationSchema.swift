@@ -1,5 +1,4 @@
 import CellpathCore
-import FoundationEssentials
 
 /// The command-line flags that carry configuration values; the CLI passes them to
 /// `ConfigurationLoader` keyed by these raw values (the long option name without `--`).
@@ -115,14 +114,13 @@ enum ValueKind {
     /// An http(s) URL with a host, no credentials, query or fragment; the trailing '/' is dropped.
     private static func validateBaseURL(_ value: String) -> Result<String, Problem> {
         let expected = "expected an http:// or https:// base URL such as https://example.com/api"
-        guard let url = URL(string: value), let scheme = url.scheme?.lowercased(),
-            scheme == "http" || scheme == "https", let host = url.host(), !host.isEmpty,
-            !value.contains(where: \.isWhitespace)
+        guard let url = URIParts(value), ["http", "https"].contains(url.scheme.lowercased()),
+            let host = url.host, !host.isEmpty, !value.contains(where: \.isWhitespace)
         else { return .failure(Problem(expected)) }
-        if url.user() != nil || url.password() != nil {
+        if url.hasUserInfo {
             return .failure(Problem("a base URL must not hold a user name or password"))
         }
-        if url.query() != nil || url.fragment() != nil {
+        if url.hasQuery || url.hasFragment {
             return .failure(Problem("a base URL has no query ('?') or fragment ('#')"))
         }
         var normalised = value

@@ -1,5 +1,4 @@
 import CellpathCore
-import FoundationEssentials
 import Glibc
 import SystemSupport
 
@@ -33,7 +32,7 @@ struct TruJSONFile: Decodable {
         let (bytes, mode) = try readSecretFile(path, namedBy: origin, as: identity, hint: hint)
         let file: TruJSONFile
         do {
-            file = try JSONDecoder().decode(TruJSONFile.self, from: Data(bytes))
+            file = try JSONDecoding.decode(TruJSONFile.self, from: bytes)
         } catch let DecodingError.typeMismatch(_, context) {
             throw CellpathError(
                 .configuration,

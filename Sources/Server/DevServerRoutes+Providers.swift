@@ -1,6 +1,5 @@
 import CAMARA
 import CellpathCore
-import FoundationEssentials
 import HTTPServer
 import Workflow
 
@@ -80,7 +79,7 @@ extension DevServerRoutes {
             [
                 ("no_sim_change", .bool(!swapped)),
                 ("last_sim_change_at", date.latestSimChange.map(JSONValue.string) ?? .null),
-                ("sim_change_within", .null), ("check_id", .string(UUID().uuidString.lowercased()))
+                ("sim_change_within", .null), ("check_id", .string(UUIDv4.random()))
             ])
     }
 

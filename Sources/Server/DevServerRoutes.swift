@@ -1,7 +1,7 @@
 import CellpathCore
 import CellularHTTP
-import FoundationEssentials
 import HTTPServer
+import SystemSupport
 import Workflow
 
 /// The routes of tru.ID's development server (v0.3.1) and serve's own (`/healthz`, `/metrics`,
@@ -63,7 +63,7 @@ public struct DevServerRoutes: Sendable {
     /// One access-log line: no path or client address unless `--verbose-full`.
     private func logAccess(_ request: HTTPRequest, route: String, status: Int, elapsed: Duration?, bytes: Int?) {
         var line: [(String, JSONValue)] = [
-            ("time", .string(Date().formatted(.iso8601))), ("method", .string(String(request.method.prefix(16)))),
+            ("time", .string(WallClock.iso8601(WallClock.now))), ("method", .string(String(request.method.prefix(16)))),
             ("route", .string(route)), ("status", .int(status)),
             ("ms", elapsed.map { .double((Self.seconds($0) * 10_000).rounded() / 10) } ?? .null),
             ("bytes", bytes.map(JSONValue.int) ?? .null)
@@ -99,7 +99,7 @@ public struct DevServerRoutes: Sendable {
         if request.method == "OPTIONS" { return HTTPResponse(status: 204) }
         if route != "/healthz" && route != "/metrics" {
             if !Self.webhookPaths.contains(route) { try authorize(request) }
-            if let wait = rateLimiter.admit(request.remoteAddress, now: Date().timeIntervalSince1970) {
+            if let wait = rateLimiter.admit(request.remoteAddress, now: WallClock.now) {
                 throw ErrorAnswer(429, "too many requests", headers: ["Retry-After": String(wait)])
             }
         }
@@ -383,7 +383,7 @@ public struct DevServerRoutes: Sendable {
     private func webhook(_ request: HTTPRequest) async throws(ErrorAnswer) -> HTTPResponse {
         if let problem = await webhooks.problem(
             method: request.method, target: request.target, headers: request.headers,
-            body: request.body, now: Date().timeIntervalSince1970)
+            body: request.body, now: WallClock.now)
         {
             throw ErrorAnswer(400, "the webhook does not verify: \(problem)")
         }

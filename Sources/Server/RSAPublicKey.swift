@@ -1,6 +1,5 @@
 import COpenSSL
 import CellpathCore
-import FoundationEssentials
 
 /// An RSA public key from a JSON Web Key (`kty: RSA`, base64url `n` and `e`), verifying
 /// RSASSA-PKCS1-v1_5 SHA-256 signatures with OpenSSL's libcrypto. Any thread.

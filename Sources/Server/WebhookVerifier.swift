@@ -1,6 +1,5 @@
 import CellpathCore
 import CellpathCrypto
-import FoundationEssentials
 import Glibc
 import HTTPServer
 
@@ -47,7 +46,7 @@ actor WebhookVerifier {
             return "unsupported algorithm"
         }
         guard let keyID = parameters["keyId"],
-            let signature = parameters["signature"].flatMap({ Data(base64Encoded: $0) })
+            let signature = parameters["signature"].flatMap(Base64.decode)
         else {
             return "incomplete signature parameters"
         }
@@ -58,7 +57,7 @@ actor WebhookVerifier {
         guard let date = headers["Date"].flatMap(Self.httpDate), abs(date - now) <= maxClockSkew else {
             return "stale or missing Date"
         }
-        guard headers["Digest"] == "SHA-256=" + Data(Digest.sha256(body)).base64EncodedString() else {
+        guard headers["Digest"] == "SHA-256=" + Base64.encode(Digest.sha256(body)) else {
             return "Digest does not match the body"
         }
         var lines: [String] = []

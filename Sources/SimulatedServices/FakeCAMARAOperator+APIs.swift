@@ -1,6 +1,5 @@
 import CellpathCore
 import CellpathCrypto
-import FoundationEssentials
 import HTTPServer
 import SimulatorScenario
 
@@ -66,7 +65,7 @@ extension FakeCAMARAOperator {
         guard let minutesAgo, minutesAgo <= Self.monitoredDays * 24 * 60 else {
             return .json(200, .object([("latestSimChange", .null), ("monitoredPeriod", .int(Self.monitoredDays))]))
         }
-        let changed = clock.now().addingTimeInterval(-Double(minutesAgo) * 60)
+        let changed = clock.now() - Double(minutesAgo) * 60
         return .json(200, .object([("latestSimChange", .string(SimulatorClock.timestamp(changed)))]))
     }
 

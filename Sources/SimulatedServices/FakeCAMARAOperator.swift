@@ -1,6 +1,5 @@
 import CellpathCore
 import CellpathCrypto
-import FoundationEssentials
 import HTTPServer
 import SimulatorScenario
 import Synchronization
@@ -106,7 +105,7 @@ public final class FakeCAMARAOperator: SimulatedHTTPEndpoint {
         var scopes: Set<String>
         /// The authenticated subscriber's number (3-legged); nil for client credentials.
         var msisdn: String?
-        var expiresAt: Date
+        var expiresAt: Double
         var redirectURI: String = ""
         var codeChallenge: String = ""
     }
@@ -210,7 +209,7 @@ public final class FakeCAMARAOperator: SimulatedHTTPEndpoint {
         let code = RandomBytes.hex(16)
         let grant = Grant(
             clientID: clientID, scopes: requested, msisdn: sim.msisdn,
-            expiresAt: clock.now().addingTimeInterval(faults.codeExpired ? -1 : Self.codeLifetime),
+            expiresAt: clock.now() + (faults.codeExpired ? -1 : Self.codeLifetime),
             redirectURI: redirectURI,
             codeChallenge: challenge)
         self.state.withLock { $0.codes[code] = grant }
@@ -236,7 +235,7 @@ public final class FakeCAMARAOperator: SimulatedHTTPEndpoint {
             else { return Self.oauthError(400, "invalid_grant", "the code, redirect_uri or code_verifier is wrong") }
             grant = Grant(
                 clientID: clientID, scopes: issued.scopes, msisdn: issued.msisdn,
-                expiresAt: now.addingTimeInterval(Double(Self.tokenLifetime)))
+                expiresAt: now + Double(Self.tokenLifetime))
         case "urn:openid:params:grant-type:ciba":
             if let error = faults.backchannelError {
                 return Self.oauthError(400, error.rawValue, "the scenario's backchannelError")
@@ -247,7 +246,7 @@ public final class FakeCAMARAOperator: SimulatedHTTPEndpoint {
             else { return Self.oauthError(400, "invalid_grant", "the auth_req_id is unknown, used or expired") }
             grant = Grant(
                 clientID: clientID, scopes: issued.scopes, msisdn: issued.msisdn,
-                expiresAt: now.addingTimeInterval(Double(Self.tokenLifetime)))
+                expiresAt: now + Double(Self.tokenLifetime))
         case "client_credentials":
             let scopes = Set((form["scope"] ?? "").split(separator: " ").map(String.init))
             guard !scopes.isEmpty, scopes.isSubset(of: Self.clientCredentialsScopes) else {
@@ -255,7 +254,7 @@ public final class FakeCAMARAOperator: SimulatedHTTPEndpoint {
             }
             grant = Grant(
                 clientID: clientID, scopes: scopes, msisdn: nil,
-                expiresAt: now.addingTimeInterval(Double(Self.tokenLifetime)))
+                expiresAt: now + Double(Self.tokenLifetime))
         default:
             return Self.oauthError(400, "unsupported_grant_type", "grant_type is not supported")
         }
@@ -290,7 +289,7 @@ public final class FakeCAMARAOperator: SimulatedHTTPEndpoint {
         let id = RandomBytes.hex(16)
         let grant = Grant(
             clientID: clientID, scopes: scopes, msisdn: sim.msisdn,
-            expiresAt: clock.now().addingTimeInterval(Self.codeLifetime))
+            expiresAt: clock.now() + Self.codeLifetime)
         state.withLock { $0.backchannelRequests[id] = grant }
         return .json(
             200,
@@ -307,7 +306,7 @@ public final class FakeCAMARAOperator: SimulatedHTTPEndpoint {
             let token = String(header.dropFirst("Bearer ".count))
             guard let claimed = Self.unverifiedClaims(token)?[string: "application_id"],
                 let key = clients[claimed]?.publicKey, let claims = CompactJWT.verifiedClaims(of: token, with: key),
-                let expires = claims["exp"]?.intValue, Double(expires) > clock.now().timeIntervalSince1970
+                let expires = claims["exp"]?.intValue, Double(expires) > clock.now()
             else { return nil }
             return claimed
         }
@@ -317,7 +316,7 @@ public final class FakeCAMARAOperator: SimulatedHTTPEndpoint {
                 let claims = CompactJWT.verifiedClaims(of: assertion, with: key),
                 claims[string: "sub"] == claimed, form["client_id"].map({ $0 == claimed }) ?? true,
                 [tokenEndpoint, baseURL].contains(claims[string: "aud"] ?? ""),
-                let expires = claims["exp"]?.intValue, Double(expires) > clock.now().timeIntervalSince1970,
+                let expires = claims["exp"]?.intValue, Double(expires) > clock.now(),
                 let jti = claims[string: "jti"], state.withLock({ $0.seenAssertions.insert(jti).inserted })
             else { return nil }
             return claimed

@@ -1,5 +1,4 @@
 import CellpathCore
-import FoundationEssentials
 import HTTPServer
 import SystemSupport
 
@@ -48,7 +47,7 @@ extension FakeTruAPI {
         }
         let now = clock.now()
         var record = CheckRecord(
-            id: UUID().uuidString.lowercased(), kind: kind, clientID: client, phoneNumber: number,
+            id: UUIDv4.random(), kind: kind, clientID: client, phoneNumber: number,
             referenceID: referenceID, redirectURL: redirectURL, period: period,
             createdAt: now, updatedAt: now, status: .accepted)
         if kind.product == .simCheck {
@@ -240,9 +239,9 @@ extension FakeTruAPI {
             guard var record = state.checks[id], record.kind == kind,
                 client == nil || record.clientID == client
             else { return (nil, false) }
-            guard record.status.isOpen && now.timeIntervalSince(record.createdAt) >= ttl else { return (record, false) }
+            guard record.status.isOpen && now - record.createdAt >= ttl else { return (record, false) }
             record.status = .expired
-            record.updatedAt = record.createdAt.addingTimeInterval(ttl)
+            record.updatedAt = record.createdAt + ttl
             state.checks.store(record)
             return (record, true)
         }

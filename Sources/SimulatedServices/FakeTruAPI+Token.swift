@@ -1,4 +1,3 @@
-import FoundationEssentials
 import HTTPServer
 import SystemSupport
 
@@ -36,7 +35,7 @@ extension FakeTruAPI {
         state.withLock {
             $0.tokens[token] = TokenRecord(
                 clientID: id, scopes: Set(requested),
-                expiresAt: now.addingTimeInterval(Double(configuration.tokenLifetime)))
+                expiresAt: now + Double(configuration.tokenLifetime))
         }
         return .json(
             200,
@@ -81,15 +80,15 @@ extension FakeTruAPI {
         guard let limit = configuration.rateLimitPerHour else { return body(record.clientID) }
         let window = state.withLock { state -> RateWindow in
             var window = state.rates[record.clientID] ?? RateWindow(start: now, count: 0)
-            if now.timeIntervalSince(window.start) >= 3600 { window = RateWindow(start: now, count: 0) }
+            if now - window.start >= 3600 { window = RateWindow(start: now, count: 0) }
             window.count += 1
             state.rates[record.clientID] = window
             return window
         }
-        let reset = window.start.addingTimeInterval(3600)
+        let reset = window.start + 3600
         var response: HTTPResponse
         if window.count > limit {
-            let retry = max(1, Int((reset.timeIntervalSince(now)).rounded(.up)))
+            let retry = max(1, Int((reset - now).rounded(.up)))
             response = ProblemDetails.response(
                 429, "too_many_requests", "Rate Limit exceeded",
                 "Rate limit of \(limit) requests per hour exceeded",
@@ -99,7 +98,7 @@ extension FakeTruAPI {
         }
         response.headers.set("X-RateLimit-Limit", String(limit))
         response.headers.set("X-RateLimit-Remaining", String(max(0, limit - window.count)))
-        response.headers.set("X-RateLimit-Reset", String(Int(reset.timeIntervalSince1970.rounded(.up))))
+        response.headers.set("X-RateLimit-Reset", String(Int(reset.rounded(.up))))
         return response
     }
 }

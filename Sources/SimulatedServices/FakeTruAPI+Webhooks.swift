@@ -1,5 +1,4 @@
 import CellpathCore
-import FoundationEssentials
 
 /// How the fake API sends webhooks: the key that signs them and the delivery.
 public struct WebhookDispatch: Sendable {
@@ -39,9 +38,9 @@ extension FakeTruAPI {
         let expired = state.withLock { state -> [CheckRecord] in
             var expired: [CheckRecord] = []
             for var record in state.checks.records.values
-            where record.status.isOpen && now.timeIntervalSince(record.createdAt) >= ttl {
+            where record.status.isOpen && now - record.createdAt >= ttl {
                 record.status = .expired
-                record.updatedAt = record.createdAt.addingTimeInterval(ttl)
+                record.updatedAt = record.createdAt + ttl
                 state.checks.store(record)
                 expired.append(record)
             }

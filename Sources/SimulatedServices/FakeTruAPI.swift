@@ -1,4 +1,3 @@
-import FoundationEssentials
 import HTTPServer
 import SimulatorScenario
 import Synchronization
@@ -200,8 +199,8 @@ struct CheckRecord: Sendable {
     var referenceID: String?
     var redirectURL: String?
     var period: Int
-    var createdAt: Date
-    var updatedAt: Date
+    var createdAt: Double
+    var updatedAt: Double
     var status: CheckStatus
     /// The v0.2 code issued at the last hop, and whether it was exchanged.
     var code: String?
@@ -215,12 +214,12 @@ struct CheckRecord: Sendable {
 struct TokenRecord: Sendable {
     var clientID: String
     var scopes: Set<String>
-    var expiresAt: Date
+    var expiresAt: Double
 }
 
 /// A client's request count in the current hour.
 struct RateWindow: Sendable {
-    var start: Date
+    var start: Double
     var count: Int
 }
 

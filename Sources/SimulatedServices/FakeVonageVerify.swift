@@ -1,6 +1,5 @@
 import CellpathCore
 import CellpathCrypto
-import FoundationEssentials
 import HTTPServer
 import SimulatorScenario
 import Synchronization
@@ -98,7 +97,7 @@ public final class FakeVonageVerify: SimulatedHTTPEndpoint {
         guard header.hasPrefix("Bearer "), let key = configuration.applicationKey else { return false }
         guard let claims = CompactJWT.verifiedClaims(of: String(header.dropFirst("Bearer ".count)), with: key),
             claims[string: "application_id"] == configuration.applicationID,
-            let expires = claims["exp"]?.intValue, expires > Int(Date().timeIntervalSince1970)
+            let expires = claims["exp"]?.intValue, expires > Int(WallClock.now)
         else { return false }
         return true
     }
@@ -121,11 +120,11 @@ public final class FakeVonageVerify: SimulatedHTTPEndpoint {
         if faults.rateLimited {
             return Self.problem(429, "rate-limit", "Rate Limit Hit", "Please wait, then retry your request")
         }
-        let id = UUID().uuidString.lowercased()
+        let id = UUIDv4.random()
         if faults.concurrent {
             return Self.problem(
                 409, "conflict", "Conflict", "Concurrent verifications to the same number are not allowed.",
-                extra: [("request_id", .string(UUID().uuidString.lowercased()))])
+                extra: [("request_id", .string(UUIDv4.random()))])
         }
         let concurrent = requests.withLock { all -> String? in
             if let pending = all.values.first(where: { $0.to == to && $0.status == "in_progress" }) {
@@ -245,7 +244,7 @@ public final class FakeVonageVerify: SimulatedHTTPEndpoint {
             .object(
                 [
                     ("type", .string("https://developer.vonage.com/api-errors#\(key)")), ("title", .string(title)),
-                    ("detail", .string(detail)), ("instance", .string(UUID().uuidString.lowercased()))
+                    ("detail", .string(detail)), ("instance", .string(UUIDv4.random()))
                 ] + extra),
             contentType: "application/problem+json")
     }

@@ -1,5 +1,4 @@
 import CellpathCore
-import FoundationEssentials
 import HTTPServer
 
 /// One JSON line per request served by a simulated service (what `sim log` prints).
@@ -12,7 +11,7 @@ public enum RequestLog {
 
     /// The log line: time, namespace, source address, method, path (query included, secret
     /// values replaced by `[redacted]`) and status (null when the request was never answered).
-    public static func line(time: Date, namespace: String, request: HTTPRequest, status: Int?) -> String {
+    public static func line(time: Double, namespace: String, request: HTTPRequest, status: Int?) -> String {
         var path = request.path
         if !request.queryItems.isEmpty {
             path +=

@@ -1,4 +1,3 @@
-import FoundationEssentials
 import HTTPServer
 
 /// A simulated web service as pure request → response logic; the world (`Simulator`) serves it

@@ -1,5 +1,4 @@
 import CellpathCore
-import FoundationEssentials
 
 /// Percent-encoding and form decoding for URLs the fake services build and read.
 enum WebEncoding {
@@ -41,7 +40,7 @@ enum WebEncoding {
     /// The user name and password of a Basic `Authorization` header; nil for anything else.
     static func basicCredentials(_ header: String?) -> (String, String)? {
         guard let header, header.lowercased().hasPrefix("basic "),
-            let data = Data(base64Encoded: String(header.dropFirst("basic ".count)).trimmedSpaces)
+            let data = Base64.decode(String(header.dropFirst("basic ".count)).trimmedSpaces)
         else {
             return nil
         }

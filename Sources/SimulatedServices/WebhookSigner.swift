@@ -1,6 +1,5 @@
 import CellpathCore
 import CellpathCrypto
-import FoundationEssentials
 import Glibc
 import HTTPServer
 
@@ -49,15 +48,15 @@ public final class WebhookSigner: @unchecked Sendable {
 
     /// A webhook POST of `body` (JSON) to `url` (`http://host[:port]/path`) for `product`
     /// (`x-tru-callback`: `phone_check` or `subscriber_check`), dated `date`; nil when `url` has no host.
-    public func webhook(to url: String, product: String, body: [UInt8], date: Date) -> SignedWebhook? {
+    public func webhook(to url: String, product: String, body: [UInt8], date: Double) -> SignedWebhook? {
         guard let target = HTTPTarget(url) else { return nil }
-        let digest = "SHA-256=" + Data(Digest.sha256(body)).base64EncodedString()
+        let digest = "SHA-256=" + Base64.encode(Digest.sha256(body))
         let values = [
             "(request-target)": "post \(target.pathAndQuery)", "host": target.authority,
             "date": Self.httpDate(date), "x-tru-callback": product, "digest": digest
         ]
         let signingString = Self.signedHeaders.map { "\($0): \(values[$0]!)" }.joined(separator: "\n")
-        let signature = Data(sign(Array(signingString.utf8))).base64EncodedString()
+        let signature = Base64.encode(sign(Array(signingString.utf8)))
         let parameters =
             #"keyId="\#(keyID)",algorithm="rsa-sha256",headers="\#(Self.signedHeaders.joined(separator: " "))","#
             + #"signature="\#(signature)""#
@@ -74,8 +73,8 @@ public final class WebhookSigner: @unchecked Sendable {
     /// RSASSA-PKCS1-v1_5 with SHA-256 over `data`.
     func sign(_ data: [UInt8]) -> [UInt8] { key.sign(data) ?? [] }
 
-    static func httpDate(_ date: Date) -> String {
-        var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
+    static func httpDate(_ date: Double) -> String {
+        var seconds = time_t(date.rounded(.down))
         var parts = tm()
         gmtime_r(&seconds, &parts)
         let days = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]

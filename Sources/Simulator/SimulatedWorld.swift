@@ -1,5 +1,4 @@
 import CellpathCore
-import FoundationEssentials
 import Glibc
 import ModemDiscovery
 import SimulatorScenario

@@ -1,5 +1,4 @@
 import CellpathCore
-import FoundationEssentials
 import Glibc
 import SystemSupport
 
@@ -27,9 +26,8 @@ public enum DeviceCapture {
             format: DeviceShape.captureFormat, cellpath: CellpathVersion.current,
             source: "cellpath sim profiles --capture \(profile.name.rawValue)",
             modems: [Entry(index: 0, shape: DeviceShape(profile: profile))])
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        return Array((try? encoder.encode(capture)) ?? Data()) + [UInt8(ascii: "\n")]
+        let bytes = try? JSONEncoding.encode(capture, format: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
+        return (bytes ?? []) + [UInt8(ascii: "\n")]
     }
 
     /// One modem of a capture: its shape as captured, and the profile that rebuilds it.

@@ -1,5 +1,4 @@
 import CellpathCore
-import FoundationEssentials
 import Glibc
 import SystemSupport
 
@@ -52,9 +51,7 @@ extension Scenario {
     /// The scenario as pretty JSON with every field written (a modem without a SIM as `"sim": null`):
     /// `decode(encoded())` gives the same scenario back, which is how the daemon gets it.
     public func encoded() -> [UInt8] {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        return Array((try? encoder.encode(self)) ?? Data())
+        (try? JSONEncoding.encode(self, format: [.prettyPrinted, .sortedKeys])) ?? []
     }
 
     /// Largest number of modems one world holds (bearer addresses 100.64.23.10 … .41).

@@ -1,4 +1,5 @@
 import CellpathCore
+import FoundationEssentials
 import Testing
 import Workflow
 

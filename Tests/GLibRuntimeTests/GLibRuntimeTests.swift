@@ -1,5 +1,6 @@
 import CGIO
 import CellpathCore
+import FoundationEssentials
 import GLibRuntime
 import Synchronization
 import Testing

@@ -1,3 +1,4 @@
+import FoundationEssentials
 import Glibc
 import HTTPServer
 import Synchronization

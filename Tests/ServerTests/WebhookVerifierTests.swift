@@ -37,7 +37,7 @@ final class KeySetSource: Sendable {
 
 /// Webhooks signed by the simulator's signer (as tru.ID signs them), checked by serve's verifier.
 struct WebhookVerifierTests {
-    static let date = Date(timeIntervalSince1970: 1_790_000_000)
+    static let date = 1_790_000_000.0
     static let body = Array(#"{"check_id":"c1","status":"COMPLETED","match":true}"#.utf8)
 
     private func signed(_ signer: WebhookSigner, body: [UInt8] = WebhookVerifierTests.body) throws -> SignedWebhook {
@@ -48,7 +48,7 @@ struct WebhookVerifierTests {
 
     private func problem(
         _ verifier: WebhookVerifier, _ webhook: SignedWebhook, target: String? = nil, body: [UInt8]? = nil,
-        now: Double = WebhookVerifierTests.date.timeIntervalSince1970
+        now: Double = WebhookVerifierTests.date
     ) async -> String? {
         await verifier.problem(
             method: "POST", target: target ?? webhook.pathAndQuery, headers: webhook.headers,
@@ -72,7 +72,7 @@ struct WebhookVerifierTests {
         newDigest.headers.set("Digest", "SHA-256=" + Data(Digest.sha256(forged)).base64EncodedString())
         #expect(await problem(verifier, newDigest, body: forged) == "bad signature")
         #expect(await problem(verifier, webhook, target: "/elsewhere") == "bad signature")
-        #expect(await problem(verifier, webhook, now: Self.date.timeIntervalSince1970 + 301) == "stale or missing Date")
+        #expect(await problem(verifier, webhook, now: Self.date + 301) == "stale or missing Date")
         var unsigned = webhook
         unsigned.headers.remove("Authorization")
         unsigned.headers.remove("Signature")
@@ -109,11 +109,11 @@ struct WebhookVerifierTests {
         #expect(await problem(verifier, webhook) == nil)
         for seconds in stride(from: 0.0, through: 300, by: 6) {
             #expect(
-                await problem(verifier, webhook, now: Self.date.timeIntervalSince1970 + seconds)
+                await problem(verifier, webhook, now: Self.date + seconds)
                     == "replayed (this signature was already accepted)")
         }
         #expect(
-            await problem(verifier, webhook, now: Self.date.timeIntervalSince1970 + 301) == "stale or missing Date",
+            await problem(verifier, webhook, now: Self.date + 301) == "stale or missing Date",
             "then it is stale")
         #expect(
             await problem(verifier, try signed(signer, body: Array(#"{"check_id":"c3","status":"COMPLETED"}"#.utf8)))

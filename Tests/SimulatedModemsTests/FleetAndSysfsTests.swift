@@ -1,4 +1,5 @@
 import CellpathCore
+import FoundationEssentials
 import Glibc
 import SimulatedModems
 import SimulatorScenario

@@ -151,7 +151,7 @@ struct FakeCAMARAOperatorTests {
         #expect(Self.shape(date) == ["latestSimChange": "string"])
         #expect(
             JSONValue.parse(date.body)?[string: "latestSimChange"]
-                == SimulatorClock.timestamp(clock.clock.now().addingTimeInterval(-30 * 60)))
+                == SimulatorClock.timestamp(clock.clock.now() - 30 * 60))
         Self.expectError(call("POST", "/sim-swap/v2/check", token: token, "{}"), 422, "MISSING_IDENTIFIER")
         Self.expectError(
             call("POST", "/sim-swap/v2/check", token: token, #"{"phoneNumber":"+447940448591","maxAge":0}"#), 400,

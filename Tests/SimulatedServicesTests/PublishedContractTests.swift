@@ -61,7 +61,7 @@ private func tokenResponse(_ world: TestWorld, scope: String) -> HTTPResponse {
     @Test func resetIsTheEndOfTheHourWindowInEpochSeconds() throws {
         let world = TestWorld(rateLimit: 5)
         let token = world.token()
-        let start = Int(world.clock.clock.now().timeIntervalSince1970)
+        let start = Int(world.clock.clock.now())
         let first = get(world, "/coverage/v0.1/device_ip", token: token)
         #expect(first.headers["X-RateLimit-Reset"] == String(start + 3600))
         world.clock.advance(seconds: 100)

@@ -295,7 +295,7 @@ struct WebhookDeliveryTests {
         let webhook = try #require(
             signer.webhook(
                 to: "http://192.0.2.23:8080/callback", product: "phone_check", body: body,
-                date: Date()))
+                date: WallClock.now))
         return (webhook, signer)
     }
 
@@ -339,7 +339,7 @@ struct WebhookDeliveryTests {
         return try #require(
             signer.webhook(
                 to: "http://192.0.2.23:9/callback", product: "phone_check",
-                body: Array(#"{"check_id":"c-1","status":"EXPIRED"}"#.utf8), date: Date()))
+                body: Array(#"{"check_id":"c-1","status":"EXPIRED"}"#.utf8), date: WallClock.now))
     }
 
     /// The threads of this process now.

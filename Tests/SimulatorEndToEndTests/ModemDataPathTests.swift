@@ -1,4 +1,5 @@
 import CellpathCore
+import FoundationEssentials
 import Simulator
 import SimulatorScenario
 import TestSupport

@@ -1,4 +1,5 @@
 import CellpathCore
+import FoundationEssentials
 import Glibc
 import Simulator
 import SimulatorScenario

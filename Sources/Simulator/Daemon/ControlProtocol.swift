@@ -1,5 +1,4 @@
 import CellpathCore
-import FoundationEssentials
 import Glibc
 import SystemSupport
 
@@ -72,7 +71,7 @@ enum ControlClient {
                 .unavailable, "the simulator daemon does not answer on \(socketPath): \(SystemError.text(errno))",
                 hint: "is the world up? (cellpath sim status)")
         }
-        var line = Array(try JSONEncoder().encode(request))
+        var line = try JSONEncoding.encode(request)
         line.append(0x0a)
         guard (try? IO.sendAll(fd, line)) != nil else {
             throw CellpathError(.unavailable, "cannot talk to the simulator daemon")
@@ -81,7 +80,7 @@ enum ControlClient {
             throw CellpathError(.unavailable, "the simulator daemon closed the control connection without answering")
         }
         do {
-            return try JSONDecoder().decode(ControlResponse.self, from: Data(answer))
+            return try JSONDecoding.decode(ControlResponse.self, from: Array(answer))
         } catch {
             throw CellpathError(.internalError, "unreadable answer from the simulator daemon: \(error)")
         }

@@ -1,6 +1,5 @@
 import CellpathCore
 import CellpathCrypto
-import FoundationEssentials
 import Glibc
 import HTTPServer
 import SimulatedModems
@@ -23,11 +22,11 @@ public struct SimulatorCredentials: Sendable, Equatable, Codable {
     /// Reads the credentials of the world in `run`, or nil when it has none.
     public static func load(_ run: RunDirectory) -> SimulatorCredentials? {
         guard let bytes = try? FileSystem.read(run.credentialsFile) else { return nil }
-        return try? JSONDecoder().decode(SimulatorCredentials.self, from: Data(bytes))
+        return try? JSONDecoding.decode(SimulatorCredentials.self, from: bytes)
     }
 
     func save(_ run: RunDirectory) throws {
-        try FileSystem.write(Array(try JSONEncoder().encode(self)), to: run.credentialsFile, mode: 0o600)
+        try FileSystem.write(try JSONEncoding.encode(self), to: run.credentialsFile, mode: 0o600)
     }
 
     /// The fake Twilio Verify's account and service, derived from these credentials: the

@@ -1,5 +1,4 @@
 import CellpathCore
-import FoundationEssentials
 import Glibc
 import SimulatedModems
 import SimulatorScenario
@@ -247,14 +246,14 @@ final class RunningWorld {
         guard let line = LineIO.readLine(client, limit: 65536) else { return }
         let response: ControlResponse
         do {
-            let request = try JSONDecoder().decode(ControlRequest.self, from: Data(line))
+            let request = try JSONDecoding.decode(ControlRequest.self, from: Array(line))
             response = try handle(request)
         } catch let error as CellpathError {
             response = ControlResponse(ok: false, error: error.message, errorKind: error.kind)
         } catch {
             response = ControlResponse(ok: false, error: "bad control request: \(error)", errorKind: .usage)
         }
-        guard var bytes = try? JSONEncoder().encode(response) else { return }
+        guard var bytes = try? JSONEncoding.encode(response) else { return }
         bytes.append(0x0a)
         try? IO.sendAll(client, Array(bytes))
     }

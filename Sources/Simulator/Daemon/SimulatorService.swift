@@ -1,6 +1,5 @@
 import CShims
 import CellpathCore
-import FoundationEssentials
 import Glibc
 import SimulatedModems
 import SimulatedServices
@@ -60,6 +59,6 @@ public struct SimulatorContext: Sendable {
 /// The daemon's log: stderr, which is the log file of a detached daemon. Any thread.
 enum DaemonLog {
     static func write(_ line: String) {
-        try? IO.writeAll(2, "\(SimulatorClock.timestamp(Date())) \(line)\n")
+        try? IO.writeAll(2, "\(SimulatorClock.timestamp(WallClock.now)) \(line)\n")
     }
 }

@@ -1,6 +1,5 @@
 import CellpathCore
 import CellularHTTP
-import FoundationEssentials
 
 /// How a provider's device SDK opens the URL its backend returned, as data that the one
 /// cellular chain (`CellularHTTP`, fail-closed over the bearer) applies: the headers it sends,
@@ -56,7 +55,7 @@ public struct DeviceLegRules: Sendable, Equatable {
     public func applied(to request: FetchRequest) -> FetchRequest {
         var request = request
         request.headers += headers.map {
-            HTTPHeader($0.name, $0.value == Self.requestID ? UUID().uuidString.lowercased() : $0.value)
+            HTTPHeader($0.name, $0.value == Self.requestID ? UUIDv4.random() : $0.value)
         }
         if let maxHops { request.maxHops = min(request.maxHops, maxHops) }
         if let hopTimeout { request.hopTimeout = hopTimeout }

@@ -1,5 +1,4 @@
 import CellpathCore
-import FoundationEssentials
 import Glibc
 import SystemSupport
 
@@ -81,7 +80,7 @@ public struct FileTokenCache: TokenCache {
         guard file.safe else { return }
         var members: [(String, JSONValue)] = []
         if case .object(let stored)? = file.json { members = stored }
-        let now = Date().timeIntervalSince1970
+        let now = WallClock.now
         members.removeAll { ($0.1["expires_at"]?.intValue).map { Double($0) <= now } ?? true }
         change(&members)
         write(Array(JSONValue.object(members).serialized.utf8))

@@ -1,7 +1,7 @@
 import CellpathCore
 import CellularHTTP
-import FoundationEssentials
 import Synchronization
+import SystemSupport
 
 /// Sends one request to the API and reads its answer: `HTTPClient` over the default network,
 /// or a stand-in in tests.
@@ -46,7 +46,7 @@ public actor TruAPIClient {
     init(
         endpoint: TruAPIEndpoint, transport: any TruAPITransport, tokenCache: (any TokenCache)? = nil,
         retry: RetryPolicy = .default,
-        timeout: Duration, now: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 },
+        timeout: Duration, now: @escaping @Sendable () -> Double = { WallClock.now },
         pause: @escaping @Sendable (Duration) async -> Void = { try? await Task.sleep(for: $0) }
     ) {
         self.endpoint = endpoint
@@ -219,7 +219,7 @@ public actor TruAPIClient {
 
     /// `POST /oauth2/v1/token` with Basic client credentials.
     private func fetchToken(scopes: [String]) async -> Result<CachedToken, TruAPIError> {
-        let basic = Data("\(endpoint.clientID):\(endpoint.clientSecret)".utf8).base64EncodedString()
+        let basic = Base64.encode("\(endpoint.clientID):\(endpoint.clientSecret)".utf8)
         let scope = scopes.joined(separator: "%20")
         let request = HTTPClientRequest(
             url: endpoint.trimmedBaseURL + "/oauth2/v1/token", method: "POST",

@@ -1,6 +1,5 @@
 import CellpathCore
 import CellularHTTP
-import FoundationEssentials
 
 /// Where Twilio Verify is and the account that calls it.
 public struct TwilioVerifyAccount: Sendable {
@@ -59,7 +58,7 @@ public struct TwilioVerifyClient: SilentAuthProvider {
     private var serviceURL: String { account.baseURL + "/v2/Services/" + account.serviceSID }
 
     private var authorization: HTTPHeader {
-        let basic = Data("\(account.accountSID):\(account.authToken)".utf8).base64EncodedString()
+        let basic = Base64.encode("\(account.accountSID):\(account.authToken)".utf8)
         return HTTPHeader("Authorization", "Basic \(basic)")
     }
 

@@ -1,6 +1,6 @@
 import CellpathCore
 import CellularHTTP
-import FoundationEssentials
+import SystemSupport
 
 /// How calls to Vonage authenticate: an application JWT (RS256, signed with the application's
 /// private key; Vonage sends silent-auth webhooks only then) or Basic api_key:api_secret.
@@ -14,14 +14,14 @@ public enum VonageAuthentication: Sendable {
     public func header() -> HTTPHeader {
         switch self {
         case .basic(let key, let secret):
-            return HTTPHeader("Authorization", "Basic " + Data("\(key):\(secret)".utf8).base64EncodedString())
+            return HTTPHeader("Authorization", "Basic " + Base64.encode("\(key):\(secret)".utf8))
         case .applicationJWT(let applicationID, let sign):
-            let now = Int(Date().timeIntervalSince1970)
+            let now = Int(WallClock.now)
             return HTTPHeader(
                 "Authorization",
                 "Bearer "
                     + VonageVerifyClient.applicationJWT(
-                        applicationID: applicationID, issuedAt: now, id: UUID().uuidString.lowercased(), sign: sign))
+                        applicationID: applicationID, issuedAt: now, id: UUIDv4.random(), sign: sign))
         }
     }
 }
