@@ -174,7 +174,7 @@ public final class FakeVonageVerify: SimulatedHTTPEndpoint {
             }
         }
         guard let (request, failure) = outcome else { return Self.notFound("/v2/verify/\(id)") }
-        let named = faults.wrongRequestID ? UUID().uuidString.lowercased() : request.id
+        let named = faults.wrongRequestID ? UUIDv4.random() : request.id
         guard let failure else {
             if let redirect = request.redirectURL {
                 return .redirect(redirect + "#request_id=\(named)&code=\(request.code ?? "")")
