@@ -46,6 +46,8 @@ public struct JSONSyntaxError: Error, Sendable, Equatable {
 public struct StrictJSONParser {
     /// Deepest nesting of arrays and objects accepted (the parser recurses).
     static let maximumDepth = 64
+    /// Members up to which an object's keys are scanned for a duplicate rather than indexed.
+    static let scannedMembers = 16
 
     private let bytes: [UInt8]
     private var index = 0
@@ -97,7 +99,9 @@ public struct StrictJSONParser {
         if depth > Self.maximumDepth { throw error("nested deeper than \(Self.maximumDepth) levels") }
         index += 1  // {
         var members: [JSONNode.Member] = []
-        var seen: [String: TextPosition] = [:]
+        // Duplicate keys are looked for by a scan while an object is small (a record's dozen
+        // members: cheaper than hashing every key), by an index of its keys once it is large.
+        var keyIndex: [String: Int]?
         skipWhitespace()
         if peek == UInt8(ascii: "}") { index += 1; return .object([]) }
         while true {
@@ -108,12 +112,17 @@ public struct StrictJSONParser {
             }
             let keyPosition = currentPosition()
             let key = try string()
-            if let first = seen[key] {
+            let earlier: Int? = if let keyIndex { keyIndex[key] } else { members.firstIndex { $0.key == key } }
+            if let earlier {
+                let first = members[earlier].keyPosition
                 throw JSONSyntaxError(
                     message: "duplicate key \"\(key)\" (first at line \(first.line), column \(first.column))",
                     position: keyPosition)
             }
-            seen[key] = keyPosition
+            if keyIndex == nil, members.count >= Self.scannedMembers {
+                keyIndex = Dictionary(uniqueKeysWithValues: members.enumerated().map { ($1.key, $0) })
+            }
+            keyIndex?[key] = members.count
             skipWhitespace()
             guard peek == UInt8(ascii: ":") else {
                 throw error("unexpected \(describeCurrent()): expected ':' after the key")

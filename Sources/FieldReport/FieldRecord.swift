@@ -62,7 +62,7 @@ package struct FieldRecord: Sendable {
 extension FieldRecord {
     /// What a JSON line of a field run holds: a check's record, the run's summary line (which
     /// the report recomputes from the checks and so skips), or neither.
-    package enum Line {
+    package enum Line: Sendable {
         case check(FieldRecord)
         case summary
     }

@@ -1,4 +1,5 @@
 import CellpathCore
+import Dispatch
 import Glibc
 import SystemSupport
 
@@ -22,6 +23,16 @@ package enum FieldRunReader {
     /// The longest line accepted: a check's record with its whole check_url trace is a few KiB.
     static let maximumLineBytes = 16 << 20
 
+    /// Lines parsed together, split between the cores: parsing is most of a report's time.
+    static let batchLines = 512
+
+    /// A line as parsed, before it is handed over in order.
+    private enum ParsedLine: Sendable {
+        case blank
+        case invalid(JSONSyntaxError)
+        case parsed(FieldRecord.Line?)
+    }
+
     /// Reads `fd` to its end and hands each check to `handle`, in order. `name` is how errors
     /// name the input (a path, or `stdin`). A line that is not JSON, or JSON that is not a field
     /// run's line, is a data error naming the file and the line, never quoting it (it may hold
@@ -33,32 +44,38 @@ package enum FieldRunReader {
         var pending: [UInt8] = []
         var lineNumber = 0
         var consumed = 0
+        var batch: [[UInt8]] = []
         var buffer = [UInt8](repeating: 0, count: 1 << 16)
-        func take(_ line: ArraySlice<UInt8>, isLast: Bool) throws(CellpathError) {
-            lineNumber += 1
-            guard line.contains(where: { !Self.isWhitespace($0) }) else { return }
-            let parsed: JSONValue
-            do {
-                parsed = JSONValue(node: try StrictJSONParser.parse(Array(line)))
-            } catch {
+        func take(_ line: ParsedLine, number: Int, isLast: Bool) throws(CellpathError) {
+            switch line {
+            case .blank: return
+            case .invalid(let error):
                 if isLast {
                     tally.partialLastLine = true
                     return
                 }
                 throw CellpathError(
-                    .dataError, "\(name), line \(lineNumber): not valid JSON (column \(error.position.column))",
+                    .dataError, "\(name), line \(number): not valid JSON (column \(error.position.column))",
                     hint: "each line must be one JSON object written by a field run (--repeat N --json)")
-            }
-            switch FieldRecord.line(parsed) {
-            case .check(let record):
+            case .parsed(.check(let record)?):
                 tally.checks += 1
                 try handle(record)
-            case .summary: tally.summaries += 1
-            case nil:
+            case .parsed(.summary?): tally.summaries += 1
+            case .parsed(nil):
                 throw CellpathError(
-                    .dataError, "\(name), line \(lineNumber): not a field run's record (no product and steps)",
+                    .dataError, "\(name), line \(number): not a field run's record (no product and steps)",
                     hint: "each line must be one JSON object written by a field run (--repeat N --json)")
             }
+        }
+        func flush() throws(CellpathError) {
+            let first = lineNumber - batch.count + 1
+            for (offset, line) in parse(batch).enumerated() { try take(line, number: first + offset, isLast: false) }
+            batch.removeAll(keepingCapacity: true)
+        }
+        func queue(_ line: ArraySlice<UInt8>) throws(CellpathError) {
+            lineNumber += 1
+            batch.append(Array(line))
+            if batch.count == batchLines { try flush() }
         }
         while true {
             let count = Glibc.read(fd, &buffer, buffer.count)
@@ -70,10 +87,10 @@ package enum FieldRunReader {
             var start = 0
             for index in 0 ..< count where buffer[index] == UInt8(ascii: "\n") {
                 if pending.isEmpty {
-                    try take(buffer[start ..< index], isLast: false)
+                    try queue(buffer[start ..< index])
                 } else {
                     pending += buffer[start ..< index]
-                    try take(pending[...], isLast: false)
+                    try queue(pending[...])
                     pending.removeAll(keepingCapacity: true)
                 }
                 start = index + 1
@@ -87,8 +104,38 @@ package enum FieldRunReader {
                     hint: "each line must be one JSON object written by a field run (--repeat N --json)")
             }
         }
-        if !pending.isEmpty { try take(pending[...], isLast: true) }
+        try flush()
+        if !pending.isEmpty {
+            lineNumber += 1
+            try take(parse(pending), number: lineNumber, isLast: true)
+        }
         return tally
+    }
+
+    /// Parses `lines` on every online core, in contiguous shares; the results in line order.
+    private static func parse(_ lines: [[UInt8]]) -> [ParsedLine] {
+        var results = [ParsedLine](repeating: .blank, count: lines.count)
+        let workers = max(1, min(lines.count, sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+        let share = (lines.count + workers - 1) / max(1, workers)
+        results.withUnsafeMutableBufferPointer { buffer in
+            // Each worker writes only its own share of the buffer.
+            nonisolated(unsafe) let output = buffer
+            DispatchQueue.concurrentPerform(iterations: workers) { worker in
+                for index in worker * share ..< min(lines.count, (worker + 1) * share) {
+                    output[index] = parse(lines[index])
+                }
+            }
+        }
+        return results
+    }
+
+    private static func parse(_ line: [UInt8]) -> ParsedLine {
+        guard line.contains(where: { !isWhitespace($0) }) else { return .blank }
+        do {
+            return .parsed(FieldRecord.line(JSONValue(node: try StrictJSONParser.parse(line))))
+        } catch {
+            return .invalid(error)
+        }
     }
 
     private static func isWhitespace(_ byte: UInt8) -> Bool {

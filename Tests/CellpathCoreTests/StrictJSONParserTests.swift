@@ -141,6 +141,19 @@ import Testing
         #expect(JSONValue.parse(Array(#"{"a": {"a": 1}, "b": {"a": 2}}"#.utf8)) != nil)
     }
 
+    /// Objects past `scannedMembers` find duplicates through an index of their keys: a key
+    /// repeated from before the index was built, and one from after, are both refused.
+    @Test(arguments: [3, 30])
+    func duplicatesInLargeObjectsAreRefused(_ repeated: Int) {
+        let members = (0 ..< 40).map { #""k\#($0)": \#($0)"# }
+        let text = "{" + members.joined(separator: ", ") + #", "k\#(repeated)": 0}"#
+        let duplicate = error(text)
+        let firstColumn = ("{" + members[..<repeated].joined(separator: ", ") + ", ").count + 1
+        #expect(duplicate?.message == #"duplicate key "k\#(repeated)" (first at line 1, column \#(firstColumn))"#)
+        let unique = "{" + members.joined(separator: ", ") + "}"
+        #expect(JSONValue.parse(Array(unique.utf8))?["k39"] == .int(39))
+    }
+
     @Test(arguments: ["{} x", "[1] [2]", "1 2", "null,", "{}}", "\"a\" \"b\"", "true false"])
     func anythingAfterTheDocumentIsRefused(_ text: String) {
         #expect(error(text)?.message.hasSuffix("after the end of the document") == true, "\(text)")

@@ -153,4 +153,23 @@ import Testing
         #expect(tally.checks == 3)
         #expect(records.map(\.run) == [1, 2, 3] && records[1].failure == "temporary")
     }
+
+    /// Lines are parsed in batches on every core: records still come in file order across the
+    /// batches, blank lines still count, and the first bad line is named even when later
+    /// batches parse fine.
+    @Test func recordsComeInFileOrderAcrossParsingBatches() throws {
+        let count = FieldRunReader.batchLines * 2 + 37
+        var lines = (1 ... count).map { FieldLines.check(run: $0) }
+        lines.insert("", at: FieldRunReader.batchLines - 1)
+        let (tally, records) = try FieldLines.read(lines.joined(separator: "\n") + "\n")
+        #expect(tally.checks == count)
+        #expect(records.map(\.run) == Array(1 ... count))
+        let badLine = FieldRunReader.batchLines + 5
+        lines[badLine - 1] = "{"
+        lines[badLine + 3] = "[1]"
+        let error = try #require(throws: CellpathError.self) {
+            try FieldLines.read(lines.joined(separator: "\n") + "\n", name: "n.jsonl")
+        }
+        #expect(error.message.hasPrefix("n.jsonl, line \(badLine): not valid JSON"), "\(error.message)")
+    }
 }
