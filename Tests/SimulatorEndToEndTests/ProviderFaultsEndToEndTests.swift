@@ -136,7 +136,8 @@ struct ProviderFaultsEndToEndTests {
     @Test(arguments: ["twilio", "vonage", "camara", "vonage-nv"])
     func ctrlCLeavesNothingBehind(_ provider: String) throws {
         var scenario = VerifyEndToEndTests.scenario
-        scenario.modems[0].faults.responseDelayMs = 40
+        // Slow enough that the bearer is still coming up at the signal (about 4 answers).
+        scenario.modems[0].faults.responseDelayMs = 400
         try SimulatedDevice.with(scenario, connect: false) { device in
             let result = try ProcessRunner.run(
                 [

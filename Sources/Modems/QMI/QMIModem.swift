@@ -794,13 +794,19 @@ final class QMIModem: ModemBackend {
     ) async throws(ModemError) -> UnsafeMutablePointer<QmiClient> {
         let session = session ?? self.session
         // Requests sent together need the same client: one allocation per service, the others wait for it.
+        var waited = false
         while allocating[service.rawValue] != nil {
+            waited = true
             await withCheckedContinuation { allocating[service.rawValue]?.append($0) }
         }
-        if let existing = clients.first(where: { $0.service == service }) { return existing.client }
+        let operation = "allocate a \(Self.name(service)) client ID"
+        if let existing = clients.first(where: { $0.service == service }) {
+            // A client that came after the time ran out fails its waiters as it failed its allocator.
+            if waited, !session.isCleanup, session.secondsLeft <= 0 { throw session.timedOut(operation) }
+            return existing.client
+        }
         allocating[service.rawValue] = []
         defer { allocating.removeValue(forKey: service.rawValue)?.forEach { $0.resume() } }
-        let operation = "allocate a \(Self.name(service)) client ID"
         let device = device, timeout = session.libraryTimeout(allowing: Self.closeTimeout)
         let client = try await session.call(operation, extraTime: Self.closeTimeout) { call in
             qmi_device_allocate_client(
