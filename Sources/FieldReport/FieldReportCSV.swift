@@ -52,16 +52,20 @@ package enum FieldReportCSV {
             switch self {
             case .number(let value): return value ?? ""
             case .text(let value):
+                // Byte tests: every character looked for is ASCII, so no UTF-8 sequence holds it.
                 var text = value
-                if let first = text.unicodeScalars.first, "=+-@\t\r".unicodeScalars.contains(first),
-                    !Self.isSignedNumber(text)
-                {
+                if let first = text.utf8.first, Self.formulaStarts.contains(first), !Self.isSignedNumber(text) {
                     text = "'" + text
                 }
-                guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return text }
+                guard text.utf8.contains(where: Self.needsQuotes.contains) else { return text }
                 return "\"" + text.replacing("\"", with: "\"\"") + "\""
             }
         }
+
+        /// The first bytes that make a spreadsheet read a formula: = + - @, tab, carriage return.
+        static let formulaStarts: Set<UInt8> = [0x3D, 0x2B, 0x2D, 0x40, 0x09, 0x0D]
+        /// The bytes that make a field quoted: comma, quote, line feed, carriage return.
+        static let needsQuotes: Set<UInt8> = [0x2C, 0x22, 0x0A, 0x0D]
 
         /// A sign and digits only (`+447940448591`, `+••••91`, `-95.5`): data, no formula.
         static func isSignedNumber(_ text: String) -> Bool {
@@ -70,7 +74,13 @@ package enum FieldReportCSV {
     }
 
     static func line(_ cells: [Cell]) -> String {
-        cells.map(\.field).joined(separator: ",") + "\r\n"
+        var line = ""
+        line.reserveCapacity(256)
+        for (index, cell) in cells.enumerated() {
+            if index > 0 { line += "," }
+            line += cell.field
+        }
+        return line + "\r\n"
     }
 
     /// A number as JSON wrote it, without a needless `.0`.
