@@ -311,7 +311,8 @@ struct BearerCommandTests {
     func aWrongPINIsRefusedWithTheAttemptsLeft(_ kind: SimulatorScenario.ModemProtocol) throws {
         let sim = SimulatedSIM(
             iccid: "8944000000000000001", imsi: "234150000000001", pinLocked: true, pin: "4321", pinAttemptsLeft: 3)
-        let file = "/tmp/cellpath-wrong-pin-\(getpid())"
+        // One file per case: the cases run at once, and each removes its own at the end.
+        let file = "/tmp/cellpath-wrong-pin-\(getpid())-\(kind)"
         #expect(try ProcessRunner.run(["sh", "-c", "echo 1111 > \(file)"]).status == 0)
         defer { unlink(file) }
         let (fleet, _) = try fails(
@@ -325,7 +326,7 @@ struct BearerCommandTests {
     func theLastPINAttemptIsNeverSpent(_ kind: SimulatorScenario.ModemProtocol) throws {
         let sim = SimulatedSIM(
             iccid: "8944000000000000001", imsi: "234150000000001", pinLocked: true, pin: "4321", pinAttemptsLeft: 1)
-        let file = "/tmp/cellpath-last-pin-\(getpid())"
+        let file = "/tmp/cellpath-last-pin-\(getpid())-\(kind)"
         #expect(try ProcessRunner.run(["sh", "-c", "echo 4321 > \(file)"]).status == 0)
         defer { unlink(file) }
         let (fleet, _) = try fails(
