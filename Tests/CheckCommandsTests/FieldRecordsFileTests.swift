@@ -11,13 +11,7 @@ import Workflow
 /// `--records-file` and `--resume`: each run's line appended whole with the run's id, and a run
 /// stopped mid-write resumed where it stopped.
 @Suite struct FieldRecordsFileTests {
-    private static let context: CommandContext = {
-        var global = GlobalOptions()
-        global.quiet = true
-        return CommandContext(
-            global: global, command: ["cellpath", "subscriber-check"], environment: [:], logger: .silent,
-            progress: Progress(enabled: false))
-    }()
+    private static let context = CommandContext.quietSubscriberCheck
 
     private static let lane = FieldRun.Lane(
         modem: nil,

@@ -109,11 +109,7 @@ import Workflow
     /// The runs stop with exit 73 and the summary so far (one JSON line, as field mode prints it),
     /// and the lane's bearer is still released.
     @Test func aMetricsFileThatCannotBeWrittenStopsTheRunsButStillReleasesTheBearer() async throws {
-        var global = GlobalOptions()
-        global.quiet = true
-        let context = CommandContext(
-            global: global, command: ["cellpath", "subscriber-check"], environment: [:], logger: .silent,
-            progress: Progress(enabled: false))
+        let context = CommandContext.quietSubscriberCheck
         let field = FieldRun(
             product: .subscriberCheck, runs: 3, interval: nil, metricsFile: "/nonexistent-cellpath-dir/metrics.prom",
             context: context)

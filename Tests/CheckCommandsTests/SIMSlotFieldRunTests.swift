@@ -13,13 +13,7 @@ import Workflow
 /// `finally` (the slot switched back) after them even when cancelled, and `--resume` by modem
 /// and slot.
 @Suite struct SIMSlotFieldRunTests {
-    private static let context: CommandContext = {
-        var global = GlobalOptions()
-        global.quiet = true
-        return CommandContext(
-            global: global, command: ["cellpath", "subscriber-check"], environment: [:], logger: .silent,
-            progress: Progress(enabled: false))
-    }()
+    private static let context = CommandContext.quietSubscriberCheck
 
     /// A run's report: `outcome` on `operatorID`'s network.
     private static func report(_ outcome: CheckOutcome, on operatorID: String) -> CheckRunReport {
