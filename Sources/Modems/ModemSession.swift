@@ -86,8 +86,7 @@ struct ModemSession: Sendable {
                 start: start, finish: finish)
         } catch {
             switch error {
-            case .cancelled:
-                throw ModemError(.transport, .cancelled, operation: describe(operation), reason: "cancelled")
+            case .cancelled: throw cancelled(operation)
             case .aborted: throw vanished(operation)
             case _ where access(port.devicePath, F_OK) != 0: throw vanished(operation)
             case .timedOut: throw timedOut(operation)
@@ -117,6 +116,11 @@ struct ModemSession: Sendable {
 
     /// The session's time is up: `no answer within 2 s`, counting from the session's start.
     /// Opened directly, the answers may have gone to another reader of the port.
+    /// `operation` given up because the task was cancelled.
+    func cancelled(_ operation: String) -> ModemError {
+        ModemError(.transport, .cancelled, operation: describe(operation), reason: "cancelled")
+    }
+
     func timedOut(_ operation: String) -> ModemError {
         ModemError(
             .transport, .temporary, operation: describe(operation),

@@ -801,8 +801,12 @@ final class QMIModem: ModemBackend {
         }
         let operation = "allocate a \(Self.name(service)) client ID"
         if let existing = clients.first(where: { $0.service == service }) {
-            // A client that came after the time ran out fails its waiters as it failed its allocator.
-            if waited, !session.isCleanup, session.secondsLeft <= 0 { throw session.timedOut(operation) }
+            // A client that came after a cancel or after the time ran out fails its waiters as it
+            // failed its allocator: requests sent together report the same first failure.
+            if waited, !session.isCleanup {
+                if Task.isCancelled { throw session.cancelled(operation) }
+                if session.secondsLeft <= 0 { throw session.timedOut(operation) }
+            }
             return existing.client
         }
         allocating[service.rawValue] = []
@@ -822,7 +826,7 @@ final class QMIModem: ModemBackend {
         session.logger.debug("\(port.name): \(Self.name(service)) client ID \(qmi_client_get_cid(client)) allocated")
         guard !session.isCleanup else { return client }
         if Task.isCancelled {
-            throw ModemError(.transport, .cancelled, operation: session.describe(operation), reason: "cancelled")
+            throw session.cancelled(operation)
         }
         if session.secondsLeft <= 0 { throw session.timedOut(operation) }
         return client
