@@ -29,6 +29,12 @@ mkdir -p "$out" "$debug/DEBIAN"
 executables=("$root/usr/bin/cellpath" "$root"/usr/libexec/cellpath/*)
 build_ids=()
 for executable in "${executables[@]}"; do
+    # The regex engine (_StringProcessing's string algorithms pull it in) adds 1.4 MB to each
+    # executable; cellpath's own CellpathCore/TextSearch.swift does what it needs instead.
+    if nm "$executable" | grep '_RegexParser' >/dev/null; then
+        echo "build-deb: $executable links Swift's regex engine: use TextSearch (replacingEvery, range(ofText:)) instead of replacing, firstRange, trimmingPrefix or split with a string" >&2
+        exit 1
+    fi
     id=$(readelf -n "$executable" | awk '/Build ID:/ { print $3 }')
     [ -n "$id" ] || { echo "build-deb: $executable has no build id" >&2; exit 1; }
     build_ids+=("$id")

@@ -52,12 +52,12 @@ public enum Base64 {
 public enum Base64URL {
     /// `bytes` in base64url, without padding.
     public static func encode(_ bytes: [UInt8]) -> String {
-        Base64.encode(bytes).replacing("+", with: "-").replacing("/", with: "_").replacing("=", with: "")
+        String(Base64.encode(bytes).compactMap { $0 == "+" ? "-" : $0 == "/" ? "_" : $0 == "=" ? nil : $0 })
     }
 
     /// The bytes of base64url `text` (padding optional); nil when it is not base64url.
     public static func decode(_ text: String) -> [UInt8]? {
-        var standard = text.replacing("-", with: "+").replacing("_", with: "/")
+        var standard = String(text.map { $0 == "-" ? "+" : $0 == "_" ? "/" : $0 })
         while standard.count % 4 != 0 { standard += "=" }
         return Base64.decode(standard)
     }

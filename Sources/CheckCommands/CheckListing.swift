@@ -183,7 +183,7 @@ extension CheckListing {
 
 extension CheckProduct {
     /// The command that runs it: `subscriber-check`, `phone-check`, `sim-check`.
-    package var commandName: String { rawValue.replacing("_", with: "-") }
+    package var commandName: String { rawValue.replacingEvery("_", with: "-") }
 }
 
 extension CheckOutcome {

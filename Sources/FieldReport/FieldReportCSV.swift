@@ -58,7 +58,7 @@ package enum FieldReportCSV {
                     text = "'" + text
                 }
                 guard text.utf8.contains(where: Self.needsQuotes.contains) else { return text }
-                return "\"" + text.replacing("\"", with: "\"\"") + "\""
+                return "\"" + text.replacingEvery("\"", with: "\"\"") + "\""
             }
         }
 

@@ -14,7 +14,7 @@ package enum FieldReportHTML {
     package static func chartJS(at path: String = chartJSPath) throws(CellpathError) -> String {
         do {
             let code = String(decoding: try FileSystem.read(path, limit: 8 << 20), as: UTF8.self)
-            return code.replacing("</script", with: "<\\/script")
+            return code.replacingEvery("</script", with: "<\\/script")
         } catch {
             throw CellpathError(
                 .unavailable, "couldn't read Chart.js (\(path)): \(error.reason)",

@@ -78,8 +78,8 @@ public enum SimulatedWorld {
                 // The daemon's own error says why; dnsmasq's start-up lines around it do not.
                 let lines = tail.split(separator: "\n").map(String.init)
                 let reason =
-                    lines.last { $0.contains("error: ") }.flatMap {
-                        $0.split(separator: "error: ", maxSplits: 1).last.map(String.init)
+                    lines.last { $0.contains("error: ") }.flatMap { line in
+                        line.range(ofText: "error: ").map { String(line[$0.upperBound...]) }
                     }
                     ?? lines.last
                 throw CellpathError(

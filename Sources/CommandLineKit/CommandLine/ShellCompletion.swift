@@ -161,7 +161,7 @@ package struct ShellCompletion: Sendable {
     static func firstSentence(_ text: String) -> String {
         let line = text.split(whereSeparator: \.isNewline).joined(separator: " ")
         var searched = line[...]
-        while let end = searched.firstRange(of: ". ") {
+        while let end = searched.range(ofText: ". ") {
             let before = line[..<end.lowerBound]
             // "e.g. wwan0" and "i.e. …" do not end a sentence.
             if !before.hasSuffix("e.g") && !before.hasSuffix("i.e") { return String(before) }

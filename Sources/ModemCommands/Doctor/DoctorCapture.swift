@@ -144,7 +144,7 @@ struct Placeholders {
     /// `text` with every known value replaced by its placeholder, longest values first.
     func redact(_ text: String) -> String {
         values.sorted { $0.value.count > $1.value.count }.reduce(text) { text, entry in
-            text.replacing(entry.value, with: entry.placeholder)
+            text.replacingEvery(entry.value, with: entry.placeholder)
         }
     }
 }
