@@ -1,10 +1,16 @@
-/// Finding and replacing text by its UTF-8 bytes. The standard library's `replacing(_:with:)`,
-/// `firstRange(of:)`, `trimmingPrefix(_:)` and `split(separator:)` with a string come from
-/// `_StringProcessing`, and using any of them links its regex engine into the executable (1.4 MB
-/// each, docs/benchmarks.md): cellpath uses these instead. Matching bytes, not characters, also
-/// finds a target that a following combining mark would hide from a match by characters (a quote
-/// to escape, a value to redact).
+/// Finding and replacing text by its UTF-8 bytes. The standard library's `contains(_:)` with a
+/// string, `replacing(_:with:)`, `firstRange(of:)`, `trimmingPrefix(_:)` and `split(separator:)`
+/// with a string come from `_StringProcessing`, and using any of them links its regex engine into
+/// the executable (1.4 MB each, docs/benchmarks.md): cellpath uses these instead. Matching bytes,
+/// not characters, also finds what a match by characters misses: a `"\r"` in `"\r\n"` (one
+/// character), a quote to escape or a value to redact that a following combining mark joins.
 extension StringProtocol {
+    /// Whether `other` occurs in this text (an empty `other` always does). It shadows
+    /// `_StringProcessing`'s `contains(_:)` in every module that imports CellpathCore.
+    public func contains(_ other: String) -> Bool {
+        other.isEmpty || range(ofText: other) != nil
+    }
+
     /// The first occurrence of `target`, or nil (also for an empty `target`). Its bounds are
     /// Unicode scalar boundaries: a valid UTF-8 target starts with a leading byte.
     public func range(ofText target: String) -> Range<String.Index>? {

@@ -21,6 +21,19 @@ import Testing
         #expect("é350000000000001ü".replacingEvery("350000000000001", with: "IMEI-1") == "éIMEI-1ü")
     }
 
+    @Test func containsMatchesBytes() {
+        let crlf = "a\r\nb"
+        #expect(crlf.contains("\r"))  // "\r\n" is one character
+        let quoted = "x\"\u{301}"
+        #expect(quoted.contains("\""))
+        #expect("abc".contains(""))
+        #expect("abc".contains("bc"))
+        #expect(!"abc".contains("cb"))
+        let tail = "abc".dropFirst()
+        #expect(tail.contains("bc"))
+        #expect(!tail.contains("a"))
+    }
+
     @Test func rangeOfText() throws {
         let text = "e.g. this. That"
         let range = try #require(text.range(ofText: ". "))
