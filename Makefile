@@ -18,7 +18,7 @@ BIN_DIR = $(shell $(SWIFT) build -c $(CONFIGURATION) --show-bin-path 2>/dev/null
 CELLPATH = $(BIN_DIR)/cellpath
 # The executables that the front `cellpath` hands commands to (docs/architecture.md, Executables):
 # next to it in the build directory, in PREFIX/libexec/cellpath once installed.
-HELPERS := cellpath-sim cellpath-number cellpath-modem cellpath-check cellpath-serve
+HELPERS := cellpath-modem cellpath-helper
 LIBEXEC_DIR = $(PREFIX)/libexec/cellpath
 # Where `make deb` builds the packages.
 DEB_DIR = .build/deb

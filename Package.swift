@@ -39,11 +39,8 @@ let package = Package(
     // C libraries at start-up (docs/architecture.md, Executables).
     products: [
         .executable(name: "cellpath", targets: ["cellpath"]),
-        .executable(name: "cellpath-sim", targets: ["cellpath-sim"]),
-        .executable(name: "cellpath-number", targets: ["cellpath-number"]),
         .executable(name: "cellpath-modem", targets: ["cellpath-modem"]),
-        .executable(name: "cellpath-check", targets: ["cellpath-check"]),
-        .executable(name: "cellpath-serve", targets: ["cellpath-serve"])
+        .executable(name: "cellpath-helper", targets: ["cellpath-helper"])
     ],
     targets: [
         // MARK: C libraries
@@ -140,7 +137,7 @@ let package = Package(
                 "CommandLineKit", "CellpathCore", "SystemSupport", "CellularHTTP",
                 "Workflow", "Configuration", "ModemDiscovery", "FieldReport"
             ]),
-        // Each helper executable's commands, in a library of its own so that tests reach them.
+        // The commands of the executables beside the front, a library per group so that tests reach them.
         .target(
             name: "SimCommands",
             dependencies: [
@@ -149,7 +146,7 @@ let package = Package(
             ]),
         .target(
             name: "NumberCommands", dependencies: ["CellpathCLI", "CommandLineKit", "CellpathCore", "PhoneNumbers"]),
-        // The modem commands' implementations: `cellpath-modem` runs them, `cellpath-check` takes its path from them.
+        // The modem commands' implementations: `cellpath-modem` runs them, the checks take their path from them.
         .target(
             name: "ModemCommands",
             dependencies: [
@@ -178,19 +175,17 @@ let package = Package(
                 "CellpathCLI", "CommandLineKit", "CellpathCore", "Server", "Workflow",
                 "CellularHTTP", "Configuration", "ProviderClients"
             ]),
+        // What `cellpath-helper` runs: the four libraries above it, in one executable.
+        .target(
+            name: "HelperCommands",
+            dependencies: ["CommandLineKit", "SimCommands", "NumberCommands", "CheckCommands", "ServeCommands"]),
         .executableTarget(
             name: "cellpath", dependencies: ["CellpathCLI", "CellpathCore", "SystemSupport"],
             linkerSettings: frontReleaseLinking),
         .executableTarget(
-            name: "cellpath-sim", dependencies: ["CellpathCLI", "CellpathCore", "SimCommands", "SystemSupport"]),
-        .executableTarget(
-            name: "cellpath-number", dependencies: ["CellpathCLI", "CellpathCore", "NumberCommands", "SystemSupport"]),
-        .executableTarget(
             name: "cellpath-modem", dependencies: ["CellpathCLI", "CellpathCore", "ModemCommands", "SystemSupport"]),
         .executableTarget(
-            name: "cellpath-check", dependencies: ["CellpathCLI", "CellpathCore", "CheckCommands", "SystemSupport"]),
-        .executableTarget(
-            name: "cellpath-serve", dependencies: ["CellpathCLI", "CellpathCore", "ServeCommands", "SystemSupport"]),
+            name: "cellpath-helper", dependencies: ["CellpathCLI", "HelperCommands", "SystemSupport"]),
 
         // MARK: Tests
         // Runs one fetch with knobs the CLI does not offer (a forced source address, a timed cancel).
@@ -236,9 +231,7 @@ let package = Package(
         .testTarget(
             name: "CommandImplementationTests",
             dependencies: [
-                "CellpathCLI", "CommandLineKit", "SimCommands",
-                "NumberCommands", "ModemCommands", "CheckCommands",
-                "ServeCommands"
+                "CellpathCLI", "CommandLineKit", "ModemCommands", "HelperCommands"
             ]),
         .testTarget(name: "EndToEndTests", dependencies: ["SystemSupport", "TestSupport"]),
         .testTarget(name: "SystemSupportTests", dependencies: ["SystemSupport", "TestSupport"]),

@@ -4,12 +4,8 @@ import CommandLineKit
 import PhoneNumbers
 
 extension ProgramImplementations {
-    /// What `cellpath-number` runs: `number`.
-    package static let phoneNumbers = ProgramImplementations(
-        .phoneNumbers,
-        [
-            .async(NumberCommand.spec, NumberCommand.run)
-        ])
+    /// `number`, which `cellpath-helper` runs (Sources/HelperCommands).
+    package static let phoneNumberCommands: [CommandImplementation] = [.async(NumberCommand.spec, NumberCommand.run)]
 }
 
 extension NumberCommand {

@@ -9,8 +9,8 @@ import Server
 import Workflow
 
 extension ProgramImplementations {
-    /// What `cellpath-serve` runs: `serve`.
-    package static let server = ProgramImplementations(.server, [.async(ServeCommand.spec, ServeCommand.run)])
+    /// `serve`, which `cellpath-helper` runs (Sources/HelperCommands).
+    package static let serveCommands: [CommandImplementation] = [.async(ServeCommand.spec, ServeCommand.run)]
 }
 
 extension ServeCommand {

@@ -2,10 +2,8 @@ import CellpathCLI
 import CommandLineKit
 
 extension ProgramImplementations {
-    /// What `cellpath-sim` runs: the `sim` commands.
-    package static let simulator = ProgramImplementations(
-        .simulator,
-        [
+    /// The `sim` commands, which `cellpath-helper` runs (Sources/HelperCommands).
+    package static let simulatorCommands: [CommandImplementation] = [
             .blocking(SimUpCommand.spec, SimUpCommand.run),
             .blocking(SimDownCommand.spec, SimDownCommand.run),
             .blocking(SimStatusCommand.spec, SimStatusCommand.run),
@@ -22,7 +20,7 @@ extension ProgramImplementations {
             .blocking(SimModemCommand.unlockFCC, SimModemCommand.runUnlockFCC),
             .blocking(SimModemCommand.suspend) { try SimModemCommand.runSleep(suspend: true, $0, $1) },
             .blocking(SimModemCommand.resume) { try SimModemCommand.runSleep(suspend: false, $0, $1) }
-        ])
+    ]
 }
 
 extension SimCommand {

@@ -20,11 +20,11 @@ import Testing
         #expect(try command.options(as: DeviceCheckOptions.self).field.interval == 0)
     }
 
-    /// In the program that parses them: the front hands `sim …` to `cellpath-sim` before parsing.
+    /// In the program that parses them: the front hands `sim …` to `cellpath-helper` before parsing.
     @Test @MainActor func conversionErrorsExitWithUsage() {
         for (arguments, program) in [
             (["fetch", "--max-hops", "ten", "https://api.truid.test/"], Program.front),
-            (["sim", "bearer", "connect", "--modem", "64"], .simulator),
+            (["sim", "bearer", "connect", "--modem", "64"], .helper),
             (["generate-docs", "--format", "pdf"], .front)
         ] {
             let code = CellpathCLI.main(

@@ -1,9 +1,6 @@
-import CheckCommands
 import CommandLineKit
+import HelperCommands
 import ModemCommands
-import NumberCommands
-import ServeCommands
-import SimCommands
 import Testing
 
 @testable import CellpathCLI
@@ -13,7 +10,7 @@ import Testing
 /// that lacks it.
 @Suite struct CommandImplementationTests {
     /// What each executable's main.swift passes to `CellpathCLI.main`.
-    static let executables: [ProgramImplementations] = [.front, .simulator, .phoneNumbers, .modems, .checks, .server]
+    static let executables: [ProgramImplementations] = [.front, .modems, .helper]
 
     /// Every command of the tree with its path (`cellpath sim up`), depth first.
     static func commands(_ node: CommandSpec = CommandTree.root, _ prefix: [String] = []) -> [(String, CommandSpec)] {

@@ -30,7 +30,7 @@ private let tree = CommandSpec(
     options: RootOptions.self,
     subcommands: [
         CommandSpec(
-            name: "number", abstract: "Parse.", options: PhoneOptions.self, placement: .program(.phoneNumbers)),
+            name: "number", abstract: "Parse.", options: PhoneOptions.self, placement: .program(.helper)),
         CommandSpec(
             name: "bearer", abstract: "Bearers.",
             subcommands: [
@@ -61,7 +61,7 @@ private let tree = CommandSpec(
         (["bearer"], .modems),
         (["bearer", "down", "--force"], .modems),
         (["bearer", "up", "--modem", "99"], .modems),  // the usage error is the helper's to print
-        (["number", "+447940448591"], .phoneNumbers),
+        (["number", "+447940448591"], .helper),
         (["mixed", "modem", "-m", "1"], .modems),
         (["mixed", "local"], .front),
         (["config"], .front)

@@ -15,7 +15,7 @@ import Testing
 
     /// libcurl and its dependency closure (TLS, Kerberos, LDAP, SSH, …) load when a command first
     /// makes an HTTP request, not at start-up: `bearer up` runs in the front and `cellpath-modem`.
-    @Test(arguments: ["", "-modem", "-check", "-serve"])
+    @Test(arguments: ["", "-modem", "-helper"])
     func noExecutableLoadsLibcurlAtStartUp(suffix: String) throws {
         let libraries = try ProcessRunner.run(["ldd", CellpathBinary.path + suffix]).stdout
         #expect(libraries.contains("libc.so"), "ldd failed: \(libraries)")
@@ -53,7 +53,7 @@ import Testing
         try withDirectory("installed") { root in
             try shell(
                 "mkdir -p \(root)/bin \(root)/libexec/cellpath && cp \(CellpathBinary.path) \(root)/bin/ && "
-                    + "ln -s \(CellpathBinary.path)-number \(root)/libexec/cellpath/")
+                    + "ln -s \(CellpathBinary.path)-helper \(root)/libexec/cellpath/")
             let result = try ProcessRunner.run(["\(root)/bin/cellpath", "number", "+447940448591", "--json"])
             #expect(result.status == 0, "\(result.stderr)")
             #expect(result.stdout.contains(#""e164": "+447940448591""#))
@@ -68,7 +68,7 @@ import Testing
             #expect(result.stdout == "")
             #expect(
                 result.stderr == """
-                    error: cellpath-number is missing (looked for \(root)/cellpath-number and \(root)/../libexec/cellpath/cellpath-number)
+                    error: cellpath-helper is missing (looked for \(root)/cellpath-helper and \(root)/../libexec/cellpath/cellpath-helper)
                     hint: build every executable (swift build, make build) or reinstall (make install)
 
                     """)

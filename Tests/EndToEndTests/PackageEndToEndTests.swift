@@ -41,7 +41,8 @@ struct PackageEndToEndTests {
         #expect(installed.status == 0, "\(installed.stdout)\(installed.stderr)")
         let files = try Self.contents(package)
         for expected in [
-            "/usr/bin/cellpath", "/usr/libexec/cellpath/cellpath-modem", "/usr/share/man/man1/cellpath.1.gz",
+            "/usr/bin/cellpath", "/usr/libexec/cellpath/cellpath-modem", "/usr/libexec/cellpath/cellpath-helper",
+            "/usr/share/man/man1/cellpath.1.gz", "/usr/share/doc/cellpath/README.md.gz",
             "/usr/lib/systemd/system/cellpath-serve.service", "/usr/lib/systemd/system/cellpath-field@.timer",
             "/usr/share/bash-completion/completions/cellpath", "/usr/share/zsh/vendor-completions/_cellpath",
             "/usr/share/fish/vendor_completions.d/cellpath.fish", "/usr/lib/udev/rules.d/77-cellpath.rules",
@@ -96,6 +97,13 @@ struct PackageEndToEndTests {
             #expect(access(directory, F_OK) != 0, "\(directory) left behind")
         }
         #expect(try Self.run(["getent", "group", "cellpath"]).status != 0, "the cellpath group left behind")
+    }
+
+    /// The installed size's budget: 40 MB (40,000,000 bytes; dpkg counts KiB).
+    @Test func itInstallsInFortyMegabytes() throws {
+        let field = try Self.run(["dpkg-deb", "--field", try Self.package(), "Installed-Size"]).stdout
+        let kibibytes = try #require(Int(field.filter { !$0.isWhitespace }), "Installed-Size: \(field)")
+        #expect(kibibytes * 1024 <= 40_000_000, "Installed-Size \(kibibytes) KiB")
     }
 
     @Test func lintianFindsNoErrorOrWarning() throws {

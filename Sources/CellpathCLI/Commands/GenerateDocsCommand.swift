@@ -148,8 +148,8 @@ struct ManPage {
             "The simulated world's run directory: daemon pid file and log, test CA, credentials.")
         out += Self.item(
             "\\fI../libexec/cellpath/\\fR",
-            "Next to the directory of cellpath: cellpath-sim and cellpath-number, which run "
-                + "cellpath sim and cellpath number.")
+            "Next to the directory of cellpath: cellpath-modem, which runs the modem and bearer "
+                + "commands, and cellpath-helper, which runs the others beyond the front's own.")
 
         out += ".SH EXAMPLES\n"
         for (title, lines) in Self.walkThroughs {

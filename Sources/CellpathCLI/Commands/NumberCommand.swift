@@ -1,7 +1,7 @@
 import CommandLineKit
 
 /// `cellpath number PHONE [--region CC]`: parses, normalises and validates a phone number.
-/// Runs in `cellpath-number` (implemented in Sources/NumberCommands), the executable that links libphonenumber.
+/// Runs in `cellpath-helper` (implemented in Sources/NumberCommands), the executable that links libphonenumber.
 package enum NumberCommand {
     package static let spec: CommandSpec = CommandSpec(
         name: "number",
@@ -15,7 +15,7 @@ package enum NumberCommand {
             SubscriberCheck and PhoneCheck need a mobile number: another type gets a warning.
             """,
         options: Options.self,
-        placement: .program(.phoneNumbers),
+        placement: .program(.helper),
         examples: [
             .init("Check an international number and print it in E.164:", "cellpath number +44 7940 448591"),
             .init("Read a national number in its country:", "cellpath number 07940 448591 --region GB"),

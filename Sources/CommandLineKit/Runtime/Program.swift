@@ -2,23 +2,22 @@ import CellpathCore
 import Glibc
 import SystemSupport
 
-/// The executables that run cellpath's commands. Each links only the C libraries its commands
-/// need, so that no command pays at start-up for another's libraries. Every one of them parses
-/// the whole command tree and prints all help; a command whose spec names another program
-/// (`CommandAction.program`) is handed over to that program's executable with `exec`.
+/// The executables that run cellpath's commands. The front links only what every command needs,
+/// so that help, `fetch` and `report` pay nothing at start-up for the others' libraries; the
+/// modem commands run apart because their executable may carry file capabilities. Every one of
+/// them parses the whole command tree and prints all help; a command whose spec names another
+/// program (`CommandAction.program`) is handed over to that program's executable with `exec`.
 package enum Program: String, Sendable, CaseIterable {
     /// `cellpath`, the front: the client commands (libcurl, c-ares, libnl, GLib), help, version.
     case front = "cellpath"
-    /// `cellpath sim …`: adds the simulator's libmicrohttpd and GnuTLS.
-    case simulator = "cellpath-sim"
-    /// `cellpath number`: adds libphonenumber with protobuf, abseil and ICU.
-    case phoneNumbers = "cellpath-number"
-    /// `cellpath modems`, `cellpath bearer`: adds libmbim and libqmi (with GIO).
+    /// `cellpath modems`, `cellpath bearer`: adds libmbim and libqmi (with GIO); the only one
+    /// that may be given file capabilities (`make install-capability`).
     case modems = "cellpath-modem"
-    /// `subscriber-check`, `phone-check`, `sim-check`, `coverage`: the modem layer's and libphonenumber's.
-    case checks = "cellpath-check"
-    /// `cellpath serve`: adds libmicrohttpd and libphonenumber.
-    case server = "cellpath-serve"
+    /// The rest, never capable: `sim …` (libmicrohttpd, GnuTLS), `number` (libphonenumber with
+    /// protobuf, abseil and ICU), the checks, `coverage`, `sim-swap`, `verify` (the modem layer,
+    /// libphonenumber, libcrypto) and `serve`. One executable for the four: each copy of the
+    /// static Swift runtime costs 8 MB installed (docs/benchmarks.md, Installed size).
+    case helper = "cellpath-helper"
 
     /// Where the executable may be: next to the running one (the build directory, or the
     /// libexec directory for a helper), then `../libexec/cellpath/` (installed: the front in

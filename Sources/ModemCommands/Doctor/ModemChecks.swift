@@ -1,5 +1,6 @@
 import Bearers
 import CellpathCore
+import CommandLineKit
 import Glibc
 import IPConfiguration
 import ModemDiscovery
@@ -91,7 +92,7 @@ struct ModemChecks {
             unreadable = max(unreadable, found.unreadable)
             for holder in found.holders {
                 // In a simulated world, the simulator holds the port: it is the modem.
-                let isSimulator = modem.isSimulated && holder.name == "cellpath-sim"
+                let isSimulator = modem.isSimulated && holder.name == Program.helper.rawValue
                 evidence.append(
                     "\(port.name) held open by \(holder.name) (pid \(holder.pid))"
                         + (isSimulator ? ": the simulated modem" : ""))

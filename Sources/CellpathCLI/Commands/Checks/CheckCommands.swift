@@ -4,7 +4,7 @@ import Workflow
 
 /// `cellpath subscriber-check | phone-check | sim-check | coverage`: the checks from the device,
 /// against a development server (`--server`, or the profile's) or the tru.ID API (`--direct`).
-/// They run in `cellpath-check`, which links the modem layer and libphonenumber (implemented in
+/// They run in `cellpath-helper`, which links the modem layer and libphonenumber (implemented in
 /// Sources/CheckCommands).
 package enum CheckCommands {
     package static let subscriberCheck = spec(
@@ -51,7 +51,7 @@ package enum CheckCommands {
             within the period, 2 when it did.
             """,
         options: SIMCheckOptions.self,
-        placement: .program(.checks),
+        placement: .program(.helper),
         examples: [
             .init(
                 "Ask your development server whether the SIM changed recently:",
@@ -69,7 +69,7 @@ package enum CheckCommands {
             address the operator gave the bearer. Exit 69 when the address is not a mobile one.
             """,
         options: CoverageOptions.self,
-        placement: .program(.checks),
+        placement: .program(.helper),
         examples: [
             .init(
                 "Ask which network the only modem is on, and which checks it supports:", "cellpath coverage --direct"),
@@ -111,7 +111,7 @@ package enum CheckCommands {
         CommandSpec(
             name: name, abstract: abstract, discussion: discussion,
             options: DeviceCheckOptions.self,
-            placement: .program(.checks),
+            placement: .program(.helper),
             examples: examples)
     }
 }

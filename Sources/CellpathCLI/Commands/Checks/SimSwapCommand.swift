@@ -2,7 +2,7 @@ import CommandLineKit
 
 /// `cellpath sim-swap PHONE`: an operator's CAMARA SIM Swap API, asked over the default network
 /// with the `[camara]` profile's client (no device leg, like `sim-check`). Runs in
-/// `cellpath-check` (Sources/CheckCommands/SimSwapCommand+Run.swift).
+/// `cellpath-helper` (Sources/CheckCommands/SimSwapCommand+Run.swift).
 package enum SimSwapCommand {
     package static let spec = CommandSpec(
         name: "sim-swap",
@@ -16,7 +16,7 @@ package enum SimSwapCommand {
             client's authentication. Exit 0 when the SIM did not change within --max-age, 2 when it did.
             """,
         options: Options.self,
-        placement: .program(.checks),
+        placement: .program(.helper),
         examples: [
             .init(
                 "Ask the configured operator whether the SIM changed in 10 days:",

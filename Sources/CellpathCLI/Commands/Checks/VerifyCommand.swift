@@ -4,7 +4,7 @@ import Workflow
 
 /// `cellpath verify [PHONE] --provider truid|twilio|vonage|vonage-nv|camara`: one silent-auth verification of a
 /// number with the provider's backend leg and its device SDK's rules on the cellular chain
-/// (implemented in Sources/CheckCommands, run by `cellpath-check`).
+/// (implemented in Sources/CheckCommands, run by `cellpath-helper`).
 package enum VerifyCommand {
     package static let spec = CommandSpec(
         name: "verify",
@@ -23,7 +23,7 @@ package enum VerifyCommand {
             never from the command line.
             """,
         options: VerifyOptions.self,
-        placement: .program(.checks),
+        placement: .program(.helper),
         examples: [
             .init("Verify the SIM's own number with Twilio Verify SNA:", "cellpath verify --provider twilio"),
             .init(

@@ -1,7 +1,7 @@
 import CommandLineKit
 
 /// `cellpath serve`: the backend that holds the tru.ID credentials, compatible with tru.ID's
-/// development server. Runs in `cellpath-serve` (implemented in Sources/ServeCommands), the executable that
+/// development server. Runs in `cellpath-helper` (implemented in Sources/ServeCommands), the executable that
 /// links libmicrohttpd and libphonenumber.
 package enum ServeCommand {
     package static let spec: CommandSpec = CommandSpec(
@@ -21,7 +21,7 @@ package enum ServeCommand {
             cannot serve gets 501 (docs/providers.md).
             """,
         options: Options.self,
-        placement: .program(.server),
+        placement: .program(.helper),
         examples: [
             .init(
                 "Serve the tutorial apps on 127.0.0.1:8080 with a project's tru.json:",

@@ -35,7 +35,7 @@ package enum SimBearerCommand {
                 ? "Open the modem's data path and give its wwan interface the bearer address."
                 : "Close the modem's data path and remove the bearer address.",
             options: Options.self,
-            placement: .program(.simulator), privileges: .root,
+            placement: .program(.helper), privileges: .root,
             examples: connect
                 ? [
                     .init("Connect the first modem's bearer:", "cellpath sim bearer connect"),

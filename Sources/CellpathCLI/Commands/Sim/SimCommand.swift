@@ -1,7 +1,7 @@
 import CommandLineKit
 
 /// `cellpath sim`: the simulated cellular world (modems, carrier, tru.ID API) in network namespaces.
-/// Its commands run in `cellpath-sim` (implemented in Sources/SimCommands), the executable that links the simulator.
+/// Its commands run in `cellpath-helper` (implemented in Sources/SimCommands), the executable that links the simulator.
 package enum SimCommand {
     package static let spec: CommandSpec = CommandSpec(
         name: "sim",

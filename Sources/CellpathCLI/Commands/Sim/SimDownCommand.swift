@@ -12,7 +12,7 @@ package enum SimDownCommand {
             including what the daemon removed itself.
             """,
         options: SimCommand.Options.self,
-        placement: .program(.simulator), privileges: .root,
+        placement: .program(.helper), privileges: .root,
         examples: [
             .init("Remove the default world:", "cellpath sim down"),
             .init("Remove the world created with --prefix lab-:", "cellpath sim down --prefix lab-")

@@ -6,7 +6,7 @@ package enum SimEnvCommand {
         name: "env",
         abstract: "Print the variables that point cellpath and curl at the world (eval \"$(cellpath sim env)\").",
         options: SimCommand.Options.self,
-        placement: .program(.simulator), privileges: .root,
+        placement: .program(.helper), privileges: .root,
         examples: [
             .init("Print the variables:", "cellpath sim env"),
             .init("Set them in this shell (as root: the world's files are root's):", "eval \"$(cellpath sim env)\"")

@@ -13,7 +13,7 @@ package enum SimExecCommand {
             sent to cellpath are passed on to the command, and cellpath waits for it to end.
             """,
         options: Options.self,
-        placement: .program(.simulator), privileges: .root,
+        placement: .program(.helper), privileges: .root,
         examples: [
             .init("A shell on the device:", "cellpath sim exec -- bash"),
             .init("List the world's modems:", "cellpath sim exec -- cellpath modems"),

@@ -6,7 +6,7 @@ package enum SimLogCommand {
         name: "log",
         abstract: "Print the request log of the fake tru.ID API and the carrier (one JSON object per line).",
         options: SimCommand.Options.self,
-        placement: .program(.simulator), privileges: .root,
+        placement: .program(.helper), privileges: .root,
         examples: [
             .init("Print the request log:", "cellpath sim log"),
             .init("Of the world created with --prefix lab-:", "cellpath sim log --prefix lab-")

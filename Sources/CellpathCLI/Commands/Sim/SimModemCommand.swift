@@ -65,7 +65,7 @@ package enum SimModemCommand {
     package static let reset = CommandSpec(
         name: "reset",
         abstract: "Reset the modem: its ports and net device vanish and come back; the bearer is lost.",
-        options: ResetOptions.self, placement: .program(.simulator), privileges: .root,
+        options: ResetOptions.self, placement: .program(.helper), privileges: .root,
         examples: [
             .init("Reset modem 0; it comes back as cdc-wdm1/wwan1:", "cellpath sim modem reset --renumber"),
             .init(
@@ -76,7 +76,7 @@ package enum SimModemCommand {
     package static let swapSIM = CommandSpec(
         name: "swap-sim",
         abstract: "Pull the modem's SIM out and insert another, with the indications of a hot-swap.",
-        options: SwapOptions.self, placement: .program(.simulator), privileges: .root,
+        options: SwapOptions.self, placement: .program(.helper), privileges: .root,
         examples: [
             .init("Insert another SIM into modem 0:", "cellpath sim modem swap-sim"),
             .init("One with this number:", "cellpath sim modem swap-sim --msisdn +447700900999")
@@ -85,7 +85,7 @@ package enum SimModemCommand {
     package static let removeSIM = CommandSpec(
         name: "remove-sim",
         abstract: "Pull the modem's SIM out.",
-        options: ModemOptions.self, placement: .program(.simulator), privileges: .root,
+        options: ModemOptions.self, placement: .program(.helper), privileges: .root,
         examples: [
             .init("Pull modem 0's SIM:", "cellpath sim modem remove-sim"),
             .init(
@@ -96,7 +96,7 @@ package enum SimModemCommand {
     package static let reportDNS = CommandSpec(
         name: "report-dns",
         abstract: "Make the modem report these DNS servers for its bearer (firmware that reports 0.0.0.0).",
-        options: DNSOptions.self, placement: .program(.simulator), privileges: .root,
+        options: DNSOptions.self, placement: .program(.helper), privileges: .root,
         examples: [
             .init("Report 0.0.0.0 and :: as DNS servers:", "cellpath sim modem report-dns 0.0.0.0 ::"),
             .init("Report the carrier's again:", "cellpath sim modem report-dns")
@@ -105,7 +105,7 @@ package enum SimModemCommand {
     package static let unlockFCC = CommandSpec(
         name: "unlock-fcc",
         abstract: "Lift the modem's FCC lock (until it is re-plugged), as its unlock procedure would.",
-        options: ModemOptions.self, placement: .program(.simulator), privileges: .root,
+        options: ModemOptions.self, placement: .program(.helper), privileges: .root,
         examples: [
             .init("Unlock modem 0:", "cellpath sim modem unlock-fcc"),
             .init("Unlock the L860 of the zoo (modem 9):", "cellpath sim modem unlock-fcc --modem 9")
@@ -115,7 +115,7 @@ package enum SimModemCommand {
     package static let suspend = CommandSpec(
         name: "suspend",
         abstract: "Suspend the simulated machine: modems lose their bearers; ModemManager removes its modems.",
-        options: SimCommand.Options.self, placement: .program(.simulator), privileges: .root,
+        options: SimCommand.Options.self, placement: .program(.helper), privileges: .root,
         examples: [
             .init("Suspend the machine:", "cellpath sim suspend"),
             .init("The world created with --prefix lab-:", "cellpath sim suspend --prefix lab-")
@@ -125,7 +125,7 @@ package enum SimModemCommand {
     package static let resume = CommandSpec(
         name: "resume",
         abstract: "Wake the simulated machine: ModemManager probes its modems again.",
-        options: SimCommand.Options.self, placement: .program(.simulator), privileges: .root,
+        options: SimCommand.Options.self, placement: .program(.helper), privileges: .root,
         examples: [
             .init("Wake the machine:", "cellpath sim resume"),
             .init("The world created with --prefix lab-:", "cellpath sim resume --prefix lab-")

@@ -17,7 +17,7 @@ package enum SimProfilesCommand {
             shape. Exit 64 for an unknown profile, 73 when FILE cannot be written.
             """,
         options: Options.self,
-        placement: .program(.simulator),
+        placement: .program(.helper),
         examples: [
             .init("List the profiles:", "cellpath sim profiles"),
             .init("As JSON:", "cellpath sim profiles --json"),

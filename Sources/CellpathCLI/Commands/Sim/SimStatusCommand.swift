@@ -6,7 +6,7 @@ package enum SimStatusCommand {
         name: "status",
         abstract: "Show the world's state, its modems and SIMs, bearers and data-path counters.",
         options: SimCommand.Options.self,
-        placement: .program(.simulator), privileges: .root,
+        placement: .program(.helper), privileges: .root,
         examples: [
             .init("Show the world:", "cellpath sim status"),
             .init(

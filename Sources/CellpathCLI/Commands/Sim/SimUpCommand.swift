@@ -13,7 +13,7 @@ package enum SimUpCommand {
             simulated identities in place of the placeholders (docs/simulator.md, "Replaying a capture").
             """,
         options: Options.self,
-        placement: .program(.simulator), privileges: .root,
+        placement: .program(.helper), privileges: .root,
         examples: [
             .init("Create the built-in world (one MBIM modem):", "cellpath sim up"),
             .init(
