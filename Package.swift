@@ -185,7 +185,7 @@ let package = Package(
         .executableTarget(
             name: "cellpath-modem", dependencies: ["CellpathCLI", "CellpathCore", "ModemCommands", "SystemSupport"]),
         .executableTarget(
-            name: "cellpath-helper", dependencies: ["CellpathCLI", "HelperCommands", "SystemSupport"]),
+            name: "cellpath-helper", dependencies: ["CellpathCLI", "CellpathCore", "HelperCommands", "SystemSupport"]),
 
         // MARK: Tests
         // Runs one fetch with knobs the CLI does not offer (a forced source address, a timed cancel).

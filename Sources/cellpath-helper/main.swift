@@ -1,4 +1,5 @@
 import CellpathCLI
+import CellpathCore
 import HelperCommands
 import SystemSupport
 
