@@ -15,12 +15,12 @@ import Workflow
 extension ProgramImplementations {
     /// The checks, `sim-swap`, `coverage` and `verify`, which `cellpath-helper` runs (Sources/HelperCommands).
     package static let checkCommands: [CommandImplementation] = [
-            .async(CheckCommands.subscriberCheck) { try await CheckCommands.runCheck(.subscriberCheck, $0, $1) },
-            .async(CheckCommands.phoneCheck) { try await CheckCommands.runCheck(.phoneCheck, $0, $1) },
-            .async(CheckCommands.simCheck, CheckCommands.runSIMCheck),
-            .async(SimSwapCommand.spec, SimSwapCommand.run),
-            .async(CheckCommands.coverage, CheckCommands.runCoverage),
-            .async(VerifyCommand.spec, CheckCommands.runVerify)
+        .async(CheckCommands.subscriberCheck) { try await CheckCommands.runCheck(.subscriberCheck, $0, $1) },
+        .async(CheckCommands.phoneCheck) { try await CheckCommands.runCheck(.phoneCheck, $0, $1) },
+        .async(CheckCommands.simCheck, CheckCommands.runSIMCheck),
+        .async(SimSwapCommand.spec, SimSwapCommand.run),
+        .async(CheckCommands.coverage, CheckCommands.runCoverage),
+        .async(VerifyCommand.spec, CheckCommands.runVerify)
     ]
 }
 

@@ -154,7 +154,9 @@ enum TraceRedaction {
             if field.hasPrefix("value ") {
                 // The bytes as libqmi prints them: two hexadecimal digits each, separated by colons.
                 lineFeedsInValue =
-                    line[line.index(after: equals)...].split(separator: ":").filter { ($0.hasPrefix(" ") ? $0.dropFirst() : $0) == "0A" }
+                    line[line.index(after: equals)...].split(separator: ":").filter {
+                        ($0.hasPrefix(" ") ? $0.dropFirst() : $0) == "0A"
+                    }
                     .count
             } else {
                 continuedLines = lineFeedsInValue
