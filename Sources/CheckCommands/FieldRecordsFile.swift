@@ -47,7 +47,7 @@ final class FieldRecordsFile: Sendable {
 
     private func readResumption(_ logger: Logger) throws(CellpathError) -> Resumption? {
         var records: [(runID: String, lane: FieldRun.LaneKey, run: Int)] = []
-        let tally = try FieldRunReader.read(descriptor.rawValue, name: path) { record throws(CellpathError) in
+        let tally = try FieldRunReader.read(descriptor.rawValue, name: path) { record, _ throws(CellpathError) in
             if let runID = record.runID, let run = record.run {
                 records.append((runID, FieldRun.LaneKey(modem: record.modem, slot: record.slot), run))
             }

@@ -26,19 +26,21 @@ package enum FieldRunReader {
     /// Lines parsed together, split between the cores: parsing is most of a report's time.
     static let batchLines = 512
 
-    /// A line as parsed, before it is handed over in order.
+    /// A line as parsed (and a check rendered), before it is handed over in order.
     private enum ParsedLine: Sendable {
         case blank
         case invalid(JSONSyntaxError)
-        case parsed(FieldRecord.Line?)
+        case parsed(FieldRecord.Line?, rendered: String?)
     }
 
-    /// Reads `fd` to its end and hands each check to `handle`, in order. `name` is how errors
-    /// name the input (a path, or `stdin`). A line that is not JSON, or JSON that is not a field
-    /// run's line, is a data error naming the file and the line, never quoting it (it may hold
-    /// personal data); empty lines are skipped.
+    /// Reads `fd` to its end and hands each check to `handle`, in order, with what `render` made
+    /// of it: `render` runs on the parsing threads (a CSV row is built there, not on this one).
+    /// `name` is how errors name the input (a path, or `stdin`). A line that is not JSON, or JSON
+    /// that is not a field run's line, is a data error naming the file and the line, never quoting
+    /// it (it may hold personal data); empty lines are skipped.
     package static func read(
-        _ fd: Int32, name: String, _ handle: (FieldRecord) throws(CellpathError) -> Void
+        _ fd: Int32, name: String, rendering render: (@Sendable (FieldRecord) -> String)? = nil,
+        _ handle: (FieldRecord, _ rendered: String?) throws(CellpathError) -> Void
     ) throws(CellpathError) -> Tally {
         var tally = Tally()
         var pending: [UInt8] = []
@@ -57,11 +59,11 @@ package enum FieldRunReader {
                 throw CellpathError(
                     .dataError, "\(name), line \(number): not valid JSON (column \(error.position.column))",
                     hint: "each line must be one JSON object written by a field run (--repeat N --json)")
-            case .parsed(.check(let record)?):
+            case .parsed(.check(let record)?, let rendered):
                 tally.checks += 1
-                try handle(record)
-            case .parsed(.summary?): tally.summaries += 1
-            case .parsed(nil):
+                try handle(record, rendered)
+            case .parsed(.summary?, _): tally.summaries += 1
+            case .parsed(nil, _):
                 throw CellpathError(
                     .dataError, "\(name), line \(number): not a field run's record (no product and steps)",
                     hint: "each line must be one JSON object written by a field run (--repeat N --json)")
@@ -69,7 +71,9 @@ package enum FieldRunReader {
         }
         func flush() throws(CellpathError) {
             let first = lineNumber - batch.count + 1
-            for (offset, line) in parse(batch).enumerated() { try take(line, number: first + offset, isLast: false) }
+            for (offset, line) in parse(batch, render).enumerated() {
+                try take(line, number: first + offset, isLast: false)
+            }
             batch.removeAll(keepingCapacity: true)
         }
         func queue(_ line: ArraySlice<UInt8>) throws(CellpathError) {
@@ -107,13 +111,13 @@ package enum FieldRunReader {
         try flush()
         if !pending.isEmpty {
             lineNumber += 1
-            try take(parse(pending), number: lineNumber, isLast: true)
+            try take(parse(pending, render), number: lineNumber, isLast: true)
         }
         return tally
     }
 
     /// Parses `lines` on every online core, in contiguous shares; the results in line order.
-    private static func parse(_ lines: [[UInt8]]) -> [ParsedLine] {
+    private static func parse(_ lines: [[UInt8]], _ render: (@Sendable (FieldRecord) -> String)?) -> [ParsedLine] {
         var results = [ParsedLine](repeating: .blank, count: lines.count)
         let workers = max(1, min(lines.count, sysconf(Int32(_SC_NPROCESSORS_ONLN))))
         let share = (lines.count + workers - 1) / max(1, workers)
@@ -122,17 +126,19 @@ package enum FieldRunReader {
             nonisolated(unsafe) let output = buffer
             DispatchQueue.concurrentPerform(iterations: workers) { worker in
                 for index in worker * share ..< min(lines.count, (worker + 1) * share) {
-                    output[index] = parse(lines[index])
+                    output[index] = parse(lines[index], render)
                 }
             }
         }
         return results
     }
 
-    private static func parse(_ line: [UInt8]) -> ParsedLine {
+    private static func parse(_ line: [UInt8], _ render: (@Sendable (FieldRecord) -> String)?) -> ParsedLine {
         guard line.contains(where: { !isWhitespace($0) }) else { return .blank }
         do {
-            return .parsed(FieldRecord.line(JSONValue(node: try StrictJSONParser.parse(line))))
+            let parsed = FieldRecord.line(JSONValue(node: try StrictJSONParser.parse(line)))
+            guard case .check(let record)? = parsed, let render else { return .parsed(parsed, rendered: nil) }
+            return .parsed(parsed, rendered: render(record))
         } catch {
             return .invalid(error)
         }

@@ -50,7 +50,7 @@ enum FieldLines {
             try FileSystem.write(Array(text.utf8), to: path)
             let fd = try FileDescriptor.open(path, O_RDONLY)
             var records: [FieldRecord] = []
-            let tally = try FieldRunReader.read(fd.rawValue, name: name) { records.append($0) }
+            let tally = try FieldRunReader.read(fd.rawValue, name: name) { record, _ in records.append(record) }
             return (tally, records)
         }
     }

@@ -24,11 +24,14 @@ extension ReportCommand {
         let names = options.runs.map { $0 == "-" ? "stdin" : $0 }
         for (input, name) in zip(options.runs, names) {
             let descriptor = try open(input, context)
-            let tally = try FieldRunReader.read(descriptor?.rawValue ?? STDIN_FILENO, name: name) {
-                record throws(CellpathError) in
+            // CSV rows are built on the threads that parse the lines.
+            let row: (@Sendable (FieldRecord) -> String)? =
+                format == .csv ? { @Sendable record in FieldReportCSV.row(record, disclosure) } : nil
+            let tally = try FieldRunReader.read(descriptor?.rawValue ?? STDIN_FILENO, name: name, rendering: row) {
+                record, row throws(CellpathError) in
                 aggregator.add(record)
-                guard format == .csv else { return }
-                csv += FieldReportCSV.row(record, disclosure)
+                guard let row else { return }
+                csv += row
                 if options.output == nil, csv.utf8.count >= 1 << 16 {
                     Terminal.writeOut(csv)
                     csv = ""
