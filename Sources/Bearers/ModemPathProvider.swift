@@ -210,6 +210,25 @@ public actor ModemPathProvider: CellularPathProvider {
         }
     }
 
+    /// A GNSS fix from the path's modem, read on its session; a modem without one is a warning
+    /// (the check goes on without a position).
+    public func gnssFix(within bound: Duration) async -> GNSSReading {
+        guard let backend else { return .noFix("the cellular path is not up") }
+        await backend.renewTimeLimit()
+        let start = ContinuousClock.now
+        let reading: GNSSReading
+        do {
+            reading = try await backend.gnssFix(within: bound)
+        } catch {
+            reading = .noFix(error.message)
+        }
+        switch reading {
+        case .fix: logger.debug("read a GNSS fix in \(ContinuousClock.now - start)")
+        case .noFix(let reason): logger.warning("--location: no GNSS fix: \(reason)")
+        }
+        return reading
+    }
+
     public func release() async {
         // Its own task: the caller's may be cancelled, and what this run brought up must go anyway.
         await Task { await self.takeDown() }.value

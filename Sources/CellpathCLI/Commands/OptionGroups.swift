@@ -181,6 +181,13 @@ package struct FieldOptions: CommandOptions {
         "position", "lat,lon",
         help: "Record this position (decimal degrees, e.g. 51.5072,-0.1276) with each run.", .position)
     package var position: GeoPosition?
+    @Flag(
+        "location",
+        help: """
+            Read a GNSS fix from the modem beside each check and record it (--position: recorded when there is \
+            no fix).
+            """)
+    package var location: Bool
 
     package init() {}
 
