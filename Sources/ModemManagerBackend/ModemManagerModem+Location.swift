@@ -88,7 +88,8 @@ extension ModemManagerModem {
             let fraction = Double("0" + text.dropFirst(6))
         else { return nil }
         let digits = whole.compactMap(\.wholeNumberValue)
-        let hours = digits[0] * 10 + digits[1], minutes = digits[2] * 10 + digits[3], seconds = digits[4] * 10 + digits[5]
+        let hours = digits[0] * 10 + digits[1], minutes = digits[2] * 10 + digits[3],
+            seconds = digits[4] * 10 + digits[5]
         guard hours < 24, minutes < 60, seconds < 61 else { return nil }
         let midnight = (now / 86400).rounded(.down) * 86400
         let time = midnight + Double(hours * 3600 + minutes * 60 + seconds) + fraction

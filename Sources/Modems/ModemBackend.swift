@@ -152,6 +152,11 @@ extension ModemBackend {
     { nil }
     public func bind(to port: MuxDataPort) async {}
 
+    /// Backends without a GNSS receiver to ask have no fix.
+    public func gnssFix(within bound: Duration) async throws(ModemError) -> GNSSReading {
+        .noFix("\(backendName) offers no GNSS fix")
+    }
+
     /// Backends that read no firmware traits (ModemManager) report none.
     public func firmwareTraits() async throws(ModemError) -> FirmwareTraits { FirmwareTraits() }
 

@@ -156,7 +156,8 @@ struct QMIPositionReport: Sendable, Equatable {
             qmi_indication_loc_position_report_output_get_horizontal_uncertainty_circular(output, &uncertainty, nil)
                 != 0 ? Double(uncertainty) : nil
         var utc: guint64 = 0
-        utcMilliseconds = qmi_indication_loc_position_report_output_get_utc_timestamp(output, &utc, nil) != 0 ? UInt64(utc) : nil
+        utcMilliseconds =
+            qmi_indication_loc_position_report_output_get_utc_timestamp(output, &utc, nil) != 0 ? UInt64(utc) : nil
     }
 
     /// The reading at `now` (seconds since the epoch): a fix of a successful session, why there
@@ -169,7 +170,8 @@ struct QMIPositionReport: Sendable, Equatable {
                 fixTime: utcMilliseconds.map { Double($0) / 1000 }, now: now)
         case 1: return nil
         case let status?:
-            let name = qmi_loc_session_status_get_string(QmiLocSessionStatus(rawValue: status))
+            let name =
+                qmi_loc_session_status_get_string(QmiLocSessionStatus(rawValue: status))
                 .map { String(cString: $0) } ?? "status \(status)"
             return .noFix("the LOC session ended without a fix (\(name))")
         case nil: return .noFix("the position report carried no session status")
