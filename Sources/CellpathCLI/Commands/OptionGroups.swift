@@ -184,8 +184,8 @@ package struct FieldOptions: CommandOptions {
     @Flag(
         "location",
         help: """
-            Read a GNSS fix from the modem beside each check and record it (--position: recorded when there is \
-            no fix).
+            Read the modem's GNSS fix beside each check and record it as the check's position (--position's \
+            where there is no fix).
             """)
     package var location: Bool
 
