@@ -570,7 +570,7 @@ enum Luhn {
 }
 
 /// `value` in decimal with leading zeros to `width` digits.
-func digits(_ value: Int, width: Int) -> String {
+public func digits(_ value: Int, width: Int) -> String {
     let text = String(value)
     return String(repeating: "0", count: max(0, width - text.count)) + text
 }

@@ -75,6 +75,36 @@ struct LocationEndToEndTests {
         }
     }
 
+    /// Through the real ModemManager: its Location interface's GPS raw source (built from the
+    /// LOC service's NMEA traces) enabled for the read and disabled again; the fix recorded
+    /// without an accuracy, which GPS raw does not give. The position is recorded whatever the
+    /// check's outcome, which is not this test's.
+    @Test func throughModemManagerTheGPSRawSourceIsReadAndSetBack() throws {
+        var scenario = Scenario.builtIn
+        scenario.modems = [SimulatedModem(index: 0)]
+        scenario.modems[0].protocol = .qmi
+        scenario.modems[0].gnss = SimulatedGNSS(lat: 48.8584, lon: 2.2945, accuracy: 8, ageSeconds: 2)
+        scenario.modemManager = true
+        try SimulatedDevice.with(scenario, connect: false) { device in
+            let result = try device.cellpath([
+                "subscriber-check", "-m", "0", "--backend", "modemmanager", "--direct", "--location", "--json"
+            ])
+            let run = try JSONValue.parse(result.stdout)
+            #expect(run["path"]?["modem_backend"]?.string == "modemmanager", "\(result.stdout)")
+            let position = try #require(run["position"], "\(result.stderr)")
+            #expect(position.objectKeys == ["lat", "lon", "source", "fix_time", "age_s"], "\(position)")
+            #expect(position["lat"]?.number == 48.8584)
+            #expect(position["lon"]?.number == 2.2945)
+            #expect(position["source"]?.string == "gnss")
+            let age = try #require(position["age_s"]?.number)
+            #expect(age >= 1.9 && age < 30, "\(age)")
+            let status = try device.run(["mmcli", "-m", "any", "--location-status"])
+            #expect(status.stdout.contains("capabilities: 3gpp-lac-ci, gps-raw"), "\(status.stdout)")
+            let enabled = status.stdout.split(separator: "\n").first { $0.contains("enabled:") }
+            #expect(enabled?.hasSuffix("enabled: 3gpp-lac-ci") == true, "\(status.stdout)")
+        }
+    }
+
     @Test func simCheckRefusesLocation() throws {
         try SimulatedDevice.with(Self.fleet, connect: false) { device in
             let refused = try device.cellpath(["sim-check", "+447940448591", "--direct", "--location"])

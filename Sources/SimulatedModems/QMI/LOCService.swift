@@ -2,7 +2,7 @@ import SimulatorScenario
 import SystemSupport
 
 /// The QMI LOC service (0x10) of a simulated modem's GNSS receiver: Register Events, Start and
-/// Stop, and the Position Report indication a started session gets once its client registered
+/// Stop, and the Position Report (and, for NMEA traces, GGA) indication a started session gets once its client registered
 /// for it (whichever came first, as qmicli's `--loc-start` then `--loc-get-position-report`
 /// with one client ID do). A modem with a fix
 /// (`gnss` in the scenario) reports it at once (session status success, the position, its
@@ -12,11 +12,12 @@ import SystemSupport
 final class LOCService {
     /// QMI LOC message ids (libqmi data/qmi-service-loc.json).
     enum Message: UInt16 {
-        case registerEvents = 0x0021, start = 0x0022, stop = 0x0023, positionReport = 0x0024
+        case registerEvents = 0x0021, start = 0x0022, stop = 0x0023, positionReport = 0x0024, nmea = 0x0026
     }
 
-    /// Register Events mask bit: position reports.
+    /// Register Events mask bits: position reports, NMEA traces (ModemManager's GPS raw source).
     static let positionReportEvents: UInt64 = 1 << 0
+    static let nmeaEvents: UInt64 = 1 << 2
 
     private let state: ModemState
     /// The events each LOC client registered for.
@@ -58,11 +59,41 @@ final class LOCService {
         }
     }
 
-    /// The Position Report of the client's session, when it started one and registered for reports.
+    /// The Position Report of the client's session, when it started one and registered for
+    /// reports, and the fix's GGA sentence when it registered for NMEA traces.
     private func reports(to clientID: UInt8) -> [[UInt8]] {
-        guard let session = sessions[clientID], (registrations[clientID] ?? 0) & Self.positionReportEvents != 0
-        else { return [] }
-        return [positionReport(to: clientID, session: session)]
+        guard let session = sessions[clientID] else { return [] }
+        let events = registrations[clientID] ?? 0
+        var out: [[UInt8]] = []
+        if events & Self.positionReportEvents != 0 { out.append(positionReport(to: clientID, session: session)) }
+        if events & Self.nmeaEvents != 0, let fix = state.modem.gnss {
+            out.append(
+                QMUX.frame(
+                    service: QMIService.loc.rawValue, clientID: clientID, transactionID: 0,
+                    messageID: Message.nmea.rawValue,
+                    tlvs: [QMITLV(0x01, string: Self.gga(fix, at: WallClock.now - fix.ageSeconds))], indication: true))
+        }
+        return out
+    }
+
+    /// The fix as an NMEA GGA sentence (time of day in UTC, degrees and decimal minutes, GPS fix
+    /// quality, 8 satellites), with its checksum.
+    static func gga(_ fix: SimulatedGNSS, at time: Double) -> String {
+        /// Whole degrees then minutes to five decimals: `4851.50400`.
+        func angle(_ degrees: Double, width: Int) -> String {
+            let hundredThousandths = Int((abs(degrees) * 60 * 100_000).rounded())
+            let minutes = hundredThousandths % (60 * 100_000)
+            return digits(hundredThousandths / (60 * 100_000), width: width) + digits(minutes / 100_000, width: 2)
+                + "." + digits(minutes % 100_000, width: 5)
+        }
+        let seconds = Int(time.rounded(.down)) % 86400
+        let clock =
+            digits(seconds / 3600, width: 2) + digits(seconds / 60 % 60, width: 2) + digits(seconds % 60, width: 2)
+        let latitude = angle(fix.lat, width: 2) + (fix.lat < 0 ? ",S" : ",N")
+        let longitude = angle(fix.lon, width: 3) + (fix.lon < 0 ? ",W" : ",E")
+        let body = "GPGGA,\(clock).00,\(latitude),\(longitude),1,08,0.9,35.0,M,47.0,M,,"
+        let checksum = String(body.utf8.reduce(UInt8(0)) { $0 ^ $1 }, radix: 16, uppercase: true)
+        return "$\(body)*\(checksum.count == 1 ? "0" : "")\(checksum)"
     }
 
     /// The Position Report of session `session`: the fix (status 0), or in progress (status 1).
