@@ -573,6 +573,7 @@ extension SimulatedCell {
         cell.mcc = try o.string("mcc")
         cell.mnc = try o.string("mnc")
         cell.operatorName = try o.string("operatorName")
+        cell.gnss = try o.object("gnss", keys: keys(SimulatedGNSS.CodingKeys.self), nullable: true, SimulatedGNSS.read)
         return cell
     }
 }

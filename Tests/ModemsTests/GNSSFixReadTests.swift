@@ -37,6 +37,30 @@ struct GNSSFixReadTests {
         #expect(fleet.device(0).allocatedQMIClientIDs == 0)
     }
 
+    /// A drive: the serving cell's place is the fix, and a handover moves it; a cell without
+    /// one leaves the modem's.
+    @Test func qmiReadsTheServingCellsPlaceAcrossAHandover() async throws {
+        var modem = SimulatedModem.test(.qmi, 1)
+        modem.gnss = SimulatedGNSS(lat: 1, lon: 2)
+        modem.network.cells = [SimulatedCell(cellId: 1), SimulatedCell(cellId: 2), SimulatedCell(cellId: 3)]
+        modem.network.cells[0].gnss = SimulatedGNSS(lat: 51.5007, lon: -0.1246)
+        modem.network.cells[1].gnss = SimulatedGNSS(lat: 51.5033, lon: -0.1196)
+        let fleet = try SimulatedFleet([modem])
+        let backend = try await ModemBackends.open(
+            fleet.modems[0].ports[0], access: ModemAccess(useProxy: false), logger: .silent)
+        var positions: [GeoPosition?] = []
+        for cell in 0 ..< 3 {
+            if cell > 0 { #expect(fleet.device(0).handover(to: cell)) }
+            positions.append(try await backend.gnssFix(within: .seconds(5)).fix?.position)
+        }
+        await backend.close()
+        #expect(
+            positions == [
+                GeoPosition(latitude: 51.5007, longitude: -0.1246), GeoPosition(latitude: 51.5033, longitude: -0.1196),
+                GeoPosition(latitude: 1, longitude: 2)
+            ])
+    }
+
     @Test func qmiWithoutAFixWaitsItsBoundAndReportsNone() async throws {
         let start = ContinuousClock.now
         let (reading, fleet) = try await Self.read(SimulatedModem.test(.qmi, 1), within: .milliseconds(400))

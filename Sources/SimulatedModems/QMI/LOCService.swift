@@ -27,6 +27,9 @@ final class LOCService {
 
     init(state: ModemState) { self.state = state }
 
+    /// The receiver's fix now: the serving cell's place (a drive), else the modem's; nil: none.
+    private var fix: SimulatedGNSS? { state.servingCell.gnss ?? state.modem.gnss }
+
     /// A client released its id: it gets no more indications.
     func released(_ clientID: UInt8) {
         registrations[clientID] = nil
@@ -66,7 +69,7 @@ final class LOCService {
         let events = registrations[clientID] ?? 0
         var out: [[UInt8]] = []
         if events & Self.positionReportEvents != 0 { out.append(positionReport(to: clientID, session: session)) }
-        if events & Self.nmeaEvents != 0, let fix = state.modem.gnss {
+        if events & Self.nmeaEvents != 0, let fix {
             out.append(
                 QMUX.frame(
                     service: QMIService.loc.rawValue, clientID: clientID, transactionID: 0,
@@ -99,7 +102,7 @@ final class LOCService {
     /// The Position Report of session `session`: the fix (status 0), or in progress (status 1).
     private func positionReport(to clientID: UInt8, session: UInt8) -> [UInt8] {
         var tlvs = [QMITLV(0x02, u8: session)]
-        if let fix = state.modem.gnss {
+        if let fix {
             var latitude = ByteWriter(), longitude = ByteWriter(), uncertainty = ByteWriter(), time = ByteWriter()
             latitude.u64(fix.lat.bitPattern)
             longitude.u64(fix.lon.bitPattern)
