@@ -210,8 +210,8 @@ public actor ModemPathProvider: CellularPathProvider {
         }
     }
 
-    /// A GNSS fix from the path's modem, read on its session; a modem without one is a warning
-    /// (the check goes on without a position).
+    /// A GNSS fix from the path's modem, read on its session (a modem without one: the check
+    /// goes on without a position, which its command warns about).
     public func gnssFix(within bound: Duration) async -> GNSSReading {
         guard let backend else { return .noFix("the cellular path is not up") }
         await backend.renewTimeLimit()
@@ -222,10 +222,7 @@ public actor ModemPathProvider: CellularPathProvider {
         } catch {
             reading = .noFix(error.message)
         }
-        switch reading {
-        case .fix: logger.debug("read a GNSS fix in \(ContinuousClock.now - start)")
-        case .noFix(let reason): logger.warning("--location: no GNSS fix: \(reason)")
-        }
+        logger.debug("read the GNSS receiver in \(ContinuousClock.now - start)")
         return reading
     }
 

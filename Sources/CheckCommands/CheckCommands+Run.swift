@@ -134,6 +134,10 @@ extension CheckCommands {
                             }
                             await (provider as? FieldRunPath)?.runEnded(with: report.failure)
                             warnAboutDowngrades(in: report.checkURL?.trace, context.logger)
+                            if case .noFix(let reason) = report.location {
+                                let name = lane.modem.map { "modem \($0)" } ?? "the modem"
+                                context.logger.warning("--location: no GNSS fix from \(name): \(reason)")
+                            }
                             return report
                         },
                         finally: { await (provider as? FieldRunPath)?.releaseAtEnd() }))

@@ -63,7 +63,7 @@ struct LocationEndToEndTests {
                 }
             }
             #expect(
-                result.stderr.contains("--location: no GNSS fix: no position report within 5.0 seconds"),
+                result.stderr.contains("--location: no GNSS fix from modem 1: no position report within 5.0 seconds"),
                 "\(result.stderr)")
             // Modem 1's two reads waited their bound beside the chains, not after them.
             #expect(ContinuousClock.now - start < .seconds(40))
