@@ -69,17 +69,9 @@ extension CheckCommands {
         FetchCommand.warnAboutDowngrades(in: trace, allowedBy: "--allow-downgrade", logger)
     }
 
-    /// Refuses, before any run, a `--metrics-file` that cannot be written, `--resume` without
-    /// the `--records-file` it resumes, and `--location` where there is no modem to ask
-    /// (`sim-check`, which makes no device leg).
-    package static func checkFieldOptions(
-        _ field: FieldOptions, _ context: CommandContext, readsModem: Bool = true
-    ) throws {
-        if field.location && !readsModem {
-            throw UsageError(
-                "'--location' needs a device leg: \(context.command.joined(separator: " ")) reads no modem",
-                command: context.command)
-        }
+    /// Refuses, before any run, a `--metrics-file` that cannot be written, and `--resume`
+    /// without the `--records-file` it resumes.
+    package static func checkFieldOptions(_ field: FieldOptions, _ context: CommandContext) throws {
         if let metrics = field.metricsFile {
             try OutputFile.checkWritable(metrics, option: "--metrics-file", as: context.caller)
         }

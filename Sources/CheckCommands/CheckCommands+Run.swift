@@ -33,7 +33,7 @@ extension CheckCommands {
         let check = try checkOptions(
             apiVersion: options.apiVersion, redirectURL: nil, referenceID: nil,
             command: context.command)
-        try checkFieldOptions(options.field, context, readsModem: false)
+        try checkFieldOptions(options.field, context)
         let backend = try makeBackend(options.backend, configuration, context)
         let progress: @Sendable (String) -> Void = { context.progress.step($0) }
         let runs = options.field.repeatCount
@@ -113,7 +113,7 @@ extension CheckCommands {
                 let runner = CheckRunner(
                     backend: target.backend, pathProvider: provider, checkURLRequest: request,
                     operatorOverride: operatorHeader, dnsCache: keepsBearer ? BearerDNSCache() : nil,
-                    deviceLeg: target.deviceLeg, locationBound: options.field.location ? GNSSFix.readBound : nil,
+                    deviceLeg: target.deviceLeg, locationBound: options.location ? GNSSFix.readBound : nil,
                     progress: progress)
                 return FieldRun.SIM(
                     slot: slot,

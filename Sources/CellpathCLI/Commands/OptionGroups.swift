@@ -181,13 +181,6 @@ package struct FieldOptions: CommandOptions {
         "position", "lat,lon",
         help: "Record this position (decimal degrees, e.g. 51.5072,-0.1276) with each run.", .position)
     package var position: GeoPosition?
-    @Flag(
-        "location",
-        help: """
-            Read the modem's GNSS fix beside each check and record it as the check's position (--position's \
-            where there is no fix).
-            """)
-    package var location: Bool
 
     package init() {}
 
