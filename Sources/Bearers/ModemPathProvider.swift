@@ -210,6 +210,22 @@ public actor ModemPathProvider: CellularPathProvider {
         }
     }
 
+    /// A GNSS fix from the path's modem, read on its session (a modem without one: the check
+    /// goes on without a position, which its command warns about).
+    public func gnssFix(within bound: Duration) async -> GNSSReading {
+        guard let backend else { return .noFix("the cellular path is not up") }
+        await backend.renewTimeLimit()
+        let start = ContinuousClock.now
+        let reading: GNSSReading
+        do {
+            reading = try await backend.gnssFix(within: bound)
+        } catch {
+            reading = .noFix(error.message)
+        }
+        logger.debug("read the GNSS receiver in \(ContinuousClock.now - start)")
+        return reading
+    }
+
     public func release() async {
         // Its own task: the caller's may be cancelled, and what this run brought up must go anyway.
         await Task { await self.takeDown() }.value

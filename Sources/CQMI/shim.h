@@ -16,6 +16,7 @@ static inline QmiClientNas *cqmi_client_nas(QmiClient *client) { return QMI_CLIE
 static inline QmiClientWds *cqmi_client_wds(QmiClient *client) { return QMI_CLIENT_WDS(client); }
 static inline QmiClientWda *cqmi_client_wda(QmiClient *client) { return QMI_CLIENT_WDA(client); }
 static inline QmiClientUim *cqmi_client_uim(QmiClient *client) { return QMI_CLIENT_UIM(client); }
+static inline QmiClientLoc *cqmi_client_loc(QmiClient *client) { return QMI_CLIENT_LOC(client); }
 
 /// Connects `handler` to a client's indication signal (`"serving-system"` of a NAS client,
 /// `"packet-service-status"` of a WDS client), whose argument is the indication's output;

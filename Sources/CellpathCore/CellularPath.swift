@@ -47,9 +47,14 @@ public protocol CellularPathProvider: Sendable {
     /// The radio of the path's modem now, while the path is up; nil where there is no modem
     /// to ask (an interface named by the user) or it could not be read.
     func radioContext() async -> RadioContext?
+    /// A GNSS fix from the path's modem (`--location`), waiting at most `bound`; why there is
+    /// none otherwise.
+    func gnssFix(within bound: Duration) async -> GNSSReading
 }
 
 extension CellularPathProvider {
     /// A path without a modem to ask has no radio context.
     public func radioContext() async -> RadioContext? { nil }
+    /// Nor a GNSS fix.
+    public func gnssFix(within bound: Duration) async -> GNSSReading { .noFix("the path has no modem to ask") }
 }

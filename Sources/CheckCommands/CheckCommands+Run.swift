@@ -111,7 +111,8 @@ extension CheckCommands {
                 let runner = CheckRunner(
                     backend: target.backend, pathProvider: provider, checkURLRequest: request,
                     operatorOverride: operatorHeader, dnsCache: keepsBearer ? BearerDNSCache() : nil,
-                    deviceLeg: target.deviceLeg, progress: progress)
+                    deviceLeg: target.deviceLeg, locationBound: options.location ? GNSSFix.readBound : nil,
+                    progress: progress)
                 return FieldRun.SIM(
                     slot: slot,
                     work: .runs(
@@ -131,6 +132,10 @@ extension CheckCommands {
                             }
                             await (provider as? FieldRunPath)?.runEnded(with: report.failure)
                             warnAboutDowngrades(in: report.checkURL?.trace, context.logger)
+                            if case .noFix(let reason) = report.location {
+                                let name = lane.modem.map { "modem \($0)" } ?? "the modem"
+                                context.logger.warning("--location: no GNSS fix from \(name): \(reason)")
+                            }
                             return report
                         },
                         finally: { await (provider as? FieldRunPath)?.releaseAtEnd() }))

@@ -66,6 +66,7 @@ package enum CheckListing {
             record.add("path", report.path.map { pathValue($0, disclosure) } ?? .null)
             record.add("operator_sent", .optional(report.operatorSent), label: "x-tru-ops")
             record.add("radio", report.radio.map(radioValue) ?? .null)
+            if let position = positionValue(report.location?.fix, fixed: nil) { record.add("position", position) }
         }
         record.add("steps", stepsValue(report.steps, withStart: true))
         record.add("total_ms", .double(report.totalMs), label: "total (ms)")
@@ -77,6 +78,26 @@ package enum CheckListing {
                 label: "check_url chain")
         }
         return record
+    }
+
+    /// Where the check ran, as docs/json.md lists it: the GNSS fix (`source` `gnss`, with its
+    /// accuracy, fix time and age where the modem told them), else the fixed position of
+    /// `--position` (`source` `fixed`); nil without either. Not masked: a position is recorded
+    /// as `--position` gives it.
+    static func positionValue(_ fix: GNSSFix?, fixed: GeoPosition?) -> Value? {
+        guard let position = fix?.position ?? fixed else { return nil }
+        var place = Record()
+        place.add("lat", .double(position.latitude))
+        place.add("lon", .double(position.longitude))
+        place.add("source", .string(fix == nil ? "fixed" : "gnss"))
+        if let fix {
+            if let accuracy = fix.accuracyMeters { place.add("accuracy_m", .double(accuracy), label: "accuracy (m)") }
+            if let time = fix.fixTime { place.add("fix_time", .time(time), label: "fix time") }
+            if let age = fix.ageSeconds {
+                place.add("age_s", .double((age * 1000).rounded() / 1000), label: "age (s)")
+            }
+        }
+        return .record(place)
     }
 
     /// The steps as docs/json.md lists them: `{step, start_ms?, duration_ms, succeeded}`.

@@ -56,7 +56,8 @@ package struct FieldRun {
         package var slot: Int?
     }
 
-    /// The run's identity and where its records go (`--records-file`, `--resume`, `--position`).
+    /// The run's identity and where its records go (`--records-file`, `--resume`, `--position`:
+    /// recorded where `--location` found no fix).
     package struct Recording: Sendable {
         /// `run_id` in every line: random, or the resumed run's.
         var runID: String
@@ -193,11 +194,10 @@ package struct FieldRun {
             line.fields.insert(Field(key: "run", label: "run", value: .int(index)), at: 0)
             line.fields.insert(
                 Field(key: "started_at", label: "started", value: .time((startedAt * 1000).rounded() / 1000)), at: 1)
-            if let position = recording.position {
-                var place = Record()
-                place.add("lat", .double(position.latitude))
-                place.add("lon", .double(position.longitude))
-                line.fields.insert(Field(key: "position", label: "position", value: .record(place)), at: 2)
+            // The GNSS fix where there is one, else `--position`'s: first, with the run's identity.
+            line.fields.removeAll { $0.key == "position" }
+            if let place = CheckListing.positionValue(report.location?.fix, fixed: recording.position) {
+                line.fields.insert(Field(key: "position", label: "position", value: place), at: 2)
             }
             if let slot = key.slot {
                 line.fields.insert(Field(key: "slot", label: "SIM slot", value: .int(slot)), at: 0)

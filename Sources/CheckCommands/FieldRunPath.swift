@@ -36,6 +36,8 @@ actor FieldRunPath: CellularPathProvider {
 
     func radioContext() async -> RadioContext? { await provider.radioContext() }
 
+    func gnssFix(within bound: Duration) async -> GNSSReading { await provider.gnssFix(within: bound) }
+
     /// A run is over: the path stays for the next one.
     func release() async {}
 

@@ -28,6 +28,9 @@ public protocol ModemBackend: AnyObject, Sendable {
     /// The radio now: technology, serving network and cell, signal, as far as the modem tells
     /// them (a check records it while its check_url chain runs).
     func radioContext() async throws(ModemError) -> RadioContext
+    /// A GNSS fix (`--location`), waiting at most `bound` for one; `.noFix` with the reason when
+    /// the modem has none or no receiver it offers (MBIM has no standard GNSS service).
+    func gnssFix(within bound: Duration) async throws(ModemError) -> GNSSReading
     /// The default bearer (MBIM session 0, the QMI packet data call) and its IP configuration.
     func bearer() async throws(ModemError) -> BearerStatus
     /// The default bearer's state alone (one request).
@@ -148,6 +151,11 @@ extension ModemBackend {
         -> DataFormat?
     { nil }
     public func bind(to port: MuxDataPort) async {}
+
+    /// Backends without a GNSS receiver to ask have no fix.
+    public func gnssFix(within bound: Duration) async throws(ModemError) -> GNSSReading {
+        .noFix("\(backendName) offers no GNSS fix")
+    }
 
     /// Backends that read no firmware traits (ModemManager) report none.
     public func firmwareTraits() async throws(ModemError) -> FirmwareTraits { FirmwareTraits() }

@@ -440,6 +440,7 @@ extension SimulatedModem {
             }
         }
         if let value = try o.int("activeSlot") { modem.activeSlot = value }
+        modem.gnss = try o.object("gnss", keys: keys(SimulatedGNSS.CodingKeys.self), nullable: true, SimulatedGNSS.read)
         return modem
     }
 }
@@ -483,6 +484,25 @@ extension SecondSIMSlot {
         }
         slot.network = try o.object("network", keys: keys(SimulatedNetwork.CodingKeys.self), SimulatedNetwork.read)
         return slot
+    }
+}
+
+extension SimulatedGNSS {
+    /// `lat` and `lon` required, within the globe's ranges; `accuracy` and `ageSeconds` not negative.
+    fileprivate static func read(_ o: ObjectReader) throws(ScenarioProblem) -> SimulatedGNSS {
+        guard let lat = try o.number("lat"), (-90 ... 90).contains(lat) else {
+            throw ScenarioProblem(field: o.field("lat"), problem: "is required: a latitude from -90 to 90")
+        }
+        guard let lon = try o.number("lon"), (-180 ... 180).contains(lon) else {
+            throw ScenarioProblem(field: o.field("lon"), problem: "is required: a longitude from -180 to 180")
+        }
+        var gnss = SimulatedGNSS(lat: lat, lon: lon)
+        for (key, value) in [("accuracy", \SimulatedGNSS.accuracy), ("ageSeconds", \.ageSeconds)] {
+            guard let given = try o.number(key) else { continue }
+            guard given >= 0 else { throw ScenarioProblem(field: o.field(key), problem: "must not be negative") }
+            gnss[keyPath: value] = given
+        }
+        return gnss
     }
 }
 
@@ -553,6 +573,7 @@ extension SimulatedCell {
         cell.mcc = try o.string("mcc")
         cell.mnc = try o.string("mnc")
         cell.operatorName = try o.string("operatorName")
+        cell.gnss = try o.object("gnss", keys: keys(SimulatedGNSS.CodingKeys.self), nullable: true, SimulatedGNSS.read)
         return cell
     }
 }

@@ -108,6 +108,8 @@ public struct SimulatedModem: Sendable, Equatable, Encodable {
     /// udev marks the modem `ID_MM_DEVICE_IGNORE=1`: the world's ModemManager leaves it alone
     /// and cellpath's `--backend auto` reaches it through its own client.
     public var modemManagerIgnore: Bool = false
+    /// The GNSS fix the modem's receiver has (QMI LOC's position reports); nil: no fix.
+    public var gnss: SimulatedGNSS? = nil
 
     /// The shape rebuilt from a device capture, when `device` is `captured` (`deviceShape`).
     public var capturedProfile: DeviceProfile? = nil
@@ -157,7 +159,7 @@ public struct SimulatedModem: Sendable, Equatable, Encodable {
     enum CodingKeys: String, CodingKey, CaseIterable {
         case device, `protocol`, imei, manufacturer, model, firmware, sim, network, apn, ipType, nat64, faults,
             reportedIP,
-            secondSlot, activeSlot, deviceShape, modemManagerIgnore
+            secondSlot, activeSlot, deviceShape, modemManagerIgnore, gnss
     }
 
     /// Writes every field; `sim` as an explicit null when there is none (absent means the default SIM);
@@ -183,7 +185,26 @@ public struct SimulatedModem: Sendable, Equatable, Encodable {
         try c.encode(activeSlot, forKey: .activeSlot)
         try c.encodeIfPresent(capturedProfile.map(DeviceShape.init(profile:)), forKey: .deviceShape)
         if modemManagerIgnore { try c.encode(true, forKey: .modemManagerIgnore) }
+        try c.encodeIfPresent(gnss, forKey: .gnss)
     }
+}
+
+/// A modem's GNSS fix: where (WGS 84 decimal degrees), how precisely (metres, the circular
+/// horizontal uncertainty), and how old it is when reported (seconds).
+public struct SimulatedGNSS: Sendable, Equatable, Encodable {
+    public var lat: Double
+    public var lon: Double
+    public var accuracy: Double = 10
+    public var ageSeconds: Double = 0
+
+    public init(lat: Double, lon: Double, accuracy: Double = 10, ageSeconds: Double = 0) {
+        self.lat = lat
+        self.lon = lon
+        self.accuracy = accuracy
+        self.ageSeconds = ageSeconds
+    }
+
+    enum CodingKeys: String, CodingKey, CaseIterable { case lat, lon, accuracy, ageSeconds }
 }
 
 /// The second slot of a dual-SIM modem: a physical slot or an eSIM, with its SIM (for an eSIM:
@@ -549,7 +570,7 @@ enum Luhn {
 }
 
 /// `value` in decimal with leading zeros to `width` digits.
-func digits(_ value: Int, width: Int) -> String {
+public func digits(_ value: Int, width: Int) -> String {
     let text = String(value)
     return String(repeating: "0", count: max(0, width - text.count)) + text
 }

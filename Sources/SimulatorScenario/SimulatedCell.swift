@@ -26,6 +26,9 @@ public struct SimulatedCell: Sendable, Equatable, Encodable {
     public var mcc: String? = nil
     public var mnc: String? = nil
     public var operatorName: String? = nil
+    /// Where the modem is while it camps on this cell: its receiver's fix then, instead of the
+    /// modem's `gnss` (a drive moves). Nil: the modem's.
+    public var gnss: SimulatedGNSS? = nil
 
     public init(
         rat: Technology = .lte, cellId: Int = 0x01A2_D001, tac: Int = 0x2A11, pci: Int = 101, band: Int? = 3,
@@ -44,7 +47,7 @@ public struct SimulatedCell: Sendable, Equatable, Encodable {
     }
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case rat, cellId, tac, pci, band, channel, rssiDbm, rsrpDbm, rsrqDb, sinrDb, mcc, mnc, operatorName
+        case rat, cellId, tac, pci, band, channel, rssiDbm, rsrpDbm, rsrqDb, sinrDb, mcc, mnc, operatorName, gnss
     }
 
     /// Every field, a band not reported as null (so that the daemon's copy keeps it unreported).
@@ -63,6 +66,7 @@ public struct SimulatedCell: Sendable, Equatable, Encodable {
         try c.encodeIfPresent(mcc, forKey: .mcc)
         try c.encodeIfPresent(mnc, forKey: .mnc)
         try c.encodeIfPresent(operatorName, forKey: .operatorName)
+        try c.encodeIfPresent(gnss, forKey: .gnss)
     }
 
     /// The problem with the cell's values, if any: a field name and what it must be.

@@ -66,6 +66,60 @@ import Workflow
         }
     }
 
+    /// `--location`'s fix is the line's position where the run had one (`source` `gnss`, its
+    /// accuracy, fix time and age), `--position`'s where it had none (`source` `fixed`).
+    @Test func aRunsGNSSFixIsItsPositionAndThePositionGivenTheFallback() async throws {
+        let directory = try TemporaryDirectory.make("cellpath-records")
+        defer { FileSystem.removeTree(directory) }
+        do {
+            let path = directory + "/runs.jsonl"
+            let counter = Counter()
+            let lane = FieldRun.Lane(
+                modem: nil,
+                once: {
+                    var report = CheckRunReport(
+                        product: .subscriberCheck, phoneNumber: "+447940448591", backend: "test", apiVersion: .v0_2)
+                    report.outcome = .verified
+                    report.location =
+                        await counter.next() == 1
+                        ? GNSSFix.reading(
+                            latitude: 48.8584, longitude: 2.2945, accuracyMeters: 8, fixTime: 1_764_756_000,
+                            now: 1_764_756_002.5)
+                        : .noFix("no position report within 5.0 seconds")
+                    return report
+                }, finally: {})
+            let (file, _) = try FieldRecordsFile.open(
+                path, resume: false, disclosure: .redacted, as: nil, logger: .silent)
+            let recording = FieldRun.Recording(file: file, position: GeoPosition(latitude: 51.5, longitude: -0.12))
+            _ = try await FieldRun(
+                product: .subscriberCheck, runs: 2, interval: nil, metricsFile: nil, recording: recording,
+                context: Self.context
+            ).run([lane])
+            let lines = try Self.lines(path)
+            #expect(lines.allSatisfy { $0.objectKeys.prefix(4) == ["run_id", "run", "started_at", "position"] })
+            let gnss = try #require(lines[0]["position"])
+            #expect(gnss.objectKeys == ["lat", "lon", "source", "accuracy_m", "fix_time", "age_s"])
+            #expect(gnss["lat"] == .double(48.8584))
+            #expect(gnss[string: "source"] == "gnss")
+            #expect(gnss["accuracy_m"]?.number == 8)
+            #expect(gnss["fix_time"]?.number == 1_764_756_000)
+            #expect(gnss["age_s"] == .double(2.5))
+            let fixed = try #require(lines[1]["position"])
+            #expect(fixed.objectKeys == ["lat", "lon", "source"])
+            #expect(fixed["lat"] == .double(51.5))
+            #expect(fixed[string: "source"] == "fixed")
+        }
+    }
+
+    /// Counts the runs of a lane.
+    private actor Counter {
+        private var count = 0
+        func next() -> Int {
+            count += 1
+            return count
+        }
+    }
+
     /// A power loss mid-write leaves half a line: the resumed run cuts it off, keeps the run's
     /// id and goes on from the last whole record up to the count asked.
     @Test func aResumedRunCutsAPartialLineAndContinuesTheCount() async throws {

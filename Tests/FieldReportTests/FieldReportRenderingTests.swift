@@ -31,6 +31,24 @@ import Testing
                 + "EE,,,,-95,51.5,-0.125,\r\n")
     }
 
+    /// `--location`'s GNSS position is read as `--position`'s is: its latitude and longitude,
+    /// whatever else it carries.
+    @Test func aGNSSPositionIsReadAsAFixedOneIs() throws {
+        let gnss: [(String, JSONValue)] = [
+            (
+                "position",
+                .object([
+                    ("lat", .double(48.8584)), ("lon", .double(2.2945)), ("source", .string("gnss")),
+                    ("accuracy_m", .int(8)), ("fix_time", .int(1_796_097_598)), ("age_s", .double(2.25))
+                ])
+            )
+        ]
+        let record = try Self.record(FieldLines.check(run: 1, extra: gnss))
+        #expect(record.position?.lat == 48.8584)
+        #expect(record.position?.lon == 2.2945)
+        #expect(FieldReportCSV.row(record, .redacted).contains(",48.8584,2.2945,"))
+    }
+
     @Test func csvQuotesAsRFC4180AndDefusesFormulas() throws {
         #expect(FieldReportCSV.Cell.text("a, \"b\"").field == "\"a, \"\"b\"\"\"")
         #expect(FieldReportCSV.Cell.text("line\nbreak").field == "\"line\nbreak\"")

@@ -12,6 +12,22 @@ struct QMIClientTests {
         sim: SimulatedSIM(iccid: "8931440301234567890", imsi: "204080123456789", msisdn: "+31612345678"),
         network: SimulatedNetwork(mcc: "204", mnc: "08", operatorName: "Cellpath NL", rssiDbm: -67))
 
+    /// qmicli's own LOC client: a session started with one client ID, then its position report
+    /// read on the same client (its ID kept allocated between the two runs, then released).
+    @Test func locPositionReport() throws {
+        var modem = Self.modem
+        modem.gnss = SimulatedGNSS(lat: 52.3676, lon: 4.9041, accuracy: 12)
+        let h = try ModemHarness(modem)
+        let start = try h.qmicli("--loc-start", "--loc-session-id=7", "--client-no-release-cid")
+        #expect(start.status == 0, "\(start.stderr)")
+        let cid = try #require(field("CID", in: start.stdout), "\(start.stdout)")
+        let report = try h.qmicli("--loc-get-position-report", "--loc-timeout=5", "--client-cid=\(cid)")
+        #expect(report.status == 0, "\(report.stderr)")
+        #expect(report.stdout.contains("52.367600"), "\(report.stdout)")
+        #expect(report.stdout.contains("4.904100"), "\(report.stdout)")
+        #expect(h.device.allocatedQMIClientIDs == 0)
+    }
+
     @Test func dmsGetIDs() throws {
         let h = try ModemHarness(Self.modem)
         let r = try h.qmicli("--dms-get-ids")

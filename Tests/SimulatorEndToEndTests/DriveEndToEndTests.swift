@@ -9,8 +9,9 @@ import Testing
 /// A simulated drive (scripts/drive-scenario.json): two modems move through cells on a timeline
 /// of scenario events (a handover to a weaker cell, a drop to 3G onto another operator, whose
 /// carrier refuses the check, and back). A field run with `--repeat` and `-m all` records the
-/// radio of every check; `cellpath report --format json` on those records gives per operator,
-/// technology and cell the same figures as counted here from the JSON Lines.
+/// radio of every check, and with `--location` the QMI modem's position, which moves with its
+/// cells; `cellpath report --format json` on those records gives per operator, technology and
+/// cell the same figures as counted here from the JSON Lines, and plots the positions.
 @Suite(.serialized, .enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)), .ownThreads(.worlds))
 struct DriveEndToEndTests {
     @Test func aFieldRunOnADriveReportsPerOperatorTechnologyAndCell() throws {
@@ -19,7 +20,7 @@ struct DriveEndToEndTests {
             let directory = try TemporaryDirectory.make("cellpath-drive")
             defer { FileSystem.removeTree(directory) }
             let run = try world.cellpath([
-                "subscriber-check", "-m", "all", "--direct", "--repeat", "30", "--interval", "1", "--json"
+                "subscriber-check", "-m", "all", "--direct", "--repeat", "30", "--interval", "1", "--location", "--json"
             ])
             // The runs the other operator's carrier refused make the field run's exit 69.
             #expect(run.status == 69, "\(run.stderr)")
@@ -42,8 +43,24 @@ struct DriveEndToEndTests {
             #expect(!refused.isEmpty && refused.allSatisfy { $0[string: "outcome"] == nil }, "\(refused)")
             #expect(records.contains { $0["radio"]?[string: "operator"] == "001-01" && $0[string: "outcome"] != nil })
 
+            // Modem 0 (QMI) is where its serving cell is: the places of its cells, more than one;
+            // modem 1 (MBIM) has no GNSS, so its records carry no position.
+            let places = Set(
+                scenario.modems[0].network.cells.compactMap { $0.gnss }.map { [$0.lat, $0.lon] })
+            let positions = records.filter { $0["modem"] == .int(0) }.compactMap { record -> [Double]? in
+                guard let position = record["position"], position[string: "source"] == "gnss",
+                    let lat = position["lat"]?.number, let lon = position["lon"]?.number
+                else { return nil }
+                return [lat, lon]
+            }
+            #expect(positions.count == 30 && Set(positions).isSubset(of: places), "\(positions)")
+            #expect(Set(positions).count >= 2, "\(positions)")
+            #expect(records.filter { $0["modem"] == .int(1) }.allSatisfy { $0["position"] == nil })
+
             let report = try CellpathBinary.run(["report", runs, "--format", "json"])
             #expect(report.status == 0, "\(report.stderr)")
+            let plotted = try JSONValue.parse(report.stdout)["positions"]?.array ?? []
+            #expect(Set(plotted.compactMap { $0["lat"]?.number }) == Set(positions.map { $0[0] }), "\(plotted)")
             let groups = try #require(try JSONValue.parse(report.stdout)["groups"])
             for (dimension, key) in [("operator", "operator"), ("rat", "rat"), ("cell", "cell_id")] {
                 let expected = Self.counts(records, key)

@@ -20,6 +20,21 @@ extension JSONValue {
         default: nil
         }
     }
+
+    /// A number, written with a fraction or not (JSON writes whole doubles without one).
+    public var number: Double? {
+        switch self {
+        case .int(let value): Double(value)
+        case .double(let value): value
+        default: nil
+        }
+    }
+
+    /// The keys of an object, in order; none for anything else.
+    public var objectKeys: [String] {
+        guard case .object(let members) = self else { return [] }
+        return members.map(\.0)
+    }
 }
 
 /// A test expected JSON and got something else.

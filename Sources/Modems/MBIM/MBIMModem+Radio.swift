@@ -7,6 +7,14 @@ import CellpathCore
 /// it, MS Basic Connect Extensions' Base Stations Info (the serving LTE cell; in its MBIMEx v1
 /// and v2 layout: an MBIMEx v3 session leaves the cell out).
 extension MBIMModem {
+    /// MBIM defines no GNSS service (vendors' are QMI over MBIM, which cellpath does not speak):
+    /// no fix, said once in the debug log.
+    func gnssFix(within bound: Duration) async throws(ModemError) -> GNSSReading {
+        let reason = "MBIM has no standard GNSS service (a vendor's QMI over MBIM is not read)"
+        session.logger.debug("\(port.name): \(reason)")
+        return .noFix(reason)
+    }
+
     func radioContext() async throws(ModemError) -> RadioContext {
         let registration = try await registration()
         var context = RadioContext(source: backendName, registration: registration)

@@ -3,13 +3,13 @@ import SimulatorScenario
 import SystemSupport
 
 /// The QMI function of a simulated modem: QMUX framing with resynchronisation, CTL (version
-/// info, client ids, sync) and the DMS, NAS, WDS and WDA services, and UIM on the device profiles
-/// (every one but the idealised modem, as modern firmware). Confined to the modem's server thread.
+/// info, client ids, sync) and the DMS, NAS, WDS, WDA and LOC services, and UIM on the device
+/// profiles (every one but the idealised modem, as modern firmware). Confined to the modem's server thread.
 final class QMIFunction: ControlFunction {
     /// Largest QMUX frame accepted; longer claims are treated as garbage.
     static let maxFrame = 16 * 1024
     static let versions: [(QMIService, UInt16, UInt16)] = [
-        (.ctl, 1, 5), (.wds, 1, 67), (.dms, 1, 14), (.nas, 1, 25), (.wda, 1, 16)
+        (.ctl, 1, 5), (.wds, 1, 67), (.dms, 1, 14), (.nas, 1, 25), (.wda, 1, 16), (.loc, 2, 0)
     ]
     static let uimVersion: (QMIService, UInt16, UInt16) = (.uim, 1, 46)
     /// DMS UIM Verify PIN, Get PIN Status, Get ICCID and Get IMSI: refused by firmware that
@@ -20,6 +20,8 @@ final class QMIFunction: ControlFunction {
     /// The UIM service, on the device profiles and on modems with a second slot; nil: UIM
     /// requests are refused as unknown, as the idealised modem always did.
     private let uim: UIMService?
+    /// The GNSS receiver's LOC service.
+    private let loc: LOCService
     /// The firmware's data format (WDA).
     private(set) var dataFormat: QMIDataFormat
     /// The QMAP mux id each WDS client bound its data port to (WDS Bind Mux Data Port).
@@ -46,6 +48,7 @@ final class QMIFunction: ControlFunction {
         self.state = state
         let profile = state.modem.profile
         uim = profile.name != .simulated || state.modem.secondSlot != nil ? UIMService(state: state) : nil
+        loc = LOCService(state: state)
         dataFormat = QMIDataFormat(firmwareDefault: profile)
     }
 
@@ -109,6 +112,9 @@ final class QMIFunction: ControlFunction {
         case .uim:
             guard let uim else { tlvs = [QMUX.result(.invalidQMICommand)]; break }
             return uimRequest(request, uim)
+        case .loc:
+            let (response, indications) = loc.handle(request)
+            return [reply(request, response)] + indications
         default: tlvs = [QMUX.result(.invalidQMICommand)]
         }
         return [reply(request, tlvs)]
@@ -176,6 +182,7 @@ final class QMIFunction: ControlFunction {
                 muxBindings[info[1]] = nil
             }
             if info[0] == QMIService.uim.rawValue { uim?.released(info[1]) }
+            if info[0] == QMIService.loc.rawValue { loc.released(info[1]) }
             return [reply(request, [QMUX.result(.none), QMITLV(0x01, info)])]
         case 0x0026:  // set data format (QMUX framing of the data port): echo the protocol
             let requested = request.tlvs[0x10].flatMap { ByteReader($0).u16(at: 0) } ?? 1
@@ -185,6 +192,7 @@ final class QMIFunction: ControlFunction {
             clients.removeAll()
             muxBindings.removeAll()
             uim?.releasedAll()
+            loc.releasedAll()
             return [reply(request, [QMUX.result(.none)])] + garbage()
         default:
             return [reply(request, [QMUX.result(.invalidQMICommand)])]

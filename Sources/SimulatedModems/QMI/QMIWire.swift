@@ -2,7 +2,7 @@ import SystemSupport
 
 /// QMI services the simulator serves.
 enum QMIService: UInt8 {
-    case ctl = 0x00, wds = 0x01, dms = 0x02, nas = 0x03, uim = 0x0b, wda = 0x1a
+    case ctl = 0x00, wds = 0x01, dms = 0x02, nas = 0x03, uim = 0x0b, loc = 0x10, wda = 0x1a
 }
 
 /// QMI protocol error codes used by the simulator (libqmi's QmiProtocolError).

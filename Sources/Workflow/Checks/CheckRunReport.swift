@@ -22,6 +22,8 @@ public struct CheckRunReport: Sendable {
     public var checkURL: CheckURLReport?
     /// The radio the chain ran on, read while it ran (a modem's path only).
     public var radio: RadioContext?
+    /// The GNSS read beside the chain (`--location`); nil when none was asked for.
+    public var location: GNSSReading?
     public var verdict: CheckVerdict?
     public var outcome: CheckOutcome?
     /// Why the run did not conclude.

@@ -20,11 +20,13 @@ public struct CheckRunner: Sendable {
     /// A provider's device-leg rules, named in the report; nil: tru.ID's SDKs' rules, unnamed
     /// (the tru.ID check commands).
     public var deviceLeg: DeviceLegRules?
+    /// How long a GNSS fix is waited for beside the check_url chain (`--location`); nil: none is read.
+    public var locationBound: Duration?
 
     public init(
         backend: any CheckBackend, pathProvider: any CellularPathProvider, checkURLRequest: FetchRequest,
         operatorOverride: String? = nil, dnsCache: BearerDNSCache? = nil, deviceLeg: DeviceLegRules? = nil,
-        progress: @escaping @Sendable (String) -> Void = { _ in }
+        locationBound: Duration? = nil, progress: @escaping @Sendable (String) -> Void = { _ in }
     ) {
         self.backend = backend
         self.pathProvider = pathProvider
@@ -32,6 +34,7 @@ public struct CheckRunner: Sendable {
         self.operatorOverride = operatorOverride
         self.dnsCache = dnsCache
         self.deviceLeg = deviceLeg
+        self.locationBound = locationBound
         self.progress = progress
     }
 
@@ -82,12 +85,15 @@ public struct CheckRunner: Sendable {
         report.deviceLeg = deviceLeg?.name
         var openerPath = path
         openerPath.operatorID = operatorID
-        // The radio is read while the chain runs, so that it is the chain's and costs no time.
+        // The radio and the position are read while the chain runs, so that they are the chain's
+        // and cost no time (the position at most its bound past the chain's end).
         async let radio = pathProvider.radioContext()
+        async let location = gnssFix()
         let opened = await CheckURLOpener(client: CellularHTTPClient(path: openerPath, dnsCache: dnsCache)).open(
             request, sendOperatorHeader: operatorID != nil, ending: rules.ending, checkID: created.checkID)
         report.checkURL = opened
         report.radio = await radio
+        report.location = await location
         report.steps.append(clock.timing("check_url", since: start, succeeded: opened.failure == nil))
         try Task.checkCancellation()
         if let failure = opened.failure, !(rules.errorEndingIsVerdict && opened.callback?.error != nil) {
@@ -104,6 +110,12 @@ public struct CheckRunner: Sendable {
         report.verdict = verdict
         if let told = verdict.devicePhoneNumber { report.phoneNumber = told }
         report.outcome = try CheckOutcome(product, verdict: verdict)
+    }
+
+    /// The GNSS fix, when one is asked for (`locationBound`).
+    private func gnssFix() async -> GNSSReading? {
+        guard let locationBound else { return nil }
+        return await pathProvider.gnssFix(within: locationBound)
     }
 
     /// A SIMCheck: one backend call, no device leg (and no bearer).

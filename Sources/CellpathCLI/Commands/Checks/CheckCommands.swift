@@ -152,6 +152,13 @@ package struct DeviceCheckOptions: CommandOptions {
     @SettingOption(.timeout) package var timeout: String?
     @SettingOption(.caFile) package var caFile: String?
     @OptionGroup package var field: FieldOptions
+    @Flag(
+        "location",
+        help: """
+            Read the modem's GNSS fix beside each check and record it as the check's position (--position's \
+            where there is no fix).
+            """)
+    package var location: Bool
 
     package init() {}
 }
