@@ -47,9 +47,15 @@ public protocol CellularPathProvider: Sendable {
     /// The radio of the path's modem now, while the path is up; nil where there is no modem
     /// to ask (an interface named by the user) or it could not be read.
     func radioContext() async -> RadioContext?
+    /// Throws when the path `cellularPath()` gave before asking the modem (from cellpath's
+    /// record of the bearer) turns out to be gone as the modem sees it; returns once the modem
+    /// confirms it, or at once when there was nothing to confirm. Called beside the run.
+    func confirmPath() async throws(CellpathError)
 }
 
 extension CellularPathProvider {
     /// A path without a modem to ask has no radio context.
     public func radioContext() async -> RadioContext? { nil }
+    /// A path the modem was asked for first has nothing left to confirm.
+    public func confirmPath() async throws(CellpathError) {}
 }

@@ -36,6 +36,8 @@ actor FieldRunPath: CellularPathProvider {
 
     func radioContext() async -> RadioContext? { await provider.radioContext() }
 
+    func confirmPath() async throws(CellpathError) { try await provider.confirmPath() }
+
     /// A run is over: the path stays for the next one.
     func release() async {}
 

@@ -84,12 +84,16 @@ public struct CheckRunner: Sendable {
         openerPath.operatorID = operatorID
         // The radio is read while the chain runs, so that it is the chain's and costs no time.
         async let radio = pathProvider.radioContext()
-        let opened = await CheckURLOpener(client: CellularHTTPClient(path: openerPath, dnsCache: dnsCache)).open(
-            request, sendOperatorHeader: operatorID != nil, ending: rules.ending, checkID: created.checkID)
+        let opener = CheckURLOpener(client: CellularHTTPClient(path: openerPath, dnsCache: dnsCache))
+        let (opened, lost) = await openWhilePathIsConfirmed { [request] in
+            await opener.open(
+                request, sendOperatorHeader: operatorID != nil, ending: rules.ending, checkID: created.checkID)
+        }
         report.checkURL = opened
         report.radio = await radio
-        report.steps.append(clock.timing("check_url", since: start, succeeded: opened.failure == nil))
+        report.steps.append(clock.timing("check_url", since: start, succeeded: opened.failure == nil && lost == nil))
         try Task.checkCancellation()
+        if let lost { throw lost }
         if let failure = opened.failure, !(rules.errorEndingIsVerdict && opened.callback?.error != nil) {
             report.checkURLFailure = failure
             throw failure.cellpathError
@@ -172,6 +176,40 @@ public struct CheckRunner: Sendable {
             }
             try Task.checkCancellation()
             return (created!, path!)
+        }
+    }
+
+    /// Opens check_url (`open`) while the path provider confirms a path it gave without asking
+    /// the modem; when the modem says the path is gone, the chain is cancelled and the
+    /// confirmation's error is the run's.
+    private func openWhilePathIsConfirmed(
+        _ open: @escaping @Sendable () async -> CheckURLReport
+    ) async -> (CheckURLReport, CellpathError?) {
+        enum Done: Sendable {
+            case opened(CheckURLReport)
+            case confirmed(CellpathError?)
+        }
+        let pathProvider = pathProvider
+        return await withTaskGroup(of: Done.self) { group in
+            group.addTask { .opened(await open()) }
+            group.addTask {
+                do throws(CellpathError) {
+                    try await pathProvider.confirmPath()
+                    return .confirmed(nil)
+                } catch {
+                    return .confirmed(error)
+                }
+            }
+            var opened: CheckURLReport?, lost: CellpathError?
+            for await done in group {
+                switch done {
+                case .opened(let report): opened = report
+                case .confirmed(let error):
+                    lost = error
+                    if error != nil { group.cancelAll() }
+                }
+            }
+            return (opened!, lost)
         }
     }
 
