@@ -51,7 +51,9 @@ extension BearerRecord {
         if let servingNetwork, NetworkOperator.plmnID(servingNetwork.filter { $0 != "-" }) != servingNetwork {
             return "its serving network is not an MCC-MNC"
         }
-        if let backend, !["mbim", "qmi", "modemmanager"].contains(backend) { return "its backend is not one of cellpath's" }
+        if let backend, !["mbim", "qmi", "modemmanager"].contains(backend) {
+            return "its backend is not one of cellpath's"
+        }
         return nil
     }
 

@@ -139,7 +139,9 @@ public actor ModemPathProvider: CellularPathProvider {
     /// the run may start on it (`startsOnRecordedBearer`, no SIM slot to switch, the privilege to
     /// bring it up otherwise) and the record and the kernel agree; nil: the modem is asked first.
     /// A modem whose lock another process holds is asked first too (it is changing the bearer).
-    private func recordedBearer(of modem: DiscoveredModem, logger: Logger) async throws(CellpathError)
+    private func recordedBearer(
+        of modem: DiscoveredModem, logger: Logger
+    ) async throws(CellpathError)
         -> RecordedBearer?
     {
         guard options.startsOnRecordedBearer, options.simSlot == nil, Capability.netAdmin.isEffective,
