@@ -191,8 +191,8 @@ public actor ModemPathProvider: CellularPathProvider {
         }
     }
 
-    /// Whether the modem confirms the bearer taken from cellpath's record (nil: it does, or the
-    /// modem was asked before the run).
+    /// Throws when the modem says the bearer taken from cellpath's record is not up; returns once
+    /// it confirms it, or at once when the modem was asked before the run.
     public func confirmPath() async throws(CellpathError) {
         if let error = await confirmation?.value { throw error }
     }
