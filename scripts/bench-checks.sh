@@ -121,6 +121,6 @@ for provider in twilio vonage camara vonage-nv; do
     echo "| \`verify --provider $provider\`, bearer up: $backend_rt backend round trips, chain of $provider_rt | $provider_median | $provider_floor | $(ratio "$provider_median" "$provider_floor") |"
 done
 echo
-echo "With the bearer up, finding it (opening the modem, reading its bearer and registration) took $(cut -f3 "$work/up.tsv" | median) ms"
+echo "With the bearer up, finding it (the path step: the bearer's record and the kernel's configuration; the modem is asked beside the chain) took $(cut -f3 "$work/up.tsv" | median) ms"
 echo "and creating the check $(cut -f4 "$work/up.tsv" | median) ms, side by side (median). Bringing the bearer up took $path ms."
 echo "Target: ≤ 1.1 × floor with the bearer up, for every provider."

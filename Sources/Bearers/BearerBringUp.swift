@@ -301,6 +301,11 @@ public struct BearerBringUp: Sendable {
         if record.apn == nil { record.apn = bearer.apn }
         if record.imei == nil { record.imei = imei.flatMap { BearerRecord.isIMEI($0) ? $0 : nil } }
         if reused { record.adopt(request.use) }
+        // DNS servers of a family the path has no address of cannot be reached from it.
+        let dns = bearer.dnsServers.filter { $0.contains(":") ? ipv6 != nil : ipv4 != nil }
+        record.dnsServers = dns
+        record.servingNetwork = network?.id
+        record.backend = backend.backendName
 
         try begin("configuring \(interface)")
         if reused { changes.append(.record(previous)) }
@@ -325,8 +330,6 @@ public struct BearerBringUp: Sendable {
 
         // The modem says so at once (an indication) if the network drops the bearer meanwhile.
         if let reason = follower.bearerDropped { throw Self.dropped(modem.index, reason) }
-        // DNS servers of a family the path has no address of cannot be reached from it.
-        let dns = bearer.dnsServers.filter { $0.contains(":") ? ipv6 != nil : ipv4 != nil }
         logger.info("bearer up: \(interface) \(addresses.joined(separator: " ")), DNS \(dns.joined(separator: ", "))")
         let path = CellularPath(
             interfaceName: interface, ipv4Address: applied.addressing.address,

@@ -1,3 +1,4 @@
+import CellpathCore
 import Glibc
 import IPConfiguration
 import ModemDiscovery
@@ -41,6 +42,18 @@ extension BearerRecord {
         if let handle, let problem = Self.problem(handle) { return problem }
         if let addressing, let problem = Self.problem(addressing, interface: interface) { return problem }
         if users.contains(where: { $0.pid <= 0 }) { return "it names an impossible process" }
+        if let dnsServers,
+            dnsServers.count > 8
+                || dnsServers.contains(where: { IPAddress.ipv4Bytes($0) == nil && IPAddress.ipv6Bytes($0) == nil })
+        {
+            return "its DNS servers are not addresses"
+        }
+        if let servingNetwork, NetworkOperator.plmnID(servingNetwork.filter { $0 != "-" }) != servingNetwork {
+            return "its serving network is not an MCC-MNC"
+        }
+        if let backend, !["mbim", "qmi", "modemmanager"].contains(backend) {
+            return "its backend is not one of cellpath's"
+        }
         return nil
     }
 

@@ -40,6 +40,12 @@ public struct BearerRecord: Sendable, Equatable, Codable {
     /// The bearer stays up when its users are done: `bearer up` or `--keep-bearer` asked for it
     /// (until `bearer down`).
     public var kept: Bool
+    /// What the last bring-up read of the path, so that a check can start on the bearer without
+    /// asking the modem first (`RecordedBearer`): the bearer's DNS servers, the serving network
+    /// (MCC-MNC) and the modem backend that found it. nil in records of earlier versions.
+    public var dnsServers: [String]?
+    public var servingNetwork: String?
+    public var backend: String?
 
     public init(
         device: String? = nil, controlPort: String, protocol: String, interface: String, apn: String?,
@@ -63,7 +69,7 @@ public struct BearerRecord: Sendable, Equatable, Codable {
     enum CodingKeys: String, CodingKey {
         case device, controlPort, `protocol`, interface, apn, connectedByCellpath, handle, addressing, since, users,
             kept
-        case qmapMuxID, imei
+        case qmapMuxID, imei, dnsServers, servingNetwork, backend
     }
 
     /// Decodes records of earlier versions too: without users, and kept (as `bearer up` left
@@ -83,6 +89,9 @@ public struct BearerRecord: Sendable, Equatable, Codable {
         since = try c.decode(Double.self, forKey: .since)
         users = try c.decodeIfPresent([ProcessIdentity].self, forKey: .users) ?? []
         kept = try c.decodeIfPresent(Bool.self, forKey: .kept) ?? true
+        dnsServers = try c.decodeIfPresent([String].self, forKey: .dnsServers)
+        servingNetwork = try c.decodeIfPresent(String.self, forKey: .servingNetwork)
+        backend = try c.decodeIfPresent(String.self, forKey: .backend)
     }
 
     /// Whether the bearer has IPv6 as cellpath set it up: its settings are then read too (QMI

@@ -24,11 +24,15 @@ public actor ModemPathProvider: CellularPathProvider {
         public var lockWait: Duration
         /// The SIM slot to make active first (`--sim-slot`); nil: the active one.
         public var simSlot: Int?
+        /// Take a bearer that cellpath's record says is up, and the kernel agrees, as the path at
+        /// once, and ask the modem beside the run (`confirmPath`): for callers that confirm (the
+        /// checks' `CheckRunner`).
+        public var startsOnRecordedBearer: Bool
 
         public init(
             settings: BearerSettings, access: ModemAccess, keepBearer: Bool,
             opener: @escaping ModemOpener = ModemBackends.direct,
-            lockWait: Duration = BearerUse.defaultLockWait, simSlot: Int? = nil
+            lockWait: Duration = BearerUse.defaultLockWait, simSlot: Int? = nil, startsOnRecordedBearer: Bool = false
         ) {
             self.settings = settings
             self.access = access
@@ -36,6 +40,7 @@ public actor ModemPathProvider: CellularPathProvider {
             self.opener = opener
             self.lockWait = lockWait
             self.simSlot = simSlot
+            self.startsOnRecordedBearer = startsOnRecordedBearer
         }
     }
 
@@ -51,6 +56,10 @@ public actor ModemPathProvider: CellularPathProvider {
     private var follower: IndicationFollower?
     /// Set once `release()` starts: the bearer's end is then this run's doing.
     private var releasing = false
+    /// The recorded bearer this run started on without asking the modem, and the modem's
+    /// confirmation of it, under way beside the run: nil when the bearer is up as recorded.
+    private var recorded: RecordedBearer?
+    private var confirmation: Task<CellpathError?, Never>?
 
     public init(
         options: Options, records: BearerRecords, logger: Logger,
@@ -72,24 +81,17 @@ public actor ModemPathProvider: CellularPathProvider {
         let modem = try await modemChosen()
         self.modem = modem
         let logger = self.logger.scoped("modem\(modem.index)")
-        let backend: any ModemBackend
-        do {
-            backend = try await options.opener(modem.ports[0], options.access, logger)
+        if let recorded = try await recordedBearer(of: modem, logger: logger) {
+            self.recorded = recorded
             logger.info(
-                "through \(backend.backendName == "modemmanager" ? "ModemManager" : "the \(backend.backendName.uppercased()) port")"
+                "modem \(modem.index)'s bearer is up on \(recorded.path.interfaceName) as cellpath's record says and the kernel holds: the check starts on it now, and the modem confirms it beside"
             )
-        } catch {
-            throw BearerBringUp.cellpathError(error, step: "opening the modem")
+            confirmation = Task { await self.confirm(recorded, of: modem, logger: logger) }
+            return recorded.path
         }
-        self.backend = backend
+        let backend = try await open(modem, logger: logger)
         do {
-            let follower = IndicationFollower(try await backend.indications()) { indication in
-                logger.debug("indication: \(indication)")
-                if case .bearer(let state, let reason) = indication, state == .disconnected {
-                    Task { await self.bearerDropped(reason: reason, logger: logger) }
-                }
-            }
-            self.follower = follower
+            let follower = try await follow(backend, logger: logger)
             guard Capability.netAdmin.isEffective else { return try await existingPath(modem, backend) }
             let deadline = ContinuousClock.now + options.access.timeout
             let bringUp = BearerBringUp(modem: modem, records: records, logger: logger, progress: progress)
@@ -104,6 +106,95 @@ public actor ModemPathProvider: CellularPathProvider {
             await close()
             throw BearerBringUp.cellpathError(error, step: "bringing the bearer up")
         }
+    }
+
+    /// Opens `modem`'s backend for this run.
+    private func open(_ modem: DiscoveredModem, logger: Logger) async throws(CellpathError) -> any ModemBackend {
+        do {
+            let backend = try await options.opener(modem.ports[0], options.access, logger)
+            logger.info(
+                "through \(backend.backendName == "modemmanager" ? "ModemManager" : "the \(backend.backendName.uppercased()) port")"
+            )
+            self.backend = backend
+            return backend
+        } catch {
+            throw BearerBringUp.cellpathError(error, step: "opening the modem")
+        }
+    }
+
+    /// Follows `backend`'s indications while the path is in use: a bearer the network drops
+    /// takes the path down at once.
+    private func follow(_ backend: any ModemBackend, logger: Logger) async throws -> IndicationFollower {
+        let follower = IndicationFollower(try await backend.indications()) { indication in
+            logger.debug("indication: \(indication)")
+            if case .bearer(let state, let reason) = indication, state == .disconnected {
+                Task { await self.bearerDropped(reason: reason, logger: logger) }
+            }
+        }
+        self.follower = follower
+        return follower
+    }
+
+    /// The bearer cellpath's record says is up, with this run taken in as one of its users, when
+    /// the run may start on it (`startsOnRecordedBearer`, no SIM slot to switch, the privilege to
+    /// bring it up otherwise) and the record and the kernel agree; nil: the modem is asked first.
+    /// A modem whose lock another process holds is asked first too (it is changing the bearer).
+    private func recordedBearer(
+        of modem: DiscoveredModem, logger: Logger
+    ) async throws(CellpathError)
+        -> RecordedBearer?
+    {
+        guard options.startsOnRecordedBearer, options.simSlot == nil, Capability.netAdmin.isEffective,
+            let lock = try? await ModemLock.acquire(modem, in: records, purpose: "joining the bearer", wait: .zero)
+        else { return nil }
+        defer { lock.release() }
+        guard var record = try records.load(for: modem), RecordedBearer(record, settings: options.settings) != nil
+        else { return nil }
+        BearerTeardown.reportEnded(record.dropEndedUsers(), modem: modem, logger: logger)
+        record.adopt(.whileRunning(keepAfterwards: options.keepBearer))
+        try records.save(record)
+        return RecordedBearer(record, settings: options.settings)
+    }
+
+    /// The modem asked, beside the run, whether `recorded` is up: the backend opened for the run
+    /// (its indications followed, the radio read on it), the bearer's state and the serving
+    /// network read together. nil when it is; else the error that fails the run, with the dead
+    /// bearer's addressing removed so that the chain fails at once and the next run asks the
+    /// modem first.
+    private func confirm(
+        _ recorded: RecordedBearer, of modem: DiscoveredModem, logger: Logger
+    ) async -> CellpathError? {
+        do throws(CellpathError) {
+            let backend = try await open(modem, logger: logger)
+            do {
+                _ = try await follow(backend, logger: logger)
+                async let registration = backend.registration()
+                let bearer = try await backend.bearer()
+                if let problem = recorded.disagreement(with: bearer) {
+                    logger.warning("modem \(modem.index)'s bearer is not up as its record says: \(problem)")
+                    removeAddressing(recorded.applied, logger: logger)
+                    return BearerBringUp.dropped(modem.index, problem)
+                }
+                let network = try? await registration
+                if let serving = network?.servingOperator?.id, serving != recorded.path.operatorID {
+                    logger.warning(
+                        "modem \(modem.index) now serves on \(serving), not \(recorded.path.operatorID ?? "the recorded network"): the check was sent with the recorded one"
+                    )
+                }
+                logger.info("modem \(modem.index) confirms its bearer is up")
+                return nil
+            } catch {
+                throw BearerBringUp.cellpathError(error, step: "confirming the bearer")
+            }
+        } catch {
+            return error
+        }
+    }
+
+    /// Throws when the modem says the bearer taken from cellpath's record is not up; returns once
+    /// it confirms it, or at once when the modem was asked before the run.
+    public func confirmPath() async throws(CellpathError) {
+        if let error = await confirmation?.value { throw error }
     }
 
     /// Makes SIM slot `number` active on the modem, with no bearer brought up (`--sim-slot all`
@@ -158,7 +249,15 @@ public actor ModemPathProvider: CellularPathProvider {
         // Taking the bearer down ourselves brings the same indication: that is no drop.
         guard !releasing else { return }
         logger.warning("the network dropped the bearer (\(reason ?? "no reason given")): the path is down")
-        guard let outcome, !outcome.reused, let applied = outcome.record.addressing else { return }
+        if let recorded {
+            removeAddressing(recorded.applied, logger: logger)
+        } else if let outcome, !outcome.reused, let applied = outcome.record.addressing {
+            removeAddressing(applied, logger: logger)
+        }
+    }
+
+    /// Removes the addressing of a bearer that is gone.
+    private func removeAddressing(_ applied: AppliedAddressing, logger: Logger) {
         for problem in InterfaceConfigurator().undo(applied) { logger.warning("\(problem)") }
         logger.debug("removed the dropped bearer's addressing from \(applied.addressing.interface)")
     }
@@ -197,6 +296,7 @@ public actor ModemPathProvider: CellularPathProvider {
     /// The radio now, read on the path's session (its time limit renewed: a field run's path
     /// lasts); nil before the path is up or when the modem could not be read.
     public func radioContext() async -> RadioContext? {
+        _ = await confirmation?.value  // a run on the recorded bearer opens the modem there
         guard let backend else { return nil }
         await backend.renewTimeLimit()
         let start = ContinuousClock.now
@@ -234,9 +334,11 @@ public actor ModemPathProvider: CellularPathProvider {
     /// Releases this run's use of the bearer. A modem whose control port is gone reset or
     /// re-enumerated, its bearer with it: only what cellpath set on the interface is undone.
     private func takeDown() async {
+        _ = await confirmation?.value
         releasing = true
-        defer { outcome = nil }
-        if outcome != nil, let chosen = modem, let backend {
+        defer { (outcome, recorded, confirmation) = (nil, nil, nil) }
+        // A run on the recorded bearer whose modem could not be opened leaves as the modem gone.
+        if outcome != nil || recorded != nil, let chosen = modem {
             // The modem as it is now: the bearer may have added a data link (a QMAP mux device)
             // that the record names, and a reset may have renamed its ports.
             let current = await settled(chosen)
@@ -248,7 +350,7 @@ public actor ModemPathProvider: CellularPathProvider {
                     "modem \(modem.index)'s control port is gone (the modem reset or re-enumerated): its bearer went with it"
                 )
             } else {
-                await backend.renewTimeLimit()  // the fetch may have taken longer than bringing the bearer up may
+                await backend?.renewTimeLimit()  // the fetch may have taken longer than bringing the bearer up may
             }
             do {
                 let lock = try await ModemLock.acquire(

@@ -50,6 +50,10 @@ public protocol CellularPathProvider: Sendable {
     /// A GNSS fix from the path's modem (`--location`), waiting at most `bound`; why there is
     /// none otherwise.
     func gnssFix(within bound: Duration) async -> GNSSReading
+    /// Throws when the path `cellularPath()` gave before asking the modem (from cellpath's
+    /// record of the bearer) turns out to be gone as the modem sees it; returns once the modem
+    /// confirms it, or at once when there was nothing to confirm. Called beside the run.
+    func confirmPath() async throws(CellpathError)
 }
 
 extension CellularPathProvider {
@@ -57,4 +61,6 @@ extension CellularPathProvider {
     public func radioContext() async -> RadioContext? { nil }
     /// Nor a GNSS fix.
     public func gnssFix(within bound: Duration) async -> GNSSReading { .noFix("the path has no modem to ask") }
+    /// A path the modem was asked for first has nothing left to confirm.
+    public func confirmPath() async throws(CellpathError) {}
 }

@@ -33,7 +33,11 @@ extension CheckCommands {
             command: context.command)
         try checkFieldOptions(options.field, context)
         let backend = try makeBackend(options.backend, configuration, context)
-        let progress: @Sendable (String) -> Void = { context.progress.step($0) }
+        // Each step in the -v trace too, where it shows what ran beside what.
+        let progress: @Sendable (String) -> Void = {
+            context.progress.step($0)
+            context.logger.info("\($0)")
+        }
         let runs = options.field.repeatCount
         let fieldMode = runs > 1 || options.field.entersFieldMode
 
@@ -83,7 +87,11 @@ extension CheckCommands {
             referenceID: options.referenceID, command: context.command)
         try checkFieldOptions(options.field, context)
         let target = try makeTarget(configuration)
-        let progress: @Sendable (String) -> Void = { context.progress.step($0) }
+        // Each step in the -v trace too, where it shows what ran beside what.
+        let progress: @Sendable (String) -> Void = {
+            context.progress.step($0)
+            context.logger.info("\($0)")
+        }
         let runs = options.field.repeatCount
         let fieldMode = runs > 1 || options.field.entersFieldMode
 
@@ -270,9 +278,11 @@ extension CheckCommands {
                 number = try ownNumber(
                     of: modem, in: reports, product, regionGiven: regionGiven, configuration, context)
             }
+            // The checks' runner confirms the path beside the chain: a bearer up as recorded is started on at once.
             let path = { (slot: Int?) in
                 try FetchCommand.modemPath(
-                    options.modemPath, options.interfacePath, ipType: nil, context, modem: modem, simSlot: slot)
+                    options.modemPath, options.interfacePath, ipType: nil, context, modem: modem, simSlot: slot,
+                    startsOnRecordedBearer: true)
             }
             guard walksSlots else {
                 return CheckLane(

@@ -37,6 +37,7 @@ actor FieldRunPath: CellularPathProvider {
     func radioContext() async -> RadioContext? { await provider.radioContext() }
 
     func gnssFix(within bound: Duration) async -> GNSSReading { await provider.gnssFix(within: bound) }
+    func confirmPath() async throws(CellpathError) { try await provider.confirmPath() }
 
     /// A run is over: the path stays for the next one.
     func release() async {}

@@ -71,6 +71,12 @@ extension CheckCommands {
         try refuse("--api-version", unless: check.apiVersion == .v0_2 || provider == .truid, for: "truid")
         try refuse("--fallback", unless: options.fallbacks.isEmpty || provider == .vonage, for: "vonage")
         try refuse("--hashed", unless: !options.hashed || provider.isNumberVerification, for: "camara or vonage-nv")
+        // Without a number the operator tells the device's (device-phone-number), which has no hashed form.
+        if options.hashed && check.phone == nil {
+            throw UsageError(
+                "'--hashed' needs the number to verify: without one, the operator tells the device's number, which CAMARA's device-phone-number has no hashed form of",
+                command: command)
+        }
         try refuse(
             "--sim-swap-within", unless: options.simSwapWithin == nil || provider.isNumberVerification,
             for: "camara or vonage-nv")

@@ -34,11 +34,13 @@ extension FetchCommand {
     }
 
     /// The modem layer's path provider: the bearer of `modem`, on SIM slot `simSlot` (nil: the
-    /// active one). (`interfacePath` must name no interface or DNS server: the bearer gives them.)
+    /// active one); `startsOnRecordedBearer` for a caller that confirms the path beside its run
+    /// (`ModemPathProvider.Options`). (`interfacePath` must name no interface or DNS server: the
+    /// bearer gives them.)
     package static func modemPath(
         _ path: ModemPathOptions, _ interfacePath: InterfacePathOptions,
         ipType: BearerIPType?, _ context: CommandContext,
-        modem: DiscoveredModem, simSlot: Int?
+        modem: DiscoveredModem, simSlot: Int?, startsOnRecordedBearer: Bool = false
     ) throws -> ModemPathProvider {
         try checkModemPath(interfacePath, command: context.command)
         // Bringing the bearer up is bounded as `bearer up` is by default (fetch's --timeout is the chain's).
@@ -50,7 +52,7 @@ extension FetchCommand {
                 path.backend,
                 timeout: BearerCommand.defaultTimeout),
             keepBearer: path.keepBearer, opener: path.backend.choice.opener,
-            lockWait: ModemOption.lockWait(path.wait), simSlot: simSlot)
+            lockWait: ModemOption.lockWait(path.wait), simSlot: simSlot, startsOnRecordedBearer: startsOnRecordedBearer)
         let discovery = ModemDiscovery(roots: ModemsCommand.deviceRoots(context))
         return ModemPathProvider(
             options: options, records: BearerRecords(environment: context.environment), logger: context.logger,

@@ -103,6 +103,20 @@ struct BearerSharingTests {
         try Self.expectRefused(namespace, fleet, path, mentioning: "its QMAP mux id is out of range")
     }
 
+    /// What a check starts on without asking the modem (`RecordedBearer`) must be what a
+    /// bring-up could have recorded: DNS servers that are addresses, an MCC-MNC, a backend's name.
+    @Test(arguments: [
+        ("dnsServers", JSONValue.array([.string("wlan0")]), "its DNS servers are not addresses"),
+        ("servingNetwork", .string("001-01; rm"), "its serving network is not an MCC-MNC"),
+        ("backend", .string("curl"), "its backend is not one of cellpath's")
+    ])
+    func aRecordWithAPathCellpathCouldNotHaveReadIsRefused(
+        _ key: String, _ value: JSONValue, _ reason: String
+    ) throws {
+        let (fleet, namespace, path) = try Self.upWithForgedRecord { record in record.set([key], value) }
+        try Self.expectRefused(namespace, fleet, path, mentioning: reason)
+    }
+
     @Test func aRecordNamingAnotherProgramsTableLeavesItsRulesAndRoutes() throws {
         let (fleet, namespace, path) = try Self.upWithForgedRecord { record in
             record.set(["addressing", "table"], .int(100))

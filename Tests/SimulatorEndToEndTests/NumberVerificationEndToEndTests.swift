@@ -271,6 +271,14 @@ struct NumberVerificationEndToEndTests {
         #expect(result.stderr.contains("'--hashed' applies to --provider camara or vonage-nv only"), "\(result.stderr)")
     }
 
+    /// `device-phone-number` tells the number in clear: there is nothing to send hashed.
+    @Test(arguments: ["camara", "vonage-nv"])
+    func hashedWithoutANumberIsAUsageError(_ provider: String) throws {
+        let result = try CellpathBinary.run(["verify", "--provider", provider, "--hashed", "-m", "0"])
+        #expect(result.status == 64, "\(result.stderr)")
+        #expect(result.stderr.contains("'--hashed' needs the number to verify"), "\(result.stderr)")
+    }
+
     @Test func aRedirectURLIsAUsageErrorWithNumberVerification() throws {
         let result = try CellpathBinary.run([
             "verify", "+447940448591", "--provider", "camara", "--redirect-url", "https://app.example/done"

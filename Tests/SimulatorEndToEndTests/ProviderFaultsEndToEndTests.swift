@@ -101,6 +101,34 @@ struct ProviderFaultsEndToEndTests {
         try Self.expectVerify("vonage", fault)
     }
 
+    /// Credentials the provider refuses (401, a setting of the caller's overriding the world's
+    /// profile): a configuration error (78) whose hint names the profile's settings to check.
+    @Test(arguments: [
+        (
+            "twilio", "CELLPATH_TWILIO_AUTH_TOKEN=wrong", "Twilio refused the credentials (401",
+            "check [twilio] account_sid and auth_token"
+        ),
+        (
+            "vonage", "CELLPATH_VONAGE_APPLICATION_ID=wrong", "Vonage refused the credentials (401)",
+            "check [vonage] application_id and private_key"
+        )
+    ])
+    func refusedCredentialsAreAConfigurationError(
+        _ provider: String, _ setting: String, _ message: String, _ hint: String
+    ) throws {
+        try SimulatedDevice.with(VerifyEndToEndTests.scenario, connect: false) { device in
+            let result = try CellpathBinary.run([
+                "sim", "exec", "--prefix", device.prefix, "--", "env", setting, CellpathBinary.path, "verify",
+                Self.ownNumber, "--provider", provider, "--json"
+            ])
+            #expect(result.status == 78, "\(result.stdout)\(result.stderr)")
+            let error = try JSONValue.parse(result.stdout)["error"]
+            #expect(error?["message"]?.string?.contains(message) == true, "\(result.stdout)")
+            #expect(error?["hint"]?.string?.contains(hint) == true, "\(result.stdout)")
+            #expect(try device.status()["modems"]?.array?[0]["bearer"]?.string == "disconnected")
+        }
+    }
+
     /// `sim-swap --provider vonage` when CIBA's token request never gives a token: pending and
     /// slow_down after the polls (75), expired (65), refused (69).
     @Test(arguments: cibaFaults)

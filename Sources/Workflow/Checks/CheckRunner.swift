@@ -89,13 +89,18 @@ public struct CheckRunner: Sendable {
         // and cost no time (the position at most its bound past the chain's end).
         async let radio = pathProvider.radioContext()
         async let location = gnssFix()
-        let opened = await CheckURLOpener(client: CellularHTTPClient(path: openerPath, dnsCache: dnsCache)).open(
-            request, sendOperatorHeader: operatorID != nil, ending: rules.ending, checkID: created.checkID)
+        let opener = CheckURLOpener(client: CellularHTTPClient(path: openerPath, dnsCache: dnsCache))
+        let (opened, lost) = await openWhilePathIsConfirmed { [request] in
+            await opener.open(
+                request, sendOperatorHeader: operatorID != nil, ending: rules.ending, checkID: created.checkID)
+        }
         report.checkURL = opened
         report.radio = await radio
+        report.steps.append(clock.timing("check_url", since: start, succeeded: opened.failure == nil && lost == nil))
+        // A fix still coming is waited for (at most its bound), outside the check_url step's time.
         report.location = await location
-        report.steps.append(clock.timing("check_url", since: start, succeeded: opened.failure == nil))
         try Task.checkCancellation()
+        if let lost { throw lost }
         if let failure = opened.failure, !(rules.errorEndingIsVerdict && opened.callback?.error != nil) {
             report.checkURLFailure = failure
             throw failure.cellpathError
@@ -184,6 +189,40 @@ public struct CheckRunner: Sendable {
             }
             try Task.checkCancellation()
             return (created!, path!)
+        }
+    }
+
+    /// Opens check_url (`open`) while the path provider confirms a path it gave without asking
+    /// the modem; when the modem says the path is gone, the chain is cancelled and the
+    /// confirmation's error is the run's.
+    private func openWhilePathIsConfirmed(
+        _ open: @escaping @Sendable () async -> CheckURLReport
+    ) async -> (CheckURLReport, CellpathError?) {
+        enum Done: Sendable {
+            case opened(CheckURLReport)
+            case confirmed(CellpathError?)
+        }
+        let pathProvider = pathProvider
+        return await withTaskGroup(of: Done.self) { group in
+            group.addTask { .opened(await open()) }
+            group.addTask {
+                do throws(CellpathError) {
+                    try await pathProvider.confirmPath()
+                    return .confirmed(nil)
+                } catch {
+                    return .confirmed(error)
+                }
+            }
+            var opened: CheckURLReport?, lost: CellpathError?
+            for await done in group {
+                switch done {
+                case .opened(let report): opened = report
+                case .confirmed(let error):
+                    lost = error
+                    if error != nil { group.cancelAll() }
+                }
+            }
+            return (opened!, lost)
         }
     }
 
