@@ -83,6 +83,9 @@ public actor ModemPathProvider: CellularPathProvider {
         }
         self.backend = backend
         do {
+            let bringUp = BearerBringUp(modem: modem, records: records, logger: logger, progress: progress)
+            let bringsUp = Capability.netAdmin.isEffective
+            if bringsUp { await bringUp.plan(options.settings, on: backend) }
             let follower = IndicationFollower(try await backend.indications()) { indication in
                 logger.debug("indication: \(indication)")
                 if case .bearer(let state, let reason) = indication, state == .disconnected {
@@ -90,9 +93,8 @@ public actor ModemPathProvider: CellularPathProvider {
                 }
             }
             self.follower = follower
-            guard Capability.netAdmin.isEffective else { return try await existingPath(modem, backend) }
+            guard bringsUp else { return try await existingPath(modem, backend) }
             let deadline = ContinuousClock.now + options.access.timeout
-            let bringUp = BearerBringUp(modem: modem, records: records, logger: logger, progress: progress)
             let request = BearerRequest(
                 settings: options.settings, deadline: deadline,
                 use: .whileRunning(keepAfterwards: options.keepBearer), lockWait: options.lockWait,
