@@ -214,19 +214,17 @@ extension QMIModem {
                 hint: "stop it with the program that started it (ModemManager: mmcli --simple-disconnect; "
                     + "qmicli: --wds-stop-network=HANDLE --client-cid=CID)")
         }
-        // A dual-stack bearer's IPv6 call first, then the first call; both are tried.
-        var stopped = false
-        var failure: ModemError?
-        if let id6 = handle.ipv6ClientID, let known6 = handle.ipv6PacketDataHandle {
-            do throws(ModemError) {
-                stopped = try await stopCall(operation, clientID: id6, packetDataHandle: known6, cleanup)
-            } catch {
-                failure = error
-            }
+        // A dual-stack bearer's two calls are stopped together (one round trip); both are tried.
+        async let ipv6Stopped = ModemResult.of { @GLibActor () async throws(ModemError) -> Bool in
+            guard let id6 = handle.ipv6ClientID, let known6 = handle.ipv6PacketDataHandle else { return false }
+            return try await self.stopCall(operation, clientID: id6, packetDataHandle: known6, cleanup)
         }
-        stopped = try await stopCall(operation, clientID: id, packetDataHandle: known, cleanup) || stopped
-        if let failure { throw failure }
-        return stopped
+        let ipv4Stopped = await ModemResult.of { () async throws(ModemError) -> Bool in
+            try await stopCall(operation, clientID: id, packetDataHandle: known, cleanup)
+        }
+        let ipv6 = await ipv6Stopped
+        let stoppedIPv4 = try ipv4Stopped.get()
+        return try ipv6.get() || stoppedIPv4
     }
 
     /// Stops one call with the client that started it; false when it was over already.
