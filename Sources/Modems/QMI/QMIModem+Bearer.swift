@@ -219,8 +219,11 @@ extension QMIModem {
             guard let id6 = handle.ipv6ClientID, let known6 = handle.ipv6PacketDataHandle else { return false }
             return try await self.stopCall(operation, clientID: id6, packetDataHandle: known6, cleanup)
         }
-        let ipv4Stopped = await ModemResult.of { () async throws(ModemError) -> Bool in
-            try await stopCall(operation, clientID: id, packetDataHandle: known, cleanup)
+        let ipv4Stopped: Result<Bool, ModemError>
+        do throws(ModemError) {
+            ipv4Stopped = .success(try await stopCall(operation, clientID: id, packetDataHandle: known, cleanup))
+        } catch {
+            ipv4Stopped = .failure(error)
         }
         let ipv6 = await ipv6Stopped
         let stoppedIPv4 = try ipv4Stopped.get()

@@ -824,7 +824,9 @@ final class QMIModem: ModemBackend {
 
     /// Sends one request on `client` and returns its output with the error it carries (nil on
     /// success): a failed Start Network still says the call end reason. Without `followingTask`,
-    /// the call is not given up when the task is cancelled (it keeps its time limit).
+    /// the request is sent only before the deadline, is not given up when the task is cancelled,
+    /// and its answer is awaited up to `closeTimeout` past the deadline: a call the modem may
+    /// have started must be known to be undone.
     func exchange(
         _ operation: String, _ client: UnsafeMutablePointer<QmiClient>, session: ModemSession,
         followingTask: Bool = true,
@@ -833,8 +835,9 @@ final class QMIModem: ModemBackend {
         result: (OpaquePointer, ErrorOut) -> gboolean,
         unref: @escaping (OpaquePointer) -> Void
     ) async throws(ModemError) -> (Output, GLibError?) {
-        let timeout = session.libraryTimeout
-        let output = try await session.call(operation, extraTime: followingTask ? nil : .zero) { call in
+        if !followingTask, session.secondsLeft <= 0 { throw session.timedOut(operation) }
+        let timeout = followingTask ? session.libraryTimeout : session.libraryTimeout(allowing: Self.closeTimeout)
+        let output = try await session.call(operation, extraTime: followingTask ? nil : Self.closeTimeout) { call in
             start(client, timeout, call)
         } finish: { response throws(GLibError) in
             var error: UnsafeMutablePointer<GError>?
