@@ -98,7 +98,8 @@ public struct BearerBringUp: Sendable {
     /// Tells `backend` what the bring-up of `settings` will need, before its indications are
     /// followed: QMI readies those clients with the others.
     public func plan(_ settings: BearerSettings, on backend: any ModemBackend) async {
-        let readsDataFormat = modem.protocol == .qmi && modem.interfaces.first.map { dataPath($0).readsFirmwareFormat } == true
+        let readsDataFormat =
+            modem.protocol == .qmi && modem.interfaces.first.map { dataPath($0).readsFirmwareFormat } == true
         await backend.plan(settings.ipType, readsDataFormat: readsDataFormat)
     }
 
