@@ -95,6 +95,14 @@ public struct BearerBringUp: Sendable {
         case record(BearerRecord?)
     }
 
+    /// Tells `backend` what the bring-up of `settings` will need, before its indications are
+    /// followed: QMI readies those clients with the others.
+    public func plan(_ settings: BearerSettings, on backend: any ModemBackend) async {
+        let readsDataFormat =
+            modem.protocol == .qmi && modem.interfaces.first.map { dataPath($0).readsFirmwareFormat } == true
+        await backend.plan(settings.ipType, readsDataFormat: readsDataFormat)
+    }
+
     /// Runs the steps on `backend` (open on `modem`'s port), following its indications with
     /// `follower`. Throws the failing step's error after undoing; `.cancelled` when the task was.
     public func run(
@@ -154,6 +162,11 @@ public struct BearerBringUp: Sendable {
         async let registrationRead = Self.result { () async throws(ModemError) in try await backend.registration() }
         async let packetServiceRead = Self.result { () async throws(ModemError) in try await backend.packetService() }
         async let bearerRead = Self.result { () async throws(ModemError) in try await backend.bearer() }
+        // A QMI call's data path needs the firmware's data format; a connected bearer's is left alone.
+        let readsDataFormat = modem.protocol == .qmi && dataPath(master).readsFirmwareFormat
+        async let dataFormatRead = Self.result { () async throws(ModemError) in
+            readsDataFormat ? try await backend.dataFormat() : nil
+        }
 
         try begin("checking the SIM")
         var changed = try await readySIM(await simRead.get(), request, backend)
@@ -190,7 +203,7 @@ public struct BearerBringUp: Sendable {
         var prepared: QMIDataPath.Prepared?
         if modem.protocol == .qmi, try await bearerRead.get().state != .connected {
             try begin("preparing the data path")
-            prepared = try await dataPath(master).prepare(backend)
+            prepared = try await dataPath(master).prepare(backend, firmwareFormat: try await dataFormatRead.get())
             if let prepared, let muxID = prepared.muxID { changes.append(.mux(muxID, master: master)) }
             interface = prepared?.interface ?? master
         }

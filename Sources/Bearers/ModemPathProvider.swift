@@ -91,10 +91,12 @@ public actor ModemPathProvider: CellularPathProvider {
         }
         let backend = try await open(modem, logger: logger)
         do {
-            let follower = try await follow(backend, logger: logger)
-            guard Capability.netAdmin.isEffective else { return try await existingPath(modem, backend) }
-            let deadline = ContinuousClock.now + options.access.timeout
             let bringUp = BearerBringUp(modem: modem, records: records, logger: logger, progress: progress)
+            let bringsUp = Capability.netAdmin.isEffective
+            if bringsUp { await bringUp.plan(options.settings, on: backend) }
+            let follower = try await follow(backend, logger: logger)
+            guard bringsUp else { return try await existingPath(modem, backend) }
+            let deadline = ContinuousClock.now + options.access.timeout
             let request = BearerRequest(
                 settings: options.settings, deadline: deadline,
                 use: .whileRunning(keepAfterwards: options.keepBearer), lockWait: options.lockWait,

@@ -32,14 +32,18 @@ struct QMIDataPath {
         var muxID: UInt8?
     }
 
-    /// Aligns the firmware and the kernel through `backend`, before connecting; throws when the
-    /// path would drop every packet.
-    func prepare(_ backend: any ModemBackend) async throws -> Prepared {
+    /// Whether preparing reads the firmware's data format: the net device is qmi_wwan's.
+    var readsFirmwareFormat: Bool { FileSystem.exists(directory) || driver() == "qmi_wwan" }
+
+    /// Aligns the firmware, whose data format `backend.dataFormat()` read (nil: no WDA), and the
+    /// kernel through `backend`, before connecting; throws when the path would drop every packet.
+    /// The firmware's format is changed only where it must.
+    func prepare(_ backend: any ModemBackend, firmwareFormat: DataFormat?) async throws -> Prepared {
         guard let kernelRawIP = rawIP() else {
-            guard FileSystem.exists(directory) || driver() == "qmi_wwan" else { return Prepared(interface: master) }
-            return try await alignWithoutAttribute(backend)
+            guard readsFirmwareFormat else { return Prepared(interface: master) }
+            return try await alignWithoutAttribute(backend, firmwareFormat)
         }
-        var firmware = try await backend.dataFormat() ?? DataFormat(linkLayer: .ethernet)
+        var firmware = firmwareFormat ?? DataFormat(linkLayer: .ethernet)
         logger.info(
             "data format: the firmware sends \(firmware.linkLayer.rawValue)\(firmware.qmap ? " with QMAP" : ""), \(master) expects \(kernelRawIP ? "raw-ip" : "802-3")"
         )
@@ -77,8 +81,8 @@ struct QMIDataPath {
     }
 
     /// A qmi_wwan without `qmi/raw_ip` (before Linux 4.5) expects 802.3 frames: the firmware must send them.
-    private func alignWithoutAttribute(_ backend: any ModemBackend) async throws -> Prepared {
-        guard let firmware = try await backend.dataFormat(), firmware.linkLayer != .ethernet || firmware.qmap else {
+    private func alignWithoutAttribute(_ backend: any ModemBackend, _ firmware: DataFormat?) async throws -> Prepared {
+        guard let firmware, firmware.linkLayer != .ethernet || firmware.qmap else {
             return Prepared(interface: master)
         }
         let ethernet = DataFormat(linkLayer: .ethernet)

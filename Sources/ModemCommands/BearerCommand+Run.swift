@@ -153,12 +153,13 @@ extension BearerUpCommand {
         let logger = context.logger.scoped("modem\(modem.index)")
         let backend = try await BearerCommand.open(modem, options.bearer, logger)
         let outcome = try await BearerCommand.withBackend(backend) {
-            let follower = IndicationFollower(try await backend.indications()) { indication in
-                logger.debug("indication: \(indication)")
-            }
             let bringUp = BearerBringUp(
                 modem: modem, records: BearerRecords(environment: context.environment), logger: logger,
                 progress: { context.progress.step("modem \(modem.index): \($0)") })
+            await bringUp.plan(settings, on: backend)
+            let follower = IndicationFollower(try await backend.indications()) { indication in
+                logger.debug("indication: \(indication)")
+            }
             let request = BearerRequest(
                 settings: settings, pin: pin, deadline: deadline, use: .keep,
                 lockWait: ModemOption.lockWait(options.bearer.wait), simSlot: slot)

@@ -41,6 +41,11 @@ public protocol ModemBackend: AnyObject, Sendable {
     /// reading it: QMI then reads the IPv6 settings too, on a WDS client of IP family 6. MBIM
     /// and ModemManager report both families in one read and ignore it.
     func expect(_ ipType: BearerIPType) async
+    /// Tells, before `indications()`, what a bring-up will need beside the reads: the families
+    /// (as `expect`) and whether it reads the firmware's data format. QMI then allocates the
+    /// IPv6 WDS client and the WDA client with the others (one round trip) and sets the IPv6
+    /// client's IP family with the first reads. The others: `expect` alone.
+    func plan(_ ipType: BearerIPType, readsDataFormat: Bool) async
     /// QMI: the firmware's data format (WDA Get Data Format); nil where the modem has no WDA
     /// service, and for the protocols without one (MBIM, ModemManager).
     func dataFormat() async throws(ModemError) -> DataFormat?
@@ -143,6 +148,8 @@ public struct BearerHandle: Sendable, Equatable, Codable {
 extension ModemBackend {
     /// Backends that read both families at once need no hint.
     public func expect(_ ipType: BearerIPType) async {}
+    /// Backends that allocate nothing per service only take the families in.
+    public func plan(_ ipType: BearerIPType, readsDataFormat: Bool) async { await expect(ipType) }
     /// Only QMI has a data format of its own.
     public func dataFormat() async throws(ModemError) -> DataFormat? { nil }
     public func setDataFormat(

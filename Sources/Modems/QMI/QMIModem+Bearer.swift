@@ -82,30 +82,24 @@ extension QMIModem {
             let call = try await startCall(operation, settings, authentication, ipv6: true)
             return BearerHandle(clientID: call.clientID, packetDataHandle: call.handle)
         case .ipv4v6:
-            // Dual stack is two calls, one per family on its own client, as real QMI modems do;
-            // the network may grant one family only (3GPP causes 50/51), which is no failure.
-            // The IPv6 client is made ready (allocated, its IP family set) while the IPv4 call
-            // starts; left unused, it is released on close as the others are.
-            async let ipv6ClientReady = ModemResult.of { @GLibActor () async throws(ModemError) in
-                _ = try await self.ipv6WDSClient()
+            // Dual stack is two calls, one per family on its own client, as real QMI modems do,
+            // started together; the network may grant one family only (3GPP causes 50/51),
+            // which is no failure.
+            async let v4Started = ModemResult.of { @GLibActor () async throws(ModemError) in
+                try await self.startCall(operation, settings, authentication, ipv6: false)
             }
-            let v4: Result<(clientID: Int, handle: UInt32), ModemError>,
-                v6: Result<(clientID: Int, handle: UInt32), ModemError>
-            do throws(ModemError) {
-                v4 = .success(try await startCall(operation, settings, authentication, ipv6: false))
-            } catch {
-                if error.layer == .transport || error.kind == .cancelled {
-                    _ = await ipv6ClientReady
-                    throw error
+            async let v6Started = ModemResult.of { @GLibActor () async throws(ModemError) in
+                try await self.startCall(operation, settings, authentication, ipv6: true)
+            }
+            let v4 = await v4Started, v6 = await v6Started
+            // Unanswered or cancelled: a call that started is stopped here, as the bring-up's
+            // undo would not know it.
+            for case .failure(let error) in [v4, v6] where error.layer == .transport || error.kind == .cancelled {
+                for case .success(let call) in [v4, v6] {
+                    _ = try? await stopCall(
+                        operation, clientID: call.clientID, packetDataHandle: call.handle, session.cleanup())
                 }
-                v4 = .failure(error)
-            }
-            let ipv6Client = await ipv6ClientReady
-            do throws(ModemError) {
-                try ipv6Client.get()
-                v6 = .success(try await startCall(operation, settings, authentication, ipv6: true))
-            } catch {
-                v6 = .failure(error)
+                throw error
             }
             switch (v4, v6) {
             case (.success(let v4), .success(let v6)):
@@ -113,12 +107,8 @@ extension QMIModem {
                     clientID: v4.clientID, packetDataHandle: v4.handle, ipv6ClientID: v6.clientID,
                     ipv6PacketDataHandle: v6.handle)
             case (.success(let v4), .failure(let refused)):
-                if refused.layer == .transport {  // unanswered: stop the IPv4 call here, its undo would not know it
-                    _ = try? await stopCall(
-                        operation, clientID: v4.clientID, packetDataHandle: v4.handle, session.cleanup())
-                    throw refused
-                }
                 session.logger.info("IPv6 refused, connected with IPv4 only: \(refused.reason)")
+                releaseUnusedIPv6Client()
                 return BearerHandle(clientID: v4.clientID, packetDataHandle: v4.handle)
             case (.failure(let refused), .success(let v6)):
                 session.logger.info("IPv4 refused, connected with IPv6 only: \(refused.reason)")
@@ -224,19 +214,20 @@ extension QMIModem {
                 hint: "stop it with the program that started it (ModemManager: mmcli --simple-disconnect; "
                     + "qmicli: --wds-stop-network=HANDLE --client-cid=CID)")
         }
-        // A dual-stack bearer's IPv6 call first, then the first call; both are tried.
-        var stopped = false
-        var failure: ModemError?
-        if let id6 = handle.ipv6ClientID, let known6 = handle.ipv6PacketDataHandle {
-            do throws(ModemError) {
-                stopped = try await stopCall(operation, clientID: id6, packetDataHandle: known6, cleanup)
-            } catch {
-                failure = error
-            }
+        // A dual-stack bearer's two calls are stopped together (one round trip); both are tried.
+        async let ipv6Stopped = ModemResult.of { @GLibActor () async throws(ModemError) -> Bool in
+            guard let id6 = handle.ipv6ClientID, let known6 = handle.ipv6PacketDataHandle else { return false }
+            return try await self.stopCall(operation, clientID: id6, packetDataHandle: known6, cleanup)
         }
-        stopped = try await stopCall(operation, clientID: id, packetDataHandle: known, cleanup) || stopped
-        if let failure { throw failure }
-        return stopped
+        let ipv4Stopped: Result<Bool, ModemError>
+        do throws(ModemError) {
+            ipv4Stopped = .success(try await stopCall(operation, clientID: id, packetDataHandle: known, cleanup))
+        } catch {
+            ipv4Stopped = .failure(error)
+        }
+        let ipv6 = await ipv6Stopped
+        let stoppedIPv4 = try ipv4Stopped.get()
+        return try ipv6.get() || stoppedIPv4
     }
 
     /// Stops one call with the client that started it; false when it was over already.
@@ -300,9 +291,10 @@ extension QMIModem {
         return client
     }
 
-    /// Allocates the clients of the three services at once (one round trip: the reads that follow
-    /// need the DMS client too), follows NAS serving system and WDS packet service status
-    /// indications, and sends NAS Register Indications without waiting for its answer: that
+    /// Allocates the clients of the three services at once, with those a bring-up planned (WDA,
+    /// the IPv6 WDS client: one round trip, since the reads that follow need them too), follows
+    /// NAS serving system and WDS packet service status indications, and sends NAS Register
+    /// Indications (and the IPv6 client's Set IP Family) without waiting for its answer: that
     /// comes with the answers to the reads sent next on the same client, which the modem serves
     /// in order, so no change after a read goes unseen.
     func indications() async throws(ModemError) -> AsyncStream<ModemIndication> {
@@ -318,6 +310,15 @@ extension QMIModem {
         async let nasAllocated = ModemResult.of { @GLibActor () async throws(ModemError) in
             _ = try await self.client(QMI_SERVICE_NAS)
         }
+        // What `plan` asked for; one that fails here is allocated again on first use, which
+        // then reports the failure.
+        async let wdaAllocated = ModemResult.of { @GLibActor () async throws(ModemError) in
+            if self.plansDataFormat { _ = try await self.client(QMI_SERVICE_WDA) }
+        }
+        async let ipv6Allocated = ModemResult.of { @GLibActor () async throws(ModemError) in
+            if self.plansIPv6 { _ = try await self.allocateIPv6Client() }
+        }
+        _ = await (wdaAllocated, ipv6Allocated)
         for allocated in [await nasAllocated, await wdsAllocated, await dmsAllocated] { try allocated.get() }
         follow(try await client(QMI_SERVICE_NAS), "serving-system") { output in
             var state = QMI_NAS_REGISTRATION_STATE_UNKNOWN, attach = QMI_NAS_ATTACH_STATE_UNKNOWN
@@ -344,6 +345,11 @@ extension QMIModem {
         // Packet Service Status indications go to the client that started the call.
         follow(try await client(QMI_SERVICE_WDS), "packet-service-status", Self.packetServiceStatus)
         await registerForServingSystemIndications()
+        if ipv6Client != nil {
+            let sent = SentSignal()
+            setUpIPv6Client(sent: sent)
+            await sent.wait()
+        }
         return sink.stream
     }
 

@@ -17,8 +17,16 @@ final class QMIModem: ModemBackend {
     /// which would end the call on many modems (`disconnect` releases it).
     var keptClient: UnsafeMutablePointer<QmiClient>?
     /// The WDS client of IPv6 (WDS Set IP Family 6): it starts the IPv6 call (QMI dual stack is
-    /// two calls on two clients) and reads the IPv6 settings. Allocated on first use.
+    /// two calls on two clients) and reads the IPv6 settings. Allocated on first use, or with
+    /// the others when a bring-up plans IPv6.
     var ipv6Client: UnsafeMutablePointer<QmiClient>?
+    /// The IPv6 client's set-up (allocated, its IP family set), under way or done: shared by
+    /// whoever needs the client first.
+    var ipv6SetUp: Task<Result<LoopBound<UnsafeMutablePointer<QmiClient>>, ModemError>, Never>?
+    /// What the bring-up planned (`plan`): the clients `indications()` allocates with the others.
+    var plansIPv6 = false, plansDataFormat = false
+    /// Client IDs on their way back before close (an IPv6 client whose call was refused).
+    var releases: [Task<Void, Never>] = []
     /// The IPv6 client when it started a call: kept on close like `keptClient`.
     var keptIPv6Client: UnsafeMutablePointer<QmiClient>?
     /// Whether reading the settings asks the IPv6 client too (`expect(_:)`, or an IPv6 call of this session).
@@ -96,6 +104,10 @@ final class QMIModem: ModemBackend {
     }
 
     private func releaseAndClose() async {
+        for release in releases { await release.value }
+        releases = []
+        ipv6SetUp?.cancel()
+        _ = await ipv6SetUp?.value
         indicationRegistration?.cancel()
         await indicationRegistration?.value
         for (client, handler) in indicationHandlers { g_signal_handler_disconnect(gpointer(client), handler) }
@@ -656,10 +668,35 @@ final class QMIModem: ModemBackend {
         return bytes.allSatisfy({ $0 == 0 }) ? nil : ipv6Text(bytes)
     }
 
-    /// The IPv6 WDS client, allocated (after the general one) and set to IP family 6 on first use.
+    /// The IPv6 WDS client, allocated and set to IP family 6 on first use (or as `plan` asked).
     func ipv6WDSClient() async throws(ModemError) -> UnsafeMutablePointer<QmiClient> {
+        let setUp = ipv6SetUp ?? setUpIPv6Client(sent: nil)
+        return try await setUp.value.get().pointer
+    }
+
+    /// Starts the IPv6 client's set-up: its allocation unless done, then Set IP Family 6;
+    /// `sent` is signalled once that request is on its way (or the set-up failed before).
+    @discardableResult
+    func setUpIPv6Client(
+        sent: SentSignal?
+    ) -> Task<Result<LoopBound<UnsafeMutablePointer<QmiClient>>, ModemError>, Never> {
+        let setUp = Task { @GLibActor () -> Result<LoopBound<UnsafeMutablePointer<QmiClient>>, ModemError> in
+            defer { sent?.signal() }
+            do throws(ModemError) {
+                let client = try await self.allocateIPv6Client()
+                try await self.setIPv6Family(client, sent: sent)
+                return .success(LoopBound(client))
+            } catch {
+                return .failure(error)
+            }
+        }
+        ipv6SetUp = setUp
+        return setUp
+    }
+
+    /// A second WDS client ID, for IPv6.
+    func allocateIPv6Client() async throws(ModemError) -> UnsafeMutablePointer<QmiClient> {
         if let ipv6Client { return ipv6Client }
-        _ = try await client(QMI_SERVICE_WDS)
         let operation = "allocate a WDS client ID for IPv6"
         let device = device, timeout = session.libraryTimeout(allowing: Self.closeTimeout)
         let client = try await session.call(operation, extraTime: Self.closeTimeout) { call in
@@ -675,21 +712,46 @@ final class QMIModem: ModemBackend {
         clients.append((QMI_SERVICE_WDS, client))
         ipv6Client = client
         session.logger.debug("\(port.name): WDS client ID \(qmi_client_get_cid(client)) allocated for IPv6")
+        return client
+    }
+
+    /// WDS Set IP Family 6 on the IPv6 client.
+    private func setIPv6Family(_ client: UnsafeMutablePointer<QmiClient>, sent: SentSignal?) async throws(ModemError) {
+        let operation = "set the IP family of the IPv6 client"
         let input = qmi_message_wds_set_ip_family_input_new()
         defer { qmi_message_wds_set_ip_family_input_unref(input) }
         _ = qmi_message_wds_set_ip_family_input_set_preference(input, QMI_WDS_IP_FAMILY_IPV6, nil)
         let (_, failure) = try await exchange(
-            "set the IP family of the IPv6 client", client, session: session,
+            operation, client, session: session,
             start: { client, timeout, call in
                 qmi_client_wds_set_ip_family(
                     cqmi_client_wds(client), input, timeout, call.cancellable, call.callback, call.userData)
+                sent?.signal()
             },
             finish: { client, result, error in
                 qmi_client_wds_set_ip_family_finish(cqmi_client_wds(client), result, error)
             },
             result: qmi_message_wds_set_ip_family_output_get_result, unref: qmi_message_wds_set_ip_family_output_unref)
-        if let failure { throw session.error("set the IP family of the IPv6 client", failure) }
-        return client
+        if let failure { throw session.error(operation, failure) }
+    }
+
+    /// Gives the IPv6 client's ID back at once, beside the next request, when its call was
+    /// refused: the bearer then has no IPv6 to read.
+    func releaseUnusedIPv6Client() {
+        guard let client = ipv6Client, client != keptIPv6Client else { return }
+        ipv6Client = nil
+        ipv6SetUp = nil
+        expectsIPv6 = false
+        clients.removeAll { $0.client == client }
+        let bound = LoopBound(client), cleanup = session.cleanup(timeout: Self.closeTimeout)
+        releases.append(Task { @GLibActor in await self.release(QMI_SERVICE_WDS, bound, cleanup) })
+    }
+
+    /// Takes in what a bring-up plans, before `indications()` allocates the clients.
+    func plan(_ ipType: BearerIPType, readsDataFormat: Bool) async {
+        await expect(ipType)
+        plansIPv6 = ipType.includesIPv6
+        plansDataFormat = readsDataFormat
     }
 
     /// Whether reading the settings asks for IPv6 too: the families the bearer is expected to have.
@@ -762,7 +824,9 @@ final class QMIModem: ModemBackend {
 
     /// Sends one request on `client` and returns its output with the error it carries (nil on
     /// success): a failed Start Network still says the call end reason. Without `followingTask`,
-    /// the call is not given up when the task is cancelled (it keeps its time limit).
+    /// the request is sent only before the deadline, is not given up when the task is cancelled,
+    /// and its answer is awaited up to `closeTimeout` past the deadline: a call the modem may
+    /// have started must be known to be undone.
     func exchange(
         _ operation: String, _ client: UnsafeMutablePointer<QmiClient>, session: ModemSession,
         followingTask: Bool = true,
@@ -771,8 +835,9 @@ final class QMIModem: ModemBackend {
         result: (OpaquePointer, ErrorOut) -> gboolean,
         unref: @escaping (OpaquePointer) -> Void
     ) async throws(ModemError) -> (Output, GLibError?) {
-        let timeout = session.libraryTimeout
-        let output = try await session.call(operation, extraTime: followingTask ? nil : .zero) { call in
+        if !followingTask, session.secondsLeft <= 0 { throw session.timedOut(operation) }
+        let timeout = followingTask ? session.libraryTimeout : session.libraryTimeout(allowing: Self.closeTimeout)
+        let output = try await session.call(operation, extraTime: followingTask ? nil : Self.closeTimeout) { call in
             start(client, timeout, call)
         } finish: { response throws(GLibError) in
             var error: UnsafeMutablePointer<GError>?
@@ -800,7 +865,7 @@ final class QMIModem: ModemBackend {
             await withCheckedContinuation { allocating[service.rawValue]?.append($0) }
         }
         let operation = "allocate a \(Self.name(service)) client ID"
-        if let existing = clients.first(where: { $0.service == service }) {
+        if let existing = clients.first(where: { $0.service == service && $0.client != ipv6Client }) {
             // A client that came after a cancel or after the time ran out fails its waiters as it
             // failed its allocator: requests sent together report the same first failure.
             if waited, !session.isCleanup {
