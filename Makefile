@@ -19,6 +19,8 @@ CELLPATH = $(BIN_DIR)/cellpath
 # The executables that the front `cellpath` hands commands to (docs/architecture.md, Executables):
 # next to it in the build directory, in PREFIX/libexec/cellpath once installed.
 HELPERS := cellpath-modem cellpath-helper
+# Executables of earlier versions, merged into cellpath-helper: install and uninstall remove them.
+FORMER_HELPERS := cellpath-sim cellpath-number cellpath-check cellpath-serve
 LIBEXEC_DIR = $(PREFIX)/libexec/cellpath
 # Where `make deb` builds the packages.
 DEB_DIR = .build/deb
@@ -157,6 +159,7 @@ docs:
 install: build
 	install -D -m 0755 $(CELLPATH) $(DESTDIR)$(PREFIX)/bin/cellpath
 	for helper in $(HELPERS); do install -D -m 0755 $(BIN_DIR)/$$helper $(DESTDIR)$(LIBEXEC_DIR)/$$helper || exit; done
+	rm -f $(addprefix $(DESTDIR)$(LIBEXEC_DIR)/,$(FORMER_HELPERS))
 	install -D -m 0644 udev/77-cellpath.rules $(DESTDIR)$(PREFIX)/lib/udev/rules.d/77-cellpath.rules
 	install -D -m 0644 docs/cellpath.1 $(DESTDIR)$(PREFIX)/share/man/man1/cellpath.1
 	install -d $(DESTDIR)$(BASH_COMPLETION_DIR) $(DESTDIR)$(ZSH_COMPLETION_DIR) $(DESTDIR)$(FISH_COMPLETION_DIR)
@@ -185,7 +188,7 @@ install-capability:
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/cellpath $(DESTDIR)$(PREFIX)/lib/udev/rules.d/77-cellpath.rules \
 		$(DESTDIR)$(PREFIX)/lib/tmpfiles.d/cellpath.conf \
-		$(DESTDIR)$(PREFIX)/share/man/man1/cellpath.1 $(addprefix $(DESTDIR)$(LIBEXEC_DIR)/,$(HELPERS)) \
+		$(DESTDIR)$(PREFIX)/share/man/man1/cellpath.1 $(addprefix $(DESTDIR)$(LIBEXEC_DIR)/,$(HELPERS) $(FORMER_HELPERS)) \
 		$(DESTDIR)$(BASH_COMPLETION_DIR)/cellpath $(DESTDIR)$(ZSH_COMPLETION_DIR)/_cellpath \
 		$(DESTDIR)$(FISH_COMPLETION_DIR)/cellpath.fish
 	rmdir $(DESTDIR)$(LIBEXEC_DIR) 2>/dev/null || true
