@@ -4,8 +4,6 @@ import Testing
 
 /// The scenario's fake-API settings: rate limit, sandbox, callback_url, check_url refusals.
 @Suite struct APISettingsTests {
-    private func decode(_ json: String) throws -> Scenario { try Scenario.decode(Array(json.utf8)) }
-
     @Test func defaultsAreTheLiveProjectWithTheHourlyLimit() throws {
         let api = try decode("{}").api
         #expect(api.rateLimitPerHour == 1000)

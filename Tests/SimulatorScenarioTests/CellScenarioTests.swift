@@ -5,8 +5,6 @@ import Testing
 /// A modem's network cells: read from the scenario, their defaults, the daemon's copy, and
 /// bad values named by their field.
 @Suite struct CellScenarioTests {
-    private func decode(_ json: String) throws -> Scenario { try Scenario.decode(Array(json.utf8)) }
-
     @Test func withoutCellsTheNetworkHasOneLTECellWithItsRSSI() throws {
         let cells = try decode(#"{"modems": [{"network": {"rssiDbm": -80}}]}"#).modems[0].network.cells
         #expect(cells == [SimulatedCell(rssiDbm: -80)])

@@ -5,15 +5,6 @@ import Testing
 /// A modem's GNSS fix in the scenario (`modems[i].gnss`): read with its defaults, written back,
 /// refused by field when it is no place on the globe.
 @Suite struct GNSSScenarioTests {
-    private func message(_ json: String) -> String? {
-        do {
-            _ = try Scenario.decode(Array(json.utf8))
-            return nil
-        } catch {
-            return (error as? CellpathError)?.message
-        }
-    }
-
     @Test func aFixIsReadWithItsDefaultsAndSurvivesTheDaemonsRoundTrip() throws {
         let scenario = try Scenario.decode(
             Array(
@@ -31,14 +22,14 @@ import Testing
 
     @Test func aFixOffTheGlobeOrWithoutAPlaceIsRefusedByField() {
         #expect(
-            message(#"{"modems": [{"gnss": {"lat": 91, "lon": 0}}]}"#)?
+            validationMessage(#"{"modems": [{"gnss": {"lat": 91, "lon": 0}}]}"#)?
                 .hasSuffix("modems[0].gnss.lat: is required: a latitude from -90 to 90") == true)
         #expect(
-            message(#"{"modems": [{"gnss": {"lat": 1}}]}"#)?
+            validationMessage(#"{"modems": [{"gnss": {"lat": 1}}]}"#)?
                 .hasSuffix("modems[0].gnss.lon: is required: a longitude from -180 to 180") == true)
         #expect(
-            message(#"{"modems": [{"gnss": {"lat": 1, "lon": 2, "accuracy": -3}}]}"#)?
+            validationMessage(#"{"modems": [{"gnss": {"lat": 1, "lon": 2, "accuracy": -3}}]}"#)?
                 .hasSuffix("modems[0].gnss.accuracy: must not be negative") == true)
-        #expect(message(#"{"modems": [{"gnss": {"lat": 1, "lon": 2, "speed": 3}}]}"#)?.contains("speed") == true)
+        #expect(validationMessage(#"{"modems": [{"gnss": {"lat": 1, "lon": 2, "speed": 3}}]}"#)?.contains("speed") == true)
     }
 }

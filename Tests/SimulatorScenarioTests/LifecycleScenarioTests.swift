@@ -5,17 +5,6 @@ import Testing
 /// The scenario's lifecycle knobs: `faults.slowAfterReset…`, the `events` list, and a router-mode
 /// modem written back without a protocol.
 @Suite struct LifecycleScenarioTests {
-    private func decode(_ json: String) throws -> Scenario { try Scenario.decode(Array(json.utf8)) }
-
-    private func message(_ json: String) -> String? {
-        do {
-            _ = try decode(json)
-            return nil
-        } catch {
-            return (error as? CellpathError)?.message
-        }
-    }
-
     @Test func eventsAndSlowAfterResetAreReadAndSurviveTheDaemonsCopy() throws {
         let scenario = try decode(
             """
@@ -42,34 +31,34 @@ import Testing
     }
 
     @Test func badEventsAreRefusedByField() {
-        #expect(message(#"{"events": [{"event": "reset"}]}"#)?.hasSuffix("events[0].atSeconds: is required") == true)
+        #expect(validationMessage(#"{"events": [{"event": "reset"}]}"#)?.hasSuffix("events[0].atSeconds: is required") == true)
         #expect(
-            message(#"{"events": [{"atSeconds": 1, "event": "reboot"}]}"#)?
+            validationMessage(#"{"events": [{"atSeconds": 1, "event": "reboot"}]}"#)?
                 .contains("events[0].event: must be one of") == true)
         #expect(
-            message(#"{"events": [{"atSeconds": 1, "event": "reset", "modem": 2}]}"#)?
+            validationMessage(#"{"events": [{"atSeconds": 1, "event": "reset", "modem": 2}]}"#)?
                 .hasSuffix("events[0].modem: must be a modem of this world, 0 to 0") == true)
         #expect(
-            message(#"{"events": [{"atSeconds": 1, "event": "swapSIM"}]}"#)?
+            validationMessage(#"{"events": [{"atSeconds": 1, "event": "swapSIM"}]}"#)?
                 .hasSuffix("events[0].sim: swapSIM needs the SIM inserted") == true)
         #expect(
-            message(#"{"events": [{"atSeconds": 1, "event": "reportDNS", "dnsServers": ["dns.test"]}]}"#)?
+            validationMessage(#"{"events": [{"atSeconds": 1, "event": "reportDNS", "dnsServers": ["dns.test"]}]}"#)?
                 .hasSuffix("events[0].dnsServers[0]: must be a numeric IPv4 or IPv6 address") == true)
         #expect(
-            message(#"{"events": [{"atSeconds": 1, "event": "resume"}]}"#)?
+            validationMessage(#"{"events": [{"atSeconds": 1, "event": "resume"}]}"#)?
                 .hasSuffix("events[0].event: the machine is not suspended then") == true)
         #expect(
-            message(#"{"events": [{"atSeconds": 1, "event": "suspend"}, {"atSeconds": 2, "event": "suspend"}]}"#)?
+            validationMessage(#"{"events": [{"atSeconds": 1, "event": "suspend"}, {"atSeconds": 2, "event": "suspend"}]}"#)?
                 .hasSuffix("events[1].event: the machine is already suspended then") == true)
         #expect(
-            message(#"{"modems": [{"faults": {"slowAfterResetSeconds": 0}}]}"#)?
+            validationMessage(#"{"modems": [{"faults": {"slowAfterResetSeconds": 0}}]}"#)?
                 .hasSuffix("modems[0].faults.slowAfterResetSeconds: must be 1 to 3600") == true)
         let routerReset =
             #"{"modems": [{"device": "huawei-e3372h-hilink"}], "#
             + #""events": [{"atSeconds": 1, "event": "reset"}]}"#
         #expect(
-            message(routerReset)?
+            validationMessage(routerReset)?
                 .hasSuffix("events[0].modem: modem 0 has no MBIM or QMI port to take events through") == true)
-        #expect(message(#"{"events": [{"atSeconds": 1, "event": "reset", "when": 3}]}"#) != nil)
+        #expect(validationMessage(#"{"events": [{"atSeconds": 1, "event": "reset", "when": 3}]}"#) != nil)
     }
 }

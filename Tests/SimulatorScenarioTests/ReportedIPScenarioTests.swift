@@ -5,15 +5,6 @@ import Testing
 /// The scenario knobs of hostile IP configurations (`modems[i].reportedIP`) and of the API's
 /// retained checks (`api.retainedChecks`).
 @Suite struct ReportedIPScenarioTests {
-    private func message(_ json: String) -> String? {
-        do {
-            _ = try Scenario.decode(Array(json.utf8))
-            return nil
-        } catch {
-            return (error as? CellpathError)?.message
-        }
-    }
-
     @Test func reportedIPIsReadAndSurvivesTheDaemonsRoundTrip() throws {
         let scenario = try Scenario.decode(
             Array(
@@ -36,23 +27,23 @@ import Testing
 
     @Test func badReportedValuesAndRetentionAreRefusedByField() {
         #expect(
-            message(#"{"modems": [{"reportedIP": {"ipv4Address": "fe80::1"}}]}"#)
+            validationMessage(#"{"modems": [{"reportedIP": {"ipv4Address": "fe80::1"}}]}"#)
                 == "scenario:1:44: modems[0].reportedIP.ipv4Address: must be a numeric IPv4 address")
         #expect(
-            message(#"{"modems": [{"reportedIP": {"ipv6Address": "10.0.0.1"}}]}"#)
+            validationMessage(#"{"modems": [{"reportedIP": {"ipv6Address": "10.0.0.1"}}]}"#)
                 == "scenario:1:44: modems[0].reportedIP.ipv6Address: must be a numeric IPv6 address")
         #expect(
-            message(#"{"modems": [{"reportedIP": {"dnsServers": ["1.1.1.1", "dns.example"]}}]}"#)?
+            validationMessage(#"{"modems": [{"reportedIP": {"dnsServers": ["1.1.1.1", "dns.example"]}}]}"#)?
                 .hasSuffix("modems[0].reportedIP.dnsServers[1]: must be a numeric IPv4 or IPv6 address") == true)
         #expect(
-            message(#"{"modems": [{"reportedIP": {"dnsServers": ["1.1.1.1", "1.0.0.1", "9.9.9.9"]}}]}"#)?
+            validationMessage(#"{"modems": [{"reportedIP": {"dnsServers": ["1.1.1.1", "1.0.0.1", "9.9.9.9"]}}]}"#)?
                 .hasSuffix("modems[0].reportedIP.dnsServers: at most 2 servers of each family (what QMI carries)")
                 == true)
         #expect(
-            message(#"{"modems": [{"reportedIP": {"mtu": -1}}]}"#)?.hasSuffix(
+            validationMessage(#"{"modems": [{"reportedIP": {"mtu": -1}}]}"#)?.hasSuffix(
                 "modems[0].reportedIP.mtu: must be 0 to 4294967295") == true)
-        #expect(message(#"{"modems": [{"reportedIP": {"gateway": "1.2.3.4"}}]}"#) != nil)  // an unknown key
+        #expect(validationMessage(#"{"modems": [{"reportedIP": {"gateway": "1.2.3.4"}}]}"#) != nil)  // an unknown key
         #expect(
-            message(#"{"api": {"retainedChecks": 9}}"#)?.hasSuffix("api.retainedChecks: must be 10 to 1000000") == true)
+            validationMessage(#"{"api": {"retainedChecks": 9}}"#)?.hasSuffix("api.retainedChecks: must be 10 to 1000000") == true)
     }
 }

@@ -119,14 +119,6 @@ import Testing
 }
 
 @Suite struct ScenarioIPTypeTests {
-    private func decode(_ json: String) throws -> Scenario { try Scenario.decode(Array(json.utf8)) }
-
-    private func message(_ json: String) -> String? {
-        do { _ = try decode(json); return nil } catch let error as CellpathError { return error.message } catch {
-            return "\(error)"
-        }
-    }
-
     @Test func defaultsAreIPv4WithoutNAT64() throws {
         let scenario = try decode("{}")
         #expect(scenario.modems[0].ipType == .ipv4)
@@ -162,7 +154,7 @@ import Testing
         (#"{"modems": [{"iptype": "ipv6"}]}"#, #"did you mean "ipType"?"#)
     ])
     func badIPSettingsNameTheField(json: String, expected: String) {
-        let text = message(json)
+        let text = validationMessage(json)
         #expect(text?.contains(expected) == true, "\(text ?? "accepted")")
     }
 
