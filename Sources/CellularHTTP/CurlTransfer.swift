@@ -301,6 +301,13 @@ final class CurlTransfer {
         var ttl: Int?
     }
 
+    /// Hands curl `addresses` for `host:port` as its resolver's answer on the default network
+    /// (looked up ahead), kept for its DNS cache's time as its own answers are.
+    func take(_ addresses: [String], for host: String, port: Int) throws(FetchFailure) {
+        let entry = "+\(host):\(port):\(addresses.map { $0.contains(":") ? "[\($0)]" : $0 }.joined(separator: ","))"
+        cp_curl_setopt_slist(easy, CURLOPT_RESOLVE, try handOver([entry]))
+    }
+
     /// The cellular DNS answers for the request's host (from the chain's answers, the bearer's
     /// cache, or a lookup), pinned into curl so that it never resolves the name itself.
     private func pinnedAnswers(
