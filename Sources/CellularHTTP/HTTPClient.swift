@@ -116,7 +116,8 @@ public final class HTTPClient: Sendable {
         let answers = await answersAhead(for: request)
         let outcome = await withTaskCancellationHandler {
             if let loop {
-                return await Self.exchange(request, on: loop, answers: answers, cancellation: cancellation, share: share)
+                return await Self.exchange(
+                    request, on: loop, answers: answers, cancellation: cancellation, share: share)
             }
             return await runOnDedicatedThread {
                 Self.exchange(request, route: route, cancellation: cancellation, share: share)

@@ -51,7 +51,9 @@ public struct CheckURLOpener: Sendable {
             sent.update { $0 = known?.id }
             if let liveOperatorID {
                 request.lateFirstRequestHeaders = { [known] in
-                    let live = liveOperatorID().flatMap { id in (try? OperatorIDs(parsing: id)).map { (id: id, operators: $0) } }
+                    let live = liveOperatorID().flatMap { id in
+                        (try? OperatorIDs(parsing: id)).map { (id: id, operators: $0) }
+                    }
                     guard let chosen = live ?? known else { return [] }
                     sent.update { $0 = chosen.id }
                     return [HTTPHeader(Self.operatorHeaderName, chosen.operators.headerValue)]
