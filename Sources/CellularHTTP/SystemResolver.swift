@@ -9,7 +9,7 @@ enum SystemResolver {
     static func addresses(of host: String) -> [String] {
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
-        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        hints.ai_socktype = Int32(Glibc.SOCK_STREAM.rawValue)
         var list: UnsafeMutablePointer<addrinfo>?
         guard getaddrinfo(host, nil, &hints, &list) == 0 else { return [] }
         defer { freeaddrinfo(list) }
