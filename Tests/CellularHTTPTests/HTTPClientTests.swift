@@ -44,6 +44,22 @@ struct HTTPClientTests {
         #expect(response.trace.dnsAnswers == nil && !response.trace.downgrade)
     }
 
+    /// A host looked up ahead: the next request to it goes to the answers it found, and the
+    /// one after, which finds none left, goes as curl resolves it (on the kept connection).
+    @Test func aHostLookedUpAheadAnswersTheNextRequest() async throws {
+        let server = try LoopbackServer()
+        let received = server.serve([
+            LoopbackServer.response(204, "No Content"), LoopbackServer.response(204, "No Content")
+        ])
+        let url = "http://localhost:\(server.port)/ahead"
+        client.resolveAhead(url)
+        let first = try await client.send(HTTPClientRequest(url: url))
+        let second = try await client.send(HTTPClientRequest(url: url))
+        #expect(await received.value.count == 2)
+        #expect(first.status == 204 && second.status == 204)
+        #expect(first.trace.remoteAddress == "127.0.0.1", "\(first.trace)")
+    }
+
     @Test func aRedirectIsReturnedNotFollowed() async throws {
         let server = try LoopbackServer()
         let received = server.serve([LoopbackServer.response(302, "Found", headers: ["Location: /elsewhere"])])
