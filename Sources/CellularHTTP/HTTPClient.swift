@@ -68,11 +68,22 @@ public final class HTTPClient: Sendable {
     private let loop: CurlEventLoop?
     /// Lookups started by `resolveAhead`, by `host:port`, until a request takes their answers.
     private let lookupsAhead = Mutex<[String: Task<[String], Never>]>([:])
+    /// How `resolveAhead` looks a host up: the system's resolver, or a test's.
+    private let lookUp: @Sendable (String) -> [String]
 
     /// `maxConnections` bounds the default network's open connections kept for reuse: at least
     /// the number of requests expected at once, or bursts open new ones.
-    public init(route: NetworkRoute, maxConnections: Int = 64, idleLimit: Duration = .seconds(30)) {
+    public convenience init(route: NetworkRoute, maxConnections: Int = 64, idleLimit: Duration = .seconds(30)) {
+        self.init(route: route, maxConnections: maxConnections, idleLimit: idleLimit, lookUp: SystemResolver.addresses)
+    }
+
+    /// As above, with `lookUp` answering `resolveAhead`'s lookups instead of the system's resolver.
+    package init(
+        route: NetworkRoute, maxConnections: Int = 64, idleLimit: Duration = .seconds(30),
+        lookUp: @escaping @Sendable (String) -> [String]
+    ) {
         self.route = route
+        self.lookUp = lookUp
         let share = CurlShare()
         self.share = share
         if case .defaultNetwork = route {
@@ -90,11 +101,11 @@ public final class HTTPClient: Sendable {
     public func resolveAhead(_ url: String) {
         guard loop != nil, let parsed = try? RequestInput.parseHTTPURL(url), !IPAddress.isNumeric(parsed.host)
         else { return }
-        let host = parsed.host
+        let host = parsed.host, lookUp = lookUp
         lookupsAhead.withLock { lookups in
             let key = "\(host):\(parsed.port)"
             guard lookups[key] == nil else { return }
-            lookups[key] = Task { await runOnDedicatedThread { SystemResolver.addresses(of: host) } }
+            lookups[key] = Task { await runOnDedicatedThread { lookUp(host) } }
         }
     }
 
