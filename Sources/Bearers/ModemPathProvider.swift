@@ -59,7 +59,15 @@ public actor ModemPathProvider: CellularPathProvider {
     /// The recorded bearer this run started on without asking the modem, and the modem's
     /// confirmation of it, under way beside the run: nil when the bearer is up as recorded.
     private var recorded: RecordedBearer?
-    private var confirmation: Task<CellpathError?, Never>?
+    private var confirmation: Task<Confirmation, Never>?
+
+    /// What the modem said of a recorded bearer beside the run.
+    private struct Confirmation: Sendable {
+        /// Why the bearer is not up as recorded; nil when it is.
+        var lost: CellpathError?
+        /// The network it serves on now, when it told.
+        var servingNetwork: String?
+    }
 
     public init(
         options: Options, records: BearerRecords, logger: Logger,
@@ -160,12 +168,12 @@ public actor ModemPathProvider: CellularPathProvider {
 
     /// The modem asked, beside the run, whether `recorded` is up: the backend opened for the run
     /// (its indications followed, the radio read on it), the bearer's state and the serving
-    /// network read together. nil when it is; else the error that fails the run, with the dead
-    /// bearer's addressing removed so that the chain fails at once and the next run asks the
-    /// modem first.
+    /// network read together. The network it serves on, and no loss when the bearer is up; else
+    /// the error that fails the run, with the dead bearer's addressing removed so that the chain
+    /// fails at once and the next run asks the modem first.
     private func confirm(
         _ recorded: RecordedBearer, of modem: DiscoveredModem, logger: Logger
-    ) async -> CellpathError? {
+    ) async -> Confirmation {
         do throws(CellpathError) {
             let backend = try await open(modem, logger: logger)
             do {
@@ -175,28 +183,34 @@ public actor ModemPathProvider: CellularPathProvider {
                 if let problem = recorded.disagreement(with: bearer) {
                     logger.warning("modem \(modem.index)'s bearer is not up as its record says: \(problem)")
                     removeAddressing(recorded.applied, logger: logger)
-                    return BearerBringUp.dropped(modem.index, problem)
+                    return Confirmation(lost: BearerBringUp.dropped(modem.index, problem))
                 }
-                let network = try? await registration
-                if let serving = network?.servingOperator?.id, serving != recorded.path.operatorID {
-                    logger.warning(
-                        "modem \(modem.index) now serves on \(serving), not \(recorded.path.operatorID ?? "the recorded network"): the check was sent with the recorded one"
+                let serving = (try? await registration)?.servingOperator?.id
+                if let serving, serving != recorded.path.operatorID {
+                    logger.info(
+                        "modem \(modem.index) now serves on \(serving), not \(recorded.path.operatorID ?? "the recorded network")"
                     )
                 }
                 logger.info("modem \(modem.index) confirms its bearer is up")
-                return nil
+                return Confirmation(servingNetwork: serving)
             } catch {
                 throw BearerBringUp.cellpathError(error, step: "confirming the bearer")
             }
         } catch {
-            return error
+            return Confirmation(lost: error)
         }
     }
 
     /// Throws when the modem says the bearer taken from cellpath's record is not up; returns once
     /// it confirms it, or at once when the modem was asked before the run.
     public func confirmPath() async throws(CellpathError) {
-        if let error = await confirmation?.value { throw error }
+        if let error = await confirmation?.value.lost { throw error }
+    }
+
+    /// The network the modem serves on, as it told beside a run on the recorded bearer; nil when
+    /// the modem was asked before the run (the path's own is its answer) or did not tell.
+    public func servingNetworkNow() async -> String? {
+        await confirmation?.value.servingNetwork
     }
 
     /// Makes SIM slot `number` active on the modem, with no bearer brought up (`--sim-slot all`

@@ -7,6 +7,8 @@ import Workflow
 /// stand-in in tests.
 protocol CAMARATransport: Sendable {
     func send(_ request: HTTPClientRequest) async throws(FetchFailure) -> HTTPClientResponse
+    /// Starts looking `url`'s host up for a request to come (`HTTPClient.resolveAhead`).
+    func resolveAhead(_ url: String)
 }
 
 extension HTTPClient: CAMARATransport {}
@@ -57,6 +59,14 @@ public actor CAMARAClient {
         }
         metadata = read
         return read
+    }
+
+    /// Starts looking the token endpoint's host up for the code exchange that follows the device
+    /// leg, when its metadata is known (no discovery request went to the provider before, whose
+    /// lookup and connection the exchange would reuse). Sends nothing to the provider.
+    public nonisolated func resolveTokenEndpointAhead() {
+        guard let known = endpoint.metadata else { return }
+        transport.resolveAhead(known.tokenEndpoint)
     }
 
     /// A fresh authorization-code request for `scopes` ending at `redirectURI`.

@@ -60,6 +60,8 @@ public struct NumberVerificationProvider: SilentAuthProvider {
                 ? try await verification.authorizationRequestForSharing()
                 : try await verification.authorizationRequest(forVerifying: phoneNumber, loginHint: true)
             pending.hold(request, phoneNumber: phoneNumber)
+            // The code exchange after the device leg then finds the token endpoint's address.
+            verification.client.resolveTokenEndpointAhead()
             return CreatedCheckHandle(checkID: request.state, checkURL: request.url)
         } catch {
             throw error.cellpathError(of: verification.client.endpoint)

@@ -139,6 +139,7 @@ EASY_SETOPT_FIXED(closesocket, CURLOPT_CLOSESOCKETFUNCTION, curl_closesocket_cal
 EASY_SETOPT_FIXED(xferinfo, CURLOPT_XFERINFOFUNCTION, curl_xferinfo_callback)
 EASY_SETOPT_FIXED(debug, CURLOPT_DEBUGFUNCTION, curl_debug_callback)
 EASY_SETOPT_FIXED(resolver_start, CURLOPT_RESOLVER_START_FUNCTION, curl_resolver_start_callback)
+EASY_SETOPT_FIXED(prereq, CURLOPT_PREREQFUNCTION, curl_prereq_callback)
 #undef EASY_SETOPT_FIXED
 
 #define EASY_GETINFO(name, type)                                                    \

@@ -54,6 +54,11 @@ public protocol CellularPathProvider: Sendable {
     /// record of the bearer) turns out to be gone as the modem sees it; returns once the modem
     /// confirms it, or at once when there was nothing to confirm. Called beside the run.
     func confirmPath() async throws(CellpathError)
+    /// The serving network's MCC-MNC as the modem tells it beside the run, for a path
+    /// `cellularPath()` gave from cellpath's record before asking the modem: waits for that
+    /// answer. nil when the path's own `operatorID` is already the modem's answer, or the modem
+    /// did not tell.
+    func servingNetworkNow() async -> String?
 }
 
 extension CellularPathProvider {
@@ -63,4 +68,6 @@ extension CellularPathProvider {
     public func gnssFix(within bound: Duration) async -> GNSSReading { .noFix("the path has no modem to ask") }
     /// A path the modem was asked for first has nothing left to confirm.
     public func confirmPath() async throws(CellpathError) {}
+    /// Nor a serving network newer than the path's.
+    public func servingNetworkNow() async -> String? { nil }
 }

@@ -67,7 +67,8 @@ final class ChainRunner {
                 TransferRequest(
                     index: next.index, url: next.url, method: next.method,
                     headers: next.headers, body: next.body, isDowngrade: next.isDowngrade,
-                    budget: budget, totalBound: totalBound, totalTimeout: request.totalTimeout))
+                    budget: budget, totalBound: totalBound, totalTimeout: request.totalTimeout,
+                    lateHeaders: next.index == 1 ? request.lateFirstRequestHeaders : nil))
             hops.append(outcome.trace)
             if let failure = outcome.failure { throw failure }
 

@@ -19,6 +19,9 @@ struct TransferRequest {
     var totalBound: Bool
     /// The chain's budget, for messages.
     var totalTimeout: Duration
+    /// Headers asked for once the connection is up, before the request is written
+    /// (`FetchRequest.lateFirstRequestHeaders`).
+    var lateHeaders: (@Sendable () -> [HTTPHeader])? = nil
 }
 
 /// What one request produced: its trace, and the failure when the transfer failed.
@@ -45,6 +48,8 @@ final class CurlTransfer {
     private let watch: PathWatch?
     /// How the path went away during the last request, when it did.
     private var pathLost: FetchFailure?
+    /// Why the last request's late headers were refused, when they were.
+    private var lateHeaderFailure: FetchFailure?
     /// How long `close()` may wait for the peers (see there).
     private var drainLimit: Duration
     /// DNS answers of the transfer, by host.
@@ -115,6 +120,8 @@ final class CurlTransfer {
             check(cp_curl_setopt_pointer(easy, CURLOPT_CLOSESOCKETDATA, data))
             check(cp_curl_setopt_resolver_start(easy, curlResolverStartCallback))
             check(cp_curl_setopt_pointer(easy, CURLOPT_RESOLVER_START_DATA, data))
+            check(cp_curl_setopt_prereq(easy, curlPrereqCallback))
+            check(cp_curl_setopt_pointer(easy, CURLOPT_PREREQDATA, data))
         }
         check(cp_curl_setopt_write(easy, curlWriteCallback))
         check(cp_curl_setopt_pointer(easy, CURLOPT_WRITEDATA, data))
@@ -173,6 +180,25 @@ final class CurlTransfer {
         headerList = list
     }
 
+    /// Appends `headers` to the request's list, which curl reads when it writes the request
+    /// (after the prereq callback that calls this): the list's head, which curl holds, stays.
+    /// False, with the failure kept for the hop, when one is refused or memory ran out.
+    private func appendHeaders(_ headers: [HTTPHeader], hop: Int) -> Bool {
+        do throws(FetchFailure) {
+            try RequestInput.check(url: "", method: "GET", headers: headers)
+        } catch {
+            var refused = error
+            refused.hop = hop
+            lateHeaderFailure = refused
+            return false
+        }
+        for header in headers where cp_curl_slist_append(headerList, "\(header.name): \(header.value)") == nil {
+            lateHeaderFailure = FetchFailure(.internalError, "out of memory", hop: hop)
+            return false
+        }
+        return true
+    }
+
     // MARK: one request
 
     /// Sends `request` and reads its whole response (kept up to the body cap), blocking. Throws
@@ -207,6 +233,7 @@ final class CurlTransfer {
         if case .bound(let path) = route { try path.verify(for: ipType, hop: index) }
         state.resetHop()
         pathLost = nil
+        lateHeaderFailure = nil
 
         let host = request.url.host
         let literal = IPAddress.isNumeric(host)
@@ -250,6 +277,9 @@ final class CurlTransfer {
             cp_curl_setopt_string(easy, CURLOPT_CUSTOMREQUEST, method)
         }
         try setHeaders(["Expect:"] + request.headers.map { "\($0.name): \($0.value)" })
+        if let late = request.lateHeaders {
+            state.beforeRequest = { [unowned self] in self.appendHeaders(late(), hop: index) }
+        }
         let left = request.budget - (ContinuousClock.now - hopStart)
         let leftMs = max(1, Int(milliseconds(left)))
         cp_curl_setopt_long(easy, CURLOPT_TIMEOUT_MS, leftMs)
@@ -269,6 +299,13 @@ final class CurlTransfer {
         var dnsMs: Double
         var source: DNSSource
         var ttl: Int?
+    }
+
+    /// Hands curl `addresses` for `host:port` as its resolver's answer on the default network
+    /// (looked up ahead), kept for its DNS cache's time as its own answers are.
+    func take(_ addresses: [String], for host: String, port: Int) throws(FetchFailure) {
+        let entry = "+\(host):\(port):\(addresses.map { $0.contains(":") ? "[\($0)]" : $0 }.joined(separator: ","))"
+        cp_curl_setopt_slist(easy, CURLOPT_RESOLVE, try handOver([entry]))
     }
 
     /// The cellular DNS answers for the request's host (from the chain's answers, the bearer's
@@ -408,6 +445,7 @@ final class CurlTransfer {
         let url = request.url, index = request.index
         if state.cancellation.isCancelled { return FetchFailure(.cancelled, "cancelled", hop: index) }
         if let pathLost { return pathLost }
+        if let lateHeaderFailure { return lateHeaderFailure }
         if case .bound(let path) = route {
             if let bind = state.bindFailure { return bind.failure(interface: path.interfaceName, hop: index) }
             if state.resolveAttempted {

@@ -28,6 +28,11 @@ public struct FetchRequest: Sendable {
     public var headers: [HTTPHeader]
     /// Headers sent with the first request only, not with any redirect (validated likewise).
     public var firstRequestHeaders: [HTTPHeader] = []
+    /// Headers of the first request known only later (the serving network a modem confirms
+    /// beside the chain): asked once the first request's connection is up (its DNS, TCP and TLS
+    /// done), just before the request is written, on the chain's thread, which it may block for
+    /// as long as the caller bounds it. A header that fails `headers`' checks fails the hop.
+    public var lateFirstRequestHeaders: (@Sendable () -> [HTTPHeader])?
     /// Request body of the first hop, if any.
     public var body: [UInt8]?
     /// Most requests the chain may make; a chain that ends at request `maxHops` succeeds.

@@ -1,4 +1,6 @@
 import CellpathCore
+import Synchronization
+import SystemSupport
 
 /// One request sent on its own, redirects not followed: a backend API call over the default
 /// network, or a single request through the cellular path.
@@ -64,11 +66,24 @@ public final class HTTPClient: Sendable {
     private let share: CurlShare
     /// The default network's loop; nil on the bound route.
     private let loop: CurlEventLoop?
+    /// Lookups started by `resolveAhead`, by `host:port`, until a request takes their answers.
+    private let lookupsAhead = Mutex<[String: Task<[String], Never>]>([:])
+    /// How `resolveAhead` looks a host up: the system's resolver, or a test's.
+    private let lookUp: @Sendable (String) -> [String]
 
     /// `maxConnections` bounds the default network's open connections kept for reuse: at least
     /// the number of requests expected at once, or bursts open new ones.
-    public init(route: NetworkRoute, maxConnections: Int = 64, idleLimit: Duration = .seconds(30)) {
+    public convenience init(route: NetworkRoute, maxConnections: Int = 64, idleLimit: Duration = .seconds(30)) {
+        self.init(route: route, maxConnections: maxConnections, idleLimit: idleLimit, lookUp: SystemResolver.addresses)
+    }
+
+    /// As above, with `lookUp` answering `resolveAhead`'s lookups instead of the system's resolver.
+    package init(
+        route: NetworkRoute, maxConnections: Int = 64, idleLimit: Duration = .seconds(30),
+        lookUp: @escaping @Sendable (String) -> [String]
+    ) {
         self.route = route
+        self.lookUp = lookUp
         let share = CurlShare()
         self.share = share
         if case .defaultNetwork = route {
@@ -78,14 +93,42 @@ public final class HTTPClient: Sendable {
         }
     }
 
+    /// Starts looking `url`'s host up through the system's resolver (the default network's), on
+    /// a thread of its own, and returns: the next request to that host and port takes the
+    /// answers instead of looking them up after it was asked for (curl then keeps them for its
+    /// DNS cache's time, as its own). Sends nothing to the host. Does nothing on the bound route,
+    /// for a numeric host, or for a URL that is not http(s).
+    public func resolveAhead(_ url: String) {
+        guard loop != nil, let parsed = try? RequestInput.parseHTTPURL(url), !IPAddress.isNumeric(parsed.host)
+        else { return }
+        let host = parsed.host, lookUp = lookUp
+        lookupsAhead.withLock { lookups in
+            let key = "\(host):\(parsed.port)"
+            guard lookups[key] == nil else { return }
+            lookups[key] = Task { await runOnDedicatedThread { lookUp(host) } }
+        }
+    }
+
+    /// The answers a lookup started ahead found for `request`'s host and port, taken (a later
+    /// request resolves as curl does); nil when none was started.
+    private func answersAhead(for request: HTTPClientRequest) async -> (host: String, port: Int, addresses: [String])? {
+        guard let parsed = try? RequestInput.parseHTTPURL(request.url) else { return nil }
+        let key = "\(parsed.host):\(parsed.port)"
+        guard let lookup = lookupsAhead.withLock({ $0.removeValue(forKey: key) }) else { return nil }
+        let addresses = await lookup.value
+        return addresses.isEmpty ? nil : (parsed.host, parsed.port, addresses)
+    }
+
     /// Sends `request` and reads its whole response; a redirect is returned, not followed.
     /// Callable from any context; cancelling the task aborts the request.
     public func send(_ request: HTTPClientRequest) async throws(FetchFailure) -> HTTPClientResponse {
         let cancellation = TransferCancellation(wakeUpPipe: loop == nil)
         let route = route, share = share, loop = loop
+        let answers = await answersAhead(for: request)
         let outcome = await withTaskCancellationHandler {
             if let loop {
-                return await Self.exchange(request, on: loop, cancellation: cancellation, share: share)
+                return await Self.exchange(
+                    request, on: loop, answers: answers, cancellation: cancellation, share: share)
             }
             return await runOnDedicatedThread {
                 Self.exchange(request, route: route, cancellation: cancellation, share: share)
@@ -97,14 +140,16 @@ public final class HTTPClient: Sendable {
         return try outcome.get()
     }
 
-    /// Runs one exchange on the default network's loop.
+    /// Runs one exchange on the default network's loop, with the `answers` looked up ahead for
+    /// its host, if any.
     private static func exchange(
-        _ request: HTTPClientRequest, on loop: CurlEventLoop, cancellation: TransferCancellation,
-        share: CurlShare
+        _ request: HTTPClientRequest, on loop: CurlEventLoop, answers: (host: String, port: Int, addresses: [String])?,
+        cancellation: TransferCancellation, share: CurlShare
     ) async -> Result<HTTPClientResponse, FetchFailure> {
         do throws(FetchFailure) {
             let (transfer, hop) = try start(request, route: .defaultNetwork, cancellation: cancellation, share: share)
             defer { transfer.close() }
+            if let answers { try transfer.take(answers.addresses, for: answers.host, port: answers.port) }
             return .success(try response(transfer, try await transfer.perform(hop, on: loop)))
         } catch {
             return .failure(error)

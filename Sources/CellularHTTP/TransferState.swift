@@ -31,6 +31,9 @@ final class TransferState {
     var headers: [HTTPHeader] = []
     var requestHeaders: [HTTPHeader] = []
     var tlsVersion: String?
+    /// Run once by the prereq callback, when the connection is up and before the request is
+    /// written (the late headers); false aborts the transfer.
+    var beforeRequest: (() -> Bool)?
     /// Every socket bound for the transfer, as a duplicate descriptor of its own, closed by
     /// `CurlTransfer.close()`: curl and c-ares close their descriptors when they like (curl even
     /// closes a connect in progress without CURLOPT_CLOSESOCKETFUNCTION), and the socket lives on
@@ -76,6 +79,7 @@ final class TransferState {
         headers = []
         requestHeaders = []
         tlsVersion = nil
+        beforeRequest = nil
         bindFailure = nil
         resolveAttempted = false
     }
@@ -180,6 +184,14 @@ let curlResolverStartCallback: curl_resolver_start_callback = { _, _, userdata i
     if ctx.allowCurlResolve { return 0 }
     ctx.resolveAttempted = true
     return 1
+}
+
+/// CURLOPT_PREREQFUNCTION: the connection is up and the request not written yet.
+let curlPrereqCallback: curl_prereq_callback = { clientp, _, _, _, _ in
+    let ctx = TransferState.from(clientp)
+    guard let beforeRequest = ctx.beforeRequest else { return CURL_PREREQFUNC_OK }
+    ctx.beforeRequest = nil
+    return beforeRequest() ? CURL_PREREQFUNC_OK : CURL_PREREQFUNC_ABORT
 }
 
 /// CURLOPT_XFERINFOFUNCTION: aborts the transfer when it is cancelled.

@@ -10,7 +10,8 @@ public enum RequestLog {
     ]
 
     /// The log line: time, namespace, source address, method, path (query included, secret
-    /// values replaced by `[redacted]`) and status (null when the request was never answered).
+    /// values replaced by `[redacted]`), status (null when the request was never answered), and
+    /// the networks the tru.ID SDKs' `x-tru-ops` header named, when the request carried one.
     public static func line(time: Double, namespace: String, request: HTTPRequest, status: Int?) -> String {
         var path = request.path
         if !request.queryItems.isEmpty {
@@ -22,13 +23,15 @@ public enum RequestLog {
                     return WebEncoding.percentEncode(item.name) + "=" + shown
                 }.joined(separator: "&")
         }
-        return JSONValue.object([
+        var fields: [(String, JSONValue)] = [
             ("time", .string(SimulatorClock.preciseTimestamp(time))),
             ("namespace", .string(namespace)),
             ("source", .string(request.remoteAddress)),
             ("method", .string(request.method)),
             ("path", .string(path)),
             ("status", status.map { .int($0) } ?? .null)
-        ]).serialized
+        ]
+        if let operators = request.headers["x-tru-ops"] { fields.append(("x_tru_ops", .string(operators))) }
+        return JSONValue.object(fields).serialized
     }
 }

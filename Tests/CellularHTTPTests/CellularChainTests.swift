@@ -731,6 +731,29 @@ struct CellularChainTests {
             out.report.hops.first?.requestHeaders.contains(HTTPHeader("Authorization", "Bearer [redacted]")) == true)
     }
 
+    /// A late header (the serving network a modem confirms beside the chain) is asked once the
+    /// first request's connection is up and goes with that request only; one with a control
+    /// character fails the hop before anything is written.
+    @Test func lateFirstRequestHeaderIsAskedBeforeTheRequestIsWritten() throws {
+        let w = try world
+        let mark = try w.serverLogMark()
+        let out = try w.fetchOnCellular("http://mno.carrier.test/empty-path", ["--late-header", "x-tru-ops:00202@300"])
+        #expect(out.report.result?.finalStatus == 200)
+        let reqs = try w.serverRequests(since: mark)
+        try #require(reqs.count == 3)
+        #expect(reqs[0]["headers"]?["x-tru-ops"] == .string("00202"))
+        #expect(reqs[1]["headers"]?["x-tru-ops"] == nil && reqs[2]["headers"]?["x-tru-ops"] == nil)
+        #expect(out.report.hops.first?.requestHeaders.contains(HTTPHeader("x-tru-ops", "00202")) == true)
+        // The wait is the first hop's, after its connection was made.
+        #expect((out.report.hops.first?.timings.totalMs ?? 0) >= 300, "\(out.report.hops)")
+        #expect(out.report.hops.first?.timings.connectMs != nil)
+
+        let badMark = try w.serverLogMark()
+        let bad = try w.fetchOnCellular("http://mno.carrier.test/final", ["--late-header", "x-tru-ops:1\u{7}2@0"])
+        #expect(bad.report.failure?.reason == .invalidHeader && bad.report.failure?.hop == 1, "\(bad.report)")
+        #expect(try w.serverRequests(since: badMark).isEmpty)
+    }
+
     @Test func tlsFailsWithWrongCA() throws {
         let w = try world
         let mark = try w.serverLogMark()

@@ -44,6 +44,30 @@ struct HTTPClientTests {
         #expect(response.trace.dnsAnswers == nil && !response.trace.downgrade)
     }
 
+    /// A host looked up ahead: the next request to it goes to the answers it found, and the
+    /// one after, which finds none left, goes as curl resolves it (on the kept connection).
+    @Test func aHostLookedUpAheadAnswersTheNextRequest() async throws {
+        // `.invalid` never resolves (RFC 6761): the request reaches the server only through the
+        // answers looked up ahead, and only the first request takes them.
+        let server = try LoopbackServer()
+        let received = server.serve([LoopbackServer.response(204, "No Content")])
+        let lookups = Mutex<[String]>([])
+        let client = HTTPClient(route: .defaultNetwork) { host in
+            lookups.withLock { $0.append(host) }
+            return ["127.0.0.1"]
+        }
+        let url = "http://ahead.invalid:\(server.port)/ahead"
+        client.resolveAhead(url)
+        client.resolveAhead(url)
+        let first = try await client.send(HTTPClientRequest(url: url))
+        #expect(await received.value.count == 1)
+        #expect(first.status == 204)
+        #expect(first.trace.remoteAddress == "127.0.0.1", "\(first.trace)")
+        #expect(lookups.withLock { $0 } == ["ahead.invalid"])
+        client.resolveAhead("http://127.0.0.1:\(server.port)/numeric")
+        #expect(lookups.withLock { $0 } == ["ahead.invalid"])
+    }
+
     @Test func aRedirectIsReturnedNotFollowed() async throws {
         let server = try LoopbackServer()
         let received = server.serve([LoopbackServer.response(302, "Found", headers: ["Location: /elsewhere"])])

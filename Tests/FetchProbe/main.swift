@@ -36,6 +36,15 @@ while !args.isEmpty {
     case "--full": disclosure = .full
     case "--cancel-after": cancelAfterMs = Int(value())
     case "--operator": operatorID = value()
+    case "--late-header":
+        // NAME:VALUE@MS: the first request's header, given MS ms after the connection is up.
+        let spec = value(), name = String(spec.prefix { $0 != ":" })
+        let rest = spec.dropFirst(name.count + 1), headerValue = String(rest.prefix { $0 != "@" })
+        let delay = Int(rest.dropFirst(headerValue.count + 1)) ?? 0
+        request.lateFirstRequestHeaders = {
+            usleep(useconds_t(delay * 1000))
+            return [HTTPHeader(name, headerValue)]
+        }
     default: url = a
     }
 }

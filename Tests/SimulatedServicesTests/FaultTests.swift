@@ -194,5 +194,10 @@ import Testing
                 == "/x/callback?assertion=[redacted]&code=[redacted]&hop=2&return=https%3A%2F%2Fa%2Fb")
         let unanswered = RequestLog.line(time: WallClock.now, namespace: "cp-carrier", request: request, status: nil)
         #expect(JSONValue.parse(Array(unanswered.utf8))?["status"] == .null)
+        #expect(json["x_tru_ops"] == nil)
+        var withOperators = request
+        withOperators.headers.add("X-Tru-Ops", "00101,23415")
+        let sent = RequestLog.line(time: 0, namespace: "cp-inet", request: withOperators, status: 302)
+        #expect(JSONValue.parse(Array(sent.utf8))?["x_tru_ops"]?.stringValue == "00101,23415")
     }
 }

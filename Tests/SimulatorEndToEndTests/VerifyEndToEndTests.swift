@@ -1,4 +1,5 @@
 import CellpathCore
+import Simulator
 import SimulatorScenario
 import TestSupport
 import Testing
@@ -124,6 +125,32 @@ struct VerifyEndToEndTests {
                     == (try CheckCommandsEndToEndTests.documentedKeys("`cellpath subscriber-check`")).union(
                         try CheckCommandsEndToEndTests.documentedKeys("`cellpath verify`")
                     ).subtracting(["position"]))
+        }
+    }
+
+    /// A check on a bearer that is already up starts its chain at once from cellpath's record,
+    /// and still names in `x-tru-ops` the network the modem serves on at check time: here the
+    /// modem moved onto another operator's cell between `bearer up` and the check.
+    @Test func truIDSendsTheNetworkOfCheckTimeOnARecordedBearer() throws {
+        var scenario = Self.scenario
+        var otherOperator = SimulatedCell(cellId: 0x777)
+        (otherOperator.mcc, otherOperator.mnc, otherOperator.operatorName) = ("001", "02", "cellpath sim 2")
+        scenario.modems[0].network.cells = [SimulatedCell(), otherOperator]
+        try SimulatedDevice.with(scenario, connect: false) { device in
+            let up = try device.cellpath(["bearer", "up", "-m", "0", "-q"])
+            #expect(up.status == 0, "\(up.stderr)")
+            defer { _ = try? device.cellpath(["bearer", "down", "-m", "0", "-q"]) }
+            _ = try SimulatedWorld.lifecycle(.handover(cell: 1), prefix: device.prefix)
+            let mark = try device.requestLog().count
+            let result = try device.cellpath(["verify", Self.ownNumber, "-m", "0", "--direct", "--json", "-v"])
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stderr.contains("the check starts on it now"), "\(result.stderr)")
+            #expect(try JSONValue.parse(result.stdout)["operator_sent"]?.string == "001-02")
+            let log = Array(try device.requestLog().dropFirst(mark))
+            let sent = log.filter { $0["x_tru_ops"] != nil }
+            #expect(sent.count == 1, "\(log)")
+            #expect(sent.first?["x_tru_ops"]?.string == "00102", "\(log)")
+            #expect(sent.first?["path"]?.string?.hasSuffix("/redirect") == true, "\(log)")
         }
     }
 

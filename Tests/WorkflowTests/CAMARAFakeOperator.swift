@@ -51,6 +51,14 @@ final class OperatorTransport: CAMARATransport {
 
     var requests: [HTTPClientRequest] { log.withLock { $0 } }
 
+    /// The URLs whose hosts the client asked to look up ahead, in order.
+    var lookedUpAhead: [String] { lookups.withLock { $0 } }
+    private let lookups = Mutex<[String]>([])
+
+    func resolveAhead(_ url: String) {
+        lookups.withLock { $0.append(url) }
+    }
+
     /// Answers the next requests to a URL ending in `suffix` with `statuses` (a 429 with
     /// `Retry-After: 0`), one each, before the fake answers again.
     func fail(_ statuses: [Int], at suffix: String) {
@@ -80,11 +88,16 @@ final class OperatorTransport: CAMARATransport {
     }
 
     /// A client of this operator authenticating with `authentication` (its key by default).
-    func client(_ authentication: ClientAuthentication? = nil) -> CAMARAClient {
+    /// A client of the operator; with `knownMetadata`, its endpoints are known (no discovery).
+    func client(_ authentication: ClientAuthentication? = nil, knownMetadata: Bool = false) -> CAMARAClient {
         CAMARAClient(
             endpoint: CAMARAEndpoint(
                 apiRoot: Self.baseURL, issuer: Self.baseURL, clientID: Self.clientID,
-                authentication: authentication ?? .privateKeyJWT(key, keyID: nil)),
+                authentication: authentication ?? .privateKeyJWT(key, keyID: nil),
+                metadata: knownMetadata
+                    ? ProviderMetadata(
+                        issuer: Self.baseURL, authorizationEndpoint: Self.baseURL + fake.dialect.authorizePath,
+                        tokenEndpoint: fake.tokenEndpoint) : nil),
             transport: self, pause: { _ in })
     }
 

@@ -109,6 +109,9 @@ struct CAMARASimSwapTests {
         let asked = Mutex<[(url: String, body: String)]>([])
         init(pending: Int) { self.pending = pending }
 
+        /// CIBA's endpoints are known: nothing is looked up ahead of a code exchange here.
+        func resolveAhead(_ url: String) {}
+
         func send(_ request: HTTPClientRequest) async throws(FetchFailure) -> HTTPClientResponse {
             let body = String(decoding: request.body ?? [], as: UTF8.self)
             let count = asked.withLock {

@@ -42,6 +42,28 @@ struct NumberVerificationProviderTests {
         #expect(transport.fake.callbackRequests == 0)
     }
 
+    /// With the operator's endpoints known (no discovery), creating a verification starts the
+    /// token endpoint's lookup, for the code exchange after the device leg, and sends nothing;
+    /// after a discovery request, whose lookup and connection the exchange reuses, it does not.
+    @Test func theTokenEndpointIsLookedUpAheadWhenNoDiscoveryWentBefore() async throws {
+        let transport = try OperatorTransport(key: try await makeClientKey(.es256))
+        let known = try NumberVerificationProvider(
+            name: "CAMARA", rules: "camara-oidc",
+            verification: CAMARANumberVerification(
+                client: transport.client(knownMetadata: true), redirectURI: OperatorTransport.redirectURI),
+            hashed: false)
+        _ = try await known.create(phoneNumber: OneSubscriber.msisdn, options: CheckOptions())
+        #expect(transport.lookedUpAhead == [transport.fake.tokenEndpoint])
+        #expect(transport.requests.isEmpty)
+        let verdict = try await Self.run(known, transport, OneSubscriber.msisdn, from: OneSubscriber.address)
+        #expect(verdict.match == true)
+
+        let discovering = try OperatorTransport(key: try await makeClientKey(.es256))
+        _ = try await Self.provider(discovering).create(phoneNumber: OneSubscriber.msisdn, options: CheckOptions())
+        #expect(discovering.lookedUpAhead.isEmpty)
+        #expect(discovering.requests.count == 1, "the discovery request")
+    }
+
     @Test func anotherStateIsRefused() async throws {
         let transport = try OperatorTransport(key: try await makeClientKey(.es256))
         let provider = try Self.provider(transport)

@@ -57,6 +57,7 @@ CURLcode cp_curl_setopt_closesocket(CURL *h, curl_closesocket_callback f);
 CURLcode cp_curl_setopt_xferinfo(CURL *h, curl_xferinfo_callback f);
 CURLcode cp_curl_setopt_debug(CURL *h, curl_debug_callback f);
 CURLcode cp_curl_setopt_resolver_start(CURL *h, curl_resolver_start_callback f);
+CURLcode cp_curl_setopt_prereq(CURL *h, curl_prereq_callback f);
 
 CURLcode cp_curl_getinfo_long(CURL *h, CURLINFO i, long *v);
 CURLcode cp_curl_getinfo_string(CURL *h, CURLINFO i, char **v);

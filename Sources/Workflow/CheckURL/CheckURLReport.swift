@@ -8,6 +8,9 @@ public struct CheckURLReport: Sendable, Equatable, Codable {
     public var trace: FetchReport
     public var callback: CheckCallback?
     public var failure: CheckURLFailure?
+    /// The network the first request's `x-tru-ops` named (MCC-MNC, as the path or the modem
+    /// told it); nil when none was to be sent.
+    public var operatorSent: String?
 
     /// The report of `trace`; `callback` is what the chain ended with, and the failure follows
     /// from both.

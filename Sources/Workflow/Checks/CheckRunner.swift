@@ -13,6 +13,9 @@ public struct CheckRunner: Sendable {
     /// Sent as `x-tru-ops` instead of the serving network's MCC-MNC (a carrier whose serving
     /// network differs from the SIM's home network).
     public var operatorOverride: String?
+    /// How long the first request waits, once its connection is up, for the network the modem
+    /// serves on (a path from cellpath's record); past it, the path's network is sent.
+    static let servingNetworkWait = Duration.seconds(2)
     /// Called with each step as it starts (for a progress line).
     public var progress: @Sendable (String) -> Void
     /// DNS answers kept across the runs on one bearer (field mode); nil: each run asks anew.
@@ -81,10 +84,14 @@ public struct CheckRunner: Sendable {
         var request = rules.applied(to: checkURLRequest)
         request.url = created.checkURL
         let operatorID = rules.sendsOperatorHeader ? operatorOverride ?? path.operatorID : nil
-        report.operatorSent = operatorID
         report.deviceLeg = deviceLeg?.name
         var openerPath = path
         openerPath.operatorID = operatorID
+        // Without an override, x-tru-ops names the network at check time: the modem's answer
+        // beside a path from cellpath's record, waited for just before the first request is written.
+        let liveOperatorID =
+            rules.sendsOperatorHeader && operatorOverride == nil
+            ? ServingNetworkAnswer(asking: pathProvider).waiting(atMost: Self.servingNetworkWait) : nil
         // The radio and the position are read while the chain runs, so that they are the chain's
         // and cost no time (the position at most its bound past the chain's end).
         async let radio = pathProvider.radioContext()
@@ -92,9 +99,11 @@ public struct CheckRunner: Sendable {
         let opener = CheckURLOpener(client: CellularHTTPClient(path: openerPath, dnsCache: dnsCache))
         let (opened, lost) = await openWhilePathIsConfirmed { [request] in
             await opener.open(
-                request, sendOperatorHeader: operatorID != nil, ending: rules.ending, checkID: created.checkID)
+                request, sendOperatorHeader: rules.sendsOperatorHeader, liveOperatorID: liveOperatorID,
+                ending: rules.ending, checkID: created.checkID)
         }
         report.checkURL = opened
+        report.operatorSent = opened.operatorSent
         report.radio = await radio
         report.steps.append(clock.timing("check_url", since: start, succeeded: opened.failure == nil && lost == nil))
         // A fix still coming is waited for (at most its bound), outside the check_url step's time.
