@@ -1,5 +1,4 @@
 import CellpathCore
-import Glibc
 import SystemSupport
 import TestSupport
 import Testing
