@@ -87,10 +87,7 @@ final class ModemState {
 
     /// The network the active slot's SIM registers on: the second slot's own, else the modem's
     /// as it is on its serving cell (that cell's operator, if it has one).
-    var network: SimulatedNetwork {
-        if activeSlot == 2, let second = modem.secondSlot?.network { return second }
-        return modem.network.serving(cell: servingCellIndex)
-    }
+    var network: SimulatedNetwork { modem.network(slot: activeSlot, cell: servingCellIndex) }
 
     var simStatus: SIMStatus {
         guard let sim else { return .absent }

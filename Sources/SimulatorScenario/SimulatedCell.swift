@@ -106,3 +106,12 @@ extension SimulatedNetwork {
         return serving
     }
 }
+
+extension SimulatedModem {
+    /// The network the SIM in `slot` registers on while the modem camps on cell `cell`: the second
+    /// slot's own where it has one, else the modem's as it is on that cell.
+    public func network(slot: Int, cell: Int) -> SimulatedNetwork {
+        if slot == 2, let second = secondSlot?.network { return second }
+        return network.serving(cell: cell)
+    }
+}

@@ -1,17 +1,15 @@
 import CellpathCore
-import Glibc
 import SystemSupport
 import TestSupport
 import Testing
 
-/// `cellpath report`'s page in a real browser: Debian's chromium, headless, driven by
-/// chromium-driver through selenium (installed by `make test-browser-deps`). The charts are read
-/// back from Chart.js's instances in the page and compared with the report's JSON figures; the
-/// page must log no console error. The screenshot is kept in .build/test-artefacts.
+/// `cellpath report`'s page in a real browser (`ReportBrowser`: headless chromium): the charts
+/// read back from Chart.js's instances in the page are compared with the report's JSON figures;
+/// the page must log no console error. The screenshot is kept in .build/test-artefacts.
 @Suite(.enabled(if: RootTests.enabled, Comment(rawValue: RootTests.skipReason)), .ownThreads)
 struct ReportBrowserEndToEndTests {
-    /// Where the screenshot stays after the test.
-    static let screenshot = Repository.root + "/.build/test-artefacts/report-browser.png"
+    /// The screenshot's name in `ReportBrowser.artefacts`.
+    static let screenshot = "report-browser.png"
 
     /// Three modems over two hours, with radio context and positions, some runs failing.
     static var lines: [String] {
@@ -54,25 +52,7 @@ struct ReportBrowserEndToEndTests {
             #expect(json.status == 0, "\(json.stderr)")
             let figures = try JSONValue.parse(json.stdout)
 
-            let python = Repository.root + "/.build/test-python/bin/python3"
-            try #require(access(python, X_OK) == 0, "run 'make test-browser-deps' first (make test does)")
-            try FileSystem.makeDirectories(Repository.root + "/.build/test-artefacts")
-            unlink(Self.screenshot)
-            let browser = try ProcessRunner.run(
-                [
-                    python,
-                    Repository.root + "/Tests/BrowserChecks/report_charts.py", page, Self.screenshot
-                ],
-                environment: ["PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "HOME": directory])
-            try #require(browser.status == 0, "the browser did not run: \(browser.stderr)")
-            let result = try JSONValue.parse(browser.stdout)
-            #expect(result["title"]?.string == "cellpath field report")
-            let errors = result["console"]?.array?.filter { $0["level"]?.string == "SEVERE" } ?? []
-            #expect(errors.isEmpty, "console errors: \(errors)")
-            #expect(try FileSystem.read(Self.screenshot, limit: 1 << 24).starts(with: [0x89, 0x50, 0x4E, 0x47]))
-
-            var charts: [String: JSONValue] = [:]
-            for chart in result["charts"]?.array ?? [] { charts[chart["id"]?.string ?? ""] = chart }
+            let charts = try ReportBrowser.charts(of: page, screenshot: Self.screenshot, home: directory)
             let steps = figures["steps"]?.array ?? []
             let dimensions = ["modem", "operator", "rat", "cell", "band"]
             let expected = Set(
@@ -80,14 +60,6 @@ struct ReportBrowserEndToEndTests {
                     + steps.indices.map { "chart-histogram-\($0)" }
                     + dimensions.flatMap { ["chart-results-\($0)", "chart-failures-\($0)"] })
             #expect(Set(charts.keys) == expected)
-            for (id, chart) in charts {
-                #expect((chart["width"]?.int ?? 0) > 0 && (chart["height"]?.int ?? 0) > 0, "\(id) has no size")
-                for dataset in chart["datasets"]?.array ?? [] {
-                    #expect(
-                        dataset["drawn"] == .int(dataset["data"]?.array?.count ?? -1),
-                        "\(id): \(dataset["label"] ?? .null)")
-                }
-            }
 
             let buckets = figures["timeline"]?["buckets"]?.array ?? []
             let timeline = try #require(charts["chart-timeline"]?["datasets"]?.array)

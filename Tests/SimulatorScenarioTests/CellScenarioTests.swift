@@ -48,6 +48,22 @@ import Testing
         #expect(try Scenario.decode(scenario.encoded()) == scenario)
     }
 
+    /// The network a SIM registers on: a second slot's own wherever the modem camps, else the
+    /// modem's as it is on its cell; a second slot without a network of its own follows the cells.
+    @Test func theNetworkOfEachSlot() {
+        var modem = SimulatedModem(index: 0)
+        modem.network.cells = [SimulatedCell(), SimulatedCell(cellId: 2)]
+        modem.network.cells[1].mcc = "001"
+        modem.network.cells[1].mnc = "02"
+        #expect(modem.network(slot: 1, cell: 1).operatorID == "001-02")
+        #expect(modem.network(slot: 2, cell: 1).operatorID == "001-02")
+        modem.secondSlot = SecondSIMSlot(
+            esim: false, sim: SimulatedSIM(index: 32), network: SimulatedNetwork(mnc: "03"))
+        #expect(modem.network(slot: 2, cell: 0).operatorID == "001-03")
+        #expect(modem.network(slot: 2, cell: 1).operatorID == "001-03")
+        #expect(modem.network(slot: 1, cell: 0).operatorID == "001-01")
+    }
+
     @Test(arguments: [
         (
             #"{"modems": [{"network": {"cells": [{"mcc": "001"}]}}]}"#,

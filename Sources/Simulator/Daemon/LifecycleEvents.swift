@@ -31,10 +31,12 @@ final class SIMSlots: Sendable {
     /// The SIM in modem `n`'s active slot now (nil: none inserted, an eSIM without profile, or
     /// no such modem).
     func sim(_ n: Int) -> SimulatedSIM? {
-        let active = activeSlot.withLock { $0 }(n)
-        if active == 2 { return secondSlots.indices.contains(n) ? secondSlots[n] : nil }
+        if active(n) == 2 { return secondSlots.indices.contains(n) ? secondSlots[n] : nil }
         return slots.withLock { $0.indices.contains(n) ? $0[n] : nil }
     }
+
+    /// Modem `n`'s active slot (1 or 2).
+    func active(_ n: Int) -> Int { activeSlot.withLock { $0 }(n) }
 
     /// The SIM in each modem's active slot.
     var all: [SimulatedSIM?] { (0 ..< secondSlots.count).map(sim) }

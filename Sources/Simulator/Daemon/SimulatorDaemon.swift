@@ -319,14 +319,14 @@ final class RunningWorld {
             let connected = granted != nil
             // Without a simulated modem serving it, the modem is as its scenario starts it.
             let control = controlSource?.controlStatus(modem: n) ?? ModemControlStatus(initial: modem)
+            let network = modem.network(slot: sims.active(n), cell: servingCells.cell(n))
             modems.append(
                 ModemStatus(
                     index: n, protocol: modem.protocol, imei: modem.imei,
                     interface: dataPlane?.modemInterface(n) ?? topology.modemInterface(n),
                     radioInterface: topology.radioInterface(n),
                     sim: sims.sim(n).map { SIMIdentity(iccid: $0.iccid, imsi: $0.imsi, msisdn: $0.msisdn) },
-                    operatorID: modem.network.serving(cell: servingCells.cell(n)).operatorID,
-                    operatorName: modem.network.serving(cell: servingCells.cell(n)).operatorName,
+                    operatorID: network.operatorID, operatorName: network.operatorName,
                     radio: control.radio, registration: control.registration, roaming: control.roaming,
                     pin: control.pin, pinAttemptsLeft: control.pinAttemptsLeft,
                     controlPort: (controlSource?.device(modem: n)?.controlPortName
@@ -375,7 +375,8 @@ final class RunningWorld {
 }
 
 /// The subscriber directory of a running world: a SIM holds the bearer address of its modem
-/// while that modem's bearer is connected, on the network of the cell it camps on. Thread-safe.
+/// while that modem's bearer is connected, on the network it registers on: the second slot's own
+/// while that slot is active, else that of the cell the modem camps on. Thread-safe.
 struct WorldDirectory: SubscriberDirectory {
     let scenario: Scenario
     let dataPlane: DataPlane
@@ -391,6 +392,8 @@ struct WorldDirectory: SubscriberDirectory {
     }
 
     func network(holding address: String) -> SimulatedNetwork? {
-        dataPlane.modem(holding: address).map { scenario.modems[$0].network.serving(cell: servingCells.cell($0)) }
+        dataPlane.modem(holding: address).map {
+            scenario.modems[$0].network(slot: sims.active($0), cell: servingCells.cell($0))
+        }
     }
 }
