@@ -222,6 +222,38 @@ struct ModemManagerBackendEndToEndTests {
         }
     }
 
+    /// MBIM firmware that reports 0.0.0.0 as the bearer's DNS server: the direct backend refuses
+    /// it (76); ModemManager drops it and reports none, which is the same refusal, at bring-up
+    /// rather than at the check's first lookup; the check makes no request over the bearer, and
+    /// nothing is left behind.
+    @Test func aBearerWithoutADNSServerFailsWithTheDirectBackendsExitCode() throws {
+        var scenario = Self.scenario
+        scenario.modems[0].reportedIP = ReportedIPConfiguration(dnsServers: ["0.0.0.0"])
+        var withoutModemManager = scenario
+        withoutModemManager.modemManager = false
+        let direct = try SimulatedDevice.with(withoutModemManager, connect: false) { device in
+            try device.cellpath(["bearer", "up", "-m", "0"])
+        }
+        #expect(direct.status == 76, "\(direct.stderr)")
+        try SimulatedDevice.with(scenario, connect: false) { device in
+            let mark = try device.requestLog().count
+            let checked = try device.cellpath(["subscriber-check", "+447940448591", "-m", "0", "--direct"])
+            #expect(checked.status == direct.status, "\(checked.stderr)")
+            #expect(
+                checked.stderr.contains("error: modem 0 reports no usable DNS server for its bearer: none\n"),
+                "\(checked.stderr)")
+            #expect(
+                try device.requestLog().dropFirst(mark).allSatisfy {
+                    $0["source"]?.string?.hasPrefix("100.64.") == false
+                })
+            #expect(try device.status()["modems"]?.array?[0]["bearer"]?.string == "disconnected")
+            #expect(
+                try device.run(["mmcli", "-m", try Self.modemPath(device, port: "cdc-wdm0")]).stdout
+                    .contains("/org/freedesktop/ModemManager1/Bearer/") == false)
+            #expect(try device.bearerLeftovers() == [])
+        }
+    }
+
     /// A wrong APN: the same exit code through ModemManager as through the direct backend (in a
     /// world without ModemManager), each with its own message; nothing is left behind.
     @Test func aWrongAPNFailsWithTheDirectBackendsExitCode() throws {
