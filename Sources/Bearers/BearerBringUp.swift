@@ -99,7 +99,7 @@ public struct BearerBringUp: Sendable {
     /// followed: QMI readies those clients with the others.
     public func plan(_ settings: BearerSettings, on backend: any ModemBackend) async {
         let readsDataFormat =
-            modem.protocol == .qmi && modem.interfaces.first.map { dataPath($0).readsFirmwareFormat } == true
+            preparesQMIDataPath(backend) && modem.interfaces.first.map { dataPath($0).readsFirmwareFormat } == true
         await backend.plan(settings.ipType, readsDataFormat: readsDataFormat)
     }
 
@@ -163,7 +163,7 @@ public struct BearerBringUp: Sendable {
         async let packetServiceRead = Self.result { () async throws(ModemError) in try await backend.packetService() }
         async let bearerRead = Self.result { () async throws(ModemError) in try await backend.bearer() }
         // A QMI call's data path needs the firmware's data format; a connected bearer's is left alone.
-        let readsDataFormat = modem.protocol == .qmi && dataPath(master).readsFirmwareFormat
+        let readsDataFormat = preparesQMIDataPath(backend) && dataPath(master).readsFirmwareFormat
         async let dataFormatRead = Self.result { () async throws(ModemError) in
             readsDataFormat ? try await backend.dataFormat() : nil
         }
@@ -201,7 +201,7 @@ public struct BearerBringUp: Sendable {
         // A QMI call needs its data path ready before it starts (the firmware's data format, a
         // QMAP mux bound): the data path of a connected bearer is left as it is.
         var prepared: QMIDataPath.Prepared?
-        if modem.protocol == .qmi, try await bearerRead.get().state != .connected {
+        if preparesQMIDataPath(backend), try await bearerRead.get().state != .connected {
             try begin("preparing the data path")
             prepared = try await dataPath(master).prepare(backend, firmwareFormat: try await dataFormatRead.get())
             if let prepared, let muxID = prepared.muxID { changes.append(.mux(muxID, master: master)) }
@@ -353,6 +353,12 @@ public struct BearerBringUp: Sendable {
     }
 
     // MARK: Steps
+
+    /// Whether the bring-up readies a QMI call's data path: not when the backend's connect does
+    /// (ModemManager).
+    private func preparesQMIDataPath(_ backend: any ModemBackend) -> Bool {
+        modem.protocol == .qmi && !backend.preparesDataPath
+    }
 
     func dataPath(_ master: String) -> QMIDataPath {
         QMIDataPath(modemIndex: modem.index, sysfs: sysfsRoot, master: master, logger: logger)

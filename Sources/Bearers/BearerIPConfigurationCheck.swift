@@ -5,7 +5,8 @@ import SystemSupport
 /// an address that is no bearer's (unspecified, loopback, link-local, multicast) or that lies
 /// in another interface's network is refused; DNS servers the path cannot use (unspecified,
 /// loopback, link-local, multicast, this host's own addresses) are left out, and refused when
-/// none is left; an MTU too small for the families in use is refused, one above 1500 clamped.
+/// none is left, or none was reported for the families in use; an MTU too small for the
+/// families in use is refused, one above 1500 clamped.
 struct BearerIPConfigurationCheck {
     /// The largest MTU cellpath applies: what cellular networks carry.
     static let largestMTU = 1500
@@ -37,8 +38,15 @@ struct BearerIPConfigurationCheck {
             return false
         }
         let inUse = { (servers: [String]) in servers.filter { $0.contains(":") ? ipv6 != nil : ipv4 != nil } }
-        if !inUse(bearer.dnsServers).isEmpty && inUse(usable).isEmpty {
-            let refused = inUse(bearer.dnsServers).map { "\($0) (\(dnsProblem($0) ?? ""))" }.joined(separator: ", ")
+        // (A bearer without an address of the families in use is refused by the bring-up.)
+        if ipv4 != nil || ipv6 != nil, inUse(usable).isEmpty {
+            // None at all: ModemManager drops the 0.0.0.0 that some firmware reports.
+            let reported = inUse(bearer.dnsServers)
+            let refused =
+                reported.isEmpty
+                ? bearer.dnsServers.isEmpty
+                    ? "none" : "none of its address family (\(bearer.dnsServers.joined(separator: ", ")))"
+                : reported.map { "\($0) (\(dnsProblem($0) ?? ""))" }.joined(separator: ", ")
             throw CellpathError(
                 .protocolError, "modem \(modemIndex) reports no usable DNS server for its bearer: \(refused)",
                 hint:

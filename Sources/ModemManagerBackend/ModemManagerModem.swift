@@ -12,6 +12,8 @@ import Modems
 final class ModemManagerModem: ModemBackend {
     nonisolated let port: ControlPort
     nonisolated var backendName: String { "modemmanager" }
+    /// ModemManager aligns a QMI modem's data format and qmi_wwan's `raw_ip` itself.
+    nonisolated var preparesDataPath: Bool { true }
     private(set) var session: ModemManagerSession
     /// The modem's object (a reference of ours), with its Modem and Modem3gpp interfaces.
     let object: UnsafeMutablePointer<MMObject>

@@ -12,6 +12,10 @@ public protocol ModemBackend: AnyObject, Sendable {
     /// Who serves the calls: `mbim` or `qmi` (the port opened directly or through its proxy),
     /// `modemmanager` (ModemManager's D-Bus API), as the output names it.
     var backendName: String { get }
+    /// Whether `connect` readies the data path itself, so that a bring-up must leave the
+    /// firmware's data format and the kernel's framing alone: ModemManager aligns them when it
+    /// connects and keeps what it set, so a change behind its back would drop every packet.
+    var preparesDataPath: Bool { get }
     /// Manufacturer, model, firmware and IMEI, as far as the protocol tells them.
     func identity() async throws(ModemError) -> ModemIdentity
     func sim() async throws(ModemError) -> SIMStatus
@@ -146,6 +150,8 @@ public struct BearerHandle: Sendable, Equatable, Codable {
 }
 
 extension ModemBackend {
+    /// The direct backends leave the data path to the bring-up.
+    public var preparesDataPath: Bool { false }
     /// Backends that read both families at once need no hint.
     public func expect(_ ipType: BearerIPType) async {}
     /// Backends that allocate nothing per service only take the families in.

@@ -76,7 +76,8 @@ import Testing
         #expect(error?.message == "modem 0's bearer address 192.0.2.50 lies in wlan0's network 192.0.2.23/24")
         bearer.ipv4Address = "192.0.3.50"
         #expect(refusal(bearer) == nil)
-        var ipv6 = BearerStatus(state: .connected, dnsServers: [], ipv6Address: "2001:db8:2::99", ipv6PrefixLength: 64)
+        var ipv6 = BearerStatus(
+            state: .connected, dnsServers: ["2001:db8:64::53"], ipv6Address: "2001:db8:2::99", ipv6PrefixLength: 64)
         #expect(
             refusal(ipv6, wanted: .ipv6)?.message
                 == "modem 0's bearer address 2001:db8:2::99 lies in wlan0's network 2001:db8:2::23/64")
@@ -113,6 +114,23 @@ import Testing
         // A bad server of a family that is not used does not matter.
         bearer.dnsServers = ["100.64.0.53", "::"]
         #expect(refusal(bearer) == nil)
+    }
+
+    /// ModemManager drops a 0.0.0.0 DNS server and reports none: the same refusal, as the path
+    /// could resolve no name.
+    @Test func noDNSServerReportedIsARefusal() {
+        var bearer = Self.good
+        bearer.dnsServers = []
+        let error = refusal(bearer)
+        #expect(error?.kind == .protocolError)
+        #expect(error?.message == "modem 0 reports no usable DNS server for its bearer: none")
+        // Only an IPv6 server for an IPv4-only path: none the path can ask either.
+        bearer.dnsServers = ["2001:db8:64::53"]
+        #expect(
+            refusal(bearer)?.message
+                == "modem 0 reports no usable DNS server for its bearer: none of its address family (2001:db8:64::53)")
+        // No address of the family asked for: the bring-up's refusal, not this one.
+        #expect(refusal(bearer, wanted: .ipv6) == nil)
     }
 
     @Test func aHugeMTUIsClampedAndATinyOneRefused() throws {

@@ -179,6 +179,81 @@ struct ModemManagerBackendEndToEndTests {
         }
     }
 
+    /// A lone QMI modem under ModemManager (auto picks it): the check verifies with its chain
+    /// over the bearer and none of the bearer's packets on Wi-Fi. ModemManager set the firmware
+    /// and `qmi/raw_ip` to raw IP; cellpath leaves them so (no packet dropped for a framing
+    /// mismatch), and leaves no bearer, address, rule or route behind.
+    @Test func aSubscriberCheckThroughModemManagerOnALoneQMIModem() throws {
+        var scenario = Scenario.builtIn
+        scenario.modems = [SimulatedModem(index: 0)]
+        scenario.modems[0].protocol = .qmi
+        scenario.modemManager = true
+        try SimulatedDevice.with(scenario, connect: false) { device in
+            let sys = try #require(try device.environment()["CELLPATH_SYSFS_ROOT"])
+            let rawIP = "\(sys)/class/net/wwan0/qmi/raw_ip"
+            #expect(FileSystem.readText(rawIP)?.hasPrefix("Y") == true, "\(FileSystem.readText(rawIP) ?? "none")")
+            let mark = try device.requestLog().count
+            let (checked, packets) = try device.capture(on: ["wlan0"]) {
+                try device.cellpath(["subscriber-check", "+447940448591", "-m", "0", "--direct", "--json", "-v"])
+            }
+            #expect(checked.status == 0, "\(checked.stderr)")
+            let json = try JSONValue.parse(checked.stdout)
+            #expect(json["outcome"]?.string == "verified", "\(checked.stdout)")
+            #expect(json["path"]?["modem_backend"]?.string == "modemmanager")
+            #expect(json["path"]?["dns_servers"]?.array?.compactMap(\.string) == ["100.64.0.53"], "\(checked.stdout)")
+            #expect(
+                checked.stderr.contains("data format") == false, "cellpath touched the data path: \(checked.stderr)")
+            // The check_url chain (its GETs; the API's POST and PATCH go over Wi-Fi).
+            let chain = try Array(device.requestLog().dropFirst(mark)).filter { $0["method"]?.string == "GET" }
+            #expect(chain.count == 3, "\(chain)")
+            #expect(chain.allSatisfy { $0["source"]?.string == "100.64.23.10" }, "\(chain)")
+            let onWiFi = (packets["wlan0"] ?? []).filter { $0.contains(" 100.64.") }
+            #expect(onWiFi == [], "the bearer's packets on wlan0: \(onWiFi)")
+
+            let modem = try #require(try device.status()["modems"]?.array?[0])
+            #expect(modem["bearer"]?.string == "disconnected")
+            // (Packets after the bearer went down are dropped as bearerDisconnected, as on a real modem.)
+            #expect(modem["counters"]?["uplink"]?["dropped"]?["linkLayerMismatch"] == nil, "\(modem)")
+            #expect(FileSystem.readText(rawIP)?.hasPrefix("Y") == true, "\(FileSystem.readText(rawIP) ?? "none")")
+            #expect(
+                try device.run(["mmcli", "-m", try Self.modemPath(device, port: "cdc-wdm0")]).stdout
+                    .contains("/org/freedesktop/ModemManager1/Bearer/") == false)
+            #expect(try device.bearerLeftovers() == [])
+        }
+    }
+
+    /// MBIM firmware that reports 0.0.0.0 as the bearer's DNS server: the direct backend refuses
+    /// it (76); ModemManager drops it and reports none, which is the same refusal, at bring-up
+    /// rather than at the check's first lookup; the check makes no request over the bearer, and
+    /// nothing is left behind.
+    @Test func aBearerWithoutADNSServerFailsWithTheDirectBackendsExitCode() throws {
+        var scenario = Self.scenario
+        scenario.modems[0].reportedIP = ReportedIPConfiguration(dnsServers: ["0.0.0.0"])
+        var withoutModemManager = scenario
+        withoutModemManager.modemManager = false
+        let direct = try SimulatedDevice.with(withoutModemManager, connect: false) { device in
+            try device.cellpath(["bearer", "up", "-m", "0"])
+        }
+        #expect(direct.status == 76, "\(direct.stderr)")
+        try SimulatedDevice.with(scenario, connect: false) { device in
+            let mark = try device.requestLog().count
+            let checked = try device.cellpath(["subscriber-check", "+447940448591", "-m", "0", "--direct"])
+            #expect(checked.status == direct.status, "\(checked.stderr)")
+            #expect(
+                checked.stderr.contains("error: modem 0 reports no usable DNS server for its bearer: none\n"),
+                "\(checked.stderr)")
+            #expect(
+                try device.requestLog().dropFirst(mark).allSatisfy {
+                    $0["source"]?.string?.hasPrefix("100.64.") == false
+                })
+            #expect(try device.status()["modems"]?.array?[0]["bearer"]?.string == "disconnected")
+            #expect(
+                try device.run(["mmcli", "-m", try Self.modemPath(device, port: "cdc-wdm0")]).stdout
+                    .contains("/org/freedesktop/ModemManager1/Bearer/") == false)
+            #expect(try device.bearerLeftovers() == [])
+        }
+    }
+
     /// A wrong APN: the same exit code through ModemManager as through the direct backend (in a
     /// world without ModemManager), each with its own message; nothing is left behind.
     @Test func aWrongAPNFailsWithTheDirectBackendsExitCode() throws {
