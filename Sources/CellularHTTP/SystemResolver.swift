@@ -2,14 +2,14 @@ import Glibc
 import SystemSupport
 
 /// The system's resolver (getaddrinfo, as curl's own resolver asks it on the default network):
-/// the addresses of a host for TCP, in the order it gives them. Blocking.
+/// the addresses of a host, in the order it gives them (each once, whatever the socket types it
+/// lists it for). Blocking.
 enum SystemResolver {
     /// `host`'s addresses; empty when it has none or the lookup failed (the request that follows
     /// then resolves, and fails, as it would have).
     static func addresses(of host: String) -> [String] {
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
-        hints.ai_socktype = Int32(Glibc.SOCK_STREAM.rawValue)
         var list: UnsafeMutablePointer<addrinfo>?
         guard getaddrinfo(host, nil, &hints, &list) == 0 else { return [] }
         defer { freeaddrinfo(list) }
