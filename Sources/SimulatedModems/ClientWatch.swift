@@ -1,16 +1,25 @@
 import Glibc
+import SystemSupport
 
-/// Counts the clients holding a pty slave open, from inotify open/close events on its device
-/// node, so that a client that goes away takes its pending responses and half-sent frames with
-/// it. Until the first event arrives the count is not trusted (`isReliable` is false).
-/// Confined to the modem's server thread.
+/// Counts the clients holding a pty slave open, so that a client that goes away takes its
+/// pending responses and half-sent frames with it. Opens and closes arrive as inotify events on
+/// the slave's device node; inotify merges an event into an identical one still unread (two opens
+/// in a row, as qmi-proxy makes when two clients open one port at once, read as one), so at each
+/// close the count is taken again from the descriptors /proc shows, the simulator's own one
+/// (`ownDescriptor`) left out. Until the first event arrives the count is not trusted
+/// (`isReliable` is false). Confined to the modem's server thread.
 final class ClientWatch {
     /// The inotify descriptor to poll, or -1 when watching is unavailable.
     let fd: Int32
+    private let path: String
+    private let ownDescriptor: Int32
     private(set) var clients = 0
     private(set) var isReliable = false
 
-    init(path: String) {
+    /// Watches `path`, whose descriptor `ownDescriptor` in this process is the simulator's.
+    init(path: String, ownDescriptor: Int32) {
+        self.path = path
+        self.ownDescriptor = ownDescriptor
         let fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
         if fd >= 0 && inotify_add_watch(fd, path, UInt32(IN_OPEN | IN_CLOSE_WRITE | IN_CLOSE_NOWRITE)) < 0 {
             Glibc.close(fd)
@@ -26,7 +35,7 @@ final class ClientWatch {
     /// Reads the pending events; returns true when the last client has just closed the port.
     func drain() -> Bool {
         guard fd >= 0 else { return false }
-        var lastLeft = false
+        var closes = 0
         var buffer = [UInt8](repeating: 0, count: 4096)
         while true {
             let n = read(fd, &buffer, buffer.count)
@@ -46,15 +55,23 @@ final class ClientWatch {
                 }
                 if mask & UInt32(IN_CLOSE_WRITE | IN_CLOSE_NOWRITE) != 0 {
                     isReliable = true
-                    if clients > 0 {
-                        clients -= 1
-                        if clients == 0 { lastLeft = true }
-                    }
+                    closes += 1
                 }
                 offset += header + Int(nameLength)
             }
         }
-        return lastLeft
+        guard closes > 0 else { return false }
+        clients = openedByClients() ?? max(0, clients - closes)
+        return clients == 0
+    }
+
+    /// How many descriptors of the port clients hold, from /proc; nil when some processes'
+    /// descriptors cannot be read (a simulator run by a user other than root).
+    private func openedByClients() -> Int? {
+        let (descriptors, unreadable) = OpenDescriptors.of(path)
+        guard unreadable == 0 else { return nil }
+        let own = getpid()
+        return descriptors.filter { $0.pid != own || $0.fd != ownDescriptor }.count
     }
 
     func close() {
