@@ -4,10 +4,11 @@ import SystemSupport
 /// Counts the clients holding a pty slave open, so that a client that goes away takes its
 /// pending responses and half-sent frames with it. Opens and closes arrive as inotify events on
 /// the slave's device node; inotify merges an event into an identical one still unread (two opens
-/// in a row, as qmi-proxy makes when two clients open one port at once, read as one), so at each
+/// in a row, as qmi-proxy makes when two clients open one port at once, read as one), so after a
 /// close the count is taken again from the descriptors /proc shows, the simulator's own one
-/// (`ownDescriptor`) left out. Until the first event arrives the count is not trusted
-/// (`isReliable` is false). Confined to the modem's server thread.
+/// (`ownDescriptor`) left out, and followed back through the events read with it. Until the
+/// first event arrives the count is not trusted (`isReliable` is false). Confined to the modem's
+/// server thread.
 final class ClientWatch {
     /// The inotify descriptor to poll, or -1 when watching is unavailable.
     let fd: Int32
@@ -32,10 +33,45 @@ final class ClientWatch {
     /// True when the count is known and nobody has the port open.
     var nobodyListening: Bool { isReliable && clients == 0 }
 
-    /// Reads the pending events; returns true when the last client has just closed the port.
+    /// Reads the pending events; returns true when the last client closed the port since the
+    /// last call (even if another has opened it since).
     func drain() -> Bool {
-        guard fd >= 0 else { return false }
-        var closes = 0
+        let events = pendingEvents()
+        guard !events.isEmpty else { return false }
+        isReliable = true
+        guard events.contains(.closed), let holders = openedByClients() else {
+            // Counted in order, as the events tell.
+            var lastLeft = false
+            for event in events {
+                if event == .opened {
+                    clients += 1
+                } else if clients > 0 {
+                    clients -= 1
+                    lastLeft = lastLeft || clients == 0
+                }
+            }
+            return lastLeft
+        }
+        // Back from the clients there are now through the events: how many there were after each.
+        clients = holders
+        var after = holders, lastLeft = false
+        for event in events.reversed() {
+            if event == .closed {
+                lastLeft = lastLeft || after == 0
+                after += 1
+            } else {
+                after = max(0, after - 1)
+            }
+        }
+        return lastLeft
+    }
+
+    private enum Event { case opened, closed }
+
+    /// The open and close events waiting, oldest first.
+    private func pendingEvents() -> [Event] {
+        guard fd >= 0 else { return [] }
+        var events: [Event] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
         while true {
             let n = read(fd, &buffer, buffer.count)
@@ -49,20 +85,12 @@ final class ClientWatch {
                         raw.loadUnaligned(fromByteOffset: offset + 12, as: UInt32.self)
                     )
                 }
-                if mask & UInt32(IN_OPEN) != 0 {
-                    clients += 1
-                    isReliable = true
-                }
-                if mask & UInt32(IN_CLOSE_WRITE | IN_CLOSE_NOWRITE) != 0 {
-                    isReliable = true
-                    closes += 1
-                }
+                if mask & UInt32(IN_OPEN) != 0 { events.append(.opened) }
+                if mask & UInt32(IN_CLOSE_WRITE | IN_CLOSE_NOWRITE) != 0 { events.append(.closed) }
                 offset += header + Int(nameLength)
             }
         }
-        guard closes > 0 else { return false }
-        clients = openedByClients() ?? max(0, clients - closes)
-        return clients == 0
+        return events
     }
 
     /// How many descriptors of the port clients hold, from /proc; nil when some processes'
