@@ -39,22 +39,17 @@ final class ClientWatch {
         let events = pendingEvents()
         guard !events.isEmpty else { return false }
         isReliable = true
-        guard events.contains(.closed), let holders = openedByClients() else {
-            // Counted in order, as the events tell.
-            var lastLeft = false
-            for event in events {
-                if event == .opened {
-                    clients += 1
-                } else if clients > 0 {
-                    clients -= 1
-                    lastLeft = lastLeft || clients == 0
-                }
-            }
-            return lastLeft
+        // Counted in order, as the events tell (too few when opens were merged).
+        var counted = clients
+        for event in events { counted = event == .opened ? counted + 1 : max(0, counted - 1) }
+        guard events.contains(.closed) else {
+            clients = counted
+            return false
         }
         // Back from the clients there are now through the events: how many there were after each.
-        clients = holders
-        var after = holders, lastLeft = false
+        let (found, complete) = openedByClients()
+        clients = complete ? found : max(found, counted)
+        var after = clients, lastLeft = false
         for event in events.reversed() {
             if event == .closed {
                 lastLeft = lastLeft || after == 0
@@ -93,13 +88,12 @@ final class ClientWatch {
         return events
     }
 
-    /// How many descriptors of the port clients hold, from /proc; nil when some processes'
-    /// descriptors cannot be read (a simulator run by a user other than root).
-    private func openedByClients() -> Int? {
+    /// How many descriptors of the port clients hold, from /proc, and whether every process's
+    /// descriptors could be read (not other users' when the simulator does not run as root).
+    private func openedByClients() -> (found: Int, complete: Bool) {
         let (descriptors, unreadable) = OpenDescriptors.of(path)
-        guard unreadable == 0 else { return nil }
         let own = getpid()
-        return descriptors.filter { $0.pid != own || $0.fd != ownDescriptor }.count
+        return (descriptors.filter { $0.pid != own || $0.fd != ownDescriptor }.count, unreadable == 0)
     }
 
     func close() {
