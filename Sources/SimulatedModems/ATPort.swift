@@ -133,7 +133,7 @@ private final class AuxiliaryPortServer {
         self.pty = pty
         self.wakeRead = wakeRead
         self.commands = commands
-        watch = ClientWatch(path: pty.slavePath)
+        watch = ClientWatch(path: pty.slavePath, ownDescriptor: pty.slave)
     }
 
     func run() {

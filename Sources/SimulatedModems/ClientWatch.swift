@@ -1,16 +1,26 @@
 import Glibc
+import SystemSupport
 
-/// Counts the clients holding a pty slave open, from inotify open/close events on its device
-/// node, so that a client that goes away takes its pending responses and half-sent frames with
-/// it. Until the first event arrives the count is not trusted (`isReliable` is false).
-/// Confined to the modem's server thread.
+/// Counts the clients holding a pty slave open, so that a client that goes away takes its
+/// pending responses and half-sent frames with it. Opens and closes arrive as inotify events on
+/// the slave's device node; inotify merges an event into an identical one still unread (two opens
+/// in a row, as qmi-proxy makes when two clients open one port at once, read as one), so after a
+/// close the count is taken again from the descriptors /proc shows, the simulator's own one
+/// (`ownDescriptor`) left out, and followed back through the events read with it. Until the
+/// first event arrives the count is not trusted (`isReliable` is false). Confined to the modem's
+/// server thread.
 final class ClientWatch {
     /// The inotify descriptor to poll, or -1 when watching is unavailable.
     let fd: Int32
+    private let path: String
+    private let ownDescriptor: Int32
     private(set) var clients = 0
     private(set) var isReliable = false
 
-    init(path: String) {
+    /// Watches `path`, whose descriptor `ownDescriptor` in this process is the simulator's.
+    init(path: String, ownDescriptor: Int32) {
+        self.path = path
+        self.ownDescriptor = ownDescriptor
         let fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
         if fd >= 0 && inotify_add_watch(fd, path, UInt32(IN_OPEN | IN_CLOSE_WRITE | IN_CLOSE_NOWRITE)) < 0 {
             Glibc.close(fd)
@@ -23,10 +33,40 @@ final class ClientWatch {
     /// True when the count is known and nobody has the port open.
     var nobodyListening: Bool { isReliable && clients == 0 }
 
-    /// Reads the pending events; returns true when the last client has just closed the port.
+    /// Reads the pending events; returns true when the last client closed the port since the
+    /// last call (even if another has opened it since).
     func drain() -> Bool {
-        guard fd >= 0 else { return false }
-        var lastLeft = false
+        let events = pendingEvents()
+        guard !events.isEmpty else { return false }
+        isReliable = true
+        // Counted in order, as the events tell (too few when opens were merged).
+        var counted = clients
+        for event in events { counted = event == .opened ? counted + 1 : max(0, counted - 1) }
+        guard events.contains(.closed) else {
+            clients = counted
+            return false
+        }
+        // Back from the clients there are now through the events: how many there were after each.
+        let (found, complete) = openedByClients()
+        clients = complete ? found : max(found, counted)
+        var after = clients, lastLeft = false
+        for event in events.reversed() {
+            if event == .closed {
+                lastLeft = lastLeft || after == 0
+                after += 1
+            } else {
+                after = max(0, after - 1)
+            }
+        }
+        return lastLeft
+    }
+
+    private enum Event { case opened, closed }
+
+    /// The open and close events waiting, oldest first.
+    private func pendingEvents() -> [Event] {
+        guard fd >= 0 else { return [] }
+        var events: [Event] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
         while true {
             let n = read(fd, &buffer, buffer.count)
@@ -40,21 +80,20 @@ final class ClientWatch {
                         raw.loadUnaligned(fromByteOffset: offset + 12, as: UInt32.self)
                     )
                 }
-                if mask & UInt32(IN_OPEN) != 0 {
-                    clients += 1
-                    isReliable = true
-                }
-                if mask & UInt32(IN_CLOSE_WRITE | IN_CLOSE_NOWRITE) != 0 {
-                    isReliable = true
-                    if clients > 0 {
-                        clients -= 1
-                        if clients == 0 { lastLeft = true }
-                    }
-                }
+                if mask & UInt32(IN_OPEN) != 0 { events.append(.opened) }
+                if mask & UInt32(IN_CLOSE_WRITE | IN_CLOSE_NOWRITE) != 0 { events.append(.closed) }
                 offset += header + Int(nameLength)
             }
         }
-        return lastLeft
+        return events
+    }
+
+    /// How many descriptors of the port clients hold, from /proc, and whether every process's
+    /// descriptors could be read (not other users' when the simulator does not run as root).
+    private func openedByClients() -> (found: Int, complete: Bool) {
+        let (descriptors, unreadable) = OpenDescriptors.of(path)
+        let own = getpid()
+        return (descriptors.filter { $0.pid != own || $0.fd != ownDescriptor }.count, unreadable == 0)
     }
 
     func close() {

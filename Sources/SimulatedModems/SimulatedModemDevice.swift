@@ -442,7 +442,7 @@ final class ModemServer {
         self.state = state
         self.function = function
         self.kernelPort = kernelPort
-        watch = ClientWatch(path: pty.slavePath)
+        watch = ClientWatch(path: pty.slavePath, ownDescriptor: pty.slave)
     }
 
     /// Where the bearer's packets flow now (QMI): with QMAP through the `qmimux` device of the

@@ -79,6 +79,23 @@ struct QMIRobustnessTests {
         }
     }
 
+    /// Two clients that open the port one right after the other (qmi-proxy, asked by two
+    /// programs at once, opens it twice and closes the second): inotify merges the two opens
+    /// into one event, and the one still open must keep getting its answers.
+    @Test func aClientOpenedRightAfterAnotherGetsAnswersWhenTheOtherCloses() throws {
+        let h = try ModemHarness(SimulatedModem(protocol: .qmi))
+        for round in 1 ... 20 {
+            let first = try RawPort(h.path)
+            let second = try RawPort(h.path)
+            first.close()
+            second.send(QMITestFrames.ctl(tid: UInt8(round), message: 0x22, tlvs: [(0x01, [0x02])]))
+            let reply = qmiFrames(second.receive(timeout: 2)).first
+            #expect(
+                reply?.messageID == 0x22 && reply?.error == 0,
+                "round \(round): no answer once the client opened just before this one closed")
+        }
+    }
+
     @Test func repeatedOpenCloseByManyClients() throws {
         let h = try ModemHarness(SimulatedModem(protocol: .qmi))
         for _ in 0 ..< 15 {

@@ -3,14 +3,20 @@ import SystemSupport
 
 /// A raw client on a simulated modem's control port: writes bytes, reads with a deadline.
 final class RawPort {
-    let fd: Int32
+    private(set) var fd: Int32
 
     init(_ path: String) throws {
         fd = open(path, O_RDWR | O_NOCTTY | O_CLOEXEC)
         guard fd >= 0 else { throw RawPortError.open(errno) }
     }
 
-    deinit { close(fd) }
+    deinit { close() }
+
+    /// Closes the port now (once).
+    func close() {
+        if fd >= 0 { Glibc.close(fd) }
+        fd = -1
+    }
 
     func send(_ bytes: [UInt8]) {
         _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }

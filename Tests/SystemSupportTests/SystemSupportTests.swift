@@ -164,6 +164,29 @@ import Testing
         #expect(value.wait { $0 == 2 } == 2)
     }
 
+    /// Each descriptor of a file shows with its process and number, and goes once closed; a
+    /// child's is found too.
+    @Test func openDescriptorsOfAFileAreFoundThroughProc() throws {
+        let path = "/tmp/cellpath-open-descriptors-\(getpid())"
+        try FileSystem.write("", to: path, mode: 0o600)
+        defer { unlink(path) }
+        #expect(OpenDescriptors.of(path).descriptors == [])
+        let first = open(path, O_RDONLY | O_CLOEXEC), second = open(path, O_RDONLY | O_CLOEXEC)
+        let own = getpid()
+        #expect(
+            Set(OpenDescriptors.of(path).descriptors.map(\.fd)) == [first, second]
+                && OpenDescriptors.of(path).descriptors.allSatisfy { $0.pid == own })
+        close(first)
+        #expect(OpenDescriptors.of(path).descriptors.map { [$0.pid, $0.fd] } == [[own, second]])
+        close(second)
+        let child = try Spawn.start(["sh", "-c", "exec sleep 30 < \(path)"])
+        defer { kill(child, SIGKILL); _ = Spawn.wait(child) }
+        #expect(
+            Poll.until(timeout: .seconds(5)) {
+                OpenDescriptors.of(path).descriptors.contains { $0.pid == child && $0.fd == 0 }
+            })
+    }
+
     @Test func randomHexAndAddresses() {
         let hex = RandomBytes.hex(16)
         #expect(hex.count == 32 && hex.allSatisfy { "0123456789abcdef".contains($0) })

@@ -14,20 +14,13 @@ enum HostProbes {
     /// The processes (other than this one) with `path` open, found through /proc/*/fd, and how
     /// many processes' descriptors could not be read (other users' without root).
     static func holders(of path: String) -> (holders: [Holder], unreadable: Int) {
-        var target = stat()
-        guard stat(path, &target) == 0 else { return ([], 0) }
-        var holders: [Holder] = [], unreadable = 0
+        let (descriptors, unreadable) = OpenDescriptors.of(path)
         let own = getpid()
-        for pid in numericEntries("/proc") where pid != own {
-            let descriptors = numericEntries("/proc/\(pid)/fd", readable: { unreadable += $0 ? 0 : 1 })
-            let holds = descriptors.contains { fd in
-                var info = stat()
-                return stat("/proc/\(pid)/fd/\(fd)", &info) == 0
-                    && info.st_dev == target.st_dev && info.st_ino == target.st_ino
-            }
-            if holds { holders.append(Holder(pid: pid, name: processName(pid) ?? "?")) }
+        var pids: [Int32] = []
+        for descriptor in descriptors where descriptor.pid != own && !pids.contains(descriptor.pid) {
+            pids.append(descriptor.pid)
         }
-        return (holders, unreadable)
+        return (pids.map { Holder(pid: $0, name: processName($0) ?? "?") }, unreadable)
     }
 
     /// The name of process `pid` (its `comm`).
@@ -37,14 +30,7 @@ enum HostProbes {
 
     /// Whether a process named `name` runs (as far as /proc shows).
     static func isRunning(_ name: String) -> Bool {
-        numericEntries("/proc").contains { processName($0) == name }
-    }
-
-    /// The numeric entries of directory `path` (pids, descriptors); `readable` says whether it could be listed.
-    private static func numericEntries(_ path: String, readable: (Bool) -> Void = { _ in }) -> [Int32] {
-        guard let names = FileSystem.entries(path) else { readable(false); return [] }
-        readable(true)
-        return names.compactMap { Int32($0) }
+        (OpenDescriptors.numericEntries("/proc") ?? []).contains { processName($0) == name }
     }
 
     /// Whether the kernel says the clock is synchronised (adjtimex: not TIME_ERROR), as timedated's
