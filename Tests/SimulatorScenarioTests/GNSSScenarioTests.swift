@@ -30,6 +30,7 @@ import Testing
         #expect(
             validationMessage(#"{"modems": [{"gnss": {"lat": 1, "lon": 2, "accuracy": -3}}]}"#)?
                 .hasSuffix("modems[0].gnss.accuracy: must not be negative") == true)
-        #expect(validationMessage(#"{"modems": [{"gnss": {"lat": 1, "lon": 2, "speed": 3}}]}"#)?.contains("speed") == true)
+        #expect(
+            validationMessage(#"{"modems": [{"gnss": {"lat": 1, "lon": 2, "speed": 3}}]}"#)?.contains("speed") == true)
     }
 }

@@ -31,7 +31,9 @@ import Testing
     }
 
     @Test func badEventsAreRefusedByField() {
-        #expect(validationMessage(#"{"events": [{"event": "reset"}]}"#)?.hasSuffix("events[0].atSeconds: is required") == true)
+        #expect(
+            validationMessage(#"{"events": [{"event": "reset"}]}"#)?.hasSuffix("events[0].atSeconds: is required")
+                == true)
         #expect(
             validationMessage(#"{"events": [{"atSeconds": 1, "event": "reboot"}]}"#)?
                 .contains("events[0].event: must be one of") == true)
@@ -48,7 +50,8 @@ import Testing
             validationMessage(#"{"events": [{"atSeconds": 1, "event": "resume"}]}"#)?
                 .hasSuffix("events[0].event: the machine is not suspended then") == true)
         #expect(
-            validationMessage(#"{"events": [{"atSeconds": 1, "event": "suspend"}, {"atSeconds": 2, "event": "suspend"}]}"#)?
+            validationMessage(
+                #"{"events": [{"atSeconds": 1, "event": "suspend"}, {"atSeconds": 2, "event": "suspend"}]}"#)?
                 .hasSuffix("events[1].event: the machine is already suspended then") == true)
         #expect(
             validationMessage(#"{"modems": [{"faults": {"slowAfterResetSeconds": 0}}]}"#)?

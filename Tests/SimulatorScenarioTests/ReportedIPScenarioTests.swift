@@ -44,6 +44,7 @@ import Testing
                 "modems[0].reportedIP.mtu: must be 0 to 4294967295") == true)
         #expect(validationMessage(#"{"modems": [{"reportedIP": {"gateway": "1.2.3.4"}}]}"#) != nil)  // an unknown key
         #expect(
-            validationMessage(#"{"api": {"retainedChecks": 9}}"#)?.hasSuffix("api.retainedChecks: must be 10 to 1000000") == true)
+            validationMessage(#"{"api": {"retainedChecks": 9}}"#)?.hasSuffix(
+                "api.retainedChecks: must be 10 to 1000000") == true)
     }
 }
