@@ -26,8 +26,8 @@ package enum CheckCommands {
                 "Check a number with the tru.ID API directly (your project's credentials):",
                 "cellpath subscriber-check +44 7940 448591 --direct"),
             .init(
-                "Every modem in parallel, 10 runs each, a JSON line per run with its GNSS fix:",
-                "cellpath subscriber-check -m all --repeat 10 --location --json")
+                "A field run with the tru.ID API: 10 checks, a JSON line each with its GNSS fix:",
+                "cellpath subscriber-check --repeat 10 --location --direct --json")
         ])
     package static let phoneCheck = spec(
         "phone-check", product: .phoneCheck,
