@@ -9,6 +9,7 @@ import ModemCommands
 import ModemDiscovery
 import PhoneNumbers
 import ProviderClients
+import Synchronization
 import SystemSupport
 import Workflow
 
@@ -116,6 +117,7 @@ extension CheckCommands {
                     _ = try await provider.cellularPath()
                     return try await lane.ownNumber()
                 }
+                let noFixToTell = NoFixWarning()
                 let runner = CheckRunner(
                     backend: target.backend, pathProvider: provider, checkURLRequest: request,
                     operatorOverride: operatorHeader, dnsCache: keepsBearer ? BearerDNSCache() : nil,
@@ -140,7 +142,7 @@ extension CheckCommands {
                             }
                             await (provider as? FieldRunPath)?.runEnded(with: report.failure)
                             warnAboutDowngrades(in: report.checkURL?.trace, context.logger)
-                            if case .noFix(let reason) = report.location {
+                            if let reason = noFixToTell.update(report.location) {
                                 let name = lane.modem.map { "modem \($0)" } ?? "the modem"
                                 context.logger.warning("--location: no GNSS fix from \(name): \(reason)")
                             }
@@ -488,5 +490,23 @@ extension CheckCommands {
         let mustExist =
             FileTokenCache.namedPath(environment: environment) != nil ? components.dropLast() : components.dropLast(3)
         return FileSystem.exists("/" + mustExist.joined(separator: "/")) ? FileTokenCache(path: path) : nil
+    }
+}
+
+/// Whether a run's missing GNSS fix is worth a warning: the first time a SIM's runs have none,
+/// and again only when the reason changes or a fix came in between, not at every run of a field run.
+private final class NoFixWarning: Sendable {
+    private let lastReason = Mutex<String?>(nil)
+
+    /// The reason to warn about for `reading`, or nil when the last warning said it already.
+    func update(_ reading: GNSSReading?) -> String? {
+        lastReason.withLock { last in
+            guard case .noFix(let reason) = reading else {
+                if reading != nil { last = nil }
+                return nil
+            }
+            defer { last = reason }
+            return reason == last ? nil : reason
+        }
     }
 }

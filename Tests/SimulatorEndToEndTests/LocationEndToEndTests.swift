@@ -62,8 +62,11 @@ struct LocationEndToEndTests {
                     #expect(position["lat"]?.number == 51.5)
                 }
             }
+            // Told once for modem 1's two runs without a fix, as the reason stays the same.
             #expect(
-                result.stderr.contains("--location: no GNSS fix from modem 1: no position report within 5.0 seconds"),
+                result.stderr.split(separator: "\n").filter {
+                    String($0).contains("--location: no GNSS fix from modem 1: no position report within 5.0 seconds")
+                }.count == 1,
                 "\(result.stderr)")
             // Modem 1's two reads waited their bound beside the chains, not after them.
             #expect(ContinuousClock.now - start < .seconds(40))
