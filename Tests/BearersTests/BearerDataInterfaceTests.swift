@@ -1,4 +1,3 @@
-@testable import Bearers
 import CellpathCore
 import Glibc
 import ModemDiscovery
@@ -8,6 +7,8 @@ import SimulatorScenario
 import SystemSupport
 import TestSupport
 import Testing
+
+@testable import Bearers
 
 /// The net device ModemManager names for its bearer's data, over a simulated QMI modem's sysfs
 /// tree with links added by hand as the kernel adds them once ModemManager multiplexes: taken
