@@ -146,7 +146,14 @@ extension ModemManagerModem {
             await delete(path, session.cleanup())
             throw error
         }
-        let dataInterface = Self.dataInterface(bearer)
+        // ModemManager may answer Connect before its proxy here hears of the new Interface (the
+        // change is signalled later): the bearer is then read again, whole.
+        var dataInterface = Self.dataInterface(bearer)
+        if dataInterface == nil {
+            dataInterface = try? await withBearers { bearers throws(ModemError) in
+                bearers.first { String(cString: mm_bearer_get_path($0)) == path }.flatMap(Self.dataInterface)
+            }
+        }
         session.logger.debug("\(port.name): bearer \(path) carries data on \(dataInterface ?? "no interface it names")")
         return BearerHandle(bearerPath: path, dataInterface: dataInterface)
     }
