@@ -225,6 +225,7 @@ public struct BearerBringUp: Sendable {
                 interface = previous.interface
                 logger.info("reusing the bearer that cellpath connected earlier")
             } else {
+                if let named = bearer.dataInterface { interface = try dataInterface(named) }
                 record =
                     previous
                     ?? BearerRecord(
@@ -271,11 +272,13 @@ public struct BearerBringUp: Sendable {
             }
             let handle = try connection.get()
             changes.append(.connected(handle))
+            if let named = handle.dataInterface { interface = try dataInterface(named) }
             record = BearerRecord(
                 device: modem.devicePath, controlPort: modem.ports[0].devicePath, protocol: modem.protocol.rawValue,
                 interface: interface,
                 apn: request.settings.apn, connectedByCellpath: true, handle: handle, since: Self.now)
             record.qmapMuxID = prepared?.muxID.map(Int.init)
+            record.backend = backend.backendName
             record.imei = imei.flatMap { BearerRecord.isIMEI($0) ? $0 : nil }
             record.adopt(request.use)
             try records.save(record)
@@ -358,6 +361,14 @@ public struct BearerBringUp: Sendable {
     /// (ModemManager).
     private func preparesQMIDataPath(_ backend: any ModemBackend) -> Bool {
         modem.protocol == .qmi && !backend.preparesDataPath
+    }
+
+    /// The net device the backend named for the bearer's data, when it is the modem's (else
+    /// refused): the master, or a link ModemManager multiplexes over it.
+    private func dataInterface(_ named: String) throws -> String {
+        let interface = try BearerInterface.named(named, of: modem, roots: DeviceRoots(sysfs: sysfsRoot))
+        if interface != modem.interfaces.first { logger.info("the bearer carries data on \(interface)") }
+        return interface
     }
 
     func dataPath(_ master: String) -> QMIDataPath {

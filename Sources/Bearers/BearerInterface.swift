@@ -17,4 +17,27 @@ public enum BearerInterface {
             addresses.contains { InterfaceState.holds($0, on: name) }
         }
     }
+
+    /// The net device ModemManager says the bearer carries data on (its bearer's `Interface`),
+    /// taken as the interface to configure when it is one of `modem`'s net devices or a data
+    /// link stacked on them (`qmimux0`, `rmnet_data0`, `wwan0.1`). The modem is read again from
+    /// sysfs under `roots`: ModemManager made the link after discovery. Refuses (unavailable)
+    /// any other name.
+    public static func named(
+        _ name: String, of modem: DiscoveredModem, roots: DeviceRoots
+    ) throws(CellpathError) -> String {
+        if modem.interfaces.contains(name) { return name }
+        let current = ModemDiscovery(roots: roots).current(modem) ?? modem
+        if InterfaceConfigurator.isValidInterfaceName(name),
+            current.interfaces.contains(name) || current.links.contains(name)
+        {
+            return name
+        }
+        let own = (current.interfaces + current.links).joined(separator: ", ")
+        throw CellpathError(
+            .unavailable,
+            "ModemManager says modem \(modem.index)'s bearer carries data on \(name.debugDescription), which is neither one of its net devices nor stacked on them (\(own.isEmpty ? "it has none" : own))",
+            hint: "cellpath configures only the modem's own devices: see the bearer's interface with mmcli -b"
+        )
+    }
 }

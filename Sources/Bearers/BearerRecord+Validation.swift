@@ -18,9 +18,11 @@ extension BearerRecord {
 
     /// Why the record is not one cellpath could have written for `modem`, nil when it is: the
     /// same physical device (when it names one), control port and protocol, one of the modem's
-    /// own interfaces (a name the kernel allows), and addressing within what cellpath applies
-    /// (its table range, unicast addresses of their family, the kernel settings' values cellpath
-    /// changes). A forged record must not steer what root undoes.
+    /// own interfaces (a name the kernel allows) or, for a QMAP bearer or ModemManager's, one of
+    /// its data links (a mux device, the link ModemManager multiplexes the bearer on), and
+    /// addressing within what cellpath applies (its table range, unicast addresses of their
+    /// family, the kernel settings' values cellpath changes). A forged record must not steer
+    /// what root undoes.
     func problem(for modem: DiscoveredModem) -> String? {
         if let device, device != modem.devicePath { return "it names another device" }
         guard controlPort == modem.ports[0].devicePath else { return "it names another control port" }
@@ -30,7 +32,8 @@ extension BearerRecord {
         guard InterfaceConfigurator.isValidInterfaceName(interface) else {
             return "its interface is not an interface name"
         }
-        guard modem.interfaces.contains(interface) || (qmapMuxID != nil && modem.links.contains(interface)) else {
+        let onLink = qmapMuxID != nil || backend == "modemmanager"
+        guard modem.interfaces.contains(interface) || (onLink && modem.links.contains(interface)) else {
             return "its interface \(interface) is not modem \(modem.index)'s"
         }
         if let qmapMuxID, !(1 ... 254).contains(qmapMuxID) { return "its QMAP mux id is out of range" }
@@ -71,6 +74,9 @@ extension BearerRecord {
         }
         if let path = handle.bearerPath, !path.hasPrefix("/org/freedesktop/ModemManager1/Bearer/") {
             return "its ModemManager bearer is not a bearer object"
+        }
+        if let name = handle.dataInterface, !InterfaceConfigurator.isValidInterfaceName(name) {
+            return "its ModemManager bearer's interface is not an interface name"
         }
         return nil
     }

@@ -20,6 +20,8 @@ public struct BearerRecord: Sendable, Equatable, Codable {
     /// The modem's control port (device path) and protocol, as discovery last found them.
     public var controlPort: String
     public var `protocol`: String
+    /// The net device the bearer carries data on, which cellpath configured: the modem's, a QMAP
+    /// mux device cellpath added, or the link ModemManager's bearer names.
     public var interface: String
     public var apn: String?
     /// True when cellpath connected the bearer; false when it was connected before (by

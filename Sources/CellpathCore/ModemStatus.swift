@@ -196,11 +196,15 @@ public struct BearerStatus: Sendable, Equatable {
     public var ipv6Address: String?
     public var ipv6PrefixLength: Int?
     public var ipv6Gateway: String?
+    /// The net device the modem's manager says a connected bearer carries data on
+    /// (ModemManager's bearer `Interface`); nil when it says none (the modem's master).
+    public var dataInterface: String?
 
     public init(
         state: BearerState, apn: String? = nil, ipv4Address: String? = nil, prefixLength: Int? = nil,
         gateway: String? = nil, dnsServers: [String] = [], mtu: Int? = nil,
-        ipv6Address: String? = nil, ipv6PrefixLength: Int? = nil, ipv6Gateway: String? = nil
+        ipv6Address: String? = nil, ipv6PrefixLength: Int? = nil, ipv6Gateway: String? = nil,
+        dataInterface: String? = nil
     ) {
         self.state = state
         self.apn = apn
@@ -212,6 +216,7 @@ public struct BearerStatus: Sendable, Equatable {
         self.ipv6Address = ipv6Address
         self.ipv6PrefixLength = ipv6PrefixLength
         self.ipv6Gateway = ipv6Gateway
+        self.dataInterface = dataInterface
     }
 
     /// The families the bearer has an address of: nil with none.

@@ -59,7 +59,7 @@ extension FetchCommand {
             progress: { context.progress.step($0) }
         ) {
             // The modem as it is now: after a reset it may be back under other names.
-            discovery.modems().first { $0.devicePath == modem.devicePath } ?? modem
+            discovery.current(modem) ?? modem
         }
     }
 

@@ -187,6 +187,13 @@ public struct ModemDiscovery: Sendable {
     /// Every modem cellpath can drive, in discovery order.
     public func modems() -> [DiscoveredModem] { discover().modems }
 
+    /// `modem` as sysfs has it now, found by its physical device: under the names a reset gave
+    /// it, with the net devices and data links made since it was discovered (ModemManager's
+    /// multiplexed links). Nil when it is gone.
+    public func current(_ modem: DiscoveredModem) -> DiscoveredModem? {
+        modems().first { $0.devicePath == modem.devicePath }
+    }
+
     /// The modem whose network interface is `name`, or nil when `name` is not a modem's
     /// (Wi-Fi, Ethernet, a VPN, or no such interface).
     public func modem(withInterface name: String) -> DiscoveredModem? {

@@ -68,6 +68,7 @@ extension ModemManagerModem {
             status.apn = text(mm_bearer_properties_get_apn(properties))
         }
         guard status.state == .connected else { return status }
+        status.dataInterface = dataInterface(bearer)
         if let config = mm_bearer_get_ipv6_config(bearer) {
             defer { g_object_unref(gpointer(config)) }
             status.ipv6Address = text(mm_bearer_ip_config_get_address(config))
@@ -88,7 +89,15 @@ extension ModemManagerModem {
         return status
     }
 
-    /// Creates a bearer with `settings` and connects it; returns its object's path. A bearer that
+    /// The net device a connected bearer carries data on (its `Interface` property), copied at
+    /// once: the string is the proxy's, valid only until the property changes on this thread.
+    /// Nil while ModemManager names none (NULL or empty before the bearer is connected).
+    static func dataInterface(_ bearer: UnsafeMutablePointer<MMBearer>) -> String? {
+        text(mm_bearer_get_interface(bearer))
+    }
+
+    /// Creates a bearer with `settings` and connects it; returns its object's path and the net
+    /// device it carries data on (a multiplexed link when ModemManager made one). A bearer that
     /// fails to connect is deleted again. Not given up when the task is cancelled.
     func connect(_ settings: BearerSettings) async throws(ModemError) -> BearerHandle {
         let properties = mm_bearer_properties_new()
@@ -137,7 +146,16 @@ extension ModemManagerModem {
             await delete(path, session.cleanup())
             throw error
         }
-        return BearerHandle(bearerPath: path)
+        // ModemManager may answer Connect before its proxy here hears of the new Interface (the
+        // change is signalled later): the bearer is then read again, whole.
+        var dataInterface = Self.dataInterface(bearer)
+        if dataInterface == nil {
+            dataInterface = try? await withBearers { bearers throws(ModemError) in
+                bearers.first { String(cString: mm_bearer_get_path($0)) == path }.flatMap(Self.dataInterface)
+            }
+        }
+        session.logger.debug("\(port.name): bearer \(path) carries data on \(dataInterface ?? "no interface it names")")
+        return BearerHandle(bearerPath: path, dataInterface: dataInterface)
     }
 
     /// Disconnects the bearer that `handle` names and deletes it (cellpath created it); without

@@ -131,6 +131,10 @@ public struct BearerHandle: Sendable, Equatable, Codable {
     public var ipv6PacketDataHandle: UInt32?
     /// ModemManager: the D-Bus path of the bearer object that cellpath created.
     public var bearerPath: String?
+    /// ModemManager: the net device its bearer carries data on (its `Interface`): the modem's
+    /// master, or a link ModemManager multiplexes over it (`qmimux0`, `wwan0.1`); nil when it
+    /// named none.
+    public var dataInterface: String?
 
     /// Whether the handle holds something in the modem (a QMI client ID) that `disconnect` gives
     /// back, also after the network ended the call.
@@ -138,7 +142,7 @@ public struct BearerHandle: Sendable, Equatable, Codable {
 
     public init(
         sessionID: Int? = nil, clientID: Int? = nil, packetDataHandle: UInt32? = nil, bearerPath: String? = nil,
-        ipv6ClientID: Int? = nil, ipv6PacketDataHandle: UInt32? = nil
+        ipv6ClientID: Int? = nil, ipv6PacketDataHandle: UInt32? = nil, dataInterface: String? = nil
     ) {
         self.sessionID = sessionID
         self.clientID = clientID
@@ -146,6 +150,7 @@ public struct BearerHandle: Sendable, Equatable, Codable {
         self.bearerPath = bearerPath
         self.ipv6ClientID = ipv6ClientID
         self.ipv6PacketDataHandle = ipv6PacketDataHandle
+        self.dataInterface = dataInterface
     }
 }
 

@@ -97,6 +97,11 @@ struct ModemManagerBackendEndToEndTests {
                 #expect(
                     try device.run(["ip", "-4", "addr", "show", "dev", interface]).stdout.contains(
                         "inet 100.64.23.1\(index)/32"))
+                // The record names the net device ModemManager's bearer carries data on, read from it.
+                let record = try Self.record(device)
+                #expect(record["interface"]?.string == interface, "\(record)")
+                #expect(record["handle"]?["dataInterface"]?.string == interface, "\(record)")
+                #expect(record["backend"]?.string == "modemmanager", "\(record)")
                 // ModemManager knows the bearer cellpath created.
                 let path = try Self.modemPath(device, port: port)
                 #expect(try device.run(["mmcli", "-m", path]).stdout.contains("/org/freedesktop/ModemManager1/Bearer/"))
@@ -118,6 +123,14 @@ struct ModemManagerBackendEndToEndTests {
                         == false)
             }
         }
+    }
+
+    /// The one bearer record in the device's state directory.
+    static func record(_ device: SimulatedDevice) throws -> JSONValue {
+        let state = try #require(try device.environment()["CELLPATH_STATE_DIR"])
+        let names = (FileSystem.entries(state) ?? []).filter { $0.hasPrefix("bearer-") && $0.hasSuffix(".json") }
+        try #require(names.count == 1, "\(names)")
+        return try JSONValue.parse(FileSystem.readText("\(state)/\(names[0])") ?? "")
     }
 
     @Test func fetchThroughModemManagerSendsNothingThroughWiFi() throws {
