@@ -262,8 +262,9 @@ public actor ModemPathProvider: CellularPathProvider {
     /// hop in progress now (interfaceDown) instead of at its timeout. A reused bearer's addressing
     /// is another program's and stays.
     private func bearerDropped(reason: String?, logger: Logger) {
-        // Taking the bearer down ourselves brings the same indication: that is no drop.
-        guard !releasing else { return }
+        // Taking the bearer down ourselves brings the same indication: that is no drop. Nor is a
+        // bring-up still under way (its own undo after a refusal included): it reports its end.
+        guard !releasing, recorded != nil || outcome != nil else { return }
         logger.warning("the network dropped the bearer (\(reason ?? "no reason given")): the path is down")
         if let recorded {
             removeAddressing(recorded.applied, logger: logger)

@@ -45,6 +45,11 @@ struct HostileIPConfigurationEndToEndTests {
                     "modem 1 reports no usable DNS server for its bearer: 0.0.0.0 (unspecified), 127.0.0.53 (loopback)"),
                 "\(dns.stderr)")
             try expectNothingLeft(device, modem: 1)
+            // A check refused the same way: its own undo of the bearer is no drop by the network.
+            let check = try device.cellpath(["subscriber-check", "-m", "1", "--direct"])
+            #expect(check.status == 76, "\(check.stderr)")
+            #expect(!check.stderr.contains("the network dropped the bearer"), "\(check.stderr)")
+            try expectNothingLeft(device, modem: 1)
 
             let linkLocal = try device.cellpath(["bearer", "up", "-m", "2", "--ip-type", "ipv6"])
             #expect(linkLocal.status == 76, "\(linkLocal.stderr)")
