@@ -129,10 +129,7 @@ struct RadioContextEndToEndTests {
             let result = try world.cellpath([
                 "subscriber-check", "+447940448591", "-m", "0", "--backend", "modemmanager", "--direct", "--json"
             ])
-            // On quectel-ec25-qmi ModemManager leaves qmi_wwan's raw_ip unlike the firmware's link
-            // layer, so every packet is lost (docs/simulator-modems.md) and the bearer's DNS does
-            // not answer (exit 75): the radio is read all the same, from the control plane.
-            #expect(result.status == (kind == .mbim ? 0 : 75), "\(result.stderr)")
+            #expect(result.status == 0, "\(result.stderr)")
             let radio = try #require(try JSONValue.parse(result.stdout)["radio"])
             #expect(radio[string: "source"] == "modemmanager")
             #expect(radio[string: "rat"] == "lte")
