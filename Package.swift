@@ -18,20 +18,29 @@ func gioLibrary(_ name: String, pkgConfigFile: String, apt: String) -> Target {
     systemLibrary(name, pkgConfig: "\(packageRoot)/pkgconfig/\(pkgConfigFile)", apt: apt)
 }
 
+/// How executables that load no C++ library are linked in release builds: with lld, and
+/// libstdc++ linked statically (a linker script in link/static-libstdc++ sends `-lstdc++` to the
+/// toolchain's `libstdc++.a`), which saves each start-up the shared library's loading and
+/// relocation (docs/benchmarks.md, "Start-up and memory"). Not `cellpath-helper`: libphonenumber
+/// loads the shared libstdc++, and one process must not hold two copies.
+let staticLibstdcxxLinking: [String] = ["-use-ld=lld", "-L\(packageRoot)/link/static-libstdc++"]
+
 /// How the front `cellpath` is linked in release builds, so that a fetch maps as little as it can
-/// (docs/benchmarks.md, "Start-up and memory"): with lld; libstdc++ linked statically (a linker
-/// script in link/static-libstdc++ sends `-lstdc++` to the toolchain's `libstdc++.a`: the front
-/// loads no other C++ library); and its functions laid out in the order a fetch runs them
-/// (link/cellpath.order, made by `make order-file`; symbols it no longer finds are ignored).
+/// (docs/benchmarks.md, "Start-up and memory"): static libstdc++ as above, and its functions laid
+/// out in the order a fetch runs them (link/cellpath.order, made by `make order-file`; symbols it
+/// no longer finds are ignored).
 let frontReleaseLinking: [LinkerSetting] = [
     .unsafeFlags(
-        [
-            "-use-ld=lld", "-L\(packageRoot)/link/static-libstdc++",
+        staticLibstdcxxLinking + [
             "-Xlinker", "--symbol-ordering-file=\(packageRoot)/link/cellpath.order",
             "-Xlinker", "--no-warn-symbol-ordering"
         ],
         .when(configuration: .release))
 ]
+
+/// How `cellpath-modem` is linked in release builds: its closure (GIO, libmbim, libqmi,
+/// libmm-glib, libnl, c-ares) holds no C++ library, so libstdc++ is linked statically.
+let modemReleaseLinking: [LinkerSetting] = [.unsafeFlags(staticLibstdcxxLinking, .when(configuration: .release))]
 
 let package = Package(
     name: "cellpath",
@@ -183,7 +192,8 @@ let package = Package(
             name: "cellpath", dependencies: ["CellpathCLI", "CellpathCore", "SystemSupport"],
             linkerSettings: frontReleaseLinking),
         .executableTarget(
-            name: "cellpath-modem", dependencies: ["CellpathCLI", "CellpathCore", "ModemCommands", "SystemSupport"]),
+            name: "cellpath-modem", dependencies: ["CellpathCLI", "CellpathCore", "ModemCommands", "SystemSupport"],
+            linkerSettings: modemReleaseLinking),
         .executableTarget(
             name: "cellpath-helper", dependencies: ["CellpathCLI", "CellpathCore", "HelperCommands", "SystemSupport"]),
 

@@ -179,10 +179,9 @@ struct ConfigurationResolver {
         // Names compared without their common prefix: CELLPATH_BIN is no typo of CELLPATH_APN.
         let prefix = "CELLPATH_"
         let known = Setting.environmentNames
+        let knownWords = known.map { String($0.dropFirst(prefix.count)) }
         for name in environment.keys.sorted() where name.hasPrefix(prefix) && !known.contains(name) {
-            if let near = nearest(
-                String(name.dropFirst(prefix.count)), among: known.map { String($0.dropFirst(prefix.count)) })
-            {
+            if let near = nearest(String(name.dropFirst(prefix.count)), among: knownWords) {
                 warnings.append("environment \(name) is not a cellpath setting; did you mean \(prefix)\(near)?")
             }
         }
@@ -530,8 +529,12 @@ struct ConfigurationResolver {
 /// The candidate at the smallest edit distance from `word`, if it is at most 2 and at most a
 /// third of `word`'s length (two edits turn a short word into another word: `bin` is no `apn`).
 func nearest(_ word: String, among candidates: [String]) -> String? {
-    let scored = candidates.map { ($0, editDistance(word.lowercased(), $0.lowercased())) }
-    guard let best = scored.min(by: { $0.1 < $1.1 }), best.1 <= min(2, word.count / 3) else { return nil }
+    let limit = min(2, word.count / 3), lowered = word.lowercased()
+    // The distance is at least the difference of the lengths: only candidates of a near length are measured.
+    let scored = candidates.filter { abs($0.count - word.count) <= limit }.map {
+        ($0, editDistance(lowered, $0.lowercased()))
+    }
+    guard let best = scored.min(by: { $0.1 < $1.1 }), best.1 <= limit else { return nil }
     return best.0
 }
 

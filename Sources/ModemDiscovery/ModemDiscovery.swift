@@ -202,38 +202,7 @@ public struct ModemDiscovery: Sendable {
 
     /// Every modem found, ordered by bus (USB, then PCI) and then by physical device path
     /// (`pathBefore`); indices follow that order across both kinds.
-    public func discover() -> Discovery {
-        var groups: [String: DeviceGroup] = [:]
-        for port in usbmiscPorts() + wwanPorts() {
-            var group = groups[port.device] ?? DeviceGroup(device: port.device)
-            if !group.ports.contains(where: { $0.port.name == port.port.name }) { group.ports.append(port) }
-            groups[port.device] = group
-        }
-        for (name, type, device) in otherWWANPorts() {
-            groups[device, default: DeviceGroup(device: device)].otherPorts.append((name, type))
-        }
-        let nets = netDevices()
-        for net in nets where net.lowers.isEmpty {
-            if let device = groups.keys.filter({ net.path.hasPrefix($0 + "/") }).max(by: { $0.count < $1.count }) {
-                groups[device]?.nets.append(net)
-            } else if let device = net.device, isRouterMode(net, device: device) {
-                groups[device, default: DeviceGroup(device: device)].nets.append(net)
-            }
-        }
-        let ordered = groups.values.sorted { a, b in
-            let (x, y) = (a.busRank(self), b.busRank(self))
-            return x != y ? x < y : Self.pathBefore(a.device, b.device)
-        }
-        var discovery = Discovery(modems: [], uncontrolled: [])
-        for (index, group) in ordered.enumerated() {
-            if group.ports.isEmpty {
-                discovery.uncontrolled.append(uncontrolled(group, index: index))
-            } else {
-                discovery.modems.append(modem(group, index: index, nets: nets))
-            }
-        }
-        return discovery
-    }
+    public func discover() -> Discovery { Scan(roots: roots).discover() }
 
     /// Sysfs paths compared component by component: PCI addresses (`0000:0a:00.0`, fixed-width
     /// hex) as text, other components with digit runs as numbers (`1-2` before `1-10`).
@@ -284,85 +253,14 @@ public struct ModemDiscovery: Sendable {
         var ports: [PortEntry] = []
         var otherPorts: [(name: String, type: String)] = []
         var nets: [NetEntry] = []
-
-        func busRank(_ discovery: ModemDiscovery) -> Int {
-            switch discovery.bus(of: device) {
-            case .usb: 0
-            case .pci: 1
-            case nil: 2
-            }
-        }
     }
 
-    private func modem(_ group: DeviceGroup, index: Int, nets: [NetEntry]) -> DiscoveredModem {
-        let first = group.ports[0].parent
-        let interfaces = group.nets.sorted { a, b in
-            (a.parent == first) != (b.parent == first) ? a.parent == first : a.name.naturallyBefore(b.name)
-        }.map(\.name)
-        var modem = DiscoveredModem(
-            index: index, devicePath: group.device, ports: group.ports.map(\.port),
-            interfaces: interfaces, links: links(of: interfaces, among: nets))
-        switch bus(of: group.device) {
-        case .usb:
-            modem.usbVendorID = attribute(group.device, "idVendor")
-            modem.usbProductID = attribute(group.device, "idProduct")
-            modem.manufacturer = attribute(group.device, "manufacturer")
-            modem.model = attribute(group.device, "product")
-        case .pci:
-            let (vendor, device) = pciIDs(group.device)
-            (modem.pciVendorID, modem.pciDeviceID) = (vendor, device)
-            (modem.manufacturer, modem.model) = Self.knownPCIDevices["\(vendor):\(device)"] ?? (nil, nil)
-        case nil:
-            break
-        }
-        return modem
-    }
-
-    private func uncontrolled(_ group: DeviceGroup, index: Int) -> UncontrolledModem {
-        let kind: UncontrolledModem.Kind = group.otherPorts.isEmpty ? .router : .unsupported
-        let nets = group.nets.sorted { $0.name.naturallyBefore($1.name) }
-        let ports = group.otherPorts.sorted { $0.name.naturallyBefore($1.name) }
-        var modem = UncontrolledModem(
-            index: index, kind: kind, devicePath: group.device, bus: .usb, vendorID: "",
-            productID: "", ports: ports.map(\.name), portTypes: ports.map(\.type),
-            interfaces: nets.map(\.name), driver: nets.first?.driver)
-        if bus(of: group.device) == .pci {
-            let (vendor, device) = pciIDs(group.device)
-            modem.bus = .pci
-            (modem.vendorID, modem.productID) = (vendor, device)
-            (modem.manufacturer, modem.model) = Self.knownPCIDevices["\(vendor):\(device)"] ?? (nil, nil)
-        } else {
-            modem.vendorID = attribute(group.device, "idVendor") ?? "????"
-            modem.productID = attribute(group.device, "idProduct") ?? "????"
-            modem.manufacturer = attribute(group.device, "manufacturer")
-            modem.model = attribute(group.device, "product")
-        }
-        return modem
-    }
-
-    /// The net devices stacked on `interfaces` (through `lower_*` links, or the interfaces'
-    /// `upper_*` links), and on those in turn.
-    private func links(of interfaces: [String], among nets: [NetEntry]) -> [String] {
-        var linked = Set<String>(), below = Set(interfaces)
-        while true {
-            let found = nets.filter { net in
-                guard !below.contains(net.name) else { return false }
-                return net.lowers.contains { below.contains($0) }
-                    || nets.contains { below.contains($0.name) && $0.uppers.contains(net.name) }
-            }
-            guard !found.isEmpty else { break }
-            for net in found { linked.insert(net.name); below.insert(net.name) }
-        }
-        return linked.sorted { $0.naturallyBefore($1) }
-    }
-
-    /// A USB net device bound to a router-mode driver, on a device of a modem vendor.
-    private func isRouterMode(_ net: NetEntry, device: String) -> Bool {
-        guard let driver = net.driver, Self.routerModeDrivers.contains(driver), bus(of: device) == .usb,
-            let vendor = attribute(device, "idVendor")
-        else { return false }
-        return Self.modemVendors.contains(vendor.lowercased())
-    }
+    /// Names of PCIe modems' ids (sysfs has none; lspci takes them from pci.ids).
+    static let knownPCIDevices: [String: (String, String)] = [
+        "8086:7360": ("Intel", "XMM7360"), "8086:7560": ("Intel", "XMM7560"),
+        "1eac:1001": ("Quectel", "EM120R-GL"), "1eac:1007": ("Quectel", "RM520N-GL"),
+        "105b:e0ab": ("Foxconn", "T99W175"), "14c3:4d75": ("MediaTek", "T700")
+    ]
 
     /// Drivers of USB net devices behind which a modem routes.
     static let routerModeDrivers: Set<String> = ["cdc_ether", "cdc_ncm", "rndis_host", "huawei_cdc_ncm"]
@@ -373,149 +271,276 @@ public struct ModemDiscovery: Sendable {
         "12d1", "19d2", "2c7c", "1199", "2cb7", "1bc7", "1e0e", "1546", "1410",
         "1bbb"
     ]
+}
 
-    /// Names of PCIe modems' ids (sysfs has none; lspci takes them from pci.ids).
-    static let knownPCIDevices: [String: (String, String)] = [
-        "8086:7360": ("Intel", "XMM7360"), "8086:7560": ("Intel", "XMM7560"),
-        "1eac:1001": ("Quectel", "EM120R-GL"), "1eac:1007": ("Quectel", "RM520N-GL"),
-        "105b:e0ab": ("Foxconn", "T99W175"), "14c3:4d75": ("MediaTek", "T700")
-    ]
+extension ModemDiscovery {
+    /// One pass over sysfs: every path resolved and every device's bus read at most once
+    /// (`PathResolver`), however many ports and net devices share them.
+    private final class Scan {
+        let roots: DeviceRoots
+        private let paths = PathResolver()
+        private var buses: [String: ModemBus?] = [:]
+        private lazy var sysfsTop = realPath(roots.sysfs) ?? roots.sysfs
 
-    // MARK: sysfs
+        init(roots: DeviceRoots) {
+            self.roots = roots
+        }
 
-    /// `class/usbmisc/cdc-wdm*` whose USB interface is bound to cdc_mbim or qmi_wwan.
-    private func usbmiscPorts() -> [PortEntry] {
-        entries(of: "class/usbmisc").filter { $0.hasPrefix("cdc-wdm") }.compactMap { name in
-            guard let parent = parentDevice(of: "class/usbmisc/\(name)", subsystem: "usbmisc") else { return nil }
-            let proto: ModemProtocol? =
-                switch driver(of: parent) {
-                case "cdc_mbim": .mbim
-                case "qmi_wwan": .qmi
-                default: nil
+        func discover() -> Discovery {
+            var groups: [String: DeviceGroup] = [:]
+            for port in usbmiscPorts() + wwanPorts() {
+                var group = groups[port.device] ?? DeviceGroup(device: port.device)
+                if !group.ports.contains(where: { $0.port.name == port.port.name }) { group.ports.append(port) }
+                groups[port.device] = group
+            }
+            for (name, type, device) in otherWWANPorts() {
+                groups[device, default: DeviceGroup(device: device)].otherPorts.append((name, type))
+            }
+            let nets = netDevices()
+            for net in nets where net.lowers.isEmpty {
+                if let device = groups.keys.filter({ net.path.hasPrefix($0 + "/") }).max(by: { $0.count < $1.count }) {
+                    groups[device]?.nets.append(net)
+                } else if let device = net.device, isRouterMode(net, device: device) {
+                    groups[device, default: DeviceGroup(device: device)].nets.append(net)
                 }
-            guard let proto else { return nil }
-            return PortEntry(
-                port: ControlPort(name: name, devicePath: "\(roots.dev)/\(name)", protocol: proto),
-                parent: parent, device: physicalDevice(above: parent, fallback: parent))
-        }
-    }
-
-    /// `class/wwan/*` ports of type MBIM or QMI.
-    private func wwanPorts() -> [PortEntry] {
-        entries(of: "class/wwan").compactMap { name in
-            guard let type = read("class/wwan/\(name)/type") else { return nil }
-            let proto: ModemProtocol? =
-                switch type {
-                case "MBIM": .mbim
-                case "QMI": .qmi
-                default: nil
+            }
+            // Each group's bus read once, not at every comparison.
+            let ranks = groups.mapValues { busRank($0.device) }
+            let ordered = groups.values.sorted { a, b in
+                let (x, y) = (ranks[a.device] ?? 2, ranks[b.device] ?? 2)
+                return x != y ? x < y : ModemDiscovery.pathBefore(a.device, b.device)
+            }
+            var discovery = Discovery(modems: [], uncontrolled: [])
+            for (index, group) in ordered.enumerated() {
+                if group.ports.isEmpty {
+                    discovery.uncontrolled.append(uncontrolled(group, index: index))
+                } else {
+                    discovery.modems.append(modem(group, index: index, nets: nets))
                 }
-            guard let proto, let parent = parentDevice(of: "class/wwan/\(name)", subsystem: "wwan") else { return nil }
-            return PortEntry(
-                port: ControlPort(name: name, devicePath: "\(roots.dev)/\(name)", protocol: proto),
-                parent: parent, device: physicalDevice(above: parent, fallback: wwanFallback(parent)))
+            }
+            return discovery
         }
-    }
 
-    /// `class/wwan/*` ports of other types (AT, XMMRPC…), with the physical device they are on.
-    private func otherWWANPorts() -> [(String, String, String)] {
-        entries(of: "class/wwan").compactMap { name in
-            guard let type = read("class/wwan/\(name)/type"), type != "MBIM", type != "QMI",
-                let parent = parentDevice(of: "class/wwan/\(name)", subsystem: "wwan")
-            else { return nil }
-            return (name, type, physicalDevice(above: parent, fallback: wwanFallback(parent)))
+        /// USB first, then PCI, then neither.
+        private func busRank(_ device: String) -> Int {
+            switch bus(of: device) {
+            case .usb: 0
+            case .pci: 1
+            case nil: 2
+            }
         }
-    }
 
-    /// Every `class/net` entry with where it sits and what it is stacked on.
-    private func netDevices() -> [NetEntry] {
-        entries(of: "class/net").compactMap { name in
-            guard let path = realPath("\(roots.sysfs)/class/net/\(name)") else { return nil }
-            let parent = parentDevice(of: "class/net/\(name)", subsystem: "net")
-            let links = entries(atAbsolute: path)
-            return NetEntry(
-                name: name, path: path, parent: parent ?? "", driver: parent.flatMap(driver(of:)),
-                device: parent.map { physicalDevice(above: $0, fallback: $0) },
-                lowers: links.filter { $0.hasPrefix("lower_") }.map { String($0.dropFirst(6)) },
-                uppers: links.filter { $0.hasPrefix("upper_") }.map { String($0.dropFirst(6)) })
+        private func modem(_ group: DeviceGroup, index: Int, nets: [NetEntry]) -> DiscoveredModem {
+            let first = group.ports[0].parent
+            let interfaces = group.nets.sorted { a, b in
+                (a.parent == first) != (b.parent == first) ? a.parent == first : a.name.naturallyBefore(b.name)
+            }.map(\.name)
+            var modem = DiscoveredModem(
+                index: index, devicePath: group.device, ports: group.ports.map(\.port),
+                interfaces: interfaces, links: links(of: interfaces, among: nets))
+            switch bus(of: group.device) {
+            case .usb:
+                modem.usbVendorID = attribute(group.device, "idVendor")
+                modem.usbProductID = attribute(group.device, "idProduct")
+                modem.manufacturer = attribute(group.device, "manufacturer")
+                modem.model = attribute(group.device, "product")
+            case .pci:
+                let (vendor, device) = pciIDs(group.device)
+                (modem.pciVendorID, modem.pciDeviceID) = (vendor, device)
+                (modem.manufacturer, modem.model) = ModemDiscovery.knownPCIDevices["\(vendor):\(device)"] ?? (nil, nil)
+            case nil:
+                break
+            }
+            return modem
         }
-    }
 
-    /// The device a class entry hangs off: its resolved path cut before the subsystem's
-    /// directory (`…/1-1:1.12/usbmisc/cdc-wdm0` → `…/1-1:1.12`).
-    private func parentDevice(of relative: String, subsystem: String) -> String? {
-        guard let resolved = realPath("\(roots.sysfs)/\(relative)") else { return nil }
-        var parts = resolved.split(separator: "/", omittingEmptySubsequences: false)
-        guard let cut = parts.lastIndex(where: { $0 == subsystem }) else { return nil }
-        parts.removeSubrange(cut...)
-        return parts.joined(separator: "/")
-    }
-
-    /// Without bus attributes, a WWAN port's physical device is the WWAN device's parent
-    /// (`…/0000:01:00.0/wwan/wwan0` → `…/0000:01:00.0`).
-    private func wwanFallback(_ parent: String) -> String {
-        let parts = parent.split(separator: "/", omittingEmptySubsequences: false)
-        guard parts.count >= 2, parts[parts.count - 2] == "wwan", parts[parts.count - 1].hasPrefix("wwan") else {
-            return parent
+        private func uncontrolled(_ group: DeviceGroup, index: Int) -> UncontrolledModem {
+            let kind: UncontrolledModem.Kind = group.otherPorts.isEmpty ? .router : .unsupported
+            let nets = group.nets.sorted { $0.name.naturallyBefore($1.name) }
+            let ports = group.otherPorts.sorted { $0.name.naturallyBefore($1.name) }
+            var modem = UncontrolledModem(
+                index: index, kind: kind, devicePath: group.device, bus: .usb, vendorID: "",
+                productID: "", ports: ports.map(\.name), portTypes: ports.map(\.type),
+                interfaces: nets.map(\.name), driver: nets.first?.driver)
+            if bus(of: group.device) == .pci {
+                let (vendor, device) = pciIDs(group.device)
+                modem.bus = .pci
+                (modem.vendorID, modem.productID) = (vendor, device)
+                (modem.manufacturer, modem.model) = ModemDiscovery.knownPCIDevices["\(vendor):\(device)"] ?? (nil, nil)
+            } else {
+                modem.vendorID = attribute(group.device, "idVendor") ?? "????"
+                modem.productID = attribute(group.device, "idProduct") ?? "????"
+                modem.manufacturer = attribute(group.device, "manufacturer")
+                modem.model = attribute(group.device, "product")
+            }
+            return modem
         }
-        return parts.dropLast(2).joined(separator: "/")
-    }
 
-    /// The innermost USB device or PCI function at or above `path`; `fallback` when the tree
-    /// has neither (no bus attributes).
-    private func physicalDevice(above path: String, fallback: String) -> String {
-        let top = realPath(roots.sysfs) ?? roots.sysfs
-        var current = path
-        while current.count > top.count {
-            if bus(of: current) != nil { return current }
-            guard let slash = current.lastIndex(of: "/") else { break }
-            current = String(current[..<slash])
+        /// The net devices stacked on `interfaces` (through `lower_*` links, or the interfaces'
+        /// `upper_*` links), and on those in turn.
+        private func links(of interfaces: [String], among nets: [NetEntry]) -> [String] {
+            var linked = Set<String>(), below = Set(interfaces)
+            while true {
+                let found = nets.filter { net in
+                    guard !below.contains(net.name) else { return false }
+                    return net.lowers.contains { below.contains($0) }
+                        || nets.contains { below.contains($0.name) && $0.uppers.contains(net.name) }
+                }
+                guard !found.isEmpty else { break }
+                for net in found { linked.insert(net.name); below.insert(net.name) }
+            }
+            return linked.sorted { $0.naturallyBefore($1) }
         }
-        return fallback
-    }
 
-    /// `usb` for a USB device (with `idVendor`; its interfaces have none), `pci` for a PCI
-    /// function (`vendor`, `device`, `class`), each with its `subsystem` link to that bus.
-    private func bus(of path: String) -> ModemBus? {
-        let subsystem = realPath("\(path)/subsystem").map { String($0.split(separator: "/").last ?? "") }
-        if subsystem == "usb", attribute(path, "idVendor") != nil { return .usb }
-        if subsystem == "pci", ["vendor", "device", "class"].allSatisfy({ attribute(path, $0) != nil }) { return .pci }
-        return nil
-    }
-
-    /// A PCI function's vendor and device ids, without `0x`, lower case.
-    private func pciIDs(_ path: String) -> (String, String) {
-        func id(_ name: String) -> String {
-            let text = (attribute(path, name) ?? "????").lowercased()
-            return text.hasPrefix("0x") ? String(text.dropFirst(2)) : text
+        /// A USB net device bound to a router-mode driver, on a device of a modem vendor.
+        private func isRouterMode(_ net: NetEntry, device: String) -> Bool {
+            guard let driver = net.driver, ModemDiscovery.routerModeDrivers.contains(driver), bus(of: device) == .usb,
+                let vendor = attribute(device, "idVendor")
+            else { return false }
+            return ModemDiscovery.modemVendors.contains(vendor.lowercased())
         }
-        return (id("vendor"), id("device"))
-    }
 
-    /// The name of the driver bound to a device.
-    private func driver(of device: String) -> String? {
-        realPath("\(device)/driver").map { String($0.split(separator: "/").last ?? "") }
-    }
 
-    private func entries(of relative: String) -> [String] { entries(atAbsolute: "\(roots.sysfs)/\(relative)") }
 
-    private func entries(atAbsolute path: String) -> [String] { FileSystem.entries(path) ?? [] }
+        // MARK: sysfs
 
-    private func read(_ relative: String) -> String? { readAbsolute("\(roots.sysfs)/\(relative)") }
-
-    private func attribute(_ device: String, _ name: String) -> String? { readAbsolute("\(device)/\(name)") }
-
-    /// A sysfs attribute's text, trimmed; nil when it cannot be read.
-    private func readAbsolute(_ path: String) -> String? {
-        FileSystem.readText(path).map {
-            String($0.drop { $0.isWhitespace }.reversed().drop { $0.isWhitespace }.reversed())
+        /// `class/usbmisc/cdc-wdm*` whose USB interface is bound to cdc_mbim or qmi_wwan.
+        private func usbmiscPorts() -> [PortEntry] {
+            entries(of: "class/usbmisc").filter { $0.hasPrefix("cdc-wdm") }.compactMap { name in
+                guard let parent = parentDevice(of: "class/usbmisc/\(name)", subsystem: "usbmisc") else { return nil }
+                let proto: ModemProtocol? =
+                    switch driver(of: parent) {
+                    case "cdc_mbim": .mbim
+                    case "qmi_wwan": .qmi
+                    default: nil
+                    }
+                guard let proto else { return nil }
+                return PortEntry(
+                    port: ControlPort(name: name, devicePath: "\(roots.dev)/\(name)", protocol: proto),
+                    parent: parent, device: physicalDevice(above: parent, fallback: parent))
+            }
         }
-    }
 
-    private func realPath(_ path: String) -> String? {
-        guard let resolved = realpath(path, nil) else { return nil }
-        defer { free(resolved) }
-        return String(cString: resolved)
+        /// `class/wwan/*` ports of type MBIM or QMI.
+        private func wwanPorts() -> [PortEntry] {
+            entries(of: "class/wwan").compactMap { name in
+                guard let type = read("class/wwan/\(name)/type") else { return nil }
+                let proto: ModemProtocol? =
+                    switch type {
+                    case "MBIM": .mbim
+                    case "QMI": .qmi
+                    default: nil
+                    }
+                guard let proto, let parent = parentDevice(of: "class/wwan/\(name)", subsystem: "wwan") else { return nil }
+                return PortEntry(
+                    port: ControlPort(name: name, devicePath: "\(roots.dev)/\(name)", protocol: proto),
+                    parent: parent, device: physicalDevice(above: parent, fallback: wwanFallback(parent)))
+            }
+        }
+
+        /// `class/wwan/*` ports of other types (AT, XMMRPC…), with the physical device they are on.
+        private func otherWWANPorts() -> [(String, String, String)] {
+            entries(of: "class/wwan").compactMap { name in
+                guard let type = read("class/wwan/\(name)/type"), type != "MBIM", type != "QMI",
+                    let parent = parentDevice(of: "class/wwan/\(name)", subsystem: "wwan")
+                else { return nil }
+                return (name, type, physicalDevice(above: parent, fallback: wwanFallback(parent)))
+            }
+        }
+
+        /// Every `class/net` entry with where it sits and what it is stacked on.
+        private func netDevices() -> [NetEntry] {
+            entries(of: "class/net").compactMap { name in
+                guard let path = realPath("\(roots.sysfs)/class/net/\(name)") else { return nil }
+                let parent = parentDevice(of: "class/net/\(name)", subsystem: "net")
+                let links = entries(atAbsolute: path)
+                return NetEntry(
+                    name: name, path: path, parent: parent ?? "", driver: parent.flatMap(driver(of:)),
+                    device: parent.map { physicalDevice(above: $0, fallback: $0) },
+                    lowers: links.filter { $0.hasPrefix("lower_") }.map { String($0.dropFirst(6)) },
+                    uppers: links.filter { $0.hasPrefix("upper_") }.map { String($0.dropFirst(6)) })
+            }
+        }
+
+        /// The device a class entry hangs off: its resolved path cut before the subsystem's
+        /// directory (`…/1-1:1.12/usbmisc/cdc-wdm0` → `…/1-1:1.12`).
+        private func parentDevice(of relative: String, subsystem: String) -> String? {
+            guard let resolved = realPath("\(roots.sysfs)/\(relative)") else { return nil }
+            var parts = resolved.split(separator: "/", omittingEmptySubsequences: false)
+            guard let cut = parts.lastIndex(where: { $0 == subsystem }) else { return nil }
+            parts.removeSubrange(cut...)
+            return parts.joined(separator: "/")
+        }
+
+        /// Without bus attributes, a WWAN port's physical device is the WWAN device's parent
+        /// (`…/0000:01:00.0/wwan/wwan0` → `…/0000:01:00.0`).
+        private func wwanFallback(_ parent: String) -> String {
+            let parts = parent.split(separator: "/", omittingEmptySubsequences: false)
+            guard parts.count >= 2, parts[parts.count - 2] == "wwan", parts[parts.count - 1].hasPrefix("wwan") else {
+                return parent
+            }
+            return parts.dropLast(2).joined(separator: "/")
+        }
+
+        /// The innermost USB device or PCI function at or above `path`; `fallback` when the tree
+        /// has neither (no bus attributes).
+        private func physicalDevice(above path: String, fallback: String) -> String {
+            let top = sysfsTop
+            var current = path
+            while current.count > top.count {
+                if bus(of: current) != nil { return current }
+                guard let slash = current.lastIndex(of: "/") else { break }
+                current = String(current[..<slash])
+            }
+            return fallback
+        }
+
+        /// `usb` for a USB device (with `idVendor`; its interfaces have none), `pci` for a PCI
+        /// function (`vendor`, `device`, `class`), each with its `subsystem` link to that bus.
+        private func bus(of path: String) -> ModemBus? {
+            if let known = buses[path] { return known }
+            let found = readBus(of: path)
+            buses.updateValue(found, forKey: path)
+            return found
+        }
+
+        private func readBus(of path: String) -> ModemBus? {
+            let subsystem = realPath("\(path)/subsystem").map { String($0.split(separator: "/").last ?? "") }
+            if subsystem == "usb", attribute(path, "idVendor") != nil { return .usb }
+            if subsystem == "pci", ["vendor", "device", "class"].allSatisfy({ attribute(path, $0) != nil }) { return .pci }
+            return nil
+        }
+
+        /// A PCI function's vendor and device ids, without `0x`, lower case.
+        private func pciIDs(_ path: String) -> (String, String) {
+            func id(_ name: String) -> String {
+                let text = (attribute(path, name) ?? "????").lowercased()
+                return text.hasPrefix("0x") ? String(text.dropFirst(2)) : text
+            }
+            return (id("vendor"), id("device"))
+        }
+
+        /// The name of the driver bound to a device.
+        private func driver(of device: String) -> String? {
+            realPath("\(device)/driver").map { String($0.split(separator: "/").last ?? "") }
+        }
+
+        private func entries(of relative: String) -> [String] { entries(atAbsolute: "\(roots.sysfs)/\(relative)") }
+
+        private func entries(atAbsolute path: String) -> [String] { FileSystem.entries(path) ?? [] }
+
+        private func read(_ relative: String) -> String? { readAbsolute("\(roots.sysfs)/\(relative)") }
+
+        private func attribute(_ device: String, _ name: String) -> String? { readAbsolute("\(device)/\(name)") }
+
+        /// A sysfs attribute's text, trimmed; nil when it cannot be read.
+        private func readAbsolute(_ path: String) -> String? {
+            FileSystem.readText(path).map {
+                String($0.drop { $0.isWhitespace }.reversed().drop { $0.isWhitespace }.reversed())
+            }
+        }
+
+        private func realPath(_ path: String) -> String? { paths.realPath(path) }
     }
 }
 

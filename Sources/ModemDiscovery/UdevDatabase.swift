@@ -30,13 +30,13 @@ public struct UdevDatabase: Sendable {
             let minor = (device & 0xff) | ((device >> 12) & ~UInt64(0xff))
             names.append("c\(major):\(minor)")
         }
-        let sysfs = realPath(roots.sysfs) ?? roots.sysfs
+        let sysfs = FileSystem.realPath(roots.sysfs) ?? roots.sysfs
         for subsystem in ["usbmisc", "wwan"] {
             let classEntry = "\(roots.sysfs)/class/\(subsystem)/\(port.name)"
-            guard var path = realPath(classEntry) else { continue }
+            guard var path = FileSystem.realPath(classEntry) else { continue }
             if let number = read("\(classEntry)/dev"), !names.contains("c\(number)") { names.append("c\(number)") }
             while path.hasPrefix(sysfs + "/"), path.count > sysfs.count {
-                let bus = realPath("\(path)/subsystem").flatMap { $0.split(separator: "/").last.map(String.init) }
+                let bus = FileSystem.realPath("\(path)/subsystem").flatMap { $0.split(separator: "/").last.map(String.init) }
                 if let bus, bus == "usb" || bus == "pci", let name = path.split(separator: "/").last {
                     names.append("+\(bus):\(name)")
                 }
@@ -62,9 +62,4 @@ public struct UdevDatabase: Sendable {
         FileSystem.readText(path).map { String($0.split(separator: "\n").first ?? "") }
     }
 
-    private func realPath(_ path: String) -> String? {
-        guard let resolved = Glibc.realpath(path, nil) else { return nil }
-        defer { free(resolved) }
-        return String(cString: resolved)
-    }
 }

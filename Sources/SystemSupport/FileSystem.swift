@@ -224,7 +224,7 @@ public enum FileSystem {
     }
 
     /// `realpath(3)` of `path`, or nil.
-    private static func realPath(_ path: String) -> String? {
+    public static func realPath(_ path: String) -> String? {
         guard let resolved = realpath(path, nil) else { return nil }
         defer { free(resolved) }
         return String(cString: resolved)

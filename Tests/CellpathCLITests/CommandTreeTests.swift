@@ -52,6 +52,16 @@ import Testing
         #expect(parser.programNamedByWords(["fetch", "--interface", "wwan0", "https://api.truid.test/"]) == nil)
     }
 
+    /// The hand-over reads no options (`programNamedByWords`) because a word after a command with
+    /// subcommands can only be one of them: no such command takes a positional argument.
+    @Test func noCommandWithSubcommandsTakesAPositionalArgument() {
+        func check(_ node: CommandSpec, _ path: [String]) {
+            if !node.subcommands.isEmpty { #expect(node.arguments.isEmpty, "\(path)") }
+            for sub in node.subcommands { check(sub, path + [sub.name]) }
+        }
+        check(CommandTree.root, [CommandTree.root.name])
+    }
+
     /// A command that Ctrl-C could not cancel does not start: when the signal watcher cannot be
     /// installed (here: one is installed already), the command fails with 70 before it runs.
     @Test @MainActor func aCommandDoesNotStartWithoutItsSignalWatcher() throws {

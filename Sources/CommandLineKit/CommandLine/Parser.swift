@@ -111,9 +111,8 @@ package struct CommandLineParser {
     /// The program that runs what `arguments` ask for, when their leading words alone tell it:
     /// they name a command (a group) whose commands all run in that one program, so that no
     /// option, value or later word can make another program run them, and nothing asks for help.
-    /// The options of no command but those the words pass through are read. Nil otherwise: the
-    /// whole command line must be parsed to tell (an option before the words, a routed command,
-    /// `help`).
+    /// No command's options are read. Nil otherwise: the whole command line must be parsed to
+    /// tell (an option before the words, a routed command, `help`).
     package func programNamedByWords(_ arguments: [String]) -> Program? {
         let beforeEnd = arguments.prefix { $0 != "--" }
         let asksForHelp = beforeEnd.contains { argument in
@@ -123,8 +122,9 @@ package struct CommandLineParser {
         var node = root
         for word in beforeEnd {
             if let program = node.soleProgram { return program }
-            // As `parse` descends: only from a command that takes no positional argument.
-            guard !word.hasPrefix("-"), node.arguments.isEmpty, let next = node.subcommand(named: word) else {
+            // As `parse` descends; a command with subcommands takes no positional argument (a rule
+            // of the tree, tested), so none of the words' options are read.
+            guard !word.hasPrefix("-"), let next = node.subcommand(named: word) else {
                 return nil
             }
             node = next

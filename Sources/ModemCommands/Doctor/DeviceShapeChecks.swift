@@ -17,7 +17,7 @@ enum DeviceShapeChecks {
     static func unsupported(_ roots: DeviceRoots) -> [DoctorCheck] {
         var portsByDevice: [String: [String]] = [:]
         for name in entries("\(roots.sysfs)/class/wwan") {
-            guard let path = realPath("\(roots.sysfs)/class/wwan/\(name)"),
+            guard let path = FileSystem.realPath("\(roots.sysfs)/class/wwan/\(name)"),
                 let type = FileSystem.readText(path + "/type")?.filter({ !$0.isWhitespace })
             else { continue }
             portsByDevice[parent(path), default: []].append("\(name) (\(type))")
@@ -45,7 +45,7 @@ enum DeviceShapeChecks {
     /// Each USB net device of a router-mode driver.
     static func routerMode(_ roots: DeviceRoots) -> [DoctorCheck] {
         entries("\(roots.sysfs)/class/net").sorted().compactMap { name in
-            guard let path = realPath("\(roots.sysfs)/class/net/\(name)"),
+            guard let path = FileSystem.realPath("\(roots.sysfs)/class/net/\(name)"),
                 let driver = HostProbes.linkName(parent(parent(path)) + "/driver"),
                 routerDrivers.contains(driver)
             else {
@@ -82,11 +82,6 @@ enum DeviceShapeChecks {
         return String(path[..<slash])
     }
 
-    private static func realPath(_ path: String) -> String? {
-        guard let resolved = realpath(path, nil) else { return nil }
-        defer { free(resolved) }
-        return String(cString: resolved)
-    }
 
     /// The names in directory `path`, without `.` and `..`.
     private static func entries(_ path: String) -> [String] { FileSystem.entries(path) ?? [] }

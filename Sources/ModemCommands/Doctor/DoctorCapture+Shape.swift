@@ -23,13 +23,13 @@ extension DoctorCapture {
         shape.protocol = control?.protocol.rawValue
         shape.controlPort =
             control.map { $0.name.hasPrefix("cdc-wdm") ? .cdcWDM : .wwan } ?? DeviceShape.ControlPort.none
-        let net = modem.interfaces.first.flatMap { realPath("\(roots.sysfs)/class/net/\($0)") }
+        let net = modem.interfaces.first.flatMap { FileSystem.realPath("\(roots.sysfs)/class/net/\($0)") }
         // The function the driver binds: the control port's parent, else the net device's.
         let controlNode = control.flatMap { port in
-            ["usbmisc", "wwan"].lazy.compactMap { realPath("\(roots.sysfs)/class/\($0)/\(port.name)") }.first
+            ["usbmisc", "wwan"].lazy.compactMap { FileSystem.realPath("\(roots.sysfs)/class/\($0)/\(port.name)") }.first
         }
-        var function = net.flatMap { realPath($0 + "/device") }
-        if let node = controlNode, node.contains("/usbmisc/") { function = realPath(node + "/device") }
+        var function = net.flatMap { FileSystem.realPath($0 + "/device") }
+        if let node = controlNode, node.contains("/usbmisc/") { function = FileSystem.realPath(node + "/device") }
         if let vendor = Self.attribute(device, "idVendor") {
             shape.bus = "usb"
             shape.vendorID = vendor.lowercased()
@@ -83,13 +83,13 @@ extension DoctorCapture {
     private func extraPortTypes(_ device: String, control: String?) -> [String] {
         var types: [String] = []
         for name in (FileSystem.entries("\(roots.sysfs)/class/wwan") ?? []).sorted() where name != control {
-            guard let path = realPath("\(roots.sysfs)/class/wwan/\(name)"), path.hasPrefix(device + "/"),
+            guard let path = FileSystem.realPath("\(roots.sysfs)/class/wwan/\(name)"), path.hasPrefix(device + "/"),
                 let type = Self.attribute(path, "type"), type != "MBIM", type != "QMI"
             else { continue }
             types.append(type)
         }
         for name in (FileSystem.entries("\(roots.sysfs)/class/tty") ?? []).sorted() where name.hasPrefix("ttyUSB") {
-            guard let path = realPath("\(roots.sysfs)/class/tty/\(name)"), path.hasPrefix(device + "/") else {
+            guard let path = FileSystem.realPath("\(roots.sysfs)/class/tty/\(name)"), path.hasPrefix(device + "/") else {
                 continue
             }
             types.append("AT")
@@ -98,7 +98,7 @@ extension DoctorCapture {
     }
 
     private func driverName(_ path: String) -> String? {
-        realPath(path + "/driver").map { String($0.split(separator: "/").last ?? "") }
+        FileSystem.realPath(path + "/driver").map { String($0.split(separator: "/").last ?? "") }
     }
 
     private static func attribute(_ path: String, _ name: String) -> String? {

@@ -45,7 +45,7 @@ struct DoctorCapture {
                         sysfs.add(device, .record(tree(device, depth: Self.maximumDepth, budget: &budget)))
                     }
                     for interface in report.modem.interfaces {
-                        guard let path = realPath("\(roots.sysfs)/class/net/\(interface)"),
+                        guard let path = FileSystem.realPath("\(roots.sysfs)/class/net/\(interface)"),
                             !path.hasPrefix(report.modem.devicePath + "/")
                         else { continue }
                         sysfs.add(path, .record(tree(path, depth: 1, budget: &budget)))
@@ -98,11 +98,6 @@ struct DoctorCapture {
         return String(path[..<slash])
     }
 
-    func realPath(_ path: String) -> String? {
-        guard let resolved = realpath(path, nil) else { return nil }
-        defer { free(resolved) }
-        return String(cString: resolved)
-    }
 
     private func entries(_ path: String) -> [String] { FileSystem.entries(path) ?? [] }
 }

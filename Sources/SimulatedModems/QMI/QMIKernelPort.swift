@@ -195,7 +195,7 @@ final class QMIKernelPort {
     // MARK: Parsing
 
     private static func read(_ path: String) -> String {
-        (try? FileSystem.readText(path)) ?? ""
+        FileSystem.readText(path) ?? ""
     }
 
     /// A kernel boolean attribute: Y/N, 1/0 (kstrtobool).
