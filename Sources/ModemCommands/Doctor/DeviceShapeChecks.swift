@@ -82,7 +82,6 @@ enum DeviceShapeChecks {
         return String(path[..<slash])
     }
 
-
     /// The names in directory `path`, without `.` and `..`.
     private static func entries(_ path: String) -> [String] { FileSystem.entries(path) ?? [] }
 }
