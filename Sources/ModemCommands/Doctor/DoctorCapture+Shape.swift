@@ -89,7 +89,8 @@ extension DoctorCapture {
             types.append(type)
         }
         for name in (FileSystem.entries("\(roots.sysfs)/class/tty") ?? []).sorted() where name.hasPrefix("ttyUSB") {
-            guard let path = FileSystem.realPath("\(roots.sysfs)/class/tty/\(name)"), path.hasPrefix(device + "/") else {
+            guard let path = FileSystem.realPath("\(roots.sysfs)/class/tty/\(name)"), path.hasPrefix(device + "/")
+            else {
                 continue
             }
             types.append("AT")

@@ -98,7 +98,6 @@ struct DoctorCapture {
         return String(path[..<slash])
     }
 
-
     private func entries(_ path: String) -> [String] { FileSystem.entries(path) ?? [] }
 }
 
