@@ -400,8 +400,6 @@ extension ModemDiscovery {
             return ModemDiscovery.modemVendors.contains(vendor.lowercased())
         }
 
-
-
         // MARK: sysfs
 
         /// `class/usbmisc/cdc-wdm*` whose USB interface is bound to cdc_mbim or qmi_wwan.
@@ -431,7 +429,9 @@ extension ModemDiscovery {
                     case "QMI": .qmi
                     default: nil
                     }
-                guard let proto, let parent = parentDevice(of: "class/wwan/\(name)", subsystem: "wwan") else { return nil }
+                guard let proto, let parent = parentDevice(of: "class/wwan/\(name)", subsystem: "wwan") else {
+                    return nil
+                }
                 return PortEntry(
                     port: ControlPort(name: name, devicePath: "\(roots.dev)/\(name)", protocol: proto),
                     parent: parent, device: physicalDevice(above: parent, fallback: wwanFallback(parent)))
@@ -507,7 +507,9 @@ extension ModemDiscovery {
         private func readBus(of path: String) -> ModemBus? {
             let subsystem = realPath("\(path)/subsystem").map { String($0.split(separator: "/").last ?? "") }
             if subsystem == "usb", attribute(path, "idVendor") != nil { return .usb }
-            if subsystem == "pci", ["vendor", "device", "class"].allSatisfy({ attribute(path, $0) != nil }) { return .pci }
+            if subsystem == "pci", ["vendor", "device", "class"].allSatisfy({ attribute(path, $0) != nil }) {
+                return .pci
+            }
             return nil
         }
 

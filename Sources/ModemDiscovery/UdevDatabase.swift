@@ -36,7 +36,9 @@ public struct UdevDatabase: Sendable {
             guard var path = FileSystem.realPath(classEntry) else { continue }
             if let number = read("\(classEntry)/dev"), !names.contains("c\(number)") { names.append("c\(number)") }
             while path.hasPrefix(sysfs + "/"), path.count > sysfs.count {
-                let bus = FileSystem.realPath("\(path)/subsystem").flatMap { $0.split(separator: "/").last.map(String.init) }
+                let bus = FileSystem.realPath("\(path)/subsystem").flatMap {
+                    $0.split(separator: "/").last.map(String.init)
+                }
                 if let bus, bus == "usb" || bus == "pci", let name = path.split(separator: "/").last {
                     names.append("+\(bus):\(name)")
                 }
