@@ -41,14 +41,39 @@ extension ModemManagerModem {
         return try await body(bearers)
     }
 
-    /// The bearer that carries data: the connected one, else the first (disconnected), else none.
+    /// The bearer that carries data (`dataBearer`), else the first one, disconnected; else none.
     func bearer() async throws(ModemError) -> BearerStatus {
         try await withBearers { bearers throws(ModemError) in
-            guard let bearer = bearers.first(where: { mm_bearer_get_connected($0) != 0 }) ?? bearers.first else {
+            let kinds = bearers.map { bearer in
+                BearerKind(
+                    connected: mm_bearer_get_connected(bearer) != 0,
+                    apnType: mm_bearer_peek_properties(bearer).map { mm_bearer_properties_get_apn_type($0).rawValue }
+                        ?? MM_BEARER_APN_TYPE_NONE.rawValue)
+            }
+            if let index = Self.dataBearer(among: kinds) { return Self.status(bearers[index]) }
+            guard let first = bearers.first(where: { mm_bearer_get_connected($0) == 0 }) else {
                 return BearerStatus(state: .disconnected)
             }
-            return Self.status(bearer)
+            return Self.status(first)
         }
+    }
+
+    /// What choosing a bearer needs to know of one: connected or not, and the purposes of its
+    /// APN (`MMBearerApnType` bits).
+    struct BearerKind: Equatable {
+        var connected: Bool
+        var apnType: UInt32
+    }
+
+    /// Of a modem's bearers, the index of the connected one that carries Internet data: one whose
+    /// APN types include "default", else one with none given (ModemManager treats the first such
+    /// connection as the default one, and cellpath creates its bearers so). A bearer connected only
+    /// for IMS, MMS, management or another purpose (a multiplexed modem's second PDN) is never
+    /// taken for it: nil when no connected bearer is.
+    nonisolated static func dataBearer(among bearers: [BearerKind]) -> Int? {
+        let connected = bearers.indices.filter { bearers[$0].connected }
+        return connected.first { bearers[$0].apnType & MM_BEARER_APN_TYPE_DEFAULT.rawValue != 0 }
+            ?? connected.first { bearers[$0].apnType == MM_BEARER_APN_TYPE_NONE.rawValue }
     }
 
     func bearerState() async throws(ModemError) -> BearerState {
