@@ -74,29 +74,36 @@ eval "$("$CELLPATH" sim env --prefix "$PREFIX")"
 dev=$CELLPATH_DEV_ROOT
 
 inside() { ip netns exec "$UE" env PATH="$work/bin:$PATH" "$@"; }
-now() { date +%s%N; }
-# CPU time (user + system, ms) of the children waited for, from the output of bash's `times` in a
-# file (run in the shell itself: a command substitution would count its own children only).
-children_cpu_ms() {
-    tail -1 "$1" | awk '{ t = 0; for (i = 1; i <= 2; i++) { split($i, p, /[ms]/); t += p[1] * 60 + p[2] } printf "%.1f", t * 1000 }'
-}
+# Runs command lines (eval) one after the other, up to the first failure, their output appended to
+# the file OUT, and prints "wall_ms cpu_ms status": wall time from bash's clock, CPU time (user +
+# system) of the processes they started from `times`. Run inside the namespace, so that the
+# harness (`ip netns exec`, `env`, a clock process) is not timed.
+cat > "$work/timed" <<'TIMED'
+#!/usr/bin/env bash
+out=$1; shift
+status=0 start=$EPOCHREALTIME
+for line in "$@"; do eval "$line" >>"$out" 2>&1 || { status=$?; break; }; done
+end=$EPOCHREALTIME
+times > "$out.times"   # in this shell: a pipe or $(…) would run it in a subshell, without these children
+tail -1 "$out.times" | awk -v a="$start" -v b="$end" -v s="$status" '{ t = 0; for (i = 1; i <= 2; i++) { split($i, p, /[ms]/); t += p[1] * 60 + p[2] }
+    printf "%.1f %.1f %s\n", (b - a) * 1000, t * 1000, s }'
+TIMED
+chmod +x "$work/timed"
 # One up + down, timed; its output kept for a failure's message. Client, modem index → "wall ms
 # cpu ms" (CPU: user + system of every process it started, which a loaded machine does not inflate).
 measure() {
-    local start end
-    times > "$work/times-before"
-    start=$(now)
+    local wall cpu status
+    : > "$work/out"
     case $1 in
-        cellpath) inside "$CELLPATH" bearer up -m "$2" -q >"$work/out" 2>&1 && inside "$CELLPATH" bearer down -m "$2" -q >>"$work/out" 2>&1 ;;
-        mbim-network) inside mbim-network --profile="$work/network.conf" "$dev/cdc-wdm$2" start >"$work/out" 2>&1 \
-                          && inside mbim-network --profile="$work/network.conf" "$dev/cdc-wdm$2" stop >>"$work/out" 2>&1 ;;
-        qmi-network) inside qmi-network --profile="$work/network.conf" "$dev/cdc-wdm$2" start >"$work/out" 2>&1 \
-                         && inside qmi-network --profile="$work/network.conf" "$dev/cdc-wdm$2" stop >>"$work/out" 2>&1 ;;
-    esac || { echo "bench-bearer: $1 on modem $2 failed:" >&2; cat "$work/out" >&2; exit 70; }
-    end=$(now)
-    times > "$work/times-after"
-    awk -v a="$start" -v b="$end" -v c0="$(children_cpu_ms "$work/times-before")" \
-        -v c1="$(children_cpu_ms "$work/times-after")" 'BEGIN { printf "%.1f %.1f\n", (b - a) / 1e6, c1 - c0 }'
+        cellpath) set -- "$1" "$2" "'$CELLPATH' bearer up -m $2 -q" "'$CELLPATH' bearer down -m $2 -q" ;;
+        mbim-network) set -- "$1" "$2" "mbim-network --profile='$work/network.conf' '$dev/cdc-wdm$2' start" \
+                          "mbim-network --profile='$work/network.conf' '$dev/cdc-wdm$2' stop" ;;
+        qmi-network) set -- "$1" "$2" "qmi-network --profile='$work/network.conf' '$dev/cdc-wdm$2' start" \
+                         "qmi-network --profile='$work/network.conf' '$dev/cdc-wdm$2' stop" ;;
+    esac
+    read -r wall cpu status <<< "$(inside "$work/timed" "$work/out" "$3" "$4")"
+    [ "$status" = 0 ] || { echo "bench-bearer: $1 on modem $2 failed:" >&2; cat "$work/out" >&2; exit 70; }
+    echo "$wall $cpu"
 }
 
 # Warm-up: the proxies start, the binaries are in the page cache.
@@ -146,13 +153,13 @@ if ((MM_ROUNDS > 0)); then
     "$CELLPATH" sim up --prefix "$MM_PREFIX" --scenario "$work/scenario-mm.json" >/dev/null
     mm_env=$("$CELLPATH" sim env --prefix "$MM_PREFIX" | sed -n "s/^export //p" | tr -d "'")
     measure_mm() { # modem index → ms of one up + down through ModemManager
-        local start end
-        start=$(now)
-        { ip netns exec "${MM_PREFIX}ue" env $mm_env "$CELLPATH" bearer up -m "$1" --backend modemmanager -q \
-          && ip netns exec "${MM_PREFIX}ue" env $mm_env "$CELLPATH" bearer down -m "$1" --backend modemmanager -q; } >"$work/out" 2>&1 \
+        local wall cpu status
+        : > "$work/out"
+        read -r wall cpu status <<< "$(ip netns exec "${MM_PREFIX}ue" env $mm_env "$work/timed" "$work/out" \
+            "'$CELLPATH' bearer up -m $1 --backend modemmanager -q" "'$CELLPATH' bearer down -m $1 --backend modemmanager -q")"
+        [ "$status" = 0 ] \
             || { echo "bench-bearer: cellpath through ModemManager on modem $1 failed:" >&2; cat "$work/out" >&2; exit 70; }
-        end=$(now)
-        awk -v a="$start" -v b="$end" 'BEGIN { printf "%.1f\n", (b - a) / 1e6 }'
+        echo "$wall"
     }
     for modem in 0 1; do measure_mm "$modem" >/dev/null; done   # warm-up: ModemManager enables the modems
     for ((r = 0; r < MM_ROUNDS; r++)); do
@@ -204,12 +211,14 @@ if ((ZOO_ROUNDS > 0)); then
         zoo bearer up -m "$index" -v >/dev/null 2>"$work/trace" && zoo bearer down -m "$index" -q >/dev/null
         trips=$(round_trips "$work/trace")
         for ((r = 0; r < ZOO_ROUNDS; r++)); do
-            start=$(now)
-            zoo bearer up -m "$index" -q >"$work/out" 2>&1 \
+            : > "$work/out"
+            read -r wall cpu status <<< "$(ip netns exec "${ZOO_PREFIX}ue" env $zoo_env "$work/timed" "$work/out" \
+                "'$CELLPATH' bearer up -m $index -q")"
+            [ "$status" = 0 ] \
                 || { echo "bench-bearer: bearer up on zoo modem $index failed:" >&2; cat "$work/out" >&2; exit 70; }
-            end=$(now)
             zoo bearer down -m "$index" -q >/dev/null
-            awk -v a="$start" -v b="$end" -v i="$index" 'BEGIN { printf "zoo-%s %.1f\n", i, (b - a) / 1e6 }' >> "$work/samples"
+            echo "zoo-$index $wall" >> "$work/samples"
+            echo "cpu-zoo-$index $cpu" >> "$work/samples"
         done
         echo "$index	$model	$protocol	$trips" >> "$work/zoo-rows"
     done < "$work/zoo-modems"
@@ -220,12 +229,12 @@ if ((ZOO_ROUNDS > 0)); then
     echo
     echo "Floor = round trips to the modem × $MODEM_DELAY ms + $NETLINK_MS ms (netlink)."
     echo
-    echo "| modem | model | protocol | round trips | median ms | floor ms | median / floor | target ≤ 1.1 |"
-    echo "|---:|---|---|---:|---:|---:|---:|---|"
+    echo "| modem | model | protocol | round trips | median ms | CPU ms | floor ms | median / floor | target ≤ 1.1 |"
+    echo "|---:|---|---|---:|---:|---:|---:|---:|---|"
     while IFS=$'\t' read -r index model protocol trips; do
         m=$(median "zoo-$index") floor=$(awk -v n="$trips" -v d="$MODEM_DELAY" -v l="$NETLINK_MS" 'BEGIN { printf "%.1f", n * d + l }')
         q=$(ratio "$m" "$floor")
-        echo "| $index | $model | $protocol | $trips | $m | $floor | $q | $(verdict "$q <= 1.1") |"
+        echo "| $index | $model | $protocol | $trips | $m | $(median "cpu-zoo-$index") | $floor | $q | $(verdict "$q <= 1.1") |"
     done < "$work/zoo-rows"
     if [ -s "$work/zoo-skipped" ]; then
         echo

@@ -18,7 +18,13 @@ final class QMIKernelPort {
     /// The `qmimuxN` devices over this net device, by mux id, in creation order.
     private(set) var muxLinks: [(muxID: UInt8, name: String)] = []
     /// Writes of our own (reverts, the mux id lists) whose events are still to come, by attribute.
+    /// Ours replace the file (an IN_MOVED_TO event, with a cookie of its own), a host writes into
+    /// it (IN_CLOSE_WRITE): inotify merges two identical events in a row, so a host's write right
+    /// after one of ours would otherwise be taken for ours and lost.
     private var ownWrites: [String: Int] = [:]
+    /// Called with the attribute's name after each write of our own: tests write as a host there,
+    /// between two of ours, as a host on another thread may.
+    var afterOwnWrite: ((String) -> Void)?
 
     private let root: String
     private let directory: String
@@ -57,12 +63,15 @@ final class QMIKernelPort {
             guard n > 0 else { break }
             var offset = 0
             while offset + header <= n {
-                let nameLength = buffer.withUnsafeBytes {
-                    Int($0.loadUnaligned(fromByteOffset: offset + 12, as: UInt32.self))
+                let (mask, nameLength) = buffer.withUnsafeBytes {
+                    (
+                        $0.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self),
+                        Int($0.loadUnaligned(fromByteOffset: offset + 12, as: UInt32.self))
+                    )
                 }
                 let nameBytes = buffer[(offset + header) ..< (offset + header + nameLength)].prefix { $0 != 0 }
                 let name = String(decoding: nameBytes, as: UTF8.self)
-                if let pending = ownWrites[name], pending > 0 {
+                if mask & UInt32(IN_MOVED_TO) != 0, let pending = ownWrites[name], pending > 0 {
                     ownWrites[name] = pending - 1
                     offset += header + nameLength
                     continue
@@ -134,10 +143,12 @@ final class QMIKernelPort {
         for file in ["add_mux", "del_mux"] { overwrite(file, muxList) }
     }
 
-    /// Writes an attribute's content ourselves; its inotify event is then skipped.
+    /// Writes an attribute's content ourselves, replacing the file; its IN_MOVED_TO event is then skipped.
     private func overwrite(_ attribute: String, _ text: String) {
-        guard (try? FileSystem.overwrite(text, at: "\(directory)/\(attribute)")) != nil else { return }
+        let path = "\(directory)/\(attribute)"
+        guard (try? FileSystem.write(text.utf8, to: path, mode: 0o644, durability: .untilReboot)) != nil else { return }
         ownWrites[attribute, default: 0] += 1
+        afterOwnWrite?(attribute)
     }
 
     /// Puts back what the kernel would have kept, and says why as the kernel log would.

@@ -73,6 +73,8 @@ final class PacketRelay: Sendable {
         var muxDevices: [String: Int32] = [:]
         /// Descriptors of removed mux devices, closed by the uplink thread (their only reader).
         var retired: [Int32] = []
+        /// How many removed mux devices' descriptors the uplink thread has closed.
+        var retiredClosed = 0
         /// Where the bearer's packets flow.
         var path: BearerDataPath = .master
     }
@@ -88,6 +90,9 @@ final class PacketRelay: Sendable {
     private let advertisesPrefix: Bool
     private let stopped = Atomic<Bool>(false)
     private let threads = Mutex<[pthread_t]>([])
+    /// A pipe whose read end is in the uplink thread's poll set: written to make it close removed
+    /// mux devices now, not at its next turn (nil without one: then within 100 ms).
+    private let uplinkWake = try? FileDescriptor.pipe(nonBlocking: true)
 
     /// Takes ownership of both descriptors (closed by `stop()`).
     init(
@@ -155,10 +160,22 @@ final class PacketRelay: Sendable {
         state.withLock { $0.muxDevices[name] = fd }
     }
 
-    /// Removes multiplexed device `name`: its queue closes (and the device vanishes) within a turn.
+    /// Removes multiplexed device `name`, as qmi_wwan's `del_mux` does before it returns: its queue
+    /// is closed by the uplink thread (its only reader), woken for it, and the device has vanished
+    /// when this returns (a new one may take its name at once). Waits at most a second.
     func removeMuxDevice(_ name: String) {
-        state.withLock { s in
-            if let fd = s.muxDevices.removeValue(forKey: name) { s.retired.append(fd) }
+        let target: Int? = state.withLock { s in
+            guard let fd = s.muxDevices.removeValue(forKey: name) else { return nil }
+            s.retired.append(fd)
+            return s.retiredClosed + s.retired.count
+        }
+        guard let target else { return }
+        if let wake = uplinkWake?.write { _ = write(wake.rawValue, "w", 1) }
+        let deadline = MonotonicClock.now + 1
+        while state.withLock({ $0.retiredClosed < target }), !stopped.load(ordering: .relaxed),
+            MonotonicClock.now < deadline
+        {
+            usleep(500)
         }
     }
 
@@ -177,6 +194,8 @@ final class PacketRelay: Sendable {
         for thread in threads.withLock({ $0 }) { pthread_join(thread, nil) }
         Glibc.close(deviceFD)
         for fd in state.withLock({ Array($0.muxDevices.values) + $0.retired }) { Glibc.close(fd) }
+        uplinkWake?.read.close()
+        uplinkWake?.write.close()
         return networkFD
     }
 
@@ -213,6 +232,11 @@ final class PacketRelay: Sendable {
             var pfds = sources.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
             let ready = poll(&pfds, nfds_t(pfds.count), timeout)
             for pfd in pfds where ready > 0 && pfd.revents & Int16(POLLIN) != 0 {
+                if pfd.fd == uplinkWake?.read.rawValue {
+                    var bytes = [UInt8](repeating: 0, count: 64)
+                    _ = read(pfd.fd, &bytes, bytes.count)  // woken to close removed mux devices: the next turn does
+                    continue
+                }
                 for _ in 0 ..< 256 {
                     let n = read(pfd.fd, &buffer, buffer.count)
                     if n <= 0 { break }
@@ -281,15 +305,15 @@ final class PacketRelay: Sendable {
         }
     }
 
-    /// The device-side queues to read: the net device's, then its mux devices'. Closes the
-    /// queues of removed mux devices first (this thread is their only reader).
+    /// The device-side queues to read: the net device's, then its mux devices', then the wake-up
+    /// pipe. Closes the queues of removed mux devices first (this thread is their only reader).
     private func deviceSources() -> [Int32] {
-        let (retired, mux) = state.withLock { s in
-            defer { s.retired = [] }
-            return (s.retired, s.muxDevices.values.sorted())
+        state.withLock { s in
+            for fd in s.retired { Glibc.close(fd) }
+            s.retiredClosed += s.retired.count
+            s.retired = []
+            return [deviceFD] + s.muxDevices.values.sorted() + (uplinkWake.map { [$0.read.rawValue] } ?? [])
         }
-        for fd in retired { Glibc.close(fd) }
-        return [deviceFD] + mux
     }
 
     /// Why an uplink packet read from queue `fd` must be dropped for the device it came from:
