@@ -24,7 +24,7 @@
 #   MM_PREFIX     prefix of its world with ModemManager (default: cpbbm-; MM_ROUNDS=0 skips that part)
 #   MM_ROUNDS     rounds through ModemManager (default: ROUNDS)
 #   ZOO_PREFIX    prefix of the device zoo's world (default: cpbz-; ZOO_ROUNDS=0 skips that part)
-#   ZOO_ROUNDS    timed `bearer up` runs per zoo modem (default: ROUNDS)
+#   ZOO_ROUNDS    timed `bearer up` runs per zoo modem (default: ROUNDS; skipped at MODEM_DELAY=0, where it has no floor)
 #   NETLINK_MS    the floor's allowance for configuring the interface over netlink (default: 1)
 set -euo pipefail
 
@@ -179,7 +179,9 @@ if ((MM_ROUNDS > 0)); then
     done
 fi
 
-if ((ZOO_ROUNDS > 0)); then
+if ((ZOO_ROUNDS > 0 && MODEM_DELAY == 0)); then
+    echo "bench-bearer: the device zoo's floor is its round trips × the modem's answer time: skipped at MODEM_DELAY=0" >&2
+elif ((ZOO_ROUNDS > 0)); then
     # -----------------------------------------------------------------------------------------
     # bearer up on each zoo modem that can bring one up, against its own floor.
     echo "bench-bearer: the device zoo ($ZOO_PREFIX), $ZOO_ROUNDS rounds per modem…" >&2
