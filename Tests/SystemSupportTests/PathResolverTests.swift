@@ -49,6 +49,22 @@ import Testing
         #expect(resolver.realPath("\(root)/loop-a") == nil)
     }
 
+    /// The machine's own sysfs: its class entries and the links discovery follows from them.
+    @Test func answersAsRealpathDoesOnThisMachinesSysfs() {
+        let resolver = PathResolver()
+        var asked = 0
+        for directory in ["/sys/class/net", "/sys/class/tty", "/sys/class/usbmisc", "/sys/class/wwan"] {
+            for name in (FileSystem.entries(directory) ?? []).sorted().prefix(40) {
+                for suffix in ["", "/device", "/device/driver", "/device/subsystem", "/subsystem", "/device/.."] {
+                    let path = "\(directory)/\(name)\(suffix)"
+                    #expect(resolver.realPath(path) == FileSystem.realPath(path), "\(path)")
+                    asked += 1
+                }
+            }
+        }
+        #expect(asked > 0, "this machine has no /sys/class/net")
+    }
+
     @Test func aLinkIsReadOnceForEveryPathThroughIt() throws {
         let root = try makeTree()
         defer { FileSystem.removeTree(root) }
