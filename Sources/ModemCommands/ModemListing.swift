@@ -186,15 +186,18 @@ package enum ModemListing {
         return record
     }
 
-    /// The radio state shown for an FCC-locked modem: its radio is off and its model (`vid:pid`)
-    /// is on ModemManager's FCC-unlock list.
+    /// The radio state shown for an FCC-locked modem: the modem says its radio is off and its
+    /// model (`vid:pid`) is on ModemManager's FCC-unlock list.
     static let fccLocked = "fcc-locked"
 
-    /// The modem's radio state: `on`, `off` or `fcc-locked`.
-    static func radio(_ report: ModemReport) -> String? {
+    /// The modem's radio state: `on`, `off` or `fcc-locked`. Only the modem itself tells a radio
+    /// that is off (the direct backends): through ModemManager, `off` is a modem that ModemManager
+    /// has not enabled (its state `disabled`, until NetworkManager or `mmcli --enable` asks),
+    /// which says nothing of a lock.
+    static func radio(_ report: ModemReport, list: FCCUnlockList = FCCUnlockList()) -> String? {
         guard let radio = report.status?.radio else { return nil }
-        let listed = FCCUnlockList().entry(for: report.modem, orVendor: false) != nil
-        return radio == .off && listed ? fccLocked : radio.rawValue
+        guard radio == .off, report.status?.backend != "modemmanager" else { return radio.rawValue }
+        return list.entry(for: report.modem, orVendor: false) != nil ? fccLocked : radio.rawValue
     }
 
     private static func hardwareIDs(_ vendor: String, _ product: String?, _ productKey: String) -> Value {

@@ -119,5 +119,13 @@ import Testing
         #expect(locked.remedy?.contains("\(directory)/1199:9079") == true)
         #expect(Self.checks(ModemStatus(radio: .off)).radio().status == .warn, "off, not on the list: a warning")
         #expect(Self.checks(ModemStatus(radio: .on), fccList: directory).radio().status == .pass)
+
+        // Through ModemManager, off is a modem ModemManager has not enabled: a warning that says
+        // so, with the unlock as the way out if enabling it fails.
+        var disabled = ModemStatus(radio: .off)
+        disabled.backend = "modemmanager"
+        let notEnabled = Self.checks(disabled, fccList: directory).radio()
+        #expect(notEnabled.status == .warn && notEnabled.summary.contains("has not enabled"), "\(notEnabled.summary)")
+        #expect(notEnabled.remedy?.contains("\(directory)/1199:9079") == true, "\(notEnabled.remedy ?? "")")
     }
 }

@@ -162,6 +162,17 @@ struct ModemChecks {
                 "\(id) \(entry != nil ? "is" : "is not") on ModemManager's FCC-unlock list (\(fccUnlockList))")
         }
         guard status?.radio == .off else { return check("radio", .pass, "the radio is on", evidence: evidence) }
+        // Through ModemManager, off is a modem it has not enabled: no sign of a lock yet.
+        if status?.backend == "modemmanager" {
+            let unlock =
+                entry.map {
+                    "if ModemManager cannot, the model may be FCC-locked: "
+                        + list.remedy(entry: $0, hardwareID: id, simulated: modem.isSimulated)
+                } ?? "if it cannot, see ModemManager's log (journalctl -u ModemManager)"
+            return check(
+                "radio", .warn, "ModemManager has not enabled the modem (its radio is off)", evidence: evidence,
+                remedy: "cellpath bearer up enables it (or mmcli -m any --enable); " + unlock)
+        }
         if let entry, let id {
             return check(
                 "radio", .fail, "the radio is off and \(id) is a model that ships FCC-locked",
