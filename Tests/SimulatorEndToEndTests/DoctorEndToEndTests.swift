@@ -310,6 +310,13 @@ struct DoctorEndToEndTests {
             #expect(
                 report.checks["read"]?["evidence"]?.array?.contains(.string("backend: modemmanager")) == true,
                 "\(report.checks["read"] ?? .null)")
+            // The built-in modem is a model of ModemManager's FCC-unlock list (1199:9079) that
+            // ModemManager has not enabled: its radio reads off, which is no sign of a lock.
+            let radio = try #require(report.checks["radio"], "\(report.json)")
+            #expect(radio["status"]?.string == "warn", "\(radio)")
+            #expect(radio["summary"]?.string == "ModemManager has not enabled the modem (its radio is off)", "\(radio)")
+            let listed = try JSONValue.parse(device.cellpath(["modems", "--json"]).stdout)["modems"]?.array ?? []
+            #expect(listed.first?["radio"]?.string == "off", "\(listed)")
         }
     }
 
