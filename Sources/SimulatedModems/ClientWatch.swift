@@ -6,7 +6,8 @@ import SystemSupport
 /// the slave's device node; inotify merges an event into an identical one still unread (two opens
 /// in a row, as qmi-proxy makes when two clients open one port at once, read as one), so after a
 /// close the count is taken again from the descriptors /proc shows, the simulator's own one
-/// (`ownDescriptor`) left out, and followed back through the events read with it. Until the
+/// (`ownDescriptor`) left out, at a moment no event is left unread for, and followed back
+/// through the events read with it. Until the
 /// first event arrives the count is not trusted (`isReliable` is false). Confined to the modem's
 /// server thread.
 final class ClientWatch {
@@ -36,18 +37,26 @@ final class ClientWatch {
     /// Reads the pending events; returns true when the last client closed the port since the
     /// last call (even if another has opened it since).
     func drain() -> Bool {
-        let events = pendingEvents()
+        var events = pendingEvents()
         guard !events.isEmpty else { return false }
         isReliable = true
-        // Counted in order, as the events tell (too few when opens were merged).
-        var counted = clients
-        for event in events { counted = event == .opened ? counted + 1 : max(0, counted - 1) }
         guard events.contains(.closed) else {
-            clients = counted
+            clients = counted(events)
             return false
         }
         // Back from the clients there are now through the events: how many there were after each.
-        let (found, complete) = openedByClients()
+        // The count and the events must tell of the same moment: a client that opened while /proc
+        // was read is in the count, its event not yet read. An open's event comes before its
+        // descriptor shows, so /proc is read again until no event came in meanwhile.
+        beforeCount?()
+        var (found, complete) = openedByClients()
+        for _ in 0 ..< 8 {
+            let later = pendingEvents()
+            guard !later.isEmpty else { break }
+            events += later
+            (found, complete) = openedByClients()
+        }
+        let counted = counted(events)
         clients = complete ? found : max(found, counted)
         var after = clients, lastLeft = false
         for event in events.reversed() {
@@ -61,7 +70,16 @@ final class ClientWatch {
         return lastLeft
     }
 
+    /// Called after a close was read, before the count from /proc: tests open the port there, as
+    /// a client may meanwhile.
+    var beforeCount: (() -> Void)?
+
     private enum Event { case opened, closed }
+
+    /// The count after `events`, in order, as they tell it (too few when opens were merged).
+    private func counted(_ events: [Event]) -> Int {
+        events.reduce(clients) { count, event in event == .opened ? count + 1 : max(0, count - 1) }
+    }
 
     /// The open and close events waiting, oldest first.
     private func pendingEvents() -> [Event] {
