@@ -210,12 +210,25 @@ struct HTTPClientTests {
         }
         let first = try await round()
         #expect(first.count == concurrent && first.allSatisfy { $0.status == 200 && $0.body == Array("ok".utf8) })
-        let kept = try establishedConnections(toPort: server.port)
+        // The connections beyond the bound are closed as their transfers end; on a loaded machine
+        // (CI runs suites in parallel) their sockets may take a moment to leave ESTABLISHED: the
+        // count is read once it has settled, within 3 s.
+        let kept = try settledConnections(toPort: server.port)
         #expect((1 ... 8).contains(kept), "\(kept) connections kept open")
         let second = try await round()
         #expect(second.count == concurrent && second.allSatisfy { $0.status == 200 && $0.body == Array("ok".utf8) })
         #expect(second.filter { $0.trace.connectionReused }.count >= kept, "the kept connections were used again")
-        #expect((1 ... 8).contains(try establishedConnections(toPort: server.port)))
+        #expect((1 ... 8).contains(try settledConnections(toPort: server.port)))
+    }
+
+    /// `establishedConnections` once it is within the bound of 8, or after 3 s.
+    private func settledConnections(toPort port: UInt16) throws -> Int {
+        var count = try establishedConnections(toPort: port)
+        _ = try Poll.until(timeout: .seconds(3)) {
+            count = try establishedConnections(toPort: port)
+            return count <= 8
+        }
+        return count
     }
 
     /// This machine's established TCP connections to 127.0.0.1:`port` (the client ends), from /proc/net/tcp.
