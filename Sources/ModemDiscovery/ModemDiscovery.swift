@@ -304,10 +304,8 @@ extension ModemDiscovery {
                     groups[device, default: DeviceGroup(device: device)].nets.append(net)
                 }
             }
-            // Each group's bus read once, not at every comparison.
-            let ranks = groups.mapValues { busRank($0.device) }
             let ordered = groups.values.sorted { a, b in
-                let (x, y) = (ranks[a.device] ?? 2, ranks[b.device] ?? 2)
+                let (x, y) = (busRank(a.device), busRank(b.device))
                 return x != y ? x < y : ModemDiscovery.pathBefore(a.device, b.device)
             }
             var discovery = Discovery(modems: [], uncontrolled: [])
@@ -321,7 +319,7 @@ extension ModemDiscovery {
             return discovery
         }
 
-        /// USB first, then PCI, then neither.
+        /// USB first, then PCI, then neither (the bus read once per device, `bus(of:)`).
         private func busRank(_ device: String) -> Int {
             switch bus(of: device) {
             case .usb: 0

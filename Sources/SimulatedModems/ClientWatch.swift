@@ -7,9 +7,8 @@ import SystemSupport
 /// in a row, as qmi-proxy makes when two clients open one port at once, read as one), so after a
 /// close the count is taken again from the descriptors /proc shows, the simulator's own one
 /// (`ownDescriptor`) left out, at a moment no event is left unread for, and followed back
-/// through the events read with it. Until the
-/// first event arrives the count is not trusted (`isReliable` is false). Confined to the modem's
-/// server thread.
+/// through the events read with it. Until the first event arrives the count is not trusted
+/// (`isReliable` is false). Confined to the modem's server thread.
 final class ClientWatch {
     /// The inotify descriptor to poll, or -1 when watching is unavailable.
     let fd: Int32
