@@ -14,6 +14,14 @@ public final class CellularHTTPClient: Sendable {
         self.dnsCache = dnsCache
     }
 
+    /// Loads and initialises libcurl (its library closure, TLS) on a thread of its own, for a
+    /// command that has other work to do before its first request (bringing a bearer up: the
+    /// modem's round trips): that request then finds libcurl ready instead of loading it. A
+    /// request made meanwhile waits for the load in progress. Nothing happens when it is loaded.
+    public static func prepareInBackground() {
+        try? Threads.detach { _ = CurlShare.ready }
+    }
+
     /// Runs the chain and returns every hop with either the result or the failure.
     /// Callable from any context: the blocking libcurl work runs on a dedicated thread;
     /// cancelling the task aborts the running hop.

@@ -1,9 +1,11 @@
 import Bearers
+import CellularHTTP
 import CellpathCLI
 import CellpathCore
 import CommandLineKit
 import ModemDiscovery
 import Modems
+import Synchronization
 
 extension FetchCommand {
     /// `cellpath fetch` routed here (`-m/--modem`, or a modem and no `--interface`): the
@@ -12,10 +14,13 @@ extension FetchCommand {
         try checkModemPath(options.interfacePath, command: context.command)
         try checkOutputs(options, context)
         let slot = try SIMSlotChoice.single(options.modemPath.simSlot, command: context.command)
+        // libcurl loads while the modem is chosen, instead of after it.
+        CellularHTTPClient.prepareInBackground()
         let modem = try await chosenModem(options.modem, options.modemPath.backend, context)
         return try await run(options, context) { options, context in
             try modemPath(
-                options.modemPath, options.interfacePath, ipType: options.ipType, context, modem: modem, simSlot: slot)
+                options.modemPath, options.interfacePath, ipType: options.ipType, context, modem: modem, simSlot: slot,
+                justDiscovered: true)
         }
     }
 
@@ -35,12 +40,14 @@ extension FetchCommand {
 
     /// The modem layer's path provider: the bearer of `modem`, on SIM slot `simSlot` (nil: the
     /// active one); `startsOnRecordedBearer` for a caller that confirms the path beside its run
-    /// (`ModemPathProvider.Options`). (`interfacePath` must name no interface or DNS server: the
+    /// (`ModemPathProvider.Options`); `justDiscovered` when `modem` was read from sysfs a moment
+    /// ago, so that the first bring-up takes it as it is instead of reading sysfs again (later ones
+    /// read it, to follow a reset). (`interfacePath` must name no interface or DNS server: the
     /// bearer gives them.)
     package static func modemPath(
         _ path: ModemPathOptions, _ interfacePath: InterfacePathOptions,
         ipType: BearerIPType?, _ context: CommandContext,
-        modem: DiscoveredModem, simSlot: Int?, startsOnRecordedBearer: Bool = false
+        modem: DiscoveredModem, simSlot: Int?, startsOnRecordedBearer: Bool = false, justDiscovered: Bool = false
     ) throws -> ModemPathProvider {
         try checkModemPath(interfacePath, command: context.command)
         // Bringing the bearer up is bounded as `bearer up` is by default (fetch's --timeout is the chain's).
@@ -54,12 +61,13 @@ extension FetchCommand {
             keepBearer: path.keepBearer, opener: path.backend.choice.opener,
             lockWait: ModemOption.lockWait(path.wait), simSlot: simSlot, startsOnRecordedBearer: startsOnRecordedBearer)
         let discovery = ModemDiscovery(roots: ModemsCommand.deviceRoots(context))
+        let fresh = Mutex(justDiscovered ? modem : nil)
         return ModemPathProvider(
             options: options, records: BearerRecords(environment: context.environment), logger: context.logger,
             progress: { context.progress.step($0) }
         ) {
             // The modem as it is now: after a reset it may be back under other names.
-            discovery.current(modem) ?? modem
+            fresh.withLock { $0.take() } ?? discovery.current(modem) ?? modem
         }
     }
 
