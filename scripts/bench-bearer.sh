@@ -11,8 +11,9 @@
 # time) that can bring up a bearer, against its own floor: its round trips to the modem, counted
 # in its `-v` trace, × MODEM_DELAY, plus NETLINK_MS for configuring the interface.
 # Then `cellpath fetch -m N check_url` with the bearer down: the time from its start to the first
-# byte of check_url, against the floor (the modem's connect and IP configuration answers, and the
-# first hop's round trips on the cellular path).
+# byte of check_url (the start taken inside the namespace), against two floors: the first hop's
+# round trips on the cellular path after the modem's connect and IP configuration answers, or
+# after every round trip of the bring-up counted in a `-v` trace of a warm-up run.
 # Method and results: docs/benchmarks.md. Needs root (the simulator does). Runs on its own
 # (`sudo CELLPATH=… scripts/bench-bearer.sh`) as well as from `make bench`.
 #
