@@ -1,3 +1,4 @@
+import CCurl
 import CellpathCore
 import SystemSupport
 
@@ -14,12 +15,13 @@ public final class CellularHTTPClient: Sendable {
         self.dnsCache = dnsCache
     }
 
-    /// Loads and initialises libcurl (its library closure, TLS) on a thread of its own, for a
-    /// command that has other work to do before its first request (bringing a bearer up: the
-    /// modem's round trips): that request then finds libcurl ready instead of loading it. A
-    /// request made meanwhile waits for the load in progress. Nothing happens when it is loaded.
+    /// Loads libcurl and its library closure on a thread of its own, for a command that has other
+    /// work to do before its first request (choosing a modem): that request then finds it loaded.
+    /// A request made meanwhile waits for the load in progress; nothing happens when it is loaded.
+    /// Only the load: a process that exits meanwhile waits for it (the loader's lock), where an
+    /// initialisation under way (TLS) could race with its exit handlers.
     public static func prepareInBackground() {
-        try? Threads.detach { _ = CurlShare.ready }
+        try? Threads.detach { _ = cp_curl_load_error() }
     }
 
     /// Runs the chain and returns every hop with either the result or the failure.
