@@ -18,17 +18,17 @@ extension BearerBringUp {
         let slots = try await backend.simSlots()
         guard !slots.isEmpty else {
             switch backend.backendName {
-            case "mbim":
+            case .mbim:
                 throw CellpathError(
                     .usage, "modem \(modem.index) reports no second SIM slot: --sim-slot needs a dual-SIM modem",
                     hint: "leave --sim-slot out to use its SIM")
-            case "modemmanager":
+            case .modemManager:
                 throw CellpathError(
                     .unavailable, "cellpath switches SIM slots over MBIM, not through ModemManager",
                     hint: "add --backend mbim, or switch with mmcli --set-primary-sim-slot=\(number)")
-            default:
+            case .qmi:
                 throw CellpathError(
-                    .unavailable, "cellpath switches SIM slots over MBIM, not over \(backend.backendName.uppercased())",
+                    .unavailable, "cellpath switches SIM slots over MBIM, not over QMI",
                     hint: "switch with qmicli --uim-switch-slot, or mmcli --set-primary-sim-slot=\(number)")
             }
         }

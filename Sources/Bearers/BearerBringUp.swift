@@ -278,7 +278,7 @@ public struct BearerBringUp: Sendable {
                 interface: interface,
                 apn: request.settings.apn, connectedByCellpath: true, handle: handle, since: Self.now)
             record.qmapMuxID = prepared?.muxID.map(Int.init)
-            record.backend = backend.backendName
+            record.backend = backend.backendName.rawValue
             record.imei = imei.flatMap { BearerRecord.isIMEI($0) ? $0 : nil }
             record.adopt(request.use)
             try records.save(record)
@@ -321,7 +321,7 @@ public struct BearerBringUp: Sendable {
         let dns = bearer.dnsServers.filter { $0.contains(":") ? ipv6 != nil : ipv4 != nil }
         record.dnsServers = dns
         record.servingNetwork = network?.id
-        record.backend = backend.backendName
+        record.backend = backend.backendName.rawValue
 
         try begin("configuring \(interface)")
         if reused { changes.append(.record(previous)) }
@@ -350,7 +350,7 @@ public struct BearerBringUp: Sendable {
         let path = CellularPath(
             interfaceName: interface, ipv4Address: applied.addressing.address,
             ipv6Address: applied.addressing.ipv6?.address, dnsServers: dns, mtu: bearer.mtu,
-            operatorID: network?.id, modemBackend: backend.backendName,
+            operatorID: network?.id, modemBackend: backend.backendName.rawValue,
             ipv6PrefixLength: applied.addressing.ipv6?.prefixLength, ipv6Gateway: applied.addressing.ipv6?.gateway)
         return BearerOutcome(path: path, bearer: bearer, registration: registration, reused: reused, record: record)
     }

@@ -32,7 +32,7 @@ extension BearerRecord {
         guard InterfaceConfigurator.isValidInterfaceName(interface) else {
             return "its interface is not an interface name"
         }
-        let onLink = qmapMuxID != nil || backend == "modemmanager"
+        let onLink = qmapMuxID != nil || backend == ModemBackendName.modemManager.rawValue
         guard modem.interfaces.contains(interface) || (onLink && modem.links.contains(interface)) else {
             return "its interface \(interface) is not modem \(modem.index)'s"
         }
@@ -54,7 +54,7 @@ extension BearerRecord {
         if let servingNetwork, NetworkOperator.plmnID(servingNetwork.filter { $0 != "-" }) != servingNetwork {
             return "its serving network is not an MCC-MNC"
         }
-        if let backend, !["mbim", "qmi", "modemmanager"].contains(backend) {
+        if let backend, ModemBackendName(rawValue: backend) == nil {
             return "its backend is not one of cellpath's"
         }
         return nil

@@ -123,7 +123,7 @@ public actor ModemPathProvider: CellularPathProvider {
         do {
             let backend = try await options.opener(modem.ports[0], options.access, logger)
             logger.info(
-                "through \(backend.backendName == "modemmanager" ? "ModemManager" : "the \(backend.backendName.uppercased()) port")"
+                "through \(backend.backendName == .modemManager ? "ModemManager" : "the \(backend.backendName.rawValue.uppercased()) port")"
             )
             self.backend = backend
             return backend
@@ -305,7 +305,7 @@ public actor ModemPathProvider: CellularPathProvider {
         let dns = bearer.dnsServers.filter { $0.contains(":") ? ipv6 != nil : ipv4 != nil }
         return CellularPath(
             interfaceName: interface, ipv4Address: ipv4, ipv6Address: ipv6, dnsServers: dns, mtu: bearer.mtu,
-            operatorID: registration.servingOperator?.id, modemBackend: backend.backendName,
+            operatorID: registration.servingOperator?.id, modemBackend: backend.backendName.rawValue,
             ipv6PrefixLength: ipv6 == nil ? nil : bearer.ipv6PrefixLength,
             ipv6Gateway: ipv6 == nil ? nil : bearer.ipv6Gateway)
     }

@@ -2,8 +2,8 @@
 /// `cellpath modems` shows and that bringing up a bearer checks. Nil where the modem did not
 /// (or, in its state, could not) report a value: no IMSI while the SIM waits for its PIN.
 public struct ModemStatus: Sendable, Equatable {
-    /// Who read it: `mbim` or `qmi` (the modem directly), `modemmanager` (ModemManager's D-Bus API).
-    public var backend: String?
+    /// Who read it: the modem's port, or ModemManager.
+    public var backend: ModemBackendName?
     public var manufacturer: String?
     public var model: String?
     public var firmware: String?

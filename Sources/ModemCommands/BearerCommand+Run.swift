@@ -166,7 +166,7 @@ extension BearerUpCommand {
             return try await bringUp.run(request, on: backend, following: follower)
         }
         var report = BearerReport(modem: modem, state: .connected)
-        report.backend = backend.backendName
+        report.backend = backend.backendName.rawValue
         report.interface = outcome.path.interfaceName
         report.apn = outcome.record.apn
         report.address = outcome.path.ipv4Address
@@ -238,7 +238,7 @@ extension BearerDownCommand {
                 try await takeDown()
             }
         return CommandOutcome(
-            BearerListing.down(modem, result, removedConfiguration: removed, backend: backend?.backendName))
+            BearerListing.down(modem, result, removedConfiguration: removed, backend: backend?.backendName.rawValue))
     }
 }
 
@@ -309,7 +309,7 @@ extension BearerStatusCommand {
             throw BearerCommand.cellpathError(error)
         }
         var report = BearerReport(modem: modem, state: bearer.state)
-        report.backend = backend.backendName
+        report.backend = backend.backendName.rawValue
         report.apn = bearer.apn ?? record?.apn
         report.address = bearer.ipv4Address
         report.gateway = bearer.gateway

@@ -1,7 +1,7 @@
 import Bearers
-import CellularHTTP
 import CellpathCLI
 import CellpathCore
+import CellularHTTP
 import CommandLineKit
 import ModemDiscovery
 import Modems

@@ -71,7 +71,7 @@ package enum ModemListing {
         record.add("mode", .string("modem"))
         record.add("protocol", .string(modem.protocol.rawValue))
         record.add("port", .string(modem.ports[0].name))
-        record.add("backend", .optional(report.status?.backend))
+        record.add("backend", .optional(report.status?.backend?.rawValue))
         record.add("ports", .list(modem.ports.map { .string($0.name) }))
         record.add("device", .string(modem.ports[0].devicePath))
         record.add("interface", .optional(modem.interfaces.first))
@@ -196,7 +196,7 @@ package enum ModemListing {
     /// which says nothing of a lock.
     static func radio(_ report: ModemReport, list: FCCUnlockList = FCCUnlockList()) -> String? {
         guard let radio = report.status?.radio else { return nil }
-        guard radio == .off, report.status?.backend != "modemmanager" else { return radio.rawValue }
+        guard radio == .off, report.status?.backend != .modemManager else { return radio.rawValue }
         return list.entry(for: report.modem, orVendor: false) != nil ? fccLocked : radio.rawValue
     }
 
@@ -233,7 +233,7 @@ package enum ModemListing {
             row.add("modem", .int(modem.index))
             row.add("protocol", .string(modem.protocol.rawValue.uppercased()))
             row.add("port", .string(modem.ports[0].name))
-            row.add("backend", .optional(status?.backend))
+            row.add("backend", .optional(status?.backend?.rawValue))
             row.add("interface", .optional(modem.interfaces.first))
             row.add("model", .optional(status?.model ?? modem.model))
             row.add(

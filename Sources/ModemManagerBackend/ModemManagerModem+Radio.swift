@@ -16,7 +16,7 @@ extension ModemManagerModem {
 
     func radioContext() async throws(ModemError) -> RadioContext {
         let registration = try await registration()
-        var context = RadioContext(source: backendName, registration: registration)
+        var context = RadioContext(source: backendName.rawValue, registration: registration)
         guard registration.isRegistered else { return context }
         await readSignal(into: &context)
         if let cells = await optional({ () async throws(ModemError) in try await cellInfo() }) {

@@ -11,7 +11,7 @@ import Modems
 @GLibActor
 final class ModemManagerModem: ModemBackend {
     nonisolated let port: ControlPort
-    nonisolated var backendName: String { "modemmanager" }
+    nonisolated var backendName: ModemBackendName { .modemManager }
     /// ModemManager aligns a QMI modem's data format and qmi_wwan's `raw_ip` itself.
     nonisolated var preparesDataPath: Bool { true }
     private(set) var session: ModemManagerSession

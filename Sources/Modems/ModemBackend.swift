@@ -9,9 +9,8 @@ import ModemDiscovery
 /// `GLibActor`.
 public protocol ModemBackend: AnyObject, Sendable {
     var port: ControlPort { get }
-    /// Who serves the calls: `mbim` or `qmi` (the port opened directly or through its proxy),
-    /// `modemmanager` (ModemManager's D-Bus API), as the output names it.
-    var backendName: String { get }
+    /// Who serves the calls: the port (directly or through its proxy), or ModemManager.
+    var backendName: ModemBackendName { get }
     /// Whether `connect` readies the data path itself, so that a bring-up must leave the
     /// firmware's data format and the kernel's framing alone: ModemManager aligns them when it
     /// connects and keeps what it set, so a change behind its back would drop every packet.
@@ -172,7 +171,7 @@ extension ModemBackend {
 
     /// Backends without a GNSS receiver to ask have no fix.
     public func gnssFix(within bound: Duration) async throws(ModemError) -> GNSSReading {
-        .noFix("\(backendName) offers no GNSS fix")
+        .noFix("\(backendName.rawValue) offers no GNSS fix")
     }
 
     /// Backends that read no firmware traits (ModemManager) report none.
@@ -185,7 +184,7 @@ extension ModemBackend {
     public func switchSIMSlot(to number: Int) async throws(ModemError) {
         throw ModemError(
             .protocol, .unavailable, operation: "switch to SIM slot \(number) of \(port.name)",
-            reason: "cellpath cannot switch SIM slots through \(backendName)")
+            reason: "cellpath cannot switch SIM slots through \(backendName.rawValue)")
     }
 }
 

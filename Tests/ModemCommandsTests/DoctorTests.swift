@@ -123,7 +123,7 @@ import Testing
         // Through ModemManager, off is a modem ModemManager has not enabled: a warning that says
         // so, with the unlock as the way out if enabling it fails.
         var disabled = ModemStatus(radio: .off)
-        disabled.backend = "modemmanager"
+        disabled.backend = .modemManager
         let notEnabled = Self.checks(disabled, fccList: directory).radio()
         #expect(notEnabled.status == .warn && notEnabled.summary.contains("has not enabled"), "\(notEnabled.summary)")
         #expect(notEnabled.remedy?.contains("\(directory)/1199:9079") == true, "\(notEnabled.remedy ?? "")")

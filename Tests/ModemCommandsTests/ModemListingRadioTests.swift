@@ -14,7 +14,8 @@ import Testing
         ports: [ControlPort(name: "cdc-wdm0", devicePath: "/dev/cdc-wdm0", protocol: .mbim)], interfaces: ["wwan0"],
         usbVendorID: "1199", usbProductID: "9079")
 
-    private func report(_ radio: RadioState, backend: String, modem: DiscoveredModem = em7455) -> ModemReport {
+    private func report(_ radio: RadioState, backend: ModemBackendName, modem: DiscoveredModem = em7455) -> ModemReport
+    {
         var status = ModemStatus(radio: radio)
         status.backend = backend
         return ModemReport(modem: modem, result: .success(status))
@@ -30,15 +31,15 @@ import Testing
 
     @Test func aListedModemWhoseRadioIsOffIsFCCLocked() throws {
         try withList { list in
-            #expect(ModemListing.radio(report(.off, backend: "mbim"), list: list) == "fcc-locked")
-            #expect(ModemListing.radio(report(.on, backend: "mbim"), list: list) == "on")
+            #expect(ModemListing.radio(report(.off, backend: .mbim), list: list) == "fcc-locked")
+            #expect(ModemListing.radio(report(.on, backend: .mbim), list: list) == "on")
         }
     }
 
     /// ModemManager leaves a modem disabled until something enables it: its radio reads off.
     @Test func throughModemManagerADisabledModemIsOffNotLocked() throws {
         try withList { list in
-            #expect(ModemListing.radio(report(.off, backend: "modemmanager"), list: list) == "off")
+            #expect(ModemListing.radio(report(.off, backend: .modemManager), list: list) == "off")
         }
     }
 
@@ -46,7 +47,7 @@ import Testing
         try withList { list in
             var other = Self.em7455
             other.usbProductID = "9091"
-            #expect(ModemListing.radio(report(.off, backend: "mbim", modem: other), list: list) == "off")
+            #expect(ModemListing.radio(report(.off, backend: .mbim, modem: other), list: list) == "off")
         }
     }
 }

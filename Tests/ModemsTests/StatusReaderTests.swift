@@ -103,7 +103,7 @@ struct StatusReaderTests {
 /// A backend that answers from its fields and records what it was asked.
 actor FakeBackend: ModemBackend {
     nonisolated let port = ControlPort(name: "fake0", devicePath: "/dev/fake0", protocol: .mbim)
-    nonisolated let backendName = "fake"
+    nonisolated let backendName = ModemBackendName.mbim
     var sim: Result<SIMStatus, ModemError>
     var registration: Result<Registration, ModemError>
     var signal: Result<Signal?, ModemError>
@@ -134,7 +134,7 @@ actor FakeBackend: ModemBackend {
     }
     func signal() async throws(ModemError) -> Signal? { asked.append("signal"); return try signal.get() }
     func radioContext() async throws(ModemError) -> RadioContext {
-        RadioContext(source: backendName, registration: try registration.get())
+        RadioContext(source: backendName.rawValue, registration: try registration.get())
     }
     func packetService() async throws(ModemError) -> PacketServiceState {
         asked.append("packetService"); return .attached

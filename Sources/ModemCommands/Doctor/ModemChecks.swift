@@ -101,7 +101,7 @@ struct ModemChecks {
                 }
             }
         }
-        if let backend = status?.backend { evidence.append("read through: \(backend)") }
+        if let backend = status?.backend { evidence.append("read through: \(backend.rawValue)") }
         if !others.isEmpty {
             let names = Set(others.map(\.name)).sorted().joined(separator: ", ")
             return check(
@@ -141,7 +141,7 @@ struct ModemChecks {
     /// What reading the modem gave: its error when it could not be read.
     func reading() -> DoctorCheck {
         guard let error = report.error else {
-            return check("read", .pass, "the modem answered", evidence: ["backend: \(status?.backend ?? "direct")"])
+            return check("read", .pass, "the modem answered", evidence: ["backend: \(status?.backend?.rawValue ?? "direct")"])
         }
         let evidence = ["\(error.layer.rawValue) error: \(error.message)"]
         if error.kind == .permission && !root {
@@ -163,7 +163,7 @@ struct ModemChecks {
         }
         guard status?.radio == .off else { return check("radio", .pass, "the radio is on", evidence: evidence) }
         // Through ModemManager, off is a modem it has not enabled: no sign of a lock yet.
-        if status?.backend == "modemmanager" {
+        if status?.backend == .modemManager {
             let unlock =
                 entry.map {
                     "if ModemManager cannot, the model may be FCC-locked: "

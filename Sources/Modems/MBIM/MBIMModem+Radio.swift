@@ -17,7 +17,7 @@ extension MBIMModem {
 
     func radioContext() async throws(ModemError) -> RadioContext {
         let registration = try await registration()
-        var context = RadioContext(source: backendName, registration: registration)
+        var context = RadioContext(source: backendName.rawValue, registration: registration)
         guard registration.isRegistered else { return context }
         let signal = try await signalState()
         context.rssiDbm = Self.rssiDbm(signal.rssi).map(Double.init)

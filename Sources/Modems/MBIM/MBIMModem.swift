@@ -8,7 +8,7 @@ import ModemDiscovery
 @GLibActor
 final class MBIMModem: ModemBackend {
     nonisolated let port: ControlPort
-    nonisolated var backendName: String { "mbim" }
+    nonisolated var backendName: ModemBackendName { .mbim }
     private(set) var session: ModemSession
     let device: UnsafeMutablePointer<MbimDevice>
     private var isOpen = true

@@ -9,7 +9,7 @@ import CellpathCore
 extension QMIModem {
     func radioContext() async throws(ModemError) -> RadioContext {
         let registration = try await registration()
-        var context = RadioContext(source: backendName, registration: registration)
+        var context = RadioContext(source: backendName.rawValue, registration: registration)
         guard registration.isRegistered else { return context }
         if let signal = await optionalRequest(signalInfo) { Self.read(signal: signal.pointer, into: &context) }
         if let cell = await optionalRequest(cellLocationInfo) { Self.read(cellLocation: cell.pointer, into: &context) }

@@ -9,7 +9,7 @@ import ModemDiscovery
 @GLibActor
 final class QMIModem: ModemBackend {
     nonisolated let port: ControlPort
-    nonisolated var backendName: String { "qmi" }
+    nonisolated var backendName: ModemBackendName { .qmi }
     private(set) var session: ModemSession
     let device: UnsafeMutablePointer<QmiDevice>
     var clients: [(service: QmiService, client: UnsafeMutablePointer<QmiClient>)] = []

@@ -1,0 +1,7 @@
+/// Who serves a modem's calls, as the output, the records and the traces name it: its MBIM or
+/// QMI port (opened directly or through its proxy), or ModemManager's D-Bus API.
+public enum ModemBackendName: String, Sendable, CaseIterable {
+    case mbim
+    case qmi
+    case modemManager = "modemmanager"
+}
