@@ -141,7 +141,8 @@ struct ModemChecks {
     /// What reading the modem gave: its error when it could not be read.
     func reading() -> DoctorCheck {
         guard let error = report.error else {
-            return check("read", .pass, "the modem answered", evidence: ["backend: \(status?.backend?.rawValue ?? "direct")"])
+            return check(
+                "read", .pass, "the modem answered", evidence: ["backend: \(status?.backend?.rawValue ?? "direct")"])
         }
         let evidence = ["\(error.layer.rawValue) error: \(error.message)"]
         if error.kind == .permission && !root {
