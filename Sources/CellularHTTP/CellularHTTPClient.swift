@@ -1,4 +1,3 @@
-import CCurl
 import CellpathCore
 import SystemSupport
 
@@ -15,13 +14,13 @@ public final class CellularHTTPClient: Sendable {
         self.dnsCache = dnsCache
     }
 
-    /// Loads libcurl and its library closure on a thread of its own, for a command that has other
-    /// work to do before its first request (choosing a modem): that request then finds it loaded.
-    /// A request made meanwhile waits for the load in progress; nothing happens when it is loaded.
-    /// Only the load: a process that exits meanwhile waits for it (the loader's lock), where an
-    /// initialisation under way (TLS) could race with its exit handlers.
+    /// Loads and initialises libcurl (its library closure, TLS) on a thread of its own, for a
+    /// command that has other work to do before its first request (choosing a modem, bringing a
+    /// bearer up): that request then finds it ready. A request made meanwhile waits for the work
+    /// in progress; nothing happens when it is done. (A process that ends meanwhile runs no exit
+    /// handler that could race with it: `ProcessEnd`.)
     public static func prepareInBackground() {
-        try? Threads.detach { _ = cp_curl_load_error() }
+        try? Threads.detach { _ = CurlShare.ready }
     }
 
     /// Runs the chain and returns every hop with either the result or the failure.

@@ -14,7 +14,9 @@ final class CurlShare: @unchecked Sendable {
     private let locks: UnsafeMutablePointer<pthread_mutex_t>
     private static let lockCount = 16
 
-    private static let ready: Bool = cp_curl_global_init(Int(CURL_GLOBAL_DEFAULT)) == CURLE_OK
+    /// libcurl loaded and initialised, once per process (`CellularHTTPClient.prepareInBackground`
+    /// may have begun it).
+    static let ready: Bool = cp_curl_global_init(Int(CURL_GLOBAL_DEFAULT)) == CURLE_OK
 
     init() {
         _ = Self.ready
